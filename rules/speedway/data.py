@@ -1,0 +1,181 @@
+"""Loads Speedway's data files (arenas, car designs, maneuvers, dice faces) into plain values."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from rules.hexgrid import Hex, direction_index, from_offset, parse_label
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+def _load(name: str) -> dict:
+    with (DATA_DIR / name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+@dataclass(frozen=True)
+class StartSlot:
+    """Where a seat's car begins: its front hex and facing."""
+
+    front: Hex
+    facing: int
+
+
+@dataclass(frozen=True)
+class Arena:
+    """A hex field inside walls; hexes outside the field or in `obstacles` cannot be entered."""
+
+    id: str
+    name: str
+    columns: int
+    rows: int
+    obstacles: frozenset[Hex]
+    starts: tuple[StartSlot, ...]
+
+    def in_field(self, h: Hex) -> bool:
+        """True when `h` lies inside the arena walls."""
+        q, r = h
+        col = q + (r - (r & 1)) // 2
+        return 0 <= r < self.rows and 0 <= col < self.columns
+
+    def is_open(self, h: Hex) -> bool:
+        """True when a car may occupy `h` (inside the walls, not an obstacle)."""
+        return self.in_field(h) and h not in self.obstacles
+
+    def field_hexes(self) -> tuple[Hex, ...]:
+        """Every hex inside the walls, row by row."""
+        return tuple(from_offset(c, r) for r in range(self.rows) for c in range(self.columns))
+
+
+@dataclass(frozen=True)
+class TrackSpec:
+    """A damage-box row as printed on a car sheet."""
+
+    boxes: tuple[int, ...]
+    after: int | None
+
+
+@dataclass(frozen=True)
+class WeaponSpec:
+    """A weapon as printed on a car sheet."""
+
+    name: str
+    mount: str
+    boxes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CarDesign:
+    """A pre-built car: its systems' damage rows and its weapons."""
+
+    id: str
+    name: str
+    summary: str
+    systems: dict[str, TrackSpec]
+    weapons: tuple[WeaponSpec, ...]
+
+
+@dataclass(frozen=True)
+class Maneuver:
+    """One maneuver's geometry and costs, in sixths of a turn relative to the car's facing."""
+
+    id: str
+    label: str
+    front_step: int
+    turn: int
+    inertia: int
+    skid_speed: int | None
+    skid: int | None
+    sided: bool
+
+
+SYSTEMS = ("engine", "brakes", "suspension", "driver", "targeting", "armor")
+MOUNTS = ("Front", "Back", "Left", "Right")
+
+
+@cache
+def arena(arena_id: str) -> Arena:
+    """Load an arena by id (its file name under data/arenas)."""
+    path = DATA_DIR / "arenas" / f"{arena_id}.toml"
+    if not path.is_file() or not arena_id.replace("-", "").isalnum():
+        raise KeyError(arena_id)
+    raw = _load(f"arenas/{arena_id}.toml")
+    result = Arena(
+        id=arena_id,
+        name=raw["name"],
+        columns=raw["columns"],
+        rows=raw["rows"],
+        obstacles=frozenset(parse_label(h) for h in raw["obstacles"]),
+        starts=tuple(
+            StartSlot(parse_label(s["front"]), direction_index(s["facing"])) for s in raw["starts"]
+        ),
+    )
+    for slot in result.starts:
+        if not result.is_open(slot.front):
+            raise ValueError(f"arena {arena_id}: start {slot} is not an open hex")
+    return result
+
+
+def arena_ids() -> tuple[str, ...]:
+    """All bundled arenas."""
+    return tuple(sorted(p.stem for p in (DATA_DIR / "arenas").glob("*.toml")))
+
+
+def _track(raw: dict) -> TrackSpec:
+    return TrackSpec(tuple(raw["boxes"]), raw.get("after"))
+
+
+@cache
+def car_designs() -> dict[str, CarDesign]:
+    """Every bundled car design by id, in file order."""
+    raw = _load("cars.toml")
+    base = raw["base"]
+    designs = {}
+    for design_id, spec in raw["designs"].items():
+        systems = {name: _track(spec.get(name, base[name])) for name in SYSTEMS}
+        weapons = tuple(WeaponSpec(w["name"], w["mount"], tuple(w["boxes"])) for w in spec["weapons"])
+        for weapon in weapons:
+            if weapon.mount not in MOUNTS:
+                raise ValueError(f"car {design_id}: bad mount {weapon.mount}")
+        designs[design_id] = CarDesign(design_id, spec["name"], spec["summary"], systems, weapons)
+    return designs
+
+
+@cache
+def default_design() -> str:
+    """The design a player gets when `/game join` names none."""
+    return _load("cars.toml")["default"]
+
+
+@cache
+def maneuvers() -> dict[str, Maneuver]:
+    """The four maneuvers by id."""
+    return {
+        key: Maneuver(
+            id=key,
+            label=spec["label"],
+            front_step=spec["front_step"],
+            turn=spec["turn"],
+            inertia=spec["inertia"],
+            skid_speed=spec.get("skid_speed"),
+            skid=spec.get("skid"),
+            sided=spec["sided"],
+        )
+        for key, spec in _load("maneuvers.toml").items()
+    }
+
+
+@cache
+def driver_die() -> tuple[int, ...]:
+    """Faces of the white driver die."""
+    return tuple(_load("dice.toml")["driver"])
+
+
+@cache
+def table_limits() -> dict:
+    """Player counts, top speed and the default arena."""
+    return _load("game.toml")

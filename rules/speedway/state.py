@@ -1,0 +1,172 @@
+"""Speedway's immutable game state: seats, cars with their damage-box sheets, and the turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rules.dice import DiceState
+from rules.hexgrid import Hex, step
+
+
+@dataclass(frozen=True)
+class DamageTrack:
+    """A row of damage boxes; `crossed` boxes are crossed off from the left."""
+
+    boxes: tuple[int, ...]
+    crossed: int = 0
+    after: int | None = None
+
+    @property
+    def rating(self) -> int | None:
+        """The leftmost undamaged box, else the number after the boxes, else None (disabled)."""
+        if self.crossed < len(self.boxes):
+            return self.boxes[self.crossed]
+        return self.after
+
+    def cross(self, count: int = 1) -> "DamageTrack":
+        """Cross off `count` more boxes, left to right."""
+        return replace(self, crossed=min(len(self.boxes), self.crossed + count))
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A mounted weapon and its damage boxes."""
+
+    name: str
+    mount: str
+    track: DamageTrack
+
+
+@dataclass(frozen=True)
+class Systems:
+    """A car sheet's six system rows."""
+
+    engine: DamageTrack
+    brakes: DamageTrack
+    suspension: DamageTrack
+    driver: DamageTrack
+    targeting: DamageTrack
+    armor: DamageTrack
+
+    def rating(self, name: str) -> int:
+        """A system's rating, with a disabled system counting as 0."""
+        return getattr(self, name).rating or 0
+
+
+@dataclass(frozen=True)
+class Car:
+    """One car: where it is, how fast, how wild, and its sheet."""
+
+    id: str
+    owner: str
+    name: str
+    design: str
+    colour: int
+    systems: Systems
+    weapons: tuple[Weapon, ...]
+    front: Hex | None = None
+    facing: int = 0
+    speed: int = 0
+    inertia: int = 0
+    in_control: bool = True
+    skid: int | None = None
+    fire_chips: int = 0
+
+    @property
+    def back(self) -> Hex | None:
+        """The back half of the counter, straight behind the front."""
+        if self.front is None:
+            return None
+        return step(self.front, self.facing + 3)
+
+    @property
+    def hexes(self) -> tuple[Hex, ...]:
+        """Both hexes the counter covers (empty before the car is placed)."""
+        if self.front is None:
+            return ()
+        return (self.front, self.back)
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seat at the table."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class PendingSkid:
+    """A maneuver at or above skid speed is waiting for the driver to accept or resist."""
+
+    maneuver: str
+    vector: int
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """The last roll, kept for the map's caption: what was rolled and how it came out."""
+
+    car: str
+    purpose: str
+    faces: tuple[int, ...]
+    total: int
+    target: int
+    success: bool
+
+
+@dataclass(frozen=True)
+class SpeedwayState:
+    """Everything a Speedway game is; replaying its action log from `dice.seed` rebuilds it."""
+
+    arena: str
+    host: str
+    dice: DiceState
+    players: tuple[Player, ...] = ()
+    cars: tuple[Car, ...] = ()
+    phase: str = "lobby"  # lobby, upkeep, movement, skid, finished
+    order: tuple[str, ...] = ()
+    round: int = 0
+    turn_index: int = 0
+    active_car: str | None = None
+    moves_left: int = 0
+    moves_total: int = 0
+    pending_skid: PendingSkid | None = None
+    last_action: str = ""
+    last_roll: RollRecord | None = None
+    winner: str | None = None
+    ended_by: str | None = None
+
+    def car(self, car_id: str) -> Car:
+        """Look a car up by id."""
+        for car in self.cars:
+            if car.id == car_id:
+                return car
+        raise KeyError(car_id)
+
+    def player(self, player_id: str) -> Player | None:
+        """The seat of `player_id`, if seated."""
+        return next((p for p in self.players if p.id == player_id), None)
+
+    def cars_of(self, player_id: str) -> tuple[Car, ...]:
+        """A player's cars in seating order."""
+        return tuple(c for c in self.cars if c.owner == player_id)
+
+    @property
+    def turn_order(self) -> tuple[str, ...]:
+        """This round's order: the base order rotated one seat per round."""
+        if not self.order:
+            return ()
+        shift = self.round % len(self.order)
+        return self.order[shift:] + self.order[:shift]
+
+    @property
+    def active_player(self) -> str | None:
+        """Whose turn it is, if the game is running."""
+        if self.phase in ("lobby", "finished") or not self.order:
+            return None
+        return self.turn_order[self.turn_index]
+
+    def with_car(self, car: Car) -> "SpeedwayState":
+        """A copy with one car replaced."""
+        return replace(self, cars=tuple(car if c.id == car.id else c for c in self.cars))
