@@ -1,0 +1,1 @@
+"""The shell around the rules: service, storage, and the Discord and command-line adapters."""

@@ -1,0 +1,179 @@
+"""The `pitboss` command: run the Discord bot, play a local table, execute one command, verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from bot.commands import CommandSyntaxError, parse
+from bot.service import Actor, GameService, Reply
+from bot.store import Store
+
+EXIT_OK, EXIT_REFUSED, EXIT_SYNTAX = 0, 1, 2
+DEFAULT_DB = "pitboss.db"
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    return args.db or os.environ.get("PITBOSS_DB") or DEFAULT_DB
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:40] or "x"
+
+
+def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
+    """Print a reply as the command line shows it; return the exit status it means."""
+    prefix = "refused: " if reply.outcome == "refused" else ""
+    print(prefix + reply.text, file=stream)
+    if reply.image is not None and out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"{_safe(channel)}-game{reply.game_id}-v{reply.version:04d}.png"
+        path.write_bytes(reply.image)
+        print(f"image: {path}", file=stream)
+    return EXIT_REFUSED if reply.outcome == "refused" else EXIT_OK
+
+
+async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
+                   out_dir: Path | None, stream: TextIO) -> int:
+    try:
+        command = parse(line)
+    except CommandSyntaxError as exc:
+        print(f"error: {exc}", file=stream)
+        return EXIT_SYNTAX
+    reply = await service.execute(channel, actor, command)
+    return present(reply, channel, out_dir, stream)
+
+
+async def _exec(args: argparse.Namespace) -> int:
+    line = " ".join(shlex.quote(word) if " " in word else word for word in args.command)
+    store = await Store.open(_db_path(args))
+    try:
+        service = GameService(store)
+        actor = Actor(args.user, args.user, is_admin=args.admin)
+        return await _run_one(service, args.channel, actor, line, Path(args.out) if args.out else None,
+                              sys.stdout)
+    finally:
+        await store.close()
+
+
+_PLAY_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]{1,32})\s*[>:]\s*(/.*)$")
+
+PLAY_HELP = """Each line is NAME> /command, e.g.
+  alice> /game new ruleset:speedway
+  alice> /game join car:brawler
+  bob> /game join car:torch
+  alice> /game start
+A line that starts with / acts as the last named player. 'help' shows this, 'quit' leaves.
+Commands: /game new|join|start|status|end, /speed value:N, /move maneuver:M [skid:accept|resist],
+/skid choice:accept|resist. Maps are written to the --out folder."""
+
+
+async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
+    store = await Store.open(_db_path(args))
+    out_dir = Path(args.out)
+    interactive = stdin.isatty()
+    print(f"Pitboss local table — database {_db_path(args)}, channel {args.channel}, maps in {out_dir}/")
+    print(PLAY_HELP)
+    actor_name = None
+    try:
+        service = GameService(store)
+        while True:
+            if interactive:
+                print(f"{actor_name or 'name'}> ", end="", flush=True)
+            line = stdin.readline()
+            if not line:
+                break
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line in ("quit", "exit"):
+                break
+            if line == "help":
+                print(PLAY_HELP)
+                continue
+            match = _PLAY_LINE.match(line)
+            if match:
+                actor_name, line = match.group(1), match.group(2)
+            elif not line.startswith("/") or actor_name is None:
+                print("error: write NAME> /command (e.g. alice> /game new ruleset:speedway)")
+                continue
+            if not interactive:
+                print(f"{actor_name}> {line}")
+            await _run_one(service, args.channel, Actor(actor_name, actor_name), line, out_dir, sys.stdout)
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def _verify(args: argparse.Namespace) -> int:
+    store = await Store.open(_db_path(args))
+    try:
+        service = GameService(store)
+        failures = 0
+        games = await store.all_games()
+        for game in games:
+            ok = await service.replay_matches(game)
+            failures += not ok
+            print(f"game {game.id} channel {game.channel} {game.ruleset} v{game.version} {game.status}: "
+                  f"{'replays to its snapshot' if ok else 'REPLAY MISMATCH'}")
+        print(f"{len(games)} games checked, {failures} mismatches")
+        return EXIT_OK if failures == 0 else EXIT_REFUSED
+    finally:
+        await store.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    token = os.environ.get("DISCORD_TOKEN")
+    if not token:
+        print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
+        return EXIT_SYNTAX
+    from bot.discord_adapter import run_bot
+
+    run_bot(token, _db_path(args), guild_id=args.guild)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pitboss", description="A game master for vehicle board games.")
+    sub = parser.add_subparsers(dest="mode", required=True)
+
+    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--db", help=f"SQLite database file (env PITBOSS_DB, default {DEFAULT_DB})")
+        return p
+
+    run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
+    run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
+
+    play = with_db(sub.add_parser("play", help="a local interactive table"))
+    play.add_argument("--channel", default="local", help="channel id for the local game")
+    play.add_argument("--out", default="pitboss-maps", help="folder for the rendered maps")
+
+    exe = with_db(sub.add_parser("exec", help="run one command as a player would type it"))
+    exe.add_argument("--channel", required=True, help="channel id")
+    exe.add_argument("--user", required=True, help="the acting player's name")
+    exe.add_argument("--admin", action="store_true", help="act as a server admin")
+    exe.add_argument("--out", help="folder for the rendered map (printed as 'image: PATH')")
+    exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
+
+    with_db(sub.add_parser("verify", help="replay every stored game and compare with its snapshot"))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.mode == "exec":
+        if not args.command:
+            print("error: give a command, e.g. /game status", file=sys.stderr)
+            return EXIT_SYNTAX
+        return asyncio.run(_exec(args))
+    if args.mode == "play":
+        return asyncio.run(_play(args))
+    if args.mode == "verify":
+        return asyncio.run(_verify(args))
+    return _run(args)

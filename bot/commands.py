@@ -1,0 +1,151 @@
+"""The command grammar both adapters share: names, options, types and choices, and a text parser."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from rules.engine import ruleset_ids
+from rules.speedway.driving import SLIDE, maneuver_choices
+from rules.speedway.ruleset import SKID_CHOICES
+from rules.speedway import data as speedway_data
+
+MAX_OPTION_LENGTH = 100
+
+
+class CommandSyntaxError(ValueError):
+    """Unknown command, unknown option, missing or malformed value: exit status 2 on the command line."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One command option, as on Discord: name, type, description, choices, range."""
+
+    name: str
+    kind: str  # "str" or "int"
+    description: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    min_value: int | None = None
+    max_value: int | None = None
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A slash command (or a subcommand of /game)."""
+
+    name: str  # "game new", "move"
+    description: str
+    options: tuple[OptionSpec, ...] = ()
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(self.name.split())
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command: its name and typed option values."""
+
+    name: str
+    options: dict = field(default_factory=dict)
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("game new", "Create a game in this channel", (
+        OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
+        OptionSpec("seed", "int", "Dice seed, to replay a game exactly (random if omitted)",
+                   min_value=0, max_value=2**53 - 1),
+        OptionSpec("arena", "str", "Speedway arena", choices=speedway_data.arena_ids()),
+    )),
+    CommandSpec("game join", "Take a seat in this channel's game", (
+        OptionSpec("car", "str", "Car design", choices=tuple(speedway_data.car_designs())),
+    )),
+    CommandSpec("game start", "Start the game: place cars and roll the turn order (host)"),
+    CommandSpec("game status", "Show the map and whose turn it is"),
+    CommandSpec("game end", "End this channel's game (host or server admin)"),
+    CommandSpec("speed", "Upkeep: set your car's speed for this turn", (
+        OptionSpec("value", "int", "New speed, within your Brakes and Engine", required=True,
+                   min_value=0, max_value=99),
+    )),
+    CommandSpec("move", "Spend one Move on a maneuver", (
+        OptionSpec("maneuver", "str", "Maneuver (slide when out of control)", required=True,
+                   choices=maneuver_choices() + (SLIDE,)),
+        OptionSpec("skid", "str", "Answer a skid in advance", choices=SKID_CHOICES),
+    )),
+    CommandSpec("skid", "Accept or resist the pending skid", (
+        OptionSpec("choice", "str", "accept: slide and stay in control; resist: Driver Roll",
+                   required=True, choices=SKID_CHOICES),
+    )),
+)
+
+BY_NAME = {spec.name: spec for spec in COMMANDS}
+_OPTION = re.compile(r"^([a-z_-]+):(.*)$", re.S)
+
+
+def lookup(name: str) -> CommandSpec:
+    """The spec of a command by its space-separated name."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        known = ", ".join("/" + n for n in BY_NAME)
+        raise CommandSyntaxError(f"Unknown command /{name}. Commands: {known}.") from None
+
+
+def coerce(spec: CommandSpec, raw: dict[str, object]) -> Command:
+    """Check option names, presence, types, ranges and choices; return a typed Command."""
+    by_name = {o.name: o for o in spec.options}
+    values: dict[str, object] = {}
+    for name, value in raw.items():
+        option = by_name.get(name)
+        if option is None:
+            allowed = ", ".join(by_name) or "none"
+            raise CommandSyntaxError(f"/{spec.name} has no option '{name}' (options: {allowed}).")
+        values[name] = _coerce_value(spec, option, value)
+    missing = [o.name for o in spec.options if o.required and o.name not in values]
+    if missing:
+        raise CommandSyntaxError(f"/{spec.name} needs {', '.join(m + ':' for m in missing)}.")
+    return Command(spec.name, values)
+
+
+def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> object:
+    text = str(value).strip()
+    if len(text) > MAX_OPTION_LENGTH:
+        raise CommandSyntaxError(f"{option.name}: is too long.")
+    if option.kind == "int":
+        if isinstance(value, bool) or not re.fullmatch(r"-?\d{1,16}", text):
+            raise CommandSyntaxError(f"{option.name}: must be a whole number.")
+        number = int(text)
+        if option.min_value is not None and number < option.min_value or \
+                option.max_value is not None and number > option.max_value:
+            raise CommandSyntaxError(
+                f"{option.name}: must be between {option.min_value} and {option.max_value}.")
+        return number
+    if option.choices and text not in option.choices:
+        raise CommandSyntaxError(f"{option.name}: must be one of {', '.join(option.choices)}.")
+    return text
+
+
+def parse(line: str) -> Command:
+    """Parse a command typed as in Discord, e.g. '/move maneuver:turn-left'."""
+    try:
+        words = shlex.split(line.strip())
+    except ValueError as exc:
+        raise CommandSyntaxError(f"Could not read that command: {exc}.") from None
+    if not words or not words[0].startswith("/"):
+        raise CommandSyntaxError("Commands start with /, e.g. /game status.")
+    name_parts = [words[0][1:]]
+    rest = words[1:]
+    if name_parts[0] == "game" and rest and ":" not in rest[0]:
+        name_parts.append(rest.pop(0))
+    spec = lookup(" ".join(name_parts))
+    raw: dict[str, object] = {}
+    for word in rest:
+        match = _OPTION.match(word)
+        if not match:
+            raise CommandSyntaxError(f"'{word}' is not an option; write name:value.")
+        if match.group(1) in raw:
+            raise CommandSyntaxError(f"Option {match.group(1)}: given twice.")
+        raw[match.group(1)] = match.group(2)
+    return coerce(spec, raw)

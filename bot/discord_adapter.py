@@ -1,0 +1,196 @@
+"""The Discord front door: slash commands that defer, call the service, and post the map.
+
+Only this module imports discord. It parses interactions into the shared command grammar, runs
+them through the GameService, and presents replies: public messages with the PNG attached (alt
+text set) for accepted actions, ephemeral messages for refusals, a generic apology for bugs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.commands import BY_NAME, CommandSpec, CommandSyntaxError, coerce
+from bot.service import Actor, GameService, Reply
+from bot.store import Store
+
+log = logging.getLogger("pitboss.discord")
+
+APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+SYNC_HASH_KEY = "discord_commands_hash"
+
+
+def actor_of(interaction: discord.Interaction) -> Actor:
+    """The acting user, with Manage Server (or Administrator) counting as admin."""
+    perms = interaction.permissions
+    is_admin = bool(perms and (perms.manage_guild or perms.administrator))
+    user = interaction.user
+    return Actor(str(user.id), user.display_name, is_admin=is_admin)
+
+
+def channel_key(interaction: discord.Interaction) -> str:
+    """Games are per channel or thread; a thread has its own id."""
+    return str(interaction.channel_id)
+
+
+async def present(interaction: discord.Interaction, reply: Reply) -> None:
+    """Send a service reply for an interaction that was already deferred."""
+    if reply.outcome == "refused":
+        # The deferral was public ("thinking…"); replace it with a private refusal.
+        await interaction.delete_original_response()
+        await interaction.followup.send(reply.text, ephemeral=True)
+        return
+    kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+    if reply.image is not None:
+        kwargs["file"] = discord.File(io.BytesIO(reply.image), filename="table.png",
+                                      description=reply.alt_text or None)
+    await interaction.followup.send(reply.text, **kwargs)
+
+
+class PitbossClient(discord.Client):
+    """A discord.py client whose command tree routes every command through the GameService."""
+
+    def __init__(self, db_path: str | None = None, *, service: GameService | None = None,
+                 guild_id: int | None = None, sync_commands: bool = True, **options: Any):
+        super().__init__(intents=discord.Intents.default(), **options)
+        self.db_path = db_path
+        self.service = service
+        self.store: Store | None = None
+        self.guild_id = guild_id
+        self.sync_commands = sync_commands
+        self.tree = app_commands.CommandTree(self)
+        self.tree.on_error = self.on_app_command_error
+        build_commands(self.tree, self)
+
+    async def setup_hook(self) -> None:
+        if self.service is None:
+            self.store = await Store.open(self.db_path)
+            self.service = GameService(self.store)
+        if self.sync_commands:
+            await self.sync_if_changed()
+
+    async def close(self) -> None:
+        await super().close()
+        if self.store is not None:
+            await self.store.close()
+
+    def _sync_scope(self) -> discord.Object | None:
+        return discord.Object(self.guild_id) if self.guild_id else None
+
+    def command_payload(self) -> list[dict]:
+        """The JSON Discord receives for our commands (used to skip unchanged syncs)."""
+        guild = self._sync_scope()
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        return [cmd.to_dict(self.tree) for cmd in self.tree.get_commands(guild=guild)]
+
+    async def sync_if_changed(self) -> bool:
+        """Sync the command tree only when its payload differs from the last synced one."""
+        payload = json.dumps(self.command_payload(), sort_keys=True)
+        digest = hashlib.sha256(f"{self.guild_id}:{payload}".encode()).hexdigest()
+        store = self.store
+        if store is not None and await store.get_meta(SYNC_HASH_KEY) == digest:
+            log.info("commands unchanged; not syncing")
+            return False
+        await self.tree.sync(guild=self._sync_scope())
+        if store is not None:
+            await store.set_meta(SYNC_HASH_KEY, digest)
+        log.info("commands synced")
+        return True
+
+    async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
+        """Defer, execute through the service, present the reply."""
+        await interaction.response.defer(thinking=True)
+        try:
+            command = coerce(BY_NAME[name], {k: v for k, v in raw.items() if v is not None})
+        except CommandSyntaxError as exc:
+            await present(interaction, Reply("refused", str(exc), ephemeral=True))
+            return
+        reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command)
+        await present(interaction, reply)
+
+    async def on_app_command_error(self, interaction: discord.Interaction,
+                                   error: app_commands.AppCommandError) -> None:
+        log.error("command failed", exc_info=error)
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(APOLOGY, ephemeral=True)
+            else:
+                await interaction.response.send_message(APOLOGY, ephemeral=True)
+        except discord.HTTPException:
+            log.exception("could not send the apology")
+
+
+def _choices(spec: CommandSpec, option: str) -> list[app_commands.Choice[str]]:
+    found = next(o for o in spec.options if o.name == option)
+    return [app_commands.Choice(name=c, value=c) for c in found.choices]
+
+
+def _describe(spec: CommandSpec) -> dict[str, str]:
+    return {o.name: o.description for o in spec.options}
+
+
+def build_commands(tree: app_commands.CommandTree, client: PitbossClient) -> None:
+    """Register /game (new, join, start, status, end), /speed, /move and /skid on `tree`."""
+    game = app_commands.Group(name="game", description="Create, join, start, show and end games")
+    spec = BY_NAME
+
+    @game.command(name="new", description=spec["game new"].description)
+    @app_commands.describe(**_describe(spec["game new"]))
+    @app_commands.choices(ruleset=_choices(spec["game new"], "ruleset"),
+                          arena=_choices(spec["game new"], "arena"))
+    async def game_new(interaction: discord.Interaction, ruleset: str,
+                       seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
+                       arena: str | None = None) -> None:
+        await client.run_command(interaction, "game new", {"ruleset": ruleset, "seed": seed, "arena": arena})
+
+    @game.command(name="join", description=spec["game join"].description)
+    @app_commands.describe(**_describe(spec["game join"]))
+    @app_commands.choices(car=_choices(spec["game join"], "car"))
+    async def game_join(interaction: discord.Interaction, car: str | None = None) -> None:
+        await client.run_command(interaction, "game join", {"car": car})
+
+    @game.command(name="start", description=spec["game start"].description)
+    async def game_start(interaction: discord.Interaction) -> None:
+        await client.run_command(interaction, "game start", {})
+
+    @game.command(name="status", description=spec["game status"].description)
+    async def game_status(interaction: discord.Interaction) -> None:
+        await client.run_command(interaction, "game status", {})
+
+    @game.command(name="end", description=spec["game end"].description)
+    async def game_end(interaction: discord.Interaction) -> None:
+        await client.run_command(interaction, "game end", {})
+
+    @app_commands.command(name="speed", description=spec["speed"].description)
+    @app_commands.describe(**_describe(spec["speed"]))
+    async def speed(interaction: discord.Interaction, value: app_commands.Range[int, 0, 99]) -> None:
+        await client.run_command(interaction, "speed", {"value": value})
+
+    @app_commands.command(name="move", description=spec["move"].description)
+    @app_commands.describe(**_describe(spec["move"]))
+    @app_commands.choices(maneuver=_choices(spec["move"], "maneuver"), skid=_choices(spec["move"], "skid"))
+    async def move(interaction: discord.Interaction, maneuver: str, skid: str | None = None) -> None:
+        await client.run_command(interaction, "move", {"maneuver": maneuver, "skid": skid})
+
+    @app_commands.command(name="skid", description=spec["skid"].description)
+    @app_commands.describe(**_describe(spec["skid"]))
+    @app_commands.choices(choice=_choices(spec["skid"], "choice"))
+    async def skid(interaction: discord.Interaction, choice: str) -> None:
+        await client.run_command(interaction, "skid", {"choice": choice})
+
+    tree.add_command(game)
+    for command in (speed, move, skid):
+        tree.add_command(command)
+
+
+def run_bot(token: str, db_path: str, guild_id: str | None = None) -> None:
+    """Run the bot until interrupted; discord.py handles reconnects."""
+    client = PitbossClient(db_path, guild_id=int(guild_id) if guild_id else None)
+    client.run(token, log_level=logging.INFO)

@@ -1,0 +1,154 @@
+"""The one service every transport calls: lock the channel, load, authorise, apply, store, render, reply."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import images
+from bot.commands import Command
+from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
+from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
+from rules.engine import LegalAction, Ruleset, get_ruleset, replay
+from rules.errors import GameError
+
+MESSAGE_LIMIT = 2000
+ALT_TEXT_LIMIT = 1024
+WRITE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who sent a command: a stable id, a display name, and whether they manage the server."""
+
+    id: str
+    name: str
+    is_admin: bool = False
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a transport shows: text, an optional PNG with alt text, and whether it is private.
+
+    `outcome` is "applied" (the game changed), "shown" (read only) or "refused" (nothing changed).
+    """
+
+    outcome: str
+    text: str
+    image: bytes | None = None
+    alt_text: str = ""
+    ephemeral: bool = False
+    legal: tuple[LegalAction, ...] = ()
+    waiting_on: tuple[str, ...] = field(default_factory=tuple)
+    game_id: int | None = None
+    version: int | None = None
+
+
+def _refusal(message: str) -> Reply:
+    return Reply("refused", message, ephemeral=True)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class GameService:
+    """Executes commands for (channel, actor) against the store, whatever the transport."""
+
+    def __init__(self, store: Store, render: Callable[[str, Any], bytes] = images.render):
+        self._store = store
+        self._render = render
+        self._channel_locks: dict[str, asyncio.Lock] = {}
+
+    def _lock_for(self, channel: str) -> asyncio.Lock:
+        return self._channel_locks.setdefault(channel, asyncio.Lock())
+
+    async def execute(self, channel: str, actor: Actor, command: Command) -> Reply:
+        """Run one command; game refusals and a busy database come back as private refusals."""
+        async with self._lock_for(channel):
+            for _attempt in range(WRITE_ATTEMPTS):
+                try:
+                    return await self._dispatch(channel, actor, command)
+                except GameError as exc:
+                    return _refusal(exc.message)
+                except (VersionConflict, StoreBusy):
+                    await asyncio.sleep(0.05)
+            return _refusal("The table is busy right now; please try again in a moment.")
+
+    async def _dispatch(self, channel: str, actor: Actor, command: Command) -> Reply:
+        if command.name == "game new":
+            return await self._new_game(channel, actor, command.options)
+        if command.name == "game status":
+            return await self._status(channel)
+        return await self._act(channel, actor, command)
+
+    async def _new_game(self, channel: str, actor: Actor, options: dict) -> Reply:
+        ruleset = get_ruleset(options["ruleset"])
+        seed = options["seed"] if "seed" in options else secrets.randbelow(2**53)
+        setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
+        state = ruleset.setup(setup_options, seed, actor.id)
+        try:
+            async with self._store.transaction():
+                game = await self._store.create_game_tx(channel, ruleset.id, actor.id, seed,
+                                                 dumps(setup_options), encode_state(state))
+        except ChannelTaken:
+            return _refusal("This channel already has a game. Finish it with /game end, or play in "
+                            "another channel or thread.")
+        text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
+                f"the host starts it with /game start.")
+        return await self._with_map(ruleset, game, state, "applied", text)
+
+    async def _status(self, channel: str) -> Reply:
+        game = await self._store.active_game(channel) or await self._store.latest_game(channel)
+        if game is None:
+            return _refusal("No game in this channel yet. Create one with /game new ruleset:speedway.")
+        ruleset = get_ruleset(game.ruleset)
+        state = decode_state(ruleset.state_type, game.state)
+        return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
+
+    async def _act(self, channel: str, actor: Actor, command: Command) -> Reply:
+        options = dict(command.options)
+        if command.name == "game end":
+            options["by_admin"] = actor.is_admin
+        if command.name == "game join":
+            options["name"] = actor.name
+        async with self._store.transaction():
+            game = await self._store.active_game_tx(channel)
+            if game is None:
+                raise GameError("No game is running in this channel. Create one with /game new ruleset:speedway.")
+            ruleset = get_ruleset(game.ruleset)
+            action = ruleset.command_to_action(command.name, options)
+            state = decode_state(ruleset.state_type, game.state)
+            new_state, events = ruleset.apply(state, actor.id, action)
+            status = "finished" if ruleset.is_finished(new_state) else "active"
+            game = await self._store.append_action_tx(
+                game, actor.id, dumps(encode_tagged(action)),
+                dumps([encode_tagged(e) for e in events]), encode_state(new_state), status)
+        text = "\n".join(e.describe() for e in events)
+        return await self._with_map(ruleset, game, new_state, "applied", text)
+
+    async def _with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
+                        text: str) -> Reply:
+        public = ruleset.view(state, None)
+        image = await asyncio.to_thread(self._render, ruleset.id, public)
+        waiting = ruleset.acting_players(state)
+        legal = ruleset.legal_actions(state, waiting[0]) if waiting else ()
+        if outcome == "applied":
+            text += f"\nNext: {ruleset.prompt(state)}"
+        return Reply(outcome, _clip(text, MESSAGE_LIMIT), image,
+                     _clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
+                     game_id=game.id, version=game.version)
+
+    async def replay_matches(self, game: GameRecord) -> bool:
+        """True when replaying the game's log from its seed rebuilds the stored snapshot exactly."""
+        return encode_state(await self.replay(game)) == game.state
+
+    async def replay(self, game: GameRecord) -> Any:
+        """Rebuild a game's state from its setup and action log."""
+        ruleset = get_ruleset(game.ruleset)
+        log_entries = [(record.actor, decode_tagged(ruleset.actions, json.loads(record.action)))
+                       for record in await self._store.actions(game.id)]
+        return replay(ruleset, json.loads(game.options), game.seed, game.host, log_entries)

@@ -1,0 +1,244 @@
+"""SQLite storage through aiosqlite: games, their action logs and snapshots, schema migrations.
+
+Every write runs in a BEGIN IMMEDIATE transaction on the process's single connection, so writers in
+other processes queue on SQLite's lock (busy_timeout) instead of failing, and a version column
+guards each snapshot replacement (compare-and-swap) against a writer that slipped in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import AsyncIterator
+
+import aiosqlite
+
+BUSY_TIMEOUT_MS = 15_000
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: games with one snapshot each, and the append-only action log.
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        channel TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active', 'finished')),
+        host TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        options TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX one_active_game_per_channel ON games (channel) WHERE status = 'active';
+    CREATE TABLE actions (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seq INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        events TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    """,
+    # 2: small key-value settings of the installation (e.g. the hash of the synced commands).
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+)
+
+
+class StoreBusy(Exception):
+    """The database stayed locked by another process for longer than the busy timeout."""
+
+
+class VersionConflict(Exception):
+    """The snapshot changed since it was read: the caller must reload and retry."""
+
+
+class ChannelTaken(Exception):
+    """The channel already has an active game."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game: identity, setup (for replay), version and the JSON snapshot."""
+
+    id: int
+    channel: str
+    ruleset: str
+    status: str
+    host: str
+    seed: int
+    options: str
+    version: int
+    state: str
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    """One accepted action in a game's log."""
+
+    seq: int
+    actor: str
+    action: str
+    events: str
+
+
+_GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+class Store:
+    """The game database. Open with `await Store.open(path)`; close with `await store.close()`."""
+
+    def __init__(self, connection: aiosqlite.Connection):
+        self._db = connection
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str) -> "Store":
+        """Connect, switch to WAL, and apply pending migrations."""
+        db = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await db.execute("PRAGMA journal_mode = WAL")
+        await db.execute("PRAGMA synchronous = NORMAL")
+        await db.execute("PRAGMA foreign_keys = ON")
+        store = cls(db)
+        await store._migrate()
+        return store
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def _migrate(self) -> None:
+        async with self.transaction():
+            await self._db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+            async with self._db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") as cur:
+                (current,) = await cur.fetchone()
+            for version, script in enumerate(MIGRATIONS, start=1):
+                if version <= current:
+                    continue
+                for statement in filter(str.strip, script.split(";")):
+                    await self._db.execute(statement)
+                await self._db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, _now()))
+
+    async def schema_version(self) -> int:
+        async with self._lock, self._db.execute("SELECT MAX(version) FROM schema_migrations") as cur:
+            return (await cur.fetchone())[0]
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """One write transaction (BEGIN IMMEDIATE), committed on success, rolled back on any error."""
+        async with self._lock:
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_locked(exc):
+                    raise StoreBusy() from exc
+                raise
+            try:
+                yield
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            try:
+                await self._db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                await self._db.execute("ROLLBACK")
+                if _is_locked(exc):
+                    raise StoreBusy() from exc
+                raise
+
+    async def _fetch_game(self, where: str, params: tuple) -> GameRecord | None:
+        async with self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params) as cur:
+            row = await cur.fetchone()
+        return GameRecord(*row) if row else None
+
+    # The methods below that end in _tx run inside `transaction()`.
+
+    async def active_game_tx(self, channel: str) -> GameRecord | None:
+        """The channel's active game, read inside the current transaction."""
+        return await self._fetch_game("channel = ? AND status = 'active'", (channel,))
+
+    async def create_game_tx(self, channel: str, ruleset: str, host: str, seed: int, options: str,
+                             state: str) -> GameRecord:
+        """Insert a new active game at version 0; ChannelTaken if the channel has one."""
+        now = _now()
+        try:
+            cur = await self._db.execute(
+                "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
+                " created_at, updated_at) VALUES (?, ?, 'active', ?, ?, ?, 0, ?, ?, ?)",
+                (channel, ruleset, host, seed, options, state, now, now))
+        except sqlite3.IntegrityError:
+            raise ChannelTaken(channel) from None
+        return GameRecord(cur.lastrowid, channel, ruleset, "active", host, seed, options, 0, state)
+
+    async def append_action_tx(self, game: GameRecord, actor: str, action: str, events: str,
+                               new_state: str, status: str) -> GameRecord:
+        """Log one action and replace the snapshot, if the game is still at `game.version`."""
+        now = _now()
+        cur = await self._db.execute(
+            "UPDATE games SET state = ?, status = ?, version = version + 1, updated_at = ?"
+            " WHERE id = ? AND version = ?",
+            (new_state, status, now, game.id, game.version))
+        if cur.rowcount != 1:
+            raise VersionConflict(game.id)
+        await self._db.execute(
+            "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (game.id, game.version + 1, actor, action, events, now))
+        return GameRecord(game.id, game.channel, game.ruleset, status, game.host, game.seed,
+                          game.options, game.version + 1, new_state)
+
+    # Plain reads and small writes (each its own short statement).
+
+    async def get_meta(self, key: str) -> str | None:
+        """A stored installation setting."""
+        async with self._lock, self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Store an installation setting."""
+        async with self.transaction():
+            await self._db.execute("INSERT INTO meta (key, value) VALUES (?, ?)"
+                                   " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    async def active_game(self, channel: str) -> GameRecord | None:
+        """The channel's active game, if any."""
+        async with self._lock:
+            return await self.active_game_tx(channel)
+
+    async def game(self, game_id: int) -> GameRecord | None:
+        """A game by id, whatever its status."""
+        async with self._lock:
+            return await self._fetch_game("id = ?", (game_id,))
+
+    async def latest_game(self, channel: str) -> GameRecord | None:
+        """The channel's most recent game (active or finished)."""
+        async with self._lock:
+            return await self._fetch_game("channel = ? ORDER BY id DESC LIMIT 1", (channel,))
+
+    async def all_games(self) -> list[GameRecord]:
+        """Every stored game, oldest first."""
+        async with self._lock, self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id") as cur:
+            return [GameRecord(*row) for row in await cur.fetchall()]
+
+    async def actions(self, game_id: int) -> list[ActionRecord]:
+        """A game's action log in order."""
+        async with self._lock, self._db.execute(
+                "SELECT seq, actor, action, events FROM actions WHERE game_id = ? ORDER BY seq",
+                (game_id,)) as cur:
+            return [ActionRecord(*row) for row in await cur.fetchall()]

@@ -1,0 +1,77 @@
+"""The static arena layer: field, walls, obstacles, grid and labels, drawn once per arena."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from PIL import Image, ImageDraw
+
+from images.draw import draw_text
+from images.fonts import font
+from images.hexmap import HexLayout
+from images.speedway import style
+from rules.hexgrid import DIRECTIONS, add, from_offset, label
+from rules.speedway import data
+
+
+@dataclass(frozen=True)
+class MapFrame:
+    """Where an arena's hexes land in its map image."""
+
+    layout: HexLayout
+    width: int
+    height: int
+
+
+@cache
+def frame(arena_id: str) -> MapFrame:
+    """The pixel frame of an arena's map."""
+    arena = data.arena(arena_id)
+    layout = HexLayout(style.HEX, (style.MAP_SIDE + style.HEX * 0.8660254, style.MAP_END + style.HEX))
+    width = round(2 * style.MAP_SIDE + layout.width * (arena.columns + 0.5))
+    height = round(2 * style.MAP_END + layout.row_height * (arena.rows - 1) + 2 * style.HEX)
+    return MapFrame(layout, width, height)
+
+
+def _bricks(draw: ImageDraw.ImageDraw, width: int, height: int) -> None:
+    course, brick = 14, 34
+    for row, y in enumerate(range(0, height, course)):
+        draw.line([(0, y), (width, y)], fill=style.BRICK, width=2)
+        for x in range((row % 2) * brick // 2, width, brick):
+            draw.line([(x, y), (x, y + course)], fill=style.BRICK, width=2)
+
+
+def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> None:
+    bold = font(24, bold=True)
+    ends = ((0, style.MAP_END / 2), (arena.rows - 1, mf.height - style.MAP_END / 2))
+    for col in range(arena.columns):
+        for row, y in ends:
+            letters = label(from_offset(col, row))[: -len(str(row + 1))]
+            x = mf.layout.center(from_offset(col, row))[0]
+            draw_text(draw, (x, y), letters, bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+    for row in range(arena.rows):
+        y = mf.layout.center(from_offset(0, row))[1]
+        for x in (style.MAP_SIDE / 2 + 2, mf.width - style.MAP_SIDE / 2 - 2):
+            draw_text(draw, (x, y), str(row + 1), bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+
+
+@cache
+def base_layer(arena_id: str) -> Image.Image:
+    """The arena with nothing on it; copy before drawing on it."""
+    arena = data.arena(arena_id)
+    mf = frame(arena_id)
+    image = Image.new("RGB", (mf.width, mf.height), style.WALL)
+    draw = ImageDraw.Draw(image)
+    _bricks(draw, mf.width, mf.height)
+    small = font(12)
+    open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
+    for h in open_hexes:
+        draw.polygon(mf.layout.corners(h), fill=style.FIELD, outline=style.GRID, width=2)
+        draw_text(draw, mf.layout.center(h), label(h), small, style.HEX_LABEL, "mm")
+    for h in open_hexes:
+        for direction, delta in enumerate(DIRECTIONS):
+            if not arena.is_open(add(h, delta)):
+                draw.line(mf.layout.edge(h, direction), fill=style.INK, width=5)
+    _edge_labels(draw, arena, mf)
+    return image

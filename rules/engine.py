@@ -1,0 +1,58 @@
+"""What every ruleset provides, and the registry the bot looks rulesets up in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from rules.codec import Registry
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    """A command the acting player may type (or press) now, with a short label."""
+
+    command: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A game's pure functions over immutable state (see DESIGN.md "Layers")."""
+
+    id: str
+    title: str
+    state_type: type
+    actions: Registry
+    events: Registry
+    setup: Callable[[dict[str, Any], int, str], Any]
+    apply: Callable[[Any, str, Any], tuple[Any, tuple]]
+    legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]
+    view: Callable[[Any, str | None], Any]
+    describe: Callable[[Any], str]
+    command_to_action: Callable[[str, dict[str, Any]], Any]
+    is_finished: Callable[[Any], bool]
+    acting_players: Callable[[Any], tuple[str, ...]]
+    prompt: Callable[[Any], str]
+
+
+def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
+           actions: list[tuple[str, Any]]) -> Any:
+    """Rebuild a state from its setup and its action log (actor, action) in order."""
+    state = ruleset.setup(setup_options, seed, host)
+    for actor, action in actions:
+        state, _events = ruleset.apply(state, actor, action)
+    return state
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    """Look up a ruleset by id; KeyError when unknown."""
+    from rules.speedway.ruleset import SPEEDWAY
+
+    known = {SPEEDWAY.id: SPEEDWAY}
+    return known[ruleset_id]
+
+
+def ruleset_ids() -> tuple[str, ...]:
+    """Ids of the playable rulesets."""
+    return ("speedway",)

@@ -1,0 +1,60 @@
+"""Speedway's actions: what a player (or the host) asks the referee to do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.codec import Registry
+
+ACTIONS = Registry()
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Join:
+    """Take a seat with a car design (empty: the default design)."""
+
+    name: str
+    car: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Start:
+    """Close the lobby: place the cars and roll the turn order (host only)."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class SetSpeed:
+    """Upkeep step 2: choose the active car's speed for this turn."""
+
+    value: int
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Move:
+    """Spend one Move: a maneuver such as 'turn-left', or 'slide' when Out Of Control.
+
+    `skid` may pre-answer the skid procedure ('accept' or 'resist') so a turn needs fewer commands.
+    """
+
+    maneuver: str
+    skid: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class AnswerSkid:
+    """Accept or resist the pending skid."""
+
+    choice: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class EndGame:
+    """Stop the game (the host, or a server admin when `by_admin`)."""
+
+    by_admin: bool = False

@@ -1,0 +1,106 @@
+"""Driving: maneuver geometry, obstructions, slides and Driver Rolls (seed: Movement Phase)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.dice import roll_faces
+from rules.errors import IllegalManeuver
+from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
+from rules.speedway import data
+from rules.speedway.events import CarSlid, CarStopped, DiceRolled
+from rules.speedway.state import Car, RollRecord, SpeedwayState
+
+SIDES = {"left": 1, "right": -1}
+SLIDE = "slide"
+
+
+def maneuver_choices() -> tuple[str, ...]:
+    """Every maneuver name a player can type, e.g. 'turn-left'."""
+    names = []
+    for m in data.maneuvers().values():
+        names.extend(f"{m.id}-{side}" for side in SIDES) if m.sided else names.append(m.id)
+    return tuple(names)
+
+
+def parse_maneuver(text: str) -> tuple[data.Maneuver, int]:
+    """'tight-turn-right' -> (the Tight Turn maneuver, side -1)."""
+    table = data.maneuvers()
+    if text in table and not table[text].sided:
+        return table[text], 0
+    base, _, side = text.rpartition("-")
+    if base in table and table[base].sided and side in SIDES:
+        return table[base], SIDES[side]
+    raise IllegalManeuver(
+        f"'{text}' is not a maneuver. Choose one of: {', '.join(maneuver_choices())}."
+    )
+
+
+def maneuver_pose(car: Car, maneuver: data.Maneuver, side: int) -> tuple[Hex, int]:
+    """Where the front ends up and which way the car faces after `maneuver`."""
+    front = step(car.front, car.facing + maneuver.front_step * side)
+    return front, (car.facing + maneuver.turn * side) % 6
+
+
+def skid_vector(facing_before: int, maneuver: data.Maneuver, side: int) -> int | None:
+    """The direction a skid from `maneuver` slides the car, or None if it never skids."""
+    if maneuver.skid_speed is None:
+        return None
+    return (facing_before + maneuver.skid * side) % 6
+
+
+def skids_at(maneuver: data.Maneuver, speed: int) -> bool:
+    """True when the skid procedure applies to `maneuver` at `speed`."""
+    return maneuver.skid_speed is not None and speed >= maneuver.skid_speed
+
+
+def counter_hexes(front: Hex, facing: int) -> tuple[Hex, Hex]:
+    """Front and back hex of a counter with this front and facing."""
+    return front, step(front, facing + 3)
+
+
+def obstruction(state: SpeedwayState, car_id: str, hexes: tuple[Hex, ...]) -> tuple[Hex, str] | None:
+    """The first hex among `hexes` a car cannot enter, and what is there; None when all are open."""
+    arena = data.arena(state.arena)
+    others = {h: c for c in state.cars if c.id != car_id for h in c.hexes}
+    for h in hexes:
+        if not arena.in_field(h):
+            return h, "hit the arena wall"
+        if h in arena.obstacles:
+            return h, f"hit the obstacle at {label(h)}"
+        if h in others:
+            return h, f"ran into {others[h].name}'s car at {label(h)}"
+    return None
+
+
+def stop_car(state: SpeedwayState, car: Car, reason: str) -> tuple[SpeedwayState, tuple]:
+    """The car stops where it is: speed 0, no Moves left, back In Control (seed: Collisions)."""
+    stopped = replace(car, speed=0, in_control=True, skid=None)
+    state = replace(state.with_car(stopped), moves_left=0)
+    return state, (CarStopped(car.name, label(car.front), reason),)
+
+
+def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[SpeedwayState, tuple, bool]:
+    """Translate the car one hex along `vector`; a blocked slide stops it instead.
+
+    Returns the new state, events, and whether the car is still moving.
+    """
+    front = step(car.front, vector)
+    hexes = counter_hexes(front, car.facing)
+    blocked = obstruction(state, car.id, hexes)
+    if blocked:
+        state, events = stop_car(state, car, blocked[1] + " while sliding")
+        return state, events, False
+    moved = replace(car, front=front)
+    return state.with_car(moved), (CarSlid(car.name, DIRECTION_NAMES[vector], label(front), reason),), True
+
+
+def driver_roll(state: SpeedwayState, car: Car, target: int, purpose: str,
+                rule: str) -> tuple[SpeedwayState, DiceRolled]:
+    """Roll Driver-rating white dice; success when the total meets or exceeds `target`."""
+    count = car.systems.rating("driver")
+    dice, faces = roll_faces(state.dice, data.driver_die(), count)
+    total = sum(faces)
+    event = DiceRolled(car.name, purpose, rule, "white driver dice", faces, total, target, total >= target)
+    record = RollRecord(car.id, purpose, faces, total, target, event.success)
+    return replace(state, dice=dice, last_roll=record), event
