@@ -51,7 +51,8 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
 
 
 async def _exec(args: argparse.Namespace) -> int:
-    line = " ".join(shlex.quote(word) if " " in word else word for word in args.command)
+    # Either the whole command as one argument, or its words as the shell split them.
+    line = args.command[0] if len(args.command) == 1 else shlex.join(args.command)
     store = await Store.open(_db_path(args))
     try:
         service = GameService(store)

@@ -1,0 +1,115 @@
+"""The command line as a newcomer or a script uses it: one process per command, one database file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import run_pitboss
+
+
+class Exec:
+    """`pitboss exec` against one database, one process per call."""
+
+    def __init__(self, tmp_path: Path):
+        self.db = str(tmp_path / "game.db")
+        self.out = str(tmp_path / "maps")
+        self.cwd = tmp_path
+
+    def __call__(self, user: str, *command: str, channel: str = "42"):
+        return run_pitboss("exec", "--db", self.db, "--channel", channel, "--user", user,
+                           "--out", self.out, *command, cwd=self.cwd)
+
+
+def image_of(result) -> bytes:
+    match = re.search(r"^image: (.+)$", result.stdout, re.M)
+    assert match, result.stdout
+    return Path(match.group(1)).read_bytes()
+
+
+def active_player(status_text: str) -> str:
+    return re.search(r"Round \d+, (\w+)'s turn", status_text).group(1)
+
+
+def test_scripted_game_through_exec(tmp_path):
+    run = Exec(tmp_path)
+    assert run("alice", "/game", "new", "ruleset:speedway", "seed:7").returncode == 0
+    assert run("alice", "/game join car:brawler").returncode == 0
+    assert run("bob", "/game", "join", "car:torch").returncode == 0
+    started = run("alice", "/game start")
+    assert started.returncode == 0 and "Turn order" in started.stdout
+
+    status = run("carol", "/game status")
+    assert status.returncode == 0
+    first = active_player(status.stdout)
+    second = "bob" if first == "alice" else "alice"
+
+    # A bystander and the out-of-turn player are refused with exit 1 and change nothing.
+    for user in ("carol", second):
+        refused = run(user, "/speed value:2")
+        assert refused.returncode == 1, refused.stdout
+        assert refused.stdout.startswith("refused: ")
+        assert "image:" not in refused.stdout
+        assert run("carol", "/game status").stdout == status.stdout
+
+    speed = run(first, "/speed value:3")
+    assert speed.returncode == 0 and "set speed 0 -> 3" in speed.stdout
+    last_png = image_of(speed)
+    assert last_png.startswith(b"\x89PNG\r\n\x1a\n")
+    for maneuver in ("normal", "sideslip-left", "normal"):
+        moved = run(first, f"/move maneuver:{maneuver}")
+        assert moved.returncode == 0, moved.stdout
+        png = image_of(moved)
+        assert png != last_png, f"the map after {maneuver} should differ from the one before"
+        last_png = png
+    assert f"Next: {second}:" in moved.stdout  # three Moves at speed 3: the turn passed
+
+    unknown = run(first, "/fly", "to:moon")
+    assert unknown.returncode == 2 and "Unknown command" in unknown.stdout
+    malformed = run(second, "/speed value:fast")
+    assert malformed.returncode == 2 and "whole number" in malformed.stdout
+
+    again = run("dave", "/game new ruleset:speedway")
+    assert again.returncode == 1 and "already has a game" in again.stdout
+    elsewhere = run("dave", "/game new ruleset:speedway", channel="43")
+    assert elsewhere.returncode == 0
+    assert active_player(run("carol", "/game status").stdout) == second
+
+
+def test_python_dash_m_bot_is_the_same_command(tmp_path):
+    result = run_pitboss("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for mode in ("run", "play", "exec", "verify"):
+        assert mode in result.stdout
+
+
+def test_run_without_token_explains_itself(tmp_path):
+    result = run_pitboss("run", "--db", str(tmp_path / "x.db"), env={"DISCORD_TOKEN": ""}, cwd=tmp_path)
+    assert result.returncode == 2 and "DISCORD_TOKEN" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_play_reads_named_lines(tmp_path):
+    script = "\n".join([
+        "alice> /game new ruleset:speedway seed:3",
+        "alice> /game join",
+        "bob> /game join car:sniper",
+        "alice> /game start",
+        "bob> /speed value:1",
+        "this is not a command",
+        "quit",
+    ])
+    result = run_pitboss("play", "--db", str(tmp_path / "p.db"), "--out", str(tmp_path / "maps"),
+                         stdin=script, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "bob joined with a Sniper." in result.stdout
+    assert "error: write NAME> /command" in result.stdout
+    assert len(list((tmp_path / "maps").glob("*.png"))) >= 4
+
+
+def test_verify_replays_every_game(tmp_path):
+    run = Exec(tmp_path)
+    run("alice", "/game new ruleset:speedway seed:9")
+    run("alice", "/game join")
+    result = run_pitboss("verify", "--db", run.db, cwd=tmp_path)
+    assert result.returncode == 0 and "1 games checked, 0 mismatches" in result.stdout

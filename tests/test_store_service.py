@@ -1,0 +1,178 @@
+"""Storage and service: replay, refusals that write nothing, one game per channel, concurrency."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from bot.store import Store, VersionConflict
+from rules.codec import decode_state, encode_state
+from rules.speedway.state import SpeedwayState
+from tests.conftest import ROOT, Table, run_pitboss
+
+
+async def start_two_player_game(table, seed: int = 7):
+    assert (await table("alice", f"/game new ruleset:speedway seed:{seed}")).outcome == "applied"
+    assert (await table("alice", "/game join car:brawler")).outcome == "applied"
+    assert (await table("bob", "/game join car:torch")).outcome == "applied"
+    reply = await table("alice", "/game start")
+    assert reply.outcome == "applied"
+    return reply
+
+
+def snapshot_counts(db_path: str) -> tuple:
+    with sqlite3.connect(db_path) as db:
+        games = db.execute("SELECT id, version, status, state FROM games ORDER BY id").fetchall()
+        actions = db.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+    return games, actions
+
+
+async def active_player(store, channel="chan-1") -> str:
+    game = await store.active_game(channel)
+    return decode_state(SpeedwayState, game.state).active_player
+
+
+async def test_replay_equals_snapshot(table, store, service):
+    await start_two_player_game(table, seed=11)
+    script = ["/speed value:3", "/move maneuver:normal", "/move maneuver:turn-left",
+              "/move maneuver:sideslip-right"]
+    for _round in range(4):
+        for line in script:
+            player = await active_player(store)
+            reply = await table(player, line)
+            if reply.outcome == "refused":
+                # Out of control or a pending skid: answer what the game asks for.
+                state = decode_state(SpeedwayState, (await store.active_game("chan-1")).state)
+                follow = "/skid choice:resist" if state.phase == "skid" else "/move maneuver:slide"
+                assert (await table(player, follow)).outcome == "applied"
+    game = await store.active_game("chan-1")
+    assert game.version > 12
+    assert await service.replay_matches(game)
+    rebuilt = await service.replay(game)
+    assert encode_state(rebuilt) == game.state
+    assert rebuilt.dice.counter > 0, "the script should have rolled dice"
+
+
+async def test_refusals_write_nothing(table, store, db_path):
+    await start_two_player_game(table)
+    first = await active_player(store)
+    other = "bob" if first == "alice" else "alice"
+    before = snapshot_counts(db_path)
+    refused = [
+        (other, "/speed value:2"),          # not their turn
+        ("carol", "/speed value:2"),        # bystander
+        (first, "/speed value:9"),          # beyond Engine
+        (first, "/move maneuver:normal"),   # wrong phase: speed first
+        ("carol", "/game start"),           # not the host; already started
+        ("carol", "/game end"),             # not the host
+        (first, "/skid choice:accept"),     # nothing to answer
+    ]
+    for user, line in refused:
+        reply = await table(user, line)
+        assert reply.outcome == "refused", line
+        assert reply.ephemeral and reply.image is None
+    assert snapshot_counts(db_path) == before
+
+
+async def test_one_active_game_per_channel(table, service, store):
+    await table("alice", "/game new ruleset:speedway seed:1")
+    again = await table("bob", "/game new ruleset:speedway")
+    assert again.outcome == "refused" and "already has a game" in again.text
+    other = Table(service, "chan-2")
+    assert (await other("bob", "/game new ruleset:speedway")).outcome == "applied"
+    assert (await store.active_game("chan-1")).host == "alice"
+    assert (await store.active_game("chan-2")).host == "bob"
+
+
+async def test_ended_game_frees_the_channel_and_is_kept(table, store):
+    await start_two_player_game(table)
+    assert (await table("carol", "/game end", admin=True)).outcome == "applied"
+    assert await store.active_game("chan-1") is None
+    kept = await store.latest_game("chan-1")
+    assert kept.status == "finished" and kept.version == 4
+    status = await table("carol", "/game status")
+    assert status.outcome == "shown" and "Game over" in status.text
+    assert (await table("alice", "/game new ruleset:speedway")).outcome == "applied"
+
+
+async def test_no_game_refusal(table):
+    reply = await table("alice", "/speed value:1")
+    assert reply.outcome == "refused" and "/game new" in reply.text
+
+
+async def test_migrations_are_versioned_and_wal(db_path):
+    first = await Store.open(db_path)
+    assert await first.schema_version() == 2
+    await first.close()
+    again = await Store.open(db_path)  # re-running migrations is a no-op
+    assert await again.schema_version() == 2
+    await again.close()
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 2
+
+
+async def test_compare_and_swap_rejects_a_stale_version(table, store):
+    await table("alice", "/game new ruleset:speedway seed:3")
+    stale = await store.active_game("chan-1")
+    await table("alice", "/game join")
+    with pytest.raises(VersionConflict):
+        async with store.transaction():
+            await store.append_action_tx(stale, "x", "{}", "[]", stale.state, "active")
+    assert (await store.active_game("chan-1")).version == 1
+    assert len(await store.actions(stale.id)) == 1
+
+
+async def test_database_reopened_by_a_new_process_continues(table, store, db_path, tmp_path):
+    await start_two_player_game(table)
+    player = await active_player(store)
+    await store.close()
+    result = run_pitboss("exec", "--db", db_path, "--channel", "chan-1", "--user", player,
+                         "/speed value:2", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    reopened = await Store.open(db_path)
+    game = await reopened.active_game("chan-1")
+    state = decode_state(SpeedwayState, game.state)
+    assert game.version == 4 and state.phase == "movement" and state.car(state.active_car).speed == 2
+    await reopened.close()
+
+
+def _parallel(db_path, cwd, commands):
+    """Start every (user, command) as its own process at once; return their results."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-m", "bot", "exec", "--db", db_path, "--channel", "chan-1",
+                               "--user", user, *line.split()], cwd=cwd, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for user, line in commands]
+    return [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
+
+
+async def test_parallel_processes_lose_no_update(table, store, db_path, tmp_path):
+    await table("host", "/game new ruleset:speedway seed:5")
+    await store.close()
+    joins = _parallel(db_path, tmp_path, [(f"p{i}", "/game join") for i in range(8)])
+    assert sorted(code for code, _ in joins) == [0] * 6 + [1] * 2, joins  # six seats
+    assert all("locked" not in out for _, out in joins)
+    reopened = await Store.open(db_path)
+    game = await reopened.active_game("chan-1")
+    state = decode_state(SpeedwayState, game.state)
+    assert game.version == 6 and len(state.players) == 6
+    assert len(await reopened.actions(game.id)) == 6
+    await reopened.close()
+
+    start = run_pitboss("exec", "--db", db_path, "--channel", "chan-1", "--user", "host", "/game", "start")
+    assert start.returncode == 0, start.stdout + start.stderr
+    reopened = await Store.open(db_path)
+    first = decode_state(SpeedwayState, (await reopened.active_game("chan-1")).state).active_player
+    await reopened.close()
+    # Eight copies of the same legal action race: exactly one lands, the rest are refused cleanly.
+    speeds = _parallel(db_path, tmp_path, [(first, "/speed value:2")] * 8)
+    assert sorted(code for code, _ in speeds) == [0] + [1] * 7, speeds
+    assert all("locked" not in out and "Traceback" not in out for _, out in speeds)
+    reopened = await Store.open(db_path)
+    game = await reopened.active_game("chan-1")
+    assert game.version == 8 and len(await reopened.actions(game.id)) == 8
+    await reopened.close()
