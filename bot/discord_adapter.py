@@ -120,6 +120,12 @@ class PitbossClient(discord.Client):
         log.error("command failed", exc_info=error)
         try:
             if interaction.response.is_done():
+                # As in present(): the first follow-up after a public deferral would replace the
+                # public "thinking" message, so delete it first to keep the apology private.
+                try:
+                    await interaction.delete_original_response()
+                except discord.HTTPException:
+                    pass
                 await interaction.followup.send(APOLOGY, ephemeral=True)
             else:
                 await interaction.response.send_message(APOLOGY, ephemeral=True)

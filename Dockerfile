@@ -1,0 +1,20 @@
+# Pitboss: runs the Discord bot (`pitboss run`) with its SQLite database on a volume.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PITBOSS_DB=/data/pitboss.db
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY rules ./rules
+COPY images ./images
+RUN pip install --no-cache-dir . \
+    && useradd --system --home-dir /data pitboss \
+    && mkdir -p /data && chown pitboss /data
+
+USER pitboss
+VOLUME ["/data"]
+# DISCORD_TOKEN must be given at run time: docker run -e DISCORD_TOKEN=... -v pitboss:/data pitboss
+CMD ["pitboss", "run"]

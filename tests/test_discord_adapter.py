@@ -1,0 +1,478 @@
+"""Drive the real discord.py adapter in-process: real gateway-shaped INTERACTION_CREATE payloads in,
+every interaction/webhook HTTP request recorded out, a real GameService over a real SQLite Store.
+
+No network is used at any point:
+- interactions go through discord.py's own parsing path,
+  `ConnectionState.parse_interaction_create(payload)` -> `Interaction(...)` ->
+  `CommandTree._from_interaction` (a task named "CommandTree-invoker") -> our command callbacks;
+- every request the interaction machinery makes (the callback, follow-ups, deleting the original
+  response) goes through `discord.webhook.async_.async_context.get().request(...)`, which we replace
+  with a recording subclass of `AsyncWebhookAdapter` that answers like Discord would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+
+import discord  # noqa: E402
+import pytest  # noqa: E402
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from bot.discord_adapter import APOLOGY, PitbossClient  # noqa: E402
+from bot.service import GameService  # noqa: E402
+from bot.store import Store  # noqa: E402
+from rules.codec import decode_state  # noqa: E402
+from rules.engine import get_ruleset  # noqa: E402
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+EPHEMERAL = 64
+DEFERRED_CHANNEL_MESSAGE = 5
+CHANNEL_MESSAGE = 4
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+APP_ID = discord.utils.time_snowflake(_EPOCH)
+GUILD_ID = APP_ID + 1
+CHANNEL_ID = APP_ID + 2
+BOT_USER_ID = APP_ID + 3
+ALICE_ID = APP_ID + 10
+BOB_ID = APP_ID + 11
+PLAIN_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, use_application_commands=True,
+                                        attach_files=True, read_message_history=True)
+assert not PLAIN_PERMISSIONS.manage_guild and not PLAIN_PERMISSIONS.administrator
+
+
+# --------------------------------------------------------------------------------------------
+# Recording what the adapter sends
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Upload:
+    name: str  # multipart field name, e.g. "files[0]"
+    filename: str
+    content_type: str
+    data: bytes
+
+
+@dataclass
+class Request:
+    method: str
+    path: str  # the formatted path, e.g. /webhooks/<app>/<token>
+    template: str  # discord.py's route template, e.g. /webhooks/{webhook_id}/{webhook_token}
+    json: dict | None
+    params: dict | None
+    uploads: list[Upload] = field(default_factory=list)
+
+    @property
+    def is_callback(self) -> bool:
+        return self.method == "POST" and self.template.endswith("/callback")
+
+    @property
+    def is_followup(self) -> bool:
+        return self.method == "POST" and self.template == "/webhooks/{webhook_id}/{webhook_token}"
+
+    @property
+    def is_delete_original(self) -> bool:
+        return self.method == "DELETE" and self.path.endswith("/messages/@original")
+
+    @property
+    def flags(self) -> int:
+        body = self.json or {}
+        if self.is_callback:
+            body = body.get("data") or {}
+        return int(body.get("flags", 0))
+
+    @property
+    def content(self) -> str:
+        body = self.json or {}
+        if self.is_callback:
+            body = body.get("data") or {}
+        return body.get("content") or ""
+
+
+class RecordingAdapter(AsyncWebhookAdapter):
+    """An AsyncWebhookAdapter that records each request and answers like Discord, offline."""
+
+    def __init__(self, timeline: list[tuple]):
+        super().__init__()
+        self.timeline = timeline
+        self.requests: list[Request] = []
+        self._next_message_id = APP_ID + 1_000
+
+    async def request(self, route, session, *, payload=None, multipart=None, files=None, params=None,
+                      **_ignored: Any) -> Any:
+        body = payload
+        uploads: list[Upload] = []
+        for part in multipart or ():
+            if part["name"] == "payload_json":
+                body = json.loads(part["value"])
+                continue
+            fp = part["value"]
+            position = fp.tell()
+            data = fp.read()
+            fp.seek(position)
+            uploads.append(Upload(part["name"], part.get("filename", ""), part.get("content_type", ""), data))
+        path = route.url[len(discord.http.Route.BASE):]
+        request = Request(route.method, path, route.path, body, params, uploads)
+        self.requests.append(request)
+        self.timeline.append(("http", request))
+        await asyncio.sleep(0)  # a real request yields to the loop
+        if request.is_callback:
+            self._next_message_id += 1
+            return {"interaction": {"id": str(route.webhook_id), "type": 2,
+                                    "response_message_id": str(self._next_message_id),
+                                    "response_message_loading": body.get("type") == DEFERRED_CHANNEL_MESSAGE,
+                                    "response_message_ephemeral": bool(request.flags & EPHEMERAL)}}
+        if request.method == "DELETE":
+            return None  # 204 No Content
+        self._next_message_id += 1
+        return _message(self._next_message_id, body or {})
+
+
+def _message(message_id: int, body: dict) -> dict:
+    """A Discord message object as a follow-up or edit would return it."""
+    return {"id": str(message_id), "channel_id": str(CHANNEL_ID), "type": 0, "webhook_id": str(APP_ID),
+            "application_id": str(APP_ID), "content": body.get("content", ""),
+            "author": {"id": str(BOT_USER_ID), "username": "Pitboss", "discriminator": "0", "avatar": None,
+                       "bot": True},
+            "embeds": [], "attachments": [], "timestamp": "2026-01-01T00:00:00+00:00",
+            "edited_timestamp": None, "mentions": [], "mention_roles": [], "pinned": False, "tts": False,
+            "mention_everyone": False, "flags": int(body.get("flags", 0)), "components": []}
+
+
+# --------------------------------------------------------------------------------------------
+# Building gateway payloads
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    name: str
+    permissions: discord.Permissions = PLAIN_PERMISSIONS
+
+
+ALICE = Player(ALICE_ID, "alice")
+BOB = Player(BOB_ID, "bob")
+
+_OPTION_TYPES = {str: 3, int: 4}
+
+
+def _options(values: dict[str, Any]) -> list[dict]:
+    return [{"type": _OPTION_TYPES[type(v)], "name": k, "value": v} for k, v in values.items()]
+
+
+def interaction_payload(player: Player, command: str, seq: int, **values: Any) -> dict:
+    """The `d` of an INTERACTION_CREATE for a global CHAT_INPUT command (no data.guild_id)."""
+    parts = command.split()
+    if len(parts) == 2:  # /game <sub>: one subcommand option carrying the real options
+        options = [{"type": 1, "name": parts[1], "options": _options(values)}]
+    else:
+        options = _options(values)
+    interaction_id = APP_ID + 100_000 + seq
+    perms = str(player.permissions.value)
+    return {
+        "id": str(interaction_id), "application_id": str(APP_ID), "type": 2,
+        "token": f"token-{seq}-{parts[0]}", "version": 1,
+        "guild_id": str(GUILD_ID), "channel_id": str(CHANNEL_ID),
+        "channel": {"id": str(CHANNEL_ID), "type": 0, "guild_id": str(GUILD_ID), "name": "pit-lane",
+                    "position": 0},
+        "member": {"user": {"id": str(player.id), "username": player.name, "discriminator": "0",
+                            "global_name": None, "avatar": None},
+                   "roles": [], "flags": 0, "permissions": perms, "nick": None,
+                   "joined_at": "2026-01-01T00:00:00+00:00"},
+        "app_permissions": perms, "locale": "en-US", "guild_locale": "en-US", "entitlements": [],
+        "authorizing_integration_owners": {"0": str(GUILD_ID)}, "context": 0,
+        "attachment_size_limit": 10 * 1024 * 1024,
+        "data": {"id": str(APP_ID + 50 + len(parts)), "name": parts[0], "type": 1, "options": options},
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The harness: a real client, service, store and renderer
+# --------------------------------------------------------------------------------------------
+
+
+class Harness:
+    def __init__(self, client: PitbossClient, store: Store, timeline: list[tuple]):
+        self.client = client
+        self.store = store
+        self.timeline = timeline
+        self.adapter = RecordingAdapter(timeline)
+        self._seq = 0
+
+    async def run(self, player: Player, command: str, **values: Any) -> list[Request]:
+        """Deliver one slash command as the gateway would, wait for it, return its requests."""
+        self._seq += 1
+        payload = interaction_payload(player, command, self._seq, **values)
+        before = len(self.adapter.requests)
+        known = set(asyncio.all_tasks())
+        token = async_context.set(self.adapter)  # copied into the task the tree creates
+        try:
+            self.client._connection.parse_interaction_create(payload)
+            spawned = [t for t in asyncio.all_tasks() - known if t.get_name() == "CommandTree-invoker"]
+            assert len(spawned) == 1, "discord.py did not route the interaction to the command tree"
+            await asyncio.wait_for(asyncio.gather(*spawned), timeout=30)
+        finally:
+            async_context.reset(token)
+        return self.adapter.requests[before:]
+
+    async def game(self):
+        return await self.store.active_game(str(CHANNEL_ID)) or await self.store.latest_game(str(CHANNEL_ID))
+
+
+@pytest.fixture
+async def harness(tmp_path):
+    store = await Store.open(str(tmp_path / "pitboss.db"))
+    timeline: list[tuple] = []
+    from images import render
+
+    def recording_render(ruleset: str, view: Any) -> bytes:
+        timeline.append(("render-start", ruleset))
+        image = render(ruleset, view)
+        timeline.append(("render-end", ruleset))
+        return image
+
+    service = GameService(store, render=recording_render)
+    client = PitbossClient(service=service, sync_commands=False)
+    client.store = store  # so sync_if_changed can remember, and close() closes it
+    await client._async_setup_hook()  # what login() does first: bind the loop
+    state = client._connection
+    state.application_id = APP_ID
+    state.user = discord.ClientUser(state=state, data={"id": str(BOT_USER_ID), "username": "Pitboss",
+                                                       "discriminator": "0", "avatar": None, "bot": True})
+    await client.setup_hook()
+    try:
+        yield Harness(client, store, timeline)
+    finally:
+        await client.close()
+
+
+def _png_of(request: Request) -> Upload:
+    assert len(request.uploads) == 1, request
+    upload = request.uploads[0]
+    assert upload.name == "files[0]"
+    assert upload.data.startswith(PNG_SIGNATURE)
+    with Image.open(io.BytesIO(upload.data)) as image:
+        image.verify()
+    return upload
+
+
+def _assert_public_with_map(requests: list[Request]) -> Request:
+    """An accepted action: deferral, then one public follow-up carrying the PNG with alt text."""
+    assert [r.method for r in requests] == ["POST", "POST"], requests
+    defer, followup = requests
+    assert defer.is_callback and defer.json == {"type": DEFERRED_CHANNEL_MESSAGE}
+    assert followup.is_followup
+    assert followup.path == f"/webhooks/{APP_ID}/{defer.path.split('/')[3]}"
+    assert not followup.flags & EPHEMERAL
+    assert followup.json["allowed_mentions"] == {"parse": []}
+    upload = _png_of(followup)
+    (attachment,) = followup.json["attachments"]
+    assert attachment["id"] == 0 and attachment["filename"] == upload.filename == "table.png"
+    assert attachment["description"].strip()
+    return followup
+
+
+def _assert_private_refusal(requests: list[Request], text: str) -> None:
+    """A refusal: deferral, delete the public "thinking" message, then an ephemeral follow-up."""
+    assert [(r.method, r.is_callback, r.is_delete_original, r.is_followup) for r in requests] == [
+        ("POST", True, False, False), ("DELETE", False, True, False), ("POST", False, False, True)], requests
+    defer, delete, followup = requests
+    assert defer.json == {"type": DEFERRED_CHANNEL_MESSAGE}
+    token = defer.path.split("/")[3]
+    assert delete.path == f"/webhooks/{APP_ID}/{token}/messages/@original"
+    assert followup.path == f"/webhooks/{APP_ID}/{token}"
+    assert followup.flags & EPHEMERAL
+    assert followup.content == text
+    assert not followup.uploads and not followup.json.get("attachments")
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------------
+
+
+async def test_game_new_defers_before_rendering_then_posts_map_with_alt_text(harness):
+    requests = await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+
+    assert requests[0].is_callback and requests[0].json == {"type": DEFERRED_CHANNEL_MESSAGE}
+    assert requests[0].params == {"with_response": "1"}
+    followup = _assert_public_with_map(requests)
+    assert "New Speedway game created by alice" in followup.content
+    assert "/game join" in followup.content
+    description = followup.json["attachments"][0]["description"]
+    assert "Speedway" in description and len(description) <= 1024
+
+    kinds = [entry[0] if entry[0] != "http" else entry[1] for entry in harness.timeline]
+    defer_at, followup_at = kinds.index(requests[0]), kinds.index(followup)
+    render_at = kinds.index("render-start")
+    assert defer_at < render_at < kinds.index("render-end") < followup_at
+
+    game = await harness.game()
+    assert (game.ruleset, game.seed, game.host, game.version) == ("speedway", 7, str(ALICE_ID), 0)
+
+
+async def test_refusal_deletes_the_deferral_and_answers_ephemerally(harness):
+    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    await harness.run(ALICE, "game join")
+    await harness.run(BOB, "game join")
+    before = await harness.game()
+    renders_before = sum(1 for entry in harness.timeline if entry[0] == "render-start")
+
+    requests = await harness.run(BOB, "game start")
+
+    _assert_private_refusal(requests, "Only the host can start the game.")
+    after = await harness.game()
+    assert (after.version, after.state, after.status) == (before.version, before.state, before.status)
+    assert len(await harness.store.actions(after.id)) == before.version
+    assert sum(1 for entry in harness.timeline if entry[0] == "render-start") == renders_before
+
+
+async def test_mini_game_over_the_adapter(harness):
+    versions = []
+
+    async def accepted(player: Player, command: str, **values: Any) -> Request:
+        followup = _assert_public_with_map(await harness.run(player, command, **values))
+        versions.append((await harness.game()).version)
+        return followup
+
+    await accepted(ALICE, "game new", ruleset="speedway", seed=7)
+    joined = await accepted(ALICE, "game join")
+    assert "alice joined" in joined.content
+    await accepted(BOB, "game join")
+    started = await accepted(ALICE, "game start")
+    assert "The game started" in started.content
+
+    game = await harness.game()
+    ruleset = get_ruleset(game.ruleset)
+    (acting_id,) = ruleset.acting_players(decode_state(ruleset.state_type, game.state))
+    active, other = (ALICE, BOB) if acting_id == str(ALICE_ID) else (BOB, ALICE)
+
+    out_of_turn = await harness.run(other, "speed", value=3)
+    (refusal,) = [r for r in out_of_turn if r.is_followup]
+    _assert_private_refusal(out_of_turn, refusal.content)
+    assert f"{active.name}'s turn" in refusal.content
+    assert (await harness.game()).version == versions[-1]
+
+    speed = await accepted(active, "speed", value=3)
+    assert f"{active.name} set speed 0 -> 3" in speed.content
+    move = await accepted(active, "move", maneuver="normal")
+    assert f"{active.name}: normal" in move.content
+    assert "speed 3" in move.json["attachments"][0]["description"]
+
+    assert versions == [0, 1, 2, 3, 4, 5]
+    game = await harness.game()
+    assert game.status == "active" and len(await harness.store.actions(game.id)) == 5
+
+
+async def test_service_exception_becomes_a_private_generic_apology(harness, monkeypatch, caplog):
+    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    before = await harness.game()
+
+    async def boom(*_args: Any, **_kwargs: Any):
+        raise RuntimeError("secret internals: db handle 0xdeadbeef")
+
+    monkeypatch.setattr(harness.client.service, "execute", boom)
+    requests = await harness.run(ALICE, "game join")
+
+    _assert_private_refusal(requests, APOLOGY)
+    for request in requests:
+        visible = json.dumps(request.json or {})
+        for leak in ("Traceback", "RuntimeError", "secret internals", "0xdeadbeef", 'File "'):
+            assert leak not in visible
+    assert "secret internals" in caplog.text  # the operator still gets the traceback in the log
+    assert (await harness.game()).version == before.version
+
+
+async def test_exception_before_deferral_apologises_in_the_initial_response(harness, monkeypatch):
+    async def boom(*_args: Any, **_kwargs: Any):
+        raise RuntimeError("boom before defer")
+
+    monkeypatch.setattr(harness.client, "run_command", boom)
+    (request,) = await harness.run(ALICE, "game status")
+
+    assert request.is_callback
+    assert request.json["type"] == CHANNEL_MESSAGE
+    assert request.flags & EPHEMERAL and request.content == APOLOGY
+
+
+def _characters(node: Any) -> int:
+    """Discord's per-command budget: name + description + value of the command, options, choices."""
+    total = 0
+    if isinstance(node, dict):
+        for key in ("name", "description", "value"):
+            if key in node and node[key] is not None:
+                total += len(str(node[key]))
+        for child in node.get("options") or ():
+            total += _characters(child)
+        for choice in node.get("choices") or ():
+            total += _characters(choice)
+    return total
+
+
+def _walk_options(command: dict):
+    for option in command.get("options") or ():
+        yield option
+        yield from _walk_options(option)
+
+
+async def test_command_payload_respects_discord_limits(harness):
+    payload = harness.client.command_payload()
+    names = sorted(command["name"] for command in payload)
+    assert names == ["game", "move", "skid", "speed"]
+    game = next(c for c in payload if c["name"] == "game")
+    assert sorted(o["name"] for o in game["options"]) == ["end", "join", "new", "start", "status"]
+    assert all(o["type"] == 1 for o in game["options"])
+
+    for command in payload:
+        nodes = [command, *_walk_options(command)]
+        for node in nodes:
+            name = node["name"]
+            assert name == name.lower() and 1 <= len(name) <= 32, name
+            assert 1 <= len(node["description"]) <= 100, node
+            assert len(node.get("options") or ()) <= 25, name
+            choices = node.get("choices") or ()
+            assert len(choices) <= 25, name
+            for choice in choices:
+                assert 1 <= len(choice["name"]) <= 100 and len(str(choice["value"])) <= 100
+        assert _characters(command) < 4000, command["name"]
+
+    new = next(o for o in game["options"] if o["name"] == "new")
+    ruleset = next(o for o in new["options"] if o["name"] == "ruleset")
+    assert ruleset["required"] and "speedway" in [c["value"] for c in ruleset["choices"]]
+    seed = next(o for o in new["options"] if o["name"] == "seed")
+    assert seed["type"] == 4 and seed["min_value"] == 0 and seed["max_value"] == 2**53 - 1
+
+
+async def test_sync_if_changed_syncs_once_then_skips(harness, monkeypatch):
+    calls: list[Any] = []
+
+    async def fake_sync(*, guild=None):
+        calls.append(guild)
+        return []
+
+    client = harness.client
+    monkeypatch.setattr(client.tree, "sync", fake_sync)
+
+    assert await client.sync_if_changed() is True
+    assert calls == [None]
+    assert await harness.store.get_meta("discord_commands_hash")
+    assert await client.sync_if_changed() is False
+    assert calls == [None]
+
+    # Scoping the commands to a guild is a different payload: it syncs there once, then skips.
+    client.guild_id = GUILD_ID
+    assert await client.sync_if_changed() is True
+    assert len(calls) == 2 and calls[1].id == GUILD_ID
+    assert await client.sync_if_changed() is False
+    assert len(calls) == 2
