@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import re
 import shlex
@@ -14,6 +15,8 @@ from typing import TextIO
 from bot.commands import CommandSyntaxError, parse
 from bot.service import Actor, GameService, Reply
 from bot.store import Store
+
+log = logging.getLogger("pitboss.cli")
 
 EXIT_OK, EXIT_REFUSED, EXIT_SYNTAX = 0, 1, 2
 DEFAULT_DB = "pitboss.db"
@@ -46,7 +49,12 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
     except CommandSyntaxError as exc:
         print(f"error: {exc}", file=stream)
         return EXIT_SYNTAX
-    reply = await service.execute(channel, actor, command)
+    try:
+        reply = await service.execute(channel, actor, command)
+    except Exception:  # a bug, not a refusal: log it, never show a traceback to the player
+        log.exception("command failed: %s", line)
+        print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
+        return EXIT_REFUSED
     return present(reply, channel, out_dir, stream)
 
 
@@ -168,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.mode != "run":
+        # Bugs go with their traceback to a log file (created only when needed); players see an apology.
+        handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if args.mode == "exec":
         if not args.command:
             print("error: give a command, e.g. /game status", file=sys.stderr)

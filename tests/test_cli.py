@@ -113,3 +113,17 @@ def test_verify_replays_every_game(tmp_path):
     run("alice", "/game join")
     result = run_pitboss("verify", "--db", run.db, cwd=tmp_path)
     assert result.returncode == 0 and "1 games checked, 0 mismatches" in result.stdout
+
+
+def test_a_bug_shows_an_apology_not_a_traceback(tmp_path):
+    import sqlite3
+
+    run = Exec(tmp_path)
+    run("alice", "/game new ruleset:speedway seed:9")
+    with sqlite3.connect(run.db) as db:  # a snapshot damaged outside Pitboss
+        db.execute("""UPDATE games SET state = '{"schema":1,"state":{"arena":7}}'""")
+    result = run("alice", "/game join")
+    assert result.returncode == 1
+    assert "something went wrong" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "Traceback" in (tmp_path / "pitboss-errors.log").read_text()
