@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
+from images import fonts
+
 Point = tuple[float, float]
 Colour = tuple[int, int, int]
 
@@ -26,11 +28,6 @@ def ink_on(fill: Colour) -> Colour:
     return (0, 0, 0) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
 
 
-def text_width(text: str, font: ImageFont.FreeTypeFont) -> float:
-    """Advance width of a one-line string."""
-    return font.getlength(text)
-
-
 def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.FreeTypeFont,
               fill, anchor: str = "la", **kwargs) -> None:
     """Draw text at `xy` with a Pillow anchor ('la' left-ascender, 'mm' middle, ...)."""
@@ -39,11 +36,18 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
 
 def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum: int = 12):
     """The largest bundled font no bigger than `size` that fits `text` into `max_width`."""
-    from images.fonts import font
-
-    while size > minimum and font(size, bold).getlength(text) > max_width:
+    while size > minimum and fonts.font(size, bold).getlength(text) > max_width:
         size -= 1
-    return font(size, bold)
+    return fonts.font(size, bold)
+
+
+def ellipsize(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> str:
+    """`text`, cut short with '…' if it is wider than `max_width`."""
+    if font.getlength(text) <= max_width:
+        return text
+    while text and font.getlength(text + "…") > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
@@ -77,7 +81,8 @@ def dashed_line(draw: ImageDraw.ImageDraw, a: Point, b: Point, fill, width: int,
     pos = 0.0
     while pos < length:
         end = min(pos + dash, length)
-        draw.line([(a[0] + ux * pos, a[1] + uy * pos), (a[0] + ux * end, a[1] + uy * end)], fill=fill, width=width)
+        start, stop = (a[0] + ux * pos, a[1] + uy * pos), (a[0] + ux * end, a[1] + uy * end)
+        draw.line([start, stop], fill=fill, width=width)
         pos = end + gap
 
 
@@ -101,17 +106,31 @@ def arrow(tail: Point, head: Point, shaft: float, head_length: float, head_width
     ]
 
 
-def smooth_sprite(width: int, height: int, paint: Callable[[ImageDraw.ImageDraw, float], None]) -> Image.Image:
+def smooth_sprite(width: int, height: int,
+                  paint: Callable[[ImageDraw.ImageDraw, float], None]) -> Image.Image:
     """An antialiased RGBA sprite: `paint(draw, scale)` draws at SUPERSAMPLE times, then it is shrunk."""
     big = Image.new("RGBA", (width * SUPERSAMPLE, height * SUPERSAMPLE), (0, 0, 0, 0))
     paint(ImageDraw.Draw(big), SUPERSAMPLE)
     return big.resize((width, height), Image.Resampling.BOX)
 
 
-def to_png(image: Image.Image, colours: int = 0) -> bytes:
-    """Encode deterministically (fixed compression, no metadata); optionally quantize to `colours`."""
+def to_png(image: Image.Image, colours: int = 256) -> bytes:
+    """Encode deterministically: fixed compression, no metadata, quantized to `colours` (0 keeps RGB)."""
     if colours:
-        image = image.quantize(colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        image = image.quantize(colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=7)
+    image.save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
+
+
+def chip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, text: str, font: ImageFont.FreeTypeFont,
+         fill=(17, 17, 17), ink=(255, 255, 255)) -> None:
+    """A round token with a number on it, like a game chip."""
+    x, y = centre
+    draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=fill)
+    draw.text((x, y), text, font=font, fill=ink, anchor="mm")
+
+
+def mix(a: Colour, b: Colour, share: float) -> Colour:
+    """`share` of colour `a` blended over colour `b`."""
+    return tuple(round(share * p + (1 - share) * q) for p, q in zip(a, b))

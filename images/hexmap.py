@@ -42,10 +42,8 @@ class HexLayout:
         """The six corners of `h`, counter-clockwise from the lower right; `scale` shrinks or grows."""
         cx, cy = self.center(h)
         radius = self.size * scale
-        return [
-            (cx + radius * math.cos(math.radians(60 * i - 30)), cy - radius * math.sin(math.radians(60 * i - 30)))
-            for i in range(6)
-        ]
+        angles = [math.radians(60 * i - 30) for i in range(6)]
+        return [(cx + radius * math.cos(a), cy - radius * math.sin(a)) for a in angles]
 
     def edge(self, h: tuple[int, int], direction: int) -> tuple[Point, Point]:
         """The side of `h` shared with its neighbour in `direction`."""

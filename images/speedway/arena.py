@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 
 from images.draw import draw_text
 from images.fonts import font
-from images.hexmap import HexLayout
+from images.hexmap import SQRT3, HexLayout
 from images.speedway import style
 from rules.hexgrid import DIRECTIONS, add, from_offset, label
 from rules.speedway import data
@@ -28,7 +28,7 @@ class MapFrame:
 def frame(arena_id: str) -> MapFrame:
     """The pixel frame of an arena's map."""
     arena = data.arena(arena_id)
-    layout = HexLayout(style.HEX, (style.MAP_SIDE + style.HEX * 0.8660254, style.MAP_END + style.HEX))
+    layout = HexLayout(style.HEX, (style.MAP_SIDE + SQRT3 / 2 * style.HEX, style.MAP_END + style.HEX))
     width = round(2 * style.MAP_SIDE + layout.width * (arena.columns + 0.5))
     height = round(2 * style.MAP_END + layout.row_height * (arena.rows - 1) + 2 * style.HEX)
     return MapFrame(layout, width, height)
@@ -44,16 +44,20 @@ def _bricks(draw: ImageDraw.ImageDraw, width: int, height: int) -> None:
 
 def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> None:
     bold = font(24, bold=True)
+
+    def put(xy, text):
+        draw_text(draw, xy, text, bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+
     ends = ((0, style.MAP_END / 2), (arena.rows - 1, mf.height - style.MAP_END / 2))
     for col in range(arena.columns):
         for row, y in ends:
-            letters = label(from_offset(col, row))[: -len(str(row + 1))]
+            letters = label(from_offset(col, row)).rstrip("0123456789")
             x = mf.layout.center(from_offset(col, row))[0]
-            draw_text(draw, (x, y), letters, bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+            put((x, y), letters)
     for row in range(arena.rows):
         y = mf.layout.center(from_offset(0, row))[1]
         for x in (style.MAP_SIDE / 2 + 2, mf.width - style.MAP_SIDE / 2 - 2):
-            draw_text(draw, (x, y), str(row + 1), bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+            put((x, y), str(row + 1))
 
 
 @cache
@@ -64,7 +68,7 @@ def base_layer(arena_id: str) -> Image.Image:
     image = Image.new("RGB", (mf.width, mf.height), style.WALL)
     draw = ImageDraw.Draw(image)
     _bricks(draw, mf.width, mf.height)
-    small = font(12)
+    small = font(13)
     open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
     for h in open_hexes:
         draw.polygon(mf.layout.corners(h), fill=style.FIELD, outline=style.GRID, width=2)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from images.draw import hex_colour
 
-HEX = 30                      # hex centre-to-corner, in pixels
-MAP_SIDE = 56                 # wall band left and right of the field (row numbers)
-MAP_END = 46                  # wall band above and below the field (column letters)
+HEX = 26                      # hex centre-to-corner, in pixels
+MAP_SIDE = 46                 # wall band left and right of the field (row numbers)
+MAP_END = 40                  # wall band above and below the field (column letters)
 PAD = 20                      # outer padding of caption and panel
 
 INK = hex_colour("#111111")
@@ -19,6 +19,7 @@ WALL = hex_colour("#3A3F44")
 BRICK = hex_colour("#50565C")
 WALL_TEXT = hex_colour("#FFFFFF")
 CROSSED = hex_colour("#A8A8A8")
+ZEBRA = hex_colour("#F2F2F2")
 GOOD = hex_colour("#00734D")
 BAD = hex_colour("#B03A00")
 

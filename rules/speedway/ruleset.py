@@ -124,9 +124,14 @@ def _set_speed(state: SpeedwayState, actor: str, action: SetSpeed):
     if not low <= action.value <= high:
         raise IllegalSpeed(f"{car.name} is at speed {car.speed}: Brakes {car.systems.rating('brakes')} and "
                            f"Engine {car.systems.rating('engine')} allow {low} to {high}.")
-    state = state.with_car(replace(car, speed=action.value))
-    state, more = after_speed_set(state)
-    return state, (SpeedSet(car.name, car.speed, action.value),) + more
+    events: tuple = (SpeedSet(car.name, car.speed, action.value),)
+    updated = replace(car, speed=action.value)
+    if action.value == 0 and not car.in_control:
+        # A car brought to a halt is no longer skidding (the same ruling as a slide that reaches 0).
+        updated = replace(updated, in_control=True, skid=None)
+        events += (ControlRegained(car.name),)
+    state, more = after_speed_set(state.with_car(updated))
+    return state, events + more
 
 
 def _move(state: SpeedwayState, actor: str, action: Move):
