@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -61,10 +62,14 @@ class GameService:
     def __init__(self, store: Store, render: Callable[[str, Any], bytes] = images.render):
         self._store = store
         self._render = render
-        self._channel_locks: dict[str, asyncio.Lock] = {}
+        # Weak values: a channel's lock lives only while some command holds or awaits it.
+        self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def _lock_for(self, channel: str) -> asyncio.Lock:
-        return self._channel_locks.setdefault(channel, asyncio.Lock())
+        lock = self._channel_locks.get(channel)
+        if lock is None:
+            lock = self._channel_locks[channel] = asyncio.Lock()
+        return lock
 
     async def execute(self, channel: str, actor: Actor, command: Command) -> Reply:
         """Run one command; game refusals and a busy database come back as private refusals."""

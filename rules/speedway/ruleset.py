@@ -22,6 +22,7 @@ from rules.speedway.state import Car, PendingSkid, Player, SpeedwayState
 from rules.speedway.turns import after_speed_set, begin_turn, finish_move
 
 SKID_CHOICES = ("accept", "resist")
+MAX_NAME_LENGTH = 32
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -48,7 +49,7 @@ def _join(state: SpeedwayState, actor: str, action: Join):
     designs = data.car_designs()
     if design_id not in designs:
         raise BadOption(f"No car design called '{design_id}'. Designs: {', '.join(designs)}.")
-    name = action.name.strip() or actor
+    name = action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH]
     if any(p.name == name for p in state.players):
         name = f"{name}#{len(state.players) + 1}"
     seat = len(state.players)
@@ -107,7 +108,8 @@ def _phase_hint(state: SpeedwayState) -> str:
         return f"{car.name} is skidding: answer with /skid choice:accept or /skid choice:resist."
     if not car.in_control:
         return f"{car.name} is out of control: /move maneuver:slide."
-    return f"{car.name} has {state.moves_left} Moves left: use /move."
+    moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
+    return f"{car.name} has {moves} left: use /move."
 
 
 def speed_range(car: Car) -> tuple[int, int]:
