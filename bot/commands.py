@@ -8,10 +8,13 @@ from dataclasses import dataclass, field
 
 from rules.engine import ruleset_ids
 from rules.speedway.driving import SLIDE, maneuver_choices
-from rules.speedway.ruleset import SKID_CHOICES
+from rules.speedway.ruleset import RAM_OUTCOMES, SKID_CHOICES
 from rules.speedway import data as speedway_data
 
 MAX_OPTION_LENGTH = 100
+WEAPON_MOUNTS = tuple(m.lower() for m in speedway_data.MOUNTS)
+# Commands that only read the game (answered privately, never logged).
+QUERIES = ("game status", "odds")
 
 
 class CommandSyntaxError(ValueError):
@@ -58,8 +61,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("seed", "int", "Dice seed, to replay a game exactly (random if omitted)",
                    min_value=0, max_value=2**53 - 1),
         OptionSpec("arena", "str", "Speedway arena", choices=speedway_data.arena_ids()),
+        OptionSpec("rounds", "int", "Declare a draw after this many rounds (no limit if omitted)",
+                   min_value=1, max_value=1000),
     )),
     CommandSpec("game join", "Take a seat in this channel's game", (
+        OptionSpec("car", "str", "Car design", choices=tuple(speedway_data.car_designs())),
+    )),
+    CommandSpec("game add-ai", "Seat a computer driver (host, before the start)", (
         OptionSpec("car", "str", "Car design", choices=tuple(speedway_data.car_designs())),
     )),
     CommandSpec("game start", "Start the game: place cars and roll the turn order (host)"),
@@ -74,9 +82,26 @@ COMMANDS: tuple[CommandSpec, ...] = (
                    choices=maneuver_choices() + (SLIDE,)),
         OptionSpec("skid", "str", "Answer a skid in advance", choices=SKID_CHOICES),
     )),
-    CommandSpec("skid", "Accept or resist the pending skid", (
-        OptionSpec("choice", "str", "accept: slide and stay in control; resist: Driver Roll",
+    CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
+        OptionSpec("choice", "str", "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",
                    required=True, choices=SKID_CHOICES),
+    )),
+    CommandSpec("fire", "Fire an offensive weapon at a car", (
+        OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS),
+        OptionSpec("target", "str", "The target car or its driver", required=True),
+    )),
+    CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
+        OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
+    )),
+    CommandSpec("end", "End your car's movement once its Moves are spent"),
+    CommandSpec("ram", "Choose the ramming outcome after winning the roll-off", (
+        OptionSpec("outcome", "str", "A: the attacker must turn next; B: the defender pivots away",
+                   required=True, choices=RAM_OUTCOMES),
+    )),
+    CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
+        OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS),
+        OptionSpec("target", "str", "The target car or its driver"),
+        OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices()),
     )),
 )
 

@@ -8,15 +8,16 @@ text set) for accepted actions, ephemeral messages for refusals, a generic apolo
 from __future__ import annotations
 
 import hashlib
+import inspect
 import io
 import json
 import logging
-from typing import Any
+from typing import Any, Optional
 
 import discord
 from discord import app_commands
 
-from bot.commands import BY_NAME, CommandSpec, CommandSyntaxError, coerce
+from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.service import Actor, GameService, Reply
 from bot.store import Store
 
@@ -133,67 +134,51 @@ class PitbossClient(discord.Client):
             log.exception("could not send the apology")
 
 
-def _choices(spec: CommandSpec, option: str) -> list[app_commands.Choice[str]]:
-    found = next(o for o in spec.options if o.name == option)
-    return [app_commands.Choice(name=c, value=c) for c in found.choices]
+def _annotation(option: OptionSpec) -> Any:
+    """The discord.py parameter type for an option, with its range or length limits."""
+    if option.kind == "int":
+        low = option.min_value if option.min_value is not None else -(2**53)
+        high = option.max_value if option.max_value is not None else 2**53
+        base: Any = app_commands.Range[int, low, high]
+    elif option.choices:
+        base = str
+    else:
+        base = app_commands.Range[str, 1, MAX_OPTION_LENGTH]
+    return base if option.required else Optional[base]
 
 
-def _describe(spec: CommandSpec) -> dict[str, str]:
-    return {o.name: o.description for o in spec.options}
+def make_command(spec: CommandSpec, client: "PitbossClient") -> app_commands.Command:
+    """A slash command generated from the shared grammar, so Discord and the CLI never drift apart."""
+    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=discord.Interaction)]
+    for option in spec.options:
+        parameters.append(inspect.Parameter(
+            option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=_annotation(option),
+            default=inspect.Parameter.empty if option.required else None))
+
+    async def callback(interaction: discord.Interaction, **values: Any) -> None:
+        await client.run_command(interaction, spec.name, values)
+
+    callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    choices = {o.name: [app_commands.Choice(name=c, value=c) for c in o.choices]
+               for o in spec.options if o.choices}
+    if choices:
+        callback = app_commands.choices(**choices)(callback)
+    if spec.options:
+        callback = app_commands.describe(**{o.name: o.description for o in spec.options})(callback)
+    return app_commands.Command(name=spec.path[-1], description=spec.description, callback=callback)
 
 
-def build_commands(tree: app_commands.CommandTree, client: PitbossClient) -> None:
-    """Register /game (new, join, start, status, end), /speed, /move and /skid on `tree`."""
+def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> None:
+    """Register every command of the grammar: /game subcommands as a group, the rest top level."""
     game = app_commands.Group(name="game", description="Create, join, start, show and end games")
-    spec = BY_NAME
-
-    @game.command(name="new", description=spec["game new"].description)
-    @app_commands.describe(**_describe(spec["game new"]))
-    @app_commands.choices(ruleset=_choices(spec["game new"], "ruleset"),
-                          arena=_choices(spec["game new"], "arena"))
-    async def game_new(interaction: discord.Interaction, ruleset: str,
-                       seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
-                       arena: str | None = None) -> None:
-        await client.run_command(interaction, "game new", {"ruleset": ruleset, "seed": seed, "arena": arena})
-
-    @game.command(name="join", description=spec["game join"].description)
-    @app_commands.describe(**_describe(spec["game join"]))
-    @app_commands.choices(car=_choices(spec["game join"], "car"))
-    async def game_join(interaction: discord.Interaction, car: str | None = None) -> None:
-        await client.run_command(interaction, "game join", {"car": car})
-
-    @game.command(name="start", description=spec["game start"].description)
-    async def game_start(interaction: discord.Interaction) -> None:
-        await client.run_command(interaction, "game start", {})
-
-    @game.command(name="status", description=spec["game status"].description)
-    async def game_status(interaction: discord.Interaction) -> None:
-        await client.run_command(interaction, "game status", {})
-
-    @game.command(name="end", description=spec["game end"].description)
-    async def game_end(interaction: discord.Interaction) -> None:
-        await client.run_command(interaction, "game end", {})
-
-    @app_commands.command(name="speed", description=spec["speed"].description)
-    @app_commands.describe(**_describe(spec["speed"]))
-    async def speed(interaction: discord.Interaction, value: app_commands.Range[int, 0, 99]) -> None:
-        await client.run_command(interaction, "speed", {"value": value})
-
-    @app_commands.command(name="move", description=spec["move"].description)
-    @app_commands.describe(**_describe(spec["move"]))
-    @app_commands.choices(maneuver=_choices(spec["move"], "maneuver"), skid=_choices(spec["move"], "skid"))
-    async def move(interaction: discord.Interaction, maneuver: str, skid: str | None = None) -> None:
-        await client.run_command(interaction, "move", {"maneuver": maneuver, "skid": skid})
-
-    @app_commands.command(name="skid", description=spec["skid"].description)
-    @app_commands.describe(**_describe(spec["skid"]))
-    @app_commands.choices(choice=_choices(spec["skid"], "choice"))
-    async def skid(interaction: discord.Interaction, choice: str) -> None:
-        await client.run_command(interaction, "skid", {"choice": choice})
-
+    for spec in COMMANDS:
+        command = make_command(spec, client)
+        if spec.path[0] == "game":
+            game.add_command(command)
+        else:
+            tree.add_command(command)
     tree.add_command(game)
-    for command in (speed, move, skid):
-        tree.add_command(command)
 
 
 def run_bot(token: str, db_path: str, guild_id: str | None = None) -> None:

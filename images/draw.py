@@ -134,3 +134,33 @@ def chip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, text: str, fon
 def mix(a: Colour, b: Colour, share: float) -> Colour:
     """`share` of colour `a` blended over colour `b`."""
     return tuple(round(share * p + (1 - share) * q) for p, q in zip(a, b))
+
+
+def smooth_overlay(image: Image.Image, box: tuple[int, int, int, int],
+                   paint: Callable[[ImageDraw.ImageDraw, Callable[[Point], Point], float], None],
+                   scale: int = 2) -> None:
+    """Antialiased drawing over the `box` region of `image`: `paint(draw, to_px, scale)` draws at `scale`
+    times, mapping image points through `to_px`; the result is shrunk and composited in place."""
+    left, top, right, bottom = box
+    left, top = max(0, left), max(0, top)
+    right, bottom = min(image.width, right), min(image.height, bottom)
+    if right <= left or bottom <= top:
+        return
+    layer = Image.new("RGBA", ((right - left) * scale, (bottom - top) * scale), (0, 0, 0, 0))
+
+    def to_px(p: Point) -> Point:
+        return ((p[0] - left) * scale, (p[1] - top) * scale)
+    paint(ImageDraw.Draw(layer), to_px, scale)
+    layer = layer.resize((right - left, bottom - top), Image.Resampling.BOX)
+    image.paste(layer, (left, top), layer)
+
+
+def star(centre: Point, outer: float, inner: float, points: int, turn: float = 0.0) -> list[Point]:
+    """A star polygon with `points` spikes around `centre`, rotated by `turn` radians."""
+    x, y = centre
+    out = []
+    for i in range(2 * points):
+        radius = outer if i % 2 == 0 else inner
+        a = turn + math.pi * i / points
+        out.append((x + radius * math.cos(a), y + radius * math.sin(a)))
+    return out

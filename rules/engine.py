@@ -34,6 +34,8 @@ class Ruleset:
     is_finished: Callable[[Any], bool]
     acting_players: Callable[[Any], tuple[str, ...]]
     prompt: Callable[[Any], str]
+    query: Callable[[Any, str, dict[str, Any]], str]  # read-only questions such as /odds
+    computer_command: Callable[[Any, str], str | None]  # what a computer seat plays now
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,

@@ -43,3 +43,11 @@ class TableFull(GameError):
 
 class GameOver(GameError):
     """The game has finished and accepts no more actions."""
+
+
+class IllegalShot(GameError):
+    """The weapon cannot fire at that target now (arc, range, sight, already fired, destroyed)."""
+
+
+class IllegalDeployment(GameError):
+    """A defensive weapon cannot be deployed now."""

@@ -429,9 +429,9 @@ def _walk_options(command: dict):
 async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
-    assert names == ["game", "move", "skid", "speed"]
+    assert names == ["drop", "end", "fire", "game", "move", "odds", "ram", "skid", "speed"]
     game = next(c for c in payload if c["name"] == "game")
-    assert sorted(o["name"] for o in game["options"]) == ["end", "join", "new", "start", "status"]
+    assert sorted(o["name"] for o in game["options"]) == ["add-ai", "end", "join", "new", "start", "status"]
     assert all(o["type"] == 1 for o in game["options"])
 
     for command in payload:

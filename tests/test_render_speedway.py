@@ -15,7 +15,9 @@ from images.speedway.arena import frame
 from rules.dice import DiceState
 from rules.speedway import data
 from rules.speedway.cars import new_car
-from rules.speedway.state import PendingSkid, Player, RollRecord, SpeedwayState
+from rules.hexgrid import parse_label
+from rules.speedway.state import (Hazard, PendingRam, PendingSkid, Player, RollRecord, ShotRecord,
+                                  SpeedwayState)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
@@ -61,6 +63,63 @@ def skidding(seats: int = 6) -> SpeedwayState:
         last_roll=RollRecord("c1", "tries to regain control", (2, 0, 3), 5, 10, False),
         last_action="bob slides one hex NW and loses 1 speed.\nbob tries to regain control and fails.",
     )
+
+
+COMBAT_DESIGNS = ("brawler", "sniper", "torch", "lancer", "bruiser", "torch")
+COMBAT_POSES = (("J8", "E"), ("P8", "W"), ("M11", "NE"), ("H13", "NE"), ("S10", "NW"), ("E5", "SE"))
+
+
+def _hazard(ident: int, kind: str, at: str, owner: str) -> Hazard:
+    return Hazard(ident, kind, parse_label(at), owner)
+
+
+def combat(seats: int = 6) -> SpeedwayState:
+    """A busy fight: cars in the middle, hazards down, fire, a wreck, weapons fired and spent, a shot."""
+    designs = data.car_designs()
+    players = tuple(Player(f"p{i}", NAMES[i], ai=i in (3, 5)) for i in range(seats))
+    cars = []
+    for i in range(seats):
+        car = new_car(designs[COMBAT_DESIGNS[i]], f"c{i}", f"p{i}", NAMES[i], i)
+        front, facing = COMBAT_POSES[i]
+        cars.append(replace(car, front=parse_label(front), facing=("E", "NE", "NW", "W", "SW", "SE").index(facing),
+                            speed=1 + i, inertia=i % 4))
+    alice, bob = cars[0], cars[1]
+    cars[0] = replace(alice, fired=("Front",), fire_chips=0,
+                      weapons=(alice.weapons[0], replace(alice.weapons[1], charges=1)))
+    bob_systems = replace(bob.systems, armor=bob.systems.armor.cross(3), engine=bob.systems.engine.cross(1))
+    cars[1] = replace(bob, fire_chips=2, systems=bob_systems, in_control=False, skid=1,
+                      weapons=(replace(bob.weapons[0], track=bob.weapons[0].track.cross(1)),
+                               replace(bob.weapons[1], charges=0)))
+    if seats > 3:
+        dave = cars[3]
+        cars[3] = replace(dave, out=True, speed=0, fire_chips=1,
+                          systems=replace(dave.systems, armor=dave.systems.armor.cross(6),
+                                          driver=dave.systems.driver.cross(6)))
+    if seats > 2:
+        cars[2] = replace(cars[2], must_turn=True, oil_drops_left=3,
+                          weapons=(cars[2].weapons[0], replace(cars[2].weapons[1], charges=1),
+                                   cars[2].weapons[2]))
+    hazards = (
+        _hazard(1, "mine", "I10", "c0"), _hazard(2, "mine", "K11", "c0"), _hazard(3, "oil", "L12", "c2"),
+        _hazard(4, "oil", "L13", "c2"), _hazard(5, "oil", "K13", "c2"), _hazard(6, "smoke", "Q8", "c1"),
+        _hazard(7, "smoke", "R7", "c1"), _hazard(8, "smoke", "R8", "c1"), _hazard(9, "mine", "O10", "c4"),
+        _hazard(10, "oil", "O10", "c2"),
+    )
+    return SpeedwayState(
+        arena="classic", host="p0", dice=DiceState(7), players=players, cars=tuple(cars), phase="movement",
+        order=tuple(p.id for p in players[-2:] + players[:-2]), round=2, active_car="c0", moves_left=1, moves_total=1,
+        hazards=hazards, next_hazard_id=11,
+        last_shot=ShotRecord("c0", "c1", "Vulcan Machine Gun (Front)", parse_label("J8"), parse_label("P8"), True),
+        last_roll=RollRecord("c0", "to hit bob", (4, 2, 6), 12, 9, True, dice="d6"),
+        last_action="alice fires the Vulcan Machine Gun (Front) at bob: hit. bob loses 3 armor and catches fire.",
+    )
+
+
+def _ram(state: SpeedwayState, chooser: str) -> PendingRam:
+    """alice (c0) has rammed bob (c1) and `chooser` won the roll-off."""
+    bob = state.car("c1")
+    return PendingRam(attacker="c0", defender="c1", struck=bob.front, chooser=chooser, front=bob.front,
+                      facing=state.car("c0").facing)
 
 
 def _open(png: bytes) -> Image.Image:
@@ -154,3 +213,91 @@ def test_out_of_control_marks_change_the_picture():
     sliding = state.with_car(replace(bob, in_control=False, skid=3))
     assert render_speedway(state) != render_speedway(sliding)
     assert render_speedway(sliding) != render_speedway(sliding.with_car(replace(bob, in_control=False, skid=4)))
+
+
+def test_same_combat_state_same_bytes():
+    state = combat()
+    assert render_speedway(state) == render_speedway(state)
+
+
+def test_busy_combat_picture_stays_small():
+    finished = replace(combat(), phase="finished", winner="p4", active_car=None)
+    ramming = replace(combat(), pending_ram=_ram(combat(), "p1"))
+    for state in (combat(), finished, ramming):
+        assert len(render_speedway(state)) < 250_000
+
+
+def test_hazards_change_the_picture():
+    state = combat()
+    base = render_speedway(replace(state, hazards=()))
+    for hazard in state.hazards:
+        assert render_speedway(replace(state, hazards=(hazard,))) != base, hazard.kind
+
+
+def test_hazard_kinds_look_different():
+    state = replace(combat(), hazards=())
+    pictures = {kind: render_speedway(replace(state, hazards=(_hazard(1, kind, "K10", "c0"),)))
+                for kind in ("mine", "oil", "smoke")}
+    assert len(set(pictures.values())) == 3
+
+
+def test_last_shot_hit_and_miss_change_the_picture():
+    state = combat()
+    none = render_speedway(replace(state, last_shot=None))
+    hit = render_speedway(state)
+    miss = render_speedway(replace(state, last_shot=replace(state.last_shot, hit=False)))
+    assert len({none, hit, miss}) == 3
+
+
+def test_wrecked_car_changes_the_picture():
+    state = running()
+    bob = state.car("c1")
+    assert render_speedway(state) != render_speedway(state.with_car(replace(bob, out=True)))
+
+
+def test_fire_chips_change_the_picture():
+    state = running()
+    bob = state.car("c1")
+    one = render_speedway(state.with_car(replace(bob, fire_chips=1)))
+    two = render_speedway(state.with_car(replace(bob, fire_chips=2)))
+    assert len({render_speedway(state), one, two}) == 3
+
+
+def test_weapon_rows_show_charges_fired_and_disabled():
+    state = running()
+    alice = state.car("c0")
+    mines = alice.weapons[1]
+    pictures = {
+        render_speedway(state),
+        render_speedway(state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=1))))),
+        render_speedway(state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=0))))),
+        render_speedway(state.with_car(replace(alice, fired=("Front",)))),
+    }
+    assert len(pictures) == 4
+
+
+def test_winner_banner_changes_the_picture():
+    state = replace(running(), phase="finished", active_car=None)
+    pictures = {render_speedway(replace(state, winner=w, ended_by=e))
+                for w, e in ((None, None), ("p0", None), ("p1", None), (None, "alice"))}
+    assert len(pictures) == 4
+
+
+def test_ramming_prompt_and_must_turn_change_the_picture():
+    state = running()
+    ram = replace(state, pending_ram=_ram(state, "p1"))
+    turn = state.with_car(replace(state.car("c0"), must_turn=True))
+    assert len({render_speedway(state), render_speedway(ram), render_speedway(turn)}) == 3
+
+
+def test_driver_dice_and_d6_look_different():
+    state = skidding()
+    d6 = replace(state, last_roll=replace(state.last_roll, faces=(2, 1, 3), dice="d6"))
+    driver = replace(state, last_roll=replace(state.last_roll, faces=(2, 1, 3), dice="driver"))
+    assert render_speedway(d6) != render_speedway(driver)
+
+
+def test_ai_players_are_tagged():
+    state = running()
+    ai = replace(state, players=(state.players[0], replace(state.players[1], ai=True)))
+    assert render_speedway(state) != render_speedway(ai)

@@ -1,10 +1,11 @@
-"""The caption above the map: round, whose turn and phase, the last action and the last roll's dice."""
+"""The caption above the map: round, whose turn and phase, a winner banner, who must decide what,
+the last action and the last roll's dice."""
 
 from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from images.draw import draw_text, fit_font, wrap
+from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.speedway import style
 from rules.speedway import data
@@ -18,6 +19,14 @@ TITLE = 36
 LINE = 34
 DIE = 44
 MAX_LINES = 4
+BANNER = 92
+PROMPT = 44
+# Pip positions on a d6 face, in thirds of the face from its centre.
+PIPS = {
+    1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)), 5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)),
+}
 
 
 def _name_of(state: SpeedwayState, ident: str | None) -> str:
@@ -30,19 +39,71 @@ def _name_of(state: SpeedwayState, ident: str | None) -> str:
     return next((c.name for c in state.cars if c.id == ident), ident)
 
 
+def _colour_of(state: SpeedwayState, ident: str | None):
+    """The colour of a car, or of a player's first car; None when neither is known."""
+    car = next((c for c in state.cars if c.id == ident), None) or next(iter(state.cars_of(ident or "")), None)
+    return style.car_colour(car.colour) if car else None
+
+
 def _title(state: SpeedwayState) -> str:
     arena = data.arena(state.arena).name
     if state.phase == "lobby":
         return f"{arena} · Lobby · {len(state.players)} seated"
     if state.phase == "finished":
-        if state.winner:
-            return f"Game over · {_name_of(state, state.winner)} wins"
-        return "Game over" + (f" · ended by {state.ended_by}" if state.ended_by else "")
+        return f"{arena} · Game over after round {state.round + 1}"
     phase = PHASES.get(state.phase, state.phase)
+    if state.pending_ram:
+        phase = "Ramming"
     text = f"Round {state.round + 1} · {_name_of(state, state.active_player)}'s turn · {phase}"
     if state.phase == "movement" and state.moves_total:
         text += f" · {state.moves_left}/{state.moves_total} moves left"
     return text
+
+
+def _banner(state: SpeedwayState) -> tuple[str, tuple[int, int, int]] | None:
+    """The big end-of-game line and its colour: the winner in their colour, else who ended it, else a draw."""
+    if state.phase != "finished":
+        return None
+    if state.winner:
+        return f"{_name_of(state, state.winner)} WINS", _colour_of(state, state.winner) or style.GOOD
+    if state.ended_by:
+        return f"Ended by {state.ended_by}", style.CROSSED
+    return "Draw", style.CROSSED
+
+
+def _prompts(state: SpeedwayState) -> list[tuple[str, str | None]]:
+    """Bold lines saying who must decide what now, each with the id whose colour marks it."""
+    prompts = []
+    ram = state.pending_ram
+    if ram:
+        rammer, rammed, chooser = (_name_of(state, i) for i in (ram.attacker, ram.defender, ram.chooser))
+        prompts.append((f"{rammer} rammed {rammed} · {chooser} must choose outcome A or B", ram.chooser))
+    active = next((c for c in state.cars if c.id == state.active_car), None)
+    if active and active.must_turn and state.phase not in ("lobby", "finished"):
+        prompts.append((f"{active.name} must Turn on the next Move", active.id))
+    return prompts
+
+
+def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, colour) -> None:
+    """One die at (x, y): a white Driver die with its number and a stripe in the roller's colour, or an
+    ordinary black d6 with white pips."""
+    box = (x, y, x + DIE, y + DIE)
+    if kind == "d6" and face in PIPS:
+        draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
+        third, pip = DIE * 0.27, 4.6
+        cx, cy = x + DIE / 2, y + DIE / 2
+        for px, py in PIPS[face]:
+            draw.ellipse((cx + px * third - pip, cy + py * third - pip, cx + px * third + pip,
+                          cy + py * third + pip), fill=style.PAPER)
+        return
+    if kind == "d6":   # a face with no pips to show: a black die with the number
+        draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
+        draw_text(draw, (x + DIE / 2, y + DIE / 2 - 1), str(face), font(28, bold=True), style.PAPER, "mm")
+        return
+    draw.rounded_rectangle(box, radius=8, fill=style.PAPER, outline=style.INK, width=3)
+    if colour:
+        draw.rectangle((x + 3, y + DIE - 9, x + DIE - 3, y + DIE - 4), fill=colour)
+    draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(28, bold=True), style.INK, "mm")
 
 
 def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, x: float, y: float, width: float) -> None:
@@ -50,17 +111,13 @@ def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, x: float, y: float, w
     body, bold = font(26), font(26, bold=True)
     cy = y + DIE / 2
     who = _name_of(state, roll.car)
-    colour = next((style.car_colour(c.colour) for c in state.cars if c.id == roll.car), style.PAPER)
+    colour = _colour_of(state, roll.car)
     lead = f"{who} {roll.purpose}:".strip()
     lead_font = fit_font(lead, 26, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
     x += lead_font.getlength(lead) + 14
-    digits = font(28, bold=True)
     for face in roll.faces:
-        draw.rounded_rectangle((x, y, x + DIE, y + DIE), radius=8, fill=style.PAPER, outline=style.INK,
-                               width=3)
-        draw.rectangle((x + 3, y + DIE - 9, x + DIE - 3, y + DIE - 4), fill=colour)
-        draw_text(draw, (x + DIE / 2, cy - 2), str(face), digits, style.INK, "mm")
+        _die(draw, x, y, face, roll.dice, colour)
         x += DIE + 8
     sums = f"= {roll.total} vs {roll.target}  "
     draw_text(draw, (x + 6, cy), sums, body, style.INK, "lm")
@@ -69,12 +126,33 @@ def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, x: float, y: float, w
     draw_text(draw, (x, cy), verdict, bold, style.GOOD if roll.success else style.BAD, "lm")
 
 
+def _draw_banner(draw: ImageDraw.ImageDraw, text: str, fill, x: float, y: float, width: float) -> None:
+    draw.rounded_rectangle((x, y, x + width, y + BANNER), radius=14, fill=fill, outline=style.INK, width=5)
+    big = fit_font(text, 64, width - 60, bold=True, minimum=30)
+    text = ellipsize(text, big, width - 60)
+    ink = ink_on(fill)
+    draw_text(draw, (x + width / 2, y + BANNER / 2 + 2), text, big, ink, "mm",
+              stroke_width=2 if ink == style.PAPER else 0, stroke_fill=style.INK)
+
+
+def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: float, width: float) -> None:
+    draw.rounded_rectangle((x, y, x + width, y + PROMPT - 6), radius=8, fill=style.HIGHLIGHT, outline=style.INK,
+                           width=3)
+    draw.rounded_rectangle((x + 6, y + 6, x + 30, y + PROMPT - 12), radius=5, fill=colour or style.INK,
+                           outline=style.INK, width=2)
+    bold = fit_font(text, 28, width - 56, bold=True, minimum=16)
+    draw_text(draw, (x + 42, y + (PROMPT - 6) / 2), ellipsize(text, bold, width - 56), bold, style.INK, "lm")
+
+
 def render_caption(state: SpeedwayState, width: int) -> Image.Image:
     """The caption strip, `width` pixels wide."""
     inner = width - 2 * style.PAD
     body = font(26)
     lines = wrap(state.last_action, body, inner, MAX_LINES) if state.last_action else []
-    height = style.PAD + TITLE + 12 + LINE * len(lines) + (DIE + 14 if state.last_roll else 0) + style.PAD - 4
+    banner = _banner(state)
+    prompts = _prompts(state)
+    height = (style.PAD + TITLE + 12 + (BANNER + 14 if banner else 0) + PROMPT * len(prompts)
+              + LINE * len(lines) + (DIE + 14 if state.last_roll else 0) + style.PAD - 4)
     image = Image.new("RGB", (width, height), style.PAPER)
     draw = ImageDraw.Draw(image)
     title = _title(state)
@@ -88,6 +166,12 @@ def render_caption(state: SpeedwayState, width: int) -> Image.Image:
     title_font = fit_font(title, TITLE, width - x - style.PAD, bold=True)
     draw_text(draw, (x, y + TITLE / 2), title, title_font, style.INK, "lm")
     y += TITLE + 12
+    if banner:
+        _draw_banner(draw, banner[0], banner[1], style.PAD, y, inner)
+        y += BANNER + 14
+    for text, ident in prompts:
+        _draw_prompt(draw, text, _colour_of(state, ident), style.PAD, y, inner)
+        y += PROMPT
     for line in lines:
         draw_text(draw, (style.PAD, y + LINE / 2), line, body, style.INK, "lm")
         y += LINE

@@ -1,4 +1,5 @@
-"""Cars on the map: two-hex counters with a facing chevron, skid arrows, pending-skid ghosts, name tags."""
+"""Cars on the map: two-hex counters with a facing chevron, wrecks and fire badges, skid arrows,
+pending-skid ghosts, name tags; hazards below the cars and the last shot above them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from images.draw import arrow, chip, dashed_polygon, draw_text, ellipsize, mix, 
 from images.fonts import font
 from images.hexmap import SQRT3, HexLayout, unit
 from images.speedway import style
+from images.speedway.combat import draw_hazards, draw_shot
 from rules.hexgrid import step
 from rules.speedway.state import Car, SpeedwayState
 
@@ -46,28 +48,66 @@ def _placer(facing: int, scale: float):
     return place
 
 
+def _teardrop(x: float, y: float, w: float, h: float, curl: float) -> list[tuple[float, float]]:
+    """A flame outline: a round bottom of radius `w` centred on (x, y), sides rising `h` to a curled tip."""
+    bottom = [(x + w * math.cos(math.pi * k / 12), y + w * math.sin(math.pi * k / 12)) for k in range(13)]
+    rise = [k / 10 for k in range(1, 10)]
+    left = [(x - w * (1 - t) ** 0.7 + curl * t * t, y - h * t) for t in rise]
+    right = [(x + w * (1 - t) ** 0.7 + curl * t * t, y - h * t) for t in reversed(rise)]
+    return bottom + left + [(x + curl, y - h)] + right
+
+
+def paint_flame(draw: ImageDraw.ImageDraw, centre: tuple[float, float], size: float) -> None:
+    """A flame mark about `size` tall, centred on `centre`: orange with a yellow core, outlined in ink."""
+    w, h = 0.3 * size, 0.7 * size
+    x, y = centre[0], centre[1] + (h - w) / 2
+    draw.polygon(_teardrop(x, y, w, h, 0.12 * size), fill=style.FLAME, outline=style.INK,
+                 width=max(1, round(0.07 * size)))
+    draw.polygon(_teardrop(x, y + 0.4 * w, 0.55 * w, 0.55 * h, 0.05 * size), fill=style.FLAME_CORE)
+
+
 @cache
-def counter_sprite(colour: int, facing: int, active: bool, in_control: bool) -> Image.Image:
-    """The counter of a car, centred in a square sprite, its chevron pointing along `facing`."""
-    fill = style.car_colour(colour)
+def counter_sprite(colour: int, facing: int, active: bool, in_control: bool, out: bool = False,
+                   fire: int = 0) -> Image.Image:
+    """The counter of a car, centred in a square sprite, its chevron pointing along `facing`; a wreck is
+    greyed and crossed out, a burning car wears a flame badge."""
+    fill = style.wreck_colour(colour) if out else style.car_colour(colour)
+    edge = style.MUTED if out else style.INK
 
     def paint(draw: ImageDraw.ImageDraw, scale: float) -> None:
         place = _placer(facing, scale)
         if active:
             draw.polygon(place(_rounded_rect(HALF_LENGTH + HALO, HALF_WIDTH + HALO, 0.45)),
                          fill=style.PAPER, outline=style.INK, width=round(2.5 * scale))
-        draw.polygon(place(_rounded_rect(HALF_LENGTH, HALF_WIDTH, 0.22)), fill=fill,
-                     outline=style.INK, width=round(3.5 * scale))
-        draw.line(place([(0, HALF_WIDTH), (0, -HALF_WIDTH)]), fill=style.INK, width=round(2 * scale))
+        body = _rounded_rect(HALF_LENGTH, HALF_WIDTH, 0.22)
+        draw.polygon(place(body), fill=fill, outline=edge, width=round(3.5 * scale))
+        draw.line(place([(0, HALF_WIDTH), (0, -HALF_WIDTH)]), fill=edge, width=round(2 * scale))
         tip = SQRT3 / 2 + 0.64
         draw.polygon(place([(tip, 0), (tip - 0.8, 0.52), (tip - 0.56, 0), (tip - 0.8, -0.52)]),
-                     fill=style.PAPER, outline=style.INK, width=round(2.5 * scale))
-        if not in_control:
+                     fill=style.WRECK if out else style.PAPER, outline=edge, width=round(2.5 * scale))
+        if out:
+            a, b = HALF_LENGTH - 0.3, HALF_WIDTH - 0.12
+            for line in ([(-a, b), (a, -b)], [(-a, -b), (a, b)]):
+                draw.line(place(line), fill=style.PAPER, width=round(9 * scale))
+            for line in ([(-a, b), (a, -b)], [(-a, -b), (a, b)]):
+                draw.line(place(line), fill=style.INK, width=round(5 * scale))
+        if not in_control and not out:
             centre = place([(-SQRT3 / 2, 0)])[0]
             radius = 0.45 * style.HEX * scale
             draw.ellipse([centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius],
                          fill=style.INK, outline=style.PAPER, width=round(2 * scale))
             draw_text(draw, centre, "!", font(round(19 * scale), bold=True), style.PAPER, "mm")
+        if fire:
+            centre = place([(0.12, HALF_WIDTH)])[0]   # a sticker on the counter's left flank
+            radius = 0.52 * style.HEX * scale
+            draw.ellipse([centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius],
+                         fill=style.PAPER, outline=style.INK, width=round(2 * scale))
+            paint_flame(draw, centre, 1.5 * radius)
+            if fire > 1:
+                at = (centre[0] + 0.78 * radius, centre[1] + 0.72 * radius)
+                small = 0.52 * radius
+                draw.ellipse([at[0] - small, at[1] - small, at[0] + small, at[1] + small], fill=style.INK)
+                draw_text(draw, at, str(fire), font(round(11 * scale), bold=True), style.PAPER, "mm")
     return smooth_sprite(SPRITE, SPRITE, paint)
 
 
@@ -124,10 +164,12 @@ def draw_cars(image: Image.Image, state: SpeedwayState,
     ghost_car, ghosts = _ghost_hexes(state)
     for h in ghosts:
         draw.polygon(layout.corners(h, 0.92), fill=mix(style.car_colour(ghost_car.colour), style.FIELD, 0.45))
+    hazards = draw_hazards(image, state, layout)
     placed = [c for c in state.cars if c.front is not None]
-    boxes, marks = {}, []
-    for car in placed:
-        sprite = counter_sprite(car.colour, car.facing, car.id == state.active_car, car.in_control)
+    boxes, marks = {}, list(hazards)
+    for car in sorted(placed, key=lambda c: not c.out):   # wrecks underneath the cars still running
+        sprite = counter_sprite(car.colour, car.facing, car.id == state.active_car, car.in_control,
+                                car.out, min(car.fire_chips, 9))
         boxes[car.id] = _paste(image, sprite, midpoint(car, layout))
     for h in ghosts:
         corners = layout.corners(h, 0.92)
@@ -136,9 +178,10 @@ def draw_cars(image: Image.Image, state: SpeedwayState,
         xs, ys = [p[0] for p in corners], [p[1] for p in corners]
         marks.append((min(xs), min(ys), max(xs), max(ys)))
     for car in placed:
-        if not car.in_control and car.skid is not None:
+        if not car.in_control and car.skid is not None and not car.out:
             sprite = arrow_sprite(car.facing, car.skid, car.id == state.active_car)
             marks.append(_paste(image, sprite, midpoint(car, layout)))
+    marks.extend(draw_shot(image, state, layout))
     return boxes, marks
 
 
@@ -158,6 +201,24 @@ def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, 
     return min(boxes, key=lambda box: sum(_overlap(box, t) for t in taken))
 
 
+def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_font, taken: list[Box],
+               counter: Box, size: tuple[int, int]) -> None:
+    """A wreck's tag: greyed, its name and an OUT mark instead of speed and inertia."""
+    w = name_font.getlength(name) + stat_font.getlength("OUT") + 46
+    h = 36
+    tag = _place(counter, w, h, taken, size)
+    taken.append(tag)
+    draw.rounded_rectangle(tag, radius=7, fill=style.ZEBRA, outline=style.MUTED, width=2)
+    draw.rectangle((tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), fill=style.car_colour(car.colour))
+    mid = tag[1] + h / 2
+    x = tag[0] + 15
+    draw_text(draw, (x, mid), name, name_font, style.MUTED, "lm")
+    x += name_font.getlength(name) + 8
+    draw.rounded_rectangle((x - 3, mid - 13, x + stat_font.getlength("OUT") + 4, mid + 13), radius=5,
+                           fill=style.INK)
+    draw_text(draw, (x, mid), "OUT", stat_font, style.PAPER, "lm")
+
+
 def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], marks: list[Box]) -> None:
     """Label each placed car with name, speed and inertia chip, beside its counter where it covers least."""
     draw = ImageDraw.Draw(image)
@@ -165,9 +226,14 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
     taken = list(boxes.values()) + marks
     for car in (c for c in state.cars if c.id in boxes):
         name = ellipsize(car.name, name_font, 240)
+        if car.out:
+            _wreck_tag(draw, car, name, name_font, stat_font, taken, boxes[car.id], image.size)
+            continue
         speed = f"{car.speed}▸"
         warn = "" if car.in_control else " ⚠"
         w = name_font.getlength(name) + stat_font.getlength(speed + warn) + 66
+        if car.fire_chips:
+            w += 26 + (stat_font.getlength(str(car.fire_chips)) + 4 if car.fire_chips > 1 else 0)
         h = 36
         tag = _place(boxes[car.id], w, h, taken, image.size)
         taken.append(tag)
@@ -182,3 +248,8 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
         x += stat_font.getlength(speed) + 17
         chip(draw, (x, mid), 13, str(car.inertia), chip_font)
         draw_text(draw, (x + 16, mid), warn, stat_font, style.INK, "lm")
+        if car.fire_chips:
+            x += 16 + stat_font.getlength(warn) + 16
+            paint_flame(draw, (x, mid - 1), 24)
+            if car.fire_chips > 1:
+                draw_text(draw, (x + 9, mid), str(car.fire_chips), stat_font, style.BAD, "lm")

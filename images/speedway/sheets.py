@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PIL import Image, ImageDraw
 
 from images.draw import chip, draw_text, ellipsize, fit_font, ink_on
 from images.fonts import font
 from images.speedway import style
+from images.speedway.counters import paint_flame
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.speedway import data
 from rules.speedway.state import Car, DamageTrack, SpeedwayState
@@ -20,10 +23,26 @@ BOX = 38
 SYSTEM_LABELS = ("Engine", "Brakes", "Suspension", "Driver", "Targeting", "Armor")
 
 
-def _rows(car: Car) -> list[tuple[str, DamageTrack, str]]:
-    """(label, boxes, note after the boxes) for each system, then each weapon with its mount."""
-    systems = [(text, getattr(car.systems, key), "") for text, key in zip(SYSTEM_LABELS, data.SYSTEMS)]
-    return systems + [(w.name, w.track, w.mount) for w in car.weapons]
+@dataclass(frozen=True)
+class Row:
+    """One line of a sheet: a system or a weapon with its damage boxes."""
+
+    text: str
+    track: DamageTrack
+    note: str = ""          # the weapon's mount
+    fired: bool = False     # a weapon fired this turn
+    working: bool = True
+
+
+def _rows(car: Car) -> list[Row]:
+    """Each system, then each weapon with its mount, charges left and whether it fired this turn."""
+    systems = [Row(text, getattr(car.systems, key)) for text, key in zip(SYSTEM_LABELS, data.SYSTEMS)]
+    weapons = [
+        Row(w.name if w.charges is None else f"{w.name} ×{w.charges}", w.track, w.mount,
+            w.mount in car.fired, w.working)
+        for w in car.weapons
+    ]
+    return systems + weapons
 
 
 def sheet_height(car: Car) -> int:
@@ -49,34 +68,75 @@ def _boxes(draw: ImageDraw.ImageDraw, x: float, y: float, track: DamageTrack) ->
     return x
 
 
+def _pill(draw: ImageDraw.ImageDraw, x: float, cy: float, text: str, pill_font, fill, ink,
+          outline=None) -> float:
+    """A small rounded label starting at `x`, centred on `cy`; returns the x just after it."""
+    w = pill_font.getlength(text) + 14
+    draw.rounded_rectangle((x, cy - 14, x + w, cy + 14), radius=6, fill=fill, outline=outline,
+                           width=2 if outline else 0)
+    draw_text(draw, (x + w / 2, cy + 1), text, pill_font, ink, "mm")
+    return x + w
+
+
 def _header(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, y: float,
             width: float) -> None:
-    fill = style.car_colour(car.colour)
+    colour = style.car_colour(car.colour)
+    fill = style.wreck_colour(car.colour) if car.out else colour
     ink = ink_on(fill)
     draw.rectangle((x, y, x + width, y + HEADER), fill=fill)
+    if car.out:   # a wreck keeps a stripe of its player colour
+        draw.rectangle((x, y, x + 10, y + HEADER), fill=colour)
     design = data.car_designs().get(car.design)
     right = design.name if design else car.design
     owner = state.player(car.owner)
     if owner and owner.name != car.name:
         right = f"{right} · {owner.name}"
+    badges = (["AI"] if owner and owner.ai else []) + (["OUT"] if car.out else [])
+    badge_font = font(19, bold=True)
+    badges_w = sum(badge_font.getlength(b) + 22 for b in badges)
     small, cy = font(22), y + HEADER / 2
     draw_text(draw, (x + width - 14, cy), right, small, ink, "rm")
     name = ("▶ " if car.id == state.active_car else "") + car.name
     where = f"  {label(car.front)} {DIRECTION_NAMES[car.facing % 6]}" if car.front is not None else ""
-    room = width - small.getlength(right) - small.getlength(where) - 44
+    room = width - small.getlength(right) - small.getlength(where) - badges_w - 44
     title = fit_font(name, 30, room, bold=True, minimum=24)
     name = ellipsize(name, title, room)
-    draw_text(draw, (x + 14, cy), name, title, ink, "lm")
-    draw_text(draw, (x + 14 + title.getlength(name), cy + 1), where, small, ink, "lm")
+    left = x + 14 + (6 if car.out else 0)
+    draw_text(draw, (left, cy), name, title, ink, "lm")
+    cursor = left + title.getlength(name) + 8
+    for badge in badges:
+        if badge == "OUT":
+            cursor = _pill(draw, cursor, cy, badge, badge_font, style.INK, style.PAPER) + 8
+        else:
+            cursor = _pill(draw, cursor, cy, badge, badge_font, style.PAPER, style.INK, style.INK) + 8
+    draw_text(draw, (cursor - 8, cy + 1), where, small, ink, "lm")
 
 
 def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: float) -> None:
-    body, bold, digits = font(24), font(24, bold=True), font(19, bold=True)
     cy = y + STATUS / 2 + 2
+    if car.out:
+        right, right_font = "Wrecked", font(24, bold=True)
+        draw_text(draw, (x + width - 14, cy), right, right_font, style.BAD, "rm")
+        right_w = right_font.getlength(right) + 14
+    elif car.in_control:
+        right, right_font = "In Control", font(24)
+        draw_text(draw, (x + width - 14, cy), right, right_font, style.GOOD, "rm")
+        right_w = right_font.getlength(right) + 14
+    else:
+        right_w = 0.0
+    size = 24
+    while True:   # the left-hand items shrink together until they leave room for the control mark
+        body, bold, digits = font(size), font(size, bold=True), font(size - 5, bold=True)
+        items = [("Speed ", f"{car.speed}▸", None), ("  Inertia ", str(car.inertia), style.INK)]
+        fire = f"On Fire ×{car.fire_chips}" if car.fire_chips else ""
+        turn = "must Turn" if car.must_turn else ""
+        needed = (sum(body.getlength(t) for t, _, _ in items) + bold.getlength(items[0][1]) + 28
+                  + (bold.getlength(fire) + 36 if fire else 0) + (bold.getlength(turn) + 30 if turn else 0))
+        control = 0 if right_w else 190
+        if size <= 16 or needed + right_w + control + 28 <= width:
+            break
+        size -= 1
     cursor = x + 14
-    items = [("Speed ", f"{car.speed}▸", None), ("  Inertia ", str(car.inertia), style.INK)]
-    if car.fire_chips:
-        items.append(("  Fire ", str(car.fire_chips), style.BAD))
     for text, value, chip_colour in items:
         draw_text(draw, (cursor, cy), text, body, style.INK, "lm")
         cursor += body.getlength(text)
@@ -86,8 +146,19 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
         else:
             chip(draw, (cursor + 14, cy), 14, value, digits, fill=chip_colour)
             cursor += 28
-    if car.in_control:
-        draw_text(draw, (x + width - 14, cy), "In Control", body, style.GOOD, "rm")
+    if fire:
+        cursor += 12
+        paint_flame(draw, (cursor + 10, cy - 1), 26)
+        draw_text(draw, (cursor + 24, cy), fire, bold, style.BAD, "lm")
+        cursor += 24 + bold.getlength(fire)
+    if turn:
+        cursor += 12
+        w = bold.getlength(turn) + 14
+        draw.rounded_rectangle((cursor, cy - 15, cursor + w, cy + 15), radius=6, outline=style.INK, width=2,
+                               fill=style.HIGHLIGHT)
+        draw_text(draw, (cursor + w / 2, cy), turn, bold, style.INK, "mm")
+        cursor += w
+    if right_w:
         return
     control = fit_font("OUT OF CONTROL", 20, x + width - cursor - 40, bold=True)
     w = control.getlength("OUT OF CONTROL") + 16
@@ -103,18 +174,23 @@ def _sheet(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, 
     _status(draw, car, x, y + HEADER, width)
     rows = _rows(car)
     rating_x = x + width - 14
-    boxes_x = rating_x - 34 - max(6, *(len(track.boxes) for _, track, _ in rows)) * BOX - 46
-    body = font(24)
-    for i, (text, track, note) in enumerate(rows):
+    boxes_x = rating_x - 34 - max(6, *(len(row.track.boxes) for row in rows)) * BOX - 46
+    body, tick = font(24), font(17, bold=True)
+    for i, row in enumerate(rows):
         top = y + HEADER + STATUS + i * ROW + 4
         if i % 2 == 0:
             draw.rectangle((x + 3, top - 2, x + width - 3, top + ROW - 2), fill=style.ZEBRA)
         cy = top + BOX / 2 - 1
-        draw_text(draw, (x + 14, cy), text, fit_font(text, 24, boxes_x - x - 24), style.INK, "lm")
-        end = _boxes(draw, boxes_x, top + 3, track)
-        after = f"→{track.after}" if track.after is not None else ""
-        draw_text(draw, (end + 4, cy), f"{after} {note}".strip(), body, style.MUTED, "lm")
-        rating = track.rating
+        draw_text(draw, (x + 14, cy), row.text, fit_font(row.text, 24, boxes_x - x - 24),
+                  style.MUTED if row.fired else style.INK, "lm")
+        end = _boxes(draw, boxes_x, top + 3, row.track)
+        after = f"→{row.track.after}" if row.track.after is not None else ""
+        note = f"{after} {row.note}".strip()
+        draw_text(draw, (end + 4, cy), note, body, style.MUTED, "lm")
+        if row.fired:
+            at = end + 4 + (body.getlength(note) + 8 if note else 0)
+            _pill(draw, at, cy, "✓ fired", tick, style.INK, style.PAPER)
+        rating = row.track.rating if row.working else None
         draw_text(draw, (rating_x, cy), "off" if rating is None else str(rating), font(28, bold=True),
                   style.BAD if rating is None else style.INK, "rm")
     draw.rectangle((x, y, x + width, y + height), outline=style.INK, width=6 if active else 2)

@@ -30,3 +30,22 @@ CAR_COLOURS = tuple(hex_colour(c) for c in ("#D55E00", "#0072B2", "#F0E442", "#0
 def car_colour(index: int):
     """The RGB colour of player colour `index` (wrapping past six)."""
     return CAR_COLOURS[index % len(CAR_COLOURS)]
+
+# Combat: hazard counters, the last shot, wrecks and fire.
+MINE = hex_colour("#2B2B2E")
+MINE_RIM = hex_colour("#000000")
+OIL = hex_colour("#2E1A47")
+OIL_SHEEN = hex_colour("#8A63C2")
+SMOKE = hex_colour("#7D858E")
+SMOKE_RIM = hex_colour("#4D545B")
+WRECK = hex_colour("#8C8C8C")
+FLAME = hex_colour("#F25C05")
+FLAME_CORE = hex_colour("#FFD23F")
+HIGHLIGHT = hex_colour("#FFF3B0")
+
+
+def wreck_colour(index: int):
+    """A wrecked car's colour: mostly grey, with a hint of its player colour so it can still be told apart."""
+    r, g, b = car_colour(index)
+    w = WRECK
+    return (round(0.3 * r + 0.7 * w[0]), round(0.3 * g + 0.7 * w[1]), round(0.3 * b + 0.7 * w[2]))

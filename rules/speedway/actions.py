@@ -58,3 +58,42 @@ class EndGame:
     """Stop the game (the host, or a server admin when `by_admin`)."""
 
     by_admin: bool = False
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class AddComputer:
+    """Seat a computer driver with a car design (host only)."""
+
+    car: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Fire:
+    """Fire an offensive weapon (by mount or name) at a target car (by car or player name)."""
+
+    weapon: str
+    target: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Drop:
+    """Deploy a defensive weapon (mines, oil, smoke) behind the car."""
+
+    weapon: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class EndTurn:
+    """Finish the active car's movement once its Moves are spent."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class ChooseRam:
+    """The ramming roll-off winner picks outcome A or B."""
+
+    outcome: str

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.speedway.data import CarDesign, TrackSpec
+from rules.speedway.data import CarDesign, TrackSpec, defensive_weapons
 from rules.speedway.state import Car, DamageTrack, Systems, Weapon
 
 
@@ -14,7 +14,9 @@ def new_car(design: CarDesign, car_id: str, owner: str, name: str, colour: int) 
     """A fresh, undamaged car of `design`, not yet placed on the map."""
     systems = Systems(**{key: _track(spec) for key, spec in design.systems.items()})
     weapons = tuple(
-        Weapon(w.name, w.mount, DamageTrack(boxes=w.boxes)) for w in design.weapons
+        Weapon(w.name, w.mount, DamageTrack(boxes=w.boxes),
+               charges=defensive_weapons()[w.name].charges if w.name in defensive_weapons() else None)
+        for w in design.weapons
     )
     return Car(
         id=car_id, owner=owner, name=name, design=design.id, colour=colour,

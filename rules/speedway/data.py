@@ -141,6 +141,10 @@ def car_designs() -> dict[str, CarDesign]:
         for weapon in weapons:
             if weapon.mount not in MOUNTS:
                 raise ValueError(f"car {design_id}: bad mount {weapon.mount}")
+            if weapon.name not in offensive_weapons() and weapon.name not in defensive_weapons():
+                raise ValueError(f"car {design_id}: unknown weapon {weapon.name}")
+        if len({w.mount for w in weapons}) != len(weapons):
+            raise ValueError(f"car {design_id}: one weapon per mount")
         designs[design_id] = CarDesign(design_id, spec["name"], spec["summary"], systems, weapons)
     return designs
 
@@ -179,3 +183,75 @@ def driver_die() -> tuple[int, ...]:
 def table_limits() -> dict:
     """Player counts, top speed and the default arena."""
     return _load("game.toml")
+
+
+@dataclass(frozen=True)
+class RangeBand:
+    """Damage dice for shots up to `up_to` hexes."""
+
+    up_to: int
+    dice: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OffensiveWeapon:
+    """An offensive weapon's table row: maximum range and damage dice per range band."""
+
+    name: str
+    max_range: int
+    bands: tuple[RangeBand, ...]
+
+    def dice_at(self, range_hexes: int) -> tuple[str, ...]:
+        """The damage dice for a hit at this range (empty beyond the maximum)."""
+        for band in self.bands:
+            if range_hexes <= band.up_to:
+                return band.dice
+        return ()
+
+
+@dataclass(frozen=True)
+class DefensiveWeapon:
+    """A defensive weapon: the hazard it lays and how many times it can."""
+
+    name: str
+    hazard: str
+    charges: int
+    follow_up_moves: int = 0
+
+
+@cache
+def offensive_weapons() -> dict[str, OffensiveWeapon]:
+    """The seed's nine offensive weapons by name."""
+    raw = _load("weapons.toml")["offensive"]
+    return {
+        name: OffensiveWeapon(name, spec["max_range"],
+                              tuple(RangeBand(band[0], tuple(band[1:])) for band in spec["bands"]))
+        for name, spec in raw.items()
+    }
+
+
+@cache
+def defensive_weapons() -> dict[str, DefensiveWeapon]:
+    """Mines, oil and smoke by weapon name."""
+    raw = _load("weapons.toml")["defensive"]
+    return {name: DefensiveWeapon(name, spec["hazard"], spec["charges"], spec.get("follow_up_moves", 0))
+            for name, spec in raw.items()}
+
+
+@cache
+def damage_dice() -> dict[str, tuple[str, ...]]:
+    """Faces of the blue, yellow, green, red and gray damage dice."""
+    return {colour: tuple(faces) for colour, faces in _load("dice.toml")["damage"].items()
+            if isinstance(faces, list) and colour != "armor_priority"}
+
+
+@cache
+def armor_priority() -> tuple[str, ...]:
+    """Which results Armor disregards first."""
+    return tuple(_load("dice.toml")["damage"]["armor_priority"])
+
+
+@cache
+def collision_rules() -> dict:
+    """Collision and hazard dice and constants (collisions.toml)."""
+    return _load("collisions.toml")

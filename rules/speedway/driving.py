@@ -1,4 +1,4 @@
-"""Driving: maneuver geometry, obstructions, slides and Driver Rolls (seed: Movement Phase)."""
+"""Driving: maneuver geometry, skid vectors and Driver Rolls (seed: Movement Phase)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from rules.dice import roll_faces
 from rules.errors import IllegalManeuver
-from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
+from rules.hexgrid import Hex, step
 from rules.speedway import data
-from rules.speedway.events import CarSlid, CarStopped, DiceRolled
+from rules.speedway.events import DiceRolled
 from rules.speedway.state import Car, RollRecord, SpeedwayState
 
 SIDES = {"left": 1, "right": -1}
@@ -57,42 +57,6 @@ def skids_at(maneuver: data.Maneuver, speed: int) -> bool:
 def counter_hexes(front: Hex, facing: int) -> tuple[Hex, Hex]:
     """Front and back hex of a counter with this front and facing."""
     return front, step(front, facing + 3)
-
-
-def obstruction(state: SpeedwayState, car_id: str, hexes: tuple[Hex, ...]) -> tuple[Hex, str] | None:
-    """The first hex among `hexes` a car cannot enter, and what is there; None when all are open."""
-    arena = data.arena(state.arena)
-    others = {h: c for c in state.cars if c.id != car_id for h in c.hexes}
-    for h in hexes:
-        if not arena.in_field(h):
-            return h, "hit the arena wall"
-        if h in arena.obstacles:
-            return h, f"hit the obstacle at {label(h)}"
-        if h in others:
-            return h, f"ran into {others[h].name}'s car at {label(h)}"
-    return None
-
-
-def stop_car(state: SpeedwayState, car: Car, reason: str) -> tuple[SpeedwayState, tuple]:
-    """The car stops where it is: speed 0, no Moves left, back In Control (seed: Collisions)."""
-    stopped = replace(car, speed=0, in_control=True, skid=None)
-    state = replace(state.with_car(stopped), moves_left=0)
-    return state, (CarStopped(car.name, label(car.front), reason),)
-
-
-def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[SpeedwayState, tuple, bool]:
-    """Translate the car one hex along `vector`; a blocked slide stops it instead.
-
-    Returns the new state, events, and whether the car is still moving.
-    """
-    front = step(car.front, vector)
-    hexes = counter_hexes(front, car.facing)
-    blocked = obstruction(state, car.id, hexes)
-    if blocked:
-        state, events = stop_car(state, car, blocked[1] + " while sliding")
-        return state, events, False
-    moved = replace(car, front=front)
-    return state.with_car(moved), (CarSlid(car.name, DIRECTION_NAMES[vector], label(front), reason),), True
 
 
 def driver_roll(state: SpeedwayState, car: Car, target: int, purpose: str,

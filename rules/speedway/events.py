@@ -83,10 +83,17 @@ class SkidPending:
     speed: int
     skid_speed: int
     direction: str
+    skid_applies: bool = True
+    swipe_target: str = ""
 
     def describe(self) -> str:
-        return (f"{self.car} is at speed {self.speed} (skid speed {self.skid_speed}): "
-                f"accept the skid {self.direction} or resist it.")
+        parts = []
+        if self.skid_applies:
+            parts.append(f"{self.car} is at speed {self.speed} (skid speed {self.skid_speed}): "
+                         f"accept the skid {self.direction} or resist it")
+        if self.swipe_target:
+            parts.append(f"{self.car} may spend a Move to swipe {self.swipe_target}")
+        return "; ".join(parts) + "."
 
 
 @EVENTS.register
@@ -100,11 +107,14 @@ class DiceRolled:
     total: int
     target: int
     success: bool
+    modifier: int = 0
 
     def describe(self) -> str:
         shown = " ".join(f"[{f}]" for f in self.faces) or "no dice"
-        verdict = "success" if self.success else "failure"
-        return (f"{self.car} {self.purpose}: {len(self.faces)} {self.dice} {shown} = {self.total} "
+        plus = f" + {self.modifier}" if self.modifier else ""
+        verdict = ("hit" if self.success else "miss") if self.dice == "d6" else (
+            "success" if self.success else "failure")
+        return (f"{self.car} {self.purpose}: {len(self.faces)} {self.dice} {shown}{plus} = {self.total} "
                 f"vs {self.target} -> {verdict} ({self.rule}).")
 
 
@@ -167,3 +177,174 @@ class GameEnded:
 
     def describe(self) -> str:
         return f"The game was ended by {self.by}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class DamageRolled:
+    car: str
+    source: str
+    dice: tuple[str, ...]
+    faces: tuple[str, ...]
+
+    def describe(self) -> str:
+        shown = " ".join(f"{c}[{f}]" for c, f in zip(self.dice, self.faces))
+        return f"Damage to {self.car} ({self.source}): {shown}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class ArmorDisregarded:
+    car: str
+    results: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.car}'s Armor disregards {' '.join(self.results)}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class DamageTaken:
+    car: str
+    effects: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.car} takes: {', '.join(self.effects)}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class CarWrecked:
+    car: str
+
+    def describe(self) -> str:
+        return f"{self.car} is OUT: no longer operable."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class WeaponFired:
+    car: str
+    weapon: str
+    target: str
+    range_hexes: int
+
+    def describe(self) -> str:
+        return f"{self.car} fires {self.weapon} at {self.target}, range {self.range_hexes}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class HazardLaid:
+    car: str
+    kind: str
+    at_hex: str
+
+    def describe(self) -> str:
+        return f"{self.car} lays {self.kind} at {self.at_hex}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class HazardRemoved:
+    kind: str
+    at_hex: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"The {self.kind} at {self.at_hex} is gone ({self.reason})."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class InertiaGained:
+    car: str
+    amount: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.car} gains {self.amount} inertia ({self.reason})."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class MineExploded:
+    at_hex: str
+
+    def describe(self) -> str:
+        return f"The mine at {self.at_hex} EXPLODES."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class Collided:
+    kind: str  # ram, swipe, slide, strike, glance
+    car: str
+    other: str
+    at_hex: str
+    collision_speed: int
+
+    def describe(self) -> str:
+        if self.kind == "ram":
+            return f"CRASH: {self.car} rams {self.other} at {self.at_hex} (collision speed {self.collision_speed})."
+        if self.kind == "swipe":
+            return f"{self.car} swipes {self.other}."
+        if self.kind == "slide":
+            return f"{self.car} slides into {self.other} at {self.at_hex} and stops."
+        if self.kind == "strike":
+            return f"{self.car} hits {self.other} head-on at {self.at_hex} (speed {self.collision_speed})."
+        return f"{self.car} glances off {self.other} at {self.at_hex}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class SpeedLostInCrash:
+    car: str
+    lost: int
+    speed: int
+
+    def describe(self) -> str:
+        return f"{self.car} loses {self.lost} speed; speed now {self.speed}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class CarRotated:
+    car: str
+    front: str
+    back: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.car} is turned to {self.front}-{self.back} ({self.reason})."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class FireChipsRemoved:
+    car: str
+    faces: tuple[str, ...]
+    removed: int
+    remaining: int
+
+    def describe(self) -> str:
+        shown = " ".join(f"red[{f}]" for f in self.faces)
+        return f"{self.car} fights the fire: {shown}; {self.removed} chip(s) out, {self.remaining} left."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class GameWon:
+    player: str
+
+    def describe(self) -> str:
+        return f"{self.player} WINS: the last car running."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class GameDrawn:
+    reason: str
+
+    def describe(self) -> str:
+        return f"The game is a draw: {self.reason}."

@@ -1,90 +1,46 @@
-"""Speedway as a Ruleset: setup, apply, legal actions, view and description (seed 000)."""
+"""Speedway as a Ruleset: setup, the turn's actions, legal actions, view and description (seed 000)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from rules.dice import DiceState, shuffle
+from rules.dice import DiceState
 from rules.engine import LegalAction, Ruleset
-from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotHost, NotSeated,
-                          NotYourTurn, TableFull, WrongPhase)
+from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotSeated, NotYourTurn,
+                          WrongPhase)
 from rules.hexgrid import DIRECTION_NAMES, label
-from rules.speedway import data
-from rules.speedway.actions import ACTIONS, AnswerSkid, EndGame, Join, Move, SetSpeed, Start
-from rules.speedway.cars import new_car
-from rules.speedway.driving import (SLIDE, counter_hexes, driver_roll, maneuver_choices,
-                                    maneuver_pose, obstruction, parse_maneuver, skid_vector, skids_at,
-                                    slide, stop_car)
-from rules.speedway.events import (EVENTS, CarManeuvered, ControlLost, ControlRegained, GameEnded,
-                                   GameStarted, PlayerJoined, SkidPending, SpeedLost, SpeedSet)
-from rules.speedway.state import Car, PendingSkid, Player, SpeedwayState
-from rules.speedway.turns import after_speed_set, begin_turn, finish_move
+from rules.speedway import ai, combat, data, hazards, lobby, movement
+from rules.speedway.actions import (ACTIONS, AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn,
+                                    Fire, Join, Move, SetSpeed, Start)
+from rules.speedway.collisions import resolve_ram, stop, swipe
+from rules.speedway.driving import (SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector,
+                                    skids_at)
+from rules.speedway.events import (EVENTS, CarStopped, ControlLost, ControlRegained, SkidPending,
+                                   SpeedLost, SpeedSet)
+from rules.speedway.hexes import skid_hexes
+from rules.speedway.odds import driver_chance
+from rules.speedway.state import Car, PendingSkid, SpeedwayState
+from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
 
-SKID_CHOICES = ("accept", "resist")
-MAX_NAME_LENGTH = 32
+SKID_CHOICES = ("accept", "resist", "swipe", "continue")
+RAM_OUTCOMES = ("A", "B")
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
-    """A new game in the lobby, on the chosen (or default) arena."""
+    """A new game in the lobby, on the chosen (or default) arena, with an optional round cap."""
     arena_id = options.get("arena") or data.table_limits()["default_arena"]
     try:
         data.arena(arena_id)
     except KeyError:
         raise BadOption(f"No arena called '{arena_id}'. Arenas: {', '.join(data.arena_ids())}.") from None
-    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed))
+    rounds = options.get("rounds")
+    if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
+        raise BadOption("rounds: must be a positive whole number.")
+    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed), max_rounds=rounds)
 
 
-# --- lobby -------------------------------------------------------------------------------------
-
-def _join(state: SpeedwayState, actor: str, action: Join):
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started; seats are closed.")
-    if state.player(actor):
-        raise BadOption("You are already seated at this table.")
-    limits = data.table_limits()
-    if len(state.players) >= limits["max_players"]:
-        raise TableFull(f"The table is full ({limits['max_players']} players).")
-    design_id = action.car or data.default_design()
-    designs = data.car_designs()
-    if design_id not in designs:
-        raise BadOption(f"No car design called '{design_id}'. Designs: {', '.join(designs)}.")
-    name = action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH]
-    if any(p.name == name for p in state.players):
-        name = f"{name}#{len(state.players) + 1}"
-    seat = len(state.players)
-    car = new_car(designs[design_id], f"c{seat + 1}", actor, name, colour=seat)
-    state = replace(state, players=state.players + (Player(actor, name),), cars=state.cars + (car,))
-    return state, (PlayerJoined(name, designs[design_id].name),)
-
-
-def _start(state: SpeedwayState, actor: str, action: Start):
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started.")
-    if actor != state.host:
-        raise NotHost("Only the host can start the game.")
-    limits = data.table_limits()
-    if not limits["min_players"] <= len(state.players) <= limits["max_players"]:
-        raise WrongPhase(f"Speedway needs {limits['min_players']} to {limits['max_players']} players; "
-                         f"{len(state.players)} seated.")
-    arena = data.arena(state.arena)
-    placed = tuple(replace(car, front=arena.starts[i].front, facing=arena.starts[i].facing)
-                   for i, car in enumerate(state.cars))
-    dice, order = shuffle(state.dice, tuple(p.id for p in state.players))
-    state = replace(state, cars=placed, dice=dice, order=order, round=0, turn_index=0, phase="upkeep")
-    names = tuple(state.player(p).name for p in order)
-    state, events = begin_turn(state)
-    return state, (GameStarted(names),) + events
-
-
-def _end(state: SpeedwayState, actor: str, action: EndGame):
-    if actor != state.host and not action.by_admin:
-        raise NotHost("Only the host or a server admin can end the game.")
-    by = state.player(actor).name if state.player(actor) else actor
-    return replace(state, phase="finished", ended_by=by, active_car=None, pending_skid=None), (GameEnded(by),)
-
-
-# --- a turn ------------------------------------------------------------------------------------
+# --- who may act ---------------------------------------------------------------------------------
 
 def _active_car_for(state: SpeedwayState, actor: str, phases: tuple[str, ...]) -> Car:
     """The car `actor` may act with now, or a refusal that says why not."""
@@ -92,8 +48,8 @@ def _active_car_for(state: SpeedwayState, actor: str, phases: tuple[str, ...]) -
         raise NotSeated("You are not playing in this game. Use /game join before it starts.")
     if state.phase == "lobby":
         raise WrongPhase("The game has not started yet; the host uses /game start.")
-    if state.active_player != actor:
-        raise NotYourTurn(f"It is {state.player(state.active_player).name}'s turn, not yours.")
+    if state.deciding_player != actor:
+        raise NotYourTurn(f"It is {state.player(state.deciding_player).name}'s turn, not yours.")
     if state.phase not in phases:
         raise WrongPhase(_phase_hint(state))
     return state.car(state.active_car)
@@ -104,12 +60,18 @@ def _phase_hint(state: SpeedwayState) -> str:
     if state.phase == "upkeep":
         low, high = speed_range(car)
         return f"First set {car.name}'s speed for this turn: /speed value:{low}..{high}."
+    if state.phase == "ram":
+        chooser = state.player(state.pending_ram.chooser).name
+        return f"{chooser} won the ramming roll-off and picks /ram outcome:A or /ram outcome:B."
     if state.phase == "skid":
-        return f"{car.name} is skidding: answer with /skid choice:accept or /skid choice:resist."
+        return f"{car.name} must answer: " + ", ".join(f"/skid choice:{c}" for c in skid_choices(state)) + "."
+    if state.moves_left == 0:
+        return f"{car.name} has no Moves left: /fire, or /end the turn."
     if not car.in_control:
         return f"{car.name} is out of control: /move maneuver:slide."
     moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
-    return f"{car.name} has {moves} left: use /move."
+    turn = " (it must Turn)" if car.must_turn else ""
+    return f"{car.name} has {moves} left{turn}: use /move (and /fire or /drop between Moves)."
 
 
 def speed_range(car: Car) -> tuple[int, int]:
@@ -120,6 +82,17 @@ def speed_range(car: Car) -> tuple[int, int]:
     return low, max(low, high)
 
 
+def skid_choices(state: SpeedwayState) -> tuple[str, ...]:
+    """The answers the pending skid (or swipe chance) accepts."""
+    pending = state.pending_skid
+    choices = ("accept", "resist") if pending.skid_applies else ("continue",)
+    if pending.swipe_target is not None and state.moves_left >= 1:
+        choices += ("swipe",)
+    return choices
+
+
+# --- the turn's actions -----------------------------------------------------------------------
+
 def _set_speed(state: SpeedwayState, actor: str, action: SetSpeed):
     car = _active_car_for(state, actor, ("upkeep",))
     low, high = speed_range(car)
@@ -128,103 +101,169 @@ def _set_speed(state: SpeedwayState, actor: str, action: SetSpeed):
                            f"Engine {car.systems.rating('engine')} allow {low} to {high}.")
     events: tuple = (SpeedSet(car.name, car.speed, action.value),)
     updated = replace(car, speed=action.value)
-    if action.value == 0 and not car.in_control:
-        # A car brought to a halt is no longer skidding (the same ruling as a slide that reaches 0).
-        updated = replace(updated, in_control=True, skid=None)
-        events += (ControlRegained(car.name),)
+    if action.value == 0:
+        # A car brought to a halt is no longer skidding and has nothing left to turn out of.
+        updated = replace(updated, in_control=True, skid=None, must_turn=False)
+        if not car.in_control:
+            events += (ControlRegained(car.name),)
     state, more = after_speed_set(state.with_car(updated))
+    return state, events + more
+
+
+def _complete_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
+    """A Move is over: oil still flowing lays its next counter, then the turn goes on."""
+    state, events = hazards.after_move(state, state.active_car)
+    state, more = finish_move(state)
     return state, events + more
 
 
 def _move(state: SpeedwayState, actor: str, action: Move):
     car = _active_car_for(state, actor, ("movement",))
+    if state.moves_left <= 0:
+        raise WrongPhase(f"{car.name} has no Moves left: /fire, or /end the turn.")
     if action.skid and action.skid not in SKID_CHOICES:
-        raise BadOption("The skid answer is accept or resist.")
+        raise BadOption(f"The skid answer is one of {', '.join(SKID_CHOICES)}.")
     if not car.in_control:
         if action.maneuver != SLIDE:
             raise IllegalManeuver(f"{car.name} is out of control and can only slide: /move maneuver:slide.")
         return _out_of_control_move(state, car)
     if action.maneuver == SLIDE:
         raise IllegalManeuver(f"{car.name} is in control; choose a maneuver instead of slide.")
-    maneuver, side = parse_maneuver(action.maneuver)
-    front, facing = maneuver_pose(car, maneuver, side)
-    state = replace(state, moves_left=state.moves_left - 1, last_roll=None)
-    blocked = obstruction(state, car.id, counter_hexes(front, facing))
-    if blocked:
-        state, events = stop_car(state, car, blocked[1])
-        more_state, more = finish_move(state)
+    spec, side = parse_maneuver(action.maneuver)
+    if car.must_turn and spec.id != "turn":
+        raise IllegalManeuver(f"{car.name} lost the ramming roll-off: this Move must be turn-left or turn-right.")
+    state = replace(state, moves_left=state.moves_left - 1)
+    state, events, placed = movement.maneuver(state, car, spec, side, action.maneuver)
+    if state.phase == "ram" or not placed or state.car(car.id).out:
+        if state.phase == "ram":
+            return state, events
+        more_state, more = _complete_move(state)
         return more_state, events + more
-    moved = replace(car, front=front, facing=facing, inertia=car.inertia + maneuver.inertia)
-    state = state.with_car(moved)
-    events: tuple = (CarManeuvered(car.name, action.maneuver, label(car.front), label(front),
-                                   DIRECTION_NAMES[facing], maneuver.inertia),)
-    if skids_at(maneuver, moved.speed):
-        vector = skid_vector(car.facing, maneuver, side)
-        state = replace(state, phase="skid", pending_skid=PendingSkid(action.maneuver, vector))
-        events += (SkidPending(car.name, moved.speed, maneuver.skid_speed, DIRECTION_NAMES[vector]),)
-        if action.skid:
-            state, more = _resolve_skid(state, action.skid)
-            return state, events + more
-        return state, events
-    state, more = finish_move(state)
+    moved = state.car(car.id)
+    vector = skid_vector(car.facing, spec, side)
+    if vector is not None:
+        applies = skids_at(spec, moved.speed)
+        target = _swipe_target(state, moved, vector)
+        if applies or (target and state.moves_left >= 1):
+            state = replace(state, phase="skid", pending_skid=PendingSkid(action.maneuver, vector, applies, target))
+            events += (SkidPending(car.name, moved.speed, spec.skid_speed, DIRECTION_NAMES[vector],
+                                   applies, state.car(target).name if target else ""),)
+            if action.skid:
+                state, more = _resolve_skid(state, action.skid)
+                return state, events + more
+            return state, events
+    state, more = _complete_move(state)
     return state, events + more
+
+
+def _swipe_target(state: SpeedwayState, car: Car, vector: int) -> str | None:
+    """Another car in either skid hex may be swiped (seed: Swipes)."""
+    for h in skid_hexes(car, vector):
+        for other in state.cars:
+            if other.id != car.id and h in other.hexes:
+                return other.id
+    return None
 
 
 def _answer_skid(state: SpeedwayState, actor: str, action: AnswerSkid):
     _active_car_for(state, actor, ("skid",))
-    if action.choice not in SKID_CHOICES:
-        raise BadOption("The skid answer is accept or resist.")
     return _resolve_skid(state, action.choice)
 
 
 def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tuple]:
-    """Accept: slide along the skid vector and stay In Control. Resist: a Driver Roll decides."""
+    """Accept: slide and stay In Control. Resist: a Driver Roll decides. Swipe: bump the car instead."""
+    allowed = skid_choices(state)
+    if choice not in allowed:
+        raise BadOption(f"Answer with {' or '.join(allowed)}.")
     car = state.car(state.active_car)
-    vector = state.pending_skid.vector
-    state = replace(state, pending_skid=None)
-    if choice == "accept":
-        state, events, _ = slide(state, car, vector, "skid accepted")
-        more_state, more = finish_move(state)
-        return more_state, events + more
-    state, roll = driver_roll(state, car, car.speed + car.inertia, "resists the skid",
-                              "Driver Roll vs speed + inertia")
-    events: tuple = (roll,)
-    if not roll.success:
-        state, slid, moving = slide(state, car, vector, "failed to resist")
-        events += slid
-        if moving:
-            state = state.with_car(replace(state.car(car.id), in_control=False, skid=vector))
-            events += (ControlLost(car.name, DIRECTION_NAMES[vector]),)
-    state, more = finish_move(state)
+    pending = state.pending_skid
+    state = replace(state, pending_skid=None, phase="movement")
+    events: tuple = ()
+    if choice == "swipe":
+        state = replace(state, moves_left=state.moves_left - 1)
+        state, events = swipe(state, car.id, pending.swipe_target)
+    elif choice == "accept":
+        state, events, _ = movement.slide(state, car, pending.vector, "skid accepted")
+    elif choice == "resist":
+        state, roll = driver_roll(state, car, car.speed + car.inertia, "resists the skid",
+                                  "Driver Roll vs speed + inertia")
+        events = (roll,)
+        if not roll.success:
+            state, slid, moving = movement.slide(state, car, pending.vector, "failed to resist")
+            events += slid
+            if moving:
+                state = state.with_car(replace(state.car(car.id), in_control=False, skid=pending.vector))
+                events += (ControlLost(car.name, DIRECTION_NAMES[pending.vector]),)
+    state, more = _complete_move(state)
     return state, events + more
 
 
 def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState, tuple]:
     """Out Of Control: slide one hex along the skid, lose one speed, then try to regain control."""
-    state = replace(state, moves_left=state.moves_left - 1, last_roll=None)
-    state, events, moving = slide(state, car, car.skid, "out of control")
+    state = replace(state, moves_left=state.moves_left - 1)
+    state, events, moving = movement.slide(state, car, car.skid, "out of control")
     if moving:
         car = state.car(car.id)
         car = replace(car, speed=car.speed - 1)
         state = state.with_car(car)
         events += (SpeedLost(car.name, car.speed),)
         if car.speed == 0:
-            state, stopped = stop_car(state, car, "it slowed to a halt")
-            events += stopped
+            state = stop(state, car.id)
+            events += (CarStopped(car.name, label(car.front), "it slowed to a halt"),)
         else:
             state, roll = driver_roll(state, car, car.speed + car.inertia, "tries to regain control",
                                       "Driver Roll vs speed + inertia")
             events += (roll,)
             if roll.success:
-                state = state.with_car(replace(car, in_control=True, skid=None))
+                state = state.with_car(replace(state.car(car.id), in_control=True, skid=None))
                 events += (ControlRegained(car.name),)
+    state, more = _complete_move(state)
+    return state, events + more
+
+
+def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
+    if state.phase != "ram":
+        raise WrongPhase("There is no ramming outcome to choose.")
+    if actor != state.pending_ram.chooser:
+        raise NotYourTurn(f"{state.player(state.pending_ram.chooser).name} won the roll-off and chooses.")
+    outcome = action.outcome.strip().upper()
+    if outcome not in RAM_OUTCOMES:
+        raise BadOption("The ramming outcome is A or B.")
+    state, events = resolve_ram(state, outcome)
+    state, more = _complete_move(state)
+    return state, events + more
+
+
+def _fire(state: SpeedwayState, actor: str, action: Fire):
+    car = _active_car_for(state, actor, ("movement",))
+    weapon = combat.find_weapon(car, action.weapon)
+    target = state.car_named(action.target)
+    if target is None:
+        names = ", ".join(c.name for c in state.cars if c.id != car.id)
+        raise BadOption(f"No car called '{action.target}'. Cars: {names}.")
+    state, events = combat.fire(state, car, combat.plan_shot(state, car, weapon, target))
     state, more = finish_move(state)
     return state, events + more
 
 
+def _drop(state: SpeedwayState, actor: str, action: Drop):
+    car = _active_car_for(state, actor, ("movement",))
+    state, events = hazards.deploy(state, car, combat.find_weapon(car, action.weapon))
+    state, more = finish_move(state)
+    return state, events + more
+
+
+def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
+    car = _active_car_for(state, actor, ("movement",))
+    if state.moves_left > 0:
+        raise WrongPhase(f"{car.name} still has {state.moves_left} Moves to make.")
+    return finish_car(state)
+
+
 _HANDLERS = {
-    Join: _join, Start: _start, SetSpeed: _set_speed, Move: _move, AnswerSkid: _answer_skid,
-    EndGame: _end,
+    Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, EndGame: lobby.end,
+    SetSpeed: _set_speed, Move: _move, AnswerSkid: _answer_skid, ChooseRam: _choose_ram,
+    Fire: _fire, Drop: _drop, EndTurn: _end_turn,
 }
 
 
@@ -235,7 +274,9 @@ def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState,
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise BadOption(f"Speedway has no action {type(action).__name__}.")
-    new_state, events = handler(state, actor, action)
+    new_state, events = handler(replace(state, last_roll=None, last_shot=None), actor, action)
+    new_state, ending = check_victory(new_state)
+    events += ending
     summary = " ".join(e.describe() for e in events)
     return replace(new_state, last_action=summary), events
 
@@ -245,23 +286,36 @@ def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState,
 def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
     """The commands `player` may use now (empty when it is not their move)."""
     if state.phase == "lobby":
-        actions = []
-        if not state.player(player):
-            actions.append(LegalAction("/game join", "Join"))
+        actions = [LegalAction("/game join", "Join")]
         if player == state.host:
-            actions.append(LegalAction("/game start", "Start"))
+            actions += [LegalAction("/game add-ai", "Add computer"), LegalAction("/game start", "Start")]
         return tuple(actions)
-    if state.active_player != player or state.phase == "finished":
+    if state.phase == "finished" or state.deciding_player != player:
         return ()
+    if state.phase == "ram":
+        return tuple(LegalAction(f"/ram outcome:{o}", f"Outcome {o}") for o in RAM_OUTCOMES)
     car = state.car(state.active_car)
     if state.phase == "upkeep":
         low, high = speed_range(car)
         return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}") for v in range(low, high + 1))
     if state.phase == "skid":
-        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize()) for c in SKID_CHOICES)
-    if not car.in_control:
-        return (LegalAction(f"/move maneuver:{SLIDE}", "Slide"),)
-    return tuple(LegalAction(f"/move maneuver:{m}", m) for m in maneuver_choices())
+        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize()) for c in skid_choices(state))
+    actions: list[LegalAction] = []
+    if state.moves_left > 0:
+        if not car.in_control:
+            actions.append(LegalAction(f"/move maneuver:{SLIDE}", "Slide"))
+        else:
+            names = [m for m in maneuver_choices() if not car.must_turn or m.startswith("turn-")]
+            actions += [LegalAction(f"/move maneuver:{m}", m) for m in names]
+    for plan in combat.legal_shots(state, car):
+        actions.append(LegalAction(f"/fire weapon:{plan.weapon.mount.lower()} target:{plan.target.name}",
+                                   f"Fire {plan.weapon.mount} at {plan.target.name} ({plan.chance:.0%})"))
+    for weapon in car.weapons:
+        if hazards.can_deploy(state, car, weapon):
+            actions.append(LegalAction(f"/drop weapon:{weapon.mount.lower()}", f"Drop {weapon.name}"))
+    if state.moves_left == 0:
+        actions.append(LegalAction("/end", "End turn"))
+    return tuple(actions)
 
 
 def view(state: SpeedwayState, viewer: str | None) -> SpeedwayState:
@@ -273,9 +327,12 @@ def _car_line(state: SpeedwayState, car: Car) -> str:
     design = data.car_designs()[car.design].name
     if car.front is None:
         return f"{car.name} ({design}) waiting in the pits."
+    if car.out:
+        return f"{car.name}'s {design} is a wreck at {label(car.front)}-{label(car.back)}."
     control = "in control" if car.in_control else f"OUT OF CONTROL skidding {DIRECTION_NAMES[car.skid]}"
+    fire = f", on fire ({car.fire_chips})" if car.fire_chips else ""
     return (f"{car.name}'s {design} at {label(car.front)}-{label(car.back)} facing {DIRECTION_NAMES[car.facing]}, "
-            f"speed {car.speed}, inertia {car.inertia}, {control}.")
+            f"speed {car.speed}, inertia {car.inertia}, {control}{fire}.")
 
 
 def describe(state: SpeedwayState) -> str:
@@ -283,22 +340,58 @@ def describe(state: SpeedwayState) -> str:
     arena = data.arena(state.arena)
     lines = [f"Speedway in the {arena.name} ({arena.columns}x{arena.rows} hexes)."]
     lines += [_car_line(state, car) for car in state.cars]
-    if state.phase == "lobby":
-        lines.append(f"Lobby: {len(state.players)} seated; waiting for the host to start.")
-    elif state.phase == "finished":
-        lines.append(f"Game over (ended by {state.ended_by})." if state.ended_by else "Game over.")
-    else:
-        lines.append(f"Round {state.round + 1}, {state.player(state.active_player).name}'s turn: "
-                     + _phase_hint(state))
+    if state.hazards:
+        counts = {}
+        for hz in state.hazards:
+            counts.setdefault(hz.kind, []).append(label(hz.hex))
+        lines.append("Hazards: " + "; ".join(f"{k} at {', '.join(v)}" for k, v in sorted(counts.items())) + ".")
+    lines.append(prompt(state))
     return " ".join(lines)
+
+
+def prompt(state: SpeedwayState) -> str:
+    """What the game waits for, in one line: whose turn and which command."""
+    if state.phase == "lobby":
+        return f"Lobby: {len(state.players)} seated; waiting for players to /game join and the host to /game start."
+    if state.phase == "finished":
+        if state.ended_by:
+            return f"Game over (ended by {state.ended_by})."
+        if state.winner:
+            return f"Game over: {state.player(state.winner).name} wins."
+        return "Game over: a draw."
+    return f"Round {state.round + 1}, {state.player(state.deciding_player).name}: {_phase_hint(state)}"
+
+
+def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
+    """The chance of a shot or of resisting a skid, without changing anything."""
+    car = _active_car_for(state, player, ("movement", "skid"))
+    if options.get("weapon") or options.get("target"):
+        target = state.car_named(options.get("target", ""))
+        if target is None:
+            raise BadOption("Name the target car: /odds weapon:front target:NAME.")
+        plan = combat.plan_shot(state, car, combat.find_weapon(car, options.get("weapon", "")), target)
+        return (f"{plan.weapon.label} at {target.name}: range {plan.range_hexes}, {plan.to_hit_dice}d6 + "
+                f"Targeting {plan.targeting} -> {plan.chance:.0%} to hit; damage {' + '.join(plan.damage_dice)}.")
+    if options.get("maneuver"):
+        spec, _side = parse_maneuver(options["maneuver"])
+        if not skids_at(spec, car.speed):
+            return f"{options['maneuver']} at speed {car.speed} does not skid (skid speed {spec.skid_speed or '-'})."
+        target = car.speed + car.inertia + spec.inertia
+        chance = driver_chance(car.systems.rating("driver"), target)
+        return (f"{options['maneuver']} at speed {car.speed}: resisting the skid needs {target} on "
+                f"{car.systems.rating('driver')} driver dice -> {chance:.0%}.")
+    raise BadOption("Ask about a shot (/odds weapon:front target:NAME) or a maneuver (/odds maneuver:turn-left).")
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
     """Translate a typed command (already syntax-checked by the bot) into a Speedway action."""
+    simple = {"game start": Start, "end": EndTurn}
+    if command in simple:
+        return simple[command]()
     if command == "game join":
         return Join(name=options.get("name", ""), car=options.get("car", ""))
-    if command == "game start":
-        return Start()
+    if command == "game add-ai":
+        return AddComputer(car=options.get("car", ""))
     if command == "game end":
         return EndGame(by_admin=bool(options.get("by_admin", False)))
     if command == "speed":
@@ -307,21 +400,26 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return Move(options["maneuver"], options.get("skid", ""))
     if command == "skid":
         return AnswerSkid(options["choice"])
+    if command == "fire":
+        return Fire(options["weapon"], options["target"])
+    if command == "drop":
+        return Drop(options["weapon"])
+    if command == "ram":
+        return ChooseRam(options["outcome"])
     raise BadOption(f"Speedway has no command /{command}.")
 
 
-def prompt(state: SpeedwayState) -> str:
-    """What the game waits for, in one line: whose turn and which command."""
-    if state.phase == "lobby":
-        return "Waiting for players to /game join and the host to /game start."
-    if state.phase == "finished":
-        return "The game is over."
-    return f"{state.player(state.active_player).name}: {_phase_hint(state)}"
+def computer_command(state: SpeedwayState, player: str) -> str | None:
+    """The command a computer driver plays now, or None when `player` is a person."""
+    seat = state.player(player)
+    if seat is None or not seat.ai:
+        return None
+    return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
 
 def acting_players(state: SpeedwayState) -> tuple[str, ...]:
     """Who the game is waiting on."""
-    return (state.active_player,) if state.active_player else ()
+    return (state.deciding_player,) if state.deciding_player else ()
 
 
 SPEEDWAY = Ruleset(
@@ -339,4 +437,6 @@ SPEEDWAY = Ruleset(
     is_finished=lambda state: state.phase == "finished",
     acting_players=acting_players,
     prompt=prompt,
+    query=odds,
+    computer_command=computer_command,
 )

@@ -35,6 +35,20 @@ class Weapon:
     name: str
     mount: str
     track: DamageTrack
+    charges: int | None = None  # deployments left for defensive weapons; None: offensive
+
+    @property
+    def working(self) -> bool:
+        """A weapon works while it has an undamaged box (and, if defensive, a charge)."""
+        return self.track.crossed < len(self.track.boxes) and self.charges != 0
+
+    @property
+    def offensive(self) -> bool:
+        return self.charges is None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.mount})"
 
 
 @dataclass(frozen=True)
@@ -71,6 +85,14 @@ class Car:
     in_control: bool = True
     skid: int | None = None
     fire_chips: int = 0
+    fired: tuple[str, ...] = ()  # mounts of weapons fired this turn
+    out: bool = False  # no longer operable: a wreck on the map
+    oil_drops_left: int = 0  # oil counters still to lay behind the car, one per Move
+    must_turn: bool = False  # ramming outcome A: the next Move must be a Turn
+
+    def weapon(self, mount: str) -> Weapon | None:
+        """The weapon on a mount (Front, Back, Left, Right), if any."""
+        return next((w for w in self.weapons if w.mount == mount), None)
 
     @property
     def back(self) -> Hex | None:
@@ -93,14 +115,53 @@ class Player:
 
     id: str
     name: str
+    ai: bool = False
 
 
 @dataclass(frozen=True)
 class PendingSkid:
-    """A maneuver at or above skid speed is waiting for the driver to accept or resist."""
+    """A sided maneuver waits for the driver: accept or resist a skid, or swipe a car in a skid hex."""
 
     maneuver: str
     vector: int
+    skid_applies: bool = True
+    swipe_target: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingRam:
+    """A ramming roll-off was won: `chooser` picks outcome A or B (seed: Ramming Collisions)."""
+
+    attacker: str
+    defender: str
+    struck: Hex
+    chooser: str
+    front: Hex  # where the attacker's front was heading
+    facing: int
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """A counter on the map: a mine, an oil slick or smoke, and whose car laid it."""
+
+    id: int
+    kind: str
+    hex: Hex
+    owner: str
+    owner_clear: bool = False  # the layer moved more than one hex away: no longer immune
+    checked: tuple[str, ...] = ()  # cars a mine has already tested
+
+
+@dataclass(frozen=True)
+class ShotRecord:
+    """The last shot, for the map: who fired what at whom, from where to where, and whether it hit."""
+
+    firer: str
+    target: str
+    weapon: str
+    from_hex: Hex
+    to_hex: Hex
+    hit: bool
 
 
 @dataclass(frozen=True)
@@ -113,6 +174,7 @@ class RollRecord:
     total: int
     target: int
     success: bool
+    dice: str = "driver"  # "driver" (white) or "d6"
 
 
 @dataclass(frozen=True)
@@ -132,10 +194,15 @@ class SpeedwayState:
     moves_left: int = 0
     moves_total: int = 0
     pending_skid: PendingSkid | None = None
+    pending_ram: PendingRam | None = None
+    hazards: tuple[Hazard, ...] = ()
+    next_hazard_id: int = 1
     last_action: str = ""
     last_roll: RollRecord | None = None
-    winner: str | None = None
+    last_shot: ShotRecord | None = None
+    winner: str | None = None  # the winning player's id
     ended_by: str | None = None
+    max_rounds: int | None = None  # a draw is declared when this many rounds have passed
 
     def car(self, car_id: str) -> Car:
         """Look a car up by id."""
@@ -166,6 +233,26 @@ class SpeedwayState:
         if self.phase in ("lobby", "finished") or not self.order:
             return None
         return self.turn_order[self.turn_index]
+
+    @property
+    def deciding_player(self) -> str | None:
+        """Who the game waits on: the ramming roll-off's winner while it chooses, else the active player."""
+        if self.pending_ram is not None:
+            return self.pending_ram.chooser
+        return self.active_player
+
+    def operable_cars_of(self, player_id: str) -> tuple[Car, ...]:
+        """A player's cars that are still in the game."""
+        return tuple(c for c in self.cars_of(player_id) if not c.out)
+
+    def car_named(self, name: str) -> Car | None:
+        """A car by its name or its owner's name (case-insensitive)."""
+        wanted = name.strip().lower()
+        for car in self.cars:
+            if car.name.lower() == wanted:
+                return car
+        owners = [c for c in self.cars if (p := self.player(c.owner)) and p.name.lower() == wanted]
+        return owners[0] if len(owners) == 1 else None
 
     def with_car(self, car: Car) -> "SpeedwayState":
         """A copy with one car replaced."""

@@ -1,66 +1,125 @@
-"""Turn sequencing: whose turn, Upkeep for each car, then Movement for each car (seed: Player Turns)."""
+"""Turn sequencing: whose turn, Upkeep for each car, then Movement for each car (seed: Player Turns).
+
+Wrecked cars are skipped, a player with no car left is skipped, and the game ends when at most
+one player still has an operable car (or at the round cap, as a draw).
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.speedway.events import InertiaShed, TurnBegan
+from rules.dice import roll_faces
+from rules.speedway import data, hazards
+from rules.speedway.combat import legal_shots
+from rules.speedway.damage import damage_car
+from rules.speedway.events import (FireChipsRemoved, GameDrawn, GameWon, InertiaShed, TurnBegan)
 from rules.speedway.state import SpeedwayState
+
+
+def alive_players(state: SpeedwayState) -> tuple[str, ...]:
+    """Players who still have an operable car, in seating order."""
+    return tuple(p.id for p in state.players if state.operable_cars_of(p.id))
+
+
+def check_victory(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
+    """End the game when one player (or none) has a car left running."""
+    if state.phase in ("lobby", "finished"):
+        return state, ()
+    alive = alive_players(state)
+    if len(alive) > 1:
+        return state, ()
+    finished = replace(state, phase="finished", active_car=None, pending_skid=None, pending_ram=None,
+                       moves_left=0)
+    if alive:
+        return replace(finished, winner=alive[0]), (GameWon(state.player(alive[0]).name),)
+    return finished, (GameDrawn("no car is left running"),)
 
 
 def begin_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Start the active player's turn: Upkeep step 1 for each of their cars, then ask for speeds."""
     player = state.active_player
+    if not state.operable_cars_of(player):
+        return end_turn(state)
     events: list = [TurnBegan(state.player(player).name, state.round)]
-    for car in state.cars_of(player):
+    for car in state.operable_cars_of(player):
+        car = replace(car, fired=())
         if car.speed == 0:
             removed, reason = car.inertia, "starting at speed 0 clears all inertia"
         else:
             removed = min(car.inertia, car.systems.rating("suspension"))
             reason = f"Suspension {car.systems.rating('suspension')}"
+        state = state.with_car(replace(car, inertia=car.inertia - removed))
         if removed:
-            state = state.with_car(replace(car, inertia=car.inertia - removed))
             events.append(InertiaShed(car.name, removed, car.inertia - removed, reason))
-    first = state.cars_of(player)[0]
+    first = state.operable_cars_of(player)[0]
     state = replace(state, phase="upkeep", active_car=first.id, moves_left=0, moves_total=0,
-                    pending_skid=None)
+                    pending_skid=None, pending_ram=None)
     return state, tuple(events)
+
+
+def _burn(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
+    """Upkeep steps 3 and 4: blue dice per On Fire chip for damage, red dice per chip to put it out."""
+    chips = state.car(car_id).fire_chips
+    if not chips:
+        return state, ()
+    state, events, _ = damage_car(state, car_id, ("blue",) * chips, "burning", None)
+    car = state.car(car_id)
+    dice, faces = roll_faces(state.dice, data.damage_dice()["red"], car.fire_chips)
+    blanks = min(car.fire_chips, sum(1 for f in faces if f == "-"))
+    state = replace(state, dice=dice).with_car(replace(car, fire_chips=car.fire_chips - blanks))
+    return state, events + (FireChipsRemoved(car.name, faces, blanks, car.fire_chips - blanks),)
 
 
 def _next_car(state: SpeedwayState) -> str | None:
     cars = [c.id for c in state.cars_of(state.active_player)]
-    index = cars.index(state.active_car) + 1
-    return cars[index] if index < len(cars) else None
+    for car_id in cars[cars.index(state.active_car) + 1:]:
+        if not state.car(car_id).out:
+            return car_id
+    return None
 
 
 def after_speed_set(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
-    """Move on to the next car's Upkeep, or to the Movement phase once every car has a speed."""
+    """Upkeep steps 3-4 for the car; then the next car's speed, or step 5 and the Movement phase."""
+    state, events = _burn(state, state.active_car)
     following = _next_car(state)
     if following:
-        return replace(state, active_car=following), ()
-    first = state.cars_of(state.active_player)[0]
-    return start_movement(state, first.id)
+        return replace(state, active_car=following), events
+    state, smoke = hazards.clear_smoke_of(state, state.active_player)
+    events += smoke
+    remaining = state.operable_cars_of(state.active_player)
+    if not remaining:
+        state, more = end_turn(state)
+        return state, events + more
+    state, more = start_movement(state, remaining[0].id)
+    return state, events + more
 
 
 def start_movement(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
-    """Give `car_id` as many Moves as its speed; a car at speed 0 is done at once."""
+    """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire."""
     speed = state.car(car_id).speed
     state = replace(state, phase="movement", active_car=car_id, moves_left=speed, moves_total=speed)
-    if speed == 0:
-        return finish_car(state)
-    return state, ()
+    return finish_move(state)
+
+
+def can_still_act(state: SpeedwayState) -> bool:
+    """A car with no Moves left waits for /end only while one of its weapons has a legal shot."""
+    return bool(legal_shots(state, state.car(state.active_car)))
 
 
 def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
-    """After a Move resolves: continue, or hand over when no Moves remain."""
+    """After a Move (or a shot) resolves: continue, wait to fire, or hand over."""
     state = replace(state, phase="movement", pending_skid=None)
-    if state.moves_left > 0:
+    car = state.car(state.active_car)
+    if car.out:
+        return finish_car(state)
+    if state.moves_left > 0 or can_still_act(state):
         return state, ()
     return finish_car(state)
 
 
 def finish_car(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """The active car's movement is over: the next car of the player moves, or the turn passes."""
+    state = replace(state, moves_left=0)
     following = _next_car(state)
     if following:
         return start_movement(state, following)
@@ -69,9 +128,15 @@ def finish_car(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 
 def end_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Pass the turn to the next player in this round's order, starting a new round after the last."""
+    state, events = check_victory(state)
+    if state.phase == "finished":
+        return state, events
     index = state.turn_index + 1
     if index >= len(state.order):
         state = replace(state, round=state.round + 1, turn_index=0)
+        if state.max_rounds is not None and state.round >= state.max_rounds:
+            state = replace(state, phase="finished", active_car=None, moves_left=0)
+            return state, (GameDrawn(f"the round limit of {state.max_rounds} was reached"),)
     else:
         state = replace(state, turn_index=index)
     return begin_turn(state)

@@ -1,0 +1,206 @@
+"""Collisions: ramming, swipes, slides into cars and strikes on immobile objects (seed: Collisions)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from rules.hexgrid import DIRECTIONS, Hex, distance, label, neighbours, step
+from rules.speedway import data
+from rules.speedway.damage import damage_car, wreck_if_inoperable
+from rules.speedway.driving import driver_roll
+from rules.speedway.events import CarRotated, Collided, InertiaGained, SpeedLostInCrash
+from rules.speedway.geometry import centre, midpoint
+from rules.speedway.state import Car, PendingRam, SpeedwayState
+
+
+def _rules() -> dict:
+    return data.collision_rules()
+
+
+def _direction_between(a: Hex, b: Hex) -> int:
+    """The direction index of the step from `a` to its neighbour `b`."""
+    return DIRECTIONS.index((b[0] - a[0], b[1] - a[1]))
+
+
+def stop(state: SpeedwayState, car_id: str) -> SpeedwayState:
+    """The car moves no further this turn and begins the next at speed 0 (seed)."""
+    car = state.car(car_id)
+    state = state.with_car(replace(car, speed=0, in_control=True, skid=None, must_turn=False))
+    if state.active_car == car_id:
+        state = replace(state, moves_left=0)
+    return state
+
+
+def _lose_speed(state: SpeedwayState, car_id: str, amount: int) -> tuple[SpeedwayState, tuple]:
+    car = state.car(car_id)
+    if amount <= 0 or car.speed == 0:
+        return state, ()
+    speed = max(0, car.speed - amount)
+    state = state.with_car(replace(car, speed=speed))
+    return state, (SpeedLostInCrash(car.name, car.speed - speed, speed),)
+
+
+def collision_speed(attacker_speed: int, defender_speed: int, attacker_facing: int, defender_facing: int) -> int:
+    """RECONSTRUCTION of the lost diagram: Vc = Va - Vd * cos(angle), rounded down, at least 0."""
+    sixths = (attacker_facing - defender_facing) % 6
+    factor = _rules()["angle_factor"][min(sixths, 6 - sixths)]
+    return max(0, math.floor(attacker_speed - defender_speed * factor))
+
+
+def ram(state: SpeedwayState, attacker_id: str, defender_id: str, struck: Hex, front: Hex,
+        facing: int) -> tuple[SpeedwayState, tuple]:
+    """The attacker's front runs into the defender: damage, speed loss, then the driver roll-off.
+
+    The attacker stays short of the defender; (front, facing) is where its Move was heading.
+    """
+    attacker, defender = state.car(attacker_id), state.car(defender_id)
+    vc = collision_speed(attacker.speed, defender.speed, facing, defender.facing)
+    events: tuple = (Collided("ram", attacker.name, defender.name, label(struck), vc),)
+    # Each car rolls gray dice that damage the other; the attacker rolls one more (RULES.md reading).
+    state, dealt, damage_to_defender = damage_car(state, defender_id, ("gray",) * (vc + 1),
+                                                  f"rammed by {attacker.name}", midpoint(attacker))
+    events += dealt
+    state, dealt, damage_to_attacker = damage_car(state, attacker_id, ("gray",) * vc,
+                                                  f"ramming {defender.name}", midpoint(defender))
+    events += dealt
+    for car_id, taken in ((attacker_id, damage_to_attacker), (defender_id, damage_to_defender)):
+        state, lost = _lose_speed(state, car_id, taken)
+        events += lost
+    attacker, defender = state.car(attacker_id), state.car(defender_id)
+    if attacker.out or defender.out:
+        return stop(state, attacker_id), events
+    state, winner, rolls = _roll_off(state, attacker, defender, damage_to_defender, damage_to_attacker)
+    events += rolls
+    chooser = state.car(winner).owner
+    pending = PendingRam(attacker_id, defender_id, struck, chooser, front, facing)
+    return replace(state, phase="ram", pending_ram=pending), events
+
+
+def _roll_off(state: SpeedwayState, attacker: Car, defender: Car, attacker_bonus: int,
+              defender_bonus: int) -> tuple[SpeedwayState, str, tuple]:
+    """Each driver rolls plus the damage they did to the other; ties are re-rolled."""
+    events: tuple = ()
+    for _ in range(_rules()["max_rolloff_rerolls"] + 1):
+        state, a = driver_roll(state, attacker, 0, f"ram roll-off (+{attacker_bonus})", "ramming roll-off")
+        state, d = driver_roll(state, defender, 0, f"ram roll-off (+{defender_bonus})", "ramming roll-off")
+        a_total, d_total = a.total + attacker_bonus, d.total + defender_bonus
+        a = replace(a, total=a_total, target=d_total, success=a_total > d_total, modifier=attacker_bonus)
+        d = replace(d, total=d_total, target=a_total, success=d_total > a_total, modifier=defender_bonus)
+        events += (a, d)
+        if a_total != d_total:
+            return state, (attacker.id if a_total > d_total else defender.id), events
+    return state, attacker.id, events
+
+
+def turn_is_open(state: SpeedwayState, car: Car, is_open) -> bool:
+    """Whether a Turn left or right is possible for `car` (used by ramming outcome A)."""
+    for side in (1, -1):
+        front = step(car.front, car.facing + side)
+        back = step(front, car.facing + side + 3)
+        if is_open(front) and is_open(back):
+            return True
+    return False
+
+
+def _open_for(state: SpeedwayState, ignore: tuple[str, ...]):
+    arena = data.arena(state.arena)
+    occupied = {h for c in state.cars if c.id not in ignore for h in c.hexes}
+    return lambda h: arena.is_open(h) and h not in occupied
+
+
+def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tuple]:
+    """Outcome A: the attacker must Turn on its next Move (or stops). B: the defender pivots away."""
+    pending = state.pending_ram
+    state = replace(state, pending_ram=None, phase="movement")
+    attacker, defender = state.car(pending.attacker), state.car(pending.defender)
+    if outcome == "A":
+        if state.moves_left > 0 and attacker.speed > 0 and turn_is_open(state, attacker, _open_for(state, (attacker.id,))):
+            return state.with_car(replace(attacker, must_turn=True)), ()
+        return stop(state, attacker.id), ()
+    pivot = defender.back if pending.struck == defender.front else defender.front
+    candidates = [h for h in neighbours(pivot) if distance(h, pending.struck) == 1]
+    away = max(candidates, key=lambda h: (distance(h, attacker.front), -DIRECTIONS.index(
+        (h[0] - pivot[0], h[1] - pivot[1]))))
+    is_open = _open_for(state, (attacker.id, defender.id))
+    attacker_back = step(pending.struck, pending.facing + 3)
+    if not is_open(away) or not is_open(attacker_back) or attacker_back == away:
+        return stop(state, attacker.id), ()
+    if pending.struck == defender.front:
+        rotated = replace(defender, front=away, facing=_direction_between(pivot, away))
+    else:
+        rotated = replace(defender, facing=_direction_between(away, pivot))
+    state = state.with_car(rotated)
+    state = state.with_car(replace(attacker, front=pending.struck, facing=pending.facing))
+    return state, (CarRotated(defender.name, label(rotated.front), label(rotated.back), "pushed aside"),)
+
+
+def swipe(state: SpeedwayState, car_id: str, target_id: str) -> tuple[SpeedwayState, tuple]:
+    """Spend an extra Move to bump a car in a skid hex: dice to both, and the target gains inertia."""
+    car, target = state.car(car_id), state.car(target_id)
+    dice = tuple(_rules()["swipe"])
+    events: tuple = (Collided("swipe", car.name, target.name, label(target.front), 0),)
+    state, dealt, _ = damage_car(state, target_id, dice, f"swiped by {car.name}", midpoint(car))
+    events += dealt
+    state, dealt, _ = damage_car(state, car_id, dice, f"swiping {target.name}", midpoint(target))
+    events += dealt
+    target = state.car(target_id)
+    state = state.with_car(replace(target, inertia=target.inertia + 1))
+    events += (InertiaGained(target.name, 1, "swiped"),)
+    return state, events
+
+
+def slide_into_car(state: SpeedwayState, car_id: str, other_id: str, at: Hex) -> tuple[SpeedwayState, tuple]:
+    """A sliding car hits another car: both take the slide dice and the slider stops."""
+    car, other = state.car(car_id), state.car(other_id)
+    dice = tuple(_rules()["slide_into_car"])
+    events: tuple = (Collided("slide", car.name, other.name, label(at), 0),)
+    state, dealt, _ = damage_car(state, other_id, dice, f"{car.name} slid into it", midpoint(car))
+    events += dealt
+    state, dealt, _ = damage_car(state, car_id, dice, f"slid into {other.name}", midpoint(other))
+    events += dealt
+    return stop(state, car_id), events
+
+
+def strike_straight(state: SpeedwayState, car_id: str, at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
+    """A straight-on strike on an immobile object: one gray die per point of speed, then stop."""
+    car = state.car(car_id)
+    events: tuple = (Collided("strike", car.name, what, label(at), car.speed),)
+    if car.speed > 0:
+        state, dealt, _ = damage_car(state, car_id, ("gray",) * car.speed, f"hit {what}", centre(at))
+        events += dealt
+    return stop(state, car_id), events
+
+
+def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector: int,
+                    at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
+    """Only one half hits the object: dice, speed -1, and the free half swings round the struck one."""
+    car = state.car(car_id)
+    free_half = car.back if struck_half == car.front else car.front
+    target = step(free_half, vector)
+    candidates = [h for h in neighbours(struck_half) if distance(h, free_half) == 1]
+    swing = min(candidates, key=lambda h: (distance(h, target), DIRECTIONS.index(
+        (h[0] - struck_half[0], h[1] - struck_half[1]))))
+    if not _open_for(state, (car_id,))(swing):
+        return strike_straight(state, car_id, at, what)
+    events: tuple = (Collided("glance", car.name, what, label(at), 0),)
+    state, dealt, _ = damage_car(state, car_id, tuple(_rules()["slide_one_half"]), f"glanced off {what}",
+                                 centre(at))
+    events += dealt
+    state, lost = _lose_speed(state, car_id, 1)
+    events += lost
+    car = state.car(car_id)
+    if struck_half == car.front:
+        car = replace(car, facing=_direction_between(swing, struck_half))
+    else:
+        car = replace(car, front=swing, facing=_direction_between(struck_half, swing))
+    state = state.with_car(car)
+    events += (CarRotated(car.name, label(car.front), label(car.back), f"swung round {what}"),)
+    if car.speed == 0:
+        state = stop(state, car_id)
+    return wreck_check(state, car_id, events)
+
+
+def wreck_check(state: SpeedwayState, car_id: str, events: tuple) -> tuple[SpeedwayState, tuple]:
+    state, wrecked = wreck_if_inoperable(state, car_id)
+    return state, events + wrecked

@@ -1,0 +1,108 @@
+"""Firing offensive weapons: arc, range, line of sight, the to-hit roll and damage (seed: Weapons)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rules.dice import roll_d6
+from rules.errors import BadOption, IllegalShot
+from rules.hexgrid import Hex
+from rules.speedway import data
+from rules.speedway.damage import damage_car
+from rules.speedway.events import DiceRolled, WeaponFired
+from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
+from rules.speedway.odds import hit_chance
+from rules.speedway.state import Car, RollRecord, ShotRecord, SpeedwayState, Weapon
+
+
+@dataclass(frozen=True)
+class ShotPlan:
+    """A legal shot before the dice: weapon, target, range, dice and the chance to hit."""
+
+    weapon: Weapon
+    target: Car
+    range_hexes: int
+    to_hit_dice: int
+    targeting: int
+    chance: float
+    damage_dice: tuple[str, ...]
+
+
+def find_weapon(car: Car, name: str) -> Weapon:
+    """A car's weapon by mount ('front') or by (the start of) its name ('vulcan')."""
+    wanted = name.strip().lower()
+    by_mount = [w for w in car.weapons if w.mount.lower() == wanted]
+    by_name = [w for w in car.weapons if w.name.lower().startswith(wanted)] if wanted else []
+    matches = by_mount or by_name
+    if len(matches) != 1:
+        options = ", ".join(f"{w.mount.lower()} ({w.name})" for w in car.weapons)
+        raise BadOption(f"{car.name} has no single weapon '{name}'. Weapons: {options}.")
+    return matches[0]
+
+
+def sight_blockers(state: SpeedwayState, firer: Car, target: Car) -> frozenset[Hex]:
+    """Hexes that block a shot between these two cars: other cars and smoke."""
+    cars = {h for c in state.cars if c.id not in (firer.id, target.id) for h in c.hexes}
+    smoke = {hz.hex for hz in state.hazards if hz.kind == "smoke"}
+    return frozenset(cars | smoke)
+
+
+def plan_shot(state: SpeedwayState, car: Car, weapon: Weapon, target: Car) -> ShotPlan:
+    """Check every condition of a shot; a refusal says which one fails."""
+    if not weapon.offensive:
+        raise IllegalShot(f"{weapon.name} is a defensive weapon: use /drop weapon:{weapon.mount.lower()}.")
+    if not weapon.working:
+        raise IllegalShot(f"{weapon.label} is destroyed.")
+    if weapon.mount in car.fired:
+        raise IllegalShot(f"{weapon.label} has already fired this turn.")
+    if target.id == car.id:
+        raise IllegalShot("A car cannot shoot itself.")
+    if target.out:
+        raise IllegalShot(f"{target.name} is already out of the game.")
+    if not in_arc(car, weapon.mount, target):
+        raise IllegalShot(f"{target.name} is not in {car.name}'s {weapon.mount} arc.")
+    spec = data.offensive_weapons()[weapon.name]
+    distance = range_hexes(car, target)
+    if distance > spec.max_range:
+        raise IllegalShot(f"{target.name} is {distance} hexes away; {weapon.name} reaches {spec.max_range}.")
+    if not line_of_sight(car, target, data.arena(state.arena), sight_blockers(state, car, target)):
+        raise IllegalShot(f"No clear line of sight from {car.name} to {target.name}.")
+    dice = len(weapon.track.boxes) - weapon.track.crossed
+    targeting = car.systems.rating("targeting")
+    return ShotPlan(weapon, target, distance, dice, targeting, hit_chance(dice, targeting, distance),
+                    spec.dice_at(distance))
+
+
+def legal_shots(state: SpeedwayState, car: Car) -> tuple[ShotPlan, ...]:
+    """Every shot the car could take now."""
+    plans = []
+    for weapon in car.weapons:
+        if not weapon.offensive or not weapon.working or weapon.mount in car.fired:
+            continue
+        for target in state.cars:
+            try:
+                plans.append(plan_shot(state, car, weapon, target))
+            except IllegalShot:
+                continue
+    return tuple(plans)
+
+
+def fire(state: SpeedwayState, car: Car, plan: ShotPlan) -> tuple[SpeedwayState, tuple]:
+    """Roll to hit (d6 per undamaged box + Targeting >= range); on a hit, roll its damage."""
+    dice, faces = roll_d6(state.dice, plan.to_hit_dice)
+    total = sum(faces) + plan.targeting
+    hit = total >= plan.range_hexes
+    roll = DiceRolled(car.name, f"fires {plan.weapon.name} at {plan.target.name}",
+                      "to hit: d6 per undamaged box + Targeting >= range", "d6", faces, total,
+                      plan.range_hexes, hit, modifier=plan.targeting)
+    fired = replace(car, fired=car.fired + (plan.weapon.mount,))
+    state = replace(state.with_car(fired), dice=dice,
+                    last_roll=RollRecord(car.id, roll.purpose, faces, total, plan.range_hexes, hit, "d6"),
+                    last_shot=ShotRecord(car.id, plan.target.id, plan.weapon.label, car.front,
+                                         plan.target.front, hit))
+    events: tuple = (WeaponFired(car.name, plan.weapon.label, plan.target.name, plan.range_hexes), roll)
+    if hit:
+        state, damage, _taken = damage_car(state, plan.target.id, plan.damage_dice,
+                                           f"{plan.weapon.name} at {plan.range_hexes} hexes", midpoint(car))
+        events += damage
+    return state, events

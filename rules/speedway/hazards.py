@@ -1,0 +1,152 @@
+"""Defensive weapons and their counters: mines, oil slicks and smoke (seed: Defensive Weapons)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.errors import IllegalDeployment
+from rules.hexgrid import Hex, distance, label, step
+from rules.speedway import data
+from rules.speedway.damage import damage_car
+from rules.speedway.driving import driver_roll
+from rules.speedway.events import HazardLaid, HazardRemoved, InertiaGained, MineExploded
+from rules.speedway.geometry import centre
+from rules.speedway.state import Car, Hazard, SpeedwayState, Weapon
+
+
+def _behind(car: Car) -> Hex:
+    """The hex directly behind the car's back half."""
+    return step(car.back, car.facing + 3)
+
+
+def _smoke_hexes(car: Car) -> tuple[Hex, ...]:
+    """RECONSTRUCTION: the lost smoke pattern is a fan of three hexes behind the back half."""
+    return (_behind(car), step(car.back, car.facing + 2), step(car.back, car.facing + 4))
+
+
+def _free(state: SpeedwayState, h: Hex) -> bool:
+    occupied = {x for c in state.cars for x in c.hexes}
+    return data.arena(state.arena).is_open(h) and h not in occupied
+
+
+def _lay(state: SpeedwayState, car: Car, kind: str, h: Hex) -> tuple[SpeedwayState, tuple]:
+    hazard = Hazard(state.next_hazard_id, kind, h, car.id)
+    state = replace(state, hazards=state.hazards + (hazard,), next_hazard_id=state.next_hazard_id + 1)
+    return state, (HazardLaid(car.name, kind, label(h)),)
+
+
+def deploy_spots(state: SpeedwayState, car: Car, weapon: Weapon) -> tuple[Hex, ...]:
+    """The open hexes a defensive weapon would lay its counters in."""
+    kind = data.defensive_weapons()[weapon.name].hazard
+    spots = _smoke_hexes(car) if kind == "smoke" else (_behind(car),)
+    return tuple(h for h in spots if _free(state, h))
+
+
+def can_deploy(state: SpeedwayState, car: Car, weapon: Weapon) -> bool:
+    """True when the weapon could be deployed now."""
+    return (not weapon.offensive and weapon.working and weapon.mount not in car.fired
+            and bool(deploy_spots(state, car, weapon)))
+
+
+def deploy(state: SpeedwayState, car: Car, weapon: Weapon) -> tuple[SpeedwayState, tuple]:
+    """Fire a defensive weapon: lay its counters behind the car and spend a charge."""
+    if weapon.offensive:
+        raise IllegalDeployment(f"{weapon.name} is an offensive weapon: use /fire.")
+    if not weapon.working:
+        reason = "has no charges left" if weapon.charges == 0 else "is destroyed"
+        raise IllegalDeployment(f"{weapon.label} {reason}.")
+    if weapon.mount in car.fired:
+        raise IllegalDeployment(f"{weapon.label} has already been used this turn.")
+    spec = data.defensive_weapons()[weapon.name]
+    spots = deploy_spots(state, car, weapon)
+    if not spots:
+        raise IllegalDeployment(f"There is no open hex behind {car.name} for {weapon.name}.")
+    index = car.weapons.index(weapon)
+    spent = replace(weapon, charges=weapon.charges - 1)
+    car = replace(car, weapons=car.weapons[:index] + (spent,) + car.weapons[index + 1:],
+                  fired=car.fired + (weapon.mount,),
+                  oil_drops_left=spec.follow_up_moves if spec.hazard == "oil" else car.oil_drops_left)
+    state = state.with_car(car)
+    events: tuple = ()
+    for h in spots:
+        state, laid = _lay(state, car, spec.hazard, h)
+        events += laid
+    return state, events
+
+
+def after_move(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
+    """After each Move: an oil slick still flowing lays its next counter behind the car."""
+    car = state.car(car_id)
+    if car.oil_drops_left <= 0 or car.out:
+        return state, ()
+    state = state.with_car(replace(car, oil_drops_left=car.oil_drops_left - 1))
+    if not _free(state, _behind(car)):
+        return state, ()
+    return _lay(state, state.car(car_id), "oil", _behind(car))
+
+
+def _update_immunity(state: SpeedwayState, car: Car) -> SpeedwayState:
+    """The layer is immune until it has been more than one hex away from its counter."""
+    hazards = tuple(
+        replace(hz, owner_clear=True)
+        if hz.owner == car.id and not hz.owner_clear and min(distance(h, hz.hex) for h in car.hexes) > 1
+        else hz
+        for hz in state.hazards)
+    return replace(state, hazards=hazards)
+
+
+def _affects(hz: Hazard, car: Car) -> bool:
+    return hz.owner != car.id or hz.owner_clear
+
+
+def car_entered(state: SpeedwayState, car_id: str, entered: tuple[Hex, ...]) -> tuple[SpeedwayState, tuple]:
+    """Resolve the hazards a car meets on entering hexes: oil, smoke, then mines."""
+    state = _update_immunity(state, state.car(car_id))
+    events: tuple = ()
+    entered_set = set(entered)
+    car = state.car(car_id)
+    oil = [hz for hz in state.hazards if hz.kind == "oil" and hz.hex in entered_set and _affects(hz, car)]
+    if oil:
+        gained = len({hz.hex for hz in oil}) * data.collision_rules()["hazards"]["oil_inertia"]
+        state = state.with_car(replace(car, inertia=car.inertia + gained))
+        events += (InertiaGained(car.name, gained, "oil"),)
+    smoke = [hz for hz in state.hazards if hz.kind == "smoke" and hz.hex in entered_set]
+    if smoke:
+        gone = {hz.id for hz in smoke}
+        state = replace(state, hazards=tuple(hz for hz in state.hazards if hz.id not in gone))
+        events += tuple(HazardRemoved("smoke", label(hz.hex), f"{car.name} drove through") for hz in smoke)
+    for mine in [hz for hz in state.hazards if hz.kind == "mine"]:
+        car = state.car(car_id)
+        near = any(distance(h, mine.hex) <= 1 for h in entered_set)
+        if car.out or not near or car.id in mine.checked or not _affects(mine, car):
+            continue
+        state, more = _check_mine(state, car, mine)
+        events += more
+    return state, events
+
+
+def _check_mine(state: SpeedwayState, car: Car, mine: Hazard) -> tuple[SpeedwayState, tuple]:
+    """A Driver Roll against 3; a failure sets the mine off against every car on or next to it."""
+    target = data.collision_rules()["hazards"]["mine_driver_target"]
+    state, roll = driver_roll(state, car, target, f"passes the mine at {label(mine.hex)}", "mine: Driver Roll vs 3")
+    if roll.success:
+        checked = replace(mine, checked=mine.checked + (car.id,))
+        return replace(state, hazards=tuple(checked if hz.id == mine.id else hz for hz in state.hazards)), (roll,)
+    state = replace(state, hazards=tuple(hz for hz in state.hazards if hz.id != mine.id))
+    events: tuple = (roll, MineExploded(label(mine.hex)))
+    victims = [c.id for c in state.cars if any(distance(h, mine.hex) <= 1 for h in c.hexes)]
+    for victim in victims:
+        state, damage, _taken = damage_car(state, victim, tuple(data.collision_rules()["mine"]),
+                                           f"mine at {label(mine.hex)}", centre(mine.hex))
+        events += damage
+    return state, events
+
+
+def clear_smoke_of(state: SpeedwayState, player_id: str) -> tuple[SpeedwayState, tuple]:
+    """Upkeep step 5: the player's smoke from the previous turn blows away."""
+    cars = {c.id for c in state.cars_of(player_id)}
+    gone = [hz for hz in state.hazards if hz.kind == "smoke" and hz.owner in cars]
+    if not gone:
+        return state, ()
+    state = replace(state, hazards=tuple(hz for hz in state.hazards if hz not in gone))
+    return state, tuple(HazardRemoved("smoke", label(hz.hex), "it blew away") for hz in gone)

@@ -1,0 +1,97 @@
+"""Seats, computer drivers, the start and the end of a Speedway table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.dice import shuffle
+from rules.errors import BadOption, NotHost, TableFull, WrongPhase
+from rules.speedway import data
+from rules.speedway.actions import AddComputer, EndGame, Join, Start
+from rules.speedway.cars import new_car
+from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
+from rules.speedway.state import Player, SpeedwayState
+from rules.speedway.turns import begin_turn
+
+MAX_NAME_LENGTH = 32
+
+
+def _design(car: str):
+    design_id = car or data.default_design()
+    designs = data.car_designs()
+    if design_id not in designs:
+        raise BadOption(f"No car design called '{design_id}'. Designs: {', '.join(designs)}.")
+    return designs[design_id]
+
+
+def _check_open_seat(state: SpeedwayState) -> None:
+    if state.phase != "lobby":
+        raise WrongPhase("The game has already started; seats are closed.")
+    limit = data.table_limits()["max_players"]
+    if len(state.cars) >= limit:
+        raise TableFull(f"The table is full ({limit} cars).")
+
+
+def _add_car(state: SpeedwayState, owner: Player, design) -> SpeedwayState:
+    own = len(state.cars_of(owner.id))
+    name = owner.name if own == 0 else f"{owner.name}-{own + 1}"
+    seat = len(state.cars)
+    car = new_car(design, f"c{seat + 1}", owner.id, name, colour=seat)
+    return replace(state, cars=state.cars + (car,))
+
+
+def join(state: SpeedwayState, actor: str, action: Join) -> tuple[SpeedwayState, tuple]:
+    """Take a seat with a car; a seated player joining again brings one more car."""
+    _check_open_seat(state)
+    design = _design(action.car)
+    seat = state.player(actor)
+    if seat is None:
+        name = action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH]
+        if any(p.name.lower() == name.lower() for p in state.players):
+            name = f"{name}#{len(state.players) + 1}"
+        seat = Player(actor, name)
+        state = replace(state, players=state.players + (seat,))
+    state = _add_car(state, seat, design)
+    return state, (PlayerJoined(state.cars[-1].name, design.name),)
+
+
+def add_computer(state: SpeedwayState, actor: str, action: AddComputer) -> tuple[SpeedwayState, tuple]:
+    """The host seats a computer driver; it plays its turns through the same rules."""
+    if actor != state.host:
+        raise NotHost("Only the host can add a computer driver.")
+    _check_open_seat(state)
+    design = _design(action.car)
+    number = sum(1 for p in state.players if p.ai) + 1
+    seat = Player(f"ai-{number}", f"Robo{number}", ai=True)
+    state = _add_car(replace(state, players=state.players + (seat,)), seat, design)
+    return state, (PlayerJoined(state.cars[-1].name + " (computer)", design.name),)
+
+
+def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayState, tuple]:
+    """Place the cars on the start slots and roll the turn order (host only)."""
+    if state.phase != "lobby":
+        raise WrongPhase("The game has already started.")
+    if actor != state.host:
+        raise NotHost("Only the host can start the game.")
+    limits = data.table_limits()
+    if not limits["min_players"] <= len(state.players) <= limits["max_players"]:
+        raise WrongPhase(f"Speedway needs {limits['min_players']} to {limits['max_players']} players; "
+                         f"{len(state.players)} seated.")
+    arena = data.arena(state.arena)
+    placed = tuple(replace(car, front=arena.starts[i].front, facing=arena.starts[i].facing)
+                   for i, car in enumerate(state.cars))
+    dice, order = shuffle(state.dice, tuple(p.id for p in state.players))
+    state = replace(state, cars=placed, dice=dice, order=order, round=0, turn_index=0, phase="upkeep")
+    names = tuple(state.player(p).name for p in order)
+    state, events = begin_turn(state)
+    return state, (GameStarted(names),) + events
+
+
+def end(state: SpeedwayState, actor: str, action: EndGame) -> tuple[SpeedwayState, tuple]:
+    """Stop the game now (the host, or a server admin)."""
+    if actor != state.host and not action.by_admin:
+        raise NotHost("Only the host or a server admin can end the game.")
+    by = state.player(actor).name if state.player(actor) else actor
+    state = replace(state, phase="finished", ended_by=by, active_car=None, pending_skid=None,
+                    pending_ram=None)
+    return state, (GameEnded(by),)

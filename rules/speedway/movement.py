@@ -1,0 +1,106 @@
+"""Putting a car somewhere new: maneuvers and slides, with what they run into on the way.
+
+Each step checks the hexes it would enter: another car in front is a ram, an object in front a
+straight-on strike, a lateral slide into a car or object its own collision, and hexes entered
+for real meet the hazards there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
+from rules.speedway import collisions, data, hazards
+from rules.speedway.damage import damage_car
+from rules.speedway.driving import counter_hexes, maneuver_pose
+from rules.speedway.events import CarManeuvered, CarSlid, Collided
+from rules.speedway.geometry import centre
+from rules.speedway.state import Car, SpeedwayState
+
+
+def what_blocks(state: SpeedwayState, car_id: str, h: Hex) -> tuple[str, str | None] | None:
+    """("wall" | "obstacle" | "car", other car id) for a hex the car cannot enter; None if open."""
+    arena = data.arena(state.arena)
+    if not arena.in_field(h):
+        return "wall", None
+    if h in arena.obstacles:
+        return "obstacle", None
+    for other in state.cars:
+        if other.id != car_id and h in other.hexes:
+            return "car", other.id
+    return None
+
+
+def _object_name(kind: str, h: Hex) -> str:
+    return "the arena wall" if kind == "wall" else f"the obstacle at {label(h)}"
+
+
+def _arrive(state: SpeedwayState, before: Car, after: Car) -> tuple[SpeedwayState, tuple]:
+    state = state.with_car(after)
+    entered = tuple(h for h in after.hexes if h not in before.hexes)
+    return hazards.car_entered(state, after.id, entered)
+
+
+def _glance(state: SpeedwayState, car_id: str, at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
+    """RULING: a maneuver whose back half alone would hit something: the lateral dice, speed -1,
+    and the car stays where it was (the Move is spent)."""
+    car = state.car(car_id)
+    events: tuple = (Collided("glance", car.name, what, label(at), 0),)
+    state, dealt, _ = damage_car(state, car_id, tuple(data.collision_rules()["slide_one_half"]),
+                                 f"glanced off {what}", centre(at))
+    car = state.car(car_id)
+    state = state.with_car(replace(car, speed=max(0, car.speed - 1)))
+    if state.car(car_id).speed == 0:
+        state = collisions.stop(state, car_id)
+    return state, events + dealt
+
+
+def maneuver(state: SpeedwayState, car: Car, spec: data.Maneuver, side: int,
+             name: str) -> tuple[SpeedwayState, tuple, bool]:
+    """Perform one maneuver. Returns (state, events, placed) where placed means the car moved."""
+    front, facing = maneuver_pose(car, spec, side)
+    back = counter_hexes(front, facing)[1]
+    front_block = what_blocks(state, car.id, front)
+    if front_block and front_block[0] == "car":
+        state, events = collisions.ram(state, car.id, front_block[1], front, front, facing)
+        return state, events, False
+    if front_block:
+        state, events = collisions.strike_straight(state, car.id, front, _object_name(front_block[0], front))
+        return state, events, False
+    back_block = what_blocks(state, car.id, back) if back not in car.hexes else None
+    if back_block and back_block[0] == "car":
+        state, events = collisions.slide_into_car(state, car.id, back_block[1], back)
+        return state, events, False
+    if back_block:
+        state, events = _glance(state, car.id, back, _object_name(back_block[0], back))
+        return state, events, False
+    moved = replace(car, front=front, facing=facing, inertia=car.inertia + spec.inertia, must_turn=False)
+    events: tuple = (CarManeuvered(car.name, name, label(car.front), label(front),
+                                   DIRECTION_NAMES[facing], spec.inertia),)
+    state, met = _arrive(state, car, moved)
+    return state, events + met, True
+
+
+def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[SpeedwayState, tuple, bool]:
+    """Translate the car one hex along `vector`, or collide. Returns (state, events, still moving)."""
+    front, back = counter_hexes(car.front, car.facing)
+    targets = ((front, step(front, vector)), (back, step(back, vector)))
+    blocks = [(half, h, what_blocks(state, car.id, h)) for half, h in targets]
+    for half, h, block in blocks:
+        if block and block[0] == "car":
+            state, events = collisions.slide_into_car(state, car.id, block[1], h)
+            return state, events, False
+    struck = [(half, h, block) for half, h, block in blocks if block]
+    if len(struck) == 2:
+        state, events = collisions.strike_straight(state, car.id, struck[0][1],
+                                                   _object_name(struck[0][2][0], struck[0][1]))
+        return state, events, False
+    if struck:
+        half, h, block = struck[0]
+        state, events = collisions.strike_one_half(state, car.id, half, vector, h, _object_name(block[0], h))
+        after = state.car(car.id)
+        return state, events, after.speed > 0 and not after.out
+    moved = replace(car, front=targets[0][1])
+    events: tuple = (CarSlid(car.name, DIRECTION_NAMES[vector], label(moved.front), reason),)
+    state, met = _arrive(state, car, moved)
+    return state, events + met, not state.car(car.id).out
