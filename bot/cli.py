@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -137,6 +138,15 @@ async def _verify(args: argparse.Namespace) -> int:
         await store.close()
 
 
+def _selfplay(args: argparse.Namespace) -> int:
+    from bot.selfplay import selfplay
+
+    if args.db:
+        return asyncio.run(selfplay(args.db, args.ruleset, args.games, args.seed))
+    with tempfile.TemporaryDirectory() as folder:
+        return asyncio.run(selfplay(str(Path(folder) / "selfplay.db"), args.ruleset, args.games, args.seed))
+
+
 def _run(args: argparse.Namespace) -> int:
     token = os.environ.get("DISCORD_TOKEN")
     if not token:
@@ -171,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
 
     with_db(sub.add_parser("verify", help="replay every stored game and compare with its snapshot"))
+
+    selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
+    selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
+    selfplay.add_argument("--ruleset", default="speedway", help="which game (speedway)")
+    selfplay.add_argument("--games", type=int, default=10, help="how many games")
+    selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
     return parser
 
 
@@ -190,4 +206,6 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_play(args))
     if args.mode == "verify":
         return asyncio.run(_verify(args))
+    if args.mode == "selfplay":
+        return _selfplay(args)
     return _run(args)

@@ -15,7 +15,7 @@ from images.speedway.arena import frame
 from rules.dice import DiceState
 from rules.speedway import data
 from rules.speedway.cars import new_car
-from rules.hexgrid import parse_label
+from rules.hexgrid import direction_index, parse_label
 from rules.speedway.state import (Hazard, PendingRam, PendingSkid, Player, RollRecord, ShotRecord,
                                   SpeedwayState)
 
@@ -81,8 +81,8 @@ def combat(seats: int = 6) -> SpeedwayState:
     for i in range(seats):
         car = new_car(designs[COMBAT_DESIGNS[i]], f"c{i}", f"p{i}", NAMES[i], i)
         front, facing = COMBAT_POSES[i]
-        cars.append(replace(car, front=parse_label(front), facing=("E", "NE", "NW", "W", "SW", "SE").index(facing),
-                            speed=1 + i, inertia=i % 4))
+        cars.append(replace(car, front=parse_label(front), facing=direction_index(facing), speed=1 + i,
+                            inertia=i % 4))
     alice, bob = cars[0], cars[1]
     cars[0] = replace(alice, fired=("Front",), fire_chips=0,
                       weapons=(alice.weapons[0], replace(alice.weapons[1], charges=1)))
@@ -107,11 +107,15 @@ def combat(seats: int = 6) -> SpeedwayState:
     )
     return SpeedwayState(
         arena="classic", host="p0", dice=DiceState(7), players=players, cars=tuple(cars), phase="movement",
-        order=tuple(p.id for p in players[-2:] + players[:-2]), round=2, active_car="c0", moves_left=1, moves_total=1,
+        # round 2 turns the seating order by two seats, so alice (p0) is up
+        order=tuple(p.id for p in players[-2:] + players[:-2]), round=2, active_car="c0",
+        moves_left=1, moves_total=1,
         hazards=hazards, next_hazard_id=11,
-        last_shot=ShotRecord("c0", "c1", "Vulcan Machine Gun (Front)", parse_label("J8"), parse_label("P8"), True),
+        last_shot=ShotRecord("c0", "c1", "Vulcan Machine Gun (Front)", parse_label("J8"), parse_label("P8"),
+                             True),
         last_roll=RollRecord("c0", "to hit bob", (4, 2, 6), 12, 9, True, dice="d6"),
-        last_action="alice fires the Vulcan Machine Gun (Front) at bob: hit. bob loses 3 armor and catches fire.",
+        last_action="alice fires the Vulcan Machine Gun (Front) at bob: hit. bob loses 3 armor and catches "
+                    "fire.",
     )
 
 
@@ -267,12 +271,10 @@ def test_weapon_rows_show_charges_fired_and_disabled():
     state = running()
     alice = state.car("c0")
     mines = alice.weapons[1]
-    pictures = {
-        render_speedway(state),
-        render_speedway(state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=1))))),
-        render_speedway(state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=0))))),
-        render_speedway(state.with_car(replace(alice, fired=("Front",)))),
-    }
+    with_mines = [state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=n))))
+                  for n in (1, 0)]
+    fired = state.with_car(replace(alice, fired=("Front",)))
+    pictures = {render_speedway(s) for s in (state, *with_mines, fired)}
     assert len(pictures) == 4
 
 

@@ -136,8 +136,8 @@ def _draw_banner(draw: ImageDraw.ImageDraw, text: str, fill, x: float, y: float,
 
 
 def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: float, width: float) -> None:
-    draw.rounded_rectangle((x, y, x + width, y + PROMPT - 6), radius=8, fill=style.HIGHLIGHT, outline=style.INK,
-                           width=3)
+    draw.rounded_rectangle((x, y, x + width, y + PROMPT - 6), radius=8, fill=style.HIGHLIGHT,
+                           outline=style.INK, width=3)
     draw.rounded_rectangle((x + 6, y + 6, x + 30, y + PROMPT - 12), radius=5, fill=colour or style.INK,
                            outline=style.INK, width=2)
     bold = fit_font(text, 28, width - 56, bold=True, minimum=16)

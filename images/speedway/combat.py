@@ -39,8 +39,9 @@ def _blob(centre, radius: float, wobble: tuple[tuple[float, int, float], ...], s
 
 
 def _paint_mine(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float, owner) -> None:
-    """A sea mine: a dark disc with eight knobbed spikes, a white halo, and the layer's colour as its light."""
-    spikes = [(math.cos(math.pi * k / 4 + math.pi / 8), math.sin(math.pi * k / 4 + math.pi / 8)) for k in range(8)]
+    """A sea mine: a dark disc with eight knobbed spikes, a white halo, the layer's colour as its light."""
+    angles = [math.pi * k / 4 + math.pi / 8 for k in range(8)]
+    spikes = [(math.cos(a), math.sin(a)) for a in angles]
     for halo, colour in ((2.2 * scale, style.PAPER), (0.0, style.MINE)):
         for ca, sa in spikes:
             draw.line([(c, c), (c + 0.66 * r * ca, c + 0.66 * r * sa)], fill=colour,
@@ -65,7 +66,8 @@ def _paint_oil(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> N
 
 def _paint_smoke(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
     """A smokescreen: overlapping grey translucent puffs with darker rims."""
-    puffs = ((0.0, 0.08, 0.4), (-0.44, 0.22, 0.34), (0.44, 0.24, 0.34), (0.04, -0.36, 0.38), (-0.04, 0.46, 0.3))
+    puffs = ((0.0, 0.08, 0.4), (-0.44, 0.22, 0.34), (0.44, 0.24, 0.34), (0.04, -0.36, 0.38),
+             (-0.04, 0.46, 0.3))
     for dx, dy, rr in puffs:
         _circle(draw, (c + dx * r, c + dy * r), rr * r + 1.8 * scale, fill=style.SMOKE_RIM + (235,))
     for dx, dy, rr in puffs:
