@@ -71,6 +71,20 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _latest(lines: list[str], limit: int) -> str:
+    """The last lines that fit in `limit` characters, saying how many earlier ones were left out."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        if size + len(line) + 1 > limit - 40:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    skipped = len(lines) - len(kept)
+    head = [f"… {skipped} earlier events"] if skipped else []
+    return "\n".join(head + kept[::-1])
+
+
 class NoGame(GameError):
     """The channel has no running game."""
 
@@ -172,7 +186,7 @@ class GameService:
         done = await self._apply(channel, actor.id, Command(command.name, options))
         events = list(done.events)
         done, computer_events = await self._play_computers(channel, done)
-        text = "\n".join(e.describe() for e in events + computer_events)
+        text = _latest([e.describe() for e in events + computer_events], MESSAGE_LIMIT - 300)
         return await self._with_map(done.ruleset, done.game, done.state, "applied", text)
 
     async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
@@ -200,7 +214,7 @@ class GameService:
         waiting = ruleset.acting_players(state)
         legal = ruleset.legal_actions(state, waiting[0]) if waiting else ()
         if outcome == "applied":
-            text = _clip(text, MESSAGE_LIMIT - 300) + f"\nNext: {ruleset.prompt(state)}"
+            text = f"{text}\nNext: {ruleset.prompt(state)}"
         return Reply(outcome, _clip(text, MESSAGE_LIMIT), image,
                      _clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
                      game_id=game.id, version=game.version)
