@@ -9,7 +9,7 @@ from images.speedway.arena import base_layer, frame
 from images.speedway.caption import render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.sheets import render_panel
-from images.speedway.style import PAPER
+from images.speedway.style import MIN_PAGE_WIDTH, PAPER
 from rules.speedway.state import SpeedwayState
 
 
@@ -19,14 +19,16 @@ def render_image(state: SpeedwayState) -> Image.Image:
     board = base_layer(state.arena).copy()
     boxes, marks = draw_cars(board, state, mf.layout)
     draw_tags(board, state, boxes, marks)
-    parts = [render_caption(state, mf.width), board]
-    panel = render_panel(state, mf.width)
+    # Small arenas are centred on a page as wide as the classic one, so sheets keep their layout.
+    width = max(mf.width, MIN_PAGE_WIDTH)
+    parts = [render_caption(state, width), board]
+    panel = render_panel(state, width)
     if panel is not None:
         parts.append(panel)
-    image = Image.new("RGB", (mf.width, sum(p.height for p in parts)), PAPER)
+    image = Image.new("RGB", (width, sum(p.height for p in parts)), PAPER)
     y = 0
     for part in parts:
-        image.paste(part, (0, y))
+        image.paste(part, ((width - part.width) // 2, y))
         y += part.height
     return image
 

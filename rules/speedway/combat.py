@@ -92,7 +92,7 @@ def fire(state: SpeedwayState, car: Car, plan: ShotPlan) -> tuple[SpeedwayState,
     dice, faces = roll_d6(state.dice, plan.to_hit_dice)
     total = sum(faces) + plan.targeting
     hit = total >= plan.range_hexes
-    roll = DiceRolled(car.name, f"fires {plan.weapon.name} at {plan.target.name}",
+    roll = DiceRolled(car.name, "rolls to hit",
                       "to hit: d6 per undamaged box + Targeting >= range", "d6", faces, total,
                       plan.range_hexes, hit, modifier=plan.targeting)
     fired = replace(car, fired=car.fired + (plan.weapon.mount,))
