@@ -17,6 +17,9 @@ from rules.speedway.state import Car, SpeedwayState
 # With game seed 2, `/game start` for alice and bob rolls the order (alice, bob): alice moves first.
 GAME_SEED = 2
 CENTRE = "M9"  # the middle of the Classic Bowl, at least four hexes from every wall and obstacle
+# Bob's car parked nose-in in the north-west corner (B2-C3 facing NW): no Brawler gun reaches
+# between it and Alice at the centre or at the walls the tests drive into, so nobody waits to fire.
+PARKED = ("B2", "NW")
 
 
 def facing_of(facing: int | str) -> int:
@@ -63,14 +66,18 @@ def place(state: SpeedwayState, owner: str, front: str, facing: int | str, **fie
 
 
 def driving(front: str = CENTRE, facing: int | str = 0, speed: int = 5, inertia: int = 0,
-            moves_left: int | None = None, dice_seed: int | None = None, **fields) -> SpeedwayState:
+            moves_left: int | None = None, dice_seed: int | None = None,
+            bob: tuple[str, int | str] | None = PARKED, **fields) -> SpeedwayState:
     """Alice in her Movement phase: her car at `front`/`facing` with `speed` and `inertia`.
 
     `moves_left` defaults to the speed; `dice_seed` restarts the dice stream at (seed, 0) so the
-    next Driver Roll's faces are fixed. Bob's car stays on its start slot in a far corner.
+    next roll's faces are fixed. Bob's car is put at `bob` (front, facing): PARKED out of every
+    shot by default, None for his start slot.
     """
     state = started()
     assert state.active_player == "alice"
+    if bob is not None:
+        state = place(state, "bob", *bob)
     state = place(state, "alice", front, facing, speed=speed, inertia=inertia, **fields)
     moves = speed if moves_left is None else moves_left
     state = replace(state, phase="movement", moves_left=moves, moves_total=moves)
@@ -79,10 +86,13 @@ def driving(front: str = CENTRE, facing: int | str = 0, speed: int = 5, inertia:
     return state
 
 
-def upkeep(speed: int = 0, inertia: int = 0, **fields) -> SpeedwayState:
-    """Alice in her Upkeep phase (speed not yet chosen) with her car at the centre."""
+def upkeep(speed: int = 0, inertia: int = 0, bob: tuple[str, int | str] | None = PARKED,
+           **fields) -> SpeedwayState:
+    """Alice in her Upkeep phase (speed not yet chosen) with her car at the centre; Bob as in `driving`."""
     state = started()
     assert state.active_player == "alice" and state.phase == "upkeep"
+    if bob is not None:
+        state = place(state, "bob", *bob)
     return place(state, "alice", CENTRE, 0, speed=speed, inertia=inertia, **fields)
 
 

@@ -4,8 +4,12 @@ Every position is built through the real referee (see speedway_fixtures.py) and 
 read off the resulting state and events. Hexes are map labels; around the centre M9 the
 neighbours are N9 (E), M8 (NE), L8 (NW), L9 (W), L10 (SW) and M10 (SE).
 
-Driver dice: the white die is 0,1,2,2,3,4 (data/dice.toml). Tests that depend on a roll restart
-the dice stream at (seed, 0) and state the faces that seed rolls, so the dice are documented here.
+Driver dice: the white die is 0,1,2,2,3,4; the gray collision die is A A S B D - (data/dice.toml).
+Tests that depend on a roll restart the dice stream at (seed, 0) and state the faces that seed
+rolls, so the dice are documented here.
+
+Bob's car is parked out of every shot (speedway_fixtures.PARKED) unless a test puts it elsewhere:
+a car with a legal shot waits for /fire or /end after its last Move instead of passing the turn.
 """
 
 from __future__ import annotations
@@ -22,14 +26,17 @@ from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, No
                           NotYourTurn, TableFull, WrongPhase)
 from rules.hexgrid import distance, label, parse_label, step
 from rules.speedway import data
-from rules.speedway.actions import AnswerSkid, EndGame, Join, Move, SetSpeed, Start
+from rules.speedway.actions import (AnswerSkid, ChooseRam, EndGame, EndTurn, Fire, Join, Move, SetSpeed,
+                                    Start)
 from rules.speedway.cars import new_car
 from rules.speedway.driving import counter_hexes, skid_vector
-from rules.speedway.events import (CarManeuvered, CarSlid, CarStopped, ControlLost, ControlRegained,
+from rules.speedway.events import (ArmorDisregarded, CarManeuvered, CarRotated, CarSlid, CarStopped,
+                                   Collided, ControlLost, ControlRegained, DamageRolled, DamageTaken,
                                    DiceRolled, GameEnded, GameStarted, InertiaShed, PlayerJoined,
-                                   SkidPending, SpeedLost, SpeedSet, TurnBegan)
+                                   SkidPending, SpeedLost, SpeedLostInCrash, SpeedSet, TurnBegan,
+                                   WeaponFired)
 from rules.speedway.ruleset import SPEEDWAY, legal_actions, speed_range
-from rules.speedway.state import DamageTrack, PendingSkid
+from rules.speedway.state import DamageTrack, PendingRam, PendingSkid
 
 try:
     from speedway_fixtures import (active, apply, car_of, driving, lobby, of_type, place, started,
@@ -41,6 +48,24 @@ except ImportError:  # tests/ imported as a package
 E, NE, NW, W, SW, SE = range(6)
 MANEUVERS = ("normal", "sideslip-left", "sideslip-right", "turn-left", "turn-right",
              "tight-turn-left", "tight-turn-right")
+# An Out Of Control car's only Move (it may still /drop or /fire between Moves).
+SLIDE_ONLY = "/move maneuver:slide"
+
+
+def commands(state, player: str = "alice", prefix: str = "/") -> list[str]:
+    """The player's legal commands that start with `prefix` ('/move', '/fire', ...)."""
+    return [a.command for a in legal_actions(state, player) if a.command.startswith(prefix)]
+
+
+def idle_turn(state):
+    """The active player sets speed 0; if a shot keeps the car waiting, they /end the turn."""
+    mover = state.active_player
+    state, events = apply(state, mover, SetSpeed(0))
+    if state.phase == "movement":  # else the turn passed (perhaps to the same player's next turn)
+        assert state.moves_left == 0 and commands(state, mover, "/fire")
+        state, more = apply(state, mover, EndTurn())
+        events += more
+    return state, events
 
 
 def pass_until(state, player: str):
@@ -50,7 +75,7 @@ def pass_until(state, player: str):
     """
     events = ()
     while state.active_player != player:
-        state, events = apply(state, state.active_player, SetSpeed(0))
+        state, events = idle_turn(state)
     return state, events
 
 
@@ -197,9 +222,21 @@ def test_lobby_join_seats_players_with_designs():
 
 
 def test_lobby_join_twice_refused():
+    """Joining twice is no longer refused: a seated player who joins again brings a second car
+    (named "bob-2"), still one seat; the table limit counts cars, so a join past 6 cars is refused."""
     state = lobby(("alice", "bob"))
-    with pytest.raises(BadOption):
-        apply(state, "bob", Join("bob again"))
+    state, events = apply(state, "bob", Join("bob again", "torch"))
+    assert events == (PlayerJoined("bob-2", "Torch"),)
+    assert [(p.id, p.name) for p in state.players] == [("alice", "alice"), ("bob", "bob")]
+    assert [(c.id, c.owner, c.name, c.design) for c in state.cars] == [
+        ("c1", "alice", "alice", "brawler"), ("c2", "bob", "bob", "brawler"), ("c3", "bob", "bob-2", "torch")]
+    for _ in range(3):
+        state, _ = apply(state, "alice", Join("alice"))
+    assert [c.name for c in state.cars_of("alice")] == ["alice", "alice-2", "alice-3", "alice-4"]
+    assert len(state.cars) == 6 and len(state.players) == 2
+    for actor in ("bob", "carol"):  # a seated player's extra car and a new player alike
+        with pytest.raises(TableFull):
+            apply(state, actor, Join(actor))
 
 
 def test_lobby_table_full_at_six():
@@ -390,6 +427,7 @@ def test_moves_equal_speed():
 
 
 def test_turn_passes_when_moves_run_out():
+    # Bob is parked out of Alice's arcs and range, so with no shot left the turn passes by itself.
     state = driving("M9", E, speed=2, moves_left=1)
     state, events = apply(state, "alice", Move("normal"))
     assert state.active_player == "bob" and state.phase == "upkeep"
@@ -401,9 +439,39 @@ def test_turn_passes_when_moves_run_out():
 
 
 def test_turn_passes_at_speed_zero():
+    # No Moves and (Bob parked) no shot: nothing to wait for.
     state, events = apply(upkeep(speed=1), "alice", SetSpeed(0))
     assert events == (SpeedSet("alice", 1, 0), TurnBegan("bob", 0))
     assert state.active_player == "bob" and state.phase == "upkeep"
+
+
+def test_turn_waits_for_end_when_a_shot_is_available():
+    # Bob sits at S9-R9, ahead of Alice: after her last Move (to N9) her front Vulcan has a shot at
+    # range 4, so she waits in Movement with no Moves left until she fires or ends the turn.
+    state = driving("M9", E, speed=2, moves_left=1, bob=("S9", E))
+    with pytest.raises(WrongPhase):  # /end is refused while Moves are left
+        apply(state, "alice", EndTurn())
+    state, events = apply(state, "alice", Move("normal"))
+    assert of_type(events, TurnBegan) == []
+    assert state.active_player == "alice" and state.phase == "movement" and state.moves_left == 0
+    assert commands(state) == ["/fire weapon:front target:bob", "/drop weapon:back", "/end"]
+    assert "/end" in SPEEDWAY.prompt(state)
+    with pytest.raises(WrongPhase):
+        apply(state, "alice", Move("normal"))
+    ended, events = apply(state, "alice", EndTurn())
+    assert events == (TurnBegan("bob", 0),)
+    assert ended.active_player == "bob" and ended.phase == "upkeep"
+    # Firing her only gun leaves no shot, so that passes the turn too.
+    fired, events = apply(state, "alice", Fire("front", "bob"))
+    assert of_type(events, WeaponFired) == [WeaponFired("alice", "Vulcan Machine Gun (Front)", "bob", 4)]
+    assert fired.active_player == "bob" and events[-1] == TurnBegan("bob", 0)
+    # A car at speed 0 with a shot waits as well.
+    state, events = apply(upkeep(speed=1, bob=("S9", E)), "alice", SetSpeed(0))
+    assert events == (SpeedSet("alice", 1, 0),)
+    assert state.active_player == "alice" and state.phase == "movement" and state.moves_left == 0
+    assert commands(state) == ["/fire weapon:front target:bob", "/drop weapon:back", "/end"]
+    state, events = apply(state, "alice", EndTurn())
+    assert events == (TurnBegan("bob", 0),) and state.active_player == "bob"
 
 
 def test_turn_passes_after_last_move_skid_is_answered():
@@ -421,7 +489,7 @@ def test_round_rotates_first_player():
     for _ in range(9):
         movers.append(state.active_player)
         rounds.append(state.round)
-        state, _ = apply(state, state.active_player, SetSpeed(0))
+        state, _ = idle_turn(state)  # from the start slots some cars have a shot: they /end
     assert movers == ["carol", "alice", "bob",
                       "alice", "bob", "carol",
                       "bob", "carol", "alice"]
@@ -585,7 +653,7 @@ def test_resist_failure_goes_out_of_control():
     assert car.speed == 5 and car.inertia == 2
     assert of_type(events, ControlLost) == [ControlLost("alice", "E")]
     assert state.phase == "movement" and state.moves_left == 4
-    assert legal_actions(state, "alice") == (LegalAction("/move maneuver:slide", "Slide"),)
+    assert commands(state, prefix="/move") == [SLIDE_ONLY]
 
 
 @pytest.mark.parametrize("seed", range(1, 11))
@@ -666,7 +734,7 @@ def test_out_of_control_slide_and_regain():
     assert where(car) == ("M8", "L8", "E")  # slides sideways, facing unchanged
     assert car.in_control and car.skid is None and car.speed == 3 and car.inertia == 2
     assert state.phase == "movement" and state.moves_left == 3
-    assert len(legal_actions(state, "alice")) == 7
+    assert commands(state, prefix="/move") == [f"/move maneuver:{m}" for m in MANEUVERS]
     # [SpeedLost, DiceRolled] come after the slide, in the seed's order
     kinds = [type(e) for e in events]
     assert kinds.index(CarSlid) < kinds.index(SpeedLost) < kinds.index(DiceRolled)
@@ -682,7 +750,7 @@ def test_out_of_control_stays_out_on_failure():
     assert not car.in_control and car.skid == NE and car.speed == 3
     assert of_type(events, ControlRegained) == []
     assert state.moves_left == 3
-    assert legal_actions(state, "alice") == (LegalAction("/move maneuver:slide", "Slide"),)
+    assert commands(state, prefix="/move") == [SLIDE_ONLY]
     # The next Move slides again (NE to N7), speed 2; [3] [0] [2] [1] = 6 meets 2 + 2 = 4.
     state, events = apply(state, "alice", Move("slide"))
     roll = roll_of(events)
@@ -713,91 +781,219 @@ def test_out_of_control_only_slides():
         with pytest.raises(IllegalManeuver):
             apply(state, "alice", Move(maneuver))
     assert state == before
-    assert legal_actions(state, "alice") == (LegalAction("/move maneuver:slide", "Slide"),)
+    assert commands(state, prefix="/move") == [SLIDE_ONLY]
 
 
 def test_slide_refused_in_control():
     state = driving("M9", E, speed=4)
     with pytest.raises(IllegalManeuver, match="is in control"):
         apply(state, "alice", Move("slide"))
-    assert [a.command for a in legal_actions(state, "alice")] == [
-        f"/move maneuver:{m}" for m in MANEUVERS]
+    assert commands(state, prefix="/move") == [f"/move maneuver:{m}" for m in MANEUVERS]
 
 
-# --- Collisions (partial): blocked moves stop the car -------------------------------------------
+# --- Collisions: a Move or slide that runs into the wall, an obstacle or a car ------------------
 
-@pytest.mark.parametrize("front, facing, reason", [
-    ("A9", W, "hit the arena wall"),        # the west wall, beyond column A
-    ("M1", NE, "hit the arena wall"),       # the north wall, above row 1
-    ("F6", E, "hit the obstacle at G6"),    # the pillar at G6
-])
-def test_wall_stops_car(front, facing, reason):
-    state = driving(front, facing, speed=3, inertia=4)
+# Seed 1's gray dice, in the order the stream rolls them (Bob's ram dice first, then Alice's).
+GRAY_SEED_1 = ("S", "S", "A", "S", "D", "A", "-", "B", "S", "A", "A", "-", "-")
+
+
+@pytest.mark.parametrize("front, facing, speed, what, faces, ignored, crossed", [
+    ("A9", W, 3, "the arena wall", ("S", "A", "A"), ("S",), 2),     # the west wall, beyond column A
+    ("M1", NE, 3, "the arena wall", ("S", "A", "A"), ("S",), 2),    # the north wall, above row 1
+    ("F6", E, 5, "the obstacle at G6", ("S", "A", "A", "B", "A"), ("B", "S"), 3),  # the pillar
+], ids=["west-wall", "north-wall", "pillar"])
+def test_wall_stops_car(front, facing, speed, what, faces, ignored, crossed):
+    # Seed, Striking Immobile Objects: straight on, the car "rolls a number of Gray dice equal to its
+    # speed, and then stops". Seed 6 rolls gray [S] [A] [A] ([B] [A]): Armor 3 disregards the
+    # others, but A results hit the Armor itself and cross its boxes (3 3 2 2 1 1).
+    state = driving(front, facing, speed=speed, inertia=4, dice_seed=6)
     state, events = apply(state, "alice", Move("normal"))
     car = car_of(state, "alice")
     assert label(car.front) == front and car.facing == facing  # did not move
     assert car.speed == 0 and car.in_control and car.inertia == 4
-    assert of_type(events, CarStopped) == [CarStopped("alice", front, reason)]
     assert of_type(events, CarManeuvered) == []
-    # no Moves left: the turn passes, and Alice next begins at speed 0 with no inertia
+    assert [(c.kind, c.car, c.other, c.collision_speed) for c in of_type(events, Collided)] == [
+        ("strike", "alice", what, speed)]
+    assert of_type(events, DamageRolled) == [DamageRolled("alice", f"hit {what}", ("gray",) * speed, faces)]
+    assert of_type(events, ArmorDisregarded) == [ArmorDisregarded("alice", ignored)]
+    assert car.systems.armor.crossed == crossed and car.systems.rating("armor") == 2
+    # no Moves left and no shot: the turn passes, and Alice next begins at speed 0 with no inertia
     assert state.active_player == "bob" and state.phase == "upkeep"
     state, events = pass_until(state, "alice")
     assert car_of(state, "alice").inertia == 0
     assert [(e.car, e.removed) for e in of_type(events, InertiaShed)] == [("alice", 4)]
 
 
-@pytest.mark.parametrize("maneuver, bob_front, bob_facing, hit", [
-    ("normal", "O9", E, "N9"),            # Bob's back half is straight ahead
-    ("normal", "N9", W, "N9"),            # Bob's front half is straight ahead
-    ("tight-turn-left", "N9", W, "N9"),   # M8 is free, but the turned car's back lands on N9
-    ("sideslip-right", "M10", E, "M10"),
-])
-def test_car_blocks_car(maneuver, bob_front, bob_facing, hit):
-    state = place(driving("M9", E, speed=4), "bob", bob_front, bob_facing)
-    bob = car_of(state, "bob")
-    state, events = apply(state, "alice", Move(maneuver))
+def _ram(maneuver: str, bob: tuple[str, int, int]):
+    """Alice at M9 facing E, speed 4, dice seed 1, makes `maneuver` into Bob's car (front, facing, speed)."""
+    front, facing, speed = bob
+    state = place(driving("M9", E, speed=4, dice_seed=1), "bob", front, facing, speed=speed)
+    return state, *apply(state, "alice", Move(maneuver))
+
+
+@pytest.mark.parametrize("maneuver, bob, hit, vc, took, rolloff, chooser", [
+    ("normal", ("O9", E, 2), "N9", 2, (1, 0), (10, 9), "alice"),     # into Bob's back: Vc = 4 - 2
+    ("normal", ("N9", W, 2), "N9", 6, (3, 2), (8, 9), "bob"),        # head-on, Bob's front: Vc = 4 + 2
+    ("sideslip-right", ("M10", E, 0), "M10", 4, (2, 1), (11, 6), "alice"),  # the slip lands on Bob
+], ids=["rear", "head-on", "sideslip"])
+def test_car_blocks_car(maneuver, bob, hit, vc, took, rolloff, chooser):
+    # Seed, Ramming Collisions: Alice's front runs into Bob. Nobody enters the other's hexes: Bob
+    # takes Vc + 1 gray dice (the attacker's extra die), Alice Vc (seed 1's stream, Bob's first);
+    # each loses speed equal to the damage it took (`took`: Bob, Alice); in the roll-off each
+    # driver adds the damage done to the other car (`rolloff`: Alice's total, Bob's), and the
+    # winner chooses the outcome.
+    before, state, events = _ram(maneuver, bob)
+    alice = car_of(state, "alice")
+    assert where(alice) == ("M9", "L9", "E") and car_of(state, "bob").hexes == car_of(before, "bob").hexes
+    assert of_type(events, CarManeuvered) == []
+    assert of_type(events, Collided) == [Collided("ram", "alice", "bob", hit, vc)]
+    assert [(d.car, d.dice, d.faces) for d in of_type(events, DamageRolled)] == [
+        ("bob", ("gray",) * (vc + 1), GRAY_SEED_1[:vc + 1]),
+        ("alice", ("gray",) * vc, GRAY_SEED_1[vc + 1:2 * vc + 1])]
+    taken = {e.car: len(e.effects) for e in of_type(events, DamageTaken)}
+    assert (taken.get("bob", 0), taken.get("alice", 0)) == took
+    assert (car_of(state, "bob").speed, alice.speed) == (max(0, bob[2] - took[0]), 4 - took[1])
+    rolls = of_type(events, DiceRolled)
+    assert [(r.car, r.dice, len(r.faces), r.modifier, r.total) for r in rolls] == [
+        ("alice", "white driver dice", 4, took[0], rolloff[0]),
+        ("bob", "white driver dice", 4, took[1], rolloff[1])]
+    assert [r.car for r in rolls if r.success] == [chooser]
+    # The Move is spent; the game waits on the roll-off winner's outcome A or B.
+    assert state.phase == "ram" and state.moves_left == 3 and state.active_player == "alice"
+    assert state.pending_ram == PendingRam("c1", "c2", parse_label(hit), chooser, parse_label(hit), E)
+    loser = "bob" if chooser == "alice" else "alice"
+    assert commands(state, chooser) == ["/ram outcome:A", "/ram outcome:B"] and commands(state, loser) == []
+    with pytest.raises(NotYourTurn):
+        apply(state, loser, ChooseRam("A"))
+    # Outcome A: Alice stays put and her next Move must be a Turn.
+    state, _ = apply(state, chooser, ChooseRam("A"))
+    assert state.phase == "movement" and state.moves_left == 3 and state.pending_ram is None
+    assert where(car_of(state, "alice")) == ("M9", "L9", "E") and car_of(state, "alice").must_turn
+    assert commands(state, prefix="/move") == ["/move maneuver:turn-left", "/move maneuver:turn-right"]
+    with pytest.raises(IllegalManeuver):
+        apply(state, "alice", Move("normal"))
+
+
+@pytest.mark.parametrize("bob_front, bob_facing, chooser, bob_after", [
+    ("O9", E, "alice", ("O9", "N8", "SE")),   # Bob's back swings round his front, away from Alice
+    ("N9", W, "bob", ("N8", "O9", "NW")),     # Bob's front swings round his back
+], ids=["rear", "head-on"])
+def test_ram_outcome_b_pushes_defender_aside(bob_front, bob_facing, chooser, bob_after):
+    # Seed, outcome B: the defender rotates around its un-struck hex away from the attacker, which
+    # moves forward into the vacated hex (N9). Same rams and dice as in test_car_blocks_car.
+    _, state, _ = _ram("normal", (bob_front, bob_facing, 2))
+    state, events = apply(state, chooser, ChooseRam("B"))
+    assert events == (CarRotated("bob", bob_after[0], bob_after[1], "pushed aside"),)
+    assert where(car_of(state, "alice")) == ("N9", "M9", "E") and where(car_of(state, "bob")) == bob_after
+    assert not set(car_of(state, "alice").hexes) & set(car_of(state, "bob").hexes)
+    assert state.phase == "movement" and state.moves_left == 3 and not car_of(state, "alice").must_turn
+    assert commands(state, prefix="/move") == [f"/move maneuver:{m}" for m in MANEUVERS]
+
+
+def test_back_half_into_car_is_a_slide_collision():
+    # Tight turn left: M8 is free, but the turned car's back would land on N9, Bob's front. The
+    # front hits nothing, so this is no ram: as when sliding into a car, both take 2 gray dice
+    # (seed 1: Bob [S] [S], Alice [A] [S]) and Alice stops where she was.
+    state = place(driving("M9", E, speed=4, dice_seed=1), "bob", "N9", W)
+    state, events = apply(state, "alice", Move("tight-turn-left"))
+    alice = car_of(state, "alice")
+    assert where(alice) == ("M9", "L9", "E") and alice.speed == 0 and alice.inertia == 0
+    assert where(car_of(state, "bob")) == ("N9", "O9", "W")
+    assert of_type(events, Collided) == [Collided("slide", "alice", "bob", "N9", 0)]
+    assert [(d.car, d.dice, d.faces) for d in of_type(events, DamageRolled)] == [
+        ("bob", ("gray", "gray"), ("S", "S")), ("alice", ("gray", "gray"), ("A", "S"))]
+    assert of_type(events, DamageTaken) == [DamageTaken("alice", ("Armor 3->3",))]
+    # Stopped with Bob at point-blank in her front arc: she may still fire, or /end.
+    assert state.phase == "movement" and state.moves_left == 0 and state.active_player == "alice"
+    assert commands(state, prefix="/fire") == ["/fire weapon:front target:bob"]
+    state, events = apply(state, "alice", EndTurn())
+    assert state.active_player == "bob" and events == (TurnBegan("bob", 0),)
+
+
+@pytest.mark.parametrize("speed, moves_left, next_player", [(3, 2, "alice"), (1, 0, "bob")])
+def test_back_half_glances_off_obstacle(speed, moves_left, next_player):
+    # From G7 facing NE a tight turn left would put the back on the pillar G6 (front F6 is free):
+    # the car glances off it: 2 gray dice (seed 1: [S] [S], both disregarded by Armor), speed -1,
+    # and it stays where it was. At speed 1 that is a stop, and the turn passes.
+    state = driving("G7", NE, speed=speed, dice_seed=1)
+    state, events = apply(state, "alice", Move("tight-turn-left"))
     car = car_of(state, "alice")
-    assert where(car) == ("M9", "L9", "E") and car.speed == 0 and car.inertia == 0
-    assert of_type(events, CarStopped) == [CarStopped("alice", "M9", f"ran into bob's car at {hit}")]
-    assert car_of(state, "bob").front == bob.front  # nothing happens to Bob yet (no ramming)
-    assert state.active_player == "bob" and state.moves_left == 0
+    assert where(car) == ("G7", "F8", "NE") and car.inertia == 0 and car.speed == speed - 1
+    assert of_type(events, CarManeuvered) == []
+    assert of_type(events, Collided) == [Collided("glance", "alice", "the obstacle at G6", "G6", 0)]
+    assert of_type(events, DamageRolled) == [
+        DamageRolled("alice", "glanced off the obstacle at G6", ("gray", "gray"), ("S", "S"))]
+    assert state.active_player == next_player and state.moves_left == moves_left
+
+
+def test_slide_with_one_half_blocked_swings_round():
+    # Sideslip left from F8 to G7 at speed 5, skid accepted: the NE slide would put the front on
+    # the pillar G6 while the back (F7 -> F6) is free. Seed: 2 gray (seed 1: [S] [S]), speed -1,
+    # and the free half swings round the struck one: back to F6, the car now faces SE.
+    state = driving("F8", E, speed=5, dice_seed=1)
+    state, events = apply(state, "alice", Move("sideslip-left", skid="accept"))
+    car = car_of(state, "alice")
+    assert where(car) == ("G7", "F6", "SE")
+    assert car.speed == 4 and car.in_control and car.inertia == 1
+    assert of_type(events, Collided) == [Collided("glance", "alice", "the obstacle at G6", "G6", 0)]
+    assert of_type(events, DamageRolled)[0].faces == ("S", "S")
+    assert of_type(events, SpeedLostInCrash) == [SpeedLostInCrash("alice", 1, 4)]
+    assert of_type(events, CarRotated) == [CarRotated("alice", "G7", "F6", "swung round the obstacle at G6")]
+    assert of_type(events, CarSlid) == []
+    assert state.phase == "movement" and state.moves_left == 4
 
 
 def test_blocked_slide_stops_car_on_accepted_skid():
-    # Sideslip left from M2 puts the front on N1; the NE skid would leave the arena.
-    state, _ = apply(driving("M2", E, speed=5), "alice", Move("sideslip-left"))
+    # Sideslip left from M2 puts the front on N1; the NE skid would take both halves through the
+    # north wall: a straight-on strike, 5 gray dice for speed 5 (seed 6: [S] [A] [A] [B] [A]), stop.
+    state, _ = apply(driving("M2", E, speed=5, dice_seed=6), "alice", Move("sideslip-left"))
     assert where(car_of(state, "alice")) == ("N1", "M1", "E") and state.phase == "skid"
     state, events = apply(state, "alice", AnswerSkid("accept"))
     car = car_of(state, "alice")
     assert where(car) == ("N1", "M1", "E")
     assert car.speed == 0 and car.in_control and car.inertia == 1
-    assert of_type(events, CarStopped) == [CarStopped("alice", "N1", "hit the arena wall while sliding")]
+    assert of_type(events, CarSlid) == []
+    assert [(c.kind, c.other, c.collision_speed) for c in of_type(events, Collided)] == [
+        ("strike", "the arena wall", 5)]
+    assert of_type(events, DamageRolled)[0].faces == ("S", "A", "A", "B", "A")
+    assert car.systems.armor.crossed == 3
     assert state.active_player == "bob" and state.phase == "upkeep"
 
 
 def test_blocked_slide_stops_car():
-    # Resist fails (seed 16: 6 vs 7) and the E skid from M8 would put the back on N9, under Bob.
+    # Resist fails (seed 16: 6 vs 7) and the E skid from M8 would put the back on N9, Bob's front:
+    # a slide into a car. Both take 2 gray dice (Bob [D] [-], Armor drops the D; Alice [-] [-])
+    # and Alice stops In Control, not Out Of Control.
     state = place(driving("M9", E, speed=5, dice_seed=16), "bob", "N9", W)
     state, _ = apply(state, "alice", Move("turn-left"))
+    assert commands(state) == ["/skid choice:accept", "/skid choice:resist", "/skid choice:swipe"]
     state, events = apply(state, "alice", AnswerSkid("resist"))
     assert not roll_of(events).success
     car = car_of(state, "alice")
     assert where(car) == ("M8", "M9", "NE")
     assert car.speed == 0 and car.in_control and car.skid is None
-    assert of_type(events, ControlLost) == []
-    assert of_type(events, CarStopped) == [
-        CarStopped("alice", "M8", "ran into bob's car at N9 while sliding")]
-    assert state.active_player == "bob"
+    assert where(car_of(state, "bob")) == ("N9", "O9", "W")
+    assert of_type(events, ControlLost) == [] and of_type(events, CarSlid) == []
+    assert of_type(events, Collided) == [Collided("slide", "alice", "bob", "N9", 0)]
+    assert [(d.car, d.faces) for d in of_type(events, DamageRolled)] == [("bob", ("D", "-")),
+                                                                         ("alice", ("-", "-"))]
+    assert of_type(events, ArmorDisregarded) == [ArmorDisregarded("bob", ("D",))]
+    assert of_type(events, DamageTaken) == []
+    assert state.active_player == "bob"  # Bob is off Alice's front arc: no shot, the turn passes
 
 
 def test_blocked_out_of_control_slide_stops_car():
-    state = _skidding(speed=3, inertia=1, seed=6, front="M1")  # NE of M1 is outside the wall
+    # NE of M1 and of L1 is outside the wall: both halves strike, so 3 gray dice for speed 3
+    # (seed 6: [S] [A] [A]) and a stop, before any speed loss or Driver Roll.
+    state = _skidding(speed=3, inertia=1, seed=6, front="M1")
     state, events = apply(state, "alice", Move("slide"))
     car = car_of(state, "alice")
     assert where(car) == ("M1", "L1", "E")
     assert car.speed == 0 and car.in_control and car.skid is None
     assert of_type(events, SpeedLost) == [] and of_type(events, DiceRolled) == []
-    assert of_type(events, CarStopped) == [CarStopped("alice", "M1", "hit the arena wall while sliding")]
+    assert [(c.kind, c.other, c.collision_speed) for c in of_type(events, Collided)] == [
+        ("strike", "the arena wall", 3)]
+    assert of_type(events, DamageRolled)[0].faces == ("S", "A", "A")
     assert state.active_player == "bob" and state.phase == "upkeep"
 
 
@@ -808,3 +1004,13 @@ def test_out_of_control_car_braking_to_zero_regains_control():
     assert car.speed == 0 and car.in_control and car.skid is None
     assert of_type(events, ControlRegained) == [ControlRegained("alice")]
     assert state.active_player == "bob"
+
+
+def test_ram_outcome_b_stops_the_attacker_when_its_back_would_land_on_the_pivot():
+    # Sideslip right from M9 (facing E) into Bob at M10-L10: the attacker's new back hex would be
+    # L10, Bob's un-struck pivot. "If such a rotation is not possible, the Attacking car stops."
+    _, state, _ = _ram("sideslip-right", ("M10", E, 0))
+    state, _events = apply(state, "alice", ChooseRam("B"))
+    alice, bob = car_of(state, "alice"), car_of(state, "bob")
+    assert where(alice) == ("M9", "L9", "E") and alice.speed == 0
+    assert not set(alice.hexes) & set(bob.hexes)

@@ -9,7 +9,7 @@ from rules.hexgrid import DIRECTIONS, Hex, distance, label, neighbours, step
 from rules.speedway import data
 from rules.speedway.damage import damage_car, wreck_if_inoperable
 from rules.speedway.driving import driver_roll
-from rules.speedway.events import CarRotated, Collided, InertiaGained, SpeedLostInCrash
+from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
 from rules.speedway.geometry import centre, midpoint
 from rules.speedway.state import Car, PendingRam, SpeedwayState
 
@@ -21,6 +21,17 @@ def _rules() -> dict:
 def _direction_between(a: Hex, b: Hex) -> int:
     """The direction index of the step from `a` to its neighbour `b`."""
     return DIRECTIONS.index((b[0] - a[0], b[1] - a[1]))
+
+
+def where(state: SpeedwayState, at: Hex, car: Car) -> str:
+    """A hex name for an event: the hex itself, or the car's own hex when `at` is beyond the wall."""
+    return label(at) if data.arena(state.arena).in_field(at) else label(car.front)
+
+
+def stopped(state: SpeedwayState, car_id: str, reason: str) -> tuple[SpeedwayState, tuple]:
+    """Stop the car and say so."""
+    car = state.car(car_id)
+    return stop(state, car_id), (CarStopped(car.name, label(car.front), reason),)
 
 
 def stop(state: SpeedwayState, car_id: str) -> SpeedwayState:
@@ -124,7 +135,8 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
         (h[0] - pivot[0], h[1] - pivot[1]))))
     is_open = _open_for(state, (attacker.id, defender.id))
     attacker_back = step(pending.struck, pending.facing + 3)
-    if not is_open(away) or not is_open(attacker_back) or attacker_back == away:
+    # The attacker needs both its new hexes: the one the defender vacated and the one behind it.
+    if not is_open(away) or not is_open(attacker_back) or attacker_back in (away, pivot):
         return stop(state, attacker.id), ()
     if pending.struck == defender.front:
         rotated = replace(defender, front=away, facing=_direction_between(pivot, away))
@@ -159,17 +171,19 @@ def slide_into_car(state: SpeedwayState, car_id: str, other_id: str, at: Hex) ->
     events += dealt
     state, dealt, _ = damage_car(state, car_id, dice, f"slid into {other.name}", midpoint(other))
     events += dealt
-    return stop(state, car_id), events
+    state, halted = stopped(state, car_id, f"it slid into {other.name}")
+    return state, events + halted
 
 
 def strike_straight(state: SpeedwayState, car_id: str, at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
     """A straight-on strike on an immobile object: one gray die per point of speed, then stop."""
     car = state.car(car_id)
-    events: tuple = (Collided("strike", car.name, what, label(at), car.speed),)
+    events: tuple = (Collided("strike", car.name, what, where(state, at, car), car.speed),)
     if car.speed > 0:
         state, dealt, _ = damage_car(state, car_id, ("gray",) * car.speed, f"hit {what}", centre(at))
         events += dealt
-    return stop(state, car_id), events
+    state, halted = stopped(state, car_id, f"it hit {what}")
+    return state, events + halted
 
 
 def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector: int,
@@ -183,7 +197,7 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
         (h[0] - struck_half[0], h[1] - struck_half[1]))))
     if not _open_for(state, (car_id,))(swing):
         return strike_straight(state, car_id, at, what)
-    events: tuple = (Collided("glance", car.name, what, label(at), 0),)
+    events: tuple = (Collided("glance", car.name, what, where(state, at, car), 0),)
     state, dealt, _ = damage_car(state, car_id, tuple(_rules()["slide_one_half"]), f"glanced off {what}",
                                  centre(at))
     events += dealt
@@ -197,7 +211,8 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
     state = state.with_car(car)
     events += (CarRotated(car.name, label(car.front), label(car.back), f"swung round {what}"),)
     if car.speed == 0:
-        state = stop(state, car_id)
+        state, halted = stopped(state, car_id, "it lost its last speed")
+        events += halted
     return wreck_check(state, car_id, events)
 
 

@@ -13,7 +13,7 @@ from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
 from rules.speedway import collisions, data, hazards
 from rules.speedway.damage import damage_car
 from rules.speedway.driving import counter_hexes, maneuver_pose
-from rules.speedway.events import CarManeuvered, CarSlid, Collided
+from rules.speedway.events import CarManeuvered, CarSlid, Collided, SpeedLostInCrash
 from rules.speedway.geometry import centre
 from rules.speedway.state import Car, SpeedwayState
 
@@ -45,14 +45,18 @@ def _glance(state: SpeedwayState, car_id: str, at: Hex, what: str) -> tuple[Spee
     """RULING: a maneuver whose back half alone would hit something: the lateral dice, speed -1,
     and the car stays where it was (the Move is spent)."""
     car = state.car(car_id)
-    events: tuple = (Collided("glance", car.name, what, label(at), 0),)
+    events: tuple = (Collided("glance", car.name, what, collisions.where(state, at, car), 0),)
     state, dealt, _ = damage_car(state, car_id, tuple(data.collision_rules()["slide_one_half"]),
                                  f"glanced off {what}", centre(at))
+    events += dealt
     car = state.car(car_id)
-    state = state.with_car(replace(car, speed=max(0, car.speed - 1)))
+    if car.speed > 0:
+        state = state.with_car(replace(car, speed=car.speed - 1))
+        events += (SpeedLostInCrash(car.name, 1, car.speed - 1),)
     if state.car(car_id).speed == 0:
-        state = collisions.stop(state, car_id)
-    return state, events + dealt
+        state, halted = collisions.stopped(state, car_id, "it lost its last speed")
+        events += halted
+    return state, events
 
 
 def maneuver(state: SpeedwayState, car: Car, spec: data.Maneuver, side: int,
@@ -81,26 +85,33 @@ def maneuver(state: SpeedwayState, car: Car, spec: data.Maneuver, side: int,
     return state, events + met, True
 
 
-def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[SpeedwayState, tuple, bool]:
-    """Translate the car one hex along `vector`, or collide. Returns (state, events, still moving)."""
+MOVED, GLANCED, STOPPED = "moved", "glanced", "stopped"
+
+
+def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[SpeedwayState, tuple, str]:
+    """Translate the car one hex along `vector`, or collide.
+
+    Returns (state, events, outcome): MOVED, GLANCED (one half struck: the car swung round and
+    lost a point of speed, still moving) or STOPPED.
+    """
     front, back = counter_hexes(car.front, car.facing)
     targets = ((front, step(front, vector)), (back, step(back, vector)))
     blocks = [(half, h, what_blocks(state, car.id, h)) for half, h in targets]
     for half, h, block in blocks:
         if block and block[0] == "car":
             state, events = collisions.slide_into_car(state, car.id, block[1], h)
-            return state, events, False
+            return state, events, STOPPED
     struck = [(half, h, block) for half, h, block in blocks if block]
     if len(struck) == 2:
         state, events = collisions.strike_straight(state, car.id, struck[0][1],
                                                    _object_name(struck[0][2][0], struck[0][1]))
-        return state, events, False
+        return state, events, STOPPED
     if struck:
         half, h, block = struck[0]
         state, events = collisions.strike_one_half(state, car.id, half, vector, h, _object_name(block[0], h))
         after = state.car(car.id)
-        return state, events, after.speed > 0 and not after.out
+        return state, events, GLANCED if after.speed > 0 and not after.out else STOPPED
     moved = replace(car, front=targets[0][1])
     events: tuple = (CarSlid(car.name, DIRECTION_NAMES[vector], label(moved.front), reason),)
     state, met = _arrive(state, car, moved)
-    return state, events + met, not state.car(car.id).out
+    return state, events + met, STOPPED if state.car(car.id).out else MOVED

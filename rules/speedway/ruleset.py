@@ -183,15 +183,15 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
         state = replace(state, moves_left=state.moves_left - 1)
         state, events = swipe(state, car.id, pending.swipe_target)
     elif choice == "accept":
-        state, events, _ = movement.slide(state, car, pending.vector, "skid accepted")
+        state, events, _outcome = movement.slide(state, car, pending.vector, "skid accepted")
     elif choice == "resist":
         state, roll = driver_roll(state, car, car.speed + car.inertia, "resists the skid",
                                   "Driver Roll vs speed + inertia")
         events = (roll,)
         if not roll.success:
-            state, slid, moving = movement.slide(state, car, pending.vector, "failed to resist")
+            state, slid, outcome = movement.slide(state, car, pending.vector, "failed to resist")
             events += slid
-            if moving:
+            if outcome != movement.STOPPED:
                 state = state.with_car(replace(state.car(car.id), in_control=False, skid=pending.vector))
                 events += (ControlLost(car.name, DIRECTION_NAMES[pending.vector]),)
     state, more = _complete_move(state)
@@ -201,12 +201,13 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
 def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState, tuple]:
     """Out Of Control: slide one hex along the skid, lose one speed, then try to regain control."""
     state = replace(state, moves_left=state.moves_left - 1)
-    state, events, moving = movement.slide(state, car, car.skid, "out of control")
-    if moving:
+    state, events, outcome = movement.slide(state, car, car.skid, "out of control")
+    if outcome != movement.STOPPED:
         car = state.car(car.id)
-        car = replace(car, speed=car.speed - 1)
-        state = state.with_car(car)
-        events += (SpeedLost(car.name, car.speed),)
+        if outcome == movement.MOVED:  # a glance already cost this Move's point of speed
+            car = replace(car, speed=car.speed - 1)
+            state = state.with_car(car)
+            events += (SpeedLost(car.name, car.speed),)
         if car.speed == 0:
             state = stop(state, car.id)
             events += (CarStopped(car.name, label(car.front), "it slowed to a halt"),)
@@ -256,7 +257,8 @@ def _drop(state: SpeedwayState, actor: str, action: Drop):
 def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
     car = _active_car_for(state, actor, ("movement",))
     if state.moves_left > 0:
-        raise WrongPhase(f"{car.name} still has {state.moves_left} Moves to make.")
+        moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
+        raise WrongPhase(f"{car.name} still has {moves} to make.")
     return finish_car(state)
 
 
