@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -82,12 +83,13 @@ async def test_odds_are_private_and_change_nothing(table, store, db_path):
 
 def test_the_scripted_duel_reaches_a_winner(tmp_path):
     script = (ROOT / "examples" / "duel.txt").read_text()
+    winner = re.search(r"^# winner: (\w+)", script, re.M).group(1)
     result = run_pitboss("play", "--db", str(tmp_path / "duel.db"), "--out", str(tmp_path / "maps"),
                          stdin=script, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "refused" not in result.stdout and "error:" not in result.stdout
-    assert "bob WINS: the last car running." in result.stdout
-    assert "Game over: bob wins." in result.stdout
+    assert f"{winner} WINS: the last car running." in result.stdout
+    assert f"Game over: {winner} wins." in result.stdout
     verify = run_pitboss("verify", "--db", str(tmp_path / "duel.db"), cwd=tmp_path)
     assert "0 mismatches" in verify.stdout
     maps = sorted(Path(tmp_path / "maps").glob("*.png"))

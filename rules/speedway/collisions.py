@@ -6,7 +6,7 @@ import math
 from dataclasses import replace
 
 from rules.hexgrid import DIRECTIONS, Hex, distance, label, neighbours, step
-from rules.speedway import data
+from rules.speedway import data, hazards
 from rules.speedway.damage import damage_car, wreck_if_inoperable
 from rules.speedway.driving import driver_roll
 from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
@@ -125,6 +125,8 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
     pending = state.pending_ram
     state = replace(state, pending_ram=None, phase="movement")
     attacker, defender = state.car(pending.attacker), state.car(pending.defender)
+    if attacker.speed == 0:  # the crash took all its speed: it has stopped, whatever was chosen
+        return stopped(state, attacker.id, "the crash took all its speed")
     if outcome == "A":
         if state.moves_left > 0 and attacker.speed > 0 and turn_is_open(state, attacker, _open_for(state, (attacker.id,))):
             return state.with_car(replace(attacker, must_turn=True)), ()
@@ -142,9 +144,18 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
         rotated = replace(defender, front=away, facing=_direction_between(pivot, away))
     else:
         rotated = replace(defender, facing=_direction_between(away, pivot))
-    state = state.with_car(rotated)
-    state = state.with_car(replace(attacker, front=pending.struck, facing=pending.facing))
-    return state, (CarRotated(defender.name, label(rotated.front), label(rotated.back), "pushed aside"),)
+    events: tuple = (CarRotated(defender.name, label(rotated.front), label(rotated.back), "pushed aside"),)
+    state, met = arrive(state, defender, rotated)
+    events += met
+    state, met = arrive(state, attacker, replace(attacker, front=pending.struck, facing=pending.facing))
+    return state, events + met
+
+
+def arrive(state: SpeedwayState, before: Car, after: Car) -> tuple[SpeedwayState, tuple]:
+    """Put a car in its new hexes and let it meet the hazards in the ones it entered."""
+    state = state.with_car(after)
+    entered = tuple(h for h in after.hexes if h not in before.hexes)
+    return hazards.car_entered(state, after.id, entered)
 
 
 def swipe(state: SpeedwayState, car_id: str, target_id: str) -> tuple[SpeedwayState, tuple]:
@@ -203,13 +214,15 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
     events += dealt
     state, lost = _lose_speed(state, car_id, 1)
     events += lost
-    car = state.car(car_id)
-    if struck_half == car.front:
-        car = replace(car, facing=_direction_between(swing, struck_half))
+    before = state.car(car_id)
+    if struck_half == before.front:
+        car = replace(before, facing=_direction_between(swing, struck_half))
     else:
-        car = replace(car, front=swing, facing=_direction_between(struck_half, swing))
-    state = state.with_car(car)
+        car = replace(before, front=swing, facing=_direction_between(struck_half, swing))
     events += (CarRotated(car.name, label(car.front), label(car.back), f"swung round {what}"),)
+    state, met = arrive(state, before, car)
+    events += met
+    car = state.car(car_id)
     if car.speed == 0:
         state, halted = stopped(state, car_id, "it lost its last speed")
         events += halted

@@ -51,8 +51,9 @@ def _weapon_hit(car: Car, attacker_point: tuple[float, float] | None) -> int | N
         facing = [i for i in standing if car.weapons[i].mount in arcs]
         if facing:
             return facing[0]
-    offensive = [i for i in standing if car.weapons[i].offensive]
-    return (offensive or standing)[0]
+    # The defender's choice: give up a defensive weapon before a gun (RULES.md ruling).
+    defensive = [i for i in standing if not car.weapons[i].offensive]
+    return (defensive or standing)[0]
 
 
 def _apply_one(car: Car, face: str, attacker_point) -> tuple[Car, str | None]:

@@ -24,9 +24,11 @@ def _smoke_hexes(car: Car) -> tuple[Hex, ...]:
     return (_behind(car), step(car.back, car.facing + 2), step(car.back, car.facing + 4))
 
 
-def _free(state: SpeedwayState, h: Hex) -> bool:
+def _free(state: SpeedwayState, h: Hex, kind: str) -> bool:
+    """A counter goes on an open hex with no car and no counter of its own kind."""
     occupied = {x for c in state.cars for x in c.hexes}
-    return data.arena(state.arena).is_open(h) and h not in occupied
+    same = {hz.hex for hz in state.hazards if hz.kind == kind}
+    return data.arena(state.arena).is_open(h) and h not in occupied and h not in same
 
 
 def _lay(state: SpeedwayState, car: Car, kind: str, h: Hex) -> tuple[SpeedwayState, tuple]:
@@ -39,7 +41,7 @@ def deploy_spots(state: SpeedwayState, car: Car, weapon: Weapon) -> tuple[Hex, .
     """The open hexes a defensive weapon would lay its counters in."""
     kind = data.defensive_weapons()[weapon.name].hazard
     spots = _smoke_hexes(car) if kind == "smoke" else (_behind(car),)
-    return tuple(h for h in spots if _free(state, h))
+    return tuple(h for h in spots if _free(state, h, kind))
 
 
 def can_deploy(state: SpeedwayState, car: Car, weapon: Weapon) -> bool:
@@ -80,7 +82,7 @@ def after_move(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]
     if car.oil_drops_left <= 0 or car.out:
         return state, ()
     state = state.with_car(replace(car, oil_drops_left=car.oil_drops_left - 1))
-    if not _free(state, _behind(car)):
+    if not _free(state, _behind(car), "oil"):
         return state, ()
     return _lay(state, state.car(car_id), "oil", _behind(car))
 
@@ -143,8 +145,9 @@ def _check_mine(state: SpeedwayState, car: Car, mine: Hazard) -> tuple[SpeedwayS
 
 
 def clear_smoke_of(state: SpeedwayState, player_id: str) -> tuple[SpeedwayState, tuple]:
-    """Upkeep step 5: the player's smoke from the previous turn blows away."""
-    cars = {c.id for c in state.cars_of(player_id)}
+    """Upkeep step 5: the player's smoke from the previous turn blows away (and any wreck's smoke,
+    whose owner has no Upkeep left to clear it)."""
+    cars = {c.id for c in state.cars_of(player_id)} | {c.id for c in state.cars if c.out}
     gone = [hz for hz in state.hazards if hz.kind == "smoke" and hz.owner in cars]
     if not gone:
         return state, ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
-from rules.speedway import collisions, data, hazards
+from rules.speedway import collisions, data
 from rules.speedway.damage import damage_car
 from rules.speedway.driving import counter_hexes, maneuver_pose
 from rules.speedway.events import CarManeuvered, CarSlid, Collided, SpeedLostInCrash
@@ -33,12 +33,6 @@ def what_blocks(state: SpeedwayState, car_id: str, h: Hex) -> tuple[str, str | N
 
 def _object_name(kind: str, h: Hex) -> str:
     return "the arena wall" if kind == "wall" else f"the obstacle at {label(h)}"
-
-
-def _arrive(state: SpeedwayState, before: Car, after: Car) -> tuple[SpeedwayState, tuple]:
-    state = state.with_car(after)
-    entered = tuple(h for h in after.hexes if h not in before.hexes)
-    return hazards.car_entered(state, after.id, entered)
 
 
 def _glance(state: SpeedwayState, car_id: str, at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
@@ -81,7 +75,7 @@ def maneuver(state: SpeedwayState, car: Car, spec: data.Maneuver, side: int,
     moved = replace(car, front=front, facing=facing, inertia=car.inertia + spec.inertia, must_turn=False)
     events: tuple = (CarManeuvered(car.name, name, label(car.front), label(front),
                                    DIRECTION_NAMES[facing], spec.inertia),)
-    state, met = _arrive(state, car, moved)
+    state, met = collisions.arrive(state, car, moved)
     return state, events + met, True
 
 
@@ -113,5 +107,5 @@ def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[Spe
         return state, events, GLANCED if after.speed > 0 and not after.out else STOPPED
     moved = replace(car, front=targets[0][1])
     events: tuple = (CarSlid(car.name, DIRECTION_NAMES[vector], label(moved.front), reason),)
-    state, met = _arrive(state, car, moved)
+    state, met = collisions.arrive(state, car, moved)
     return state, events + met, STOPPED if state.car(car.id).out else MOVED
