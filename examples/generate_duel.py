@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from bot.commands import parse
 from rules.engine import get_ruleset
-from rules.speedway import ai
 
 SEED = 5
 SPEEDWAY = get_ruleset("speedway")

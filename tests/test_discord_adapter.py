@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 

@@ -318,3 +318,11 @@ def test_stopped_car_begins_its_next_turn_at_speed_0():
     alice = car_of(state, "alice")
     assert state.phase == "upkeep" and alice.speed == 0 and alice.inertia == 0
     assert [a.command for a in legal_actions(state, "alice")] == [f"/speed value:{v}" for v in range(4)]
+
+
+def test_an_advance_skid_answer_does_not_refuse_a_swipe_chance():
+    # Below skid speed "resist" has nothing to answer: the Move stands and the swipe chance stays open.
+    state = swipe_setup(3)
+    state, events = act(state, "alice", Move("turn-left", skid="resist"))
+    assert state.phase == "skid" and state.pending_skid.swipe_target == car_of(state, "bob").id
+    assert [a.command for a in legal_actions(state, "alice")] == ["/skid choice:continue", "/skid choice:swipe"]

@@ -36,7 +36,7 @@ async def test_a_person_plays_against_a_computer(table, store):
     await table("alice", "/game new ruleset:speedway seed:3 arena:duel")
     await table("alice", "/game join car:sniper")
     await table("alice", "/game add-ai car:torch")
-    reply = await table("alice", "/game start")
+    await table("alice", "/game start")
     state = await state_of(store)
     # Whoever went first, the computer has already played its turn when the reply comes back.
     assert state.deciding_player == "alice" and state.phase == "upkeep"

@@ -104,7 +104,7 @@ def _roll_off(state: SpeedwayState, attacker: Car, defender: Car, attacker_bonus
     return state, attacker.id, events
 
 
-def turn_is_open(state: SpeedwayState, car: Car, is_open) -> bool:
+def turn_is_open(car: Car, is_open) -> bool:
     """Whether a Turn left or right is possible for `car` (used by ramming outcome A)."""
     for side in (1, -1):
         front = step(car.front, car.facing + side)
@@ -128,7 +128,7 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
     if attacker.speed == 0:  # the crash took all its speed: it has stopped, whatever was chosen
         return stopped(state, attacker.id, "the crash took all its speed")
     if outcome == "A":
-        if state.moves_left > 0 and attacker.speed > 0 and turn_is_open(state, attacker, _open_for(state, (attacker.id,))):
+        if state.moves_left > 0 and turn_is_open(attacker, _open_for(state, (attacker.id,))):
             return state.with_car(replace(attacker, must_turn=True)), ()
         return stop(state, attacker.id), ()
     pivot = defender.back if pending.struck == defender.front else defender.front

@@ -148,7 +148,9 @@ def _move(state: SpeedwayState, actor: str, action: Move):
             state = replace(state, phase="skid", pending_skid=PendingSkid(action.maneuver, vector, applies, target))
             events += (SkidPending(car.name, moved.speed, spec.skid_speed, DIRECTION_NAMES[vector],
                                    applies, state.car(target).name if target else ""),)
-            if action.skid:
+            # An answer given in advance applies when it fits; otherwise the question stays open
+            # (e.g. "resist" was given but only a swipe chance came up).
+            if action.skid in skid_choices(state):
                 state, more = _resolve_skid(state, action.skid)
                 return state, events + more
             return state, events
