@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.commands import CommandSyntaxError, parse
-from bot.service import Actor, GameService, Reply
+from bot.replies import Reply
+from bot.service import Actor, GameService
 from bot.store import Store
 
 log = logging.getLogger("pitboss.cli")
@@ -34,12 +35,19 @@ def _safe(text: str) -> str:
 def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
     """Print a reply as the command line shows it; return the exit status it means."""
     prefix = "refused: " if reply.outcome == "refused" else ""
+    if reply.mention:
+        print(f"ping: {reply.mention}", file=stream)
     print(prefix + reply.text, file=stream)
-    if reply.image is not None and out_dir is not None:
+    if out_dir is not None and (reply.image is not None or reply.files):
         out_dir.mkdir(parents=True, exist_ok=True)
-        path = out_dir / f"{_safe(channel)}-game{reply.game_id}-v{reply.version:04d}.png"
-        path.write_bytes(reply.image)
-        print(f"image: {path}", file=stream)
+        if reply.image is not None:
+            path = out_dir / f"{_safe(channel)}-game{reply.game_id}-v{reply.version:04d}.png"
+            path.write_bytes(reply.image)
+            print(f"image: {path}", file=stream)
+        for attachment in reply.files:
+            path = out_dir / attachment.filename
+            path.write_bytes(attachment.data)
+            print(f"file: {path}", file=stream)
     return EXIT_REFUSED if reply.outcome == "refused" else EXIT_OK
 
 

@@ -14,7 +14,7 @@ from rules.speedway import data as speedway_data
 MAX_OPTION_LENGTH = 100
 WEAPON_MOUNTS = tuple(m.lower() for m in speedway_data.MOUNTS)
 # Commands that only read the game (answered privately, never logged).
-QUERIES = ("game status", "odds")
+QUERIES = ("game status", "game log", "game export", "game verify", "odds")
 
 
 class CommandSyntaxError(ValueError):
@@ -73,6 +73,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game start", "Start the game: place cars and roll the turn order (host)"),
     CommandSpec("game status", "Show the map and whose turn it is"),
     CommandSpec("game end", "End this channel's game (host or server admin)"),
+    CommandSpec("game log", "Recent events of this channel's game, with their dice", (
+        OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
+    )),
+    CommandSpec("game export", "The game's action log as a JSON file"),
+    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game"),
+    CommandSpec("games", "Your running games on this server, and whose turn it is"),
+    CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("speed", "Upkeep: set your car's speed for this turn", (
         OptionSpec("value", "int", "New speed, within your Brakes and Engine", required=True,
                    min_value=0, max_value=99),

@@ -18,7 +18,9 @@ import discord
 from discord import app_commands
 
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.service import Actor, GameService, Reply
+from bot.discord_views import ActionButton, files_of, publish, send_private
+from bot.replies import Reply
+from bot.service import Actor, GameService
 from bot.store import Store
 
 log = logging.getLogger("pitboss.discord")
@@ -40,20 +42,6 @@ def channel_key(interaction: discord.Interaction) -> str:
     return str(interaction.channel_id)
 
 
-async def present(interaction: discord.Interaction, reply: Reply) -> None:
-    """Send a service reply for an interaction that was already deferred."""
-    if reply.outcome == "refused":
-        # The deferral was public ("thinking…"); replace it with a private refusal.
-        await interaction.delete_original_response()
-        await interaction.followup.send(reply.text, ephemeral=True)
-        return
-    kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
-    if reply.image is not None:
-        kwargs["file"] = discord.File(io.BytesIO(reply.image), filename="table.png",
-                                      description=reply.alt_text or None)
-    await interaction.followup.send(reply.text, **kwargs)
-
-
 class PitbossClient(discord.Client):
     """A discord.py client whose command tree routes every command through the GameService."""
 
@@ -73,6 +61,7 @@ class PitbossClient(discord.Client):
         if self.service is None:
             self.store = await Store.open(self.db_path)
             self.service = GameService(self.store)
+        self.add_dynamic_items(ActionButton)
         if self.sync_commands:
             await self.sync_if_changed()
 
@@ -111,10 +100,31 @@ class PitbossClient(discord.Client):
         try:
             command = coerce(BY_NAME[name], {k: v for k, v in raw.items() if v is not None})
         except CommandSyntaxError as exc:
-            await present(interaction, Reply("refused", str(exc), ephemeral=True))
+            await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=True)
             return
-        reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command)
-        await present(interaction, reply)
+        reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command,
+                                           guild=str(interaction.guild_id or ""))
+        await self.present(interaction, reply, from_button=False)
+
+    async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """A button press: acknowledge at once, then run the action it stands for."""
+        await interaction.response.defer()
+        try:
+            reply = await self.service.press(channel_key(interaction), actor_of(interaction), custom_id)
+            await self.present(interaction, reply, from_button=True)
+        except Exception:  # a bug: log it, apologise privately, never show a traceback
+            log.exception("button %s failed", custom_id)
+            await interaction.followup.send(APOLOGY, ephemeral=True)
+
+    async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
+        """Private replies privately; accepted actions on the turn's message."""
+        if reply.ephemeral:
+            await send_private(interaction, reply, deferred_public=not from_button)
+        elif reply.outcome == "applied":
+            await publish(self, interaction, reply, from_button=from_button)
+        else:
+            await interaction.followup.send(reply.text, files=files_of(reply),
+                                            allowed_mentions=discord.AllowedMentions.none())
 
     async def on_app_command_error(self, interaction: discord.Interaction,
                                    error: app_commands.AppCommandError) -> None:

@@ -5,57 +5,36 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import images
+from bot import queries
 from bot.commands import QUERIES, Command, parse
+from bot.commitment import announce, reveal
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Reply, buttons_for, clip,
+                         latest_lines, refusal)
 from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import LegalAction, Ruleset, get_ruleset, replay
+from rules.engine import Ruleset, get_ruleset, replay, ruleset_ids
 from rules.errors import GameError
+
+__all__ = ["Actor", "GameService", "Reply"]
 
 log = logging.getLogger("pitboss.service")
 
-MESSAGE_LIMIT = 2000
-ALT_TEXT_LIMIT = 1024
 WRITE_ATTEMPTS = 5
 # A computer seat plays on until a person must act; this bounds one command's work.
 MAX_COMPUTER_ACTIONS = 20_000
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who sent a command: a stable id, a display name, and whether they manage the server."""
-
-    id: str
-    name: str
-    is_admin: bool = False
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a transport shows: text, an optional PNG with alt text, and whether it is private.
-
-    `outcome` is "applied" (the game changed), "shown" (read only) or "refused" (nothing changed).
-    """
-
-    outcome: str
-    text: str
-    image: bytes | None = None
-    alt_text: str = ""
-    ephemeral: bool = False
-    legal: tuple[LegalAction, ...] = ()
-    waiting_on: tuple[str, ...] = field(default_factory=tuple)
-    game_id: int | None = None
-    version: int | None = None
+_BUTTON_ID = re.compile(rf"^{BUTTON_PREFIX}:(\d+):(\d+):(\d+)$")
 
 
 @dataclass(frozen=True)
 class Applied:
-    """One stored action: the game row after it, the new state and its events."""
+    """One stored change: the game row after it, the new state and its events."""
 
     ruleset: Ruleset
     game: GameRecord
@@ -63,33 +42,15 @@ class Applied:
     events: tuple
 
 
-def _refusal(message: str) -> Reply:
-    return Reply("refused", message, ephemeral=True)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _latest(lines: list[str], limit: int) -> str:
-    """The last lines that fit in `limit` characters, saying how many earlier ones were left out."""
-    kept: list[str] = []
-    size = 0
-    for line in reversed(lines):
-        if size + len(line) + 1 > limit - 40:
-            break
-        kept.append(line)
-        size += len(line) + 1
-    skipped = len(lines) - len(kept)
-    head = [f"… {skipped} earlier events"] if skipped else []
-    return "\n".join(head + kept[::-1])
-
-
 class NoGame(GameError):
     """The channel has no running game."""
 
     def __init__(self) -> None:
         super().__init__("No game is running in this channel. Create one with /game new ruleset:speedway.")
+
+
+class StaleButton(GameError):
+    """A button drawn for an earlier version of the game."""
 
 
 class GameService:
@@ -107,24 +68,36 @@ class GameService:
             lock = self._channel_locks[channel] = asyncio.Lock()
         return lock
 
-    async def execute(self, channel: str, actor: Actor, command: Command) -> Reply:
+    async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "") -> Reply:
         """Run one command; game refusals and a busy database come back as private refusals."""
+        return await self._guarded(channel, self._dispatch(channel, actor, command, guild))
+
+    async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        """Run the action behind a button, if the button still matches the game it was drawn for."""
+        return await self._guarded(channel, self._press(channel, actor, custom_id))
+
+    async def _guarded(self, channel: str, work) -> Reply:
         async with self._lock_for(channel):
             try:
-                return await self._dispatch(channel, actor, command)
+                return await work
             except GameError as exc:
-                return _refusal(exc.message)
+                return refusal(exc.message)
             except StoreBusy:
-                return _refusal("The table is busy right now; please try again in a moment.")
+                return refusal("The table is busy right now; please try again in a moment.")
 
-    async def _dispatch(self, channel: str, actor: Actor, command: Command) -> Reply:
+    async def _dispatch(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply:
         if command.name == "game new":
-            return await self._new_game(channel, actor, command.options)
+            return await self._new_game(channel, actor, command.options, guild)
+        if command.name == "games":
+            games = await self._store.active_games_in(guild)
+            return queries.games_of(actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
         if command.name in QUERIES:
             return await self._query(channel, actor, command)
+        if command.name == "undo":
+            return await self._undo(channel, actor)
         return await self._act(channel, actor, command)
 
-    async def _new_game(self, channel: str, actor: Actor, options: dict) -> Reply:
+    async def _new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
         seed = options["seed"] if "seed" in options else secrets.randbelow(2**53)
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
@@ -132,29 +105,40 @@ class GameService:
         try:
             async with self._store.transaction():
                 game = await self._store.create_game_tx(channel, ruleset.id, actor.id, seed,
-                                                        dumps(setup_options), encode_state(state))
+                                                        dumps(setup_options), encode_state(state), guild)
         except ChannelTaken:
-            return _refusal("This channel already has a game. Finish it with /game end, or play in "
-                            "another channel or thread.")
+            return refusal("This channel already has a game. Finish it with /game end, or play in "
+                           "another channel or thread.")
         text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
-                f"the host starts it with /game start.")
+                f"the host starts it with /game start.\n{announce(seed)}")
         return await self._with_map(ruleset, game, state, "applied", text)
 
-    async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
+    async def _load(self, channel: str, any_status: bool = False) -> tuple[Ruleset, GameRecord, Any]:
         game = await self._store.active_game(channel)
-        if command.name == "game status":
-            game = game or await self._store.latest_game(channel)
-            if game is None:
-                return _refusal("No game in this channel yet. Create one with /game new ruleset:speedway.")
-        elif game is None:
+        if game is None and any_status:
+            game = await self._store.latest_game(channel)
+        if game is None:
             raise NoGame()
         ruleset = get_ruleset(game.ruleset)
-        state = decode_state(ruleset.state_type, game.state)
+        return ruleset, game, decode_state(ruleset.state_type, game.state)
+
+    async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
+        ruleset, game, state = await self._load(channel, any_status=True)
+        finished = game.status == "finished"
         if command.name == "game status":
             return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
+        if command.name == "game log":
+            return queries.game_log(ruleset, await self._store.actions(game.id), command.options.get("count"))
+        if command.name == "game export":
+            return queries.export(ruleset, game, await self._store.actions(game.id), finished)
+        if command.name == "game verify":
+            return queries.verification(game, await self.replay_matches(game), finished)
+        if finished:
+            raise NoGame()
         return Reply("shown", ruleset.query(state, actor.id, command.options), ephemeral=True)
 
-    async def _apply(self, channel: str, actor_id: str, command: Command) -> Applied:
+    async def _apply(self, channel: str, actor_id: str, command: Command,
+                     expected_version: int | None = None) -> Applied:
         """Apply one command as one transaction, retrying only when nothing was written."""
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -162,6 +146,9 @@ class GameService:
                     game = await self._store.active_game_tx(channel)
                     if game is None:
                         raise NoGame()
+                    if expected_version is not None and game.version != expected_version:
+                        raise StaleButton("That button is out of date: the game has moved on. "
+                                          "Use the buttons on the latest message.")
                     ruleset = get_ruleset(game.ruleset)
                     action = ruleset.command_to_action(command.name, command.options)
                     state = decode_state(ruleset.state_type, game.state)
@@ -177,17 +164,82 @@ class GameService:
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    async def _act(self, channel: str, actor: Actor, command: Command) -> Reply:
+    async def _press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        match = _BUTTON_ID.match(custom_id)
+        if not match:
+            raise GameError("That button is not one of mine.")
+        game_id, version, index = (int(g) for g in match.groups())
+        ruleset, game, state = await self._load(channel)
+        if game.id != game_id:
+            raise StaleButton("That button belongs to a game that is no longer running here.")
+        if game.version != version:
+            raise StaleButton("That button is out of date: the game has moved on. "
+                              "Use the buttons on the latest message.")
+        waiting = ruleset.acting_players(state)
+        if actor.id not in waiting:
+            if state.player(actor.id) is None:
+                raise GameError("You are not playing in this game; you can watch, but not press.")
+            names = ", ".join(state.player(p).name for p in waiting) or "nobody"
+            raise GameError(f"It is {names}'s turn, not yours.")
+        legal = ruleset.legal_actions(state, actor.id)
+        if index >= len(legal):
+            raise StaleButton("That button no longer matches the game.")
+        return await self._act(channel, actor, parse(legal[index].command), expected_version=version)
+
+    async def _act(self, channel: str, actor: Actor, command: Command,
+                   expected_version: int | None = None) -> Reply:
         options = dict(command.options)
         if command.name == "game end":
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
             options["name"] = actor.name
-        done = await self._apply(channel, actor.id, Command(command.name, options))
+        before = await self._store.active_game(channel)
+        waiting_before = self._waiting(before)
+        done = await self._apply(channel, actor.id, Command(command.name, options), expected_version)
         events = list(done.events)
         done, computer_events = await self._play_computers(channel, done)
-        text = _latest([e.describe() for e in events + computer_events], MESSAGE_LIMIT - 300)
-        return await self._with_map(done.ruleset, done.game, done.state, "applied", text)
+        lines = [e.describe() for e in events + computer_events]
+        if done.ruleset.is_finished(done.state):
+            lines.append(reveal(done.game.seed))
+        reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
+                                     latest_lines(lines, MESSAGE_LIMIT - 300))
+        waiting = reply.waiting_on
+        if waiting and waiting != waiting_before and waiting[0] != actor.id and not self._is_computer(done, waiting[0]):
+            reply = replace(reply, mention=waiting[0])
+        return reply
+
+    @staticmethod
+    def _is_computer(done: Applied, player: str) -> bool:
+        return done.ruleset.computer_command(done.state, player) is not None
+
+    @staticmethod
+    def _waiting(game: GameRecord | None) -> tuple[str, ...]:
+        if game is None:
+            return ()
+        ruleset = get_ruleset(game.ruleset)
+        return ruleset.acting_players(decode_state(ruleset.state_type, game.state))
+
+    async def _undo(self, channel: str, actor: Actor) -> Reply:
+        """Take back the actor's own last action, if nothing was rolled or revealed since."""
+        async with self._store.transaction():
+            game = await self._store.active_game_tx(channel)
+            if game is None:
+                raise NoGame()
+            ruleset = get_ruleset(game.ruleset)
+            records = await self._store.actions_tx(game.id)
+            if not records:
+                raise GameError("There is nothing to undo.")
+            last = records[-1]
+            if last.actor != actor.id:
+                raise GameError("You can only undo your own last action, and someone has acted since.")
+            previous = self._rebuild(ruleset, game, records[:-1])
+            current = decode_state(ruleset.state_type, game.state)
+            blocker = ruleset.undo_blocker(previous, current)
+            if blocker:
+                raise GameError(f"That cannot be undone: {blocker}.")
+            game = await self._store.undo_last_tx(game, last.seq, encode_state(previous))
+        undone = " ".join(decode_tagged(ruleset.events, e).describe() for e in json.loads(last.events))
+        return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone}")
 
     async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
         """Let computer seats play, each command through the same path as a person's."""
@@ -215,9 +267,23 @@ class GameService:
         legal = ruleset.legal_actions(state, waiting[0]) if waiting else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
-        return Reply(outcome, _clip(text, MESSAGE_LIMIT), image,
-                     _clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
-                     game_id=game.id, version=game.version)
+        return Reply(outcome, clip(text, MESSAGE_LIMIT), image,
+                     clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
+                     game_id=game.id, version=game.version, buttons=buttons_for(legal, game.id, game.version),
+                     turn_key=ruleset.turn_key(state))
+
+    @staticmethod
+    def _rebuild(ruleset: Ruleset, game: GameRecord, records) -> Any:
+        entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
+        return replay(ruleset, json.loads(game.options), game.seed, game.host, entries)
+
+    async def turn_message(self, game_id: int) -> tuple[str, str] | None:
+        """(turn key, message id) of the message a transport uses to show the current turn."""
+        return await self._store.turn_message(game_id)
+
+    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None:
+        """Record the message that now shows the game's current turn."""
+        await self._store.set_turn_message(game_id, turn_key, message_id)
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """True when replaying the game's log from its seed rebuilds the stored snapshot exactly."""
@@ -225,7 +291,4 @@ class GameService:
 
     async def replay(self, game: GameRecord) -> Any:
         """Rebuild a game's state from its setup and action log."""
-        ruleset = get_ruleset(game.ruleset)
-        log_entries = [(record.actor, decode_tagged(ruleset.actions, json.loads(record.action)))
-                       for record in await self._store.actions(game.id)]
-        return replay(ruleset, json.loads(game.options), game.seed, game.host, log_entries)
+        return self._rebuild(get_ruleset(game.ruleset), game, await self._store.actions(game.id))

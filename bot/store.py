@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import AsyncIterator
 
@@ -49,6 +49,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 3: the server a game belongs to (for /games), per-game table settings, and the message that
+    # shows the current turn (edited as the turn goes on).
+    """
+    ALTER TABLE games ADD COLUMN guild TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+    CREATE INDEX games_by_guild ON games (guild, status);
+    CREATE TABLE turn_messages (
+        game_id INTEGER PRIMARY KEY REFERENCES games (id),
+        turn_key TEXT NOT NULL,
+        message_id TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -77,6 +89,8 @@ class GameRecord:
     options: str
     version: int
     state: str
+    guild: str = ""
+    settings: str = "{}"
 
 
 @dataclass(frozen=True)
@@ -89,7 +103,7 @@ class ActionRecord:
     events: str
 
 
-_GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state"
+_GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings"
 
 
 def _now() -> str:
@@ -110,7 +124,13 @@ class Store:
     @classmethod
     async def open(cls, path: str) -> "Store":
         """Connect, switch to WAL, and apply pending migrations."""
-        db = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        pending = aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        # A store left open by a crash must not keep the process alive at exit: SQLite's own
+        # transactions keep the file sound, so the worker thread may die with the process.
+        worker = getattr(pending, "_thread", None)
+        if worker is not None:
+            worker.daemon = True
+        db = await pending
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         await db.execute("PRAGMA journal_mode = WAL")
         await db.execute("PRAGMA synchronous = NORMAL")
@@ -174,17 +194,17 @@ class Store:
         return await self._fetch_game("channel = ? AND status = 'active'", (channel,))
 
     async def create_game_tx(self, channel: str, ruleset: str, host: str, seed: int, options: str,
-                             state: str) -> GameRecord:
+                             state: str, guild: str = "") -> GameRecord:
         """Insert a new active game at version 0; ChannelTaken if the channel has one."""
         now = _now()
         try:
             cur = await self._db.execute(
                 "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
-                " created_at, updated_at) VALUES (?, ?, 'active', ?, ?, ?, 0, ?, ?, ?)",
-                (channel, ruleset, host, seed, options, state, now, now))
+                " created_at, updated_at, guild) VALUES (?, ?, 'active', ?, ?, ?, 0, ?, ?, ?, ?)",
+                (channel, ruleset, host, seed, options, state, now, now, guild))
         except sqlite3.IntegrityError:
             raise ChannelTaken(channel) from None
-        return GameRecord(cur.lastrowid, channel, ruleset, "active", host, seed, options, 0, state)
+        return GameRecord(cur.lastrowid, channel, ruleset, "active", host, seed, options, 0, state, guild)
 
     async def append_action_tx(self, game: GameRecord, actor: str, action: str, events: str,
                                new_state: str, status: str) -> GameRecord:
@@ -196,11 +216,28 @@ class Store:
             (new_state, status, now, game.id, game.version))
         if cur.rowcount != 1:
             raise VersionConflict(game.id)
+        # seq counts log entries; version counts every change (an undo removes an entry but still
+        # moves the version on, so buttons drawn before it go stale).
         await self._db.execute(
-            "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (game.id, game.version + 1, actor, action, events, now))
-        return GameRecord(game.id, game.channel, game.ruleset, status, game.host, game.seed,
-                          game.options, game.version + 1, new_state)
+            "INSERT INTO actions (game_id, seq, actor, action, events, created_at)"
+            " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions WHERE game_id = ?",
+            (game.id, actor, action, events, now, game.id))
+        return replace(game, status=status, version=game.version + 1, state=new_state)
+
+    async def undo_last_tx(self, game: GameRecord, seq: int, previous_state: str) -> GameRecord:
+        """Remove the log entry `seq` (the last one) and restore the snapshot before it."""
+        cur = await self._db.execute(
+            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
+            (previous_state, _now(), game.id, game.version))
+        if cur.rowcount != 1:
+            raise VersionConflict(game.id)
+        await self._db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (game.id, seq))
+        return replace(game, version=game.version + 1, state=previous_state)
+
+    async def set_settings_tx(self, game: GameRecord, settings: str) -> GameRecord:
+        """Replace a game's table settings (not part of the rules state)."""
+        await self._db.execute("UPDATE games SET settings = ? WHERE id = ?", (settings, game.id))
+        return replace(game, settings=settings)
 
     # Plain reads and small writes (each its own short statement).
 
@@ -231,6 +268,28 @@ class Store:
         async with self._lock:
             return await self._fetch_game("channel = ? ORDER BY id DESC LIMIT 1", (channel,))
 
+    async def active_games_in(self, guild: str) -> list[GameRecord]:
+        """Every running game on a server, oldest first."""
+        async with self._lock, self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE guild = ? AND status = 'active' ORDER BY id",
+                (guild,)) as cur:
+            return [GameRecord(*row) for row in await cur.fetchall()]
+
+    async def turn_message(self, game_id: int) -> tuple[str, str] | None:
+        """(turn key, message id) of the message showing a game's current turn."""
+        async with self._lock, self._db.execute(
+                "SELECT turn_key, message_id FROM turn_messages WHERE game_id = ?", (game_id,)) as cur:
+            row = await cur.fetchone()
+        return (row[0], row[1]) if row else None
+
+    async def set_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None:
+        """Remember which message shows the current turn."""
+        async with self.transaction():
+            await self._db.execute(
+                "INSERT INTO turn_messages (game_id, turn_key, message_id) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET turn_key = excluded.turn_key,"
+                " message_id = excluded.message_id", (game_id, turn_key, message_id))
+
     async def all_games(self) -> list[GameRecord]:
         """Every stored game, oldest first."""
         async with self._lock, self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id") as cur:
@@ -238,7 +297,12 @@ class Store:
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
         """A game's action log in order."""
-        async with self._lock, self._db.execute(
+        async with self._lock:
+            return await self.actions_tx(game_id)
+
+    async def actions_tx(self, game_id: int) -> list[ActionRecord]:
+        """A game's action log, read inside the current transaction."""
+        async with self._db.execute(
                 "SELECT seq, actor, action, events FROM actions WHERE game_id = ? ORDER BY seq",
                 (game_id,)) as cur:
             return [ActionRecord(*row) for row in await cur.fetchall()]

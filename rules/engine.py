@@ -36,6 +36,8 @@ class Ruleset:
     prompt: Callable[[Any], str]
     query: Callable[[Any, str, dict[str, Any]], str]  # read-only questions such as /odds
     computer_command: Callable[[Any, str], str | None]  # what a computer seat plays now
+    turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
+    undo_blocker: Callable[[Any, Any], str | None]  # why (before -> after) cannot be taken back
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,

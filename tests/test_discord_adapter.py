@@ -228,6 +228,28 @@ class Harness:
         return await self.store.active_game(str(CHANNEL_ID)) or await self.store.latest_game(str(CHANNEL_ID))
 
 
+def _record_rest(adapter: RecordingAdapter):
+    """Stand in for discord.py's HTTPClient.request: record bot REST calls (message edits)."""
+
+    async def request(route, *, files=None, form=None, json=None, **_ignored: Any) -> Any:
+        body = json
+        uploads: list[Upload] = []
+        for part in form or ():
+            if part["name"] == "payload_json":
+                body = __import__("json").loads(part["value"])
+            elif part["name"].startswith("files["):
+                fp = part["value"]
+                uploads.append(Upload(part["name"], part.get("filename", ""), part.get("content_type", ""), fp.read()))
+        path = route.url[len(discord.http.Route.BASE):]
+        recorded = Request(route.method, path, route.path, body, None, uploads)
+        adapter.requests.append(recorded)
+        adapter.timeline.append(("http", recorded))
+        adapter._next_message_id += 1
+        return _message(adapter._next_message_id, body or {})
+
+    return request
+
+
 @pytest.fixture
 async def harness(tmp_path):
     store = await Store.open(str(tmp_path / "pitboss.db"))
@@ -249,8 +271,10 @@ async def harness(tmp_path):
     state.user = discord.ClientUser(state=state, data={"id": str(BOT_USER_ID), "username": "Pitboss",
                                                        "discriminator": "0", "avatar": None, "bot": True})
     await client.setup_hook()
+    harness = Harness(client, store, timeline)
+    client.http.request = _record_rest(harness.adapter)  # message edits go over the bot's REST API
     try:
-        yield Harness(client, store, timeline)
+        yield harness
     finally:
         await client.close()
 
@@ -273,7 +297,8 @@ def _assert_public_with_map(requests: list[Request]) -> Request:
     assert followup.is_followup
     assert followup.path == f"/webhooks/{APP_ID}/{defer.path.split('/')[3]}"
     assert not followup.flags & EPHEMERAL
-    assert followup.json["allowed_mentions"] == {"parse": []}
+    mentions = followup.json["allowed_mentions"]
+    assert mentions["parse"] == [] and len(mentions.get("users", [])) <= 1  # at most the one ping
     upload = _png_of(followup)
     (attachment,) = followup.json["attachments"]
     assert attachment["id"] == 0 and attachment["filename"] == upload.filename == "table.png"
@@ -337,24 +362,46 @@ async def test_refusal_deletes_the_deferral_and_answers_ephemerally(harness):
 
 
 async def test_mini_game_over_the_adapter(harness):
+    """One message per turn: the first action of a turn posts it, later ones edit it in place."""
     versions = []
 
     async def accepted(player: Player, command: str, **values: Any) -> Request:
-        followup = _assert_public_with_map(await harness.run(player, command, **values))
+        requests = await harness.run(player, command, **values)
+        # A new turn takes the buttons off the previous turn's message first.
+        retired = [r for r in requests if r.method == "PATCH"]
+        assert all(r.json.get("components") == [] and "content" not in r.json for r in retired), retired
+        assert len(retired) <= 1
+        followup = _assert_public_with_map([r for r in requests if r.method != "PATCH"])
         versions.append((await harness.game()).version)
         return followup
 
+    async def edited(player: Player, command: str, **values: Any) -> Request:
+        requests = await harness.run(player, command, **values)
+        defer, edit, delete = requests
+        assert defer.is_callback and defer.json == {"type": DEFERRED_CHANNEL_MESSAGE}
+        assert edit.method == "PATCH" and edit.template == "/channels/{channel_id}/messages/{message_id}"
+        assert edit.uploads and edit.uploads[0].data.startswith(PNG_SIGNATURE)
+        assert edit.json["attachments"][0]["description"]  # the alt text travels with the edit
+        assert delete.is_delete_original  # the "thinking…" placeholder goes away
+        versions.append((await harness.game()).version)
+        return edit
+
     await accepted(ALICE, "game new", ruleset="speedway", seed=7)
-    joined = await accepted(ALICE, "game join")
-    assert "alice joined" in joined.content
-    await accepted(BOB, "game join")
-    started = await accepted(ALICE, "game start")
+    joined = await edited(ALICE, "game join")
+    assert "alice joined" in joined.json["content"]
+    await edited(BOB, "game join")
+    started = await accepted(ALICE, "game start")  # a new turn: a new message, with one ping
     assert "The game started" in started.content
 
     game = await harness.game()
     ruleset = get_ruleset(game.ruleset)
     (acting_id,) = ruleset.acting_players(decode_state(ruleset.state_type, game.state))
     active, other = (ALICE, BOB) if acting_id == str(ALICE_ID) else (BOB, ALICE)
+    assert started.content.startswith(f"<@{acting_id}>")
+    assert started.json["allowed_mentions"]["parse"] == []
+    assert [str(u) for u in started.json["allowed_mentions"]["users"]] == [acting_id]
+    labels = [b["label"] for row in started.json["components"] for b in row["components"]]
+    assert labels[:2] == ["Speed 0", "Speed 1"]
 
     out_of_turn = await harness.run(other, "speed", value=3)
     (refusal,) = [r for r in out_of_turn if r.is_followup]
@@ -362,10 +409,10 @@ async def test_mini_game_over_the_adapter(harness):
     assert f"{active.name}'s turn" in refusal.content
     assert (await harness.game()).version == versions[-1]
 
-    speed = await accepted(active, "speed", value=3)
-    assert f"{active.name} set speed 0 -> 3" in speed.content
-    move = await accepted(active, "move", maneuver="normal")
-    assert f"{active.name}: normal" in move.content
+    speed = await edited(active, "speed", value=3)
+    assert f"{active.name} set speed 0 -> 3" in speed.json["content"]
+    move = await edited(active, "move", maneuver="normal")
+    assert f"{active.name}: normal" in move.json["content"]
     assert "speed 3" in move.json["attachments"][0]["description"]
 
     assert versions == [0, 1, 2, 3, 4, 5]
@@ -427,9 +474,10 @@ def _walk_options(command: dict):
 async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
-    assert names == ["drop", "end", "fire", "game", "move", "odds", "ram", "skid", "speed"]
+    assert names == ["drop", "end", "fire", "game", "games", "move", "odds", "ram", "skid", "speed", "undo"]
     game = next(c for c in payload if c["name"] == "game")
-    assert sorted(o["name"] for o in game["options"]) == ["add-ai", "end", "join", "new", "start", "status"]
+    assert sorted(o["name"] for o in game["options"]) == ["add-ai", "end", "export", "join", "log", "new", "start",
+                                                          "status", "verify"]
     assert all(o["type"] == 1 for o in game["options"])
 
     for command in payload:

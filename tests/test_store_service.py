@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bot.store import Store, VersionConflict
+from bot.store import MIGRATIONS, Store, VersionConflict
 from rules.codec import decode_state, encode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import ROOT, Table, run_pitboss
@@ -105,15 +105,16 @@ async def test_no_game_refusal(table):
 
 
 async def test_migrations_are_versioned_and_wal(db_path):
+    latest = len(MIGRATIONS)
     first = await Store.open(db_path)
-    assert await first.schema_version() == 2
+    assert await first.schema_version() == latest
     await first.close()
     again = await Store.open(db_path)  # re-running migrations is a no-op
-    assert await again.schema_version() == 2
+    assert await again.schema_version() == latest
     await again.close()
     with sqlite3.connect(db_path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 2
+        assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == latest
 
 
 async def test_compare_and_swap_rejects_a_stale_version(table, store):
@@ -176,3 +177,22 @@ async def test_parallel_processes_lose_no_update(table, store, db_path, tmp_path
     game = await reopened.active_game("chan-1")
     assert game.version == 8 and len(await reopened.actions(game.id)) == 8
     await reopened.close()
+
+
+async def test_an_older_database_is_upgraded_in_place(db_path, monkeypatch):
+    import bot.store as store_module
+
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:2])
+    old = await Store.open(db_path)  # a database as the previous release left it
+    await old._db.execute("INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
+                          " created_at, updated_at) VALUES ('chan-9', 'speedway', 'active', 'alice', 5, '{}', 0,"
+                          " '{}', 'now', 'now')")
+    await old.close()
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    new = await Store.open(db_path)
+    try:
+        assert await new.schema_version() == len(MIGRATIONS)
+        game = await new.active_game("chan-9")
+        assert game.host == "alice" and game.guild == "" and game.settings == "{}"
+    finally:
+        await new.close()

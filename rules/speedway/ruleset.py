@@ -421,6 +421,20 @@ def computer_command(state: SpeedwayState, player: str) -> str | None:
     return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
 
+def turn_key(state: SpeedwayState) -> str:
+    """Round and player: one key per turn, so a table can keep one message per turn."""
+    if state.phase in ("lobby", "finished"):
+        return state.phase
+    return f"{state.round}:{state.active_player}"
+
+
+def undo_blocker(before: SpeedwayState, after: SpeedwayState) -> str | None:
+    """An action can be taken back only if it rolled no dice (Speedway hides nothing else)."""
+    if after.dice.counter != before.dice.counter:
+        return "dice were rolled"
+    return None
+
+
 def acting_players(state: SpeedwayState) -> tuple[str, ...]:
     """Who the game is waiting on."""
     return (state.deciding_player,) if state.deciding_player else ()
@@ -443,4 +457,6 @@ SPEEDWAY = Ruleset(
     prompt=prompt,
     query=odds,
     computer_command=computer_command,
+    turn_key=turn_key,
+    undo_blocker=undo_blocker,
 )

@@ -1,0 +1,110 @@
+"""How replies look on Discord: the turn message with its map and buttons, pings, private refusals.
+
+A game keeps one public message per turn: moves within a turn edit it, and a new message (with the
+one ping to the next player) starts each turn. Buttons are DynamicItems whose custom id names the
+game, the version they were drawn for and the action's index, so they survive restarts.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.replies import BUTTON_PREFIX, Button, Reply
+
+if TYPE_CHECKING:
+    from bot.discord_adapter import PitbossClient
+
+log = logging.getLogger("pitboss.discord")
+
+
+class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
+                   template=BUTTON_PREFIX + r":(?P<game>\d+):(?P<version>\d+):(?P<index>\d+)"):
+    """A button for one legal action; pressing it runs that action if the game has not moved on."""
+
+    def __init__(self, button: Button):
+        style = discord.ButtonStyle.primary if button.command.startswith("/fire") else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=button.label or "…", custom_id=button.custom_id, style=style))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
+        return cls(Button(item.label or "", item.custom_id, ""))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        client: PitbossClient = interaction.client  # type: ignore[assignment]
+        await client.run_button(interaction, self.item.custom_id)
+
+
+def view_for(reply: Reply) -> discord.ui.View | None:
+    """The buttons of a public reply, five to a row."""
+    if not reply.buttons or reply.ephemeral:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in reply.buttons:
+        view.add_item(ActionButton(button))
+    return view
+
+
+def files_of(reply: Reply) -> list[discord.File]:
+    files = []
+    if reply.image is not None:
+        files.append(discord.File(io.BytesIO(reply.image), filename="table.png", description=reply.alt_text or None))
+    for attachment in reply.files:
+        files.append(discord.File(io.BytesIO(attachment.data), filename=attachment.filename,
+                                  description=attachment.description or None))
+    return files
+
+
+def _content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
+    if reply.mention and reply.mention.isdigit():
+        # Exactly one ping, to the player the game now waits on; nobody else can be mentioned.
+        text = f"<@{reply.mention}> your turn.\n{reply.text}"
+        return text[:2000], discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(int(reply.mention))])
+    return reply.text, discord.AllowedMentions.none()
+
+
+async def send_private(interaction: discord.Interaction, reply: Reply, *, deferred_public: bool) -> None:
+    """A private reply (a refusal, a query). A public 'thinking' deferral is removed first."""
+    if deferred_public:
+        await interaction.delete_original_response()
+    kwargs: dict[str, Any] = {"ephemeral": True, "allowed_mentions": discord.AllowedMentions.none()}
+    files = files_of(reply)
+    if files:
+        kwargs["files"] = files
+    await interaction.followup.send(reply.text, **kwargs)
+
+
+async def publish(client: "PitbossClient", interaction: discord.Interaction, reply: Reply, *,
+                  from_button: bool) -> None:
+    """Show an accepted action: edit this turn's message, or start a new one when the turn passed."""
+    content, mentions = _content_and_mentions(reply)
+    view = view_for(reply)
+    previous = await client.service.turn_message(reply.game_id) if reply.game_id else None
+    same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mention
+    if same_turn:
+        try:
+            message = interaction.channel.get_partial_message(int(previous[1]))  # type: ignore[union-attr]
+            await message.edit(content=content, attachments=files_of(reply), view=view, allowed_mentions=mentions)
+            if not from_button:
+                await interaction.delete_original_response()
+            return
+        except discord.HTTPException:
+            log.info("turn message %s could not be edited; posting a new one", previous[1])
+    if previous is not None:
+        await _retire(interaction, previous[1])
+    message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
+                                              allowed_mentions=mentions, wait=True)
+    if reply.game_id is not None:
+        await client.service.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+
+
+async def _retire(interaction: discord.Interaction, message_id: str) -> None:
+    """Take the buttons off an earlier turn's message (best effort: it may be gone)."""
+    try:
+        message = interaction.channel.get_partial_message(int(message_id))  # type: ignore[union-attr]
+        await message.edit(view=None)
+    except (discord.HTTPException, ValueError):
+        log.info("could not retire turn message %s", message_id)

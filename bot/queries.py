@@ -1,0 +1,74 @@
+"""Read-only table commands: the log, an export, the games a player is in, verification."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.commitment import commitment, reveal
+from bot.replies import MESSAGE_LIMIT, Attachment, Reply, clip, latest_lines
+from bot.store import ActionRecord, GameRecord
+from rules.codec import decode_state, decode_tagged
+from rules.engine import Ruleset
+
+EXPORT_FORMAT = "pitboss-game-log"
+DEFAULT_LOG_COUNT = 10
+
+
+def _describe_events(ruleset: Ruleset, record: ActionRecord) -> list[str]:
+    return [decode_tagged(ruleset.events, e).describe() for e in json.loads(record.events)]
+
+
+def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None) -> Reply:
+    """The most recent actions' events, dice included, privately."""
+    count = count or DEFAULT_LOG_COUNT
+    lines = []
+    for record in records[-count:]:
+        lines.append(f"#{record.seq} " + " ".join(_describe_events(ruleset, record)))
+    if not lines:
+        return Reply("shown", "Nothing has happened in this game yet.", ephemeral=True)
+    return Reply("shown", latest_lines(lines, MESSAGE_LIMIT), ephemeral=True)
+
+
+def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], finished: bool) -> Reply:
+    """The action log as JSON. The dice seed is included only once the game is over."""
+    document: dict[str, Any] = {
+        "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
+        "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
+        "status": game.status, "version": game.version,
+        "actions": [{"seq": r.seq, "actor": r.actor, "action": json.loads(r.action)} for r in records],
+    }
+    if finished:
+        document["seed"] = game.seed
+    data = json.dumps(document, indent=1, sort_keys=True).encode()
+    note = "" if finished else " The dice seed stays secret until the game ends."
+    return Reply("shown", f"The log of game {game.id}: {len(records)} actions.{note}", ephemeral=True,
+                 files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))
+
+
+def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Ruleset]) -> Reply:
+    """The running games on this server that a player sits in, with whose turn it is."""
+    lines = []
+    for game in games:
+        ruleset = rulesets[game.ruleset]
+        state = decode_state(ruleset.state_type, game.state)
+        if state.player(player_id) is None:
+            continue
+        waiting = ruleset.acting_players(state)
+        mine = " — your turn!" if player_id in waiting else ""
+        lines.append(f"<#{game.channel}> {ruleset.title}: {clip(ruleset.prompt(state), 150)}{mine}")
+    text = "\n".join(lines) if lines else "You are not playing in any running game on this server."
+    return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
+
+
+def verification(game: GameRecord, replays: bool, finished: bool) -> Reply:
+    """Whether every roll re-runs to the stored game, and the revealed seed once it is over."""
+    if not replays:
+        return Reply("shown", f"Game {game.id} does NOT replay to its stored state: please report this.",
+                     ephemeral=True)
+    text = f"Game {game.id}: replaying all {game.version} changes from the seed rebuilds the table exactly."
+    if finished:
+        text += " " + reveal(game.seed)
+    else:
+        text += f" The seed stays secret until the end (commitment sha256 {commitment(game.seed)[:16]}…)."
+    return Reply("shown", text, ephemeral=True)

@@ -1,0 +1,102 @@
+"""What the service hands back to a transport: who acted, the reply, its buttons and files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules.engine import LegalAction
+
+MESSAGE_LIMIT = 2000
+ALT_TEXT_LIMIT = 1024
+MAX_BUTTONS = 25  # five rows of five
+BUTTON_LABEL_LIMIT = 80
+BUTTON_PREFIX = "pb"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who sent a command: a stable id, a display name, and whether they manage the server."""
+
+    id: str
+    name: str
+    is_admin: bool = False
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button for one legal action, drawn for one game at one version.
+
+    The custom id carries only ids (game, version, index into that version's legal actions), never
+    state, so a button keeps working after a restart and goes stale once the game moves on.
+    """
+
+    label: str
+    custom_id: str
+    command: str
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file to post with a reply (a JSON export, an animated replay)."""
+
+    filename: str
+    data: bytes
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a transport shows: text, an optional PNG with alt text, and whether it is private.
+
+    `outcome` is "applied" (the game changed), "shown" (read only) or "refused" (nothing changed).
+    `mention` is a player to ping because the game now waits on them.
+    """
+
+    outcome: str
+    text: str
+    image: bytes | None = None
+    alt_text: str = ""
+    ephemeral: bool = False
+    legal: tuple[LegalAction, ...] = ()
+    waiting_on: tuple[str, ...] = field(default_factory=tuple)
+    game_id: int | None = None
+    version: int | None = None
+    buttons: tuple[Button, ...] = ()
+    mention: str | None = None
+    turn_key: str = ""
+    files: tuple[Attachment, ...] = ()
+
+
+def refusal(message: str) -> Reply:
+    """A private refusal: nothing changed."""
+    return Reply("refused", message, ephemeral=True)
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def latest_lines(lines: list[str], limit: int) -> str:
+    """The last lines that fit in `limit` characters, saying how many earlier ones were left out."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        if size + len(line) + 1 > limit - 40:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    skipped = len(lines) - len(kept)
+    head = [f"… {skipped} earlier events"] if skipped else []
+    return "\n".join(head + kept[::-1])
+
+
+def button_id(game_id: int, version: int, index: int) -> str:
+    """The custom id of a button: ids only, well under Discord's 100 characters."""
+    return f"{BUTTON_PREFIX}:{game_id}:{version}:{index}"
+
+
+def buttons_for(legal: tuple[LegalAction, ...], game_id: int, version: int) -> tuple[Button, ...]:
+    """One button per legal action, as many as Discord shows."""
+    return tuple(Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command)
+                 for index, action in enumerate(legal[:MAX_BUTTONS]))

@@ -1,0 +1,171 @@
+"""Animated replays: a game's states in, one looping GIF of the map out, one frame per state.
+
+Why GIF and not APNG: Discord plays GIFs inline on every client, phones included, while an APNG
+attachment shows as its first frame only. GIF also wins per byte here: the map is flat colour, so all
+frames share one 255-colour palette without dithering, and Pillow's GIF writer keeps only each
+frame's changed rectangle, with unchanged pixels in it transparent. Pillow's APNG writer crops to the
+changed rectangle but repaints all of it, so the same palette frames came out ~3.3 times bigger (and
+~10 times in full colour) for a whole duel. So: GIF, "image/gif".
+
+Frames show only the map (no car sheets), shrunk to a phone-friendly width, under a one-line
+caption "Round N · who · last action". The same states always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+
+from PIL import Image, ImageDraw
+
+from images.draw import draw_text, ellipsize, ink_on
+from images.fonts import font
+from images.speedway.arena import base_layer, frame
+from images.speedway.caption import _colour_of, _name_of
+from images.speedway.counters import draw_cars, draw_tags
+
+WIDTH = 640           # frame width in pixels: sharp on a phone, small to send
+MIN_WIDTH = 240       # never shrink below this to fit `max_bytes`
+MIN_FRAMES = 16       # drop frames down to this many before shrinking the width
+FRAME_MS = 700        # time on each state
+HOLD_MS = 5000        # time on the final state before the loop starts again
+PALETTE_SAMPLES = 12  # frames the shared palette is built from
+COLOURS = 255         # leaves one palette entry free for "unchanged" transparency
+
+
+def sample(count: int, limit: int) -> list[int]:
+    """`limit` indices spread evenly over range(count), always the first and the last."""
+    if count <= limit:
+        return list(range(count))
+    if limit < 2:
+        return [count - 1]
+    return sorted({round(i * (count - 1) / (limit - 1)) for i in range(limit)})
+
+
+# --- Speedway ---------------------------------------------------------------------------------------
+
+def _speedway_map(state) -> Image.Image:
+    """The Speedway map band alone: the arena with its cars, hazards, shots and tags."""
+    board = base_layer(state.arena).copy()
+    boxes, marks = draw_cars(board, state, frame(state.arena).layout)
+    draw_tags(board, state, boxes, marks)
+    return board
+
+
+def _speedway_caption(previous, state) -> tuple[str, str, tuple | None, str]:
+    """(head, who, who's colour, what happened) for the caption of `state`, reached from `previous`."""
+    if previous is None:
+        actor = state.host
+    else:
+        seated = {p.id for p in previous.players}
+        joined = [p.id for p in state.players if p.id not in seated]
+        actor = joined[0] if joined else previous.deciding_player or previous.host
+    who = _name_of(state, actor)
+    text = " ".join(state.last_action.split()).replace("->", "→")
+    for lead in (f"{who}: ", f"{who} "):
+        if who and text.startswith(lead):
+            text = text[len(lead):]
+            break
+    if state.phase == "finished":
+        head = (f"{_name_of(state, state.winner)} wins" if state.winner
+                else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
+        head = f"Game over · {head}"
+    else:
+        head = "Lobby" if state.phase == "lobby" else f"Round {state.round + 1}"
+    return head, who, _colour_of(state, actor), text or "new game"
+
+
+RENDERERS: dict[str, tuple[Callable, Callable]] = {"speedway": (_speedway_map, _speedway_caption)}
+
+
+# --- Frames and encoding ----------------------------------------------------------------------------
+
+def _caption_strip(head: str, who: str, colour, text: str, width: int) -> Image.Image:
+    """One line of caption, `width` wide: bold head, a swatch and name in the actor's colour, the action."""
+    size = max(9, round(width / 40))
+    bold, body = font(size, bold=True), font(size)
+    height = round(size * 1.75)
+    strip = Image.new("RGB", (width, height), (255, 255, 255))
+    draw = ImageDraw.Draw(strip)
+    x, mid, pad = size // 2, height / 2, size // 2
+    dot = " · "
+    draw_text(draw, (x, mid), head + dot, bold, (17, 17, 17), "lm")
+    x += bold.getlength(head + dot)
+    if who:
+        label_w = bold.getlength(who) + pad * 2
+        fill = colour or (17, 17, 17)
+        draw.rounded_rectangle((x, mid - size * 0.7, x + label_w, mid + size * 0.7), radius=size // 3,
+                               fill=fill)
+        draw_text(draw, (x + pad, mid), who, bold, ink_on(fill), "lm")
+        x += label_w
+        draw_text(draw, (x, mid), dot, body, (17, 17, 17), "lm")
+        x += body.getlength(dot)
+    draw_text(draw, (x, mid), ellipsize(text, body, width - x - pad), body, (17, 17, 17), "lm")
+    draw.line((0, height - 1, width, height - 1), fill=(185, 178, 163))
+    return strip
+
+
+def render_frame(ruleset: str, state, previous=None, width: int = WIDTH) -> Image.Image:
+    """One RGB frame: the caption line over the map scaled to `width` (`previous` names who acted)."""
+    if ruleset not in RENDERERS:
+        raise ValueError(f"no replay renderer for ruleset {ruleset!r}")
+    draw_map, caption = RENDERERS[ruleset]
+    board = draw_map(state)
+    height = max(1, round(board.height * width / board.width))
+    board = board.resize((width, height), Image.Resampling.HAMMING)
+    strip = _caption_strip(*caption(previous, state), width)
+    image = Image.new("RGB", (width, strip.height + height), (255, 255, 255))
+    image.paste(strip, (0, 0))
+    image.paste(board, (0, strip.height))
+    return image
+
+
+def _palette(frames: Sequence[Image.Image]) -> Image.Image:
+    """One palette image for all frames, built from a few of them stacked (always the last one)."""
+    picks = [frames[i] for i in sample(len(frames), PALETTE_SAMPLES)]
+    sheet = Image.new("RGB", (picks[0].width, sum(f.height for f in picks)))
+    y = 0
+    for f in picks:
+        sheet.paste(f, (0, y))
+        y += f.height
+    return sheet.quantize(COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+
+
+def encode_gif(frames: Sequence[Image.Image], frame_ms: int = FRAME_MS, hold_ms: int = HOLD_MS) -> bytes:
+    """Frames to a looping GIF with one shared palette, the last frame held for `hold_ms`."""
+    palette = _palette(frames)
+    indexed = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
+    durations = [frame_ms] * (len(indexed) - 1) + [hold_ms]
+    buffer = io.BytesIO()
+    indexed[0].save(buffer, format="GIF", save_all=True, append_images=indexed[1:], duration=durations,
+                    loop=0, disposal=1, optimize=True)
+    return buffer.getvalue()
+
+
+def render_replay(ruleset: str, states: list, max_bytes: int = 8_000_000, max_frames: int = 120,
+                  width: int = WIDTH) -> tuple[bytes, str]:
+    """An animated GIF of the whole game so far and its MIME type, at most `max_bytes` long.
+
+    More states than `max_frames` are sampled evenly, keeping the first and the last. A result too big
+    gets fewer frames (down to MIN_FRAMES), then a smaller width (down to MIN_WIDTH), then fewer frames
+    again (down to two); ValueError if even that does not fit. Each frame names who acted to reach it.
+    """
+    if not states:
+        raise ValueError("no states to replay")
+    limit, drawn = max(2, max_frames), {}
+    while True:
+        picks = sample(len(states), limit)
+        for i in picks:
+            if i not in drawn:
+                drawn[i] = render_frame(ruleset, states[i], states[i - 1] if i else None, width)
+        data = encode_gif([drawn[i] for i in picks])
+        if len(data) <= max_bytes:
+            return data, "image/gif"
+        floor = MIN_FRAMES if width > MIN_WIDTH else 2
+        if len(picks) > floor:
+            # Frames cost roughly the same each: aim just under the budget, but always drop some.
+            limit = max(floor, min(len(picks) - 1, int(len(picks) * max_bytes / len(data) * 0.9)))
+        elif width > MIN_WIDTH:
+            width, drawn = max(MIN_WIDTH, int(width * 0.8)), {}
+        else:
+            raise ValueError(f"replay does not fit in {max_bytes} bytes ({len(data)} at its smallest)")

@@ -1,0 +1,156 @@
+"""Animated replays: a real game's states become a small, deterministic, looping GIF of the map."""
+
+from __future__ import annotations
+
+import io
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from bot.commands import parse
+from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, render_frame, render_replay, sample
+from rules.engine import get_ruleset
+
+DUEL = Path(__file__).resolve().parent.parent / "examples" / "duel.txt"
+SPEEDWAY = get_ruleset("speedway")
+
+
+def duel_states(commands: int) -> list:
+    """The state after each of the duel script's first `commands` commands (the setup counts as one)."""
+    lines = [line for line in DUEL.read_text().splitlines() if line and not line.startswith("#")]
+    states = []
+    for line in lines[:commands]:
+        who, command = line.split("> ", 1)
+        parsed = parse(command)
+        if parsed.name == "game new":
+            states.append(SPEEDWAY.setup({"arena": parsed.options["arena"]}, parsed.options["seed"], who))
+            continue
+        if parsed.name == "game status":
+            continue
+        options = {**parsed.options, "name": who} if parsed.name == "game join" else parsed.options
+        state, _ = SPEEDWAY.apply(states[-1], who, SPEEDWAY.command_to_action(parsed.name, options))
+        states.append(state)
+    return states
+
+
+def frames(data: bytes) -> list[Image.Image]:
+    """Every frame of an animation, composited, as RGB."""
+    image = Image.open(io.BytesIO(data))
+    out = []
+    for index in range(image.n_frames):
+        image.seek(index)
+        out.append(image.convert("RGB"))
+    return out
+
+
+def changed(a: Image.Image, b: Image.Image) -> float:
+    """The share of pixels that differ by more than palette rounding (a different picture there)."""
+    mask = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > 48 else 0)
+    return mask.histogram()[255] / (a.width * a.height)
+
+
+@pytest.fixture(scope="module")
+def states() -> list:
+    return duel_states(60)
+
+
+@pytest.fixture(scope="module")
+def replay(states) -> tuple[bytes, str]:
+    return render_replay("speedway", states, max_frames=24)
+
+
+def test_sample_spreads_evenly_and_keeps_both_ends():
+    assert sample(5, 10) == [0, 1, 2, 3, 4]
+    picks = sample(234, 120)
+    assert len(picks) == 120 and picks[0] == 0 and picks[-1] == 233
+    gaps = {b - a for a, b in pairwise(picks)}
+    assert gaps <= {1, 2}
+    assert sample(60, 2) == [0, 59]
+
+
+def test_replay_is_an_animated_gif_with_the_sampled_frames(states, replay):
+    data, kind = replay
+    assert kind == "image/gif"
+    assert data[:6] == b"GIF89a"
+    image = Image.open(io.BytesIO(data))
+    assert image.is_animated
+    assert image.n_frames == len(sample(len(states), 24)) == 24
+    assert image.width == WIDTH
+    assert image.info["loop"] == 0
+    image.seek(image.n_frames - 1)
+    assert image.info["duration"] == HOLD_MS
+    image.seek(1)
+    assert image.info["duration"] < HOLD_MS
+
+
+def test_every_state_is_a_frame_when_under_max_frames():
+    states = duel_states(12)
+    data, _ = render_replay("speedway", states)
+    assert Image.open(io.BytesIO(data)).n_frames == len(states)
+
+
+def test_replay_is_deterministic(states, replay):
+    assert render_replay("speedway", states, max_frames=24) == replay
+
+
+def test_first_and_last_frames_differ_and_the_last_shows_the_final_state(states, replay):
+    shown = frames(replay[0])
+    assert changed(shown[0], shown[-1]) > 0.01
+    final = render_frame("speedway", states[-1], states[-2])
+    assert shown[-1].size == final.size
+    # Only palette rounding separates the GIF from the full-colour frame; the state before is far off.
+    assert changed(shown[-1], final) < 0.001
+    assert changed(shown[-1], render_frame("speedway", states[-2], states[-3])) > 0.01
+    assert changed(shown[0], render_frame("speedway", states[0])) < 0.001
+
+
+def test_too_big_drops_frames_first(states, replay):
+    data, _ = replay
+    assert len(data) <= 8_000_000
+    sixteen, _ = render_replay("speedway", states, max_frames=MIN_FRAMES)
+    budget = (len(data) + len(sixteen)) // 2
+    smaller, kind = render_replay("speedway", states, max_bytes=budget, max_frames=24)
+    image = Image.open(io.BytesIO(smaller))
+    assert kind == "image/gif" and len(smaller) <= budget
+    assert MIN_FRAMES <= image.n_frames < 24 and image.width == WIDTH
+
+
+def test_then_shrinks_until_it_fits_keeping_the_final_state(states, replay):
+    budget = len(render_replay("speedway", states, max_frames=MIN_FRAMES, width=400)[0])
+    small, _ = render_replay("speedway", states, max_bytes=budget, max_frames=24)
+    image = Image.open(io.BytesIO(small))
+    assert len(small) <= budget and image.is_animated
+    assert image.width < WIDTH and image.n_frames == MIN_FRAMES
+    image.seek(image.n_frames - 1)
+    final = render_frame("speedway", states[-1], states[-2], image.width)
+    assert changed(image.convert("RGB"), final) < 0.002
+    # Past the smallest width, frames go again, down to the first and the last.
+    least, _ = render_replay("speedway", states, max_bytes=len(small) // 3, max_frames=24)
+    assert 2 <= Image.open(io.BytesIO(least)).n_frames < MIN_FRAMES
+
+
+def test_a_budget_nothing_fits_is_refused(states):
+    with pytest.raises(ValueError, match="does not fit"):
+        render_replay("speedway", states[:3], max_bytes=1_000)
+
+
+def test_caption_names_who_acted_and_the_game_over():
+    states = duel_states(400)
+    assert states[-1].phase == "finished"
+    from images.replay import _speedway_caption
+
+    head, who, colour, text = _speedway_caption(states[-2], states[-1])
+    winner = states[-1].player(states[-1].winner).name
+    assert head == f"Game over · {winner} wins" and who == winner and colour is not None
+    assert text.startswith("fires ")
+    assert _speedway_caption(None, states[0])[:2] == ("Lobby", "alice")
+    assert _speedway_caption(states[1], states[2])[1] == "bob"     # bob joined
+
+
+def test_unknown_rulesets_and_empty_games_are_refused():
+    with pytest.raises(ValueError):
+        render_replay("chess", [object()])
+    with pytest.raises(ValueError):
+        render_replay("speedway", [])

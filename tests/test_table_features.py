@@ -1,0 +1,164 @@
+"""Table features around the rules: buttons, pings, undo, the dice commitment, log, export, /games."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from bot.commands import parse
+from bot.replies import Actor
+from rules.codec import decode_state
+from rules.speedway.state import SpeedwayState
+from tests.conftest import Table
+
+
+async def started(table, seed: int = 7) -> None:
+    await table("alice", f"/game new ruleset:speedway seed:{seed}")
+    await table("alice", "/game join car:brawler")
+    await table("bob", "/game join car:torch")
+    await table("alice", "/game start")
+
+
+async def state_of(store, channel="chan-1") -> SpeedwayState:
+    game = await store.active_game(channel) or await store.latest_game(channel)
+    return decode_state(SpeedwayState, game.state)
+
+
+def press(service, user: str, custom_id: str, channel: str = "chan-1"):
+    return service.press(channel, Actor(user, user), custom_id)
+
+
+async def test_buttons_name_game_version_and_action(table, store):
+    await started(table)
+    reply = await table("carol", "/game status")
+    game = await store.active_game("chan-1")
+    assert [b.custom_id for b in reply.buttons] == [f"pb:{game.id}:{game.version}:{i}" for i in range(4)]
+    assert [b.label for b in reply.buttons] == ["Speed 0", "Speed 1", "Speed 2", "Speed 3"]
+    assert all(len(b.custom_id) <= 100 and len(b.label) <= 80 for b in reply.buttons)
+
+
+async def test_pressing_a_button_plays_its_action(table, store, service):
+    await started(table)
+    player = (await state_of(store)).active_player
+    status = await table(player, "/game status")
+    reply = await press(service, player, status.buttons[2].custom_id)  # Speed 2
+    assert reply.outcome == "applied" and "set speed 0 -> 2" in reply.text
+    assert (await state_of(store)).car((await state_of(store)).active_car).speed == 2
+
+
+async def test_stale_foreign_and_out_of_turn_presses_are_refused_and_change_nothing(table, store, service):
+    await started(table)
+    player = (await state_of(store)).active_player
+    other = "bob" if player == "alice" else "alice"
+    old = (await table(player, "/game status")).buttons[1].custom_id
+    await table(player, "/speed value:3")
+    before = await store.active_game("chan-1")
+
+    stale = await press(service, player, old)
+    assert stale.outcome == "refused" and stale.ephemeral and "out of date" in stale.text
+    fresh = (await table(player, "/game status")).buttons[0].custom_id
+    out_of_turn = await press(service, other, fresh)
+    assert out_of_turn.outcome == "refused" and f"{player}'s turn" in out_of_turn.text
+    bystander = await press(service, "carol", fresh)
+    assert bystander.outcome == "refused" and "not playing" in bystander.text
+    game_id = before.id
+    foreign = await press(service, player, f"pb:{game_id + 99}:{before.version}:0")
+    assert foreign.outcome == "refused" and "no longer running" in foreign.text
+    forged = await press(service, player, "pb:1:2:three")
+    assert forged.outcome == "refused"
+    assert await store.active_game("chan-1") == before
+
+
+async def test_exactly_one_ping_when_the_turn_passes(table, store):
+    await table("alice", "/game new ruleset:speedway seed:7")
+    await table("alice", "/game join")
+    joined = await table("bob", "/game join")
+    assert joined.mention is None  # nobody is waited on in the lobby
+    start = await table("alice", "/game start")
+    first = (await state_of(store)).active_player
+    assert start.mention == (first if first != "alice" else None)
+    speed = await table(first, "/speed value:0")  # speed 0 and no shot: the turn passes at once
+    second = (await state_of(store)).active_player
+    assert second != first and speed.mention == second
+    again = await table(second, "/speed value:1")
+    assert again.mention is None  # still the same player's turn: no ping
+
+
+async def test_undo_takes_back_your_own_last_action_only(table, store):
+    await table("alice", "/game new ruleset:speedway seed:7")
+    await table("alice", "/game join")
+    await table("bob", "/game join")
+    refused = await table("alice", "/undo")
+    assert refused.outcome == "refused" and "your own last action" in refused.text
+    before = await store.active_game("chan-1")
+    undone = await table("bob", "/undo")
+    assert undone.outcome == "applied" and "Undone: bob joined" in undone.text
+    after = await store.active_game("chan-1")
+    assert after.version == before.version + 1  # versions only go forward: old buttons go stale
+    assert [p.id for p in (await state_of(store)).players] == ["alice"]
+    assert len(await store.actions(after.id)) == 1
+    rejoin = await table("bob", "/game join")
+    assert rejoin.outcome == "applied"
+
+
+async def test_undo_refused_once_dice_were_rolled(table, store, service):
+    await started(table)  # the start shuffled the seats with the dice
+    reply = await table("alice", "/undo")
+    assert reply.outcome == "refused" and "dice were rolled" in reply.text
+    game = await store.active_game("chan-1")
+    assert await service.replay_matches(game)
+
+
+async def test_dice_commitment_published_then_revealed_and_verified(table, store):
+    created = await table("alice", "/game new ruleset:speedway seed:424242")
+    digest = hashlib.sha256(b"pitboss-dice-seed:424242").hexdigest()
+    assert f"sha256 {digest[:16]}" in created.text and "424242" not in created.text
+    await table("alice", "/game join")
+    await table("bob", "/game join")
+    hidden = await table("bob", "/game verify")
+    assert "replaying all 2 changes" in hidden.text and "424242" not in hidden.text
+    ended = await table("alice", "/game end")
+    assert "Dice seed revealed: 424242" in ended.text
+    shown = await table("bob", "/game verify")
+    assert "rebuilds the table exactly" in shown.text and "Dice seed revealed: 424242" in shown.text
+
+
+async def test_log_lists_recent_events_with_dice(table, store):
+    await started(table)
+    player = (await state_of(store)).active_player
+    await table(player, "/speed value:3")
+    log = await table("carol", "/game log count:2")
+    assert log.outcome == "shown" and log.ephemeral
+    assert log.text.splitlines()[0].startswith("#3 The game started")
+    assert "set speed 0 -> 3" in log.text.splitlines()[-1]
+
+
+async def test_export_hides_the_seed_until_the_game_ends(table, store):
+    await started(table, seed=31337)
+    running = await table("carol", "/game export")
+    (attachment,) = running.files
+    document = json.loads(attachment.data)
+    assert document["format"] == "pitboss-game-log" and "seed" not in document
+    assert [a["action"]["type"] for a in document["actions"]] == ["Join", "Join", "Start"]
+    assert "31337" not in attachment.data.decode()
+    await table("alice", "/game end")
+    finished = json.loads((await table("carol", "/game export")).files[0].data)
+    assert finished["seed"] == 31337 and finished["status"] == "finished"
+
+
+async def test_games_lists_my_running_games_on_this_server(service, store):
+    here = Table(service, "chan-1")
+    there = Table(service, "chan-2")
+    for table in (here, there):
+        await service.execute(table.channel, Actor("alice", "alice"), parse(
+            "/game new ruleset:speedway seed:2"), guild="g1")
+        await table("alice", "/game join")
+    await service.execute("chan-3", Actor("bob", "bob"), parse(
+        "/game new ruleset:speedway"), guild="g2")
+    mine = await service.execute("chan-9", Actor("alice", "alice"), parse(
+        "/games"), guild="g1")
+    assert mine.ephemeral and mine.text.count("<#chan-") == 2
+    assert "<#chan-1>" in mine.text and "<#chan-2>" in mine.text and "chan-3" not in mine.text
+    nobody = await service.execute("chan-9", Actor("carol", "carol"), parse(
+        "/games"), guild="g1")
+    assert "not playing in any running game" in nobody.text
