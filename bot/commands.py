@@ -14,7 +14,7 @@ from rules.speedway import data as speedway_data
 MAX_OPTION_LENGTH = 100
 WEAPON_MOUNTS = tuple(m.lower() for m in speedway_data.MOUNTS)
 # Commands that only read the game (answered privately, never logged).
-QUERIES = ("game status", "game log", "game export", "game verify", "odds")
+QUERIES = ("game status", "game log", "game export", "game verify", "game replay", "odds")
 
 
 class CommandSyntaxError(ValueError):
@@ -77,6 +77,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
     )),
     CommandSpec("game export", "The game's action log as a JSON file"),
+    CommandSpec("game replay", "An animated GIF of the whole game so far"),
     CommandSpec("game verify", "Re-run every roll from the seed and check the stored game"),
     CommandSpec("games", "Your running games on this server, and whose turn it is"),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),

@@ -15,11 +15,12 @@ import images
 from bot import queries
 from bot.commands import QUERIES, Command, parse
 from bot.commitment import announce, reveal
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Reply, buttons_for, clip,
-                         latest_lines, refusal)
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for,
+                         clip, latest_lines, refusal)
+from images.replay import render_replay
 from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import Ruleset, get_ruleset, replay, ruleset_ids
+from rules.engine import Ruleset, get_ruleset, replay_states, ruleset_ids
 from rules.errors import GameError
 
 __all__ = ["Actor", "GameService", "Reply"]
@@ -133,6 +134,11 @@ class GameService:
             return queries.export(ruleset, game, await self._store.actions(game.id), finished)
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), finished)
+        if command.name == "game replay":
+            states = self._rebuild_all(ruleset, game, await self._store.actions(game.id))
+            data, _kind = await asyncio.to_thread(render_replay, ruleset.id, [ruleset.view(s, None) for s in states])
+            return Reply("shown", f"Game {game.id} so far: {len(states) - 1} actions.",
+                         files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
         if finished:
             raise NoGame()
         return Reply("shown", ruleset.query(state, actor.id, command.options), ephemeral=True)
@@ -273,9 +279,13 @@ class GameService:
                      turn_key=ruleset.turn_key(state))
 
     @staticmethod
-    def _rebuild(ruleset: Ruleset, game: GameRecord, records) -> Any:
+    def _rebuild_all(ruleset: Ruleset, game: GameRecord, records) -> list[Any]:
         entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
-        return replay(ruleset, json.loads(game.options), game.seed, game.host, entries)
+        return replay_states(ruleset, json.loads(game.options), game.seed, game.host, entries)
+
+    @classmethod
+    def _rebuild(cls, ruleset: Ruleset, game: GameRecord, records) -> Any:
+        return cls._rebuild_all(ruleset, game, records)[-1]
 
     async def turn_message(self, game_id: int) -> tuple[str, str] | None:
         """(turn key, message id) of the message a transport uses to show the current turn."""

@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 from images.draw import draw_text, ellipsize, ink_on
 from images.fonts import font
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import _colour_of, _name_of
+from images.speedway.caption import colour_of, name_of
 from images.speedway.counters import draw_cars, draw_tags
 
 WIDTH = 640           # frame width in pixels: sharp on a phone, small to send
@@ -60,19 +60,19 @@ def _speedway_caption(previous, state) -> tuple[str, str, tuple | None, str]:
         seated = {p.id for p in previous.players}
         joined = [p.id for p in state.players if p.id not in seated]
         actor = joined[0] if joined else previous.deciding_player or previous.host
-    who = _name_of(state, actor)
+    who = name_of(state, actor)
     text = " ".join(state.last_action.split()).replace("->", "→")
     for lead in (f"{who}: ", f"{who} "):
         if who and text.startswith(lead):
             text = text[len(lead):]
             break
     if state.phase == "finished":
-        head = (f"{_name_of(state, state.winner)} wins" if state.winner
+        head = (f"{name_of(state, state.winner)} wins" if state.winner
                 else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
         head = f"Game over · {head}"
     else:
         head = "Lobby" if state.phase == "lobby" else f"Round {state.round + 1}"
-    return head, who, _colour_of(state, actor), text or "new game"
+    return head, who, colour_of(state, actor), text or "new game"
 
 
 RENDERERS: dict[str, tuple[Callable, Callable]] = {"speedway": (_speedway_map, _speedway_caption)}

@@ -43,10 +43,16 @@ class Ruleset:
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
            actions: list[tuple[str, Any]]) -> Any:
     """Rebuild a state from its setup and its action log (actor, action) in order."""
-    state = ruleset.setup(setup_options, seed, host)
+    return replay_states(ruleset, setup_options, seed, host, actions)[-1]
+
+
+def replay_states(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
+                  actions: list[tuple[str, Any]]) -> list[Any]:
+    """Every state of a game: the setup, then the state after each logged action."""
+    states = [ruleset.setup(setup_options, seed, host)]
     for actor, action in actions:
-        state, _events = ruleset.apply(state, actor, action)
-    return state
+        states.append(ruleset.apply(states[-1], actor, action)[0])
+    return states
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:

@@ -162,3 +162,18 @@ async def test_games_lists_my_running_games_on_this_server(service, store):
     nobody = await service.execute("chan-9", Actor("carol", "carol"), parse(
         "/games"), guild="g1")
     assert "not playing in any running game" in nobody.text
+
+
+async def test_replay_posts_an_animated_gif_of_the_game(table, store):
+    from PIL import Image
+    import io
+
+    await started(table)
+    player = (await state_of(store)).active_player
+    await table(player, "/speed value:2")
+    reply = await table("carol", "/game replay")
+    assert reply.outcome == "shown" and not reply.ephemeral
+    (gif,) = reply.files
+    assert gif.filename.endswith(".gif") and len(gif.data) < 8_000_000
+    with Image.open(io.BytesIO(gif.data)) as image:
+        assert image.format == "GIF" and 2 <= image.n_frames <= 6  # up to the setup and five actions

@@ -29,7 +29,7 @@ PIPS = {
 }
 
 
-def _name_of(state: SpeedwayState, ident: str | None) -> str:
+def name_of(state: SpeedwayState, ident: str | None) -> str:
     """A player's or car's display name for an id, falling back to the id itself."""
     if ident is None:
         return ""
@@ -39,7 +39,7 @@ def _name_of(state: SpeedwayState, ident: str | None) -> str:
     return next((c.name for c in state.cars if c.id == ident), ident)
 
 
-def _colour_of(state: SpeedwayState, ident: str | None):
+def colour_of(state: SpeedwayState, ident: str | None):
     """The colour of a car, or of a player's first car; None when neither is known."""
     car = next((c for c in state.cars if c.id == ident), None) or next(iter(state.cars_of(ident or "")), None)
     return style.car_colour(car.colour) if car else None
@@ -54,7 +54,7 @@ def _title(state: SpeedwayState) -> str:
     phase = PHASES.get(state.phase, state.phase)
     if state.pending_ram:
         phase = "Ramming"
-    text = f"Round {state.round + 1} · {_name_of(state, state.active_player)}'s turn · {phase}"
+    text = f"Round {state.round + 1} · {name_of(state, state.active_player)}'s turn · {phase}"
     if state.phase == "movement" and state.moves_total:
         text += f" · {state.moves_left}/{state.moves_total} moves left"
     return text
@@ -65,7 +65,7 @@ def _banner(state: SpeedwayState) -> tuple[str, tuple[int, int, int]] | None:
     if state.phase != "finished":
         return None
     if state.winner:
-        return f"{_name_of(state, state.winner)} WINS", _colour_of(state, state.winner) or style.GOOD
+        return f"{name_of(state, state.winner)} WINS", colour_of(state, state.winner) or style.GOOD
     if state.ended_by:
         return f"Ended by {state.ended_by}", style.CROSSED
     return "Draw", style.CROSSED
@@ -76,7 +76,7 @@ def _prompts(state: SpeedwayState) -> list[tuple[str, str | None]]:
     prompts = []
     ram = state.pending_ram
     if ram:
-        rammer, rammed, chooser = (_name_of(state, i) for i in (ram.attacker, ram.defender, ram.chooser))
+        rammer, rammed, chooser = (name_of(state, i) for i in (ram.attacker, ram.defender, ram.chooser))
         prompts.append((f"{rammer} rammed {rammed} · {chooser} must choose outcome A or B", ram.chooser))
     active = next((c for c in state.cars if c.id == state.active_car), None)
     if active and active.must_turn and state.phase not in ("lobby", "finished"):
@@ -110,8 +110,8 @@ def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, x: float, y: float, w
     roll = state.last_roll
     body, bold = font(26), font(26, bold=True)
     cy = y + DIE / 2
-    who = _name_of(state, roll.car)
-    colour = _colour_of(state, roll.car)
+    who = name_of(state, roll.car)
+    colour = colour_of(state, roll.car)
     lead = f"{who} {roll.purpose}:".strip()
     lead_font = fit_font(lead, 26, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
@@ -170,7 +170,7 @@ def render_caption(state: SpeedwayState, width: int) -> Image.Image:
         _draw_banner(draw, banner[0], banner[1], style.PAD, y, inner)
         y += BANNER + 14
     for text, ident in prompts:
-        _draw_prompt(draw, text, _colour_of(state, ident), style.PAD, y, inner)
+        _draw_prompt(draw, text, colour_of(state, ident), style.PAD, y, inner)
         y += PROMPT
     for line in lines:
         draw_text(draw, (style.PAD, y + LINE / 2), line, body, style.INK, "lm")
