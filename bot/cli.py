@@ -129,6 +129,20 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
     return EXIT_OK
 
 
+async def _tick(args: argparse.Namespace) -> int:
+    """Send what is due once (reminders, deadline autopilot) and print it: a cron-friendly scheduler."""
+    store = await Store.open(_db_path(args))
+    try:
+        notices = await GameService(store).run_due()
+        for notice in notices:
+            print(f"[channel {notice.channel}]")
+            present(notice.reply, notice.channel, Path(args.out) if args.out else None, sys.stdout)
+        print(f"{len(notices)} notices sent")
+        return EXIT_OK
+    finally:
+        await store.close()
+
+
 async def _verify(args: argparse.Namespace) -> int:
     store = await Store.open(_db_path(args))
     try:
@@ -189,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
 
     with_db(sub.add_parser("verify", help="replay every stored game and compare with its snapshot"))
+    tick = with_db(sub.add_parser("tick", help="send due reminders and play turns past their deadline, once"))
+    tick.add_argument("--out", help="folder for the rendered maps")
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
@@ -214,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_play(args))
     if args.mode == "verify":
         return asyncio.run(_verify(args))
+    if args.mode == "tick":
+        return asyncio.run(_tick(args))
     if args.mode == "selfplay":
         return _selfplay(args)
     return _run(args)

@@ -79,6 +79,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game export", "The game's action log as a JSON file"),
     CommandSpec("game replay", "An animated GIF of the whole game so far"),
     CommandSpec("game verify", "Re-run every roll from the seed and check the stored game"),
+    CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
+        OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
+                   min_value=1, max_value=720),
+        OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
+        OptionSpec("deadline_action", "str", "At the deadline: autopilot (keep speed, drive straight) or "
+                   "skip (brake, drive straight)", choices=("autopilot", "skip")),
+        OptionSpec("quiet_hours", "str", "No reminders or deadlines in these UTC hours, e.g. 22-7, or none"),
+        OptionSpec("pause_limit_hours", "int", "The longest /game pause a player may take",
+                   min_value=0, max_value=2160),
+    )),
+    CommandSpec("game pause", "Pause your deadlines and reminders for a while (0 ends the pause)", (
+        OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
+    )),
     CommandSpec("games", "Your running games on this server, and whose turn it is"),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("speed", "Upkeep: set your car's speed for this turn", (

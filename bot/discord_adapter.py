@@ -7,8 +7,10 @@ text set) for accepted actions, ephemeral messages for refusals, a generic apolo
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
+import os
 import io
 import json
 import logging
@@ -18,7 +20,7 @@ import discord
 from discord import app_commands
 
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.discord_views import ActionButton, files_of, publish, send_private
+from bot.discord_views import ActionButton, files_of, post_notice, publish, send_private
 from bot.replies import Reply
 from bot.service import Actor, GameService
 from bot.store import Store
@@ -26,6 +28,8 @@ from bot.store import Store
 log = logging.getLogger("pitboss.discord")
 
 APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+# How often the scheduler looks for due reminders and deadlines.
+TICK_SECONDS = float(os.environ.get("PITBOSS_TICK_SECONDS", "30"))
 SYNC_HASH_KEY = "discord_commands_hash"
 
 
@@ -62,10 +66,27 @@ class PitbossClient(discord.Client):
             self.store = await Store.open(self.db_path)
             self.service = GameService(self.store)
         self.add_dynamic_items(ActionButton)
+        self._scheduler_task = asyncio.create_task(self._run_scheduler(), name="pitboss-scheduler")
         if self.sync_commands:
             await self.sync_if_changed()
 
+    async def _run_scheduler(self) -> None:
+        """Post reminders and autopilot turns as they fall due (they are claimed in the database
+        first, so a restart never sends one twice)."""
+        await self.wait_until_ready()
+        while not self.is_closed():
+            try:
+                for notice in await self.service.run_due():
+                    channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
+                    await post_notice(self, channel, notice.reply)
+            except Exception:
+                log.exception("scheduler round failed")
+            await asyncio.sleep(TICK_SECONDS)
+
     async def close(self) -> None:
+        task = getattr(self, "_scheduler_task", None)
+        if task is not None:
+            task.cancel()
         await super().close()
         if self.store is not None:
             await self.store.close()

@@ -58,7 +58,7 @@ def files_of(reply: Reply) -> list[discord.File]:
     return files
 
 
-def _content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
+def content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
     if reply.mention and reply.mention.isdigit():
         # Exactly one ping, to the player the game now waits on; nobody else can be mentioned.
         text = f"<@{reply.mention}> your turn.\n{reply.text}"
@@ -80,7 +80,7 @@ async def send_private(interaction: discord.Interaction, reply: Reply, *, deferr
 async def publish(client: "PitbossClient", interaction: discord.Interaction, reply: Reply, *,
                   from_button: bool) -> None:
     """Show an accepted action: edit this turn's message, or start a new one when the turn passed."""
-    content, mentions = _content_and_mentions(reply)
+    content, mentions = content_and_mentions(reply)
     view = view_for(reply)
     previous = await client.service.turn_message(reply.game_id) if reply.game_id else None
     same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mention
@@ -98,6 +98,15 @@ async def publish(client: "PitbossClient", interaction: discord.Interaction, rep
     message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
                                               allowed_mentions=mentions, wait=True)
     if reply.game_id is not None:
+        await client.service.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+
+
+async def post_notice(client: "PitbossClient", channel: discord.abc.Messageable, reply: Reply) -> None:
+    """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel."""
+    content, mentions = content_and_mentions(reply)
+    message = await channel.send(content, files=files_of(reply), view=view_for(reply) or discord.utils.MISSING,
+                                 allowed_mentions=mentions)
+    if reply.outcome == "applied" and reply.game_id is not None:
         await client.service.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
 
 

@@ -67,6 +67,14 @@ class Reply:
     files: tuple[Attachment, ...] = ()
 
 
+@dataclass(frozen=True)
+class Notice:
+    """Something the scheduler posts on its own: a reminder, or a turn the autopilot played."""
+
+    channel: str
+    reply: Reply
+
+
 def refusal(message: str) -> Reply:
     """A private refusal: nothing changed."""
     return Reply("refused", message, ephemeral=True)

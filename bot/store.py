@@ -61,6 +61,20 @@ MIGRATIONS: tuple[str, ...] = (
         message_id TEXT NOT NULL
     );
     """,
+    # 4: one timer per running game: when to remind the player the game waits on, and when their
+    # deadline falls. Claimed (cleared) in a transaction before anything is sent.
+    """
+    CREATE TABLE timers (
+        game_id INTEGER PRIMARY KEY REFERENCES games (id),
+        channel TEXT NOT NULL,
+        player TEXT NOT NULL,
+        turn_key TEXT NOT NULL,
+        reminder_due REAL,
+        deadline_due REAL
+    );
+    CREATE INDEX timers_reminder ON timers (reminder_due);
+    CREATE INDEX timers_deadline ON timers (deadline_due);
+    """,
 )
 
 
@@ -91,6 +105,21 @@ class GameRecord:
     state: str
     guild: str = ""
     settings: str = "{}"
+
+
+@dataclass(frozen=True)
+class Timer:
+    """When to remind the player a game waits on, and when their deadline falls (epoch seconds)."""
+
+    game_id: int
+    channel: str
+    player: str
+    turn_key: str
+    reminder_due: float | None
+    deadline_due: float | None
+
+
+_TIMER_COLUMNS = "game_id, channel, player, turn_key, reminder_due, deadline_due"
 
 
 @dataclass(frozen=True)
@@ -238,6 +267,42 @@ class Store:
         """Replace a game's table settings (not part of the rules state)."""
         await self._db.execute("UPDATE games SET settings = ? WHERE id = ?", (settings, game.id))
         return replace(game, settings=settings)
+
+    async def timer_tx(self, game_id: int) -> Timer | None:
+        """A game's timer, read inside the current transaction."""
+        async with self._db.execute(f"SELECT {_TIMER_COLUMNS} FROM timers WHERE game_id = ?", (game_id,)) as cur:
+            row = await cur.fetchone()
+        return Timer(*row) if row else None
+
+    async def set_timer_tx(self, timer: Timer) -> None:
+        """Start (or replace) a game's timer."""
+        await self._db.execute(
+            f"INSERT OR REPLACE INTO timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            (timer.game_id, timer.channel, timer.player, timer.turn_key, timer.reminder_due, timer.deadline_due))
+
+    async def clear_timer_tx(self, game_id: int) -> None:
+        """The game waits on nobody (or is over): no timer."""
+        await self._db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+
+    async def claim_due(self, now: float) -> list[tuple[str, Timer]]:
+        """Take every reminder and deadline due by `now`, clearing each in the same transaction, so
+        another process (or this one after a restart) never sends it again."""
+        claimed: list[tuple[str, Timer]] = []
+        async with self.transaction():
+            for kind in ("reminder", "deadline"):
+                async with self._db.execute(
+                        f"SELECT {_TIMER_COLUMNS} FROM timers WHERE {kind}_due IS NOT NULL AND {kind}_due <= ?"
+                        " ORDER BY game_id", (now,)) as cur:
+                    rows = [Timer(*row) for row in await cur.fetchall()]
+                for timer in rows:
+                    await self._db.execute(f"UPDATE timers SET {kind}_due = NULL WHERE game_id = ?", (timer.game_id,))
+                    claimed.append((kind, timer))
+        return claimed
+
+    async def timer(self, game_id: int) -> Timer | None:
+        """A game's timer."""
+        async with self._lock:
+            return await self.timer_tx(game_id)
 
     # Plain reads and small writes (each its own short statement).
 

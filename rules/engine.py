@@ -38,6 +38,7 @@ class Ruleset:
     computer_command: Callable[[Any, str], str | None]  # what a computer seat plays now
     turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
     undo_blocker: Callable[[Any, Any], str | None]  # why (before -> after) cannot be taken back
+    autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,

@@ -127,3 +127,10 @@ def test_a_bug_shows_an_apology_not_a_traceback(tmp_path):
     assert "something went wrong" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr
     assert "Traceback" in (tmp_path / "pitboss-errors.log").read_text()
+
+
+def test_tick_sends_what_is_due_once(tmp_path):
+    run = Exec(tmp_path)
+    run("alice", "/game new ruleset:speedway seed:9")
+    result = run_pitboss("tick", "--db", run.db, cwd=tmp_path)
+    assert result.returncode == 0 and "0 notices sent" in result.stdout

@@ -421,6 +421,26 @@ def computer_command(state: SpeedwayState, player: str) -> str | None:
     return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
 
+def autopilot_command(state: SpeedwayState, player: str, brake: bool = False) -> str | None:
+    """What a deadline plays for an absent driver: keep speed (or brake hard), drive straight, no fire.
+
+    Returns None when `player` has nothing to do now.
+    """
+    if state.phase in ("lobby", "finished") or state.deciding_player != player:
+        return None
+    if state.phase == "ram":
+        return "/ram outcome:A"
+    car = state.car(state.active_car)
+    if state.phase == "upkeep":
+        low, high = speed_range(car)
+        return f"/speed value:{low if brake else min(max(car.speed, low), high)}"
+    if state.phase == "skid":
+        return "/skid choice:accept" if "accept" in skid_choices(state) else "/skid choice:continue"
+    if state.moves_left == 0:
+        return "/end"
+    return f"/move maneuver:{SLIDE if not car.in_control else 'normal'}"
+
+
 def turn_key(state: SpeedwayState) -> str:
     """Round and player: one key per turn, so a table can keep one message per turn."""
     if state.phase in ("lobby", "finished"):
@@ -459,4 +479,5 @@ SPEEDWAY = Ruleset(
     computer_command=computer_command,
     turn_key=turn_key,
     undo_blocker=undo_blocker,
+    autopilot_command=autopilot_command,
 )

@@ -1,0 +1,169 @@
+"""Nobody waits forever: reminders, deadlines with the autopilot, quiet hours and pauses, restarts."""
+
+from __future__ import annotations
+
+from bot.commands import parse
+from bot.replies import Actor
+from bot.service import GameService
+from bot.store import Store
+from rules.codec import decode_state
+from rules.speedway.state import SpeedwayState
+
+HOUR = 3600.0
+T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC: a fixed, daytime starting clock
+
+
+class Clock:
+    def __init__(self, now: float = T0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, hours: float) -> None:
+        self.now += hours * HOUR
+
+
+async def make(db_path, clock):
+    store = await Store.open(db_path)
+    return store, GameService(store, render=None, clock=clock)
+
+
+async def run(service, user, line, channel="chan-1"):
+    return await service.execute(channel, Actor(user, user), parse(line))
+
+
+async def start_game(service, seed=7):
+    await run(service, "alice", f"/game new ruleset:speedway seed:{seed}")
+    await run(service, "alice", "/game join car:brawler")
+    await run(service, "bob", "/game join car:torch")
+    await run(service, "alice", "/game start")
+
+
+async def waiting_on(store) -> str:
+    game = await store.active_game("chan-1")
+    return decode_state(SpeedwayState, game.state).deciding_player
+
+
+async def test_a_reminder_after_twelve_hours_sent_once_even_across_a_restart(db_path):
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    await start_game(service)
+    player = await waiting_on(store)
+    clock.advance(11.9)
+    assert await service.run_due() == []
+    clock.advance(0.2)
+    (notice,) = await service.run_due()
+    assert notice.channel == "chan-1" and notice.reply.mention == player
+    assert "Reminder: the game is waiting for" in notice.reply.text
+    assert await service.run_due() == []
+    await store.close()
+    store, service = await make(db_path, clock)  # a restart: nothing is sent twice
+    clock.advance(1)
+    assert await service.run_due() == []
+    await store.close()
+
+
+async def test_no_deadline_unless_the_host_sets_one_then_the_autopilot_drives(db_path):
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    await start_game(service)
+    clock.advance(200)
+    notices = await service.run_due()
+    assert [n.reply.text.startswith("Reminder") for n in notices] == [True]  # a reminder, no deadline
+    refused = await run(service, "bob" if await waiting_on(store) == "alice" else "alice",
+                        "/game settings deadline_hours:24")
+    host = await run(service, "alice", "/game settings deadline_hours:24 deadline_action:autopilot")
+    assert refused.outcome == "refused" or refused.text.startswith("Table settings")  # bob is no host
+    assert "deadline: 24 h, then autopilot" in host.text
+    player = await waiting_on(store)
+    clock.advance(23)
+    assert [n for n in await service.run_due() if "deadline" in n.reply.text] == []
+    clock.advance(1.5)
+    (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
+    assert f"{player}'s deadline passed" in notice.reply.text
+    assert "set speed 0 -> 0" in notice.reply.text  # autopilot keeps the speed it had
+    after = await waiting_on(store)
+    assert after != player and notice.reply.mention == after
+    game = await store.active_game("chan-1")
+    assert await service.replay_matches(game)
+    await store.close()
+
+
+async def test_skip_brakes_hard_and_drives_straight(db_path):
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    await run(service, "alice", "/game new ruleset:speedway seed:7")
+    await run(service, "alice", "/game settings deadline_hours:6 deadline_action:skip")
+    await run(service, "alice", "/game join car:brawler")
+    await run(service, "bob", "/game join car:torch")
+    await run(service, "alice", "/game start")
+    player = await waiting_on(store)
+    clock.advance(6.5)
+    (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
+    assert f"{player}'s deadline passed" in notice.reply.text and "braking hard" in notice.reply.text
+    assert await waiting_on(store) != player
+    await store.close()
+
+
+def test_autopilot_commands_follow_the_rules():
+    from dataclasses import replace
+
+    from rules.speedway.ruleset import SPEEDWAY
+    from tests.speedway_fixtures import driving, upkeep
+
+    state = upkeep(speed=4)
+    assert SPEEDWAY.autopilot_command(state, "alice") == "/speed value:4"
+    assert SPEEDWAY.autopilot_command(state, "alice", brake=True) == "/speed value:1"
+    assert SPEEDWAY.autopilot_command(state, "bob") is None
+    moving = driving(speed=3)
+    assert SPEEDWAY.autopilot_command(moving, "alice") == "/move maneuver:normal"
+    skidding = replace(moving, cars=tuple(replace(c, in_control=False, skid=0) if c.owner == "alice" else c
+                                          for c in moving.cars))
+    assert SPEEDWAY.autopilot_command(skidding, "alice") == "/move maneuver:slide"
+    assert SPEEDWAY.autopilot_command(replace(moving, moves_left=0), "alice") == "/end"
+
+
+async def test_quiet_hours_hold_reminders_until_morning(db_path):
+    clock = Clock(T0 + 10 * HOUR)  # 18:00 UTC
+    store, service = await make(db_path, clock)
+    await run(service, "alice", "/game new ruleset:speedway seed:3")
+    await run(service, "alice", "/game settings quiet_hours:22-7 reminder_hours:6")
+    await run(service, "alice", "/game join")
+    await run(service, "bob", "/game join")
+    await run(service, "alice", "/game start")  # waits from 18:00: the reminder would fall at 00:00
+    clock.advance(6.5)
+    assert await service.run_due() == []
+    clock.now = T0 + 23 * HOUR + 10  # 07:00:10 UTC the next morning
+    assert len(await service.run_due()) == 1
+    await store.close()
+
+
+async def test_a_pause_holds_the_clock_within_the_hosts_limit(db_path):
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    await start_game(service)
+    player = await waiting_on(store)
+    too_long = await run(service, player, "/game pause hours:500")
+    assert too_long.outcome == "refused" and "up to 168 hours" in too_long.text
+    bystander = await run(service, "carol", "/game pause hours:5")
+    assert bystander.outcome == "refused"
+    paused = await run(service, player, "/game pause hours:48")
+    assert "away for 48 h" in paused.text
+    clock.advance(59)
+    assert await service.run_due() == []
+    clock.advance(1.5)  # 48 h of pause + 12 h of reminder
+    assert len(await service.run_due()) == 1
+    await store.close()
+
+
+async def test_a_finished_game_has_no_timer(db_path):
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    await start_game(service)
+    await run(service, "alice", "/game end")
+    clock.advance(100)
+    assert await service.run_due() == []
+    game = await store.latest_game("chan-1")
+    assert await store.timer(game.id) is None
+    await store.close()
