@@ -32,6 +32,7 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     min_value: int | None = None
     max_value: int | None = None
+    suggest: bool = False  # Discord offers what is legal now (autocomplete) instead of fixed choices
 
 
 @dataclass(frozen=True)
@@ -98,18 +99,22 @@ COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("value", "int", "New speed, within your Brakes and Engine", required=True,
                    min_value=0, max_value=99),
     )),
-    CommandSpec("move", "Spend one Move on a maneuver", (
-        OptionSpec("maneuver", "str", "Maneuver (slide when out of control)", required=True,
-                   choices=maneuver_choices() + (SLIDE,)),
-        OptionSpec("skid", "str", "Answer a skid in advance", choices=SKID_CHOICES),
+    CommandSpec("move", "One Move, or a whole turn as a plan", (
+        OptionSpec("maneuver", "str", "Maneuver (slide when out of control)",
+                   choices=maneuver_choices() + (SLIDE,), suggest=True),
+        OptionSpec("skid", "str", "Answer skids in advance", choices=SKID_CHOICES),
+        OptionSpec("plan", "str", "Several Moves in order, e.g. normal,turn-left,normal"),
+        OptionSpec("fire", "str", "Fire after the plan, e.g. front@bob"),
+        OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
+                   choices=("yes", "no")),
     )),
     CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
         OptionSpec("choice", "str", "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",
                    required=True, choices=SKID_CHOICES),
     )),
     CommandSpec("fire", "Fire an offensive weapon at a car", (
-        OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS),
-        OptionSpec("target", "str", "The target car or its driver", required=True),
+        OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS, suggest=True),
+        OptionSpec("target", "str", "The target car or its driver", required=True, suggest=True),
     )),
     CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
         OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
@@ -120,14 +125,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
                    required=True, choices=RAM_OUTCOMES),
     )),
     CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
-        OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS),
-        OptionSpec("target", "str", "The target car or its driver"),
-        OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices()),
+        OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS, suggest=True),
+        OptionSpec("target", "str", "The target car or its driver", suggest=True),
+        OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices(), suggest=True),
     )),
 )
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 _OPTION = re.compile(r"^([a-z_-]+):(.*)$", re.S)
+
+
+def move_names() -> tuple[str, ...]:
+    """Every maneuver name /move accepts."""
+    return next(o for o in BY_NAME["move"].options if o.name == "maneuver").choices
 
 
 def lookup(name: str) -> CommandSpec:

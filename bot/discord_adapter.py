@@ -20,7 +20,8 @@ import discord
 from discord import app_commands
 
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.discord_views import ActionButton, files_of, post_notice, publish, send_private
+from bot.discord_views import (ActionButton, CancelPlanButton, ConfirmPlanButton, files_of, post_notice, publish,
+                               send_private)
 from bot.replies import Reply
 from bot.service import Actor, GameService
 from bot.store import Store
@@ -65,7 +66,7 @@ class PitbossClient(discord.Client):
         if self.service is None:
             self.store = await Store.open(self.db_path)
             self.service = GameService(self.store)
-        self.add_dynamic_items(ActionButton)
+        self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         self._scheduler_task = asyncio.create_task(self._run_scheduler(), name="pitboss-scheduler")
         if self.sync_commands:
             await self.sync_if_changed()
@@ -117,7 +118,11 @@ class PitbossClient(discord.Client):
 
     async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
         """Defer, execute through the service, present the reply."""
-        await interaction.response.defer(thinking=True)
+        try:
+            await interaction.response.defer(thinking=True)
+        except discord.NotFound:  # 10062: Discord gave up on this interaction; nothing was changed
+            log.warning("interaction %s expired before it could be acknowledged", interaction.id)
+            return
         try:
             command = coerce(BY_NAME[name], {k: v for k, v in raw.items() if v is not None})
         except CommandSyntaxError as exc:
@@ -135,6 +140,18 @@ class PitbossClient(discord.Client):
             await self.present(interaction, reply, from_button=True)
         except Exception:  # a bug: log it, apologise privately, never show a traceback
             log.exception("button %s failed", custom_id)
+            await interaction.followup.send(APOLOGY, ephemeral=True)
+
+    async def run_plan(self, interaction: discord.Interaction, custom_id: str) -> None:
+        """Confirm on a private preview: drive the plan, then close the preview."""
+        await interaction.response.defer()
+        try:
+            reply = await self.service.confirm_plan(channel_key(interaction), actor_of(interaction), custom_id)
+            if reply.outcome == "applied":
+                await interaction.edit_original_response(content="Plan confirmed.", view=None, attachments=[])
+            await self.present(interaction, reply, from_button=True)
+        except Exception:
+            log.exception("plan %s failed", custom_id)
             await interaction.followup.send(APOLOGY, ephemeral=True)
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
@@ -192,12 +209,28 @@ def make_command(spec: CommandSpec, client: "PitbossClient") -> app_commands.Com
 
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     choices = {o.name: [app_commands.Choice(name=c, value=c) for c in o.choices]
-               for o in spec.options if o.choices}
+               for o in spec.options if o.choices and not o.suggest}
     if choices:
         callback = app_commands.choices(**choices)(callback)
     if spec.options:
         callback = app_commands.describe(**{o.name: o.description for o in spec.options})(callback)
-    return app_commands.Command(name=spec.path[-1], description=spec.description, callback=callback)
+    command = app_commands.Command(name=spec.path[-1], description=spec.description, callback=callback)
+    for option in spec.options:
+        if option.suggest:
+            command.autocomplete(option.name)(_suggester(client, spec.name, option.name))
+    return command
+
+
+def _suggester(client: "PitbossClient", command: str, option: str):
+    """An autocomplete callback: only what is legal now, with the odds (autocomplete cannot defer)."""
+
+    async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        chosen = {k: v for k, v in vars(interaction.namespace).items() if isinstance(v, str)}
+        offers = await client.service.suggest(channel_key(interaction), actor_of(interaction), command, option,
+                                              current, chosen)
+        return [app_commands.Choice(name=label, value=value) for label, value in offers]
+
+    return suggest
 
 
 def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> None:
@@ -215,4 +248,4 @@ def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> N
 def run_bot(token: str, db_path: str, guild_id: str | None = None) -> None:
     """Run the bot until interrupted; discord.py handles reconnects."""
     client = PitbossClient(db_path, guild_id=int(guild_id) if guild_id else None)
-    client.run(token, log_level=logging.INFO)
+    client.run(token, log_level=logging.INFO, root_logger=True)

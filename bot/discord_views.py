@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.replies import BUTTON_PREFIX, Button, Reply
+from bot.replies import BUTTON_PREFIX, CANCEL_ID, PLAN_PREFIX, Button, Reply
 
 if TYPE_CHECKING:
     from bot.discord_adapter import PitbossClient
@@ -38,13 +38,53 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
         await client.run_button(interaction, self.item.custom_id)
 
 
+class ConfirmPlanButton(discord.ui.DynamicItem[discord.ui.Button],
+                        template=PLAN_PREFIX + r":(?P<plan>[\w:.\-]+)"):
+    """Confirm a previewed plan: it is driven only if the game has not moved on since."""
+
+    def __init__(self, button: Button):
+        super().__init__(discord.ui.Button(label=button.label or "Confirm", custom_id=button.custom_id,
+                                           style=discord.ButtonStyle.success))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
+        return cls(Button(item.label or "Confirm", item.custom_id, "confirm"))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        client: PitbossClient = interaction.client  # type: ignore[assignment]
+        await client.run_plan(interaction, self.item.custom_id)
+
+
+class CancelPlanButton(discord.ui.DynamicItem[discord.ui.Button], template=CANCEL_ID):
+    """Drop a previewed plan: nothing was applied, so nothing changes."""
+
+    def __init__(self, button: Button | None = None):
+        super().__init__(discord.ui.Button(label="Cancel", custom_id=CANCEL_ID, style=discord.ButtonStyle.danger))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.edit_message(content="Plan cancelled; nothing was driven.", view=None,
+                                                attachments=[])
+
+
+def _item_for(button: Button) -> discord.ui.Item:
+    if button.custom_id == CANCEL_ID:
+        return CancelPlanButton(button)
+    if button.custom_id.startswith(PLAN_PREFIX + ":"):
+        return ConfirmPlanButton(button)
+    return ActionButton(button)
+
+
 def view_for(reply: Reply) -> discord.ui.View | None:
-    """The buttons of a public reply, five to a row."""
-    if not reply.buttons or reply.ephemeral:
+    """The buttons of a reply, five to a row (a private preview has Confirm and Cancel)."""
+    if not reply.buttons:
         return None
     view = discord.ui.View(timeout=None)
     for button in reply.buttons:
-        view.add_item(ActionButton(button))
+        view.add_item(_item_for(button))
     return view
 
 
@@ -74,6 +114,9 @@ async def send_private(interaction: discord.Interaction, reply: Reply, *, deferr
     files = files_of(reply)
     if files:
         kwargs["files"] = files
+    view = view_for(reply)
+    if view is not None:
+        kwargs["view"] = view
     await interaction.followup.send(reply.text, **kwargs)
 
 
@@ -95,6 +138,10 @@ async def publish(client: "PitbossClient", interaction: discord.Interaction, rep
             log.info("turn message %s could not be edited; posting a new one", previous[1])
     if previous is not None:
         await _retire(interaction, previous[1])
+    if not from_button:
+        # A follow-up would fill in the "thinking…" placeholder, and an edit never notifies: post
+        # the turn's message as a new one so its ping reaches the player.
+        await interaction.delete_original_response()
     message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
                                               allowed_mentions=mentions, wait=True)
     if reply.game_id is not None:

@@ -11,6 +11,8 @@ ALT_TEXT_LIMIT = 1024
 MAX_BUTTONS = 25  # five rows of five
 BUTTON_LABEL_LIMIT = 80
 BUTTON_PREFIX = "pb"
+PLAN_PREFIX = "pv"
+CANCEL_ID = "pv-cancel"
 
 
 @dataclass(frozen=True)
@@ -108,3 +110,20 @@ def buttons_for(legal: tuple[LegalAction, ...], game_id: int, version: int) -> t
     """One button per legal action, as many as Discord shows."""
     return tuple(Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command)
                  for index, action in enumerate(legal[:MAX_BUTTONS]))
+
+
+def _abbreviation(name: str) -> str:
+    return "".join(part[0] for part in name.split("-"))
+
+
+def plan_id(game_id: int, version: int, skid: str, maneuvers: list[str]) -> str:
+    """A Confirm button for a previewed plan: ids and the plan in short codes (tl = turn-left)."""
+    return f"{PLAN_PREFIX}:{game_id}:{version}:{skid[:1] or '-'}:" + ".".join(_abbreviation(m) for m in maneuvers)
+
+
+def parse_plan_id(custom_id: str, names: tuple[str, ...]) -> tuple[int, int, str, list[str]]:
+    """Inverse of `plan_id`, given the maneuver names the codes stand for."""
+    _prefix, game_id, version, skid, codes = custom_id.split(":", 4)
+    by_code = {_abbreviation(n): n for n in names}
+    skids = {"a": "accept", "r": "resist", "-": ""}
+    return int(game_id), int(version), skids[skid], [by_code[c] for c in codes.split(".")]

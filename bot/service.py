@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 import images
 from bot import queries
-from bot.commands import QUERIES, Command, parse
+from bot.commands import QUERIES, Command, move_names, parse
 from bot.commitment import announce, reveal
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Notice, Reply,
-                         buttons_for, clip, latest_lines, refusal)
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, CANCEL_ID, MESSAGE_LIMIT, Actor, Attachment, Button,
+                         Notice, Reply, buttons_for, clip, latest_lines, parse_plan_id, plan_id, refusal)
 from images.replay import render_replay
 from bot.settings import HOUR, TableSettings, timer_for, updated
 from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, Timer, VersionConflict
@@ -32,6 +32,7 @@ log = logging.getLogger("pitboss.service")
 WRITE_ATTEMPTS = 5
 # A computer seat plays on until a person must act; this bounds one command's work.
 MAX_COMPUTER_ACTIONS = 20_000
+MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 _BUTTON_ID = re.compile(rf"^{BUTTON_PREFIX}:(\d+):(\d+):(\d+)$")
 
 
@@ -81,6 +82,19 @@ class GameService:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
         return await self._guarded(channel, self._press(channel, actor, custom_id))
 
+    async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
+                      chosen: dict[str, Any]) -> list[tuple[str, str]]:
+        """Autocomplete: what is legal now for this option, with odds, filtered by what was typed."""
+        game = await self._store.active_game(channel)
+        if game is None:
+            return []
+        ruleset = get_ruleset(game.ruleset)
+        state = decode_state(ruleset.state_type, game.state)
+        offers = ruleset.suggest(state, actor.id, command, option, chosen)
+        typed = typed.strip().lower()
+        return [(clip(label, 100), value) for label, value in offers
+                if not typed or value.lower().startswith(typed) or typed in label.lower()][:MAX_SUGGESTIONS]
+
     async def _guarded(self, channel: str, work) -> Reply:
         async with self._lock_for(channel):
             try:
@@ -100,6 +114,10 @@ class GameService:
             return await self._query(channel, actor, command)
         if command.name == "undo":
             return await self._undo(channel, actor)
+        if command.name == "move" and set(command.options) & {"plan", "fire", "preview"}:
+            return await self._plan(channel, actor, command.options)
+        if command.name == "move" and "maneuver" not in command.options:
+            raise GameError("Give a maneuver (maneuver:turn-left) or a plan (plan:normal,turn-left,normal).")
         if command.name == "game settings":
             return await self._settings(channel, actor, command.options)
         if command.name == "game pause":
@@ -178,6 +196,88 @@ class GameService:
                     raise StoreBusy() from None
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    async def _plan(self, channel: str, actor: Actor, options: dict) -> Reply:
+        """A whole turn in one command: each Move (and a final shot) through the normal path, one
+        logged action each, stopping wherever the game needs a decision."""
+        maneuvers = [m.strip() for m in options.get("plan", options.get("maneuver", "")).split(",") if m.strip()]
+        ruleset, game, state = await self._load(channel)
+        if options.get("preview") == "yes":
+            return await self._preview(ruleset, game, state, actor, maneuvers, options.get("skid", ""))
+        steps = [Command("move", {"maneuver": m, **({"skid": options["skid"]} if "skid" in options else {})})
+                 for m in maneuvers]
+        if options.get("fire"):
+            mount, _, target = options["fire"].partition("@")
+            if not target:
+                raise GameError("fire: write MOUNT@TARGET, e.g. front@bob.")
+            steps.append(Command("fire", {"weapon": mount.strip().lower(), "target": target.strip()}))
+        if not steps:
+            raise GameError("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
+        return await self._run_steps(channel, actor, steps)
+
+    async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
+                       maneuvers: list[str], skid: str) -> Reply:
+        """The planned path, privately, with Confirm and Cancel: nothing is applied yet."""
+        preview = ruleset.plan_preview(state, actor.id, maneuvers)
+        image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, None), preview) \
+            if self._render else None
+        skid_note = f" Skids will be {skid}ed." if skid else " A skid on the way will stop the plan to ask."
+        confirm = Button("Confirm", plan_id(game.id, game.version, skid, maneuvers), "confirm")
+        cancel = Button("Cancel", CANCEL_ID, "cancel")
+        return Reply("shown", f"Your plan: {', '.join(maneuvers)}.{skid_note} Confirm to drive it.", image,
+                     "A preview of the planned path on the map.", ephemeral=True, buttons=(confirm, cancel),
+                     game_id=game.id, version=game.version)
+
+    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        """Drive a previewed plan, if the game has not moved on since the preview."""
+        return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id))
+
+    async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        try:
+            game_id, version, skid, maneuvers = parse_plan_id(custom_id, move_names())
+        except (ValueError, KeyError):
+            raise GameError("That button is not one of mine.") from None
+        _ruleset, game, _state = await self._load(channel)
+        if game.id != game_id or game.version != version:
+            raise StaleButton("The game has moved on since this preview; plan again.")
+        steps = [Command("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
+        return await self._run_steps(channel, actor, steps, expected_version=version)
+
+    async def _run_steps(self, channel: str, actor: Actor, steps: list[Command],
+                         expected_version: int | None = None) -> Reply:
+        """Apply steps in order while the game still waits on `actor`; a step the game refuses
+        (a skid to answer, a ram to settle) ends the run and says why."""
+        waiting_before = self._waiting(await self._store.active_game(channel))
+        done = None
+        events: list = []
+        stopped = ""
+        for index, step in enumerate(steps):
+            if done is not None and actor.id not in done.ruleset.acting_players(done.state):
+                stopped = f"The plan ended after step {index}: the turn passed."
+                break
+            try:
+                done = await self._apply(channel, actor.id, step, expected_version if index == 0 else None)
+            except GameError as exc:
+                if done is None:
+                    raise
+                stopped = f"The plan paused before step {index + 1}: {exc.message}"
+                break
+            events.extend(done.events)
+        path = [e.to_hex for e in events if hasattr(e, "to_hex")]
+        done, computer_events = await self._play_computers(channel, done)
+        lines = [e.describe() for e in events + computer_events]
+        if len(steps) > 1 and path:
+            lines.append("Path: " + " → ".join(path))
+        if stopped:
+            lines.append(stopped)
+        if done.ruleset.is_finished(done.state):
+            lines.append(reveal(done.game.seed))
+        reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
+                                     latest_lines(lines, MESSAGE_LIMIT - 300))
+        waiting = reply.waiting_on
+        if waiting and waiting != waiting_before and waiting[0] != actor.id and not self._is_computer(done, waiting[0]):
+            reply = replace(reply, mention=waiting[0])
+        return reply
 
     async def _sync_timer_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False) -> None:
         """Start the reminder and deadline clock when the game starts waiting on someone new."""
@@ -307,20 +407,7 @@ class GameService:
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
             options["name"] = actor.name
-        before = await self._store.active_game(channel)
-        waiting_before = self._waiting(before)
-        done = await self._apply(channel, actor.id, Command(command.name, options), expected_version)
-        events = list(done.events)
-        done, computer_events = await self._play_computers(channel, done)
-        lines = [e.describe() for e in events + computer_events]
-        if done.ruleset.is_finished(done.state):
-            lines.append(reveal(done.game.seed))
-        reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300))
-        waiting = reply.waiting_on
-        if waiting and waiting != waiting_before and waiting[0] != actor.id and not self._is_computer(done, waiting[0]):
-            reply = replace(reply, mention=waiting[0])
-        return reply
+        return await self._run_steps(channel, actor, [Command(command.name, options)], expected_version)
 
     @staticmethod
     def _is_computer(done: Applied, player: str) -> bool:

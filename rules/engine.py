@@ -39,6 +39,8 @@ class Ruleset:
     turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
     undo_blocker: Callable[[Any, Any], str | None]  # why (before -> after) cannot be taken back
     autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move
+    suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]]  # autocomplete offers
+    plan_preview: Callable[[Any, str, list[str]], Any]  # a planned turn worked out without dice
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,

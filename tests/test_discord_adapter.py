@@ -290,9 +290,11 @@ def _png_of(request: Request) -> Upload:
 
 
 def _assert_public_with_map(requests: list[Request]) -> Request:
-    """An accepted action: deferral, then one public follow-up carrying the PNG with alt text."""
-    assert [r.method for r in requests] == ["POST", "POST"], requests
-    defer, followup = requests
+    """An accepted action that starts a turn's message: deferral, the "thinking…" placeholder
+    deleted (so the new message can notify), then one public follow-up with the PNG and alt text."""
+    assert [r.method for r in requests] == ["POST", "DELETE", "POST"], requests
+    defer, delete, followup = requests
+    assert delete.is_delete_original
     assert defer.is_callback and defer.json == {"type": DEFERRED_CHANNEL_MESSAGE}
     assert followup.is_followup
     assert followup.path == f"/webhooks/{APP_ID}/{defer.path.split('/')[3]}"

@@ -177,3 +177,73 @@ async def test_replay_posts_an_animated_gif_of_the_game(table, store):
     assert gif.filename.endswith(".gif") and len(gif.data) < 8_000_000
     with Image.open(io.BytesIO(gif.data)) as image:
         assert image.format == "GIF" and 2 <= image.n_frames <= 6  # up to the setup and five actions
+
+
+async def movement_phase(table, store, speed: int):
+    await started(table, seed=7)
+    player = (await state_of(store)).active_player
+    await table(player, f"/speed value:{speed}")
+    return player
+
+
+async def test_a_plan_drives_a_whole_turn_one_logged_move_at_a_time(table, store):
+    player = await movement_phase(table, store, 3)
+    game = await store.active_game("chan-1")
+    reply = await table(player, "/move plan:normal,normal,sideslip-left")
+    assert reply.outcome == "applied"
+    assert reply.text.count(f"{player}: normal") == 2 and f"{player}: sideslip-left" in reply.text
+    assert "Path: " in reply.text and reply.text.count("→") == 2
+    after = await store.active_game("chan-1")
+    assert after.version == game.version + 3
+    assert [json.loads(r.action)["maneuver"] for r in (await store.actions(after.id))[-3:]] == [
+        "normal", "normal", "sideslip-left"]
+
+
+async def test_a_plan_stops_where_the_game_needs_a_decision(table, store):
+    player = await movement_phase(table, store, 3)
+    # Tight turns skid at speed 3: the plan pauses at the first one to ask accept or resist.
+    reply = await table(player, "/move plan:tight-turn-left,normal,normal")
+    assert "The plan paused before step 2" in reply.text and "/skid choice" in reply.text
+    state = await state_of(store)
+    assert state.phase == "skid" and state.moves_left == 2
+
+
+async def test_a_bad_first_step_refuses_the_plan_and_changes_nothing(table, store):
+    player = await movement_phase(table, store, 2)
+    before = await store.active_game("chan-1")
+    reply = await table(player, "/move plan:fly,normal")
+    assert reply.outcome == "refused" and "not a maneuver" in reply.text
+    assert await store.active_game("chan-1") == before
+    empty = await table(player, "/move skid:resist")
+    assert empty.outcome == "refused" and "plan" in empty.text
+
+
+async def test_preview_then_confirm_or_a_stale_confirm(table, store, service):
+    player = await movement_phase(table, store, 2)
+    before = await store.active_game("chan-1")
+    preview = await table(player, "/move plan:normal,turn-left preview:yes")
+    assert preview.outcome == "shown" and preview.ephemeral
+    assert [b.label for b in preview.buttons] == ["Confirm", "Cancel"]
+    assert await store.active_game("chan-1") == before  # a preview changes nothing
+    confirm = preview.buttons[0].custom_id
+    assert len(confirm) <= 100
+    stale_copy = confirm
+    done = await service.confirm_plan("chan-1", Actor(player, player), confirm)
+    assert done.outcome == "applied" and f"{player}: turn-left" in done.text
+    again = await service.confirm_plan("chan-1", Actor(player, player), stale_copy)
+    assert again.outcome == "refused" and "moved on" in again.text
+
+
+async def test_autocomplete_offers_only_legal_choices_with_odds(table, store, service):
+    player = await movement_phase(table, store, 3)
+    actor = Actor(player, player)
+    offers = await service.suggest("chan-1", actor, "move", "maneuver", "", {})
+    labels = dict((v, l) for l, v in offers)
+    assert set(labels) == {"normal", "sideslip-left", "sideslip-right", "turn-left", "turn-right",
+                           "tight-turn-left", "tight-turn-right"}
+    assert labels["normal"] == "normal" and labels["turn-left"] == "turn-left"  # turns skid from speed 5
+    assert "skid: resist" in labels["tight-turn-left"] and "%" in labels["tight-turn-left"]
+    typed = await service.suggest("chan-1", actor, "move", "maneuver", "tight", {})
+    assert [v for _l, v in typed] == ["tight-turn-left", "tight-turn-right"]
+    other = "bob" if player == "alice" else "alice"
+    assert await service.suggest("chan-1", Actor(other, other), "move", "maneuver", "", {}) == []

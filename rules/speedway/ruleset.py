@@ -20,6 +20,7 @@ from rules.speedway.events import (EVENTS, CarStopped, ControlLost, ControlRegai
                                    SpeedLost, SpeedSet)
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
+from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.state import Car, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
 
@@ -421,6 +422,47 @@ def computer_command(state: SpeedwayState, player: str) -> str | None:
     return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
 
+def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str]) -> TurnPreview:
+    """The planned path of the player's car, for a private preview before committing."""
+    car = _active_car_for(state, player, ("movement",))
+    check_plan(car, state.moves_left, maneuvers)
+    return preview_turn(state, car, maneuvers)
+
+
+def suggest(state: SpeedwayState, player: str, command: str, option: str,
+            chosen: dict[str, Any]) -> list[tuple[str, str]]:
+    """What to offer as a player types an option: only what is legal now, with the odds."""
+    if state.phase not in ("movement", "skid") or state.deciding_player != player:
+        return []
+    car = state.car(state.active_car)
+    if option == "maneuver":
+        if not car.in_control:
+            return [("slide (out of control)", SLIDE)]
+        names = [m for m in maneuver_choices() if not car.must_turn or m.startswith("turn-")]
+        offers = []
+        for name in names:
+            spec, _side = parse_maneuver(name)
+            if skids_at(spec, car.speed):
+                chance = driver_chance(car.systems.rating("driver"), car.speed + car.inertia + spec.inertia)
+                offers.append((f"{name} (skid: resist {chance:.0%})", name))
+            else:
+                offers.append((name, name))
+        return offers
+    shots = combat.legal_shots(state, car)
+    if option == "weapon":
+        best: dict[str, combat.ShotPlan] = {}
+        for plan in shots:
+            mount = plan.weapon.mount.lower()
+            if mount not in best or plan.chance > best[mount].chance:
+                best[mount] = plan
+        return [(f"{m}: {p.weapon.name} ({p.chance:.0%} at {p.target.name})", m) for m, p in best.items()]
+    if option == "target":
+        weapon = (chosen.get("weapon") or "").lower()
+        return [(f"{p.target.name}: {p.chance:.0%} with {p.weapon.mount.lower()} {p.weapon.name}", p.target.name)
+                for p in shots if not weapon or p.weapon.mount.lower() == weapon]
+    return []
+
+
 def autopilot_command(state: SpeedwayState, player: str, brake: bool = False) -> str | None:
     """What a deadline plays for an absent driver: keep speed (or brake hard), drive straight, no fire.
 
@@ -480,4 +522,6 @@ SPEEDWAY = Ruleset(
     turn_key=turn_key,
     undo_blocker=undo_blocker,
     autopilot_command=autopilot_command,
+    suggest=suggest,
+    plan_preview=plan_preview,
 )

@@ -1,0 +1,442 @@
+"""End to end: an unmodified `pitboss run` process, connected to the local fake Discord, played by
+slash commands and buttons the way Discord delivers them (gateway INTERACTION_CREATE in, REST
+callbacks, webhooks and channel-message edits out). See conftest.py for how discord.py is pointed
+at the fake, fake_discord.py for what the fake checks (3-second deadline, single acknowledgement,
+multipart bodies, command limits, who gets pinged).
+
+How the bot shows an accepted action (bot/discord_views.py, "one message per turn"): it defers
+(type 5, "thinking…"), then either fills the deferral with a follow-up that becomes the turn's
+message (new game, new turn, status), or edits the turn's message in the channel and deletes the
+deferral (another move in the same turn). Either way exactly one public request carries the PNG.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from PIL import Image
+
+from tests.e2e.fake_discord import (
+    AUTOCOMPLETE_RESULT,
+    DEFERRED_CHANNEL_MESSAGE,
+    DEFERRED_UPDATE,
+    EPHEMERAL,
+    LOADING,
+    PRIVILEGED_INTENTS,
+    Exchange,
+    FakeDiscord,
+    Followup,
+    HttpRecord,
+    command_characters,
+    command_problems,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+FIRST_RESPONSE_BUDGET = 2.0  # seconds; Discord's hard limit is 3
+RESPONSE_TIMEOUT = 15.0  # a bound on every wait for the bot, far above normal (~0.2 s)
+USER_AGENT = re.compile(r"^DiscordBot \(https://github\.com/Rapptz/discord\.py 2\.\d+\.\d+\)")
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Shown:
+    """The public map an accepted command produced."""
+
+    via: str  # "followup" (a new turn message) or "channel_message_edit" (the turn's message edited)
+    record: HttpRecord
+    message_id: str
+    content: str
+    description: str
+    png: bytes
+    buttons: dict[str, str]  # label -> custom_id
+
+
+async def slash(fake: FakeDiscord, user: str, channel: str, command: str, **options: Any) -> Exchange:
+    interaction_id = await fake.send_slash(user, channel, command, options)
+    return await fake.responses(interaction_id, timeout=RESPONSE_TIMEOUT)
+
+
+async def press(fake: FakeDiscord, user: str, channel: str, message_id: str, label: str) -> Exchange:
+    buttons = buttons_of(fake.message(message_id))
+    assert label in buttons, f"no button {label!r} on message {message_id}: {sorted(buttons)}"
+    interaction_id = await fake.click(user, channel, message_id, buttons[label])
+    return await fake.responses(interaction_id, timeout=RESPONSE_TIMEOUT)
+
+
+def buttons_of(message: dict) -> dict[str, str]:
+    return {b["label"]: b["custom_id"] for row in message.get("components") or [] for b in row["components"]}
+
+
+def assert_acknowledged_quickly(exchange: Exchange, record_latency, kind: int = DEFERRED_CHANNEL_MESSAGE,
+                                body_keys: tuple[str, ...] = ("type",)) -> None:
+    assert exchange.callback is not None, exchange.describe()
+    assert exchange.callback.status == 200, exchange.describe()
+    assert exchange.callback.body["type"] == kind, exchange.describe()
+    assert sorted(exchange.callback.body) == sorted(body_keys), exchange.describe()
+    assert exchange.callback.query == {"with_response": "1"}
+    label = {2: f"/{exchange.command}", 3: exchange.command, 4: f"autocomplete /{exchange.command}"}
+    record_latency(f"{exchange.user} {label.get(exchange.type, exchange.command)}", exchange.latency)
+    assert exchange.latency < FIRST_RESPONSE_BUDGET, f"first response after {exchange.latency:.3f}s"
+
+
+def assert_png(data: bytes) -> None:
+    assert data.startswith(PNG_SIGNATURE)
+    with Image.open(io.BytesIO(data)) as image:
+        image.verify()
+
+
+def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_CHANNEL_MESSAGE) -> Shown:
+    """Accepted: acknowledged at once, then exactly one public request with the PNG map and alt text,
+    and no "thinking…" message left behind."""
+    assert_acknowledged_quickly(exchange, record_latency, kind)
+    assert not exchange.rejected, exchange.describe()
+    with_files = [r for r in exchange.requests if r.files]
+    assert len(with_files) == 1, exchange.describe()
+    (record,) = with_files
+    assert record.kind in ("followup", "channel_message_edit"), exchange.describe()
+    body = record.body
+    assert not int(body.get("flags") or 0) & EPHEMERAL
+    assert body.get("allowed_mentions") is not None  # never discord.py's default of "ping everything"
+    (attachment,) = body["attachments"]
+    (upload,) = record.files
+    assert upload.field == "files[0]" and attachment["id"] == 0
+    assert attachment["filename"] == upload.filename and upload.filename.endswith(".png")
+    assert_png(upload.data)
+    description = attachment.get("description") or ""
+    assert description.strip() and "Speedway" in description and len(description) <= 1024
+    if record.kind == "followup":
+        (followup,) = [f for f in exchange.followups if f.record.at == record.at]
+        message = followup.message
+        if kind == DEFERRED_CHANNEL_MESSAGE:
+            # Either the follow-up fills in the placeholder (a read such as /game status), or the
+            # placeholder is deleted first so a turn's new message can ping: never both, never neither.
+            assert followup.replaced_original != exchange.original_deleted, exchange.describe()
+    else:
+        message_id = record.path.rsplit("/", 1)[1]
+        message = exchange.original if kind == DEFERRED_UPDATE else None
+        if kind == DEFERRED_CHANNEL_MESSAGE:
+            assert exchange.original_deleted, exchange.describe()  # the deferral does not linger
+            assert not exchange.followups
+        message = {"id": message_id, **(message or {})}
+    if exchange.original is not None and not exchange.original_deleted:
+        assert not exchange.original["flags"] & LOADING, exchange.describe()
+    buttons = {b["label"]: b["custom_id"] for row in body.get("components") or [] for b in row["components"]}
+    return Shown(record.kind, record, message["id"], body.get("content") or "", description, upload.data, buttons)
+
+
+def assert_private_refusal(exchange: Exchange, record_latency, text: str | None = None,
+                           kind: int = DEFERRED_CHANNEL_MESSAGE) -> Followup:
+    """Refused: nothing public; the reason comes as an ephemeral follow-up (after deleting a public
+    deferral, which the follow-up would otherwise fill in publicly)."""
+    assert_acknowledged_quickly(exchange, record_latency, kind)
+    expected = ["callback", "delete_original", "followup"] if kind == DEFERRED_CHANNEL_MESSAGE else \
+        ["callback", "followup"]
+    assert exchange.kinds == expected, exchange.describe()
+    assert not exchange.rejected, exchange.describe()
+    (followup,) = exchange.followups
+    assert followup.requested_flags & EPHEMERAL
+    assert followup.ephemeral and not followup.replaced_original
+    assert not followup.files and not followup.attachments
+    if text is not None:
+        assert followup.content == text
+    return followup
+
+
+def next_player(shown: Shown) -> str:
+    match = re.search(r"Next: Round \d+, (\w+):", shown.content)
+    assert match, shown.content
+    return match.group(1)
+
+
+def assert_nothing_unexpected(fake: FakeDiscord, bot) -> None:
+    assert fake.unexpected() == []
+    assert "Traceback" not in bot.log_text(), bot.log_tail()
+
+
+async def lobby_of_two(fake: FakeDiscord, record_latency, channel: str = "channel", seed: int = 7) -> Shown:
+    created = assert_public_map(await slash(fake, "alice", channel, "game new", ruleset="speedway", seed=seed),
+                                record_latency)
+    assert "New Speedway game created by alice" in created.content
+    joined = assert_public_map(await slash(fake, "alice", channel, "game join"), record_latency)
+    assert "alice joined" in joined.content
+    joined = assert_public_map(await slash(fake, "bob", channel, "game join"), record_latency)
+    assert "bob joined" in joined.content
+    return joined
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------------
+
+
+def test_startup_syncs_commands_within_discord_limits(fake, bot):
+    (put,) = fake.command_puts()
+    assert put.path == f"/applications/{fake.app_id}/commands"  # global: `pitboss run` without --guild
+    assert put.status == 200
+    commands = put.body
+    for command in commands:
+        assert command_problems(command, total_limit=4000) == [], command
+        assert command_characters(command) < 4000
+    assert len([c for c in commands if c.get("type", 1) == 1]) <= 100
+    by_name = {c["name"]: c for c in commands}
+    assert {"game", "speed", "move", "skid", "fire", "end"} <= set(by_name)
+    subcommands = {o["name"]: o for o in by_name["game"]["options"]}
+    assert all(o["type"] == 1 for o in subcommands.values())
+    assert {"new", "join", "start", "status", "end"} <= set(subcommands)
+    assert len(subcommands) <= 25
+    ruleset = next(o for o in subcommands["new"]["options"] if o["name"] == "ruleset")
+    assert ruleset["required"] and {"name": "speedway", "value": "speedway"} in ruleset["choices"]
+    (value,) = by_name["speed"]["options"]
+    assert value["type"] == 4 and value["required"]
+
+    # The fake holds the synced commands with ids, as Discord would.
+    assert {c["name"] for c in fake.synced_commands()} == set(by_name)
+    assert fake.synced_commands(guild=True) == []
+
+    # The redirect is complete: every REST call is the bot's own, to the fake, with its token ...
+    for request in fake.requests():
+        assert request.headers.get("Authorization") == f"Bot {fake.token}", request
+        assert USER_AGENT.match(request.headers.get("User-Agent", "")), request.headers
+    # ... and the gateway session asked for no privileged intent (the README promises none is needed).
+    (identify,) = fake.identifies()
+    assert identify["intents"] & sum(PRIVILEGED_INTENTS.values()) == 0
+    assert identify["token"] == fake.token
+
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_game_played_by_slash_commands(fake, bot, record_latency):
+    lobby = await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    assert "The game started" in started.content
+    active = next_player(started)
+    assert active in ("alice", "bob")
+    # A new turn gets a new message that names the player it waits on (and allows pinging only them).
+    assert started.via == "followup" and started.message_id != lobby.message_id
+    active_id = fake.users[active].id
+    assert started.content.startswith(f"<@{active_id}> your turn.")
+    mentions = started.record.body["allowed_mentions"]
+    assert mentions["parse"] == [] and [str(u) for u in mentions["users"]] == [active_id]
+    assert {"Speed 0", "Speed 2"} <= set(started.buttons)
+    # The placeholder was deleted first, so this is a new message and the ping really notifies.
+    assert fake.notifications() == [(started.message_id, active_id)]
+
+    speed = assert_public_map(await slash(fake, active, "channel", "speed", value=2), record_latency)
+    assert f"{active} set speed 0 -> 2" in speed.content
+    # While typing /move, Discord asks for suggestions; they cannot be deferred and must come at once.
+    asked = await fake.autocomplete(active, "channel", "move", {"maneuver": ""}, focused="maneuver")
+    suggestions = await fake.responses(asked, timeout=RESPONSE_TIMEOUT)
+    assert_acknowledged_quickly(suggestions, record_latency, kind=AUTOCOMPLETE_RESULT,
+                                body_keys=("type", "data"))
+    choices = suggestions.callback.body["data"]["choices"]
+    assert 1 <= len(choices) <= 25 and all(1 <= len(c["name"]) <= 100 for c in choices)
+    assert "normal" in [c["value"] for c in choices]
+    move = assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
+    assert f"{active}: normal" in move.content
+    assert "speed 2" in move.description
+    # Moves within the turn edit the turn's message.
+    assert speed.via == move.via == "channel_message_edit"
+    assert speed.message_id == move.message_id == started.message_id
+
+    # What the channel shows: the lobby message (buttons retired) and the turn message, now with the
+    # latest map; no leftover "thinking…", nothing private.
+    public = fake.channel_messages("channel")
+    assert [m["id"] for m in public] == [lobby.message_id, started.message_id]
+    assert all(not m["flags"] & (EPHEMERAL | LOADING) for m in public)
+    assert public[0]["components"] == []
+    turn = public[1]
+    (attachment,) = turn["attachments"]
+    assert attachment["description"] == move.description
+    assert fake.file_bytes(turn["id"], attachment["id"]) == move.png
+    assert turn["content"] == move.content
+    callbacks_and_webhooks = fake.requests("callback") + fake.requests("followup")
+    assert all("Authorization" not in r.headers for r in callbacks_and_webhooks)  # the token is in the URL
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_refusals_are_ephemeral(fake, bot, record_latency):
+    await lobby_of_two(fake, record_latency)
+
+    refused = await slash(fake, "bob", "channel", "game start")
+    assert_private_refusal(refused, record_latency, "Only the host can start the game.")
+
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    active = next_player(started)
+    other = "bob" if active == "alice" else "alice"
+    out_of_turn = await slash(fake, other, "channel", "speed", value=2)
+    assert_private_refusal(out_of_turn, record_latency, f"It is {active}'s turn, not yours.")
+    # The same through a button: acknowledged without "thinking…" (type 6), refused privately.
+    pressed = await press(fake, other, "channel", started.message_id, "Speed 2")
+    assert_private_refusal(pressed, record_latency, f"It is {active}'s turn, not yours.", kind=DEFERRED_UPDATE)
+
+    # Only the refused players see the refusals; the channel keeps its two public messages.
+    public = fake.channel_messages("channel")
+    assert len(public) == 2 and not any("Only the host" in m["content"] or "not yours" in m["content"]
+                                        for m in public)
+    assert any("Only the host" in m["content"] for m in fake.channel_messages("channel", viewer="bob"))
+    assert fake.message(started.message_id)["content"] == started.content  # untouched
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_thread_has_its_own_game(fake, bot, record_latency):
+    await lobby_of_two(fake, record_latency, channel="channel", seed=7)
+    thread = fake.channels["thread"]
+
+    created = await slash(fake, "carol", "thread", "game new", ruleset="speedway", seed=8)
+    assert "New Speedway game created by carol" in assert_public_map(created, record_latency).content
+    assert created.payload["channel"]["type"] == 11
+    assert created.payload["channel"]["parent_id"] == fake.channels["channel"].id
+    joined = assert_public_map(await slash(fake, "carol", "thread", "game join"), record_latency)
+    assert "carol joined" in joined.content
+    assert joined.record.path.startswith(f"/channels/{thread.id}/messages/")  # the thread's own message
+
+    # The host of the channel's game is not the host in the thread, and the games do not mix.
+    refused = await slash(fake, "alice", "thread", "game start")
+    assert_private_refusal(refused, record_latency, "Only the host can start the game.")
+    channel_status = assert_public_map(await slash(fake, "bob", "channel", "game status"), record_latency)
+    thread_status = assert_public_map(await slash(fake, "bob", "thread", "game status"), record_latency)
+    assert "Lobby: 2 seated" in channel_status.content and "carol" not in channel_status.content
+    assert "Lobby: 1 seated" in thread_status.content and "carol" in thread_status.content
+
+    assert {m["channel_id"] for m in fake.channel_messages("thread")} == {thread.id}
+    assert len(fake.channel_messages("thread")) == 2  # the thread's lobby message and its status
+    with sqlite3.connect(f"file:{bot.db}?mode=ro", uri=True) as db:
+        games = db.execute("SELECT channel, host, seed, status FROM games ORDER BY id").fetchall()
+    assert games == [(fake.channels["channel"].id, fake.users["alice"].id, 7, "active"),
+                     (thread.id, fake.users["carol"].id, 8, "active")]
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_the_game_survives_sigkill_and_restart(fake, bot, restart_bot, record_latency):
+    await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    active = next_player(started)
+    before = assert_public_map(await slash(fake, "carol", "channel", "game status"), record_latency)
+
+    await restart_bot(sigkill=True)
+    assert bot.alive and bot.starts == 2
+    for _ in range(50):  # the killed process's socket closes at once; allow the fake a moment to see it
+        sessions = fake.sessions()
+        if sessions[0]["closed"]:
+            break
+        await asyncio.sleep(0.1)
+    assert len(sessions) == 2 and sessions[0]["closed"] and not sessions[1]["closed"]
+    assert len(fake.identifies()) == 2  # a fresh IDENTIFY, not a RESUME, after a crash
+
+    after = assert_public_map(await slash(fake, "carol", "channel", "game status"), record_latency)
+    assert after.content == before.content and f"Round 1, {active}" in after.content
+    assert after.description == before.description
+    assert after.png == before.png  # the same table, rendered again
+
+    # Unchanged commands are not synced again on restart (Discord allows 200 creates a day).
+    assert len(fake.command_puts()) == 1
+    assert [r.path for r in fake.requests() if r.method == "GET"] == ["/users/@me", "/oauth2/applications/@me"] * 2
+
+    # A button drawn before the crash still works (a DynamicItem keyed by game and version) ...
+    pressed = assert_public_map(await press(fake, active, "channel", started.message_id, "Speed 2"),
+                                record_latency, kind=DEFERRED_UPDATE)
+    assert f"{active} set speed 0 -> 2" in pressed.content
+    assert pressed.via == "channel_message_edit" and pressed.message_id == started.message_id
+    # ... and play goes on by slash command too.
+    move = assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
+    assert f"{active}: normal" in move.content
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_buttons_play_a_turn_and_ping_the_next_player_once(fake, bot, record_latency):
+    await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    active = next_player(started)
+    other = "bob" if active == "alice" else "alice"
+    turn = started.message_id
+
+    speed = assert_public_map(await press(fake, active, "channel", turn, "Speed 1"), record_latency,
+                              kind=DEFERRED_UPDATE)
+    assert "Moves left" in speed.content or "Move left" in speed.content
+    pressed = assert_public_map(await press(fake, active, "channel", turn, "normal"), record_latency,
+                                kind=DEFERRED_UPDATE)
+    assert f"{active}: normal" in pressed.content
+    # The turn passed: the old message loses its buttons, a new message pings the next player, once.
+    assert pressed.via == "followup" and pressed.message_id != turn
+    assert pressed.content.startswith(f"<@{fake.users[other].id}> your turn.")
+    assert fake.message(turn)["components"] == []
+    pings = [(m, u) for m, u in fake.notifications() if m != started.message_id]
+    assert pings == [(pressed.message_id, fake.users[other].id)]
+
+    # A stale button (two presses of the same version) is refused privately, the first one wins.
+    buttons = buttons_of(fake.message(pressed.message_id))
+    first_id = await fake.click(other, "channel", pressed.message_id, buttons["Speed 1"])
+    second_id = await fake.click(other, "channel", pressed.message_id, buttons["Speed 2"])
+    second = await fake.quiet(second_id, min_requests=2, settle=0.5, timeout=RESPONSE_TIMEOUT)
+    first = await fake.exchange(first_id)
+    assert first.callback.status == 200 and second.callback.status == 200
+    assert not first.followups  # applied by editing the turn message
+    (refusal,) = second.followups
+    assert refusal.ephemeral and "out of date" in refusal.content
+    assert f"{other} set speed 0 -> 1" in fake.message(pressed.message_id)["content"]
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_guild_sync_and_guild_scoped_interactions(fake, start_bot, record_latency):
+    bot = start_bot(guild=True)
+    (put,) = fake.command_puts()
+    assert put.path == f"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands"
+    assert fake.synced_commands() == [] and {c["name"] for c in fake.synced_commands(guild=True)} >= {"game"}
+
+    created = await slash(fake, "admin", "channel", "game new", ruleset="speedway", seed=3)
+    assert created.payload["data"]["guild_id"] == fake.guild_id  # discord.py looks guild commands up by it
+    assert_public_map(created, record_latency)
+    # A server admin (Manage Server through a role) may end anyone's game; a plain member may not.
+    assert_private_refusal(await slash(fake, "carol", "channel", "game end"), record_latency)
+    ended = assert_public_map(await slash(fake, "admin", "channel", "game end"), record_latency)
+    assert ended.content.strip()
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_gateway_reconnect_resumes_the_session(fake, bot, record_latency):
+    first = fake.sessions()[0]
+    resumed = await fake.reconnect(timeout=RESPONSE_TIMEOUT)  # op 7, as Discord sends now and then
+    assert resumed["session_id"] == first["session_id"]
+    assert 6 in resumed["ops"] and 2 not in resumed["ops"]  # RESUME, no new IDENTIFY
+    assert len(fake.identifies()) == 1
+    exchange = await slash(fake, "alice", "channel", "game new", ruleset="speedway", seed=1)
+    assert_public_map(exchange, record_latency)
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake, bot, record_latency):
+    # Late: with the deadline at zero every acknowledgement is late, as if the bot had stalled for 3 s.
+    fake.deadline = 0.0
+    late_id = await fake.send_slash("alice", "channel", "game status")
+    late = await fake.quiet(late_id, min_requests=1, settle=0.5, timeout=RESPONSE_TIMEOUT)
+    fake.deadline = 3.0
+    assert late.callbacks and all(r.status == 404 and r.response["code"] == 10062 for r in late.callbacks), \
+        late.describe()
+    assert not late.followups
+
+    # The bot keeps serving, and a second acknowledgement of the same interaction (say, a second
+    # process running the same token) gets 400 code 40060.
+    exchange = await slash(fake, "alice", "channel", "game status")
+    assert_private_refusal(exchange, record_latency,
+                           "No game is running in this channel. Create one with /game new ruleset:speedway.")
+    url = f"{fake.url}/api/v10/interactions/{exchange.id}/{exchange.token}/callback"
+    async with aiohttp.ClientSession() as session, \
+            session.post(url, params={"with_response": "1"}, json={"type": 5}) as response:
+        assert response.status == 400
+        assert response.headers["Content-Type"] == "application/json"
+        assert (await response.json())["code"] == 40060
+
+    refused = fake.unexpected()
+    assert all("10062 Unknown interaction" in line or "40060" in line for line in refused), refused
+    assert any("40060" in line for line in refused)
+    assert bot.alive
