@@ -74,6 +74,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game start", "Start the game: place cars and roll the turn order (host)"),
     CommandSpec("game status", "Show the map and whose turn it is"),
     CommandSpec("game end", "End this channel's game (host or server admin)"),
+    CommandSpec("game takeover", "Become the host of this channel's game (Manage Server)"),
     CommandSpec("game log", "Recent events of this channel's game, with their dice", (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
     )),

@@ -403,7 +403,7 @@ class GameService:
     async def _act(self, channel: str, actor: Actor, command: Command,
                    expected_version: int | None = None) -> Reply:
         options = dict(command.options)
-        if command.name == "game end":
+        if command.name in ("game end", "game takeover"):
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
             options["name"] = actor.name

@@ -478,8 +478,9 @@ async def test_command_payload_respects_discord_limits(harness):
     names = sorted(command["name"] for command in payload)
     assert names == ["drop", "end", "fire", "game", "games", "move", "odds", "ram", "skid", "speed", "undo"]
     game = next(c for c in payload if c["name"] == "game")
-    assert sorted(o["name"] for o in game["options"]) == ["add-ai", "end", "export", "join", "log", "new", "pause", "replay", "settings", "start",
-                                                          "status", "verify"]
+    assert sorted(o["name"] for o in game["options"]) == [
+        "add-ai", "end", "export", "join", "log", "new", "pause", "replay", "settings", "start", "status",
+        "takeover", "verify"]
     assert all(o["type"] == 1 for o in game["options"])
 
     for command in payload:

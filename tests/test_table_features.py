@@ -247,3 +247,15 @@ async def test_autocomplete_offers_only_legal_choices_with_odds(table, store, se
     assert [v for _l, v in typed] == ["tight-turn-left", "tight-turn-right"]
     other = "bob" if player == "alice" else "alice"
     assert await service.suggest("chan-1", Actor(other, other), "move", "maneuver", "", {}) == []
+
+
+async def test_a_server_admin_can_take_over_a_game_players_cannot(table, store):
+    await table("alice", "/game new ruleset:speedway seed:7")
+    await table("alice", "/game join")
+    await table("bob", "/game join")
+    refused = await table("bob", "/game takeover")
+    assert refused.outcome == "refused" and "Manage Server" in refused.text
+    took = await table("mod", "/game takeover", admin=True)
+    assert took.outcome == "applied" and "took over as host" in took.text
+    assert (await table("alice", "/game start")).outcome == "refused"  # alice is no longer the host
+    assert (await table("mod", "/game start", admin=True)).outcome == "applied"

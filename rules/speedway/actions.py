@@ -97,3 +97,11 @@ class ChooseRam:
     """The ramming roll-off winner picks outcome A or B."""
 
     outcome: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class TakeOver:
+    """A server admin becomes the table's host (to start, settle or end an abandoned game)."""
+
+    by_admin: bool = False

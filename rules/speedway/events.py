@@ -348,3 +348,12 @@ class GameDrawn:
 
     def describe(self) -> str:
         return f"The game is a draw: {self.reason}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class HostChanged:
+    host: str
+
+    def describe(self) -> str:
+        return f"{self.host} took over as host."

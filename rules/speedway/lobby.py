@@ -7,9 +7,9 @@ from dataclasses import replace
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.speedway import data
-from rules.speedway.actions import AddComputer, EndGame, Join, Start
+from rules.speedway.actions import AddComputer, EndGame, Join, Start, TakeOver
 from rules.speedway.cars import new_car
-from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
+from rules.speedway.events import GameEnded, GameStarted, HostChanged, PlayerJoined
 from rules.speedway.state import Player, SpeedwayState
 from rules.speedway.turns import begin_turn
 
@@ -95,3 +95,13 @@ def end(state: SpeedwayState, actor: str, action: EndGame) -> tuple[SpeedwayStat
     state = replace(state, phase="finished", ended_by=by, active_car=None, pending_skid=None,
                     pending_ram=None)
     return state, (GameEnded(by),)
+
+
+def take_over(state: SpeedwayState, actor: str, action: TakeOver) -> tuple[SpeedwayState, tuple]:
+    """A server admin takes the host's chair."""
+    if not action.by_admin:
+        raise NotHost("Only a server admin (Manage Server) can take over a game.")
+    if actor == state.host:
+        raise BadOption("You are already the host.")
+    name = state.player(actor).name if state.player(actor) else "a server admin"
+    return replace(state, host=actor), (HostChanged(name),)

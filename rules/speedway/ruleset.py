@@ -12,7 +12,7 @@ from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, No
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.speedway import ai, combat, data, hazards, lobby, movement
 from rules.speedway.actions import (ACTIONS, AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn,
-                                    Fire, Join, Move, SetSpeed, Start)
+                                    Fire, Join, Move, SetSpeed, Start, TakeOver)
 from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.driving import (SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector,
                                     skids_at)
@@ -267,6 +267,7 @@ def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
 
 _HANDLERS = {
     Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, EndGame: lobby.end,
+    TakeOver: lobby.take_over,
     SetSpeed: _set_speed, Move: _move, AnswerSkid: _answer_skid, ChooseRam: _choose_ram,
     Fire: _fire, Drop: _drop, EndTurn: _end_turn,
 }
@@ -399,6 +400,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return AddComputer(car=options.get("car", ""))
     if command == "game end":
         return EndGame(by_admin=bool(options.get("by_admin", False)))
+    if command == "game takeover":
+        return TakeOver(by_admin=bool(options.get("by_admin", False)))
     if command == "speed":
         return SetSpeed(int(options["value"]))
     if command == "move":
