@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.commands import CommandSyntaxError, parse
+from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
 from bot.store import Store
@@ -30,6 +31,15 @@ def _db_path(args: argparse.Namespace) -> str:
 
 def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:40] or "x"
+
+
+def _read_file(path: str) -> bytes:
+    """A file named on the command line where Discord would take an attachment."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_IMPORT_BYTES + 1)
+    except OSError as exc:
+        raise CommandSyntaxError(f"Could not read {path}: {exc.strerror}.") from None
 
 
 def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
@@ -54,7 +64,7 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
 async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
                    out_dir: Path | None, stream: TextIO) -> int:
     try:
-        command = parse(line)
+        command = parse(line, read_file=_read_file)
     except CommandSyntaxError as exc:
         print(f"error: {exc}", file=stream)
         return EXIT_SYNTAX

@@ -79,6 +79,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
     )),
     CommandSpec("game export", "The game's action log as a JSON file"),
+    CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (
+        OptionSpec("file", "file", "A JSON file made by /game export", required=True),
+    )),
     CommandSpec("game replay", "An animated GIF of the whole game so far"),
     CommandSpec("game verify", "Re-run every roll from the seed and check the stored game"),
     CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
@@ -150,8 +153,11 @@ def lookup(name: str) -> CommandSpec:
         raise CommandSyntaxError(f"Unknown command /{name}. Commands: {known}.") from None
 
 
-def coerce(spec: CommandSpec, raw: dict[str, object]) -> Command:
-    """Check option names, presence, types, ranges and choices; return a typed Command."""
+def coerce(spec: CommandSpec, raw: dict[str, object], read_file=None) -> Command:
+    """Check option names, presence, types, ranges and choices; return a typed Command.
+
+    `read_file(path) -> bytes` lets the command line name a file where Discord attaches one.
+    """
     by_name = {o.name: o for o in spec.options}
     values: dict[str, object] = {}
     for name, value in raw.items():
@@ -159,6 +165,8 @@ def coerce(spec: CommandSpec, raw: dict[str, object]) -> Command:
         if option is None:
             allowed = ", ".join(by_name) or "none"
             raise CommandSyntaxError(f"/{spec.name} has no option '{name}' (options: {allowed}).")
+        if option.kind == "file" and isinstance(value, str) and read_file is not None:
+            value = read_file(value)
         values[name] = _coerce_value(spec, option, value)
     missing = [o.name for o in spec.options if o.required and o.name not in values]
     if missing:
@@ -167,6 +175,10 @@ def coerce(spec: CommandSpec, raw: dict[str, object]) -> Command:
 
 
 def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> object:
+    if option.kind == "file":
+        if not isinstance(value, (bytes, bytearray)):
+            raise CommandSyntaxError(f"{option.name}: attach a file.")
+        return bytes(value)
     text = str(value).strip()
     if len(text) > MAX_OPTION_LENGTH:
         raise CommandSyntaxError(f"{option.name}: is too long.")
@@ -184,7 +196,7 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
     return text
 
 
-def parse(line: str) -> Command:
+def parse(line: str, read_file=None) -> Command:
     """Parse a command typed as in Discord, e.g. '/move maneuver:turn-left'."""
     try:
         words = shlex.split(line.strip())
@@ -205,4 +217,4 @@ def parse(line: str) -> Command:
         if match.group(1) in raw:
             raise CommandSyntaxError(f"Option {match.group(1)}: given twice.")
         raw[match.group(1)] = match.group(2)
-    return coerce(spec, raw)
+    return coerce(spec, raw, read_file)

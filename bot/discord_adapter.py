@@ -22,6 +22,7 @@ from discord import app_commands
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.discord_views import (ActionButton, CancelPlanButton, ConfirmPlanButton, files_of, post_notice, publish,
                                send_private)
+from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
 from bot.store import Store
@@ -124,7 +125,13 @@ class PitbossClient(discord.Client):
             log.warning("interaction %s expired before it could be acknowledged", interaction.id)
             return
         try:
-            command = coerce(BY_NAME[name], {k: v for k, v in raw.items() if v is not None})
+            values = {k: v for k, v in raw.items() if v is not None}
+            for key, value in list(values.items()):
+                if isinstance(value, discord.Attachment):
+                    if value.size > MAX_IMPORT_BYTES:
+                        raise CommandSyntaxError(f"{key}: that file is too big ({value.size} bytes).")
+                    values[key] = await value.read()
+            command = coerce(BY_NAME[name], values)
         except CommandSyntaxError as exc:
             await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=True)
             return
@@ -184,6 +191,9 @@ class PitbossClient(discord.Client):
 
 def _annotation(option: OptionSpec) -> Any:
     """The discord.py parameter type for an option, with its range or length limits."""
+    if option.kind == "file":
+        base: Any = discord.Attachment
+        return base if option.required else Optional[base]
     if option.kind == "int":
         low = option.min_value if option.min_value is not None else -(2**53)
         high = option.max_value if option.max_value is not None else 2**53

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import images
 from bot import queries
 from bot.commands import QUERIES, Command, move_names, parse
-from bot.commitment import announce, reveal
+from bot.commitment import announce, commitment, reveal
+from bot.importer import BadImport, read_export
 from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, CANCEL_ID, MESSAGE_LIMIT, Actor, Attachment, Button,
                          Notice, Reply, buttons_for, clip, latest_lines, parse_plan_id, plan_id, refusal)
 from images.replay import render_replay
@@ -118,6 +119,8 @@ class GameService:
             return await self._plan(channel, actor, command.options)
         if command.name == "move" and "maneuver" not in command.options:
             raise GameError("Give a maneuver (maneuver:turn-left) or a plan (plan:normal,turn-left,normal).")
+        if command.name == "game import":
+            return await self._import(channel, actor, command.options["file"], guild)
         if command.name == "game settings":
             return await self._settings(channel, actor, command.options)
         if command.name == "game pause":
@@ -214,6 +217,43 @@ class GameService:
         if not steps:
             raise GameError("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
         return await self._run_steps(channel, actor, steps)
+
+    async def _import(self, channel: str, actor: Actor, data: bytes, guild: str) -> Reply:
+        """Continue an exported game here. A running game moves (its old channel stops, so it never
+        forks); a finished one, whose seed the export reveals, is re-played as a new record."""
+        log_ = read_export(data)
+        seed = log_.seed
+        source = await self._store.game(log_.source_game)
+        moving = seed is None
+        if moving:
+            if source is None or commitment(source.seed) != log_.seed_commitment or source.status != "active":
+                raise BadImport("That log is of a running game this bot does not hold; only finished games "
+                                "(whose export includes the seed) can be imported elsewhere.")
+            if actor.id != source.host and not actor.is_admin:
+                raise GameError("Only the game's host or a server admin can move a running game.")
+            seed = source.seed
+        try:
+            states = replay_states(log_.ruleset, log_.options, seed, log_.host, log_.actions)
+        except GameError as exc:
+            raise BadImport(f"The game log does not replay: {exc.message}") from None
+        state = states[-1]
+        status = "finished" if log_.ruleset.is_finished(state) else "active"
+        try:
+            async with self._store.transaction():
+                game = await self._store.create_game_tx(channel, log_.ruleset.id, log_.host, seed,
+                                                        dumps(log_.options), encode_state(states[0]), guild)
+                for (actor_id, action), after in zip(log_.actions, states[1:]):
+                    game = await self._store.append_action_tx(
+                        game, actor_id, dumps(encode_tagged(action)), "[]", encode_state(after),
+                        "finished" if log_.ruleset.is_finished(after) else "active")
+                if moving and source.channel != channel:
+                    await self._store.retire_game_tx(source.id)
+                await self._sync_timer_tx(log_.ruleset, game, state)
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        what = "moved here" if moving else "re-played here from its log"
+        return await self._with_map(log_.ruleset, game, state, "applied",
+                                    f"Game {log_.source_game} {what}: {len(log_.actions)} actions ({status}).")
 
     async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
                        maneuvers: list[str], skid: str) -> Reply:

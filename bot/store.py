@@ -263,6 +263,11 @@ class Store:
         await self._db.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (game.id, seq))
         return replace(game, version=game.version + 1, state=previous_state)
 
+    async def retire_game_tx(self, game_id: int) -> None:
+        """A game moved to another channel: the old record stops taking actions (it is kept)."""
+        await self._db.execute("UPDATE games SET status = 'finished' WHERE id = ?", (game_id,))
+        await self.clear_timer_tx(game_id)
+
     async def set_settings_tx(self, game: GameRecord, settings: str) -> GameRecord:
         """Replace a game's table settings (not part of the rules state)."""
         await self._db.execute("UPDATE games SET settings = ? WHERE id = ?", (settings, game.id))

@@ -134,3 +134,16 @@ def test_tick_sends_what_is_due_once(tmp_path):
     run("alice", "/game new ruleset:speedway seed:9")
     result = run_pitboss("tick", "--db", run.db, cwd=tmp_path)
     assert result.returncode == 0 and "0 notices sent" in result.stdout
+
+
+def test_export_then_import_through_the_command_line(tmp_path):
+    run = Exec(tmp_path)
+    run("alice", "/game new ruleset:speedway seed:12")
+    run("alice", "/game join")
+    exported = run("alice", "/game export")
+    path = re.search(r"^file: (.+)$", exported.stdout, re.M).group(1)
+    moved = run("alice", f"/game import file:{path}", channel="77")
+    assert moved.returncode == 0 and "moved here" in moved.stdout
+    missing = run("alice", "/game import file:/nonexistent.json", channel="78")
+    assert missing.returncode == 2 and "Could not read" in missing.stdout
+    assert "alice" in run("carol", "/game status", channel="77").stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.commands import parse
+from bot.commands import Command, parse
 from bot.replies import Actor
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
@@ -259,3 +259,56 @@ async def test_a_server_admin_can_take_over_a_game_players_cannot(table, store):
     assert took.outcome == "applied" and "took over as host" in took.text
     assert (await table("alice", "/game start")).outcome == "refused"  # alice is no longer the host
     assert (await table("mod", "/game start", admin=True)).outcome == "applied"
+
+
+async def export_of(table) -> bytes:
+    return (await table("carol", "/game export")).files[0].data
+
+
+async def test_a_finished_game_is_re_played_from_its_export_elsewhere(table, store, service):
+    await started(table, seed=99)
+    player = (await state_of(store)).active_player
+    await table(player, "/speed value:2")
+    await table("alice", "/game end")
+    data = await export_of(table)
+    elsewhere = Table(service, "chan-2")
+    reply = await service.execute("chan-2", Actor("dave", "dave"), Command("game import", {"file": data}))
+    assert reply.outcome == "applied" and "re-played here" in reply.text
+    copy = await store.latest_game("chan-2")
+    original = await store.latest_game("chan-1")
+    assert copy.status == "finished" and copy.state == original.state
+    assert await service.replay_matches(copy)
+    assert (await elsewhere("dave", "/game status")).text == (await table("dave", "/game status")).text
+
+
+async def test_a_running_game_moves_and_never_forks(table, store, service):
+    await started(table, seed=5)
+    data = await export_of(table)
+    refused = await service.execute("chan-2", Actor("bob", "bob"), Command("game import", {"file": data}))
+    assert refused.outcome == "refused" and "host" in refused.text
+    moved = await service.execute("chan-2", Actor("alice", "alice"), Command("game import", {"file": data}))
+    assert moved.outcome == "applied" and "moved here" in moved.text
+    assert await store.active_game("chan-1") is None  # the old channel stops: no fork
+    player = (await state_of(store, "chan-2")).active_player
+    assert (await Table(service, "chan-2")(player, "/speed value:1")).outcome == "applied"
+    again = await service.execute("chan-3", Actor("alice", "alice"), Command("game import", {"file": data}))
+    assert again.outcome == "refused"  # the source is no longer running: it cannot move twice
+
+
+async def test_hostile_imports_are_refused_and_write_nothing(table, store, service):
+    await started(table, seed=5)
+    await table("alice", "/game end")
+    good = json.loads(await export_of(table))
+    cases = {
+        b"not json at all": "not JSON",
+        json.dumps({"format": "something-else"}).encode(): "not a Pitboss game log",
+        json.dumps({**good, "seed": good["seed"] + 1}).encode(): "does not match its commitment",
+        json.dumps({**good, "actions": [{"actor": "x", "action": {"type": "Explode"}}]}).encode(): "damaged",
+        json.dumps({**good, "actions": good["actions"][:2] + [{"actor": "mallory", "action": {"type": "Start"}}]}
+                   ).encode(): "does not replay",
+        b"{" + b" " * 2_100_000 + b"}": "too big",
+    }
+    for data, reason in cases.items():
+        reply = await service.execute("chan-7", Actor("eve", "eve"), Command("game import", {"file": data}))
+        assert reply.outcome == "refused" and reason in reply.text, (reason, reply.text)
+    assert await store.latest_game("chan-7") is None
