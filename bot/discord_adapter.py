@@ -11,7 +11,6 @@ import asyncio
 import hashlib
 import inspect
 import os
-import io
 import json
 import logging
 from typing import Any, Optional

@@ -14,14 +14,16 @@ from typing import Any, Callable
 
 import images
 from bot import queries
-from bot.commands import QUERIES, Command, move_names, parse
+from bot.commands import QUERIES, Command, parse
 from bot.commitment import announce, commitment, reveal
 from bot.importer import BadImport, read_export
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, CANCEL_ID, MESSAGE_LIMIT, Actor, Attachment, Button,
-                         Notice, Reply, buttons_for, clip, latest_lines, parse_plan_id, plan_id, refusal)
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, latest_lines, refusal)
 from images.replay import render_replay
-from bot.settings import HOUR, TableSettings, timer_for, updated
-from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, Timer, VersionConflict
+from bot.clock import TableClock
+from bot.plans import TurnPlans
+from bot.refusals import NoGame, StaleButton
+from bot.settings import MAX_COMPUTER_ACTIONS
+from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, get_ruleset, replay_states, ruleset_ids
 from rules.errors import GameError
@@ -31,8 +33,6 @@ __all__ = ["Actor", "GameService", "Reply"]
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
-# A computer seat plays on until a person must act; this bounds one command's work.
-MAX_COMPUTER_ACTIONS = 20_000
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 _BUTTON_ID = re.compile(rf"^{BUTTON_PREFIX}:(\d+):(\d+):(\d+)$")
 
@@ -47,18 +47,7 @@ class Applied:
     events: tuple
 
 
-class NoGame(GameError):
-    """The channel has no running game."""
-
-    def __init__(self) -> None:
-        super().__init__("No game is running in this channel. Create one with /game new ruleset:speedway.")
-
-
-class StaleButton(GameError):
-    """A button drawn for an earlier version of the game."""
-
-
-class GameService:
+class GameService(TableClock, TurnPlans):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
     def __init__(self, store: Store, render: Callable[[str, Any], bytes] | None = images.render,
@@ -200,24 +189,6 @@ class GameService:
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    async def _plan(self, channel: str, actor: Actor, options: dict) -> Reply:
-        """A whole turn in one command: each Move (and a final shot) through the normal path, one
-        logged action each, stopping wherever the game needs a decision."""
-        maneuvers = [m.strip() for m in options.get("plan", options.get("maneuver", "")).split(",") if m.strip()]
-        ruleset, game, state = await self._load(channel)
-        if options.get("preview") == "yes":
-            return await self._preview(ruleset, game, state, actor, maneuvers, options.get("skid", ""))
-        steps = [Command("move", {"maneuver": m, **({"skid": options["skid"]} if "skid" in options else {})})
-                 for m in maneuvers]
-        if options.get("fire"):
-            mount, _, target = options["fire"].partition("@")
-            if not target:
-                raise GameError("fire: write MOUNT@TARGET, e.g. front@bob.")
-            steps.append(Command("fire", {"weapon": mount.strip().lower(), "target": target.strip()}))
-        if not steps:
-            raise GameError("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
-        return await self._run_steps(channel, actor, steps)
-
     async def _import(self, channel: str, actor: Actor, data: bytes, guild: str) -> Reply:
         """Continue an exported game here. A running game moves (its old channel stops, so it never
         forks); a finished one, whose seed the export reveals, is re-played as a new record."""
@@ -255,34 +226,6 @@ class GameService:
         return await self._with_map(log_.ruleset, game, state, "applied",
                                     f"Game {log_.source_game} {what}: {len(log_.actions)} actions ({status}).")
 
-    async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
-                       maneuvers: list[str], skid: str) -> Reply:
-        """The planned path, privately, with Confirm and Cancel: nothing is applied yet."""
-        preview = ruleset.plan_preview(state, actor.id, maneuvers)
-        image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, None), preview) \
-            if self._render else None
-        skid_note = f" Skids will be {skid}ed." if skid else " A skid on the way will stop the plan to ask."
-        confirm = Button("Confirm", plan_id(game.id, game.version, skid, maneuvers), "confirm")
-        cancel = Button("Cancel", CANCEL_ID, "cancel")
-        return Reply("shown", f"Your plan: {', '.join(maneuvers)}.{skid_note} Confirm to drive it.", image,
-                     "A preview of the planned path on the map.", ephemeral=True, buttons=(confirm, cancel),
-                     game_id=game.id, version=game.version)
-
-    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
-        """Drive a previewed plan, if the game has not moved on since the preview."""
-        return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id))
-
-    async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
-        try:
-            game_id, version, skid, maneuvers = parse_plan_id(custom_id, move_names())
-        except (ValueError, KeyError):
-            raise GameError("That button is not one of mine.") from None
-        _ruleset, game, _state = await self._load(channel)
-        if game.id != game_id or game.version != version:
-            raise StaleButton("The game has moved on since this preview; plan again.")
-        steps = [Command("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
-        return await self._run_steps(channel, actor, steps, expected_version=version)
-
     async def _run_steps(self, channel: str, actor: Actor, steps: list[Command],
                          expected_version: int | None = None) -> Reply:
         """Apply steps in order while the game still waits on `actor`; a step the game refuses
@@ -316,105 +259,6 @@ class GameService:
                                      latest_lines(lines, MESSAGE_LIMIT - 300))
         waiting = reply.waiting_on
         if waiting and waiting != waiting_before and waiting[0] != actor.id and not self._is_computer(done, waiting[0]):
-            reply = replace(reply, mention=waiting[0])
-        return reply
-
-    async def _sync_timer_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False) -> None:
-        """Start the reminder and deadline clock when the game starts waiting on someone new."""
-        waiting = ruleset.acting_players(state)
-        if ruleset.is_finished(state) or not waiting or ruleset.computer_command(state, waiting[0]) is not None:
-            await self._store.clear_timer_tx(game.id)
-            return
-        key = ruleset.turn_key(state)
-        current = await self._store.timer_tx(game.id)
-        if not force and current is not None and (current.player, current.turn_key) == (waiting[0], key):
-            return
-        await self._store.set_timer_tx(
-            timer_for(TableSettings.from_json(game.settings), game.id, game.channel, waiting[0], key, self._clock()))
-
-    async def _settings(self, channel: str, actor: Actor, options: dict) -> Reply:
-        """Show the table settings, or change them (the host or a server admin)."""
-        async with self._store.transaction():
-            game = await self._store.active_game_tx(channel)
-            if game is None:
-                raise NoGame()
-            settings = TableSettings.from_json(game.settings)
-            if not options:
-                return Reply("shown", settings.describe(), ephemeral=True)
-            if actor.id != game.host and not actor.is_admin:
-                raise GameError("Only the host or a server admin can change the table settings.")
-            settings = updated(settings, options)
-            game = await self._store.set_settings_tx(game, settings.to_json())
-            ruleset = get_ruleset(game.ruleset)
-            await self._sync_timer_tx(ruleset, game, decode_state(ruleset.state_type, game.state), force=True)
-        return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}")
-
-    async def _pause(self, channel: str, actor: Actor, hours: int) -> Reply:
-        """A player's vacation: their reminders and deadlines wait, up to the host's limit."""
-        async with self._store.transaction():
-            game = await self._store.active_game_tx(channel)
-            if game is None:
-                raise NoGame()
-            ruleset = get_ruleset(game.ruleset)
-            state = decode_state(ruleset.state_type, game.state)
-            if state.player(actor.id) is None:
-                raise GameError("Only a player in this game can pause.")
-            settings = TableSettings.from_json(game.settings)
-            if hours > settings.pause_limit_hours:
-                raise GameError(f"The host allows pauses of up to {settings.pause_limit_hours:g} hours.")
-            paused = dict(settings.paused_until)
-            paused.pop(actor.id, None)
-            if hours:
-                paused[actor.id] = self._clock() + hours * HOUR
-            game = await self._store.set_settings_tx(game, replace(settings, paused_until=paused).to_json())
-            await self._sync_timer_tx(ruleset, game, state, force=True)
-        if hours:
-            return Reply("shown", f"{actor.name} is away for {hours} h: their reminders and deadlines wait.")
-        return Reply("shown", f"{actor.name} is back: reminders and deadlines run again.")
-
-    async def run_due(self) -> list[Notice]:
-        """Send what is due: reminders, and the autopilot for turns past their deadline.
-
-        Each timer is claimed (cleared) in a transaction before it is acted on, so a restart or a
-        second process never sends it twice.
-        """
-        notices = []
-        for kind, timer in await self._store.claim_due(self._clock()):
-            reply = await self._guarded(timer.channel, self._due(kind, timer))
-            if reply.outcome != "refused":
-                notices.append(Notice(timer.channel, reply))
-        return notices
-
-    async def _due(self, kind: str, timer: Timer) -> Reply:
-        ruleset, game, state = await self._load(timer.channel)
-        waiting = ruleset.acting_players(state)
-        if game.id != timer.game_id or not waiting or waiting[0] != timer.player \
-                or ruleset.turn_key(state) != timer.turn_key:
-            raise GameError("stale timer")  # the game moved on; nothing to send
-        name = state.player(timer.player).name
-        if kind == "reminder":
-            return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}",
-                         mention=timer.player)
-        settings = TableSettings.from_json(game.settings)
-        brake = settings.deadline_action == "skip"
-        lines = [f"{name}'s deadline passed: the autopilot drives this turn "
-                 f"({'braking hard' if brake else 'keeping speed'}, straight ahead, no fire)."]
-        done = None
-        for _ in range(MAX_COMPUTER_ACTIONS):
-            line = ruleset.autopilot_command(state, timer.player, brake=brake)
-            if line is None:
-                break
-            done = await self._apply(timer.channel, timer.player, parse(line))
-            lines += [e.describe() for e in done.events]
-            state = done.state
-        if done is None:
-            raise GameError("nothing to play")
-        done, computer_events = await self._play_computers(timer.channel, done)
-        lines += [e.describe() for e in computer_events]
-        reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300))
-        waiting = reply.waiting_on
-        if waiting and not self._is_computer(done, waiting[0]):
             reply = replace(reply, mention=waiting[0])
         return reply
 

@@ -10,6 +10,8 @@ from bot.store import Timer
 from rules.errors import BadOption
 
 HOUR = 3600.0
+# A computer seat or an autopilot plays on until a person must act; this bounds one command's work.
+MAX_COMPUTER_ACTIONS = 20_000
 DEADLINE_ACTIONS = ("autopilot", "skip")
 _QUIET = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 

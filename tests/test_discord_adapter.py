@@ -479,7 +479,7 @@ async def test_command_payload_respects_discord_limits(harness):
     assert names == ["drop", "end", "fire", "game", "games", "move", "odds", "ram", "skid", "speed", "undo"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "end", "export", "join", "log", "new", "pause", "replay", "settings", "start", "status",
+        "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "start", "status",
         "takeover", "verify"]
     assert all(o["type"] == 1 for o in game["options"])
 
