@@ -31,10 +31,12 @@ LATENCIES = pytest.StashKey[list]()
 class BotProcess:
     """`python -m bot run --db <tmp>/pitboss.db [--guild ID]` against the fake, restartable."""
 
-    def __init__(self, fake: FakeDiscord, workdir: Path, *, guild: bool = False):
+    def __init__(self, fake: FakeDiscord, workdir: Path, *, guild: bool = False,
+                 env: dict[str, str] | None = None):
         self.fake = fake
         self.workdir = workdir
         self.guild = guild
+        self.extra_env = dict(env or {})  # e.g. PITBOSS_TICK_SECONDS for a fast scheduler
         self.db = workdir / "pitboss.db"
         self.log_path = workdir / "bot.log"
         self.shim_dir = workdir / "shim"
@@ -56,6 +58,7 @@ class BotProcess:
         env.update(PYTHONPATH=os.pathsep.join([str(self.shim_dir), str(ROOT)]),
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
                    PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"))
+        env.update(self.extra_env)
         return env
 
     def start(self) -> None:
@@ -130,11 +133,12 @@ def fake():
 
 @pytest.fixture
 def start_bot(fake, tmp_path):
-    """Factory: start a `pitboss run` child (optionally with --guild) and wait until it is READY."""
+    """Factory: start a `pitboss run` child (optionally with --guild, and extra environment variables)
+    and wait until it is READY."""
     started: list[BotProcess] = []
 
-    def start(*, guild: bool = False, name: str = "bot") -> BotProcess:
-        bot = BotProcess(fake, tmp_path / name, guild=guild)
+    def start(*, guild: bool = False, name: str = "bot", env: dict[str, str] | None = None) -> BotProcess:
+        bot = BotProcess(fake, tmp_path / name, guild=guild, env=env)
         started.append(bot)
         bot.start()
         return bot

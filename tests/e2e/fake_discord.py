@@ -946,6 +946,26 @@ class FakeDiscord:
         for `settle` seconds (for answers that are not a normal success, e.g. refused callbacks)."""
         return await self._bridge(self._quiet(interaction_id, min_requests, settle, timeout))
 
+    async def wait_for(self, fn: Callable[[FakeDiscord], Any], timeout: float = 10.0,
+                       what: str = "a condition") -> Any:
+        """Wait until `fn(self)` (run on the fake's loop after every change) returns something truthy,
+        and return a deep copy of it. No settle time: for tests that know exactly what to expect."""
+        async def until() -> Any:
+            return copy.deepcopy(await self._wait_until(lambda: fn(self), timeout, what))
+        return await self._bridge(until())
+
+    async def until(self, interaction_id: str, predicate: Callable[[Exchange], Any], timeout: float = 10.0,
+                    what: str = "") -> Exchange:
+        """Wait until `predicate(exchange so far)` holds for an interaction; return that exchange (without
+        waiting for the bot to go quiet, unlike `responses`)."""
+        def check(f: FakeDiscord) -> Exchange | None:
+            exchange = f._exchange(f._interactions[interaction_id])
+            return exchange if predicate(exchange) else None
+        try:
+            return await self.wait_for(check, timeout, what or f"the bot's answer to interaction {interaction_id}")
+        except TimeoutError as exc:
+            raise TimeoutError(f"{exc}\n{(await self.exchange(interaction_id)).describe()}") from None
+
     async def exchange(self, interaction_id: str) -> Exchange:
         """What happened to an interaction so far, without waiting."""
         async def now() -> Exchange:
