@@ -17,6 +17,11 @@ from rules.engine import Ruleset
 from rules.errors import GameError
 
 
+def move_steps(maneuvers: list[str], skid: str) -> list[Command]:
+    """One /move per maneuver, each carrying the advance skid answer if one was given."""
+    return [Command("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
+
+
 class TurnPlans:
     """`/move plan:...` and its preview."""
 
@@ -27,8 +32,7 @@ class TurnPlans:
         ruleset, game, state = await self._load(channel)
         if options.get("preview") == "yes":
             return await self._preview(ruleset, game, state, actor, maneuvers, options.get("skid", ""))
-        steps = [Command("move", {"maneuver": m, **({"skid": options["skid"]} if "skid" in options else {})})
-                 for m in maneuvers]
+        steps = move_steps(maneuvers, options.get("skid", ""))
         if options.get("fire"):
             mount, _, target = options["fire"].partition("@")
             if not target:
@@ -44,7 +48,7 @@ class TurnPlans:
         preview = ruleset.plan_preview(state, actor.id, maneuvers)
         image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, None), preview) \
             if self._render else None
-        skid_note = f" Skids will be {skid}ed." if skid else " A skid on the way will stop the plan to ask."
+        skid_note = f" Skids will be answered with {skid}." if skid else " A skid on the way will stop the plan to ask."
         confirm = Button("Confirm", plan_id(game.id, game.version, skid, maneuvers), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
         return Reply("shown", f"Your plan: {', '.join(maneuvers)}.{skid_note} Confirm to drive it.", image,
@@ -63,5 +67,4 @@ class TurnPlans:
         _ruleset, game, _state = await self._load(channel)
         if game.id != game_id or game.version != version:
             raise StaleButton("The game has moved on since this preview; plan again.")
-        steps = [Command("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
-        return await self._run_steps(channel, actor, steps, expected_version=version)
+        return await self._run_steps(channel, actor, move_steps(maneuvers, skid), expected_version=version)
