@@ -1,0 +1,71 @@
+"""Hostile input: random command lines through the grammar and the service give refusals, never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bot.commands import COMMANDS, CommandSyntaxError, parse
+from bot.replies import Actor
+from bot.service import GameService
+from bot.store import Store
+
+NAMES = [spec.name for spec in COMMANDS]
+OPTIONS = sorted({o.name for spec in COMMANDS for o in spec.options} | {"x", "seed", "plan"})
+VALUES = st.one_of(
+    st.text(max_size=30),
+    st.integers(-10**20, 10**20).map(str),
+    st.sampled_from(["normal", "turn-left", "slide", "front", "bob", "@everyone", "<@123>", "front@bob",
+                     "normal,turn-left,normal", "yes", "A", "resist", "22-7", "speedway", "duel", "" ]),
+)
+LINES = st.builds(
+    lambda name, opts: "/" + name + "".join(f" {k}:{v}" for k, v in opts),
+    st.sampled_from(NAMES + ["gam", "game", "move maneuver", "unknown"]),
+    st.lists(st.tuples(st.sampled_from(OPTIONS), VALUES), max_size=4),
+)
+
+
+def test_random_lines_parse_or_refuse_cleanly():
+    @settings(max_examples=400, deadline=None)
+    @given(st.one_of(LINES, st.text(max_size=60)))
+    def check(line):
+        try:
+            command = parse(line)
+        except CommandSyntaxError as exc:
+            assert str(exc) and "Traceback" not in str(exc)
+            return
+        assert command.name in NAMES
+
+    check()
+
+
+def test_random_commands_never_crash_the_service_and_refusals_change_nothing(tmp_path):
+    loop = asyncio.new_event_loop()
+    store = loop.run_until_complete(Store.open(str(tmp_path / "fuzz.db")))
+    service = GameService(store, render=None)
+    users = [Actor("alice", "alice"), Actor("bob", "bob"), Actor("mod", "mod", is_admin=True)]
+    for user, line in [(users[0], "/game new ruleset:speedway seed:3"), (users[0], "/game join"),
+                       (users[1], "/game join car:torch"), (users[0], "/game start")]:
+        loop.run_until_complete(service.execute("c", user, parse(line)))
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(LINES, st.sampled_from(users))
+    def check(line, user):
+        try:
+            command = parse(line)
+        except CommandSyntaxError:
+            return
+        before = loop.run_until_complete(store.latest_game("c"))
+        reply = loop.run_until_complete(service.execute("c", user, command))
+        assert reply.outcome in ("applied", "shown", "refused")
+        assert "Traceback" not in reply.text
+        if reply.outcome == "refused":
+            assert reply.ephemeral
+            assert loop.run_until_complete(store.latest_game("c")) == before
+
+    try:
+        check()
+    finally:
+        loop.run_until_complete(store.close())
+        loop.close()
