@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.codec import Registry
+from rules.table import EndGame as EndGame, TakeOver as TakeOver, register_table_actions  # shared actions
 
 ACTIONS = Registry()
+register_table_actions(ACTIONS)
 
 
 @ACTIONS.register
@@ -52,13 +54,6 @@ class AnswerSkid:
     choice: str
 
 
-@ACTIONS.register
-@dataclass(frozen=True)
-class EndGame:
-    """Stop the game (the host, or a server admin when `by_admin`)."""
-
-    by_admin: bool = False
-
 
 @ACTIONS.register
 @dataclass(frozen=True)
@@ -97,11 +92,3 @@ class ChooseRam:
     """The ramming roll-off winner picks outcome A or B."""
 
     outcome: str
-
-
-@ACTIONS.register
-@dataclass(frozen=True)
-class TakeOver:
-    """A server admin becomes the table's host (to start, settle or end an abandoned game)."""
-
-    by_admin: bool = False

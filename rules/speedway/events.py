@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.codec import Registry
+from rules.table import GameEnded as GameEnded, HostChanged as HostChanged, TurnBegan as TurnBegan  # shared
+from rules.table import register_table_events
 
 EVENTS = Registry()
+register_table_events(EVENTS)
 
 
 @EVENTS.register
@@ -27,15 +30,6 @@ class GameStarted:
     def describe(self) -> str:
         return "The game started. Turn order: " + ", ".join(self.order) + "."
 
-
-@EVENTS.register
-@dataclass(frozen=True)
-class TurnBegan:
-    player: str
-    round: int
-
-    def describe(self) -> str:
-        return f"Round {self.round + 1}: {self.player}'s turn."
 
 
 @EVENTS.register
@@ -169,14 +163,6 @@ class CarStopped:
     def describe(self) -> str:
         return f"{self.car} stopped at {self.at_hex}: {self.reason}. It moves no further this turn."
 
-
-@EVENTS.register
-@dataclass(frozen=True)
-class GameEnded:
-    by: str
-
-    def describe(self) -> str:
-        return f"The game was ended by {self.by}."
 
 
 @EVENTS.register
@@ -348,12 +334,3 @@ class GameDrawn:
 
     def describe(self) -> str:
         return f"The game is a draw: {self.reason}."
-
-
-@EVENTS.register
-@dataclass(frozen=True)
-class HostChanged:
-    host: str
-
-    def describe(self) -> str:
-        return f"{self.host} took over as host."

@@ -1,0 +1,94 @@
+"""Seats, computer players, the start (first player, shuffle, deal) and the end of a track table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.dice import shuffle
+from rules.errors import BadOption, NotHost, TableFull, WrongPhase
+from rules.track import cards, data
+from rules.track.actions import AddComputer, EndGame, Join, Start, TakeOver
+from rules.track.events import GameEnded, GameStarted, HostChanged, PlayerJoined
+from rules.track.state import Car, Hand, Player, TrackState
+from rules.track.turns import begin_turn
+
+MAX_NAME_LENGTH = 32
+
+
+def _seat(state: TrackState, player: Player) -> TrackState:
+    if state.phase != "lobby":
+        raise WrongPhase("The game has already started; seats are closed.")
+    limit = data.board()["max_players"]
+    if len(state.players) >= limit:
+        raise TableFull(f"The table is full ({limit} players).")
+    cars = tuple(Car(player.id, f"c{i + 1}") for i in range(state.board.cars_per_player))
+    return replace(state, players=state.players + (player,), cars=state.cars + cars,
+                   hands=state.hands + (Hand(player.id, (), 0),))
+
+
+def join(state: TrackState, actor: str, action: Join):
+    if state.player(actor):
+        raise BadOption("You already have a seat at this table.")
+    name = action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH]
+    if any(p.name.lower() == name.lower() for p in state.players):
+        name = f"{name}#{len(state.players) + 1}"
+    state = _seat(state, Player(actor, name, len(state.players)))
+    return state, (PlayerJoined(name),)
+
+
+def add_computer(state: TrackState, actor: str, action: AddComputer):
+    if actor != state.host:
+        raise NotHost("Only the host can add a computer player.")
+    number = sum(1 for p in state.players if p.ai) + 1
+    seat = Player(f"ai-{number}", f"Robo{number}", len(state.players), ai=True)
+    state = _seat(state, seat)
+    return state, (PlayerJoined(seat.name + " (computer)"),)
+
+
+def start(state: TrackState, actor: str, action: Start):
+    """Pick the first player, shuffle the 54 cards with the game's dice stream and deal 3 each."""
+    if state.phase != "lobby":
+        raise WrongPhase("The game has already started.")
+    if actor != state.host:
+        raise NotHost("Only the host can start the game.")
+    limits = data.board()
+    if not limits["min_players"] <= len(state.players) <= limits["max_players"]:
+        raise WrongPhase(f"This game needs {limits['min_players']} players; {len(state.players)} seated.")
+    dice = state.dice
+    seats = tuple(p.id for p in state.players)
+    if state.rulings.first_player == "cut":
+        dice, first = shuffle(dice, seats)
+        first_id = first[0]
+    else:
+        first_id = state.host if state.host in seats else seats[0]
+    i = seats.index(first_id)
+    order = seats[i:] + seats[:i]
+    dice, deck = shuffle(dice, cards.full_deck())
+    size = state.board.hand_size
+    hands = []
+    for k, pid in enumerate(order):
+        dealt = tuple(deck[k + j * len(order)] for j in range(size))
+        hands.append(Hand(pid, dealt, size))
+    rest = deck[size * len(order):]
+    hands.sort(key=lambda h: seats.index(h.player))
+    state = replace(state, dice=dice, order=order, hands=tuple(hands), draw_pile=rest, draw_count=len(rest),
+                    phase="play", turn_index=0, round=0, turn=0)
+    names = tuple(state.player(p).name for p in order)
+    state, events = begin_turn(state)
+    return state, (GameStarted(names, size),) + events
+
+
+def end(state: TrackState, actor: str, action: EndGame):
+    if actor != state.host and not action.by_admin:
+        raise NotHost("Only the host or a server admin can end the game.")
+    by = state.player(actor).name if state.player(actor) else actor
+    return replace(state, phase="finished", ended_by=by), (GameEnded(by),)
+
+
+def take_over(state: TrackState, actor: str, action: TakeOver):
+    if not action.by_admin:
+        raise NotHost("Only a server admin (Manage Server) can take over a game.")
+    if actor == state.host:
+        raise BadOption("You are already the host.")
+    name = state.player(actor).name if state.player(actor) else "a server admin"
+    return replace(state, host=actor), (HostChanged(name),)

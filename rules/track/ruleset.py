@@ -1,0 +1,318 @@
+"""The track game as a Ruleset: setup, the card plays, legal actions, private views and description (seed 002)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rules.dice import DiceState
+from rules.engine import LegalAction, Ruleset
+from rules.errors import (
+    BadOption,
+    GameError,
+    GameOver,
+    NotSeated,
+    NotYourTurn,
+    WrongPhase,
+)
+from rules.track import ai, cards, data, lobby
+from rules.track.actions import (
+    ACTIONS,
+    AddComputer,
+    Discard,
+    EndGame,
+    Join,
+    PlayCard,
+    Start,
+    TakeOver,
+)
+from rules.track.errors import MustPlay, NotInHand
+from rules.track.events import EVENTS, CardDiscarded, CardPlayed
+from rules.track.moves import car_label, short_label, where_label
+from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
+from rules.track.state import Board, Hand, Rulings, TrackState, evolve
+from rules.track.turns import end_turn
+
+_CHOICES = {"overshoot_own_corner": ("lane_only", "go_round"), "first_player": ("cut", "host")}
+
+
+def _option_value(key: str, default: Any, given: Any) -> Any:
+    if isinstance(default, bool):
+        if isinstance(given, bool):
+            return given
+        text = str(given).strip().lower()
+        if text in ("true", "yes", "on", "1"):
+            return True
+        if text in ("false", "no", "off", "0"):
+            return False
+        raise BadOption(f"{key}: must be true or false.")
+    text = str(given).strip().lower()
+    if text not in _CHOICES[key]:
+        raise BadOption(f"{key}: one of {', '.join(_CHOICES[key])}.")
+    return text
+
+
+def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
+    """A new table in the lobby with the rulings (rulings.toml, each overridable) and the board (board.toml)."""
+    values = dict(data.ruling_defaults())
+    for key, given in options.items():
+        if key in values and given is not None:
+            values[key] = _option_value(key, values[key], given)
+    if options.get("teams"):
+        raise BadOption("The four-player team variant is not available yet.")
+    rounds = options.get("rounds")
+    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1):
+        raise BadOption("rounds: must be a positive whole number.")
+    b = data.board()
+    board = Board(b["ring_holes"], tuple(b["corners"]), b["start_after_corner"], b["finish_holes"],
+                  b["cars_per_player"], b["hand_size"])
+    return TrackState(host=host, dice=DiceState(seed), rulings=Rulings(**values), board=board, max_rounds=rounds)
+
+
+# --- the turn ---------------------------------------------------------------------------------
+
+def _check_turn(state: TrackState, actor: str) -> None:
+    if not state.player(actor):
+        raise NotSeated("You are not playing in this game. Use /game join before it starts.")
+    if state.phase == "lobby":
+        raise WrongPhase("The game has not started yet; the host uses /game start.")
+    if state.active_player != actor:
+        raise NotYourTurn(f"It is {state.player(state.active_player).name}'s turn, not yours.")
+
+
+def _card_in_hand(state: TrackState, actor: str, text: str) -> str:
+    card = cards.normalize(text)
+    hand = state.hand(actor).cards
+    if card not in hand:
+        raise NotInHand(f"You do not hold {card}. Your hand: {' '.join(hand)}.")
+    return card
+
+
+def _play(state: TrackState, actor: str, action: PlayCard):
+    _check_turn(state, actor)
+    card = _card_in_hand(state, actor, action.card)
+    new_state, events, moves, use = resolve(state, actor, action, card)
+    events = (CardPlayed(state.player(actor).name, card, use),) + events
+    new_state, more = end_turn(new_state, actor, card, moves)
+    return new_state, events + more
+
+
+def _discard(state: TrackState, actor: str, action: Discard):
+    _check_turn(state, actor)
+    card = _card_in_hand(state, actor, action.card)
+    if has_forced_move(state, actor):
+        example = next(c for c, a, _r in legal_plays(state, actor, include_jokers=state.rulings.joker_forced))
+        raise MustPlay(f"You have a move, so you must play it (for example {example}).")
+    state, more = end_turn(state, actor, card)
+    return state, (CardDiscarded(state.player(actor).name, card),) + more
+
+
+_HANDLERS = {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, EndGame: lobby.end,
+             TakeOver: lobby.take_over, PlayCard: _play, Discard: _discard}
+
+
+def apply(state: TrackState, actor: str, action: Any) -> tuple[TrackState, tuple]:
+    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
+    if state.hidden:
+        raise GameError("A view with hidden cards removed cannot be played on.")
+    if state.phase == "finished":
+        raise GameOver("This game is over.")
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise BadOption(f"This game has no action {type(action).__name__}.")
+    new_state, events = handler(state, actor, action)
+    summary = " ".join(e.describe() for e in events)
+    return evolve(new_state, last_action=summary), events
+
+
+# --- what can be done, seen and said -----------------------------------------------------------
+
+def legal_actions(state: TrackState, player: str) -> tuple[LegalAction, ...]:
+    """The commands `player` may use now: every legal /play, or the /discard choices when nothing must move."""
+    if state.phase == "lobby":
+        actions = [] if state.player(player) else [LegalAction("/game join", "Join")]
+        if player == state.host:
+            actions += [LegalAction("/game add-ai", "Add computer"), LegalAction("/game start", "Start")]
+        return tuple(actions)
+    if state.phase != "play" or state.active_player != player or state.hidden and not state.hand(player).cards:
+        return ()
+    plays = list(iter_legal_plays(state, player, results=False))
+    actions = [LegalAction(command, command.removeprefix("/play card:").replace(" ", ", "))
+               for command, _a, _r in plays]
+    forced = [a for _c, a, _r in plays if state.rulings.joker_forced or cards.normalize(a.card) != cards.JOKER]
+    if not forced:
+        for card in dict.fromkeys(state.hand(player).cards):
+            actions.append(LegalAction(f"/discard card:{card}", f"Discard {card}"))
+    return tuple(actions)
+
+
+def view(state: TrackState, viewer: str | None) -> TrackState:
+    """Hidden information removed: only the viewer's own hand; no draw pile order; no dice seed."""
+    hands = tuple(h if h.player == viewer else Hand(h.player, (), h.size) for h in state.hands)
+    return replace(state, hands=hands, draw_pile=(), dice=DiceState(0, state.dice.counter), hidden=True)
+
+
+def describe(state: TrackState) -> str:
+    """The table in public words (alt text, logs): cars, hand sizes, piles; never a hidden card."""
+    lines = [f"Track race on a {state.board.ring_holes}-hole ring."]
+    for p in state.players:
+        cars_text = ", ".join(f"{c.id} {short_label(c)}"
+                              for c in state.cars_of(p.id))
+        size = state.hand(p.id).size
+        lines.append(f"{p.name} (corner hole {state.corner_of(p.id)}, start hole {state.start_of(p.id)}, "
+                     f"{size} cards in hand): {cars_text}.")
+    if state.phase != "lobby":
+        top = f"; discard pile top {state.top_discard}" if state.top_discard else ""
+        lines.append(f"Draw pile: {state.draw_count} cards{top}.")
+    if state.last_action:
+        lines.append(f"Last: {state.last_action}")
+    lines.append(prompt(state))
+    return " ".join(lines)
+
+
+def prompt(state: TrackState) -> str:
+    """What the game waits for, in one line."""
+    if state.phase == "lobby":
+        return f"Lobby: {len(state.players)} of 2 seated; /game join, then the host uses /game start."
+    if state.phase == "finished":
+        if state.ended_by:
+            return f"Game over (ended by {state.ended_by})."
+        if state.winner:
+            return f"Game over: {state.player(state.winner).name} wins."
+        return "Game over: a draw."
+    name = state.player(state.active_player).name
+    return (f"Round {state.round + 1}, {name}: play a card with /play card:… (your hand: /hand), "
+            f"or /discard card:… when no card can move.")
+
+
+def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = None) -> str:
+    """/hand: the player's own cards and what they can play now (a private reply)."""
+    if not state.player(player):
+        raise NotSeated("You are not playing in this game.")
+    if state.phase == "lobby":
+        return "No cards yet: they are dealt when the host starts the game."
+    hand = state.hand(player).cards
+    text = f"Your hand: {' '.join(hand) if hand else '(empty)'}."
+    cars_text = ", ".join(f"{c.id} {where_label(state, c)}" for c in state.cars_of(player))
+    text += f" Your cars: {cars_text}."
+    options = legal_actions(state, player)
+    if options:
+        text += " You can: " + "; ".join(a.command for a in options) + "."
+    return text
+
+
+def command_to_action(command: str, options: dict[str, Any]) -> Any:
+    """Translate a typed command into an action: /play card:7H car:c1, /discard card:3C, /game …"""
+    simple = {"game start": Start, "game add-ai": AddComputer}
+    if command in simple:
+        return simple[command]()
+    if command == "game join":
+        return Join(name=str(options.get("name", "")))
+    if command == "game end":
+        return EndGame(by_admin=bool(options.get("by_admin", False)))
+    if command == "game takeover":
+        return TakeOver(by_admin=bool(options.get("by_admin", False)))
+    if command == "play":
+        if not options.get("card"):
+            raise BadOption("Name the card: /play card:7H (see /hand).")
+        return PlayCard(str(options["card"]), str(options.get("car", "")), str(options.get("move", "")),
+                        str(options.get("split", "")), str(options.get("target", "")))
+    if command == "discard":
+        if not options.get("card"):
+            raise BadOption("Name the card to discard: /discard card:7H.")
+        return Discard(str(options["card"]))
+    raise BadOption(f"This game has no command /{command}.")
+
+
+def parse_command(line: str) -> tuple[str, dict[str, str]]:
+    """'/play card:7H split:c1:4,c3:3' -> ('play', {'card': '7H', 'split': 'c1:4,c3:3'})."""
+    words = line.strip().removeprefix("/").split()
+    name = [words.pop(0)]
+    if name[0] == "game" and words and ":" not in words[0]:
+        name.append(words.pop(0))
+    options = {}
+    for word in words:
+        key, _sep, value = word.partition(":")
+        options[key] = value
+    return " ".join(name), options
+
+
+def suggest(state: TrackState, player: str, command: str, option: str,
+            chosen: dict[str, Any]) -> list[tuple[str, str]]:
+    """Autocomplete for /play and /discard: only values that are part of a legal play now."""
+    offers: dict[str, str] = {}
+    for legal in legal_actions(state, player):
+        name, opts = parse_command(legal.command)
+        if name != command or option not in opts:
+            continue
+        if any(k != option and str(v).lower() != opts.get(k, "").lower() for k, v in chosen.items() if v):
+            continue
+        offers.setdefault(opts[option], opts[option])
+    return [(label, value) for label, value in offers.items()][:25]
+
+
+def computer_command(state: TrackState, player: str) -> str | None:
+    seat = state.player(player)
+    if seat is None or not seat.ai:
+        return None
+    return ai.choose_command(state, player)
+
+
+def autopilot_command(state: TrackState, player: str, brake: bool = False) -> str | None:
+    """A deadline's move for an absent player: what the computer player would do."""
+    if state.phase != "play" or state.active_player != player:
+        return None
+    return ai.choose_command(state, player)
+
+
+def turn_key(state: TrackState) -> str:
+    if state.phase != "play":
+        return state.phase
+    return f"{state.turn}:{state.active_player}"
+
+
+def undo_blocker(before: TrackState, after: TrackState) -> str | None:
+    """A draw (or a shuffle) reveals hidden cards, so such an action cannot be taken back."""
+    if after.dice.counter != before.dice.counter:
+        return "cards were shuffled"
+    if after.draw_count != before.draw_count or after.reshuffles != before.reshuffles:
+        return "a card was drawn"
+    return None
+
+
+def acting_players(state: TrackState) -> tuple[str, ...]:
+    return (state.active_player,) if state.active_player else ()
+
+
+def plan_preview(state: TrackState, player: str, moves: list[str]) -> Any:
+    raise GameError("Planning a turn ahead is not available in this game.")
+
+
+def car_summary(state: TrackState) -> list[str]:
+    """One phrase per car, e.g. 'alice c3 hole 12' (for renderers and logs)."""
+    return [f"{car_label(state, c)} {where_label(state, c)}" for c in state.cars]
+
+
+TRACK = Ruleset(
+    id="track",
+    title="Track (the card race)",
+    state_type=TrackState,
+    actions=ACTIONS,
+    events=EVENTS,
+    setup=setup,
+    apply=apply,
+    legal_actions=legal_actions,
+    view=view,
+    describe=describe,
+    command_to_action=command_to_action,
+    is_finished=lambda state: state.phase == "finished",
+    acting_players=acting_players,
+    prompt=prompt,
+    query=hand_text,
+    computer_command=computer_command,
+    turn_key=turn_key,
+    undo_blocker=undo_blocker,
+    autopilot_command=autopilot_command,
+    suggest=suggest,
+    plan_preview=plan_preview,
+)

@@ -1,0 +1,59 @@
+"""After a card: discard it, draw (reshuffling when the pile is empty), check the win, pass the turn."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.dice import shuffle
+from rules.track.events import CardDrawn, DeckReshuffled, GameDrawn, GameWon, TurnBegan
+from rules.track.state import CarMove, Hand, TrackState, evolve
+
+
+def begin_turn(state: TrackState) -> tuple[TrackState, tuple]:
+    state = replace(state, turn=state.turn + 1)
+    return state, (TurnBegan(state.player(state.active_player).name, state.round),)
+
+
+def has_won(state: TrackState, player: str) -> bool:
+    """All five cars in F1..F5 (ruling 13: the white dot does not count)."""
+    return all(c.finished for c in state.cars_of(player))
+
+
+def end_turn(state: TrackState, player: str, card: str,
+             moves: tuple[CarMove, ...] = ()) -> tuple[TrackState, tuple]:
+    """The played (or discarded) card goes face up; then the win, or a draw and the next turn.
+
+    A draw from an empty pile first shuffles the discards (the game's dice stream) into a new pile.
+    Built as one new state: this runs after every card, also in every replay.
+    """
+    hand = list(state.hand(player).cards)
+    hand.remove(card)
+    discard = state.discard_pile + (card,)
+    name = state.player(player).name
+    if has_won(state, player):
+        hands = tuple(Hand(h.player, tuple(hand), len(hand)) if h.player == player else h for h in state.hands)
+        return evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves,
+                       phase="finished", winner=player), (GameWon(name),)
+    events: tuple = ()
+    dice, pile, reshuffles = state.dice, state.draw_pile, state.reshuffles
+    if not pile and discard:
+        dice, pile = shuffle(dice, discard)
+        discard, reshuffles = (), reshuffles + 1
+        events += (DeckReshuffled(len(pile)),)
+    if pile:
+        hand.append(pile[0])
+        pile = pile[1:]
+        events += (CardDrawn(name, len(pile)),)
+    hands = tuple(Hand(h.player, tuple(hand), len(hand)) if h.player == player else h for h in state.hands)
+    index = (state.turn_index + 1) % len(state.order)
+    rnd = state.round + (1 if index == 0 else 0)
+    phase = "play"
+    if state.max_rounds is not None and rnd >= state.max_rounds:
+        phase = "finished"
+        events += (GameDrawn(state.max_rounds),)
+    else:
+        events += (TurnBegan(state.player(state.order[index]).name, rnd),)
+    state = evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves, dice=dice,
+                    draw_pile=pile, draw_count=len(pile), reshuffles=reshuffles, turn_index=index, round=rnd,
+                    turn=state.turn + (phase == "play"), phase=phase)
+    return state, events
