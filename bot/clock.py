@@ -24,7 +24,7 @@ class TableClock:
     async def _sync_timer_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False) -> None:
         """Start the reminder and deadline clock when the game starts waiting on someone new."""
         waiting = ruleset.acting_players(state)
-        if ruleset.is_finished(state) or not waiting or ruleset.computer_command(state, waiting[0]) is not None:
+        if ruleset.is_finished(state) or not waiting or ruleset.is_computer(state, waiting[0]):
             await self._store.clear_timer_tx(game.id)
             return
         key = ruleset.turn_key(state)

@@ -295,7 +295,7 @@ class GameService(TableClock, TurnPlans):
 
     @staticmethod
     def _is_computer(done: Applied, player: str) -> bool:
-        return done.ruleset.computer_command(done.state, player) is not None
+        return done.ruleset.is_computer(done.state, player)
 
     @staticmethod
     def _waiting(game: GameRecord | None) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ class Ruleset:
     prompt: Callable[[Any], str]
     query: Callable[[Any, str, dict[str, Any]], str]  # read-only questions such as /odds
     computer_command: Callable[[Any, str], str | None]  # what a computer seat plays now
+    is_computer: Callable[[Any, str], bool]  # whether a seat is a computer driver (cheap)
     turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
     undo_blocker: Callable[[Any, Any], str | None]  # why (before -> after) cannot be taken back
     autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move

@@ -417,10 +417,15 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     raise BadOption(f"Speedway has no command /{command}.")
 
 
+def is_computer(state: SpeedwayState, player: str) -> bool:
+    """Whether `player` is a computer seat."""
+    seat = state.player(player)
+    return seat is not None and seat.ai
+
+
 def computer_command(state: SpeedwayState, player: str) -> str | None:
     """The command a computer driver plays now, or None when `player` is a person."""
-    seat = state.player(player)
-    if seat is None or not seat.ai:
+    if not is_computer(state, player):
         return None
     return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
@@ -522,6 +527,7 @@ SPEEDWAY = Ruleset(
     prompt=prompt,
     query=odds,
     computer_command=computer_command,
+    is_computer=is_computer,
     turn_key=turn_key,
     undo_blocker=undo_blocker,
     autopilot_command=autopilot_command,

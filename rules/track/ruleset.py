@@ -251,9 +251,14 @@ def suggest(state: TrackState, player: str, command: str, option: str,
     return [(label, value) for label, value in offers.items()][:25]
 
 
-def computer_command(state: TrackState, player: str) -> str | None:
+def is_computer(state: TrackState, player: str) -> bool:
+    """Whether `player` is a computer seat."""
     seat = state.player(player)
-    if seat is None or not seat.ai:
+    return seat is not None and seat.ai
+
+
+def computer_command(state: TrackState, player: str) -> str | None:
+    if not is_computer(state, player):
         return None
     return ai.choose_command(state, player)
 
@@ -310,6 +315,7 @@ TRACK = Ruleset(
     prompt=prompt,
     query=hand_text,
     computer_command=computer_command,
+    is_computer=is_computer,
     turn_key=turn_key,
     undo_blocker=undo_blocker,
     autopilot_command=autopilot_command,
