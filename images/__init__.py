@@ -9,6 +9,10 @@ def render(ruleset: str, view) -> bytes:
         from images.speedway import render_speedway
 
         return render_speedway(view)
+    if ruleset == "track":
+        from images.track import render_track
+
+        return render_track(view)
     raise ValueError(f"no renderer for ruleset {ruleset!r}")
 
 

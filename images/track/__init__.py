@@ -1,0 +1,31 @@
+"""The track (card race) table picture: a caption, then the square ring of 36 holes with pits, starts,
+white dots, finish lanes, the cars, the last move's path and the discard and draw piles.
+
+Renders only what the public view holds: hand sizes, never a hand's cards; the draw pile as a count.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from images.draw import to_png
+from images.track import style
+from images.track.board import draw_board
+from images.track.caption import render_caption
+from rules.track.state import TrackState
+
+
+def render_image(state: TrackState) -> Image.Image:
+    """The whole picture as a Pillow image."""
+    parts = [render_caption(state, style.WIDTH), draw_board(state)]
+    image = Image.new("RGB", (style.WIDTH, sum(p.height for p in parts)), style.PAPER)
+    y = 0
+    for part in parts:
+        image.paste(part, (0, y))
+        y += part.height
+    return image
+
+
+def render_track(state: TrackState) -> bytes:
+    """Render a track state (pass the public view) to PNG bytes; the same state gives the same bytes."""
+    return to_png(render_image(state))

@@ -1,0 +1,159 @@
+"""The track board picture: valid, deterministic, small PNGs that change with the game and never show
+a hidden card (issue 5). States are driven through the real referee with a fixed seed."""
+
+from __future__ import annotations
+
+import io
+import random
+import time
+from dataclasses import replace
+
+from PIL import Image
+
+from images import render
+from images.track import render_track
+from images.track.geometry import lane_cell, pit_cell, ring_cell
+from rules.track.actions import Join, Start
+from rules.track.ruleset import TRACK, parse_command
+from rules.track.state import LANE, PITS, RING, Car, TrackState
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SEED = 5
+A, B = "alice", "bob"
+
+
+def lobby() -> TrackState:
+    state = TRACK.setup({}, SEED, A)
+    state, _ = TRACK.apply(state, A, Join("alice"))
+    return state
+
+
+def started() -> TrackState:
+    state, _ = TRACK.apply(lobby(), B, Join("bob"))
+    state, _ = TRACK.apply(state, A, Start())
+    return state
+
+
+def step(state: TrackState, rng: random.Random) -> TrackState:
+    """One random legal command by the player to move."""
+    player = state.active_player
+    options = TRACK.legal_actions(state, player)
+    name, opts = parse_command(options[rng.randrange(len(options))].command)
+    state, _ = TRACK.apply(state, player, TRACK.command_to_action(name, opts))
+    return state
+
+
+def played(turns: int, seed: int = 3) -> TrackState:
+    rng, state = random.Random(seed), started()
+    for _ in range(turns):
+        if state.phase != "play":
+            break
+        state = step(state, rng)
+    return state
+
+
+def finished() -> TrackState:
+    rng, state = random.Random(3), started()
+    while state.phase != "finished":
+        state = step(state, rng)
+    return state
+
+
+def public(state: TrackState) -> bytes:
+    return render_track(TRACK.view(state, None))
+
+
+def image_of(data: bytes) -> Image.Image:
+    assert data.startswith(PNG_SIGNATURE)
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def test_valid_small_phone_sized_png():
+    start = time.perf_counter()
+    data = public(played(40))
+    elapsed = time.perf_counter() - start
+    image = image_of(data)
+    assert image.width == 1240
+    assert 1200 < image.height < 2000
+    assert len(data) < 250_000
+    assert elapsed < 5
+
+
+def test_same_state_same_bytes():
+    state = played(25)
+    assert public(state) == public(state)
+    assert public(played(25)) == public(state)
+
+
+def test_a_move_changes_the_bytes():
+    before = played(10)
+    after = step(before, random.Random(1))
+    assert after.cars != before.cars or after.discard_pile != before.discard_pile
+    assert public(before) != public(after)
+
+
+def test_the_last_path_is_drawn():
+    state = played(12)
+    assert state.last_moves
+    assert public(state) != public(replace(state, last_moves=()))
+
+
+def test_lobby_start_and_finished_render():
+    for state in (TRACK.setup({}, SEED, A), lobby(), started(), finished()):
+        image_of(public(state))
+    done = finished()
+    assert done.phase == "finished" and done.winner
+    assert public(done) != public(replace(done, winner=None, phase="play"))
+
+
+def test_dispatch_by_ruleset_id():
+    state = TRACK.view(played(8), None)
+    assert render("track", state) == render_track(state)
+
+
+def test_hidden_cards_cannot_influence_the_image():
+    """Known hands and a known draw pile; swapping hand contents (sizes kept) or reordering the draw
+    pile changes nothing, and the full state renders exactly like its public view: the renderer reads
+    hand sizes and the draw count only."""
+    state = played(14)
+    state = state.with_hand(A, ("JK", "AS", "KH")).with_hand(B, ("2C", "3D", "4S"))
+    swapped = state.with_hand(A, ("2C", "3D", "4S")).with_hand(B, ("JK", "AS", "KH"))
+    reordered = replace(swapped, draw_pile=tuple(reversed(state.draw_pile)))
+    assert TRACK.view(state, None) != TRACK.view(state, A)
+    image = public(state)
+    assert image == public(swapped) == public(reordered)
+    assert render_track(state) == image
+    # A viewer's own hand in a private view is not drawn either: the board is the public picture.
+    assert render_track(TRACK.view(state, A)) == image
+
+
+def test_hand_size_is_shown():
+    state = played(6)
+    smaller = state.with_hand(A, state.hand(A).cards[:1])
+    assert public(state) != public(smaller)
+
+
+def test_board_geometry_is_the_square_ring_of_rules_gaps():
+    board = started().board
+    assert ring_cell(board, 0) == (9, 0) and ring_cell(board, 9) == (0, 0)
+    assert ring_cell(board, 18) == (0, 9) and ring_cell(board, 27) == (9, 9)
+    assert ring_cell(board, 8) == (1, 0) and ring_cell(board, 26) == (8, 9)
+    assert len({ring_cell(board, h) for h in range(36)}) == 36
+    assert lane_cell(board, 0, 0) == (8, 1) and lane_cell(board, 0, 5) == (3, 1)
+    assert lane_cell(board, 1, 0) == (1, 8) and lane_cell(board, 1, 5) == (6, 8)
+    assert [pit_cell(board, 0, i) for i in range(5)] == [(2, c) for c in range(2, 7)]
+    assert [pit_cell(board, 1, i) for i in range(5)] == [(7, c) for c in range(7, 2, -1)]
+    ring = {ring_cell(board, h) for h in range(36)}
+    inner = {lane_cell(board, s, k) for s in (0, 1) for k in range(6)} | \
+        {pit_cell(board, s, i) for s in (0, 1) for i in range(5)}
+    assert not ring & inner and len(inner) == 22
+
+
+def test_cars_in_every_place_render():
+    state = started()
+    cars = (Car(A, "c1", RING, 8), Car(A, "c2", LANE, 0), Car(A, "c3", LANE, 5), Car(A, "c4", RING, 35),
+            Car(A, "c5", PITS, 0), Car(B, "c1", RING, 26), Car(B, "c2", LANE, 3), Car(B, "c3", RING, 0),
+            Car(B, "c4", PITS, 0), Car(B, "c5", RING, 18))
+    image_of(public(replace(state, cars=cars)))
