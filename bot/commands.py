@@ -14,7 +14,7 @@ from rules.speedway import data as speedway_data
 MAX_OPTION_LENGTH = 100
 WEAPON_MOUNTS = tuple(m.lower() for m in speedway_data.MOUNTS)
 # Commands that only read the game (answered privately, never logged).
-QUERIES = ("game status", "game log", "game export", "game verify", "game replay", "odds")
+QUERIES = ("game status", "game log", "game export", "game verify", "game replay", "odds", "hand")
 
 
 class CommandSyntaxError(ValueError):
@@ -128,6 +128,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("outcome", "str", "A: the attacker must turn next; B: the defender pivots away",
                    required=True, choices=RAM_OUTCOMES),
     )),
+    CommandSpec("play", "Track: play a card from your hand (see /hand for what you can play)", (
+        OptionSpec("card", "str", "The card, e.g. 7H, AS, 10D, JK for a joker", required=True),
+        OptionSpec("car", "str", "Which car: c1..c5, or pits to come out"),
+        OptionSpec("move", "str", "out, 1 or 11 for an Ace, 10 for a face card, swap for a Joker"),
+        OptionSpec("split", "str", "Split a 7 between two cars, e.g. c1:4,c3:3"),
+        OptionSpec("target", "str", "The opponent's car a Joker swaps with, e.g. c4"),
+    )),
+    CommandSpec("discard", "Track: no card can move a car: discard one and draw", (
+        OptionSpec("card", "str", "The card to discard", required=True),
+    )),
+    CommandSpec("hand", "Track: your cards and what you can play, privately"),
     CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
         OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS, suggest=True),
         OptionSpec("target", "str", "The target car or its driver", suggest=True),

@@ -154,12 +154,19 @@ class GameService(TableClock, TurnPlans):
             return queries.verification(game, await self.replay_matches(game), finished)
         if command.name == "game replay":
             states = self._rebuild_all(ruleset, game, await self._store.actions(game.id))
-            data, _kind = await asyncio.to_thread(render_replay, ruleset.id, [ruleset.view(s, None) for s in states])
+            try:
+                data, _kind = await asyncio.to_thread(render_replay, ruleset.id,
+                                                      [ruleset.view(s, None) for s in states])
+            except ValueError:
+                raise GameError(f"Replays are not available for {ruleset.title} yet.") from None
             return Reply("shown", f"Game {game.id} so far: {len(states) - 1} actions.",
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
         if finished:
             raise NoGame()
-        return Reply("shown", ruleset.query(state, actor.id, command.options), ephemeral=True)
+        text = ruleset.query(state, actor.id, command.options)
+        # A private reply may carry the buttons a public one cannot (the cards in a hand).
+        private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
+        return Reply("shown", text, ephemeral=True, buttons=buttons_for(private, game.id, game.version))
 
     async def _apply(self, channel: str, actor_id: str, command: Command,
                      expected_version: int | None = None) -> Applied:
@@ -349,7 +356,8 @@ class GameService(TableClock, TurnPlans):
         public = ruleset.view(state, None)
         image = await asyncio.to_thread(self._render, ruleset.id, public) if self._render else None
         waiting = ruleset.acting_players(state)
-        legal = ruleset.legal_actions(state, waiting[0]) if waiting else ()
+        # Where legal actions name hidden cards, public replies offer none (the hand is private).
+        legal = ruleset.legal_actions(state, waiting[0]) if waiting and not ruleset.private_hands else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image,

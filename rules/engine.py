@@ -42,6 +42,7 @@ class Ruleset:
     autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move
     suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]]  # autocomplete offers
     plan_preview: Callable[[Any, str, list[str]], Any]  # a planned turn worked out without dice
+    private_hands: bool = False  # legal actions reveal hidden cards: offer them only in private replies
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
@@ -62,11 +63,12 @@ def replay_states(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, ho
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """Look up a ruleset by id; KeyError when unknown."""
     from rules.speedway.ruleset import SPEEDWAY
+    from rules.track.ruleset import TRACK
 
-    known = {SPEEDWAY.id: SPEEDWAY}
+    known = {SPEEDWAY.id: SPEEDWAY, TRACK.id: TRACK}
     return known[ruleset_id]
 
 
 def ruleset_ids() -> tuple[str, ...]:
     """Ids of the playable rulesets."""
-    return ("speedway",)
+    return ("speedway", "track")

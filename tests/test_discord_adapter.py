@@ -476,7 +476,8 @@ def _walk_options(command: dict):
 async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
-    assert names == ["drop", "end", "fire", "game", "games", "move", "odds", "ram", "skid", "speed", "undo"]
+    assert names == ["discard", "drop", "end", "fire", "game", "games", "hand", "move", "odds", "play", "ram", "skid",
+                     "speed", "undo"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "start", "status",

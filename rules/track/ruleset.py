@@ -321,4 +321,5 @@ TRACK = Ruleset(
     autopilot_command=autopilot_command,
     suggest=suggest,
     plan_preview=plan_preview,
+    private_hands=True,
 )
