@@ -225,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.mode != "run":
         # Bugs go with their traceback to a log file (created only when needed); players see an apology.

@@ -147,3 +147,19 @@ def test_export_then_import_through_the_command_line(tmp_path):
     missing = run("alice", "/game import file:/nonexistent.json", channel="78")
     assert missing.returncode == 2 and "Could not read" in missing.stdout
     assert "alice" in run("carol", "/game status", channel="77").stdout
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "bot", "exec", "--db", str(tmp_path / "p.db"), "--channel",
+                                "1", "--user", "alice", "/game", "new", "ruleset:speedway"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    process.stdout.close()  # like `| head -0`: nobody reads the reply
+    _out, err = process.communicate(timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err
