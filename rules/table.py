@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from rules.codec import Registry
+from rules.errors import BadOption, NotHost
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,21 @@ def register_table_events(registry: Registry) -> None:
     """Make the shared events part of a ruleset's event registry."""
     for cls in (TurnBegan, GameEnded, HostChanged):
         registry.register(cls)
+
+
+def who_ends(state: Any, actor: str, action: EndGame) -> str:
+    """The name to credit with ending the game; only the host or a server admin may."""
+    if actor != state.host and not action.by_admin:
+        raise NotHost("Only the host or a server admin can end the game.")
+    seat = state.player(actor)
+    return seat.name if seat else actor
+
+
+def take_over(state: Any, actor: str, action: TakeOver) -> tuple[Any, tuple]:
+    """A server admin takes the host's chair (any ruleset's state with `host` and `player()`)."""
+    if not action.by_admin:
+        raise NotHost("Only a server admin (Manage Server) can take over a game.")
+    if actor == state.host:
+        raise BadOption("You are already the host.")
+    seat = state.player(actor)
+    return replace(state, host=actor), (HostChanged(seat.name if seat else "a server admin"),)

@@ -7,11 +7,12 @@ from dataclasses import replace
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.speedway import data
-from rules.speedway.actions import AddComputer, EndGame, Join, Start, TakeOver
+from rules.speedway.actions import AddComputer, EndGame, Join, Start
 from rules.speedway.cars import new_car
-from rules.speedway.events import GameEnded, GameStarted, HostChanged, PlayerJoined
+from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
 from rules.speedway.state import Player, SpeedwayState
 from rules.speedway.turns import begin_turn
+from rules.table import take_over as take_over, who_ends  # shared with every ruleset
 
 MAX_NAME_LENGTH = 32
 
@@ -89,19 +90,7 @@ def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayStat
 
 def end(state: SpeedwayState, actor: str, action: EndGame) -> tuple[SpeedwayState, tuple]:
     """Stop the game now (the host, or a server admin)."""
-    if actor != state.host and not action.by_admin:
-        raise NotHost("Only the host or a server admin can end the game.")
-    by = state.player(actor).name if state.player(actor) else actor
+    by = who_ends(state, actor, action)
     state = replace(state, phase="finished", ended_by=by, active_car=None, pending_skid=None,
                     pending_ram=None)
     return state, (GameEnded(by),)
-
-
-def take_over(state: SpeedwayState, actor: str, action: TakeOver) -> tuple[SpeedwayState, tuple]:
-    """A server admin takes the host's chair."""
-    if not action.by_admin:
-        raise NotHost("Only a server admin (Manage Server) can take over a game.")
-    if actor == state.host:
-        raise BadOption("You are already the host.")
-    name = state.player(actor).name if state.player(actor) else "a server admin"
-    return replace(state, host=actor), (HostChanged(name),)

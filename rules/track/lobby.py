@@ -7,10 +7,11 @@ from dataclasses import replace
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.track import cards, data
-from rules.track.actions import AddComputer, EndGame, Join, Start, TakeOver
-from rules.track.events import GameEnded, GameStarted, HostChanged, PlayerJoined
+from rules.track.actions import AddComputer, EndGame, Join, Start
+from rules.track.events import GameEnded, GameStarted, PlayerJoined
 from rules.track.state import Car, Hand, Player, TrackState
 from rules.track.turns import begin_turn
+from rules.table import take_over as take_over, who_ends  # shared with every ruleset
 
 MAX_NAME_LENGTH = 32
 
@@ -79,16 +80,5 @@ def start(state: TrackState, actor: str, action: Start):
 
 
 def end(state: TrackState, actor: str, action: EndGame):
-    if actor != state.host and not action.by_admin:
-        raise NotHost("Only the host or a server admin can end the game.")
-    by = state.player(actor).name if state.player(actor) else actor
+    by = who_ends(state, actor, action)
     return replace(state, phase="finished", ended_by=by), (GameEnded(by),)
-
-
-def take_over(state: TrackState, actor: str, action: TakeOver):
-    if not action.by_admin:
-        raise NotHost("Only a server admin (Manage Server) can take over a game.")
-    if actor == state.host:
-        raise BadOption("You are already the host.")
-    name = state.player(actor).name if state.player(actor) else "a server admin"
-    return replace(state, host=actor), (HostChanged(name),)
