@@ -45,6 +45,7 @@ class Applied:
     game: GameRecord
     state: Any
     events: tuple
+    waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
 
 
 class GameService(TableClock, TurnPlans):
@@ -189,7 +190,7 @@ class GameService(TableClock, TurnPlans):
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), encode_state(new_state), status)
                     await self._sync_timer_tx(ruleset, game, new_state)
-                return Applied(ruleset, game, new_state, events)
+                return Applied(ruleset, game, new_state, events, ruleset.acting_players(state))
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise StoreBusy() from None
@@ -237,7 +238,7 @@ class GameService(TableClock, TurnPlans):
                          expected_version: int | None = None) -> Reply:
         """Apply steps in order while the game still waits on `actor`; a step the game refuses
         (a skid to answer, a ram to settle) ends the run and says why."""
-        waiting_before = self._waiting(await self._store.active_game(channel))
+        waiting_before = None
         done = None
         events: list = []
         stopped = ""
@@ -247,6 +248,7 @@ class GameService(TableClock, TurnPlans):
                 break
             try:
                 done = await self._apply(channel, actor.id, step, expected_version if index == 0 else None)
+                waiting_before = done.waiting_before if waiting_before is None else waiting_before
             except GameError as exc:
                 if done is None:
                     raise
@@ -303,13 +305,6 @@ class GameService(TableClock, TurnPlans):
     @staticmethod
     def _is_computer(done: Applied, player: str) -> bool:
         return done.ruleset.is_computer(done.state, player)
-
-    @staticmethod
-    def _waiting(game: GameRecord | None) -> tuple[str, ...]:
-        if game is None:
-            return ()
-        ruleset = get_ruleset(game.ruleset)
-        return ruleset.acting_players(decode_state(ruleset.state_type, game.state))
 
     async def _undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since."""
