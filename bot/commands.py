@@ -6,46 +6,17 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from rules.engine import ruleset_ids
-from rules.speedway.driving import SLIDE, maneuver_choices
-from rules.speedway.ruleset import RAM_OUTCOMES, SKID_CHOICES
-from rules.speedway import data as speedway_data
+from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.grammar import CommandSpec, OptionSpec
+
+__all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "coerce",
+           "foreign_to", "lookup", "parse"]
 
 MAX_OPTION_LENGTH = 100
-WEAPON_MOUNTS = tuple(m.lower() for m in speedway_data.MOUNTS)
-# Commands that only read the game (answered privately, never logged).
-QUERIES = ("game status", "game log", "game export", "game verify", "game replay", "odds", "hand")
 
 
 class CommandSyntaxError(ValueError):
     """Unknown command, unknown option, missing or malformed value: exit status 2 on the command line."""
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One command option, as on Discord: name, type, description, choices, range."""
-
-    name: str
-    kind: str  # "str" or "int"
-    description: str
-    required: bool = False
-    choices: tuple[str, ...] = ()
-    min_value: int | None = None
-    max_value: int | None = None
-    suggest: bool = False  # Discord offers what is legal now (autocomplete) instead of fixed choices
-
-
-@dataclass(frozen=True)
-class CommandSpec:
-    """A slash command (or a subcommand of /game)."""
-
-    name: str  # "game new", "move"
-    description: str
-    options: tuple[OptionSpec, ...] = ()
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        return tuple(self.name.split())
 
 
 @dataclass(frozen=True)
@@ -56,34 +27,30 @@ class Command:
     options: dict = field(default_factory=dict)
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
+# The table's own commands, the same for every game; each ruleset adds its commands and options.
+TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
         OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
         OptionSpec("seed", "int", "Dice seed, to replay a game exactly (random if omitted)",
                    min_value=0, max_value=2**53 - 1),
-        OptionSpec("arena", "str", "Speedway arena", choices=speedway_data.arena_ids()),
         OptionSpec("rounds", "int", "Declare a draw after this many rounds (no limit if omitted)",
                    min_value=1, max_value=1000),
     )),
-    CommandSpec("game join", "Take a seat in this channel's game", (
-        OptionSpec("car", "str", "Car design", choices=tuple(speedway_data.car_designs())),
-    )),
-    CommandSpec("game add-ai", "Seat a computer driver (host, before the start)", (
-        OptionSpec("car", "str", "Car design", choices=tuple(speedway_data.car_designs())),
-    )),
-    CommandSpec("game start", "Start the game: place cars and roll the turn order (host)"),
-    CommandSpec("game status", "Show the map and whose turn it is"),
+    CommandSpec("game join", "Take a seat in this channel's game"),
+    CommandSpec("game add-ai", "Seat a computer player (host, before the start)"),
+    CommandSpec("game start", "Start the game: seat order, first deal or placement (host)"),
+    CommandSpec("game status", "Show the table and whose turn it is", query=True),
     CommandSpec("game end", "End this channel's game (host or server admin)"),
     CommandSpec("game takeover", "Become the host of this channel's game (Manage Server)"),
     CommandSpec("game log", "Recent events of this channel's game, with their dice", (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
-    )),
-    CommandSpec("game export", "The game's action log as a JSON file"),
+    ), query=True),
+    CommandSpec("game export", "The game's action log as a JSON file", query=True),
     CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
-    CommandSpec("game replay", "An animated GIF of the whole game so far"),
-    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game"),
+    CommandSpec("game replay", "An animated GIF of the whole game so far", query=True),
+    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game", query=True),
     CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
         OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
                    min_value=1, max_value=720),
@@ -99,60 +66,62 @@ COMMANDS: tuple[CommandSpec, ...] = (
     )),
     CommandSpec("games", "Your running games on this server, and whose turn it is"),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
-    CommandSpec("speed", "Upkeep: set your car's speed for this turn", (
-        OptionSpec("value", "int", "New speed, within your Brakes and Engine", required=True,
-                   min_value=0, max_value=99),
-    )),
-    CommandSpec("move", "One Move, or a whole turn as a plan", (
-        OptionSpec("maneuver", "str", "Maneuver (slide when out of control)",
-                   choices=maneuver_choices() + (SLIDE,), suggest=True),
-        OptionSpec("skid", "str", "Answer skids in advance", choices=SKID_CHOICES),
-        OptionSpec("plan", "str", "Several Moves in order, e.g. normal,turn-left,normal"),
-        OptionSpec("fire", "str", "Fire after the plan, e.g. front@bob"),
-        OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
-                   choices=("yes", "no")),
-    )),
-    CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
-        OptionSpec("choice", "str", "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",
-                   required=True, choices=SKID_CHOICES),
-    )),
-    CommandSpec("fire", "Fire an offensive weapon at a car", (
-        OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS, suggest=True),
-        OptionSpec("target", "str", "The target car or its driver", required=True, suggest=True),
-    )),
-    CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
-        OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
-    )),
-    CommandSpec("end", "End your car's movement once its Moves are spent"),
-    CommandSpec("ram", "Choose the ramming outcome after winning the roll-off", (
-        OptionSpec("outcome", "str", "A: the attacker must turn next; B: the defender pivots away",
-                   required=True, choices=RAM_OUTCOMES),
-    )),
-    CommandSpec("play", "Track: play a card from your hand (see /hand for what you can play)", (
-        OptionSpec("card", "str", "The card, e.g. 7H, AS, 10D, JK for a joker", required=True),
-        OptionSpec("car", "str", "Which car: c1..c5, or pits to come out"),
-        OptionSpec("move", "str", "out, 1 or 11 for an Ace, 10 for a face card, swap for a Joker"),
-        OptionSpec("split", "str", "Split a 7 between two cars, e.g. c1:4,c3:3"),
-        OptionSpec("target", "str", "The opponent's car a Joker swaps with, e.g. c4"),
-    )),
-    CommandSpec("discard", "Track: no card can move a car: discard one and draw", (
-        OptionSpec("card", "str", "The card to discard", required=True),
-    )),
-    CommandSpec("hand", "Track: your cards and what you can play, privately"),
-    CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
-        OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS, suggest=True),
-        OptionSpec("target", "str", "The target car or its driver", suggest=True),
-        OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices(), suggest=True),
-    )),
 )
+# Commands whose options come partly from the rulesets (a ruleset's grammar names which).
+_EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
+             "game add-ai": lambda g: g.join_options}
+
+
+def _add_options(spec: CommandSpec, extra: tuple[OptionSpec, ...]) -> CommandSpec:
+    """`spec` with `extra` options appended; an option two rulesets share must be declared identically."""
+    options = list(spec.options)
+    for option in extra:
+        same = next((o for o in options if o.name == option.name), None)
+        if same is None:
+            options.append(option)
+        elif same != option:
+            raise ValueError(f"/{spec.name} option {option.name}: declared differently by two rulesets")
+    return CommandSpec(spec.name, spec.description, tuple(options), spec.query)
+
+
+def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
+    """Every command Discord and the command line know: the table's, extended and joined by each ruleset's."""
+    by_name = {spec.name: spec for spec in TABLE_COMMANDS}
+    for ruleset in rulesets:
+        for name, extra in _EXTENDED.items():
+            by_name[name] = _add_options(by_name[name], extra(ruleset.grammar))
+        for spec in ruleset.grammar.commands:
+            if spec.name in by_name:
+                raise ValueError(f"/{spec.name} is declared twice (by {ruleset.id} and another)")
+            by_name[spec.name] = spec
+    return tuple(by_name.values())
+
+
+COMMANDS = build_grammar(tuple(get_ruleset(r) for r in ruleset_ids()))
+QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
+_TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
+SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
+
+
+def foreign_to(ruleset: Ruleset, command: Command) -> str | None:
+    """Why `command` does not fit a game of `ruleset` (another game's command or option), or None."""
+    grammar = ruleset.grammar
+    own = {spec.name: spec for spec in grammar.commands}
+    if command.name not in _TABLE_BY_NAME and command.name not in own:
+        names = ", ".join("/" + spec.name for spec in grammar.commands)
+        return f"/{command.name} is not part of {ruleset.title}. Its commands: {names}."
+    base = own.get(command.name) or _TABLE_BY_NAME[command.name]
+    allowed = {o.name for o in base.options} | SERVICE_OPTIONS
+    if command.name in _EXTENDED:
+        allowed |= {o.name for o in _EXTENDED[command.name](grammar)}
+    extra = sorted(set(command.options) - allowed)
+    if extra:
+        return f"{', '.join(e + ':' for e in extra)} is not an option of /{command.name} in {ruleset.title}."
+    return None
+
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 _OPTION = re.compile(r"^([a-z_-]+):(.*)$", re.S)
-
-
-def move_names() -> tuple[str, ...]:
-    """Every maneuver name /move accepts."""
-    return next(o for o in BY_NAME["move"].options if o.name == "maneuver").choices
 
 
 def lookup(name: str) -> CommandSpec:

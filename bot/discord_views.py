@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.replies import BUTTON_PREFIX, CANCEL_ID, PLAN_PREFIX, Button, Reply
+from bot.replies import BUTTON_PREFIX, CANCEL_ID, MENU_PREFIX, PLAN_PREFIX, Button, Reply
 
 if TYPE_CHECKING:
     from bot.discord_adapter import PitbossClient
@@ -22,8 +22,9 @@ log = logging.getLogger("pitboss.discord")
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
-                   template=BUTTON_PREFIX + r":(?P<game>\d+):(?P<version>\d+):(?P<index>\d+)"):
-    """A button for one legal action; pressing it runs that action if the game has not moved on."""
+                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}):(?P<game>\d+):(?P<version>\d+):(?P<index>\d+)"):
+    """A button for one legal action (or a menu of several, such as the ways to play one card);
+    pressing it runs the action, or opens the menu, if the game has not moved on."""
 
     def __init__(self, button: Button):
         style = discord.ButtonStyle.primary if button.command.startswith("/fire") else discord.ButtonStyle.secondary

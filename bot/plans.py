@@ -9,12 +9,17 @@ import asyncio
 from typing import Any
 
 import images
-from bot.commands import Command, move_names
-from bot.refusals import StaleButton
+from bot.commands import Command, foreign_to, lookup
+from bot.refusals import NotThisGame, StaleButton
 from bot.replies import CANCEL_ID, Actor, Button, Reply, parse_plan_id, plan_id
 from bot.store import GameRecord
 from rules.engine import Ruleset
 from rules.errors import GameError
+
+
+def maneuver_names() -> tuple[str, ...]:
+    """Every maneuver name /move accepts (a plan button names its maneuvers by these)."""
+    return next(o for o in lookup("move").options if o.name == "maneuver").choices
 
 
 def move_steps(maneuvers: list[str], skid: str) -> list[Command]:
@@ -30,6 +35,7 @@ class TurnPlans:
         logged action each, stopping wherever the game needs a decision."""
         maneuvers = [m.strip() for m in options.get("plan", options.get("maneuver", "")).split(",") if m.strip()]
         ruleset, game, state = await self._load(channel)
+        NotThisGame.check(foreign_to(ruleset, Command("move", options)))
         if options.get("preview") == "yes":
             return await self._preview(ruleset, game, state, actor, maneuvers, options.get("skid", ""))
         steps = move_steps(maneuvers, options.get("skid", ""))
@@ -61,7 +67,7 @@ class TurnPlans:
 
     async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         try:
-            game_id, version, skid, maneuvers = parse_plan_id(custom_id, move_names())
+            game_id, version, skid, maneuvers = parse_plan_id(custom_id, maneuver_names())
         except (ValueError, KeyError):
             raise GameError("That button is not one of mine.") from None
         _ruleset, game, _state = await self._load(channel)

@@ -1,4 +1,4 @@
-"""Refusals the service itself raises (the rules raise their own): no game here, a stale button."""
+"""Refusals the service itself raises (the rules raise their own): no game here, a stale button, another game's command."""
 
 from __future__ import annotations
 
@@ -9,8 +9,19 @@ class NoGame(GameError):
     """The channel has no running game."""
 
     def __init__(self) -> None:
-        super().__init__("No game is running in this channel. Create one with /game new ruleset:speedway.")
+        super().__init__("No game is running in this channel. Create one with /game new ruleset:speedway "
+                         "(or ruleset:track).")
 
 
 class StaleButton(GameError):
     """A button drawn for an earlier version of the game."""
+
+
+class NotThisGame(GameError):
+    """Another game's command or option, used in a channel that plays something else."""
+
+    @classmethod
+    def check(cls, reason: str | None) -> None:
+        """Refuse with `reason`, if there is one."""
+        if reason:
+            raise cls(reason)

@@ -11,6 +11,7 @@ ALT_TEXT_LIMIT = 1024
 MAX_BUTTONS = 25  # five rows of five
 BUTTON_LABEL_LIMIT = 80
 BUTTON_PREFIX = "pb"
+MENU_PREFIX = "pm"  # a button that opens a group of legal actions (the ways to play one card)
 PLAN_PREFIX = "pv"
 CANCEL_ID = "pv-cancel"
 
@@ -107,9 +108,34 @@ def button_id(game_id: int, version: int, index: int) -> str:
 
 
 def buttons_for(legal: tuple[LegalAction, ...], game_id: int, version: int) -> tuple[Button, ...]:
-    """One button per legal action, as many as Discord shows."""
-    return tuple(Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command)
-                 for index, action in enumerate(legal[:MAX_BUTTONS]))
+    """One button per legal action; when they outnumber what Discord shows, one per group (a card)
+    instead, and a group of several opens its own private menu."""
+    if len(legal) <= MAX_BUTTONS or not any(action.group for action in legal):
+        return tuple(_action_button(action, game_id, version, index)
+                     for index, action in enumerate(legal[:MAX_BUTTONS]))
+    groups: dict[str, list[int]] = {}
+    for index, action in enumerate(legal):
+        groups.setdefault(action.group or action.command, []).append(index)
+    buttons = []
+    for name, members in groups.items():
+        if len(members) == 1:
+            buttons.append(_action_button(legal[members[0]], game_id, version, members[0]))
+        else:
+            label = clip(f"{name} ({len(members)} ways)…", BUTTON_LABEL_LIMIT)
+            buttons.append(Button(label, f"{MENU_PREFIX}:{game_id}:{version}:{members[0]}", ""))
+    return tuple(buttons[:MAX_BUTTONS])
+
+
+def group_buttons(legal: tuple[LegalAction, ...], game_id: int, version: int,
+                  first: int) -> tuple[tuple[Button, ...], int]:
+    """The buttons of the group that legal action `first` opens (as many as fit), and the group's size."""
+    group = legal[first].group
+    members = [i for i, action in enumerate(legal) if action.group == group]
+    return tuple(_action_button(legal[i], game_id, version, i) for i in members[:MAX_BUTTONS]), len(members)
+
+
+def _action_button(action: LegalAction, game_id: int, version: int, index: int) -> Button:
+    return Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command)
 
 
 def _abbreviation(name: str) -> str:

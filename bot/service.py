@@ -14,14 +14,15 @@ from typing import Any, Callable
 
 import images
 from bot import queries
-from bot.commands import QUERIES, Command, parse
+from bot.commands import QUERIES, Command, foreign_to, parse
 from bot.commitment import announce, commitment, reveal
 from bot.importer import BadImport, read_export
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, latest_lines, refusal)
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
+                         buttons_for, clip, group_buttons, latest_lines, refusal)
 from images.replay import render_replay
 from bot.clock import TableClock
 from bot.plans import TurnPlans
-from bot.refusals import NoGame, StaleButton
+from bot.refusals import NoGame, NotThisGame, StaleButton
 from bot.settings import MAX_COMPUTER_ACTIONS
 from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
@@ -34,7 +35,7 @@ log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
-_BUTTON_ID = re.compile(rf"^{BUTTON_PREFIX}:(\d+):(\d+):(\d+)$")
+_BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class GameService(TableClock, TurnPlans):
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
+        if foreign_to(ruleset, Command(command, chosen)):
+            return []
         state = decode_state(ruleset.state_type, game.state)
         offers = ruleset.suggest(state, actor.id, command, option, chosen)
         typed = typed.strip().lower()
@@ -107,8 +110,6 @@ class GameService(TableClock, TurnPlans):
             return await self._undo(channel, actor)
         if command.name == "move" and set(command.options) & {"plan", "fire", "preview"}:
             return await self._plan(channel, actor, command.options)
-        if command.name == "move" and "maneuver" not in command.options:
-            raise GameError("Give a maneuver (maneuver:turn-left) or a plan (plan:normal,turn-left,normal).")
         if command.name == "game import":
             return await self._import(channel, actor, command.options["file"], guild)
         if command.name == "game settings":
@@ -119,6 +120,7 @@ class GameService(TableClock, TurnPlans):
 
     async def _new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
+        NotThisGame.check(foreign_to(ruleset, Command("game new", options)))
         seed = options["seed"] if "seed" in options else secrets.randbelow(2**53)
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
         state = ruleset.setup(setup_options, seed, actor.id)
@@ -144,6 +146,7 @@ class GameService(TableClock, TurnPlans):
 
     async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._load(channel, any_status=True)
+        NotThisGame.check(foreign_to(ruleset, command))
         finished = game.status == "finished"
         if command.name == "game status":
             return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
@@ -167,7 +170,8 @@ class GameService(TableClock, TurnPlans):
         text = ruleset.query(state, actor.id, command.options)
         # A private reply may carry the buttons a public one cannot (the cards in a hand).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
-        return Reply("shown", text, ephemeral=True, buttons=buttons_for(private, game.id, game.version))
+        return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
+                     buttons=buttons_for(private, game.id, game.version))
 
     async def _apply(self, channel: str, actor_id: str, command: Command,
                      expected_version: int | None = None) -> Applied:
@@ -182,6 +186,7 @@ class GameService(TableClock, TurnPlans):
                         raise StaleButton("That button is out of date: the game has moved on. "
                                           "Use the buttons on the latest message.")
                     ruleset = get_ruleset(game.ruleset)
+                    NotThisGame.check(foreign_to(ruleset, command))
                     action = ruleset.command_to_action(command.name, command.options)
                     state = decode_state(ruleset.state_type, game.state)
                     new_state, events = ruleset.apply(state, actor_id, action)
@@ -275,7 +280,8 @@ class GameService(TableClock, TurnPlans):
         match = _BUTTON_ID.match(custom_id)
         if not match:
             raise GameError("That button is not one of mine.")
-        game_id, version, index = (int(g) for g in match.groups())
+        kind = match.group(1)
+        game_id, version, index = (int(g) for g in match.groups()[1:])
         ruleset, game, state = await self._load(channel)
         if game.id != game_id:
             raise StaleButton("That button belongs to a game that is no longer running here.")
@@ -291,7 +297,21 @@ class GameService(TableClock, TurnPlans):
         legal = ruleset.legal_actions(state, actor.id)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
+        if kind == MENU_PREFIX:
+            return self._group_menu(legal, game, index)
         return await self._act(channel, actor, parse(legal[index].command), expected_version=version)
+
+    @staticmethod
+    def _group_menu(legal, game: GameRecord, first: int) -> Reply:
+        """A private menu of the ways to play one card (as many as Discord shows as buttons)."""
+        buttons, total = group_buttons(legal, game.id, game.version, first)
+        group = legal[first].group
+        text = f"{group}: {total} ways. Pick one."
+        if total > len(buttons):
+            command = " ".join(legal[first].command.split()[:2])  # "/play card:7H"
+            text += (f" The buttons show the first {len(buttons)}; for the others type {command} with the "
+                     f"car or split option (autocomplete lists only legal values).")
+        return Reply("shown", text, ephemeral=True, buttons=buttons, game_id=game.id, version=game.version)
 
     async def _act(self, channel: str, actor: Actor, command: Command,
                    expected_version: int | None = None) -> Reply:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from rules.codec import Registry
+from rules.grammar import Grammar
 
 
 @dataclass(frozen=True)
@@ -14,6 +15,7 @@ class LegalAction:
 
     command: str
     label: str
+    group: str = ""  # actions sharing a group (the ways to play one card) can share one menu button
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Ruleset:
     autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move
     suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]]  # autocomplete offers
     plan_preview: Callable[[Any, str, list[str]], Any]  # a planned turn worked out without dice
+    grammar: Grammar = Grammar()  # the ruleset's own commands and its /game new and /game join options
     private_hands: bool = False  # legal actions reveal hidden cards: offer them only in private replies
 
 

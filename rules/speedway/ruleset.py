@@ -13,6 +13,7 @@ from rules.hexgrid import DIRECTION_NAMES, label
 from rules.speedway import ai, combat, data, hazards, lobby, movement
 from rules.speedway.actions import (ACTIONS, AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn,
                                     Fire, Join, Move, SetSpeed, Start, TakeOver)
+from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
 from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.driving import (SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector,
                                     skids_at)
@@ -23,9 +24,6 @@ from rules.speedway.odds import driver_chance
 from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.state import Car, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
-
-SKID_CHOICES = ("accept", "resist", "swipe", "continue")
-RAM_OUTCOMES = ("A", "B")
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -405,6 +403,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     if command == "speed":
         return SetSpeed(int(options["value"]))
     if command == "move":
+        if not options.get("maneuver"):
+            raise BadOption("Give a maneuver (maneuver:turn-left) or a plan (plan:normal,turn-left,normal).")
         return Move(options["maneuver"], options.get("skid", ""))
     if command == "skid":
         return AnswerSkid(options["choice"])
@@ -533,4 +533,5 @@ SPEEDWAY = Ruleset(
     autopilot_command=autopilot_command,
     suggest=suggest,
     plan_preview=plan_preview,
+    grammar=GRAMMAR,
 )

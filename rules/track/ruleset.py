@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +17,7 @@ from rules.errors import (
     WrongPhase,
 )
 from rules.track import ai, cards, data, lobby
+from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
@@ -33,7 +35,8 @@ from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, re
 from rules.track.state import Board, Hand, Rulings, TrackState, evolve
 from rules.track.turns import end_turn
 
-_CHOICES = {"overshoot_own_corner": ("lane_only", "go_round"), "first_player": ("cut", "host")}
+HAND_LISTING_LIMIT = 1500  # a private reply holds 2,000 characters; longer lists are summed up per card
+
 
 
 def _option_value(key: str, default: Any, given: Any) -> Any:
@@ -47,8 +50,8 @@ def _option_value(key: str, default: Any, given: Any) -> Any:
             return False
         raise BadOption(f"{key}: must be true or false.")
     text = str(given).strip().lower()
-    if text not in _CHOICES[key]:
-        raise BadOption(f"{key}: one of {', '.join(_CHOICES[key])}.")
+    if text not in RULING_CHOICES[key]:
+        raise BadOption(f"{key}: one of {', '.join(RULING_CHOICES[key])}.")
     return text
 
 
@@ -137,8 +140,10 @@ def legal_actions(state: TrackState, player: str) -> tuple[LegalAction, ...]:
     if state.phase != "play" or state.active_player != player or state.hidden and not state.hand(player).cards:
         return ()
     plays = list(iter_legal_plays(state, player, results=False))
-    actions = [LegalAction(command, command.removeprefix("/play card:").replace(" ", ", "))
-               for command, _a, _r in plays]
+    # Grouped by card: a hand whose 7 splits many ways gets one button per card, each opening its plays.
+    actions = [LegalAction(command, command.removeprefix("/play card:").replace(" ", ", "),
+                           group=f"Play {cards.normalize(action.card)}")
+               for command, action, _r in plays]
     forced = [a for _c, a, _r in plays if state.rulings.joker_forced or cards.normalize(a.card) != cards.JOKER]
     if not forced:
         for card in dict.fromkeys(state.hand(player).cards):
@@ -196,9 +201,13 @@ def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = 
     cars_text = ", ".join(f"{c.id} {where_label(state, c)}" for c in state.cars_of(player))
     text += f" Your cars: {cars_text}."
     options = legal_actions(state, player)
-    if options:
-        text += " You can: " + "; ".join(a.command for a in options) + "."
-    return text
+    listing = "; ".join(a.command for a in options)
+    if len(listing) <= HAND_LISTING_LIMIT:
+        return text + (f" You can: {listing}." if options else "")
+    ways = Counter(a.group or a.command for a in options)
+    summary = "; ".join(f"{group} ({count} ways)" if count > 1 else group for group, count in ways.items())
+    return (f"{text} You can: {summary}. Choose with the buttons, or type /play card:… and autocomplete "
+            f"offers only the legal car, move and split.")
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
@@ -321,5 +330,6 @@ TRACK = Ruleset(
     autopilot_command=autopilot_command,
     suggest=suggest,
     plan_preview=plan_preview,
+    grammar=GRAMMAR,
     private_hands=True,
 )

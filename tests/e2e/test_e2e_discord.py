@@ -95,7 +95,8 @@ def assert_png(data: bytes) -> None:
         image.verify()
 
 
-def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_CHANNEL_MESSAGE) -> Shown:
+def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_CHANNEL_MESSAGE,
+                      title: str = "Speedway") -> Shown:
     """Accepted: acknowledged at once, then exactly one public request with the PNG map and alt text,
     and no "thinking…" message left behind."""
     assert_acknowledged_quickly(exchange, record_latency, kind)
@@ -113,7 +114,7 @@ def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_C
     assert attachment["filename"] == upload.filename and upload.filename.endswith(".png")
     assert_png(upload.data)
     description = attachment.get("description") or ""
-    assert description.strip() and "Speedway" in description and len(description) <= 1024
+    assert description.strip() and title in description and len(description) <= 1024
     if record.kind == "followup":
         (followup,) = [f for f in exchange.followups if f.record.at == record.at]
         message = followup.message

@@ -1,0 +1,42 @@
+"""The shape of a command grammar: each ruleset declares its own commands and options as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One command option, as on Discord: name, type, description, choices, range."""
+
+    name: str
+    kind: str  # "str", "int" or "file"
+    description: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    min_value: int | None = None
+    max_value: int | None = None
+    suggest: bool = False  # Discord offers what is legal now (autocomplete) instead of fixed choices
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A slash command (or a subcommand of /game)."""
+
+    name: str  # "game new", "move"
+    description: str
+    options: tuple[OptionSpec, ...] = ()
+    query: bool = False  # only reads the game: answered privately, never logged
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(self.name.split())
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A ruleset's own commands, plus the options it adds to /game new and /game join."""
+
+    commands: tuple[CommandSpec, ...] = ()
+    new_options: tuple[OptionSpec, ...] = ()
+    join_options: tuple[OptionSpec, ...] = ()

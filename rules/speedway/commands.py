@@ -1,0 +1,58 @@
+"""Speedway's command grammar: /speed, /move, /skid, /fire, /drop, /end, /ram, /odds and its setup options."""
+
+from __future__ import annotations
+
+from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.speedway import data
+from rules.speedway.driving import SLIDE, maneuver_choices
+
+WEAPON_MOUNTS = tuple(m.lower() for m in data.MOUNTS)
+SKID_CHOICES = ("accept", "resist", "swipe", "continue")
+RAM_OUTCOMES = ("A", "B")
+_CAR = OptionSpec("car", "str", "Speedway: car design", choices=tuple(data.car_designs()))
+
+GRAMMAR = Grammar(
+    commands=(
+        CommandSpec("speed", "Upkeep: set your car's speed for this turn", (
+            OptionSpec("value", "int", "New speed, within your Brakes and Engine", required=True,
+                       min_value=0, max_value=99),
+        )),
+        CommandSpec("move", "One Move, or a whole turn as a plan", (
+            OptionSpec("maneuver", "str", "Maneuver (slide when out of control)",
+                       choices=maneuver_choices() + (SLIDE,), suggest=True),
+            OptionSpec("skid", "str", "Answer skids in advance", choices=SKID_CHOICES),
+            OptionSpec("plan", "str", "Several Moves in order, e.g. normal,turn-left,normal"),
+            OptionSpec("fire", "str", "Fire after the plan, e.g. front@bob"),
+            OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
+                       choices=("yes", "no")),
+        )),
+        CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
+            OptionSpec("choice", "str",
+                       "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",
+                       required=True, choices=SKID_CHOICES),
+        )),
+        CommandSpec("fire", "Fire an offensive weapon at a car", (
+            OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS,
+                       suggest=True),
+            OptionSpec("target", "str", "The target car or its driver", required=True, suggest=True),
+        )),
+        CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
+            OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
+        )),
+        CommandSpec("end", "End your car's movement once its Moves are spent"),
+        CommandSpec("ram", "Choose the ramming outcome after winning the roll-off", (
+            OptionSpec("outcome", "str", "A: the attacker must turn next; B: the defender pivots away",
+                       required=True, choices=RAM_OUTCOMES),
+        )),
+        CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
+            OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS, suggest=True),
+            OptionSpec("target", "str", "The target car or its driver", suggest=True),
+            OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices(),
+                       suggest=True),
+        ), query=True),
+    ),
+    new_options=(
+        OptionSpec("arena", "str", "Speedway: arena", choices=data.arena_ids()),
+    ),
+    join_options=(_CAR,),
+)

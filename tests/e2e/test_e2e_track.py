@@ -1,0 +1,125 @@
+"""End to end: the card race through an unmodified `pitboss run` and the fake Discord, played from
+private hands (the /hand reply and its buttons), with every hand kept out of the channel."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from rules.codec import decode_state
+from rules.track.ruleset import TRACK
+from rules.track.state import TrackState
+from tests.e2e.test_e2e_discord import (RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash)
+from tests.e2e.test_e2e_long_games import all_buttons, poll
+
+SEED = 5
+TURNS = 24  # enough for cards of every kind to be played; 24 draws never exhaust the 48-card pile
+CARD = re.compile(r"(?<![\w:])(?:10|[2-9AJQK])[SHDC](?!\w)|(?<![\w:])JK(?!\w)")
+PLAYED = re.compile(r"\b(?:played|discarded) (10[SHDC]|[2-9AJQK][SHDC]|JK)\b")
+
+
+def read_state(db_path) -> tuple[int, str, TrackState]:
+    with sqlite3.connect(db_path) as db:
+        version, status, state = db.execute("SELECT version, status, state FROM games").fetchone()
+    return version, status, decode_state(TrackState, state)
+
+
+def public_text(fake, channel: str) -> str:
+    """Everything a channel member who is not playing can read: contents, alt texts, button labels and ids."""
+    parts = []
+    for message in fake.channel_messages(channel):
+        parts.append(message.get("content") or "")
+        parts += [a.get("description") or "" for a in message.get("attachments") or []]
+        parts += [f"{b.get('label', '')} {b.get('custom_id', '')}" for b in all_buttons(message)]
+    return "\n".join(parts)
+
+
+async def test_a_track_game_is_played_from_private_hands(fake, bot, record_latency):
+    made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="track", seed=SEED),
+                             record_latency, title="Track")
+    assert "New Track (the card race) game created by alice" in made.content
+    for name in ("alice", "bob"):
+        assert_public_map(await slash(fake, name, "channel", "game join"), record_latency, title="Track")
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency, title="Track")
+    assert not started.buttons, "a public message never offers the cards of a hand"
+    names = {fake.users[n].id: n for n in ("alice", "bob")}
+    played: set[str] = set()
+    menus = 0
+    for turn in range(TURNS):
+        version, status, state = read_state(bot.db)
+        if status == "finished":
+            break
+        (player_id,) = TRACK.acting_players(state)
+        player = names[player_id]
+        hand = state.hand(player_id).cards
+
+        asked = await slash(fake, player, "channel", "hand")
+        (private,) = asked.followups
+        assert private.ephemeral and asked.original_deleted  # the public "thinking…" never lingers
+        assert all(card in private.content for card in hand), (hand, private.content)
+        message = private.message
+        buttons = [b for row in private.components for b in row["components"]]
+        assert buttons and len(buttons) <= 25
+        if buttons[0]["custom_id"].startswith("pm:"):  # more plays than buttons: first choose the card
+            menus += 1
+            clicked = await fake.click(player, "channel", message["id"], buttons[0]["custom_id"])
+            (menu,) = (await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)).followups
+            assert menu.ephemeral
+            message = menu.message
+            buttons = [b for row in menu.components for b in row["components"]]
+        other = names[next(p for p in names if p != player_id)]
+        with pytest.raises(ValueError, match="cannot see ephemeral message"):  # the hand is for its owner only
+            await fake.click(other, "channel", message["id"], buttons[0]["custom_id"])
+        clicked = await fake.click(player, "channel", message["id"], buttons[-1]["custom_id"])
+        exchange = await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)
+        assert not exchange.rejected, exchange.describe()
+        assert not any(f.ephemeral for f in exchange.followups), exchange.describe()
+        await poll(lambda: read_state(bot.db)[0] > version, RESPONSE_TIMEOUT, f"turn {turn + 1} stored")
+
+        text = public_text(fake, "channel")
+        played |= set(PLAYED.findall(text))
+        _, _, after = read_state(bot.db)
+        never_shown = {c for p in after.players for c in after.hand(p.id).cards} - played
+        leaked = set(CARD.findall(text)) & never_shown
+        assert not leaked, f"turn {turn + 1}: held cards {leaked} appear in the channel"
+    print(f"track e2e: {turn + 1} turns, {menus} card menus, played {sorted(played)}")
+    assert len(played) >= 8, played
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_hand_with_many_plays_opens_a_private_menu_per_card(fake, bot, record_latency):
+    """Arranged position (written to the bot's database between commands): 7H, JK and AS with four cars
+    spread round the ring make 59 legal plays, more than the 25 buttons Discord shows."""
+    from rules.codec import encode_state
+    from tests.test_track_table import spread_out
+
+    assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="track", seed=SEED),
+                      record_latency, title="Track")
+    for name in ("alice", "bob"):
+        assert_public_map(await slash(fake, name, "channel", "game join"), record_latency, title="Track")
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency, title="Track")
+    version, _, state = read_state(bot.db)
+    arranged = spread_out(state, fake.users["alice"].id, fake.users["bob"].id)
+    with sqlite3.connect(bot.db) as db:
+        db.execute("UPDATE games SET state = ?", (encode_state(arranged),))
+
+    asked = await slash(fake, "alice", "channel", "hand")
+    (private,) = asked.followups
+    labels = [b["label"] for row in private.components for b in row["components"]]
+    assert [label.split(" (")[0] for label in labels] == ["Play 7H", "Play JK", "Play AS"], labels
+    menu_id = private.components[0]["components"][0]["custom_id"]
+    assert menu_id.startswith("pm:")
+    opened = await fake.responses(await fake.click("alice", "channel", private.message["id"], menu_id),
+                                  timeout=RESPONSE_TIMEOUT)
+    (menu,) = opened.followups
+    assert menu.ephemeral and "Play 7H" in menu.content and "autocomplete" in menu.content
+    choices = [b for row in menu.components for b in row["components"]]
+    assert len(choices) == 25 and all(b["label"].startswith("7H") for b in choices)
+    played = await fake.responses(await fake.click("alice", "channel", menu.message["id"], choices[0]["custom_id"]),
+                                  timeout=RESPONSE_TIMEOUT)
+    assert not played.rejected and not any(f.ephemeral for f in played.followups), played.describe()
+    await poll(lambda: read_state(bot.db)[0] == version + 1, RESPONSE_TIMEOUT, "the 7 played")
+    assert "alice played 7H" in public_text(fake, "channel")
+    assert_nothing_unexpected(fake, bot)
