@@ -44,7 +44,7 @@ def _read_file(path: str) -> bytes:
 
 def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
     """Print a reply as the command line shows it; return the exit status it means."""
-    prefix = "refused: " if reply.outcome == "refused" else ""
+    prefix = "refused: " if reply.outcome == "refused" else "private: " if reply.ephemeral else ""
     if reply.mention:
         print(f"ping: {reply.mention}", file=stream)
     print(prefix + reply.text, file=stream)
@@ -93,13 +93,14 @@ async def _exec(args: argparse.Namespace) -> int:
 _PLAY_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]{1,32})\s*[>:]\s*(/.*)$")
 
 PLAY_HELP = """Each line is NAME> /command, e.g.
-  alice> /game new ruleset:speedway
+  alice> /game new ruleset:speedway        (or ruleset:track, the card race)
   alice> /game join car:brawler
   bob> /game join car:torch
   alice> /game start
 A line that starts with / acts as the last named player. 'help' shows this, 'quit' leaves.
-Commands: /game new|join|start|status|end, /speed value:N, /move maneuver:M [skid:accept|resist],
-/skid choice:accept|resist. Maps are written to the --out folder."""
+Speedway: /speed value:N, /move maneuver:M [skid:accept|resist], /skid choice:…, /fire, /end.
+Track: /hand (your cards, printed as "private:"), /play card:7H car:c1, /discard card:3C.
+Everyone: /game status|log|end, /undo. Maps are written to the --out folder."""
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
@@ -218,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
-    selfplay.add_argument("--ruleset", default="speedway", help="which game (speedway)")
+    selfplay.add_argument("--ruleset", default="speedway", choices=("speedway", "track"), help="which game")
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
     return parser

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+MAX_SEED = 2**63  # seeds are below this: random ones use all 63 bits, and SQLite stores them as INTEGER
+
 
 def commitment(seed: int) -> str:
     """The published hash of a game's dice seed."""

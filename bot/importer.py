@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commitment import commitment
+from bot.commitment import MAX_SEED, commitment
 from bot.queries import EXPORT_FORMAT
 from rules.codec import CodecError, decode_tagged
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
@@ -54,7 +54,9 @@ def read_export(data: bytes) -> ImportedLog:
         for entry in raw_actions:
             actions.append((str(entry["actor"])[:64], decode_tagged(ruleset.actions, entry["action"])))
         seed = document.get("seed")
-        if seed is not None and (not isinstance(seed, int) or commitment(seed) != document.get("seed_commitment")):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < MAX_SEED):
+            raise BadImport("The seed in that log is not a valid seed.")
+        if seed is not None and commitment(seed) != document.get("seed_commitment"):
             raise BadImport("The seed in that log does not match its commitment: it was edited.")
         return ImportedLog(ruleset, int(document["game_id"]), str(document["host"])[:64],
                            dict(document.get("options") or {}), str(document["seed_commitment"]), seed, actions)

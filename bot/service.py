@@ -15,7 +15,7 @@ from typing import Any, Callable
 import images
 from bot import queries
 from bot.commands import QUERIES, Command, foreign_to, parse
-from bot.commitment import announce, commitment, reveal
+from bot.commitment import MAX_SEED, announce, commitment, reveal
 from bot.importer import BadImport, read_export
 from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
                          buttons_for, clip, group_buttons, latest_lines, refusal)
@@ -121,7 +121,8 @@ class GameService(TableClock, TurnPlans):
     async def _new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
         NotThisGame.check(foreign_to(ruleset, Command("game new", options)))
-        seed = options["seed"] if "seed" in options else secrets.randbelow(2**53)
+        # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
+        seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
@@ -133,6 +134,9 @@ class GameService(TableClock, TurnPlans):
                            "another channel or thread.")
         text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
                 f"the host starts it with /game start.\n{announce(seed)}")
+        if "seed" in options and ruleset.private_hands:
+            text += ("\nThe host chose the seed, so whoever knows it can work out every hand: leave seed: "
+                     "out for a game with secret cards.")
         return await self._with_map(ruleset, game, state, "applied", text)
 
     async def _load(self, channel: str, any_status: bool = False) -> tuple[Ruleset, GameRecord, Any]:
@@ -161,8 +165,8 @@ class GameService(TableClock, TurnPlans):
             try:
                 data, _kind = await asyncio.to_thread(render_replay, ruleset.id,
                                                       [ruleset.view(s, None) for s in states])
-            except ValueError:
-                raise GameError(f"Replays are not available for {ruleset.title} yet.") from None
+            except ValueError as exc:  # no renderer for this game, or too big even at its smallest
+                raise GameError(f"No replay of this game can be made: {exc}.") from None
             return Reply("shown", f"Game {game.id} so far: {len(states) - 1} actions.",
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
         if finished:

@@ -163,3 +163,63 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     process.stdout.close()  # like `| head -0`: nobody reads the reply
     _out, err = process.communicate(timeout=60)
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+TRACK_CARD = re.compile(r"(?<![\w:])(?:10|[2-9AJQK])[SHDC](?!\w)")
+
+
+def test_a_track_game_through_exec_keeps_hands_private(tmp_path):
+    """Each player asks for their hand privately, picks the first play it lists and plays it publicly;
+    no public output ever names a card that a player still holds and nobody has played."""
+    run = Exec(tmp_path)
+    assert run("alice", "/game new ruleset:track seed:11").returncode == 0
+    assert run("alice", "/game join").returncode == 0 and run("bob", "/game join").returncode == 0
+    started = run("alice", "/game start")
+    assert started.returncode == 0 and "private:" not in started.stdout
+    public = [started.stdout]
+    played = set()
+    for _turn in range(8):
+        player = re.search(r"Round \d+, (\w+): play a card", run("carol", "/game status").stdout).group(1)
+        hand = run(player, "/hand")
+        assert hand.returncode == 0 and hand.stdout.startswith("private: Your hand: ")
+        held = re.search(r"Your hand: ([^.]*)\.", hand.stdout).group(1).split()
+        assert len(held) == 3
+        choice = re.search(r"You can: (/(?:play|discard) [^;.]*)", hand.stdout).group(1)
+        assert choice.split()[1].removeprefix("card:") in held
+        peek = run("bob" if player == "alice" else "alice", "/hand")
+        assert not set(held) & set(TRACK_CARD.findall(peek.stdout)) - {"JK"}, "another player's hand shows"
+        done = run(player, *choice.split())
+        assert done.returncode == 0 and not done.stdout.startswith("private:"), done.stdout
+        played.add(choice.split()[1].removeprefix("card:"))
+        assert re.search(rf"{player} (?:played|had no move and discarded) {re.escape(choice.split()[1][5:])}\b",
+                         done.stdout)
+        public.append(done.stdout)
+    log = run("carol", "/game log count:20")
+    assert log.returncode == 0 and "drew a card" in log.stdout
+    public.append(log.stdout)
+    export = run("carol", "/game export")
+    exported = Path(re.search(r"^file: (.+)$", export.stdout, re.M).group(1)).read_text()
+    assert '"seed":' not in exported  # the deck order stays secret until the end
+    public.append(exported)
+    held_now = set()
+    for name in ("alice", "bob"):
+        text = run(name, "/hand").stdout
+        held_now |= set(re.search(r"Your hand: ([^.]*)\.", text).group(1).split())
+    secret = held_now - played
+    assert secret
+    for text in public:
+        assert not set(TRACK_CARD.findall(text)) & secret, text
+
+
+def test_selfplay_plays_track_games_to_the_end_and_replays_them(tmp_path):
+    result = run_pitboss("selfplay", "--ruleset", "track", "--games", "3", "--seed", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == ["game 0", "game 1", "game 2"]
+    assert all("winner Robo" in line and "replay ok" in line for line in lines[:3])
+    assert lines[3].startswith("summary: 3 games, 3 won, 0 drawn") and "replay mismatches 0" in lines[3]
+
+
+def test_selfplay_refuses_an_unknown_ruleset(tmp_path):
+    result = run_pitboss("selfplay", "--ruleset", "chess", cwd=tmp_path)
+    assert result.returncode == 2 and "invalid choice: 'chess'" in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -10,8 +11,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.commands import parse
-from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, render_frame, render_replay, sample
+from images.replay import HOLD_MS, MIN_FRAMES, RENDERERS, WIDTH, render_frame, render_replay, sample
 from rules.engine import get_ruleset
+from rules.track.ruleset import TRACK, parse_command
 
 DUEL = Path(__file__).resolve().parent.parent / "examples" / "duel.txt"
 SPEEDWAY = get_ruleset("speedway")
@@ -139,8 +141,7 @@ def test_a_budget_nothing_fits_is_refused(states):
 def test_caption_names_who_acted_and_the_game_over():
     states = duel_states(400)
     assert states[-1].phase == "finished"
-    from images.replay import _speedway_caption
-
+    _speedway_caption = RENDERERS["speedway"][1]
     head, who, colour, text = _speedway_caption(states[-2], states[-1])
     winner = states[-1].player(states[-1].winner).name
     assert head == f"Game over · {winner} wins" and who == winner and colour is not None
@@ -154,3 +155,34 @@ def test_unknown_rulesets_and_empty_games_are_refused():
         render_replay("chess", [object()])
     with pytest.raises(ValueError):
         render_replay("speedway", [])
+
+
+
+def track_states(actions: int = 60):
+    """A card race between a person (who plays the first legal card) and a computer: every state, hands in."""
+    states = [TRACK.setup({}, 9, "alice")]
+    for line in ("/game join", "/game add-ai", "/game start"):
+        name, options = parse_command(line)
+        states.append(TRACK.apply(states[-1], "alice", TRACK.command_to_action(name, {**options, "name": "alice"}))[0])
+    while len(states) < actions and states[-1].phase == "play":
+        state = states[-1]
+        player = state.active_player
+        line = TRACK.computer_command(state, player) or TRACK.legal_actions(state, player)[0].command
+        name, options = parse_command(line)
+        states.append(TRACK.apply(state, player, TRACK.command_to_action(name, options))[0])
+    return states
+
+
+def test_a_track_replay_animates_the_public_table_only():
+    states = track_states()
+    views = [TRACK.view(s, None) for s in states]
+    data, kind = render_replay("track", views, max_frames=20)
+    assert kind == "image/gif"
+    gif = Image.open(io.BytesIO(data))
+    assert gif.n_frames == 20 and gif.width == 640
+    # Other hands in the same positions give the very same animation: no hand reaches a frame.
+    swapped = [replace(s, hands=tuple(replace(h, cards=tuple(reversed(h.cards))) for h in s.hands))
+               for s in states]
+    assert render_replay("track", [TRACK.view(s, None) for s in swapped], max_frames=20)[0] == data
+    head, who, colour, text = RENDERERS["track"][1](states[-2], states[-1])
+    assert head.startswith("Round ") and who in ("alice", "Robo1") and colour is not None and text

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 from bot.commands import Command, parse
+from bot.commitment import commitment
 from bot.replies import Actor
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
@@ -307,6 +308,9 @@ async def test_hostile_imports_are_refused_and_write_nothing(table, store, servi
         json.dumps({**good, "actions": good["actions"][:2] + [{"actor": "mallory", "action": {"type": "Start"}}]}
                    ).encode(): "does not replay",
         b"{" + b" " * 2_100_000 + b"}": "too big",
+        # A seed too big for the database, with a matching commitment (anyone can compute one).
+        json.dumps({**good, "seed": 2**70, "seed_commitment": commitment(2**70)}).encode(): "not a valid seed",
+        json.dumps({**good, "seed": -1, "seed_commitment": commitment(-1)}).encode(): "not a valid seed",
     }
     for data, reason in cases.items():
         reply = await service.execute("chan-7", Actor("eve", "eve"), Command("game import", {"file": data}))

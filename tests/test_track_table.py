@@ -173,3 +173,19 @@ async def test_autocomplete_offers_only_the_legal_splits_and_cars(table, store, 
     assert {value for _l, value in cards_offered} == {"7H", "JK", "AS"}
     assert await service.suggest("chan-1", Actor("bob", "bob"), "play", "card", "", {}) == []
     assert await service.suggest("chan-1", alice, "move", "maneuver", "", {}) == []
+
+
+async def test_a_host_chosen_seed_is_announced_as_not_secret(table, service):
+    chosen = await table("alice", "/game new ruleset:track seed:5")
+    assert "whoever knows it can work out every hand" in chosen.text
+    random_seed = await service.execute("chan-2", Actor("alice", "alice"), parse("/game new ruleset:track"))
+    assert random_seed.outcome == "applied" and "work out every hand" not in random_seed.text
+
+
+async def test_game_replay_animates_a_track_game(table):
+    await seated_track_game(table)
+    replay = await table("carol", "/game replay")
+    assert replay.outcome == "shown"
+    (gif,) = replay.files
+    assert gif.filename.endswith(".gif") and gif.data.startswith(b"GIF89a")
+    assert not CARD.findall(replay.text)

@@ -16,12 +16,14 @@ MAX_LINES = 4
 ROW = 86
 
 
-def _name(state: TrackState, pid: str | None) -> str:
+def name_of(state: TrackState, pid: str | None) -> str:
+    """A player's display name (the id if they left)."""
     p = state.player(pid)
     return p.name if p else (pid or "")
 
 
-def _colour(state: TrackState, pid: str | None):
+def colour_of(state: TrackState, pid: str | None):
+    """A player's seat colour (muted for nobody)."""
     p = state.player(pid)
     return style.seat_colour(p.seat) if p else style.MUTED
 
@@ -31,12 +33,12 @@ def _title(state: TrackState) -> tuple[str, object]:
         return f"Track \u00b7 Lobby \u00b7 {len(state.players)} of 2 seated", None
     if state.phase == "finished":
         if state.winner:
-            return f"\u2605 {_name(state, state.winner)} wins! \u2605", _colour(state, state.winner)
+            return f"\u2605 {name_of(state, state.winner)} wins! \u2605", colour_of(state, state.winner)
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})", None
         return "Game over: a draw", None
     who = state.active_player
-    return f"Round {state.round + 1} \u00b7 {_name(state, who)}'s turn", _colour(state, who)
+    return f"Round {state.round + 1} \u00b7 {name_of(state, who)}'s turn", colour_of(state, who)
 
 
 def _last_text(state: TrackState) -> str:
