@@ -154,6 +154,25 @@ async def _tick(args: argparse.Namespace) -> int:
         await store.close()
 
 
+async def _backup(args: argparse.Namespace) -> int:
+    """A consistent copy of the database while the bot may be writing to it, then checked."""
+    if os.path.abspath(args.path) == os.path.abspath(_db_path(args)):
+        print("error: the backup must go to another file than the database itself", file=sys.stderr)
+        return EXIT_SYNTAX
+    store = await Store.open(_db_path(args))
+    try:
+        await store.backup(args.path)
+    finally:
+        await store.close()
+    copy = await Store.open(args.path)
+    try:
+        games, problems = await copy.all_games(), await copy.integrity_problems()
+    finally:
+        await copy.close()
+    print(f"backup: {args.path}: {len(games)} games, database integrity: {'ok' if not problems else problems[0]}")
+    return EXIT_OK if not problems else EXIT_REFUSED
+
+
 async def _verify(args: argparse.Namespace) -> int:
     store = await Store.open(_db_path(args))
     try:
@@ -165,8 +184,10 @@ async def _verify(args: argparse.Namespace) -> int:
             failures += not ok
             print(f"game {game.id} channel {game.channel} {game.ruleset} v{game.version} {game.status}: "
                   f"{'replays to its snapshot' if ok else 'REPLAY MISMATCH'}")
-        print(f"{len(games)} games checked, {failures} mismatches")
-        return EXIT_OK if failures == 0 else EXIT_REFUSED
+        problems = await store.integrity_problems()
+        print(f"{len(games)} games checked, {failures} mismatches; database integrity: "
+              f"{'ok' if not problems else '; '.join(problems[:10])}")
+        return EXIT_OK if failures == 0 and not problems else EXIT_REFUSED
     finally:
         await store.close()
 
@@ -213,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("--out", help="folder for the rendered map (printed as 'image: PATH')")
     exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
 
-    with_db(sub.add_parser("verify", help="replay every stored game and compare with its snapshot"))
+    with_db(sub.add_parser("verify", help="replay every stored game, compare with its snapshot, check the file"))
+    backup = with_db(sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs"))
+    backup.add_argument("path", help="where to write the copy (replaced atomically if it exists)")
     tick = with_db(sub.add_parser("tick", help="send due reminders and play turns past their deadline, once"))
     tick.add_argument("--out", help="folder for the rendered maps")
 
@@ -250,6 +273,8 @@ def _main(argv: list[str] | None) -> int:
         return asyncio.run(_play(args))
     if args.mode == "verify":
         return asyncio.run(_verify(args))
+    if args.mode == "backup":
+        return asyncio.run(_backup(args))
     if args.mode == "tick":
         return asyncio.run(_tick(args))
     if args.mode == "selfplay":

@@ -36,7 +36,7 @@ class TableClock:
 
     async def _settings(self, channel: str, actor: Actor, options: dict) -> Reply:
         """Show the table settings, or change them (the host or a server admin)."""
-        async with self._store.transaction():
+        async with self._write():
             game = await self._store.active_game_tx(channel)
             if game is None:
                 raise NoGame()
@@ -53,7 +53,7 @@ class TableClock:
 
     async def _pause(self, channel: str, actor: Actor, hours: int) -> Reply:
         """A player's vacation: their reminders and deadlines wait, up to the host's limit."""
-        async with self._store.transaction():
+        async with self._write():
             game = await self._store.active_game_tx(channel)
             if game is None:
                 raise NoGame()

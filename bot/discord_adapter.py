@@ -116,12 +116,21 @@ class PitbossClient(discord.Client):
         log.info("commands synced")
         return True
 
-    async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
-        """Defer, execute through the service, present the reply."""
+    @staticmethod
+    async def acknowledge(interaction: discord.Interaction, *, thinking: bool) -> bool:
+        """Defer the response; False when Discord refuses, and then nothing may be carried out."""
         try:
-            await interaction.response.defer(thinking=True)
+            await interaction.response.defer(thinking=thinking)
+            return True
         except discord.NotFound:  # 10062: Discord gave up on this interaction; nothing was changed
             log.warning("interaction %s expired before it could be acknowledged", interaction.id)
+        except discord.HTTPException as exc:  # 40060: acknowledged already (a second delivery of it)
+            log.warning("interaction %s could not be acknowledged: %s", interaction.id, exc)
+        return False
+
+    async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
+        """Defer, execute through the service, present the reply."""
+        if not await self.acknowledge(interaction, thinking=True):
             return
         try:
             values = {k: v for k, v in raw.items() if v is not None}
@@ -135,14 +144,16 @@ class PitbossClient(discord.Client):
             await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=True)
             return
         reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command,
-                                           guild=str(interaction.guild_id or ""))
+                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
         await self.present(interaction, reply, from_button=False)
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""
-        await interaction.response.defer()
+        if not await self.acknowledge(interaction, thinking=False):
+            return
         try:
-            reply = await self.service.press(channel_key(interaction), actor_of(interaction), custom_id)
+            reply = await self.service.press(channel_key(interaction), actor_of(interaction), custom_id,
+                                             delivery=str(interaction.id))
             await self.present(interaction, reply, from_button=True)
         except Exception:  # a bug: log it, apologise privately, never show a traceback
             log.exception("button %s failed", custom_id)
@@ -150,9 +161,11 @@ class PitbossClient(discord.Client):
 
     async def run_plan(self, interaction: discord.Interaction, custom_id: str) -> None:
         """Confirm on a private preview: drive the plan, then close the preview."""
-        await interaction.response.defer()
+        if not await self.acknowledge(interaction, thinking=False):
+            return
         try:
-            reply = await self.service.confirm_plan(channel_key(interaction), actor_of(interaction), custom_id)
+            reply = await self.service.confirm_plan(channel_key(interaction), actor_of(interaction), custom_id,
+                                                    delivery=str(interaction.id))
             if reply.outcome == "applied":
                 await interaction.edit_original_response(content="Plan confirmed.", view=None, attachments=[])
             await self.present(interaction, reply, from_button=True)

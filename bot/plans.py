@@ -61,9 +61,9 @@ class TurnPlans:
                      "A preview of the planned path on the map.", ephemeral=True, buttons=(confirm, cancel),
                      game_id=game.id, version=game.version)
 
-    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Drive a previewed plan, if the game has not moved on since the preview."""
-        return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id))
+        return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id), delivery)
 
     async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
 import logging
 import re
@@ -24,7 +26,7 @@ from bot.clock import TableClock
 from bot.plans import TurnPlans
 from bot.refusals import NoGame, NotThisGame, StaleButton
 from bot.settings import MAX_COMPUTER_ACTIONS
-from bot.store import ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
+from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, get_ruleset, replay_states, ruleset_ids
 from rules.errors import GameError
@@ -35,6 +37,8 @@ log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
+# The delivery (interaction id) the running command came with, claimed by its first write.
+_DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
 _BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 
 
@@ -66,13 +70,18 @@ class GameService(TableClock, TurnPlans):
             lock = self._channel_locks[channel] = asyncio.Lock()
         return lock
 
-    async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "") -> Reply:
-        """Run one command; game refusals and a busy database come back as private refusals."""
-        return await self._guarded(channel, self._dispatch(channel, actor, command, guild))
+    async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
+                      delivery: str | None = None) -> Reply:
+        """Run one command; game refusals and a busy database come back as private refusals.
 
-    async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        `delivery` names this delivery of the command (a Discord interaction id): a second delivery
+        of it is refused instead of being carried out again.
+        """
+        return await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
+
+    async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
-        return await self._guarded(channel, self._press(channel, actor, custom_id))
+        return await self._guarded(channel, self._press(channel, actor, custom_id), delivery)
 
     async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
                       chosen: dict[str, Any]) -> list[tuple[str, str]]:
@@ -89,14 +98,32 @@ class GameService(TableClock, TurnPlans):
         return [(clip(label, 100), value) for label, value in offers
                 if not typed or value.lower().startswith(typed) or typed in label.lower()][:MAX_SUGGESTIONS]
 
-    async def _guarded(self, channel: str, work) -> Reply:
+    async def _guarded(self, channel: str, work, delivery: str | None = None) -> Reply:
         async with self._lock_for(channel):
+            token = _DELIVERY.set(delivery)
             try:
                 return await work
             except GameError as exc:
                 return refusal(exc.message)
             except StoreBusy:
                 return refusal("The table is busy right now; please try again in a moment.")
+            except AlreadyDelivered:
+                return refusal("That command was already carried out (it reached me twice); nothing more changed.")
+            finally:
+                _DELIVERY.reset(token)
+
+    @contextlib.asynccontextmanager
+    async def _write(self):
+        """A write transaction that also claims the command's delivery, so a delivery is carried out once.
+
+        Only a command's first committed write claims it: later steps of a plan are the same delivery.
+        """
+        async with self._store.transaction():
+            key = _DELIVERY.get()
+            if key is not None:
+                await self._store.claim_delivery_tx(key)
+            yield
+        _DELIVERY.set(None)
 
     async def _dispatch(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply:
         if command.name == "game new":
@@ -126,7 +153,7 @@ class GameService(TableClock, TurnPlans):
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
-            async with self._store.transaction():
+            async with self._write():
                 game = await self._store.create_game_tx(channel, ruleset.id, actor.id, seed,
                                                         dumps(setup_options), encode_state(state), guild)
         except ChannelTaken:
@@ -182,7 +209,7 @@ class GameService(TableClock, TurnPlans):
         """Apply one command as one transaction, retrying only when nothing was written."""
         for attempt in range(WRITE_ATTEMPTS):
             try:
-                async with self._store.transaction():
+                async with self._write():
                     game = await self._store.active_game_tx(channel)
                     if game is None:
                         raise NoGame()
@@ -227,7 +254,7 @@ class GameService(TableClock, TurnPlans):
         state = states[-1]
         status = "finished" if log_.ruleset.is_finished(state) else "active"
         try:
-            async with self._store.transaction():
+            async with self._write():
                 game = await self._store.create_game_tx(channel, log_.ruleset.id, log_.host, seed,
                                                         dumps(log_.options), encode_state(states[0]), guild)
                 for (actor_id, action), after in zip(log_.actions, states[1:]):
@@ -332,7 +359,7 @@ class GameService(TableClock, TurnPlans):
 
     async def _undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since."""
-        async with self._store.transaction():
+        async with self._write():
             game = await self._store.active_game_tx(channel)
             if game is None:
                 raise NoGame()
@@ -402,9 +429,7 @@ class GameService(TableClock, TurnPlans):
         await self._store.set_turn_message(game_id, turn_key, message_id)
 
     async def replay_matches(self, game: GameRecord) -> bool:
-        """True when replaying the game's log from its seed rebuilds the stored snapshot exactly."""
-        return encode_state(await self.replay(game)) == game.state
-
-    async def replay(self, game: GameRecord) -> Any:
-        """Rebuild a game's state from its setup and action log."""
-        return self._rebuild(get_ruleset(game.ruleset), game, await self._store.actions(game.id))
+        """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both
+        read as of one moment, so a game being played elsewhere is checked as it stood)."""
+        game, records = await self._store.game_and_actions(game.id)
+        return encode_state(self._rebuild(get_ruleset(game.ruleset), game, records)) == game.state

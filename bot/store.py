@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -75,6 +76,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX timers_reminder ON timers (reminder_due);
     CREATE INDEX timers_deadline ON timers (deadline_due);
     """,
+    # 5: the deliveries (Discord interaction ids) already carried out, so one delivered twice (a
+    # gateway replay, two processes on one token) changes the game once.
+    """
+    CREATE TABLE deliveries (key TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+    """,
 )
 
 
@@ -88,6 +94,10 @@ class VersionConflict(Exception):
 
 class ChannelTaken(Exception):
     """The channel already has an active game."""
+
+
+class AlreadyDelivered(Exception):
+    """This delivery (an interaction id) was carried out before."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +181,33 @@ class Store:
     async def close(self) -> None:
         await self._db.close()
 
+    async def integrity_problems(self) -> list[str]:
+        """SQLite's own integrity and foreign-key checks: an empty list when the file is sound."""
+        async with self._lock:
+            async with self._db.execute("PRAGMA integrity_check") as cur:
+                problems = [row[0] for row in await cur.fetchall() if row[0] != "ok"]
+            async with self._db.execute("PRAGMA foreign_key_check") as cur:
+                problems += [f"foreign key: {tuple(row)}" for row in await cur.fetchall()]
+        return problems
+
+    async def backup(self, path: str) -> None:
+        """A consistent copy of the whole database at `path`, made while others keep writing.
+
+        SQLite's online backup copies one snapshot of the file; the copy is written beside its target
+        and renamed into place, so `path` never holds half a database.
+        """
+        partial = f"{path}.partial"
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)
+        target = sqlite3.connect(partial)
+        try:
+            async with self._lock:
+                await self._db.backup(target)
+            target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no WAL beside it
+        finally:
+            target.close()
+        os.replace(partial, path)
+
     async def _migrate(self) -> None:
         async with self.transaction():
             await self._db.execute(
@@ -234,6 +271,13 @@ class Store:
         except sqlite3.IntegrityError:
             raise ChannelTaken(channel) from None
         return GameRecord(cur.lastrowid, channel, ruleset, "active", host, seed, options, 0, state, guild)
+
+    async def claim_delivery_tx(self, key: str) -> None:
+        """Record that delivery `key` is being carried out; AlreadyDelivered if it was before."""
+        try:
+            await self._db.execute("INSERT INTO deliveries (key, created_at) VALUES (?, ?)", (key, _now()))
+        except sqlite3.IntegrityError:
+            raise AlreadyDelivered(key) from None
 
     async def append_action_tx(self, game: GameRecord, actor: str, action: str, events: str,
                                new_state: str, status: str) -> GameRecord:
@@ -364,6 +408,16 @@ class Store:
         """Every stored game, oldest first."""
         async with self._lock, self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id") as cur:
             return [GameRecord(*row) for row in await cur.fetchall()]
+
+    async def game_and_actions(self, game_id: int) -> tuple[GameRecord | None, list[ActionRecord]]:
+        """A game and its whole log as of one moment: one read transaction, so a writer in another
+        process cannot slip an action in between the two reads."""
+        async with self._lock:
+            await self._db.execute("BEGIN")
+            try:
+                return await self._fetch_game("id = ?", (game_id,)), await self.actions_tx(game_id)
+            finally:
+                await self._db.execute("COMMIT")
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
         """A game's action log in order."""

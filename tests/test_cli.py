@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -223,3 +224,40 @@ def test_selfplay_plays_track_games_to_the_end_and_replays_them(tmp_path):
 def test_selfplay_refuses_an_unknown_ruleset(tmp_path):
     result = run_pitboss("selfplay", "--ruleset", "chess", cwd=tmp_path)
     assert result.returncode == 2 and "invalid choice: 'chess'" in result.stderr
+
+
+def test_backup_and_verify_while_games_are_being_played(tmp_path):
+    """Computer games write to the database the whole time; every backup is a sound, replayable copy."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    db = tmp_path / "live.db"
+    run_pitboss("selfplay", "--db", str(db), "--games", "1", "--seed", "3", cwd=tmp_path)  # the schema exists
+    writer = subprocess.Popen([sys.executable, "-m", "bot", "selfplay", "--ruleset", "track", "--db", str(db),
+                               "--games", "6", "--seed", "4"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        copies = []
+        while writer.poll() is None or len(copies) < 2:
+            copy = tmp_path / f"copy-{len(copies)}.db"
+            backed = run_pitboss("backup", "--db", str(db), str(copy), cwd=tmp_path)
+            assert backed.returncode == 0 and "database integrity: ok" in backed.stdout, backed.stdout + backed.stderr
+            checked = run_pitboss("verify", "--db", str(copy), cwd=tmp_path)
+            assert checked.returncode == 0 and "0 mismatches; database integrity: ok" in checked.stdout, checked.stdout
+            live = run_pitboss("verify", "--db", str(db), cwd=tmp_path)
+            assert live.returncode == 0, live.stdout + live.stderr
+            copies.append(int(re.search(r"(\d+) games", backed.stdout).group(1)))
+    finally:
+        out, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0 and "replay mismatches 0" in out, out + err
+    assert copies == sorted(copies) and copies[0] >= 1
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
+    db = tmp_path / "game.db"
+    run_pitboss("exec", "--db", str(db), "--channel", "1", "--user", "a", "/game new ruleset:track", cwd=tmp_path)
+    refused = run_pitboss("backup", "--db", str(db), str(db), cwd=tmp_path)
+    assert refused.returncode == 2 and "another file" in refused.stderr

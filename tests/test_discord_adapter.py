@@ -211,7 +211,10 @@ class Harness:
     async def run(self, player: Player, command: str, **values: Any) -> list[Request]:
         """Deliver one slash command as the gateway would, wait for it, return its requests."""
         self._seq += 1
-        payload = interaction_payload(player, command, self._seq, **values)
+        return await self.deliver(interaction_payload(player, command, self._seq, **values))
+
+    async def deliver(self, payload: dict) -> list[Request]:
+        """Hand the client one INTERACTION_CREATE payload, wait for it, return its requests."""
         before = len(self.adapter.requests)
         known = set(asyncio.all_tasks())
         token = async_context.set(self.adapter)  # copied into the task the tree creates
@@ -526,3 +529,15 @@ async def test_sync_if_changed_syncs_once_then_skips(harness, monkeypatch):
     assert len(calls) == 2 and calls[1].id == GUILD_ID
     assert await client.sync_if_changed() is False
     assert len(calls) == 2
+
+
+async def test_the_same_interaction_delivered_twice_is_applied_once(harness):
+    """A gateway replay (or a second process on the token) hands the bot one interaction twice."""
+    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    version = (await harness.game()).version
+    payload = interaction_payload(ALICE, "game join", 999)
+    await harness.deliver(payload)
+    again = await harness.deliver(payload)
+    assert (await harness.game()).version == version + 1
+    (refusal,) = [r for r in again if r.is_followup]
+    assert refusal.flags & EPHEMERAL and "already carried out" in refusal.content
