@@ -303,3 +303,30 @@ def test_ai_players_are_tagged():
     state = running()
     ai = replace(state, players=(state.players[0], replace(state.players[1], ai=True)))
     assert render_speedway(state) != render_speedway(ai)
+
+
+def test_the_style_colours_survive_the_palette_exactly():
+    """The palette is built from a sample of the pixels, but every named style colour stays exact, and
+    the rest of the picture stays within a few levels of the full-colour drawing."""
+    from PIL import ImageChops, ImageStat
+
+    from images.speedway import KEY_COLOURS, render_image
+
+    state = combat()
+    drawn = render_image(state)
+    encoded = _open(render_speedway(state))
+    assert encoded.mode == "P"
+    used = {colour for _count, colour in drawn.getcolors(1 << 20)} & set(KEY_COLOURS)
+    kept = {colour for _count, colour in encoded.convert("RGB").getcolors(1 << 20)}
+    assert len(used) > 15 and used <= kept, used - kept
+    error = ImageStat.Stat(ImageChops.difference(drawn, encoded.convert("RGB"))).mean
+    assert max(error) < 2.0, error
+
+
+def test_a_sheet_drawn_from_the_cache_looks_like_a_fresh_one():
+    from images.speedway import sheets
+
+    state = combat()
+    first = render_speedway(state)
+    sheets._rows_image.cache_clear()
+    assert render_speedway(state) == first

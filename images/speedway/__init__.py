@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from PIL import Image
 
-from images.draw import to_png
+from images.draw import style_colours, to_png
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.sheets import render_panel
+from images.speedway import style
 from images.speedway.style import MIN_PAGE_WIDTH, PAPER
 from rules.speedway.state import SpeedwayState
+
+
+KEY_COLOURS = style_colours(style)
 
 
 def render_image(state: SpeedwayState) -> Image.Image:
@@ -35,4 +39,4 @@ def render_image(state: SpeedwayState) -> Image.Image:
 
 def render_speedway(state: SpeedwayState) -> bytes:
     """Render a Speedway state to PNG bytes (the same state always gives the same bytes)."""
-    return to_png(render_image(state))
+    return to_png(render_image(state), KEY_COLOURS)

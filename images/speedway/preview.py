@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PIL import Image, ImageDraw, ImageFilter
 
-from images.draw import dashed_line, draw_text, fit_font, mix, smooth_overlay, to_png, wrap
+from images.draw import dashed_line, draw_text, fit_font, mix, smooth_overlay, style_colours, to_png, wrap
 from images.fonts import font
 from images.hexmap import HexLayout
 from images.speedway import style
@@ -539,4 +539,4 @@ def render_preview_image(state: SpeedwayState, preview: TurnPreview) -> Image.Im
 
 def render_preview(state: SpeedwayState, preview: TurnPreview) -> bytes:
     """Render a planned turn to PNG bytes (the same state and plan always give the same bytes)."""
-    return to_png(render_preview_image(state, preview))
+    return to_png(render_preview_image(state, preview), style_colours(style))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -166,22 +167,31 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
     draw_text(draw, (x + width - 12 - w / 2, cy), "OUT OF CONTROL", control, style.PAPER, "mm")
 
 
-def _sheet(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, y: float,
+def _sheet(image: Image.Image, draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, y: float,
            width: float) -> None:
     active = car.id == state.active_car
     height = sheet_height(car)
     _header(draw, state, car, x, y, width)
     _status(draw, car, x, y + HEADER, width)
-    rows = _rows(car)
-    rating_x = x + width - 14
+    image.paste(_rows_image(tuple(_rows(car)), round(width)), (round(x), round(y + HEADER + STATUS)))
+    draw.rectangle((x, y, x + width, y + height), outline=style.INK, width=6 if active else 2)
+
+
+@lru_cache(maxsize=512)
+def _rows_image(rows: tuple[Row, ...], width: int) -> Image.Image:
+    """The damage rows of a sheet, drawn once per distinct content: most sheets do not change in a move,
+    and their box digits are most of the panel's drawing time."""
+    image = Image.new("RGB", (width, ROW * len(rows) + 4), style.PAPER)
+    draw = ImageDraw.Draw(image)
+    rating_x = width - 14
     boxes_x = rating_x - 34 - max(6, *(len(row.track.boxes) for row in rows)) * BOX - 46
     body, tick = font(24), font(17, bold=True)
     for i, row in enumerate(rows):
-        top = y + HEADER + STATUS + i * ROW + 4
+        top = i * ROW + 4
         if i % 2 == 0:
-            draw.rectangle((x + 3, top - 2, x + width - 3, top + ROW - 2), fill=style.ZEBRA)
+            draw.rectangle((3, top - 2, width - 3, top + ROW - 2), fill=style.ZEBRA)
         cy = top + BOX / 2 - 1
-        draw_text(draw, (x + 14, cy), row.text, fit_font(row.text, 24, boxes_x - x - 24),
+        draw_text(draw, (14, cy), row.text, fit_font(row.text, 24, boxes_x - 24),
                   style.MUTED if row.fired else style.INK, "lm")
         end = _boxes(draw, boxes_x, top + 3, row.track)
         after = f"→{row.track.after}" if row.track.after is not None else ""
@@ -193,7 +203,7 @@ def _sheet(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, 
         rating = row.track.rating if row.working else None
         draw_text(draw, (rating_x, cy), "off" if rating is None else str(rating), font(28, bold=True),
                   style.BAD if rating is None else style.INK, "rm")
-    draw.rectangle((x, y, x + width, y + height), outline=style.INK, width=6 if active else 2)
+    return image
 
 
 def render_panel(state: SpeedwayState, width: int) -> Image.Image | None:
@@ -208,6 +218,6 @@ def render_panel(state: SpeedwayState, width: int) -> Image.Image | None:
     y = style.PAD
     for row, height in zip(rows, heights):
         for i, car in enumerate(row):
-            _sheet(draw, state, car, style.PAD + i * (sheet_width + GAP), y, sheet_width)
+            _sheet(image, draw, state, car, style.PAD + i * (sheet_width + GAP), y, sheet_width)
         y += height + GAP
     return image

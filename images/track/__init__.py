@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from PIL import Image
 
-from images.draw import to_png
+from images.draw import style_colours, to_png
 from images.track import style
 from images.track.board import draw_board
 from images.track.caption import render_caption
 from rules.track.state import TrackState
+
+
+KEY_COLOURS = style_colours(style)
 
 
 def render_image(state: TrackState) -> Image.Image:
@@ -28,4 +31,4 @@ def render_image(state: TrackState) -> Image.Image:
 
 def render_track(state: TrackState) -> bytes:
     """Render a track state (pass the public view) to PNG bytes; the same state gives the same bytes."""
-    return to_png(render_image(state))
+    return to_png(render_image(state), KEY_COLOURS)
