@@ -201,6 +201,14 @@ def _selfplay(args: argparse.Namespace) -> int:
         return asyncio.run(selfplay(str(Path(folder) / "selfplay.db"), args.ruleset, args.games, args.seed))
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from bot.bench import bench
+
+    with tempfile.TemporaryDirectory() as folder:
+        return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
+                                 args.single, args.seed))
+
+
 def _run(args: argparse.Namespace) -> int:
     token = os.environ.get("DISCORD_TOKEN")
     if not token:
@@ -245,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--ruleset", default="speedway", choices=("speedway", "track"), help="which game")
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
+    bench = sub.add_parser("bench", help="measure a Speedway move end to end: latency, render, load, throughput")
+    bench.add_argument("--db", help="a new database file to use (default: a temporary one)")
+    bench.add_argument("--channels", type=int, default=100, help="channels played at once (default 100)")
+    bench.add_argument("--moves", type=int, default=10, help="moves per channel in the load test (default 10)")
+    bench.add_argument("--single", type=int, default=200, help="moves timed on one channel alone (default 200)")
+    bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
     return parser
 
 
@@ -279,4 +293,6 @@ def _main(argv: list[str] | None) -> int:
         return asyncio.run(_tick(args))
     if args.mode == "selfplay":
         return _selfplay(args)
+    if args.mode == "bench":
+        return _bench(args)
     return _run(args)

@@ -7,7 +7,7 @@ import json
 import types
 import typing
 from functools import cache
-from typing import Any
+from typing import Any, Callable
 
 SCHEMA_VERSION = 1
 
@@ -37,83 +37,138 @@ class Registry:
         return self._by_tag.get(cls.__name__) is cls
 
 
+_SCALARS = frozenset({bool, int, str, float, type(None)})
+
+
 def to_plain(value: Any) -> Any:
     """Turn dataclasses, tuples and scalars into JSON-ready values."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is tuple or kind is list:
         return [to_plain(v) for v in value]
+    names = _field_names(kind)
+    if names is not None:
+        return {name: to_plain(getattr(value, name)) for name in names}
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, str, float)):
+    if isinstance(value, (tuple, list)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (bool, int, str, float)):
         return value
-    raise CodecError(f"cannot encode {type(value).__name__}")
+    raise CodecError(f"cannot encode {kind.__name__}")
 
 
 @cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass type, or None for any other type."""
+    if not dataclasses.is_dataclass(kind):
+        return None
+    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 def from_plain(tp: Any, value: Any) -> Any:
     """Rebuild a value of type `tp` from JSON-ready data."""
+    return _decoder(tp)(value)
+
+
+@cache
+def _decoder(tp: Any) -> Callable[[Any], Any]:
+    """A function that rebuilds a value of type `tp`, worked out once per type (decoding a snapshot
+    walks thousands of values, and inspecting their types each time was most of its cost)."""
     origin = typing.get_origin(tp)
     if tp is Any:
-        return value
+        return lambda value: value
     if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
+        return _union_decoder(tp)
+    if origin is tuple:
+        return _tuple_decoder(tp)
+    if origin is dict:
+        key_type, value_type = typing.get_args(tp)
+
+        def mapping(value: Any) -> dict:
+            if not isinstance(value, dict):
+                raise CodecError(f"expected an object for {tp}")
+            keys, values = _decoder(key_type), _decoder(value_type)
+            return {keys(k): values(v) for k, v in value.items()}
+        return mapping
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    if tp in _SCALAR_DECODERS:
+        return _SCALAR_DECODERS[tp]
+    raise CodecError(f"cannot decode type {tp}")
+
+
+def _union_decoder(tp: Any) -> Callable[[Any], Any]:
+    args = typing.get_args(tp)
+    optional = type(None) in args
+    choices = [arg for arg in args if arg is not type(None)]
+
+    def union(value: Any) -> Any:
+        if value is None and optional:
             return None
-        for arg in args:
-            if arg is type(None):
-                continue
+        for arg in choices:
             try:
-                return from_plain(arg, value)
+                return _decoder(arg)(value)
             except (CodecError, TypeError, ValueError):
                 continue
         raise CodecError(f"{value!r} fits none of {tp}")
-    if origin is tuple:
-        args = typing.get_args(tp)
+    return union
+
+
+def _tuple_decoder(tp: Any) -> Callable[[Any], tuple]:
+    args = typing.get_args(tp)
+    if len(args) == 2 and args[1] is Ellipsis:
+        def items(value: Any) -> tuple:
+            if not isinstance(value, list):
+                raise CodecError(f"expected a list for {tp}, got {value!r}")
+            item = _decoder(args[0])
+            return tuple([item(v) for v in value])
+        return items
+
+    def fixed(value: Any) -> tuple:
         if not isinstance(value, list):
             raise CodecError(f"expected a list for {tp}, got {value!r}")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_plain(args[0], v) for v in value)
         if len(args) != len(value):
             raise CodecError(f"expected {len(args)} items for {tp}")
-        return tuple(from_plain(a, v) for a, v in zip(args, value))
-    if origin is dict:
-        key_type, value_type = typing.get_args(tp)
-        if not isinstance(value, dict):
-            raise CodecError(f"expected an object for {tp}")
-        return {from_plain(key_type, k): from_plain(value_type, v) for k, v in value.items()}
-    if dataclasses.is_dataclass(tp):
+        return tuple(_decoder(a)(v) for a, v in zip(args, value))
+    return fixed
+
+
+def _dataclass_decoder(tp: type) -> Callable[[Any], Any]:
+    specs: list[tuple[str, Callable[[Any], Any], bool]] = []
+
+    def build(value: Any) -> Any:
         if not isinstance(value, dict):
             raise CodecError(f"expected an object for {tp.__name__}")
-        hints = _hints(tp)
+        if not specs:  # resolved on first use, so types may refer to each other
+            hints = typing.get_type_hints(tp)
+            specs.extend((f.name, _decoder(hints[f.name]), f.default is dataclasses.MISSING
+                          and f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(tp))
         kwargs = {}
-        for f in dataclasses.fields(tp):
-            if f.name in value:
-                kwargs[f.name] = from_plain(hints[f.name], value[f.name])
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise CodecError(f"{tp.__name__} is missing {f.name!r}")
+        for name, decode, required in specs:
+            if name in value:
+                kwargs[name] = decode(value[name])
+            elif required:
+                raise CodecError(f"{tp.__name__} is missing {name!r}")
         return tp(**kwargs)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise CodecError(f"expected a boolean, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise CodecError(f"expected an integer, got {value!r}")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise CodecError(f"expected a string, got {value!r}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise CodecError(f"expected a number, got {value!r}")
-        return float(value)
-    raise CodecError(f"cannot decode type {tp}")
+    return build
+
+
+def _scalar(kind: type, check: Callable[[Any], bool], name: str) -> Callable[[Any], Any]:
+    def scalar(value: Any) -> Any:
+        if not check(value):
+            raise CodecError(f"expected {name}, got {value!r}")
+        return kind(value) if kind is float else value
+    return scalar
+
+
+_SCALAR_DECODERS = {
+    bool: _scalar(bool, lambda v: isinstance(v, bool), "a boolean"),
+    int: _scalar(int, lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    str: _scalar(str, lambda v: isinstance(v, str), "a string"),
+    float: _scalar(float, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+}
 
 
 def encode_tagged(value: Any) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Callable
 
 from rules.codec import Registry
@@ -65,11 +66,16 @@ def replay_states(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, ho
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """Look up a ruleset by id; KeyError when unknown."""
+    return _rulesets()[ruleset_id]
+
+
+@cache
+def _rulesets() -> dict[str, Ruleset]:
+    # Imported on first use: the rulesets import this module.
     from rules.speedway.ruleset import SPEEDWAY
     from rules.track.ruleset import TRACK
 
-    known = {SPEEDWAY.id: SPEEDWAY, TRACK.id: TRACK}
-    return known[ruleset_id]
+    return {SPEEDWAY.id: SPEEDWAY, TRACK.id: TRACK}
 
 
 def ruleset_ids() -> tuple[str, ...]:

@@ -94,3 +94,17 @@ def test_the_scripted_duel_reaches_a_winner(tmp_path):
     assert "0 mismatches" in verify.stdout
     maps = sorted(Path(tmp_path / "maps").glob("*.png"))
     assert len(maps) > 100
+
+
+async def test_an_arena_seats_no_more_cars_than_it_has_starts(table, store):
+    """The Duel Pit has four starting places: a fifth car is refused at the door, not at /game start."""
+    await table("alice", "/game new ruleset:speedway arena:duel")
+    for name in ("alice", "bob", "carol", "dave"):
+        assert (await table(name, "/game join")).outcome == "applied"
+    refused = await table("erin", "/game join")
+    assert refused.outcome == "refused" and "The table is full (4 cars on Duel Pit)" in refused.text
+    refused = await table("alice", "/game add-ai")
+    assert refused.outcome == "refused"
+    started = await table("alice", "/game start")
+    assert started.outcome == "applied"
+    assert len(decode_state(SpeedwayState, (await store.active_game("chan-1")).state).cars) == 4

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from PIL import Image
 
-from images.draw import style_colours, to_png
+from functools import cache
+
+from images.draw import build_palette, style_colours, to_png
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.sheets import render_panel
 from images.speedway import style
 from images.speedway.style import MIN_PAGE_WIDTH, PAPER
+from rules.speedway import data
+from rules.speedway.actions import Join, Start
+from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
-
 
 KEY_COLOURS = style_colours(style)
 
@@ -37,6 +41,18 @@ def render_image(state: SpeedwayState) -> Image.Image:
     return image
 
 
+@cache
+def palette_for(arena: str):
+    """The fixed palette of every picture of `arena`: made once from a reference picture (a car of each
+    colour the arena has room for, just placed), so a picture's bytes depend on its state alone."""
+    state = SPEEDWAY.setup({"arena": arena}, 0, "p0")
+    designs = list(data.car_designs())
+    for seat in range(min(len(style.CAR_COLOURS), len(data.arena(arena).starts))):
+        state = SPEEDWAY.apply(state, f"p{seat}", Join(f"Player {seat + 1}", designs[seat % len(designs)]))[0]
+    state = SPEEDWAY.apply(state, "p0", Start())[0]
+    return build_palette(render_image(state), KEY_COLOURS)
+
+
 def render_speedway(state: SpeedwayState) -> bytes:
     """Render a Speedway state to PNG bytes (the same state always gives the same bytes)."""
-    return to_png(render_image(state), KEY_COLOURS)
+    return to_png(render_image(state), palette=palette_for(state.arena))

@@ -79,8 +79,8 @@ def _pill(draw: ImageDraw.ImageDraw, x: float, cy: float, text: str, pill_font, 
     return x + w
 
 
-def _header(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, y: float,
-            width: float) -> None:
+def _header(draw: ImageDraw.ImageDraw, car: Car, active: bool, owner_name: str, owner_ai: bool, x: float,
+            y: float, width: float) -> None:
     colour = style.car_colour(car.colour)
     fill = style.wreck_colour(car.colour) if car.out else colour
     ink = ink_on(fill)
@@ -89,15 +89,14 @@ def _header(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float,
         draw.rectangle((x, y, x + 10, y + HEADER), fill=colour)
     design = data.car_designs().get(car.design)
     right = design.name if design else car.design
-    owner = state.player(car.owner)
-    if owner and owner.name != car.name:
-        right = f"{right} · {owner.name}"
-    badges = (["AI"] if owner and owner.ai else []) + (["OUT"] if car.out else [])
+    if owner_name and owner_name != car.name:
+        right = f"{right} · {owner_name}"
+    badges = (["AI"] if owner_ai else []) + (["OUT"] if car.out else [])
     badge_font = font(19, bold=True)
     badges_w = sum(badge_font.getlength(b) + 22 for b in badges)
     small, cy = font(22), y + HEADER / 2
     draw_text(draw, (x + width - 14, cy), right, small, ink, "rm")
-    name = ("▶ " if car.id == state.active_car else "") + car.name
+    name = ("▶ " if active else "") + car.name
     where = f"  {label(car.front)} {DIRECTION_NAMES[car.facing % 6]}" if car.front is not None else ""
     room = width - small.getlength(right) - small.getlength(where) - badges_w - 44
     title = fit_font(name, 30, room, bold=True, minimum=24)
@@ -167,14 +166,23 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
     draw_text(draw, (x + width - 12 - w / 2, cy), "OUT OF CONTROL", control, style.PAPER, "mm")
 
 
-def _sheet(image: Image.Image, draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, x: float, y: float,
-           width: float) -> None:
-    active = car.id == state.active_car
+def _sheet(state: SpeedwayState, car: Car, width: int) -> Image.Image:
+    """One car's sheet; in a move only the moving car's sheet changes, so the others come from a cache."""
+    owner = state.player(car.owner)
+    return _sheet_image(car, car.id == state.active_car, owner.name if owner else "", bool(owner and owner.ai),
+                        width)
+
+
+@lru_cache(maxsize=1024)
+def _sheet_image(car: Car, active: bool, owner_name: str, owner_ai: bool, width: int) -> Image.Image:
     height = sheet_height(car)
-    _header(draw, state, car, x, y, width)
-    _status(draw, car, x, y + HEADER, width)
-    image.paste(_rows_image(tuple(_rows(car)), round(width)), (round(x), round(y + HEADER + STATUS)))
-    draw.rectangle((x, y, x + width, y + height), outline=style.INK, width=6 if active else 2)
+    image = Image.new("RGB", (width + 1, height + 1), style.PAPER)
+    draw = ImageDraw.Draw(image)
+    _header(draw, car, active, owner_name, owner_ai, 0, 0, width)
+    _status(draw, car, 0, HEADER, width)
+    image.paste(_rows_image(tuple(_rows(car)), width), (0, HEADER + STATUS))
+    draw.rectangle((0, 0, width, height), outline=style.INK, width=6 if active else 2)
+    return image
 
 
 @lru_cache(maxsize=512)
@@ -214,10 +222,9 @@ def render_panel(state: SpeedwayState, width: int) -> Image.Image | None:
     rows = [state.cars[i:i + COLUMNS] for i in range(0, len(state.cars), COLUMNS)]
     heights = [max(sheet_height(c) for c in row) for row in rows]
     image = Image.new("RGB", (width, sum(heights) + GAP * (len(rows) - 1) + 2 * style.PAD), style.PAPER)
-    draw = ImageDraw.Draw(image)
     y = style.PAD
     for row, height in zip(rows, heights):
         for i, car in enumerate(row):
-            _sheet(image, draw, state, car, style.PAD + i * (sheet_width + GAP), y, sheet_width)
+            image.paste(_sheet(state, car, round(sheet_width)), (round(style.PAD + i * (sheet_width + GAP)), y))
         y += height + GAP
     return image

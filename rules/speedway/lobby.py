@@ -28,9 +28,9 @@ def _design(car: str):
 def _check_open_seat(state: SpeedwayState) -> None:
     if state.phase != "lobby":
         raise WrongPhase("The game has already started; seats are closed.")
-    limit = data.table_limits()["max_players"]
+    limit = min(data.table_limits()["max_players"], len(data.arena(state.arena).starts))
     if len(state.cars) >= limit:
-        raise TableFull(f"The table is full ({limit} cars).")
+        raise TableFull(f"The table is full ({limit} cars on {data.arena(state.arena).name}).")
 
 
 def _add_car(state: SpeedwayState, owner: Player, design) -> SpeedwayState:

@@ -1,0 +1,207 @@
+"""`pitboss bench`: how fast a Speedway move is, end to end, with the real store and renderer.
+
+Games are played by "people" whose commands a computer policy picks (from the stored state, outside
+the timed part), so every timed call is one `GameService.execute` exactly as Discord or the command
+line makes it: lock, load, apply, store (one SQLite transaction), render the PNG, build the reply.
+
+It prints: per-move latency p50/p95/p99 on one channel and under load; drawing and PNG encoding of the
+same images (encoding alone is the floor) and their ratio; PNG sizes; the time to load a game after 10
+and after 1,000 actions; throughput across many channels at once; and resident memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from bot.commands import parse
+from bot.service import Actor, GameService
+from bot.store import Store
+from images.draw import to_png
+from images.speedway import KEY_COLOURS, render_image
+from rules.codec import decode_state
+from rules.speedway import ai
+from rules.speedway.ruleset import SPEEDWAY
+from rules.speedway.state import SpeedwayState
+
+PLAYERS = tuple(Actor(name, name) for name in ("ann", "ben", "cat", "dan", "eve", "fay"))
+CARS = ("brawler", "torch", "sniper", "lancer", "bruiser", "brawler")
+LONG_GAME = 1000  # actions in the long game whose load time is compared with a 10-action one
+
+
+@dataclass
+class Samples:
+    """Timings in seconds and PNG sizes in bytes, gathered as the benchmark runs."""
+
+    latencies: list[float] = field(default_factory=list)
+    png_sizes: list[int] = field(default_factory=list)
+    views: list[SpeedwayState] = field(default_factory=list)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The `share` quantile (0..1) by the nearest-rank method."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+async def _open_game(service: GameService, channel: str, seed: int, cars: int = 2) -> None:
+    lines = [(PLAYERS[0], f"/game new ruleset:speedway seed:{seed}")]
+    lines += [(PLAYERS[i], f"/game join car:{CARS[i]}") for i in range(cars)]
+    for actor, line in lines + [(PLAYERS[0], "/game start")]:
+        reply = await service.execute(channel, actor, parse(line))
+        if reply.outcome != "applied":
+            raise RuntimeError(f"bench setup refused: {line}: {reply.text}")
+
+
+def _script(seed: int, moves: int, cars: int = 2) -> list[tuple[Actor, str]]:
+    """The first `moves` commands (fewer if it ends) of the game `_open_game` makes with this seed, as
+    the computer policy picks them, worked out with the rules alone before any timing starts."""
+    state = SPEEDWAY.setup({}, seed, PLAYERS[0].id)
+    for actor, line in [(PLAYERS[i], f"/game join car:{CARS[i]}") for i in range(cars)] + \
+            [(PLAYERS[0], "/game start")]:
+        command = parse(line)
+        action = SPEEDWAY.command_to_action(command.name, {**command.options, "name": actor.name})
+        state = SPEEDWAY.apply(state, actor.id, action)[0]
+    script = []
+    while len(script) < moves and not SPEEDWAY.is_finished(state):
+        (player,) = SPEEDWAY.acting_players(state)
+        line = ai.choose_command(state, player, [a.command for a in SPEEDWAY.legal_actions(state, player)])
+        command = parse(line)
+        state = SPEEDWAY.apply(state, player, SPEEDWAY.command_to_action(command.name, command.options))[0]
+        script.append((next(a for a in PLAYERS if a.id == player), line))
+    return script
+
+
+async def _play(service: GameService, channel: str, script: list[tuple[Actor, str]], samples: Samples) -> int:
+    """Time each command of a script in one channel; every one must be applied."""
+    for actor, line in script:
+        started = time.perf_counter()
+        reply = await service.execute(channel, actor, parse(line))
+        samples.latencies.append(time.perf_counter() - started)
+        if reply.outcome != "applied":
+            raise RuntimeError(f"bench move refused: {line}: {reply.text}")
+        if reply.image is not None:
+            samples.png_sizes.append(len(reply.image))
+    return len(script)
+
+
+async def _long_game(service: GameService, store: Store, seed: int) -> int:
+    """A finished all-computer game of at least LONG_GAME actions (six cars); returns its id."""
+    for attempt in range(20):
+        channel = f"bench-long-{attempt}"
+        await service.execute(channel, PLAYERS[0], parse(f"/game new ruleset:speedway seed:{seed + attempt}"))
+        for design in CARS:
+            await service.execute(channel, PLAYERS[0], parse(f"/game add-ai car:{design}"))
+        await service.execute(channel, PLAYERS[0], parse("/game start"))
+        game = await store.latest_game(channel)
+        if len(await store.actions(game.id)) >= LONG_GAME:
+            return game.id
+    raise RuntimeError(f"no computer game reached {LONG_GAME} actions")
+
+
+async def _load_times(service: GameService, store: Store, repeats: int, seed: int) -> tuple[float, float, int]:
+    """Median time to load and decode a six-car game after 10 actions, and one after LONG_GAME or more."""
+    short = "bench-load-10"
+    await _open_game(service, short, seed, cars=6)
+    await _play(service, short, _script(seed, 10 - 7, cars=6), Samples())  # six joins and the start are 7 of 10
+    short_id = (await store.active_game(short)).id
+    long_id = await _long_game(service, store, seed)
+
+    async def load(game_id: int) -> float:
+        timings = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            game = await store.game(game_id)
+            decode_state(SpeedwayState, game.state)
+            timings.append(time.perf_counter() - started)
+        return statistics.median(timings)
+
+    return await load(short_id), await load(long_id), len(await store.actions(long_id))
+
+
+def _render_vs_encode(views: list[SpeedwayState]) -> tuple[float, float]:
+    """Median drawing time and median PNG encoding time of the same pictures."""
+    draws, encodes = [], []
+    for view in views:
+        started = time.perf_counter()
+        image = render_image(view)
+        drawn = time.perf_counter()
+        to_png(image, KEY_COLOURS)
+        draws.append(drawn - started)
+        encodes.append(time.perf_counter() - drawn)
+    return statistics.median(draws), statistics.median(encodes)
+
+
+def _rss_mb() -> tuple[float, float]:
+    current = 0.0
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    current = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return current, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 200, seed: int = 1,
+                stream: TextIO = sys.stdout) -> int:
+    """Run the benchmark on a fresh database at `db_path` and print its figures."""
+    store = await Store.open(db_path)
+    try:
+        service = GameService(store)
+        say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
+        say(f"pitboss bench: Speedway, 2 cars on the classic arena, SQLite at {db_path}")
+
+        one = Samples()
+        played = 0
+        while played < single:  # games end: go on with the next seed until enough moves are timed
+            await _open_game(service, f"bench-one-{seed}", seed)
+            played += await _play(service, f"bench-one-{seed}", _script(seed, single - played), one)
+            seed += 1
+        lat = one.latencies
+        say(f"one channel, {len(lat)} moves, each a full command with its PNG: p50 {_ms(percentile(lat, .5))}, "
+            f"p95 {_ms(percentile(lat, .95))}, p99 {_ms(percentile(lat, .99))}")
+
+        many = Samples()
+        names = [f"bench-{i}" for i in range(channels)]
+        scripts = [_script(seed + i, moves) for i in range(channels)]
+        for i, name in enumerate(names):
+            await _open_game(service, name, seed + i)
+        started = time.perf_counter()
+        counts = await asyncio.gather(*(_play(service, name, script, many) for name, script in zip(names, scripts)))
+        wall = time.perf_counter() - started
+        lat = many.latencies
+        say(f"{channels} channels at once, {sum(counts)} moves in {wall:.2f} s: {sum(counts) / wall:.1f} moves/s; "
+            f"latency under that load p50 {_ms(percentile(lat, .5))}, p95 {_ms(percentile(lat, .95))}, "
+            f"p99 {_ms(percentile(lat, .99))}")
+
+        views = []
+        for name in names[:40]:
+            record = await store.active_game(name)
+            if record is not None:
+                views.append(SPEEDWAY.view(decode_state(SpeedwayState, record.state), None))
+        draw, encode = _render_vs_encode(views)
+        say(f"render {len(views)} pictures: drawing {_ms(draw)}, PNG encoding {_ms(encode)} (the floor), "
+            f"render+encode {_ms(draw + encode)} = {(draw + encode) / encode:.2f}x the encoding alone")
+        sizes = one.png_sizes + many.png_sizes
+        say(f"PNG size over {len(sizes)} pictures: median {statistics.median(sizes) / 1000:.0f} KB, "
+            f"max {max(sizes) / 1000:.0f} KB")
+
+        short, long, actions = await _load_times(service, store, 200, seed)
+        say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
+            f"{_ms(long)}, ratio {long / short:.2f}")
+        current, peak = _rss_mb()
+        say(f"resident memory: {current:.0f} MB now, {peak:.0f} MB peak")
+    finally:
+        await store.close()
+    return 0
