@@ -225,7 +225,8 @@ class GameService(TableClock, TurnPlans):
                     game = await self._store.append_action_tx(
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), encode_state(new_state), status)
-                    await self._sync_timer_tx(ruleset, game, new_state)
+                    if self._turn_of(ruleset, state) != self._turn_of(ruleset, new_state):
+                        await self._sync_timer_tx(ruleset, game, new_state)
                 return Applied(ruleset, game, new_state, events, ruleset.acting_players(state))
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
@@ -352,6 +353,11 @@ class GameService(TableClock, TurnPlans):
         if command.name == "game join":
             options["name"] = actor.name
         return await self._run_steps(channel, actor, [Command(command.name, options)], expected_version)
+
+    @staticmethod
+    def _turn_of(ruleset: Ruleset, state: Any) -> tuple:
+        """Who the game waits on, in which turn: the timer only changes when this does."""
+        return ruleset.acting_players(state), ruleset.turn_key(state), ruleset.is_finished(state)
 
     @staticmethod
     def _is_computer(done: Applied, player: str) -> bool:

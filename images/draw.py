@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 import math
 from collections.abc import Callable, Sequence
 
@@ -30,8 +31,22 @@ def ink_on(fill: Colour) -> Colour:
 
 def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.FreeTypeFont,
               fill, anchor: str = "la", **kwargs) -> None:
-    """Draw text at `xy` with a Pillow anchor ('la' left-ascender, 'mm' middle, ...)."""
-    draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)
+    """Draw text at `xy` with a Pillow anchor ('la' left-ascender, 'mm' middle, ...).
+
+    A line of text is rasterised once and its mask reused (most labels repeat from picture to picture,
+    and FreeType holds the GIL while it renders); it lands on whole pixels.
+    """
+    if kwargs or "\n" in text or not isinstance(font, ImageFont.FreeTypeFont):
+        draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)
+        return
+    mask, (dx, dy) = _text_mask(text, font, anchor, draw.fontmode)
+    ink, fill_ink = draw._getink(fill)
+    draw.draw.draw_bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill_ink if ink is None else ink)
+
+
+@lru_cache(maxsize=8192)
+def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str):
+    return font.getmask2(text, mode, anchor=anchor, start=(0.0, 0.0))
 
 
 def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum: int = 12):

@@ -261,3 +261,17 @@ def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
     run_pitboss("exec", "--db", str(db), "--channel", "1", "--user", "a", "/game new ruleset:track", cwd=tmp_path)
     refused = run_pitboss("backup", "--db", str(db), str(db), cwd=tmp_path)
     assert refused.returncode == 2 and "another file" in refused.stderr
+
+
+def test_bench_prints_every_figure(tmp_path):
+    """A small run of the benchmark: it must print each figure the README quotes (values not asserted)."""
+    result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for pattern in (r"one channel, 4 moves.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
+                    r"3 channels at once, 6 moves in [\d.]+ s: [\d.]+ moves/s",
+                    r"drawing [\d.]+ ms, PNG encoding [\d.]+ ms \(the floor\), render\+encode [\d.]+ ms = [\d.]+x",
+                    r"PNG size over \d+ pictures: median \d+ KB, max \d+ KB",
+                    r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
+                    r"resident memory: \d+ MB now, \d+ MB peak"):
+        assert re.search(pattern, out), (pattern, out)
