@@ -58,7 +58,7 @@ async def test_replay_equals_snapshot(table, store, service):
     assert decode_state(SpeedwayState, game.state).dice.counter > 0, "the script should have rolled dice"
     broken = replace(game, state=encode_state(replace(decode_state(SpeedwayState, game.state), round=99)))
     async with store.transaction():
-        await store._db.execute("UPDATE games SET state = ? WHERE id = ?", (broken.state, game.id))
+        await store.driver.execute("UPDATE games SET state = ? WHERE id = ?", (broken.state, game.id))
     assert not await service.replay_matches(game)  # a snapshot its log does not rebuild is caught
 
 
@@ -189,7 +189,7 @@ async def test_an_older_database_is_upgraded_in_place(db_path, monkeypatch):
 
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:2])
     old = await Store.open(db_path)  # a database as the previous release left it
-    await old._db.execute("INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
+    await old.driver.execute("INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
                           " created_at, updated_at) VALUES ('chan-9', 'speedway', 'active', 'alice', 5, '{}', 0,"
                           " '{}', 'now', 'now')")
     await old.close()

@@ -117,7 +117,7 @@ async def arrange(store, state: TrackState, channel: str = "chan-1") -> None:
     """Put a prepared position on the table (the ways to reach it by play would take hundreds of turns)."""
     game = await store.active_game(channel)
     async with store.transaction():
-        await store._db.execute("UPDATE games SET state = ? WHERE id = ?", (encode_state(state), game.id))
+        await store.driver.execute("UPDATE games SET state = ? WHERE id = ?", (encode_state(state), game.id))
 
 
 def spread_out(state: TrackState, alice: str = "alice", bob: str = "bob") -> TrackState:

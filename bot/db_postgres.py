@@ -1,0 +1,134 @@
+"""The PostgreSQL driver (asyncpg): a connection pool shared by many processes' worth of writers.
+
+Several `pitboss run` processes (Discord shards) and `pitboss exec` calls may write at once. Each
+write transaction that touches a channel's game first takes a transaction-scoped advisory lock on
+the channel, so the commands of one channel run one after another across processes; the version
+compare-and-swap stays as a second guard. Due reminders are claimed with FOR UPDATE SKIP LOCKED.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import re
+from functools import lru_cache
+from typing import AsyncIterator
+
+import asyncpg
+
+from bot.db_errors import Duplicate, StoreBusy
+
+LOCK_TIMEOUT = "15s"
+_BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
+         asyncpg.exceptions.SerializationError, asyncpg.exceptions.TooManyConnectionsError)
+
+# The connection of the transaction the running task is in, if any.
+_CONNECTION: contextvars.ContextVar[asyncpg.Connection | None] = contextvars.ContextVar("pitboss_pg_conn",
+                                                                                         default=None)
+
+
+@lru_cache(maxsize=512)
+def _numbered(sql: str) -> str:
+    """The store writes `?` placeholders; PostgreSQL numbers them ($1, $2, ...)."""
+    count = iter(range(1, 1000))
+    return re.sub(r"\?", lambda _m: f"${next(count)}", sql)
+
+
+class PostgresDriver:
+    """Runs the store's SQL on PostgreSQL."""
+
+    dialect = "postgres"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+
+    def __init__(self, pool: asyncpg.Pool):
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, url: str) -> "PostgresDriver":
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=8,
+                                         server_settings={"lock_timeout": LOCK_TIMEOUT})
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        current = _CONNECTION.get()
+        if current is not None:
+            yield current
+        else:
+            async with self._pool.acquire() as conn:
+                yield conn
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self, **options) -> AsyncIterator[None]:
+        async with self._pool.acquire() as conn:
+            transaction = conn.transaction(**options)
+            try:
+                await transaction.start()
+            except _BUSY as exc:
+                raise StoreBusy() from exc
+            token = _CONNECTION.set(conn)
+            try:
+                yield
+            except BaseException:
+                await transaction.rollback()
+                raise
+            finally:
+                _CONNECTION.reset(token)
+            try:
+                await transaction.commit()
+            except _BUSY as exc:
+                raise StoreBusy() from exc
+
+    def transaction(self):
+        """One write transaction (READ COMMITTED, with the channel lock taken by the store)."""
+        return self._transaction()
+
+    def snapshot(self):
+        """A read-only transaction that sees the database as of one moment."""
+        return self._transaction(isolation="repeatable_read", readonly=True)
+
+    async def fetchone(self, sql: str, params: tuple = ()) -> tuple | None:
+        async with self._connection() as conn:
+            row = await self._call(conn.fetchrow, sql, params)
+        return tuple(row) if row is not None else None
+
+    async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]:
+        async with self._connection() as conn:
+            return [tuple(row) for row in await self._call(conn.fetch, sql, params)]
+
+    async def execute(self, sql: str, params: tuple = ()) -> int:
+        """Run one statement; the number of rows it changed. Duplicate on a unique key."""
+        async with self._connection() as conn:
+            status = await self._call(conn.execute, sql, params)
+        last = status.rsplit(" ", 1)[-1]
+        return int(last) if last.isdigit() else 0
+
+    @staticmethod
+    async def _call(method, sql: str, params: tuple):
+        try:
+            return await method(_numbered(sql), *params)
+        except asyncpg.exceptions.UniqueViolationError as exc:
+            raise Duplicate(str(exc)) from None
+        except _BUSY as exc:
+            raise StoreBusy() from exc
+
+    async def lock_channel(self, channel: str) -> None:
+        """Serialise one channel's writers across processes until this transaction ends."""
+        await self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (channel,))
+
+    async def integrity_problems(self) -> list[str]:
+        """PostgreSQL checks its own pages; here: every action belongs to a game, and no game has two
+        actions with one sequence number (both also enforced by constraints)."""
+        orphans = await self.fetchone("SELECT COUNT(*) FROM actions a LEFT JOIN games g ON g.id = a.game_id"
+                                      " WHERE g.id IS NULL")
+        return [f"{orphans[0]} actions without a game"] if orphans and orphans[0] else []
+
+    async def backup(self, path: str) -> None:
+        raise NotImplementedError("back up a PostgreSQL database with pg_dump (see the README)")
+
+    async def executescript(self, script: str) -> None:
+        async with self._connection() as conn:
+            await conn.execute(script)

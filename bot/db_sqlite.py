@@ -1,0 +1,155 @@
+"""The SQLite driver (aiosqlite): one connection per process, WAL, BEGIN IMMEDIATE writes.
+
+Writers in other processes queue on SQLite's lock (busy_timeout) instead of failing. Inside this
+process an asyncio lock gives the connection to one transaction (or one plain statement) at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import os
+import sqlite3
+from typing import AsyncIterator
+
+import aiosqlite
+
+from bot.db_errors import Duplicate, StoreBusy
+
+BUSY_TIMEOUT_MS = 15_000
+
+# True while the running task is inside a transaction (it then holds the connection already).
+_IN_TRANSACTION: contextvars.ContextVar[bool] = contextvars.ContextVar("pitboss_sqlite_tx", default=False)
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+class SqliteDriver:
+    """Runs the store's SQL on a SQLite file."""
+
+    dialect = "sqlite"
+    skip_locked = ""  # SQLite has one writer at a time: nothing to skip
+
+    def __init__(self, connection: aiosqlite.Connection):
+        self._db = connection
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str) -> "SqliteDriver":
+        """Connect and switch to WAL."""
+        pending = aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        # A store left open by a crash must not keep the process alive at exit: SQLite's own
+        # transactions keep the file sound, so the worker thread may die with the process.
+        worker = getattr(pending, "_thread", None)
+        if worker is not None:
+            worker.daemon = True
+        db = await pending
+        await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await db.execute("PRAGMA journal_mode = WAL")
+        await db.execute("PRAGMA synchronous = NORMAL")
+        await db.execute("PRAGMA foreign_keys = ON")
+        return cls(db)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[aiosqlite.Connection]:
+        if _IN_TRANSACTION.get():
+            yield self._db
+        else:
+            async with self._lock:
+                yield self._db
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """One write transaction (BEGIN IMMEDIATE), committed on success, rolled back on any error."""
+        async with self._lock:
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_locked(exc):
+                    raise StoreBusy() from exc
+                raise
+            token = _IN_TRANSACTION.set(True)
+            try:
+                yield
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            finally:
+                _IN_TRANSACTION.reset(token)
+            try:
+                await self._db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                await self._db.execute("ROLLBACK")
+                if _is_locked(exc):
+                    raise StoreBusy() from exc
+                raise
+
+    @contextlib.asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[None]:
+        """A read transaction: every read inside sees the database as of one moment."""
+        async with self._lock:
+            await self._db.execute("BEGIN")
+            token = _IN_TRANSACTION.set(True)
+            try:
+                yield
+            finally:
+                _IN_TRANSACTION.reset(token)
+                await self._db.execute("COMMIT")
+
+    async def fetchone(self, sql: str, params: tuple = ()) -> tuple | None:
+        rows = await self._run(sql, params, fetch=1)
+        return rows[0] if rows else None
+
+    async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]:
+        return await self._run(sql, params, fetch=-1)
+
+    async def execute(self, sql: str, params: tuple = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        return await self._run(sql, params, fetch=0)
+
+    async def _run(self, sql: str, params: tuple, fetch: int):
+        """Execute; rows (`fetch` 1: the first, -1: all) or the row count (0). Duplicate on a unique key."""
+        async with self._connection() as db:
+            try:
+                async with db.execute(sql, params) as cur:
+                    if fetch == 0:
+                        return cur.rowcount
+                    rows = await (cur.fetchmany(1) if fetch == 1 else cur.fetchall())
+                    return [tuple(row) for row in rows]
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                    raise Duplicate(str(exc)) from None
+                raise
+
+    async def lock_channel(self, channel: str) -> None:
+        """Nothing to do: BEGIN IMMEDIATE already serialises every writer of the file."""
+
+    async def integrity_problems(self) -> list[str]:
+        problems = [row[0] for row in await self.fetchall("PRAGMA integrity_check") if row[0] != "ok"]
+        problems += [f"foreign key: {row}" for row in await self.fetchall("PRAGMA foreign_key_check")]
+        return problems
+
+    async def backup(self, path: str) -> None:
+        """SQLite's online backup into a side file, renamed into place, so `path` is never half written."""
+        partial = f"{path}.partial"
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)
+        target = sqlite3.connect(partial)
+        try:
+            async with self._lock:
+                await self._db.backup(target)
+            target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no WAL beside it
+        finally:
+            target.close()
+        os.replace(partial, path)
+
+    async def executescript(self, script: str) -> None:
+        for statement in filter(str.strip, script.split(";")):
+            await self.execute(statement)
+
