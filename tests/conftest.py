@@ -1,4 +1,8 @@
-"""Shared fixtures: a real SQLite store and service on a temporary file."""
+"""Shared fixtures: a real store and service, on a temporary SQLite file or a fresh PostgreSQL database.
+
+A test module that sets `BACKENDS = ("sqlite", "postgres")` runs each test that uses the database on
+both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself on SQLite.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,64 @@ from bot.store import Store
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: the test reads the SQLite file directly")
+
+
+def pytest_generate_tests(metafunc) -> None:
+    if "db_path" in metafunc.fixturenames:
+        backends = getattr(metafunc.module, "BACKENDS", ("sqlite",))
+        if metafunc.definition.get_closest_marker("sqlite_only"):
+            backends = ("sqlite",)
+        metafunc.parametrize("db_backend", backends)
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL server for the session: PITBOSS_TEST_POSTGRES, or one started from local binaries."""
+    from tests import postgres_server
+
+    given = os.environ.get("PITBOSS_TEST_POSTGRES")
+    if given:
+        postgres_server.wait_for(given)
+        yield given
+        return
+    try:
+        server = postgres_server.start()
+    except (FileNotFoundError, subprocess.CalledProcessError) as exc:
+        if os.environ.get("PITBOSS_REQUIRE_POSTGRES"):
+            pytest.fail(f"PostgreSQL is required here but could not start: {exc}")
+        pytest.skip(f"PostgreSQL is not available on this machine ({exc}); .ci/run installs it")
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+_DATABASES = iter(range(1, 1_000_000))
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "pitboss.db")
+def db_path(tmp_path: Path, db_backend: str, request) -> str:
+    """Where the test's database lives: a SQLite file, or the URL of a new PostgreSQL database."""
+    if db_backend == "sqlite":
+        return str(tmp_path / "pitboss.db")
+    import asyncio
+
+    import asyncpg
+
+    server = request.getfixturevalue("postgres_url")
+    name = f"pitboss_test_{os.getpid()}_{next(_DATABASES)}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(server)
+        try:
+            await conn.execute(f"CREATE DATABASE {name}")
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return server.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture

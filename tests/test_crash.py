@@ -15,6 +15,7 @@ from bot.service import GameService
 from bot.store import Store
 from tests.conftest import ROOT
 
+BACKENDS = ("sqlite", "postgres")  # the whole test runs on both (tests/conftest.py)
 KILLS = 12
 CHANNELS = 3
 
@@ -42,8 +43,8 @@ def run_until_killed(db: str, seed: int, rng: random.Random) -> list[tuple[int, 
     return acks
 
 
-def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
-    db = str(tmp_path / "crash.db")
+def test_sigkill_at_random_moments_loses_nothing_acknowledged(db_path):
+    db = db_path
     rng = random.Random(6)
     acknowledged: dict[int, int] = {}  # game id -> the highest version the driver reported applied
     total = 0

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from bot.commands import parse
 from bot.replies import Actor
 from bot.service import GameService
 from bot.store import Store
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
+
+BACKENDS = ("sqlite", "postgres")  # every test here runs on both (tests/conftest.py)
 
 HOUR = 3600.0
 T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC: a fixed, daytime starting clock
@@ -167,3 +172,41 @@ async def test_a_finished_game_has_no_timer(db_path):
     game = await store.latest_game("chan-1")
     assert await store.timer(game.id) is None
     await store.close()
+
+
+async def test_several_processes_ticking_at_once_send_each_due_reminder_once(db_path, tmp_path):
+    """Four `pitboss tick` processes on one database at the same moment: the claims never overlap."""
+    import asyncio
+    import re
+
+    from tests.conftest import ROOT
+
+    store, service = await make(db_path, Clock())
+    channels = [f"chan-{i}" for i in range(12)]
+    for channel in channels:
+        for user, line in (("alice", "/game new ruleset:speedway seed:7"), ("alice", "/game join car:brawler"),
+                           ("bob", "/game join car:torch"), ("alice", "/game start")):
+            await service.execute(channel, Actor(user, user), parse(line))
+    async with store.transaction():
+        await store.driver.execute("UPDATE timers SET reminder_due = 1")  # all due long ago
+    await store.close()
+
+    async def tick() -> str:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "tick", "--db", db_path, cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+        assert proc.returncode == 0, err.decode()
+        return out.decode()
+
+    outputs = await asyncio.gather(*(tick() for _ in range(4)))
+    sent = [channel for out in outputs for channel in re.findall(r"^\[channel (\S+)\]", out, re.M)]
+    assert sorted(sent) == sorted(channels), outputs  # every reminder, each exactly once
+    assert all("Reminder: the game is waiting for" in out for out in outputs if "[channel" in out)
+    store = await Store.open(db_path)
+    try:
+        again = await GameService(store, render=None).run_due()
+        assert again == []  # nothing left to send
+    finally:
+        await store.close()

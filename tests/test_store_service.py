@@ -17,6 +17,8 @@ from rules.codec import decode_state, encode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import ROOT, Table, run_pitboss
 
+BACKENDS = ("sqlite", "postgres")
+
 
 async def start_two_player_game(table, seed: int = 7):
     assert (await table("alice", f"/game new ruleset:speedway seed:{seed}")).outcome == "applied"
@@ -27,10 +29,10 @@ async def start_two_player_game(table, seed: int = 7):
     return reply
 
 
-def snapshot_counts(db_path: str) -> tuple:
-    with sqlite3.connect(db_path) as db:
-        games = db.execute("SELECT id, version, status, state FROM games ORDER BY id").fetchall()
-        actions = db.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+async def snapshot_counts(store) -> tuple:
+    """Every game's version, status and snapshot, and how many actions are logged: what a write changes."""
+    games = await store.driver.fetchall("SELECT id, version, status, state FROM games ORDER BY id")
+    actions = (await store.driver.fetchone("SELECT COUNT(*) FROM actions"))[0]
     return games, actions
 
 
@@ -66,7 +68,7 @@ async def test_refusals_write_nothing(table, store, db_path):
     await start_two_player_game(table)
     first = await active_player(store)
     other = "bob" if first == "alice" else "alice"
-    before = snapshot_counts(db_path)
+    before = await snapshot_counts(store)
     refused = [
         (other, "/speed value:2"),          # not their turn
         ("carol", "/speed value:2"),        # bystander
@@ -80,7 +82,7 @@ async def test_refusals_write_nothing(table, store, db_path):
         reply = await table(user, line)
         assert reply.outcome == "refused", line
         assert reply.ephemeral and reply.image is None
-    assert snapshot_counts(db_path) == before
+    assert await snapshot_counts(store) == before
 
 
 async def test_one_active_game_per_channel(table, service, store):
@@ -109,6 +111,7 @@ async def test_no_game_refusal(table):
     assert reply.outcome == "refused" and "/game new" in reply.text
 
 
+@pytest.mark.sqlite_only
 async def test_migrations_are_versioned_and_wal(db_path):
     latest = len(MIGRATIONS)
     first = await Store.open(db_path)
@@ -184,6 +187,7 @@ async def test_parallel_processes_lose_no_update(table, store, db_path, tmp_path
     await reopened.close()
 
 
+@pytest.mark.sqlite_only
 async def test_an_older_database_is_upgraded_in_place(db_path, monkeypatch):
     import bot.store as store_module
 
@@ -211,10 +215,10 @@ async def test_a_command_delivered_twice_is_carried_out_once(table, store, servi
     who = Actor(player, player)
     first = await service.execute("chan-1", who, parse("/speed value:2"), delivery="interaction-1")
     assert first.outcome == "applied"
-    before = snapshot_counts(db_path)
+    before = await snapshot_counts(store)
     again = await service.execute("chan-1", who, parse("/speed value:2"), delivery="interaction-1")
     assert again.outcome == "refused" and again.ephemeral and "already carried out" in again.text
-    assert snapshot_counts(db_path) == before
+    assert await snapshot_counts(store) == before
     # A new delivery of the same words is a new command (here, refused by the rules: speed is set).
     other = await service.execute("chan-1", who, parse("/move maneuver:normal"), delivery="interaction-2")
     assert other.outcome == "applied"
@@ -227,9 +231,9 @@ async def test_an_undo_delivered_twice_takes_back_one_action(table, store, servi
     for line in ("/speed value:2", "/move maneuver:normal"):
         assert (await service.execute("chan-1", who, parse(line))).outcome == "applied"
     assert (await service.execute("chan-1", who, parse("/undo"), delivery="undo-1")).outcome == "applied"
-    after_one = snapshot_counts(db_path)
+    after_one = await snapshot_counts(store)
     twice = await service.execute("chan-1", who, parse("/undo"), delivery="undo-1")
-    assert twice.outcome == "refused" and snapshot_counts(db_path) == after_one
+    assert twice.outcome == "refused" and await snapshot_counts(store) == after_one
 
 
 async def test_a_refused_delivery_can_be_retried_and_a_plan_claims_once(table, store, service):

@@ -12,6 +12,8 @@ from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import Table
 
+BACKENDS = ("sqlite", "postgres")  # every test here runs on both (tests/conftest.py)
+
 
 async def started(table, seed: int = 7) -> None:
     await table("alice", f"/game new ruleset:speedway seed:{seed}")

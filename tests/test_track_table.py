@@ -13,6 +13,8 @@ from rules.codec import decode_state, encode_state
 from rules.track.ruleset import TRACK
 from rules.track.state import PITS, RING, Car, TrackState
 
+BACKENDS = ("sqlite", "postgres")  # every test here runs on both (tests/conftest.py)
+
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b")
 PLAYED = re.compile(r"(?:played|discarded) (\S+?)[ .(]")
 
