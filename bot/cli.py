@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.commands import CommandSyntaxError, parse
+from bot.guards import plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
@@ -83,7 +84,7 @@ async def _exec(args: argparse.Namespace) -> int:
     store = await Store.open(_db_path(args))
     try:
         service = GameService(store)
-        actor = Actor(args.user, args.user, is_admin=args.admin)
+        actor = Actor(args.user, plain_name(args.user), is_admin=args.admin)
         return await _run_one(service, args.channel, actor, line, Path(args.out) if args.out else None,
                               sys.stdout)
     finally:
@@ -216,7 +217,14 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     from bot.discord_adapter import run_bot
 
-    run_bot(token, _db_path(args), guild_id=args.guild)
+    shard = None
+    if args.shard:
+        match = re.fullmatch(r"(\d+)/(\d+)", args.shard)
+        if not match or not int(match.group(1)) < int(match.group(2)):
+            print("error: --shard is ID/COUNT with ID below COUNT, e.g. 0/2", file=sys.stderr)
+            return EXIT_SYNTAX
+        shard = (int(match.group(1)), int(match.group(2)))
+    run_bot(token, _db_path(args), guild_id=args.guild, shard=shard)
     return EXIT_OK
 
 
@@ -230,6 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
     run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
+    run.add_argument("--shard", default=os.environ.get("PITBOSS_SHARD"),
+                     help="run Discord shard ID of COUNT in this process, e.g. 0/2 (env PITBOSS_SHARD); "
+                          "use one PostgreSQL database for all of them")
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.add_argument("--channel", default="local", help="channel id for the local game")
@@ -276,6 +287,7 @@ def _main(argv: list[str] | None) -> int:
     if args.mode != "run":
         # Bugs go with their traceback to a log file (created only when needed); players see an apology.
         handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
+        handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), handler=handler)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if args.mode == "exec":

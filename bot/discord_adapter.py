@@ -21,6 +21,7 @@ from discord import app_commands
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.discord_views import (ActionButton, CancelPlanButton, ConfirmPlanButton, files_of, post_notice, publish,
                                send_private)
+from bot.guards import RateLimit, plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
@@ -39,7 +40,7 @@ def actor_of(interaction: discord.Interaction) -> Actor:
     perms = interaction.permissions
     is_admin = bool(perms and (perms.manage_guild or perms.administrator))
     user = interaction.user
-    return Actor(str(user.id), user.display_name, is_admin=is_admin)
+    return Actor(str(user.id), plain_name(user.display_name), is_admin=is_admin)
 
 
 def channel_key(interaction: discord.Interaction) -> str:
@@ -65,7 +66,7 @@ class PitbossClient(discord.Client):
     async def setup_hook(self) -> None:
         if self.service is None:
             self.store = await Store.open(self.db_path)
-            self.service = GameService(self.store)
+            self.service = GameService(self.store, rate_limit=RateLimit())
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         self._scheduler_task = asyncio.create_task(self._run_scheduler(), name="pitboss-scheduler")
         if self.sync_commands:
@@ -267,7 +268,16 @@ def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> N
     tree.add_command(game)
 
 
-def run_bot(token: str, db_path: str, guild_id: str | None = None) -> None:
-    """Run the bot until interrupted; discord.py handles reconnects."""
-    client = PitbossClient(db_path, guild_id=int(guild_id) if guild_id else None)
-    client.run(token, log_level=logging.INFO, root_logger=True)
+def run_bot(token: str, db_path: str, guild_id: str | None = None, shard: tuple[int, int] | None = None) -> None:
+    """Run the bot until interrupted; discord.py handles reconnects.
+
+    `shard` (id, count) runs one Discord shard in this process: several processes sharing one
+    PostgreSQL database serve one bot. Only shard 0 syncs the commands; every process runs the
+    scheduler, whose due timers are claimed in the database so each is sent once.
+    """
+    options: dict[str, Any] = {}
+    if shard is not None:
+        options = {"shard_id": shard[0], "shard_count": shard[1]}
+    client = PitbossClient(db_path, guild_id=int(guild_id) if guild_id else None,
+                           sync_commands=shard is None or shard[0] == 0, **options)
+    client.run(token, log_level=logging.INFO, root_logger=True, log_handler=redacting_handler(token))

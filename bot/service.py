@@ -18,6 +18,7 @@ import images
 from bot import queries
 from bot.commands import QUERIES, Command, foreign_to, parse
 from bot.commitment import MAX_SEED, announce, commitment, reveal
+from bot.guards import RateLimit
 from bot.importer import BadImport, read_export
 from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
                          buttons_for, clip, group_buttons, latest_lines, refusal)
@@ -57,10 +58,11 @@ class GameService(TableClock, TurnPlans):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
     def __init__(self, store: Store, render: Callable[[str, Any], bytes] | None = images.render,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None):
         self._store = store
         self._render = render
         self._clock = clock
+        self._rate_limit = rate_limit  # the Discord bot sets one; scripts and tests drive many commands
         # Weak values: a channel's lock lives only while some command holds or awaits it.
         self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -77,11 +79,30 @@ class GameService(TableClock, TurnPlans):
         `delivery` names this delivery of the command (a Discord interaction id): a second delivery
         of it is refused instead of being carried out again.
         """
-        return await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
+        if (wait := self._too_fast(actor)) is not None:
+            return wait
+        reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
+        return self._counted(actor, reply, refundable=command.name != "undo")
 
     async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
-        return await self._guarded(channel, self._press(channel, actor, custom_id), delivery)
+        if (wait := self._too_fast(actor)) is not None:
+            return wait
+        return self._counted(actor, await self._guarded(channel, self._press(channel, actor, custom_id), delivery))
+
+    def _too_fast(self, actor: Actor) -> Reply | None:
+        """A private refusal when `actor` has sent more commands than the rate limit allows."""
+        seconds = self._rate_limit.wait_needed(actor.id) if self._rate_limit else 0.0
+        if seconds <= 0:
+            return None
+        return refusal(f"You are sending commands faster than I take them; try again in {max(1, round(seconds))} s.")
+
+    def _counted(self, actor: Actor, reply: Reply, refundable: bool = True) -> Reply:
+        """Moves that change the game are play, not flooding: they do not use up the rate limit
+        (an undo does, so move-and-undo cannot loop for free)."""
+        if self._rate_limit and refundable and reply.outcome == "applied":
+            self._rate_limit.refund(actor.id)
+        return reply
 
     async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
                       chosen: dict[str, Any]) -> list[tuple[str, str]]:

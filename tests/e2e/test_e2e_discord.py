@@ -162,6 +162,7 @@ def next_player(shown: Shown) -> str:
 def assert_nothing_unexpected(fake: FakeDiscord, bot) -> None:
     assert fake.unexpected() == []
     assert "Traceback" not in bot.log_text(), bot.log_tail()
+    assert fake.token not in bot.log_text(), "the bot token reached the log"
 
 
 async def lobby_of_two(fake: FakeDiscord, record_latency, channel: str = "channel", seed: int = 7) -> Shown:
