@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bot.commands import COMMANDS, CommandSyntaxError, parse
@@ -17,7 +18,9 @@ VALUES = st.one_of(
     st.text(max_size=30),
     st.integers(-10**20, 10**20).map(str),
     st.sampled_from(["normal", "turn-left", "slide", "front", "bob", "@everyone", "<@123>", "front@bob",
-                     "normal,turn-left,normal", "yes", "A", "resist", "22-7", "speedway", "duel", "" ]),
+                     "normal,turn-left,normal", "yes", "A", "resist", "22-7", "speedway", "duel", "",
+                     "track", "7H", "JK", "AS", "10D", "c1", "pits", "out", "swap", "11", "c1:4,c3:3", "c2:7",
+                     "true", "false", "lane_only", "go_round", "cut", "host"]),
 )
 LINES = st.builds(
     lambda name, opts: "/" + name + "".join(f" {k}:{v}" for k, v in opts),
@@ -40,13 +43,19 @@ def test_random_lines_parse_or_refuse_cleanly():
     check()
 
 
-def test_random_commands_never_crash_the_service_and_refusals_change_nothing(tmp_path):
+SETUPS = {
+    "speedway": ["/game new ruleset:speedway seed:3", "/game join", "/game join car:torch", "/game start"],
+    "track": ["/game new ruleset:track seed:3", "/game join", "/game join", "/game start"],
+}
+
+
+@pytest.mark.parametrize("ruleset", SETUPS)
+def test_random_commands_never_crash_the_service_and_refusals_change_nothing(tmp_path, ruleset):
     loop = asyncio.new_event_loop()
     store = loop.run_until_complete(Store.open(str(tmp_path / "fuzz.db")))
     service = GameService(store, render=None)
     users = [Actor("alice", "alice"), Actor("bob", "bob"), Actor("mod", "mod", is_admin=True)]
-    for user, line in [(users[0], "/game new ruleset:speedway seed:3"), (users[0], "/game join"),
-                       (users[1], "/game join car:torch"), (users[0], "/game start")]:
+    for user, line in zip((users[0], users[0], users[1], users[0]), SETUPS[ruleset]):
         loop.run_until_complete(service.execute("c", user, parse(line)))
 
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
