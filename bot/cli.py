@@ -18,7 +18,8 @@ from bot.guards import plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
-from bot.store import Store
+from bot.db_errors import BackupFailed
+from bot.store import Store, is_postgres
 
 log = logging.getLogger("pitboss.cli")
 
@@ -157,14 +158,22 @@ async def _tick(args: argparse.Namespace) -> int:
 
 async def _backup(args: argparse.Namespace) -> int:
     """A consistent copy of the database while the bot may be writing to it, then checked."""
-    if os.path.abspath(args.path) == os.path.abspath(_db_path(args)):
+    source = _db_path(args)
+    if os.path.abspath(args.path) == os.path.abspath(source):
         print("error: the backup must go to another file than the database itself", file=sys.stderr)
         return EXIT_SYNTAX
-    store = await Store.open(_db_path(args))
+    store = await Store.open(source)
     try:
         await store.backup(args.path)
+    except BackupFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
     finally:
         await store.close()
+    if is_postgres(source):
+        print(f"backup: {args.path}: pg_dump custom format, {os.path.getsize(args.path)} bytes "
+              f"(restore with pg_restore)")
+        return EXIT_OK
     copy = await Store.open(args.path)
     try:
         games, problems = await copy.all_games(), await copy.integrity_problems()

@@ -9,3 +9,7 @@ class StoreBusy(Exception):
 
 class Duplicate(Exception):
     """A row with that unique key exists already."""
+
+
+class BackupFailed(Exception):
+    """A backup could not be made; the message says why."""

@@ -8,15 +8,17 @@ compare-and-swap stays as a second guard. Due reminders are claimed with FOR UPD
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import os
 import re
 from functools import lru_cache
 from typing import AsyncIterator
 
 import asyncpg
 
-from bot.db_errors import Duplicate, StoreBusy
+from bot.db_errors import BackupFailed, Duplicate, StoreBusy
 
 LOCK_TIMEOUT = "15s"
 _BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
@@ -40,14 +42,15 @@ class PostgresDriver:
     dialect = "postgres"
     skip_locked = " FOR UPDATE SKIP LOCKED"
 
-    def __init__(self, pool: asyncpg.Pool):
+    def __init__(self, pool: asyncpg.Pool, url: str):
         self._pool = pool
+        self._url = url
 
     @classmethod
     async def open(cls, url: str) -> "PostgresDriver":
         pool = await asyncpg.create_pool(url, min_size=1, max_size=8,
                                          server_settings={"lock_timeout": LOCK_TIMEOUT})
-        return cls(pool)
+        return cls(pool, url)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -127,7 +130,21 @@ class PostgresDriver:
         return [f"{orphans[0]} actions without a game"] if orphans and orphans[0] else []
 
     async def backup(self, path: str) -> None:
-        raise NotImplementedError("back up a PostgreSQL database with pg_dump (see the README)")
+        """pg_dump (custom format) into a side file renamed into place: one consistent snapshot,
+        taken while others keep writing."""
+        partial = f"{path}.partial"
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "pg_dump", "--format=custom", f"--file={partial}", f"--dbname={self._url}",
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        except FileNotFoundError:
+            raise BackupFailed("pg_dump is not installed; it comes with the PostgreSQL client tools") from None
+        _out, err = await proc.communicate()
+        if proc.returncode != 0:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(partial)
+            raise BackupFailed(f"pg_dump failed: {err.decode(errors='replace').strip()[:300]}")
+        os.replace(partial, path)
 
     async def executescript(self, script: str) -> None:
         async with self._connection() as conn:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from tests.conftest import run_pitboss
 
+BACKENDS = ("sqlite", "postgres")  # tests here that take db_path run on both (tests/conftest.py)
+
 
 class Exec:
     """`pitboss exec` against one database, one process per call."""
@@ -226,28 +228,34 @@ def test_selfplay_refuses_an_unknown_ruleset(tmp_path):
     assert result.returncode == 2 and "invalid choice: 'chess'" in result.stderr
 
 
-def test_backup_and_verify_while_games_are_being_played(tmp_path):
-    """Computer games write to the database the whole time; every backup is a sound, replayable copy."""
+def test_backup_and_verify_while_games_are_being_played(tmp_path, db_path):
+    """Computer games write to the database the whole time; every backup is a sound copy, and verify
+    finds every game replaying to its snapshot, on SQLite and on PostgreSQL."""
     import subprocess
     import sys
 
     from tests.conftest import ROOT
 
-    db = tmp_path / "live.db"
-    run_pitboss("selfplay", "--db", str(db), "--games", "1", "--seed", "3", cwd=tmp_path)  # the schema exists
-    writer = subprocess.Popen([sys.executable, "-m", "bot", "selfplay", "--ruleset", "track", "--db", str(db),
+    postgres = db_path.startswith("postgresql://")
+    run_pitboss("selfplay", "--db", db_path, "--games", "1", "--seed", "3", cwd=tmp_path)  # the schema exists
+    writer = subprocess.Popen([sys.executable, "-m", "bot", "selfplay", "--ruleset", "track", "--db", db_path,
                                "--games", "6", "--seed", "4"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         copies = []
         while writer.poll() is None or len(copies) < 2:
             copy = tmp_path / f"copy-{len(copies)}.db"
-            backed = run_pitboss("backup", "--db", str(db), str(copy), cwd=tmp_path)
-            assert backed.returncode == 0 and "database integrity: ok" in backed.stdout, backed.stdout + backed.stderr
+            backed = run_pitboss("backup", "--db", db_path, str(copy), cwd=tmp_path)
+            assert backed.returncode == 0, backed.stdout + backed.stderr
+            live = run_pitboss("verify", "--db", db_path, cwd=tmp_path)
+            assert live.returncode == 0 and "0 mismatches; database integrity: ok" in live.stdout, live.stdout
+            if postgres:
+                assert "pg_dump custom format" in backed.stdout and copy.read_bytes().startswith(b"PGDMP")
+                copies.append(copy.stat().st_size)
+                continue
+            assert "database integrity: ok" in backed.stdout, backed.stdout
             checked = run_pitboss("verify", "--db", str(copy), cwd=tmp_path)
             assert checked.returncode == 0 and "0 mismatches; database integrity: ok" in checked.stdout, checked.stdout
-            live = run_pitboss("verify", "--db", str(db), cwd=tmp_path)
-            assert live.returncode == 0, live.stdout + live.stderr
             copies.append(int(re.search(r"(\d+) games", backed.stdout).group(1)))
     finally:
         out, err = writer.communicate(timeout=120)

@@ -12,6 +12,7 @@ from bot.replies import Actor
 from bot.service import GameService
 from bot.store import Store
 
+BACKENDS = ("sqlite", "postgres")  # the service fuzz runs on both (tests/conftest.py)
 NAMES = [spec.name for spec in COMMANDS]
 OPTIONS = sorted({o.name for spec in COMMANDS for o in spec.options} | {"x", "seed", "plan"})
 VALUES = st.one_of(
@@ -50,9 +51,9 @@ SETUPS = {
 
 
 @pytest.mark.parametrize("ruleset", SETUPS)
-def test_random_commands_never_crash_the_service_and_refusals_change_nothing(tmp_path, ruleset):
+def test_random_commands_never_crash_the_service_and_refusals_change_nothing(db_path, ruleset):
     loop = asyncio.new_event_loop()
-    store = loop.run_until_complete(Store.open(str(tmp_path / "fuzz.db")))
+    store = loop.run_until_complete(Store.open(db_path))
     service = GameService(store, render=None)
     users = [Actor("alice", "alice"), Actor("bob", "bob"), Actor("mod", "mod", is_admin=True)]
     for user, line in zip((users[0], users[0], users[1], users[0]), SETUPS[ruleset]):
