@@ -117,11 +117,12 @@ class SqliteDriver:
         """Execute; rows (`fetch` 1: the first, -1: all) or the row count (0). Duplicate on a unique key."""
         async with self._connection() as db:
             try:
-                async with db.execute(sql, params) as cur:
-                    if fetch == 0:
-                        return cur.rowcount
-                    rows = await (cur.fetchmany(1) if fetch == 1 else cur.fetchall())
-                    return [tuple(row) for row in rows]
+                # One hop to the connection's thread per statement (a cursor used as a context
+                # manager costs three: execute, fetch, close).
+                if fetch == 0:
+                    return (await db.execute(sql, params)).rowcount
+                rows = await db.execute_fetchall(sql, params)
+                return [tuple(row) for row in (rows[:1] if fetch == 1 else rows)]
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                     raise Duplicate(str(exc)) from None

@@ -34,6 +34,12 @@ async def drive(db: str, channels: int, seed: int) -> None:
                 await _open_game(service, channel, game_seed)
                 continue
             state = decode_state(SpeedwayState, game.state)
+            if state.phase == "lobby":  # killed while setting the game up: finish the setup
+                for actor in PLAYERS[:2]:
+                    if state.player(actor.id) is None:
+                        await service.execute(channel, actor, parse("/game join"))
+                await service.execute(channel, PLAYERS[0], parse("/game start"))
+                continue
             (player,) = SPEEDWAY.acting_players(state)
             line = ai.choose_command(state, player, [a.command for a in SPEEDWAY.legal_actions(state, player)])
             actor = next(a for a in PLAYERS if a.id == player)
