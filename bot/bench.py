@@ -108,24 +108,26 @@ async def _long_game(service: GameService, store: Store, seed: int) -> int:
     raise RuntimeError(f"no computer game reached {LONG_GAME} actions")
 
 
-async def _load_times(service: GameService, store: Store, repeats: int, seed: int) -> tuple[float, float, int]:
-    """Median time to load and decode a six-car game after 10 actions, and one after LONG_GAME or more."""
+async def _load_times(service: GameService, store: Store, repeats: int,
+                      seed: int) -> tuple[float, float, int, list[int]]:
+    """Median time to load and decode a six-car game after 10 actions, and one after LONG_GAME or more;
+    the long game's length, and both snapshots' sizes (loading reads the snapshot, never the log)."""
     short = "bench-load-10"
     await _open_game(service, short, seed, cars=6)
     await _play(service, short, _script(seed, 10 - 7, cars=6), Samples())  # six joins and the start are 7 of 10
     short_id = (await store.active_game(short)).id
     long_id = await _long_game(service, store, seed)
 
-    async def load(game_id: int) -> float:
-        timings = []
-        for _ in range(repeats):
+    timings: dict[int, list[float]] = {short_id: [], long_id: []}
+    for _ in range(repeats):  # alternated, so a slow patch of the machine hits both alike
+        for game_id in (short_id, long_id):
             started = time.perf_counter()
             game = await store.game(game_id)
             decode_state(SpeedwayState, game.state)
-            timings.append(time.perf_counter() - started)
-        return statistics.median(timings)
-
-    return await load(short_id), await load(long_id), len(await store.actions(long_id))
+            timings[game_id].append(time.perf_counter() - started)
+    short, long = (statistics.median(timings[game_id]) for game_id in (short_id, long_id))
+    sizes = [len((await store.game(game_id)).state) for game_id in (short_id, long_id)]
+    return short, long, len(await store.actions(long_id)), sizes
 
 
 def _render_vs_encode(views: list[SpeedwayState]) -> tuple[float, float]:
@@ -197,9 +199,9 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         say(f"PNG size over {len(sizes)} pictures: median {statistics.median(sizes) / 1000:.0f} KB, "
             f"max {max(sizes) / 1000:.0f} KB")
 
-        short, long, actions = await _load_times(service, store, 200, seed)
+        short, long, actions, sizes = await _load_times(service, store, 1000, seed)
         say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
-            f"{_ms(long)}, ratio {long / short:.2f}")
+            f"{_ms(long)}, ratio {long / short:.2f} (snapshots {sizes[0] / 1000:.1f} and {sizes[1] / 1000:.1f} KB)")
         current, peak = _rss_mb()
         say(f"resident memory: {current:.0f} MB now, {peak:.0f} MB peak")
     finally:
