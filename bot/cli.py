@@ -299,6 +299,21 @@ def _main(argv: list[str] | None) -> int:
         handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), handler=handler)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    if args.mode == "run":
+        return _run(args)
+    try:
+        return _local(args)
+    except KeyboardInterrupt:
+        return EXIT_REFUSED
+    except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
+        log.exception("pitboss %s failed", args.mode)
+        print(f"error: {type(exc).__name__}: {exc} (details in {os.environ.get('PITBOSS_LOG', 'pitboss-errors.log')})",
+              file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def _local(args: argparse.Namespace) -> int:
+    """The modes that run here and now, without Discord."""
     if args.mode == "exec":
         if not args.command:
             print("error: give a command, e.g. /game status", file=sys.stderr)
@@ -314,6 +329,4 @@ def _main(argv: list[str] | None) -> int:
         return asyncio.run(_tick(args))
     if args.mode == "selfplay":
         return _selfplay(args)
-    if args.mode == "bench":
-        return _bench(args)
-    return _run(args)
+    return _bench(args)

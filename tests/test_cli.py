@@ -283,3 +283,11 @@ def test_bench_prints_every_figure(tmp_path):
                     r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
                     r"resident memory: \d+ MB now, \d+ MB peak"):
         assert re.search(pattern, out), (pattern, out)
+
+
+def test_a_database_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path):
+    for target in (str(tmp_path / "no" / "such" / "dir" / "x.db"), "postgresql://nobody@127.0.0.1:1/none"):
+        result = run_pitboss("verify", "--db", target, cwd=tmp_path)
+        assert result.returncode == 1
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stdout + result.stderr
+        assert "Traceback" in (tmp_path / "pitboss-errors.log").read_text()  # the details, for whoever runs it
