@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import json
@@ -37,6 +38,9 @@ __all__ = ["Actor", "GameService", "Reply"]
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
+# Pictures are drawn off the event loop, at most two at once: more threads than cores only adds
+# switching (and each page in flight holds ~7 MB) without drawing any faster.
+_RENDERERS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 # The delivery (interaction id) the running command came with, claimed by its first write.
 _DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
@@ -427,7 +431,8 @@ class GameService(TableClock, TurnPlans):
     async def _with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                         text: str) -> Reply:
         public = ruleset.view(state, None)
-        image = await asyncio.to_thread(self._render, ruleset.id, public) if self._render else None
+        image = await asyncio.get_running_loop().run_in_executor(_RENDERERS, self._render, ruleset.id, public) \
+            if self._render else None
         waiting = ruleset.acting_players(state)
         # Where legal actions name hidden cards, public replies offer none (the hand is private).
         legal = ruleset.legal_actions(state, waiting[0]) if waiting and not ruleset.private_hands else ()
