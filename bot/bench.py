@@ -23,7 +23,7 @@ from bot.commands import parse
 from bot.service import Actor, GameService
 from bot.store import Store
 from images.draw import to_png
-from images.speedway import KEY_COLOURS, render_image
+from images.speedway import palette_for, render_image
 from rules.codec import decode_state
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY
@@ -137,7 +137,7 @@ def _render_vs_encode(views: list[SpeedwayState]) -> tuple[float, float]:
         started = time.perf_counter()
         image = render_image(view)
         drawn = time.perf_counter()
-        to_png(image, KEY_COLOURS)
+        to_png(image, palette=palette_for(view.arena))  # exactly as render_speedway encodes
         draws.append(drawn - started)
         encodes.append(time.perf_counter() - drawn)
     return statistics.median(draws), statistics.median(encodes)
