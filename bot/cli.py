@@ -305,6 +305,8 @@ def _main(argv: list[str] | None) -> int:
         return _local(args)
     except KeyboardInterrupt:
         return EXIT_REFUSED
+    except BrokenPipeError:
+        raise  # the reader left: main() ends quietly
     except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
         log.exception("pitboss %s failed", args.mode)
         print(f"error: {type(exc).__name__}: {exc} (details in {os.environ.get('PITBOSS_LOG', 'pitboss-errors.log')})",

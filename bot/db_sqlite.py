@@ -46,7 +46,14 @@ class SqliteDriver:
         worker = getattr(pending, "_thread", None)
         if worker is not None:
             worker.daemon = True
-        db = await pending
+        try:
+            db = await pending
+        except BaseException:
+            # The worker thread still has to hand back its stop signal; let it finish while the event
+            # loop is open, or it prints a traceback at exit.
+            if worker is not None:
+                worker.join(timeout=5)
+            raise
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         await db.execute("PRAGMA journal_mode = WAL")
         await db.execute("PRAGMA synchronous = NORMAL")

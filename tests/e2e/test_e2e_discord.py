@@ -13,6 +13,7 @@ deferral (another move in the same turn). Either way exactly one public request 
 from __future__ import annotations
 
 import asyncio
+import os
 import io
 import re
 import sqlite3
@@ -443,3 +444,43 @@ async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake
     assert all("10062 Unknown interaction" in line or "40060" in line for line in refused), refused
     assert any("40060" in line for line in refused)
     assert bot.alive
+
+
+async def test_the_bot_and_eight_exec_processes_race_for_one_move(fake, bot, record_latency):
+    """The running bot and eight `pitboss exec` processes on its database send the same move at once:
+    exactly one is applied, every other is refused cleanly, and nobody sees "database is locked"."""
+    import sys
+
+    from tests.conftest import ROOT
+
+    await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    active = next_player(started)
+    user_id, channel_id = fake.users[active].id, fake.channels["channel"].id
+
+    async def exec_speed() -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "exec", "--db", str(bot.db), "--channel", channel_id, "--user", user_id,
+            "/speed value:3", cwd=bot.workdir, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+        return proc.returncode, (out + err).decode()
+
+    async def slash_speed() -> Exchange:
+        return await slash(fake, active, "channel", "speed", value=3)
+
+    results = await asyncio.gather(slash_speed(), *(exec_speed() for _ in range(8)))
+    exchange, execs = results[0], results[1:]
+    applied_by_exec = sum(code == 0 for code, _out in execs)
+    applied_by_bot = int(any(not f.ephemeral for f in exchange.followups) or any(r.files for r in exchange.requests))
+    assert applied_by_exec + applied_by_bot == 1, (execs, exchange.describe())
+    for code, out in execs:
+        assert code in (0, 1) and "locked" not in out and "Traceback" not in out, out
+        if code == 1:
+            assert out.startswith("refused: "), out
+    if not applied_by_bot:
+        (refusal,) = exchange.followups
+        assert refusal.ephemeral and "locked" not in refusal.content
+    status = assert_public_map(await slash(fake, "carol", "channel", "game status"), record_latency)
+    assert f"{active} set speed 0 -> 3" in status.content or "speed 3" in status.description
+    assert_nothing_unexpected(fake, bot)
