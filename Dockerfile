@@ -1,4 +1,5 @@
-# Pitboss: runs the Discord bot (`pitboss run`) with its SQLite database on a volume.
+# Pitboss: runs the Discord bot (`pitboss run`) with its SQLite database on a volume, or on PostgreSQL
+# when PITBOSS_DB is a postgresql:// URL (see compose.yaml for two shards sharing one database).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
