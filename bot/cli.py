@@ -220,20 +220,22 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    shards = None
+    if args.shards:
+        match = re.fullmatch(r"(\d+)(?:-(\d+))?/(\d+)", args.shards)
+        first, last, count = (int(match.group(1)), int(match.group(2) or match.group(1)),
+                              int(match.group(3))) if match else (0, -1, 0)
+        if not match or not first <= last < count:
+            print("error: --shards is FIRST[-LAST]/COUNT with LAST below COUNT, e.g. 0-1/4", file=sys.stderr)
+            return EXIT_SYNTAX
+        shards = (tuple(range(first, last + 1)), count)
     token = os.environ.get("DISCORD_TOKEN")
     if not token:
         print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
         return EXIT_SYNTAX
     from bot.discord_adapter import run_bot
 
-    shard = None
-    if args.shard:
-        match = re.fullmatch(r"(\d+)/(\d+)", args.shard)
-        if not match or not int(match.group(1)) < int(match.group(2)):
-            print("error: --shard is ID/COUNT with ID below COUNT, e.g. 0/2", file=sys.stderr)
-            return EXIT_SYNTAX
-        shard = (int(match.group(1)), int(match.group(2)))
-    run_bot(token, _db_path(args), guild_id=args.guild, shard=shard)
+    run_bot(token, _db_path(args), guild_id=args.guild, shards=shards)
     return EXIT_OK
 
 
@@ -247,9 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
     run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
-    run.add_argument("--shard", default=os.environ.get("PITBOSS_SHARD"),
-                     help="run Discord shard ID of COUNT in this process, e.g. 0/2 (env PITBOSS_SHARD); "
-                          "use one PostgreSQL database for all of them")
+    run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
+                     help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
+                          "(env PITBOSS_SHARDS); give every process the same database")
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.add_argument("--channel", default="local", help="channel id for the local game")

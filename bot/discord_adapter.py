@@ -48,8 +48,8 @@ def channel_key(interaction: discord.Interaction) -> str:
     return str(interaction.channel_id)
 
 
-class PitbossClient(discord.Client):
-    """A discord.py client whose command tree routes every command through the GameService."""
+class PitbossBehaviour:
+    """What a Pitboss client does, whether it runs every shard of the bot or a range of them."""
 
     def __init__(self, db_path: str | None = None, *, service: GameService | None = None,
                  guild_id: int | None = None, sync_commands: bool = True, **options: Any):
@@ -268,16 +268,28 @@ def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> N
     tree.add_command(game)
 
 
-def run_bot(token: str, db_path: str, guild_id: str | None = None, shard: tuple[int, int] | None = None) -> None:
+class PitbossClient(PitbossBehaviour, discord.Client):
+    """A discord.py client whose command tree routes every command through the GameService."""
+
+
+class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
+    """The same, running a range of the bot's Discord shards in this process."""
+
+
+def run_bot(token: str, db_path: str, guild_id: str | None = None,
+            shards: tuple[tuple[int, ...], int] | None = None) -> None:
     """Run the bot until interrupted; discord.py handles reconnects.
 
-    `shard` (id, count) runs one Discord shard in this process: several processes sharing one
-    PostgreSQL database serve one bot. Only shard 0 syncs the commands; every process runs the
-    scheduler, whose due timers are claimed in the database so each is sent once.
+    `shards` (ids, count) runs those Discord shards in this process: several processes sharing one
+    database (PostgreSQL for real scale) serve one bot. Only the process with shard 0 syncs the
+    commands; every process runs the scheduler, whose due timers are claimed in the database so
+    each is sent once, and an interaction delivered to two processes is carried out once.
     """
-    options: dict[str, Any] = {}
-    if shard is not None:
-        options = {"shard_id": shard[0], "shard_count": shard[1]}
-    client = PitbossClient(db_path, guild_id=int(guild_id) if guild_id else None,
-                           sync_commands=shard is None or shard[0] == 0, **options)
+    guild = int(guild_id) if guild_id else None
+    if shards is None:
+        client: discord.Client = PitbossClient(db_path, guild_id=guild)
+    else:
+        ids, count = shards
+        client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids,
+                                      shard_ids=list(ids), shard_count=count)
     client.run(token, log_level=logging.INFO, root_logger=True, log_handler=redacting_handler(token))

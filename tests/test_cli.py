@@ -291,3 +291,11 @@ def test_a_database_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path):
         assert result.returncode == 1
         assert result.stderr.startswith("error: ") and "Traceback" not in result.stdout + result.stderr
         assert "Traceback" in (tmp_path / "pitboss-errors.log").read_text()  # the details, for whoever runs it
+
+
+def test_run_checks_its_shard_range_before_anything_else(tmp_path):
+    for bad in ("3/2", "2-1/4", "0-4/4", "x/2", "1"):
+        result = run_pitboss("run", "--shards", bad, cwd=tmp_path)
+        assert result.returncode == 2 and "--shards is FIRST[-LAST]/COUNT" in result.stderr, (bad, result.stderr)
+    missing_token = run_pitboss("run", "--shards", "0-1/4", cwd=tmp_path, env={"DISCORD_TOKEN": ""})
+    assert missing_token.returncode == 2 and "DISCORD_TOKEN" in missing_token.stderr

@@ -32,12 +32,13 @@ class BotProcess:
     """`python -m bot run --db <tmp>/pitboss.db [--guild ID]` against the fake, restartable."""
 
     def __init__(self, fake: FakeDiscord, workdir: Path, *, guild: bool = False,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, db: Path | None = None, args: tuple[str, ...] = ()):
         self.fake = fake
         self.workdir = workdir
         self.guild = guild
         self.extra_env = dict(env or {})  # e.g. PITBOSS_TICK_SECONDS for a fast scheduler
-        self.db = workdir / "pitboss.db"
+        self.db = db or workdir / "pitboss.db"  # several processes may share one database
+        self.extra_args = list(args)  # e.g. --shards 1/2
         self.log_path = workdir / "bot.log"
         self.shim_dir = workdir / "shim"
         self.shim_dir.mkdir(parents=True, exist_ok=True)
@@ -50,7 +51,7 @@ class BotProcess:
         args = [sys.executable, "-m", "bot", "run", "--db", str(self.db)]
         if self.guild:
             args += ["--guild", self.fake.guild_id]
-        return args
+        return args + self.extra_args
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
@@ -137,8 +138,9 @@ def start_bot(fake, tmp_path):
     and wait until it is READY."""
     started: list[BotProcess] = []
 
-    def start(*, guild: bool = False, name: str = "bot", env: dict[str, str] | None = None) -> BotProcess:
-        bot = BotProcess(fake, tmp_path / name, guild=guild, env=env)
+    def start(*, guild: bool = False, name: str = "bot", env: dict[str, str] | None = None,
+              db: Path | None = None, args: tuple[str, ...] = ()) -> BotProcess:
+        bot = BotProcess(fake, tmp_path / name, guild=guild, env=env, db=db, args=args)
         started.append(bot)
         bot.start()
         return bot

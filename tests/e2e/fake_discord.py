@@ -991,11 +991,20 @@ class FakeDiscord:
     # Gateway
     # ----------------------------------------------------------------------------------------
 
+    def _owns_guild(self, session: GatewaySession) -> bool:
+        """Whether a session's shard carries the guild, as Discord routes it: (guild_id >> 22) % count."""
+        shard = (session.identify or {}).get("shard")
+        if not shard:
+            return True
+        shard_id, count = shard
+        return (int(self.guild_id) >> 22) % int(count) == int(shard_id)
+
     def _active_session(self) -> GatewaySession:
+        """The newest open, READY session whose shard carries the guild (events go to that shard only)."""
         for session in reversed(self._sessions):
-            if session.ready and not session.closed:
+            if session.ready and not session.closed and self._owns_guild(session):
                 return session
-        raise RuntimeError("the bot has no open, READY gateway session")
+        raise RuntimeError("the bot has no open, READY gateway session for the guild's shard")
 
     async def _send(self, session: GatewaySession, message: dict) -> None:
         await session.ws.send_str(json.dumps(message))
@@ -1080,8 +1089,12 @@ class FakeDiscord:
         }
         if "shard" in data:
             ready["shard"] = data["shard"]
+        owns_guild = self._owns_guild(session)
+        if not owns_guild:  # the guild lives on another shard: this session hears nothing of it
+            ready["guilds"] = []
         await self._send_dispatch(session, "READY", ready)
-        await self._send_dispatch(session, "GUILD_CREATE", self.guild_object())
+        if owns_guild:
+            await self._send_dispatch(session, "GUILD_CREATE", self.guild_object())
         session.ready = True
         self._notify()
 

@@ -381,3 +381,37 @@ async def test_a_due_reminder_is_sent_exactly_once_across_a_sigkill(fake, start_
     print(f"\nreminder posted {reminder_seconds * 1000:.0f} ms after it fell due; after the restart "
           f"{after_restart_seconds * 1000:.0f} ms after READY; bot starts took "
           f"{', '.join(f'{s:.2f}s' for s in bot.startup_seconds)}")
+
+
+async def test_two_shard_processes_on_one_database_serve_one_bot(fake, start_bot, record_latency, tmp_path):
+    """`pitboss run --shards 0/2` and `--shards 1/2` share one database: the guild's shard plays the
+    game, only shard 0 syncs the commands, and both schedulers race for due reminders, so each
+    reminder must still be sent exactly once."""
+    shared = tmp_path / "shared.db"
+    env = {"PITBOSS_TICK_SECONDS": str(TICK_SECONDS)}
+    first = start_bot(name="shard0", db=shared, env=env, args=("--shards", "0/2"))
+    second = start_bot(name="shard1", db=shared, env=env, args=("--shards", "1/2"))
+    assert len(fake.command_puts()) == 1  # only the process with shard 0 synced
+    shards = sorted(tuple(i["shard"]) for i in fake.identifies() if "shard" in i)
+    assert shards == [(0, 2), (1, 2)]
+
+    channel_id, thread_id = fake.channels["channel"].id, fake.channels["thread"].id
+    waiting = await start_game(fake, record_latency, "channel", "alice", "bob", seed=7)
+    control_waiting = await start_game(fake, record_latency, "thread", "carol", "bob", seed=8)
+    db = Database(shared)
+    try:
+        for channel, player in ((channel_id, waiting), (thread_id, control_waiting)):
+            game_id = only_game_id(db, channel)
+            for count in (1, 2, 3):  # made due three times while both schedulers run: three claims
+                db.make_reminder_due(game_id)
+                await wait_for_reminders(fake, channel, count)
+            await asyncio.sleep(QUIET_TICKS * TICK_SECONDS)
+            sent = reminders(fake, channel)
+            assert len(sent) == 3, sent  # one reminder per claim, never one from each process
+            for reminder in sent:
+                assert_reminder(fake, reminder, fake.users[player].id, player)
+        assert first.alive and second.alive
+        for bot in (first, second):
+            assert "Traceback" not in bot.log_text(), bot.log_tail()
+    finally:
+        db.close()
