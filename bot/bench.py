@@ -53,10 +53,13 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
+def _seating(cars: int) -> list[tuple[Actor, str]]:
+    """The joins and the start that follow /game new (logged actions, unlike /game new itself)."""
+    return [(PLAYERS[i], f"/game join car:{CARS[i]}") for i in range(cars)] + [(PLAYERS[0], "/game start")]
+
+
 async def _open_game(service: GameService, channel: str, seed: int, cars: int = 2) -> None:
-    lines = [(PLAYERS[0], f"/game new ruleset:speedway seed:{seed}")]
-    lines += [(PLAYERS[i], f"/game join car:{CARS[i]}") for i in range(cars)]
-    for actor, line in lines + [(PLAYERS[0], "/game start")]:
+    for actor, line in [(PLAYERS[0], f"/game new ruleset:speedway seed:{seed}")] + _seating(cars):
         reply = await service.execute(channel, actor, parse(line))
         if reply.outcome != "applied":
             raise RuntimeError(f"bench setup refused: {line}: {reply.text}")
@@ -66,8 +69,7 @@ def _script(seed: int, moves: int, cars: int = 2) -> list[tuple[Actor, str]]:
     """The first `moves` commands (fewer if it ends) of the game `_open_game` makes with this seed, as
     the computer policy picks them, worked out with the rules alone before any timing starts."""
     state = SPEEDWAY.setup({}, seed, PLAYERS[0].id)
-    for actor, line in [(PLAYERS[i], f"/game join car:{CARS[i]}") for i in range(cars)] + \
-            [(PLAYERS[0], "/game start")]:
+    for actor, line in _seating(cars):
         command = parse(line)
         action = SPEEDWAY.command_to_action(command.name, {**command.options, "name": actor.name})
         state = SPEEDWAY.apply(state, actor.id, action)[0]

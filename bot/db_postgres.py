@@ -123,8 +123,7 @@ class PostgresDriver:
         await self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (channel,))
 
     async def integrity_problems(self) -> list[str]:
-        """PostgreSQL checks its own pages; here: every action belongs to a game, and no game has two
-        actions with one sequence number (both also enforced by constraints)."""
+        """PostgreSQL checks its own pages; here: every logged action belongs to a stored game."""
         orphans = await self.fetchone("SELECT COUNT(*) FROM actions a LEFT JOIN games g ON g.id = a.game_id"
                                       " WHERE g.id IS NULL")
         return [f"{orphans[0]} actions without a game"] if orphans and orphans[0] else []

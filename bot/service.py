@@ -250,9 +250,10 @@ class GameService(TableClock, TurnPlans):
                     game = await self._store.append_action_tx(
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), encode_state(new_state), status)
-                    if self._turn_of(ruleset, state) != self._turn_of(ruleset, new_state):
+                    before = self._turn_of(ruleset, state)
+                    if before != self._turn_of(ruleset, new_state):
                         await self._sync_timer_tx(ruleset, game, new_state)
-                return Applied(ruleset, game, new_state, events, ruleset.acting_players(state))
+                return Applied(ruleset, game, new_state, events, before[0])
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise StoreBusy() from None

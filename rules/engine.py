@@ -80,4 +80,4 @@ def _rulesets() -> dict[str, Ruleset]:
 
 def ruleset_ids() -> tuple[str, ...]:
     """Ids of the playable rulesets."""
-    return ("speedway", "track")
+    return tuple(_rulesets())
