@@ -49,7 +49,12 @@ def to_plain(value: Any) -> Any:
         return [to_plain(v) for v in value]
     names = _field_names(kind)
     if names is not None:
-        return {name: to_plain(getattr(value, name)) for name in names}
+        plain = {name: to_plain(getattr(value, name)) for name in names}
+        for name, default in _left_out_at_default(kind):
+            field_value = getattr(value, name)
+            if field_value == default and type(field_value) is type(default):
+                del plain[name]
+        return plain
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
@@ -65,6 +70,25 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
     if not dataclasses.is_dataclass(kind):
         return None
     return tuple(f.name for f in dataclasses.fields(kind))
+
+
+_LEFT_OUT_AT_DEFAULT = "codec: left out at its default"
+
+
+def added_field(default: Any) -> Any:
+    """A dataclass field added after games were stored: encoded only when it differs from `default`.
+
+    A stored snapshot never has the field, and decoding gives it `default`; leaving it out at its
+    default keeps such a game's re-encoded state byte-identical to its stored snapshot, which is what
+    `/game verify` compares. Use it for scalar (immutable) defaults only.
+    """
+    return dataclasses.field(default=default, metadata={_LEFT_OUT_AT_DEFAULT: True})
+
+
+@cache
+def _left_out_at_default(kind: type) -> tuple[tuple[str, Any], ...]:
+    """(name, default) of the fields of a dataclass type that `added_field` made."""
+    return tuple((f.name, f.default) for f in dataclasses.fields(kind) if f.metadata.get(_LEFT_OUT_AT_DEFAULT))
 
 
 def from_plain(tp: Any, value: Any) -> Any:

@@ -7,7 +7,16 @@ from functools import cache
 from typing import Any, Callable
 
 from rules.codec import Registry
+from rules.errors import GameError
 from rules.grammar import Grammar
+
+
+class ReplayRefused(GameError):
+    """A logged action the rules refuse when the log is re-run."""
+
+    def __init__(self, number: int):
+        super().__init__(f"action #{number} is not legal at that point")
+        self.number = number
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,9 @@ class Ruleset:
     plan_preview: Callable[[Any, str, list[str]], Any]  # a planned turn worked out without dice
     grammar: Grammar = Grammar()  # the ruleset's own commands and its /game new and /game join options
     private_hands: bool = False  # legal actions reveal hidden cards: offer them only in private replies
+    # The newest rules revision. A new game stores it as its setup option "revision"; a game stored
+    # without one is revision 1 and keeps replaying (and playing) exactly as it always did.
+    revision: int = 1
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
@@ -62,6 +74,24 @@ def replay_states(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, ho
     for actor, action in actions:
         states.append(ruleset.apply(states[-1], actor, action)[0])
     return states
+
+
+def replay_with_events(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
+                       actions: list[tuple[str, Any]]) -> tuple[Any, Any, list[tuple]]:
+    """The setup state, the final state, and the events of each logged action in order.
+
+    A refused action raises ReplayRefused naming its position only: the rules' own message is
+    written for the player who acted then, and may show what only they could see.
+    """
+    first = state = ruleset.setup(setup_options, seed, host)
+    events: list[tuple] = []
+    for number, (actor, action) in enumerate(actions, start=1):
+        try:
+            state, happened = ruleset.apply(state, actor, action)
+        except (GameError, TypeError, ValueError, AttributeError, KeyError):  # an imported log may be hostile
+            raise ReplayRefused(number) from None
+        events.append(happened)
+    return first, state, events
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:

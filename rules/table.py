@@ -1,7 +1,9 @@
-"""Table pieces every ruleset shares: ending a game, an admin taking the host's chair, turn starts."""
+"""Table pieces every ruleset shares: ending a game, an admin taking the host's chair, turn starts,
+the rules revision a game was made under, and unique seat names."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -76,3 +78,58 @@ def take_over(state: Any, actor: str, action: TakeOver) -> tuple[Any, tuple]:
         raise BadOption("You are already the host.")
     seat = state.player(actor)
     return replace(state, host=actor), (HostChanged(seat.name if seat else "a server admin"),)
+
+
+# --- the rules revision -----------------------------------------------------------------------------
+
+def revision_option(options: dict[str, Any], newest: int) -> int:
+    """The rules revision a game is played under: its setup option "revision" (1 when absent, as in
+    every game stored before revisions existed), an int from 1 to the ruleset's newest."""
+    revision = options.get("revision", 1)
+    if type(revision) is not int or not 1 <= revision <= newest:
+        raise BadOption(f"revision: a whole number from 1 to {newest}.")
+    return revision
+
+
+# --- unique names (revision 2) ----------------------------------------------------------------------
+
+# Names that read like an id: a car id (c1, c2, ...), a computer seat's id (ai-1, ...), and "ai",
+# whose second car would be called ai-2.
+_ID_LIKE = re.compile(r"c\d+|ai(-\d+)?")
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: case and surrounding spaces do not count."""
+    return name.strip().casefold()
+
+
+def looks_like_an_id(name: str) -> bool:
+    """Whether a name could be read as a car id or a computer seat's id."""
+    return _ID_LIKE.fullmatch(name_key(name)) is not None
+
+
+def unique_name(base: str, taken: set[str], limit: int) -> str:
+    """`base` if no name in `taken` (name keys) is the same and it looks like no id, else the first of
+    `base#2`, `base#3`, ... that is free, cut to `limit` characters with its suffix kept."""
+    base = base.strip()[:limit] or "player"
+    if name_key(base) not in taken and not looks_like_an_id(base):
+        return base
+    number = 2
+    while True:
+        suffix = f"#{number}"
+        candidate = base[:limit - len(suffix)].rstrip() + suffix
+        if name_key(candidate) not in taken:
+            return candidate
+        number += 1
+
+
+def computer_seat(player_ids: set[str], taken: set[str]) -> tuple[str, str]:
+    """A new computer seat's (id, name): the first `ai-N` no seat has, and `RoboM`, M from N up, the
+    first no name in `taken` (name keys) uses."""
+    number = 1
+    while f"ai-{number}" in player_ids:
+        number += 1
+    robo = number
+    while name_key(f"Robo{robo}") in taken:
+        robo += 1
+    return f"ai-{number}", f"Robo{robo}"

@@ -217,7 +217,7 @@ def test_each_weapon_rolls_its_band_dice(weapon, rng, dice):
 def test_shot_beyond_max_range_refused(weapon):
     max_range = WEAPON_TABLE[weapon][0]
     at_max = shooting(weapon, max_range, 20)
-    assert any(a.command == "/fire weapon:front target:bob" for a in legal_actions(at_max, "alice"))
+    assert any(a.command == "/fire weapon:front target:c2" for a in legal_actions(at_max, "alice"))
     state = shooting(weapon, max_range + 1, 20)
     with pytest.raises(IllegalShot, match=f"{max_range + 1} hexes away; {weapon} reaches {max_range}"):
         act(state, "alice", Fire("front", "bob"))
@@ -290,7 +290,7 @@ def test_each_weapon_fires_at_most_once_per_turn_and_again_next_turn():
     after = pass_to(after, "alice")
     assert car_of(after, "alice").fired == ()
     after = replace(after, phase="movement", moves_left=1, moves_total=1)
-    assert any(a.command == "/fire weapon:front target:bob" for a in legal_actions(after, "alice"))
+    assert any(a.command == "/fire weapon:front target:c2" for a in legal_actions(after, "alice"))
 
 
 def test_two_different_weapons_both_fire_in_one_turn():
@@ -844,11 +844,11 @@ def test_computer_picks_a_legal_command_in_every_phase():
 
 
 def test_computer_fires_at_even_odds_or_better():
-    assert choose(shooting("Vulcan Machine Gun", 10, 1)) == "/fire weapon:front target:bob"     # 84%
+    assert choose(shooting("Vulcan Machine Gun", 10, 1)) == "/fire weapon:front target:c2"     # 84%
     long_shot = shooting("Vulcan Machine Gun", 15, 1)                                         # 26%
     assert choose(long_shot).startswith("/move")
     last_chance = replace(long_shot, moves_left=0)
-    assert choose(last_chance) == "/fire weapon:front target:bob"           # 26% >= 25% with no Moves left
+    assert choose(last_chance) == "/fire weapon:front target:c2"           # 26% >= 25% with no Moves left
     hopeless = track(last_chance, "alice", "targeting", 2)                  # 3d6 + 1 >= 15: 16%
     assert choose(hopeless) == "/end"
 

@@ -454,7 +454,7 @@ def test_turn_waits_for_end_when_a_shot_is_available():
     state, events = apply(state, "alice", Move("normal"))
     assert of_type(events, TurnBegan) == []
     assert state.active_player == "alice" and state.phase == "movement" and state.moves_left == 0
-    assert commands(state) == ["/fire weapon:front target:bob", "/drop weapon:back", "/end"]
+    assert commands(state) == ["/fire weapon:front target:c2", "/drop weapon:back", "/end"]
     assert "/end" in SPEEDWAY.prompt(state)
     with pytest.raises(WrongPhase):
         apply(state, "alice", Move("normal"))
@@ -469,7 +469,7 @@ def test_turn_waits_for_end_when_a_shot_is_available():
     state, events = apply(upkeep(speed=1, bob=("S9", E)), "alice", SetSpeed(0))
     assert events == (SpeedSet("alice", 1, 0),)
     assert state.active_player == "alice" and state.phase == "movement" and state.moves_left == 0
-    assert commands(state) == ["/fire weapon:front target:bob", "/drop weapon:back", "/end"]
+    assert commands(state) == ["/fire weapon:front target:c2", "/drop weapon:back", "/end"]
     state, events = apply(state, "alice", EndTurn())
     assert events == (TurnBegan("bob", 0),) and state.active_player == "bob"
 
@@ -905,7 +905,7 @@ def test_back_half_into_car_is_a_slide_collision():
     assert of_type(events, DamageTaken) == [DamageTaken("alice", ("Armor 3->3",))]
     # Stopped with Bob at point-blank in her front arc: she may still fire, or /end.
     assert state.phase == "movement" and state.moves_left == 0 and state.active_player == "alice"
-    assert commands(state, prefix="/fire") == ["/fire weapon:front target:bob"]
+    assert commands(state, prefix="/fire") == ["/fire weapon:front target:c2"]
     state, events = apply(state, "alice", EndTurn())
     assert state.active_player == "bob" and events == (TurnBegan("bob", 0),)
 

@@ -102,7 +102,7 @@ def _best_shot(state: SpeedwayState, car: Car, threshold: float) -> str | None:
     if not plans:
         return None
     best = max(plans, key=lambda p: (p.chance * (len(p.damage_dice) + 1), -p.range_hexes, p.weapon.mount))
-    return f"/fire weapon:{best.weapon.mount.lower()} target:{best.target.name}"
+    return f"/fire weapon:{best.weapon.mount.lower()} target:{combat.target_value(state, best.target)}"
 
 
 def _drop(state: SpeedwayState, car: Car, legal: list[str]) -> str | None:

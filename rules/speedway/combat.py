@@ -13,6 +13,7 @@ from rules.speedway.events import DiceRolled, WeaponFired
 from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.odds import hit_chance
 from rules.speedway.state import Car, RollRecord, ShotRecord, SpeedwayState, Weapon
+from rules.table import looks_like_an_id
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,41 @@ def find_weapon(car: Car, name: str) -> Weapon:
         options = ", ".join(f"{w.mount.lower()} ({w.name})" for w in car.weapons)
         raise BadOption(f"{car.name} has no single weapon '{name}'. Weapons: {options}.")
     return matches[0]
+
+
+def find_target(state: SpeedwayState, text: str, shooter: Car | None = None) -> Car:
+    """The car a shot or a question names (revision 2): its id ('c2') first, then a car's name, then
+    its driver's name when that driver has one car. A name that fits several cars is refused."""
+    wanted = text.strip().casefold()
+    by_id = [c for c in state.cars if c.id.casefold() == wanted]
+    if by_id:
+        return by_id[0]
+    by_name = [c for c in state.cars if c.name.casefold() == wanted]
+    by_driver = [c for c in state.cars if (p := state.player(c.owner)) and p.name.casefold() == wanted]
+    for found in (by_name, by_driver):
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise BadOption(f"'{text.strip()}' could be {_car_list(found)}: name the car by its id, "
+                            f"e.g. target:{found[0].id}.")
+    others = [c for c in state.cars if shooter is None or c.id != shooter.id]
+    if not wanted:
+        raise BadOption(f"Name the target car by its id or its name. Cars: {_car_list(others)}.")
+    raise BadOption(f"No car called '{text.strip()}'. Cars: {_car_list(others)}.")
+
+
+def target_value(state: SpeedwayState, car: Car) -> str:
+    """How a command names a target car: by its id. In a revision 1 game a name may also look like an
+    id (a player called c2), and a name is read first there: such a game keeps naming cars by name."""
+    names = [c.name for c in state.cars] + [p.name for p in state.players]
+    if state.revision >= 2 or not any(looks_like_an_id(name) for name in names):
+        return car.id
+    return car.name
+
+
+def _car_list(cars: list[Car]) -> str:
+    """'alice (c1), Robo2 (c2)'."""
+    return ", ".join(f"{c.name} ({c.id})" for c in cars) or "none"
 
 
 def sight_blockers(state: SpeedwayState, firer: Car, target: Car) -> frozenset[Hex]:

@@ -9,6 +9,7 @@ from rules.speedway.driving import SLIDE, maneuver_choices
 WEAPON_MOUNTS = tuple(m.lower() for m in data.MOUNTS)
 SKID_CHOICES = ("accept", "resist", "swipe", "continue")
 RAM_OUTCOMES = ("A", "B")
+_TARGET = "The target car: its id (c2), its name or its driver's name"
 _CAR = OptionSpec("car", "str", "Speedway: car design", choices=tuple(data.car_designs()))
 
 GRAMMAR = Grammar(
@@ -34,7 +35,7 @@ GRAMMAR = Grammar(
         CommandSpec("fire", "Fire an offensive weapon at a car", (
             OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS,
                        suggest=True),
-            OptionSpec("target", "str", "The target car or its driver", required=True, suggest=True),
+            OptionSpec("target", "str", _TARGET, required=True, suggest=True),
         )),
         CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
             OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
@@ -46,7 +47,7 @@ GRAMMAR = Grammar(
         )),
         CommandSpec("odds", "The chance of a shot or of resisting a skid (changes nothing)", (
             OptionSpec("weapon", "str", "Which mount would fire", choices=WEAPON_MOUNTS, suggest=True),
-            OptionSpec("target", "str", "The target car or its driver", suggest=True),
+            OptionSpec("target", "str", _TARGET, suggest=True),
             OptionSpec("maneuver", "str", "A maneuver you are considering", choices=maneuver_choices(),
                        suggest=True),
         ), query=True),

@@ -24,6 +24,11 @@ from rules.speedway.odds import driver_chance
 from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.state import Car, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
+from rules.table import revision_option
+
+# The newest rules revision (see RULES.md "Table"): 2 gives every car a unique name, every computer
+# seat an id of its own, and names targets by car id. Games stored without one are revision 1.
+REVISION = 2
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -36,7 +41,8 @@ def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
     rounds = options.get("rounds")
     if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
         raise BadOption("rounds: must be a positive whole number.")
-    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed), max_rounds=rounds)
+    revision = revision_option(options, REVISION)
+    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed), max_rounds=rounds, revision=revision)
 
 
 # --- who may act ---------------------------------------------------------------------------------
@@ -239,10 +245,7 @@ def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
 def _fire(state: SpeedwayState, actor: str, action: Fire):
     car = _active_car_for(state, actor, ("movement",))
     weapon = combat.find_weapon(car, action.weapon)
-    target = state.car_named(action.target)
-    if target is None:
-        names = ", ".join(c.name for c in state.cars if c.id != car.id)
-        raise BadOption(f"No car called '{action.target}'. Cars: {names}.")
+    target = _target(state, action.target, car)
     state, events = combat.fire(state, car, combat.plan_shot(state, car, weapon, target))
     state, more = finish_move(state)
     return state, events + more
@@ -312,14 +315,27 @@ def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
             names = [m for m in maneuver_choices() if not car.must_turn or m.startswith("turn-")]
             actions += [LegalAction(f"/move maneuver:{m}", m) for m in names]
     for plan in combat.legal_shots(state, car):
-        actions.append(LegalAction(f"/fire weapon:{plan.weapon.mount.lower()} target:{plan.target.name}",
-                                   f"Fire {plan.weapon.mount} at {plan.target.name} ({plan.chance:.0%})"))
+        command = f"/fire weapon:{plan.weapon.mount.lower()} target:{combat.target_value(state, plan.target)}"
+        actions.append(LegalAction(command, f"Fire {plan.weapon.mount} at {plan.target.name} ({plan.chance:.0%})"))
     for weapon in car.weapons:
         if hazards.can_deploy(state, car, weapon):
             actions.append(LegalAction(f"/drop weapon:{weapon.mount.lower()}", f"Drop {weapon.name}"))
     if state.moves_left == 0:
         actions.append(LegalAction("/end", "End turn"))
     return tuple(actions)
+
+
+def _target(state: SpeedwayState, text: str, shooter: Car) -> Car:
+    """The car a shot or a question names. Revision 1 reads a name first, as it always did (so every
+    logged shot still hits what it hit), and then a car id: games running from before revision 2
+    get buttons that name cars by id, which fixes duplicate names there too."""
+    if state.revision >= 2:
+        return combat.find_target(state, text, shooter)
+    target = state.car_named(text) or next((c for c in state.cars if c.id == text.strip().lower()), None)
+    if target is None:
+        names = ", ".join(c.name for c in state.cars if c.id != shooter.id)
+        raise BadOption(f"No car called '{text}'. Cars: {names}.")
+    return target
 
 
 def view(state: SpeedwayState, viewer: str | None) -> SpeedwayState:
@@ -370,9 +386,7 @@ def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
     """The chance of a shot or of resisting a skid, without changing anything."""
     car = _active_car_for(state, player, ("movement", "skid"))
     if options.get("weapon") or options.get("target"):
-        target = state.car_named(options.get("target", ""))
-        if target is None:
-            raise BadOption("Name the target car: /odds weapon:front target:NAME.")
+        target = _target(state, options.get("target", ""), car)
         plan = combat.plan_shot(state, car, combat.find_weapon(car, options.get("weapon", "")), target)
         return (f"{plan.weapon.label} at {target.name}: range {plan.range_hexes}, {plan.to_hit_dice}d6 + "
                 f"Targeting {plan.targeting} -> {plan.chance:.0%} to hit; damage {' + '.join(plan.damage_dice)}.")
@@ -466,7 +480,9 @@ def suggest(state: SpeedwayState, player: str, command: str, option: str,
         return [(f"{m}: {p.weapon.name} ({p.chance:.0%} at {p.target.name})", m) for m, p in best.items()]
     if option == "target":
         weapon = (chosen.get("weapon") or "").lower()
-        return [(f"{p.target.name}: {p.chance:.0%} with {p.weapon.mount.lower()} {p.weapon.name}", p.target.name)
+        named = (lambda c: f"{c.name} ({c.id})") if state.revision >= 2 else (lambda c: c.name)
+        return [(f"{named(p.target)}: {p.chance:.0%} with {p.weapon.mount.lower()} {p.weapon.name}",
+                 combat.target_value(state, p.target))
                 for p in shots if not weapon or p.weapon.mount.lower() == weapon]
     return []
 
@@ -534,4 +550,5 @@ SPEEDWAY = Ruleset(
     suggest=suggest,
     plan_preview=plan_preview,
     grammar=GRAMMAR,
+    revision=REVISION,
 )

@@ -11,6 +11,7 @@ from rules.track.actions import AddComputer, EndGame, Join, Start
 from rules.track.events import GameEnded, GameStarted, PlayerJoined
 from rules.track.state import Car, Hand, Player, TrackState
 from rules.track.turns import begin_turn
+from rules.table import computer_seat, name_key, unique_name
 from rules.table import take_over as take_over, who_ends  # shared with every ruleset
 
 MAX_NAME_LENGTH = 32
@@ -28,10 +29,15 @@ def _seat(state: TrackState, player: Player) -> TrackState:
 
 
 def join(state: TrackState, actor: str, action: Join):
-    if state.player(actor):
+    seat = state.player(actor)
+    if seat and seat.ai and state.revision >= 2:
+        raise BadOption(f"{seat.name} is a computer player's seat; you cannot join as it.")
+    if seat:
         raise BadOption("You already have a seat at this table.")
     name = action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH]
-    if any(p.name.lower() == name.lower() for p in state.players):
+    if state.revision >= 2:  # unique at the table, and no car id (c1) or computer id (ai-1)
+        name = unique_name(name, {name_key(p.name) for p in state.players}, MAX_NAME_LENGTH)
+    elif any(p.name.lower() == name.lower() for p in state.players):
         name = f"{name}#{len(state.players) + 1}"
     state = _seat(state, Player(actor, name, len(state.players)))
     return state, (PlayerJoined(name),)
@@ -40,8 +46,12 @@ def join(state: TrackState, actor: str, action: Join):
 def add_computer(state: TrackState, actor: str, action: AddComputer):
     if actor != state.host:
         raise NotHost("Only the host can add a computer player.")
-    number = sum(1 for p in state.players if p.ai) + 1
-    seat = Player(f"ai-{number}", f"Robo{number}", len(state.players), ai=True)
+    if state.revision >= 2:  # an id no seat has, a name no seat has
+        ai_id, name = computer_seat({p.id for p in state.players}, {name_key(p.name) for p in state.players})
+        seat = Player(ai_id, name, len(state.players), ai=True)
+    else:
+        number = sum(1 for p in state.players if p.ai) + 1
+        seat = Player(f"ai-{number}", f"Robo{number}", len(state.players), ai=True)
     state = _seat(state, seat)
     return state, (PlayerJoined(seat.name + " (computer)"),)
 

@@ -34,6 +34,11 @@ from rules.track.moves import car_label, short_label, where_label
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
 from rules.track.state import Board, Hand, Rulings, TrackState, evolve
 from rules.track.turns import end_turn
+from rules.table import revision_option
+
+# The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own.
+# Games stored without one are revision 1.
+REVISION = 2
 
 HAND_LISTING_LIMIT = 1500  # a private reply holds 2,000 characters; longer lists are summed up per card
 
@@ -69,7 +74,9 @@ def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
     b = data.board()
     board = Board(b["ring_holes"], tuple(b["corners"]), b["start_after_corner"], b["finish_holes"],
                   b["cars_per_player"], b["hand_size"])
-    return TrackState(host=host, dice=DiceState(seed), rulings=Rulings(**values), board=board, max_rounds=rounds)
+    revision = revision_option(options, REVISION)
+    return TrackState(host=host, dice=DiceState(seed), rulings=Rulings(**values), board=board, max_rounds=rounds,
+                      revision=revision)
 
 
 # --- the turn ---------------------------------------------------------------------------------
@@ -332,4 +339,5 @@ TRACK = Ruleset(
     plan_preview=plan_preview,
     grammar=GRAMMAR,
     private_hands=True,
+    revision=REVISION,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.codec import added_field
 from rules.dice import DiceState
 
 PITS = "pits"     # the seed's Home area (Pits in the NEW VERSION reskin)
@@ -120,6 +121,9 @@ class TrackState:
     ended_by: str | None = None
     max_rounds: int | None = None
     hidden: bool = False  # True in a view with hidden information removed
+    # The rules revision (setup option "revision"): 2 gives every seat a unique name and computer
+    # seats ids of their own. Left out of a snapshot while 1, as before it existed.
+    revision: int = added_field(1)
 
     def player(self, player_id: str | None) -> Player | None:
         """The seat of `player_id`, if seated."""
