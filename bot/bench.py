@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from bot.commands import parse
+from bot.db_target import masked
 from bot.service import Actor, GameService
-from bot.store import Store
+from bot.store import Store, is_postgres
 from images.draw import to_png
 from images.speedway import palette_for, render_image
 from rules.codec import decode_state
@@ -164,7 +165,8 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
     try:
         service = GameService(store)
         say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
-        say(f"pitboss bench: Speedway, 2 cars on the classic arena, SQLite at {db_path}")
+        say(f"pitboss bench: Speedway, 2 cars on the classic arena, "
+            f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}")
 
         one = Samples()
         played = 0

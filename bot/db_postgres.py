@@ -19,6 +19,7 @@ from typing import AsyncIterator
 import asyncpg
 
 from bot.db_errors import BackupFailed, Duplicate, StoreBusy
+from bot.db_target import split_password
 
 LOCK_TIMEOUT = "15s"
 _BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
@@ -118,6 +119,13 @@ class PostgresDriver:
         except _BUSY as exc:
             raise StoreBusy() from exc
 
+    async def executemany(self, sql: str, rows: list[tuple]) -> None:
+        """Run one statement for each row, in one round trip."""
+        if not rows:
+            return
+        async with self._connection() as conn:
+            await self._call(conn.executemany, sql, (rows,))
+
     async def lock_channel(self, channel: str) -> None:
         """Serialise one channel's writers across processes until this transaction ends."""
         await self.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (channel,))
@@ -132,9 +140,13 @@ class PostgresDriver:
         """pg_dump (custom format) into a side file renamed into place: one consistent snapshot,
         taken while others keep writing."""
         partial = f"{path}.partial"
+        # The password goes in the child's environment (private to its user), never on its command
+        # line, which every user of the machine can read in `ps`.
+        url, password = split_password(self._url)
+        env = {**os.environ, "PGPASSWORD": password} if password is not None else None
         try:
             proc = await asyncio.create_subprocess_exec(
-                "pg_dump", "--format=custom", f"--file={partial}", f"--dbname={self._url}",
+                "pg_dump", "--format=custom", f"--file={partial}", f"--dbname={url}", env=env,
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         except FileNotFoundError:
             raise BackupFailed("pg_dump is not installed; it comes with the PostgreSQL client tools") from None

@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import os
 import sqlite3
+import urllib.parse
 from typing import AsyncIterator
 
 import aiosqlite
@@ -27,6 +28,50 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
+def _writable(path: str) -> bool:
+    """Whether this process may write the file and create its -wal and -shm files beside it."""
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+
+
+async def _connect(target: str, uri: bool = False) -> aiosqlite.Connection:
+    pending = aiosqlite.connect(target, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, uri=uri)
+    # A store left open by a crash must not keep the process alive at exit: SQLite's own
+    # transactions keep the file sound, so the worker thread may die with the process.
+    worker = getattr(pending, "_thread", None)
+    if worker is not None:
+        worker.daemon = True
+    try:
+        return await pending
+    except BaseException:
+        # The worker thread still has to hand back its stop signal; let it finish while the event
+        # loop is open, or it prints a traceback at exit.
+        if worker is not None:
+            worker.join(timeout=5)
+        raise
+
+
+async def _open_read_only(path: str) -> aiosqlite.Connection:
+    """A read-only connection (for verify, backup and status on a file this process may not write).
+
+    Reading a WAL database needs its -shm index, which SQLite creates beside the file. In a folder
+    that cannot take it, the file is read as immutable, which is sound only while no -wal file
+    exists: then no connection has the database open, and everything committed is in the file.
+    """
+    base = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    db = await _connect(base, uri=True)
+    try:
+        await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await db.execute_fetchall("SELECT COUNT(*) FROM sqlite_master")
+        return db
+    except sqlite3.OperationalError:
+        await db.close()
+        if os.path.exists(f"{path}-wal"):
+            raise sqlite3.OperationalError(
+                f"{path} can only be read with its write-ahead log, and the folder it is in is "
+                f"read-only: open it once where it may be written (or check it with its owner)") from None
+    return await _connect(base + "&immutable=1", uri=True)
+
+
 class SqliteDriver:
     """Runs the store's SQL on a SQLite file."""
 
@@ -39,21 +84,10 @@ class SqliteDriver:
 
     @classmethod
     async def open(cls, path: str) -> "SqliteDriver":
-        """Connect and switch to WAL."""
-        pending = aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        # A store left open by a crash must not keep the process alive at exit: SQLite's own
-        # transactions keep the file sound, so the worker thread may die with the process.
-        worker = getattr(pending, "_thread", None)
-        if worker is not None:
-            worker.daemon = True
-        try:
-            db = await pending
-        except BaseException:
-            # The worker thread still has to hand back its stop signal; let it finish while the event
-            # loop is open, or it prints a traceback at exit.
-            if worker is not None:
-                worker.join(timeout=5)
-            raise
+        """Connect and switch to WAL; a file this process may not write is opened read-only."""
+        if os.path.exists(path) and not _writable(path):
+            return cls(await _open_read_only(path))
+        db = await _connect(path)
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         await db.execute("PRAGMA journal_mode = WAL")
         await db.execute("PRAGMA synchronous = NORMAL")
@@ -85,17 +119,26 @@ class SqliteDriver:
             try:
                 yield
             except BaseException:
-                await self._db.execute("ROLLBACK")
+                await self._rollback()
                 raise
             finally:
                 _IN_TRANSACTION.reset(token)
             try:
                 await self._db.execute("COMMIT")
             except sqlite3.OperationalError as exc:
-                await self._db.execute("ROLLBACK")
+                await self._rollback()
                 if _is_locked(exc):
                     raise StoreBusy() from exc
                 raise
+
+    async def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not undone it already.
+
+        After some errors (a full disk, an I/O error) SQLite rolls the whole transaction back itself;
+        a ROLLBACK then fails with "no transaction is active" and would hide the error that matters.
+        """
+        if self._db.in_transaction:
+            await self._db.execute("ROLLBACK")
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[None]:
@@ -130,6 +173,18 @@ class SqliteDriver:
                     return (await db.execute(sql, params)).rowcount
                 rows = await db.execute_fetchall(sql, params)
                 return [tuple(row) for row in (rows[:1] if fetch == 1 else rows)]
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                    raise Duplicate(str(exc)) from None
+                raise
+
+    async def executemany(self, sql: str, rows: list[tuple]) -> None:
+        """Run one statement for each row, in one hop to the connection's thread."""
+        if not rows:
+            return
+        async with self._connection() as db:
+            try:
+                await db.executemany(sql, rows)
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                     raise Duplicate(str(exc)) from None
