@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import re
@@ -19,6 +20,7 @@ from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
 from bot.db_errors import BackupFailed
+from bot.db_target import masked, split_password
 from bot.store import Store, is_postgres
 
 log = logging.getLogger("pitboss.cli")
@@ -109,7 +111,7 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
     store = await Store.open(_db_path(args))
     out_dir = Path(args.out)
     interactive = stdin.isatty()
-    print(f"Pitboss local table — database {_db_path(args)}, channel {args.channel}, maps in {out_dir}/")
+    print(f"Pitboss local table — database {masked(_db_path(args))}, channel {args.channel}, maps in {out_dir}/")
     print(PLAY_HELP)
     actor_name = None
     try:
@@ -183,21 +185,50 @@ async def _backup(args: argparse.Namespace) -> int:
     return EXIT_OK if not problems else EXIT_REFUSED
 
 
+NOT_REPLAYING, UNREADABLE = "DOES NOT REPLAY", "CANNOT BE READ"
+
+
+async def _game_problem(service: GameService, game) -> tuple[str, str] | None:
+    """What is wrong with one stored game, (NOT_REPLAYING or UNREADABLE, why); None when it is sound."""
+    try:
+        json.loads(game.state)
+    except ValueError as exc:
+        return UNREADABLE, f"its snapshot is not valid JSON ({exc})"
+    try:
+        replays = await service.replay_matches(game)
+    except Exception as exc:  # a damaged log, options or ruleset: this game only, the others still count
+        log.warning("game %s cannot be replayed", game.id, exc_info=True)
+        return UNREADABLE, f"{type(exc).__name__}: {exc}"
+    return None if replays else (NOT_REPLAYING, "its log replayed from the seed ends in another state than its snapshot")
+
+
 async def _verify(args: argparse.Namespace) -> int:
+    """Check every game (each on its own, so one damaged game hides no other) and the database itself."""
     store = await Store.open(_db_path(args))
     try:
         service = GameService(store)
-        failures = 0
-        games = await store.all_games()
+        found = {NOT_REPLAYING: 0, UNREADABLE: 0}
+        try:
+            games = await store.all_games()
+        except Exception as exc:
+            log.warning("the games cannot be listed", exc_info=True)
+            print(f"the games cannot be listed: {type(exc).__name__}: {exc}")
+            games, found[UNREADABLE] = [], 1
         for game in games:
-            ok = await service.replay_matches(game)
-            failures += not ok
+            problem = await _game_problem(service, game)
+            if problem is not None:
+                found[problem[0]] += 1
             print(f"game {game.id} channel {game.channel} {game.ruleset} v{game.version} {game.status}: "
-                  f"{'replays to its snapshot' if ok else 'REPLAY MISMATCH'}")
-        problems = await store.integrity_problems()
-        print(f"{len(games)} games checked, {failures} mismatches; database integrity: "
+                  + (f"{problem[0]}: {problem[1]}" if problem else "replays to its snapshot"))
+        try:
+            problems = await store.integrity_problems()
+        except Exception as exc:
+            log.warning("the integrity check failed", exc_info=True)
+            problems = [f"the check itself failed: {type(exc).__name__}: {exc}"]
+        unreadable = f", {found[UNREADABLE]} cannot be read" if found[UNREADABLE] else ""
+        print(f"{len(games)} games checked, {found[NOT_REPLAYING]} mismatches{unreadable}; database integrity: "
               f"{'ok' if not problems else '; '.join(problems[:10])}")
-        return EXIT_OK if failures == 0 and not problems else EXIT_REFUSED
+        return EXIT_OK if not any(found.values()) and not problems else EXIT_REFUSED
     finally:
         await store.close()
 
@@ -215,6 +246,10 @@ def _bench(args: argparse.Namespace) -> int:
     from bot.bench import bench
 
     with tempfile.TemporaryDirectory() as folder:
+        if args.stall:
+            from bot.bench_stall import stall_bench
+
+            return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db")))
         return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
                                  args.single, args.seed))
 
@@ -281,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--moves", type=int, default=10, help="moves per channel in the load test (default 10)")
     bench.add_argument("--single", type=int, default=200, help="moves timed on one channel alone (default 200)")
     bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
+    bench.add_argument("--stall", action="store_true",
+                       help="instead: how long other channels wait while the heaviest imports, verifies, "
+                            "replays and undos run")
     return parser
 
 
@@ -298,7 +336,8 @@ def _main(argv: list[str] | None) -> int:
     if args.mode != "run":
         # Bugs go with their traceback to a log file (created only when needed); players see an apology.
         handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
-        handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), handler=handler)
+        _url, db_password = split_password(_db_path(args) if hasattr(args, "db") else "")
+        handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=handler)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
     if args.mode == "run":

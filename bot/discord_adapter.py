@@ -21,6 +21,7 @@ from discord import app_commands
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.discord_views import (ActionButton, CancelPlanButton, ConfirmPlanButton, files_of, post_notice, publish,
                                send_private)
+from bot.db_target import split_password
 from bot.guards import RateLimit, plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
@@ -292,4 +293,6 @@ def run_bot(token: str, db_path: str, guild_id: str | None = None,
         ids, count = shards
         client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids,
                                       shard_ids=list(ids), shard_count=count)
-    client.run(token, log_level=logging.INFO, root_logger=True, log_handler=redacting_handler(token))
+    _url, db_password = split_password(db_path)
+    client.run(token, log_level=logging.INFO, root_logger=True,
+               log_handler=redacting_handler(token, db_password or ""))

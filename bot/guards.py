@@ -3,45 +3,53 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
+import unicodedata
 from typing import Callable, Iterable
 
 RATE_BURST = 30        # commands a person may send at once...
 RATE_PER_SECOND = 2.0  # ...and then this many per second, for as long as they like
+# Commands that post a new table (or end one): a few at once, then one a minute.
+TABLE_BURST = 5
+TABLE_PER_SECOND = 1 / 60
 
 
 class RateLimit:
-    """A token bucket per user: a burst, then a steady rate. Refuses instead of queueing.
+    """Token buckets per user: a burst, then a steady rate. Refuses instead of queueing.
 
-    The service refunds commands that moved the game on, so a player answering their turns as
-    fast as they like is never held back; looks, refusals and stale presses are what it counts.
+    The "play" budget counts every command; the service refunds those that moved a running game on,
+    so a player answering their turns as fast as they like is never held back. The "table" budget
+    counts commands that create, end, import or fill a table; they are never refunded.
     """
 
     def __init__(self, burst: int = RATE_BURST, per_second: float = RATE_PER_SECOND,
-                 clock: Callable[[], float] = time.monotonic):
-        self._burst = burst
-        self._rate = per_second
+                 clock: Callable[[], float] = time.monotonic, table_burst: int = TABLE_BURST,
+                 table_per_second: float = TABLE_PER_SECOND):
+        self._limits = {"play": (float(burst), per_second), "table": (float(table_burst), table_per_second)}
         self._clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}  # user -> (tokens, when counted)
+        self._buckets: dict[tuple[str, str], tuple[float, float]] = {}  # (user, budget) -> (tokens, when)
 
-    def wait_needed(self, user: str) -> float:
+    def wait_needed(self, user: str, budget: str = "play") -> float:
         """Take one command from `user`'s bucket: 0 when allowed, else the seconds until it would be."""
+        burst, rate = self._limits[budget]
         now = self._clock()
-        tokens, then = self._buckets.get(user, (float(self._burst), now))
-        tokens = min(float(self._burst), tokens + (now - then) * self._rate)
+        tokens, then = self._buckets.get((user, budget), (burst, now))
+        tokens = min(burst, tokens + (now - then) * rate)
         if tokens < 1:
-            self._buckets[user] = (tokens, now)
-            return (1 - tokens) / self._rate
-        self._buckets[user] = (tokens - 1, now)
+            self._buckets[(user, budget)] = (tokens, now)
+            return (1 - tokens) / rate
+        self._buckets[(user, budget)] = (tokens - 1, now)
         if len(self._buckets) > 10_000:  # forget users whose buckets are full again
-            self._buckets = {u: b for u, b in self._buckets.items()
-                             if b[0] + (now - b[1]) * self._rate < self._burst}
+            self._buckets = {key: b for key, b in self._buckets.items()
+                             if b[0] + (now - b[1]) * self._limits[key[1]][1] < self._limits[key[1]][0]}
         return 0.0
 
     def refund(self, user: str) -> None:
-        """Give back the command just taken: it moved the game on, which is playing, not flooding."""
-        tokens, then = self._buckets.get(user, (float(self._burst), self._clock()))
-        self._buckets[user] = (min(float(self._burst), tokens + 1), then)
+        """Give back the play command just taken: it moved the game on, which is playing, not flooding."""
+        burst, _rate = self._limits["play"]
+        tokens, then = self._buckets.get((user, "play"), (burst, self._clock()))
+        self._buckets[(user, "play")] = (min(burst, tokens + 1), then)
 
 
 class Redactor(logging.Filter):
@@ -76,12 +84,46 @@ def redacting_handler(*secrets: str, handler: logging.Handler | None = None) -> 
 NAME_LIMIT = 32
 # Markdown, mention and link syntax: a display name is shown as plain words, never as markup.
 _MARKUP = set("@#<>*_~`|\\[](){}:")
+# Letters that draw nothing (Hangul and braille fillers, the Mongolian vowel separator): a name made of
+# them looks empty or impersonates another.
+_BLANK_LETTERS = set("\u115f\u1160\u3164\uffa0\u2800\u180e")
+# Format, control, surrogate, private-use and unassigned code points: invisible or unprintable.
+_HIDDEN_CATEGORIES = ("Cf", "Cc", "Cs", "Co", "Cn")
+_MAX_MARKS = 2  # combining marks kept on one letter (more only stacks noise over the line)
+# Player ids: Discord snowflakes, command-line names, computer seats (ai-N).
+_ACTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+COMPUTER_ID_PREFIX = "ai-"
+
+
+def _visible(name: str) -> str:
+    kept: list[str] = []
+    marks = 0
+    for ch in name:
+        category = unicodedata.category(ch)
+        if ch.isspace() or category in ("Zl", "Zp", "Zs"):
+            kept.append(" ")
+            marks = 0
+        elif category in _HIDDEN_CATEGORIES or ch in _BLANK_LETTERS or ch in _MARKUP:
+            continue
+        elif category.startswith("M"):
+            marks += 1
+            if marks <= _MAX_MARKS:
+                kept.append(ch)
+        else:
+            kept.append(ch)
+            marks = 0
+    return "".join(kept)
 
 
 def plain_name(name: str, fallback: str = "player") -> str:
-    """A display name made safe to show: no control characters, markup or mention syntax, one line,
-    at most NAME_LIMIT characters (names reach messages, alt text and pictures)."""
-    kept = "".join(" " if ch.isspace() else ch for ch in name if ch.isprintable() or ch.isspace())
-    kept = "".join(ch for ch in kept if ch not in _MARKUP)
-    kept = " ".join(kept.split())[:NAME_LIMIT].strip()
+    """A display name made safe to show: no invisible, control or filler characters, no markup or
+    mention syntax, one line, at most NAME_LIMIT characters (names reach messages, alt text and
+    pictures). Every door (Discord, the command line, an imported file) cleans names with this."""
+    kept = " ".join(_visible(name).split())[:NAME_LIMIT].strip()
     return kept or fallback
+
+
+def valid_actor_id(actor_id: str) -> bool:
+    """Whether a player id is well formed: letters, digits and . _ -, at most 64, starting with a letter
+    or digit (a Discord id, a command-line name, a computer seat's ai-N)."""
+    return bool(_ACTOR_ID.match(actor_id))

@@ -1,19 +1,31 @@
-"""Reading an exported game log back: size-limited, validated, replayed in full before anything is stored."""
+"""Reading an exported game log back: size-limited, checked field by field against the export's
+schema before anything else, with every name cleaned as at any other door."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.commands import BY_NAME, Command, CommandSyntaxError, coerce, foreign_to
 from bot.commitment import MAX_SEED, commitment
+from bot.guards import plain_name, valid_actor_id
 from bot.queries import EXPORT_FORMAT
-from rules.codec import CodecError, decode_tagged
+from rules.codec import decode_tagged
 from rules.engine import Ruleset, get_ruleset, ruleset_ids
 from rules.errors import GameError
 
-MAX_IMPORT_BYTES = 2_000_000
-MAX_IMPORT_ACTIONS = 50_000
+# An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
+# a log far longer than any game reaches (~90 bytes an action, compact).
+MAX_IMPORT_BYTES = 8_000_000
+# A re-play re-runs every action. Selfplay's longest games (60 rounds, two cars) log about 950 actions;
+# ten times that keeps the heaviest re-play allowed to about a second and a half of one core.
+MAX_REPLAY_ACTIONS = 10_000
+MAX_NUMBER_DIGITS = 20  # game ids and seeds fit in 19 digits; longer numbers are refused while parsing
+_COMMITMENT = re.compile(r"^[0-9a-f]{64}$")
+_SETUP_KEYS = ("ruleset", "seed")  # /game new options that are not setup options
 
 
 class BadImport(GameError):
@@ -33,32 +45,109 @@ class ImportedLog:
     actions: list[tuple[str, Any]]
 
 
-def read_export(data: bytes) -> ImportedLog:
-    """Parse and check an export; every failure is a short refusal."""
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError("number too long")
+    return int(text)
+
+
+def _parse(data: bytes) -> dict:
     if len(data) > MAX_IMPORT_BYTES:
         raise BadImport(f"That file is too big for a game log ({len(data)} bytes; the limit is {MAX_IMPORT_BYTES}).")
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadImport("That file is not JSON: attach a file made by /game export.") from None
+        document = json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=_bounded_int)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BadImport("That file is not a readable JSON game log: attach a file made by /game export.") from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise BadImport("That file is not a Pitboss game log made by /game export.")
     if document.get("format_version") != 1 or document.get("ruleset") not in ruleset_ids():
         raise BadImport("That game log is from a version or a game this bot does not know.")
-    ruleset = get_ruleset(document["ruleset"])
-    raw_actions = document.get("actions")
-    if not isinstance(raw_actions, list) or len(raw_actions) > MAX_IMPORT_ACTIONS:
-        raise BadImport("The game log has no readable list of actions.")
-    actions = []
+    return document
+
+
+def _damaged(what: str) -> BadImport:
+    return BadImport(f"The game log is damaged: {what}.")
+
+
+def _whole_number(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
+
+
+def _actor(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not valid_actor_id(value):
+        raise _damaged(f"{where} is not a player id")
+    return value
+
+
+def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
+    """The setup options, checked exactly as /game new checks them when typed."""
+    if not isinstance(raw, dict):
+        raise _damaged("the options are not a table of settings")
+    options = dict(raw)
+    revision = options.pop("revision", None)
+    if revision is not None and not _whole_number(revision, 1, getattr(ruleset, "revision", 1) + 1):
+        raise _damaged("the rules revision is not one this bot knows")
+    if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
+            any(key in _SETUP_KEYS for key in options):
+        raise _damaged("an option has a value of the wrong kind")
     try:
-        for entry in raw_actions:
-            actions.append((str(entry["actor"])[:64], decode_tagged(ruleset.actions, entry["action"])))
-        seed = document.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < MAX_SEED):
-            raise BadImport("The seed in that log is not a valid seed.")
-        if seed is not None and commitment(seed) != document.get("seed_commitment"):
-            raise BadImport("The seed in that log does not match its commitment: it was edited.")
-        return ImportedLog(ruleset, int(document["game_id"]), str(document["host"])[:64],
-                           dict(document.get("options") or {}), str(document["seed_commitment"]), seed, actions)
-    except (KeyError, TypeError, ValueError, CodecError):
-        raise BadImport("The game log is damaged: an entry is missing or malformed.") from None
+        typed = coerce(BY_NAME["game new"], {"ruleset": ruleset.id, **options}).options
+    except CommandSyntaxError as exc:
+        raise _damaged(f"an option is not valid ({exc})") from None
+    if foreign_to(ruleset, Command("game new", typed)):
+        raise _damaged(f"an option is not one of {ruleset.title}'s")
+    typed = {k: v for k, v in typed.items() if k not in _SETUP_KEYS}
+    return typed if revision is None else {**typed, "revision": revision}
+
+
+def _cleaned(action: Any) -> Any:
+    """An action with any player name in it cleaned as a Discord display name is."""
+    if dataclasses.is_dataclass(action) and isinstance(getattr(action, "name", None), str):
+        return dataclasses.replace(action, name=plain_name(action.name))
+    return action
+
+
+def _actions(ruleset: Ruleset, raw: Any) -> list[tuple[str, Any]]:
+    if not isinstance(raw, list):
+        raise _damaged("it has no list of actions")
+    actions = []
+    for number, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict):
+            raise _damaged(f"action #{number} is malformed")
+        actor = _actor(entry.get("actor"), f"the actor of action #{number}")
+        try:
+            action = decode_tagged(ruleset.actions, entry["action"])
+        except Exception:  # noqa: BLE001 - any failure to decode a hostile entry is the same refusal
+            raise _damaged(f"action #{number} is malformed") from None
+        actions.append((actor, _cleaned(action)))
+    return actions
+
+
+def read_export(data: bytes) -> ImportedLog:
+    """Parse and check an export against its schema; every failure is a short refusal."""
+    document = _parse(data)
+    ruleset = get_ruleset(document["ruleset"])
+    game_id = document.get("game_id")
+    if not _whole_number(game_id, 1, MAX_SEED):
+        raise _damaged("the game id is not a valid id")
+    host = _actor(document.get("host"), "the host")
+    seed_commitment = document.get("seed_commitment")
+    if not isinstance(seed_commitment, str) or not _COMMITMENT.match(seed_commitment):
+        raise _damaged("the dice commitment is not a sha256 hash")
+    seed = document.get("seed")
+    if seed is not None and not _whole_number(seed, 0, MAX_SEED):
+        raise BadImport("The seed in that log is not a valid seed.")
+    if seed is not None and commitment(seed) != seed_commitment:
+        raise BadImport("The seed in that log does not match its commitment: it was edited.")
+    options = _options(ruleset, document.get("options") or {})
+    raw_actions = document.get("actions")
+    if seed is not None and isinstance(raw_actions, list) and len(raw_actions) > MAX_REPLAY_ACTIONS:
+        raise BadImport(f"That game log is too long to re-play here ({len(raw_actions)} actions; "
+                        f"the limit is {MAX_REPLAY_ACTIONS}).")
+    # A running game's log is only a ticket (the move copies the stored log): it is not decoded.
+    actions = _actions(ruleset, raw_actions) if seed is not None else []
+    return ImportedLog(ruleset, game_id, host, options, seed_commitment, seed, actions)

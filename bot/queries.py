@@ -19,6 +19,11 @@ def _describe_events(ruleset: Ruleset, record: ActionRecord) -> list[str]:
     return [decode_tagged(ruleset.events, e).describe() for e in json.loads(record.events)]
 
 
+def log_count(command) -> int:
+    """How many recent actions /game log shows."""
+    return command.options.get("count") or DEFAULT_LOG_COUNT
+
+
 def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None) -> Reply:
     """The most recent actions' events, dice included, privately."""
     count = count or DEFAULT_LOG_COUNT
@@ -40,7 +45,8 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], fini
     }
     if finished:
         document["seed"] = game.seed
-    data = json.dumps(document, indent=1, sort_keys=True).encode()
+    # Compact, so the longest game's export stays well inside what /game import reads back.
+    data = json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
     note = "" if finished else " The dice seed stays secret until the game ends."
     return Reply("shown", f"The log of game {game.id}: {len(records)} actions.{note}", ephemeral=True,
                  files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))

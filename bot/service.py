@@ -19,8 +19,9 @@ import images
 from bot import queries
 from bot.commands import QUERIES, Command, foreign_to, parse
 from bot.commitment import MAX_SEED, announce, commitment, reveal
-from bot.guards import RateLimit
-from bot.importer import BadImport, read_export
+from bot.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
+from bot.heavy import HEAVY
+from bot.importer import BadImport, ImportedLog, read_export
 from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
                          buttons_for, clip, group_buttons, latest_lines, refusal)
 from images.replay import render_replay
@@ -28,9 +29,9 @@ from bot.clock import TableClock
 from bot.plans import TurnPlans
 from bot.refusals import NoGame, NotThisGame, StaleButton
 from bot.settings import MAX_COMPUTER_ACTIONS
-from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, Store, StoreBusy, VersionConflict
+from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import Ruleset, get_ruleset, replay_states, ruleset_ids
+from rules.engine import ReplayRefused, Ruleset, get_ruleset, replay_states, replay_with_events, ruleset_ids
 from rules.errors import GameError
 
 __all__ = ["Actor", "GameService", "Reply"]
@@ -44,6 +45,9 @@ _RENDERERS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_pr
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 # The delivery (interaction id) the running command came with, claimed by its first write.
 _DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
+# Commands that post a new table or end one: they never earn a refund, and share a small budget.
+_TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
+_NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
 _BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 
 
@@ -69,6 +73,7 @@ class GameService(TableClock, TurnPlans):
         self._rate_limit = rate_limit  # the Discord bot sets one; scripts and tests drive many commands
         # Weak values: a channel's lock lives only while some command holds or awaits it.
         self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._seats_indexed = False
 
     def _lock_for(self, channel: str) -> asyncio.Lock:
         lock = self._channel_locks.get(channel)
@@ -83,20 +88,30 @@ class GameService(TableClock, TurnPlans):
         `delivery` names this delivery of the command (a Discord interaction id): a second delivery
         of it is refused instead of being carried out again.
         """
-        if (wait := self._too_fast(actor)) is not None:
-            return wait
+        if (refused := self._at_the_door(actor, command.name)) is not None:
+            return refused
         reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
-        return self._counted(actor, reply, refundable=command.name != "undo")
+        return self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
 
     async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
-        if (wait := self._too_fast(actor)) is not None:
-            return wait
+        if (refused := self._at_the_door(actor, "")) is not None:
+            return refused
         return self._counted(actor, await self._guarded(channel, self._press(channel, actor, custom_id), delivery))
 
-    def _too_fast(self, actor: Actor) -> Reply | None:
-        """A private refusal when `actor` has sent more commands than the rate limit allows."""
-        seconds = self._rate_limit.wait_needed(actor.id) if self._rate_limit else 0.0
+    def _at_the_door(self, actor: Actor, command: str) -> Reply | None:
+        """A private refusal for a malformed player id, or for a player over the rate limit (table
+        commands that post a new game or end one have a budget of their own)."""
+        if not valid_actor_id(actor.id) or actor.id.startswith(COMPUTER_ID_PREFIX):
+            return refusal("That player id cannot play: ids are letters, digits and . _ - (and ai-… is kept "
+                           "for computer seats).")
+        if self._rate_limit is None:
+            return None
+        seconds = self._rate_limit.wait_needed(actor.id)
+        if seconds <= 0 and command in _TABLE_BUDGET:
+            seconds = self._rate_limit.wait_needed(actor.id, budget="table")
+            if seconds > 0:
+                self._rate_limit.refund(actor.id)
         if seconds <= 0:
             return None
         return refusal(f"You are sending commands faster than I take them; try again in {max(1, round(seconds))} s.")
@@ -154,7 +169,8 @@ class GameService(TableClock, TurnPlans):
         if command.name == "game new":
             return await self._new_game(channel, actor, command.options, guild)
         if command.name == "games":
-            games = await self._store.active_games_in(guild)
+            await self._index_seats()
+            games = await self._store.active_games_of(guild, actor.id)
             return queries.games_of(actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
         if command.name in QUERIES:
             return await self._query(channel, actor, command)
@@ -176,6 +192,8 @@ class GameService(TableClock, TurnPlans):
         # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
         seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
+        if getattr(ruleset, "revision", 1) > 1:  # old games, without it, keep the rules they began under
+            setup_options["revision"] = ruleset.revision
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
             async with self._write():
@@ -203,31 +221,54 @@ class GameService(TableClock, TurnPlans):
     async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._load(channel, any_status=True)
         NotThisGame.check(foreign_to(ruleset, command))
-        finished = game.status == "finished"
+        ended = self._ended_here(ruleset, game, state)
+        if game.status == "finished" and not ended and command.name != "game status":
+            raise GameError(self._elsewhere(game) + " Use this command there.")
         if command.name == "game status":
-            return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
+            text = ruleset.describe(state)
+            if game.status == "finished" and not ended:
+                text = f"{self._elsewhere(game)}\n{text}"
+            return await self._with_map(ruleset, game, state, "shown", text)
         if command.name == "game log":
-            return queries.game_log(ruleset, await self._store.actions(game.id), command.options.get("count"))
+            return queries.game_log(ruleset, await self._store.recent_actions(game.id, queries.log_count(command)),
+                                    command.options.get("count"))
         if command.name == "game export":
-            return queries.export(ruleset, game, await self._store.actions(game.id), finished)
+            records = await self._store.actions(game.id)
+            return await asyncio.to_thread(queries.export, ruleset, game, records, ended)
         if command.name == "game verify":
-            return queries.verification(game, await self.replay_matches(game), finished)
+            return queries.verification(game, await self.replay_matches(game), ended)
         if command.name == "game replay":
-            states = self._rebuild_all(ruleset, game, await self._store.actions(game.id))
+            game, records = await self._store.game_and_actions(game.id)
             try:
-                data, _kind = await asyncio.to_thread(render_replay, ruleset.id,
-                                                      [ruleset.view(s, None) for s in states])
+                data = await HEAVY.run(self._replay_gif, ruleset, game, records)
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
-            return Reply("shown", f"Game {game.id} so far: {len(states) - 1} actions.",
+            return Reply("shown", f"Game {game.id} so far: {len(records)} actions.",
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
-        if finished:
+        if game.status == "finished":
             raise NoGame()
         text = ruleset.query(state, actor.id, command.options)
         # A private reply may carry the buttons a public one cannot (the cards in a hand).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(private, game.id, game.version))
+
+    @staticmethod
+    def _ended_here(ruleset: Ruleset, game: GameRecord, state: Any) -> bool:
+        """Whether the game really ended in this record: only then is its seed revealed. A record
+        retired by a move (marked, or from before moves were marked: stopped, not over) never is."""
+        return game.status == "finished" and not game.moved and ruleset.is_finished(state)
+
+    @staticmethod
+    def _elsewhere(game: GameRecord) -> str:
+        if game.moved_to:
+            return f"This game moved to {channel_mention(game.moved_to)} and goes on there."
+        return "This game was moved to another channel and goes on there."
+
+    def _replay_gif(self, ruleset: Ruleset, game: GameRecord, records) -> bytes:
+        """The animated GIF of a game (on the heavy-work thread)."""
+        states = self._rebuild_all(ruleset, game, records)
+        return render_replay(ruleset.id, [ruleset.view(s, None) for s in states])[0]
 
     async def _apply(self, channel: str, actor_id: str, command: Command,
                      expected_version: int | None = None) -> Applied:
@@ -253,6 +294,8 @@ class GameService(TableClock, TurnPlans):
                     before = self._turn_of(ruleset, state)
                     if before != self._turn_of(ruleset, new_state):
                         await self._sync_timer_tx(ruleset, game, new_state)
+                    if len(new_state.players) != len(state.players):
+                        await self._store.add_seats_tx(game.id, seat_ids(new_state))
                 return Applied(ruleset, game, new_state, events, before[0])
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
@@ -261,41 +304,66 @@ class GameService(TableClock, TurnPlans):
         raise AssertionError("unreachable")
 
     async def _import(self, channel: str, actor: Actor, data: bytes, guild: str) -> Reply:
-        """Continue an exported game here. A running game moves (its old channel stops, so it never
-        forks); a finished one, whose seed the export reveals, is re-played as a new record."""
-        log_ = read_export(data)
-        seed = log_.seed
+        """Continue an exported game here. A running game moves: the stored game, log and settings are
+        copied and its old channel stops, so it never forks. A finished one, whose export reveals the
+        seed, is re-played from the file as a new, finished record."""
+        log_ = await HEAVY.run(read_export, data)
+        if log_.seed is None:
+            return await self._move(channel, actor, log_, guild)
+        return await self._replay_import(channel, log_, guild)
+
+    async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str) -> Reply:
         source = await self._store.game(log_.source_game)
-        moving = seed is None
-        if moving:
-            if source is None or commitment(source.seed) != log_.seed_commitment or source.status != "active":
-                raise BadImport("That log is of a running game this bot does not hold; only finished games "
-                                "(whose export includes the seed) can be imported elsewhere.")
-            if actor.id != source.host and not actor.is_admin:
-                raise GameError("Only the game's host or a server admin can move a running game.")
-            seed = source.seed
-        try:
-            states = replay_states(log_.ruleset, log_.options, seed, log_.host, log_.actions)
-        except GameError as exc:
-            raise BadImport(f"The game log does not replay: {exc.message}") from None
-        state = states[-1]
-        status = "finished" if log_.ruleset.is_finished(state) else "active"
+        if source is None or commitment(source.seed) != log_.seed_commitment or source.ruleset != log_.ruleset.id:
+            raise BadImport("That log is of a running game this bot does not hold; only finished games "
+                            "(whose export includes the seed) can be imported elsewhere.")
+        if source.moved:
+            raise BadImport(f"That game already moved to {channel_mention(source.moved_to)}; to move it again, "
+                            f"export it there.")
+        if source.status != "active":
+            raise BadImport("That game is over. Export it again where it ended: that file has the seed and "
+                            "can be re-played anywhere.")
+        if source.channel == channel:
+            raise BadImport("That game is already running in this channel.")
+        if actor.id != source.host and not (actor.is_admin and guild == source.guild):
+            raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
+                            "running game.")
+        ruleset = log_.ruleset
         try:
             async with self._write():
-                game = await self._store.create_game_tx(channel, log_.ruleset.id, log_.host, seed,
-                                                        dumps(log_.options), encode_state(states[0]), guild)
-                for (actor_id, action), after in zip(log_.actions, states[1:]):
-                    game = await self._store.append_action_tx(
-                        game, actor_id, dumps(encode_tagged(action)), "[]", encode_state(after),
-                        "finished" if log_.ruleset.is_finished(after) else "active")
-                if moving and source.channel != channel:
-                    await self._store.retire_game_tx(source.id)
-                await self._sync_timer_tx(log_.ruleset, game, state)
+                game = await self._store.move_game_tx(source.id, channel, guild)
+                state = decode_state(ruleset.state_type, game.state)
+                await self._sync_timer_tx(ruleset, game, state, force=True)
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
-        what = "moved here" if moving else "re-played here from its log"
-        return await self._with_map(log_.ruleset, game, state, "applied",
-                                    f"Game {log_.source_game} {what}: {len(log_.actions)} actions ({status}).")
+        except NotMovable:
+            raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
+                            "nothing was moved.") from None
+        count = len(await self._store.actions(game.id))
+        return await self._with_map(ruleset, game, state, "applied",
+                                    f"Game {source.id} moved here from {channel_mention(source.channel)} "
+                                    f"with its {count} actions and table settings; it stopped there.")
+
+    async def _replay_import(self, channel: str, log_: ImportedLog, guild: str) -> Reply:
+        try:
+            first, state, entries = await HEAVY.run(_replayed_log, log_)
+        except ReplayRefused as exc:
+            raise BadImport(f"The game log does not replay: {exc.message}.") from None
+        if not log_.ruleset.is_finished(state):
+            raise BadImport("Only a finished game can be re-played from its log (its export has the seed). "
+                            "A running game is moved by its host's or a server admin's export.")
+        ruleset = log_.ruleset
+        try:
+            async with self._write():
+                game = await self._store.create_game_tx(channel, ruleset.id, log_.host, log_.seed,
+                                                        dumps(log_.options), encode_state(first), guild)
+                game = await self._store.append_log_tx(game, entries, encode_state(state), "finished")
+                await self._store.add_seats_tx(game.id, seat_ids(state))
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        return await self._with_map(ruleset, game, state, "applied",
+                                    f"Game {log_.source_game} re-played here from its log: "
+                                    f"{len(entries)} actions (finished).")
 
     async def _run_steps(self, channel: str, actor: Actor, steps: list[Command],
                          expected_version: int | None = None) -> Reply:
@@ -377,7 +445,7 @@ class GameService(TableClock, TurnPlans):
         if command.name in ("game end", "game takeover"):
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
-            options["name"] = actor.name
+            options["name"] = plain_name(actor.name)
         return await self._run_steps(channel, actor, [Command(command.name, options)], expected_version)
 
     @staticmethod
@@ -390,26 +458,30 @@ class GameService(TableClock, TurnPlans):
         return done.ruleset.is_computer(done.state, player)
 
     async def _undo(self, channel: str, actor: Actor) -> Reply:
-        """Take back the actor's own last action, if nothing was rolled or revealed since."""
-        async with self._write():
-            game = await self._store.active_game_tx(channel)
-            if game is None:
-                raise NoGame()
-            ruleset = get_ruleset(game.ruleset)
-            records = await self._store.actions_tx(game.id)
-            if not records:
-                raise GameError("There is nothing to undo.")
-            last = records[-1]
-            if last.actor != actor.id:
-                raise GameError("You can only undo your own last action, and someone has acted since.")
-            previous = self._rebuild(ruleset, game, records[:-1])
-            current = decode_state(ruleset.state_type, game.state)
-            blocker = ruleset.undo_blocker(previous, current)
-            if blocker:
-                raise GameError(f"That cannot be undone: {blocker}.")
-            game = await self._store.undo_last_tx(game, last.seq, encode_state(previous))
+        """Take back the actor's own last action, if nothing was rolled or revealed since. The state
+        before it is rebuilt off the loop and outside any write; the write then checks that the game
+        has not moved on meanwhile."""
+        game = await self._store.active_game(channel)
+        if game is None:
+            raise NoGame()
+        game, records = await self._store.game_and_actions(game.id)
+        ruleset = get_ruleset(game.ruleset)
+        if not records:
+            raise GameError("There is nothing to undo.")
+        last = records[-1]
+        if last.actor != actor.id:
+            raise GameError("You can only undo your own last action, and someone has acted since.")
+        previous = await HEAVY.run(self._rebuild, ruleset, game, records[:-1])
+        blocker = ruleset.undo_blocker(previous, decode_state(ruleset.state_type, game.state))
+        if blocker:
+            raise GameError(f"That cannot be undone: {blocker}.")
+        try:
+            async with self._write():
+                game = await self._store.undo_last_tx(game, last.seq, encode_state(previous))
+        except VersionConflict:
+            raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         undone = " ".join(decode_tagged(ruleset.events, e).describe() for e in json.loads(last.events))
-        return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone}")
+        return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone or 'the last action'}")
 
     async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
         """Let computer seats play, each command through the same path as a person's."""
@@ -465,4 +537,50 @@ class GameService(TableClock, TurnPlans):
         """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both
         read as of one moment, so a game being played elsewhere is checked as it stood)."""
         game, records = await self._store.game_and_actions(game.id)
-        return encode_state(self._rebuild(get_ruleset(game.ruleset), game, records)) == game.state
+        rebuilt = await HEAVY.run(self._rebuild, get_ruleset(game.ruleset), game, records)
+        return encode_state(rebuilt) == game.state
+
+    async def _index_seats(self) -> None:
+        """Record the seats of games stored before the seats index existed (once per database)."""
+        if self._seats_indexed or await self._store.get_meta(_SEATS_INDEXED) == "1":
+            self._seats_indexed = True
+            return
+        after = 0
+        while page := await self._store.active_games_after(after, 500):
+            seated = await HEAVY.run(_seats_of, page)
+            async with self._store.transaction():
+                for game_id, players in seated:
+                    await self._store.add_seats_tx(game_id, players)
+            after = page[-1].id
+        await self._store.set_meta(_SEATS_INDEXED, "1")
+        self._seats_indexed = True
+
+
+_SEATS_INDEXED = "seats_indexed"
+
+
+def seat_ids(state: Any) -> tuple[str, ...]:
+    """The ids of everyone seated at a game."""
+    return tuple(p.id for p in state.players)
+
+
+def _seats_of(games: list[GameRecord]) -> list[tuple[int, tuple[str, ...]]]:
+    out = []
+    for game in games:
+        ruleset = get_ruleset(game.ruleset)
+        out.append((game.id, seat_ids(decode_state(ruleset.state_type, game.state))))
+    return out
+
+
+def _replayed_log(log_: ImportedLog) -> tuple[Any, Any, list[tuple[str, str, str]]]:
+    """Re-run an imported log (on the heavy-work thread): the setup state, the final state, and each
+    action as it is stored (actor, action JSON, events JSON)."""
+    first, state, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, log_.actions)
+    entries = [(actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
+               for (actor, action), happened in zip(log_.actions, events)]
+    return first, state, entries
+
+
+def channel_mention(channel: str) -> str:
+    """How a message names a channel: a link on Discord (numeric ids), the name elsewhere."""
+    return f"<#{channel}>" if channel.isdigit() else channel

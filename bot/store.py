@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 
 from bot.db_errors import Duplicate, StoreBusy
 
-__all__ = ["AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "Store", "StoreBusy", "Timer",
-           "VersionConflict", "is_postgres"]
+__all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NotMovable", "Store",
+           "StoreBusy", "Timer", "VersionConflict", "is_postgres"]
 
 # How each dialect spells the column types the migrations name.
 _TYPES = {
@@ -86,6 +86,17 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE deliveries (key TEXT PRIMARY KEY, created_at TEXT NOT NULL);
     """,
+    # 6: where a moved game went (its old record is kept, retired, and never reveals the seed), and
+    # who sits at each game, so /games reads only a player's own games.
+    """
+    ALTER TABLE games ADD COLUMN moved_to TEXT;
+    CREATE TABLE seats (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        player TEXT NOT NULL,
+        PRIMARY KEY (game_id, player)
+    );
+    CREATE INDEX seats_by_player ON seats (player);
+    """,
 )
 
 
@@ -95,6 +106,10 @@ class VersionConflict(Exception):
 
 class ChannelTaken(Exception):
     """The channel already has an active game."""
+
+
+class NotMovable(Exception):
+    """The game to move is no longer running where it was (moved or ended in the meantime)."""
 
 
 class AlreadyDelivered(Exception):
@@ -116,6 +131,11 @@ class GameRecord:
     state: str
     guild: str = ""
     settings: str = "{}"
+    moved_to: str | None = None  # the channel a moved game went to; its record here is retired
+
+    @property
+    def moved(self) -> bool:
+        return self.moved_to is not None
 
 
 @dataclass(frozen=True)
@@ -143,7 +163,9 @@ class ActionRecord:
     events: str
 
 
-_GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings"
+_BATCH_ROWS = 1_000  # rows per INSERT when a whole log is stored at once
+
+_GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings, moved_to"
 
 
 def _now() -> str:
@@ -183,7 +205,22 @@ class Store:
     async def close(self) -> None:
         await self.driver.close()
 
+    async def _applied_migrations(self) -> int:
+        """How many migrations the database has had (0 when it is new), read without writing."""
+        if self.driver.dialect == "postgres":
+            exists = "SELECT to_regclass('schema_migrations') IS NOT NULL"
+        else:
+            exists = "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        (found,) = await self.driver.fetchone(exists)
+        if not found:
+            return 0
+        return (await self.driver.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))[0]
+
     async def _migrate(self) -> None:
+        # A current schema takes no write transaction, so a read-only database opens (verify, backup,
+        # status); the count is read again inside the transaction, as another process may have migrated.
+        if await self._applied_migrations() >= len(MIGRATIONS):
+            return
         types = _TYPES[self.driver.dialect]
         async with self.transaction():
             if self.driver.dialect == "postgres":  # processes starting together migrate one at a time
@@ -272,10 +309,61 @@ class Store:
         await self.driver.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (game.id, seq))
         return replace(game, version=game.version + 1, state=previous_state)
 
-    async def retire_game_tx(self, game_id: int) -> None:
-        """A game moved to another channel: the old record stops taking actions (it is kept)."""
-        await self.driver.execute("UPDATE games SET status = 'finished' WHERE id = ?", (game_id,))
-        await self.clear_timer_tx(game_id)
+    async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
+        """Move a running game to `channel`: a new record with the same snapshot, version, settings,
+        seats and whole log (events included); the old record is retired as moved. NotMovable when the
+        source stopped running meanwhile (re-checked here, inside the write, so two moves cannot both
+        win); ChannelTaken when `channel` has a game."""
+        now = _now()
+        await self.driver.lock_channel(channel)
+        retired = await self.driver.execute(
+            "UPDATE games SET status = 'finished', moved_to = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+            (channel, now, source_id))
+        if retired != 1:
+            raise NotMovable(source_id)
+        try:
+            (game_id,) = await self.driver.fetchone(
+                "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state, created_at,"
+                " updated_at, guild, settings) SELECT ?, ruleset, 'active', host, seed, options, version, state,"
+                " created_at, ?, ?, settings FROM games WHERE id = ? RETURNING id",
+                (channel, now, guild, source_id))
+        except Duplicate:
+            raise ChannelTaken(channel) from None
+        await self.driver.execute(
+            "INSERT INTO actions (game_id, seq, actor, action, events, created_at)"
+            " SELECT ?, seq, actor, action, events, created_at FROM actions WHERE game_id = ?", (game_id, source_id))
+        await self.driver.execute("INSERT INTO seats (game_id, player) SELECT ?, player FROM seats WHERE game_id = ?",
+                                  (game_id, source_id))
+        await self.clear_timer_tx(source_id)
+        moved = await self._fetch_game("id = ?", (game_id,))
+        assert moved is not None
+        return moved
+
+    async def append_log_tx(self, game: GameRecord, entries: list[tuple[str, str, str]], state: str,
+                            status: str) -> GameRecord:
+        """Log many actions (actor, action, events) at once after `game`'s last one, and replace the
+        snapshot: how an imported log is stored, in one statement per batch."""
+        now = _now()
+        changed = await self.driver.execute(
+            "UPDATE games SET state = ?, status = ?, version = version + ?, updated_at = ?"
+            " WHERE id = ? AND version = ?", (state, status, len(entries), now, game.id, game.version))
+        if changed != 1:
+            raise VersionConflict(game.id)
+        (last,) = await self.driver.fetchone("SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?",
+                                             (game.id,))
+        rows = [(game.id, last + i, actor, action, events, now)
+                for i, (actor, action, events) in enumerate(entries, start=1)]
+        for start in range(0, len(rows), _BATCH_ROWS):
+            await self.driver.executemany(
+                "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                rows[start:start + _BATCH_ROWS])
+        return replace(game, status=status, version=game.version + len(entries), state=state)
+
+    async def add_seats_tx(self, game_id: int, players: tuple[str, ...]) -> None:
+        """Record that these players sit at a game (for /games); seats once taken are kept."""
+        await self.driver.executemany(
+            "INSERT INTO seats (game_id, player) VALUES (?, ?) ON CONFLICT (game_id, player) DO NOTHING",
+            [(game_id, player) for player in dict.fromkeys(players)])
 
     async def set_settings_tx(self, game: GameRecord, settings: str) -> GameRecord:
         """Replace a game's table settings (not part of the rules state)."""
@@ -344,10 +432,21 @@ class Store:
         """The channel's most recent game (active or finished)."""
         return await self._fetch_game("channel = ? ORDER BY id DESC LIMIT 1", (channel,))
 
-    async def active_games_in(self, guild: str) -> list[GameRecord]:
-        """Every running game on a server, oldest first."""
+    async def active_games_of(self, guild: str, player: str, limit: int = 50) -> list[GameRecord]:
+        """The running games on a server where `player` has a seat, oldest first (read through the
+        seats index: never every game of the server)."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
         rows = await self.driver.fetchall(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE guild = ? AND status = 'active' ORDER BY id", (guild,))
+            f"SELECT {columns} FROM seats s JOIN games g ON g.id = s.game_id"
+            " WHERE s.player = ? AND g.guild = ? AND g.status = 'active' ORDER BY g.id LIMIT ?",
+            (player, guild, limit))
+        return [GameRecord(*row) for row in rows]
+
+    async def active_games_after(self, after_id: int, limit: int) -> list[GameRecord]:
+        """A page of running games with ids above `after_id`, in id order."""
+        rows = await self.driver.fetchall(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?",
+            (after_id, limit))
         return [GameRecord(*row) for row in rows]
 
     async def turn_message(self, game_id: int) -> tuple[str, str] | None:
@@ -378,6 +477,13 @@ class Store:
     async def actions(self, game_id: int) -> list[ActionRecord]:
         """A game's action log in order."""
         return await self.actions_tx(game_id)
+
+    async def recent_actions(self, game_id: int, count: int) -> list[ActionRecord]:
+        """A game's last `count` log entries, in order."""
+        rows = await self.driver.fetchall(
+            "SELECT seq, actor, action, events FROM actions WHERE game_id = ? ORDER BY seq DESC LIMIT ?",
+            (game_id, count))
+        return [ActionRecord(*row) for row in reversed(rows)]
 
     async def actions_tx(self, game_id: int) -> list[ActionRecord]:
         """A game's action log, read inside the current transaction."""

@@ -88,6 +88,18 @@ async def store(db_path: str):
 
 
 @pytest.fixture
+async def release8_store(tmp_path: Path):
+    """A copy of tests/fixtures/release8.db (made by the release of stop 8, schema 5), opened: migrated."""
+    import shutil
+
+    path = tmp_path / "release8.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release8.db", path)
+    opened = await Store.open(str(path))
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
 def service(store: Store) -> GameService:
     return GameService(store)
 

@@ -106,4 +106,5 @@ async def test_playing_fast_is_not_flooding(store):
     joins = [await service.execute("chan-1", ann, parse("/game join")) for _ in range(4)]
     assert [r.outcome for r in joins] == ["applied"] * 4  # four cars, never limited
     looks = [await service.execute("chan-1", ann, parse("/game status")) for _ in range(3)]
-    assert [r.outcome for r in looks] == ["shown", "shown", "refused"]
+    # /game new is not play: its token is not given back, so one look is left of the burst of two.
+    assert [r.outcome for r in looks] == ["shown", "refused", "refused"]

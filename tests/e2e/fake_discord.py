@@ -482,6 +482,7 @@ class FakeDiscord:
         self._interactions: dict[str, _Interaction] = {}
         self._by_token: dict[str, _Interaction] = {}
         self._messages: dict[str, dict] = {}
+        self._uploads: dict[str, bytes] = {}  # attachment id -> bytes a user attached to a slash command
         self._message_viewer: dict[str, str] = {}  # ephemeral message id -> the one user who sees it
         self._sessions: list[GatewaySession] = []
         self._problems: list[str] = []  # protocol violations seen outside HTTP records
@@ -792,6 +793,16 @@ class FakeDiscord:
                 member_data = self.member_object(member, with_permissions=True)
                 member_data.pop("user")
                 resolved.setdefault("members", {})[member.id] = member_data
+            elif kind == ATTACHMENT:
+                filename, data = value  # (name, bytes): a file the user attaches to the command
+                if len(data) > self.attachment_size_limit:
+                    raise ValueError(f"{name}: {len(data)} bytes is over the upload limit")
+                value = snowflake()
+                self._uploads[value] = bytes(data)
+                resolved.setdefault("attachments", {})[value] = {
+                    "id": value, "filename": filename, "size": len(data), "content_type": "application/json",
+                    "url": f"{self.url}/attachments/uploads/{value}/{filename}",
+                    "proxy_url": f"{self.url}/attachments/uploads/{value}/{filename}"}
             else:
                 raise NotImplementedError(f"option type {kind} is not supported by the fake yet")
             if kind in (INTEGER, NUMBER):
@@ -1190,8 +1201,11 @@ class FakeDiscord:
         return self._answer(record, DiscordError(404, 0, "404: Not Found"))
 
     async def _cdn(self, request: web.Request) -> web.StreamResponse:
-        message = self._messages.get(request.match_info["message"])
-        data = (message or {}).get("_files", {}).get(request.match_info["attachment"])
+        if request.match_info["message"] == "uploads":
+            data = self._uploads.get(request.match_info["attachment"])
+        else:
+            message = self._messages.get(request.match_info["message"])
+            data = (message or {}).get("_files", {}).get(request.match_info["attachment"])
         if data is None:
             return web.Response(status=404)
         return web.Response(body=data, content_type="application/octet-stream")

@@ -1,0 +1,69 @@
+"""End to end: one user runs the heaviest import, verify, replay and undo the bot allows while another
+user plays in another channel; the other user's commands are still acknowledged within a second."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from bot.bench_stall import circling_log, export_of, store_running_game
+from bot.store import Store
+from tests.e2e.fake_discord import FakeChannel, snowflake
+from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, slash
+
+ACK_BUDGET = 1.0  # seconds: the acceptance bound for a command in another channel
+HEAVY_TIMEOUT = 120.0  # a bound on waiting for the heavy jobs themselves (normally a few seconds each)
+
+
+async def _others_while(fake, pending: list[str], record_latency, asks: int) -> list:
+    """Carol asks /game status in #channel `asks` times, 0.3 s apart, while `pending` interactions run."""
+    exchanges = []
+    for _ in range(asks):
+        exchanges.append(await slash(fake, "carol", "channel", "game status"))
+        await asyncio.sleep(0.3)
+    for exchange in exchanges:
+        record_latency("carol /game status during heavy jobs", exchange.latency)
+    return exchanges
+
+
+async def test_heavy_jobs_leave_other_channels_answered_within_a_second(fake, start_bot, tmp_path, record_latency):
+    garage = FakeChannel("garage", snowflake(), 0, fake.guild_id)
+    fake.channels["garage"] = garage
+    alice, bob = fake.users["alice"].id, fake.users["bob"].id
+    log = await asyncio.to_thread(circling_log, alice, bob)
+    data = export_of(log, alice)
+    db = tmp_path / "heavy.db"
+    store = await Store.open(str(db))
+    await store_running_game(store, garage.id, log, alice, guild=fake.guild_id)
+    await store.close()
+    start_bot(db=db)
+    for line in ("game new", "game join"):
+        options = {"ruleset": "speedway"} if line == "game new" else {}
+        assert (await slash(fake, "carol", "channel", line, **options)).callback is not None
+
+    # The heaviest import: a re-play of the longest log allowed.
+    importing = await fake.send_slash("alice", "thread", "game import", {"file": ("long-game.json", data)})
+    during_import = await _others_while(fake, [importing], record_latency, asks=4)
+    imported = await fake.responses(importing, timeout=HEAVY_TIMEOUT)
+    assert imported.followups and "re-played here" in imported.followups[-1].message["content"]
+
+    # Then verify and the GIF on that game, and an undo that rebuilds the running game's whole log.
+    undoer = "alice" if log[-2][0] == alice else "bob"
+    heavy = [await fake.send_slash("alice", "thread", "game verify"),
+             await fake.send_slash("alice", "thread", "game replay"),
+             await fake.send_slash(undoer, "garage", "undo")]
+    during_jobs = await _others_while(fake, heavy, record_latency, asks=6)
+    answers = [await fake.responses(i, timeout=HEAVY_TIMEOUT) for i in heavy]
+    verify, replay, undo = (" ".join(f.message.get("content") or "" for f in a.followups) for a in answers)
+    assert "rebuilds the table exactly" in verify and "Dice seed revealed" in verify
+    assert any(f.record.files and f.record.files[0].filename.endswith(".gif") for f in answers[1].followups)
+    assert "actions" in replay
+    assert "Undone" in undo or "cannot be undone" in undo, undo
+
+    for exchange in during_import + during_jobs:
+        assert exchange.callback is not None and exchange.latency < ACK_BUDGET, exchange.describe()
+        assert exchange.followups or exchange.requests, exchange.describe()  # and it was answered in full
+    with sqlite3.connect(db) as conn:
+        (games,) = conn.execute("SELECT COUNT(*) FROM games").fetchone()
+    assert games == 3  # the running game, the re-played one, carol's
+    assert RESPONSE_TIMEOUT < HEAVY_TIMEOUT
