@@ -21,7 +21,7 @@ from bot.commands import QUERIES, Command, foreign_to, parse
 from bot.commitment import MAX_SEED, announce, commitment, reveal
 from bot.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
 from bot.heavy import HEAVY
-from bot.importer import BadImport, ImportedLog, read_export
+from bot.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
 from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
                          buttons_for, clip, group_buttons, latest_lines, refusal)
 from images.replay import render_replay
@@ -345,6 +345,12 @@ class GameService(TableClock, TurnPlans):
                                     f"with its {count} actions and table settings; it stopped there.")
 
     async def _replay_import(self, channel: str, log_: ImportedLog, guild: str) -> Reply:
+        source = await self._store.game(log_.source_game)
+        if source is not None and source.seed == log_.seed and source.ruleset == log_.ruleset.id:
+            return await self._copy_finished(channel, source, guild)
+        if log_.action_count > MAX_REPLAY_ACTIONS:
+            raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
+                            f"the limit is {MAX_REPLAY_ACTIONS}).")
         try:
             first, state, entries = await HEAVY.run(_replayed_log, log_)
         except ReplayRefused as exc:
@@ -364,6 +370,23 @@ class GameService(TableClock, TurnPlans):
         return await self._with_map(ruleset, game, state, "applied",
                                     f"Game {log_.source_game} re-played here from its log: "
                                     f"{len(entries)} actions (finished).")
+
+    async def _copy_finished(self, channel: str, source: GameRecord, guild: str) -> Reply:
+        """A finished game this bot holds, imported again: a finished copy of the stored game and log
+        (however long), never a running one."""
+        ruleset = get_ruleset(source.ruleset)
+        state = decode_state(ruleset.state_type, source.state)
+        if not self._ended_here(ruleset, source, state):
+            raise BadImport("Only a finished game can be re-played from its log (its export has the seed). "
+                            "A running game is moved by its host's or a server admin's export.")
+        try:
+            async with self._write():
+                game = await self._store.copy_game_tx(source.id, channel, guild, "finished")
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        return await self._with_map(ruleset, game, state, "applied",
+                                    f"Game {source.id} re-played here from its log: {game.version} changes "
+                                    f"(finished).")
 
     async def _run_steps(self, channel: str, actor: Actor, steps: list[Command],
                          expected_version: int | None = None) -> Reply:

@@ -310,23 +310,28 @@ class Store:
         return replace(game, version=game.version + 1, state=previous_state)
 
     async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
-        """Move a running game to `channel`: a new record with the same snapshot, version, settings,
-        seats and whole log (events included); the old record is retired as moved. NotMovable when the
-        source stopped running meanwhile (re-checked here, inside the write, so two moves cannot both
-        win); ChannelTaken when `channel` has a game."""
-        now = _now()
-        await self.driver.lock_channel(channel)
+        """Move a running game to `channel` (see copy_game_tx); the old record is retired as moved.
+        NotMovable when the source stopped running meanwhile (re-checked here, inside the write, so
+        two moves cannot both win); ChannelTaken when `channel` has a game."""
         retired = await self.driver.execute(
             "UPDATE games SET status = 'finished', moved_to = ?, updated_at = ? WHERE id = ? AND status = 'active'",
-            (channel, now, source_id))
+            (channel, _now(), source_id))
         if retired != 1:
             raise NotMovable(source_id)
+        await self.clear_timer_tx(source_id)
+        return await self.copy_game_tx(source_id, channel, guild, "active")
+
+    async def copy_game_tx(self, source_id: int, channel: str, guild: str, status: str) -> GameRecord:
+        """A new record of a stored game in `channel`, with `status`: the same snapshot, version,
+        settings, seats and whole log (events included), copied inside the database."""
+        now = _now()
+        await self.driver.lock_channel(channel)
         try:
             (game_id,) = await self.driver.fetchone(
                 "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state, created_at,"
-                " updated_at, guild, settings) SELECT ?, ruleset, 'active', host, seed, options, version, state,"
+                " updated_at, guild, settings) SELECT ?, ruleset, ?, host, seed, options, version, state,"
                 " created_at, ?, ?, settings FROM games WHERE id = ? RETURNING id",
-                (channel, now, guild, source_id))
+                (channel, status, now, guild, source_id))
         except Duplicate:
             raise ChannelTaken(channel) from None
         await self.driver.execute(
@@ -334,10 +339,9 @@ class Store:
             " SELECT ?, seq, actor, action, events, created_at FROM actions WHERE game_id = ?", (game_id, source_id))
         await self.driver.execute("INSERT INTO seats (game_id, player) SELECT ?, player FROM seats WHERE game_id = ?",
                                   (game_id, source_id))
-        await self.clear_timer_tx(source_id)
-        moved = await self._fetch_game("id = ?", (game_id,))
-        assert moved is not None
-        return moved
+        copied = await self._fetch_game("id = ?", (game_id,))
+        assert copied is not None
+        return copied
 
     async def append_log_tx(self, game: GameRecord, entries: list[tuple[str, str, str]], state: str,
                             status: str) -> GameRecord:

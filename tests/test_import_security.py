@@ -60,6 +60,15 @@ async def play_first_legal(service, store, channel: str, count: int) -> None:
         assert (await run(service, channel, player, legal[0].command)).outcome == "applied"
 
 
+FOREIGN_GAME_ID = 987_654  # a game id this bot does not hold: the file is from another installation
+
+
+def from_elsewhere(document: dict) -> bytes:
+    """A finished game's export as if made by another bot, so importing it re-plays the file's own log
+    (a game this bot holds is copied from its own store instead)."""
+    return json.dumps({**document, "game_id": FOREIGN_GAME_ID}).encode()
+
+
 async def all_rows(store) -> tuple:
     games = await store.driver.fetchall("SELECT id, channel, status, version, state, moved_to FROM games ORDER BY id")
     actions = await store.driver.fetchall("SELECT game_id, seq, actor, action, events FROM actions ORDER BY 1, 2")
@@ -156,7 +165,7 @@ async def test_a_failing_re_play_does_not_show_anyones_hand(service, store):
     document = json.loads(await export(service, "chan-a"))
     plays = [a for a in document["actions"] if a["action"]["type"] == "PlayCard"]
     plays[-1]["action"]["card"] = "KS" if plays[-1]["action"]["card"] != "KS" else "QS"
-    reply = await import_file(service, "chan-b", "999", json.dumps(document).encode())
+    reply = await import_file(service, "chan-b", "999", from_elsewhere(document))
     assert reply.outcome == "refused" and "does not replay: action #" in reply.text
     assert "hand" not in reply.text.lower() and "hold" not in reply.text.lower()
     assert await store.latest_game("chan-b") is None
@@ -200,8 +209,11 @@ async def test_a_re_play_longer_than_the_bound_is_refused_before_any_work(servic
     assert (await run(service, "chan-a", "111", "/game end")).outcome == "applied"
     document = json.loads(await export(service, "chan-a"))
     document["actions"] = document["actions"] * (MAX_REPLAY_ACTIONS // len(document["actions"]) + 1)
-    reply = await import_file(service, "chan-b", "999", json.dumps(document).encode())
+    reply = await import_file(service, "chan-b", "999", from_elsewhere(document))
     assert reply.outcome == "refused" and "too long" in reply.text
+    # The same file naming the game this bot holds is a copy of the stored game: any length comes back.
+    copy = await import_file(service, "chan-c", "999", json.dumps(document).encode())
+    assert copy.outcome == "applied" and (await store.latest_game("chan-c")).status == "finished"
 
 
 async def test_a_whole_computer_game_exports_compactly_and_re_plays(service, store):
@@ -213,7 +225,7 @@ async def test_a_whole_computer_game_exports_compactly_and_re_plays(service, sto
     data = await export(service, "chan-a", user="host")
     per_action = len(data) / game.version
     assert per_action * MAX_REPLAY_ACTIONS * 2 < MAX_IMPORT_BYTES, per_action
-    copy = await import_file(service, "chan-b", "someone", data)
+    copy = await import_file(service, "chan-b", "someone", from_elsewhere(json.loads(data)))
     assert copy.outcome == "applied" and "re-played" in copy.text
     replayed = await store.latest_game("chan-b")
     assert replayed.state == game.state and await service.replay_matches(replayed)
@@ -256,7 +268,7 @@ async def test_names_in_an_imported_log_are_cleaned(service, store):
     document = json.loads(await export(service, "chan-a"))
     joins = [a for a in document["actions"] if a["action"]["type"] == "Join"]
     joins[0]["action"]["name"], joins[1]["action"]["name"] = HOSTILE_NAMES[:2]
-    reply = await import_file(service, "chan-b", "carol", json.dumps(document).encode())
+    reply = await import_file(service, "chan-b", "carol", from_elsewhere(document))
     assert reply.outcome == "applied", reply.text
     state = decode_state(get_ruleset("speedway").state_type, (await store.latest_game("chan-b")).state)
     assert [p.name for p in state.players] == [plain_name(n) for n in HOSTILE_NAMES[:2]]
@@ -310,8 +322,8 @@ async def test_crafted_files_get_a_clean_refusal(service, store):
         "lone surrogate host": text.replace('"host": "alice"', '"host": "\\ud800"').encode(),
         "options not a table": json.dumps({**good, "options": "arena"}).encode(),
         "actions not a list": json.dumps({**good, "actions": {"0": 1}}).encode(),
-        "action field of the wrong kind": json.dumps({**good, "actions": good["actions"] + [
-            {"actor": "alice", "action": {"type": "Move", "maneuver": ["normal"]}}]}).encode(),
+        "action field of the wrong kind": from_elsewhere({**good, "actions": good["actions"] + [
+            {"actor": "alice", "action": {"type": "Move", "maneuver": ["normal"]}}]}),
         "bool seed": json.dumps({**good, "seed": True}).encode(),
         "revision from the future": json.dumps({**good, "options": {"revision": 99}}).encode(),
         "bad commitment": json.dumps({**good, "seed_commitment": "x" * 64}).encode(),
@@ -354,6 +366,8 @@ async def _fuzz_once(path, value) -> None:
                 target[path[-1]] = value
             elif isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target):
                 target[path[-1]] = value
+            if isinstance(document, dict) and path[0] != "game_id":
+                document["game_id"] = FOREIGN_GAME_ID  # re-play the (mutated) file, not the stored copy
             reply = await import_file(service, "chan-z", "eve", json.dumps(document).encode())
             assert reply.outcome in ("applied", "refused"), reply
         finally:
