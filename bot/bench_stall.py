@@ -27,6 +27,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import get_ruleset, replay_with_events
 
 SEED = 5
+FOREIGN_GAME_ID = 2**40
 
 
 def circling_log(host: str, guest: str, length: int = MAX_REPLAY_ACTIONS) -> list[tuple[str, Any]]:
@@ -59,8 +60,9 @@ def circling_log(host: str, guest: str, length: int = MAX_REPLAY_ACTIONS) -> lis
 
 
 def export_of(log: list[tuple[str, Any]], host: str) -> bytes:
-    """The log as /game export writes a finished game's file (seed included)."""
-    document = {"format": EXPORT_FORMAT, "format_version": 1, "game_id": 1, "ruleset": "speedway",
+    """The log as /game export writes a finished game's file (seed included), from another installation
+    (a game id this bot does not hold), so importing it re-plays every action."""
+    document = {"format": EXPORT_FORMAT, "format_version": 1, "game_id": FOREIGN_GAME_ID, "ruleset": "speedway",
                 "host": host, "options": {}, "seed_commitment": commitment(SEED), "seed": SEED,
                 "status": "finished", "version": len(log),
                 "actions": [{"seq": i, "actor": actor, "action": encode_tagged(action)}
