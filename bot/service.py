@@ -225,10 +225,11 @@ class GameService(TableClock, TurnPlans):
         if game.status == "finished" and not ended and command.name != "game status":
             raise GameError(self._elsewhere(game) + " Use this command there.")
         if command.name == "game status":
-            text = ruleset.describe(state)
-            if game.status == "finished" and not ended:
-                text = f"{self._elsewhere(game)}\n{text}"
-            return await self._with_map(ruleset, game, state, "shown", text)
+            if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
+                reply = await self._with_map(ruleset, game, state, "shown",
+                                             f"{self._elsewhere(game)}\n{ruleset.describe(state)}")
+                return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
+            return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
         if command.name == "game log":
             return queries.game_log(ruleset, await self._store.recent_actions(game.id, queries.log_count(command)),
                                     command.options.get("count"))
@@ -261,6 +262,7 @@ class GameService(TableClock, TurnPlans):
 
     @staticmethod
     def _elsewhere(game: GameRecord) -> str:
+        """Where a retired record's game went."""
         if game.moved_to:
             return f"This game moved to {channel_mention(game.moved_to)} and goes on there."
         return "This game was moved to another channel and goes on there."

@@ -89,6 +89,7 @@ async def test_a_moved_game_reveals_no_seed_in_its_old_channel(service, store):
         assert str(seed) not in reply.text and not reply.files
     status = await run(service, "chan-a", "999", "/game status")
     assert status.outcome == "shown" and "moved to chan-b" in status.text and str(seed) not in status.text
+    assert not status.buttons and not status.waiting_on  # nothing to press or ping where it left
     # The leaked file cannot start a second copy anywhere, by anyone.
     for channel in ("chan-c", "chan-a"):
         again = await import_file(service, channel, "111", data)
