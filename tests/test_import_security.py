@@ -20,8 +20,8 @@ from bot.importer import MAX_IMPORT_BYTES, MAX_REPLAY_ACTIONS
 from bot.replies import Actor
 from bot.service import GameService
 from bot.store import Store
-from rules.codec import decode_state
-from rules.engine import get_ruleset
+from rules.codec import decode_state, decode_tagged
+from rules.engine import get_ruleset, replay_states
 from tests.conftest import ROOT
 
 BACKENDS = ("sqlite", "postgres")
@@ -164,8 +164,16 @@ async def test_a_failing_re_play_does_not_show_anyones_hand(service, store):
     await play_first_legal(service, store, "chan-a", 6)
     assert (await run(service, "chan-a", "111", "/game end")).outcome == "applied"
     document = json.loads(await export(service, "chan-a"))
-    plays = [a for a in document["actions"] if a["action"]["type"] == "PlayCard"]
-    plays[-1]["action"]["card"] = "KS" if plays[-1]["action"]["card"] != "KS" else "QS"
+    # The last card played becomes one its player did not hold then: the rules would answer with
+    # that player's hand.
+    game, track = await store.latest_game("chan-a"), get_ruleset("track")
+    index = max(i for i, a in enumerate(document["actions"]) if a["action"]["type"] == "PlayCard")
+    before = replay_states(track, json.loads(game.options), game.seed, game.host,
+                           [(a["actor"], decode_tagged(track.actions, a["action"]))
+                            for a in document["actions"][:index]])[-1]
+    held = set(before.hand(document["actions"][index]["actor"]).cards)
+    document["actions"][index]["action"]["card"] = next(
+        rank + suit for rank in "A 2 3 4 5 6 7 8 9 10 J Q K".split() for suit in "SHDC" if rank + suit not in held)
     reply = await import_file(service, "chan-b", "999", from_elsewhere(document))
     assert reply.outcome == "refused" and "does not replay: action #" in reply.text
     assert "hand" not in reply.text.lower() and "hold" not in reply.text.lower()
