@@ -264,13 +264,21 @@ def _run(args: argparse.Namespace) -> int:
             print("error: --shards is FIRST[-LAST]/COUNT with LAST below COUNT, e.g. 0-1/4", file=sys.stderr)
             return EXIT_SYNTAX
         shards = (tuple(range(first, last + 1)), count)
+    target = _db_path(args)
+    if not is_postgres(target) and os.path.exists(target):
+        from bot.db_sqlite import writable
+
+        if not writable(target):
+            print(f"error: {target} is read-only here; the bot must write its games (verify, backup and "
+                  f"/game status through exec can read it as it is).", file=sys.stderr)
+            return EXIT_SYNTAX
     token = os.environ.get("DISCORD_TOKEN")
     if not token:
         print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
         return EXIT_SYNTAX
     from bot.discord_adapter import run_bot
 
-    run_bot(token, _db_path(args), guild_id=args.guild, shards=shards)
+    run_bot(token, target, guild_id=args.guild, shards=shards)
     return EXIT_OK
 
 

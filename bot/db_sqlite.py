@@ -28,7 +28,7 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _writable(path: str) -> bool:
+def writable(path: str) -> bool:
     """Whether this process may write the file and create its -wal and -shm files beside it."""
     return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
 
@@ -85,7 +85,7 @@ class SqliteDriver:
     @classmethod
     async def open(cls, path: str) -> "SqliteDriver":
         """Connect and switch to WAL; a file this process may not write is opened read-only."""
-        if os.path.exists(path) and not _writable(path):
+        if os.path.exists(path) and not writable(path):
             return cls(await _open_read_only(path))
         db = await _connect(path)
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

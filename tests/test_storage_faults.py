@@ -192,6 +192,10 @@ async def test_verify_backup_and_status_work_on_a_read_only_database(db_path, tm
         assert write.returncode == 1 and "something went wrong" in write.stdout, write.stdout + write.stderr
         assert "Traceback" not in write.stdout + write.stderr
         assert re.search(r"readonly|read-only", (tmp_path / "pitboss-errors.log").read_text())
+
+        if not db_path.startswith("postgresql://"):  # the bot itself refuses to start on it
+            bot = _run_unprivileged("run", "--db", db_path, cwd=tmp_path)
+            assert bot.returncode == 2 and "read-only" in bot.stderr and "Traceback" not in bot.stderr, bot.stderr
     finally:
         if not db_path.startswith("postgresql://"):
             os.chmod(Path(db_path).parent, 0o755)
