@@ -24,7 +24,8 @@ from bot.queries import EXPORT_FORMAT
 from bot.service import Actor, GameService
 from bot.store import Store
 from rules.codec import dumps, encode_state, encode_tagged
-from rules.engine import get_ruleset, replay_with_events
+from rules.engine import replay_with_events
+from rules.registry import get_ruleset
 
 SEED = 5
 FOREIGN_GAME_ID = 2**40

@@ -22,6 +22,7 @@ from bot.service import Actor, GameService
 from bot.db_errors import BackupFailed
 from bot.db_target import masked, split_password
 from bot.store import Store, is_postgres
+from rules.registry import ruleset_ids, rulesets
 
 log = logging.getLogger("pitboss.cli")
 
@@ -49,8 +50,8 @@ def _read_file(path: str) -> bytes:
 def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
     """Print a reply as the command line shows it; return the exit status it means."""
     prefix = "refused: " if reply.outcome == "refused" else "private: " if reply.ephemeral else ""
-    if reply.mention:
-        print(f"ping: {reply.mention}", file=stream)
+    if reply.mentions:
+        print(f"ping: {', '.join(reply.mentions)}", file=stream)
     print(prefix + reply.text, file=stream)
     if out_dir is not None and (reply.image is not None or reply.files):
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -96,15 +97,18 @@ async def _exec(args: argparse.Namespace) -> int:
 
 _PLAY_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]{1,32})\s*[>:]\s*(/.*)$")
 
-PLAY_HELP = """Each line is NAME> /command, e.g.
-  alice> /game new ruleset:speedway        (or ruleset:track, the card race)
-  alice> /game join car:brawler
-  bob> /game join car:torch
-  alice> /game start
-A line that starts with / acts as the last named player. 'help' shows this, 'quit' leaves.
-Speedway: /speed value:N, /move maneuver:M [skid:accept|resist], /skid choice:…, /fire, /end.
-Track: /hand (your cards, printed as "private:"), /play card:7H car:c1, /discard card:3C.
-Everyone: /game status|log|end, /undo. Maps are written to the --out folder."""
+def play_help() -> str:
+    """The prompt's help: how lines are written, and each game's own commands (from the registry)."""
+    games = rulesets()
+    lines = ["Each line is NAME> /command, e.g.",
+             f"  alice> /game new ruleset:{games[0].id}        (games: {', '.join(g.id for g in games)})",
+             "  alice> /game join", "  bob> /game join", "  alice> /game start",
+             "A line that starts with / acts as the last named player. 'help' shows this, 'quit' leaves."]
+    for game in games:
+        lines.append(f"{game.title}: " + ", ".join(f"/{spec.name}" for spec in game.grammar.commands)
+                     + (" (private replies are printed as \"private:\")" if game.private_actions else "") + ".")
+    lines.append("Everyone: /game status|log|end, /undo. Maps are written to the --out folder.")
+    return "\n".join(lines)
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
@@ -112,7 +116,7 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
     out_dir = Path(args.out)
     interactive = stdin.isatty()
     print(f"Pitboss local table — database {masked(_db_path(args))}, channel {args.channel}, maps in {out_dir}/")
-    print(PLAY_HELP)
+    print(play_help())
     actor_name = None
     try:
         service = GameService(store)
@@ -128,13 +132,13 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
             if line in ("quit", "exit"):
                 break
             if line == "help":
-                print(PLAY_HELP)
+                print(play_help())
                 continue
             match = _PLAY_LINE.match(line)
             if match:
                 actor_name, line = match.group(1), match.group(2)
             elif not line.startswith("/") or actor_name is None:
-                print("error: write NAME> /command (e.g. alice> /game new ruleset:speedway)")
+                print(f"error: write NAME> /command (e.g. alice> /game new ruleset:{ruleset_ids()[0]})")
                 continue
             if not interactive:
                 print(f"{actor_name}> {line}")
@@ -315,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
-    selfplay.add_argument("--ruleset", default="speedway", choices=("speedway", "track"), help="which game")
+    playable = tuple(r.id for r in rulesets() if r.selfplay is not None)
+    selfplay.add_argument("--ruleset", default=playable[0], choices=playable, help="which game")
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
     bench = sub.add_parser("bench", help="measure a Speedway move end to end: latency, render, load, throughput")

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot.commands import parse
 from bot.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
 from bot.refusals import NoGame
 from bot.settings import HOUR, MAX_COMPUTER_ACTIONS, TableSettings, timer_for, updated
 from bot.store import GameRecord, Timer
 from rules.codec import decode_state
-from rules.engine import Ruleset, get_ruleset
+from rules.engine import Ruleset
+from rules.registry import get_ruleset
 from rules.errors import GameError
 
 
@@ -22,17 +22,18 @@ class TableClock:
     """Reminders, deadlines with the autopilot, table settings and pauses."""
 
     async def _sync_timer_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False) -> None:
-        """Start the reminder and deadline clock when the game starts waiting on someone new."""
-        waiting = ruleset.acting_players(state)
-        if ruleset.is_finished(state) or not waiting or ruleset.is_computer(state, waiting[0]):
-            await self._store.clear_timer_tx(game.id)
-            return
+        """A reminder and deadline clock for each person the game waits on: started when it starts
+        waiting on them, kept while it still does in the same turn, dropped when it no longer does."""
+        waiting = () if ruleset.is_finished(state) else \
+            tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         key = ruleset.turn_key(state)
-        current = await self._store.timer_tx(game.id)
-        if not force and current is not None and (current.player, current.turn_key) == (waiting[0], key):
-            return
-        await self._store.set_timer_tx(
-            timer_for(TableSettings.from_json(game.settings), game.id, game.channel, waiting[0], key, self._clock()))
+        current = {t.player: t for t in await self._store.timers_tx(game.id)}
+        for player in set(current) - set(waiting):
+            await self._store.clear_timer_tx(game.id, player)
+        settings = TableSettings.from_json(game.settings)
+        for player in waiting:
+            if force or player not in current or current[player].turn_key != key:
+                await self._store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key, self._clock()))
 
     async def _settings(self, channel: str, actor: Actor, options: dict) -> Reply:
         """Show the table settings, or change them (the host or a server admin)."""
@@ -89,24 +90,23 @@ class TableClock:
 
     async def _due(self, kind: str, timer: Timer) -> Reply:
         ruleset, game, state = await self._load(timer.channel)
-        waiting = ruleset.acting_players(state)
-        if game.id != timer.game_id or not waiting or waiting[0] != timer.player \
+        if game.id != timer.game_id or timer.player not in ruleset.acting_players(state) \
                 or ruleset.turn_key(state) != timer.turn_key:
             raise GameError("stale timer")  # the game moved on; nothing to send
         name = state.player(timer.player).name
         if kind == "reminder":
             return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}",
-                         mention=timer.player)
-        settings = TableSettings.from_json(game.settings)
-        brake = settings.deadline_action == "skip"
-        lines = [f"{name}'s deadline passed: the autopilot drives this turn "
-                 f"({'braking hard' if brake else 'keeping speed'}, straight ahead, no fire)."]
+                         mentions=(timer.player,))
+        if ruleset.autopilot is None:
+            raise GameError("no autopilot")  # the game has none: the deadline only reminds
+        passive = TableSettings.from_json(game.settings).deadline_action == "skip"
+        lines = [f"{name}'s deadline passed: the autopilot plays for them ({ruleset.autopilot.describe(passive)})."]
         done = None
         for _ in range(MAX_COMPUTER_ACTIONS):
-            line = ruleset.autopilot_command(state, timer.player, brake=brake)
-            if line is None:
+            action = ruleset.autopilot.play(state, timer.player, passive)
+            if action is None:
                 break
-            done = await self._apply(timer.channel, timer.player, parse(line))
+            done = await self._apply(timer.channel, timer.player, None, action=action)
             lines += [e.describe() for e in done.events]
             state = done.state
         if done is None:
@@ -115,7 +115,7 @@ class TableClock:
         lines += [e.describe() for e in computer_events]
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
                                      latest_lines(lines, MESSAGE_LIMIT - 300))
-        waiting = reply.waiting_on
-        if waiting and not self._is_computer(done, waiting[0]):
-            reply = replace(reply, mention=waiting[0])
+        waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
+        if waiting:
+            reply = replace(reply, mentions=waiting)
         return reply

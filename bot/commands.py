@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.engine import Ruleset
+from rules.registry import ruleset_ids, rulesets
 from rules.grammar import CommandSpec, OptionSpec
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "coerce",
-           "foreign_to", "lookup", "parse"]
+           "for_game", "foreign_to", "game_spec", "lookup", "parse"]
 
 MAX_OPTION_LENGTH = 100
+MAX_DISCORD_OPTIONS = 25
 
 
 class CommandSyntaxError(ValueError):
@@ -70,54 +72,111 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
 # Commands whose options come partly from the rulesets (a ruleset's grammar names which).
 _EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
              "game add-ai": lambda g: g.join_options}
+_TABLE_NAMES = frozenset(spec.name for spec in TABLE_COMMANDS)
 
 
-def _add_options(spec: CommandSpec, extra: tuple[OptionSpec, ...]) -> CommandSpec:
-    """`spec` with `extra` options appended; an option two rulesets share must be declared identically."""
-    options = list(spec.options)
+def _merged_option(first: OptionSpec, other: OptionSpec) -> OptionSpec:
+    """One option two games declare differently: Discord shows it once, as loose as either needs
+    (the union of choices, the widest range, text if the kinds differ); each game's own declaration
+    is then checked once the channel's game is known (`for_game`)."""
+    if first == other:
+        return first
+    kind = first.kind if first.kind == other.kind else "str"
+    choices = tuple(dict.fromkeys(first.choices + other.choices)) if first.choices and other.choices else ()
+    bounds = [(o.min_value, o.max_value) for o in (first, other)]
+    low = None if any(b[0] is None for b in bounds) else min(b[0] for b in bounds)
+    high = None if any(b[1] is None for b in bounds) else max(b[1] for b in bounds)
+    return OptionSpec(first.name, kind, _either(first.description, other.description),
+                      first.required and other.required, choices,
+                      low if kind == "int" else None, high if kind == "int" else None,
+                      first.suggest or other.suggest or (bool(first.choices or other.choices) and not choices))
+
+
+def _either(first: str, other: str) -> str:
+    """One description for what two games say differently (Discord shows at most 100 characters)."""
+    return first if first == other else f"{first} / {other}"[:100]
+
+
+def _merged(spec: CommandSpec, extra: tuple[OptionSpec, ...], description: str | None = None,
+            between_games: bool = False) -> CommandSpec:
+    """`spec` with `extra` options added; an option both declare becomes one that fits either. An
+    option only one game has is optional on Discord: the other game's players never give it (each
+    game's own declaration still requires it, in `for_game`)."""
+    options = {o.name: o for o in spec.options}
+    theirs = {o.name for o in extra}
     for option in extra:
-        same = next((o for o in options if o.name == option.name), None)
-        if same is None:
-            options.append(option)
-        elif same != option:
-            raise ValueError(f"/{spec.name} option {option.name}: declared differently by two rulesets")
-    return CommandSpec(spec.name, spec.description, tuple(options), spec.query)
+        options[option.name] = _merged_option(options[option.name], option) if option.name in options \
+            else replace(option, required=False)
+    if between_games:
+        options = {name: o if name in theirs else replace(o, required=False) for name, o in options.items()}
+    if len(options) > MAX_DISCORD_OPTIONS:
+        raise ValueError(f"/{spec.name} would have {len(options)} options; Discord takes {MAX_DISCORD_OPTIONS}")
+    ordered = sorted(options.values(), key=lambda o: not o.required)  # Discord wants required ones first
+    return CommandSpec(spec.name, description or spec.description, tuple(ordered), spec.query)
 
 
 def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
-    """Every command Discord and the command line know: the table's, extended and joined by each ruleset's."""
+    """Every command Discord and the command line know: the table's, extended by each game, and each
+    game's own. Two games may declare one verb (/move) with different options: Discord shows one
+    command with the options of both, and each game accepts only its own (`for_game`)."""
     by_name = {spec.name: spec for spec in TABLE_COMMANDS}
     for ruleset in rulesets:
         for name, extra in _EXTENDED.items():
-            by_name[name] = _add_options(by_name[name], extra(ruleset.grammar))
+            by_name[name] = _merged(by_name[name], extra(ruleset.grammar))
         for spec in ruleset.grammar.commands:
+            if spec.name in _TABLE_NAMES:
+                raise ValueError(f"/{spec.name} is a table command; {ruleset.id} cannot declare it")
             if spec.name in by_name:
-                raise ValueError(f"/{spec.name} is declared twice (by {ruleset.id} and another)")
+                first = by_name[spec.name]
+                if spec.query != first.query:
+                    raise ValueError(f"/{spec.name} is a query in one game and an action in another")
+                spec = _merged(first, spec.options, _either(first.description, spec.description), between_games=True)
             by_name[spec.name] = spec
     return tuple(by_name.values())
 
 
-COMMANDS = build_grammar(tuple(get_ruleset(r) for r in ruleset_ids()))
+COMMANDS = build_grammar(rulesets())
 QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
 _TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
 SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
 
 
+def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
+    """A command as one game declares it (a table command with the game's own extra options), or None
+    when the game has no such command."""
+    own = {spec.name: spec for spec in ruleset.grammar.commands}
+    if name in own:
+        return own[name]
+    if name not in _TABLE_BY_NAME:
+        return None
+    base = _TABLE_BY_NAME[name]
+    if name in _EXTENDED:
+        return CommandSpec(base.name, base.description, base.options + _EXTENDED[name](ruleset.grammar), base.query)
+    return base
+
+
 def foreign_to(ruleset: Ruleset, command: Command) -> str | None:
     """Why `command` does not fit a game of `ruleset` (another game's command or option), or None."""
-    grammar = ruleset.grammar
-    own = {spec.name: spec for spec in grammar.commands}
-    if command.name not in _TABLE_BY_NAME and command.name not in own:
-        names = ", ".join("/" + spec.name for spec in grammar.commands)
+    spec = game_spec(ruleset, command.name)
+    if spec is None:
+        names = ", ".join("/" + own.name for own in ruleset.grammar.commands)
         return f"/{command.name} is not part of {ruleset.title}. Its commands: {names}."
-    base = own.get(command.name) or _TABLE_BY_NAME[command.name]
-    allowed = {o.name for o in base.options} | SERVICE_OPTIONS
-    if command.name in _EXTENDED:
-        allowed |= {o.name for o in _EXTENDED[command.name](grammar)}
+    allowed = {o.name for o in spec.options} | SERVICE_OPTIONS
     extra = sorted(set(command.options) - allowed)
     if extra:
         return f"{', '.join(e + ':' for e in extra)} is not an option of /{command.name} in {ruleset.title}."
     return None
+
+
+def for_game(ruleset: Ruleset, command: Command) -> Command:
+    """`command` checked against the game's own declaration of it: another game's command or option,
+    or a value only another game accepts, raises CommandSyntaxError."""
+    reason = foreign_to(ruleset, command)
+    if reason:
+        raise CommandSyntaxError(reason)
+    typed = {k: v for k, v in command.options.items() if k not in SERVICE_OPTIONS}
+    checked = coerce(game_spec(ruleset, command.name), typed)
+    return Command(command.name, {**command.options, **checked.options})
 
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.replies import BUTTON_PREFIX, CANCEL_ID, MENU_PREFIX, PLAN_PREFIX, Button, Reply
+from bot.replies import BUTTON_PREFIX, CANCEL_ID, CHOICES_PREFIX, MENU_PREFIX, PLAN_PREFIX, Button, Reply
 
 if TYPE_CHECKING:
     from bot.discord_adapter import PitbossClient
@@ -22,12 +22,13 @@ log = logging.getLogger("pitboss.discord")
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
-                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}):(?P<game>\d+):(?P<version>\d+):(?P<index>\d+)"):
+                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}):(?P<game>\d+):(?P<version>\d+)"
+                            r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to play one card);
     pressing it runs the action, or opens the menu, if the game has not moved on."""
 
     def __init__(self, button: Button):
-        style = discord.ButtonStyle.primary if button.command.startswith("/fire") else discord.ButtonStyle.secondary
+        style = discord.ButtonStyle.primary if button.primary else discord.ButtonStyle.secondary
         super().__init__(discord.ui.Button(label=button.label or "…", custom_id=button.custom_id, style=style))
 
     @classmethod
@@ -100,10 +101,12 @@ def files_of(reply: Reply) -> list[discord.File]:
 
 
 def content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
-    if reply.mention and reply.mention.isdigit():
-        # Exactly one ping, to the player the game now waits on; nobody else can be mentioned.
-        text = f"<@{reply.mention}> your turn.\n{reply.text}"
-        return text[:2000], discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(int(reply.mention))])
+    pinged = [player for player in reply.mentions if player.isdigit()]
+    if pinged:
+        # One ping to each player the game now waits on; nobody else can be mentioned.
+        text = f"{' '.join(f'<@{p}>' for p in pinged)} your turn.\n{reply.text}"
+        return text[:2000], discord.AllowedMentions(everyone=False, roles=False,
+                                                     users=[discord.Object(int(p)) for p in pinged])
     return reply.text, discord.AllowedMentions.none()
 
 
@@ -127,7 +130,7 @@ async def publish(client: "PitbossClient", interaction: discord.Interaction, rep
     content, mentions = content_and_mentions(reply)
     view = view_for(reply)
     previous = await client.service.turn_message(reply.game_id) if reply.game_id else None
-    same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mention
+    same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mentions
     if same_turn:
         try:
             message = interaction.channel.get_partial_message(int(previous[1]))  # type: ignore[union-attr]

@@ -14,7 +14,8 @@ from bot.commitment import MAX_SEED, commitment
 from bot.guards import plain_name, valid_actor_id
 from bot.queries import EXPORT_FORMAT
 from rules.codec import decode_tagged
-from rules.engine import Ruleset, get_ruleset, ruleset_ids
+from rules.engine import Ruleset
+from rules.registry import get_ruleset, ruleset_ids
 from rules.errors import GameError
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds

@@ -9,8 +9,11 @@ class NoGame(GameError):
     """The channel has no running game."""
 
     def __init__(self) -> None:
-        super().__init__("No game is running in this channel. Create one with /game new ruleset:speedway "
-                         "(or ruleset:track).")
+        from rules.registry import ruleset_ids
+
+        games = ruleset_ids()
+        super().__init__(f"No game is running in this channel. Create one with /game new ruleset:{games[0]} "
+                         f"(games: {', '.join(games)}).")
 
 
 class StaleButton(GameError):
@@ -25,3 +28,13 @@ class NotThisGame(GameError):
         """Refuse with `reason`, if there is one."""
         if reason:
             raise cls(reason)
+
+    @classmethod
+    def fitted(cls, ruleset, command):
+        """`command` as the channel's game declares it (bot.commands.for_game), or a refusal."""
+        from bot.commands import CommandSyntaxError, for_game
+
+        try:
+            return for_game(ruleset, command)
+        except CommandSyntaxError as exc:
+            raise cls(str(exc)) from None

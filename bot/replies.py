@@ -12,6 +12,7 @@ MAX_BUTTONS = 25  # five rows of five
 BUTTON_LABEL_LIMIT = 80
 BUTTON_PREFIX = "pb"
 MENU_PREFIX = "pm"  # a button that opens a group of legal actions (the ways to play one card)
+CHOICES_PREFIX = "pc"  # a public button that opens the presser's own legal actions, privately
 PLAN_PREFIX = "pv"
 CANCEL_ID = "pv-cancel"
 
@@ -36,6 +37,7 @@ class Button:
     label: str
     custom_id: str
     command: str
+    primary: bool = False  # the button that matters most (an attack): drawn in the accent colour
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Reply:
     """What a transport shows: text, an optional PNG with alt text, and whether it is private.
 
     `outcome` is "applied" (the game changed), "shown" (read only) or "refused" (nothing changed).
-    `mention` is a player to ping because the game now waits on them.
+    `mentions` are the players to ping because the game now waits on them.
     """
 
     outcome: str
@@ -65,9 +67,14 @@ class Reply:
     game_id: int | None = None
     version: int | None = None
     buttons: tuple[Button, ...] = ()
-    mention: str | None = None
+    mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
+
+    @property
+    def mention(self) -> str | None:
+        """The first player to ping, if any."""
+        return self.mentions[0] if self.mentions else None
 
 
 @dataclass(frozen=True)
@@ -135,21 +142,22 @@ def group_buttons(legal: tuple[LegalAction, ...], game_id: int, version: int,
 
 
 def _action_button(action: LegalAction, game_id: int, version: int, index: int) -> Button:
-    return Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command)
+    return Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command,
+                  action.primary)
 
 
-def _abbreviation(name: str) -> str:
-    return "".join(part[0] for part in name.split("-"))
+def choices_button(game_id: int, version: int) -> Button:
+    """One public button that shows whoever presses it their own legal actions, privately (several
+    players waiting at once, or actions that show hidden things)."""
+    return Button("Your move (private)", f"{CHOICES_PREFIX}:{game_id}:{version}:0", "", True)
 
 
-def plan_id(game_id: int, version: int, skid: str, maneuvers: list[str]) -> str:
-    """A Confirm button for a previewed plan: ids and the plan in short codes (tl = turn-left)."""
-    return f"{PLAN_PREFIX}:{game_id}:{version}:{skid[:1] or '-'}:" + ".".join(_abbreviation(m) for m in maneuvers)
+def plan_id(game_id: int, version: int, encoded: str) -> str:
+    """A Confirm button for a previewed plan: ids and the plan as its game writes it in short."""
+    return f"{PLAN_PREFIX}:{game_id}:{version}:{encoded}"
 
 
-def parse_plan_id(custom_id: str, names: tuple[str, ...]) -> tuple[int, int, str, list[str]]:
-    """Inverse of `plan_id`, given the maneuver names the codes stand for."""
-    _prefix, game_id, version, skid, codes = custom_id.split(":", 4)
-    by_code = {_abbreviation(n): n for n in names}
-    skids = {"a": "accept", "r": "resist", "-": ""}
-    return int(game_id), int(version), skids[skid], [by_code[c] for c in codes.split(".")]
+def parse_plan_id(custom_id: str) -> tuple[int, int, str]:
+    """Inverse of `plan_id`: (game id, version, the game's short plan). ValueError when malformed."""
+    _prefix, game_id, version, encoded = custom_id.split(":", 3)
+    return int(game_id), int(version), encoded

@@ -19,43 +19,10 @@ from bot.commands import parse
 from bot.service import Actor, GameService
 from bot.store import Store
 from rules.codec import decode_state
-from rules.engine import get_ruleset
-from rules.speedway import data as speedway_data
+from rules.engine import SelfplaySetup
+from rules.registry import get_ruleset, rulesets
 
 HOST = Actor("selfplay-host", "host", is_admin=True)
-
-
-def _is_hit(event: dict) -> bool:
-    return event["type"] == "DiceRolled" and event["dice"] == "d6" and event["success"]
-
-
-def _of_type(name: str) -> Callable[[dict], bool]:
-    return lambda event: event["type"] == name
-
-
-@dataclass(frozen=True)
-class SelfplayPlan:
-    """How to set up one ruleset's all-computer games, and which events to count."""
-
-    new_options: str  # added to /game new, e.g. a round cap
-    seats: Callable[[random.Random], list[str]]  # the /game add-ai commands for one game
-    counted: tuple[tuple[str, Callable[[dict], bool]], ...]  # (label, which events) for the summary
-
-
-def _speedway_seats(rng: random.Random) -> list[str]:
-    designs = tuple(speedway_data.car_designs())
-    return [f"/game add-ai car:{rng.choice(designs)}" for _ in range(rng.choice((2, 2, 3, 4)))]
-
-
-PLANS = {
-    "speedway": SelfplayPlan("rounds:60", _speedway_seats, (
-        ("shots", _of_type("WeaponFired")), ("hits", _is_hit), ("collisions", _of_type("Collided")))),
-    # A round cap far above the ~40-120 rounds a game takes, so a stuck policy still ends.
-    "track": SelfplayPlan("rounds:500", lambda rng: ["/game add-ai", "/game add-ai"], (
-        ("cards", _of_type("CardPlayed")), ("discards", _of_type("CardDiscarded")),
-        ("bumps", _of_type("CarBumped")), ("swaps", _of_type("CarsSwapped")),
-        ("reshuffles", _of_type("DeckReshuffled")))),
-}
 
 
 @dataclass(frozen=True)
@@ -83,7 +50,7 @@ async def _command(service: GameService, channel: str, line: str) -> None:
         raise RuntimeError(f"selfplay command refused: {line}: {reply.text}")
 
 
-def _count_events(records, plan: SelfplayPlan) -> tuple[tuple[str, int], ...]:
+def _count_events(records, plan: SelfplaySetup) -> tuple[tuple[str, int], ...]:
     counts: Counter = Counter()
     for record in records:
         for event in json.loads(record.events):
@@ -94,7 +61,7 @@ def _count_events(records, plan: SelfplayPlan) -> tuple[tuple[str, int], ...]:
 
 async def play_one(service: GameService, store: Store, ruleset_id: str, index: int, seed: int) -> GameSummary:
     """Create, seat, start and finish one all-computer game; summarise it."""
-    plan = PLANS[ruleset_id]
+    plan = get_ruleset(ruleset_id).selfplay
     started = time.perf_counter()
     rng = random.Random(seed * 7919 + index)
     channel = f"selfplay-{ruleset_id}-{seed}-{index}"
@@ -116,10 +83,16 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
                        await service.replay_matches(game), time.perf_counter() - started)
 
 
+def selfplay_games() -> tuple[str, ...]:
+    """The games whose computers can play a whole game by themselves."""
+    return tuple(r.id for r in rulesets() if r.selfplay is not None)
+
+
 async def selfplay(db_path: str, ruleset: str, games: int, seed: int, stream: TextIO = sys.stdout) -> int:
     """Play `games` games and print one line each and a summary; exit status 0 when all are sound."""
-    if ruleset not in PLANS:
-        print(f"error: selfplay knows {', '.join(PLANS)}, not {ruleset}", file=stream)
+    playable = selfplay_games()
+    if ruleset not in playable:
+        print(f"error: selfplay knows {', '.join(playable)}, not {ruleset}", file=stream)
         return 2
     store = await Store.open(db_path)
     try:
@@ -138,7 +111,7 @@ async def selfplay(db_path: str, ruleset: str, games: int, seed: int, stream: Te
     totals = Counter()
     for summary in summaries:
         totals.update(dict(summary.counts))
-    counted = ", ".join(f"{totals[label]} {label}" for label, _ in PLANS[ruleset].counted)
+    counted = ", ".join(f"{totals[label]} {label}" for label, _ in get_ruleset(ruleset).selfplay.counted)
     print(f"summary: {games} games, {games - drawn} won, {drawn} drawn, {counted}, {actions} actions, "
           f"median {seconds[len(seconds) // 2]:.2f} s per game, "
           f"{actions / max(sum(seconds), 1e-9):.0f} actions/s, replay mismatches {bad}", file=stream)

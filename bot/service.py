@@ -22,16 +22,17 @@ from bot.commitment import MAX_SEED, announce, commitment, reveal
 from bot.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
 from bot.heavy import HEAVY
 from bot.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor, Attachment, Reply,
-                         buttons_for, clip, group_buttons, latest_lines, refusal)
+from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, CHOICES_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor,
+                         Attachment, Reply, buttons_for, choices_button, clip, group_buttons, latest_lines, refusal)
 from images.replay import render_replay
 from bot.clock import TableClock
-from bot.plans import TurnPlans
+from bot.plans import PlannedTurns
 from bot.refusals import NoGame, NotThisGame, StaleButton
 from bot.settings import MAX_COMPUTER_ACTIONS
 from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import ReplayRefused, Ruleset, get_ruleset, replay_states, replay_with_events, ruleset_ids
+from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
+from rules.registry import get_ruleset, ruleset_ids
 from rules.errors import GameError
 
 __all__ = ["Actor", "GameService", "Reply"]
@@ -48,7 +49,7 @@ _DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
-_BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}):(\d+):(\d+):(\d+)$")
+_BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}):(\d+):(\d+):(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Applied:
     waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
 
 
-class GameService(TableClock, TurnPlans):
+class GameService(TableClock, PlannedTurns):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
     def __init__(self, store: Store, render: Callable[[str, Any], bytes] | None = images.render,
@@ -130,7 +131,7 @@ class GameService(TableClock, TurnPlans):
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
-        if foreign_to(ruleset, Command(command, chosen)):
+        if ruleset.suggest is None or foreign_to(ruleset, Command(command, chosen)):
             return []
         state = decode_state(ruleset.state_type, game.state)
         offers = ruleset.suggest(state, actor.id, command, option, chosen)
@@ -176,8 +177,6 @@ class GameService(TableClock, TurnPlans):
             return await self._query(channel, actor, command)
         if command.name == "undo":
             return await self._undo(channel, actor)
-        if command.name == "move" and set(command.options) & {"plan", "fire", "preview"}:
-            return await self._plan(channel, actor, command.options)
         if command.name == "game import":
             return await self._import(channel, actor, command.options["file"], guild)
         if command.name == "game settings":
@@ -188,11 +187,11 @@ class GameService(TableClock, TurnPlans):
 
     async def _new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
-        NotThisGame.check(foreign_to(ruleset, Command("game new", options)))
+        options = NotThisGame.fitted(ruleset, Command("game new", options)).options
         # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
         seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
         setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
-        if getattr(ruleset, "revision", 1) > 1:  # old games, without it, keep the rules they began under
+        if ruleset.revision > 1:  # old games, without it, keep the rules they began under
             setup_options["revision"] = ruleset.revision
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
@@ -204,9 +203,9 @@ class GameService(TableClock, TurnPlans):
                            "another channel or thread.")
         text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
                 f"the host starts it with /game start.\n{announce(seed)}")
-        if "seed" in options and ruleset.private_hands:
-            text += ("\nThe host chose the seed, so whoever knows it can work out every hand: leave seed: "
-                     "out for a game with secret cards.")
+        if "seed" in options and ruleset.private_actions:
+            text += ("\nThe host chose the seed, so whoever knows it can work out what is hidden: leave "
+                     "seed: out for a game with secrets.")
         return await self._with_map(ruleset, game, state, "applied", text)
 
     async def _load(self, channel: str, any_status: bool = False) -> tuple[Ruleset, GameRecord, Any]:
@@ -220,7 +219,7 @@ class GameService(TableClock, TurnPlans):
 
     async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._load(channel, any_status=True)
-        NotThisGame.check(foreign_to(ruleset, command))
+        command = NotThisGame.fitted(ruleset, command)
         ended = self._ended_here(ruleset, game, state)
         if game.status == "finished" and not ended and command.name != "game status":
             raise GameError(self._elsewhere(game) + " Use this command there.")
@@ -248,8 +247,8 @@ class GameService(TableClock, TurnPlans):
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
         if game.status == "finished":
             raise NoGame()
-        text = ruleset.query(state, actor.id, command.options)
-        # A private reply may carry the buttons a public one cannot (the cards in a hand).
+        text = ruleset.queries[command.name](state, actor.id, command.options)
+        # A private reply may carry the buttons a public one cannot (what only this player may see).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(private, game.id, game.version))
@@ -272,9 +271,10 @@ class GameService(TableClock, TurnPlans):
         states = self._rebuild_all(ruleset, game, records)
         return render_replay(ruleset.id, [ruleset.view(s, None) for s in states])[0]
 
-    async def _apply(self, channel: str, actor_id: str, command: Command,
-                     expected_version: int | None = None) -> Applied:
-        """Apply one command as one transaction, retrying only when nothing was written."""
+    async def _apply(self, channel: str, actor_id: str, command: Command | None,
+                     expected_version: int | None = None, action: Any = None) -> Applied:
+        """Apply one command (or an action value the game itself offered) as one transaction,
+        retrying only when nothing was written."""
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 async with self._write():
@@ -285,8 +285,9 @@ class GameService(TableClock, TurnPlans):
                         raise StaleButton("That button is out of date: the game has moved on. "
                                           "Use the buttons on the latest message.")
                     ruleset = get_ruleset(game.ruleset)
-                    NotThisGame.check(foreign_to(ruleset, command))
-                    action = ruleset.command_to_action(command.name, command.options)
+                    if command is not None:
+                        command = NotThisGame.fitted(ruleset, command)
+                        action = ruleset.command_to_action(command.name, command.options)
                     state = decode_state(ruleset.state_type, game.state)
                     new_state, events = ruleset.apply(state, actor_id, action)
                     status = "finished" if ruleset.is_finished(new_state) else "active"
@@ -390,10 +391,10 @@ class GameService(TableClock, TurnPlans):
                                     f"Game {source.id} re-played here from its log: {game.version} changes "
                                     f"(finished).")
 
-    async def _run_steps(self, channel: str, actor: Actor, steps: list[Command],
-                         expected_version: int | None = None) -> Reply:
-        """Apply steps in order while the game still waits on `actor`; a step the game refuses
-        (a skid to answer, a ram to settle) ends the run and says why."""
+    async def _run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
+                         summarize: Callable[[tuple], str] | None = None) -> Reply:
+        """Apply steps in order (commands, or action values the game offered) while the game still
+        waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why."""
         waiting_before = None
         done = None
         events: list = []
@@ -403,7 +404,9 @@ class GameService(TableClock, TurnPlans):
                 stopped = f"The plan ended after step {index}: the turn passed."
                 break
             try:
-                done = await self._apply(channel, actor.id, step, expected_version if index == 0 else None)
+                version = expected_version if index == 0 else None
+                done = await (self._apply(channel, actor.id, step, version) if isinstance(step, Command)
+                              else self._apply(channel, actor.id, None, version, action=step))
                 waiting_before = done.waiting_before if waiting_before is None else waiting_before
             except GameError as exc:
                 if done is None:
@@ -411,21 +414,19 @@ class GameService(TableClock, TurnPlans):
                 stopped = f"The plan paused before step {index + 1}: {exc.message}"
                 break
             events.extend(done.events)
-        path = [e.to_hex for e in events if hasattr(e, "to_hex")]
         done, computer_events = await self._play_computers(channel, done)
         lines = [e.describe() for e in events + computer_events]
-        if len(steps) > 1 and path:
-            lines.append("Path: " + " → ".join(path))
+        if summarize is not None and (summary := summarize(tuple(events))):
+            lines.append(summary)
         if stopped:
             lines.append(stopped)
         if done.ruleset.is_finished(done.state):
             lines.append(reveal(done.game.seed))
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
                                      latest_lines(lines, MESSAGE_LIMIT - 300))
-        waiting = reply.waiting_on
-        if waiting and waiting != waiting_before and waiting[0] != actor.id and not self._is_computer(done, waiting[0]):
-            reply = replace(reply, mention=waiting[0])
-        return reply
+        newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
+                 and not done.ruleset.is_computer(done.state, p)]
+        return replace(reply, mentions=tuple(newly)) if newly else reply
 
     async def _press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         match = _BUTTON_ID.match(custom_id)
@@ -446,22 +447,29 @@ class GameService(TableClock, TurnPlans):
             names = ", ".join(state.player(p).name for p in waiting) or "nobody"
             raise GameError(f"It is {names}'s turn, not yours.")
         legal = ruleset.legal_actions(state, actor.id)
+        if kind == CHOICES_PREFIX:
+            return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
+                         ephemeral=True, buttons=buttons_for(legal, game.id, game.version),
+                         game_id=game.id, version=game.version)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
         if kind == MENU_PREFIX:
             return self._group_menu(legal, game, index)
-        return await self._act(channel, actor, parse(legal[index].command), expected_version=version)
+        chosen = legal[index]
+        if chosen.action is not None:
+            return await self._run_steps(channel, actor, [chosen.action], expected_version=version)
+        return await self._act(channel, actor, parse(chosen.command), expected_version=version)
 
     @staticmethod
     def _group_menu(legal, game: GameRecord, first: int) -> Reply:
-        """A private menu of the ways to play one card (as many as Discord shows as buttons)."""
+        """A private menu of the legal actions of one group (as many as Discord shows as buttons)."""
         buttons, total = group_buttons(legal, game.id, game.version, first)
         group = legal[first].group
         text = f"{group}: {total} ways. Pick one."
         if total > len(buttons):
-            command = " ".join(legal[first].command.split()[:2])  # "/play card:7H"
+            command = " ".join(legal[first].command.split()[:2])  # the command and its first option
             text += (f" The buttons show the first {len(buttons)}; for the others type {command} with the "
-                     f"car or split option (autocomplete lists only legal values).")
+                     f"other options (autocomplete lists only legal values).")
         return Reply("shown", text, ephemeral=True, buttons=buttons, game_id=game.id, version=game.version)
 
     async def _act(self, channel: str, actor: Actor, command: Command,
@@ -471,16 +479,16 @@ class GameService(TableClock, TurnPlans):
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
             options["name"] = plain_name(actor.name)
+        game = await self._store.active_game(channel)
+        plans = get_ruleset(game.ruleset).plans if game is not None else None
+        if plans is not None and plans.is_plan(command.name, options):
+            return await self._plan(channel, actor, Command(command.name, options))
         return await self._run_steps(channel, actor, [Command(command.name, options)], expected_version)
 
     @staticmethod
     def _turn_of(ruleset: Ruleset, state: Any) -> tuple:
         """Who the game waits on, in which turn: the timer only changes when this does."""
         return ruleset.acting_players(state), ruleset.turn_key(state), ruleset.is_finished(state)
-
-    @staticmethod
-    def _is_computer(done: Applied, player: str) -> bool:
-        return done.ruleset.is_computer(done.state, player)
 
     async def _undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since. The state
@@ -491,6 +499,8 @@ class GameService(TableClock, TurnPlans):
             raise NoGame()
         game, records = await self._store.game_and_actions(game.id)
         ruleset = get_ruleset(game.ruleset)
+        if ruleset.undo_blocker is None:
+            raise GameError(f"{ruleset.title} takes no action back.")
         if not records:
             raise GameError("There is nothing to undo.")
         last = records[-1]
@@ -509,19 +519,21 @@ class GameService(TableClock, TurnPlans):
         return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone or 'the last action'}")
 
     async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
-        """Let computer seats play, each command through the same path as a person's."""
+        """Let every waiting computer seat play, each action through the same path as a person's."""
         events: list = []
+        computer = done.ruleset.computer
         for _ in range(MAX_COMPUTER_ACTIONS):
-            if done.ruleset.is_finished(done.state):
+            if computer is None or done.ruleset.is_finished(done.state):
                 break
-            waiting = done.ruleset.acting_players(done.state)
-            line = done.ruleset.computer_command(done.state, waiting[0]) if waiting else None
-            if line is None:
+            moves = ((p, computer.choose(done.state, p)) for p in done.ruleset.acting_players(done.state)
+                     if computer.is_computer(done.state, p))
+            player, action = next(((p, a) for p, a in moves if a is not None), (None, None))
+            if player is None:
                 break
             try:
-                done = await self._apply(channel, waiting[0], parse(line))
-            except GameError as exc:  # a computer choosing an illegal command is a bug: stop, keep the game
-                log.error("computer %s chose a refused command %r: %s", waiting[0], line, exc.message)
+                done = await self._apply(channel, player, None, action=action)
+            except GameError as exc:  # a computer choosing an illegal action is a bug: stop, keep the game
+                log.error("computer %s chose a refused action %r: %s", player, action, exc.message)
                 break
             events.extend(done.events)
         return done, events
@@ -532,14 +544,17 @@ class GameService(TableClock, TurnPlans):
         image = await asyncio.get_running_loop().run_in_executor(_RENDERERS, self._render, ruleset.id, public) \
             if self._render else None
         waiting = ruleset.acting_players(state)
-        # Where legal actions name hidden cards, public replies offer none (the hand is private).
-        legal = ruleset.legal_actions(state, waiting[0]) if waiting and not ruleset.private_hands else ()
+        humans = [p for p in waiting if not ruleset.is_computer(state, p)]
+        # One player's legal actions are public buttons; when several wait (secret declarations), or
+        # the actions show what only their player may see, one button opens each presser's own, privately.
+        legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
+        buttons = buttons_for(legal, game.id, game.version) if legal else \
+            (choices_button(game.id, game.version),) if humans and not ruleset.is_finished(state) else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image,
                      clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
-                     game_id=game.id, version=game.version, buttons=buttons_for(legal, game.id, game.version),
-                     turn_key=ruleset.turn_key(state))
+                     game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 
     @staticmethod
     def _rebuild_all(ruleset: Ruleset, game: GameRecord, records) -> list[Any]:

@@ -97,6 +97,23 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX seats_by_player ON seats (player);
     """,
+    # 7: a timer per waiting player (several may be waited on at once: secret declarations), not per game.
+    """
+    CREATE TABLE player_timers (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        player TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        turn_key TEXT NOT NULL,
+        reminder_due {real},
+        deadline_due {real},
+        PRIMARY KEY (game_id, player)
+    );
+    INSERT INTO player_timers (game_id, player, channel, turn_key, reminder_due, deadline_due)
+        SELECT game_id, player, channel, turn_key, reminder_due, deadline_due FROM timers;
+    DROP TABLE timers;
+    CREATE INDEX player_timers_reminder ON player_timers (reminder_due);
+    CREATE INDEX player_timers_deadline ON player_timers (deadline_due);
+    """,
 )
 
 
@@ -374,22 +391,27 @@ class Store:
         await self.driver.execute("UPDATE games SET settings = ? WHERE id = ?", (settings, game.id))
         return replace(game, settings=settings)
 
-    async def timer_tx(self, game_id: int) -> Timer | None:
-        """A game's timer, read inside the current transaction."""
-        row = await self.driver.fetchone(f"SELECT {_TIMER_COLUMNS} FROM timers WHERE game_id = ?", (game_id,))
-        return Timer(*row) if row else None
+    async def timers_tx(self, game_id: int) -> list[Timer]:
+        """A game's timers (one per waiting player), read inside the current transaction."""
+        rows = await self.driver.fetchall(
+            f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id = ? ORDER BY player", (game_id,))
+        return [Timer(*row) for row in rows]
 
     async def set_timer_tx(self, timer: Timer) -> None:
-        """Start (or replace) a game's timer."""
+        """Start (or replace) one waiting player's timer."""
         await self.driver.execute(
-            f"INSERT INTO timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET"
-            " channel = excluded.channel, player = excluded.player, turn_key = excluded.turn_key,"
-            " reminder_due = excluded.reminder_due, deadline_due = excluded.deadline_due",
+            f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (game_id, player) DO UPDATE SET channel = excluded.channel,"
+            " turn_key = excluded.turn_key, reminder_due = excluded.reminder_due,"
+            " deadline_due = excluded.deadline_due",
             (timer.game_id, timer.channel, timer.player, timer.turn_key, timer.reminder_due, timer.deadline_due))
 
-    async def clear_timer_tx(self, game_id: int) -> None:
-        """The game waits on nobody (or is over): no timer."""
-        await self.driver.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+    async def clear_timer_tx(self, game_id: int, player: str | None = None) -> None:
+        """No timer for this player (or, without one, for anyone: the game waits on nobody, or is over)."""
+        if player is None:
+            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ?", (game_id,))
+        else:
+            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ? AND player = ?", (game_id, player))
 
     async def claim_due(self, now: float) -> list[tuple[str, Timer]]:
         """Take every reminder and deadline due by `now`, clearing each in the same transaction, so
@@ -399,17 +421,23 @@ class Store:
         async with self.transaction():
             for kind in ("reminder", "deadline"):
                 rows = await self.driver.fetchall(
-                    f"SELECT {_TIMER_COLUMNS} FROM timers WHERE {kind}_due IS NOT NULL AND {kind}_due <= ?"
-                    f" ORDER BY game_id{self.driver.skip_locked}", (now,))
+                    f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE {kind}_due IS NOT NULL AND {kind}_due <= ?"
+                    f" ORDER BY game_id, player{self.driver.skip_locked}", (now,))
                 for timer in (Timer(*row) for row in rows):
-                    await self.driver.execute(f"UPDATE timers SET {kind}_due = NULL WHERE game_id = ?",
-                                              (timer.game_id,))
+                    await self.driver.execute(
+                        f"UPDATE player_timers SET {kind}_due = NULL WHERE game_id = ? AND player = ?",
+                        (timer.game_id, timer.player))
                     claimed.append((kind, timer))
         return claimed
 
+    async def timers(self, game_id: int) -> list[Timer]:
+        """A game's timers, one per waiting player."""
+        return await self.timers_tx(game_id)
+
     async def timer(self, game_id: int) -> Timer | None:
-        """A game's timer."""
-        return await self.timer_tx(game_id)
+        """The first of a game's timers (a game that waits on one player has one)."""
+        found = await self.timers_tx(game_id)
+        return found[0] if found else None
 
     # Plain reads and small writes (each its own short statement).
 

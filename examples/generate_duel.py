@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.commands import parse
-from rules.engine import get_ruleset
+from rules.registry import get_ruleset
 
 SEED = 5
 SPEEDWAY = get_ruleset("speedway")

@@ -1,25 +1,18 @@
-"""Pillow rendering: game state in, PNG bytes out."""
+"""Pillow rendering: game state in, PNG bytes out. Each game's renderer is found through images.registry."""
 
 from __future__ import annotations
 
+from images.registry import renderer
+
 
 def render(ruleset: str, view) -> bytes:
-    """Render a ruleset's public view of a game to PNG bytes."""
-    if ruleset == "speedway":
-        from images.speedway import render_speedway
-
-        return render_speedway(view)
-    if ruleset == "track":
-        from images.track import render_track
-
-        return render_track(view)
-    raise ValueError(f"no renderer for ruleset {ruleset!r}")
+    """Render a game's public view to PNG bytes."""
+    return renderer(ruleset).render(view)
 
 
 def render_preview(ruleset: str, view, preview) -> bytes:
-    """Render a player's private preview of a planned turn (e.g. Speedway's TurnPreview) to PNG bytes."""
-    if ruleset == "speedway":
-        from images.speedway.preview import render_preview as render_speedway_preview
-
-        return render_speedway_preview(view, preview)
-    raise ValueError(f"no preview renderer for ruleset {ruleset!r}")
+    """Render a player's private preview of a planned turn to PNG bytes (games that have previews)."""
+    draw = renderer(ruleset).render_preview
+    if draw is None:
+        raise ValueError(f"{ruleset} has no previews")
+    return draw(view, preview)

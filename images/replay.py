@@ -14,18 +14,13 @@ caption "Round N · who · last action". The same states always give the same by
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
 from images.draw import draw_text, ellipsize, ink_on
 from images.fonts import font
-from images.speedway.arena import base_layer, frame
-from images.speedway.caption import colour_of as speedway_colour, name_of as speedway_name
-from images.speedway.counters import draw_cars, draw_tags
-from images.track.board import draw_board
-from images.track.caption import colour_of as track_colour, name_of as track_name
+from images.registry import renderer
 
 WIDTH = 640           # frame width in pixels: sharp on a phone, small to send
 MIN_WIDTH = 240       # never shrink below this to fit `max_bytes`
@@ -43,53 +38,6 @@ def sample(count: int, limit: int) -> list[int]:
     if limit < 2:
         return [count - 1]
     return sorted({round(i * (count - 1) / (limit - 1)) for i in range(limit)})
-
-
-# --- What each game's frame shows ------------------------------------------------------------------
-
-def _speedway_map(state) -> Image.Image:
-    """The Speedway map band alone: the arena with its cars, hazards, shots and tags."""
-    board = base_layer(state.arena).copy()
-    boxes, marks = draw_cars(board, state, frame(state.arena).layout)
-    draw_tags(board, state, boxes, marks)
-    return board
-
-
-@dataclass(frozen=True)
-class Captioner:
-    """Words for a frame's caption line, given how a ruleset names who acts, and their colour."""
-
-    acting: Callable  # state -> the player whose decision the game waits on
-    name_of: Callable  # (state, player id) -> display name
-    colour_of: Callable  # (state, player id) -> RGB
-
-    def __call__(self, previous, state) -> tuple[str, str, tuple | None, str]:
-        """(head, who, who's colour, what happened) for the caption of `state`, reached from `previous`."""
-        if previous is None:
-            actor = state.host
-        else:
-            seated = {p.id for p in previous.players}
-            joined = [p.id for p in state.players if p.id not in seated]
-            actor = joined[0] if joined else self.acting(previous) or previous.host
-        who = self.name_of(state, actor)
-        text = " ".join(state.last_action.split()).replace("->", "→")
-        for lead in (f"{who}: ", f"{who} "):
-            if who and text.startswith(lead):
-                text = text[len(lead):]
-                break
-        if state.phase == "finished":
-            head = (f"{self.name_of(state, state.winner)} wins" if state.winner
-                    else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
-            head = f"Game over · {head}"
-        else:
-            head = "Lobby" if state.phase == "lobby" else f"Round {state.round + 1}"
-        return head, who, self.colour_of(state, actor), text or "new game"
-
-
-RENDERERS: dict[str, tuple[Callable, Callable]] = {
-    "speedway": (_speedway_map, Captioner(lambda s: s.deciding_player, speedway_name, speedway_colour)),
-    "track": (draw_board, Captioner(lambda s: s.active_player, track_name, track_colour)),
-}
 
 
 # --- Frames and encoding ----------------------------------------------------------------------------
@@ -121,13 +69,11 @@ def _caption_strip(head: str, who: str, colour, text: str, width: int) -> Image.
 
 def render_frame(ruleset: str, state, previous=None, width: int = WIDTH) -> Image.Image:
     """One RGB frame: the caption line over the map scaled to `width` (`previous` names who acted)."""
-    if ruleset not in RENDERERS:
-        raise ValueError(f"no replay renderer for ruleset {ruleset!r}")
-    draw_map, caption = RENDERERS[ruleset]
-    board = draw_map(state)
+    drawer = renderer(ruleset)
+    board = drawer.replay_map(state)
     height = max(1, round(board.height * width / board.width))
     board = board.resize((width, height), Image.Resampling.HAMMING)
-    strip = _caption_strip(*caption(previous, state), width)
+    strip = _caption_strip(*drawer.captioner(previous, state), width)
     image = Image.new("RGB", (width, strip.height + height), (255, 255, 255))
     image.paste(strip, (0, 0))
     image.paste(board, (0, strip.height))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import types
 import typing
@@ -36,6 +37,10 @@ class Registry:
     def __contains__(self, cls: type) -> bool:
         return self._by_tag.get(cls.__name__) is cls
 
+    def classes(self) -> tuple[type, ...]:
+        """Every registered type, in registration order."""
+        return tuple(self._by_tag.values())
+
 
 _SCALARS = frozenset({bool, int, str, float, type(None)})
 
@@ -47,6 +52,8 @@ def to_plain(value: Any) -> Any:
         return value
     if kind is tuple or kind is list:
         return [to_plain(v) for v in value]
+    if isinstance(value, enum.Enum):  # a phase: stored as its plain value, as before phases were enums
+        return to_plain(value.value)
     names = _field_names(kind)
     if names is not None:
         plain = {name: to_plain(getattr(value, name)) for name in names}
@@ -118,6 +125,8 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
         return mapping
     if dataclasses.is_dataclass(tp):
         return _dataclass_decoder(tp)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return _enum_decoder(tp)
     if tp in _SCALAR_DECODERS:
         return _SCALAR_DECODERS[tp]
     raise CodecError(f"cannot decode type {tp}")
@@ -138,6 +147,16 @@ def _union_decoder(tp: Any) -> Callable[[Any], Any]:
                 continue
         raise CodecError(f"{value!r} fits none of {tp}")
     return union
+
+
+def _enum_decoder(tp: type[enum.Enum]) -> Callable[[Any], enum.Enum]:
+    """The member of `tp` whose value is the stored one (a `StrEnum` field is stored as its string)."""
+    def member(value: Any) -> enum.Enum:
+        try:
+            return tp(value)
+        except ValueError:
+            raise CodecError(f"{value!r} is not a {tp.__name__}") from None
+    return member
 
 
 def _tuple_decoder(tp: Any) -> Callable[[Any], tuple]:

@@ -1,9 +1,8 @@
-"""What every ruleset provides, and the registry the bot looks rulesets up in."""
+"""What a game provides: the Ruleset protocol (a core and optional capabilities), legal actions, replay."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rules.codec import Registry
@@ -21,16 +20,71 @@ class ReplayRefused(GameError):
 
 @dataclass(frozen=True)
 class LegalAction:
-    """A command the acting player may type (or press) now, with a short label."""
+    """Something a waiting player may do now: the action itself, how it is written (to show, and to
+    type on the command line) and a short label for its button.
+
+    `action` is None only for table commands the shell completes (a join needs the player's name).
+    """
 
     command: str
     label: str
     group: str = ""  # actions sharing a group (the ways to play one card) can share one menu button
+    action: Any = None
+    primary: bool = False  # drawn as the button that matters most (an attack, say)
+
+
+@dataclass(frozen=True)
+class ComputerSeats:
+    """A game's computer players: which seats they are, and the action one takes now."""
+
+    is_computer: Callable[[Any, str], bool]  # (state, player): cheap
+    choose: Callable[[Any, str], Any]  # (state, player) -> an action, or None when it has nothing to do
+
+
+@dataclass(frozen=True)
+class Autopilot:
+    """What a deadline plays for a player who did not act: `play(state, player, passive)` gives an
+    action or None; `passive` is the table's "skip" setting (the most cautious legal play)."""
+
+    play: Callable[[Any, str, bool], Any]
+    describe: Callable[[bool], str]  # how it plays, for the deadline notice
+
+
+@dataclass(frozen=True)
+class TurnPlans:
+    """Several actions given in one command (a whole turn), optionally previewed privately first."""
+
+    is_plan: Callable[[str, dict[str, Any]], bool]  # (command name, options): is this command a plan?
+    steps: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]]  # the commands it stands for
+    wants_preview: Callable[[dict[str, Any]], bool]
+    preview: Callable[[Any, str, dict[str, Any]], Any]  # worked out without dice; the renderer draws it
+    describe: Callable[[dict[str, Any]], str]  # the plan in words, for the preview's text
+    encode: Callable[[dict[str, Any]], str]  # the plan in a few characters, for its Confirm button
+    decode: Callable[[str], dict[str, Any]]  # inverse of encode; ValueError when it is not one
+    summarize: Callable[[tuple], str] | None = None  # a line about a played plan's events (its path)
+
+
+@dataclass(frozen=True)
+class SelfplaySetup:
+    """How `pitboss selfplay` sets up a game of computers, and which events its summary counts."""
+
+    new_options: str  # added to /game new, e.g. a round cap
+    seats: Callable[[Any], list[str]]  # (a random.Random) -> the /game add-ai commands of one game
+    counted: tuple[tuple[str, Callable[[dict], bool]], ...]  # (label, which encoded events)
+
+
+def event_type(name: str) -> Callable[[dict], bool]:
+    """A test of an encoded event's type, for a selfplay summary's counts."""
+    return lambda event: event["type"] == name
 
 
 @dataclass(frozen=True)
 class Ruleset:
-    """A game's pure functions over immutable state (see DESIGN.md "Layers")."""
+    """A game: a small core of pure functions over immutable state, and the capabilities it offers.
+
+    A capability left at None (or empty) is one the game does not have; the shell then does not
+    offer it (no computer seats, no deadline autopilot, no plans, no undo, no autocomplete).
+    """
 
     id: str
     title: str
@@ -40,25 +94,40 @@ class Ruleset:
     setup: Callable[[dict[str, Any], int, str], Any]
     apply: Callable[[Any, str, Any], tuple[Any, tuple]]
     legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]
-    view: Callable[[Any, str | None], Any]
+    view: Callable[[Any, str | None], Any]  # what a viewer may see: a player's id, or None for the channel
     describe: Callable[[Any], str]
     command_to_action: Callable[[str, dict[str, Any]], Any]
     is_finished: Callable[[Any], bool]
-    acting_players: Callable[[Any], tuple[str, ...]]
+    acting_players: Callable[[Any], tuple[str, ...]]  # everyone the game waits on, in order
     prompt: Callable[[Any], str]
-    query: Callable[[Any, str, dict[str, Any]], str]  # read-only questions such as /odds
-    computer_command: Callable[[Any, str], str | None]  # what a computer seat plays now
-    is_computer: Callable[[Any, str], bool]  # whether a seat is a computer driver (cheap)
     turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
-    undo_blocker: Callable[[Any, Any], str | None]  # why (before -> after) cannot be taken back
-    autopilot_command: Callable[..., str | None]  # (state, player, brake=False): a deadline's move
-    suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]]  # autocomplete offers
-    plan_preview: Callable[[Any, str, list[str]], Any]  # a planned turn worked out without dice
-    grammar: Grammar = Grammar()  # the ruleset's own commands and its /game new and /game join options
-    private_hands: bool = False  # legal actions reveal hidden cards: offer them only in private replies
+    grammar: Grammar = Grammar()  # the game's own commands and its /game new and /game join options
     # The newest rules revision. A new game stores it as its setup option "revision"; a game stored
     # without one is revision 1 and keeps replaying (and playing) exactly as it always did.
     revision: int = 1
+    private_actions: bool = False  # legal actions show hidden things: offered only in private replies
+    queries: dict[str, Callable[[Any, str, dict[str, Any]], str]] = field(default_factory=dict)  # by command
+    computer: ComputerSeats | None = None
+    autopilot: Autopilot | None = None
+    plans: TurnPlans | None = None
+    undo_blocker: Callable[[Any, Any], str | None] | None = None  # why (before -> after) cannot be taken back
+    suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
+    selfplay: SelfplaySetup | None = None
+
+    def is_computer(self, state: Any, player: str) -> bool:
+        """Whether a seat is played by the computer."""
+        return self.computer is not None and self.computer.is_computer(state, player)
+
+
+def chosen_action(legal: tuple[LegalAction, ...], command: str | None) -> Any:
+    """The action of the legal action written `command`: how a policy that picks among the written
+    legal actions hands back a value. None for None; a pick that is not legal is a bug (ValueError)."""
+    if command is None:
+        return None
+    for option in legal:
+        if option.command == command:
+            return option.action
+    raise ValueError(f"{command!r} is not a legal action now")
 
 
 def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
@@ -92,22 +161,3 @@ def replay_with_events(ruleset: Ruleset, setup_options: dict[str, Any], seed: in
             raise ReplayRefused(number) from None
         events.append(happened)
     return first, state, events
-
-
-def get_ruleset(ruleset_id: str) -> Ruleset:
-    """Look up a ruleset by id; KeyError when unknown."""
-    return _rulesets()[ruleset_id]
-
-
-@cache
-def _rulesets() -> dict[str, Ruleset]:
-    # Imported on first use: the rulesets import this module.
-    from rules.speedway.ruleset import SPEEDWAY
-    from rules.track.ruleset import TRACK
-
-    return {SPEEDWAY.id: SPEEDWAY, TRACK.id: TRACK}
-
-
-def ruleset_ids() -> tuple[str, ...]:
-    """Ids of the playable rulesets."""
-    return tuple(_rulesets())

@@ -11,6 +11,7 @@ from dataclasses import replace
 from rules.dice import DiceState
 from rules.hexgrid import DIRECTION_NAMES, direction_index, label, parse_label
 from rules.speedway.actions import Join, Start
+from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import Car, SpeedwayState
 
@@ -80,7 +81,7 @@ def driving(front: str = CENTRE, facing: int | str = 0, speed: int = 5, inertia:
         state = place(state, "bob", *bob)
     state = place(state, "alice", front, facing, speed=speed, inertia=inertia, **fields)
     moves = speed if moves_left is None else moves_left
-    state = replace(state, phase="movement", moves_left=moves, moves_total=moves)
+    state = replace(state, phase=SpeedwayPhase.MOVEMENT, moves_left=moves, moves_total=moves)
     if dice_seed is not None:
         state = replace(state, dice=DiceState(dice_seed, 0))
     return state

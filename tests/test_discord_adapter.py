@@ -29,7 +29,7 @@ from bot.discord_adapter import APOLOGY, PitbossClient  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.store import Store  # noqa: E402
 from rules.codec import decode_state  # noqa: E402
-from rules.engine import get_ruleset  # noqa: E402
+from rules.registry import get_ruleset  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 EPHEMERAL = 64

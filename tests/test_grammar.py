@@ -6,11 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import COMMANDS, QUERIES, TABLE_COMMANDS, build_grammar, lookup
-from rules.engine import get_ruleset, ruleset_ids
+from bot.commands import (COMMANDS, QUERIES, TABLE_COMMANDS, Command, CommandSyntaxError, build_grammar, for_game,
+                          lookup)
+from rules.registry import get_ruleset, ruleset_ids
 from rules.grammar import CommandSpec, Grammar, OptionSpec
 
 SPEEDWAY, TRACK = get_ruleset("speedway"), get_ruleset("track")
+SPEEDWAY_MANEUVERS = next(o for o in lookup("move").options if o.name == "maneuver").choices
 
 
 def test_every_command_fits_discords_limits():
@@ -38,14 +40,35 @@ def test_the_grammar_is_the_table_plus_each_rulesets_own():
     assert "play" not in QUERIES and "game new" not in QUERIES
 
 
-def test_two_rulesets_may_not_declare_one_command_or_option_differently():
-    clash = replace(TRACK, id="clash", grammar=Grammar(commands=(CommandSpec("move", "Another /move"),)))
-    with pytest.raises(ValueError, match="/move is declared twice"):
-        build_grammar((SPEEDWAY, clash))
-    other_car = OptionSpec("car", "str", "A different car option")
-    clash = replace(TRACK, id="clash", grammar=Grammar(join_options=(other_car,)))
-    with pytest.raises(ValueError, match="option car: declared differently"):
-        build_grammar((SPEEDWAY, clash))
-    same_car = SPEEDWAY.grammar.join_options
-    friendly = replace(TRACK, id="friendly", grammar=Grammar(join_options=same_car))
-    assert build_grammar((SPEEDWAY, friendly))
+def test_two_games_may_share_a_verb_with_options_of_their_own():
+    toy_move = CommandSpec("move", "Toy: step one square", (
+        OptionSpec("direction", "str", "Where to", required=True, choices=("north", "south")),
+        OptionSpec("maneuver", "str", "Toy's own maneuvers", choices=("hop",)),
+    ))
+    seat = OptionSpec("car", "int", "Seat number", min_value=1, max_value=9)
+    toy = replace(TRACK, id="toy", title="Toy", grammar=Grammar(commands=(toy_move,), join_options=(seat,)))
+    shared = {spec.name: spec for spec in build_grammar((SPEEDWAY, toy))}
+    move = {o.name: o for o in shared["move"].options}
+    # One /move on Discord, with the options of both; what both declare fits either.
+    assert {"maneuver", "plan", "skid", "direction"} <= set(move)
+    assert set(move["maneuver"].choices) == set(SPEEDWAY_MANEUVERS) | {"hop"}
+    assert not move["direction"].required  # Speedway's /move has no direction
+    assert {o.name: o.kind for o in shared["game join"].options}["car"] == "str"  # a name in one, a number in the other
+    # Each game accepts only its own declaration.
+    assert for_game(toy, Command("move", {"direction": "north", "maneuver": "hop"})).options["maneuver"] == "hop"
+    for wrong in ({"direction": "north", "maneuver": "turn-left"}, {"maneuver": "hop"}, {"direction": "east"},
+                  {"direction": "north", "skid": "resist"}):
+        with pytest.raises(CommandSyntaxError):
+            for_game(toy, Command("move", wrong))
+    for wrong in ({"direction": "north"}, {"maneuver": "hop"}):
+        with pytest.raises(CommandSyntaxError):
+            for_game(SPEEDWAY, Command("move", wrong))
+    assert for_game(toy, Command("game join", {"car": "3"})).options["car"] == 3
+
+
+def test_a_game_cannot_take_a_table_command_or_mix_a_query_with_an_action():
+    with pytest.raises(ValueError, match="table command"):
+        build_grammar((replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("undo", "mine"),))),))
+    looks = replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("move", "a look", query=True),)))
+    with pytest.raises(ValueError, match="query in one game"):
+        build_grammar((SPEEDWAY, looks))

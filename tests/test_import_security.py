@@ -21,7 +21,8 @@ from bot.replies import Actor
 from bot.service import GameService
 from bot.store import Store
 from rules.codec import decode_state, decode_tagged
-from rules.engine import get_ruleset, replay_states
+from rules.engine import replay_states
+from rules.registry import get_ruleset
 from tests.conftest import ROOT
 
 BACKENDS = ("sqlite", "postgres")

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bot.commands import parse
 from rules.codec import decode_state, decode_tagged, encode_state
-from rules.engine import get_ruleset, replay
+from rules.engine import replay
+from rules.registry import get_ruleset
 from rules.errors import BadOption, GameError, IllegalShot, TableFull
 from rules.hexgrid import parse_label
 from rules.speedway.actions import AddComputer, Fire, Join, Start
@@ -29,6 +30,7 @@ from rules.speedway.state import DamageTrack, SpeedwayState, Weapon
 from rules.table import looks_like_an_id, name_key
 from rules.track.actions import AddComputer as TrackAddComputer, Join as TrackJoin
 from rules.track.ruleset import TRACK
+from rules.speedway.ruleset import computer_command as speedway_computer_command
 
 RELEASE8 = Path(__file__).resolve().parent / "fixtures" / "release8.db"
 HOST = "h"
@@ -122,7 +124,7 @@ def test_a_human_called_robo1_before_a_computer_seat_keeps_every_shot_on_the_nam
         ready = aimed(state, shooter, target)
         assert fire_every_legal_shot(ready) == {("front", target)}
     computer_turn = aimed(state, "c2", "c1")
-    command = SPEEDWAY.computer_command(computer_turn, "ai-1")
+    command = speedway_computer_command(computer_turn, "ai-1")
     assert command == "/fire weapon:front target:c1"
     assert command in [a.command for a in legal_actions(computer_turn, "ai-1")]
 
@@ -171,7 +173,7 @@ def test_a_human_with_id_ai_1_and_a_computer_seat_stay_two_players(ruleset, add,
     state, _ = ruleset.apply(state, HOST, add())
     assert [(p.id, p.name, p.ai) for p in state.players] == [("ai-1", "Zed", False), ("ai-2", "Robo2", True)]
     assert not ruleset.is_computer(state, "ai-1") and ruleset.is_computer(state, "ai-2")
-    assert ruleset.computer_command(state, "ai-1") is None
+    assert ruleset.computer.choose(state, "ai-1") is None
     # the other way round: the computer seat came first, and the human cannot join as it
     first = ruleset.apply(ruleset.setup(NEW, 7, HOST), HOST, add())[0]
     with pytest.raises(BadOption, match="computer"):
@@ -290,7 +292,9 @@ def test_a_revision_2_computer_game_plays_by_ids_and_replays_exactly():
     while not SPEEDWAY.is_finished(state):
         (actor,) = SPEEDWAY.acting_players(state)
         legal = [a.command for a in legal_actions(state, actor)]
-        line = SPEEDWAY.computer_command(state, actor) or SPEEDWAY.autopilot_command(state, actor)
+        autopilot = SPEEDWAY.autopilot.play(state, actor, False)
+        line = speedway_computer_command(state, actor) or next(
+            (a.command for a in legal_actions(state, actor) if a.action == autopilot), legal[0])
         if not SPEEDWAY.is_computer(state, actor) and any(c.startswith("/fire") for c in legal):
             line = next(c for c in legal if c.startswith("/fire"))
         assert line in legal

@@ -11,9 +11,11 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.commands import parse
-from images.replay import HOLD_MS, MIN_FRAMES, RENDERERS, WIDTH, render_frame, render_replay, sample
-from rules.engine import get_ruleset
+from images.registry import renderer
+from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, render_frame, render_replay, sample
+from rules.registry import get_ruleset
 from rules.track.ruleset import TRACK, parse_command
+from rules.track.ruleset import computer_command as track_computer_command
 
 DUEL = Path(__file__).resolve().parent.parent / "examples" / "duel.txt"
 SPEEDWAY = get_ruleset("speedway")
@@ -141,7 +143,7 @@ def test_a_budget_nothing_fits_is_refused(states):
 def test_caption_names_who_acted_and_the_game_over():
     states = duel_states(400)
     assert states[-1].phase == "finished"
-    _speedway_caption = RENDERERS["speedway"][1]
+    _speedway_caption = renderer("speedway").captioner
     head, who, colour, text = _speedway_caption(states[-2], states[-1])
     winner = states[-1].player(states[-1].winner).name
     assert head == f"Game over · {winner} wins" and who == winner and colour is not None
@@ -167,7 +169,7 @@ def track_states(actions: int = 60):
     while len(states) < actions and states[-1].phase == "play":
         state = states[-1]
         player = state.active_player
-        line = TRACK.computer_command(state, player) or TRACK.legal_actions(state, player)[0].command
+        line = track_computer_command(state, player) or TRACK.legal_actions(state, player)[0].command
         name, options = parse_command(line)
         states.append(TRACK.apply(state, player, TRACK.command_to_action(name, options))[0])
     return states
@@ -184,5 +186,5 @@ def test_a_track_replay_animates_the_public_table_only():
     swapped = [replace(s, hands=tuple(replace(h, cards=tuple(reversed(h.cards))) for h in s.hands))
                for s in states]
     assert render_replay("track", [TRACK.view(s, None) for s in swapped], max_frames=20)[0] == data
-    head, who, colour, text = RENDERERS["track"][1](states[-2], states[-1])
+    head, who, colour, text = renderer("track").captioner(states[-2], states[-1])
     assert head.startswith("Round ") and who in ("alice", "Robo1") and colour is not None and text

@@ -114,19 +114,21 @@ async def test_skip_brakes_hard_and_drives_straight(db_path):
 def test_autopilot_commands_follow_the_rules():
     from dataclasses import replace
 
+    from rules.speedway.actions import EndTurn, Move, SetSpeed
     from rules.speedway.ruleset import SPEEDWAY
     from tests.speedway_fixtures import driving, upkeep
 
+    play = SPEEDWAY.autopilot.play
     state = upkeep(speed=4)
-    assert SPEEDWAY.autopilot_command(state, "alice") == "/speed value:4"
-    assert SPEEDWAY.autopilot_command(state, "alice", brake=True) == "/speed value:1"
-    assert SPEEDWAY.autopilot_command(state, "bob") is None
+    assert play(state, "alice", False) == SetSpeed(4)
+    assert play(state, "alice", True) == SetSpeed(1)
+    assert play(state, "bob", False) is None
     moving = driving(speed=3)
-    assert SPEEDWAY.autopilot_command(moving, "alice") == "/move maneuver:normal"
+    assert play(moving, "alice", False) == Move("normal")
     skidding = replace(moving, cars=tuple(replace(c, in_control=False, skid=0) if c.owner == "alice" else c
                                           for c in moving.cars))
-    assert SPEEDWAY.autopilot_command(skidding, "alice") == "/move maneuver:slide"
-    assert SPEEDWAY.autopilot_command(replace(moving, moves_left=0), "alice") == "/end"
+    assert play(skidding, "alice", False) == Move("slide")
+    assert play(replace(moving, moves_left=0), "alice", False) == EndTurn()
 
 
 async def test_quiet_hours_hold_reminders_until_morning(db_path):
@@ -188,7 +190,7 @@ async def test_several_processes_ticking_at_once_send_each_due_reminder_once(db_
                            ("bob", "/game join car:torch"), ("alice", "/game start")):
             await service.execute(channel, Actor(user, user), parse(line))
     async with store.transaction():
-        await store.driver.execute("UPDATE timers SET reminder_due = 1")  # all due long ago
+        await store.driver.execute("UPDATE player_timers SET reminder_due = 1")  # all due long ago
     await store.close()
 
     async def tick() -> str:

@@ -40,6 +40,7 @@ from rules.speedway.events import (ArmorDisregarded, CarWrecked, DamageRolled, D
 from rules.speedway.geometry import arcs_of, centre, in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.ruleset import SPEEDWAY, legal_actions, odds
 from rules.speedway.state import DamageTrack, Hazard, Weapon
+from rules.speedway.ruleset import computer_command
 
 E, NE, NW, W, SW, SE = range(6)
 NAMES = ("alice", "bob", "carol")
@@ -789,10 +790,10 @@ def test_odds_of_a_shot_are_exact_and_change_nothing(rng, chance, shown):
     plan = combat.plan_shot(state, car_of(state, "alice"), car_of(state, "alice").weapons[0], car_of(state, "bob"))
     assert plan.chance == pytest.approx(float(chance), abs=1e-12)
     dice = " + ".join(data.offensive_weapons()["Vulcan Machine Gun"].dice_at(rng))
-    assert SPEEDWAY.query(state, "alice", {"weapon": "front", "target": "bob"}) == (
+    assert SPEEDWAY.queries["odds"](state, "alice", {"weapon": "front", "target": "bob"}) == (
         f"Vulcan Machine Gun (Front) at bob: range {rng}, 3d6 + Targeting 2 -> {shown} to hit; damage {dice}.")
     assert state == before and state.dice.counter == 0
-    assert SPEEDWAY.query is odds
+    assert SPEEDWAY.queries["odds"] is odds
     assert f"({shown})" in next(a.label for a in legal_actions(state, "alice") if a.command.startswith("/fire"))
 
 
@@ -801,13 +802,13 @@ def test_odds_of_resisting_a_skid_are_exact():
     # Turn at speed 5 adds 2 inertia: resist needs 5 + 1 + 2 = 8 on four white dice.
     chance = _exact((0, 1, 2, 2, 3, 4), 4, 8)
     assert f"{float(chance):.0%}" == "58%"
-    assert SPEEDWAY.query(state, "alice", {"maneuver": "turn-left"}) == (
+    assert SPEEDWAY.queries["odds"](state, "alice", {"maneuver": "turn-left"}) == (
         "turn-left at speed 5: resisting the skid needs 8 on 4 driver dice -> 58%.")
     slow = moving(put(state, "alice", "M9", E, speed=3), 3)
-    assert SPEEDWAY.query(slow, "alice", {"maneuver": "turn-left"}) == (
+    assert SPEEDWAY.queries["odds"](slow, "alice", {"maneuver": "turn-left"}) == (
         "turn-left at speed 3 does not skid (skid speed 5).")
     # Tight Turn skids from speed 3 and adds 3 inertia: 3 + 1 + 3 = 7.
-    assert SPEEDWAY.query(slow, "alice", {"maneuver": "tight-turn-right"}) == (
+    assert SPEEDWAY.queries["odds"](slow, "alice", {"maneuver": "tight-turn-right"}) == (
         f"tight-turn-right at speed 3: resisting the skid needs 7 on 4 driver dice -> "
         f"{float(_exact((0, 1, 2, 2, 3, 4), 4, 7)):.0%}.")
 
@@ -815,11 +816,11 @@ def test_odds_of_resisting_a_skid_are_exact():
 def test_odds_refusals():
     state = shooting("Vulcan Machine Gun", 16, 1)
     with pytest.raises(IllegalShot):
-        SPEEDWAY.query(state, "alice", {"weapon": "front", "target": "bob"})
+        SPEEDWAY.queries["odds"](state, "alice", {"weapon": "front", "target": "bob"})
     with pytest.raises(BadOption):
-        SPEEDWAY.query(state, "alice", {})
+        SPEEDWAY.queries["odds"](state, "alice", {})
     with pytest.raises(NotYourTurn):
-        SPEEDWAY.query(state, "bob", {"maneuver": "normal"})
+        SPEEDWAY.queries["odds"](state, "bob", {"maneuver": "normal"})
 
 
 # --- Computer driver -------------------------------------------------------------------------------
@@ -894,7 +895,7 @@ def play_computers(seed: int, designs: tuple[str, ...], rounds: int):
         state, _ = act(state, actor, action)
     while not SPEEDWAY.is_finished(state):
         (actor,) = SPEEDWAY.acting_players(state)
-        line = SPEEDWAY.computer_command(state, actor)
+        line = computer_command(state, actor)
         assert line in [a.command for a in legal_actions(state, actor)]
         command = parse(line)
         action = SPEEDWAY.command_to_action(command.name, command.options)
@@ -918,4 +919,4 @@ def test_all_computer_game_finishes_and_replays_exactly(seed, designs, rounds, d
         assert final.winner is None and final.round == rounds and len(alive) == len(designs)
         assert final.last_action.endswith(f"The game is a draw: the round limit of {rounds} was reached.")
     assert replay(SPEEDWAY, options, seed, "host", log) == final
-    assert SPEEDWAY.computer_command(final, "host") is None
+    assert computer_command(final, "host") is None

@@ -590,8 +590,8 @@ def test_skid_pending_at_skid_speed(maneuver, speed, skid_speed):
     (pending,) = of_type(events, SkidPending)
     assert (pending.car, pending.speed, pending.skid_speed) == ("alice", speed, skid_speed)
     assert state.dice == dice  # nothing is rolled until the driver answers
-    assert legal_actions(state, "alice") == (LegalAction("/skid choice:accept", "Accept"),
-                                             LegalAction("/skid choice:resist", "Resist"))
+    assert legal_actions(state, "alice") == (LegalAction("/skid choice:accept", "Accept", action=AnswerSkid("accept")),
+                                             LegalAction("/skid choice:resist", "Resist", action=AnswerSkid("resist")))
     assert legal_actions(state, "bob") == ()
 
 

@@ -34,6 +34,7 @@ from rules.track.events import (
 )
 from rules.track.ruleset import TRACK, parse_command
 from rules.track.state import LANE, PITS, RING, Car, TrackState
+from rules.track import ruleset as track_ruleset
 
 SEED = 5
 A, B = "alice", "bob"
@@ -521,7 +522,7 @@ def test_describe_and_events_never_show_a_hidden_card():
 
 def test_hand_query_is_private_to_the_asker():
     state = table(alice_hand=("5H", "2C", "3C"), bob_hand=("KD", "QD", "JD"), alice={"c1": (RING, 10)})
-    text = TRACK.query(state, A, {})
+    text = TRACK.queries["hand"](state, A, {})
     assert "5H 2C 3C" in text and "KD" not in text
     assert "/play card:5H car:c1" in text
 
@@ -537,9 +538,8 @@ def test_undo_is_refused_after_a_draw_but_not_in_the_lobby():
 
 # --- the rest of the Ruleset ----------------------------------------------------------------------
 
-def test_plan_preview_is_not_available():
-    with pytest.raises(GameError, match="not available in this game"):
-        TRACK.plan_preview(started(), A, [])
+def test_track_offers_no_plans():
+    assert TRACK.plans is None
 
 
 def test_turn_key_prompt_and_acting_players():
@@ -602,12 +602,14 @@ def test_computer_players_finish_games():
             if state.phase != "play":
                 break
             player = state.active_player
-            line = TRACK.computer_command(state, player)
+            line = track_ruleset.computer_command(state, player)
             assert line in commands(state, player)
-            assert TRACK.autopilot_command(state, player) == line
+            chosen = TRACK.computer.choose(state, player)
+            assert TRACK.autopilot.play(state, player, False) == chosen
+            assert chosen == next(a.action for a in TRACK.legal_actions(state, player) if a.command == line)
             state, _ = play(state, player, line)
         assert state.phase == "finished" and state.winner in ("ai-1", "ai-2")
-    assert TRACK.computer_command(table(), A) is None
+    assert TRACK.computer.choose(table(), A) is None
 
 
 def test_random_playout_fuzz_finishes_and_replays_exactly():

@@ -53,7 +53,8 @@ async def test_a_track_game_keeps_hands_private(table, store, service):
     played_cards = {card for reply in replies for card in PLAYED.findall(reply.text)}
     assert played_cards, "the played cards are public"
     for reply in replies:
-        assert not reply.buttons, "a public reply must not offer card buttons"
+        # A public reply offers no card: at most the one button that opens the presser's own plays privately.
+        assert [b.label for b in reply.buttons] in ([], ["Your move (private)"]), reply.buttons
         assert not cards_in(reply) & (held - played_cards), reply.text
     assert replies[-1].image is not None
 
@@ -179,9 +180,9 @@ async def test_autocomplete_offers_only_the_legal_splits_and_cars(table, store, 
 
 async def test_a_host_chosen_seed_is_announced_as_not_secret(table, service):
     chosen = await table("alice", "/game new ruleset:track seed:5")
-    assert "whoever knows it can work out every hand" in chosen.text
+    assert "whoever knows it can work out what is hidden" in chosen.text
     random_seed = await service.execute("chan-2", Actor("alice", "alice"), parse("/game new ruleset:track"))
-    assert random_seed.outcome == "applied" and "work out every hand" not in random_seed.text
+    assert random_seed.outcome == "applied" and "work out what is hidden" not in random_seed.text
 
 
 async def test_game_replay_animates_a_track_game(table):
@@ -191,3 +192,20 @@ async def test_game_replay_animates_a_track_game(table):
     (gif,) = replay.files
     assert gif.filename.endswith(".gif") and gif.data.startswith(b"GIF89a")
     assert not CARD.findall(replay.text)
+
+
+async def test_the_public_choices_button_opens_only_the_pressers_own_plays(table, store, service):
+    for user, line in (("alice", "/game new ruleset:track seed:5"), ("alice", "/game join"), ("bob", "/game join")):
+        await table(user, line)
+    started = await table("alice", "/game start")
+    (button,) = started.buttons
+    assert button.label == "Your move (private)" and not cards_in(started)
+    state = await state_of(store)
+    (player,) = TRACK.acting_players(state)
+    other = next(p.id for p in state.players if p.id != player)
+    refused = await service.press("chan-1", Actor(other, other), button.custom_id)
+    assert refused.outcome == "refused" and refused.ephemeral
+    menu = await service.press("chan-1", Actor(player, player), button.custom_id)
+    assert menu.ephemeral and menu.buttons and await state_of(store) == state  # nothing played yet
+    played = await service.press("chan-1", Actor(player, player), menu.buttons[0].custom_id)
+    assert played.outcome == "applied" and not played.ephemeral

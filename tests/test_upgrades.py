@@ -11,7 +11,7 @@ from bot.replies import Actor
 from bot.service import GameService
 from bot.store import Store
 from rules.codec import decode_state
-from rules.engine import get_ruleset
+from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_pitboss
 
 FIXTURES = ("release8.db", "release9.db")  # stop 8 (schema 5), stop 9 (schema 6, rules revision 2)

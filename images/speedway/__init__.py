@@ -8,7 +8,9 @@ from functools import cache
 
 from images.draw import build_palette, style_colours, to_png
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import render_caption
+from images.captions import Captioner
+from images.registry import Renderer
+from images.speedway.caption import colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.sheets import render_panel
 from images.speedway import style
@@ -21,12 +23,18 @@ from rules.speedway.state import SpeedwayState
 KEY_COLOURS = style_colours(style)
 
 
+def map_band(state: SpeedwayState) -> Image.Image:
+    """The map alone: the arena with its cars, hazards, shots and tags (also a replay frame's map)."""
+    board = base_layer(state.arena).copy()
+    boxes, marks = draw_cars(board, state, frame(state.arena).layout)
+    draw_tags(board, state, boxes, marks)
+    return board
+
+
 def render_image(state: SpeedwayState) -> Image.Image:
     """The whole picture as a Pillow image."""
     mf = frame(state.arena)
-    board = base_layer(state.arena).copy()
-    boxes, marks = draw_cars(board, state, mf.layout)
-    draw_tags(board, state, boxes, marks)
+    board = map_band(state)
     # Small arenas are centred on a page as wide as the classic one, so sheets keep their layout.
     width = max(mf.width, MIN_PAGE_WIDTH)
     parts = [render_caption(state, width), board]
@@ -56,3 +64,14 @@ def palette_for(arena: str):
 def render_speedway(state: SpeedwayState) -> bytes:
     """Render a Speedway state to PNG bytes (the same state always gives the same bytes)."""
     return to_png(render_image(state), palette=palette_for(state.arena))
+
+
+def _render_preview(view: SpeedwayState, preview) -> bytes:
+    from images.speedway.preview import render_preview
+
+    return render_preview(view, preview)
+
+
+RENDERER = Renderer(render=render_speedway, replay_map=map_band,
+                    captioner=Captioner(lambda s: s.deciding_player, name_of, colour_of),
+                    render_preview=_render_preview)

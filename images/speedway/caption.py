@@ -9,11 +9,12 @@ from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.speedway import style
 from rules.speedway import data
+from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 
 PHASES = {
-    "lobby": "Lobby", "upkeep": "Upkeep", "movement": "Movement",
-    "skid": "Skid decision", "finished": "Game over",
+    SpeedwayPhase.LOBBY: "Lobby", SpeedwayPhase.UPKEEP: "Upkeep", SpeedwayPhase.MOVEMENT: "Movement",
+    SpeedwayPhase.SKID: "Skid decision", SpeedwayPhase.FINISHED: "Game over",
 }
 TITLE = 36
 LINE = 34
@@ -47,22 +48,22 @@ def colour_of(state: SpeedwayState, ident: str | None):
 
 def _title(state: SpeedwayState) -> str:
     arena = data.arena(state.arena).name
-    if state.phase == "lobby":
+    if state.phase == SpeedwayPhase.LOBBY:
         return f"{arena} · Lobby · {len(state.players)} seated"
-    if state.phase == "finished":
+    if state.phase == SpeedwayPhase.FINISHED:
         return f"{arena} · Game over after round {state.round + 1}"
     phase = PHASES.get(state.phase, state.phase)
     if state.pending_ram:
         phase = "Ramming"
     text = f"Round {state.round + 1} · {name_of(state, state.active_player)}'s turn · {phase}"
-    if state.phase == "movement" and state.moves_total:
+    if state.phase == SpeedwayPhase.MOVEMENT and state.moves_total:
         text += f" · {state.moves_left}/{state.moves_total} moves left"
     return text
 
 
 def _banner(state: SpeedwayState) -> tuple[str, tuple[int, int, int]] | None:
     """The big end-of-game line and its colour: the winner in their colour, else who ended it, else a draw."""
-    if state.phase != "finished":
+    if state.phase != SpeedwayPhase.FINISHED:
         return None
     if state.winner:
         return f"{name_of(state, state.winner)} WINS", colour_of(state, state.winner) or style.GOOD
@@ -79,7 +80,7 @@ def _prompts(state: SpeedwayState) -> list[tuple[str, str | None]]:
         rammer, rammed, chooser = (name_of(state, i) for i in (ram.attacker, ram.defender, ram.chooser))
         prompts.append((f"{rammer} rammed {rammed} · {chooser} must choose outcome A or B", ram.chooser))
     active = next((c for c in state.cars if c.id == state.active_car), None)
-    if active and active.must_turn and state.phase not in ("lobby", "finished"):
+    if active and active.must_turn and state.phase in RUNNING:
         prompts.append((f"{active.name} must Turn on the next Move", active.id))
     return prompts
 
@@ -158,7 +159,7 @@ def render_caption(state: SpeedwayState, width: int) -> Image.Image:
     title = _title(state)
     x, y = style.PAD, style.PAD
     active = next((c for c in state.cars if c.id == state.active_car), None)
-    if active and state.phase not in ("lobby", "finished"):
+    if active and state.phase in RUNNING:
         swatch = (x, y + 2, x + 30, y + TITLE - 2)
         draw.rounded_rectangle(swatch, radius=6, fill=style.car_colour(active.colour), outline=style.INK,
                                width=2)

@@ -11,7 +11,9 @@ from PIL import Image
 from images.draw import style_colours, to_png
 from images.track import style
 from images.track.board import draw_board
-from images.track.caption import render_caption
+from images.captions import Captioner
+from images.registry import Renderer
+from images.track.caption import colour_of, name_of, render_caption
 from rules.track.state import TrackState
 
 
@@ -32,3 +34,7 @@ def render_image(state: TrackState) -> Image.Image:
 def render_track(state: TrackState) -> bytes:
     """Render a track state (pass the public view) to PNG bytes; the same state gives the same bytes."""
     return to_png(render_image(state), KEY_COLOURS)
+
+
+RENDERER = Renderer(render=render_track, replay_map=draw_board,
+                    captioner=Captioner(lambda s: s.active_player, name_of, colour_of))

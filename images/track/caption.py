@@ -8,6 +8,7 @@ from PIL import Image, ImageDraw
 from images.draw import draw_text, ellipsize, ink_on, wrap
 from images.fonts import font
 from images.track import cards, style
+from rules.track.phases import TrackPhase
 from rules.track.state import TrackState
 
 TITLE = 44
@@ -29,9 +30,9 @@ def colour_of(state: TrackState, pid: str | None):
 
 
 def _title(state: TrackState) -> tuple[str, object]:
-    if state.phase == "lobby":
+    if state.phase == TrackPhase.LOBBY:
         return f"Track \u00b7 Lobby \u00b7 {len(state.players)} of 2 seated", None
-    if state.phase == "finished":
+    if state.phase == TrackPhase.FINISHED:
         if state.winner:
             return f"\u2605 {name_of(state, state.winner)} wins! \u2605", colour_of(state, state.winner)
         if state.ended_by:
@@ -42,7 +43,7 @@ def _title(state: TrackState) -> tuple[str, object]:
 
 
 def _last_text(state: TrackState) -> str:
-    if state.phase == "lobby":
+    if state.phase == TrackPhase.LOBBY:
         return "Waiting for players: /game join, then the host uses /game start."
     text = state.last_action or "No card played yet."
     if state.last_card:
@@ -55,7 +56,7 @@ def render_caption(state: TrackState, width: int) -> Image.Image:
     body = font(LINE)
     lines = wrap(_last_text(state), body, width - 2 * pad, MAX_LINES)
     title, colour = _title(state)
-    banner_h = TITLE + (72 if state.phase == "finished" else 40)
+    banner_h = TITLE + (72 if state.phase == TrackPhase.FINISHED else 40)
     height = pad + banner_h + 14 + len(lines) * (LINE + 8) + 10 + ROW + pad
     image = Image.new("RGB", (width, height), style.PAPER)
     draw = ImageDraw.Draw(image)
@@ -63,7 +64,7 @@ def render_caption(state: TrackState, width: int) -> Image.Image:
     fill = colour if colour is not None else style.BANNER
     draw.rounded_rectangle((pad, y, width - pad, y + banner_h), radius=16, fill=fill)
     ink = ink_on(fill)
-    title_font = font(TITLE + (16 if state.phase == "finished" else 0), True)
+    title_font = font(TITLE + (16 if state.phase == TrackPhase.FINISHED else 0), True)
     draw_text(draw, (width / 2, y + banner_h / 2), ellipsize(title, title_font, width - 4 * pad), title_font,
               ink, "mm")
     y += banner_h + 14

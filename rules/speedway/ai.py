@@ -14,6 +14,7 @@ from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
 from rules.speedway.geometry import in_arc
 from rules.speedway.odds import driver_chance
+from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Car, SpeedwayState
 
 FIRE_WHILE_MOVING = 0.5   # take a shot mid-turn at these odds or better
@@ -118,14 +119,14 @@ def choose_command(state: SpeedwayState, player: str, legal: list[str]) -> str:
     """The command this computer driver plays now; `legal` are the commands it may use."""
     if not legal:
         raise ValueError("no legal command to choose from")
-    if state.phase == "ram":
+    if state.phase == SpeedwayPhase.RAM:
         pending = state.pending_ram
         mine = state.car(pending.attacker).owner == player
         return "/ram outcome:B" if mine else "/ram outcome:A"
     car = state.car(state.active_car)
-    if state.phase == "upkeep":
+    if state.phase == SpeedwayPhase.UPKEEP:
         return _speed(state, car, legal)
-    if state.phase == "skid":
+    if state.phase == SpeedwayPhase.SKID:
         return _skid(state, car, legal)
     moves = [c for c in legal if c.startswith("/move")]
     shot = _best_shot(state, car, FIRE_WHILE_MOVING if moves else FIRE_LAST_CHANCE)

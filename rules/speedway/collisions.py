@@ -11,6 +11,7 @@ from rules.speedway.damage import damage_car, wreck_if_inoperable
 from rules.speedway.driving import driver_roll
 from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
 from rules.speedway.geometry import centre, midpoint
+from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Car, PendingRam, SpeedwayState
 
 
@@ -85,7 +86,7 @@ def ram(state: SpeedwayState, attacker_id: str, defender_id: str, struck: Hex, f
     events += rolls
     chooser = state.car(winner).owner
     pending = PendingRam(attacker_id, defender_id, struck, chooser, front, facing)
-    return replace(state, phase="ram", pending_ram=pending), events
+    return replace(state, phase=SpeedwayPhase.RAM, pending_ram=pending), events
 
 
 def _roll_off(state: SpeedwayState, attacker: Car, defender: Car, attacker_bonus: int,
@@ -123,7 +124,7 @@ def _open_for(state: SpeedwayState, ignore: tuple[str, ...]):
 def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tuple]:
     """Outcome A: the attacker must Turn on its next Move (or stops). B: the defender pivots away."""
     pending = state.pending_ram
-    state = replace(state, pending_ram=None, phase="movement")
+    state = replace(state, pending_ram=None, phase=SpeedwayPhase.MOVEMENT)
     attacker, defender = state.car(pending.attacker), state.car(pending.defender)
     if attacker.speed == 0:  # the crash took all its speed: it has stopped, whatever was chosen
         return stopped(state, attacker.id, "the crash took all its speed")

@@ -10,6 +10,7 @@ from rules.speedway import data
 from rules.speedway.actions import AddComputer, EndGame, Join, Start
 from rules.speedway.cars import new_car
 from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
+from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Player, SpeedwayState
 from rules.speedway.turns import begin_turn
 from rules.table import computer_seat, looks_like_an_id, name_key, unique_name
@@ -27,8 +28,6 @@ def _design(car: str):
 
 
 def _check_open_seat(state: SpeedwayState) -> None:
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started; seats are closed.")
     limit = min(data.table_limits()["max_players"], len(data.arena(state.arena).starts))
     if len(state.cars) >= limit:
         raise TableFull(f"The table is full ({limit} cars on {data.arena(state.arena).name}).")
@@ -97,8 +96,6 @@ def add_computer(state: SpeedwayState, actor: str, action: AddComputer) -> tuple
 
 def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayState, tuple]:
     """Place the cars on the start slots and roll the turn order (host only)."""
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started.")
     if actor != state.host:
         raise NotHost("Only the host can start the game.")
     limits = data.table_limits()
@@ -109,7 +106,8 @@ def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayStat
     placed = tuple(replace(car, front=arena.starts[i].front, facing=arena.starts[i].facing)
                    for i, car in enumerate(state.cars))
     dice, order = shuffle(state.dice, tuple(p.id for p in state.players))
-    state = replace(state, cars=placed, dice=dice, order=order, round=0, turn_index=0, phase="upkeep")
+    state = replace(state, cars=placed, dice=dice, order=order, round=0, turn_index=0,
+                    phase=SpeedwayPhase.UPKEEP)
     names = tuple(state.player(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names),) + events
@@ -118,6 +116,6 @@ def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayStat
 def end(state: SpeedwayState, actor: str, action: EndGame) -> tuple[SpeedwayState, tuple]:
     """Stop the game now (the host, or a server admin)."""
     by = who_ends(state, actor, action)
-    state = replace(state, phase="finished", ended_by=by, active_car=None, pending_skid=None,
+    state = replace(state, phase=SpeedwayPhase.FINISHED, ended_by=by, active_car=None, pending_skid=None,
                     pending_ram=None)
     return state, (GameEnded(by),)

@@ -6,10 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
 from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotSeated, NotYourTurn,
                           WrongPhase)
 from rules.hexgrid import DIRECTION_NAMES, label
+from rules.phases import GAME_OVER, check_phase
 from rules.speedway import ai, combat, data, hazards, lobby, movement
 from rules.speedway.actions import (ACTIONS, AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn,
                                     Fire, Join, Move, SetSpeed, Start, TakeOver)
@@ -21,7 +22,10 @@ from rules.speedway.events import (EVENTS, CarStopped, ControlLost, ControlRegai
                                    SpeedLost, SpeedSet)
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
+from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
+from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_turn
+from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
 from rules.table import revision_option
@@ -47,14 +51,30 @@ def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
 
 # --- who may act ---------------------------------------------------------------------------------
 
-def _active_car_for(state: SpeedwayState, actor: str, phases: tuple[str, ...]) -> Car:
-    """The car `actor` may act with now, or a refusal that says why not."""
+# Where the active driver may ask the odds and be offered choices as they type: moving, or at a skid.
+_ASKING = frozenset((SpeedwayPhase.MOVEMENT, SpeedwayPhase.SKID))
+
+def _check_turn(state: SpeedwayState, actor: str) -> None:
+    """Refuse `actor` unless seated and, in a game under way, the one the game waits on."""
     if not state.player(actor):
         raise NotSeated("You are not playing in this game. Use /game join before it starts.")
-    if state.phase == "lobby":
-        raise WrongPhase("The game has not started yet; the host uses /game start.")
-    if state.deciding_player != actor:
+    if state.phase in RUNNING and state.deciding_player != actor:
         raise NotYourTurn(f"It is {state.player(state.deciding_player).name}'s turn, not yours.")
+
+
+def _acting_car(state: SpeedwayState, actor: str) -> Car:
+    """The car `actor` acts with now (the phase table has admitted the action), or why they may not."""
+    _check_turn(state, actor)
+    return state.car(state.active_car)
+
+
+def _car_asked_about(state: SpeedwayState, actor: str, phases: frozenset[SpeedwayPhase]) -> Car:
+    """The car a question (odds, a planned turn) is about when asked in one of `phases`, or why not."""
+    _check_turn(state, actor)
+    if state.phase == SpeedwayPhase.FINISHED:
+        raise GameOver(GAME_OVER)
+    if state.phase == SpeedwayPhase.LOBBY:
+        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
     if state.phase not in phases:
         raise WrongPhase(_phase_hint(state))
     return state.car(state.active_car)
@@ -62,13 +82,13 @@ def _active_car_for(state: SpeedwayState, actor: str, phases: tuple[str, ...]) -
 
 def _phase_hint(state: SpeedwayState) -> str:
     car = state.car(state.active_car)
-    if state.phase == "upkeep":
+    if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
         return f"First set {car.name}'s speed for this turn: /speed value:{low}..{high}."
-    if state.phase == "ram":
+    if state.phase == SpeedwayPhase.RAM:
         chooser = state.player(state.pending_ram.chooser).name
         return f"{chooser} won the ramming roll-off and picks /ram outcome:A or /ram outcome:B."
-    if state.phase == "skid":
+    if state.phase == SpeedwayPhase.SKID:
         return f"{car.name} must answer: " + ", ".join(f"/skid choice:{c}" for c in skid_choices(state)) + "."
     if state.moves_left == 0:
         return f"{car.name} has no Moves left: /fire, or /end the turn."
@@ -99,7 +119,7 @@ def skid_choices(state: SpeedwayState) -> tuple[str, ...]:
 # --- the turn's actions -----------------------------------------------------------------------
 
 def _set_speed(state: SpeedwayState, actor: str, action: SetSpeed):
-    car = _active_car_for(state, actor, ("upkeep",))
+    car = _acting_car(state, actor)
     low, high = speed_range(car)
     if not low <= action.value <= high:
         raise IllegalSpeed(f"{car.name} is at speed {car.speed}: Brakes {car.systems.rating('brakes')} and "
@@ -123,7 +143,7 @@ def _complete_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 
 
 def _move(state: SpeedwayState, actor: str, action: Move):
-    car = _active_car_for(state, actor, ("movement",))
+    car = _acting_car(state, actor)
     if state.moves_left <= 0:
         raise WrongPhase(f"{car.name} has no Moves left: /fire, or /end the turn.")
     if action.skid and action.skid not in SKID_CHOICES:
@@ -139,8 +159,8 @@ def _move(state: SpeedwayState, actor: str, action: Move):
         raise IllegalManeuver(f"{car.name} lost the ramming roll-off: this Move must be turn-left or turn-right.")
     state = replace(state, moves_left=state.moves_left - 1)
     state, events, placed = movement.maneuver(state, car, spec, side, action.maneuver)
-    if state.phase == "ram" or not placed or state.car(car.id).out:
-        if state.phase == "ram":
+    if state.phase == SpeedwayPhase.RAM or not placed or state.car(car.id).out:
+        if state.phase == SpeedwayPhase.RAM:
             return state, events
         more_state, more = _complete_move(state)
         return more_state, events + more
@@ -150,7 +170,8 @@ def _move(state: SpeedwayState, actor: str, action: Move):
         applies = skids_at(spec, moved.speed)
         target = _swipe_target(state, moved, vector)
         if applies or (target and state.moves_left >= 1):
-            state = replace(state, phase="skid", pending_skid=PendingSkid(action.maneuver, vector, applies, target))
+            state = replace(state, phase=SpeedwayPhase.SKID,
+                            pending_skid=PendingSkid(action.maneuver, vector, applies, target))
             events += (SkidPending(car.name, moved.speed, spec.skid_speed, DIRECTION_NAMES[vector],
                                    applies, state.car(target).name if target else ""),)
             # An answer given in advance applies when it fits; otherwise the question stays open
@@ -173,7 +194,7 @@ def _swipe_target(state: SpeedwayState, car: Car, vector: int) -> str | None:
 
 
 def _answer_skid(state: SpeedwayState, actor: str, action: AnswerSkid):
-    _active_car_for(state, actor, ("skid",))
+    _acting_car(state, actor)
     return _resolve_skid(state, action.choice)
 
 
@@ -184,7 +205,7 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
         raise BadOption(f"Answer with {' or '.join(allowed)}.")
     car = state.car(state.active_car)
     pending = state.pending_skid
-    state = replace(state, pending_skid=None, phase="movement")
+    state = replace(state, pending_skid=None, phase=SpeedwayPhase.MOVEMENT)
     events: tuple = ()
     if choice == "swipe":
         state = replace(state, moves_left=state.moves_left - 1)
@@ -230,8 +251,6 @@ def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState,
 
 
 def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
-    if state.phase != "ram":
-        raise WrongPhase("There is no ramming outcome to choose.")
     if actor != state.pending_ram.chooser:
         raise NotYourTurn(f"{state.player(state.pending_ram.chooser).name} won the roll-off and chooses.")
     outcome = action.outcome.strip().upper()
@@ -243,7 +262,7 @@ def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
 
 
 def _fire(state: SpeedwayState, actor: str, action: Fire):
-    car = _active_car_for(state, actor, ("movement",))
+    car = _acting_car(state, actor)
     weapon = combat.find_weapon(car, action.weapon)
     target = _target(state, action.target, car)
     state, events = combat.fire(state, car, combat.plan_shot(state, car, weapon, target))
@@ -252,14 +271,14 @@ def _fire(state: SpeedwayState, actor: str, action: Fire):
 
 
 def _drop(state: SpeedwayState, actor: str, action: Drop):
-    car = _active_car_for(state, actor, ("movement",))
+    car = _acting_car(state, actor)
     state, events = hazards.deploy(state, car, combat.find_weapon(car, action.weapon))
     state, more = finish_move(state)
     return state, events + more
 
 
 def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
-    car = _active_car_for(state, actor, ("movement",))
+    car = _acting_car(state, actor)
     if state.moves_left > 0:
         moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
         raise WrongPhase(f"{car.name} still has {moves} to make.")
@@ -275,12 +294,12 @@ _HANDLERS = {
 
 
 def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState, tuple]:
-    """Referee one action by `actor`: the new state and its events, or a GameError."""
-    if state.phase == "finished":
-        raise GameOver("This game is over.")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise BadOption(f"Speedway has no action {type(action).__name__}.")
+    """Referee one action by `actor`: the new state and its events, or a GameError.
+
+    The phase table (`PHASES`) admits the action before its handler runs.
+    """
+    check_phase(PHASES, state, actor, action, _check_turn)
+    handler = _HANDLERS[type(action)]
     new_state, events = handler(replace(state, last_roll=None, last_shot=None), actor, action)
     new_state, ending = check_victory(new_state)
     events += ending
@@ -292,36 +311,40 @@ def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState,
 
 def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
     """The commands `player` may use now (empty when it is not their move)."""
-    if state.phase == "lobby":
+    if state.phase == SpeedwayPhase.LOBBY:
         actions = [LegalAction("/game join", "Join")]
         if player == state.host:
-            actions += [LegalAction("/game add-ai", "Add computer"), LegalAction("/game start", "Start")]
+            actions += [LegalAction("/game add-ai", "Add computer", action=AddComputer()),
+                        LegalAction("/game start", "Start", action=Start())]
         return tuple(actions)
-    if state.phase == "finished" or state.deciding_player != player:
+    if state.phase == SpeedwayPhase.FINISHED or state.deciding_player != player:
         return ()
-    if state.phase == "ram":
-        return tuple(LegalAction(f"/ram outcome:{o}", f"Outcome {o}") for o in RAM_OUTCOMES)
+    if state.phase == SpeedwayPhase.RAM:
+        return tuple(LegalAction(f"/ram outcome:{o}", f"Outcome {o}", action=ChooseRam(o)) for o in RAM_OUTCOMES)
     car = state.car(state.active_car)
-    if state.phase == "upkeep":
+    if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
-        return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}") for v in range(low, high + 1))
-    if state.phase == "skid":
-        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize()) for c in skid_choices(state))
+        return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}", action=SetSpeed(v)) for v in range(low, high + 1))
+    if state.phase == SpeedwayPhase.SKID:
+        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize(), action=AnswerSkid(c)) for c in skid_choices(state))
     actions: list[LegalAction] = []
     if state.moves_left > 0:
         if not car.in_control:
-            actions.append(LegalAction(f"/move maneuver:{SLIDE}", "Slide"))
+            actions.append(LegalAction(f"/move maneuver:{SLIDE}", "Slide", action=Move(SLIDE)))
         else:
             names = [m for m in maneuver_choices() if not car.must_turn or m.startswith("turn-")]
-            actions += [LegalAction(f"/move maneuver:{m}", m) for m in names]
+            actions += [LegalAction(f"/move maneuver:{m}", m, action=Move(m)) for m in names]
     for plan in combat.legal_shots(state, car):
-        command = f"/fire weapon:{plan.weapon.mount.lower()} target:{combat.target_value(state, plan.target)}"
-        actions.append(LegalAction(command, f"Fire {plan.weapon.mount} at {plan.target.name} ({plan.chance:.0%})"))
+        mount, target = plan.weapon.mount.lower(), combat.target_value(state, plan.target)
+        actions.append(LegalAction(f"/fire weapon:{mount} target:{target}",
+                                   f"Fire {plan.weapon.mount} at {plan.target.name} ({plan.chance:.0%})",
+                                   action=Fire(mount, target), primary=True))
     for weapon in car.weapons:
         if hazards.can_deploy(state, car, weapon):
-            actions.append(LegalAction(f"/drop weapon:{weapon.mount.lower()}", f"Drop {weapon.name}"))
+            mount = weapon.mount.lower()
+            actions.append(LegalAction(f"/drop weapon:{mount}", f"Drop {weapon.name}", action=Drop(mount)))
     if state.moves_left == 0:
-        actions.append(LegalAction("/end", "End turn"))
+        actions.append(LegalAction("/end", "End turn", action=EndTurn()))
     return tuple(actions)
 
 
@@ -371,9 +394,9 @@ def describe(state: SpeedwayState) -> str:
 
 def prompt(state: SpeedwayState) -> str:
     """What the game waits for, in one line: whose turn and which command."""
-    if state.phase == "lobby":
+    if state.phase == SpeedwayPhase.LOBBY:
         return f"Lobby: {len(state.players)} seated; waiting for players to /game join and the host to /game start."
-    if state.phase == "finished":
+    if state.phase == SpeedwayPhase.FINISHED:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
         if state.winner:
@@ -384,7 +407,7 @@ def prompt(state: SpeedwayState) -> str:
 
 def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
     """The chance of a shot or of resisting a skid, without changing anything."""
-    car = _active_car_for(state, player, ("movement", "skid"))
+    car = _car_asked_about(state, player, _ASKING)
     if options.get("weapon") or options.get("target"):
         target = _target(state, options.get("target", ""), car)
         plan = combat.plan_shot(state, car, combat.find_weapon(car, options.get("weapon", "")), target)
@@ -438,15 +461,20 @@ def is_computer(state: SpeedwayState, player: str) -> bool:
 
 
 def computer_command(state: SpeedwayState, player: str) -> str | None:
-    """The command a computer driver plays now, or None when `player` is a person."""
+    """The command a computer driver plays now, as written, or None when `player` is a person."""
     if not is_computer(state, player):
         return None
     return ai.choose_command(state, player, [a.command for a in legal_actions(state, player)])
 
 
+def computer_action(state: SpeedwayState, player: str) -> Any:
+    """The action a computer driver takes now (one of its legal actions), or None."""
+    return chosen_action(legal_actions(state, player), computer_command(state, player))
+
+
 def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str]) -> TurnPreview:
     """The planned path of the player's car, for a private preview before committing."""
-    car = _active_car_for(state, player, ("movement",))
+    car = _car_asked_about(state, player, frozenset((SpeedwayPhase.MOVEMENT,)))
     check_plan(car, state.moves_left, maneuvers)
     return preview_turn(state, car, maneuvers)
 
@@ -454,7 +482,7 @@ def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str]) -> Tur
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
             chosen: dict[str, Any]) -> list[tuple[str, str]]:
     """What to offer as a player types an option: only what is legal now, with the odds."""
-    if state.phase not in ("movement", "skid") or state.deciding_player != player:
+    if state.phase not in _ASKING or state.deciding_player != player:
         return []
     car = state.car(state.active_car)
     if option == "maneuver":
@@ -487,30 +515,32 @@ def suggest(state: SpeedwayState, player: str, command: str, option: str,
     return []
 
 
-def autopilot_command(state: SpeedwayState, player: str, brake: bool = False) -> str | None:
-    """What a deadline plays for an absent driver: keep speed (or brake hard), drive straight, no fire.
-
-    Returns None when `player` has nothing to do now.
-    """
-    if state.phase in ("lobby", "finished") or state.deciding_player != player:
+def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -> Any:
+    """What a deadline plays for an absent driver: keep speed (or, `passive`, brake hard), drive
+    straight, no fire. None when `player` has nothing to do now."""
+    if state.phase not in RUNNING or state.deciding_player != player:
         return None
-    if state.phase == "ram":
-        return "/ram outcome:A"
+    if state.phase == SpeedwayPhase.RAM:
+        return ChooseRam("A")
     car = state.car(state.active_car)
-    if state.phase == "upkeep":
+    if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
-        return f"/speed value:{low if brake else min(max(car.speed, low), high)}"
-    if state.phase == "skid":
-        return "/skid choice:accept" if "accept" in skid_choices(state) else "/skid choice:continue"
+        return SetSpeed(low if passive else min(max(car.speed, low), high))
+    if state.phase == SpeedwayPhase.SKID:
+        return AnswerSkid("accept" if "accept" in skid_choices(state) else "continue")
     if state.moves_left == 0:
-        return "/end"
-    return f"/move maneuver:{SLIDE if not car.in_control else 'normal'}"
+        return EndTurn()
+    return Move(SLIDE if not car.in_control else "normal")
+
+
+def _autopilot_manner(passive: bool) -> str:
+    return f"{'braking hard' if passive else 'keeping speed'}, straight ahead, no fire"
 
 
 def turn_key(state: SpeedwayState) -> str:
     """Round and player: one key per turn, so a table can keep one message per turn."""
-    if state.phase in ("lobby", "finished"):
-        return state.phase
+    if state.phase not in RUNNING:
+        return str(state.phase)
     return f"{state.round}:{state.active_player}"
 
 
@@ -538,17 +568,19 @@ SPEEDWAY = Ruleset(
     view=view,
     describe=describe,
     command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == "finished",
+    is_finished=lambda state: state.phase == SpeedwayPhase.FINISHED,
     acting_players=acting_players,
     prompt=prompt,
-    query=odds,
-    computer_command=computer_command,
-    is_computer=is_computer,
     turn_key=turn_key,
-    undo_blocker=undo_blocker,
-    autopilot_command=autopilot_command,
-    suggest=suggest,
-    plan_preview=plan_preview,
     grammar=GRAMMAR,
     revision=REVISION,
+    queries={"odds": odds},
+    computer=ComputerSeats(is_computer, computer_action),
+    autopilot=Autopilot(autopilot_action, _autopilot_manner),
+    plans=turn_plans(plan_preview),
+    undo_blocker=undo_blocker,
+    suggest=suggest,
+    selfplay=SELFPLAY,
 )
+
+RULESET = SPEEDWAY  # what rules.registry looks up

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from rules.codec import added_field
 from rules.dice import DiceState
 from rules.hexgrid import Hex, step
+from rules.speedway.phases import RUNNING, SpeedwayPhase
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,7 @@ class SpeedwayState:
     dice: DiceState
     players: tuple[Player, ...] = ()
     cars: tuple[Car, ...] = ()
-    phase: str = "lobby"  # lobby, upkeep, movement, skid, finished
+    phase: SpeedwayPhase = SpeedwayPhase.LOBBY
     order: tuple[str, ...] = ()
     round: int = 0
     turn_index: int = 0
@@ -234,7 +235,7 @@ class SpeedwayState:
     @property
     def active_player(self) -> str | None:
         """Whose turn it is, if the game is running."""
-        if self.phase in ("lobby", "finished") or not self.order:
+        if self.phase not in RUNNING or not self.order:
             return None
         return self.turn_order[self.turn_index]
 

@@ -13,6 +13,7 @@ from rules.speedway import data, hazards
 from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car
 from rules.speedway.events import (FireChipsRemoved, GameDrawn, GameWon, InertiaShed, TurnBegan)
+from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 
 
@@ -23,13 +24,13 @@ def alive_players(state: SpeedwayState) -> tuple[str, ...]:
 
 def check_victory(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """End the game when one player (or none) has a car left running."""
-    if state.phase in ("lobby", "finished"):
+    if state.phase not in RUNNING:
         return state, ()
     alive = alive_players(state)
     if len(alive) > 1:
         return state, ()
-    finished = replace(state, phase="finished", active_car=None, pending_skid=None, pending_ram=None,
-                       moves_left=0)
+    finished = replace(state, phase=SpeedwayPhase.FINISHED, active_car=None, pending_skid=None,
+                       pending_ram=None, moves_left=0)
     if alive:
         return replace(finished, winner=alive[0]), (GameWon(state.player(alive[0]).name),)
     return finished, (GameDrawn("no car is left running"),)
@@ -52,7 +53,7 @@ def begin_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
         if removed:
             events.append(InertiaShed(car.name, removed, car.inertia - removed, reason))
     first = state.operable_cars_of(player)[0]
-    state = replace(state, phase="upkeep", active_car=first.id, moves_left=0, moves_total=0,
+    state = replace(state, phase=SpeedwayPhase.UPKEEP, active_car=first.id, moves_left=0, moves_total=0,
                     pending_skid=None, pending_ram=None)
     return state, tuple(events)
 
@@ -97,7 +98,7 @@ def after_speed_set(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 def start_movement(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
     """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire."""
     speed = state.car(car_id).speed
-    state = replace(state, phase="movement", active_car=car_id, moves_left=speed, moves_total=speed)
+    state = replace(state, phase=SpeedwayPhase.MOVEMENT, active_car=car_id, moves_left=speed, moves_total=speed)
     return finish_move(state)
 
 
@@ -108,7 +109,7 @@ def can_still_act(state: SpeedwayState) -> bool:
 
 def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """After a Move (or a shot) resolves: continue, wait to fire, or hand over."""
-    state = replace(state, phase="movement", pending_skid=None)
+    state = replace(state, phase=SpeedwayPhase.MOVEMENT, pending_skid=None)
     car = state.car(state.active_car)
     if car.out:
         return finish_car(state)
@@ -129,13 +130,13 @@ def finish_car(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 def end_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Pass the turn to the next player in this round's order, starting a new round after the last."""
     state, events = check_victory(state)
-    if state.phase == "finished":
+    if state.phase == SpeedwayPhase.FINISHED:
         return state, events
     index = state.turn_index + 1
     if index >= len(state.order):
         state = replace(state, round=state.round + 1, turn_index=0)
         if state.max_rounds is not None and state.round >= state.max_rounds:
-            state = replace(state, phase="finished", active_car=None, moves_left=0)
+            state = replace(state, phase=SpeedwayPhase.FINISHED, active_car=None, moves_left=0)
             return state, (GameDrawn(f"the round limit of {state.max_rounds} was reached"),)
     else:
         state = replace(state, turn_index=index)

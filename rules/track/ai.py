@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rules.track import cards
+from rules.track.actions import Discard, PlayCard
 from rules.track.moves import distance_to_corner
 from rules.track.plays import has_forced_move, legal_plays
 from rules.track.state import LANE, PITS, Car, TrackState
@@ -23,22 +24,32 @@ def score(state: TrackState, player: str) -> int:
     return mine - theirs
 
 
-def choose_command(state: TrackState, player: str) -> str | None:
+def choose_action(state: TrackState, player: str) -> PlayCard | Discard | None:
     """The best play by `score` (a Joker only when it gains a lot); a discard of the least useful card
     when nothing has to be played."""
+    best, text = _choose(state, player)
+    return best
+
+
+def choose_command(state: TrackState, player: str) -> str | None:
+    """The same choice, written as the command a player would type."""
+    return _choose(state, player)[1]
+
+
+def _choose(state: TrackState, player: str) -> tuple[PlayCard | Discard | None, str | None]:
     if state.active_player != player:
-        return None
-    best, best_score = None, None
+        return None, None
+    best, best_command, best_score = None, None, None
     for command, action, result in legal_plays(state, player):
         value = score(result[0], player)
         if cards.rank(action.card) == cards.JOKER:
             value -= 15  # hold the Joker back unless it gains a lot
         if best_score is None or value > best_score:
-            best, best_score = command, value
+            best, best_command, best_score = action, command, value
     if best is not None and (has_forced_move(state, player) or best_score > score(state, player)):
-        return best
-    hand = state.hand(player).cards
-    return f"/discard card:{min(hand, key=_discard_rank)}"
+        return best, best_command
+    card = min(state.hand(player).cards, key=_discard_rank)
+    return Discard(card), f"/discard card:{card}"
 
 
 def _discard_rank(card: str) -> int:

@@ -9,6 +9,7 @@ from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.track import cards, data
 from rules.track.actions import AddComputer, EndGame, Join, Start
 from rules.track.events import GameEnded, GameStarted, PlayerJoined
+from rules.track.phases import TrackPhase
 from rules.track.state import Car, Hand, Player, TrackState
 from rules.track.turns import begin_turn
 from rules.table import computer_seat, name_key, unique_name
@@ -18,8 +19,6 @@ MAX_NAME_LENGTH = 32
 
 
 def _seat(state: TrackState, player: Player) -> TrackState:
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started; seats are closed.")
     limit = data.board()["max_players"]
     if len(state.players) >= limit:
         raise TableFull(f"The table is full ({limit} players).")
@@ -58,8 +57,6 @@ def add_computer(state: TrackState, actor: str, action: AddComputer):
 
 def start(state: TrackState, actor: str, action: Start):
     """Pick the first player, shuffle the 54 cards with the game's dice stream and deal 3 each."""
-    if state.phase != "lobby":
-        raise WrongPhase("The game has already started.")
     if actor != state.host:
         raise NotHost("Only the host can start the game.")
     limits = data.board()
@@ -83,7 +80,7 @@ def start(state: TrackState, actor: str, action: Start):
     rest = deck[size * len(order):]
     hands.sort(key=lambda h: seats.index(h.player))
     state = replace(state, dice=dice, order=order, hands=tuple(hands), draw_pile=rest, draw_count=len(rest),
-                    phase="play", turn_index=0, round=0, turn=0)
+                    phase=TrackPhase.PLAY, turn_index=0, round=0, turn=0)
     names = tuple(state.player(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names, size),) + events
@@ -91,4 +88,4 @@ def start(state: TrackState, actor: str, action: Start):
 
 def end(state: TrackState, actor: str, action: EndGame):
     by = who_ends(state, actor, action)
-    return replace(state, phase="finished", ended_by=by), (GameEnded(by),)
+    return replace(state, phase=TrackPhase.FINISHED, ended_by=by), (GameEnded(by),)

@@ -7,15 +7,14 @@ from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
 from rules.errors import (
     BadOption,
     GameError,
-    GameOver,
     NotSeated,
     NotYourTurn,
-    WrongPhase,
 )
+from rules.phases import check_phase
 from rules.track import ai, cards, data, lobby
 from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.actions import (
@@ -31,7 +30,9 @@ from rules.track.actions import (
 from rules.track.errors import MustPlay, NotInHand
 from rules.track.events import EVENTS, CardDiscarded, CardPlayed
 from rules.track.moves import car_label, short_label, where_label
+from rules.track.phases import PHASES, TrackPhase
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
+from rules.track.selfplay import SELFPLAY
 from rules.track.state import Board, Hand, Rulings, TrackState, evolve
 from rules.track.turns import end_turn
 from rules.table import revision_option
@@ -82,11 +83,10 @@ def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
 # --- the turn ---------------------------------------------------------------------------------
 
 def _check_turn(state: TrackState, actor: str) -> None:
+    """Refuse `actor` unless seated and, once the cards are dealt, the player whose turn it is."""
     if not state.player(actor):
         raise NotSeated("You are not playing in this game. Use /game join before it starts.")
-    if state.phase == "lobby":
-        raise WrongPhase("The game has not started yet; the host uses /game start.")
-    if state.active_player != actor:
+    if state.phase == TrackPhase.PLAY and state.active_player != actor:
         raise NotYourTurn(f"It is {state.player(state.active_player).name}'s turn, not yours.")
 
 
@@ -122,15 +122,14 @@ _HANDLERS = {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.sta
 
 
 def apply(state: TrackState, actor: str, action: Any) -> tuple[TrackState, tuple]:
-    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
+    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes).
+
+    The phase table (`PHASES`) admits the action before its handler runs.
+    """
     if state.hidden:
         raise GameError("A view with hidden cards removed cannot be played on.")
-    if state.phase == "finished":
-        raise GameOver("This game is over.")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise BadOption(f"This game has no action {type(action).__name__}.")
-    new_state, events = handler(state, actor, action)
+    check_phase(PHASES, state, actor, action, _check_turn)
+    new_state, events = _HANDLERS[type(action)](state, actor, action)
     summary = " ".join(e.describe() for e in events)
     return evolve(new_state, last_action=summary), events
 
@@ -139,22 +138,24 @@ def apply(state: TrackState, actor: str, action: Any) -> tuple[TrackState, tuple
 
 def legal_actions(state: TrackState, player: str) -> tuple[LegalAction, ...]:
     """The commands `player` may use now: every legal /play, or the /discard choices when nothing must move."""
-    if state.phase == "lobby":
+    if state.phase == TrackPhase.LOBBY:
         actions = [] if state.player(player) else [LegalAction("/game join", "Join")]
         if player == state.host:
-            actions += [LegalAction("/game add-ai", "Add computer"), LegalAction("/game start", "Start")]
+            actions += [LegalAction("/game add-ai", "Add computer", action=AddComputer()),
+                        LegalAction("/game start", "Start", action=Start())]
         return tuple(actions)
-    if state.phase != "play" or state.active_player != player or state.hidden and not state.hand(player).cards:
+    if (state.phase != TrackPhase.PLAY or state.active_player != player
+            or state.hidden and not state.hand(player).cards):
         return ()
     plays = list(iter_legal_plays(state, player, results=False))
     # Grouped by card: a hand whose 7 splits many ways gets one button per card, each opening its plays.
     actions = [LegalAction(command, command.removeprefix("/play card:").replace(" ", ", "),
-                           group=f"Play {cards.normalize(action.card)}")
+                           group=f"Play {cards.normalize(action.card)}", action=action)
                for command, action, _r in plays]
     forced = [a for _c, a, _r in plays if state.rulings.joker_forced or cards.normalize(a.card) != cards.JOKER]
     if not forced:
         for card in dict.fromkeys(state.hand(player).cards):
-            actions.append(LegalAction(f"/discard card:{card}", f"Discard {card}"))
+            actions.append(LegalAction(f"/discard card:{card}", f"Discard {card}", action=Discard(card)))
     return tuple(actions)
 
 
@@ -173,7 +174,7 @@ def describe(state: TrackState) -> str:
         size = state.hand(p.id).size
         lines.append(f"{p.name} (corner hole {state.corner_of(p.id)}, start hole {state.start_of(p.id)}, "
                      f"{size} cards in hand): {cars_text}.")
-    if state.phase != "lobby":
+    if state.phase != TrackPhase.LOBBY:
         top = f"; discard pile top {state.top_discard}" if state.top_discard else ""
         lines.append(f"Draw pile: {state.draw_count} cards{top}.")
     if state.last_action:
@@ -184,9 +185,9 @@ def describe(state: TrackState) -> str:
 
 def prompt(state: TrackState) -> str:
     """What the game waits for, in one line."""
-    if state.phase == "lobby":
+    if state.phase == TrackPhase.LOBBY:
         return f"Lobby: {len(state.players)} of 2 seated; /game join, then the host uses /game start."
-    if state.phase == "finished":
+    if state.phase == TrackPhase.FINISHED:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
         if state.winner:
@@ -201,7 +202,7 @@ def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = 
     """/hand: the player's own cards and what they can play now (a private reply)."""
     if not state.player(player):
         raise NotSeated("You are not playing in this game.")
-    if state.phase == "lobby":
+    if state.phase == TrackPhase.LOBBY:
         return "No cards yet: they are dealt when the host starts the game."
     hand = state.hand(player).cards
     text = f"Your hand: {' '.join(hand) if hand else '(empty)'}."
@@ -274,21 +275,27 @@ def is_computer(state: TrackState, player: str) -> bool:
 
 
 def computer_command(state: TrackState, player: str) -> str | None:
+    """What a computer player plays now, as written, or None when `player` is a person."""
     if not is_computer(state, player):
         return None
     return ai.choose_command(state, player)
 
 
-def autopilot_command(state: TrackState, player: str, brake: bool = False) -> str | None:
-    """A deadline's move for an absent player: what the computer player would do."""
-    if state.phase != "play" or state.active_player != player:
+def computer_action(state: TrackState, player: str) -> PlayCard | Discard | None:
+    """The action a computer player takes now, or None."""
+    return ai.choose_action(state, player) if is_computer(state, player) else None
+
+
+def autopilot_action(state: TrackState, player: str, passive: bool = False) -> PlayCard | Discard | None:
+    """A deadline's move for an absent player: what the computer player would do (passive or not)."""
+    if state.phase != TrackPhase.PLAY or state.active_player != player:
         return None
-    return ai.choose_command(state, player)
+    return ai.choose_action(state, player)
 
 
 def turn_key(state: TrackState) -> str:
-    if state.phase != "play":
-        return state.phase
+    if state.phase != TrackPhase.PLAY:
+        return str(state.phase)
     return f"{state.turn}:{state.active_player}"
 
 
@@ -303,10 +310,6 @@ def undo_blocker(before: TrackState, after: TrackState) -> str | None:
 
 def acting_players(state: TrackState) -> tuple[str, ...]:
     return (state.active_player,) if state.active_player else ()
-
-
-def plan_preview(state: TrackState, player: str, moves: list[str]) -> Any:
-    raise GameError("Planning a turn ahead is not available in this game.")
 
 
 def car_summary(state: TrackState) -> list[str]:
@@ -326,18 +329,19 @@ TRACK = Ruleset(
     view=view,
     describe=describe,
     command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == "finished",
+    is_finished=lambda state: state.phase == TrackPhase.FINISHED,
     acting_players=acting_players,
     prompt=prompt,
-    query=hand_text,
-    computer_command=computer_command,
-    is_computer=is_computer,
     turn_key=turn_key,
-    undo_blocker=undo_blocker,
-    autopilot_command=autopilot_command,
-    suggest=suggest,
-    plan_preview=plan_preview,
     grammar=GRAMMAR,
-    private_hands=True,
     revision=REVISION,
+    private_actions=True,
+    queries={"hand": hand_text},
+    computer=ComputerSeats(is_computer, computer_action),
+    autopilot=Autopilot(autopilot_action, lambda passive: "what a computer player would play"),
+    undo_blocker=undo_blocker,
+    suggest=suggest,
+    selfplay=SELFPLAY,
 )
+
+RULESET = TRACK  # what rules.registry looks up

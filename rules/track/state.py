@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rules.codec import added_field
 from rules.dice import DiceState
+from rules.track.phases import TrackPhase
 
 PITS = "pits"     # the seed's Home area (Pits in the NEW VERSION reskin)
 RING = "ring"     # the playing field: holes 0..ring_holes-1, clockwise
@@ -108,7 +109,7 @@ class TrackState:
     draw_pile: tuple[str, ...] = ()  # top card first; emptied by `view`
     draw_count: int = 0
     discard_pile: tuple[str, ...] = ()  # face up, most recent last
-    phase: str = "lobby"  # lobby, play, finished
+    phase: TrackPhase = TrackPhase.LOBBY
     order: tuple[str, ...] = ()
     turn_index: int = 0
     turn: int = 0  # turns begun so far
@@ -153,7 +154,7 @@ class TrackState:
 
     @property
     def active_player(self) -> str | None:
-        if self.phase != "play" or not self.order:
+        if self.phase != TrackPhase.PLAY or not self.order:
             return None
         return self.order[self.turn_index]
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from rules.dice import shuffle
 from rules.track.events import CardDrawn, DeckReshuffled, GameDrawn, GameWon, TurnBegan
+from rules.track.phases import TrackPhase
 from rules.track.state import CarMove, Hand, TrackState, evolve
 
 
@@ -33,7 +34,7 @@ def end_turn(state: TrackState, player: str, card: str,
     if has_won(state, player):
         hands = tuple(Hand(h.player, tuple(hand), len(hand)) if h.player == player else h for h in state.hands)
         return evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves,
-                       phase="finished", winner=player), (GameWon(name),)
+                       phase=TrackPhase.FINISHED, winner=player), (GameWon(name),)
     events: tuple = ()
     dice, pile, reshuffles = state.dice, state.draw_pile, state.reshuffles
     if not pile and discard:
@@ -47,13 +48,13 @@ def end_turn(state: TrackState, player: str, card: str,
     hands = tuple(Hand(h.player, tuple(hand), len(hand)) if h.player == player else h for h in state.hands)
     index = (state.turn_index + 1) % len(state.order)
     rnd = state.round + (1 if index == 0 else 0)
-    phase = "play"
+    phase = TrackPhase.PLAY
     if state.max_rounds is not None and rnd >= state.max_rounds:
-        phase = "finished"
+        phase = TrackPhase.FINISHED
         events += (GameDrawn(state.max_rounds),)
     else:
         events += (TurnBegan(state.player(state.order[index]).name, rnd),)
     state = evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves, dice=dice,
                     draw_pile=pile, draw_count=len(pile), reshuffles=reshuffles, turn_index=index, round=rnd,
-                    turn=state.turn + (phase == "play"), phase=phase)
+                    turn=state.turn + (phase == TrackPhase.PLAY), phase=phase)
     return state, events

@@ -432,7 +432,7 @@ async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake
     exchange = await slash(fake, "alice", "channel", "game status")
     assert_private_refusal(exchange, record_latency,
                            "No game is running in this channel. Create one with /game new ruleset:speedway "
-                           "(or ruleset:track).")
+                           "(games: speedway, track).")
     url = f"{fake.url}/api/v10/interactions/{exchange.id}/{exchange.token}/callback"
     async with aiohttp.ClientSession() as session, \
             session.post(url, params={"with_response": "1"}, json={"type": 5}) as response:

@@ -3,7 +3,7 @@ a due reminder that is sent exactly once even when the bot is SIGKILLed around i
 
 Both run an unmodified `pitboss run` process against the fake Discord (see conftest.py). The tests
 read the bot's SQLite file (WAL mode) to know the game's state; they write to it only to make a
-reminder due at once (the `timers` table), as the clock would after the reminder delay.
+reminder due at once (the `player_timers` table), as the clock would after the reminder delay.
 """
 
 from __future__ import annotations
@@ -70,11 +70,11 @@ class Database:
         return self.one("SELECT turn_key, message_id FROM turn_messages WHERE game_id = ?", game_id)
 
     def timer(self, game_id: int) -> tuple | None:
-        return self.one("SELECT player, turn_key, reminder_due, deadline_due FROM timers WHERE game_id = ?",
+        return self.one("SELECT player, turn_key, reminder_due, deadline_due FROM player_timers WHERE game_id = ?",
                         game_id)
 
     def make_reminder_due(self, game_id: int) -> None:
-        cursor = self.connection.execute("UPDATE timers SET reminder_due = 0 WHERE game_id = ?", (game_id,))
+        cursor = self.connection.execute("UPDATE player_timers SET reminder_due = 0 WHERE game_id = ?", (game_id,))
         assert cursor.rowcount == 1, "the game has no timer"
 
 

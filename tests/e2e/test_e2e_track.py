@@ -43,7 +43,8 @@ async def test_a_track_game_is_played_from_private_hands(fake, bot, record_laten
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join"), record_latency, title="Track")
     started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency, title="Track")
-    assert not started.buttons, "a public message never offers the cards of a hand"
+    # A public message never offers the cards of a hand: only one button that opens the presser's own.
+    assert list(started.buttons) == ["Your move (private)"], started.buttons
     names = {fake.users[n].id: n for n in ("alice", "bob")}
     played: set[str] = set()
     menus = 0

@@ -1,0 +1,41 @@
+"""Each game's renderer, found by its ruleset id: `images/<id>/` holds `RENDERER` (see rules.registry)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from images.captions import Captioner
+from rules.registry import GAMES
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """How one game is drawn: the channel picture, a replay frame's map and caption, a plan preview."""
+
+    render: Callable[[Any], bytes]  # a public view -> the channel PNG
+    replay_map: Callable[[Any], Any]  # a public view -> the map band of a replay frame (a Pillow image)
+    captioner: Captioner  # words for a replay frame's caption line
+    render_preview: Callable[[Any, Any], bytes] | None = None  # (view, the game's plan preview) -> PNG
+
+
+_PLUGINS: dict[str, Renderer] = {}
+_LOADED: dict[str, Renderer] = {}
+
+
+def register(ruleset_id: str, drawn_by: Renderer) -> None:
+    """Add the renderer of a game that lives outside images/ (a plug-in)."""
+    _PLUGINS[ruleset_id] = drawn_by
+
+
+def renderer(ruleset_id: str) -> Renderer:
+    """The renderer of a game; ValueError when the game has none."""
+    if ruleset_id in _PLUGINS:
+        return _PLUGINS[ruleset_id]
+    if ruleset_id not in GAMES:
+        raise ValueError(f"no renderer for ruleset {ruleset_id!r}")
+    if ruleset_id not in _LOADED:
+        _LOADED[ruleset_id] = importlib.import_module(f"images.{ruleset_id}").RENDERER
+    return _LOADED[ruleset_id]
