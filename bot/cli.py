@@ -11,16 +11,17 @@ import re
 import shlex
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
 from bot.commands import CommandSyntaxError, parse
+from bot.db_errors import BackupFailed
+from bot.db_target import masked, split_password
 from bot.guards import plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
 from bot.service import Actor, GameService
-from bot.db_errors import BackupFailed
-from bot.db_target import masked, split_password
 from bot.store import Store, is_postgres
 from rules.registry import ruleset_ids, rulesets
 
@@ -80,6 +81,14 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
         print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
         return EXIT_REFUSED
     return present(reply, channel, out_dir, stream)
+
+
+def _exec_line(args: argparse.Namespace) -> int:
+    """`pitboss exec`: one command, exactly as a player would type it."""
+    if not args.command:
+        print("error: give a command, e.g. /game status", file=sys.stderr)
+        return EXIT_SYNTAX
+    return asyncio.run(_exec(args))
 
 
 async def _exec(args: argparse.Namespace) -> int:
@@ -203,7 +212,9 @@ async def _game_problem(service: GameService, game) -> tuple[str, str] | None:
     except Exception as exc:  # a damaged log, options or ruleset: this game only, the others still count
         log.warning("game %s cannot be replayed", game.id, exc_info=True)
         return UNREADABLE, f"{type(exc).__name__}: {exc}"
-    return None if replays else (NOT_REPLAYING, "its log replayed from the seed ends in another state than its snapshot")
+    if replays:
+        return None
+    return NOT_REPLAYING, "its log replayed from the seed ends in another state than its snapshot"
 
 
 async def _verify(args: argparse.Namespace) -> int:
@@ -295,35 +306,44 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
+    run.set_defaults(func=_run)
     run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
     run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
                      help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
                           "(env PITBOSS_SHARDS); give every process the same database")
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
+    play.set_defaults(func=_local(_in_loop(_play)))
     play.add_argument("--channel", default="local", help="channel id for the local game")
     play.add_argument("--out", default="pitboss-maps", help="folder for the rendered maps")
 
     exe = with_db(sub.add_parser("exec", help="run one command as a player would type it"))
+    exe.set_defaults(func=_local(_exec_line))
     exe.add_argument("--channel", required=True, help="channel id")
     exe.add_argument("--user", required=True, help="the acting player's name")
     exe.add_argument("--admin", action="store_true", help="act as a server admin")
     exe.add_argument("--out", help="folder for the rendered map (printed as 'image: PATH')")
     exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
 
-    with_db(sub.add_parser("verify", help="replay every stored game, compare with its snapshot, check the file"))
+    verify = with_db(sub.add_parser("verify",
+                                    help="replay every stored game, compare with its snapshot, check the file"))
+    verify.set_defaults(func=_local(_in_loop(_verify)))
     backup = with_db(sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs"))
+    backup.set_defaults(func=_local(_in_loop(_backup)))
     backup.add_argument("path", help="where to write the copy (replaced atomically if it exists)")
     tick = with_db(sub.add_parser("tick", help="send due reminders and play turns past their deadline, once"))
     tick.add_argument("--out", help="folder for the rendered maps")
+    tick.set_defaults(func=_local(_in_loop(_tick)))
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
+    selfplay.set_defaults(func=_local(_selfplay))
     selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
     playable = tuple(r.id for r in rulesets() if r.selfplay is not None)
     selfplay.add_argument("--ruleset", default=playable[0], choices=playable, help="which game")
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
     bench = sub.add_parser("bench", help="measure a Speedway move end to end: latency, render, load, throughput")
+    bench.set_defaults(func=_local(_bench))
     bench.add_argument("--db", help="a new database file to use (default: a temporary one)")
     bench.add_argument("--channels", type=int, default=100, help="channels played at once (default 100)")
     bench.add_argument("--moves", type=int, default=10, help="moves per channel in the load test (default 10)")
@@ -346,43 +366,37 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    if args.mode != "run":
-        # Bugs go with their traceback to a log file (created only when needed); players see an apology.
-        handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
-        _url, db_password = split_password(_db_path(args) if hasattr(args, "db") else "")
-        handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=handler)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        logging.basicConfig(level=logging.WARNING, handlers=[handler])
-    if args.mode == "run":
-        return _run(args)
-    try:
-        return _local(args)
-    except KeyboardInterrupt:
-        return EXIT_REFUSED
-    except BrokenPipeError:
-        raise  # the reader left: main() ends quietly
-    except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
-        log.exception("pitboss %s failed", args.mode)
-        print(f"error: {type(exc).__name__}: {exc} (details in {os.environ.get('PITBOSS_LOG', 'pitboss-errors.log')})",
-              file=sys.stderr)
-        return EXIT_REFUSED
+    return args.func(args)
 
 
-def _local(args: argparse.Namespace) -> int:
-    """The modes that run here and now, without Discord."""
-    if args.mode == "exec":
-        if not args.command:
-            print("error: give a command, e.g. /game status", file=sys.stderr)
-            return EXIT_SYNTAX
-        return asyncio.run(_exec(args))
-    if args.mode == "play":
-        return asyncio.run(_play(args))
-    if args.mode == "verify":
-        return asyncio.run(_verify(args))
-    if args.mode == "backup":
-        return asyncio.run(_backup(args))
-    if args.mode == "tick":
-        return asyncio.run(_tick(args))
-    if args.mode == "selfplay":
-        return _selfplay(args)
-    return _bench(args)
+def _log_to_file(args: argparse.Namespace) -> None:
+    """Bugs go with their traceback to a log file (created only when needed); players see an apology."""
+    handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
+    _url, db_password = split_password(_db_path(args) if hasattr(args, "db") else "")
+    handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=handler)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
+def _local(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A mode that runs here and now, without Discord: its log goes to a file, a failure is one line on stderr."""
+
+    def handle(args: argparse.Namespace) -> int:
+        _log_to_file(args)
+        try:
+            return mode(args)
+        except KeyboardInterrupt:
+            return EXIT_REFUSED
+        except BrokenPipeError:
+            raise  # the reader left: main() ends quietly
+        except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
+            log.exception("pitboss %s failed", args.mode)
+            print(f"error: {type(exc).__name__}: {exc} "
+                  f"(details in {os.environ.get('PITBOSS_LOG', 'pitboss-errors.log')})", file=sys.stderr)
+            return EXIT_REFUSED
+    return handle
+
+
+def _in_loop(mode: Callable[[argparse.Namespace], Awaitable[int]]) -> Callable[[argparse.Namespace], int]:
+    """A mode that runs on an event loop, as a plain function."""
+    return lambda args: asyncio.run(mode(args))

@@ -8,14 +8,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
 from bot.refusals import NoGame
-from bot.settings import HOUR, MAX_COMPUTER_ACTIONS, TableSettings, timer_for, updated
+from bot.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
+from bot.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
 from bot.store import GameRecord, Timer
 from rules.codec import decode_state
 from rules.engine import Ruleset
-from rules.registry import get_ruleset
 from rules.errors import GameError
+from rules.registry import get_ruleset
 
 
 class TableClock:
@@ -41,11 +41,14 @@ class TableClock:
             game = await self._store.active_game_tx(channel)
             if game is None:
                 raise NoGame()
-            settings = TableSettings.from_json(game.settings)
             if not options:
-                return Reply("shown", settings.describe(), ephemeral=True)
+                return Reply("shown", TableSettings.from_json(game.settings).describe(), ephemeral=True)
             if actor.id != game.host and not actor.is_admin:
                 raise GameError("Only the host or a server admin can change the table settings.")
+            try:
+                settings = TableSettings.from_json(game.settings)
+            except DamagedSettings:
+                settings = TableSettings()  # damaged settings are set again over the defaults
             settings = updated(settings, options)
             game = await self._store.set_settings_tx(game, settings.to_json())
             ruleset = get_ruleset(game.ruleset)

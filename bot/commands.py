@@ -6,12 +6,15 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
+from bot.plugins import load_plugins
 from rules.engine import Ruleset
-from rules.registry import ruleset_ids, rulesets
 from rules.grammar import CommandSpec, OptionSpec
+from rules.registry import ruleset_ids, rulesets
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "coerce",
            "for_game", "foreign_to", "game_spec", "lookup", "parse"]
+
+load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
 MAX_OPTION_LENGTH = 100
 MAX_DISCORD_OPTIONS = 25

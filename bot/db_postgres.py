@@ -13,8 +13,8 @@ import contextlib
 import contextvars
 import os
 import re
+from collections.abc import AsyncIterator
 from functools import lru_cache
-from typing import AsyncIterator
 
 import asyncpg
 
@@ -48,7 +48,7 @@ class PostgresDriver:
         self._url = url
 
     @classmethod
-    async def open(cls, url: str) -> "PostgresDriver":
+    async def open(cls, url: str) -> PostgresDriver:
         pool = await asyncpg.create_pool(url, min_size=1, max_size=8,
                                          server_settings={"lock_timeout": LOCK_TIMEOUT})
         return cls(pool, url)

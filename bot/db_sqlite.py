@@ -12,7 +12,7 @@ import contextvars
 import os
 import sqlite3
 import urllib.parse
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import aiosqlite
 
@@ -83,7 +83,7 @@ class SqliteDriver:
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: str) -> "SqliteDriver":
+    async def open(cls, path: str) -> SqliteDriver:
         """Connect and switch to WAL; a file this process may not write is opened read-only."""
         if os.path.exists(path) and not writable(path):
             return cls(await _open_read_only(path))

@@ -7,21 +7,29 @@ text set) for accepted actions, ephemeral messages for refusals, a generic apolo
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import hashlib
 import inspect
-import os
 import json
 import logging
-from typing import Any, Optional
+import os
+from typing import Any
 
 import discord
 from discord import app_commands
+from discord.ext import tasks
 
 from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.discord_views import (ActionButton, CancelPlanButton, ConfirmPlanButton, files_of, post_notice, publish,
-                               send_private)
 from bot.db_target import split_password
+from bot.discord_views import (
+    ActionButton,
+    CancelPlanButton,
+    ConfirmPlanButton,
+    files_of,
+    post_notice,
+    publish,
+    send_private,
+)
 from bot.guards import RateLimit, plain_name, redacting_handler
 from bot.importer import MAX_IMPORT_BYTES
 from bot.replies import Reply
@@ -31,9 +39,13 @@ from bot.store import Store
 log = logging.getLogger("pitboss.discord")
 
 APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
-# How often the scheduler looks for due reminders and deadlines.
-TICK_SECONDS = float(os.environ.get("PITBOSS_TICK_SECONDS", "30"))
+DEFAULT_TICK_SECONDS = 30.0
 SYNC_HASH_KEY = "discord_commands_hash"
+
+
+def tick_seconds() -> float:
+    """How often the scheduler looks for due reminders and deadlines (env PITBOSS_TICK_SECONDS)."""
+    return float(os.environ.get("PITBOSS_TICK_SECONDS", DEFAULT_TICK_SECONDS))
 
 
 def actor_of(interaction: discord.Interaction) -> Actor:
@@ -69,27 +81,40 @@ class PitbossBehaviour:
             self.store = await Store.open(self.db_path)
             self.service = GameService(self.store, rate_limit=RateLimit())
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
-        self._scheduler_task = asyncio.create_task(self._run_scheduler(), name="pitboss-scheduler")
+        self.start_scheduler()
         if self.sync_commands:
             await self.sync_if_changed()
 
-    async def _run_scheduler(self) -> None:
-        """Post reminders and autopilot turns as they fall due (they are claimed in the database
-        first, so a restart never sends one twice)."""
-        await self.wait_until_ready()
-        while not self.is_closed():
+    def start_scheduler(self) -> None:
+        """Run the scheduler every PITBOSS_TICK_SECONDS, from the gateway's READY on."""
+        self.scheduler.change_interval(seconds=tick_seconds())
+        self.scheduler.start()
+
+    @tasks.loop(seconds=DEFAULT_TICK_SECONDS)
+    async def scheduler(self) -> None:
+        """One round: post the reminders and autopilot turns that fell due.
+
+        Each is claimed in the database before it is posted, so a restart never sends one twice. A
+        failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
+        """
+        try:
+            notices = await self.service.run_due()
+        except Exception:
+            log.exception("scheduler round failed")
+            return
+        for notice in notices:
             try:
-                for notice in await self.service.run_due():
-                    channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
-                    await post_notice(self, channel, notice.reply)
+                channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
+                await post_notice(self.service, channel, notice.reply)
             except Exception:
-                log.exception("scheduler round failed")
-            await asyncio.sleep(TICK_SECONDS)
+                log.exception("could not post a notice in channel %s", notice.channel)
+
+    @scheduler.before_loop
+    async def _scheduler_waits_for_ready(self) -> None:
+        await self.wait_until_ready()
 
     async def close(self) -> None:
-        task = getattr(self, "_scheduler_task", None)
-        if task is not None:
-            task.cancel()
+        self.scheduler.cancel()
         await super().close()
         if self.store is not None:
             await self.store.close()
@@ -180,7 +205,7 @@ class PitbossBehaviour:
         if reply.ephemeral:
             await send_private(interaction, reply, deferred_public=not from_button)
         elif reply.outcome == "applied":
-            await publish(self, interaction, reply, from_button=from_button)
+            await publish(self.service, interaction, reply, from_button=from_button)
         else:
             await interaction.followup.send(reply.text, files=files_of(reply),
                                             allowed_mentions=discord.AllowedMentions.none())
@@ -192,10 +217,8 @@ class PitbossBehaviour:
             if interaction.response.is_done():
                 # As in present(): the first follow-up after a public deferral would replace the
                 # public "thinking" message, so delete it first to keep the apology private.
-                try:
+                with contextlib.suppress(discord.HTTPException):
                     await interaction.delete_original_response()
-                except discord.HTTPException:
-                    pass
                 await interaction.followup.send(APOLOGY, ephemeral=True)
             else:
                 await interaction.response.send_message(APOLOGY, ephemeral=True)
@@ -207,7 +230,7 @@ def _annotation(option: OptionSpec) -> Any:
     """The discord.py parameter type for an option, with its range or length limits."""
     if option.kind == "file":
         base: Any = discord.Attachment
-        return base if option.required else Optional[base]
+        return base if option.required else base | None
     if option.kind == "int":
         low = option.min_value if option.min_value is not None else -(2**53)
         high = option.max_value if option.max_value is not None else 2**53
@@ -216,10 +239,10 @@ def _annotation(option: OptionSpec) -> Any:
         base = str
     else:
         base = app_commands.Range[str, 1, MAX_OPTION_LENGTH]
-    return base if option.required else Optional[base]
+    return base if option.required else base | None
 
 
-def make_command(spec: CommandSpec, client: "PitbossClient") -> app_commands.Command:
+def make_command(spec: CommandSpec, client: PitbossClient) -> app_commands.Command:
     """A slash command generated from the shared grammar, so Discord and the CLI never drift apart."""
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                     annotation=discord.Interaction)]
@@ -245,7 +268,7 @@ def make_command(spec: CommandSpec, client: "PitbossClient") -> app_commands.Com
     return command
 
 
-def _suggester(client: "PitbossClient", command: str, option: str):
+def _suggester(client: PitbossClient, command: str, option: str):
     """An autocomplete callback: only what is legal now, with the odds (autocomplete cannot defer)."""
 
     async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -257,7 +280,7 @@ def _suggester(client: "PitbossClient", command: str, option: str):
     return suggest
 
 
-def build_commands(tree: app_commands.CommandTree, client: "PitbossClient") -> None:
+def build_commands(tree: app_commands.CommandTree, client: PitbossClient) -> None:
     """Register every command of the grammar: /game subcommands as a group, the rest top level."""
     game = app_commands.Group(name="game", description="Create, join, start, show and end games")
     for spec in COMMANDS:

@@ -9,20 +9,44 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 
-from bot.replies import BUTTON_PREFIX, CANCEL_ID, CHOICES_PREFIX, MENU_PREFIX, PLAN_PREFIX, Button, Reply
-
-if TYPE_CHECKING:
-    from bot.discord_adapter import PitbossClient
+from bot.replies import (
+    BUTTON_PREFIX,
+    CANCEL_ID,
+    CHOICES_PREFIX,
+    MENU_PREFIX,
+    PLAN_PREFIX,
+    PRIVATE_MENU_PREFIX,
+    PRIVATE_PREFIX,
+    Button,
+    Reply,
+)
 
 log = logging.getLogger("pitboss.discord")
 
 
+class ButtonHandler(Protocol):
+    """What a button needs of the client that received its press (the adapter's client)."""
+
+    async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None: ...
+
+    async def run_plan(self, interaction: discord.Interaction, custom_id: str) -> None: ...
+
+
+class TurnMessages(Protocol):
+    """Where the message showing each game's current turn is remembered (the GameService)."""
+
+    async def turn_message(self, game_id: int) -> tuple[str, str] | None: ...
+
+    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None: ...
+
+
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
-                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}):(?P<game>\d+):(?P<version>\d+)"
+                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX})"
+                            r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to play one card);
     pressing it runs the action, or opens the menu, if the game has not moved on."""
@@ -36,7 +60,7 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
         return cls(Button(item.label or "", item.custom_id, ""))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        client: PitbossClient = interaction.client  # type: ignore[assignment]
+        client: ButtonHandler = interaction.client  # type: ignore[assignment]
         await client.run_button(interaction, self.item.custom_id)
 
 
@@ -53,7 +77,7 @@ class ConfirmPlanButton(discord.ui.DynamicItem[discord.ui.Button],
         return cls(Button(item.label or "Confirm", item.custom_id, "confirm"))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        client: PitbossClient = interaction.client  # type: ignore[assignment]
+        client: ButtonHandler = interaction.client  # type: ignore[assignment]
         await client.run_plan(interaction, self.item.custom_id)
 
 
@@ -124,12 +148,12 @@ async def send_private(interaction: discord.Interaction, reply: Reply, *, deferr
     await interaction.followup.send(reply.text, **kwargs)
 
 
-async def publish(client: "PitbossClient", interaction: discord.Interaction, reply: Reply, *,
+async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: Reply, *,
                   from_button: bool) -> None:
     """Show an accepted action: edit this turn's message, or start a new one when the turn passed."""
     content, mentions = content_and_mentions(reply)
     view = view_for(reply)
-    previous = await client.service.turn_message(reply.game_id) if reply.game_id else None
+    previous = await turns.turn_message(reply.game_id) if reply.game_id else None
     same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mentions
     if same_turn:
         try:
@@ -149,16 +173,16 @@ async def publish(client: "PitbossClient", interaction: discord.Interaction, rep
     message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
                                               allowed_mentions=mentions, wait=True)
     if reply.game_id is not None:
-        await client.service.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
 
 
-async def post_notice(client: "PitbossClient", channel: discord.abc.Messageable, reply: Reply) -> None:
+async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:
     """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel."""
     content, mentions = content_and_mentions(reply)
     message = await channel.send(content, files=files_of(reply), view=view_for(reply) or discord.utils.MISSING,
                                  allowed_mentions=mentions)
     if reply.outcome == "applied" and reply.game_id is not None:
-        await client.service.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
 
 
 async def _retire(interaction: discord.Interaction, message_id: str) -> None:

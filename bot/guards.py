@@ -6,7 +6,7 @@ import logging
 import re
 import time
 import unicodedata
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 RATE_BURST = 30        # commands a person may send at once...
 RATE_PER_SECOND = 2.0  # ...and then this many per second, for as long as they like

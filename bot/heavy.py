@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rules.errors import GameError
 

@@ -15,8 +15,8 @@ from bot.guards import plain_name, valid_actor_id
 from bot.queries import EXPORT_FORMAT
 from rules.codec import decode_tagged
 from rules.engine import Ruleset
-from rules.registry import get_ruleset, ruleset_ids
 from rules.errors import GameError
+from rules.registry import get_ruleset, ruleset_ids
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).

@@ -1,4 +1,7 @@
-"""Refusals the service itself raises (the rules raise their own): no game here, a stale button, another game's command."""
+"""Refusals the service itself raises (the rules raise their own).
+
+No game here, a stale button, another game's command.
+"""
 
 from __future__ import annotations
 

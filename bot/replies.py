@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from rules.engine import LegalAction
@@ -13,6 +14,8 @@ BUTTON_LABEL_LIMIT = 80
 BUTTON_PREFIX = "pb"
 MENU_PREFIX = "pm"  # a button that opens a group of legal actions (the ways to play one card)
 CHOICES_PREFIX = "pc"  # a public button that opens the presser's own legal actions, privately
+PRIVATE_PREFIX = "qb"  # a button of a player's private menu (see Scope)
+PRIVATE_MENU_PREFIX = "qm"
 PLAN_PREFIX = "pv"
 CANCEL_ID = "pv-cancel"
 
@@ -109,16 +112,37 @@ def latest_lines(lines: list[str], limit: int) -> str:
     return "\n".join(head + kept[::-1])
 
 
-def button_id(game_id: int, version: int, index: int) -> str:
-    """The custom id of a button: ids only, well under Discord's 100 characters."""
-    return f"{BUTTON_PREFIX}:{game_id}:{version}:{index}"
+@dataclass(frozen=True)
+class Scope:
+    """What a button's id is checked against when it is pressed.
+
+    A public button carries the game's version: it goes stale as soon as anything happens, so a
+    double press never plays twice. A private menu's buttons carry a digest of their player's turn
+    and own choices: they stay good while those are unchanged, so other players declaring at the same
+    moment (a simultaneous phase) do not spoil them, and a player who acted is no longer waited on.
+    """
+
+    action_prefix: str
+    menu_prefix: str
+    value: int
 
 
-def buttons_for(legal: tuple[LegalAction, ...], game_id: int, version: int) -> tuple[Button, ...]:
+def public_scope(version: int) -> Scope:
+    """Buttons of a public message, good for one version of the game."""
+    return Scope(BUTTON_PREFIX, MENU_PREFIX, version)
+
+
+def private_scope(turn_key: str, legal: tuple[LegalAction, ...]) -> Scope:
+    """Buttons of one player's private menu, good while their turn and choices are the same."""
+    text = "\n".join((turn_key, *(action.command for action in legal)))
+    return Scope(PRIVATE_PREFIX, PRIVATE_MENU_PREFIX, int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
+
+
+def buttons_for(legal: tuple[LegalAction, ...], game_id: int, scope: Scope) -> tuple[Button, ...]:
     """One button per legal action; when they outnumber what Discord shows, one per group (a card)
     instead, and a group of several opens its own private menu."""
     if len(legal) <= MAX_BUTTONS or not any(action.group for action in legal):
-        return tuple(_action_button(action, game_id, version, index)
+        return tuple(_action_button(action, game_id, scope, index)
                      for index, action in enumerate(legal[:MAX_BUTTONS]))
     groups: dict[str, list[int]] = {}
     for index, action in enumerate(legal):
@@ -126,24 +150,25 @@ def buttons_for(legal: tuple[LegalAction, ...], game_id: int, version: int) -> t
     buttons = []
     for name, members in groups.items():
         if len(members) == 1:
-            buttons.append(_action_button(legal[members[0]], game_id, version, members[0]))
+            buttons.append(_action_button(legal[members[0]], game_id, scope, members[0]))
         else:
             label = clip(f"{name} ({len(members)} ways)…", BUTTON_LABEL_LIMIT)
-            buttons.append(Button(label, f"{MENU_PREFIX}:{game_id}:{version}:{members[0]}", ""))
+            buttons.append(Button(label, f"{scope.menu_prefix}:{game_id}:{scope.value}:{members[0]}", ""))
     return tuple(buttons[:MAX_BUTTONS])
 
 
-def group_buttons(legal: tuple[LegalAction, ...], game_id: int, version: int,
+def group_buttons(legal: tuple[LegalAction, ...], game_id: int, scope: Scope,
                   first: int) -> tuple[tuple[Button, ...], int]:
     """The buttons of the group that legal action `first` opens (as many as fit), and the group's size."""
     group = legal[first].group
     members = [i for i, action in enumerate(legal) if action.group == group]
-    return tuple(_action_button(legal[i], game_id, version, i) for i in members[:MAX_BUTTONS]), len(members)
+    return tuple(_action_button(legal[i], game_id, scope, i) for i in members[:MAX_BUTTONS]), len(members)
 
 
-def _action_button(action: LegalAction, game_id: int, version: int, index: int) -> Button:
-    return Button(clip(action.label, BUTTON_LABEL_LIMIT), button_id(game_id, version, index), action.command,
-                  action.primary)
+def _action_button(action: LegalAction, game_id: int, scope: Scope, index: int) -> Button:
+    """The custom id carries ids only, well under Discord's 100 characters."""
+    return Button(clip(action.label, BUTTON_LABEL_LIMIT), f"{scope.action_prefix}:{game_id}:{scope.value}:{index}",
+                  action.command, action.primary)
 
 
 def choices_button(game_id: int, version: int) -> Button:

@@ -13,7 +13,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import TextIO
 
 from bot.commands import parse
 from bot.service import Actor, GameService

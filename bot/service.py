@@ -12,28 +12,48 @@ import re
 import secrets
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import images
 from bot import queries
+from bot.clock import TableClock
 from bot.commands import QUERIES, Command, foreign_to, parse
 from bot.commitment import MAX_SEED, announce, commitment, reveal
 from bot.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
 from bot.heavy import HEAVY
 from bot.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
-from bot.replies import (ALT_TEXT_LIMIT, BUTTON_PREFIX, CHOICES_PREFIX, MENU_PREFIX, MESSAGE_LIMIT, Actor,
-                         Attachment, Reply, buttons_for, choices_button, clip, group_buttons, latest_lines, refusal)
-from images.replay import render_replay
-from bot.clock import TableClock
 from bot.plans import PlannedTurns
 from bot.refusals import NoGame, NotThisGame, StaleButton
+from bot.replies import (
+    ALT_TEXT_LIMIT,
+    BUTTON_PREFIX,
+    CHOICES_PREFIX,
+    MENU_PREFIX,
+    MESSAGE_LIMIT,
+    PRIVATE_MENU_PREFIX,
+    PRIVATE_PREFIX,
+    Actor,
+    Attachment,
+    Reply,
+    Scope,
+    buttons_for,
+    choices_button,
+    clip,
+    group_buttons,
+    latest_lines,
+    private_scope,
+    public_scope,
+    refusal,
+)
 from bot.settings import MAX_COMPUTER_ACTIONS
 from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
+from images.replay import render_replay
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
-from rules.registry import get_ruleset, ruleset_ids
 from rules.errors import GameError
+from rules.registry import get_ruleset, ruleset_ids
 
 __all__ = ["Actor", "GameService", "Reply"]
 
@@ -49,7 +69,8 @@ _DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
-_BUTTON_ID = re.compile(rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}):(\d+):(\d+):(\d+)$")
+_BUTTON_ID = re.compile(
+    rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -251,7 +272,7 @@ class GameService(TableClock, PlannedTurns):
         # A private reply may carry the buttons a public one cannot (what only this player may see).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
-                     buttons=buttons_for(private, game.id, game.version))
+                     buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
 
     @staticmethod
     def _ended_here(ruleset: Ruleset, game: GameRecord, state: Any) -> bool:
@@ -433,11 +454,11 @@ class GameService(TableClock, PlannedTurns):
         if not match:
             raise GameError("That button is not one of mine.")
         kind = match.group(1)
-        game_id, version, index = (int(g) for g in match.groups()[1:])
+        game_id, drawn_for, index = (int(g) for g in match.groups()[1:])
         ruleset, game, state = await self._load(channel)
         if game.id != game_id:
             raise StaleButton("That button belongs to a game that is no longer running here.")
-        if game.version != version:
+        if kind in (BUTTON_PREFIX, MENU_PREFIX) and game.version != drawn_for:
             raise StaleButton("That button is out of date: the game has moved on. "
                               "Use the buttons on the latest message.")
         waiting = ruleset.acting_players(state)
@@ -447,23 +468,26 @@ class GameService(TableClock, PlannedTurns):
             names = ", ".join(state.player(p).name for p in waiting) or "nobody"
             raise GameError(f"It is {names}'s turn, not yours.")
         legal = ruleset.legal_actions(state, actor.id)
-        if kind == CHOICES_PREFIX:
+        mine = private_scope(ruleset.turn_key(state), legal)
+        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
+            raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
+        if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
             return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
-                         ephemeral=True, buttons=buttons_for(legal, game.id, game.version),
-                         game_id=game.id, version=game.version)
+                         ephemeral=True, buttons=buttons_for(legal, game.id, mine), game_id=game.id,
+                         version=game.version)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
-        if kind == MENU_PREFIX:
-            return self._group_menu(legal, game, index)
+        if kind in (MENU_PREFIX, PRIVATE_MENU_PREFIX):
+            return self._group_menu(legal, game, index, mine)
         chosen = legal[index]
         if chosen.action is not None:
-            return await self._run_steps(channel, actor, [chosen.action], expected_version=version)
-        return await self._act(channel, actor, parse(chosen.command), expected_version=version)
+            return await self._run_steps(channel, actor, [chosen.action], expected_version=game.version)
+        return await self._act(channel, actor, parse(chosen.command), expected_version=game.version)
 
     @staticmethod
-    def _group_menu(legal, game: GameRecord, first: int) -> Reply:
+    def _group_menu(legal, game: GameRecord, first: int, scope: Scope) -> Reply:
         """A private menu of the legal actions of one group (as many as Discord shows as buttons)."""
-        buttons, total = group_buttons(legal, game.id, game.version, first)
+        buttons, total = group_buttons(legal, game.id, scope, first)
         group = legal[first].group
         text = f"{group}: {total} ways. Pick one."
         if total > len(buttons):
@@ -548,7 +572,7 @@ class GameService(TableClock, PlannedTurns):
         # One player's legal actions are public buttons; when several wait (secret declarations), or
         # the actions show what only their player may see, one button opens each presser's own, privately.
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
-        buttons = buttons_for(legal, game.id, game.version) if legal else \
+        buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
             (choices_button(game.id, game.version),) if humans and not ruleset.is_finished(state) else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"

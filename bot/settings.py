@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+import typing
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 
 from bot.store import Timer
-from rules.errors import BadOption
+from rules.codec import CodecError, from_plain
+from rules.errors import BadOption, GameError
 
 HOUR = 3600.0
 # A computer seat or an autopilot plays on until a person must act; this bounds one command's work.
 MAX_COMPUTER_ACTIONS = 20_000
 DEADLINE_ACTIONS = ("autopilot", "skip")
+MAX_TURN_HOURS = 720  # the longest reminder delay or deadline (/game settings allows 1-720)
+MAX_PAUSE_HOURS = 2160
 _QUIET = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+
+
+class DamagedSettings(GameError):
+    """A table's stored settings that cannot be read: refused whole, never guessed at."""
+
+    def __init__(self, why: str):
+        super().__init__(f"This table's settings cannot be read ({why}). "
+                         f"The host can set them again with /game settings.")
 
 
 @dataclass(frozen=True)
@@ -27,12 +41,44 @@ class TableSettings:
     pause_limit_hours: float = 168.0
     paused_until: dict[str, float] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
+        if self.deadline_hours is not None:
+            _check_range("deadline_hours", self.deadline_hours, 1, MAX_TURN_HOURS)
+        if self.deadline_action not in DEADLINE_ACTIONS:
+            raise ValueError(f"deadline_action is {self.deadline_action!r}, not one of {', '.join(DEADLINE_ACTIONS)}")
+        if self.quiet_hours is not None:
+            start, end = self.quiet_hours
+            if not (0 <= start <= 23 and 0 <= end <= 23) or start == end:
+                raise ValueError(f"quiet_hours {start}-{end} are not two different hours of 0-23")
+        _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
+        for player, until in self.paused_until.items():
+            if not player or not math.isfinite(until) or until < 0:
+                raise ValueError(f"paused_until has {player!r}: {until!r}")
+
     @classmethod
-    def from_json(cls, text: str) -> "TableSettings":
-        raw = json.loads(text or "{}")
-        if raw.get("quiet_hours") is not None:
-            raw["quiet_hours"] = tuple(raw["quiet_hours"])
-        return cls(**raw)
+    def from_json(cls, text: str) -> TableSettings:
+        """Decode stored settings through the codec, every field checked.
+
+        Raises DamagedSettings (a refusal) for anything this code or an earlier release could not have written.
+        """
+        try:
+            raw = json.loads(text or "{}")
+            if not isinstance(raw, dict):
+                raise ValueError("not an object")
+            types = _field_types()
+            unknown = sorted(set(raw) - set(types))
+            if unknown:
+                raise ValueError(f"unknown {', '.join(map(repr, unknown))}")
+            values = {}
+            for name, value in raw.items():
+                try:
+                    values[name] = from_plain(types[name], value)
+                except CodecError as exc:
+                    raise ValueError(f"{name}: {exc}") from None
+            return cls(**values)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            raise DamagedSettings(str(exc)[:200]) from None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -42,6 +88,16 @@ class TableSettings:
         quiet = f"{self.quiet_hours[0]:02d}:00-{self.quiet_hours[1]:02d}:00 UTC" if self.quiet_hours else "none"
         return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; quiet hours: {quiet}; "
                 f"pauses up to {self.pause_limit_hours:g} h.")
+
+
+@cache
+def _field_types() -> dict[str, typing.Any]:
+    return typing.get_type_hints(TableSettings)
+
+
+def _check_range(name: str, hours: float, low: float, high: float) -> None:
+    if not low <= hours <= high:  # also refuses NaN
+        raise ValueError(f"{name} is {hours!r}, not {low}-{high}")
 
 
 def updated(settings: TableSettings, options: dict) -> TableSettings:

@@ -9,7 +9,7 @@ replacement (compare-and-swap) against a writer that slipped in between.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from bot.db_errors import Duplicate, StoreBusy
 
@@ -186,7 +186,7 @@ _GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, sta
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def is_postgres(target: str) -> bool:
@@ -201,7 +201,7 @@ class Store:
         self.driver = driver
 
     @classmethod
-    async def open(cls, target: str) -> "Store":
+    async def open(cls, target: str) -> Store:
         """Connect (a SQLite file path, or a postgresql:// URL) and apply pending migrations."""
         if is_postgres(target):
             from bot.db_postgres import PostgresDriver

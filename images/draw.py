@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import io
-from functools import lru_cache
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -40,13 +40,18 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
         draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)
         return
     mask, (dx, dy) = _text_mask(text, font, anchor, draw.fontmode)
-    ink, fill_ink = draw._getink(fill)
-    draw.draw.draw_bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill_ink if ink is None else ink)
+    draw.bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill=fill)
 
 
 @lru_cache(maxsize=8192)
-def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str):
-    return font.getmask2(text, mode, anchor=anchor, start=(0.0, 0.0))
+def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The coverage of `text` drawn at a whole pixel, and where its box starts relative to the anchor."""
+    left, top, right, bottom = font.getbbox(text, mode, anchor=anchor)
+    mask = Image.new("L", (right - left, bottom - top))
+    pen = ImageDraw.Draw(mask)
+    pen.fontmode = mode
+    pen.text((-left, -top), text, font=font, fill=255, anchor=anchor)
+    return mask, (left, top)
 
 
 def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum: int = 12):

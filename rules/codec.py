@@ -7,8 +7,9 @@ import enum
 import json
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 SCHEMA_VERSION = 1
 

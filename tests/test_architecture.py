@@ -42,3 +42,90 @@ def test_only_bot_imports_discord_and_the_database_driver():
     for package in ("rules", "images"):
         for path, names in imported_modules(package).items():
             assert not names & {"discord", "aiosqlite", "asyncpg"}, path
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(packages: tuple[str, ...] = ("bot", "rules", "images")) -> dict[str, set[str]]:
+    """Module -> the project modules it imports anywhere in its text (TYPE_CHECKING and lazy imports too)."""
+    paths = {_module_name(path): path for package in packages for path in (ROOT / package).rglob("*.py")}
+    graph = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                # `from package import module` names a module; `from module import name` the module
+                targets.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base
+                               for alias in node.names)
+        graph[name] = {target for target in targets if target in paths and target != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    cycles.append(sorted(group))
+    return cycles
+
+
+def test_no_modules_import_each_other():
+    graph = import_graph()
+    assert "bot.discord_views" in graph["bot.discord_adapter"]  # the graph sees real imports
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+def test_images_uses_no_private_pillow_api():
+    """Underscored attributes of Pillow objects (ImageDraw._getink, ...) change without notice."""
+    for path in (ROOT / "images").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value.id if isinstance(node.value, ast.Name) else None
+                assert owner in ("self", "cls"), f"{path.relative_to(ROOT)}:{node.lineno} uses .{node.attr}"
+            if isinstance(node, ast.Attribute) and node.attr in ("core", "draw_bitmap"):
+                raise AssertionError(f"{path.relative_to(ROOT)}:{node.lineno} uses Pillow's core .{node.attr}")

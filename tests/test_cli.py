@@ -239,8 +239,9 @@ def test_backup_and_verify_while_games_are_being_played(tmp_path, db_path):
     postgres = db_path.startswith("postgresql://")
     run_pitboss("selfplay", "--db", db_path, "--games", "1", "--seed", "3", cwd=tmp_path)  # the schema exists
     writer = subprocess.Popen([sys.executable, "-m", "bot", "selfplay", "--ruleset", "track", "--db", db_path,
-                               "--games", "6", "--seed", "4"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               "--games", "6", "--seed", "4"], cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     try:
         copies = []
         while writer.poll() is None or len(copies) < 2:
@@ -299,3 +300,21 @@ def test_run_checks_its_shard_range_before_anything_else(tmp_path):
         assert result.returncode == 2 and "--shards is FIRST[-LAST]/COUNT" in result.stderr, (bad, result.stderr)
     missing_token = run_pitboss("run", "--shards", "0-1/4", cwd=tmp_path, env={"DISCORD_TOKEN": ""})
     assert missing_token.returncode == 2 and "DISCORD_TOKEN" in missing_token.stderr
+
+
+def test_every_mode_is_dispatched_by_its_own_handler():
+    from bot.cli import build_parser
+
+    parser = build_parser()
+    modes = re.search(r"\{([a-z,]+)\}", parser.format_usage()).group(1).split(",")
+    required = {"exec": ["--channel", "1", "--user", "alice"], "backup": ["copy.db"]}
+    assert set(required) <= set(modes) and len(modes) == 8
+    handlers = {mode: parser.parse_args([mode, *required.get(mode, [])]).func for mode in modes}
+    assert all(callable(handler) for handler in handlers.values())
+    assert len(set(handlers.values())) == len(modes)
+
+
+def test_exec_without_a_command_is_malformed(tmp_path):
+    result = run_pitboss("exec", "--db", str(tmp_path / "x.db"), "--channel", "1", "--user", "alice", cwd=tmp_path)
+    assert result.returncode == 2 and "give a command" in result.stderr
+    assert not (tmp_path / "x.db").exists()

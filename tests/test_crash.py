@@ -65,7 +65,8 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(db_path):
                     assert [r.seq for r in records] == list(range(1, len(records) + 1))  # no gap, no half action
                 stored = {g.id: g.version for g in games}
                 for game_id, version in acknowledged.items():
-                    assert stored[game_id] >= version, f"game {game_id}: acknowledged v{version}, stored v{stored[game_id]}"
+                    assert stored[game_id] >= version, \
+                        f"game {game_id}: acknowledged v{version}, stored v{stored[game_id]}"
             finally:
                 await store.close()
 

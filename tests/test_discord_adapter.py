@@ -16,27 +16,27 @@ import asyncio
 import io
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
+import discord
+import pytest
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+from PIL import Image
 
-import discord  # noqa: E402
-import pytest  # noqa: E402
-from discord.webhook.async_ import AsyncWebhookAdapter, async_context  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from bot.discord_adapter import APOLOGY, PitbossClient  # noqa: E402
-from bot.service import GameService  # noqa: E402
-from bot.store import Store  # noqa: E402
-from rules.codec import decode_state  # noqa: E402
-from rules.registry import get_ruleset  # noqa: E402
+from bot.discord_adapter import APOLOGY, PitbossClient
+from bot.replies import Notice, Reply
+from bot.service import GameService
+from bot.store import Store
+from rules.codec import decode_state
+from rules.registry import get_ruleset
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 EPHEMERAL = 64
 DEFERRED_CHANNEL_MESSAGE = 5
 CHANNEL_MESSAGE = 4
 
-_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 APP_ID = discord.utils.time_snowflake(_EPOCH)
 GUILD_ID = APP_ID + 1
 CHANNEL_ID = APP_ID + 2
@@ -172,10 +172,8 @@ def _options(values: dict[str, Any]) -> list[dict]:
 def interaction_payload(player: Player, command: str, seq: int, **values: Any) -> dict:
     """The `d` of an INTERACTION_CREATE for a global CHAT_INPUT command (no data.guild_id)."""
     parts = command.split()
-    if len(parts) == 2:  # /game <sub>: one subcommand option carrying the real options
-        options = [{"type": 1, "name": parts[1], "options": _options(values)}]
-    else:
-        options = _options(values)
+    # /game <sub>: one subcommand option carrying the real options
+    options = [{"type": 1, "name": parts[1], "options": _options(values)}] if len(parts) == 2 else _options(values)
     interaction_id = APP_ID + 100_000 + seq
     perms = str(player.permissions.value)
     return {
@@ -541,3 +539,60 @@ async def test_the_same_interaction_delivered_twice_is_applied_once(harness):
     assert (await harness.game()).version == version + 1
     (refusal,) = [r for r in again if r.is_followup]
     assert refusal.flags & EPHEMERAL and "already carried out" in refusal.content
+
+
+class _Channel:
+    """A text channel that records what the scheduler posts in it."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send(self, content: str, **_kwargs: Any) -> Any:
+        self.sent.append(content)
+        return discord.Object(APP_ID + 7)
+
+
+async def test_the_scheduler_ticks_at_the_configured_interval_survives_errors_and_stops_on_close(
+        harness, monkeypatch, caplog):
+    client = harness.client
+    assert client.scheduler.is_running() and client.scheduler.seconds == 30  # started, waiting for READY
+    first = client.scheduler.get_task()
+    client.scheduler.cancel()
+    await asyncio.wait([first], timeout=5)
+
+    rounds: list[int] = []
+    channel = _Channel()
+
+    async def run_due() -> list[Notice]:
+        rounds.append(len(rounds))
+        if len(rounds) == 1:
+            raise RuntimeError("database hiccup")
+        if len(rounds) == 2:
+            return [Notice("404", Reply("shown", "lost")), Notice(str(CHANNEL_ID), Reply("shown", "Reminder!"))]
+        return []
+
+    async def fetch_channel(channel_id: int) -> _Channel:
+        if channel_id == 404:
+            raise RuntimeError("no such channel")
+        return channel
+
+    monkeypatch.setattr(client.service, "run_due", run_due)
+    monkeypatch.setattr(client, "fetch_channel", fetch_channel)
+    monkeypatch.setenv("PITBOSS_TICK_SECONDS", "0.02")
+    client.start_scheduler()
+    await asyncio.sleep(0.1)
+    assert rounds == []  # nothing is posted before the gateway is READY
+    client._ready.set()
+    for _ in range(200):
+        if len(rounds) >= 4:
+            break
+        await asyncio.sleep(0.01)
+
+    assert len(rounds) >= 4 and client.scheduler.seconds == 0.02
+    assert channel.sent == ["Reminder!"]  # the unreachable channel spoiled neither the round nor the next
+    assert "scheduler round failed" in caplog.text and "database hiccup" in caplog.text
+    assert "could not post a notice in channel 404" in caplog.text
+    task = client.scheduler.get_task()
+    await client.close()
+    await asyncio.wait([task], timeout=5)
+    assert task.done() and not client.scheduler.is_running()

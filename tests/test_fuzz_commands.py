@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.commands import COMMANDS, CommandSyntaxError, parse
 from bot.replies import Actor

@@ -6,10 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import (COMMANDS, QUERIES, TABLE_COMMANDS, Command, CommandSyntaxError, build_grammar, for_game,
-                          lookup)
-from rules.registry import get_ruleset, ruleset_ids
+from bot.commands import COMMANDS, QUERIES, TABLE_COMMANDS, Command, CommandSyntaxError, build_grammar, for_game, lookup
 from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.registry import get_ruleset, ruleset_ids
 
 SPEEDWAY, TRACK = get_ruleset("speedway"), get_ruleset("track")
 SPEEDWAY_MANEUVERS = next(o for o in lookup("move").options if o.name == "maneuver").choices

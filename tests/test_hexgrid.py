@@ -1,9 +1,20 @@
 """Property tests for the hex geometry every map and maneuver relies on."""
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rules.hexgrid import (DIRECTIONS, add, direction, distance, from_offset, label, neighbours,
-                           parse_label, step, to_offset)
+from rules.hexgrid import (
+    DIRECTIONS,
+    add,
+    direction,
+    distance,
+    from_offset,
+    label,
+    neighbours,
+    parse_label,
+    step,
+    to_offset,
+)
 
 coords = st.tuples(st.integers(-60, 60), st.integers(-60, 60))
 on_map = st.tuples(st.integers(0, 80), st.integers(0, 80)).map(lambda cr: from_offset(*cr))

@@ -368,13 +368,11 @@ async def _fuzz_once(path, value) -> None:
             document = await _finished_export(service)
             target: object = document
             for key in path[:-1]:
-                if isinstance(target, dict) and key in target:
+                if (isinstance(target, dict) and key in target
+                        or isinstance(target, list) and isinstance(key, int) and key < len(target)):
                     target = target[key]
-                elif isinstance(target, list) and isinstance(key, int) and key < len(target):
-                    target = target[key]
-            if isinstance(target, dict):
-                target[path[-1]] = value
-            elif isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target):
+            if (isinstance(target, dict)
+                    or isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target)):
                 target[path[-1]] = value
             if isinstance(document, dict) and path[0] != "game_id":
                 document["game_id"] = FOREIGN_GAME_ID  # re-play the (mutated) file, not the stored copy

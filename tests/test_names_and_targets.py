@@ -16,21 +16,23 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.commands import parse
 from rules.codec import decode_state, decode_tagged, encode_state
 from rules.engine import replay
-from rules.registry import get_ruleset
 from rules.errors import BadOption, GameError, IllegalShot, TableFull
 from rules.hexgrid import parse_label
+from rules.registry import get_ruleset
 from rules.speedway.actions import AddComputer, Fire, Join, Start
 from rules.speedway.ruleset import SPEEDWAY, legal_actions, odds, suggest
+from rules.speedway.ruleset import computer_command as speedway_computer_command
 from rules.speedway.state import DamageTrack, SpeedwayState, Weapon
 from rules.table import looks_like_an_id, name_key
-from rules.track.actions import AddComputer as TrackAddComputer, Join as TrackJoin
+from rules.track.actions import AddComputer as TrackAddComputer
+from rules.track.actions import Join as TrackJoin
 from rules.track.ruleset import TRACK
-from rules.speedway.ruleset import computer_command as speedway_computer_command
 
 RELEASE8 = Path(__file__).resolve().parent / "fixtures" / "release8.db"
 HOST = "h"

@@ -13,11 +13,10 @@ from images import render
 from images.speedway import render_speedway
 from images.speedway.arena import frame
 from rules.dice import DiceState
+from rules.hexgrid import direction_index, parse_label
 from rules.speedway import data
 from rules.speedway.cars import new_car
-from rules.hexgrid import direction_index, parse_label
-from rules.speedway.state import (Hazard, PendingRam, PendingSkid, Player, RollRecord, ShotRecord,
-                                  SpeedwayState)
+from rules.speedway.state import Hazard, PendingRam, PendingSkid, Player, RollRecord, ShotRecord, SpeedwayState
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")

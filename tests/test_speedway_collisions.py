@@ -17,17 +17,27 @@ from rules.hexgrid import label, parse_label
 from rules.speedway import ai
 from rules.speedway.actions import AnswerSkid, ChooseRam, Move
 from rules.speedway.collisions import collision_speed
-from rules.speedway.events import (ArmorDisregarded, CarRotated, CarStopped, Collided, DamageRolled, DamageTaken,
-                                   DiceRolled, InertiaGained, SkidPending, SpeedLost, SpeedLostInCrash,
-                                   TurnBegan)
+from rules.speedway.events import (
+    ArmorDisregarded,
+    CarRotated,
+    CarStopped,
+    Collided,
+    DamageRolled,
+    DamageTaken,
+    DiceRolled,
+    InertiaGained,
+    SkidPending,
+    SpeedLost,
+    SpeedLostInCrash,
+    TurnBegan,
+)
 from rules.speedway.ruleset import SPEEDWAY, legal_actions
 from rules.speedway.state import Hazard
 
 try:
-    from tests.test_speedway_combat import (E, NE, NW, SE, SW, W, act, car_of, game, moving, of,
-                                            pass_to, put)
+    from tests.test_speedway_combat import NE, NW, SE, SW, E, W, act, car_of, game, moving, of, pass_to, put
 except ImportError:  # tests/ on sys.path directly
-    from test_speedway_combat import E, NE, NW, SE, SW, W, act, car_of, game, moving, of, pass_to, put
+    from test_speedway_combat import NE, NW, SE, SW, E, W, act, car_of, game, moving, of, pass_to, put
 
 
 def pose(car) -> tuple[str, str, int]:

@@ -23,7 +23,8 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from bot.commands import parse
 from rules.dice import DiceState, roll_faces
@@ -34,13 +35,23 @@ from rules.speedway import ai, combat, data
 from rules.speedway.actions import AddComputer, EndTurn, Fire, Join, Move, SetSpeed, Start
 from rules.speedway.damage import damage_car, disregard, is_operable
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver
-from rules.speedway.events import (ArmorDisregarded, CarWrecked, DamageRolled, DamageTaken, DiceRolled,
-                                   FireChipsRemoved, GameDrawn, GameWon, MineExploded, SpeedSet,
-                                   TurnBegan, WeaponFired)
+from rules.speedway.events import (
+    ArmorDisregarded,
+    CarWrecked,
+    DamageRolled,
+    DamageTaken,
+    DiceRolled,
+    FireChipsRemoved,
+    GameDrawn,
+    GameWon,
+    MineExploded,
+    SpeedSet,
+    TurnBegan,
+    WeaponFired,
+)
 from rules.speedway.geometry import arcs_of, centre, in_arc, line_of_sight, midpoint, range_hexes
-from rules.speedway.ruleset import SPEEDWAY, legal_actions, odds
+from rules.speedway.ruleset import SPEEDWAY, computer_command, legal_actions, odds
 from rules.speedway.state import DamageTrack, Hazard, Weapon
-from rules.speedway.ruleset import computer_command
 
 E, NE, NW, W, SW, SE = range(6)
 NAMES = ("alice", "bob", "carol")

@@ -22,28 +22,52 @@ import pytest
 
 from rules.dice import DiceState
 from rules.engine import LegalAction
-from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotHost, NotSeated,
-                          NotYourTurn, TableFull, WrongPhase)
+from rules.errors import (
+    BadOption,
+    GameOver,
+    IllegalManeuver,
+    IllegalSpeed,
+    NotHost,
+    NotSeated,
+    NotYourTurn,
+    TableFull,
+    WrongPhase,
+)
 from rules.hexgrid import distance, label, parse_label, step
 from rules.speedway import data
-from rules.speedway.actions import (AnswerSkid, ChooseRam, EndGame, EndTurn, Fire, Join, Move, SetSpeed,
-                                    Start)
+from rules.speedway.actions import AnswerSkid, ChooseRam, EndGame, EndTurn, Fire, Join, Move, SetSpeed, Start
 from rules.speedway.cars import new_car
 from rules.speedway.driving import counter_hexes, skid_vector
-from rules.speedway.events import (ArmorDisregarded, CarManeuvered, CarRotated, CarSlid, CarStopped,
-                                   Collided, ControlLost, ControlRegained, DamageRolled, DamageTaken,
-                                   DiceRolled, GameEnded, GameStarted, InertiaShed, PlayerJoined,
-                                   SkidPending, SpeedLost, SpeedLostInCrash, SpeedSet, TurnBegan,
-                                   WeaponFired)
+from rules.speedway.events import (
+    ArmorDisregarded,
+    CarManeuvered,
+    CarRotated,
+    CarSlid,
+    CarStopped,
+    Collided,
+    ControlLost,
+    ControlRegained,
+    DamageRolled,
+    DamageTaken,
+    DiceRolled,
+    GameEnded,
+    GameStarted,
+    InertiaShed,
+    PlayerJoined,
+    SkidPending,
+    SpeedLost,
+    SpeedLostInCrash,
+    SpeedSet,
+    TurnBegan,
+    WeaponFired,
+)
 from rules.speedway.ruleset import SPEEDWAY, legal_actions, speed_range
 from rules.speedway.state import DamageTrack, PendingRam, PendingSkid
 
 try:
-    from speedway_fixtures import (active, apply, car_of, driving, lobby, of_type, place, started,
-                                   upkeep, where)
+    from speedway_fixtures import active, apply, car_of, driving, lobby, of_type, place, started, upkeep, where
 except ImportError:  # tests/ imported as a package
-    from tests.speedway_fixtures import (active, apply, car_of, driving, lobby, of_type, place,
-                                         started, upkeep, where)
+    from tests.speedway_fixtures import active, apply, car_of, driving, lobby, of_type, place, started, upkeep, where
 
 E, NE, NW, W, SW, SE = range(6)
 MANEUVERS = ("normal", "sideslip-left", "sideslip-right", "turn-left", "turn-right",

@@ -15,17 +15,25 @@ from rules.errors import IllegalDeployment, IllegalShot
 from rules.hexgrid import label, parse_label
 from rules.speedway import combat
 from rules.speedway.actions import Drop, Move, SetSpeed
+from rules.speedway.events import (
+    ArmorDisregarded,
+    DamageRolled,
+    DamageTaken,
+    DiceRolled,
+    HazardLaid,
+    HazardRemoved,
+    InertiaGained,
+    MineExploded,
+    SpeedSet,
+)
 from rules.speedway.hazards import clear_smoke_of
-from rules.speedway.events import (ArmorDisregarded, DamageRolled, DamageTaken, DiceRolled, HazardLaid,
-                                   HazardRemoved, InertiaGained, MineExploded, SpeedSet)
 from rules.speedway.ruleset import legal_actions
 from rules.speedway.state import Hazard
 
 try:
-    from tests.test_speedway_combat import (E, NW, SE, act, car_of, game, moving, of, pass_to, put,
-                                            track)
+    from tests.test_speedway_combat import NW, SE, E, act, car_of, game, moving, of, pass_to, put, track
 except ImportError:  # tests/ on sys.path directly
-    from test_speedway_combat import (E, NW, SE, act, car_of, game, moving, of, pass_to, put, track)
+    from test_speedway_combat import NW, SE, E, act, car_of, game, moving, of, pass_to, put, track
 
 
 def hazard(state, kind: str, where: str, owner: str, clear: bool = True) -> Hazard:

@@ -212,7 +212,8 @@ def test_masked_and_split_password():
     assert masked("postgresql://u:p@ss@h/x?password=two&sslmode=require") == \
         "postgresql://u:***@h/x?password=***&sslmode=require"
     assert split_password("postgresql://u:p%2Fw%40rd@h/x") == ("postgresql://u@h/x", "p/w@rd")
-    assert split_password("postgresql://h/x?password=top&sslmode=disable") == ("postgresql://h/x?sslmode=disable", "top")
+    assert split_password("postgresql://h/x?password=top&sslmode=disable") == \
+        ("postgresql://h/x?sslmode=disable", "top")
     assert split_password("postgresql://u@h/x") == ("postgresql://u@h/x", None)
 
 

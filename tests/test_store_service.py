@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 

@@ -168,8 +168,9 @@ async def test_games_lists_my_running_games_on_this_server(service, store):
 
 
 async def test_replay_posts_an_animated_gif_of_the_game(table, store):
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     await started(table)
     player = (await state_of(store)).active_player
@@ -241,7 +242,7 @@ async def test_autocomplete_offers_only_legal_choices_with_odds(table, store, se
     player = await movement_phase(table, store, 3)
     actor = Actor(player, player)
     offers = await service.suggest("chan-1", actor, "move", "maneuver", "", {})
-    labels = dict((v, l) for l, v in offers)
+    labels = {value: label for label, value in offers}
     assert set(labels) == {"normal", "sideslip-left", "sideslip-right", "turn-left", "turn-right",
                            "tight-turn-left", "tight-turn-right"}
     assert labels["normal"] == "normal" and labels["turn-left"] == "turn-left"  # turns skid from speed 5

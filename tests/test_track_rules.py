@@ -18,6 +18,7 @@ from rules.dice import shuffle
 from rules.engine import replay
 from rules.errors import BadOption, GameError, GameOver, NotHost, NotYourTurn, TableFull
 from rules.track import cards
+from rules.track import ruleset as track_ruleset
 from rules.track.actions import ACTIONS, Discard, Join, PlayCard, Start
 from rules.track.errors import IllegalPlay, MustPlay, NotInHand
 from rules.track.events import (
@@ -34,7 +35,6 @@ from rules.track.events import (
 )
 from rules.track.ruleset import TRACK, parse_command
 from rules.track.state import LANE, PITS, RING, Car, TrackState
-from rules.track import ruleset as track_ruleset
 
 SEED = 5
 A, B = "alice", "bob"

@@ -158,7 +158,7 @@ async def test_a_hand_with_more_plays_than_buttons_gets_one_menu_per_card(table,
     assert await version_of(store) == before + 1
     assert "alice played 7H" in played.text
     again = await service.press("chan-1", Actor("alice", "alice"), hand.buttons[1].custom_id)
-    assert again.outcome == "refused" and "out of date" in again.text
+    assert again.outcome == "refused" and "bob's turn, not yours" in again.text
 
 
 async def test_autocomplete_offers_only_the_legal_splits_and_cars(table, store, service):

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from PIL import Image
-
 from functools import cache
 
-from images.draw import build_palette, style_colours, to_png
-from images.speedway.arena import base_layer, frame
+from PIL import Image
+
 from images.captions import Captioner
+from images.draw import build_palette, style_colours, to_png
 from images.registry import Renderer
+from images.speedway import style
+from images.speedway.arena import base_layer, frame
 from images.speedway.caption import colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.sheets import render_panel
-from images.speedway import style
 from images.speedway.style import MIN_PAGE_WIDTH, PAPER
 from rules.speedway import data
 from rules.speedway.actions import Join, Start

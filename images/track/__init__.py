@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from PIL import Image
 
+from images.captions import Captioner
 from images.draw import style_colours, to_png
+from images.registry import Renderer
 from images.track import style
 from images.track.board import draw_board
-from images.captions import Captioner
-from images.registry import Renderer
 from images.track.caption import colour_of, name_of, render_caption
 from rules.track.state import TrackState
-
 
 KEY_COLOURS = style_colours(style)
 

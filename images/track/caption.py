@@ -101,7 +101,8 @@ def _players_row(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: in
         name = p.name + (" (AI)" if p.ai else "")
         name = ellipsize(name, name_font, box_w - 80 - right_w - 24)
         draw_text(draw, (x0 + 72, cy - 14), name, name_font, style.INK, "lm")
-        draw_text(draw, (x0 + 72, cy + 22), f"{finished} of {state.board.cars_per_player} finished", font(24), style.INK, "lm")
+        draw_text(draw, (x0 + 72, cy + 22), f"{finished} of {state.board.cars_per_player} finished", font(24),
+                  style.INK, "lm")
         draw_text(draw, (x0 + box_w - 14, cy), right, small, style.INK, "rm")
         bx = x0 + box_w - 14 - small.getlength(right) - 12 - (22 * (min(size, 5) - 1) + 36)
         for j in range(min(size, 5)):

@@ -76,9 +76,9 @@ def _maneuver_score(state: SpeedwayState, car: Car, name: str) -> float:
         gap = min(distance(front, h) for h in nearest.hexes)
         score -= 0.4 * abs(gap - 4)
         for weapon in car.weapons:
-            if weapon.offensive and weapon.working and weapon.mount not in car.fired:
-                if any(in_arc(moved, weapon.mount, e) for e in enemies):
-                    score += 2.5
+            if weapon.offensive and weapon.working and weapon.mount not in car.fired \
+                    and any(in_arc(moved, weapon.mount, e) for e in enemies):
+                score += 2.5
     return score
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.codec import Registry
-from rules.table import GameEnded as GameEnded, HostChanged as HostChanged, TurnBegan as TurnBegan  # shared
+from rules.table import GameEnded as GameEnded  # shared
+from rules.table import HostChanged as HostChanged
+from rules.table import TurnBegan as TurnBegan
 from rules.table import register_table_events
 
 EVENTS = Registry()

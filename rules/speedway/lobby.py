@@ -13,8 +13,8 @@ from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Player, SpeedwayState
 from rules.speedway.turns import begin_turn
-from rules.table import computer_seat, looks_like_an_id, name_key, unique_name
-from rules.table import take_over as take_over, who_ends  # shared with every ruleset
+from rules.table import computer_seat, looks_like_an_id, name_key, unique_name, who_ends
+from rules.table import take_over as take_over  # shared with every ruleset
 
 MAX_NAME_LENGTH = 32
 

@@ -91,7 +91,7 @@ def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[Spe
     front, back = counter_hexes(car.front, car.facing)
     targets = ((front, step(front, vector)), (back, step(back, vector)))
     blocks = [(half, h, what_blocks(state, car.id, h)) for half, h in targets]
-    for half, h, block in blocks:
+    for _half, h, block in blocks:
         if block and block[0] == "car":
             state, events = collisions.slide_into_car(state, car.id, block[1], h)
             return state, events, STOPPED

@@ -5,8 +5,20 @@ from __future__ import annotations
 from enum import StrEnum
 
 from rules.phases import PhaseTable
-from rules.speedway.actions import (AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn, Fire, Join, Move,
-                                    SetSpeed, Start, TakeOver)
+from rules.speedway.actions import (
+    AddComputer,
+    AnswerSkid,
+    ChooseRam,
+    Drop,
+    EndGame,
+    EndTurn,
+    Fire,
+    Join,
+    Move,
+    SetSpeed,
+    Start,
+    TakeOver,
+)
 
 
 class SpeedwayPhase(StrEnum):

@@ -7,19 +7,29 @@ from typing import Any
 
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
-from rules.errors import (BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotSeated, NotYourTurn,
-                          WrongPhase)
+from rules.errors import BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER, check_phase
 from rules.speedway import ai, combat, data, hazards, lobby, movement
-from rules.speedway.actions import (ACTIONS, AddComputer, AnswerSkid, ChooseRam, Drop, EndGame, EndTurn,
-                                    Fire, Join, Move, SetSpeed, Start, TakeOver)
-from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
+from rules.speedway.actions import (
+    ACTIONS,
+    AddComputer,
+    AnswerSkid,
+    ChooseRam,
+    Drop,
+    EndGame,
+    EndTurn,
+    Fire,
+    Join,
+    Move,
+    SetSpeed,
+    Start,
+    TakeOver,
+)
 from rules.speedway.collisions import resolve_ram, stop, swipe
-from rules.speedway.driving import (SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector,
-                                    skids_at)
-from rules.speedway.events import (EVENTS, CarStopped, ControlLost, ControlRegained, SkidPending,
-                                   SpeedLost, SpeedSet)
+from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
+from rules.speedway.driving import SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector, skids_at
+from rules.speedway.events import EVENTS, CarStopped, ControlLost, ControlRegained, SkidPending, SpeedLost, SpeedSet
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
 from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
@@ -326,7 +336,8 @@ def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
         low, high = speed_range(car)
         return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}", action=SetSpeed(v)) for v in range(low, high + 1))
     if state.phase == SpeedwayPhase.SKID:
-        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize(), action=AnswerSkid(c)) for c in skid_choices(state))
+        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize(), action=AnswerSkid(c))
+                     for c in skid_choices(state))
     actions: list[LegalAction] = []
     if state.moves_left > 0:
         if not car.in_control:

@@ -25,7 +25,7 @@ class DamageTrack:
             return self.boxes[self.crossed]
         return self.after
 
-    def cross(self, count: int = 1) -> "DamageTrack":
+    def cross(self, count: int = 1) -> DamageTrack:
         """Cross off `count` more boxes, left to right."""
         return replace(self, crossed=min(len(self.boxes), self.crossed + count))
 
@@ -260,6 +260,6 @@ class SpeedwayState:
         owners = [c for c in self.cars if (p := self.player(c.owner)) and p.name.lower() == wanted]
         return owners[0] if len(owners) == 1 else None
 
-    def with_car(self, car: Car) -> "SpeedwayState":
+    def with_car(self, car: Car) -> SpeedwayState:
         """A copy with one car replaced."""
         return replace(self, cars=tuple(car if c.id == car.id else c for c in self.cars))

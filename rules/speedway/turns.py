@@ -12,7 +12,7 @@ from rules.dice import roll_faces
 from rules.speedway import data, hazards
 from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car
-from rules.speedway.events import (FireChipsRemoved, GameDrawn, GameWon, InertiaShed, TurnBegan)
+from rules.speedway.events import FireChipsRemoved, GameDrawn, GameWon, InertiaShed, TurnBegan
 from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 

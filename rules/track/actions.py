@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.codec import Registry
-from rules.table import EndGame as EndGame, TakeOver as TakeOver, register_table_actions  # shared actions
+from rules.table import EndGame as EndGame  # shared actions
+from rules.table import TakeOver as TakeOver
+from rules.table import register_table_actions
 
 ACTIONS = Registry()
 register_table_actions(ACTIONS)

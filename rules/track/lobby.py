@@ -6,14 +6,14 @@ from dataclasses import replace
 
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
+from rules.table import computer_seat, name_key, unique_name, who_ends
+from rules.table import take_over as take_over  # shared with every ruleset
 from rules.track import cards, data
 from rules.track.actions import AddComputer, EndGame, Join, Start
 from rules.track.events import GameEnded, GameStarted, PlayerJoined
 from rules.track.phases import TrackPhase
 from rules.track.state import Car, Hand, Player, TrackState
 from rules.track.turns import begin_turn
-from rules.table import computer_seat, name_key, unique_name
-from rules.table import take_over as take_over, who_ends  # shared with every ruleset
 
 MAX_NAME_LENGTH = 32
 

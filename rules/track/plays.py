@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 from rules.errors import BadOption
@@ -301,10 +302,8 @@ def iter_legal_plays(state: TrackState, player: str, include_jokers: bool = True
                 if not reverse:
                     continue
             action = PlayCard(card, split=reverse)
-            try:
+            with contextlib.suppress(IllegalPlay):
                 yield f"/play card:{card} split:{reverse}", action, resolve(state, player, action, card)
-            except IllegalPlay:
-                pass
 
 
 def legal_plays(state: TrackState, player: str, include_jokers: bool = True) -> list[tuple[str, PlayCard, tuple]]:

@@ -15,8 +15,8 @@ from rules.errors import (
     NotYourTurn,
 )
 from rules.phases import check_phase
+from rules.table import revision_option
 from rules.track import ai, cards, data, lobby
-from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
@@ -27,6 +27,7 @@ from rules.track.actions import (
     Start,
     TakeOver,
 )
+from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.errors import MustPlay, NotInHand
 from rules.track.events import EVENTS, CardDiscarded, CardPlayed
 from rules.track.moves import car_label, short_label, where_label
@@ -35,7 +36,6 @@ from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, re
 from rules.track.selfplay import SELFPLAY
 from rules.track.state import Board, Hand, Rulings, TrackState, evolve
 from rules.track.turns import end_turn
-from rules.table import revision_option
 
 # The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own.
 # Games stored without one are revision 1.

@@ -19,6 +19,7 @@ test blocks; the async API methods bridge to that loop. Every response body is J
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import email.message
 import email.parser
@@ -548,10 +549,8 @@ class FakeDiscord:
     async def _shutdown(self) -> None:
         for session in self._sessions:
             if not session.closed:
-                try:
+                with contextlib.suppress(Exception):
                     await session.ws.close(code=1001)
-                except Exception:
-                    pass
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -580,10 +579,8 @@ class FakeDiscord:
             if remaining <= 0:
                 raise TimeoutError(f"fake Discord: timed out after {timeout:.1f}s waiting for {what}")
             assert self._changed is not None
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(remaining, 0.5))
-            except TimeoutError:
-                pass
 
     # ----------------------------------------------------------------------------------------
     # Snapshots for tests (safe from any thread)
@@ -805,10 +802,9 @@ class FakeDiscord:
                     "proxy_url": f"{self.url}/attachments/uploads/{value}/{filename}"}
             else:
                 raise NotImplementedError(f"option type {kind} is not supported by the fake yet")
-            if kind in (INTEGER, NUMBER):
-                if "min_value" in spec and value < spec["min_value"] or \
-                        "max_value" in spec and value > spec["max_value"]:
-                    raise ValueError(f"{name}: {value} outside {spec.get('min_value')}..{spec.get('max_value')}")
+            if kind in (INTEGER, NUMBER) and ("min_value" in spec and value < spec["min_value"]
+                                              or "max_value" in spec and value > spec["max_value"]):
+                raise ValueError(f"{name}: {value} outside {spec.get('min_value')}..{spec.get('max_value')}")
             if spec.get("choices") and value not in [c["value"] for c in spec["choices"]]:
                 raise ValueError(f"{name}: {value!r} is not one of {[c['value'] for c in spec['choices']]}")
             option["value"] = value
@@ -1478,9 +1474,8 @@ class FakeDiscord:
                 self._apply_edit(target, data, record.files)
                 target["edited_timestamp"] = TIMESTAMP
             state.original_id, message = target["id"], target
-        elif kind == MODAL:
-            if not data.get("custom_id") or not 1 <= len(data.get("title") or "") <= 45:
-                raise invalid_form("data: a modal needs custom_id and a 1-45 character title")
+        elif kind == MODAL and (not data.get("custom_id") or not 1 <= len(data.get("title") or "") <= 45):
+            raise invalid_form("data: a modal needs custom_id and a 1-45 character title")
         state.ack_type = kind
         if record.query.get("with_response") not in ("1", "true", "True"):
             return None  # 204 No Content

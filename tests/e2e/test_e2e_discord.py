@@ -13,8 +13,8 @@ deferral (another move in the same turn). Either way exactly one public request 
 from __future__ import annotations
 
 import asyncio
-import os
 import io
+import os
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 from PIL import Image
 
+from rules.registry import ruleset_ids
 from tests.e2e.fake_discord import (
     AUTOCOMPLETE_RESULT,
     DEFERRED_CHANNEL_MESSAGE,
@@ -432,7 +433,7 @@ async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake
     exchange = await slash(fake, "alice", "channel", "game status")
     assert_private_refusal(exchange, record_latency,
                            "No game is running in this channel. Create one with /game new ruleset:speedway "
-                           "(games: speedway, track).")
+                           f"(games: {', '.join(ruleset_ids())}).")
     url = f"{fake.url}/api/v10/interactions/{exchange.id}/{exchange.token}/callback"
     async with aiohttp.ClientSession() as session, \
             session.post(url, params={"with_response": "1"}, json={"type": 5}) as response:

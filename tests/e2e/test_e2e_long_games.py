@@ -22,8 +22,14 @@ from rules.speedway import ai
 from rules.speedway.ruleset import acting_players, legal_actions, turn_key
 from rules.speedway.state import SpeedwayState
 from tests.e2e.fake_discord import DEFERRED_UPDATE, EPHEMERAL, Exchange, FakeDiscord
-from tests.e2e.test_e2e_discord import (RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_png,
-                                        assert_public_map, next_player, slash)
+from tests.e2e.test_e2e_discord import (
+    RESPONSE_TIMEOUT,
+    assert_nothing_unexpected,
+    assert_png,
+    assert_public_map,
+    next_player,
+    slash,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 

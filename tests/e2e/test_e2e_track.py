@@ -11,7 +11,7 @@ import pytest
 from rules.codec import decode_state
 from rules.track.ruleset import TRACK
 from rules.track.state import TrackState
-from tests.e2e.test_e2e_discord import (RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash)
+from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 
 SEED = 5
@@ -63,7 +63,7 @@ async def test_a_track_game_is_played_from_private_hands(fake, bot, record_laten
         message = private.message
         buttons = [b for row in private.components for b in row["components"]]
         assert buttons and len(buttons) <= 25
-        if buttons[0]["custom_id"].startswith("pm:"):  # more plays than buttons: first choose the card
+        if buttons[0]["custom_id"].startswith("qm:"):  # more plays than buttons: first choose the card
             menus += 1
             clicked = await fake.click(player, "channel", message["id"], buttons[0]["custom_id"])
             (menu,) = (await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)).followups
@@ -111,7 +111,7 @@ async def test_a_hand_with_many_plays_opens_a_private_menu_per_card(fake, bot, r
     labels = [b["label"] for row in private.components for b in row["components"]]
     assert [label.split(" (")[0] for label in labels] == ["Play 7H", "Play JK", "Play AS"], labels
     menu_id = private.components[0]["components"][0]["custom_id"]
-    assert menu_id.startswith("pm:")
+    assert menu_id.startswith("qm:")
     opened = await fake.responses(await fake.click("alice", "channel", private.message["id"], menu_id),
                                   timeout=RESPONSE_TIMEOUT)
     (menu,) = opened.followups

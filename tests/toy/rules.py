@@ -1,0 +1,243 @@
+"""Toy: a tiny race on a 5x5 grid with secret, simultaneous moves, to prove the plug-in framework.
+
+Every round each player secretly declares a direction with `/move direction:north|south|east|west`;
+nobody sees another's choice until all have declared, then every token moves at once. The first to
+reach the top row wins (several at once share the win); after `rounds` rounds it is a draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules.codec import Registry
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.errors import BadOption, NotHost, NotSeated, NotYourTurn, WrongPhase
+from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.table import EndGame, GameEnded, TakeOver, register_table_actions, register_table_events, take_over, who_ends
+
+SIZE = 5
+DIRECTIONS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
+ACTIONS, EVENTS = Registry(), Registry()
+register_table_actions(ACTIONS)
+register_table_events(EVENTS)
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Join:
+    name: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class AddComputer:
+    pass
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Start:
+    pass
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Declare:
+    direction: str
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class Joined:
+    player: str
+
+    def describe(self) -> str:
+        return f"{self.player} joined."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class Declared:
+    player: str  # never the direction: it stays secret until everyone has declared
+
+    def describe(self) -> str:
+        return f"{self.player} declared a move."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class Revealed:
+    moves: tuple[str, ...]
+
+    def describe(self) -> str:
+        return "Revealed: " + ", ".join(self.moves) + "."
+
+
+@dataclass(frozen=True)
+class Seat:
+    id: str
+    name: str
+    x: int
+    y: int = SIZE - 1
+    ai: bool = False
+
+
+@dataclass(frozen=True)
+class ToyState:
+    host: str
+    max_rounds: int = 20
+    players: tuple[Seat, ...] = ()
+    phase: str = "lobby"  # lobby, declare, finished
+    round: int = 0
+    declared: tuple[tuple[str, str], ...] = ()  # (player, direction), hidden from the channel
+    winner: str | None = None
+    ended_by: str = ""
+    last_action: str = ""
+
+    def player(self, player_id: str) -> Seat | None:
+        return next((p for p in self.players if p.id == player_id), None)
+
+
+def setup(options: dict[str, Any], seed: int, host: str) -> ToyState:
+    rounds = options.get("rounds", 20)
+    return ToyState(host=host, max_rounds=rounds)
+
+
+def acting_players(state: ToyState) -> tuple[str, ...]:
+    """Everyone who has not declared yet this round: they are all waited on at once."""
+    if state.phase != "declare":
+        return ()
+    done = {p for p, _ in state.declared}
+    return tuple(p.id for p in state.players if p.id not in done)
+
+
+def _reveal(state: ToyState) -> tuple[ToyState, tuple]:
+    chosen = dict(state.declared)
+    moved = []
+    for seat in state.players:
+        dx, dy = DIRECTIONS[chosen[seat.id]]
+        moved.append(replace(seat, x=min(SIZE - 1, max(0, seat.x + dx)), y=min(SIZE - 1, max(0, seat.y + dy))))
+    words = tuple(f"{s.name} {chosen[s.id]}" for s in state.players)
+    state = replace(state, players=tuple(moved), declared=(), round=state.round + 1)
+    home = [s for s in moved if s.y == 0]
+    if home:
+        state = replace(state, phase="finished", winner=home[0].id)
+    elif state.round >= state.max_rounds:
+        state = replace(state, phase="finished")
+    return state, (Revealed(words),)
+
+
+def apply(state: ToyState, actor: str, action: Any) -> tuple[ToyState, tuple]:
+    if isinstance(action, EndGame):
+        by = who_ends(state, actor, action)
+        state, events = replace(state, phase="finished", ended_by=by), (GameEnded(by),)
+    elif isinstance(action, TakeOver):
+        state, events = take_over(state, actor, action)
+    elif state.phase == "finished":
+        raise WrongPhase("This game is over.")
+    elif isinstance(action, (Join, AddComputer)):
+        if state.phase != "lobby":
+            raise WrongPhase("The game has already started; seats are closed.")
+        if isinstance(action, AddComputer) and actor != state.host:
+            raise NotHost("Only the host can add a computer player.")
+        number = len(state.players) + 1
+        seat = Seat(f"ai-{number}", f"Bot{number}", len(state.players), ai=True) if isinstance(action, AddComputer) \
+            else Seat(actor, action.name or actor, len(state.players))
+        if state.player(seat.id) or len(state.players) >= SIZE:
+            raise BadOption("That seat is taken, or the table is full.")
+        state, events = replace(state, players=state.players + (seat,)), (Joined(seat.name),)
+    elif isinstance(action, Start):
+        if actor != state.host or len(state.players) < 2 or state.phase != "lobby":
+            raise WrongPhase("The host starts the game once two players are seated.")
+        state, events = replace(state, phase="declare"), ()
+    elif isinstance(action, Declare):
+        if state.player(actor) is None:
+            raise NotSeated("You are not playing in this game.")
+        if actor not in acting_players(state):
+            raise NotYourTurn("You have declared this round; the others have not yet.")
+        if action.direction not in DIRECTIONS:
+            raise BadOption(f"direction: one of {', '.join(DIRECTIONS)}.")
+        state = replace(state, declared=state.declared + ((actor, action.direction),))
+        events = (Declared(state.player(actor).name),)
+        if not acting_players(state):
+            state, more = _reveal(state)
+            events += more
+    else:
+        raise BadOption(f"Toy has no action {type(action).__name__}.")
+    return replace(state, last_action=" ".join(e.describe() for e in events)), events
+
+
+def view(state: ToyState, viewer: str | None) -> ToyState:
+    """The channel sees who has declared, never what; a player also sees their own choice."""
+    return replace(state, declared=tuple((p, d if p == viewer else "?") for p, d in state.declared))
+
+
+def legal_actions(state: ToyState, player: str) -> tuple[LegalAction, ...]:
+    if state.phase == "lobby":
+        joined = state.player(player) is not None
+        offers = [] if joined else [LegalAction("/game join", "Join")]
+        if player == state.host:
+            offers.append(LegalAction("/game start", "Start", action=Start()))
+        return tuple(offers)
+    if player not in acting_players(state):
+        return ()
+    return tuple(LegalAction(f"/move direction:{d}", d.capitalize(), action=Declare(d)) for d in DIRECTIONS)
+
+
+def command_to_action(command: str, options: dict[str, Any]) -> Any:
+    simple = {"game start": Start, "game add-ai": AddComputer}
+    if command in simple:
+        return simple[command]()
+    if command == "game join":
+        return Join(options.get("name", ""))
+    if command == "game end":
+        return EndGame(bool(options.get("by_admin")))
+    if command == "game takeover":
+        return TakeOver(bool(options.get("by_admin")))
+    if command == "move":
+        return Declare(options["direction"])
+    raise BadOption(f"Toy has no command /{command}.")
+
+
+def describe(state: ToyState) -> str:
+    tokens = ", ".join(f"{p.name} at {p.x},{p.y}" for p in state.players)
+    waiting = ", ".join(state.player(p).name for p in acting_players(state))
+    return f"Toy race on a {SIZE}x{SIZE} grid. {tokens or 'No players yet'}." + \
+        (f" Waiting for: {waiting}." if waiting else "")
+
+
+def prompt(state: ToyState) -> str:
+    if state.phase == "lobby":
+        return "Lobby: /game join, then the host uses /game start."
+    if state.phase == "finished":
+        return "The game is over."
+    names = ", ".join(state.player(p).name for p in acting_players(state))
+    return f"Round {state.round + 1}: {names} to declare a move secretly (/move direction:…)."
+
+
+def turn_key(state: ToyState) -> str:
+    return f"{state.phase}:{state.round}"
+
+
+def _computer(state: ToyState, player: str) -> Declare | None:
+    seat = state.player(player)
+    return Declare("north") if seat and seat.ai and player in acting_players(state) else None
+
+
+GRAMMAR = Grammar(commands=(
+    CommandSpec("move", "Toy: declare your move for this round, secretly", (
+        OptionSpec("direction", "str", "Toy: where your token goes", required=True,
+                   choices=tuple(DIRECTIONS)),
+    )),
+))
+
+RULESET = Ruleset(
+    id="toy", title="Toy", state_type=ToyState, actions=ACTIONS, events=EVENTS, setup=setup, apply=apply,
+    legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
+    is_finished=lambda state: state.phase == "finished", acting_players=acting_players, prompt=prompt,
+    turn_key=turn_key, grammar=GRAMMAR, private_actions=True,
+    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer),
+    autopilot=Autopilot(lambda state, p, passive: Declare("north") if p in acting_players(state) else None,
+                        lambda passive: "it goes north"),
+)
