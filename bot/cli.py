@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("--user", required=True, help="the acting player's name")
     exe.add_argument("--admin", action="store_true", help="act as a server admin")
     exe.add_argument("--out", help="folder for the rendered map (printed as 'image: PATH')")
-    exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /move maneuver:turn-left")
+    exe.add_argument("command", nargs=argparse.REMAINDER, help="e.g. /game status")
 
     verify = with_db(sub.add_parser("verify",
                                     help="replay every stored game, compare with its snapshot, check the file"))

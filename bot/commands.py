@@ -239,7 +239,7 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
 
 
 def parse(line: str, read_file=None) -> Command:
-    """Parse a command typed as in Discord, e.g. '/move maneuver:turn-left'."""
+    """Parse a command typed as in Discord, e.g. '/game join' or '/move direction:north'."""
     try:
         words = shlex.split(line.strip())
     except ValueError as exc:

@@ -48,7 +48,7 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
-    """A button for one legal action (or a menu of several, such as the ways to play one card);
+    """A button for one legal action (or a menu of several, such as the ways to make one choice);
     pressing it runs the action, or opens the menu, if the game has not moved on."""
 
     def __init__(self, button: Button):

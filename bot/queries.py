@@ -36,7 +36,12 @@ def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None) -
 
 
 def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], finished: bool) -> Reply:
-    """The action log as JSON. The dice seed is included only once the game is over."""
+    """The action log as JSON. The dice seed is included only once the game is over, and a running
+    game's last actions are left out while they are still secret (declared, not yet revealed)."""
+    secret = 0
+    if not finished and ruleset.secret_tail is not None:
+        secret = ruleset.secret_tail(decode_state(ruleset.state_type, game.state))
+        records = records[:len(records) - secret]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
         "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
@@ -48,6 +53,8 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], fini
     # Compact, so the longest game's export stays well inside what /game import reads back.
     data = json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
     note = "" if finished else " The dice seed stays secret until the game ends."
+    if secret:
+        note += f" The last {secret} actions are secret until they are revealed, and left out."
     return Reply("shown", f"The log of game {game.id}: {len(records)} actions.{note}", ephemeral=True,
                  files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))
 

@@ -12,7 +12,7 @@ ALT_TEXT_LIMIT = 1024
 MAX_BUTTONS = 25  # five rows of five
 BUTTON_LABEL_LIMIT = 80
 BUTTON_PREFIX = "pb"
-MENU_PREFIX = "pm"  # a button that opens a group of legal actions (the ways to play one card)
+MENU_PREFIX = "pm"  # a button that opens a group of legal actions (the ways to make one choice)
 CHOICES_PREFIX = "pc"  # a public button that opens the presser's own legal actions, privately
 PRIVATE_PREFIX = "qb"  # a button of a player's private menu (see Scope)
 PRIVATE_MENU_PREFIX = "qm"
@@ -139,7 +139,7 @@ def private_scope(turn_key: str, legal: tuple[LegalAction, ...]) -> Scope:
 
 
 def buttons_for(legal: tuple[LegalAction, ...], game_id: int, scope: Scope) -> tuple[Button, ...]:
-    """One button per legal action; when they outnumber what Discord shows, one per group (a card)
+    """One button per legal action; when they outnumber what Discord shows, one per group
     instead, and a group of several opens its own private menu."""
     if len(legal) <= MAX_BUTTONS or not any(action.group for action in legal):
         return tuple(_action_button(action, game_id, scope, index)

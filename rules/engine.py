@@ -29,7 +29,7 @@ class LegalAction:
 
     command: str
     label: str
-    group: str = ""  # actions sharing a group (the ways to play one card) can share one menu button
+    group: str = ""  # actions sharing a group (the ways to make one choice) share one menu button
     action: Any = None
     primary: bool = False  # drawn as the button that matters most (an attack, say)
 
@@ -114,6 +114,9 @@ class Ruleset:
     undo_blocker: Callable[[Any, Any], str | None] | None = None  # why (before -> after) cannot be taken back
     suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
     selfplay: SelfplaySetup | None = None
+    # How many of the last logged actions are still secret (declared, not yet revealed): an export of a
+    # running game leaves them out.
+    secret_tail: Callable[[Any], int] | None = None
 
     def is_computer(self, state: Any, player: str) -> bool:
         """Whether a seat is played by the computer."""

@@ -25,14 +25,6 @@ class NotHost(GameError):
     """Only the host (or a server admin) may do this."""
 
 
-class IllegalManeuver(GameError):
-    """The requested maneuver is not allowed for this car now."""
-
-
-class IllegalSpeed(GameError):
-    """The requested speed is outside what Engine and Brakes allow."""
-
-
 class BadOption(GameError):
     """A command option has a value the game does not understand."""
 
@@ -43,11 +35,3 @@ class TableFull(GameError):
 
 class GameOver(GameError):
     """The game has finished and accepts no more actions."""
-
-
-class IllegalShot(GameError):
-    """The weapon cannot fire at that target now (arc, range, sight, already fired, destroyed)."""
-
-
-class IllegalDeployment(GameError):
-    """A defensive weapon cannot be deployed now."""

@@ -22,10 +22,11 @@ from hypothesis import strategies as st
 from bot.commands import parse
 from rules.codec import decode_state, decode_tagged, encode_state
 from rules.engine import replay
-from rules.errors import BadOption, GameError, IllegalShot, TableFull
+from rules.errors import BadOption, GameError, TableFull
 from rules.hexgrid import parse_label
 from rules.registry import get_ruleset
 from rules.speedway.actions import AddComputer, Fire, Join, Start
+from rules.speedway.errors import IllegalShot
 from rules.speedway.ruleset import SPEEDWAY, legal_actions, odds, suggest
 from rules.speedway.ruleset import computer_command as speedway_computer_command
 from rules.speedway.state import DamageTrack, SpeedwayState, Weapon

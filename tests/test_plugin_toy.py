@@ -125,3 +125,19 @@ async def test_a_private_choice_goes_stale_once_its_players_turn_moved_on(servic
     stale = await service.press("chan-1", Actor("alice", "alice"), menu.buttons[0].custom_id)
     assert stale.outcome == "refused" and "out of date" in stale.text
     assert (await toy_state(store)).declared == ()
+
+
+async def test_an_export_of_a_running_game_leaves_undisclosed_declarations_out(service, store):
+    import json
+
+    await started(service, "alice", "bob")
+    await run(service, "alice", "/move direction:west")
+    exported = await run(service, "carol", "/game export")
+    document = json.loads(exported.files[0].data)
+    assert "secret until they are revealed" in exported.text
+    assert not any(a["action"]["type"] == "Declare" for a in document["actions"])
+    assert "west" not in exported.files[0].data.decode()
+    await run(service, "bob", "/move direction:east")  # revealed: now the log may show both
+    document = json.loads((await run(service, "carol", "/game export")).files[0].data)
+    assert [a["action"]["direction"] for a in document["actions"] if a["action"]["type"] == "Declare"] == \
+        ["west", "east"]

@@ -12,11 +12,12 @@ from dataclasses import replace
 
 import pytest
 
-from rules.errors import IllegalManeuver, NotYourTurn, WrongPhase
+from rules.errors import NotYourTurn, WrongPhase
 from rules.hexgrid import label, parse_label
 from rules.speedway import ai
 from rules.speedway.actions import AnswerSkid, ChooseRam, Move
 from rules.speedway.collisions import collision_speed
+from rules.speedway.errors import IllegalManeuver
 from rules.speedway.events import (
     ArmorDisregarded,
     CarRotated,

@@ -29,12 +29,13 @@ from hypothesis import strategies as st
 from bot.commands import parse
 from rules.dice import DiceState, roll_faces
 from rules.engine import replay
-from rules.errors import BadOption, GameOver, IllegalShot, NotYourTurn
+from rules.errors import BadOption, GameOver, NotYourTurn
 from rules.hexgrid import from_offset, label, parse_label
 from rules.speedway import ai, combat, data
 from rules.speedway.actions import AddComputer, EndTurn, Fire, Join, Move, SetSpeed, Start
 from rules.speedway.damage import damage_car, disregard, is_operable
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver
+from rules.speedway.errors import IllegalShot
 from rules.speedway.events import (
     ArmorDisregarded,
     CarWrecked,

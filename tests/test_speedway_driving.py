@@ -22,22 +22,13 @@ import pytest
 
 from rules.dice import DiceState
 from rules.engine import LegalAction
-from rules.errors import (
-    BadOption,
-    GameOver,
-    IllegalManeuver,
-    IllegalSpeed,
-    NotHost,
-    NotSeated,
-    NotYourTurn,
-    TableFull,
-    WrongPhase,
-)
+from rules.errors import BadOption, GameOver, NotHost, NotSeated, NotYourTurn, TableFull, WrongPhase
 from rules.hexgrid import distance, label, parse_label, step
 from rules.speedway import data
 from rules.speedway.actions import AnswerSkid, ChooseRam, EndGame, EndTurn, Fire, Join, Move, SetSpeed, Start
 from rules.speedway.cars import new_car
 from rules.speedway.driving import counter_hexes, skid_vector
+from rules.speedway.errors import IllegalManeuver, IllegalSpeed
 from rules.speedway.events import (
     ArmorDisregarded,
     CarManeuvered,

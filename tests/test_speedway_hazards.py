@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from rules.errors import IllegalDeployment, IllegalShot
 from rules.hexgrid import label, parse_label
 from rules.speedway import combat
 from rules.speedway.actions import Drop, Move, SetSpeed
+from rules.speedway.errors import IllegalDeployment, IllegalShot
 from rules.speedway.events import (
     ArmorDisregarded,
     DamageRolled,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rules.dice import roll_d6
-from rules.errors import BadOption, IllegalShot
+from rules.errors import BadOption
 from rules.hexgrid import Hex
 from rules.speedway import data
 from rules.speedway.damage import damage_car
+from rules.speedway.errors import IllegalShot
 from rules.speedway.events import DiceRolled, WeaponFired
 from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.odds import hit_chance

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.dice import roll_faces
-from rules.errors import IllegalManeuver
 from rules.hexgrid import Hex, step
 from rules.speedway import data
+from rules.speedway.errors import IllegalManeuver
 from rules.speedway.events import DiceRolled
 from rules.speedway.state import Car, RollRecord, SpeedwayState
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.errors import IllegalDeployment
 from rules.hexgrid import Hex, distance, label, step
 from rules.speedway import data
 from rules.speedway.damage import damage_car
 from rules.speedway.driving import driver_roll
+from rules.speedway.errors import IllegalDeployment
 from rules.speedway.events import HazardLaid, HazardRemoved, InertiaGained, MineExploded
 from rules.speedway.geometry import centre
 from rules.speedway.state import Car, Hazard, SpeedwayState, Weapon

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.errors import IllegalManeuver
 from rules.hexgrid import Hex
 from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
+from rules.speedway.errors import IllegalManeuver
 from rules.speedway.odds import driver_chance
 from rules.speedway.state import Car, SpeedwayState
 

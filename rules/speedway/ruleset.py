@@ -7,7 +7,7 @@ from typing import Any
 
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
-from rules.errors import BadOption, GameOver, IllegalManeuver, IllegalSpeed, NotSeated, NotYourTurn, WrongPhase
+from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER, check_phase
 from rules.speedway import ai, combat, data, hazards, lobby, movement
@@ -29,6 +29,7 @@ from rules.speedway.actions import (
 from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
 from rules.speedway.driving import SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector, skids_at
+from rules.speedway.errors import IllegalManeuver, IllegalSpeed
 from rules.speedway.events import EVENTS, CarStopped, ControlLost, ControlRegained, SkidPending, SpeedLost, SpeedSet
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance

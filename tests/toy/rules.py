@@ -236,7 +236,7 @@ RULESET = Ruleset(
     id="toy", title="Toy", state_type=ToyState, actions=ACTIONS, events=EVENTS, setup=setup, apply=apply,
     legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == "finished", acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, private_actions=True,
+    turn_key=turn_key, grammar=GRAMMAR, private_actions=True, secret_tail=lambda state: len(state.declared),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer),
     autopilot=Autopilot(lambda state, p, passive: Declare("north") if p in acting_players(state) else None,
                         lambda passive: "it goes north"),
