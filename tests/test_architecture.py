@@ -129,3 +129,25 @@ def test_images_uses_no_private_pillow_api():
                 assert owner in ("self", "cls"), f"{path.relative_to(ROOT)}:{node.lineno} uses .{node.attr}"
             if isinstance(node, ast.Attribute) and node.attr in ("core", "draw_bitmap"):
                 raise AssertionError(f"{path.relative_to(ROOT)}:{node.lineno} uses Pillow's core .{node.attr}")
+
+
+def test_shared_modules_name_no_game():
+    """bot/ and the top level of rules/ and images/ name no game and none of its concepts; only the
+    registration place (rules/registry.py) and the benchmark (which picks a game to time) may."""
+    import re
+
+    from rules.registry import ruleset_ids
+
+    words = {*ruleset_ids(), "maneuver", "skid", "inertia", "card", "cards", "arena"}
+    pattern = re.compile(r"\b(" + "|".join(sorted(words)) + r")\b", re.IGNORECASE)
+    allowed = {"rules/registry.py", "bot/bench.py", "bot/bench_stall.py"}
+    shared = [*(ROOT / "bot").glob("*.py"), *(ROOT / "rules").glob("*.py"), *(ROOT / "images").glob("*.py")]
+    found = []
+    for path in shared:
+        name = str(path.relative_to(ROOT))
+        if name in allowed:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if pattern.search(line) and "bench" not in line:
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
