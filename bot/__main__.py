@@ -1,5 +1,5 @@
 """`python -m bot` is the `pitboss` command."""
 
-from bot.cli import main
+from bot.cli.main import main
 
 raise SystemExit(main())

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from bot.bench import PLAYERS, _open_game
-from bot.commands import parse
-from bot.service import GameService
-from bot.store import Store
+from bot.cli.bench import PLAYERS, _open_game
+from bot.storage.store import Store
+from bot.table.commands import parse
+from bot.table.service import GameService
 from rules.codec import decode_state
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY

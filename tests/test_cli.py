@@ -303,7 +303,7 @@ def test_run_checks_its_shard_range_before_anything_else(tmp_path):
 
 
 def test_every_mode_is_dispatched_by_its_own_handler():
-    from bot.cli import build_parser
+    from bot.cli.main import build_parser
 
     parser = build_parser()
     modes = re.search(r"\{([a-z,]+)\}", parser.format_usage()).group(1).split(",")

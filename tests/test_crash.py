@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 
-from bot.service import GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.service import GameService
 from tests.conftest import ROOT
 
 BACKENDS = ("sqlite", "postgres")  # the whole test runs on both (tests/conftest.py)

@@ -24,10 +24,10 @@ import pytest
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 from PIL import Image
 
-from bot.discord_adapter import APOLOGY, PitbossClient
-from bot.replies import Notice, Reply
-from bot.service import GameService
-from bot.store import Store
+from bot.chat.adapter import APOLOGY, PitbossClient
+from bot.storage.store import Store
+from bot.table.replies import Notice, Reply
+from bot.table.service import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.commands import COMMANDS, CommandSyntaxError, parse
-from bot.replies import Actor
-from bot.service import GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import COMMANDS, CommandSyntaxError, parse
+from bot.table.replies import Actor
+from bot.table.service import GameService
 
 BACKENDS = ("sqlite", "postgres")  # the service fuzz runs on both (tests/conftest.py)
 NAMES = [spec.name for spec in COMMANDS]

@@ -6,7 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import COMMANDS, QUERIES, TABLE_COMMANDS, Command, CommandSyntaxError, build_grammar, for_game, lookup
+from bot.table.commands import (
+    COMMANDS,
+    QUERIES,
+    TABLE_COMMANDS,
+    Command,
+    CommandSyntaxError,
+    build_grammar,
+    for_game,
+    lookup,
+)
 from rules.grammar import CommandSpec, Grammar, OptionSpec
 from rules.registry import get_ruleset, ruleset_ids
 

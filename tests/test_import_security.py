@@ -13,13 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, parse
-from bot.commitment import commitment
-from bot.guards import RateLimit, plain_name
-from bot.importer import MAX_IMPORT_BYTES, MAX_REPLAY_ACTIONS
-from bot.replies import Actor
-from bot.service import GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import Command, parse
+from bot.table.commitment import commitment
+from bot.table.guards import RateLimit, plain_name
+from bot.table.importer import MAX_IMPORT_BYTES, MAX_REPLAY_ACTIONS
+from bot.table.replies import Actor
+from bot.table.service import GameService
 from rules.codec import decode_state, decode_tagged
 from rules.engine import replay_states
 from rules.registry import get_ruleset

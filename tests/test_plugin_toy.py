@@ -4,9 +4,9 @@ every waiting player served (buttons, pings, timers, computers, the deadline aut
 
 from __future__ import annotations
 
-from bot.commands import Command, lookup, parse
-from bot.replies import Actor
-from bot.service import GameService
+from bot.table.commands import Command, lookup, parse
+from bot.table.replies import Actor
+from bot.table.service import GameService
 from images.registry import renderer
 from rules.codec import decode_state
 from rules.registry import get_ruleset, ruleset_ids

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from bot.commands import parse
+from bot.table.commands import parse
 from images.registry import renderer
 from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, render_frame, render_replay, sample
 from rules.registry import get_ruleset

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-from bot.commands import parse
-from bot.replies import Actor
-from bot.service import GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import parse
+from bot.table.replies import Actor
+from bot.table.service import GameService
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
 

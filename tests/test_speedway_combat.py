@@ -26,7 +26,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bot.commands import parse
+from bot.table.commands import parse
 from rules.dice import DiceState, roll_faces
 from rules.engine import replay
 from rules.errors import BadOption, GameOver, NotYourTurn

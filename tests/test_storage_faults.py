@@ -15,11 +15,11 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from bot.cli import _run_one
-from bot.commands import parse
-from bot.db_target import masked, split_password
-from bot.service import Actor, GameService
-from bot.store import Store
+from bot.cli.main import _run_one
+from bot.storage.store import Store
+from bot.storage.target import masked, split_password
+from bot.table.commands import parse
+from bot.table.service import Actor, GameService
 from tests.conftest import ROOT, run_pitboss
 
 BACKENDS = ("sqlite", "postgres")

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import parse
-from bot.replies import Actor
-from bot.store import MIGRATIONS, Store, VersionConflict
+from bot.storage.store import MIGRATIONS, Store, VersionConflict
+from bot.table.commands import parse
+from bot.table.replies import Actor
 from rules.codec import decode_state, encode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import ROOT, Table, run_pitboss
@@ -189,7 +189,7 @@ async def test_parallel_processes_lose_no_update(table, store, db_path, tmp_path
 
 @pytest.mark.sqlite_only
 async def test_an_older_database_is_upgraded_in_place(db_path, monkeypatch):
-    import bot.store as store_module
+    import bot.storage.store as store_module
 
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:2])
     old = await Store.open(db_path)  # a database as the previous release left it

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.commands import Command, parse
-from bot.commitment import commitment
-from bot.replies import Actor
+from bot.table.commands import Command, parse
+from bot.table.commitment import commitment
+from bot.table.replies import Actor
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import Table

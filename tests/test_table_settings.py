@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.commands import parse
-from bot.replies import Actor
-from bot.service import GameService
-from bot.settings import DamagedSettings, TableSettings, updated
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import parse
+from bot.table.replies import Actor
+from bot.table.service import GameService
+from bot.table.settings import DamagedSettings, TableSettings, updated
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
-from bot.commands import parse
-from bot.replies import Actor
-from bot.service import GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import parse
+from bot.table.replies import Actor
+from bot.table.service import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_pitboss

@@ -4,7 +4,7 @@ callbacks, webhooks and channel-message edits out). See conftest.py for how disc
 at the fake, fake_discord.py for what the fake checks (3-second deadline, single acknowledgement,
 multipart bodies, command limits, who gets pinged).
 
-How the bot shows an accepted action (bot/discord_views.py, "one message per turn"): it defers
+How the bot shows an accepted action (bot/chat/views.py, "one message per turn"): it defers
 (type 5, "thinking…"), then either fills the deferral with a follow-up that becomes the turn's
 message (new game, new turn, status), or edits the turn's message in the channel and deletes the
 deferral (another move in the same turn). Either way exactly one public request carries the PNG.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from bot.bench_stall import circling_log, export_of, store_running_game
-from bot.store import Store
+from bot.cli.bench_stall import circling_log, export_of, store_running_game
+from bot.storage.store import Store
 from tests.e2e.fake_discord import FakeChannel, snowflake
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, slash
 

@@ -17,12 +17,12 @@ import sys
 import time
 from typing import Any, TextIO
 
-from bot.commands import Command, parse
-from bot.commitment import commitment
-from bot.importer import MAX_REPLAY_ACTIONS
-from bot.queries import EXPORT_FORMAT
-from bot.service import Actor, GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import Command, parse
+from bot.table.commitment import commitment
+from bot.table.importer import MAX_REPLAY_ACTIONS
+from bot.table.queries import EXPORT_FORMAT
+from bot.table.service import Actor, GameService
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import replay_with_events
 from rules.registry import get_ruleset

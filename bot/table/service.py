@@ -17,16 +17,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import images
-from bot import queries
-from bot.clock import TableClock
-from bot.commands import QUERIES, Command, foreign_to, parse
-from bot.commitment import MAX_SEED, announce, commitment, reveal
-from bot.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
-from bot.heavy import HEAVY
-from bot.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
-from bot.plans import PlannedTurns
-from bot.refusals import NoGame, NotThisGame, StaleButton
-from bot.replies import (
+from bot.storage.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
+from bot.table import queries
+from bot.table.clock import TableClock
+from bot.table.commands import QUERIES, Command, foreign_to, parse
+from bot.table.commitment import MAX_SEED, announce, commitment, reveal
+from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
+from bot.table.heavy import HEAVY
+from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
+from bot.table.plans import PlannedTurns
+from bot.table.refusals import NoGame, NotThisGame, StaleButton
+from bot.table.replies import (
     ALT_TEXT_LIMIT,
     BUTTON_PREFIX,
     CHOICES_PREFIX,
@@ -47,8 +48,7 @@ from bot.replies import (
     public_scope,
     refusal,
 )
-from bot.settings import MAX_COMPUTER_ACTIONS
-from bot.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
+from bot.table.settings import MAX_COMPUTER_ACTIONS
 from images.replay import render_replay
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events

@@ -15,14 +15,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot.commands import CommandSyntaxError, parse
-from bot.db_errors import BackupFailed
-from bot.db_target import masked, split_password
-from bot.guards import plain_name, redacting_handler
-from bot.importer import MAX_IMPORT_BYTES
-from bot.replies import Reply
-from bot.service import Actor, GameService
-from bot.store import Store, is_postgres
+from bot.storage.errors import BackupFailed
+from bot.storage.store import Store, is_postgres
+from bot.storage.target import masked, split_password
+from bot.table.commands import CommandSyntaxError, parse
+from bot.table.guards import plain_name, redacting_handler
+from bot.table.importer import MAX_IMPORT_BYTES
+from bot.table.replies import Reply
+from bot.table.service import Actor, GameService
 from rules.registry import ruleset_ids, rulesets
 
 log = logging.getLogger("pitboss.cli")
@@ -249,7 +249,7 @@ async def _verify(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    from bot.selfplay import selfplay
+    from bot.cli.selfplay import selfplay
 
     if args.db:
         return asyncio.run(selfplay(args.db, args.ruleset, args.games, args.seed))
@@ -258,11 +258,11 @@ def _selfplay(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from bot.bench import bench
+    from bot.cli.bench import bench
 
     with tempfile.TemporaryDirectory() as folder:
         if args.stall:
-            from bot.bench_stall import stall_bench
+            from bot.cli.bench_stall import stall_bench
 
             return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db")))
         return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
@@ -281,7 +281,7 @@ def _run(args: argparse.Namespace) -> int:
         shards = (tuple(range(first, last + 1)), count)
     target = _db_path(args)
     if not is_postgres(target) and os.path.exists(target):
-        from bot.db_sqlite import writable
+        from bot.storage.sqlite import writable
 
         if not writable(target):
             print(f"error: {target} is read-only here; the bot must write its games (verify, backup and "
@@ -291,7 +291,7 @@ def _run(args: argparse.Namespace) -> int:
     if not token:
         print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
         return EXIT_SYNTAX
-    from bot.discord_adapter import run_bot
+    from bot.chat.adapter import run_bot
 
     run_bot(token, target, guild_id=args.guild, shards=shards)
     return EXIT_OK

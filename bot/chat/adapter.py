@@ -19,9 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import tasks
 
-from bot.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.db_target import split_password
-from bot.discord_views import (
+from bot.chat.views import (
     ActionButton,
     CancelPlanButton,
     ConfirmPlanButton,
@@ -30,11 +28,13 @@ from bot.discord_views import (
     publish,
     send_private,
 )
-from bot.guards import RateLimit, plain_name, redacting_handler
-from bot.importer import MAX_IMPORT_BYTES
-from bot.replies import Reply
-from bot.service import Actor, GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.storage.target import split_password
+from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
+from bot.table.guards import RateLimit, plain_name, redacting_handler
+from bot.table.importer import MAX_IMPORT_BYTES
+from bot.table.replies import Reply
+from bot.table.service import Actor, GameService
 
 log = logging.getLogger("pitboss.discord")
 

@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO
 
-from bot.commands import parse
-from bot.service import Actor, GameService
-from bot.store import Store
+from bot.storage.store import Store
+from bot.table.commands import parse
+from bot.table.service import Actor, GameService
 from rules.codec import decode_state
 from rules.engine import SelfplaySetup
 from rules.registry import get_ruleset, rulesets

@@ -35,7 +35,7 @@ class NotThisGame(GameError):
     @classmethod
     def fitted(cls, ruleset, command):
         """`command` as the channel's game declares it (bot.commands.for_game), or a refusal."""
-        from bot.commands import CommandSyntaxError, for_game
+        from bot.table.commands import CommandSyntaxError, for_game
 
         try:
             return for_game(ruleset, command)

@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.commands import parse
-from bot.db_target import masked
-from bot.service import Actor, GameService
-from bot.store import Store, is_postgres
+from bot.storage.store import Store, is_postgres
+from bot.storage.target import masked
+from bot.table.commands import parse
+from bot.table.service import Actor, GameService
 from images.draw import to_png
 from images.speedway import palette_for, render_image
 from rules.codec import decode_state

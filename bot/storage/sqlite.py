@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 
 import aiosqlite
 
-from bot.db_errors import Duplicate, StoreBusy
+from bot.storage.errors import Duplicate, StoreBusy
 
 BUSY_TIMEOUT_MS = 15_000
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.commitment import commitment, reveal
-from bot.replies import MESSAGE_LIMIT, Attachment, Reply, clip, latest_lines
-from bot.store import ActionRecord, GameRecord
+from bot.storage.store import ActionRecord, GameRecord
+from bot.table.commitment import commitment, reveal
+from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip, latest_lines
 from rules.codec import decode_state, decode_tagged
 from rules.engine import Ruleset
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot.refusals import NoGame
-from bot.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
-from bot.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
-from bot.store import GameRecord, Timer
+from bot.storage.store import GameRecord, Timer
+from bot.table.refusals import NoGame
+from bot.table.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
+from bot.table.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
 from rules.codec import decode_state
 from rules.engine import Ruleset
 from rules.errors import GameError

@@ -6,7 +6,7 @@ import re
 import shlex
 from dataclasses import dataclass, field, replace
 
-from bot.plugins import load_plugins
+from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
 from rules.grammar import CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets

@@ -1,8 +1,8 @@
 """The game database: games, their action logs and snapshots, timers, deliveries, schema migrations.
 
 The SQL is written once, with `?` placeholders and types named in the migrations as {tokens}; a
-driver runs it on SQLite (the default, `bot/db_sqlite.py`) or PostgreSQL (a `postgresql://` URL,
-`bot/db_postgres.py`). Each write is one transaction, and a version column guards every snapshot
+driver runs it on SQLite (the default, `bot/storage/sqlite.py`) or PostgreSQL (a `postgresql://` URL,
+`bot/storage/postgres.py`). Each write is one transaction, and a version column guards every snapshot
 replacement (compare-and-swap) against a writer that slipped in between.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from bot.db_errors import Duplicate, StoreBusy
+from bot.storage.errors import Duplicate, StoreBusy
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NotMovable", "Store",
            "StoreBusy", "Timer", "VersionConflict", "is_postgres"]
@@ -204,11 +204,11 @@ class Store:
     async def open(cls, target: str) -> Store:
         """Connect (a SQLite file path, or a postgresql:// URL) and apply pending migrations."""
         if is_postgres(target):
-            from bot.db_postgres import PostgresDriver
+            from bot.storage.postgres import PostgresDriver
 
             driver = await PostgresDriver.open(target)
         else:
-            from bot.db_sqlite import SqliteDriver
+            from bot.storage.sqlite import SqliteDriver
 
             driver = await SqliteDriver.open(target)
         store = cls(driver)

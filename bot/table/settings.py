@@ -9,7 +9,7 @@ import typing
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 
-from bot.store import Timer
+from bot.storage.store import Timer
 from rules.codec import CodecError, from_plain
 from rules.errors import BadOption, GameError
 

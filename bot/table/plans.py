@@ -10,10 +10,10 @@ import asyncio
 from typing import Any
 
 import images
-from bot.commands import Command
-from bot.refusals import NotThisGame, StaleButton
-from bot.replies import CANCEL_ID, Actor, Button, Reply, parse_plan_id, plan_id
-from bot.store import GameRecord
+from bot.storage.store import GameRecord
+from bot.table.commands import Command
+from bot.table.refusals import NotThisGame, StaleButton
+from bot.table.replies import CANCEL_ID, Actor, Button, Reply, parse_plan_id, plan_id
 from rules.engine import Ruleset
 from rules.errors import GameError
 

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import asyncpg
 
-from bot.db_errors import BackupFailed, Duplicate, StoreBusy
-from bot.db_target import split_password
+from bot.storage.errors import BackupFailed, Duplicate, StoreBusy
+from bot.storage.target import split_password
 
 LOCK_TIMEOUT = "15s"
 _BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,

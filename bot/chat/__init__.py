@@ -1,0 +1,1 @@
+"""The Discord adapter: the only code that imports discord."""

@@ -1,0 +1,1 @@
+"""The command line: play, exec, verify, backup, selfplay and the benchmarks."""

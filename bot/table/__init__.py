@@ -1,0 +1,1 @@
+"""The table: the transport-agnostic service, its commands, replies, clock, plans, imports and guards."""
