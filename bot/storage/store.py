@@ -510,6 +510,11 @@ class Store:
         """A game's action log in order."""
         return await self.actions_tx(game_id)
 
+    async def action_count(self, game_id: int) -> int:
+        """How many actions a game's log holds."""
+        (count,) = await self.driver.fetchone("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,))
+        return count
+
     async def recent_actions(self, game_id: int, count: int) -> list[ActionRecord]:
         """A game's last `count` log entries, in order."""
         rows = await self.driver.fetchall(

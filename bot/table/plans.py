@@ -26,6 +26,8 @@ class PlannedTurns:
         needs a decision; or, when asked, a private preview first."""
         ruleset, game, state = await self._load(channel)
         options = NotThisGame.fitted(ruleset, command).options
+        if ruleset.plans is None or not ruleset.plans.is_plan(command.name, options):
+            return await self._run_steps(channel, actor, [Command(command.name, options)])
         if ruleset.plans.wants_preview(options):
             return await self._preview(ruleset, game, state, actor, options)
         return await self._play_plan(channel, actor, ruleset, options)

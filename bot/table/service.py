@@ -53,7 +53,7 @@ from images.replay import render_replay
 from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
 from rules.errors import GameError
-from rules.registry import get_ruleset, ruleset_ids
+from rules.registry import get_ruleset, ruleset_ids, rulesets
 
 __all__ = ["Actor", "GameService", "Reply"]
 
@@ -363,7 +363,7 @@ class GameService(TableClock, PlannedTurns):
         except NotMovable:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
-        count = len(await self._store.actions(game.id))
+        count = await self._store.action_count(game.id)
         return await self._with_map(ruleset, game, state, "applied",
                                     f"Game {source.id} moved here from {channel_mention(source.channel)} "
                                     f"with its {count} actions and table settings; it stopped there.")
@@ -380,8 +380,7 @@ class GameService(TableClock, PlannedTurns):
         except ReplayRefused as exc:
             raise BadImport(f"The game log does not replay: {exc.message}.") from None
         if not log_.ruleset.is_finished(state):
-            raise BadImport("Only a finished game can be re-played from its log (its export has the seed). "
-                            "A running game is moved by its host's or a server admin's export.")
+            raise BadImport(_ONLY_FINISHED)
         ruleset = log_.ruleset
         try:
             async with self._write():
@@ -401,8 +400,7 @@ class GameService(TableClock, PlannedTurns):
         ruleset = get_ruleset(source.ruleset)
         state = decode_state(ruleset.state_type, source.state)
         if not self._ended_here(ruleset, source, state):
-            raise BadImport("Only a finished game can be re-played from its log (its export has the seed). "
-                            "A running game is moved by its host's or a server admin's export.")
+            raise BadImport(_ONLY_FINISHED)
         try:
             async with self._write():
                 game = await self._store.copy_game_tx(source.id, channel, guild, "finished")
@@ -503,9 +501,8 @@ class GameService(TableClock, PlannedTurns):
             options["by_admin"] = actor.is_admin
         if command.name == "game join":
             options["name"] = plain_name(actor.name)
-        game = await self._store.active_game(channel)
-        plans = get_ruleset(game.ruleset).plans if game is not None else None
-        if plans is not None and plans.is_plan(command.name, options):
+        # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
+        if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
             return await self._plan(channel, actor, Command(command.name, options))
         return await self._run_steps(channel, actor, [Command(command.name, options)], expected_version)
 
@@ -621,6 +618,8 @@ class GameService(TableClock, PlannedTurns):
 
 
 _SEATS_INDEXED = "seats_indexed"
+_ONLY_FINISHED = ("Only a finished game can be re-played from its log (its export has the seed). "
+                  "A running game is moved by its host's or a server admin's export.")
 
 
 def seat_ids(state: Any) -> tuple[str, ...]:
