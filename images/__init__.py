@@ -5,9 +5,9 @@ from __future__ import annotations
 from images.registry import renderer
 
 
-def render(ruleset: str, view) -> bytes:
-    """Render a game's public view to PNG bytes."""
-    return renderer(ruleset).render(view)
+def render(ruleset: str, view, last: tuple = ()) -> bytes:
+    """Render a game's public view, with the events of the action that led to it, to PNG bytes."""
+    return renderer(ruleset).render(view, last)
 
 
 def render_preview(ruleset: str, view, preview) -> bytes:

@@ -5,25 +5,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rules.engine import describe_events
+
+
+def event_words(events: tuple) -> str:
+    """The events of one action as one line of caption text (arrows drawn as arrows)."""
+    return " ".join(describe_events(events).split()).replace("->", "→")
+
 
 @dataclass(frozen=True)
 class Captioner:
     """Words for a frame's caption line, given how a ruleset names who acts, and their colour."""
 
-    acting: Callable  # state -> the player whose decision the game waits on
     name_of: Callable  # (state, player id) -> display name
     colour_of: Callable  # (state, player id) -> RGB
 
-    def __call__(self, previous, state) -> tuple[str, str, tuple | None, str]:
-        """(head, who, who's colour, what happened) for the caption of `state`, reached from `previous`."""
-        if previous is None:
-            actor = state.host
-        else:
-            seated = {p.id for p in previous.players}
-            joined = [p.id for p in state.players if p.id not in seated]
-            actor = joined[0] if joined else self.acting(previous) or previous.host
+    def __call__(self, state, actor: str, events: tuple) -> tuple[str, str, tuple | None, str]:
+        """(head, who, who's colour, what happened) for the caption of `state`, reached by `actor`'s
+        action that had `events`."""
         who = self.name_of(state, actor)
-        text = " ".join(state.last_action.split()).replace("->", "→")
+        text = event_words(events)
         for lead in (f"{who}: ", f"{who} "):
             if who and text.startswith(lead):
                 text = text[len(lead):]

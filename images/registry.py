@@ -13,10 +13,14 @@ from rules.registry import GAMES
 
 @dataclass(frozen=True)
 class Renderer:
-    """How one game is drawn: the channel picture, a replay frame's map and caption, a plan preview."""
+    """How one game is drawn: the channel picture, a replay frame's map and caption, a plan preview.
 
-    render: Callable[[Any], bytes]  # a public view -> the channel PNG
-    replay_map: Callable[[Any], Any]  # a public view -> the map band of a replay frame (a Pillow image)
+    What the last action did (its words, dice, shots) is never stored in the state: each drawing is
+    given the events the log holds for the action that led to the view (empty before the first).
+    """
+
+    render: Callable[[Any, tuple], bytes]  # (a public view, the last action's events) -> the channel PNG
+    replay_map: Callable[[Any, tuple], Any]  # (a public view, its action's events) -> a frame's map (Pillow)
     captioner: Captioner  # words for a replay frame's caption line
     render_preview: Callable[[Any, Any], bytes] | None = None  # (view, the game's plan preview) -> PNG
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -29,6 +31,15 @@ FRAME_MS = 700        # time on each state
 HOLD_MS = 5000        # time on the final state before the loop starts again
 PALETTE_SAMPLES = 12  # frames the shared palette is built from
 COLOURS = 255         # leaves one palette entry free for "unchanged" transparency
+
+
+@dataclass(frozen=True)
+class Step:
+    """One frame's worth of a game: a public view, who acted to reach it, and that action's events."""
+
+    view: Any
+    actor: str
+    events: tuple = ()
 
 
 def sample(count: int, limit: int) -> list[int]:
@@ -67,13 +78,13 @@ def _caption_strip(head: str, who: str, colour, text: str, width: int) -> Image.
     return strip
 
 
-def render_frame(ruleset: str, state, previous=None, width: int = WIDTH) -> Image.Image:
-    """One RGB frame: the caption line over the map scaled to `width` (`previous` names who acted)."""
+def render_frame(ruleset: str, step: Step, width: int = WIDTH) -> Image.Image:
+    """One RGB frame: the caption line (who acted, and what happened) over the map scaled to `width`."""
     drawer = renderer(ruleset)
-    board = drawer.replay_map(state)
+    board = drawer.replay_map(step.view, step.events)
     height = max(1, round(board.height * width / board.width))
     board = board.resize((width, height), Image.Resampling.HAMMING)
-    strip = _caption_strip(*drawer.captioner(previous, state), width)
+    strip = _caption_strip(*drawer.captioner(step.view, step.actor, step.events), width)
     image = Image.new("RGB", (width, strip.height + height), (255, 255, 255))
     image.paste(strip, (0, 0))
     image.paste(board, (0, strip.height))
@@ -102,7 +113,7 @@ def encode_gif(frames: Sequence[Image.Image], frame_ms: int = FRAME_MS, hold_ms:
     return buffer.getvalue()
 
 
-def render_replay(ruleset: str, states: list, max_bytes: int = 8_000_000, max_frames: int = 120,
+def render_replay(ruleset: str, steps: Sequence[Step], max_bytes: int = 8_000_000, max_frames: int = 120,
                   width: int = WIDTH) -> tuple[bytes, str]:
     """An animated GIF of the whole game so far and its MIME type, at most `max_bytes` long.
 
@@ -110,14 +121,14 @@ def render_replay(ruleset: str, states: list, max_bytes: int = 8_000_000, max_fr
     gets fewer frames (down to MIN_FRAMES), then a smaller width (down to MIN_WIDTH), then fewer frames
     again (down to two); ValueError if even that does not fit. Each frame names who acted to reach it.
     """
-    if not states:
+    if not steps:
         raise ValueError("no states to replay")
     limit, drawn = max(2, max_frames), {}
     while True:
-        picks = sample(len(states), limit)
+        picks = sample(len(steps), limit)
         for i in picks:
             if i not in drawn:
-                drawn[i] = render_frame(ruleset, states[i], states[i - 1] if i else None, width)
+                drawn[i] = render_frame(ruleset, steps[i], width)
         data = encode_gif([drawn[i] for i in picks])
         if len(data) <= max_bytes:
             return data, "image/gif"

@@ -7,11 +7,16 @@ import enum
 import json
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-SCHEMA_VERSION = 1
+# The snapshot format. 2: the last action's words, roll and shot left the state; pictures and captions
+# now come from the log's events, so rewording an event never changes a snapshot.
+SCHEMA_VERSION = 2
+
+# A game's snapshot upgrades: from schema N to N+1, each a function of the plain (JSON) state.
+Upgrades = Mapping[int, Callable[[dict], dict]]
 
 
 class CodecError(ValueError):
@@ -239,9 +244,34 @@ def encode_state(state: Any) -> str:
     return dumps({"schema": SCHEMA_VERSION, "state": to_plain(state)})
 
 
-def decode_state(cls: type, text: str) -> Any:
-    """Deserialise a snapshot written by `encode_state`."""
+def upgraded_state(text: str, upgrades: Upgrades) -> Any:
+    """The plain state of a snapshot of any schema so far, brought to today's by `upgrades` in turn
+    (a step a game does not list changes nothing for it)."""
     data = json.loads(text)
-    if data.get("schema") != SCHEMA_VERSION:
-        raise CodecError(f"snapshot schema {data.get('schema')} is not {SCHEMA_VERSION}")
-    return from_plain(cls, data["state"])
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if type(schema) is not int or not 1 <= schema <= SCHEMA_VERSION or "state" not in data:
+        raise CodecError(f"snapshot schema {schema!r} is not one of 1..{SCHEMA_VERSION}")
+    state = data["state"]
+    for version in range(schema, SCHEMA_VERSION):
+        if version in upgrades:
+            state = upgrades[version](state)
+    return state
+
+
+def decode_state(cls: type, text: str, upgrades: Upgrades | None = None) -> Any:
+    """Deserialise a snapshot written by `encode_state`, today or by an earlier schema."""
+    return from_plain(cls, upgraded_state(text, upgrades or {}))
+
+
+def normalised_snapshot(text: str, upgrades: Upgrades) -> str:
+    """A stored snapshot as `encode_state` writes it today: what a rebuilt state is compared with."""
+    return dumps({"schema": SCHEMA_VERSION, "state": upgraded_state(text, upgrades)})
+
+
+def without_fields(*names: str) -> Callable[[dict], dict]:
+    """A snapshot upgrade that drops fields the state no longer has."""
+    def upgrade(state: dict) -> dict:
+        if not isinstance(state, dict):
+            raise CodecError("expected an object for a state")
+        return {k: v for k, v in state.items() if k not in names}
+    return upgrade

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.codec import Registry
+from rules.codec import Registry, Upgrades, decode_state, normalised_snapshot
 from rules.errors import GameError
 from rules.grammar import Grammar
 
@@ -117,10 +117,25 @@ class Ruleset:
     # How many of the last logged actions are still secret (declared, not yet revealed): an export of a
     # running game leaves them out.
     secret_tail: Callable[[Any], int] | None = None
+    # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
+    snapshot_upgrades: Upgrades = field(default_factory=dict)
+
+    def load_state(self, text: str) -> Any:
+        """A stored snapshot of this game, whichever schema wrote it."""
+        return decode_state(self.state_type, text, self.snapshot_upgrades)
+
+    def normalised_snapshot(self, text: str) -> str:
+        """A stored snapshot as it would be written today (what `/game verify` compares)."""
+        return normalised_snapshot(text, self.snapshot_upgrades)
 
     def is_computer(self, state: Any, player: str) -> bool:
         """Whether a seat is played by the computer."""
         return self.computer is not None and self.computer.is_computer(state, player)
+
+
+def describe_events(events: tuple) -> str:
+    """What one logged action did, in words: its events' descriptions in order."""
+    return " ".join(e.describe() for e in events)
 
 
 def chosen_action(legal: tuple[LegalAction, ...], command: str | None) -> Any:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rules.codec import CodecError, decode_state, encode_state, from_plain, to_plain
 from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import GAME_OVER, PhaseTable, check_phase
+from rules.registry import get_ruleset
 from rules.speedway import ruleset as speedway
 from rules.speedway.actions import ACTIONS as SPEEDWAY_ACTIONS
 from rules.speedway.actions import ChooseRam, EndGame, Join, Move, SetSpeed, Start
@@ -221,7 +222,7 @@ def test_an_unknown_phase_does_not_decode():
         decode_state(SpeedwayState, text)
 
 
-@pytest.mark.parametrize("fixture", ["release8.db", "release9.db"])
+@pytest.mark.parametrize("fixture", ["release8.db", "release9.db", "release11.db"])
 def test_games_stored_by_earlier_releases_decode_to_phase_enums_byte_for_byte(fixture, tmp_path):
     for name in (fixture, fixture + "-wal", fixture + "-shm"):  # copied: opening a WAL file writes to it
         if (FIXTURES / name).exists():
@@ -232,6 +233,7 @@ def test_games_stored_by_earlier_releases_decode_to_phase_enums_byte_for_byte(fi
     assert rows
     for ruleset, text in rows:
         state_type, phase_type = types[ruleset]
-        state = decode_state(state_type, text)
-        assert type(state.phase) is phase_type
-        assert encode_state(state) == text
+        state = get_ruleset(ruleset).load_state(text)
+        assert type(state) is state_type and type(state.phase) is phase_type
+        # Byte for byte as the snapshot is written today (schema 2 dropped the last action's words).
+        assert encode_state(state) == get_ruleset(ruleset).normalised_snapshot(text)

@@ -13,7 +13,7 @@ from images.speedway import render_speedway
 from images.speedway.preview import render_preview, weapon_arcs
 from rules.hexgrid import parse_label
 from rules.speedway.preview import preview_turn
-from rules.speedway.state import Hazard, ShotRecord
+from rules.speedway.state import Hazard
 from tests.speedway_fixtures import active, driving, place
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -104,10 +104,7 @@ def test_a_destroyed_or_fired_weapon_shows_no_arc():
 def test_a_busy_preview_stays_small():
     state = place(driving("H9", 0, speed=6), "bob", "P7", 3)
     state = replace(state, hazards=(Hazard(1, "mine", parse_label("L10"), "bob"),
-                                    Hazard(2, "smoke", parse_label("Q12"), "bob")),
-                    last_shot=ShotRecord("bob", active(state).id, "Vulcan Machine Gun (Front)",
-                                         parse_label("P7"), parse_label("H9"), True),
-                    last_action="bob fires at alice.")
+                                    Hazard(2, "smoke", parse_label("Q12"), "bob")))
     png = render_preview(state, plan(state, WIGGLE + ["normal"]))
     assert len(png) < LIMIT
 

@@ -10,13 +10,23 @@ from pathlib import Path
 from PIL import Image
 
 from images import render
-from images.speedway import render_speedway
+from images.speedway import map_band, render_speedway
 from images.speedway.arena import frame
 from rules.dice import DiceState
 from rules.hexgrid import direction_index, parse_label
 from rules.speedway import data
 from rules.speedway.cars import new_car
-from rules.speedway.state import Hazard, PendingRam, PendingSkid, Player, RollRecord, ShotRecord, SpeedwayState
+from rules.speedway.events import (
+    CarManeuvered,
+    CarSlid,
+    DamageTaken,
+    DiceRolled,
+    GameDrawn,
+    InertiaGained,
+    SpeedLost,
+    WeaponFired,
+)
+from rules.speedway.state import Hazard, PendingRam, PendingSkid, Player, SpeedwayState
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
@@ -44,8 +54,17 @@ def running(seats: int = 2) -> SpeedwayState:
     return replace(
         state, cars=cars, phase="movement", order=tuple(p.id for p in state.players), round=0,
         active_car="c0", moves_left=2, moves_total=4,
-        last_action="alice turns left from D3 to E4.\nalice gains 2 inertia.",
     )
+
+
+# What the last action of each table did: the caption's words, dice and the map's shot come from these.
+RUNNING_LAST = (CarManeuvered("alice", "turn left", "D3", "E4", "NE", 0), InertiaGained("alice", 2, "turn"))
+SKIDDING_LAST = (CarSlid("bob", "NW", "K9", "sideslip"), SpeedLost("bob", 5),
+                 DiceRolled("bob", "tries to regain control", "control: Driver Roll vs speed + inertia",
+                            "white driver dice", (2, 0, 3), 5, 10, False, car_id="c1"))
+COMBAT_LAST = (WeaponFired("alice", "Vulcan Machine Gun (Front)", "bob", 6, car_id="c0", target_id="c1"),
+               DiceRolled("alice", "rolls to hit", "to hit", "d6", (4, 2, 6), 12, 6, True, modifier=0, car_id="c0"),
+               DamageTaken("bob", ("3 Armor", "catches fire")))
 
 
 def skidding(seats: int = 6) -> SpeedwayState:
@@ -59,8 +78,6 @@ def skidding(seats: int = 6) -> SpeedwayState:
     state = state.with_car(bob)
     return replace(
         state, phase="skid", pending_skid=PendingSkid("sideslip", 4),
-        last_roll=RollRecord("c1", "tries to regain control", (2, 0, 3), 5, 10, False),
-        last_action="bob slides one hex NW and loses 1 speed.\nbob tries to regain control and fails.",
     )
 
 
@@ -110,11 +127,6 @@ def combat(seats: int = 6) -> SpeedwayState:
         order=tuple(p.id for p in players[-2:] + players[:-2]), round=2, active_car="c0",
         moves_left=1, moves_total=1,
         hazards=hazards, next_hazard_id=11,
-        last_shot=ShotRecord("c0", "c1", "Vulcan Machine Gun (Front)", parse_label("J8"), parse_label("P8"),
-                             True),
-        last_roll=RollRecord("c0", "to hit bob", (4, 2, 6), 12, 9, True, dice="d6"),
-        last_action="alice fires the Vulcan Machine Gun (Front) at bob: hit. bob loses 3 armor and catches "
-                    "fire.",
     )
 
 
@@ -142,6 +154,7 @@ def test_png_opens_at_map_width():
 
 def test_dispatch_by_ruleset_id():
     assert render("speedway", running()) == render_speedway(running())
+    assert render("speedway", running(), RUNNING_LAST) == render_speedway(running(), RUNNING_LAST)
 
 
 def test_unknown_ruleset_is_refused():
@@ -154,7 +167,7 @@ def test_unknown_ruleset_is_refused():
 
 def test_same_state_same_bytes():
     state = skidding()
-    assert render_speedway(state) == render_speedway(state)
+    assert render_speedway(state, SKIDDING_LAST) == render_speedway(state, SKIDDING_LAST)
 
 
 def test_moving_a_car_changes_the_picture():
@@ -180,14 +193,32 @@ def test_finished_game_renders():
 
 
 def test_pictures_stay_small():
-    for state in (lobby(), running(), skidding()):
-        assert len(render_speedway(state)) < 250_000
+    for state, last in ((lobby(), ()), (running(), RUNNING_LAST), (skidding(), SKIDDING_LAST)):
+        assert len(render_speedway(state, last)) < 250_000
 
 
 def test_long_last_action_is_wrapped_not_grown_without_bound():
-    short = _open(render_speedway(running()))
-    long = _open(render_speedway(replace(running(), last_action="word " * 2000)))
+    short = _open(render_speedway(running(), RUNNING_LAST))
+    long = _open(render_speedway(running(), (GameDrawn("word " * 2000),)))
     assert long.height - short.height < 200
+
+
+def test_the_caption_tells_the_last_actions_events():
+    """The words and dice under the title are the events': other events, another picture; none, none."""
+    state = skidding()
+    pictures = {render_speedway(state, last) for last in ((), RUNNING_LAST, SKIDDING_LAST, SKIDDING_LAST[:2])}
+    assert len(pictures) == 4
+    assert _open(render_speedway(state, SKIDDING_LAST)).height > _open(render_speedway(state, SKIDDING_LAST[:2])).height
+
+
+def test_events_logged_before_they_carried_car_ids_draw_the_same_shot():
+    state = combat()
+    by_name = tuple(replace(e, car_id="", target_id="") if isinstance(e, WeaponFired) else
+                    replace(e, car_id="") if isinstance(e, DiceRolled) else e for e in COMBAT_LAST)
+    assert render_speedway(state, by_name) == render_speedway(state, COMBAT_LAST)
+    gone = replace(COMBAT_LAST[0], target="nobody", target_id="")  # a car the state does not have: no line
+    assert map_band(state, (gone,) + COMBAT_LAST[1:]).tobytes() == map_band(state, ()).tobytes()
+    assert map_band(state, COMBAT_LAST).tobytes() != map_band(state, ()).tobytes()
 
 
 def test_images_never_import_bot():
@@ -220,14 +251,14 @@ def test_out_of_control_marks_change_the_picture():
 
 def test_same_combat_state_same_bytes():
     state = combat()
-    assert render_speedway(state) == render_speedway(state)
+    assert render_speedway(state, COMBAT_LAST) == render_speedway(state, COMBAT_LAST)
 
 
 def test_busy_combat_picture_stays_small():
     finished = replace(combat(), phase="finished", winner="p4", active_car=None)
     ramming = replace(combat(), pending_ram=_ram(combat(), "p1"))
     for state in (combat(), finished, ramming):
-        assert len(render_speedway(state)) < 250_000
+        assert len(render_speedway(state, COMBAT_LAST)) < 250_000
 
 
 def test_hazards_change_the_picture():
@@ -246,10 +277,13 @@ def test_hazard_kinds_look_different():
 
 def test_last_shot_hit_and_miss_change_the_picture():
     state = combat()
-    none = render_speedway(replace(state, last_shot=None))
-    hit = render_speedway(state)
-    miss = render_speedway(replace(state, last_shot=replace(state.last_shot, hit=False)))
+    shot, roll, damage = COMBAT_LAST
+    none = render_speedway(state, (roll,))
+    hit = render_speedway(state, (shot, roll))
+    miss = render_speedway(state, (shot, replace(roll, success=False)))
     assert len({none, hit, miss}) == 3
+    # The line is the shot's: the same words without the WeaponFired event draw no line.
+    assert render_speedway(state, (shot, roll, damage)) != render_speedway(state, (roll, damage))
 
 
 def test_wrecked_car_changes_the_picture():
@@ -293,9 +327,8 @@ def test_ramming_prompt_and_must_turn_change_the_picture():
 
 def test_driver_dice_and_d6_look_different():
     state = skidding()
-    d6 = replace(state, last_roll=replace(state.last_roll, faces=(2, 1, 3), dice="d6"))
-    driver = replace(state, last_roll=replace(state.last_roll, faces=(2, 1, 3), dice="driver"))
-    assert render_speedway(d6) != render_speedway(driver)
+    roll = replace(SKIDDING_LAST[-1], faces=(2, 1, 3))
+    assert render_speedway(state, (replace(roll, dice="d6"),)) != render_speedway(state, (roll,))
 
 
 def test_ai_players_are_tagged():
@@ -312,8 +345,8 @@ def test_the_style_colours_survive_the_palette_exactly():
     from images.speedway import KEY_COLOURS, render_image
 
     state = combat()
-    drawn = render_image(state)
-    encoded = _open(render_speedway(state))
+    drawn = render_image(state, COMBAT_LAST)
+    encoded = _open(render_speedway(state, COMBAT_LAST))
     assert encoded.mode == "P"
     used = {colour for _count, colour in drawn.getcolors(1 << 20)} & set(KEY_COLOURS)
     kept = {colour for _count, colour in encoded.convert("RGB").getcolors(1 << 20)}
@@ -326,6 +359,6 @@ def test_a_sheet_drawn_from_the_cache_looks_like_a_fresh_one():
     from images.speedway import sheets
 
     state = combat()
-    first = render_speedway(state)
+    first = render_speedway(state, COMBAT_LAST)
     sheets._rows_image.cache_clear()
-    assert render_speedway(state) == first
+    assert render_speedway(state, COMBAT_LAST) == first

@@ -12,7 +12,7 @@ from PIL import Image, ImageChops
 
 from bot.table.commands import parse
 from images.registry import renderer
-from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, render_frame, render_replay, sample
+from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, Step, render_frame, render_replay, sample
 from rules.registry import get_ruleset
 from rules.track.ruleset import TRACK, parse_command
 from rules.track.ruleset import computer_command as track_computer_command
@@ -21,21 +21,22 @@ DUEL = Path(__file__).resolve().parent.parent / "examples" / "duel.txt"
 SPEEDWAY = get_ruleset("speedway")
 
 
-def duel_states(commands: int) -> list:
-    """The state after each of the duel script's first `commands` commands (the setup counts as one)."""
+def duel_states(commands: int) -> list[Step]:
+    """Each step of the duel script's first `commands` commands (the setup counts as one): the state
+    after it, who acted and the events."""
     lines = [line for line in DUEL.read_text().splitlines() if line and not line.startswith("#")]
     states = []
     for line in lines[:commands]:
         who, command = line.split("> ", 1)
         parsed = parse(command)
         if parsed.name == "game new":
-            states.append(SPEEDWAY.setup({"arena": parsed.options["arena"]}, parsed.options["seed"], who))
+            states.append(Step(SPEEDWAY.setup({"arena": parsed.options["arena"]}, parsed.options["seed"], who), who))
             continue
         if parsed.name == "game status":
             continue
         options = {**parsed.options, "name": who} if parsed.name == "game join" else parsed.options
-        state, _ = SPEEDWAY.apply(states[-1], who, SPEEDWAY.command_to_action(parsed.name, options))
-        states.append(state)
+        state, events = SPEEDWAY.apply(states[-1].view, who, SPEEDWAY.command_to_action(parsed.name, options))
+        states.append(Step(state, who, events))
     return states
 
 
@@ -102,11 +103,11 @@ def test_replay_is_deterministic(states, replay):
 def test_first_and_last_frames_differ_and_the_last_shows_the_final_state(states, replay):
     shown = frames(replay[0])
     assert changed(shown[0], shown[-1]) > 0.01
-    final = render_frame("speedway", states[-1], states[-2])
+    final = render_frame("speedway", states[-1])
     assert shown[-1].size == final.size
     # Only palette rounding separates the GIF from the full-colour frame; the state before is far off.
     assert changed(shown[-1], final) < 0.001
-    assert changed(shown[-1], render_frame("speedway", states[-2], states[-3])) > 0.01
+    assert changed(shown[-1], render_frame("speedway", states[-2])) > 0.01
     assert changed(shown[0], render_frame("speedway", states[0])) < 0.001
 
 
@@ -128,7 +129,7 @@ def test_then_shrinks_until_it_fits_keeping_the_final_state(states, replay):
     assert len(small) <= budget and image.is_animated
     assert image.width < WIDTH and image.n_frames == MIN_FRAMES
     image.seek(image.n_frames - 1)
-    final = render_frame("speedway", states[-1], states[-2], image.width)
+    final = render_frame("speedway", states[-1], image.width)
     assert changed(image.convert("RGB"), final) < 0.002
     # Past the smallest width, frames go again, down to the first and the last.
     least, _ = render_replay("speedway", states, max_bytes=len(small) // 3, max_frames=24)
@@ -141,15 +142,26 @@ def test_a_budget_nothing_fits_is_refused(states):
 
 
 def test_caption_names_who_acted_and_the_game_over():
-    states = duel_states(400)
-    assert states[-1].phase == "finished"
-    _speedway_caption = renderer("speedway").captioner
-    head, who, colour, text = _speedway_caption(states[-2], states[-1])
-    winner = states[-1].player(states[-1].winner).name
+    steps = duel_states(400)
+    final = steps[-1].view
+    assert final.phase == "finished"
+    caption = renderer("speedway").captioner
+    head, who, colour, text = caption(final, steps[-1].actor, steps[-1].events)
+    winner = final.player(final.winner).name
     assert head == f"Game over · {winner} wins" and who == winner and colour is not None
     assert text.startswith("fires ")
-    assert _speedway_caption(None, states[0])[:2] == ("Lobby", "alice")
-    assert _speedway_caption(states[1], states[2])[1] == "bob"     # bob joined
+    assert caption(steps[0].view, steps[0].actor, ())[:2] == ("Lobby", "alice")
+    assert caption(steps[0].view, steps[0].actor, ())[3] == "new game"
+    assert caption(steps[2].view, steps[2].actor, steps[2].events)[1:4:2] == ("bob", "joined with a Torch.")
+
+
+def test_a_frame_shows_its_own_actions_shot():
+    """A frame is drawn from its step's events: the shot line is there only with the shot's events."""
+    steps = duel_states(400)
+    shot = next(s for s in reversed(steps) if any(type(e).__name__ == "WeaponFired" for e in s.events))
+    with_shot = render_frame("speedway", shot)
+    without = render_frame("speedway", replace(shot, events=()))
+    assert changed(with_shot, without) > 0.002
 
 
 def test_unknown_rulesets_and_empty_games_are_refused():
@@ -160,31 +172,38 @@ def test_unknown_rulesets_and_empty_games_are_refused():
 
 
 
-def track_states(actions: int = 60):
-    """A card race between a person (who plays the first legal card) and a computer: every state, hands in."""
-    states = [TRACK.setup({}, 9, "alice")]
+def track_states(actions: int = 60) -> list[Step]:
+    """A card race between a person (who plays the first legal card) and a computer: every step, hands in."""
+    states = [Step(TRACK.setup({}, 9, "alice"), "alice")]
     for line in ("/game join", "/game add-ai", "/game start"):
         name, options = parse_command(line)
-        states.append(TRACK.apply(states[-1], "alice", TRACK.command_to_action(name, {**options, "name": "alice"}))[0])
-    while len(states) < actions and states[-1].phase == "play":
-        state = states[-1]
+        action = TRACK.command_to_action(name, {**options, "name": "alice"})
+        states.append(Step(*_applied(states[-1].view, "alice", action)))
+    while len(states) < actions and states[-1].view.phase == "play":
+        state = states[-1].view
         player = state.active_player
         line = track_computer_command(state, player) or TRACK.legal_actions(state, player)[0].command
         name, options = parse_command(line)
-        states.append(TRACK.apply(state, player, TRACK.command_to_action(name, options))[0])
+        states.append(Step(*_applied(state, player, TRACK.command_to_action(name, options))))
     return states
+
+
+def _applied(state, actor, action) -> tuple:
+    after, events = TRACK.apply(state, actor, action)
+    return after, actor, events
 
 
 def test_a_track_replay_animates_the_public_table_only():
     states = track_states()
-    views = [TRACK.view(s, None) for s in states]
+    views = [replace(s, view=TRACK.view(s.view, None)) for s in states]
     data, kind = render_replay("track", views, max_frames=20)
     assert kind == "image/gif"
     gif = Image.open(io.BytesIO(data))
     assert gif.n_frames == 20 and gif.width == 640
     # Other hands in the same positions give the very same animation: no hand reaches a frame.
-    swapped = [replace(s, hands=tuple(replace(h, cards=tuple(reversed(h.cards))) for h in s.hands))
+    swapped = [replace(s, view=TRACK.view(replace(s.view, hands=tuple(replace(h, cards=tuple(reversed(h.cards)))
+                                                                      for h in s.view.hands)), None))
                for s in states]
-    assert render_replay("track", [TRACK.view(s, None) for s in swapped], max_frames=20)[0] == data
-    head, who, colour, text = renderer("track").captioner(states[-2], states[-1])
+    assert render_replay("track", swapped, max_frames=20)[0] == data
+    head, who, colour, text = renderer("track").captioner(states[-1].view, states[-1].actor, states[-1].events)
     assert head.startswith("Round ") and who in ("alice", "Robo1") and colour is not None and text

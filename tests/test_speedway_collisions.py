@@ -110,9 +110,9 @@ def test_ram_damage_speed_loss_and_roll_off():
         SpeedLostInCrash("bob", 2, 0),                        # 3 results, but only 2 speed to lose
         # roll-off: each adds the damage it did to the other (alice 3, bob 2)
         DiceRolled("alice", "ram roll-off (+3)", "ramming roll-off", "white driver dice", (4, 4, 2, 2), 15, 7,
-                   True, modifier=3),
+                   True, modifier=3, car_id="c1"),
         DiceRolled("bob", "ram roll-off (+2)", "ramming roll-off", "white driver dice", (0, 1, 2, 2), 7, 15,
-                   False, modifier=2),
+                   False, modifier=2, car_id="c2"),
     )
     assert state.phase == "ram" and state.pending_ram.chooser == "alice" and state.moves_left == 2
     assert [a.command for a in legal_actions(state, "alice")] == ["/ram outcome:A", "/ram outcome:B"]

@@ -27,8 +27,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bot.table.commands import parse
+from images.speedway.last_turn import last_shot
 from rules.dice import DiceState, roll_faces
-from rules.engine import replay
+from rules.engine import describe_events, replay, replay_with_events
 from rules.errors import BadOption, GameOver, NotYourTurn
 from rules.hexgrid import from_offset, label, parse_label
 from rules.speedway import ai, combat, data
@@ -215,7 +216,7 @@ def test_each_weapon_rolls_its_band_dice(weapon, rng, dice):
     assert range_hexes(car_of(state, "alice"), car_of(state, "bob")) == rng
     after, events = act(state, "alice", Fire("front", "bob"))
     fired, roll, rolled = events[0], events[1], events[2]
-    assert fired == WeaponFired("alice", f"{weapon} (Front)", "bob", rng)
+    assert fired == WeaponFired("alice", f"{weapon} (Front)", "bob", rng, car_id="c1", target_id="c2")
     assert (roll.dice, roll.faces, roll.modifier, roll.total, roll.target, roll.success) == (
         "d6", to_hit, 2, sum(to_hit) + 2, rng, True)
     assert isinstance(rolled, DamageRolled) and rolled.car == "bob"
@@ -248,7 +249,11 @@ def test_to_hit_total_equal_to_range_hits_and_one_short_misses():
     assert car_of(miss_state, "bob") == car_of(shooting("Vulcan Machine Gun", 11, 1), "bob")
     assert car_of(miss_state, "alice").fired == ("Front",)  # a miss still spends the weapon
     assert miss_state.dice.counter == 3
-    assert miss_state.last_shot.hit is False and hit_state.last_shot.hit is True
+    # The picture draws the shot from these events: a miss and a hit, from alice's front to bob's.
+    shots = last_shot(miss_state, miss), last_shot(hit_state, hit)
+    assert [s.hit for s in shots] == [False, True]
+    for shot, state in zip(shots, (miss_state, hit_state)):
+        assert (shot.from_hex, shot.to_hex) == (car_of(state, "alice").front, car_of(state, "bob").front)
 
 
 def test_targeting_rating_is_the_modifier():
@@ -314,7 +319,8 @@ def test_two_different_weapons_both_fire_in_one_turn():
     state = moving(state, 2, 1)
     state, _ = act(state, "alice", Fire("front", "bob"))
     state, events = act(state, "alice", Fire("back", "carol"))
-    assert of(events, WeaponFired)[0] == WeaponFired("alice", "20kW Laser (Back)", "carol", 3)  # I9 to L9
+    assert of(events, WeaponFired)[0] == WeaponFired("alice", "20kW Laser (Back)", "carol", 3, car_id="c1",
+                                                             target_id="c3")  # I9 to L9
     assert car_of(state, "alice").fired == ("Front", "Back")
 
 
@@ -929,6 +935,7 @@ def test_all_computer_game_finishes_and_replays_exactly(seed, designs, rounds, d
         assert final.winner is not None and alive == [final.winner] and final.round < rounds
     else:
         assert final.winner is None and final.round == rounds and len(alive) == len(designs)
-        assert final.last_action.endswith(f"The game is a draw: the round limit of {rounds} was reached.")
+        last = replay_with_events(SPEEDWAY, options, seed, "host", log)[2][-1]
+        assert describe_events(last).endswith(f"The game is a draw: the round limit of {rounds} was reached.")
     assert replay(SPEEDWAY, options, seed, "host", log) == final
     assert computer_command(final, "host") is None

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import pytest
 
+from images.speedway.last_turn import last_roll
 from rules.dice import DiceState
 from rules.engine import LegalAction
 from rules.errors import BadOption, GameOver, NotHost, NotSeated, NotYourTurn, TableFull, WrongPhase
@@ -478,7 +479,8 @@ def test_turn_waits_for_end_when_a_shot_is_available():
     assert ended.active_player == "bob" and ended.phase == "upkeep"
     # Firing her only gun leaves no shot, so that passes the turn too.
     fired, events = apply(state, "alice", Fire("front", "bob"))
-    assert of_type(events, WeaponFired) == [WeaponFired("alice", "Vulcan Machine Gun (Front)", "bob", 4)]
+    assert of_type(events, WeaponFired) == [WeaponFired("alice", "Vulcan Machine Gun (Front)", "bob", 4, car_id="c1",
+                                                                   target_id="c2")]
     assert fired.active_player == "bob" and events[-1] == TurnBegan("bob", 0)
     # A car at speed 0 with a shot waits as well.
     state, events = apply(upkeep(speed=1, bob=("S9", E)), "alice", SetSpeed(0))
@@ -653,7 +655,7 @@ def test_resist_success_keeps_position():
     assert state.phase == "movement" and state.moves_left == 4
     assert of_type(events, CarSlid) == [] and of_type(events, ControlLost) == []
     assert state.dice == DiceState(1, 4)
-    assert (state.last_roll.faces, state.last_roll.success) == ((2, 2, 1, 2), True)
+    assert last_roll(events) is roll   # the roll the caption's dice strip shows
 
 
 def test_resist_failure_goes_out_of_control():

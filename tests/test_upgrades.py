@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 
 import pytest
@@ -14,7 +16,9 @@ from rules.codec import decode_state
 from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_pitboss
 
-FIXTURES = ("release8.db", "release9.db")  # stop 8 (schema 5), stop 9 (schema 6, rules revision 2)
+# stop 8 (schema 5), stop 9 (schema 6, rules revision 2), issue 11 (schema 7, snapshots still holding the
+# last action's words, roll and shot): each with its count of stored games.
+FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -29,7 +33,7 @@ async def test_every_stored_game_verifies_and_the_running_ones_play_on(old_datab
     try:
         service = GameService(store, render=None)
         games = await store.all_games()
-        assert len(games) == 5
+        assert len(games) == FIXTURES[os.path.basename(old_database)]
         for game in games:
             assert await service.replay_matches(game), (game.id, game.channel)
         for game in [g for g in games if g.status == "active"]:
@@ -47,4 +51,111 @@ async def test_every_stored_game_verifies_and_the_running_ones_play_on(old_datab
 def test_pitboss_verify_passes_on_an_old_database(old_database, tmp_path):
     result = run_pitboss("verify", "--db", old_database, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "5 games checked, 0 mismatches" in result.stdout
+    count = FIXTURES[os.path.basename(old_database)]
+    assert f"{count} games checked, 0 mismatches" in result.stdout
+
+
+@pytest.fixture
+async def release11(tmp_path):
+    """The database issue 11's code left: snapshot schema 1, the last action's words, roll and shot in it."""
+    path = tmp_path / "release11.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release11.db", path)
+    store = await Store.open(str(path))
+    yield store
+    await store.close()
+
+
+async def test_an_old_snapshot_is_read_through_its_upgrade_and_rewritten_today_only_when_played_on(release11):
+    store = release11
+    game = await store.active_game("chan-shot")
+    assert json.loads(game.state)["schema"] == 1
+    assert {"last_action", "last_roll", "last_shot"} <= set(json.loads(game.state)["state"])
+    ruleset = get_ruleset("speedway")
+    state = ruleset.load_state(game.state)
+    service = GameService(store, render=None)
+    assert await service.replay_matches(game)
+    player = ruleset.acting_players(state)[0]
+    reply = await service.execute("chan-shot", Actor(player, player),
+                                  parse(ruleset.legal_actions(state, player)[0].command), guild="guild-1")
+    assert reply.outcome == "applied", reply.text
+    written = json.loads((await store.active_game("chan-shot")).state)
+    assert written["schema"] == 2 and not {"last_action", "last_roll", "last_shot"} & set(written["state"])
+    assert await service.replay_matches(await store.active_game("chan-shot"))
+
+
+async def test_an_old_games_picture_still_shows_its_last_shot_and_words(release11):
+    """The last record of chan-shot is a shot logged before events carried car ids: the picture draws
+    it from the logged events (cars found by name) and the status text says what happened."""
+    from images import render
+    from images.speedway import map_band
+    from images.speedway.last_turn import last_roll, last_shot
+
+    store = release11
+    game = await store.active_game("chan-shot")
+    (record,) = await store.recent_actions(game.id, 1)
+    assert '"car_id"' not in record.events and '"WeaponFired"' in record.events
+    pictures = []
+
+    def recording(ruleset: str, view, last: tuple) -> bytes:
+        pictures.append(last)
+        return render(ruleset, view, last)
+
+    service = GameService(store, render=recording)
+    host = game.host
+    reply = await service.execute("chan-shot", Actor(host, host), parse("/game status"), guild="guild-1")
+    (last,) = pictures
+    stored = json.loads(game.state)["state"]
+    assert f"Last: {stored['last_action']}" in reply.text   # the same words the old state held
+    ruleset = get_ruleset("speedway")
+    view = ruleset.view(ruleset.load_state(game.state), None)
+    assert map_band(view, last).tobytes() != map_band(view, ()).tobytes()
+    # What the old code stored for the picture, the events give back: the same shot and the same roll.
+    shot, roll = last_shot(view, last), last_roll(last)
+    old_shot, old_roll = stored["last_shot"], stored["last_roll"]
+    assert (list(shot.from_hex), list(shot.to_hex), shot.hit, shot.firer.id) == \
+        (old_shot["from_hex"], old_shot["to_hex"], old_shot["hit"], old_shot["firer"])
+    assert (list(roll.faces), roll.total, roll.target, roll.success) == \
+        (old_roll["faces"], old_roll["total"], old_roll["target"], old_roll["success"])
+    assert reply.image == render("speedway", view, last)
+    assert reply.alt_text.startswith(f"Last: {stored['last_action'][:100]}")
+
+
+async def test_rewording_every_event_leaves_every_stored_game_verifying(release11, monkeypatch):
+    """The words are drawn from the events when shown, never stored: a reworded event changes no snapshot."""
+    for ruleset_id in ("speedway", "track"):
+        for event_class in get_ruleset(ruleset_id).events.classes():
+            monkeypatch.setattr(event_class, "describe", lambda self: "reworded.")
+    service = GameService(release11, render=None)
+    for game in await release11.all_games():
+        assert await service.replay_matches(game), game.channel
+    reply = await service.execute("chan-track", Actor("carol", "carol"), parse("/game status"), guild="guild-1")
+    assert "Last: reworded." in reply.text
+
+
+def test_snapshot_upgrades_run_from_the_stored_schema_and_refuse_unknown_ones():
+    from rules.codec import (
+        SCHEMA_VERSION,
+        CodecError,
+        decode_state,
+        normalised_snapshot,
+        upgraded_state,
+        without_fields,
+    )
+
+    assert SCHEMA_VERSION == 2
+    steps = {1: without_fields("said")}
+    old = json.dumps({"schema": 1, "state": {"said": "x", "kept": 1}})
+    assert upgraded_state(old, steps) == {"kept": 1}
+    assert upgraded_state(old, {}) == {"said": "x", "kept": 1}          # a game with no step for it
+    today = json.dumps({"schema": 2, "state": {"said": "x"}})
+    assert upgraded_state(today, steps) == {"said": "x"}                 # today's snapshots are not touched
+    assert normalised_snapshot(old, steps) == '{"schema":2,"state":{"kept":1}}'
+    for bad in ('{"schema":0,"state":{}}', '{"schema":3,"state":{}}', '{"schema":"1","state":{}}',
+                '{"schema":true,"state":{}}', '{"state":{}}', '{"schema":1}', "[]"):
+        with pytest.raises(CodecError):
+            upgraded_state(bad, steps)
+    with pytest.raises(CodecError):
+        upgraded_state('{"schema":1,"state":[1]}', steps)
+    track = get_ruleset("track")
+    with pytest.raises(CodecError):
+        decode_state(track.state_type, '{"schema":3,"state":{}}', track.snapshot_upgrades)

@@ -22,10 +22,10 @@ from typing import TextIO
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked
 from bot.table.commands import parse
+from bot.table.queries import events_of
 from bot.table.service import Actor, GameService
 from images.draw import to_png
 from images.speedway import palette_for, render_image
-from rules.codec import decode_state
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
@@ -126,19 +126,19 @@ async def _load_times(service: GameService, store: Store, repeats: int,
         for game_id in (short_id, long_id):
             started = time.perf_counter()
             game = await store.game(game_id)
-            decode_state(SpeedwayState, game.state)
+            SPEEDWAY.load_state(game.state)
             timings[game_id].append(time.perf_counter() - started)
     short, long = (statistics.median(timings[game_id]) for game_id in (short_id, long_id))
     sizes = [len((await store.game(game_id)).state) for game_id in (short_id, long_id)]
     return short, long, len(await store.actions(long_id)), sizes
 
 
-def _render_vs_encode(views: list[SpeedwayState]) -> tuple[float, float]:
-    """Median drawing time and median PNG encoding time of the same pictures."""
+def _render_vs_encode(views: list[tuple[SpeedwayState, tuple]]) -> tuple[float, float]:
+    """Median drawing time and median PNG encoding time of the same pictures (view, last events)."""
     draws, encodes = [], []
-    for view in views:
+    for view, last in views:
         started = time.perf_counter()
-        image = render_image(view)
+        image = render_image(view, last)
         drawn = time.perf_counter()
         to_png(image, palette=palette_for(view.arena))  # exactly as render_speedway encodes
         draws.append(drawn - started)
@@ -195,7 +195,8 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         for name in names[:40]:
             record = await store.active_game(name)
             if record is not None:
-                views.append(SPEEDWAY.view(decode_state(SpeedwayState, record.state), None))
+                last = await store.recent_actions(record.id, 1)
+                views.append((SPEEDWAY.view(SPEEDWAY.load_state(record.state), None), events_of(SPEEDWAY, last[-1])))
         draw, encode = _render_vs_encode(views)
         say(f"render {len(views)} pictures: drawing {_ms(draw)}, PNG encoding {_ms(encode)} (the floor), "
             f"render+encode {_ms(draw + encode)} = {(draw + encode) / encode:.2f}x the encoding alone")

@@ -18,7 +18,6 @@ from typing import TextIO
 from bot.storage.store import Store
 from bot.table.commands import parse
 from bot.table.service import Actor, GameService
-from rules.codec import decode_state
 from rules.engine import SelfplaySetup
 from rules.registry import get_ruleset, rulesets
 
@@ -72,7 +71,7 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
         await _command(service, channel, line)
     await _command(service, channel, "/game start")
     game = await store.latest_game(channel)
-    state = decode_state(get_ruleset(game.ruleset).state_type, game.state)
+    state = get_ruleset(game.ruleset).load_state(game.state)
     if game.status != "finished":
         raise RuntimeError(f"game {index} did not finish (phase {state.phase})")
     records = await store.actions(game.id)

@@ -12,7 +12,6 @@ from bot.storage.store import GameRecord, Timer
 from bot.table.refusals import NoGame
 from bot.table.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
 from bot.table.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
-from rules.codec import decode_state
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -52,7 +51,7 @@ class TableClock:
             settings = updated(settings, options)
             game = await self._store.set_settings_tx(game, settings.to_json())
             ruleset = get_ruleset(game.ruleset)
-            await self._sync_timer_tx(ruleset, game, decode_state(ruleset.state_type, game.state), force=True)
+            await self._sync_timer_tx(ruleset, game, ruleset.load_state(game.state), force=True)
         return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}")
 
     async def _pause(self, channel: str, actor: Actor, hours: int) -> Reply:
@@ -62,7 +61,7 @@ class TableClock:
             if game is None:
                 raise NoGame()
             ruleset = get_ruleset(game.ruleset)
-            state = decode_state(ruleset.state_type, game.state)
+            state = ruleset.load_state(game.state)
             if state.player(actor.id) is None:
                 raise GameError("Only a player in this game can pause.")
             settings = TableSettings.from_json(game.settings)
@@ -117,7 +116,7 @@ class TableClock:
         done, computer_events = await self._play_computers(timer.channel, done)
         lines += [e.describe() for e in computer_events]
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300))
+                                     latest_lines(lines, MESSAGE_LIMIT - 300), done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
         if waiting:
             reply = replace(reply, mentions=waiting)

@@ -8,15 +8,16 @@ from typing import Any
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.commitment import commitment, reveal
 from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip, latest_lines
-from rules.codec import decode_state, decode_tagged
-from rules.engine import Ruleset
+from rules.codec import decode_tagged
+from rules.engine import Ruleset, describe_events
 
 EXPORT_FORMAT = "pitboss-game-log"
 DEFAULT_LOG_COUNT = 10
 
 
-def _describe_events(ruleset: Ruleset, record: ActionRecord) -> list[str]:
-    return [decode_tagged(ruleset.events, e).describe() for e in json.loads(record.events)]
+def events_of(ruleset: Ruleset, record: ActionRecord) -> tuple:
+    """The events a logged action produced, as the game's event values."""
+    return tuple(decode_tagged(ruleset.events, e) for e in json.loads(record.events))
 
 
 def log_count(command) -> int:
@@ -29,7 +30,7 @@ def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None) -
     count = count or DEFAULT_LOG_COUNT
     lines = []
     for record in records[-count:]:
-        lines.append(f"#{record.seq} " + " ".join(_describe_events(ruleset, record)))
+        lines.append(f"#{record.seq} " + describe_events(events_of(ruleset, record)))
     if not lines:
         return Reply("shown", "Nothing has happened in this game yet.", ephemeral=True)
     return Reply("shown", latest_lines(lines, MESSAGE_LIMIT), ephemeral=True)
@@ -40,7 +41,7 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], fini
     game's last actions are left out while they are still secret (declared, not yet revealed)."""
     secret = 0
     if not finished and ruleset.secret_tail is not None:
-        secret = ruleset.secret_tail(decode_state(ruleset.state_type, game.state))
+        secret = ruleset.secret_tail(ruleset.load_state(game.state))
         records = records[:len(records) - secret]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
@@ -64,7 +65,7 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
     lines = []
     for game in games:
         ruleset = rulesets[game.ruleset]
-        state = decode_state(ruleset.state_type, game.state)
+        state = ruleset.load_state(game.state)
         if state.player(player_id) is None:
             continue
         waiting = ruleset.acting_players(state)

@@ -49,9 +49,9 @@ from bot.table.replies import (
     refusal,
 )
 from bot.table.settings import MAX_COMPUTER_ACTIONS
-from images.replay import render_replay
-from rules.codec import decode_state, decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
+from images.replay import Step, render_replay
+from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
+from rules.engine import ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
 
@@ -87,7 +87,7 @@ class Applied:
 class GameService(TableClock, PlannedTurns):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
-    def __init__(self, store: Store, render: Callable[[str, Any], bytes] | None = images.render,
+    def __init__(self, store: Store, render: Callable[[str, Any, tuple], bytes] | None = images.render,
                  clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None):
         self._store = store
         self._render = render
@@ -154,7 +154,7 @@ class GameService(TableClock, PlannedTurns):
         ruleset = get_ruleset(game.ruleset)
         if ruleset.suggest is None or foreign_to(ruleset, Command(command, chosen)):
             return []
-        state = decode_state(ruleset.state_type, game.state)
+        state = ruleset.load_state(game.state)
         offers = ruleset.suggest(state, actor.id, command, option, chosen)
         typed = typed.strip().lower()
         return [(clip(label, 100), value) for label, value in offers
@@ -236,7 +236,7 @@ class GameService(TableClock, PlannedTurns):
         if game is None:
             raise NoGame()
         ruleset = get_ruleset(game.ruleset)
-        return ruleset, game, decode_state(ruleset.state_type, game.state)
+        return ruleset, game, ruleset.load_state(game.state)
 
     async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._load(channel, any_status=True)
@@ -245,11 +245,12 @@ class GameService(TableClock, PlannedTurns):
         if game.status == "finished" and not ended and command.name != "game status":
             raise GameError(self._elsewhere(game) + " Use this command there.")
         if command.name == "game status":
+            last = await self._last_events(ruleset, game)
+            text = ruleset.describe(state) + (f"\nLast: {describe_events(last)}" if last else "")
             if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
-                reply = await self._with_map(ruleset, game, state, "shown",
-                                             f"{self._elsewhere(game)}\n{ruleset.describe(state)}")
+                reply = await self._with_map(ruleset, game, state, "shown", f"{self._elsewhere(game)}\n{text}", last)
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
-            return await self._with_map(ruleset, game, state, "shown", ruleset.describe(state))
+            return await self._with_map(ruleset, game, state, "shown", text, last)
         if command.name == "game log":
             return queries.game_log(ruleset, await self._store.recent_actions(game.id, queries.log_count(command)),
                                     command.options.get("count"))
@@ -290,7 +291,10 @@ class GameService(TableClock, PlannedTurns):
     def _replay_gif(self, ruleset: Ruleset, game: GameRecord, records) -> bytes:
         """The animated GIF of a game (on the heavy-work thread)."""
         states = self._rebuild_all(ruleset, game, records)
-        return render_replay(ruleset.id, [ruleset.view(s, None) for s in states])[0]
+        steps = [Step(ruleset.view(states[0], None), game.host, ())]
+        steps += [Step(ruleset.view(state, None), record.actor, queries.events_of(ruleset, record))
+                  for state, record in zip(states[1:], records)]
+        return render_replay(ruleset.id, steps)[0]
 
     async def _apply(self, channel: str, actor_id: str, command: Command | None,
                      expected_version: int | None = None, action: Any = None) -> Applied:
@@ -309,7 +313,7 @@ class GameService(TableClock, PlannedTurns):
                     if command is not None:
                         command = NotThisGame.fitted(ruleset, command)
                         action = ruleset.command_to_action(command.name, command.options)
-                    state = decode_state(ruleset.state_type, game.state)
+                    state = ruleset.load_state(game.state)
                     new_state, events = ruleset.apply(state, actor_id, action)
                     status = "finished" if ruleset.is_finished(new_state) else "active"
                     game = await self._store.append_action_tx(
@@ -356,7 +360,7 @@ class GameService(TableClock, PlannedTurns):
         try:
             async with self._write():
                 game = await self._store.move_game_tx(source.id, channel, guild)
-                state = decode_state(ruleset.state_type, game.state)
+                state = ruleset.load_state(game.state)
                 await self._sync_timer_tx(ruleset, game, state, force=True)
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
@@ -398,7 +402,7 @@ class GameService(TableClock, PlannedTurns):
         """A finished game this bot holds, imported again: a finished copy of the stored game and log
         (however long), never a running one."""
         ruleset = get_ruleset(source.ruleset)
-        state = decode_state(ruleset.state_type, source.state)
+        state = ruleset.load_state(source.state)
         if not self._ended_here(ruleset, source, state):
             raise BadImport(_ONLY_FINISHED)
         try:
@@ -442,7 +446,7 @@ class GameService(TableClock, PlannedTurns):
         if done.ruleset.is_finished(done.state):
             lines.append(reveal(done.game.seed))
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300))
+                                     latest_lines(lines, MESSAGE_LIMIT - 300), done.events)
         newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
                  and not done.ruleset.is_computer(done.state, p)]
         return replace(reply, mentions=tuple(newly)) if newly else reply
@@ -528,7 +532,7 @@ class GameService(TableClock, PlannedTurns):
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         previous = await HEAVY.run(self._rebuild, ruleset, game, records[:-1])
-        blocker = ruleset.undo_blocker(previous, decode_state(ruleset.state_type, game.state))
+        blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
         try:
@@ -536,7 +540,7 @@ class GameService(TableClock, PlannedTurns):
                 game = await self._store.undo_last_tx(game, last.seq, encode_state(previous))
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
-        undone = " ".join(decode_tagged(ruleset.events, e).describe() for e in json.loads(last.events))
+        undone = describe_events(queries.events_of(ruleset, last))
         return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone or 'the last action'}")
 
     async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
@@ -559,11 +563,20 @@ class GameService(TableClock, PlannedTurns):
             events.extend(done.events)
         return done, events
 
+    async def _last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The events of the game's last logged action (none before the first)."""
+        records = await self._store.recent_actions(game.id, 1)
+        return queries.events_of(ruleset, records[-1]) if records else ()
+
     async def _with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
-                        text: str) -> Reply:
+                        text: str, last: tuple | None = None) -> Reply:
+        """The reply with the table's picture. `last` is the last logged action's events (read from the
+        log when not given): the picture's caption, dice and shot are drawn from them."""
+        if last is None:
+            last = await self._last_events(ruleset, game)
         public = ruleset.view(state, None)
-        image = await asyncio.get_running_loop().run_in_executor(_RENDERERS, self._render, ruleset.id, public) \
-            if self._render else None
+        image = await asyncio.get_running_loop().run_in_executor(
+            _RENDERERS, self._render, ruleset.id, public, last) if self._render else None
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or
@@ -573,8 +586,11 @@ class GameService(TableClock, PlannedTurns):
             (choices_button(game.id, game.version),) if humans and not ruleset.is_finished(state) else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
-        return Reply(outcome, clip(text, MESSAGE_LIMIT), image,
-                     clip(ruleset.describe(public), ALT_TEXT_LIMIT), legal=legal, waiting_on=waiting,
+        alt = ruleset.describe(public)
+        if last:  # the news first, as the picture's caption has it
+            alt = f"{clip('Last: ' + describe_events(last), ALT_TEXT_LIMIT // 3)} {alt}"
+        return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT),
+                     legal=legal, waiting_on=waiting,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 
     @staticmethod
@@ -596,10 +612,12 @@ class GameService(TableClock, PlannedTurns):
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both
-        read as of one moment, so a game being played elsewhere is checked as it stood)."""
+        read as of one moment, so a game being played elsewhere is checked as it stood). A snapshot
+        written under an earlier schema is compared as it would be written today."""
         game, records = await self._store.game_and_actions(game.id)
-        rebuilt = await HEAVY.run(self._rebuild, get_ruleset(game.ruleset), game, records)
-        return encode_state(rebuilt) == game.state
+        ruleset = get_ruleset(game.ruleset)
+        rebuilt = await HEAVY.run(self._rebuild, ruleset, game, records)
+        return encode_state(rebuilt) == ruleset.normalised_snapshot(game.state)
 
     async def _index_seats(self) -> None:
         """Record the seats of games stored before the seats index existed (once per database)."""
@@ -631,7 +649,7 @@ def _seats_of(games: list[GameRecord]) -> list[tuple[int, tuple[str, ...]]]:
     out = []
     for game in games:
         ruleset = get_ruleset(game.ruleset)
-        out.append((game.id, seat_ids(decode_state(ruleset.state_type, game.state))))
+        out.append((game.id, seat_ids(ruleset.load_state(game.state))))
     return out
 
 

@@ -13,6 +13,7 @@ from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags
+from images.speedway.last_turn import last_shot
 from images.speedway.sheets import render_panel
 from images.speedway.style import MIN_PAGE_WIDTH, PAPER
 from rules.speedway import data
@@ -23,21 +24,22 @@ from rules.speedway.state import SpeedwayState
 KEY_COLOURS = style_colours(style)
 
 
-def map_band(state: SpeedwayState) -> Image.Image:
-    """The map alone: the arena with its cars, hazards, shots and tags (also a replay frame's map)."""
+def map_band(state: SpeedwayState, last: tuple = ()) -> Image.Image:
+    """The map alone: the arena with its cars, hazards, the shot `last` fired and the tags (also a
+    replay frame's map)."""
     board = base_layer(state.arena).copy()
-    boxes, marks = draw_cars(board, state, frame(state.arena).layout)
+    boxes, marks = draw_cars(board, state, frame(state.arena).layout, last_shot(state, last))
     draw_tags(board, state, boxes, marks)
     return board
 
 
-def render_image(state: SpeedwayState) -> Image.Image:
-    """The whole picture as a Pillow image."""
+def render_image(state: SpeedwayState, last: tuple = ()) -> Image.Image:
+    """The whole picture as a Pillow image; `last` is the events of the action that led to `state`."""
     mf = frame(state.arena)
-    board = map_band(state)
+    board = map_band(state, last)
     # Small arenas are centred on a page as wide as the classic one, so sheets keep their layout.
     width = max(mf.width, MIN_PAGE_WIDTH)
-    parts = [render_caption(state, width), board]
+    parts = [render_caption(state, width, last), board]
     panel = render_panel(state, width)
     if panel is not None:
         parts.append(panel)
@@ -61,9 +63,10 @@ def palette_for(arena: str):
     return build_palette(render_image(state), KEY_COLOURS)
 
 
-def render_speedway(state: SpeedwayState) -> bytes:
-    """Render a Speedway state to PNG bytes (the same state always gives the same bytes)."""
-    return to_png(render_image(state), palette=palette_for(state.arena))
+def render_speedway(state: SpeedwayState, last: tuple = ()) -> bytes:
+    """Render a Speedway state and its last action's events to PNG bytes (the same input always gives
+    the same bytes)."""
+    return to_png(render_image(state, last), palette=palette_for(state.arena))
 
 
 def _render_preview(view: SpeedwayState, preview) -> bytes:
@@ -73,5 +76,5 @@ def _render_preview(view: SpeedwayState, preview) -> bytes:
 
 
 RENDERER = Renderer(render=render_speedway, replay_map=map_band,
-                    captioner=Captioner(lambda s: s.deciding_player, name_of, colour_of),
+                    captioner=Captioner(name_of, colour_of),
                     render_preview=_render_preview)

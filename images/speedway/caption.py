@@ -8,7 +8,10 @@ from PIL import Image, ImageDraw
 from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.speedway import style
+from images.speedway.last_turn import car_in, last_roll
+from rules.engine import describe_events
 from rules.speedway import data
+from rules.speedway.events import DiceRolled
 from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 
@@ -107,13 +110,13 @@ def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, co
     draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(28, bold=True), style.INK, "mm")
 
 
-def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, x: float, y: float, width: float) -> None:
-    roll = state.last_roll
+def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: float, y: float,
+          width: float) -> None:
     body, bold = font(26), font(26, bold=True)
     cy = y + DIE / 2
-    who = name_of(state, roll.car)
-    colour = colour_of(state, roll.car)
-    lead = f"{who} {roll.purpose}:".strip()
+    roller = car_in(state, roll.car_id, roll.car)
+    colour = style.car_colour(roller.colour) if roller else None
+    lead = f"{roll.car} {roll.purpose}:".strip()
     lead_font = fit_font(lead, 26, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
     x += lead_font.getlength(lead) + 14
@@ -145,15 +148,17 @@ def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: floa
     draw_text(draw, (x + 42, y + (PROMPT - 6) / 2), ellipsize(text, bold, width - 56), bold, style.INK, "lm")
 
 
-def render_caption(state: SpeedwayState, width: int) -> Image.Image:
-    """The caption strip, `width` pixels wide."""
+def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.Image:
+    """The caption strip, `width` pixels wide, telling what `last` (the last action's events) did."""
     inner = width - 2 * style.PAD
     body = font(26)
-    lines = wrap(state.last_action, body, inner, MAX_LINES) if state.last_action else []
+    said = describe_events(last)
+    lines = wrap(said, body, inner, MAX_LINES) if said else []
+    roll = last_roll(last)
     banner = _banner(state)
     prompts = _prompts(state)
     height = (style.PAD + TITLE + 12 + (BANNER + 14 if banner else 0) + PROMPT * len(prompts)
-              + LINE * len(lines) + (DIE + 14 if state.last_roll else 0) + style.PAD - 4)
+              + LINE * len(lines) + (DIE + 14 if roll else 0) + style.PAD - 4)
     image = Image.new("RGB", (width, height), style.PAPER)
     draw = ImageDraw.Draw(image)
     title = _title(state)
@@ -176,6 +181,6 @@ def render_caption(state: SpeedwayState, width: int) -> Image.Image:
     for line in lines:
         draw_text(draw, (style.PAD, y + LINE / 2), line, body, style.INK, "lm")
         y += LINE
-    if state.last_roll:
-        _roll(draw, state, style.PAD, y + 6, inner)
+    if roll:
+        _roll(draw, state, roll, style.PAD, y + 6, inner)
     return image

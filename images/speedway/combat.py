@@ -12,6 +12,7 @@ from images.draw import draw_text, smooth_overlay, smooth_sprite, star
 from images.fonts import font
 from images.hexmap import HexLayout
 from images.speedway import style
+from images.speedway.last_turn import Shot
 from rules.speedway.state import SpeedwayState
 
 Box = tuple[float, float, float, float]
@@ -124,14 +125,12 @@ def _along(a, b, distance: float):
     return (a[0] + (b[0] - a[0]) * distance / length, a[1] + (b[1] - a[1]) * distance / length)
 
 
-def draw_shot(image: Image.Image, state: SpeedwayState, layout: HexLayout) -> list[Box]:
+def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[Box]:
     """The last shot: a line in the firer's colour from its hex to the target's, ending in a burst for a
     hit or a 'miss' mark; returns boxes along it and around its end so name tags keep clear."""
-    shot = state.last_shot
     if shot is None:
         return []
-    firer = next((c for c in state.cars if c.id == shot.firer), None)
-    colour = style.car_colour(firer.colour) if firer else style.INK
+    colour = style.car_colour(shot.firer.colour)
     a, b = layout.center(shot.from_hex), layout.center(shot.to_hex)
     length = math.dist(a, b)
     ux, uy = ((b[0] - a[0]) / length, (b[1] - a[1]) / length) if length else (1.0, 0.0)

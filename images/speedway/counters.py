@@ -13,6 +13,7 @@ from images.fonts import font
 from images.hexmap import SQRT3, HexLayout, unit
 from images.speedway import style
 from images.speedway.combat import draw_hazards, draw_shot
+from images.speedway.last_turn import Shot
 from rules.hexgrid import step
 from rules.speedway.state import Car, SpeedwayState
 
@@ -157,9 +158,10 @@ def _ghost_hexes(state: SpeedwayState) -> tuple[Car | None, tuple]:
     return car, tuple(step(h, state.pending_skid.vector) for h in car.hexes)
 
 
-def draw_cars(image: Image.Image, state: SpeedwayState,
-              layout: HexLayout) -> tuple[dict[str, Box], list[Box]]:
-    """Draw every placed car and its skid marks; return each counter's box by car id and the marks' boxes."""
+def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
+              shot: Shot | None = None) -> tuple[dict[str, Box], list[Box]]:
+    """Draw every placed car, its skid marks and the last action's `shot`; return each counter's box by
+    car id and the marks' boxes."""
     draw = ImageDraw.Draw(image)
     ghost_car, ghosts = _ghost_hexes(state)
     for h in ghosts:
@@ -181,7 +183,7 @@ def draw_cars(image: Image.Image, state: SpeedwayState,
         if not car.in_control and car.skid is not None and not car.out:
             sprite = arrow_sprite(car.facing, car.skid, car.id == state.active_car)
             marks.append(_paste(image, sprite, midpoint(car, layout)))
-    marks.extend(draw_shot(image, state, layout))
+    marks.extend(draw_shot(image, shot, layout))
     return boxes, marks
 
 

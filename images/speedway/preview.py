@@ -424,13 +424,12 @@ def draw_plan(image: Image.Image, state: SpeedwayState, preview: TurnPreview, la
     colour = style.car_colour(car.colour)
     arc_spots = _draw_arcs(image, weapon_arcs(state, preview.end), colour, layout)
     _tint(image, travelled(preview), colour, SWEPT_ALPHA, 0.97, layout)
-    shown = replace(state, last_shot=None)   # the last shot would read as part of the plan
-    boxes, marks = draw_cars(image, shown, layout)
+    boxes, marks = draw_cars(image, state, layout)   # no last shot: it would read as part of the plan
     taken: list[Box] = list(boxes.values()) + marks
     shot_lines = _draw_shots(image, state, preview, layout, taken)
     pins = _draw_path(image, state, preview, layout, taken)
     _draw_labels(image, preview, layout, colour, pins, shot_lines, arc_spots, taken)
-    draw_tags(image, shown, boxes, taken[len(boxes):])
+    draw_tags(image, state, boxes, taken[len(boxes):])
 
 
 # ---- the caption ----------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from rules.track.state import TrackState
 KEY_COLOURS = style_colours(style)
 
 
-def render_image(state: TrackState) -> Image.Image:
-    """The whole picture as a Pillow image."""
-    parts = [render_caption(state, style.WIDTH), draw_board(state)]
+def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
+    """The whole picture as a Pillow image; `last` is the events of the action that led to `state`."""
+    parts = [render_caption(state, style.WIDTH, last), draw_board(state)]
     image = Image.new("RGB", (style.WIDTH, sum(p.height for p in parts)), style.PAPER)
     y = 0
     for part in parts:
@@ -30,10 +30,11 @@ def render_image(state: TrackState) -> Image.Image:
     return image
 
 
-def render_track(state: TrackState) -> bytes:
-    """Render a track state (pass the public view) to PNG bytes; the same state gives the same bytes."""
-    return to_png(render_image(state), KEY_COLOURS)
+def render_track(state: TrackState, last: tuple = ()) -> bytes:
+    """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
+    input gives the same bytes."""
+    return to_png(render_image(state, last), KEY_COLOURS)
 
 
-RENDERER = Renderer(render=render_track, replay_map=draw_board,
-                    captioner=Captioner(lambda s: s.active_player, name_of, colour_of))
+RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state),
+                    captioner=Captioner(name_of, colour_of))

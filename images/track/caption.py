@@ -8,6 +8,7 @@ from PIL import Image, ImageDraw
 from images.draw import draw_text, ellipsize, ink_on, wrap
 from images.fonts import font
 from images.track import cards, style
+from rules.engine import describe_events
 from rules.track.phases import TrackPhase
 from rules.track.state import TrackState
 
@@ -42,19 +43,20 @@ def _title(state: TrackState) -> tuple[str, object]:
     return f"Round {state.round + 1} \u00b7 {name_of(state, who)}'s turn", colour_of(state, who)
 
 
-def _last_text(state: TrackState) -> str:
+def _last_text(state: TrackState, last: tuple) -> str:
     if state.phase == TrackPhase.LOBBY:
         return "Waiting for players: /game join, then the host uses /game start."
-    text = state.last_action or "No card played yet."
+    text = describe_events(last) or "No card played yet."
     if state.last_card:
         text = f"Last card {state.last_card}: {text}"
     return text
 
 
-def render_caption(state: TrackState, width: int) -> Image.Image:
+def render_caption(state: TrackState, width: int, last: tuple = ()) -> Image.Image:
+    """The caption: the round and whose turn, what `last` (the last action's events) did, the seats."""
     pad = style.PAD
     body = font(LINE)
-    lines = wrap(_last_text(state), body, width - 2 * pad, MAX_LINES)
+    lines = wrap(_last_text(state, last), body, width - 2 * pad, MAX_LINES)
     title, colour = _title(state)
     banner_h = TITLE + (72 if state.phase == TrackPhase.FINISHED else 40)
     height = pad + banner_h + 14 + len(lines) * (LINE + 8) + 10 + ROW + pad

@@ -13,7 +13,7 @@ from rules.speedway.errors import IllegalShot
 from rules.speedway.events import DiceRolled, WeaponFired
 from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.odds import hit_chance
-from rules.speedway.state import Car, RollRecord, ShotRecord, SpeedwayState, Weapon
+from rules.speedway.state import Car, SpeedwayState, Weapon
 from rules.table import looks_like_an_id
 
 
@@ -131,13 +131,11 @@ def fire(state: SpeedwayState, car: Car, plan: ShotPlan) -> tuple[SpeedwayState,
     hit = total >= plan.range_hexes
     roll = DiceRolled(car.name, "rolls to hit",
                       "to hit: d6 per undamaged box + Targeting >= range", "d6", faces, total,
-                      plan.range_hexes, hit, modifier=plan.targeting)
+                      plan.range_hexes, hit, modifier=plan.targeting, car_id=car.id)
     fired = replace(car, fired=car.fired + (plan.weapon.mount,))
-    state = replace(state.with_car(fired), dice=dice,
-                    last_roll=RollRecord(car.id, roll.purpose, faces, total, plan.range_hexes, hit, "d6"),
-                    last_shot=ShotRecord(car.id, plan.target.id, plan.weapon.label, car.front,
-                                         plan.target.front, hit))
-    events: tuple = (WeaponFired(car.name, plan.weapon.label, plan.target.name, plan.range_hexes), roll)
+    state = replace(state.with_car(fired), dice=dice)
+    events: tuple = (WeaponFired(car.name, plan.weapon.label, plan.target.name, plan.range_hexes,
+                                 car_id=car.id, target_id=plan.target.id), roll)
     if hit:
         state, damage, _taken = damage_car(state, plan.target.id, plan.damage_dice,
                                            f"{plan.weapon.name} at {plan.range_hexes} hexes", midpoint(car))

@@ -9,7 +9,7 @@ from rules.hexgrid import Hex, step
 from rules.speedway import data
 from rules.speedway.errors import IllegalManeuver
 from rules.speedway.events import DiceRolled
-from rules.speedway.state import Car, RollRecord, SpeedwayState
+from rules.speedway.state import Car, SpeedwayState
 
 SIDES = {"left": 1, "right": -1}
 SLIDE = "slide"
@@ -65,6 +65,6 @@ def driver_roll(state: SpeedwayState, car: Car, target: int, purpose: str,
     count = car.systems.rating("driver")
     dice, faces = roll_faces(state.dice, data.driver_die(), count)
     total = sum(faces)
-    event = DiceRolled(car.name, purpose, rule, "white driver dice", faces, total, target, total >= target)
-    record = RollRecord(car.id, purpose, faces, total, target, event.success)
-    return replace(state, dice=dice, last_roll=record), event
+    event = DiceRolled(car.name, purpose, rule, "white driver dice", faces, total, target, total >= target,
+                       car_id=car.id)
+    return replace(state, dice=dice), event

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.codec import Registry
+from rules.codec import Registry, added_field
 from rules.table import GameEnded as GameEnded  # shared
 from rules.table import HostChanged as HostChanged
 from rules.table import TurnBegan as TurnBegan
@@ -104,6 +104,7 @@ class DiceRolled:
     target: int
     success: bool
     modifier: int = 0
+    car_id: str = added_field("")  # the roller's id (logs written before it name the car only)
 
     def describe(self) -> str:
         shown = " ".join(f"[{f}]" for f in self.faces) or "no dice"
@@ -216,6 +217,8 @@ class WeaponFired:
     weapon: str
     target: str
     range_hexes: int
+    car_id: str = added_field("")  # the firer's and target's ids (logs written before them name the cars only)
+    target_id: str = added_field("")
 
     def describe(self) -> str:
         return f"{self.car} fires {self.weapon} at {self.target}, range {self.range_hexes}."

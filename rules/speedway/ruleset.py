@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rules.codec import without_fields
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
 from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
@@ -311,11 +312,9 @@ def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState,
     """
     check_phase(PHASES, state, actor, action, _check_turn)
     handler = _HANDLERS[type(action)]
-    new_state, events = handler(replace(state, last_roll=None, last_shot=None), actor, action)
+    new_state, events = handler(state, actor, action)
     new_state, ending = check_victory(new_state)
-    events += ending
-    summary = " ".join(e.describe() for e in events)
-    return replace(new_state, last_action=summary), events
+    return new_state, events + ending
 
 
 # --- what can be done, seen and said -----------------------------------------------------------
@@ -593,6 +592,8 @@ SPEEDWAY = Ruleset(
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,
+    # Schema 2: the last action's words, roll and shot are drawn from the log's events, not stored.
+    snapshot_upgrades={1: without_fields("last_action", "last_roll", "last_shot")},
 )
 
 RULESET = SPEEDWAY  # what rules.registry looks up

@@ -155,31 +155,6 @@ class Hazard:
 
 
 @dataclass(frozen=True)
-class ShotRecord:
-    """The last shot, for the map: who fired what at whom, from where to where, and whether it hit."""
-
-    firer: str
-    target: str
-    weapon: str
-    from_hex: Hex
-    to_hex: Hex
-    hit: bool
-
-
-@dataclass(frozen=True)
-class RollRecord:
-    """The last roll, kept for the map's caption: what was rolled and how it came out."""
-
-    car: str
-    purpose: str
-    faces: tuple[int, ...]
-    total: int
-    target: int
-    success: bool
-    dice: str = "driver"  # "driver" (white) or "d6"
-
-
-@dataclass(frozen=True)
 class SpeedwayState:
     """Everything a Speedway game is; replaying its action log from `dice.seed` rebuilds it."""
 
@@ -199,9 +174,6 @@ class SpeedwayState:
     pending_ram: PendingRam | None = None
     hazards: tuple[Hazard, ...] = ()
     next_hazard_id: int = 1
-    last_action: str = ""
-    last_roll: RollRecord | None = None
-    last_shot: ShotRecord | None = None
     winner: str | None = None  # the winning player's id
     ended_by: str | None = None
     max_rounds: int | None = None  # a draw is declared when this many rounds have passed

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from rules.codec import without_fields
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
 from rules.errors import (
@@ -34,7 +35,7 @@ from rules.track.moves import car_label, short_label, where_label
 from rules.track.phases import PHASES, TrackPhase
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
 from rules.track.selfplay import SELFPLAY
-from rules.track.state import Board, Hand, Rulings, TrackState, evolve
+from rules.track.state import Board, Hand, Rulings, TrackState
 from rules.track.turns import end_turn
 
 # The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own.
@@ -129,9 +130,7 @@ def apply(state: TrackState, actor: str, action: Any) -> tuple[TrackState, tuple
     if state.hidden:
         raise GameError("A view with hidden cards removed cannot be played on.")
     check_phase(PHASES, state, actor, action, _check_turn)
-    new_state, events = _HANDLERS[type(action)](state, actor, action)
-    summary = " ".join(e.describe() for e in events)
-    return evolve(new_state, last_action=summary), events
+    return _HANDLERS[type(action)](state, actor, action)
 
 
 # --- what can be done, seen and said -----------------------------------------------------------
@@ -177,8 +176,6 @@ def describe(state: TrackState) -> str:
     if state.phase != TrackPhase.LOBBY:
         top = f"; discard pile top {state.top_discard}" if state.top_discard else ""
         lines.append(f"Draw pile: {state.draw_count} cards{top}.")
-    if state.last_action:
-        lines.append(f"Last: {state.last_action}")
     lines.append(prompt(state))
     return " ".join(lines)
 
@@ -342,6 +339,8 @@ TRACK = Ruleset(
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,
+    # Schema 2: the last action's words are drawn from the log's events, not stored.
+    snapshot_upgrades={1: without_fields("last_action")},
 )
 
 RULESET = TRACK  # what rules.registry looks up

@@ -115,7 +115,6 @@ class TrackState:
     turn: int = 0  # turns begun so far
     round: int = 0
     reshuffles: int = 0
-    last_action: str = ""
     last_card: str = ""
     last_moves: tuple[CarMove, ...] = ()
     winner: str | None = None

@@ -6,10 +6,10 @@ import io
 
 from PIL import Image, ImageDraw
 
-from images.captions import Captioner
+from images.captions import Captioner, event_words
 from images.fonts import font
 from images.registry import Renderer
-from tests.toy.rules import SIZE, ToyState, acting_players
+from tests.toy.rules import SIZE, ToyState
 
 CELL = 64
 COLOURS = ((0, 114, 178), (230, 159, 0), (0, 158, 115), (204, 121, 167), (86, 180, 233))
@@ -41,11 +41,14 @@ def grid(state: ToyState) -> Image.Image:
     return image
 
 
-def render(state: ToyState) -> bytes:
+def render(state: ToyState, last: tuple = ()) -> bytes:
+    """The grid with the last action's words under it."""
+    image = grid(state)
+    ImageDraw.Draw(image).text((SIZE * CELL + 10, SIZE * CELL - 24), event_words(last)[:24], fill=(0, 0, 0),
+                               font=font(12))
     buffer = io.BytesIO()
-    grid(state).save(buffer, format="PNG")
+    image.save(buffer, format="PNG")
     return buffer.getvalue()
 
 
-RENDERER = Renderer(render=render, replay_map=grid,
-                    captioner=Captioner(lambda s: next(iter(acting_players(s)), s.host), _name, _colour))
+RENDERER = Renderer(render=render, replay_map=lambda state, _last: grid(state), captioner=Captioner(_name, _colour))

@@ -93,7 +93,6 @@ class ToyState:
     declared: tuple[tuple[str, str], ...] = ()  # (player, direction), hidden from the channel
     winner: str | None = None
     ended_by: str = ""
-    last_action: str = ""
 
     def player(self, player_id: str) -> Seat | None:
         return next((p for p in self.players if p.id == player_id), None)
@@ -165,7 +164,7 @@ def apply(state: ToyState, actor: str, action: Any) -> tuple[ToyState, tuple]:
             events += more
     else:
         raise BadOption(f"Toy has no action {type(action).__name__}.")
-    return replace(state, last_action=" ".join(e.describe() for e in events)), events
+    return state, events
 
 
 def view(state: ToyState, viewer: str | None) -> ToyState:
