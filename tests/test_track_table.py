@@ -102,7 +102,7 @@ async def test_each_ruleset_takes_only_its_own_setup_options(table, store):
     assert made.outcome == "applied"
     state = await state_of(store)
     assert state.rulings.seven_may_split is False and state.rulings.first_player == "host"
-    assert state.rulings.joker_forced is False  # the default stands where nothing was said
+    assert state.rulings.joker_forced is True  # the default (the seed's, from revision 3) stands where nothing was said
     refused = await table("bob", "/game join car:sniper")
     assert refused.outcome == "refused" and "car: is not an option of /game join in Track" in refused.text
     assert (await state_of(store)).players == ()

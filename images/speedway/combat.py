@@ -1,4 +1,5 @@
-"""Combat on the map: hazard counters (mines, oil, smoke) under the cars, and the last shot over them."""
+"""Combat on the map: counters (mines, oil, smoke, and the arena's debris, water and paint) under the
+cars, and the last shot over them."""
 
 from __future__ import annotations
 
@@ -79,6 +80,38 @@ def _paint_smoke(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) ->
                  fill=(214, 218, 222), width=round(1.6 * scale))
 
 
+def _paint_water(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
+    """A puddle: a pale blue pool with a dark blue rim and two white ripples."""
+    shape = _blob((c, c), 0.78 * r, ((0.07, 2, 0.3), (0.05, 4, 1.1)))
+    draw.polygon(shape, fill=style.WATER, outline=style.WATER_RIM, width=round(2.2 * scale))
+    for rr in (0.28, 0.5):
+        box = (c - rr * r, c - 0.6 * rr * r, c + rr * r, c + 0.6 * rr * r)
+        draw.arc(box, 200, 340, fill=style.PAPER, width=round(2.4 * scale))
+
+
+def _paint_debris(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
+    """Debris: a scatter of angular brown shards with dark edges."""
+    shards = ((-0.42, -0.3, 0.3, 0.2), (0.3, -0.38, 0.26, 1.3), (0.05, 0.05, 0.34, 2.1),
+              (-0.36, 0.4, 0.24, 0.7), (0.44, 0.34, 0.26, 2.8))
+    for dx, dy, size, turn in shards:
+        x, y, s = c + dx * r, c + dy * r, size * r
+        points = [(x + s * math.cos(turn + k * 2.2), y + s * 0.8 * math.sin(turn + k * 2.2)) for k in range(3)]
+        draw.polygon(points, fill=style.DEBRIS, outline=style.DEBRIS_DARK, width=round(1.8 * scale))
+
+
+def _paint_paint(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
+    """Wet paint: a bright lime splat with spatter."""
+    shape = _blob((c, c), 0.6 * r, ((0.22, 7, 0.5), (0.1, 11, 1.7)))
+    draw.polygon(shape, fill=style.PAINT, outline=style.PAINT_RIM, width=round(2 * scale))
+    for dx, dy, rr in ((0.78, -0.3, 0.1), (-0.62, 0.6, 0.09), (0.2, 0.84, 0.07), (-0.8, -0.42, 0.07)):
+        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=style.PAINT, outline=style.PAINT_RIM,
+                width=round(1.2 * scale))
+
+
+_PAINTERS = {"oil": _paint_oil, "smoke": _paint_smoke, "water": _paint_water, "debris": _paint_debris,
+             "paint": _paint_paint}
+
+
 @cache
 def hazard_sprite(kind: str, owner_colour: int, size: int) -> Image.Image:
     """A hazard counter of `kind` at `size` percent of a hex, centred in a one-hex square sprite."""
@@ -89,10 +122,8 @@ def hazard_sprite(kind: str, owner_colour: int, size: int) -> Image.Image:
         r = style.HEX * scale * size / 100
         if kind == "mine":
             _paint_mine(draw, c, r, scale, owner)
-        elif kind == "oil":
-            _paint_oil(draw, c, r, scale)
         else:
-            _paint_smoke(draw, c, r, scale)
+            _PAINTERS[kind](draw, c, r, scale)
     sprite = smooth_sprite(HAZARD_SPRITE, HAZARD_SPRITE, paint)
     if kind == "smoke":   # smoke is see-through: the hex label shows faintly beneath it
         sprite.putalpha(sprite.getchannel("A").point(lambda a: a * 4 // 5))
@@ -104,7 +135,7 @@ def draw_hazards(image: Image.Image, state: SpeedwayState, layout: HexLayout) ->
     returns the boxes they cover."""
     colours = {c.id: c.colour for c in state.cars}
     by_hex, boxes = defaultdict(list), []
-    order = {"smoke": 0, "oil": 1, "mine": 2}
+    order = {"water": 0, "paint": 0, "debris": 0, "smoke": 0, "oil": 1, "mine": 2}
     for hazard in sorted(state.hazards, key=lambda h: (order.get(h.kind, 0), h.id)):
         by_hex[hazard.hex].append(hazard)
     for h, hazards in by_hex.items():

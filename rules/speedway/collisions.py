@@ -12,7 +12,7 @@ from rules.speedway.driving import driver_roll
 from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
 from rules.speedway.geometry import centre, midpoint
 from rules.speedway.phases import SpeedwayPhase
-from rules.speedway.state import Car, PendingRam, SpeedwayState
+from rules.speedway.state import SEED_FIDELITY, Car, PendingRam, SpeedwayState
 
 
 def _rules() -> dict:
@@ -80,7 +80,9 @@ def ram(state: SpeedwayState, attacker_id: str, defender_id: str, struck: Hex, f
         state, lost = _lose_speed(state, car_id, taken)
         events += lost
     attacker, defender = state.car(attacker_id), state.car(defender_id)
-    if attacker.out or defender.out:
+    # A wrecked attacker moves no further. A wrecked defender (by this ram or before it) still rolls:
+    # the seed's steps have no exception, so from revision 3 the roll-off and the outcome follow.
+    if attacker.out or (defender.out and state.revision < SEED_FIDELITY):
         return stop(state, attacker_id), events
     state, winner, rolls = _roll_off(state, attacker, defender, damage_to_defender, damage_to_attacker)
     events += rolls
@@ -115,7 +117,7 @@ def turn_is_open(car: Car, is_open) -> bool:
     return False
 
 
-def _open_for(state: SpeedwayState, ignore: tuple[str, ...]):
+def open_for(state: SpeedwayState, ignore: tuple[str, ...]):
     arena = data.arena(state.arena)
     occupied = {h for c in state.cars if c.id not in ignore for h in c.hexes}
     return lambda h: arena.is_open(h) and h not in occupied
@@ -129,14 +131,18 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
     if attacker.speed == 0:  # the crash took all its speed: it has stopped, whatever was chosen
         return stopped(state, attacker.id, "the crash took all its speed")
     if outcome == "A":
-        if state.moves_left > 0 and turn_is_open(attacker, _open_for(state, (attacker.id,))):
+        if state.moves_left > 0 and turn_is_open(attacker, open_for(state, (attacker.id,))):
+            return state.with_car(replace(attacker, must_turn=True)), ()
+        if state.moves_left == 0 and state.revision >= SEED_FIDELITY:
+            # "must take a turn maneuver on its next move": the first Move of its next turn
+            # (turns.start_movement stops it then if no Turn is open).
             return state.with_car(replace(attacker, must_turn=True)), ()
         return stop(state, attacker.id), ()
     pivot = defender.back if pending.struck == defender.front else defender.front
     candidates = [h for h in neighbours(pivot) if distance(h, pending.struck) == 1]
     away = max(candidates, key=lambda h: (distance(h, attacker.front), -DIRECTIONS.index(
         (h[0] - pivot[0], h[1] - pivot[1]))))
-    is_open = _open_for(state, (attacker.id, defender.id))
+    is_open = open_for(state, (attacker.id, defender.id))
     attacker_back = step(pending.struck, pending.facing + 3)
     # The attacker needs both its new hexes: the one the defender vacated and the one behind it.
     if not is_open(away) or not is_open(attacker_back) or attacker_back in (away, pivot):
@@ -207,7 +213,7 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
     candidates = [h for h in neighbours(struck_half) if distance(h, free_half) == 1]
     swing = min(candidates, key=lambda h: (distance(h, target), DIRECTIONS.index(
         (h[0] - struck_half[0], h[1] - struck_half[1]))))
-    if not _open_for(state, (car_id,))(swing):
+    if not open_for(state, (car_id,))(swing):
         return strike_straight(state, car_id, at, what)
     events: tuple = (Collided("glance", car.name, what, where(state, at, car), 0),)
     state, dealt, _ = damage_car(state, car_id, tuple(_rules()["slide_one_half"]), f"glanced off {what}",

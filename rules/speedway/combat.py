@@ -13,7 +13,7 @@ from rules.speedway.errors import IllegalShot
 from rules.speedway.events import DiceRolled, WeaponFired
 from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.odds import hit_chance
-from rules.speedway.state import Car, SpeedwayState, Weapon
+from rules.speedway.state import SEED_FIDELITY, Car, SpeedwayState, Weapon
 from rules.table import looks_like_an_id
 
 
@@ -78,10 +78,20 @@ def _car_list(cars: list[Car]) -> str:
 
 
 def sight_blockers(state: SpeedwayState, firer: Car, target: Car) -> frozenset[Hex]:
-    """Hexes that block a shot between these two cars: other cars and smoke."""
+    """Hexes that block a shot between these two cars: other cars and smoke (from revision 3, not the
+    firer's own smoke while it is still immune to it: RULES.md, Defensive Weapons)."""
     cars = {h for c in state.cars if c.id not in (firer.id, target.id) for h in c.hexes}
-    smoke = {hz.hex for hz in state.hazards if hz.kind == "smoke"}
+    smoke = {hz.hex for hz in state.hazards if hz.kind == "smoke"
+             and (state.revision < SEED_FIDELITY or hz.owner != firer.id or hz.owner_clear)}
     return frozenset(cars | smoke)
+
+
+def targeting(car: Car) -> int:
+    """The car's Targeting rating now: its sheet's, less the paint it drove through this turn."""
+    rating = car.systems.rating("targeting")
+    if car.painted:
+        rating = max(0, rating - data.collision_rules()["hazards"]["paint_targeting_loss"])
+    return rating
 
 
 def plan_shot(state: SpeedwayState, car: Car, weapon: Weapon, target: Car) -> ShotPlan:
@@ -105,9 +115,8 @@ def plan_shot(state: SpeedwayState, car: Car, weapon: Weapon, target: Car) -> Sh
     if not line_of_sight(car, target, data.arena(state.arena), sight_blockers(state, car, target)):
         raise IllegalShot(f"No clear line of sight from {car.name} to {target.name}.")
     dice = len(weapon.track.boxes) - weapon.track.crossed
-    targeting = car.systems.rating("targeting")
-    return ShotPlan(weapon, target, distance, dice, targeting, hit_chance(dice, targeting, distance),
-                    spec.dice_at(distance))
+    aim = targeting(car)
+    return ShotPlan(weapon, target, distance, dice, aim, hit_chance(dice, aim, distance), spec.dice_at(distance))
 
 
 def legal_shots(state: SpeedwayState, car: Car) -> tuple[ShotPlan, ...]:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rules.hexgrid import Hex, direction_index, from_offset, parse_label
+from rules.hexgrid import Hex, direction_index, from_offset, label, parse_label, step
 
 DATA_DIR = Path(__file__).with_name("data")
+# The seed's "Other Counters" an arena may start with (RECONSTRUCTION of their effects: RULES.md).
+ARENA_COUNTERS = ("debris", "water", "paint")
 
 
 def _load(name: str) -> dict:
@@ -35,6 +37,7 @@ class Arena:
     rows: int
     obstacles: frozenset[Hex]
     starts: tuple[StartSlot, ...]
+    counters: tuple[tuple[str, Hex], ...] = ()  # (kind, hex) on the map from the start: debris, water, paint
 
     def in_field(self, h: Hex) -> bool:
         """True when `h` lies inside the arena walls."""
@@ -113,10 +116,16 @@ def arena(arena_id: str) -> Arena:
         starts=tuple(
             StartSlot(parse_label(s["front"]), direction_index(s["facing"])) for s in raw["starts"]
         ),
+        counters=tuple((c["kind"], parse_label(c["hex"])) for c in raw.get("counters", ())),
     )
     for slot in result.starts:
         if not result.is_open(slot.front):
             raise ValueError(f"arena {arena_id}: start {slot} is not an open hex")
+    starting = {h for s in result.starts for h in (s.front, step(s.front, s.facing + 3))}
+    for kind, h in result.counters:
+        if kind not in ARENA_COUNTERS or not result.is_open(h) or h in starting:
+            raise ValueError(f"arena {arena_id}: a {kind} counter at {label(h)} must be one of "
+                             f"{', '.join(ARENA_COUNTERS)} on an open hex that no car starts on")
     return result
 
 

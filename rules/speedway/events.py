@@ -259,6 +259,25 @@ class InertiaGained:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class CarPainted:
+    car: str
+    targeting_loss: int
+
+    def describe(self) -> str:
+        return f"{self.car} drives through paint: Targeting -{self.targeting_loss} until the end of its turn."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class MustTurnBlocked:
+    car: str
+
+    def describe(self) -> str:
+        return f"{self.car} must Turn after the ram, but no Turn is open."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class MineExploded:
     at_hex: str
 

@@ -9,9 +9,9 @@ from rules.speedway import data
 from rules.speedway.damage import damage_car
 from rules.speedway.driving import driver_roll
 from rules.speedway.errors import IllegalDeployment
-from rules.speedway.events import HazardLaid, HazardRemoved, InertiaGained, MineExploded
+from rules.speedway.events import CarPainted, HazardLaid, HazardRemoved, InertiaGained, MineExploded
 from rules.speedway.geometry import centre
-from rules.speedway.state import Car, Hazard, SpeedwayState, Weapon
+from rules.speedway.state import SEED_FIDELITY, Car, Hazard, SpeedwayState, Weapon
 
 
 def _behind(car: Car) -> Hex:
@@ -97,21 +97,32 @@ def _update_immunity(state: SpeedwayState, car: Car) -> SpeedwayState:
     return replace(state, hazards=hazards)
 
 
-def _affects(hz: Hazard, car: Car) -> bool:
+def affects(hz: Hazard, car: Car) -> bool:
+    """Whether a counter acts on a car: always, except on the car that laid it while that car has not
+    yet moved more than one hex away (seed: "The firing car is immune from the hazard ...")."""
     return hz.owner != car.id or hz.owner_clear
 
 
 def car_entered(state: SpeedwayState, car_id: str, entered: tuple[Hex, ...]) -> tuple[SpeedwayState, tuple]:
-    """Resolve the hazards a car meets on entering hexes: oil, smoke, then mines."""
+    """Resolve the counters a car meets on entering hexes: oil, debris and water (inertia), paint,
+    smoke, then mines."""
     state = _update_immunity(state, state.car(car_id))
     events: tuple = ()
     entered_set = set(entered)
+    rules = data.collision_rules()["hazards"]
+    for kind, per_hex in rules["inertia_per_hex"].items():
+        car = state.car(car_id)
+        hexes = {hz.hex for hz in state.hazards if hz.kind == kind and hz.hex in entered_set and affects(hz, car)}
+        if hexes:
+            gained = len(hexes) * per_hex
+            state = state.with_car(replace(car, inertia=car.inertia + gained))
+            events += (InertiaGained(car.name, gained, kind),)
     car = state.car(car_id)
-    oil = [hz for hz in state.hazards if hz.kind == "oil" and hz.hex in entered_set and _affects(hz, car)]
-    if oil:
-        gained = len({hz.hex for hz in oil}) * data.collision_rules()["hazards"]["oil_inertia"]
-        state = state.with_car(replace(car, inertia=car.inertia + gained))
-        events += (InertiaGained(car.name, gained, "oil"),)
+    if not car.painted and any(hz.kind == "paint" and hz.hex in entered_set and affects(hz, car)
+                               for hz in state.hazards):
+        state = state.with_car(replace(car, painted=True))
+        events += (CarPainted(car.name, rules["paint_targeting_loss"]),)
+    car = state.car(car_id)
     smoke = [hz for hz in state.hazards if hz.kind == "smoke" and hz.hex in entered_set]
     if smoke:
         gone = {hz.id for hz in smoke}
@@ -120,7 +131,7 @@ def car_entered(state: SpeedwayState, car_id: str, entered: tuple[Hex, ...]) -> 
     for mine in [hz for hz in state.hazards if hz.kind == "mine"]:
         car = state.car(car_id)
         near = any(distance(h, mine.hex) <= 1 for h in entered_set)
-        if car.out or not near or car.id in mine.checked or not _affects(mine, car):
+        if car.out or not near or car.id in mine.checked or not affects(mine, car):
             continue
         state, more = _check_mine(state, car, mine)
         events += more
@@ -136,7 +147,8 @@ def _check_mine(state: SpeedwayState, car: Car, mine: Hazard) -> tuple[SpeedwayS
         return replace(state, hazards=tuple(checked if hz.id == mine.id else hz for hz in state.hazards)), (roll,)
     state = replace(state, hazards=tuple(hz for hz in state.hazards if hz.id != mine.id))
     events: tuple = (roll, MineExploded(label(mine.hex)))
-    victims = [c.id for c in state.cars if any(distance(h, mine.hex) <= 1 for h in c.hexes)]
+    victims = [c.id for c in state.cars if any(distance(h, mine.hex) <= 1 for h in c.hexes)
+               and (state.revision < SEED_FIDELITY or affects(mine, c))]
     for victim in victims:
         state, damage, _taken = damage_car(state, victim, tuple(data.collision_rules()["mine"]),
                                            f"mine at {label(mine.hex)}", centre(mine.hex))

@@ -38,13 +38,14 @@ from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.selfplay import SELFPLAY
-from rules.speedway.state import Car, PendingSkid, SpeedwayState
+from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
 from rules.table import revision_option
 
-# The newest rules revision (see RULES.md "Table"): 2 gives every car a unique name, every computer
-# seat an id of its own, and names targets by car id. Games stored without one are revision 1.
-REVISION = 2
+# The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
+# computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
+# rams and outcome A (state.SEED_FIDELITY). Games stored without one are revision 1.
+REVISION = 3
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -58,7 +59,10 @@ def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
     if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
         raise BadOption("rounds: must be a positive whole number.")
     revision = revision_option(options, REVISION)
-    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed), max_rounds=rounds, revision=revision)
+    # The arena's own counters (debris, water, paint) lie there from the start, laid by nobody.
+    counters = tuple(Hazard(number, kind, h, "") for number, (kind, h) in enumerate(data.arena(arena_id).counters, 1))
+    return SpeedwayState(arena=arena_id, host=host, dice=DiceState(seed), max_rounds=rounds, revision=revision,
+                         hazards=counters, next_hazard_id=len(counters) + 1)
 
 
 # --- who may act ---------------------------------------------------------------------------------

@@ -91,6 +91,7 @@ class Car:
     out: bool = False  # no longer operable: a wreck on the map
     oil_drops_left: int = 0  # oil counters still to lay behind the car, one per Move
     must_turn: bool = False  # ramming outcome A: the next Move must be a Turn
+    painted: bool = added_field(False)  # drove through paint: Targeting lower until the end of its turn
 
     def weapon(self, mount: str) -> Weapon | None:
         """The weapon on a mount (Front, Back, Left, Right), if any."""
@@ -152,6 +153,12 @@ class Hazard:
     owner: str
     owner_clear: bool = False  # the layer moved more than one hex away: no longer immune
     checked: tuple[str, ...] = ()  # cars a mine has already tested
+
+
+# Rules revision 3 follows the seed where earlier revisions departed from it (RULES.md "Rules
+# revisions"): a layer is immune to its own counters' every effect, a ram always goes through the
+# roll-off and outcome, and outcome A on the last Move carries the Turn to the attacker's next Move.
+SEED_FIDELITY = 3
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.dice import roll_faces
-from rules.speedway import data, hazards
+from rules.speedway import collisions, data, hazards
 from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car
-from rules.speedway.events import FireChipsRemoved, GameDrawn, GameWon, InertiaShed, TurnBegan
+from rules.speedway.events import FireChipsRemoved, GameDrawn, GameWon, InertiaShed, MustTurnBlocked, TurnBegan
 from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 
@@ -96,9 +96,18 @@ def after_speed_set(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 
 
 def start_movement(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
-    """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire."""
-    speed = state.car(car_id).speed
-    state = replace(state, phase=SpeedwayPhase.MOVEMENT, active_car=car_id, moves_left=speed, moves_total=speed)
+    """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire.
+
+    A car that lost a ram with outcome A on its last Move must Turn on this first Move, "if possible,
+    or stops otherwise" (revision 3): with no Turn open, it stops before moving.
+    """
+    car = state.car(car_id)
+    state = replace(state, phase=SpeedwayPhase.MOVEMENT, active_car=car_id, moves_left=car.speed,
+                    moves_total=car.speed)
+    if car.must_turn and car.speed > 0 and not collisions.turn_is_open(car, collisions.open_for(state, (car_id,))):
+        state, halted = collisions.stopped(state, car_id, "no Turn was open after the ram")
+        state, more = finish_move(state)
+        return state, (MustTurnBlocked(car.name),) + halted + more
     return finish_move(state)
 
 
@@ -119,8 +128,10 @@ def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 
 
 def finish_car(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
-    """The active car's movement is over: the next car of the player moves, or the turn passes."""
-    state = replace(state, moves_left=0)
+    """The active car's movement is over: the next car of the player moves, or the turn passes.
+    Paint's Targeting loss lasts until the end of the car's turn."""
+    car = state.car(state.active_car)
+    state = replace(state.with_car(replace(car, painted=False)) if car.painted else state, moves_left=0)
     following = _next_car(state)
     if following:
         return start_movement(state, following)

@@ -21,7 +21,7 @@ from rules.track.moves import (
     relocate,
     where_label,
 )
-from rules.track.state import LANE, PITS, RING, Car, CarMove, TrackState
+from rules.track.state import LANE, PITS, RING, SEED_FIDELITY, Car, CarMove, TrackState
 
 
 def _own_car(state: TrackState, player: str, car_id: str) -> Car:
@@ -113,9 +113,10 @@ def _swap(state: TrackState, player: str, car_id: str, target_id: str):
         mine = _pit_car(state, player, car_id)
     else:
         mine = _own_car(state, player, car_id)
-    if mine.where == LANE:
+    if mine.where == LANE and (mine.finished or state.revision < SEED_FIDELITY):
+        where = "the pits, the ring or its white dot" if state.revision >= SEED_FIDELITY else "the pits or the ring"
         raise IllegalPlay(f"{car_label(state, mine)} is on {where_label(state, mine)}: a Joker swaps a car "
-                          f"from the pits or the ring only.")
+                          f"from {where} only.")
     wanted = target_id.strip().lower()
     targets = [c for c in state.cars if c.owner != player and c.id == wanted]
     if not targets:
@@ -205,7 +206,8 @@ def candidate_plays(state: TrackState, player: str, card: str) -> list[tuple]:
     base = f"/play card:{card}"
     if rank == cards.JOKER:
         out.append((f"{base} move:out", PlayCard(card, move="out"), "", None))
-        sources = [c.id for c in mine if c.where == RING]
+        sources = [c.id for c in mine if c.where == RING or (c.where == LANE and not c.finished
+                                                                 and state.revision >= SEED_FIDELITY)]
         if any(c.where == PITS for c in mine):
             sources.append("pits")
         for target in state.cars:

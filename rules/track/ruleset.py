@@ -35,12 +35,12 @@ from rules.track.moves import car_label, short_label, where_label
 from rules.track.phases import PHASES, TrackPhase
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
 from rules.track.selfplay import SELFPLAY
-from rules.track.state import Board, Hand, Rulings, TrackState
+from rules.track.state import RULINGS_BEFORE_SEED_FIDELITY, SEED_FIDELITY, Board, Hand, Rulings, TrackState
 from rules.track.turns import end_turn
 
-# The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own.
-# Games stored without one are revision 1.
-REVISION = 2
+# The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own;
+# 3 follows the seed's Joker (state.SEED_FIDELITY). Games stored without one are revision 1.
+REVISION = 3
 
 HAND_LISTING_LIMIT = 1500  # a private reply holds 2,000 characters; longer lists are summed up per card
 
@@ -64,7 +64,10 @@ def _option_value(key: str, default: Any, given: Any) -> Any:
 
 def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
     """A new table in the lobby with the rulings (rulings.toml, each overridable) and the board (board.toml)."""
+    revision = revision_option(options, REVISION)
     values = dict(data.ruling_defaults())
+    if revision < SEED_FIDELITY:
+        values.update(RULINGS_BEFORE_SEED_FIDELITY)
     for key, given in options.items():
         if key in values and given is not None:
             values[key] = _option_value(key, values[key], given)
@@ -76,7 +79,6 @@ def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
     b = data.board()
     board = Board(b["ring_holes"], tuple(b["corners"]), b["start_after_corner"], b["finish_holes"],
                   b["cars_per_player"], b["hand_size"])
-    revision = revision_option(options, REVISION)
     return TrackState(host=host, dice=DiceState(seed), rulings=Rulings(**values), board=board, max_rounds=rounds,
                       revision=revision)
 

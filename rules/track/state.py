@@ -95,6 +95,13 @@ class CarMove:
     path: tuple[int, ...] = ()  # ring holes passed through, then lane spots as ring_holes + spot
 
 
+# Rules revision 3 follows the seed's Joker (RULES.md "Rules revisions"): a Joker that can move must be
+# played by default, and it may swap a car from its own white dot.
+SEED_FIDELITY = 3
+# Ruling defaults of the games stored before revision 3, which replay as they were played.
+RULINGS_BEFORE_SEED_FIDELITY = {"joker_forced": False}
+
+
 @dataclass(frozen=True)
 class TrackState:
     """Everything a track game is; replaying its action log from `dice.seed` rebuilds it exactly."""
@@ -122,7 +129,8 @@ class TrackState:
     max_rounds: int | None = None
     hidden: bool = False  # True in a view with hidden information removed
     # The rules revision (setup option "revision"): 2 gives every seat a unique name and computer
-    # seats ids of their own. Left out of a snapshot while 1, as before it existed.
+    # seats ids of their own; 3 (SEED_FIDELITY) follows the seed on the Joker. Left out of a snapshot
+    # while 1, as before it existed.
     revision: int = added_field(1)
 
     def player(self, player_id: str | None) -> Player | None:
