@@ -69,7 +69,7 @@ class TurnPlans:
 class SelfplaySetup:
     """How `pitboss selfplay` sets up a game of computers, and which events its summary counts."""
 
-    new_options: str  # added to /game new, e.g. a round cap
+    new_options: Callable[[Any], str]  # (a random.Random) -> added to /game new, e.g. a round cap
     seats: Callable[[Any], list[str]]  # (a random.Random) -> the /game add-ai commands of one game
     counted: tuple[tuple[str, Callable[[dict], bool]], ...]  # (label, which encoded events)
 

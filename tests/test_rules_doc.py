@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = {"drv": "test_speedway_driving.py", "cmb": "test_speedway_combat.py", "haz": "test_speedway_hazards.py",
          "col": "test_speedway_collisions.py", "game": "test_speedway_game.py",
          "trk": "test_track_rules.py", "tbl": "test_track_table.py", "cli": "test_cli.py",
-         "e2e": "e2e/test_e2e_track.py", "rpl": "test_replay_render.py"}
+         "e2e": "e2e/test_e2e_track.py", "rpl": "test_replay_render.py", "rev3": "test_revision3.py"}
 DOCS = {"speedway": 80, "track": 50}  # each RULES.md and the fewest citations it should have
 
 

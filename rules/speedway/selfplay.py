@@ -15,5 +15,10 @@ def _is_hit(event: dict) -> bool:
     return event["type"] == "DiceRolled" and event["dice"] == "d6" and event["success"]
 
 
-SELFPLAY = SelfplaySetup("rounds:60", _seats, (
+def _new(rng) -> str:
+    """A round cap, and every arena in turn by chance (the Junkyard brings debris, water and paint)."""
+    return f"rounds:60 arena:{rng.choice(data.arena_ids())}"
+
+
+SELFPLAY = SelfplaySetup(_new, _seats, (
     ("shots", event_type("WeaponFired")), ("hits", _is_hit), ("collisions", event_type("Collided"))))
