@@ -66,7 +66,8 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
     channel = f"selfplay-{ruleset_id}-{seed}-{index}"
     if await store.active_game(channel):
         await _command(service, channel, "/game end")
-    await _command(service, channel, f"/game new ruleset:{ruleset_id} seed:{seed * 1000 + index} {plan.new_options(rng)}")
+    options = plan.new_options(rng)
+    await _command(service, channel, f"/game new ruleset:{ruleset_id} seed:{seed * 1000 + index} {options}")
     for line in plan.seats(rng):
         await _command(service, channel, line)
     await _command(service, channel, "/game start")
