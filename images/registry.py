@@ -23,6 +23,9 @@ class Renderer:
     replay_map: Callable[[Any, tuple], Any]  # (a public view, its action's events) -> a frame's map (Pillow)
     captioner: Captioner  # words for a replay frame's caption line
     render_preview: Callable[[Any, Any], bytes] | None = None  # (view, the game's plan preview) -> PNG
+    # (a public view, which car: its id or name, "" for all) -> the full sheets as a PNG; GameError when
+    # no car fits, ValueError when there is nothing to draw
+    render_sheets: Callable[[Any, str], bytes] | None = None
 
 
 _PLUGINS: dict[str, Renderer] = {}

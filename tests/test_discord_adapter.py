@@ -481,8 +481,8 @@ async def test_command_payload_respects_discord_limits(harness):
                      "speed", "undo"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "start", "status",
-        "takeover", "verify"]
+        "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet", "start",
+        "status", "takeover", "verify"]
     assert all(o["type"] == 1 for o in game["options"])
 
     for command in payload:

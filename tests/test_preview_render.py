@@ -10,6 +10,7 @@ from PIL import Image
 
 from images import render_preview as dispatch_preview
 from images.speedway import render_speedway
+from images.speedway.arena import frame
 from images.speedway.preview import render_preview, weapon_arcs
 from rules.hexgrid import parse_label
 from rules.speedway.preview import preview_turn
@@ -36,8 +37,8 @@ def test_preview_is_a_valid_png_as_wide_as_the_map():
     state = driving("M9", 0, speed=5)
     png = render_preview(state, plan(state, WIGGLE))
     image = picture(png)
-    assert image.width == picture(render_speedway(state)).width == 1240
-    assert 600 < image.height < 1400
+    assert image.width == frame("classic").width == picture(render_speedway(state)).width   # the map, no gutters
+    assert 500 < image.height < 1200
 
 
 def test_preview_is_deterministic():
@@ -64,7 +65,7 @@ def test_a_blocked_plan_renders():
     assert preview.steps[-1].blocked and len(preview.steps) == 4
     free = render_preview(place(state, "bob", "B2", "NW"), plan(place(state, "bob", "B2", "NW"), ["normal"] * 5))
     png = render_preview(state, preview)
-    assert picture(png).width == 1240 and png != free
+    assert picture(png).width == frame("classic").width and png != free
 
 
 def test_a_plan_blocked_at_once_and_one_into_the_wall_render():

@@ -7,12 +7,14 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from images import render
-from images.speedway import map_band, render_speedway
+from images.speedway import map_band, render_sheets, render_speedway
 from images.speedway.arena import frame
 from rules.dice import DiceState
+from rules.errors import BadOption
 from rules.hexgrid import direction_index, parse_label
 from rules.speedway import data
 from rules.speedway.cars import new_car
@@ -147,8 +149,8 @@ def test_png_opens_at_map_width():
     png = render_speedway(running())
     assert png.startswith(PNG_SIGNATURE)
     image = _open(png)
-    assert image.mode == "P"
-    assert image.width == frame("classic").width
+
+
     assert image.height > frame("classic").height
 
 
@@ -200,7 +202,7 @@ def test_pictures_stay_small():
 def test_long_last_action_is_wrapped_not_grown_without_bound():
     short = _open(render_speedway(running(), RUNNING_LAST))
     long = _open(render_speedway(running(), (GameDrawn("word " * 2000),)))
-    assert long.height - short.height < 200
+    assert long.size == short.size
 
 
 def test_the_caption_tells_the_last_actions_events():
@@ -208,7 +210,7 @@ def test_the_caption_tells_the_last_actions_events():
     state = skidding()
     pictures = {render_speedway(state, last) for last in ((), RUNNING_LAST, SKIDDING_LAST, SKIDDING_LAST[:2])}
     assert len(pictures) == 4
-    assert _open(render_speedway(state, SKIDDING_LAST)).height > _open(render_speedway(state, SKIDDING_LAST[:2])).height
+    assert len({_open(picture).size for picture in pictures}) == 1     # one size, whatever it says
 
 
 def test_events_logged_before_they_carried_car_ids_draw_the_same_shot():
@@ -307,7 +309,7 @@ def test_weapon_rows_show_charges_fired_and_disabled():
     with_mines = [state.with_car(replace(alice, weapons=(alice.weapons[0], replace(mines, charges=n))))
                   for n in (1, 0)]
     fired = state.with_car(replace(alice, fired=("Front",)))
-    pictures = {render_speedway(s) for s in (state, *with_mines, fired)}
+    pictures = {render_sheets(s) for s in (state, *with_mines, fired)}      # the full sheets, on request
     assert len(pictures) == 4
 
 
@@ -362,3 +364,63 @@ def test_a_sheet_drawn_from_the_cache_looks_like_a_fresh_one():
     first = render_speedway(state, COMBAT_LAST)
     sheets._rows_image.cache_clear()
     assert render_speedway(state, COMBAT_LAST) == first
+
+
+# --- the channel picture: map first, landscape, one size a game (issue 13) -------------------------
+
+def _play_through(arena: str, seats: int, actions: int = 120):
+    """(state, last events) after each action of a computer game on `arena`, from the empty lobby."""
+    from rules.speedway.actions import AddComputer, Start
+    from rules.speedway.ruleset import SPEEDWAY
+
+    state = SPEEDWAY.setup({"arena": arena, "revision": 3}, 5, "p0")
+    shown = [(state, ())]
+    for _ in range(seats):
+        state, events = SPEEDWAY.apply(state, "p0", AddComputer())
+        shown.append((state, events))
+    state, events = SPEEDWAY.apply(state, "p0", Start())
+    shown.append((state, events))
+    while len(shown) < actions and not SPEEDWAY.is_finished(state):
+        (player,) = SPEEDWAY.acting_players(state)
+        state, events = SPEEDWAY.apply(state, player, SPEEDWAY.computer.choose(state, player))
+        shown.append((state, events))
+    return shown
+
+
+@pytest.mark.parametrize("arena, seats", [("classic", 2), ("classic", 6), ("duel", 2), ("duel", 4),
+                                          ("junkyard", 6)])
+def test_every_picture_of_a_game_is_landscape_and_the_same_size(arena, seats):
+    from images.speedway import page
+
+    layout = page(arena)
+    assert layout.width >= layout.height
+    steps = _play_through(arena, seats)
+    sample = steps[:seats + 3] + steps[seats + 3::9] + steps[-1:]        # the lobby, the start, then a spread
+    sizes = {_open(render_speedway(SPEEDWAY_VIEW(state), last)).size for state, last in sample}
+    assert sizes == {(layout.width, layout.height)}
+
+
+def SPEEDWAY_VIEW(state):  # noqa: N802 - reads as the ruleset's view
+    from rules.speedway.ruleset import SPEEDWAY
+
+    return SPEEDWAY.view(state, None)
+
+
+def test_the_chips_name_every_cars_figures():
+    """Speed, inertia, fire and Armor, Engine, Driver and guns are in each chip, read from the sheet."""
+    from images.speedway.status import _figures, _motion
+
+    state = combat()
+    bob = state.car("c1")
+    assert _motion(bob)[0] == "speed 2 · inertia 1 · fire 2"
+    assert _figures(bob)[0] == "Armor 2 · Engine 3 · Driver 4 · guns 1/1"
+    assert _motion(state.car("c3")) == ("wrecked",)
+
+
+def test_sheets_are_drawn_for_one_car_or_all():
+    state = combat()
+    one, every = _open(render_sheets(state, "bob")), _open(render_sheets(state))
+    assert one.width == every.width and one.height < every.height
+    assert render_sheets(state, "c1") == render_sheets(state, "BOB")
+    with pytest.raises(BadOption, match="No car called 'nobody'"):
+        render_sheets(state, "nobody")

@@ -55,6 +55,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
     CommandSpec("game replay", "An animated GIF of the whole game so far", query=True),
+    CommandSpec("game sheet", "The full sheets of the cars, privately unless you choose public", (
+        OptionSpec("car", "str", "One car, by its id or name (every car if left out)"),
+        OptionSpec("public", "str", "Show the sheets to the whole channel", choices=("true", "false")),
+    ), query=True),
     CommandSpec("game verify", "Re-run every roll from the seed and check the stored game", query=True),
     CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
         OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",

@@ -49,6 +49,7 @@ from bot.table.replies import (
     refusal,
 )
 from bot.table.settings import MAX_COMPUTER_ACTIONS
+from images.registry import renderer
 from images.replay import Step, render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
@@ -267,6 +268,8 @@ class GameService(TableClock, PlannedTurns):
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
             return Reply("shown", f"Game {game.id} so far: {len(records)} actions.",
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
+        if command.name == "game sheet":
+            return await self._sheets(ruleset, state, command.options)
         if game.status == "finished":
             raise NoGame()
         text = ruleset.queries[command.name](state, actor.id, command.options)
@@ -274,6 +277,21 @@ class GameService(TableClock, PlannedTurns):
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
+
+    async def _sheets(self, ruleset: Ruleset, state: Any, options: dict) -> Reply:
+        """The full car sheets, drawn off the loop: privately, or to the channel with public:true."""
+        draw = renderer(ruleset.id).render_sheets
+        if draw is None:
+            raise GameError(f"{ruleset.title} has no car sheets.")
+        which = options.get("car") or ""
+        try:
+            data = await asyncio.get_running_loop().run_in_executor(_RENDERERS, draw, ruleset.view(state, None), which)
+        except ValueError as exc:  # nothing to draw (nobody seated yet)
+            raise GameError(f"No sheets to show: {exc}.") from None
+        public = options.get("public") == "true"
+        what = f"The sheet of {which.strip()}" if which.strip() else "Every car's sheet"
+        return Reply("shown", f"{what}.", ephemeral=not public,
+                     files=(Attachment("pitboss-sheets.png", data, f"{what}: systems, weapons and damage boxes"),))
 
     @staticmethod
     def _ended_here(ruleset: Ruleset, game: GameRecord, state: Any) -> bool:

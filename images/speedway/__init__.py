@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import cache
 
 from PIL import Image
@@ -11,17 +12,22 @@ from images.draw import build_palette, style_colours, to_png
 from images.registry import Renderer
 from images.speedway import style
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import colour_of, name_of, render_caption
+from images.speedway.caption import HEADER, colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags
 from images.speedway.last_turn import last_shot
 from images.speedway.sheets import render_panel
-from images.speedway.style import MIN_PAGE_WIDTH, PAPER
+from images.speedway.status import band_height, render_status
+from images.speedway.style import PAPER
 from rules.speedway import data
 from rules.speedway.actions import Join, Start
+from rules.speedway.combat import find_target
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
 
 KEY_COLOURS = style_colours(style)
+WIDE_MAP = 800      # maps at least this wide carry the chips under them; narrower ones beside them
+SIDEBAR = 330       # the chips' column beside a narrow map
+SHEETS_WIDTH = 1000  # the car sheets picture
 
 
 def map_band(state: SpeedwayState, last: tuple = ()) -> Image.Image:
@@ -33,22 +39,54 @@ def map_band(state: SpeedwayState, last: tuple = ()) -> Image.Image:
     return board
 
 
+@dataclass(frozen=True)
+class Page:
+    """Where the parts of an arena's channel picture go; the same for every picture of a game."""
+
+    width: int
+    height: int
+    map_at: tuple[int, int]
+    status_at: tuple[int, int]
+    status_size: tuple[int, int]
+    columns: int
+
+
+@cache
+def page(arena_id: str) -> Page:
+    """The layout of an arena's picture: the header across the top, then the map with the cars' chips
+    under it (wide arenas) or beside it (narrow ones), so the picture is landscape and its size fixed
+    by the arena alone (room for as many chips as the arena has seats)."""
+    mf = frame(arena_id)
+    seats = min(data.table_limits()["max_players"], len(data.arena(arena_id).starts))
+    if mf.width >= WIDE_MAP:
+        rows = -(-seats // 3)
+        band = band_height(rows)
+        return Page(mf.width, HEADER + mf.height + band, (0, HEADER), (0, HEADER + mf.height),
+                    (mf.width, band), 3)
+    band = max(mf.height, band_height(seats))
+    return Page(mf.width + SIDEBAR, HEADER + band, (0, HEADER + (band - mf.height) // 2), (mf.width, HEADER),
+                (SIDEBAR, band), 1)
+
+
 def render_image(state: SpeedwayState, last: tuple = ()) -> Image.Image:
-    """The whole picture as a Pillow image; `last` is the events of the action that led to `state`."""
-    mf = frame(state.arena)
-    board = map_band(state, last)
-    # Small arenas are centred on a page as wide as the classic one, so sheets keep their layout.
-    width = max(mf.width, MIN_PAGE_WIDTH)
-    parts = [render_caption(state, width, last), board]
-    panel = render_panel(state, width)
-    if panel is not None:
-        parts.append(panel)
-    image = Image.new("RGB", (width, sum(p.height for p in parts)), PAPER)
-    y = 0
-    for part in parts:
-        image.paste(part, ((width - part.width) // 2, y))
-        y += part.height
+    """The channel picture as a Pillow image: header, map and the cars' chips, at the arena's fixed size;
+    `last` is the events of the action that led to `state`."""
+    layout = page(state.arena)
+    image = Image.new("RGB", (layout.width, layout.height), PAPER)
+    image.paste(render_caption(state, layout.width, last), (0, 0))
+    image.paste(map_band(state, last), layout.map_at)
+    image.paste(render_status(state, *layout.status_size, layout.columns), layout.status_at)
     return image
+
+
+def render_sheets(state: SpeedwayState, which: str = "") -> bytes:
+    """The full car sheets (every car, or the one `which` names by id or name) as a PNG: drawn on
+    request, not with every move. BadOption when no car fits `which`."""
+    shown = replace(state, cars=(find_target(state, which),)) if which.strip() else state
+    panel = render_panel(shown, SHEETS_WIDTH)
+    if panel is None:
+        raise ValueError("no car is seated yet")
+    return to_png(panel, palette=palette_for(state.arena))
 
 
 @cache
@@ -77,4 +115,4 @@ def _render_preview(view: SpeedwayState, preview) -> bytes:
 
 RENDERER = Renderer(render=render_speedway, replay_map=map_band,
                     captioner=Captioner(name_of, colour_of),
-                    render_preview=_render_preview)
+                    render_preview=_render_preview, render_sheets=render_sheets)

@@ -68,7 +68,7 @@ def base_layer(arena_id: str) -> Image.Image:
     image = Image.new("RGB", (mf.width, mf.height), style.WALL)
     draw = ImageDraw.Draw(image)
     _bricks(draw, mf.width, mf.height)
-    small = font(13)
+    small = font(10)
     open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
     for h in open_hexes:
         draw.polygon(mf.layout.corners(h), fill=style.FIELD, outline=style.GRID, width=2)

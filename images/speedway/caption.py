@@ -19,12 +19,12 @@ PHASES = {
     SpeedwayPhase.LOBBY: "Lobby", SpeedwayPhase.UPKEEP: "Upkeep", SpeedwayPhase.MOVEMENT: "Movement",
     SpeedwayPhase.SKID: "Skid decision", SpeedwayPhase.FINISHED: "Game over",
 }
-TITLE = 36
-LINE = 34
-DIE = 44
-MAX_LINES = 4
-BANNER = 92
-PROMPT = 44
+TITLE = 38          # the title row (or the game-over banner)
+NEWS = 23           # font size of what happened and who must decide
+LINE = 28
+NEWS_LINES = 2
+DIE = 32
+HEADER = 16 + TITLE + 8 + NEWS_LINES * LINE + 6 + DIE + 10   # the same height all game long
 # Pip positions on a d6 face, in thirds of the face from its centre.
 PIPS = {
     1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)),
@@ -94,7 +94,7 @@ def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, co
     box = (x, y, x + DIE, y + DIE)
     if kind == "d6" and face in PIPS:
         draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
-        third, pip = DIE * 0.27, 4.6
+        third, pip = DIE * 0.27, DIE * 0.105
         cx, cy = x + DIE / 2, y + DIE / 2
         for px, py in PIPS[face]:
             draw.ellipse((cx + px * third - pip, cy + py * third - pip, cx + px * third + pip,
@@ -102,27 +102,27 @@ def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, co
         return
     if kind == "d6":   # a face with no pips to show: a black die with the number
         draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
-        draw_text(draw, (x + DIE / 2, y + DIE / 2 - 1), str(face), font(28, bold=True), style.PAPER, "mm")
+        draw_text(draw, (x + DIE / 2, y + DIE / 2 - 1), str(face), font(22, bold=True), style.PAPER, "mm")
         return
     draw.rounded_rectangle(box, radius=8, fill=style.PAPER, outline=style.INK, width=3)
     if colour:
-        draw.rectangle((x + 3, y + DIE - 9, x + DIE - 3, y + DIE - 4), fill=colour)
-    draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(28, bold=True), style.INK, "mm")
+        draw.rectangle((x + 3, y + DIE - 8, x + DIE - 3, y + DIE - 4), fill=colour)
+    draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(22, bold=True), style.INK, "mm")
 
 
 def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: float, y: float,
           width: float) -> None:
-    body, bold = font(26), font(26, bold=True)
+    body, bold = font(NEWS), font(NEWS, bold=True)
     cy = y + DIE / 2
     roller = car_in(state, roll.car_id, roll.car)
     colour = style.car_colour(roller.colour) if roller else None
     lead = f"{roll.car} {roll.purpose}:".strip()
-    lead_font = fit_font(lead, 26, width * 0.45)
+    lead_font = fit_font(lead, NEWS, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
-    x += lead_font.getlength(lead) + 14
+    x += lead_font.getlength(lead) + 12
     for face in roll.faces:
         _die(draw, x, y, face, roll.dice, colour)
-        x += DIE + 8
+        x += DIE + 6
     sums = f"= {roll.total} vs {roll.target}  "
     draw_text(draw, (x + 6, cy), sums, body, style.INK, "lm")
     x += 6 + body.getlength(sums)
@@ -131,56 +131,54 @@ def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: 
 
 
 def _draw_banner(draw: ImageDraw.ImageDraw, text: str, fill, x: float, y: float, width: float) -> None:
-    draw.rounded_rectangle((x, y, x + width, y + BANNER), radius=14, fill=fill, outline=style.INK, width=5)
-    big = fit_font(text, 64, width - 60, bold=True, minimum=30)
-    text = ellipsize(text, big, width - 60)
+    draw.rounded_rectangle((x, y, x + width, y + TITLE), radius=10, fill=fill, outline=style.INK, width=3)
+    big = fit_font(text, 32, width - 40, bold=True, minimum=20)
+    text = ellipsize(text, big, width - 40)
     ink = ink_on(fill)
-    draw_text(draw, (x + width / 2, y + BANNER / 2 + 2), text, big, ink, "mm",
+    draw_text(draw, (x + width / 2, y + TITLE / 2 + 1), text, big, ink, "mm",
               stroke_width=2 if ink == style.PAPER else 0, stroke_fill=style.INK)
 
 
 def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: float, width: float) -> None:
-    draw.rounded_rectangle((x, y, x + width, y + PROMPT - 6), radius=8, fill=style.HIGHLIGHT,
-                           outline=style.INK, width=3)
-    draw.rounded_rectangle((x + 6, y + 6, x + 30, y + PROMPT - 12), radius=5, fill=colour or style.INK,
+    """A line saying who must decide what, highlighted, with a swatch in their colour."""
+    draw.rounded_rectangle((x, y + 1, x + width, y + LINE - 1), radius=6, fill=style.HIGHLIGHT)
+    draw.rounded_rectangle((x + 5, y + 6, x + 23, y + LINE - 6), radius=4, fill=colour or style.INK,
                            outline=style.INK, width=2)
-    bold = fit_font(text, 28, width - 56, bold=True, minimum=16)
-    draw_text(draw, (x + 42, y + (PROMPT - 6) / 2), ellipsize(text, bold, width - 56), bold, style.INK, "lm")
+    bold = fit_font(text, NEWS, width - 40, bold=True, minimum=16)
+    draw_text(draw, (x + 32, y + LINE / 2), ellipsize(text, bold, width - 40), bold, style.INK, "lm")
 
 
 def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.Image:
-    """The caption strip, `width` pixels wide, telling what `last` (the last action's events) did."""
+    """The header strip, `width` wide and always HEADER high: the round and whose turn (or the result),
+    who must decide what, what `last` (the last action's events) did, and its dice."""
     inner = width - 2 * style.PAD
-    body = font(26)
-    said = describe_events(last)
-    lines = wrap(said, body, inner, MAX_LINES) if said else []
-    roll = last_roll(last)
-    banner = _banner(state)
-    prompts = _prompts(state)
-    height = (style.PAD + TITLE + 12 + (BANNER + 14 if banner else 0) + PROMPT * len(prompts)
-              + LINE * len(lines) + (DIE + 14 if roll else 0) + style.PAD - 4)
-    image = Image.new("RGB", (width, height), style.PAPER)
+    image = Image.new("RGB", (width, HEADER), style.PAPER)
     draw = ImageDraw.Draw(image)
-    title = _title(state)
-    x, y = style.PAD, style.PAD
-    active = next((c for c in state.cars if c.id == state.active_car), None)
-    if active and state.phase in RUNNING:
-        swatch = (x, y + 2, x + 30, y + TITLE - 2)
-        draw.rounded_rectangle(swatch, radius=6, fill=style.car_colour(active.colour), outline=style.INK,
-                               width=2)
-        x += 42
-    title_font = fit_font(title, TITLE, width - x - style.PAD, bold=True)
-    draw_text(draw, (x, y + TITLE / 2), title, title_font, style.INK, "lm")
-    y += TITLE + 12
+    x, y = style.PAD, 16
+    banner = _banner(state)
     if banner:
-        _draw_banner(draw, banner[0], banner[1], style.PAD, y, inner)
-        y += BANNER + 14
+        _draw_banner(draw, banner[0], banner[1], x, y, inner)
+    else:
+        active = next((c for c in state.cars if c.id == state.active_car), None)
+        if active and state.phase in RUNNING:
+            draw.rounded_rectangle((x, y + 4, x + 26, y + TITLE - 4), radius=6,
+                                   fill=style.car_colour(active.colour), outline=style.INK, width=2)
+            x += 36
+        title = _title(state)
+        title_font = fit_font(title, 30, width - x - style.PAD, bold=True, minimum=18)
+        draw_text(draw, (x, y + TITLE / 2), ellipsize(title, title_font, width - x - style.PAD), title_font,
+                  style.INK, "lm")
+    y += TITLE + 8
+    prompts = _prompts(state)[:NEWS_LINES]
     for text, ident in prompts:
         _draw_prompt(draw, text, colour_of(state, ident), style.PAD, y, inner)
-        y += PROMPT
-    for line in lines:
+        y += LINE
+    body = font(NEWS)
+    said = describe_events(last)
+    for line in wrap(said, body, inner, NEWS_LINES - len(prompts)) if said and len(prompts) < NEWS_LINES else []:
         draw_text(draw, (style.PAD, y + LINE / 2), line, body, style.INK, "lm")
         y += LINE
+    roll = last_roll(last)
     if roll:
-        _roll(draw, state, roll, style.PAD, y + 6, inner)
+        _roll(draw, state, roll, style.PAD, HEADER - 10 - DIE, inner)
     return image

@@ -523,12 +523,15 @@ def render_plan_caption(state: SpeedwayState, preview: TurnPreview, width: int) 
     return image
 
 
+PREVIEW_MIN_WIDTH = 800   # a small arena's plan is centred on a page this wide, for its caption's sake
+
+
 def render_preview_image(state: SpeedwayState, preview: TurnPreview) -> Image.Image:
     """The whole planning picture as a Pillow image: caption, then the map with the plan on it."""
     mf = frame(state.arena)
     board = base_layer(state.arena).copy()
     draw_plan(board, state, preview, mf.layout)
-    width = max(mf.width, style.MIN_PAGE_WIDTH)
+    width = max(mf.width, PREVIEW_MIN_WIDTH)
     caption = render_plan_caption(state, preview, width)
     image = Image.new("RGB", (width, caption.height + board.height), style.PAPER)
     image.paste(caption, (0, 0))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from images.draw import hex_colour
 
-HEX = 26                      # hex centre-to-corner, in pixels
-MAP_SIDE = 46                 # wall band left and right of the field (row numbers)
-MAP_END = 40                  # wall band above and below the field (column letters)
+HEX = 20                      # hex centre-to-corner, in pixels
+MAP_SIDE = 40                 # wall band left and right of the field (row numbers)
+MAP_END = 34                  # wall band above and below the field (column letters)
 PAD = 20                      # outer padding of caption and panel
 
 INK = hex_colour("#111111")

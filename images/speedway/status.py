@@ -1,0 +1,94 @@
+"""One compact status chip per car, beside or under the map: what decides the fight, at phone size.
+
+Each chip shows the car's name in its colour, speed and inertia spelled out, control, fire, and the
+figures that matter most (Armor, Engine, Driver, working weapons). The full sheets are drawn on
+request (`/game sheet`), not in every channel picture.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from images.draw import draw_text, ellipsize, fit_font
+from images.fonts import font
+from images.speedway import style
+from rules.speedway.state import Car, SpeedwayState
+
+CHIP_HEIGHT = 80
+GAP = 8
+NAME = 24
+TEXT = 21
+
+
+def _figures(car: Car) -> tuple[str, ...]:
+    """Armor, Engine, Driver and working guns: spelled out, then shorter for a narrow chip."""
+    a, e, d = (car.systems.rating(name) for name in ("armor", "engine", "driver"))
+    weapons = [w for w in car.weapons if w.offensive]
+    guns = f"{sum(1 for w in weapons if w.working)}/{len(weapons)}"
+    return (f"Armor {a} · Engine {e} · Driver {d} · guns {guns}", f"Arm {a} · Eng {e} · Drv {d} · guns {guns}",
+            f"A{a} E{e} D{d} · guns {guns}")
+
+
+def _motion(car: Car) -> tuple[str, ...]:
+    """Speed, inertia and fire: spelled out, then shorter for a narrow chip."""
+    if car.out:
+        return ("wrecked",)
+    fire = f" · fire {car.fire_chips}" if car.fire_chips else ""
+    return f"speed {car.speed} · inertia {car.inertia}{fire}", f"spd {car.speed} · inertia {car.inertia}{fire}"
+
+
+def _fitted(texts: tuple[str, ...], width: float) -> tuple[str, object]:
+    """The first of `texts` that fits `width` at a readable size, with its font."""
+    for text in texts:
+        body = fit_font(text, TEXT, width, minimum=TEXT - 4)
+        if body.getlength(text) <= width:
+            return text, body
+    return texts[-1], fit_font(texts[-1], TEXT, width, minimum=12)
+
+
+def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tuple[float, ...]) -> None:
+    """One car's chip in `box`: a bar in its colour, its name and flags, then two lines of figures."""
+    x0, y0, x1, y1 = box
+    active = car.id == state.active_car
+    colour = style.wreck_colour(car.colour) if car.out else style.car_colour(car.colour)
+    draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if active else 2)
+    draw.rounded_rectangle((x0 + 4, y0 + 4, x0 + 16, y1 - 4), radius=4, fill=colour)
+    left, right = x0 + 26, x1 - 10
+    flag, flag_colour = "", style.INK
+    if car.out:
+        flag, flag_colour = "OUT", style.BAD
+    elif not car.in_control:
+        flag, flag_colour = "⚠ skidding", style.BAD
+    elif active:
+        flag = "◀ acting"
+    bold = font(NAME, bold=True)
+    flag_font = font(TEXT, bold=True)
+    flag_width = flag_font.getlength(flag) + (12 if flag else 0)
+    player = state.player(car.owner)
+    name = f"{car.name} (AI)" if player and player.ai else car.name
+    draw_text(draw, (left, y0 + 17), ellipsize(name, bold, right - left - flag_width), bold, style.INK, "lm")
+    if flag:
+        draw_text(draw, (right, y0 + 17), flag, flag_font, flag_colour, "rm")
+    for row, texts in enumerate((_motion(car), _figures(car))):
+        text, body = _fitted(texts, right - left)
+        draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if car.out else style.INK, "lm")
+
+
+def render_status(state: SpeedwayState, width: int, height: int, columns: int) -> Image.Image:
+    """Every car's chip in a grid `columns` wide, in seating order, on a `width` x `height` band."""
+    image = Image.new("RGB", (width, height), style.PAPER)
+    draw = ImageDraw.Draw(image)
+    chip_width = (width - 2 * style.PAD - (columns - 1) * GAP) / columns
+    for index, car in enumerate(state.cars):
+        row, column = divmod(index, columns)
+        x = style.PAD + column * (chip_width + GAP)
+        y = style.PAD / 2 + row * (CHIP_HEIGHT + GAP)
+        if y + CHIP_HEIGHT > height:
+            break
+        draw_chip(draw, state, car, (x, y, x + chip_width, y + CHIP_HEIGHT))
+    return image
+
+
+def band_height(rows: int) -> int:
+    """The height of a band holding `rows` rows of chips."""
+    return round(style.PAD / 2 + rows * CHIP_HEIGHT + (rows - 1) * GAP + style.PAD / 2)
