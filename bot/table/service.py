@@ -278,6 +278,17 @@ class GameService(TableClock, PlannedTurns):
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
 
+    async def _final_sheets(self, ruleset: Ruleset, public: Any) -> tuple[Attachment, ...]:
+        """Every car's sheet as the game ended, for the final results (games that draw sheets)."""
+        draw = renderer(ruleset.id).render_sheets if self._render else None
+        if draw is None:
+            return ()
+        try:
+            data = await asyncio.get_running_loop().run_in_executor(_RENDERERS, draw, public, "")
+        except ValueError:  # ended before anyone sat down
+            return ()
+        return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)
+
     async def _sheets(self, ruleset: Ruleset, state: Any, options: dict) -> Reply:
         """The full car sheets, drawn off the loop: privately, or to the channel with public:true."""
         draw = renderer(ruleset.id).render_sheets
@@ -607,7 +618,8 @@ class GameService(TableClock, PlannedTurns):
         alt = ruleset.describe(public)
         if last:  # the news first, as the picture's caption has it
             alt = f"{clip('Last: ' + describe_events(last), ALT_TEXT_LIMIT // 3)} {alt}"
-        return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT),
+        files = await self._final_sheets(ruleset, public) if outcome == "applied" and ruleset.is_finished(state) else ()
+        return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
                      legal=legal, waiting_on=waiting,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 

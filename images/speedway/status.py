@@ -26,7 +26,7 @@ def _figures(car: Car) -> tuple[str, ...]:
     weapons = [w for w in car.weapons if w.offensive]
     guns = f"{sum(1 for w in weapons if w.working)}/{len(weapons)}"
     return (f"Armor {a} · Engine {e} · Driver {d} · guns {guns}", f"Arm {a} · Eng {e} · Drv {d} · guns {guns}",
-            f"A{a} E{e} D{d} · guns {guns}")
+            f"Arm{a} Eng{e} Drv{d} · guns {guns}", f"A{a} E{e} D{d} · guns {guns}")
 
 
 def _motion(car: Car) -> tuple[str, ...]:
