@@ -13,20 +13,20 @@ from images.draw import style_colours, to_png
 from images.registry import Renderer
 from images.track import style
 from images.track.board import draw_board
-from images.track.caption import colour_of, name_of, render_caption
+from images.track.caption import colour_of, name_of, render_sidebar
 from rules.track.state import TrackState
 
 KEY_COLOURS = style_colours(style)
+SIDEBAR = 420   # the column of words beside the board
 
 
 def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
-    """The whole picture as a Pillow image; `last` is the events of the action that led to `state`."""
-    parts = [render_caption(state, style.WIDTH, last), draw_board(state)]
-    image = Image.new("RGB", (style.WIDTH, sum(p.height for p in parts)), style.PAPER)
-    y = 0
-    for part in parts:
-        image.paste(part, (0, y))
-        y += part.height
+    """The whole picture as a Pillow image: the board, and beside it whose turn, the last card and the
+    seats; landscape, and the same size all game. `last` is the events of the action that led to `state`."""
+    board = draw_board(state)
+    image = Image.new("RGB", (board.width + SIDEBAR, board.height), style.PAPER)
+    image.paste(board, (0, 0))
+    image.paste(render_sidebar(state, SIDEBAR, board.height, last), (board.width, 0))
     return image
 
 

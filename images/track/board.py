@@ -13,6 +13,8 @@ from images.track import cards, geometry, style
 from images.track.geometry import centre
 from rules.track.state import TrackState
 
+BOARD = 800   # the board's side in the channel picture
+
 
 def board_height(state: TrackState) -> int:
     return 2 * style.MARGIN + geometry.side(state.board) * style.CELL
@@ -86,8 +88,8 @@ def _arrow_head(pen: _Pen, a, b, size):
                  (base[0] - nx * size * 0.6, base[1] - ny * size * 0.6)], style.PATH)
 
 
-def draw_board(state: TrackState) -> Image.Image:
-    """The board as a page-wide image."""
+def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
+    """The board, `side` pixels wide: drawn at twice the page-wide size, then shrunk once."""
     k = style.SCALE
     b = state.board
     n = geometry.side(b)
@@ -178,7 +180,7 @@ def draw_board(state: TrackState) -> Image.Image:
         if len(pts) >= 2 and pts[-1] != pts[-2]:
             _arrow_head(pen, pts[-2], pts[-1], 26)
     _draw_table(pen, state)
-    return image.resize((width, height), Image.Resampling.LANCZOS)
+    return image.resize((side, round(height * side / width)), Image.Resampling.LANCZOS)
 
 
 def _draw_table(pen: _Pen, state: TrackState) -> None:

@@ -1,21 +1,20 @@
-"""The caption above the board: whose turn (or the winner), the last card and what it did, and each
+"""The words beside the board: whose turn (or the winner), the last card and what it did, and each
 player's colour, cars home and hand SIZE (never a card in a hand)."""
 
 from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from images.draw import draw_text, ellipsize, ink_on, wrap
+from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
-from images.track import cards, style
+from images.track import style
 from rules.engine import describe_events
 from rules.track.phases import TrackPhase
 from rules.track.state import TrackState
 
-TITLE = 44
-LINE = 36
-MAX_LINES = 4
-ROW = 86
+TITLE = 34        # the banner's font size
+LINE = 28
+ROW = 84          # a seat's box
 
 
 def name_of(state: TrackState, pid: str | None) -> str:
@@ -52,60 +51,58 @@ def _last_text(state: TrackState, last: tuple) -> str:
     return text
 
 
-def render_caption(state: TrackState, width: int, last: tuple = ()) -> Image.Image:
-    """The caption: the round and whose turn, what `last` (the last action's events) did, the seats."""
+def _banner(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: int, size: int) -> int:
+    """The round and whose turn (or the result) on a band in their colour; returns the y below it."""
     pad = style.PAD
-    body = font(LINE)
-    lines = wrap(_last_text(state, last), body, width - 2 * pad, MAX_LINES)
     title, colour = _title(state)
-    banner_h = TITLE + (72 if state.phase == TrackPhase.FINISHED else 40)
-    height = pad + banner_h + 14 + len(lines) * (LINE + 8) + 10 + ROW + pad
-    image = Image.new("RGB", (width, height), style.PAPER)
-    draw = ImageDraw.Draw(image)
-    y = pad
+    banner_h = size + (72 if state.phase == TrackPhase.FINISHED else 40) * size // TITLE
     fill = colour if colour is not None else style.BANNER
     draw.rounded_rectangle((pad, y, width - pad, y + banner_h), radius=16, fill=fill)
-    ink = ink_on(fill)
-    title_font = font(TITLE + (16 if state.phase == TrackPhase.FINISHED else 0), True)
-    draw_text(draw, (width / 2, y + banner_h / 2), ellipsize(title, title_font, width - 4 * pad), title_font,
-              ink, "mm")
-    y += banner_h + 14
-    for line in lines:
+    title_font = fit_font(title, size + (16 if state.phase == TrackPhase.FINISHED else 0), width - 3 * pad,
+                          bold=True, minimum=20)
+    draw_text(draw, (width / 2, y + banner_h / 2), ellipsize(title, title_font, width - 3 * pad), title_font,
+              ink_on(fill), "mm")
+    return y + banner_h + 14
+
+
+def render_sidebar(state: TrackState, width: int, height: int, last: tuple = ()) -> Image.Image:
+    """The column beside the board, `width` x `height` whatever it holds: whose turn (or the result),
+    what the last card did, then one box per seat with its cars home and hand size."""
+    pad = style.PAD
+    image = Image.new("RGB", (width, height), style.PAPER)
+    draw = ImageDraw.Draw(image)
+    y = _banner(draw, state, width, pad, TITLE)
+    body = font(LINE)
+    seats = len(state.board.corners)
+    room = height - y - seats * (ROW + 12) - pad
+    for line in wrap(_last_text(state, last), body, width - 2 * pad, max(1, room // (LINE + 8))):
         draw_text(draw, (pad, y), line, body, style.INK)
         y += LINE + 8
-    y += 10
-    _players_row(draw, state, width, y)
+    players = {p.seat: p for p in state.players}
+    y = height - pad - seats * (ROW + 12) + 12
+    for seat in range(seats):
+        _seat_box(draw, state, players.get(seat), seat, (pad, y, width - pad, y + ROW))
+        y += ROW + 12
     return image
 
 
-def _players_row(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: int) -> None:
-    """One box per seat: colour disc, name, cars finished, and the hand size as card backs."""
-    pad = style.PAD
-    players = sorted(state.players, key=lambda p: p.seat)
-    if not players:
+def _seat_box(draw: ImageDraw.ImageDraw, state: TrackState, player, seat: int, box) -> None:
+    """One seat: its colour, name, cars finished and hand size (an empty seat says so)."""
+    x0, y0, x1, y1 = box
+    colour = style.seat_colour(seat)
+    active = player is not None and state.active_player == player.id
+    draw.rounded_rectangle(box, radius=12, fill=style.tint(colour, 0.25), outline=style.INK if active else colour,
+                           width=5 if active else 3)
+    cy = (y0 + y1) / 2
+    draw.ellipse((x0 + 10, cy - 20, x0 + 50, cy + 20), fill=colour, outline=style.INK, width=3)
+    name_font, small = font(30, True), font(24)
+    if player is None:
+        draw_text(draw, (x0 + 62, cy), "empty seat", small, style.MUTED, "lm")
         return
-    box_w = (width - 2 * pad - 16 * (len(players) - 1)) / len(players)
-    name_font = font(34, True)
-    small = font(28, True)
-    for i, p in enumerate(players):
-        x0 = pad + i * (box_w + 16)
-        colour = style.seat_colour(p.seat)
-        active = state.active_player == p.id
-        draw.rounded_rectangle((x0, y, x0 + box_w, y + ROW - 8), radius=14, fill=style.tint(colour, 0.25),
-                               outline=style.INK if active else colour, width=5 if active else 3)
-        cy = y + (ROW - 8) / 2
-        draw.ellipse((x0 + 12, cy - 24, x0 + 60, cy + 24), fill=colour, outline=style.INK, width=3)
-        finished = sum(1 for c in state.cars_of(p.id) if c.finished)
-        size = state.hand(p.id).size if any(h.player == p.id for h in state.hands) else 0
-        right = f"{size} card{'s' if size != 1 else ''}"
-        backs_w = 22 * min(size, 5) + 24 if size else 0
-        right_w = small.getlength(right) + backs_w
-        name = p.name + (" (AI)" if p.ai else "")
-        name = ellipsize(name, name_font, box_w - 80 - right_w - 24)
-        draw_text(draw, (x0 + 72, cy - 14), name, name_font, style.INK, "lm")
-        draw_text(draw, (x0 + 72, cy + 22), f"{finished} of {state.board.cars_per_player} finished", font(24),
-                  style.INK, "lm")
-        draw_text(draw, (x0 + box_w - 14, cy), right, small, style.INK, "rm")
-        bx = x0 + box_w - 14 - small.getlength(right) - 12 - (22 * (min(size, 5) - 1) + 36)
-        for j in range(min(size, 5)):
-            cards.back(draw, (bx + j * 22, cy - 26, bx + j * 22 + 36, cy + 26))
+    finished = sum(1 for c in state.cars_of(player.id) if c.finished)
+    size = state.hand(player.id).size if any(h.player == player.id for h in state.hands) else 0
+    name = ellipsize(player.name + (" (AI)" if player.ai else ""), name_font, x1 - x0 - 80)
+    draw_text(draw, (x0 + 62, cy - 16), name, name_font, style.INK, "lm")
+    detail = f"{finished}/{state.board.cars_per_player} home · {size} card{'s' if size != 1 else ''} in hand"
+    small = fit_font(detail, 24, x1 - x0 - 72, minimum=18)
+    draw_text(draw, (x0 + 62, cy + 20), ellipsize(detail, small, x1 - x0 - 72), small, style.INK, "lm")

@@ -210,10 +210,12 @@ async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bo
             (record,) = [r for r in exchange.requests if r.files]
             assert record.kind in ("followup", "channel_message_edit"), exchange.describe()
             assert not int(record.body.get("flags") or 0) & EPHEMERAL
-            (upload,) = record.files
+            # The table's PNG; the move that ends the game also carries every car's sheet.
+            upload, *sheets = record.files
             assert_png(upload.data)
-            (attachment,) = record.body["attachments"]
-            assert (attachment.get("description") or "").strip()
+            assert len(sheets) == (1 if after.phase == "finished" else 0), exchange.describe()
+            for attachment in record.body["attachments"]:
+                assert (attachment.get("description") or "").strip()
             assert (record.kind == "followup") == expect_new, \
                 f"press {presses} ({command}, turn {turn_key(state)} -> {turn_key(after)}):\n{exchange.describe()}"
             if record.kind == "followup":
