@@ -133,3 +133,8 @@ def computer_seat(player_ids: set[str], taken: set[str]) -> tuple[str, str]:
     while name_key(f"Robo{robo}") in taken:
         robo += 1
     return f"ai-{number}", f"Robo{robo}"
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """`count` with the word that fits it: "1 hex", "3 hexes"."""
+    return f"{count} {one if count == 1 else many}"

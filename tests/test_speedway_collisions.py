@@ -102,10 +102,10 @@ def test_ram_damage_speed_loss_and_roll_off():
         Collided("ram", "alice", "bob", "N9", 5),
         DamageRolled("bob", "rammed by alice", ("gray",) * 6, ("S", "S", "A", "S", "D", "A")),
         ArmorDisregarded("bob", ("D", "S", "S")),
-        DamageTaken("bob", ("Armor 3->3", "Suspension 3->2", "Armor 3->2")),
+        DamageTaken("bob", ("Armor 3 (a box crossed)", "Suspension 3->2", "Armor 3->2")),
         DamageRolled("alice", "ramming bob", ("gray",) * 5, ("-", "B", "S", "A", "A")),
         ArmorDisregarded("alice", ("B", "S")),
-        DamageTaken("alice", ("Armor 3->3", "Armor 3->2")),
+        DamageTaken("alice", ("Armor 3 (a box crossed)", "Armor 3->2")),
         SpeedLostInCrash("alice", 2, 1),
         SpeedLostInCrash("bob", 2, 0),                        # 3 results, but only 2 speed to lose
         # roll-off: each adds the damage it did to the other (alice 3, bob 2)
@@ -261,7 +261,7 @@ def test_out_of_control_slide_into_a_car():
                           ArmorDisregarded("bob", ("S", "S")),
                           DamageRolled("alice", "slid into bob", ("gray", "gray"), ("A", "S")),
                           ArmorDisregarded("alice", ("S",)))
-    assert DamageTaken("alice", ("Armor 3->3",)) in events
+    assert DamageTaken("alice", ("Armor 3 (a box crossed)",)) in events
     alice = car_of(state, "alice")
     assert pose(alice) == ("M9", "L9", E) and alice.speed == 0 and alice.in_control and alice.skid is None
     assert not of(events, SpeedLost) and state.active_player == "bob"  # stopped: the turn passes

@@ -559,7 +559,7 @@ def test_armor_rating_is_read_before_this_rolls_armor_hits():
     after, events, taken = hit(colours=("green",) * 5, seed=3)
     assert events == (DamageRolled("bob", "test", ("green",) * 5, ("W", "E", "A", "A", "B")),
                       ArmorDisregarded("bob", ("E", "W", "B")),
-                      DamageTaken("bob", ("Armor 3->3", "Armor 3->2")))
+                      DamageTaken("bob", ("Armor 3 (a box crossed)", "Armor 3->2")))
     assert taken == 2 and car_of(after, "bob").systems.armor.crossed == 2
     assert car_of(after, "bob").systems.armor.rating == 2
 
@@ -603,10 +603,10 @@ def test_fire_result_adds_an_on_fire_chip_unless_disregarded():
 
 
 @pytest.mark.parametrize("system, colour, seed, crossed, effect, rating", [
-    ("engine", "yellow", 3, 0, "Engine 3->3", 3),
+    ("engine", "yellow", 3, 0, "Engine 3 (a box crossed)", 3),
     ("engine", "yellow", 3, 4, "Engine 1->0", 0),          # all crossed: the number after the boxes
-    ("brakes", "yellow", 9, 2, "Brakes 2->2", 2),
-    ("brakes", "yellow", 9, 4, "Brakes 1->1", 1),
+    ("brakes", "yellow", 9, 2, "Brakes 2 (a box crossed)", 2),
+    ("brakes", "yellow", 9, 4, "Brakes 1 (a box crossed)", 1),
     ("suspension", "gray", 1, 0, "Suspension 3->2", 2),
     ("targeting", "green", 9, 3, "Targeting 1->0", 0),
     ("armor", "gray", 13, 5, "Armor 1->0", 0),             # Armor 1, but A is never disregarded
@@ -648,7 +648,7 @@ def test_a_hit_from_behind_crosses_the_back_weapon():
     after, events = act(moving(state, 2, 1), "alice", Fire("front", "bob"))
     assert of(events, DamageRolled) == [DamageRolled("bob", "Vulcan Machine Gun at 3 hexes",
                                                       ("yellow",) * 3, ("W", "E", "A"))]
-    assert of(events, DamageTaken) == [DamageTaken("bob", ("Mines (Back) hit", "Engine 3->3"))]
+    assert of(events, DamageTaken) == [DamageTaken("bob", ("Mines (Back) hit", "Engine 3 (a box crossed)"))]
     bob = car_of(after, "bob")
     assert bob.weapon("Back").track.crossed == 1 and bob.weapon("Front").track.crossed == 0
 
@@ -664,7 +664,7 @@ def upkeep(state, owner="alice", seed=None):
 
 @pytest.mark.parametrize("seed, blue, red, taken, removed", [
     # seed 13: blue A -, red - F: the A lands, one chip goes out
-    (13, ("A", "-"), ("-", "F"), (DamageTaken("alice", ("Armor 3->3",)),), 1),
+    (13, ("A", "-"), ("-", "F"), (DamageTaken("alice", ("Armor 3 (a box crossed)",)),), 1),
     # seed 8: blue - W (Armor disregards the W), red - -: both chips go out
     (8, ("-", "W"), ("-", "-"), (ArmorDisregarded("alice", ("W",)),), 2),
 ])
@@ -760,7 +760,8 @@ def test_draw_when_nobody_is_left():
     state = replace(state, hazards=(Hazard(1, "mine", parse_label("O9"), car_of(state, "bob").id, True),))
     after, events = act(moving(state, 2, 27), "alice", Move("normal"))
     assert MineExploded("O9") in events
-    assert of(events, DamageTaken) == [DamageTaken("alice", ("Vulcan Machine Gun (Front) hit", "Brakes 3->3")),
+    assert of(events, DamageTaken) == [DamageTaken("alice", ("Vulcan Machine Gun (Front) hit",
+                                                             "Brakes 3 (a box crossed)")),
                                        DamageTaken("bob", ("Vulcan Machine Gun (Front) hit", "On Fire +1"))]
     assert of(events, CarWrecked) == [CarWrecked("alice"), CarWrecked("bob")]
     assert of(events, GameDrawn) == [GameDrawn("no car is left running")] and not of(events, GameWon)

@@ -919,7 +919,7 @@ def test_back_half_into_car_is_a_slide_collision():
     assert of_type(events, Collided) == [Collided("slide", "alice", "bob", "N9", 0)]
     assert [(d.car, d.dice, d.faces) for d in of_type(events, DamageRolled)] == [
         ("bob", ("gray", "gray"), ("S", "S")), ("alice", ("gray", "gray"), ("A", "S"))]
-    assert of_type(events, DamageTaken) == [DamageTaken("alice", ("Armor 3->3",))]
+    assert of_type(events, DamageTaken) == [DamageTaken("alice", ("Armor 3 (a box crossed)",))]
     # Stopped with Bob at point-blank in her front arc: she may still fire, or /end.
     assert state.phase == "movement" and state.moves_left == 0 and state.active_player == "alice"
     assert commands(state, prefix="/fire") == ["/fire weapon:front target:c2"]

@@ -115,7 +115,7 @@ def test_failed_mine_check_explodes_on_every_car_near_it():
                                         DamageRolled("carol", "mine at O9", colours, ("W", "W", "-"))]
     assert of(events, ArmorDisregarded) == [ArmorDisregarded("alice", ("F", "B")),
                                             ArmorDisregarded("carol", ("W", "W"))]
-    assert of(events, DamageTaken) == [DamageTaken("alice", ("Armor 3->3",))]
+    assert of(events, DamageTaken) == [DamageTaken("alice", ("Armor 3 (a box crossed)",))]
     assert state.hazards == ()                                  # the mine is gone
     assert car_of(state, "bob").systems == car_of(mine_run(6), "bob").systems   # bob was not near
     assert state.dice.counter == 2 + 3 + 3

@@ -54,6 +54,8 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
     if reply.mentions:
         print(f"ping: {', '.join(reply.mentions)}", file=stream)
     print(prefix + reply.text, file=stream)
+    if reply.legal:  # what Discord shows as buttons
+        print("choices: " + " | ".join(action.command for action in reply.legal), file=stream)
     if out_dir is not None and (reply.image is not None or reply.files):
         out_dir.mkdir(parents=True, exist_ok=True)
         if reply.image is not None:

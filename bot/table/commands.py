@@ -237,8 +237,11 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
             raise CommandSyntaxError(
                 f"{option.name}: must be between {option.min_value} and {option.max_value}.")
         return number
-    if option.choices and text not in option.choices:
-        raise CommandSyntaxError(f"{option.name}: must be one of {', '.join(option.choices)}.")
+    if option.choices:  # any letter case: "Classic", "TRUE" and "Turn-Left" read as the choice they name
+        chosen = next((c for c in option.choices if c.casefold() == text.casefold()), None)
+        if chosen is None:
+            raise CommandSyntaxError(f"{option.name}: must be one of {', '.join(option.choices)}.")
+        return chosen
     return text
 
 

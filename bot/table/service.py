@@ -166,6 +166,8 @@ class GameService(TableClock, PlannedTurns):
             token = _DELIVERY.set(delivery)
             try:
                 return await work
+            except NoGame as exc:
+                return refusal(await self._why_no_game(channel) or exc.message)
             except GameError as exc:
                 return refusal(exc.message)
             except StoreBusy:
@@ -174,6 +176,18 @@ class GameService(TableClock, PlannedTurns):
                 return refusal("That command was already carried out (it reached me twice); nothing more changed.")
             finally:
                 _DELIVERY.reset(token)
+
+    async def _why_no_game(self, channel: str) -> str | None:
+        """For a channel whose last game is over (here, not moved away): say so, and how it ended."""
+        game = await self._store.latest_game(channel)
+        if game is None or game.status != "finished" or game.moved:
+            return None
+        ruleset = get_ruleset(game.ruleset)
+        state = ruleset.load_state(game.state)
+        if not ruleset.is_finished(state):
+            return None
+        return (f"This game is over. {ruleset.prompt(state)} Start another with /game new, or look back with "
+                f"/game status, /game log or /game replay.")
 
     @contextlib.asynccontextmanager
     async def _write(self):
@@ -616,8 +630,9 @@ class GameService(TableClock, PlannedTurns):
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
         alt = ruleset.describe(public)
-        if last:  # the news first, as the picture's caption has it
-            alt = f"{clip('Last: ' + describe_events(last), ALT_TEXT_LIMIT // 3)} {alt}"
+        if last:  # the news first, as the picture's caption has it, in the room the table leaves
+            room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
+            alt = f"{clip('Last: ' + describe_events(last), room)} {alt}"
         files = await self._final_sheets(ruleset, public) if outcome == "applied" and ruleset.is_finished(state) else ()
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
                      legal=legal, waiting_on=waiting,

@@ -14,7 +14,7 @@ from rules.speedway.events import DiceRolled, WeaponFired
 from rules.speedway.geometry import in_arc, line_of_sight, midpoint, range_hexes
 from rules.speedway.odds import hit_chance
 from rules.speedway.state import SEED_FIDELITY, Car, SpeedwayState, Weapon
-from rules.table import looks_like_an_id
+from rules.table import looks_like_an_id, plural
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def fire(state: SpeedwayState, car: Car, plan: ShotPlan) -> tuple[SpeedwayState,
     events: tuple = (WeaponFired(car.name, plan.weapon.label, plan.target.name, plan.range_hexes,
                                  car_id=car.id, target_id=plan.target.id), roll)
     if hit:
-        state, damage, _taken = damage_car(state, plan.target.id, plan.damage_dice,
-                                           f"{plan.weapon.name} at {plan.range_hexes} hexes", midpoint(car))
+        source = f"{plan.weapon.name} at {plural(plan.range_hexes, 'hex', 'hexes')}"
+        state, damage, _taken = damage_car(state, plan.target.id, plan.damage_dice, source, midpoint(car))
         events += damage
     return state, events

@@ -66,7 +66,8 @@ def _apply_one(car: Car, face: str, attacker_point) -> tuple[Car, str | None]:
         before = track.rating
         track = track.cross()
         after = "off" if track.rating is None else track.rating
-        return replace(car, systems=replace(car.systems, **{name: track})), f"{FACE_NAMES[face]} {before}->{after}"
+        said = f"{FACE_NAMES[face]} {before}" + (" (a box crossed)" if after == before else f"->{after}")
+        return replace(car, systems=replace(car.systems, **{name: track})), said
     if face == "W":
         index = _weapon_hit(car, attacker_point)
         if index is None:

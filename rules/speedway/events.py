@@ -54,6 +54,8 @@ class SpeedSet:
     new: int
 
     def describe(self) -> str:
+        if self.old == self.new:
+            return f"{self.car} keeps speed {self.new}."
         return f"{self.car} set speed {self.old} -> {self.new}."
 
 
@@ -302,7 +304,8 @@ class Collided:
         if self.kind == "slide":
             return f"{self.car} slides into {self.other} at {self.at_hex} and stops."
         if self.kind == "strike":
-            return f"{self.car} hits {self.other} head-on at {self.at_hex} (speed {self.collision_speed})."
+            where = "" if self.at_hex in self.other else f" at {self.at_hex}"
+            return f"{self.car} hits {self.other} head-on{where} (speed {self.collision_speed})."
         return f"{self.car} glances off {self.other} at {self.at_hex}."
 
 
@@ -338,8 +341,10 @@ class FireChipsRemoved:
     remaining: int
 
     def describe(self) -> str:
-        shown = " ".join(f"red[{f}]" for f in self.faces)
-        return f"{self.car} fights the fire: {shown}; {self.removed} chip(s) out, {self.remaining} left."
+        shown = " ".join(f"[{f}]" for f in self.faces)
+        chips = "chip" if self.removed == 1 else "chips"
+        return (f"{self.car} fights the fire: red dice {shown}, each blank [-] puts a chip out: {self.removed} "
+                f"{chips} out, {self.remaining} left.")
 
 
 @EVENTS.register

@@ -20,7 +20,7 @@ MAX_NAME_LENGTH = 32
 
 
 def _design(car: str):
-    design_id = car or data.default_design()
+    design_id = (car or data.default_design()).strip().casefold()
     designs = data.car_designs()
     if design_id not in designs:
         raise BadOption(f"No car design called '{design_id}'. Designs: {', '.join(designs)}.")

@@ -14,6 +14,7 @@ from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver,
 from rules.speedway.errors import IllegalManeuver
 from rules.speedway.odds import driver_chance
 from rules.speedway.state import Car, SpeedwayState
+from rules.table import plural
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ def check_plan(car: Car, moves_left: int, maneuvers: list[str]) -> None:
     if not maneuvers:
         raise IllegalManeuver("The plan is empty: list maneuvers separated by commas.")
     if len(maneuvers) > moves_left:
-        raise IllegalManeuver(f"{car.name} has {moves_left} Moves left; the plan has {len(maneuvers)}.")
+        raise IllegalManeuver(f"{car.name} has {plural(moves_left, 'Move', 'Moves')} left; "
+                              f"the plan has {len(maneuvers)}.")
     for name in maneuvers:
         parse_maneuver(name)

@@ -40,7 +40,7 @@ from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
-from rules.table import revision_option
+from rules.table import plural, revision_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
@@ -110,7 +110,7 @@ def _phase_hint(state: SpeedwayState) -> str:
         return f"{car.name} has no Moves left: /fire, or /end the turn."
     if not car.in_control:
         return f"{car.name} is out of control: /move maneuver:slide."
-    moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
+    moves = plural(state.moves_left, "Move", "Moves")
     turn = " (it must Turn)" if car.must_turn else ""
     return f"{car.name} has {moves} left{turn}: use /move (and /fire or /drop between Moves)."
 
@@ -296,7 +296,7 @@ def _drop(state: SpeedwayState, actor: str, action: Drop):
 def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
     car = _acting_car(state, actor)
     if state.moves_left > 0:
-        moves = "1 Move" if state.moves_left == 1 else f"{state.moves_left} Moves"
+        moves = plural(state.moves_left, "Move", "Moves")
         raise WrongPhase(f"{car.name} still has {moves} to make.")
     return finish_car(state)
 
@@ -390,7 +390,15 @@ def _car_line(state: SpeedwayState, car: Car) -> str:
     control = "in control" if car.in_control else f"OUT OF CONTROL skidding {DIRECTION_NAMES[car.skid]}"
     fire = f", on fire ({car.fire_chips})" if car.fire_chips else ""
     return (f"{car.name}'s {design} at {label(car.front)}-{label(car.back)} facing {DIRECTION_NAMES[car.facing]}, "
-            f"speed {car.speed}, inertia {car.inertia}, {control}{fire}.")
+            f"speed {car.speed}, inertia {car.inertia}, {control}{fire}; {_damage_words(car)}.")
+
+
+def _damage_words(car: Car) -> str:
+    """What is left of a car, in words: Armor, Engine, Driver, and the weapons that still work."""
+    rating = car.systems.rating
+    working = sum(1 for w in car.weapons if w.working)
+    return (f"Armor {rating('armor')}, Engine {rating('engine')}, Driver {rating('driver')}, "
+            f"{working} of {len(car.weapons)} weapons working")
 
 
 def describe(state: SpeedwayState) -> str:

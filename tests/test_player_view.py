@@ -1,0 +1,79 @@
+"""What a player reads (issue 13): damage in words, a finished game that says so, the command line's
+choices, any letter case, and the wording of the events."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.speedway.events import Collided, FireChipsRemoved, SpeedSet
+from tests.conftest import run_pitboss
+
+
+async def duel(table, *extra):
+    for user, line in (("alice", "/game new ruleset:speedway seed:3"), ("alice", "/game join car:Brawler"),
+                       ("bob", "/game join car:TORCH"), ("alice", "/game start"), *extra):
+        reply = await table(user, line)
+        assert reply.outcome == "applied", (line, reply.text)
+    return reply
+
+
+async def test_status_and_alt_text_carry_each_cars_damage_in_words(table):
+    await duel(table)
+    status = await table("carol", "/game status")
+    for words in ("alice's Brawler", "bob's Torch", "Armor 3, Engine 3, Driver 4", "2 of 2 weapons working",
+                  "3 of 3 weapons working"):
+        assert words in status.text and words in status.alt_text, words
+    assert status.alt_text.startswith("Last: ")
+
+
+async def test_a_move_after_the_end_says_the_game_is_over_and_how(table):
+    await duel(table, ("alice", "/game end"))
+    refused = await table("alice", "/speed value:2")
+    assert refused.outcome == "refused"
+    assert refused.text.startswith("This game is over. Game over (ended by alice). Start another with /game new")
+    fresh = await table("alice", "/game status")                      # the table can still be looked at
+    assert fresh.outcome == "shown"
+
+
+async def test_choices_are_read_in_any_letter_case(table):
+    await duel(table)
+    reply = await table("bob", "/game status")
+    assert "alice's Brawler" in reply.text and "bob's Torch" in reply.text   # car:Brawler and car:TORCH
+    made = await table("dave", "/game new ruleset:SPEEDWAY arena:Duel", )
+    assert made.outcome == "refused" and "already has a game" in made.text  # read, then refused for the table
+
+
+def test_the_command_line_lists_the_choices_discord_shows_as_buttons(tmp_path):
+    script = "\n".join(("alice> /game new ruleset:speedway seed:3", "alice> /game join car:brawler",
+                        "bob> /game join car:torch", "alice> /game start", ""))
+    result = run_pitboss("play", "--db", str(tmp_path / "t.db"), "--out", str(tmp_path / "maps"), cwd=tmp_path,
+                         stdin=script)
+    assert result.returncode == 0, result.stderr
+    choices = [line for line in result.stdout.splitlines() if line.startswith("choices: ")]
+    assert choices and "/speed value:" in choices[-1]
+
+
+def test_the_events_read_naturally():
+    assert SpeedSet("alice", 2, 2).describe() == "alice keeps speed 2."
+    assert SpeedSet("alice", 2, 3).describe() == "alice set speed 2 -> 3."
+    strike = Collided("strike", "alice", "the obstacle at H4", "H4", 3)
+    assert strike.describe() == "alice hits the obstacle at H4 head-on (speed 3)."
+    assert replace(strike, other="the arena wall").describe() == "alice hits the arena wall head-on at H4 (speed 3)."
+    fire = FireChipsRemoved("bob", ("E", "-"), 1, 1)
+    assert fire.describe() == ("bob fights the fire: red dice [E] [-], each blank [-] puts a chip out: "
+                               "1 chip out, 1 left.")
+
+
+def test_damage_says_when_a_box_is_crossed_without_changing_the_rating():
+    from rules.speedway.actions import Fire
+    from rules.speedway.damage import _apply_one
+    from rules.speedway.events import DamageRolled
+    from tests.test_speedway_combat import act, car_of, shooting  # a shot with fixed dice
+
+    _state, events = act(shooting("Vulcan Machine Gun", 1, 1), "alice", Fire("front", "bob"))
+    assert [e.source for e in events if isinstance(e, DamageRolled)] == ["Vulcan Machine Gun at 1 hex"]
+    bob = car_of(shooting("Vulcan Machine Gun", 1, 1), "bob")
+    bob, said = _apply_one(bob, "A", None)            # Armor 3 3 2 2 1 1: the first box keeps it at 3
+    assert said == "Armor 3 (a box crossed)"
+    bob, said = _apply_one(bob, "A", None)
+    assert said == "Armor 3->2"
