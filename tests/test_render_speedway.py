@@ -424,3 +424,46 @@ def test_sheets_are_drawn_for_one_car_or_all():
     assert render_sheets(state, "c1") == render_sheets(state, "BOB")
     with pytest.raises(BadOption, match="No car called 'nobody'"):
         render_sheets(state, "nobody")
+
+
+def _every_kind_of_roll() -> list:
+    """One real roll of each kind, from the engine with fixed dice: to hit, resisting a skid, regaining
+    control, a mine's check, and both sides of a ramming roll-off."""
+    from rules.speedway.actions import AnswerSkid, Fire, Move
+    from rules.speedway.events import DiceRolled
+    from tests.test_speedway_collisions import ram
+    from tests.test_speedway_combat import act, shooting
+    from tests.test_speedway_driving import E as EAST
+    from tests.test_speedway_driving import apply, driving
+    from tests.test_speedway_hazards import mine_run
+
+    events = list(act(shooting("Vulcan Machine Gun", 6, 2), "alice", Fire("front", "bob"))[1])
+    skid, _ = apply(driving("M9", EAST, speed=5, dice_seed=16), "alice", Move("turn-left"))
+    skid, resisted = apply(skid, "alice", AnswerSkid("resist"))
+    events += resisted
+    events += apply(skid, "alice", Move("slide"))[1]
+    events += act(mine_run(6), "alice", Move("normal"))[1]
+    events += act(ram(1), "alice", Move("normal"))[1]
+    return [e for e in events if isinstance(e, DiceRolled)]
+
+
+def test_the_dice_strip_says_what_the_roll_event_says_for_every_kind_of_roll():
+    from images.speedway.caption import strip_words
+    from images.speedway.last_turn import last_roll
+
+    rolls = _every_kind_of_roll()
+    assert {r.rule.split(":")[0] for r in rolls} >= {"to hit", "mine", "ramming roll-off"}
+    assert {r.purpose for r in rolls} >= {"rolls to hit", "resists the skid", "tries to regain control"}
+    for roll in rolls:
+        lead, sums, verdict = strip_words(roll)
+        said = roll.describe()
+        assert said.startswith(lead[:-1] + ":"), (said, lead)
+        assert f"= {roll.total} vs {roll.target} -> {roll.verdict}" in said and verdict.endswith(roll.verdict)
+        plus = f"+ {roll.modifier} " if roll.modifier else ""
+        assert sums.strip() == f"{plus}= {roll.total} vs {roll.target}" and (f" + {roll.modifier} =" in said) == bool(
+            roll.modifier)
+        assert last_roll((roll,)) is roll       # the strip shows this very event
+    # The ram's roll-off adds each side's bonus: the strip shows it, as the text does (issue 13 found
+    # "5 vs 0, success" on the strip beside "9 vs 15, failure" in the text).
+    bob = next(r for r in rolls if r.car == "bob" and r.rule == "ramming roll-off")
+    assert strip_words(bob)[1].strip() == f"+ 2 = {bob.total} vs {bob.target}" and bob.target > 0

@@ -110,23 +110,29 @@ def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, co
     draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(22, bold=True), style.INK, "mm")
 
 
+def strip_words(roll: DiceRolled) -> tuple[str, str, str]:
+    """The dice strip's words around the dice: who rolled for what, the modifier, total and target, and
+    the verdict, each as the event says it (the strip and the text can never disagree)."""
+    plus = f"+ {roll.modifier} " if roll.modifier else ""
+    mark = "✓" if roll.success else "✗"
+    return f"{roll.car} {roll.purpose}:".strip(), f"{plus}= {roll.total} vs {roll.target}  ", f"{mark} {roll.verdict}"
+
+
 def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: float, y: float,
           width: float) -> None:
     body, bold = font(NEWS), font(NEWS, bold=True)
     cy = y + DIE / 2
     roller = car_in(state, roll.car_id, roll.car)
     colour = style.car_colour(roller.colour) if roller else None
-    lead = f"{roll.car} {roll.purpose}:".strip()
+    lead, sums, verdict = strip_words(roll)
     lead_font = fit_font(lead, NEWS, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
     x += lead_font.getlength(lead) + 12
     for face in roll.faces:
         _die(draw, x, y, face, roll.dice, colour)
         x += DIE + 6
-    sums = f"= {roll.total} vs {roll.target}  "
     draw_text(draw, (x + 6, cy), sums, body, style.INK, "lm")
     x += 6 + body.getlength(sums)
-    verdict = "✓ success" if roll.success else "✗ failed"
     draw_text(draw, (x, cy), verdict, bold, style.GOOD if roll.success else style.BAD, "lm")
 
 

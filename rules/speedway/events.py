@@ -108,13 +108,18 @@ class DiceRolled:
     modifier: int = 0
     car_id: str = added_field("")  # the roller's id (logs written before it name the car only)
 
+    @property
+    def verdict(self) -> str:
+        """How the roll came out in a word: a hit or a miss for a shot, else a success or a failure."""
+        if self.dice == "d6":
+            return "hit" if self.success else "miss"
+        return "success" if self.success else "failure"
+
     def describe(self) -> str:
         shown = " ".join(f"[{f}]" for f in self.faces) or "no dice"
         plus = f" + {self.modifier}" if self.modifier else ""
-        verdict = ("hit" if self.success else "miss") if self.dice == "d6" else (
-            "success" if self.success else "failure")
         return (f"{self.car} {self.purpose}: {len(self.faces)} {self.dice} {shown}{plus} = {self.total} "
-                f"vs {self.target} -> {verdict} ({self.rule}).")
+                f"vs {self.target} -> {self.verdict} ({self.rule}).")
 
 
 @EVENTS.register
