@@ -77,3 +77,34 @@ def test_damage_says_when_a_box_is_crossed_without_changing_the_rating():
     assert said == "Armor 3 (a box crossed)"
     bob, said = _apply_one(bob, "A", None)
     assert said == "Armor 3->2"
+
+
+async def test_the_log_pages_back_to_the_first_action(table):
+    await duel(table)
+    for line in ("/speed value:2", "/move maneuver:normal", "/move maneuver:normal"):
+        replies = [await table(user, line) for user in ("alice", "bob")]
+        assert any(r.outcome == "applied" for r in replies), [r.text for r in replies]
+    newest = await table("carol", "/game log count:2")
+    lines = newest.text.splitlines()
+    # Logged: two joins, the start, a speed and two Moves.
+    assert newest.ephemeral and [line.split()[0] for line in lines[:-1]] == ["#5", "#6"]
+    assert lines[-1] == "Earlier: /game log before:5"
+    page = await table("carol", "/game log count:3 before:5")
+    assert [line.split()[0] for line in page.text.splitlines()[:-1]] == ["#2", "#3", "#4"]
+    assert page.text.splitlines()[-1] == "Earlier: /game log before:2"
+    first = await table("carol", "/game log before:2")
+    assert first.text.splitlines()[0].startswith("#1 ") and "Earlier" not in first.text
+    assert (await table("carol", "/game log before:1")).text == "Nothing is logged before #1."
+
+
+async def test_a_long_log_is_cut_at_whole_actions_and_says_where_to_go_on(table):
+    for line in ("/game new ruleset:speedway seed:4 rounds:3", "/game add-ai", "/game add-ai", "/game start"):
+        assert (await table("alice", line)).outcome == "applied"      # the computers play it out
+    reply = await table("alice", "/game log count:100")
+    lines = reply.text.splitlines()
+    assert len(reply.text) <= 2000 and len(lines) < 100
+    assert all(line.startswith("#") for line in lines[:-1]) and lines[-1].startswith("Earlier: /game log before:")
+    oldest = int(lines[-1].rsplit(":", 1)[1])
+    assert lines[0].startswith(f"#{oldest} ")
+    older = await table("alice", f"/game log count:100 before:{oldest}")
+    assert [line for line in older.text.splitlines() if line.startswith("#")][-1].startswith(f"#{oldest - 1} ")

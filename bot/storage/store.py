@@ -515,11 +515,11 @@ class Store:
         (count,) = await self.driver.fetchone("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,))
         return count
 
-    async def recent_actions(self, game_id: int, count: int) -> list[ActionRecord]:
-        """A game's last `count` log entries, in order."""
+    async def recent_actions(self, game_id: int, count: int, before: int | None = None) -> list[ActionRecord]:
+        """A game's last `count` log entries (those numbered below `before`, if given), in order."""
         rows = await self.driver.fetchall(
-            "SELECT seq, actor, action, events FROM actions WHERE game_id = ? ORDER BY seq DESC LIMIT ?",
-            (game_id, count))
+            "SELECT seq, actor, action, events FROM actions WHERE game_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (game_id, before if before is not None else 2**62, count))
         return [ActionRecord(*row) for row in reversed(rows)]
 
     async def actions_tx(self, game_id: int) -> list[ActionRecord]:

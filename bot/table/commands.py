@@ -49,6 +49,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game takeover", "Become the host of this channel's game (Manage Server)"),
     CommandSpec("game log", "Recent events of this channel's game, with their dice", (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
+        OptionSpec("before", "int", "Page back: the actions before this number (#N in the log)", min_value=1,
+                   max_value=2**31),
     ), query=True),
     CommandSpec("game export", "The game's action log as a JSON file", query=True),
     CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (

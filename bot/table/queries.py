@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.commitment import commitment, reveal
-from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip, latest_lines
+from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip
 from rules.codec import decode_tagged
 from rules.engine import Ruleset, describe_events
 
@@ -25,15 +25,26 @@ def log_count(command) -> int:
     return command.options.get("count") or DEFAULT_LOG_COUNT
 
 
-def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None) -> Reply:
-    """The most recent actions' events, dice included, privately."""
+def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None, before: int | None = None) -> Reply:
+    """The most recent actions' events (those before #`before`, when paging back), dice included,
+    privately. What does not fit in one message is left to the next page, which the reply names."""
     count = count or DEFAULT_LOG_COUNT
-    lines = []
-    for record in records[-count:]:
-        lines.append(f"#{record.seq} " + describe_events(events_of(ruleset, record)))
-    if not lines:
-        return Reply("shown", "Nothing has happened in this game yet.", ephemeral=True)
-    return Reply("shown", latest_lines(lines, MESSAGE_LIMIT), ephemeral=True)
+    records = records[-count:]
+    if not records:
+        text = "Nothing has happened in this game yet." if before is None else f"Nothing is logged before #{before}."
+        return Reply("shown", text, ephemeral=True)
+    lines = [f"#{r.seq} " + describe_events(events_of(ruleset, r)) for r in records]
+    footer_room = 80
+    shown: list[str] = []
+    for line in reversed(lines):    # the newest first, as many whole lines as fit
+        if sum(len(x) + 1 for x in shown) + len(line) + 1 > MESSAGE_LIMIT - footer_room and shown:
+            break
+        shown.insert(0, clip(line, MESSAGE_LIMIT - footer_room))
+    oldest = records[len(records) - len(shown)].seq
+    text = "\n".join(shown)
+    if oldest > 1:
+        text += f"\nEarlier: /game log before:{oldest}"
+    return Reply("shown", text, ephemeral=True)
 
 
 def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], finished: bool) -> Reply:

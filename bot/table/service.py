@@ -267,8 +267,9 @@ class GameService(TableClock, PlannedTurns):
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
             return await self._with_map(ruleset, game, state, "shown", text, last)
         if command.name == "game log":
-            return queries.game_log(ruleset, await self._store.recent_actions(game.id, queries.log_count(command)),
-                                    command.options.get("count"))
+            before = command.options.get("before")
+            records = await self._store.recent_actions(game.id, queries.log_count(command), before)
+            return queries.game_log(ruleset, records, command.options.get("count"), before)
         if command.name == "game export":
             records = await self._store.actions(game.id)
             return await asyncio.to_thread(queries.export, ruleset, game, records, ended)
