@@ -132,8 +132,9 @@ async def test_log_lists_recent_events_with_dice(table, store):
     await table(player, "/speed value:3")
     log = await table("carol", "/game log count:2")
     assert log.outcome == "shown" and log.ephemeral
-    assert log.text.splitlines()[0].startswith("#3 The game started")
-    assert "set speed 0 -> 3" in log.text.splitlines()[-1]
+    lines = log.text.splitlines()
+    assert lines[0].startswith("#3 The game started")
+    assert "set speed 0 -> 3" in lines[1] and lines[-1] == "Earlier: /game log before:3"
 
 
 async def test_export_hides_the_seed_until_the_game_ends(table, store):

@@ -181,6 +181,7 @@ class ActionRecord:
 
 
 _BATCH_ROWS = 1_000  # rows per INSERT when a whole log is stored at once
+SEQ_LIMIT = 2**31 - 1  # above every action number (a 32-bit column on PostgreSQL)
 
 _GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings, moved_to"
 
@@ -519,7 +520,7 @@ class Store:
         """A game's last `count` log entries (those numbered below `before`, if given), in order."""
         rows = await self.driver.fetchall(
             "SELECT seq, actor, action, events FROM actions WHERE game_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (game_id, before if before is not None else 2**62, count))
+            (game_id, min(before, SEQ_LIMIT) if before is not None else SEQ_LIMIT, count))
         return [ActionRecord(*row) for row in reversed(rows)]
 
     async def actions_tx(self, game_id: int) -> list[ActionRecord]:
