@@ -117,6 +117,9 @@ class Ruleset:
     # How many of the last logged actions are still secret (declared, not yet revealed): an export of a
     # running game leaves them out.
     secret_tail: Callable[[Any], int] | None = None
+    # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
+    # player who acted before it; None: the turn is told event by event.
+    turn_summary: Callable[[tuple], str] | None = None
     # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
     snapshot_upgrades: Upgrades = field(default_factory=dict)
 

@@ -108,3 +108,39 @@ async def test_a_long_log_is_cut_at_whole_actions_and_says_where_to_go_on(table)
     assert lines[0].startswith(f"#{oldest} ")
     older = await table("alice", f"/game log count:100 before:{oldest}")
     assert [line for line in older.text.splitlines() if line.startswith("#")][-1].startswith(f"#{oldest - 1} ")
+
+
+async def test_your_own_result_comes_whole_and_the_computers_turn_is_summed_up(table, store):
+    """Issue 13: a reply kept only its latest ~1,700 characters, so a computer's long turn cut away the
+    player's own events. Now they come first and whole; the computer's turn follows in a sentence."""
+    for line in ("/game new ruleset:speedway seed:5 arena:duel", "/game join car:brawler", "/game add-ai car:torch",
+                 "/game start", "/speed value:3", "/move maneuver:normal", "/move maneuver:normal",
+                 "/move maneuver:normal"):
+        assert (await table("alice", line)).outcome == "applied", line
+    reply = await table("alice", "/end")
+    (record,) = [r for r in await store.actions((await store.active_game("chan-1")).id)
+                 if r.actor == "alice"][-1:]
+    from bot.table.queries import events_of
+    from rules.speedway.ruleset import SPEEDWAY
+
+    for event in events_of(SPEEDWAY, record):           # alice's own /end, every word of it
+        assert event.describe() in reply.text
+    summary = next(line for line in reply.text.splitlines() if line.startswith("Robo1's turn: "))
+    assert "Moves" in summary and "shots at alice" in summary
+    assert len(reply.text) <= 2000
+
+
+def test_a_report_keeps_the_players_own_lines_and_fits_the_others_in_the_room_left():
+    from bot.table.report import report
+    from rules.speedway.events import SpeedSet
+    from rules.speedway.ruleset import SPEEDWAY
+    from rules.track.ruleset import TRACK
+    from tests.test_render_speedway import running
+
+    state = running()
+    own = ["alice did something important."] * 3
+    noise = [("p1", (SpeedSet("bob", 1, 2),))] * 200
+    text = report(TRACK, state, own, noise, 1000)             # no summary: the newest of the others fit
+    assert text.startswith("\n".join(own)) and len(text) <= 1000 and text.endswith("(the whole turn: /game log)")
+    summed = report(SPEEDWAY, state, own, noise, 1000)       # Speedway sums a long turn up in a line
+    assert summed.splitlines()[3] == "bob's turn: 0 Moves." and len(summed.splitlines()) == 4

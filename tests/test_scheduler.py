@@ -87,7 +87,7 @@ async def test_no_deadline_unless_the_host_sets_one_then_the_autopilot_drives(db
     clock.advance(1.5)
     (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
     assert f"{player}'s deadline passed" in notice.reply.text
-    assert "set speed 0 -> 0" in notice.reply.text  # autopilot keeps the speed it had
+    assert "keeps speed 0" in notice.reply.text  # autopilot keeps the speed it had
     after = await waiting_on(store)
     assert after != player and notice.reply.mention == after
     game = await store.active_game("chan-1")

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.storage.store import GameRecord, Timer
 from bot.table.refusals import NoGame
-from bot.table.replies import MESSAGE_LIMIT, Actor, Notice, Reply, latest_lines
+from bot.table.replies import Actor, Notice, Reply
 from bot.table.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
 from rules.engine import Ruleset
 from rules.errors import GameError
@@ -103,20 +103,20 @@ class TableClock:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
         passive = TableSettings.from_json(game.settings).deadline_action == "skip"
         lines = [f"{name}'s deadline passed: the autopilot plays for them ({ruleset.autopilot.describe(passive)})."]
+        own: list = []
         done = None
         for _ in range(MAX_COMPUTER_ACTIONS):
             action = ruleset.autopilot.play(state, timer.player, passive)
             if action is None:
                 break
             done = await self._apply(timer.channel, timer.player, None, action=action)
-            lines += [e.describe() for e in done.events]
+            own.append((timer.player, done.events))
             state = done.state
         if done is None:
             raise GameError("nothing to play")
-        done, computer_events = await self._play_computers(timer.channel, done)
-        lines += [e.describe() for e in computer_events]
-        reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300), done.events)
+        done, others = await self._play_computers(timer.channel, done)
+        text = self._reported(done, lines, own + others)
+        reply = await self._with_map(done.ruleset, done.game, done.state, "applied", text, done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
         if waiting:
             reply = replace(reply, mentions=waiting)

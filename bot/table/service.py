@@ -43,11 +43,11 @@ from bot.table.replies import (
     choices_button,
     clip,
     group_buttons,
-    latest_lines,
     private_scope,
     public_scope,
     refusal,
 )
+from bot.table.report import report
 from bot.table.settings import MAX_COMPUTER_ACTIONS
 from images.registry import renderer
 from images.replay import Step, render_replay
@@ -481,16 +481,14 @@ class GameService(TableClock, PlannedTurns):
                 stopped = f"The plan paused before step {index + 1}: {exc.message}"
                 break
             events.extend(done.events)
-        done, computer_events = await self._play_computers(channel, done)
-        lines = [e.describe() for e in events + computer_events]
+        done, others = await self._play_computers(channel, done)
+        own = [e.describe() for e in events]
         if summarize is not None and (summary := summarize(tuple(events))):
-            lines.append(summary)
+            own.append(summary)
         if stopped:
-            lines.append(stopped)
-        if done.ruleset.is_finished(done.state):
-            lines.append(reveal(done.game.seed))
+            own.append(stopped)
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
-                                     latest_lines(lines, MESSAGE_LIMIT - 300), done.events)
+                                     self._reported(done, own, others), done.events)
         newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
                  and not done.ruleset.is_computer(done.state, p)]
         return replace(reply, mentions=tuple(newly)) if newly else reply
@@ -587,9 +585,18 @@ class GameService(TableClock, PlannedTurns):
         undone = describe_events(queries.events_of(ruleset, last))
         return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone or 'the last action'}")
 
-    async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list]:
-        """Let every waiting computer seat play, each action through the same path as a person's."""
-        events: list = []
+    @staticmethod
+    def _reported(done: Applied, own: list[str], others: list) -> str:
+        """The reply's words: the actor's own events whole, the other seats' turns in the room left, and
+        the revealed seed at the end of a game."""
+        ending = reveal(done.game.seed) if done.ruleset.is_finished(done.state) else ""
+        text = report(done.ruleset, done.state, own, others, MESSAGE_LIMIT - 300 - len(ending) - 1)
+        return f"{text}\n{ending}" if ending else text
+
+    async def _play_computers(self, channel: str, done: Applied) -> tuple[Applied, list[tuple[str, tuple]]]:
+        """Let every waiting computer seat play, each action through the same path as a person's; the
+        seats' (player, events) in order."""
+        played: list[tuple[str, tuple]] = []
         computer = done.ruleset.computer
         for _ in range(MAX_COMPUTER_ACTIONS):
             if computer is None or done.ruleset.is_finished(done.state):
@@ -604,8 +611,8 @@ class GameService(TableClock, PlannedTurns):
             except GameError as exc:  # a computer choosing an illegal action is a bug: stop, keep the game
                 log.error("computer %s chose a refused action %r: %s", player, action, exc.message)
                 break
-            events.extend(done.events)
-        return done, events
+            played.append((player, done.events))
+        return done, played
 
     async def _last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action (none before the first)."""

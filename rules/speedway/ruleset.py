@@ -39,6 +39,7 @@ from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_turn
 from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
+from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
 from rules.table import plural, revision_option
 
@@ -604,6 +605,7 @@ SPEEDWAY = Ruleset(
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,
+    turn_summary=turn_summary,
     # Schema 2: the last action's words, roll and shot are drawn from the log's events, not stored.
     snapshot_upgrades={1: without_fields("last_action", "last_roll", "last_shot")},
 )
