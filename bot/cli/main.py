@@ -18,8 +18,8 @@ from typing import TextIO
 from bot.storage.errors import BackupFailed
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
-from bot.table.commands import CommandSyntaxError, parse
-from bot.table.guards import plain_name, redacting_handler
+from bot.table.commands import TABLE_COMMANDS, CommandSyntaxError, parse
+from bot.table.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
 from bot.table.importer import MAX_IMPORT_BYTES
 from bot.table.replies import Reply
 from bot.table.service import Actor, GameService
@@ -70,19 +70,21 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
 
 
 async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
-                   out_dir: Path | None, stream: TextIO) -> int:
+                   out_dir: Path | None, stream: TextIO) -> tuple[int, Reply | None]:
+    """Run one typed line and print its reply: the exit status it means, and the reply (None when the
+    line did not parse or the command failed)."""
     try:
         command = parse(line, read_file=_read_file)
     except CommandSyntaxError as exc:
         print(f"error: {exc}", file=stream)
-        return EXIT_SYNTAX
+        return EXIT_SYNTAX, None
     try:
         reply = await service.execute(channel, actor, command)
     except Exception:  # a bug, not a refusal: log it, never show a traceback to the player
         log.exception("command failed: %s", line)
         print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
-        return EXIT_REFUSED
-    return present(reply, channel, out_dir, stream)
+        return EXIT_REFUSED, None
+    return present(reply, channel, out_dir, stream), reply
 
 
 def _exec_line(args: argparse.Namespace) -> int:
@@ -100,8 +102,9 @@ async def _exec(args: argparse.Namespace) -> int:
     try:
         service = GameService(store)
         actor = Actor(args.user, plain_name(args.user), is_admin=args.admin)
-        return await _run_one(service, args.channel, actor, line, Path(args.out) if args.out else None,
-                              sys.stdout)
+        status, _reply = await _run_one(service, args.channel, actor, line, Path(args.out) if args.out else None,
+                                        sys.stdout)
+        return status
     finally:
         await store.close()
 
@@ -114,12 +117,23 @@ def play_help() -> str:
     lines = ["Each line is NAME> /command, e.g.",
              f"  alice> /game new ruleset:{games[0].id}        (games: {', '.join(g.id for g in games)})",
              "  alice> /game join", "  bob> /game join", "  alice> /game start",
-             "A line that starts with / acts as the last named player. 'help' shows this, 'quit' leaves."]
+             "A line that starts with / acts as the player the game now waits on (hot-seat play), or else "
+             "as the last named one. 'help' shows this, 'quit' leaves."]
     for game in games:
         lines.append(f"{game.title}: " + ", ".join(f"/{spec.name}" for spec in game.grammar.commands)
                      + (" (private replies are printed as \"private:\")" if game.private_actions else "") + ".")
-    lines.append("Everyone: /game status|log|end, /undo. Maps are written to the --out folder.")
+    lines.append("Every game: " + ", ".join(f"/{spec.name}" for spec in TABLE_COMMANDS)
+                 + ". Maps are written to the --out folder.")
     return "\n".join(lines)
+
+
+def _next_at_the_keyboard(reply: Reply | None, current: str) -> str:
+    """Hot-seat play: the one person the game now waits on takes the keyboard (a computer seat never
+    does); otherwise whoever typed last keeps it."""
+    if reply is None or reply.outcome == "refused" or reply.ephemeral:
+        return current
+    people = [p for p in reply.waiting_on if not p.startswith(COMPUTER_ID_PREFIX)]
+    return people[0] if len(people) == 1 else current
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
@@ -153,7 +167,9 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
                 continue
             if not interactive:
                 print(f"{actor_name}> {line}")
-            await _run_one(service, args.channel, Actor(actor_name, actor_name), line, out_dir, sys.stdout)
+            _status, reply = await _run_one(service, args.channel, Actor(actor_name, actor_name), line, out_dir,
+                                            sys.stdout)
+            actor_name = _next_at_the_keyboard(reply, actor_name)
     finally:
         await store.close()
     return EXIT_OK
