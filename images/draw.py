@@ -65,9 +65,14 @@ def ellipsize(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> str:
     """`text`, cut short with '…' if it is wider than `max_width`."""
     if font.getlength(text) <= max_width:
         return text
-    while text and font.getlength(text + "…") > max_width:
-        text = text[:-1]
-    return text.rstrip() + "…"
+    low, high = 0, len(text)   # the longest prefix that fits with its '…', found by halving
+    while low < high:
+        middle = (low + high + 1) // 2
+        if font.getlength(text[:middle] + "…") <= max_width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…"
 
 
 def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:

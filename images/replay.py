@@ -40,6 +40,7 @@ class Step:
     view: Any
     actor: str
     events: tuple = ()
+    words: str = ""   # the caption's words, when the game sums the step's events up (a whole turn)
 
 
 def sample(count: int, limit: int) -> list[int]:
@@ -84,7 +85,8 @@ def render_frame(ruleset: str, step: Step, width: int = WIDTH) -> Image.Image:
     board = drawer.replay_map(step.view, step.events)
     height = max(1, round(board.height * width / board.width))
     board = board.resize((width, height), Image.Resampling.HAMMING)
-    strip = _caption_strip(*drawer.captioner(step.view, step.actor, step.events), width)
+    head, who, colour, text = drawer.captioner(step.view, step.actor, step.events)
+    strip = _caption_strip(head, who, colour, step.words or text, width)
     image = Image.new("RGB", (width, strip.height + height), (255, 255, 255))
     image.paste(strip, (0, 0))
     image.paste(board, (0, strip.height))

@@ -207,3 +207,32 @@ def test_a_track_replay_animates_the_public_table_only():
     assert render_replay("track", swapped, max_frames=20)[0] == data
     head, who, colour, text = renderer("track").captioner(states[-1].view, states[-1].actor, states[-1].events)
     assert head.startswith("Round ") and who in ("alice", "Robo1") and colour is not None and text
+
+
+async def test_a_replay_has_a_frame_per_turn_and_none_for_the_lobby(store):
+    """The service's frames: the start, then the table each time the turn passes, then the end; the
+    joins of the lobby make none. A turn of several actions is captioned by the game's summary."""
+    from bot.table.replays import turn_frames
+    from bot.table.replies import Actor
+    from bot.table.service import GameService
+
+    service = GameService(store, render=None)
+    for user, line in (("alice", "/game new ruleset:speedway seed:5 arena:duel rounds:3"),
+                       ("alice", "/game join car:brawler"), ("alice", "/game add-ai car:torch"),
+                       ("alice", "/game add-ai car:sniper"), ("alice", "/game start"), ("alice", "/speed value:2"),
+                       ("alice", "/move maneuver:normal"), ("alice", "/move maneuver:normal"), ("alice", "/end")):
+        reply = await service.execute("chan-r", Actor(user, user), parse(line))
+        assert reply.outcome == "applied", (line, reply.text)
+    game, records = await store.game_and_actions((await store.active_game("chan-r")).id)
+    states = service._rebuild_all(SPEEDWAY, game, records)
+    frames = turn_frames(SPEEDWAY, game.host, states, records)
+    keys = [SPEEDWAY.turn_key(s) for s in states]
+    changes = sum(1 for a, b in pairwise(keys) if a != b)
+    assert len(frames) == changes + (keys[-1] == keys[-2])          # one per turn passed, and the last
+    assert all(f.view.phase != "lobby" for f in frames) and frames[0].view.phase != "lobby"
+    assert frames[-1].view == SPEEDWAY.view(states[-1], None)
+    computer = next(f for f in frames if f.actor.startswith("ai-") and len(f.events) > 2)
+    assert computer.words and "Move" in computer.words               # a computer's whole turn, summed up
+    replay = await service.execute("chan-r", Actor("bob", "bob"), parse("/game replay"))
+    (gif,) = replay.files
+    assert gif.description.startswith("An animation of Speedway game") and "one frame per turn" in replay.text

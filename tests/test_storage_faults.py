@@ -69,7 +69,7 @@ async def test_a_full_disk_shows_the_apology_and_logs_the_real_error(store, capl
     out = io.StringIO()
     for number in range(20):  # games fit in the free room of existing pages until one needs a new page
         channel = f"c{number}"
-        status = await _run_one(service, channel, ALICE, "/game new ruleset:speedway", None, out)
+        status, _reply = await _run_one(service, channel, ALICE, "/game new ruleset:speedway", None, out)
         if status != 0:
             break
     assert out.getvalue().endswith("Sorry, something went wrong on my side. Nothing was changed.\n")

@@ -27,6 +27,7 @@ from bot.table.heavy import HEAVY
 from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
 from bot.table.plans import PlannedTurns
 from bot.table.refusals import NoGame, NotThisGame, StaleButton
+from bot.table.replays import turn_frames
 from bot.table.replies import (
     ALT_TEXT_LIMIT,
     BUTTON_PREFIX,
@@ -50,7 +51,7 @@ from bot.table.replies import (
 from bot.table.report import report
 from bot.table.settings import MAX_COMPUTER_ACTIONS
 from images.registry import renderer
-from images.replay import Step, render_replay
+from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
 from rules.errors import GameError
@@ -281,8 +282,10 @@ class GameService(TableClock, PlannedTurns):
                 data = await HEAVY.run(self._replay_gif, ruleset, game, records)
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
-            return Reply("shown", f"Game {game.id} so far: {len(records)} actions.",
-                         files=(Attachment(f"pitboss-game-{game.id}.gif", data, "An animation of the game so far"),))
+            about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {len(records)} "
+                     f"actions, ending: {ruleset.prompt(state)}")
+            return Reply("shown", f"Game {game.id} so far: {len(records)} actions, one frame per turn.",
+                         files=(Attachment(f"pitboss-game-{game.id}.gif", data, clip(about, 1000)),))
         if command.name == "game sheet":
             return await self._sheets(ruleset, state, command.options)
         if game.status == "finished":
@@ -335,10 +338,7 @@ class GameService(TableClock, PlannedTurns):
     def _replay_gif(self, ruleset: Ruleset, game: GameRecord, records) -> bytes:
         """The animated GIF of a game (on the heavy-work thread)."""
         states = self._rebuild_all(ruleset, game, records)
-        steps = [Step(ruleset.view(states[0], None), game.host, ())]
-        steps += [Step(ruleset.view(state, None), record.actor, queries.events_of(ruleset, record))
-                  for state, record in zip(states[1:], records)]
-        return render_replay(ruleset.id, steps)[0]
+        return render_replay(ruleset.id, turn_frames(ruleset, game.host, states, records))[0]
 
     async def _apply(self, channel: str, actor_id: str, command: Command | None,
                      expected_version: int | None = None, action: Any = None) -> Applied:

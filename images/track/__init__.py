@@ -18,6 +18,7 @@ from rules.track.state import TrackState
 
 KEY_COLOURS = style_colours(style)
 SIDEBAR = 420   # the column of words beside the board
+REPLAY_SIDE = 640  # a replay frame's board: the frame's width, so it is not shrunk twice
 
 
 def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
@@ -36,5 +37,5 @@ def render_track(state: TrackState, last: tuple = ()) -> bytes:
     return to_png(render_image(state, last), KEY_COLOURS)
 
 
-RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state),
+RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state, REPLAY_SIDE, k=1),
                     captioner=Captioner(name_of, colour_of))

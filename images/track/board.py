@@ -88,9 +88,9 @@ def _arrow_head(pen: _Pen, a, b, size):
                  (base[0] - nx * size * 0.6, base[1] - ny * size * 0.6)], style.PATH)
 
 
-def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
-    """The board, `side` pixels wide: drawn at twice the page-wide size, then shrunk once."""
-    k = style.SCALE
+def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Image.Image:
+    """The board, `side` pixels wide: drawn at `k` times the page-wide size, then shrunk once (a replay
+    frame, shrunk much further anyway, is drawn at k=1)."""
     b = state.board
     n = geometry.side(b)
     width, height = style.WIDTH, board_height(state)
@@ -180,7 +180,9 @@ def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
         if len(pts) >= 2 and pts[-1] != pts[-2]:
             _arrow_head(pen, pts[-2], pts[-1], 26)
     _draw_table(pen, state)
-    return image.resize((side, round(height * side / width)), Image.Resampling.LANCZOS)
+    # The channel picture (k=2) gets the sharpest filter; a replay frame (k=1) a cheaper one, 4x faster.
+    quality = Image.Resampling.LANCZOS if k > 1 else Image.Resampling.HAMMING
+    return image.resize((side, round(height * side / width)), quality, reducing_gap=2.0)
 
 
 def _draw_table(pen: _Pen, state: TrackState) -> None:
