@@ -5,9 +5,10 @@ from __future__ import annotations
 from images.registry import renderer
 
 
-def render(ruleset: str, view, last: tuple = ()) -> bytes:
-    """Render a game's public view, with the events of the action that led to it, to PNG bytes."""
-    return renderer(ruleset).render(view, last)
+def render(ruleset: str, view, last: tuple = (), turn: tuple = ()) -> bytes:
+    """Render a game's public view to PNG bytes, with the events of the action that led to it (`last`)
+    and of the turn before and this one so far (`turn`)."""
+    return renderer(ruleset).render(view, last, turn)
 
 
 def render_preview(ruleset: str, view, preview) -> bytes:

@@ -19,7 +19,8 @@ class Renderer:
     given the events the log holds for the action that led to the view (empty before the first).
     """
 
-    render: Callable[[Any, tuple], bytes]  # (a public view, the last action's events) -> the channel PNG
+    # (a public view, the last action's events, the events of the turn before and this one) -> the PNG
+    render: Callable[[Any, tuple, tuple], bytes]
     replay_map: Callable[[Any, tuple], Any]  # (a public view, its action's events) -> a frame's map (Pillow)
     captioner: Captioner  # words for a replay frame's caption line
     render_preview: Callable[[Any, Any], bytes] | None = None  # (view, the game's plan preview) -> PNG

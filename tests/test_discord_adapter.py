@@ -257,9 +257,9 @@ async def harness(tmp_path):
     timeline: list[tuple] = []
     from images import render
 
-    def recording_render(ruleset: str, view: Any, last: tuple) -> bytes:
+    def recording_render(ruleset: str, view: Any, last: tuple, turn: tuple) -> bytes:
         timeline.append(("render-start", ruleset))
-        image = render(ruleset, view, last)
+        image = render(ruleset, view, last, turn)
         timeline.append(("render-end", ruleset))
         return image
 

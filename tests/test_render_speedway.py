@@ -467,3 +467,43 @@ def test_the_dice_strip_says_what_the_roll_event_says_for_every_kind_of_roll():
     # "5 vs 0, success" on the strip beside "9 vs 15, failure" in the text).
     bob = next(r for r in rolls if r.car == "bob" and r.rule == "ramming roll-off")
     assert strip_words(bob)[1].strip() == f"+ 2 = {bob.total} vs {bob.target}" and bob.target > 0
+
+
+# --- the turn on the map: trails and crash marks (issue 13, item 2) --------------------------------
+
+def test_trails_follow_each_cars_moves_and_slides_and_crashes_are_marked():
+    from images.speedway.trails import crash_sites, paths
+    from rules.speedway.events import CarManeuvered, CarSlid, Collided, MineExploded
+
+    events = (CarManeuvered("alice", "normal", "J8", "K8", "E", 0),
+              CarManeuvered("alice", "turn-left", "K8", "K7", "NE", 2),
+              CarSlid("alice", "NE", "L6", "out of control"), CarSlid("bob", "E", "Q8", "no move of bob's seen"),
+              Collided("ram", "alice", "bob", "L6", 4), MineExploded("O10"),
+              Collided("strike", "bob", "the wall", "Q8", 2))
+    assert paths(events) == {"alice": [parse_label(h) for h in ("J8", "K8", "K7", "L6")]}
+    assert crash_sites(events) == [(parse_label("L6"), False), (parse_label("O10"), True), (parse_label("Q8"), False)]
+    state = combat()
+    bare, drawn = map_band(state).tobytes(), map_band(state, (), events).tobytes()
+    assert bare != drawn
+    assert map_band(state, (), events[:3]).tobytes() not in (bare, drawn)   # the trail alone
+
+
+async def test_the_channel_picture_gets_the_last_round_of_events(store):
+    """After the computer's turn, the picture is drawn with that turn and the player's own last one."""
+    from bot.table.commands import parse
+    from bot.table.replies import Actor
+    from bot.table.service import GameService
+    from rules.speedway.events import CarManeuvered
+
+    seen = []
+
+    def recording(ruleset, view, last, turn):
+        seen.append(turn)
+        return b"png"
+
+    service = GameService(store, render=recording)
+    for line in ("/game new ruleset:speedway seed:5 arena:duel", "/game join car:brawler", "/game add-ai car:torch",
+                 "/game start", "/speed value:2", "/move maneuver:normal", "/move maneuver:normal", "/end"):
+        assert (await service.execute("c", Actor("alice", "alice"), parse(line))).outcome == "applied", line
+    movers = {e.car for e in seen[-1] if isinstance(e, CarManeuvered)}
+    assert movers == {"alice", "Robo1"}

@@ -96,14 +96,14 @@ async def test_an_old_games_picture_still_shows_its_last_shot_and_words(release1
     assert '"car_id"' not in record.events and '"WeaponFired"' in record.events
     pictures = []
 
-    def recording(ruleset: str, view, last: tuple) -> bytes:
-        pictures.append(last)
-        return render(ruleset, view, last)
+    def recording(ruleset: str, view, last: tuple, turn: tuple) -> bytes:
+        pictures.append((last, turn))
+        return render(ruleset, view, last, turn)
 
     service = GameService(store, render=recording)
     host = game.host
     reply = await service.execute("chan-shot", Actor(host, host), parse("/game status"), guild="guild-1")
-    (last,) = pictures
+    ((last, turn),) = pictures
     stored = json.loads(game.state)["state"]
     assert f"Last: {stored['last_action']}" in reply.text   # the same words the old state held
     ruleset = get_ruleset("speedway")
@@ -116,7 +116,7 @@ async def test_an_old_games_picture_still_shows_its_last_shot_and_words(release1
         (old_shot["from_hex"], old_shot["to_hex"], old_shot["hit"], old_shot["firer"])
     assert (list(roll.faces), roll.total, roll.target, roll.success) == \
         (old_roll["faces"], old_roll["total"], old_roll["target"], old_roll["success"])
-    assert reply.image == render("speedway", view, last)
+    assert reply.image == render("speedway", view, last, turn)
     assert reply.alt_text.startswith(f"Last: {stored['last_action'][:100]}")
 
 

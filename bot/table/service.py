@@ -56,12 +56,14 @@ from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
+from rules.table import TurnBegan
 
 __all__ = ["Actor", "GameService", "Reply"]
 
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
+RECENT_ACTIONS = 60  # how far back the picture looks for the turn before this one (a long turn is ~20 actions)
 # Pictures are drawn off the event loop, at most two at once: more threads than cores only adds
 # switching (and each page in flight holds ~7 MB) without drawing any faster.
 _RENDERERS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
@@ -619,6 +621,15 @@ class GameService(TableClock, PlannedTurns):
         records = await self._store.recent_actions(game.id, 1)
         return queries.events_of(ruleset, records[-1]) if records else ()
 
+    async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The last turn of every player and the turn now under way (what the picture's trails show):
+        a round back, within the last RECENT_ACTIONS actions."""
+        events = [e for r in await self._store.recent_actions(game.id, RECENT_ACTIONS)
+                  for e in queries.events_of(ruleset, r)]
+        starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
+        latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
+        return tuple(events[min(latest.values()):] if latest else events)
+
     async def _with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                         text: str, last: tuple | None = None) -> Reply:
         """The reply with the table's picture. `last` is the last logged action's events (read from the
@@ -626,8 +637,11 @@ class GameService(TableClock, PlannedTurns):
         if last is None:
             last = await self._last_events(ruleset, game)
         public = ruleset.view(state, None)
-        image = await asyncio.get_running_loop().run_in_executor(
-            _RENDERERS, self._render, ruleset.id, public, last) if self._render else None
+        image = None
+        if self._render:
+            turn = await self._recent_turns(ruleset, game)
+            image = await asyncio.get_running_loop().run_in_executor(_RENDERERS, self._render, ruleset.id, public,
+                                                                     last, turn)
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or

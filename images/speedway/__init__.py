@@ -18,6 +18,7 @@ from images.speedway.last_turn import last_shot
 from images.speedway.sheets import render_panel
 from images.speedway.status import band_height, render_status
 from images.speedway.style import PAPER
+from images.speedway.trails import draw_crashes, draw_trails
 from rules.speedway import data
 from rules.speedway.actions import Join, Start
 from rules.speedway.combat import find_target
@@ -30,11 +31,14 @@ SIDEBAR = 330       # the chips' column beside a narrow map
 SHEETS_WIDTH = 1000  # the car sheets picture
 
 
-def map_band(state: SpeedwayState, last: tuple = ()) -> Image.Image:
-    """The map alone: the arena with its cars, hazards, the shot `last` fired and the tags (also a
-    replay frame's map)."""
+def map_band(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
+    """The map alone: the arena, the trails and crashes of `turn`, the cars and hazards, the shot `last`
+    fired, and the tags (also a replay frame's map, whose turn is its own events)."""
     board = base_layer(state.arena).copy()
-    boxes, marks = draw_cars(board, state, frame(state.arena).layout, last_shot(state, last))
+    layout = frame(state.arena).layout
+    trails = draw_trails(board, state, layout, turn)
+    boxes, marks = draw_cars(board, state, layout, last_shot(state, last))
+    marks += draw_crashes(board, layout, turn) + trails
     draw_tags(board, state, boxes, marks)
     return board
 
@@ -68,13 +72,13 @@ def page(arena_id: str) -> Page:
                 (SIDEBAR, band), 1)
 
 
-def render_image(state: SpeedwayState, last: tuple = ()) -> Image.Image:
+def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """The channel picture as a Pillow image: header, map and the cars' chips, at the arena's fixed size;
     `last` is the events of the action that led to `state`."""
     layout = page(state.arena)
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
     image.paste(render_caption(state, layout.width, last), (0, 0))
-    image.paste(map_band(state, last), layout.map_at)
+    image.paste(map_band(state, last, turn), layout.map_at)
     image.paste(render_status(state, *layout.status_size, layout.columns), layout.status_at)
     return image
 
@@ -101,10 +105,10 @@ def palette_for(arena: str):
     return build_palette(render_image(state), KEY_COLOURS)
 
 
-def render_speedway(state: SpeedwayState, last: tuple = ()) -> bytes:
-    """Render a Speedway state and its last action's events to PNG bytes (the same input always gives
-    the same bytes)."""
-    return to_png(render_image(state, last), palette=palette_for(state.arena))
+def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> bytes:
+    """Render a Speedway state, its last action's events and its recent turn's to PNG bytes (the same
+    input always gives the same bytes)."""
+    return to_png(render_image(state, last, turn), palette=palette_for(state.arena))
 
 
 def _render_preview(view: SpeedwayState, preview) -> bytes:
@@ -113,6 +117,6 @@ def _render_preview(view: SpeedwayState, preview) -> bytes:
     return render_preview(view, preview)
 
 
-RENDERER = Renderer(render=render_speedway, replay_map=map_band,
+RENDERER = Renderer(render=render_speedway, replay_map=lambda state, events: map_band(state, events, events),
                     captioner=Captioner(name_of, colour_of),
                     render_preview=_render_preview, render_sheets=render_sheets)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from images.draw import hex_colour
+from images.draw import hex_colour, mix
 
 HEX = 20                      # hex centre-to-corner, in pixels
 MAP_SIDE = 40                 # wall band left and right of the field (row numbers)
@@ -30,6 +30,10 @@ CAR_COLOURS = tuple(hex_colour(c) for c in ("#D55E00", "#0072B2", "#F0E442", "#0
 def car_colour(index: int):
     """The RGB colour of player colour `index` (wrapping past six)."""
     return CAR_COLOURS[index % len(CAR_COLOURS)]
+
+
+TRAIL_SHARE = 0.6   # a car's trail on the map: this much of its colour over the field
+TRAIL_COLOURS = tuple(mix(c, FIELD, TRAIL_SHARE) for c in CAR_COLOURS)   # in the fixed palette, exact
 
 # Combat: hazard counters, the last shot, wrecks and fire.
 MINE = hex_colour("#2B2B2E")

@@ -31,9 +31,9 @@ def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
     return image
 
 
-def render_track(state: TrackState, last: tuple = ()) -> bytes:
+def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
-    input gives the same bytes."""
+    input gives the same bytes. A card race needs no trail of the turn: `turn` is not drawn."""
     return to_png(render_image(state, last), KEY_COLOURS)
 
 

@@ -41,7 +41,7 @@ def grid(state: ToyState) -> Image.Image:
     return image
 
 
-def render(state: ToyState, last: tuple = ()) -> bytes:
+def render(state: ToyState, last: tuple = (), turn: tuple = ()) -> bytes:
     """The grid with the last action's words under it."""
     image = grid(state)
     ImageDraw.Draw(image).text((SIZE * CELL + 10, SIZE * CELL - 24), event_words(last)[:24], fill=(0, 0, 0),
