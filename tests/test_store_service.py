@@ -246,3 +246,17 @@ async def test_a_refused_delivery_can_be_retried_and_a_plan_claims_once(table, s
     version = (await store.active_game("chan-1")).version
     plan = await service.execute("chan-1", who, parse("/move plan:normal,normal"), delivery="d-2")
     assert plan.outcome == "applied" and (await store.active_game("chan-1")).version == version + 2
+
+
+def test_the_recent_events_window_follows_writes_and_drops_what_it_missed():
+    from bot.table.recent import RECENT_ACTIONS, RecentEvents
+
+    recent = RecentEvents()
+    assert recent.get(1, 5) is None
+    recent.put(1, 5, [("a",), ("b",)])
+    recent.add(1, 6, ("c",))
+    assert recent.get(1, 6) == [("a",), ("b",), ("c",)] and recent.get(1, 5) is None
+    recent.add(1, 8, ("e",))                        # a write this process did not see: forgotten
+    assert recent.get(1, 8) is None and recent.get(1, 6) is None
+    recent.put(2, 1, [(n,) for n in range(RECENT_ACTIONS + 5)])
+    assert len(recent.get(2, 1)) == RECENT_ACTIONS and recent.get(2, 1)[0] == (5,)

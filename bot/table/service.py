@@ -26,6 +26,7 @@ from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_ac
 from bot.table.heavy import HEAVY
 from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
 from bot.table.plans import PlannedTurns
+from bot.table.recent import RECENT_ACTIONS, RecentEvents
 from bot.table.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.replays import turn_frames
 from bot.table.replies import (
@@ -63,7 +64,6 @@ __all__ = ["Actor", "GameService", "Reply"]
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
-RECENT_ACTIONS = 60  # how far back the picture looks for the turn before this one (a long turn is ~20 actions)
 # Pictures are drawn off the event loop, at most two at once: more threads than cores only adds
 # switching (and each page in flight holds ~7 MB) without drawing any faster.
 _RENDERERS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
@@ -100,6 +100,7 @@ class GameService(TableClock, PlannedTurns):
         # Weak values: a channel's lock lives only while some command holds or awaits it.
         self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._seats_indexed = False
+        self._recent = RecentEvents()
 
     def _lock_for(self, channel: str) -> asyncio.Lock:
         lock = self._channel_locks.get(channel)
@@ -370,6 +371,7 @@ class GameService(TableClock, PlannedTurns):
                         await self._sync_timer_tx(ruleset, game, new_state)
                     if len(new_state.players) != len(state.players):
                         await self._store.add_seats_tx(game.id, seat_ids(new_state))
+                self._recent.add(game.id, game.version, events)   # committed: the trails' window moves on
                 return Applied(ruleset, game, new_state, events, before[0])
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
@@ -624,8 +626,12 @@ class GameService(TableClock, PlannedTurns):
     async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The last turn of every player and the turn now under way (what the picture's trails show):
         a round back, within the last RECENT_ACTIONS actions."""
-        events = [e for r in await self._store.recent_actions(game.id, RECENT_ACTIONS)
-                  for e in queries.events_of(ruleset, r)]
+        window = self._recent.get(game.id, game.version)
+        if window is None:
+            records = await self._store.recent_actions(game.id, RECENT_ACTIONS)
+            window = [queries.events_of(ruleset, r) for r in records]
+            self._recent.put(game.id, game.version, window)
+        events = [e for action in window for e in action]
         starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
         latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
         return tuple(events[min(latest.values()):] if latest else events)
