@@ -30,7 +30,7 @@ from bot.table.commands import parse
 from images.speedway.last_turn import last_shot
 from rules.dice import DiceState, roll_faces
 from rules.engine import describe_events, replay, replay_with_events
-from rules.errors import BadOption, GameOver, NotYourTurn
+from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn
 from rules.hexgrid import from_offset, label, parse_label
 from rules.speedway import ai, combat, data
 from rules.speedway.actions import AddComputer, EndTurn, Fire, Join, Move, SetSpeed, Start
@@ -810,7 +810,7 @@ def test_odds_of_a_shot_are_exact_and_change_nothing(rng, chance, shown):
     assert plan.chance == pytest.approx(float(chance), abs=1e-12)
     dice = " + ".join(data.offensive_weapons()["Vulcan Machine Gun"].dice_at(rng))
     assert SPEEDWAY.queries["odds"](state, "alice", {"weapon": "front", "target": "bob"}) == (
-        f"Vulcan Machine Gun (Front) at bob: range {rng}, 3d6 + Targeting 2 -> {shown} to hit; damage {dice}.")
+        f"Vulcan Machine Gun (Front) at bob (c2): range {rng}, 3d6 + Targeting 2 -> {shown} to hit; damage {dice}.")
     assert state == before and state.dice.counter == 0
     assert SPEEDWAY.queries["odds"] is odds
     assert f"({shown})" in next(a.label for a in legal_actions(state, "alice") if a.command.startswith("/fire"))
@@ -832,14 +832,27 @@ def test_odds_of_resisting_a_skid_are_exact():
         f"{float(_exact((0, 1, 2, 2, 3, 4), 4, 7)):.0%}.")
 
 
-def test_odds_refusals():
+def test_odds_refusals_and_bare_odds_lists_every_shot_open_now():
     state = shooting("Vulcan Machine Gun", 16, 1)
     with pytest.raises(IllegalShot):
         SPEEDWAY.queries["odds"](state, "alice", {"weapon": "front", "target": "bob"})
-    with pytest.raises(BadOption):
-        SPEEDWAY.queries["odds"](state, "alice", {})
-    with pytest.raises(NotYourTurn):
-        SPEEDWAY.queries["odds"](state, "bob", {"maneuver": "normal"})
+    assert SPEEDWAY.queries["odds"](state, "alice", {}).startswith("No shot is open to alice now")
+    in_range = shooting("Vulcan Machine Gun", 10, 1)
+    assert SPEEDWAY.queries["odds"](in_range, "alice", {}) == (
+        "Shots open to alice:\nVulcan Machine Gun (Front) at bob (c2): range 10, 3d6 + Targeting 2 -> 84% to hit; "
+        "damage yellow + yellow.")
+    with pytest.raises(NotSeated):
+        SPEEDWAY.queries["odds"](state, "carol", {})
+
+
+def test_odds_off_turn_answers_for_the_askers_car_as_it_stands():
+    """Planning while another drives: bob's car, every weapon ready, from where it stands."""
+    state = shooting("Vulcan Machine Gun", 10, 1)
+    answer = SPEEDWAY.queries["odds"](state, "bob", {})
+    assert answer.startswith("Shots open to bob (off-turn: from where it stands, every weapon ready)") or \
+        answer.startswith("No shot is open to bob now (off-turn")
+    assert "maneuver" not in answer
+    assert SPEEDWAY.queries["odds"](state, "bob", {"maneuver": "normal"}).startswith("normal at speed")
 
 
 # --- Computer driver -------------------------------------------------------------------------------

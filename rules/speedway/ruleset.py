@@ -429,14 +429,42 @@ def prompt(state: SpeedwayState) -> str:
     return f"Round {state.round + 1}, {state.player(state.deciding_player).name}: {_phase_hint(state)}"
 
 
+def _odds_car(state: SpeedwayState, player: str) -> tuple[Car, str]:
+    """The car /odds is about: the acting car on the player's turn; off-turn (planning), the player's
+    first running car where it stands, every weapon ready as at the start of its next turn."""
+    if not state.player(player):
+        raise NotSeated("You are not playing in this game. Use /game join before it starts.")
+    if state.phase == SpeedwayPhase.FINISHED:
+        raise GameOver(GAME_OVER)
+    if state.phase == SpeedwayPhase.LOBBY:
+        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
+    if state.deciding_player == player and state.phase in _ASKING:
+        return state.car(state.active_car), ""
+    running = state.operable_cars_of(player)
+    if not running:
+        raise WrongPhase("You have no car running.")
+    return replace(running[0], fired=()), " (off-turn: from where it stands, every weapon ready)"
+
+
+def _shot_line(plan) -> str:
+    return (f"{plan.weapon.label} at {plan.target.name} ({plan.target.id}): range {plan.range_hexes}, "
+            f"{plan.to_hit_dice}d6 + Targeting {plan.targeting} -> {plan.chance:.0%} to hit; damage "
+            f"{' + '.join(plan.damage_dice)}.")
+
+
 def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
-    """The chance of a shot or of resisting a skid, without changing anything."""
-    car = _car_asked_about(state, player, _ASKING)
+    """The chance of a shot or of resisting a skid, without changing anything; bare, every shot open
+    now. Off-turn it answers for the player's car as it stands, for planning."""
+    car, note = _odds_car(state, player)
+    if not any(options.get(key) for key in ("weapon", "target", "maneuver")):
+        shots = combat.legal_shots(state, car)
+        if not shots:
+            return f"No shot is open to {car.name} now{note}: no enemy in a working weapon's arc, range and sight."
+        return f"Shots open to {car.name}{note}:\n" + "\n".join(_shot_line(p) for p in shots)
     if options.get("weapon") or options.get("target"):
         target = _target(state, options.get("target", ""), car)
         plan = combat.plan_shot(state, car, combat.find_weapon(car, options.get("weapon", "")), target)
-        return (f"{plan.weapon.label} at {target.name}: range {plan.range_hexes}, {plan.to_hit_dice}d6 + "
-                f"Targeting {plan.targeting} -> {plan.chance:.0%} to hit; damage {' + '.join(plan.damage_dice)}.")
+        return _shot_line(plan) + note
     if options.get("maneuver"):
         spec, _side = parse_maneuver(options["maneuver"])
         if not skids_at(spec, car.speed):
@@ -445,7 +473,6 @@ def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
         chance = driver_chance(car.systems.rating("driver"), target)
         return (f"{options['maneuver']} at speed {car.speed}: resisting the skid needs {target} on "
                 f"{car.systems.rating('driver')} driver dice -> {chance:.0%}.")
-    raise BadOption("Ask about a shot (/odds weapon:front target:NAME) or a maneuver (/odds maneuver:turn-left).")
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
