@@ -56,7 +56,9 @@ class TurnPlans:
     """Several actions given in one command (a whole turn), optionally previewed privately first."""
 
     is_plan: Callable[[str, dict[str, Any]], bool]  # (command name, options): is this command a plan?
-    steps: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]]  # the commands it stands for
+    # (state, player, options) -> the commands it stands for; a GameError when the plan cannot be played
+    # as written (checked before its first step, so a refused plan changes nothing)
+    steps: Callable[[Any, str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
     wants_preview: Callable[[dict[str, Any]], bool]
     preview: Callable[[Any, str, dict[str, Any]], Any]  # worked out without dice; the renderer draws it
     describe: Callable[[dict[str, Any]], str]  # the plan in words, for the preview's text

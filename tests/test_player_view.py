@@ -144,3 +144,20 @@ def test_a_report_keeps_the_players_own_lines_and_fits_the_others_in_the_room_le
     assert text.startswith("\n".join(own)) and len(text) <= 1000 and text.endswith("(the whole turn: /game log)")
     summed = report(SPEEDWAY, state, own, noise, 1000)       # Speedway sums a long turn up in a line
     assert summed.splitlines()[3] == "bob's turn: 0 Moves." and len(summed.splitlines()) == 4
+
+
+async def test_a_plan_that_cannot_be_driven_as_written_is_refused_before_its_first_move(table, store):
+    await duel(table, ("alice", "/game end"))
+    for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
+                       ("bob", "/game join car:torch"), ("alice", "/game start"), ("alice", "/speed value:3")):
+        assert (await table(user, line)).outcome == "applied", line
+    version = (await store.active_game("chan-1")).version
+    for plan, why in (("normal,bogus,normal", "'bogus' is not a maneuver"),
+                      ("normal,normal,normal,normal", "alice has 3 Moves left; the plan has 4."),
+                      ("normal", "fire: write MOUNT@TARGET")):
+        extra = " fire:front" if plan == "normal" else ""
+        refused = await table("alice", f"/move plan:{plan}{extra}")
+        assert refused.outcome == "refused" and why in refused.text, refused.text
+        assert (await store.active_game("chan-1")).version == version       # not one Move was made
+    played = await table("alice", "/move plan:Normal,NORMAL")
+    assert played.outcome == "applied" and "Path: D4 → E5" in played.text

@@ -217,7 +217,7 @@ async def test_a_bad_first_step_refuses_the_plan_and_changes_nothing(table, stor
     player = await movement_phase(table, store, 2)
     before = await store.active_game("chan-1")
     reply = await table(player, "/move plan:fly,normal")
-    assert reply.outcome == "refused" and "maneuver: must be one of normal" in reply.text
+    assert reply.outcome == "refused" and "'fly' is not a maneuver. Choose one of: normal" in reply.text
     assert await store.active_game("chan-1") == before
     empty = await table(player, "/move skid:resist")
     assert empty.outcome == "refused" and "plan" in empty.text

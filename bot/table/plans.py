@@ -30,11 +30,11 @@ class PlannedTurns:
             return await self._run_steps(channel, actor, [Command(command.name, options)])
         if ruleset.plans.wants_preview(options):
             return await self._preview(ruleset, game, state, actor, options)
-        return await self._play_plan(channel, actor, ruleset, options)
+        return await self._play_plan(channel, actor, ruleset, state, options)
 
-    async def _play_plan(self, channel: str, actor: Actor, ruleset: Ruleset, options: dict[str, Any],
+    async def _play_plan(self, channel: str, actor: Actor, ruleset: Ruleset, state: Any, options: dict[str, Any],
                          expected_version: int | None = None) -> Reply:
-        steps = [Command(name, step) for name, step in ruleset.plans.steps(options)]
+        steps = [Command(name, step) for name, step in ruleset.plans.steps(state, actor.id, options)]
         return await self._run_steps(channel, actor, steps, expected_version,
                                      summarize=ruleset.plans.summarize if len(steps) > 1 else None)
 
@@ -54,7 +54,7 @@ class PlannedTurns:
         return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id), delivery)
 
     async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
-        ruleset, game, _state = await self._load(channel)
+        ruleset, game, state = await self._load(channel)
         try:
             game_id, version, encoded = parse_plan_id(custom_id)
             options = ruleset.plans.decode(encoded) if ruleset.plans else None
@@ -64,4 +64,4 @@ class PlannedTurns:
             raise GameError("That button is not one of mine.")
         if game.id != game_id or game.version != version:
             raise StaleButton("The game has moved on since this preview; plan again.")
-        return await self._play_plan(channel, actor, ruleset, options, expected_version=version)
+        return await self._play_plan(channel, actor, ruleset, state, options, expected_version=version)

@@ -7,6 +7,7 @@ preview works the path out without dice; its Confirm button carries the plan in 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rules.engine import TurnPlans
@@ -19,12 +20,23 @@ _SKIDS = {"accept": "a", "resist": "r", "": "-"}
 
 
 def _maneuvers(options: dict[str, Any]) -> list[str]:
-    return [m.strip() for m in str(options.get("plan", options.get("maneuver", ""))).split(",") if m.strip()]
+    return [m.strip().lower() for m in str(options.get("plan", options.get("maneuver", ""))).split(",") if m.strip()]
 
 
 def is_plan(command: str, options: dict[str, Any]) -> bool:
     """A /move with a plan, a shot or a preview is a plan; a plain /move is one action."""
     return command == "move" and bool(_PLAN_OPTIONS & set(options))
+
+
+def steps_checked(check: Callable[[Any, str, list[str]], None]):
+    """`steps`, after `check(state, player, maneuvers)` has refused a plan that cannot be played as
+    written (an unknown maneuver, more maneuvers than Moves left): refused before its first Move."""
+    def checked(state: Any, player: str, options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        planned = steps(options)
+        if _maneuvers(options):
+            check(state, player, _maneuvers(options))
+        return planned
+    return checked
 
 
 def steps(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -77,8 +89,8 @@ def path_of(events: tuple) -> str:
     return "Path: " + " → ".join(hexes) if hexes else ""
 
 
-def turn_plans(preview) -> TurnPlans:
-    """The capability, given the ruleset's preview function (state, player, maneuvers)."""
-    return TurnPlans(is_plan=is_plan, steps=steps, wants_preview=lambda o: o.get("preview") == "yes",
+def turn_plans(preview, check) -> TurnPlans:
+    """The capability, given the ruleset's preview function and its plan check (state, player, maneuvers)."""
+    return TurnPlans(is_plan=is_plan, steps=steps_checked(check), wants_preview=lambda o: o.get("preview") == "yes",
                      preview=lambda state, player, options: preview(state, player, _maneuvers(options)),
                      describe=describe, encode=encode, decode=decode, summarize=path_of)

@@ -530,6 +530,15 @@ def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str]) -> Tur
     return preview_turn(state, car, maneuvers)
 
 
+def plan_check(state: SpeedwayState, player: str, maneuvers: list[str]) -> None:
+    """Refuse, before its first Move, a plan its driver could not drive as written now: more maneuvers
+    than Moves left, or one that is not a maneuver. Off-turn, the first step refuses as usual."""
+    if state.phase == SpeedwayPhase.MOVEMENT and state.deciding_player == player:
+        car = state.car(state.active_car)
+        if car.in_control:
+            check_plan(car, state.moves_left, maneuvers)
+
+
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
             chosen: dict[str, Any]) -> list[tuple[str, str]]:
     """What to offer as a player types an option: only what is legal now, with the odds."""
@@ -628,7 +637,7 @@ SPEEDWAY = Ruleset(
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner),
-    plans=turn_plans(plan_preview),
+    plans=turn_plans(plan_preview, plan_check),
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,
