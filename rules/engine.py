@@ -61,7 +61,7 @@ class TurnPlans:
     steps: Callable[[Any, str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
     wants_preview: Callable[[dict[str, Any]], bool]
     preview: Callable[[Any, str, dict[str, Any]], Any]  # worked out without dice; the renderer draws it
-    describe: Callable[[dict[str, Any]], str]  # the plan in words, for the preview's text
+    describe: Callable[[Any, dict[str, Any], Any], str]  # (state, options, its preview) -> the preview's words
     encode: Callable[[dict[str, Any]], str]  # the plan in a few characters, for its Confirm button
     decode: Callable[[str], dict[str, Any]]  # inverse of encode; ValueError when it is not one
     summarize: Callable[[tuple], str] | None = None  # a line about a played plan's events (its path)

@@ -59,7 +59,9 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
     if out_dir is not None and (reply.image is not None or reply.files):
         out_dir.mkdir(parents=True, exist_ok=True)
         if reply.image is not None:
-            path = out_dir / f"{_safe(channel)}-game{reply.game_id}-v{reply.version:04d}.png"
+            # A private picture (a plan's preview) never takes the name of the table's own map.
+            private = "-private" if reply.ephemeral else ""
+            path = out_dir / f"{_safe(channel)}-game{reply.game_id}-v{reply.version:04d}{private}.png"
             path.write_bytes(reply.image)
             print(f"image: {path}", file=stream)
         for attachment in reply.files:

@@ -13,7 +13,7 @@ import images
 from bot.storage.store import GameRecord
 from bot.table.commands import Command
 from bot.table.refusals import NotThisGame, StaleButton
-from bot.table.replies import CANCEL_ID, Actor, Button, Reply, parse_plan_id, plan_id
+from bot.table.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
 from rules.engine import Ruleset
 from rules.errors import GameError
 
@@ -46,7 +46,8 @@ class PlannedTurns:
             if self._render else None
         confirm = Button("Confirm", plan_id(game.id, game.version, ruleset.plans.encode(options)), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
-        return Reply("shown", ruleset.plans.describe(options), image, "A preview of the plan on the map.",
+        words = ruleset.plans.describe(state, options, preview)
+        return Reply("shown", words, image, clip(f"A preview of the plan on the map. {words}", ALT_TEXT_LIMIT),
                      ephemeral=True, buttons=(confirm, cancel), game_id=game.id, version=game.version)
 
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:

@@ -24,8 +24,7 @@ from rules.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, add, distance, label
 from rules.speedway import data
 from rules.speedway.driving import counter_hexes
 from rules.speedway.geometry import arcs_of, centre
-from rules.speedway.movement import what_blocks
-from rules.speedway.preview import PlannedStep, TurnPreview
+from rules.speedway.preview import TurnPreview, blocker_of
 from rules.speedway.state import Car, SpeedwayState
 
 Box = tuple[float, float, float, float]
@@ -281,19 +280,6 @@ def _shot_line(image: Image.Image, a: Point, b: Point, colour) -> None:
     smooth_overlay(image, box, paint)
 
 
-def _blocker(state: SpeedwayState, car: Car, step: PlannedStep) -> str:
-    """What a blocked step runs into, in words."""
-    for h in counter_hexes(step.front, step.facing):
-        found = what_blocks(state, car.id, h)
-        if found is None:
-            continue
-        kind, other = found
-        if kind == "car":
-            return name_of(state, other)
-        return "the arena wall" if kind == "wall" else f"the obstacle at {label(h)}"
-    return "something"
-
-
 def travelled(preview: TurnPreview) -> tuple[Hex, ...]:
     """The swept hexes the counter really reaches: TurnPreview.swept without those only the blocked
     step would cover (that step is drawn as a red X instead)."""
@@ -461,7 +447,7 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
         rows.append([("No skid checks", plain, style.MUTED)])
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
-        blocker = _blocker(state, car, blocked)
+        blocker = blocker_of(state, car, blocked)
         rows.append([(f"✗ Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker}", True, style.BAD)])
     if preview.shots:
         row = [("Shots from the end:", plain, ink)]

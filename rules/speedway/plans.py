@@ -54,11 +54,12 @@ def steps(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return planned
 
 
-def describe(options: dict[str, Any]) -> str:
-    """The plan in words, for its private preview."""
+def describe(options: dict[str, Any], worked_out: str) -> str:
+    """The plan in words, for its private preview: the maneuvers, how it was worked out (`worked_out`:
+    the end, skids, blocks, counters and shots), and how skids will be answered."""
     skid = options.get("skid", "")
-    note = f" Skids will be answered with {skid}." if skid else " A skid on the way will stop the plan to ask."
-    return f"Your plan: {', '.join(_maneuvers(options))}.{note} Confirm to drive it."
+    note = f"Skids will be answered with {skid}." if skid else "A skid on the way will stop the plan to ask."
+    return f"Your plan: {', '.join(_maneuvers(options))}.\n{worked_out}\n{note} Confirm to drive it."
 
 
 def _code(name: str) -> str:
@@ -89,8 +90,10 @@ def path_of(events: tuple) -> str:
     return "Path: " + " → ".join(hexes) if hexes else ""
 
 
-def turn_plans(preview, check) -> TurnPlans:
-    """The capability, given the ruleset's preview function and its plan check (state, player, maneuvers)."""
+def turn_plans(preview, check, words) -> TurnPlans:
+    """The capability, given the ruleset's preview function and its plan check (state, player, maneuvers),
+    and the words for a worked-out preview (state, preview)."""
     return TurnPlans(is_plan=is_plan, steps=steps_checked(check), wants_preview=lambda o: o.get("preview") == "yes",
                      preview=lambda state, player, options: preview(state, player, _maneuvers(options)),
-                     describe=describe, encode=encode, decode=decode, summarize=path_of)
+                     describe=lambda state, options, worked: describe(options, words(state, worked)),
+                     encode=encode, decode=decode, summarize=path_of)

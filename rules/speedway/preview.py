@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.hexgrid import Hex
+from rules.hexgrid import DIRECTION_NAMES, Hex, distance, label
 from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
 from rules.speedway.errors import IllegalManeuver
+from rules.speedway.movement import what_blocks
 from rules.speedway.odds import driver_chance
 from rules.speedway.state import Car, SpeedwayState
 from rules.table import plural
@@ -89,3 +90,47 @@ def check_plan(car: Car, moves_left: int, maneuvers: list[str]) -> None:
                               f"the plan has {len(maneuvers)}.")
     for name in maneuvers:
         parse_maneuver(name)
+
+
+def blocker_of(state: SpeedwayState, car: Car, step: PlannedStep) -> str:
+    """What a blocked step runs into, in words."""
+    for h in counter_hexes(step.front, step.facing):
+        found = what_blocks(state, car.id, h)
+        if found is None:
+            continue
+        kind, other = found
+        if kind == "car":
+            return next((c.name for c in state.cars if c.id == other), other or "a car")
+        return "the arena wall" if kind == "wall" else f"the obstacle at {label(h)}"
+    return "something"
+
+
+def hazards_on(state: SpeedwayState, preview: TurnPreview) -> list[str]:
+    """The counters the path drives into (mines also when it passes next to one), in words."""
+    path = set(preview.swept)
+    found = []
+    for hazard in state.hazards:
+        near = hazard.kind == "mine" and any(distance(h, hazard.hex) <= 1 for h in path)
+        if hazard.hex in path or near:
+            found.append(f"{hazard.kind} at {label(hazard.hex)}")
+    return list(dict.fromkeys(found))
+
+
+def preview_text(state: SpeedwayState, preview: TurnPreview) -> str:
+    """The planned turn in words (the preview's text and alt text): where it ends, the skid odds, a
+    block, the counters on the way, and the shots from the end."""
+    car = state.car(preview.car)
+    end = preview.end
+    moved = [s for s in preview.steps if not s.blocked]
+    lines = [f"Ends at {label(end.front)} facing {DIRECTION_NAMES[end.facing]}, inertia {end.inertia}."]
+    skids = [f"#{n} {s.maneuver} {s.resist_chance:.0%}" for n, s in enumerate(moved, 1) if s.resist_chance is not None]
+    lines.append("Skid checks, chance to resist: " + ", ".join(skids) + "." if skids else "No skid checks.")
+    blocked = next((s for s in preview.steps if s.blocked), None)
+    if blocked is not None:
+        lines.append(f"Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker_of(state, car, blocked)}.")
+    hazards = hazards_on(state, preview)
+    if hazards:
+        lines.append("On the way: " + ", ".join(hazards) + ".")
+    shots = [f"{s.weapon} at {s.target} {s.chance:.0%}" for s in preview.shots]
+    lines.append("Shots from the end: " + ", ".join(shots) + "." if shots else "No shots from the end.")
+    return "\n".join(lines)

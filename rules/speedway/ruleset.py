@@ -36,7 +36,7 @@ from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
 from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
-from rules.speedway.preview import TurnPreview, check_plan, preview_turn
+from rules.speedway.preview import TurnPreview, check_plan, preview_text, preview_turn
 from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
 from rules.speedway.summary import turn_summary
@@ -637,7 +637,7 @@ SPEEDWAY = Ruleset(
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner),
-    plans=turn_plans(plan_preview, plan_check),
+    plans=turn_plans(plan_preview, plan_check, preview_text),
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,
