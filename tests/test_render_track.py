@@ -153,3 +153,23 @@ def test_cars_in_every_place_render():
             Car(A, "c5", PITS, 0), Car(B, "c1", RING, 26), Car(B, "c2", LANE, 3), Car(B, "c3", RING, 0),
             Car(B, "c4", PITS, 0), Car(B, "c5", RING, 18))
     image_of(public(replace(state, cars=cars)))
+
+
+def test_each_start_hole_wears_its_owners_colour():
+    from images.track import board as board_module
+    from images.track import geometry
+    from images.track import style as track_style
+
+    state = started()
+    b = state.board
+    side = board_module.BOARD
+    image = board_module.draw_board(state).convert("RGB")
+    scale = side / track_style.WIDTH
+    for seat in range(2):
+        hole = (b.corners[seat] + b.start_after_corner) % b.ring_holes
+        if any(c.where == "ring" and c.spot == hole for c in state.cars):
+            continue
+        x, y = board_module.centre(geometry.ring_cell(b, hole))
+        pixel = image.getpixel((round((x + track_style.HOLE * 0.6) * scale), round(y * scale)))
+        expected = track_style.seat_colour(seat)
+        assert max(abs(p - q) for p, q in zip(pixel, expected)) < 40, (seat, pixel, expected)

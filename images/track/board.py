@@ -148,15 +148,17 @@ def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Im
     # The ring of holes.
     for hole in range(b.ring_holes):
         xy = centre(geometry.ring_cell(b, hole))
-        if hole in starts:
-            pen.disc(xy, style.HOLE + 4, style.START_RED, style.INK, 3)
-            pen.text(xy, str(hole), 30, (255, 255, 255), bold=True)
+        if hole in starts:   # the seed's red start dot, filled with its owner's colour
+            owner = style.seat_colour(starts[hole])
+            pen.disc(xy, style.HOLE + 6, owner, style.START_RED, 8)
+            pen.text(xy, str(hole), 30, ink_on(owner), bold=True)
         elif hole in corners:
             pen.disc(xy, style.HOLE, style.HOLE_FILL, style.seat_colour(corners[hole]), 9)
             pen.text(xy, str(hole), 30, style.INK, bold=True)
         else:
             pen.disc(xy, style.HOLE, style.HOLE_FILL, style.HOLE_RIM, 3)
             pen.text(xy, str(hole), 28, style.HOLE_TEXT, bold=False)
+    _direction_arrows(pen, b)
     # Path markers: a ring on every hole passed.
     for move in state.last_moves:
         cells = _path_cells(state, move)
@@ -183,6 +185,22 @@ def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Im
     # The channel picture (k=2) gets the sharpest filter; a replay frame (k=1) a cheaper one, 4x faster.
     quality = Image.Resampling.LANCZOS if k > 1 else Image.Resampling.HAMMING
     return image.resize((side, round(height * side / width)), quality, reducing_gap=2.0)
+
+
+def _direction_arrows(pen: _Pen, b) -> None:
+    """The direction of play: a chevron on the band halfway along each side, pointing to the next hole."""
+    side = geometry.side(b) - 1
+    for k in range(4):
+        hole = (b.corners[0] + k * side + side // 2) % b.ring_holes
+        a, z = centre(geometry.ring_cell(b, hole)), centre(geometry.ring_cell(b, (hole + 1) % b.ring_holes))
+        mx, my = (a[0] + z[0]) / 2, (a[1] + z[1]) / 2
+        dx, dy = z[0] - a[0], z[1] - a[1]
+        length = math.hypot(dx, dy) or 1
+        ux, uy, size = dx / length, dy / length, 16
+        tip = (mx + ux * size, my + uy * size)
+        pen.polygon([tip, (mx - ux * size - uy * size, my - uy * size + ux * size),
+                     (mx - ux * size * 0.3, my - uy * size * 0.3),
+                     (mx - ux * size + uy * size, my - uy * size - ux * size)], style.INK)
 
 
 def _draw_table(pen: _Pen, state: TrackState) -> None:
