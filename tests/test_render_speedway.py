@@ -553,3 +553,22 @@ def test_the_six_car_colours_stay_apart_for_colour_blind_players():
     assert closest(CAR_COLOURS) > 25
     for name, matrix in _SIMULATIONS.items():
         assert closest([_seen_as(c, matrix) for c in CAR_COLOURS]) > 15, name
+
+
+def test_name_tags_keep_off_the_rulers_and_fit_a_two_digit_inertia():
+    from images.speedway import counters
+    from images.speedway import style as speedway_style
+
+    size = (963, 588)
+    side, end = speedway_style.MAP_SIDE, speedway_style.MAP_END
+    corner = (side, end, side + 30, end + 30)
+    tag = counters._place(corner, 200, 36, [], size)
+    assert tag[0] >= speedway_style.MAP_SIDE - 6 and tag[1] >= speedway_style.MAP_END - 6
+    far = (size[0] - 40, size[1] - 40, size[0] - 10, size[1] - 10)
+    tag = counters._place(far, 200, 36, [], size)
+    assert tag[2] <= size[0] - speedway_style.MAP_SIDE + 6 and tag[3] <= size[1] - speedway_style.MAP_END + 6
+    state = combat()
+    carol = state.car("c2")
+    assert render_speedway(state.with_car(replace(carol, inertia=12))) != render_speedway(state)
+    clear = counters.keep_clear(state, frame("classic").layout)
+    assert len(clear) == len(data.arena("classic").obstacles) + sum(1 for c in state.cars if c.front and not c.out)

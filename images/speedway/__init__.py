@@ -13,7 +13,7 @@ from images.registry import Renderer
 from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import HEADER, colour_of, name_of, render_caption
-from images.speedway.counters import draw_cars, draw_tags
+from images.speedway.counters import draw_cars, draw_tags, keep_clear
 from images.speedway.last_turn import last_shot
 from images.speedway.sheets import render_panel
 from images.speedway.status import band_height, render_status
@@ -38,7 +38,7 @@ def map_band(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.
     layout = frame(state.arena).layout
     trails = draw_trails(board, state, layout, turn)
     boxes, marks = draw_cars(board, state, layout, last_shot(state, last))
-    marks += draw_crashes(board, layout, turn) + trails
+    marks += draw_crashes(board, layout, turn) + trails + keep_clear(state, layout)
     draw_tags(board, state, boxes, marks)
     return board
 

@@ -15,6 +15,7 @@ from images.speedway import style
 from images.speedway.combat import draw_hazards, draw_shot
 from images.speedway.last_turn import Shot
 from rules.hexgrid import step
+from rules.speedway import data
 from rules.speedway.state import Car, SpeedwayState
 
 Box = tuple[float, float, float, float]
@@ -194,13 +195,28 @@ def _overlap(a: Box, b: Box) -> float:
 
 
 def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, int]) -> Box:
-    """A w x h box below, above, right or left of `counter`, whichever covers least of `taken`."""
+    """A w x h box beside `counter` (below, above, right, left, or at a corner), inside the field (never
+    on the edge rulers), whichever covers least of `taken`; the nearer sides win a tie."""
     x0, y0, x1, y1 = counter
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    spots = [(cx - w / 2, y1 + 1), (cx - w / 2, y0 - h - 1), (x1 + 1, cy - h / 2), (x0 - w - 1, cy - h / 2)]
+    spots = [(cx - w / 2, y1 + 1), (cx - w / 2, y0 - h - 1), (x1 + 1, cy - h / 2), (x0 - w - 1, cy - h / 2),
+             (x1 + 1, y1 + 1), (x0 - w - 1, y1 + 1), (x1 + 1, y0 - h - 1), (x0 - w - 1, y0 - h - 1)]
+    left, top = style.MAP_SIDE - 6, style.MAP_END - 6
+    right, bottom = size[0] - style.MAP_SIDE + 6, size[1] - style.MAP_END + 6
     boxes = [(x, y, x + w, y + h) for x, y in
-             ((min(max(x, 2), size[0] - w - 2), min(max(y, 2), size[1] - h - 2)) for x, y in spots)]
+             ((min(max(x, left), right - w), min(max(y, top), bottom - h)) for x, y in spots)]
     return min(boxes, key=lambda box: sum(_overlap(box, t) for t in taken))
+
+
+def keep_clear(state: SpeedwayState, layout: HexLayout) -> list[Box]:
+    """Where no name tag should sit: the arena's obstacles and the hex each running car is about to enter."""
+    hexes = list(data.arena(state.arena).obstacles)
+    hexes += [step(c.front, c.facing) for c in state.cars if c.front is not None and not c.out]
+    boxes = []
+    for h in hexes:
+        xs, ys = zip(*layout.corners(h))
+        boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    return boxes
 
 
 def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_font, taken: list[Box],
@@ -233,7 +249,7 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
             continue
         speed = f"{car.speed}▸"
         warn = "" if car.in_control else " ⚠"
-        w = name_font.getlength(name) + stat_font.getlength(speed + warn) + 66
+        w = name_font.getlength(name) + stat_font.getlength(speed + warn) + 66 + (10 if car.inertia > 9 else 0)
         if car.fire_chips:
             w += 26 + (stat_font.getlength(str(car.fire_chips)) + 4 if car.fire_chips > 1 else 0)
         h = 36
@@ -248,7 +264,7 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
         x += name_font.getlength(name) + 7
         draw_text(draw, (x, mid), speed, stat_font, style.INK, "lm")
         x += stat_font.getlength(speed) + 17
-        chip(draw, (x, mid), 13, str(car.inertia), chip_font)
+        chip(draw, (x, mid), max(13, chip_font.getlength(str(car.inertia)) / 2 + 5), str(car.inertia), chip_font)
         draw_text(draw, (x + 16, mid), warn, stat_font, style.INK, "lm")
         if car.fire_chips:
             x += 16 + stat_font.getlength(warn) + 16
