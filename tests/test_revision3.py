@@ -305,3 +305,15 @@ def test_a_joker_swaps_a_car_from_its_white_dot_but_not_from_the_finish():
     old = table(alice_hand=("JK", "2C", "3C"), alice=spots, bob={"c2": (RING, 12)})
     with pytest.raises(IllegalTrackPlay, match="pits or the ring only"):   # revision 1, as played
         play(old, A, "/play card:JK move:swap car:c1 target:c2")
+
+
+def test_a_ram_that_stops_the_attacker_asks_for_no_outcome():
+    """Either outcome leaves an attacker the crash brought to speed 0 stopped ("Stopped cars move no
+    further"), so from revision 3 nobody is asked to choose; revision 1 asked (and its logs hold the answer)."""
+    # seed 2: alice takes 3 results (speed 3 -> 0) and wins the roll-off.
+    state, events = act(rev(ram(2)), "alice", Move("normal"))
+    assert state.phase == "movement" and state.pending_ram is None and len(of(events, DiceRolled)) == 2
+    assert of(events, CarStopped)[-1].reason == "the crash took all its speed, so no outcome is chosen"
+    assert car_of(state, "alice").speed == 0 and state.moves_left == 0
+    old, _ = act(rev(ram(2), 1), "alice", Move("normal"))
+    assert old.phase == "ram" and old.pending_ram.chooser == "alice"

@@ -86,6 +86,10 @@ def ram(state: SpeedwayState, attacker_id: str, defender_id: str, struck: Hex, f
         return stop(state, attacker_id), events
     state, winner, rolls = _roll_off(state, attacker, defender, damage_to_defender, damage_to_attacker)
     events += rolls
+    if attacker.speed == 0 and state.revision >= SEED_FIDELITY:
+        # Stopped by the crash: either outcome leaves it stopped, so nobody is asked to choose.
+        state, halted = stopped(state, attacker_id, "the crash took all its speed, so no outcome is chosen")
+        return state, events + halted
     chooser = state.car(winner).owner
     pending = PendingRam(attacker_id, defender_id, struck, chooser, front, facing)
     return replace(state, phase=SpeedwayPhase.RAM, pending_ram=pending), events
