@@ -161,3 +161,19 @@ async def test_a_plan_that_cannot_be_driven_as_written_is_refused_before_its_fir
         assert (await store.active_game("chan-1")).version == version       # not one Move was made
     played = await table("alice", "/move plan:Normal,NORMAL")
     assert played.outcome == "applied" and "Path: D4 → E5" in played.text
+
+
+def test_smoke_that_blows_away_before_anyone_else_moves_says_so():
+    """Two players: the last of a round is the first of the next, so its smoke (cleared at its own
+    next Upkeep) would block nothing; the drop says so. The first player's smoke gets no such note."""
+    from rules.speedway.actions import Drop
+    from rules.speedway.events import SmokeUnseen
+    from tests.test_speedway_combat import E, W, act, game, moving, put
+
+    state = game("sniper", "sniper")
+    state = put(put(state, "alice", "M9", E, speed=2), "bob", "F9", W, speed=2)
+    _, first = act(moving(state, 2, 1), "alice", Drop("back"))
+    _, last = act(moving(state, 2, 1, owner="bob"), "bob", Drop("back"))
+    assert not [e for e in first if isinstance(e, SmokeUnseen)]
+    assert SmokeUnseen("bob", "bob") in last
+    assert "it will block nothing" in SmokeUnseen("bob", "bob").describe()

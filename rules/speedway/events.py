@@ -244,6 +244,17 @@ class HazardLaid:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class SmokeUnseen:
+    car: str
+    player: str
+
+    def describe(self) -> str:
+        return (f"Note: {self.car}'s smoke blows away at {self.player}'s next Upkeep, before any other car "
+                f"moves: it will block nothing.")
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class HazardRemoved:
     kind: str
     at_hex: str

@@ -31,7 +31,17 @@ from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
 from rules.speedway.driving import SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector, skids_at
 from rules.speedway.errors import IllegalManeuver, IllegalSpeed
-from rules.speedway.events import EVENTS, CarStopped, ControlLost, ControlRegained, SkidPending, SpeedLost, SpeedSet
+from rules.speedway.events import (
+    EVENTS,
+    CarStopped,
+    ControlLost,
+    ControlRegained,
+    HazardLaid,
+    SkidPending,
+    SmokeUnseen,
+    SpeedLost,
+    SpeedSet,
+)
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
 from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
@@ -40,7 +50,7 @@ from rules.speedway.preview import TurnPreview, check_plan, preview_text, previe
 from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
 from rules.speedway.summary import turn_summary
-from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move
+from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
 from rules.table import plural, revision_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
@@ -290,6 +300,9 @@ def _fire(state: SpeedwayState, actor: str, action: Fire):
 def _drop(state: SpeedwayState, actor: str, action: Drop):
     car = _acting_car(state, actor)
     state, events = hazards.deploy(state, car, combat.find_weapon(car, action.weapon))
+    if any(isinstance(e, HazardLaid) and e.kind == "smoke" for e in events) \
+            and not others_move_before_next_turn(state, actor):
+        events += (SmokeUnseen(car.name, state.player(actor).name),)
     state, more = finish_move(state)
     return state, events + more
 

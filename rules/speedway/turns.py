@@ -36,6 +36,15 @@ def check_victory(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     return finished, (GameDrawn("no car is left running"),)
 
 
+def others_move_before_next_turn(state: SpeedwayState, player: str) -> bool:
+    """Whether another player with a running car takes a turn before `player`'s next one (with two
+    players, the last of a round is also the first of the next: nobody moves in between)."""
+    later = state.turn_order[state.turn_index + 1:]
+    following = replace(state, round=state.round + 1).turn_order
+    upcoming = later + following[:following.index(player)] if player in following else later
+    return any(p != player and state.operable_cars_of(p) for p in upcoming)
+
+
 def begin_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Start the active player's turn: Upkeep step 1 for each of their cars, then ask for speeds."""
     player = state.active_player
