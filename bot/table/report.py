@@ -15,6 +15,8 @@ from rules.engine import Ruleset, describe_events
 
 # Seats that acted after the player, in order: (who acted, the events of one of their actions).
 Others = Sequence[tuple[str, tuple]]
+SUMMARY_AFTER = 300  # a seat's events longer than this are summed up by its game
+_MORE = "\n(the whole turn: /game log)"
 
 
 def report(ruleset: Ruleset, state, own: Sequence[str], others: Others, limit: int) -> str:
@@ -32,8 +34,6 @@ def report(ruleset: Ruleset, state, own: Sequence[str], others: Others, limit: i
         told = latest_lines(lines, room - len(_MORE)) + _MORE
     return f"{text}\n{told}" if text else told
 
-
-_MORE = "\n(the whole turn: /game log)"
 
 
 def _other_lines(ruleset: Ruleset, state, others: Others) -> list[str]:
@@ -55,5 +55,3 @@ def _other_lines(ruleset: Ruleset, state, others: Others) -> list[str]:
             lines.append(full)
     return lines
 
-
-SUMMARY_AFTER = 300  # a seat's events longer than this are summed up by its game

@@ -91,7 +91,7 @@ class Applied:
 class GameService(TableClock, PlannedTurns):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
-    def __init__(self, store: Store, render: Callable[[str, Any, tuple], bytes] | None = images.render,
+    def __init__(self, store: Store, render: Callable[[str, Any, tuple, tuple], bytes] | None = images.render,
                  clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None):
         self._store = store
         self._render = render
@@ -618,20 +618,25 @@ class GameService(TableClock, PlannedTurns):
             played.append((player, done.events))
         return done, played
 
-    async def _last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
-        """The events of the game's last logged action (none before the first)."""
-        records = await self._store.recent_actions(game.id, 1)
-        return queries.events_of(ruleset, records[-1]) if records else ()
-
-    async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
-        """The last turn of every player and the turn now under way (what the picture's trails show):
-        a round back, within the last RECENT_ACTIONS actions."""
+    async def _recent_window(self, ruleset: Ruleset, game: GameRecord) -> list[tuple]:
+        """The events of the game's last RECENT_ACTIONS actions, one tuple per action: kept in memory,
+        read from the log only when this process has not followed the game to its current version."""
         window = self._recent.get(game.id, game.version)
         if window is None:
             records = await self._store.recent_actions(game.id, RECENT_ACTIONS)
             window = [queries.events_of(ruleset, r) for r in records]
             self._recent.put(game.id, game.version, window)
-        events = [e for action in window for e in action]
+        return window
+
+    async def _last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The events of the game's last logged action (none before the first)."""
+        window = await self._recent_window(ruleset, game)
+        return window[-1] if window else ()
+
+    async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The last turn of every player and the turn now under way (what the picture's trails show):
+        a round back, within the last RECENT_ACTIONS actions."""
+        events = [e for action in await self._recent_window(ruleset, game) for e in action]
         starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
         latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
         return tuple(events[min(latest.values()):] if latest else events)

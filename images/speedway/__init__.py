@@ -61,7 +61,7 @@ def page(arena_id: str) -> Page:
     under it (wide arenas) or beside it (narrow ones), so the picture is landscape and its size fixed
     by the arena alone (room for as many chips as the arena has seats)."""
     mf = frame(arena_id)
-    seats = min(data.table_limits()["max_players"], len(data.arena(arena_id).starts))
+    seats = data.max_cars(arena_id)
     if mf.width >= WIDE_MAP:
         rows = -(-seats // 3)
         band = band_height(rows)

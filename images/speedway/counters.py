@@ -208,15 +208,20 @@ def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, 
     return min(boxes, key=lambda box: sum(_overlap(box, t) for t in taken))
 
 
+def _hex_box(layout: HexLayout, h) -> Box:
+    xs, ys = zip(*layout.corners(h))
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@cache
+def _obstacle_boxes(arena_id: str, layout: HexLayout) -> tuple[Box, ...]:
+    return tuple(_hex_box(layout, h) for h in sorted(data.arena(arena_id).obstacles))
+
+
 def keep_clear(state: SpeedwayState, layout: HexLayout) -> list[Box]:
     """Where no name tag should sit: the arena's obstacles and the hex each running car is about to enter."""
-    hexes = list(data.arena(state.arena).obstacles)
-    hexes += [step(c.front, c.facing) for c in state.cars if c.front is not None and not c.out]
-    boxes = []
-    for h in hexes:
-        xs, ys = zip(*layout.corners(h))
-        boxes.append((min(xs), min(ys), max(xs), max(ys)))
-    return boxes
+    ahead = [_hex_box(layout, step(c.front, c.facing)) for c in state.cars if c.front is not None and not c.out]
+    return [*_obstacle_boxes(state.arena, layout), *ahead]
 
 
 def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_font, taken: list[Box],

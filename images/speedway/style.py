@@ -59,6 +59,3 @@ def wreck_colour(index: int):
     r, g, b = car_colour(index)
     w = WRECK
     return (round(0.3 * r + 0.7 * w[0]), round(0.3 * g + 0.7 * w[1]), round(0.3 * b + 0.7 * w[2]))
-
-# The narrowest page: the classic arena's width, which the car sheets are laid out for.
-MIN_PAGE_WIDTH = 1240

@@ -51,15 +51,15 @@ def _last_text(state: TrackState, last: tuple) -> str:
     return text
 
 
-def _banner(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: int, size: int) -> int:
+def _banner(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: int) -> int:
     """The round and whose turn (or the result) on a band in their colour; returns the y below it."""
     pad = style.PAD
     title, colour = _title(state)
-    banner_h = size + (72 if state.phase == TrackPhase.FINISHED else 40) * size // TITLE
+    finished = state.phase == TrackPhase.FINISHED
+    banner_h = TITLE + (72 if finished else 40)
     fill = colour if colour is not None else style.BANNER
     draw.rounded_rectangle((pad, y, width - pad, y + banner_h), radius=16, fill=fill)
-    title_font = fit_font(title, size + (16 if state.phase == TrackPhase.FINISHED else 0), width - 3 * pad,
-                          bold=True, minimum=20)
+    title_font = fit_font(title, TITLE + (16 if finished else 0), width - 3 * pad, bold=True, minimum=20)
     draw_text(draw, (width / 2, y + banner_h / 2), ellipsize(title, title_font, width - 3 * pad), title_font,
               ink_on(fill), "mm")
     return y + banner_h + 14
@@ -71,7 +71,7 @@ def render_sidebar(state: TrackState, width: int, height: int, last: tuple = ())
     pad = style.PAD
     image = Image.new("RGB", (width, height), style.PAPER)
     draw = ImageDraw.Draw(image)
-    y = _banner(draw, state, width, pad, TITLE)
+    y = _banner(draw, state, width, pad)
     body = font(LINE)
     seats = len(state.board.corners)
     room = height - y - seats * (ROW + 12) - pad

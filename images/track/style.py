@@ -7,13 +7,12 @@ from images.speedway.style import (
     FIELD,
     GRID,
     INK,
-    MIN_PAGE_WIDTH,
     MUTED,
     PAPER,
     car_colour,
 )
 
-WIDTH = MIN_PAGE_WIDTH        # 1240: the same page width as Speedway's pictures
+WIDTH = 1240                  # the board's drawing space (drawn at SCALE times this, then shrunk to BOARD)
 SCALE = 2                     # the board is drawn at twice the size, then shrunk (antialiasing)
 MARGIN = 30                   # board edge to the ring of holes
 CELL = (WIDTH - 2 * MARGIN) // 10   # one square of the 10x10 drawing in rules-gaps 3.2.1

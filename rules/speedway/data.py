@@ -194,6 +194,11 @@ def table_limits() -> dict:
     return _load("game.toml")
 
 
+def max_cars(arena_id: str) -> int:
+    """How many cars an arena seats: the table's limit, or fewer when the arena has fewer starts."""
+    return min(table_limits()["max_players"], len(arena(arena_id).starts))
+
+
 @dataclass(frozen=True)
 class RangeBand:
     """Damage dice for shots up to `up_to` hexes."""

@@ -28,7 +28,7 @@ def _design(car: str):
 
 
 def _check_open_seat(state: SpeedwayState) -> None:
-    limit = min(data.table_limits()["max_players"], len(data.arena(state.arena).starts))
+    limit = data.max_cars(state.arena)
     if len(state.cars) >= limit:
         raise TableFull(f"The table is full ({limit} cars on {data.arena(state.arena).name}).")
 

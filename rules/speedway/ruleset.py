@@ -81,10 +81,22 @@ def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
 # Where the active driver may ask the odds and be offered choices as they type: moving, or at a skid.
 _ASKING = frozenset((SpeedwayPhase.MOVEMENT, SpeedwayPhase.SKID))
 
-def _check_turn(state: SpeedwayState, actor: str) -> None:
-    """Refuse `actor` unless seated and, in a game under way, the one the game waits on."""
+def _check_seated(state: SpeedwayState, actor: str) -> None:
     if not state.player(actor):
         raise NotSeated("You are not playing in this game. Use /game join before it starts.")
+
+
+def _check_under_way(state: SpeedwayState) -> None:
+    """Refuse a question about a game not started or over."""
+    if state.phase == SpeedwayPhase.FINISHED:
+        raise GameOver(GAME_OVER)
+    if state.phase == SpeedwayPhase.LOBBY:
+        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
+
+
+def _check_turn(state: SpeedwayState, actor: str) -> None:
+    """Refuse `actor` unless seated and, in a game under way, the one the game waits on."""
+    _check_seated(state, actor)
     if state.phase in RUNNING and state.deciding_player != actor:
         raise NotYourTurn(f"It is {state.player(state.deciding_player).name}'s turn, not yours.")
 
@@ -96,12 +108,9 @@ def _acting_car(state: SpeedwayState, actor: str) -> Car:
 
 
 def _car_asked_about(state: SpeedwayState, actor: str, phases: frozenset[SpeedwayPhase]) -> Car:
-    """The car a question (odds, a planned turn) is about when asked in one of `phases`, or why not."""
+    """The car a question (a planned turn) is about when asked in one of `phases`, or why not."""
     _check_turn(state, actor)
-    if state.phase == SpeedwayPhase.FINISHED:
-        raise GameOver(GAME_OVER)
-    if state.phase == SpeedwayPhase.LOBBY:
-        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
+    _check_under_way(state)
     if state.phase not in phases:
         raise WrongPhase(_phase_hint(state))
     return state.car(state.active_car)
@@ -445,12 +454,8 @@ def prompt(state: SpeedwayState) -> str:
 def _odds_car(state: SpeedwayState, player: str) -> tuple[Car, str]:
     """The car /odds is about: the acting car on the player's turn; off-turn (planning), the player's
     first running car where it stands, every weapon ready as at the start of its next turn."""
-    if not state.player(player):
-        raise NotSeated("You are not playing in this game. Use /game join before it starts.")
-    if state.phase == SpeedwayPhase.FINISHED:
-        raise GameOver(GAME_OVER)
-    if state.phase == SpeedwayPhase.LOBBY:
-        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
+    _check_seated(state, player)
+    _check_under_way(state)
     if state.deciding_player == player and state.phase in _ASKING:
         return state.car(state.active_car), ""
     running = state.operable_cars_of(player)
