@@ -52,17 +52,29 @@ class Autopilot:
 
 
 @dataclass(frozen=True)
+class PlanStep:
+    """One command of a plan. A step with `why_not` is not played in its place but at the first point
+    of the plan where it can be: before the first other step, or after any of them, as soon as
+    `why_not(state)` answers None; otherwise it gives the reason it cannot be played there."""
+
+    name: str
+    options: dict[str, Any]
+    why_not: Callable[[Any], str | None] | None = None
+
+
+@dataclass(frozen=True)
 class TurnPlans:
     """Several actions given in one command (a whole turn), optionally previewed privately first."""
 
     is_plan: Callable[[str, dict[str, Any]], bool]  # (command name, options): is this command a plan?
-    # (state, player, options) -> the commands it stands for; a GameError when the plan cannot be played
+    # (state, player, options) -> the steps it stands for; a GameError when the plan cannot be played
     # as written (checked before its first step, so a refused plan changes nothing)
-    steps: Callable[[Any, str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
+    steps: Callable[[Any, str, dict[str, Any]], list[PlanStep]]
     wants_preview: Callable[[dict[str, Any]], bool]
-    preview: Callable[[Any, str, dict[str, Any]], Any]  # worked out without dice; the renderer draws it
+    # (state, player, options) -> worked out without dice (the renderer draws it); refuses as `steps` does
+    preview: Callable[[Any, str, dict[str, Any]], Any]
     describe: Callable[[Any, dict[str, Any], Any], str]  # (state, options, its preview) -> the preview's words
-    encode: Callable[[dict[str, Any]], str]  # the plan in a few characters, for its Confirm button
+    encode: Callable[[dict[str, Any], Any], str]  # (options, its preview) -> a few characters, for Confirm
     decode: Callable[[str], dict[str, Any]]  # inverse of encode; ValueError when it is not one
     summarize: Callable[[tuple], str] | None = None  # a line about a played plan's events (its path)
 

@@ -327,11 +327,12 @@ def test_a_revision_2_computer_game_plays_by_ids_and_replays_exactly():
 
 @pytest.mark.parametrize("ruleset", [SPEEDWAY, TRACK], ids=lambda r: r.id)
 def test_setup_reads_the_revision_and_refuses_a_wrong_one(ruleset):
-    assert ruleset.revision == 3
+    newest = ruleset.revision
+    assert newest == {"speedway": 4, "track": 3}[ruleset.id]
     assert ruleset.setup({}, 1, HOST).revision == 1
-    for revision in (1, 2, 3):
+    for revision in range(1, newest + 1):
         assert ruleset.setup({"revision": revision}, 1, HOST).revision == revision
-    for wrong in (0, 4, -1, "2", True, None, 2.0):
+    for wrong in (0, newest + 1, -1, "2", True, None, 2.0):
         with pytest.raises(BadOption, match="revision"):
             ruleset.setup({"revision": wrong}, 1, HOST)
 

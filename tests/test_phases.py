@@ -222,7 +222,7 @@ def test_an_unknown_phase_does_not_decode():
         decode_state(SpeedwayState, text)
 
 
-@pytest.mark.parametrize("fixture", ["release8.db", "release9.db", "release11.db"])
+@pytest.mark.parametrize("fixture", ["release8.db", "release9.db", "release11.db", "release12.db"])
 def test_games_stored_by_earlier_releases_decode_to_phase_enums_byte_for_byte(fixture, tmp_path):
     for name in (fixture, fixture + "-wal", fixture + "-shm"):  # copied: opening a WAL file writes to it
         if (FIXTURES / name).exists():

@@ -41,8 +41,9 @@ def rev(state, revision: int = 3):
     return replace(state, revision=revision)
 
 
-def test_new_games_record_revision_3():
-    assert SPEEDWAY.revision == 3 and SPEEDWAY.setup({"revision": 3}, 1, "alice").revision == 3
+def test_new_games_record_the_newest_revision():
+    assert SPEEDWAY.revision == 4 and SPEEDWAY.setup({"revision": 4}, 1, "alice").revision == 4
+    assert TRACK.revision == 3 and TRACK.setup({"revision": 3}, 1, "alice").revision == 3
 
 
 # --- 1. "The firing car is immune from the hazard until it moves more than one hex away from it." ---
@@ -317,3 +318,23 @@ def test_a_ram_that_stops_the_attacker_asks_for_no_outcome():
     assert car_of(state, "alice").speed == 0 and state.moves_left == 0
     old, _ = act(rev(ram(2), 1), "alice", Move("normal"))
     assert old.phase == "ram" and old.pending_ram.chooser == "alice"
+
+
+def test_a_ram_whose_outcomes_both_only_stop_the_attacker_asks_for_none():
+    """Revision 4 ("/ram is not asked when neither outcome can change anything"): carol's car at L8
+    facing NW leaves alice no Turn for outcome A and no room for outcome B, so both would only stop her
+    at M9 with her speed 1 left; nobody is asked. Revision 3 asked, and its logs hold the answer."""
+    def boxed_in(revision: int):
+        return rev(moving(put(ram(1), "carol", "L8", 2), 3, 1), revision)
+
+    state, events = act(boxed_in(4), "alice", Move("normal"))
+    assert state.phase == "movement" and state.pending_ram is None
+    assert of(events, CarStopped)[-1].reason == "either outcome leaves it stopped here, so none is chosen"
+    assert pose(car_of(state, "alice"))[0] == "M9" and car_of(state, "alice").speed == 0
+    asked, _ = act(boxed_in(3), "alice", Move("normal"))
+    assert asked.phase == "ram" and car_of(asked, "alice").speed == 1
+    for outcome in ("A", "B"):                   # what revision 3 asked for: the same stop either way
+        chosen, _ = act(asked, "alice", ChooseRam(outcome))
+        assert car_of(chosen, "alice") == car_of(state, "alice")
+    free, _ = act(rev(ram(1), 4), "alice", Move("normal"))      # with room, the choice is still asked
+    assert free.phase == "ram"

@@ -28,7 +28,7 @@ def released_decoder(text: str) -> TableSettings:
     return TableSettings(**raw)
 
 
-@pytest.mark.parametrize("release", ["release8.db", "release9.db", "release11.db"])
+@pytest.mark.parametrize("release", ["release8.db", "release9.db", "release11.db", "release12.db"])
 def test_settings_stored_by_earlier_releases_load_as_before(release, tmp_path):
     shutil.copyfile(FIXTURES / release, tmp_path / release)  # opening a WAL database may write beside it
     with sqlite3.connect(tmp_path / release) as db:

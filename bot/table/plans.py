@@ -34,9 +34,12 @@ class PlannedTurns:
 
     async def _play_plan(self, channel: str, actor: Actor, ruleset: Ruleset, state: Any, options: dict[str, Any],
                          expected_version: int | None = None) -> Reply:
-        steps = [Command(name, step) for name, step in ruleset.plans.steps(state, actor.id, options)]
+        planned = ruleset.plans.steps(state, actor.id, options)
+        steps = [Command(s.name, s.options) for s in planned if s.why_not is None]
+        floating = [s for s in planned if s.why_not is not None]
         return await self._run_steps(channel, actor, steps, expected_version,
-                                     summarize=ruleset.plans.summarize if len(steps) > 1 else None)
+                                     summarize=ruleset.plans.summarize if len(planned) > 1 else None,
+                                     floating=floating, state=state)
 
     async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
                        options: dict[str, Any]) -> Reply:
@@ -44,7 +47,7 @@ class PlannedTurns:
         preview = ruleset.plans.preview(state, actor.id, options)
         image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, actor.id), preview) \
             if self._render else None
-        confirm = Button("Confirm", plan_id(game.id, game.version, ruleset.plans.encode(options)), "confirm")
+        confirm = Button("Confirm", plan_id(game.id, game.version, ruleset.plans.encode(options, preview)), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
         words = ruleset.plans.describe(state, options, preview)
         return Reply("shown", words, image, clip(f"A preview of the plan on the map. {words}", ALT_TEXT_LIMIT),

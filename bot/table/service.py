@@ -54,7 +54,7 @@ from bot.table.settings import MAX_COMPUTER_ACTIONS
 from images.registry import renderer
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
+from rules.engine import PlanStep, ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
 from rules.table import TurnBegan
@@ -463,14 +463,21 @@ class GameService(TableClock, PlannedTurns):
                                     f"(finished).")
 
     async def _run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
-                         summarize: Callable[[tuple], str] | None = None) -> Reply:
+                         summarize: Callable[[tuple], str] | None = None, floating: list[PlanStep] = (),
+                         state: Any = None) -> Reply:
         """Apply steps in order (commands, or action values the game offered) while the game still
-        waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why."""
+        waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why.
+        A floating step (a plan's shot) is played at the first point where it can be, from `state` on."""
         waiting_before = None
         done = None
         events: list = []
         stopped = ""
-        for index, step in enumerate(steps):
+        queue, pending, index = list(steps), list(floating), 0
+        while queue or pending:
+            step = _ready(pending, done.state if done is not None else state)
+            if step is None and not queue:
+                break
+            step = step or queue.pop(0)
             if done is not None and actor.id not in done.ruleset.acting_players(done.state):
                 stopped = f"The plan ended after step {index}: the turn passed."
                 break
@@ -485,12 +492,18 @@ class GameService(TableClock, PlannedTurns):
                 stopped = f"The plan paused before step {index + 1}: {exc.message}"
                 break
             events.extend(done.events)
+            index += 1
+        if done is None:   # only a floating step, never ready
+            raise GameError(f"/{pending[0].name} cannot be played now: {pending[0].why_not(state).rstrip('.')}.")
+        unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else s.why_not(done.state)}"
+                    for s in pending]
         done, others = await self._play_computers(channel, done)
         own = [e.describe() for e in events]
         if summarize is not None and (summary := summarize(tuple(events))):
             own.append(summary)
         if stopped:
             own.append(stopped)
+        own += [line.rstrip(".") + "." for line in unplayed]
         reply = await self._with_map(done.ruleset, done.game, done.state, "applied",
                                      self._reported(done, own, others), done.events)
         newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
@@ -716,6 +729,15 @@ class GameService(TableClock, PlannedTurns):
 _SEATS_INDEXED = "seats_indexed"
 _ONLY_FINISHED = ("Only a finished game can be re-played from its log (its export has the seed). "
                   "A running game is moved by its host's or a server admin's export.")
+
+
+def _ready(floating: list[PlanStep], state: Any) -> Command | None:
+    """The first floating step that can be played in `state` (taken off the list), or None."""
+    for step in floating if state is not None else ():
+        if step.why_not(state) is None:
+            floating.remove(step)
+            return Command(step.name, step.options)
+    return None
 
 
 def seat_ids(state: Any) -> tuple[str, ...]:

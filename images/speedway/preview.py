@@ -1,6 +1,7 @@
 """A private planning picture for the acting player: the map as it is now, with a planned turn drawn on
-it (the path, a ghost counter per Move, the skid odds, a blocked step, the weapon arcs and the shots
-from the end) under a caption that spells the plan out. Shown only to that player, with Confirm/Cancel.
+it (the path, a ghost counter per Move, the skid odds, a blocked step, the weapon arcs, and the plan's
+shot from its point of the path or the shots from the end) under a caption that spells the plan out.
+Shown only to that player, with Confirm/Cancel.
 
 Everything is worked out per call from the TurnPreview; nothing here is cached.
 """
@@ -24,7 +25,7 @@ from rules.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, add, distance, label
 from rules.speedway import data
 from rules.speedway.driving import counter_hexes
 from rules.speedway.geometry import arcs_of, centre
-from rules.speedway.preview import TurnPreview, blocker_of
+from rules.speedway.preview import TurnPreview, blocker_of, when
 from rules.speedway.state import Car, SpeedwayState
 
 Box = tuple[float, float, float, float]
@@ -326,13 +327,19 @@ def _draw_path(image: Image.Image, state: SpeedwayState, preview: TurnPreview, l
 
 def _draw_shots(image: Image.Image, state: SpeedwayState, preview: TurnPreview, layout: HexLayout,
                 taken: list[Box]) -> list[tuple[list, Point, Point, list[Box]]]:
-    """A line from the end counter to each target; returns (its shots, from, to, boxes along it)."""
-    colour = style.car_colour(state.car(preview.car).colour)
+    """A line to each target from where its shots are taken (the plan's own shot from its point of the
+    path, others from the end counter); returns (its shots, from, to, boxes along it)."""
+    car = state.car(preview.car)
+    colour = style.car_colour(car.colour)
     targets: dict[str, list] = {}
-    for shot in preview.shots:
+    for shot in (preview.fire,) if preview.fire is not None else preview.shots:
         targets.setdefault(shot.target, []).append(shot)
     by_name = {c.name: c for c in state.cars}
-    start = _middle(preview.end.front, preview.end.facing, layout)
+    if preview.fire is not None:
+        pose = preview.pose_after(preview.fire.after) or (car.front, car.facing)
+        start = _middle(*pose, layout)
+    else:
+        start = _middle(preview.end.front, preview.end.facing, layout)
     drawn = []
     for name, shots in targets.items():
         target = by_name.get(name)
@@ -379,7 +386,10 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
         taken.append(box)
         _badge(draw, box, [text], big, style.BAD, style.PAPER, width=2)
     for shots, a, b, line in shot_lines:   # one box per target, on its line where it can
-        if len(shots) == 1:
+        if shots[0].after is not None:   # the plan's own shot says where on the path it is taken
+            where = f"after {shots[0].after}" if shots[0].after else "at start"
+            lines = [f"{where} · hit {percent(shots[0].chance)}"]
+        elif len(shots) == 1:
             lines = [f"hit {percent(shots[0].chance)}"]
         else:   # several guns on one target: name each by its mount
             lines = [f"{s.weapon.rsplit('(', 1)[-1].rstrip(')')} {percent(s.chance)}" for s in shots]
@@ -449,7 +459,11 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
     if blocked is not None:
         blocker = blocker_of(state, car, blocked)
         rows.append([(f"✗ Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker}", True, style.BAD)])
-    if preview.shots:
+    if preview.fire is not None:
+        shot = preview.fire
+        rows.append([(f"Fires {shot.weapon} → {shot.target} {when(shot)}: ", plain, ink),
+                     (percent(shot.chance), True, ink)])
+    elif preview.shots:
         row = [("Shots from the end:", plain, ink)]
         for k, shot in enumerate(preview.shots):
             row += [((" · " if k else " ") + f"{shot.weapon} → {shot.target} ".replace(" ", "\u00a0")[:-1] + " ",

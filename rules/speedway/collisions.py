@@ -12,7 +12,7 @@ from rules.speedway.driving import driver_roll
 from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
 from rules.speedway.geometry import centre, midpoint
 from rules.speedway.phases import SpeedwayPhase
-from rules.speedway.state import SEED_FIDELITY, Car, PendingRam, SpeedwayState
+from rules.speedway.state import RAM_CHOICE_THAT_MATTERS, SEED_FIDELITY, Car, PendingRam, SpeedwayState
 
 
 def _rules() -> dict:
@@ -92,7 +92,17 @@ def ram(state: SpeedwayState, attacker_id: str, defender_id: str, struck: Hex, f
         return state, events + halted
     chooser = state.car(winner).owner
     pending = PendingRam(attacker_id, defender_id, struck, chooser, front, facing)
-    return replace(state, phase=SpeedwayPhase.RAM, pending_ram=pending), events
+    asked = replace(state, phase=SpeedwayPhase.RAM, pending_ram=pending)
+    if state.revision >= RAM_CHOICE_THAT_MATTERS and _choice_changes_nothing(asked, stop(state, attacker_id)):
+        state, halted = stopped(state, attacker_id, "either outcome leaves it stopped here, so none is chosen")
+        return state, events + halted
+    return asked, events
+
+
+def _choice_changes_nothing(asked: SpeedwayState, halted: SpeedwayState) -> bool:
+    """Whether outcome A and outcome B would both only stop the attacker where it is (no Turn open for
+    A, no room for B): then the winner has nothing to choose."""
+    return all(resolve_ram(asked, outcome) == (halted, ()) for outcome in ("A", "B"))
 
 
 def _roll_off(state: SpeedwayState, attacker: Car, defender: Car, attacker_bonus: int,

@@ -23,7 +23,7 @@ GRAMMAR = Grammar(
                        choices=maneuver_choices() + (SLIDE,), suggest=True),
             OptionSpec("skid", "str", "Answer skids in advance", choices=SKID_CHOICES),
             OptionSpec("plan", "str", "Several Moves in order, e.g. normal,turn-left,normal"),
-            OptionSpec("fire", "str", "Fire after the plan, e.g. front@bob"),
+            OptionSpec("fire", "str", "Fire at the first point of the path that allows it, e.g. front@bob"),
             OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
                        choices=("yes", "no")),
         )),

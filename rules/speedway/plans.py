@@ -1,8 +1,9 @@
 """Speedway's whole-turn plans: `/move plan:normal,turn-left [fire:front@c2] [skid:resist] [preview:yes]`.
 
-A plan stands for one /move per maneuver (each carrying the advance skid answer) and a final shot; the
-shell plays them one logged action at a time and stops wherever the game needs a decision. The
-preview works the path out without dice; its Confirm button carries the plan in short codes.
+A plan stands for one /move per maneuver (each carrying the advance skid answer) and a shot, taken at
+the first point of the path where it is legal (before the first Move, or after any); the shell plays
+them one logged action at a time and stops wherever the game needs a decision. The preview works the
+path out without dice; its Confirm button carries the plan in short codes.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rules.engine import TurnPlans
+from rules.engine import PlanStep, TurnPlans
 from rules.errors import BadOption
 from rules.speedway.driving import maneuver_choices
 from rules.speedway.events import CarManeuvered, CarSlid
+from rules.speedway.preview import TurnPreview
 
 _PLAN_OPTIONS = frozenset({"plan", "fire", "preview"})
 _SKIDS = {"accept": "a", "resist": "r", "": "-"}
@@ -28,30 +30,33 @@ def is_plan(command: str, options: dict[str, Any]) -> bool:
     return command == "move" and bool(_PLAN_OPTIONS & set(options))
 
 
-def steps_checked(check: Callable[[Any, str, list[str]], None]):
-    """`steps`, after `check(state, player, maneuvers)` has refused a plan that cannot be played as
-    written (an unknown maneuver, more maneuvers than Moves left): refused before its first Move."""
-    def checked(state: Any, player: str, options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-        planned = steps(options)
-        if _maneuvers(options):
-            check(state, player, _maneuvers(options))
+def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
+    """The plan's shot as (mount, target), or None; BadOption when it is not written MOUNT@TARGET."""
+    if not options.get("fire"):
+        return None
+    mount, _, target = str(options["fire"]).partition("@")
+    if not mount.strip() or not target.strip():
+        raise BadOption("fire: write MOUNT@TARGET, e.g. front@bob.")
+    return mount.strip().lower(), target.strip()
+
+
+def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None], None],
+                  fire_ready: Callable[[Any, str, tuple[str, str]], Callable[[Any], str | None]]):
+    """`steps`, after `check(state, player, maneuvers, fire)` has refused a plan that cannot be played as
+    written (an unknown maneuver, more maneuvers than Moves left, a shot no point of the path allows):
+    refused before its first Move. The shot waits for the first point where `fire_ready` allows it."""
+    def checked(state: Any, player: str, options: dict[str, Any]) -> list[PlanStep]:
+        maneuvers, fire = _maneuvers(options), _fire(options)
+        if not maneuvers and fire is None:
+            raise BadOption("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
+        check(state, player, maneuvers, fire)
+        skid = options.get("skid", "")
+        planned = [PlanStep("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
+        if fire is not None:
+            planned.append(PlanStep("fire", {"weapon": fire[0], "target": fire[1]},
+                                    why_not=fire_ready(state, player, fire)))
         return planned
     return checked
-
-
-def steps(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """One /move per maneuver (with the skid answer given in advance), then the shot, if any."""
-    skid = options.get("skid", "")
-    planned: list[tuple[str, dict[str, Any]]] = [
-        ("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in _maneuvers(options)]
-    if options.get("fire"):
-        mount, _, target = str(options["fire"]).partition("@")
-        if not target:
-            raise BadOption("fire: write MOUNT@TARGET, e.g. front@bob.")
-        planned.append(("fire", {"weapon": mount.strip().lower(), "target": target.strip()}))
-    if not planned:
-        raise BadOption("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
-    return planned
 
 
 def describe(options: dict[str, Any], worked_out: str) -> str:
@@ -66,22 +71,28 @@ def _code(name: str) -> str:
     return "".join(part[0] for part in name.split("-"))
 
 
-def encode(options: dict[str, Any]) -> str:
-    """The previewed plan in a few characters: the skid answer, then each maneuver's initials (tl)."""
-    return f"{_SKIDS[options.get('skid', '')]}:" + ".".join(_code(m) for m in _maneuvers(options))
+def encode(options: dict[str, Any], preview: TurnPreview) -> str:
+    """The previewed plan in a few characters: the skid answer, each maneuver's initials (tl), then
+    the shot with its target by id as the preview resolved it ('s:n.tl:front@c2')."""
+    text = f"{_SKIDS[options.get('skid', '')]}:" + ".".join(_code(m) for m in _maneuvers(options))
+    return f"{text}:{preview.fire_option}" if preview.fire_option else text
 
 
 def decode(text: str) -> dict[str, Any]:
     """Inverse of `encode`; ValueError when `text` is not one."""
-    skid_code, _, codes = text.partition(":")
+    skid_code, _, rest = text.partition(":")
+    codes, _, fire = rest.partition(":")
     skids = {code: name for name, code in _SKIDS.items()}
     by_code = {_code(m): m for m in maneuver_choices()}
     try:
-        maneuvers = [by_code[c] for c in codes.split(".")]
+        maneuvers = [by_code[c] for c in codes.split(".")] if codes else []
         skid = skids[skid_code]
     except KeyError:
         raise ValueError(f"not a plan: {text!r}") from None
-    return {"plan": ",".join(maneuvers), **({"skid": skid} if skid else {})}
+    if not maneuvers and not fire:
+        raise ValueError(f"not a plan: {text!r}")
+    return {**({"plan": ",".join(maneuvers)} if maneuvers else {}), **({"skid": skid} if skid else {}),
+            **({"fire": fire} if fire else {})}
 
 
 def path_of(events: tuple) -> str:
@@ -90,10 +101,11 @@ def path_of(events: tuple) -> str:
     return "Path: " + " → ".join(hexes) if hexes else ""
 
 
-def turn_plans(preview, check, words) -> TurnPlans:
-    """The capability, given the ruleset's preview function and its plan check (state, player, maneuvers),
-    and the words for a worked-out preview (state, preview)."""
-    return TurnPlans(is_plan=is_plan, steps=steps_checked(check), wants_preview=lambda o: o.get("preview") == "yes",
-                     preview=lambda state, player, options: preview(state, player, _maneuvers(options)),
+def turn_plans(preview, check, fire_ready, words) -> TurnPlans:
+    """The capability, given the ruleset's preview and plan check (state, player, maneuvers, fire), when
+    the plan's shot is ready (state, player, fire) -> why_not, and a worked-out preview's words (state, preview)."""
+    return TurnPlans(is_plan=is_plan, steps=steps_checked(check, fire_ready),
+                     wants_preview=lambda o: o.get("preview") == "yes",
+                     preview=lambda state, player, options: preview(state, player, _maneuvers(options), _fire(options)),
                      describe=lambda state, options, worked: describe(options, words(state, worked)),
                      encode=encode, decode=decode, summarize=path_of)

@@ -1,4 +1,5 @@
-"""A planned turn, worked out without rolling: the path, the skid odds on the way, the shots at the end.
+"""A planned turn, worked out without rolling: the path, the skid odds on the way, the plan's shot or
+the shots at the end.
 
 It reads only what every player can see (positions, ratings, published odds) and assumes each
 skid is resisted successfully, so it shows the intended path, not a prediction of the dice.
@@ -11,10 +12,10 @@ from dataclasses import dataclass, replace
 from rules.hexgrid import DIRECTION_NAMES, Hex, distance, label
 from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
-from rules.speedway.errors import IllegalManeuver
+from rules.speedway.errors import IllegalManeuver, IllegalShot
 from rules.speedway.movement import what_blocks
 from rules.speedway.odds import driver_chance
-from rules.speedway.state import Car, SpeedwayState
+from rules.speedway.state import Car, SpeedwayState, Weapon
 from rules.table import plural
 
 
@@ -31,11 +32,12 @@ class PlannedStep:
 
 @dataclass(frozen=True)
 class PlannedShot:
-    """A shot the car could take from the end of the path."""
+    """A shot the car could take from the end of the path, or the plan's own shot (`after` set)."""
 
     weapon: str
     target: str
     chance: float
+    after: int | None = None  # the plan's shot: how many Moves come before it
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,14 @@ class TurnPreview:
     car: str
     steps: tuple[PlannedStep, ...]
     end: Car
-    shots: tuple[PlannedShot, ...]
+    shots: tuple[PlannedShot, ...]  # from the end, when the plan has no shot of its own
+    fire: PlannedShot | None = None  # the plan's shot, at the first point of the path where it is legal
+    fire_option: str = ""  # that shot as a plan option naming the target as a button would ('front@c2')
+
+    def pose_after(self, moves: int) -> tuple[Hex, int] | None:
+        """The counter's front hex and facing after `moves` Moves of the plan; None before the first."""
+        moved = [s for s in self.steps if not s.blocked]
+        return (moved[moves - 1].front, moved[moves - 1].facing) if moves else None
 
     @property
     def swept(self) -> tuple[Hex, ...]:
@@ -58,12 +67,14 @@ class TurnPreview:
         return tuple(seen)
 
 
-def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str]) -> TurnPreview:
-    """Walk `maneuvers` from the car's position; stop at the first blocked step."""
+def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str],
+                 fire: tuple[Weapon, Car] | None = None) -> TurnPreview:
+    """Walk `maneuvers` from the car's position; stop at the first blocked step. With `fire` (a weapon
+    and its target), find the first point of the path where that shot is legal, or refuse the plan."""
     arena = data.arena(state.arena)
     occupied = {h for c in state.cars if c.id != car.id for h in c.hexes}
     current, inertia = car, car.inertia
-    steps = []
+    steps, poses = [], [car]
     for name in maneuvers:
         spec, side = parse_maneuver(name)
         front, facing = maneuver_pose(current, spec, side)
@@ -76,9 +87,35 @@ def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str]) -> TurnPr
         if blocked:
             break
         current = replace(current, front=front, facing=facing, inertia=inertia)
+        poses.append(current)
+    if fire is not None:
+        weapon, target = fire
+        shot = first_shot(state, poses, weapon, target)
+        option = f"{weapon.mount.lower()}@{combat.target_value(state, target)}"
+        return TurnPreview(car.id, tuple(steps), current, (), shot, option)
     shots = tuple(PlannedShot(p.weapon.label, p.target.name, p.chance)
                   for p in combat.legal_shots(state.with_car(current), current))
     return TurnPreview(car.id, tuple(steps), current, shots)
+
+
+def first_shot(state: SpeedwayState, poses: list[Car], weapon: Weapon, target: Car) -> PlannedShot:
+    """The shot from the first of `poses` (the car before each Move, then at the end) where it is legal;
+    IllegalShot, with the reason at the end of the path, when it is legal nowhere."""
+    reason = ""
+    for moves, pose in enumerate(poses):
+        try:
+            plan = combat.plan_shot(state.with_car(pose), pose, weapon, target)
+        except IllegalShot as exc:
+            reason = exc.message
+            continue
+        return PlannedShot(plan.weapon.label, target.name, plan.chance, after=moves)
+    raise IllegalShot(f"{weapon.label} cannot fire at {target.name} anywhere on the plan's path "
+                      f"(at its end: {reason.rstrip('.')}).")
+
+
+def when(shot: PlannedShot) -> str:
+    """Where on the path the plan's shot is taken, in words."""
+    return "before the first Move" if not shot.after else f"after Move #{shot.after}"
 
 
 def check_plan(car: Car, moves_left: int, maneuvers: list[str]) -> None:
@@ -131,6 +168,10 @@ def preview_text(state: SpeedwayState, preview: TurnPreview) -> str:
     hazards = hazards_on(state, preview)
     if hazards:
         lines.append("On the way: " + ", ".join(hazards) + ".")
+    if preview.fire is not None:
+        shot = preview.fire
+        lines.append(f"Fires {shot.weapon} at {shot.target} {when(shot)}: {shot.chance:.0%} to hit.")
+        return "\n".join(lines)
     shots = [f"{s.weapon} at {s.target} {s.chance:.0%}" for s in preview.shots]
     lines.append("Shots from the end: " + ", ".join(shots) + "." if shots else "No shots from the end.")
     return "\n".join(lines)

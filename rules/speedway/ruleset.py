@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
-from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
+from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER, check_phase
 from rules.speedway import ai, combat, data, hazards, lobby, movement
@@ -48,15 +49,16 @@ from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_text, preview_turn
 from rules.speedway.selfplay import SELFPLAY
-from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState
+from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
 from rules.table import plural, revision_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
-# rams and outcome A (state.SEED_FIDELITY). Games stored without one are revision 1.
-REVISION = 3
+# rams and outcome A (state.SEED_FIDELITY); 4 asks for no ram outcome when both would only stop the
+# attacker where it is (state.RAM_CHOICE_THAT_MATTERS). Games stored without one are revision 1.
+REVISION = 4
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -541,20 +543,50 @@ def computer_action(state: SpeedwayState, player: str) -> Any:
     return chosen_action(legal_actions(state, player), computer_command(state, player))
 
 
-def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str]) -> TurnPreview:
+def _plan_fire(state: SpeedwayState, car: Car, fire: tuple[str, str] | None) -> tuple[Weapon, Car] | None:
+    """The weapon and target a plan's `fire:` names, or why there is no such weapon or car."""
+    if fire is None:
+        return None
+    mount, target = fire
+    return combat.find_weapon(car, mount), _target(state, target, car)
+
+
+def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str],
+                 fire: tuple[str, str] | None) -> TurnPreview:
     """The planned path of the player's car, for a private preview before committing."""
     car = _car_asked_about(state, player, frozenset((SpeedwayPhase.MOVEMENT,)))
-    check_plan(car, state.moves_left, maneuvers)
-    return preview_turn(state, car, maneuvers)
+    if maneuvers:
+        check_plan(car, state.moves_left, maneuvers)
+    return preview_turn(state, car, maneuvers, _plan_fire(state, car, fire))
 
 
-def plan_check(state: SpeedwayState, player: str, maneuvers: list[str]) -> None:
+def plan_check(state: SpeedwayState, player: str, maneuvers: list[str], fire: tuple[str, str] | None) -> None:
     """Refuse, before its first Move, a plan its driver could not drive as written now: more maneuvers
-    than Moves left, or one that is not a maneuver. Off-turn, the first step refuses as usual."""
+    than Moves left, one that is not a maneuver, or a shot no point of its path allows (the path
+    worked out as the preview does). Off-turn, the first step refuses as usual."""
     if state.phase == SpeedwayPhase.MOVEMENT and state.deciding_player == player:
         car = state.car(state.active_car)
         if car.in_control:
-            check_plan(car, state.moves_left, maneuvers)
+            plan_preview(state, player, maneuvers, fire)
+
+
+def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) -> Callable[[SpeedwayState], str | None]:
+    """When a plan's shot can be taken: while the car the plan started with is still making its Moves,
+    and the shot is legal from where it stands. The answer is why not, or None."""
+    car_id = start.active_car if start.phase in RUNNING else None
+
+    def why_not(state: SpeedwayState) -> str | None:
+        if car_id is None or state.phase != SpeedwayPhase.MOVEMENT or state.active_car != car_id \
+                or state.deciding_player != player:
+            return "the car's Moves were over first"
+        car = state.car(car_id)
+        try:
+            weapon, target = _plan_fire(state, car, fire)
+            combat.plan_shot(state, car, weapon, target)
+        except GameError as exc:
+            return exc.message
+        return None
+    return why_not
 
 
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
@@ -655,7 +687,7 @@ SPEEDWAY = Ruleset(
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner),
-    plans=turn_plans(plan_preview, plan_check, preview_text),
+    plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
     undo_blocker=undo_blocker,
     suggest=suggest,
     selfplay=SELFPLAY,

@@ -159,6 +159,9 @@ class Hazard:
 # revisions"): a layer is immune to its own counters' every effect, a ram always goes through the
 # roll-off and outcome, and outcome A on the last Move carries the Turn to the attacker's next Move.
 SEED_FIDELITY = 3
+# Rules revision 4: a ram whose two outcomes would leave the table the same (the attacker stopped
+# where it is) asks nobody to choose; earlier revisions asked, and their logs hold the answer.
+RAM_CHOICE_THAT_MATTERS = 4
 
 
 @dataclass(frozen=True)
