@@ -173,3 +173,34 @@ def test_each_start_hole_wears_its_owners_colour():
         pixel = image.getpixel((round((x + track_style.HOLE * 0.6) * scale), round(y * scale)))
         expected = track_style.seat_colour(seat)
         assert max(abs(p - q) for p, q in zip(pixel, expected)) < 40, (seat, pixel, expected)
+
+
+def test_the_last_move_line_never_crosses_the_discard_card():
+    """Every leg a move can draw (a pit to its start hole, a step round the ring, into and along a finish
+    lane, and a Joker's swap between any two holes) stays off the felt where the discard card lies; only
+    a swap's jump is left undrawn, shown by the rings on both its holes."""
+    from images.track.board import _drawn_legs, crosses, felt_box
+    from rules.track.state import CarMove
+
+    state = started()
+    b = state.board
+    felt = felt_box(state)
+    card = (felt[0] + 131, felt[1] + 58, felt[0] + 301, felt[1] + 296)    # where _draw_table lays it
+    assert crosses((0, 0), (2000, 2000), felt) and not crosses((0, 0), (10, 0), felt)
+    walks = []
+    for owner, seat in ((A, 0), (B, 1)):
+        start = (b.corners[seat] + b.start_after_corner) % b.ring_holes
+        for n in range(1, 6):
+            walks.append(CarMove(owner, f"c{n}", PITS, 0, RING, start, (start,)))
+        walks.append(CarMove(owner, "c1", RING, 0, RING, 35, tuple(range(1, 36))))
+        corner = b.corners[seat]
+        lane = tuple(b.ring_holes + s for s in range(b.finish_holes + 1))
+        walks.append(CarMove(owner, "c1", RING, corner, LANE, b.finish_holes, lane))
+    for move in walks:                                  # a walk keeps every leg
+        legs = _drawn_legs(state, move)
+        assert len(legs) == len(move.path) and not any(crosses(a, z, card) for a, z in legs)
+    swaps = [CarMove(A, "c1", RING, i, RING, j, (j,)) for i in range(36) for j in range(36) if i != j]
+    across = [m for m in swaps if not _drawn_legs(state, m)]
+    assert across and all(not crosses(a, z, card) for m in swaps for a, z in _drawn_legs(state, m))
+    swapped = replace(state, cars=(Car(A, "c1", RING, 30), *state.cars[1:]), last_moves=(across[0],))
+    image_of(public(swapped))

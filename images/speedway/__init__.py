@@ -15,6 +15,7 @@ from images.speedway.arena import base_layer, frame
 from images.speedway.caption import HEADER, colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags, keep_clear
 from images.speedway.last_turn import last_shot
+from images.speedway.livery import liveried
 from images.speedway.sheets import render_panel
 from images.speedway.status import band_height, render_status
 from images.speedway.style import PAPER
@@ -75,6 +76,7 @@ def page(arena_id: str) -> Page:
 def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """The channel picture as a Pillow image: header, map and the cars' chips, at the arena's fixed size;
     `last` is the events of the action that led to `state`."""
+    state = liveried(state)
     layout = page(state.arena)
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
     image.paste(render_caption(state, layout.width, last), (0, 0))
@@ -86,6 +88,7 @@ def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Im
 def render_sheets(state: SpeedwayState, which: str = "") -> bytes:
     """The full car sheets (every car, or the one `which` names by id or name) as a PNG: drawn on
     request, not with every move. BadOption when no car fits `which`."""
+    state = liveried(state)
     shown = replace(state, cars=(find_target(state, which),)) if which.strip() else state
     panel = render_panel(shown, SHEETS_WIDTH)
     if panel is None:
@@ -114,9 +117,10 @@ def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) ->
 def _render_preview(view: SpeedwayState, preview) -> bytes:
     from images.speedway.preview import render_preview
 
-    return render_preview(view, preview)
+    return render_preview(liveried(view), preview)
 
 
-RENDERER = Renderer(render=render_speedway, replay_map=lambda state, events: map_band(state, events, events),
-                    captioner=Captioner(name_of, colour_of),
+RENDERER = Renderer(render=render_speedway,
+                    replay_map=lambda state, events: map_band(liveried(state), events, events),
+                    captioner=Captioner(name_of, lambda state, name: colour_of(liveried(state), name)),
                     render_preview=_render_preview, render_sheets=render_sheets)

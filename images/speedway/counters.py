@@ -14,6 +14,7 @@ from images.hexmap import SQRT3, HexLayout, unit
 from images.speedway import style
 from images.speedway.combat import draw_hazards, draw_shot
 from images.speedway.last_turn import Shot
+from images.speedway.livery import pattern, swatch
 from rules.hexgrid import step
 from rules.speedway import data
 from rules.speedway.state import Car, SpeedwayState
@@ -85,6 +86,12 @@ def counter_sprite(colour: int, facing: int, active: bool, in_control: bool, out
         draw.polygon(place(body), fill=fill, outline=edge, width=round(3.5 * scale))
         draw.line(place([(0, HALF_WIDTH), (0, -HALF_WIDTH)]), fill=edge, width=round(2 * scale))
         tip = SQRT3 / 2 + 0.64
+        stripes = pattern(colour)
+        for k in range(stripes):   # a player's later car: racing stripes along the body
+            y = HALF_WIDTH * 0.9 * ((2 * k + 1) / stripes - 1)
+            line = place([(-HALF_LENGTH + 0.3, y), (tip - 0.95, y)])
+            draw.line(line, fill=edge, width=round((9 if stripes == 1 else 7) * scale))
+            draw.line(line, fill=style.PAPER, width=round((5 if stripes == 1 else 3.5) * scale))
         draw.polygon(place([(tip, 0), (tip - 0.8, 0.52), (tip - 0.56, 0), (tip - 0.8, -0.52)]),
                      fill=style.WRECK if out else style.PAPER, outline=edge, width=round(2.5 * scale))
         if out:
@@ -262,7 +269,7 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
         taken.append(tag)
         draw.rounded_rectangle(tag, radius=7, fill=style.PAPER, outline=style.INK,
                                width=3 if car.id == state.active_car else 2)
-        draw.rectangle((tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), fill=style.car_colour(car.colour))
+        swatch(draw, (tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), car.colour)
         mid = tag[1] + h / 2
         x = tag[0] + 15
         draw_text(draw, (x, mid), name, name_font, style.INK, "lm")

@@ -12,12 +12,13 @@ from PIL import Image, ImageDraw
 from images.draw import draw_text, ellipsize, fit_font
 from images.fonts import font
 from images.speedway import style
+from images.speedway.livery import swatch
 from rules.speedway.state import Car, SpeedwayState
 
 CHIP_HEIGHT = 80
 GAP = 8
 NAME = 24
-TEXT = 21
+TEXT = 22
 
 
 def _figures(car: Car) -> tuple[str, ...]:
@@ -26,7 +27,8 @@ def _figures(car: Car) -> tuple[str, ...]:
     weapons = [w for w in car.weapons if w.offensive]
     guns = f"{sum(1 for w in weapons if w.working)}/{len(weapons)}"
     return (f"Armor {a} · Engine {e} · Driver {d} · guns {guns}", f"Arm {a} · Eng {e} · Drv {d} · guns {guns}",
-            f"Arm{a} Eng{e} Drv{d} · guns {guns}", f"A{a} E{e} D{d} · guns {guns}")
+            f"Arm{a} Eng{e} Drv{d} · guns {guns}", f"Arm{a} Eng{e} Drv{d} guns {guns}",
+            f"A{a} E{e} D{d} · guns {guns}")
 
 
 def _motion(car: Car) -> tuple[str, ...]:
@@ -40,7 +42,7 @@ def _motion(car: Car) -> tuple[str, ...]:
 def _fitted(texts: tuple[str, ...], width: float) -> tuple[str, object]:
     """The first of `texts` that fits `width` at a readable size, with its font."""
     for text in texts:
-        body = fit_font(text, TEXT, width, minimum=TEXT - 4)
+        body = fit_font(text, TEXT, width, minimum=TEXT - 2)
         if body.getlength(text) <= width:
             return text, body
     return texts[-1], fit_font(texts[-1], TEXT, width, minimum=12)
@@ -52,8 +54,8 @@ def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tu
     active = car.id == state.active_car
     colour = style.wreck_colour(car.colour) if car.out else style.car_colour(car.colour)
     draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if active else 2)
-    draw.rounded_rectangle((x0 + 4, y0 + 4, x0 + 16, y1 - 4), radius=4, fill=colour)
-    left, right = x0 + 26, x1 - 10
+    swatch(draw, (x0 + 4, y0 + 4, x0 + 16, y1 - 4), car.colour, colour, radius=4)
+    left, right = x0 + 23, x1 - 6
     flag, flag_colour = "", style.INK
     if car.out:
         flag, flag_colour = "OUT", style.BAD

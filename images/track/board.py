@@ -77,6 +77,37 @@ def _path_cells(state: TrackState, move) -> list:
     return cells
 
 
+def felt_box(state: TrackState) -> tuple[float, float, float, float]:
+    """The felt in the middle of the board (the discard and draw piles and the key), page pixels."""
+    n, m, cell = geometry.side(state.board), style.MARGIN, style.CELL
+    return m + 2 * cell + 8, m + 3 * cell + 8, m + (n - 2) * cell - 8, m + (n - 3) * cell - 8
+
+
+def crosses(a: tuple[float, float], z: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    """Whether the segment from `a` to `z` passes through `box` (Liang-Barsky clipping)."""
+    low, high = 0.0, 1.0
+    dx, dy = z[0] - a[0], z[1] - a[1]
+    for p, q in ((-dx, a[0] - box[0]), (dx, box[2] - a[0]), (-dy, a[1] - box[1]), (dy, box[3] - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        if p < 0:
+            low = max(low, q / p)
+        else:
+            high = min(high, q / p)
+        if low > high:
+            return False
+    return True
+
+
+def _drawn_legs(state: TrackState, move) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The legs of a move's path drawn as a line: every one but those that would cross the felt."""
+    points = [centre(c) for c in _path_cells(state, move)]
+    felt = felt_box(state)
+    return [(a, z) for a, z in zip(points, points[1:]) if not crosses(a, z, felt)]
+
+
 def _arrow_head(pen: _Pen, a, b, size):
     dx, dy = b[0] - a[0], b[1] - a[1]
     length = math.hypot(dx, dy) or 1
@@ -125,11 +156,11 @@ def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Im
         label_y = y - cell / 2 - 12 if seat % 2 == 0 else y + cell / 2 + 14
         pen.text(((x0 + x1) / 2, label_y), f"PITS \u00b7 {name}", 26, style.INK, "mm", True,
                  max_width=x1 - x0)
-    # The last move's path, under the holes and cars.
+    # The last move's path, under the holes and cars; a jump across the felt (a Joker's swap) is shown
+    # by the rings on both its holes, never by a line over the discard pile.
     for move in state.last_moves:
-        pts = [centre(c) for c in _path_cells(state, move)]
-        if len(pts) >= 2:
-            pen.line(pts, style.PATH, 34)
+        for a, z in _drawn_legs(state, move):
+            pen.line([a, z], style.PATH, 34)
     # The spots of the lanes and pits, over the path.
     for seat in range(len(b.corners)):
         colour = style.seat_colour(seat)
@@ -178,9 +209,9 @@ def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Im
         pen.disc(xy, style.CAR, colour, style.INK, 5)
         pen.text((xy[0], xy[1] + 1), car.id.lstrip("c"), 52, ink_on(colour), bold=True)
     for move in state.last_moves:
-        pts = [centre(c) for c in _path_cells(state, move)]
-        if len(pts) >= 2 and pts[-1] != pts[-2]:
-            _arrow_head(pen, pts[-2], pts[-1], 26)
+        legs = _drawn_legs(state, move)
+        if legs and legs[-1][1] == centre(_path_cells(state, move)[-1]) and legs[-1][0] != legs[-1][1]:
+            _arrow_head(pen, *legs[-1], 26)
     _draw_table(pen, state)
     # The channel picture (k=2) gets the sharpest filter; a replay frame (k=1) a cheaper one, 4x faster.
     quality = Image.Resampling.LANCZOS if k > 1 else Image.Resampling.HAMMING
@@ -205,11 +236,7 @@ def _direction_arrows(pen: _Pen, b) -> None:
 
 def _draw_table(pen: _Pen, state: TrackState) -> None:
     """The felt: the discard pile's top card, the draw pile and its count, and a small key."""
-    b = state.board
-    n = geometry.side(b)
-    m, cell = style.MARGIN, style.CELL
-    x0, y0 = m + 2 * cell + 8, m + 3 * cell + 8
-    x1, y1 = m + (n - 2) * cell - 8, m + (n - 3) * cell - 8
+    x0, y0, x1, y1 = felt_box(state)
     mid = (x0 + x1) / 2
     card_w, card_h = 170, 238
     top = y0 + 58
