@@ -243,6 +243,39 @@ def test_every_player_colour_is_distinct_and_indexes_wrap():
     assert car_colour(6) == car_colour(0)
 
 
+def test_a_players_second_car_wears_the_owners_colour_with_a_stripe():
+    """Issue 13: distinct cars, the owner's colour kept on a player's second car (striped) and on its tag
+    and chip bars; the other players keep their own colours."""
+    from images.speedway.counters import counter_sprite
+    from images.speedway.livery import liveried, pattern
+    from images.speedway.style import car_colour
+
+    state = running(3)
+    second = replace(state.cars[1], owner="p0", name="alice-2")          # alice's second car, seat 1
+    state = replace(state, cars=(state.cars[0], second, state.cars[2]))
+    drawn = liveried(state)
+    assert [c.colour for c in drawn.cars] == [0, 6, 2]                     # bob's seat colour unchanged
+    assert car_colour(drawn.cars[1].colour) == car_colour(0) and [pattern(c.colour) for c in drawn.cars] == [0, 1, 0]
+    assert liveried(running(3)) == running(3)                              # one car each: nothing changes
+    plain, striped = (counter_sprite(colour, 0, False, True).convert("RGB") for colour in (0, 6))
+    assert plain.tobytes() != striped.tobytes()
+    def white(sprite):
+        return sum(n for n, colour in sprite.getcolors(1 << 16) if colour == (255, 255, 255))
+    assert white(striped) > white(plain) + 40                              # the stripe itself
+    bobs = replace(state, cars=(state.cars[0], replace(second, owner="p1"), state.cars[2]))
+    assert render_speedway(state) != render_speedway(bobs)                 # the livery reaches the page
+
+
+def test_fewer_cars_get_wider_chips_and_no_figure_is_too_small_for_a_phone():
+    from images.speedway.status import band_height, chip_columns, smallest_text
+
+    two_rows = band_height(2)
+    assert [chip_columns(n, two_rows, 3) for n in (1, 2, 3, 4, 5, 6)] == [2, 2, 2, 2, 3, 3]
+    assert chip_columns(4, band_height(4), 1) == 1                         # the sidebar stays one column
+    assert smallest_text(963) == 21 and smallest_text(825) == 18          # 9 px once shown 420 px wide
+    assert all(size * 420 / width >= 9 for width in (825, 947, 963) for size in [smallest_text(width)])
+
+
 def test_out_of_control_marks_change_the_picture():
     state = running()
     bob = state.car("c1")

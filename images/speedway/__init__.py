@@ -64,8 +64,7 @@ def page(arena_id: str) -> Page:
     mf = frame(arena_id)
     seats = data.max_cars(arena_id)
     if mf.width >= WIDE_MAP:
-        rows = -(-seats // 3)
-        band = band_height(rows)
+        band = band_height(-(-seats // 3))
         return Page(mf.width, HEADER + mf.height + band, (0, HEADER), (0, HEADER + mf.height),
                     (mf.width, band), 3)
     band = max(mf.height, band_height(seats))
@@ -81,7 +80,7 @@ def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Im
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
     image.paste(render_caption(state, layout.width, last), (0, 0))
     image.paste(map_band(state, last, turn), layout.map_at)
-    image.paste(render_status(state, *layout.status_size, layout.columns), layout.status_at)
+    image.paste(render_status(state, *layout.status_size, layout.columns, layout.width), layout.status_at)
     return image
 
 

@@ -7,6 +7,8 @@ request (`/game sheet`), not in every channel picture.
 
 from __future__ import annotations
 
+import math
+
 from PIL import Image, ImageDraw
 
 from images.draw import draw_text, ellipsize, fit_font
@@ -19,6 +21,8 @@ CHIP_HEIGHT = 80
 GAP = 8
 NAME = 24
 TEXT = 22
+PHONE_WIDTH = 420   # what a phone shows a picture at, in pixels
+PHONE_TEXT = 9      # the smallest figures still read there
 
 
 def _figures(car: Car) -> tuple[str, ...]:
@@ -39,17 +43,26 @@ def _motion(car: Car) -> tuple[str, ...]:
     return f"speed {car.speed} · inertia {car.inertia}{fire}", f"spd {car.speed} · inertia {car.inertia}{fire}"
 
 
-def _fitted(texts: tuple[str, ...], width: float) -> tuple[str, object]:
-    """The first of `texts` that fits `width` at a readable size, with its font."""
-    for text in texts:
-        body = fit_font(text, TEXT, width, minimum=TEXT - 2)
-        if body.getlength(text) <= width:
-            return text, body
+def smallest_text(page_width: int) -> int:
+    """The smallest font size that still reads once a picture `page_width` wide is shown at phone width."""
+    return min(TEXT, math.ceil(PHONE_TEXT * page_width / PHONE_WIDTH))
+
+
+def _fitted(texts: tuple[str, ...], width: float, minimum: int) -> tuple[str, object]:
+    """The first of `texts` (fullest wording first) that fits `width` nearly full size, else the first
+    that fits at `minimum` or larger, with its font: a larger size beats a fuller wording."""
+    for floor in (max(minimum, TEXT - 2), minimum):
+        for text in texts:
+            body = fit_font(text, TEXT, width, minimum=floor)
+            if body.getlength(text) <= width:
+                return text, body
     return texts[-1], fit_font(texts[-1], TEXT, width, minimum=12)
 
 
-def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tuple[float, ...]) -> None:
-    """One car's chip in `box`: a bar in its colour, its name and flags, then two lines of figures."""
+def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tuple[float, ...],
+              minimum: int = TEXT) -> None:
+    """One car's chip in `box`: a bar in its colour, its name and flags, then two lines of figures (at
+    `minimum` points or larger, in the longest wording that fits)."""
     x0, y0, x1, y1 = box
     active = car.id == state.active_car
     colour = style.wreck_colour(car.colour) if car.out else style.car_colour(car.colour)
@@ -72,14 +85,17 @@ def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tu
     if flag:
         draw_text(draw, (right, y0 + 17), flag, flag_font, flag_colour, "rm")
     for row, texts in enumerate((_motion(car), _figures(car))):
-        text, body = _fitted(texts, right - left)
+        text, body = _fitted(texts, right - left, minimum)
         draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if car.out else style.INK, "lm")
 
 
-def render_status(state: SpeedwayState, width: int, height: int, columns: int) -> Image.Image:
-    """Every car's chip in a grid `columns` wide, in seating order, on a `width` x `height` band."""
+def render_status(state: SpeedwayState, width: int, height: int, columns: int, page_width: int) -> Image.Image:
+    """Every car's chip in seating order, on a `width` x `height` band of a picture `page_width` wide
+    (which sets how small its figures may be): in as few of `columns` columns as the band's rows allow,
+    so that fewer cars get wider chips and fuller wording."""
     image = Image.new("RGB", (width, height), style.PAPER)
     draw = ImageDraw.Draw(image)
+    columns = chip_columns(len(state.cars), height, columns)
     chip_width = (width - 2 * style.PAD - (columns - 1) * GAP) / columns
     for index, car in enumerate(state.cars):
         row, column = divmod(index, columns)
@@ -87,8 +103,15 @@ def render_status(state: SpeedwayState, width: int, height: int, columns: int) -
         y = style.PAD / 2 + row * (CHIP_HEIGHT + GAP)
         if y + CHIP_HEIGHT > height:
             break
-        draw_chip(draw, state, car, (x, y, x + chip_width, y + CHIP_HEIGHT))
+        draw_chip(draw, state, car, (x, y, x + chip_width, y + CHIP_HEIGHT), smallest_text(page_width))
     return image
+
+
+def chip_columns(cars: int, height: int, most: int) -> int:
+    """How many columns `cars` chips take on a band `height` tall: the fewest its rows allow (two at
+    least when `most` allows two), so fewer cars get wider chips."""
+    rows = max(1, int((height - style.PAD + GAP) // (CHIP_HEIGHT + GAP)))
+    return min(most, max(min(most, 2), -(-cars // rows)))
 
 
 def band_height(rows: int) -> int:
