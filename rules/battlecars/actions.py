@@ -1,0 +1,87 @@
+"""Battlecars' actions: what a player (or the host) asks the referee to do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.codec import Registry
+from rules.table import EndGame as EndGame  # shared actions
+from rules.table import TakeOver as TakeOver
+from rules.table import register_table_actions
+
+ACTIONS = Registry()
+register_table_actions(ACTIONS)
+
+# A step's turn at its point before it moves on, by name: eighths, counter-clockwise negative.
+TURN_STEPS = {"ahead": 0, "left-45": -1, "right-45": 1, "left-90": -2, "right-90": 2,
+              "left-135": -3, "right-135": 3, "about": 4}
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Join:
+    """Take a seat with a vehicle (empty: the first mat)."""
+
+    name: str
+    vehicle: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class AddComputer:
+    """The host seats a computer driver with a vehicle (empty: the first mat)."""
+
+    vehicle: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Start:
+    """Close the lobby: place the vehicles and roll for the first mover (host only)."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class SetSpeed:
+    """Place this turn's speed counter face down: 0 up to the top speed, R (-1) or 3PT (-2)."""
+
+    speed: int
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Move:
+    """One point of movement: turn at the point (a TURN_STEPS name), then step along the new facing."""
+
+    turn: str = "ahead"
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class ThreePointTurn:
+    """With the counter on 3 POINT TURN: turn to any facing, staying on the point."""
+
+    facing: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Fire:
+    """Fire a pod or the turret (`weapon`: its letter or 'turret') at a vehicle."""
+
+    weapon: str
+    target: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class ChooseSection:
+    """A hit vehicle's driver puts the damage on one of the sections the shot could strike."""
+
+    section: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class EndMove:
+    """The move is complete (every point of the speed driven): hand over to the next player."""

@@ -1,0 +1,97 @@
+"""Computer drivers and the deadline's autopilot: simple, legal, deterministic choices.
+
+A computer driver cruises near speed 4, fires its best shot whenever it has one, drives toward the
+nearest running enemy without skid tests where it can, and puts a hit on its thickest armour. The
+autopilot (a driver who missed the deadline) keeps its speed (or, passive, brakes as hard as it may),
+drives straight on where it can, never fires, and also guards its armour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.battlecars import combat, movement, speed
+from rules.battlecars.actions import TURN_STEPS, ChooseSection, EndMove, Fire, Move, SetSpeed, ThreePointTurn
+from rules.battlecars.damage import is_running
+from rules.battlecars.grid import FACING_NAMES, step
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
+
+CRUISE = 4
+
+
+def _distance(a, b) -> int:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def _acting(state: BattlecarsState, player: str) -> bool:
+    from rules.battlecars.ruleset import acting_players
+
+    return player in acting_players(state)
+
+
+def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
+    """The next move-phase action: a turn toward the nearest enemy (or straight on), or the end."""
+    vehicle = state.vehicle_of(player)
+    if vehicle.speed == THREE_POINT and not vehicle.moved:
+        enemies = [v for v in state.vehicles if v.id != vehicle.id and is_running(v)]
+        if enemies:
+            nearest = min(enemies, key=lambda v: _distance(v.point, vehicle.point))
+            best = min(range(8), key=lambda f: _distance(step(vehicle.point, f, 2), nearest.point))
+            return ThreePointTurn(FACING_NAMES[best])
+        return EndMove()
+    if movement.left_to_move(vehicle) <= 0:
+        return EndMove()
+    turns = movement.open_turns(state, vehicle)
+    if straight:
+        return Move("ahead" if "ahead" in turns else turns[0])
+    terrain = state.the_board.terrain(vehicle.point)
+    enemies = [v for v in state.vehicles if v.id != vehicle.id and is_running(v)]
+
+    def score(turn: str) -> tuple:
+        facing = (vehicle.facing + TURN_STEPS[turn]) % 8
+        limit = movement.cornering_limit(vehicle, terrain, abs(TURN_STEPS[turn]) * 45 if turn != "about" else 180)
+        risky = limit is not None and vehicle.speed > limit
+        there = step(vehicle.point, facing)
+        wreck = any(v.point == there and not is_running(v) for v in state.vehicles)
+        near = min((_distance(there, e.point) for e in enemies), default=0)
+        return wreck, risky, near, abs(TURN_STEPS[turn])
+    return Move(min(turns, key=score))
+
+
+def computer_action(state: BattlecarsState, player: str) -> Any:
+    """What a computer driver does now, or None when it is not waited on."""
+    if not _acting(state, player):
+        return None
+    if state.phase == Phase.SPEED:
+        vehicle = state.vehicle_of(player)
+        options = [p for p in speed.choices(state, vehicle) if p >= 0] or list(speed.choices(state, vehicle))
+        return SetSpeed(min(options, key=lambda p: (abs(p - min(CRUISE, vehicle.top_speed)), -p)))
+    if state.phase == Phase.SECTION:
+        return ChooseSection(combat.best_section(state))
+    vehicle = state.vehicle_of(player)
+    shots = combat.legal_shots(state, vehicle)
+    if shots:
+        best = max(shots, key=lambda s: (s.chance, s.weapon.id))
+        return Fire(best.weapon.id, best.target.id)
+    return _drive_choice(state, player, straight=False)
+
+
+def autopilot_action(state: BattlecarsState, player: str, passive: bool = False) -> Any:
+    """What a deadline plays for an absent driver, or None when they are not waited on."""
+    if not _acting(state, player):
+        return None
+    if state.phase == Phase.SPEED:
+        vehicle = state.vehicle_of(player)
+        options = speed.choices(state, vehicle)
+        forward = [p for p in options if p >= 0]
+        if passive and forward:
+            return SetSpeed(min(forward))
+        return SetSpeed(vehicle.speed if vehicle.speed in options else (forward or list(options))[0])
+    if state.phase == Phase.SECTION:
+        return ChooseSection(combat.best_section(state))
+    return _drive_choice(state, player, straight=True)
+
+
+def autopilot_manner(passive: bool) -> str:
+    """How the autopilot plays, for the deadline notice."""
+    return "braking as hard as it may, straight on, no fire" if passive else "keeping its speed, straight on, no fire"

@@ -1,0 +1,212 @@
+"""Firing: which lines a pod or the turret fires along, the nearest target on a line, what blocks a
+line, the limits on weapons and targets a turn, the range dice and the damage's section.
+
+Found (the rules reference sheet, rules-gaps.md 2.1): "Pods fire along the barrel line and 45° to either
+side; turrets fire along any line. Only the nearest target on a line may be chosen ... Building and tree
+corners block fire." "Roll equal to or greater than the range with the weapon's range dice. +1 to hit
+with Gunnery Computer." At most 2 targets a turn (3 with a Gunnery Computer), one round each.
+Seed: "Fire any weapon once per turn. Machine Guns can fire in addition to a Weapon Pod. A Gunnery
+Computer allows one additional weapon to fire." "Front/rear sides can be damaged from the front/back or
+side; the defending player decides which zone is hit."
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from itertools import product
+
+from rules.battlecars import data
+from rules.battlecars.damage import D6, D8, SECTION_INDEX, hit_armour, roll
+from rules.battlecars.events import DiceRolled, WeaponFired
+from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
+from rules.battlecars.state import BattlecarsState, PendingHit, Phase, Pod, Vehicle
+from rules.errors import BadOption, GameError
+
+POD_SIDES = {"front": 0, "right": 2, "rear": 4, "left": 6}
+# The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
+SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
+                 4: ("rear",), 5: ("middle", "rear"), 6: ("front", "middle", "rear"), 7: ("front", "middle")}
+BLOCKS_FIRE = ("building", "trees")
+
+
+class IllegalShot(GameError):
+    """The weapon cannot fire at that target now."""
+
+
+@dataclass(frozen=True)
+class ShotPlan:
+    weapon: Pod
+    target: Vehicle
+    range: int
+    dice: int
+    modifier: int
+
+    @property
+    def chance(self) -> float:
+        return hit_chance(self.dice, self.modifier, self.range)
+
+
+@cache
+def hit_chance(dice: int, modifier: int, needed: int) -> float:
+    """The chance that `dice` d6 plus `modifier` reach `needed`."""
+    rolls = list(product(range(1, 7), repeat=dice))
+    return sum(1 for r in rolls if sum(r) + modifier >= needed) / len(rolls)
+
+
+def lines_of(vehicle: Vehicle, weapon: Pod) -> tuple[int, ...]:
+    """The facings a weapon fires along: the turret any of the eight, a pod its barrel line and 45° to
+    either side."""
+    if weapon.id == "turret":
+        return tuple(range(8))
+    base = (vehicle.facing + POD_SIDES[weapon.facing]) % 8
+    return ((base - 1) % 8, base, (base + 1) % 8)
+
+
+def line_blocker(state: BattlecarsState, origin: Point, facing: int, distance: int) -> str | None:
+    """What stops fire along a line before `distance`: a building or trees on a point between, or the
+    corner of one a diagonal passes (found: "Building and tree corners block fire")."""
+    board = state.the_board
+    point = origin
+    for k in range(distance):
+        corners = corners_passed(point, facing)
+        for corner in corners or ():
+            if board.terrain(corner) in BLOCKS_FIRE:
+                return f"the corner of the {board.terrain(corner)} at {label(corner)}"
+        point = step(point, facing)
+        if k < distance - 1 and board.terrain(point) in BLOCKS_FIRE:
+            return f"the {board.terrain(point)} at {label(point)}"
+    return None
+
+
+def fire_limit(vehicle: Vehicle, weapon: Pod) -> str | None:
+    """Why the vehicle may not fire `weapon` this turn, or None: each weapon once; one pod round and
+    machine-gun fire besides (seed), one more weapon with a working Gunnery Computer."""
+    if weapon.id in vehicle.fired:
+        return f"{weapon.label} has already fired this turn."
+    fired = [vehicle.weapon(w) for w in vehicle.fired]
+    guns = sum(1 for w in fired if w.load == "mg") + (weapon.load == "mg")
+    others = sum(1 for w in fired if w.load != "mg") + (weapon.load != "mg")
+    over = max(0, guns - 1) + max(0, others - 1)
+    if over > vehicle.has("gunnery_computer"):
+        return (f"{vehicle.name} has fired its pod round and its machine gun this turn"
+                + ("" if vehicle.has("gunnery_computer") else " (a Gunnery Computer would allow one more)") + ".")
+    return None
+
+
+def target_limit(vehicle: Vehicle, target: Vehicle) -> str | None:
+    """Why the vehicle may not shoot at `target` now: one round a target, 2 targets a turn (3 with a
+    working Gunnery Computer, found)."""
+    if target.id in vehicle.targets:
+        return f"{vehicle.name} has shot at {target.name} this turn: one round a target."
+    most = data.table()["targets_per_turn"] + vehicle.has("gunnery_computer")
+    if len(vehicle.targets) >= most:
+        return f"{vehicle.name} has shot at {most} targets this turn, its most."
+    return None
+
+
+def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle) -> ShotPlan:
+    """Check every condition of a shot; IllegalShot says which one fails."""
+    spec = data.rounds()[weapon.load]
+    if weapon.destroyed:
+        raise IllegalShot(f"{weapon.label} is destroyed.")
+    if spec.kind != "missile":
+        raise IllegalShot(f"{weapon.label} holds {spec.name}: drop it behind with /drop.")
+    if weapon.rounds <= 0:
+        raise IllegalShot(f"{weapon.label} is out of rounds.")
+    for why in (fire_limit(firer, weapon), target_limit(firer, target)):
+        if why:
+            raise IllegalShot(why)
+    if target.id == firer.id:
+        raise IllegalShot("A vehicle cannot shoot itself.")
+    if target.destroyed:
+        raise IllegalShot(f"{target.name} is a wreck already.")
+    line = line_to(firer.point, target.point)
+    if line is None:
+        raise IllegalShot(f"{target.name} at {label(target.point)} is on none of the lines through "
+                          f"{label(firer.point)}: weapons fire along the grid's lines.")
+    facing, distance = line
+    if facing not in lines_of(firer, weapon):
+        raise IllegalShot(f"{target.name} is not in {weapon.label}'s arc.")
+    nearer = next((v for v in state.vehicles if v.point in between(firer.point, facing, distance)), None)
+    if nearer is not None:
+        raise IllegalShot(f"{nearer.name} is nearer on that line: only the nearest target may be chosen.")
+    blocker = line_blocker(state, firer.point, facing, distance)
+    if blocker:
+        raise IllegalShot(f"{blocker} blocks the line to {target.name}.")
+    if spec.max_range is not None and distance > spec.max_range:
+        raise IllegalShot(f"{target.name} is {distance} points away; {spec.name} reaches {spec.max_range}.")
+    return ShotPlan(weapon, target, distance, spec.range_dice, int(firer.has("gunnery_computer")))
+
+
+def legal_shots(state: BattlecarsState, firer: Vehicle) -> tuple[ShotPlan, ...]:
+    """Every shot the vehicle could take now."""
+    plans = []
+    for weapon in firer.weapons():
+        for target in state.vehicles:
+            try:
+                plans.append(plan_shot(state, firer, weapon, target))
+            except IllegalShot:
+                continue
+    return tuple(plans)
+
+
+def sections_hit(target: Vehicle, firer_point: Point) -> tuple[str, ...]:
+    """The sections a shot from `firer_point` may strike (those the mat has armour for)."""
+    options = SECTIONS_FROM[bearing(target.point, target.facing, firer_point)]
+    return tuple(s for s in options if target.spec.armour[SECTION_INDEX[s]] > 0) or ("front",)
+
+
+def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
+    """Fire one round: the range dice against the range; on a hit the d8 damage, on the one section
+    the shot can strike or, where several can, on the section the target's driver chooses."""
+    firer, target = state.vehicle(firer_id), state.vehicle(target_id)
+    weapon = firer.weapon(weapon_id)
+    if weapon is None:
+        names = ", ".join(w.id for w in firer.weapons())
+        raise BadOption(f"{firer.name} has no weapon '{weapon_id}'. Weapons: {names}.")
+    plan = plan_shot(state, firer, weapon, target)
+    spec = data.rounds()[weapon.load]
+    spent = replace(weapon, rounds=weapon.rounds - 1)
+    firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,),
+                    pods=tuple(spent if p.id == weapon.id else p for p in firer.pods),
+                    turret=spent if weapon.id == "turret" else firer.turret)
+    state = state.with_vehicle(firer)
+    state, faces = roll(state, D6, plan.dice)
+    total = sum(faces) + plan.modifier
+    hit = total >= plan.range
+    events: tuple = (WeaponFired(firer.name, weapon.label, target.name, plan.range),
+                     DiceRolled(firer.name, "rolls to hit", f"range dice: {plan.dice}d6"
+                                + (" + 1 Gunnery Computer" if plan.modifier else "") + " >= range", "d6", faces,
+                                total, plan.range, hit, plan.modifier))
+    if not hit:
+        return state, events
+    state, damage_faces = roll(state, D8, spec.damage)
+    points = sum(damage_faces) + spec.bonus
+    events += (DiceRolled(firer.name, "rolls damage", f"{spec.name}: {spec.damage}d8"
+                          + (f" + {spec.bonus}" if spec.bonus else ""), "d8", damage_faces, points,
+                          modifier=spec.bonus),)
+    sections = sections_hit(target, firer.point)
+    if len(sections) == 1:
+        state, more = hit_armour(state, target.id, sections[0], points, spec.flame)
+        return state, events + more
+    pending = PendingHit(target.id, target.owner, points, sections, spec.flame)
+    return replace(state, phase=Phase.SECTION, pending_hit=pending), events
+
+
+def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsState, tuple]:
+    """The hit vehicle's driver puts the damage on one of the sections the shot could strike."""
+    pending = state.pending_hit
+    wanted = section.strip().lower()
+    if wanted not in pending.sections:
+        raise BadOption(f"The hit can go on {', '.join(pending.sections)}.")
+    state = replace(state, phase=Phase.MOVE, pending_hit=None)
+    return hit_armour(state, pending.target, wanted, pending.points, pending.flame)
+
+
+def best_section(state: BattlecarsState) -> str:
+    """The section a careful driver puts a hit on: the one with most boxes left (the computer's and the
+    deadline's choice)."""
+    pending = state.pending_hit
+    target = state.vehicle(pending.target)
+    return max(pending.sections, key=lambda s: (target.armour[SECTION_INDEX[s]], -SECTION_INDEX[s]))

@@ -1,0 +1,38 @@
+"""Battlecars' command grammar: /speed (secret), /move, /fire, /section, /end, and its setup options."""
+
+from __future__ import annotations
+
+from rules.battlecars import data
+from rules.battlecars.actions import TURN_STEPS
+from rules.battlecars.grid import FACING_NAMES
+from rules.grammar import CommandSpec, Grammar, OptionSpec
+
+_VEHICLE = OptionSpec("vehicle", "str", "Battlecars: your vehicle's mat", choices=tuple(data.vehicles()))
+
+GRAMMAR = Grammar(
+    commands=(
+        CommandSpec("speed", "Battlecars: set this turn's speed counter, face down until all are set", (
+            OptionSpec("value", "str", "0 up to your top speed, R (reverse) or 3PT (three-point turn)",
+                       required=True, suggest=True),
+        )),
+        CommandSpec("move", "Battlecars: drive one point, turning at this point first", (
+            OptionSpec("turn", "str", "ahead, left-45 .. right-135, or about", choices=tuple(TURN_STEPS)),
+            OptionSpec("facing", "str", "On 3PT: the facing the three-point turn leaves you at",
+                       choices=FACING_NAMES),
+        )),
+        CommandSpec("fire", "Battlecars: fire a pod or the turret along a line", (
+            OptionSpec("weapon", "str", "A pod's letter (A-F) or turret", required=True, suggest=True),
+            OptionSpec("target", "str", "The vehicle: its id (v2), its name or its driver's", required=True,
+                       suggest=True),
+        )),
+        CommandSpec("section", "Battlecars: your vehicle is hit: choose the armour section that takes it", (
+            OptionSpec("choice", "str", "front, middle or rear, as the shot allows", required=True,
+                       choices=("front", "middle", "rear")),
+        )),
+        CommandSpec("end", "End your move once every point of your speed is driven"),
+    ),
+    new_options=(
+        OptionSpec("board", "str", "Battlecars: the board", choices=data.board_ids()),
+    ),
+    join_options=(_VEHICLE,),
+)

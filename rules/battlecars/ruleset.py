@@ -1,0 +1,289 @@
+"""Battlecars as a Ruleset (seed 001): setup, the actions by phase, legal actions, the private view of
+the speed counters, the words for the table, computer drivers and the deadline's autopilot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rules.battlecars import ai, combat, data, lobby, movement, speed, turns
+from rules.battlecars.actions import (
+    ACTIONS,
+    TURN_STEPS,
+    AddComputer,
+    ChooseSection,
+    EndGame,
+    EndMove,
+    Fire,
+    Join,
+    Move,
+    SetSpeed,
+    Start,
+    TakeOver,
+    ThreePointTurn,
+)
+from rules.battlecars.combat import legal_shots
+from rules.battlecars.commands import GRAMMAR
+from rules.battlecars.events import EVENTS
+from rules.battlecars.grid import FACING_NAMES, facing_by_name, label
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
+from rules.dice import DiceState
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
+from rules.table import EndGame as TableEndGame
+from rules.table import GameEnded, revision_option, take_over, who_ends
+
+REVISION = 1
+
+
+def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:
+    """A new table in the lobby on the chosen board (the classic open layout by default)."""
+    revision = revision_option(options, REVISION)
+    board = str(options.get("board") or data.board_ids()[0]).strip().lower()
+    if board not in data.board_ids():
+        raise BadOption(f"board: one of {', '.join(data.board_ids())}.")
+    rounds = options.get("rounds")
+    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1):
+        raise BadOption("rounds: must be a positive whole number.")
+    return BattlecarsState(board=board, host=host, dice=DiceState(seed), revision=revision, max_rounds=rounds)
+
+
+# --- who acts ------------------------------------------------------------------------------------
+
+def acting_players(state: BattlecarsState) -> tuple[str, ...]:
+    """Everyone the game waits on: all who have not set a speed (at once), the moving driver, or the
+    driver choosing where a hit lands."""
+    if state.phase == Phase.SPEED:
+        return speed.waiting(state)
+    if state.phase == Phase.MOVE and state.active:
+        return (state.active,)
+    if state.phase == Phase.SECTION:
+        return (state.pending_hit.chooser,)
+    return ()
+
+
+def _check_acting(state: BattlecarsState, actor: str) -> None:
+    if state.player(actor) is None:
+        raise NotSeated("You are not playing in this game; you can watch.")
+    if actor not in acting_players(state):
+        names = ", ".join(state.player(p).name for p in acting_players(state)) or "nobody"
+        raise NotYourTurn(f"It is {names}'s move, not yours.")
+
+
+def _moving(state: BattlecarsState, actor: str):
+    """The actor's vehicle when it is their move, or why not."""
+    if state.phase != Phase.MOVE:
+        raise WrongPhase(prompt(state))
+    _check_acting(state, actor)
+    return state.vehicle_of(actor)
+
+
+# --- apply ---------------------------------------------------------------------------------------
+
+def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsState, tuple]:
+    """Apply one action; a refusal raises GameError and changes nothing."""
+    if isinstance(action, TableEndGame):
+        by = who_ends(state, actor, action)
+        return replace(state, phase=Phase.FINISHED, ended_by=by, active=None, pending_hit=None), (GameEnded(by),)
+    if isinstance(action, TakeOver):
+        return take_over(state, actor, action)
+    if state.phase == Phase.FINISHED:
+        raise GameOver("This game is over.")
+    if isinstance(action, Join):
+        return lobby.join(state, actor, action)
+    if isinstance(action, AddComputer):
+        return lobby.add_computer(state, actor, action)
+    if isinstance(action, Start):
+        state, events = lobby.start(state, actor, action)
+        return state, events
+    if state.phase == Phase.LOBBY:
+        raise WrongPhase("The game has not started: /game join, then the host uses /game start.")
+    if isinstance(action, SetSpeed):
+        if state.player(actor) is None:
+            raise NotSeated("You are not playing in this game; you can watch.")
+        state, events = speed.declare(state, actor, action.speed)
+        if state.phase == Phase.MOVE:
+            state, more = turns.next_mover(state)
+            events += more
+        return _settled(state, events)
+    if isinstance(action, Move):
+        vehicle = _moving(state, actor)
+        if vehicle.speed == THREE_POINT:
+            raise BadOption(f"{vehicle.name} is on 3PT: /move facing:N..NW turns it on the spot.")
+        return _settled(*movement.drive(state, vehicle.id, action.turn))
+    if isinstance(action, ThreePointTurn):
+        vehicle = _moving(state, actor)
+        facing = facing_by_name(action.facing)
+        if vehicle.speed != THREE_POINT:
+            raise BadOption(f"A three-point turn needs the speed counter on 3PT; {vehicle.name} is on "
+                            f"{speed_label(vehicle.speed)}.")
+        if facing is None:
+            raise BadOption(f"facing: one of {', '.join(FACING_NAMES)}.")
+        return _settled(*movement.three_point_turn(state, vehicle.id, facing))
+    if isinstance(action, Fire):
+        vehicle = _moving(state, actor)
+        target = find_vehicle(state, action.target, vehicle.id)
+        return _settled(*combat.fire(state, vehicle.id, action.weapon, target.id))
+    if isinstance(action, ChooseSection):
+        if state.phase != Phase.SECTION:
+            raise WrongPhase("No hit waits for a section: that choice comes when your vehicle is hit.")
+        _check_acting(state, actor)
+        return _settled(*combat.choose_section(state, action.section))
+    if isinstance(action, EndMove):
+        vehicle = _moving(state, actor)
+        if not turns.move_is_complete(state):
+            left = movement.left_to_move(vehicle)
+            raise WrongPhase(f"{vehicle.name} must drive its whole speed first: {left} more "
+                             f"{'point' if left == 1 else 'points'} (/move).")
+        return _settled(*turns.end_move(state))
+    raise BadOption(f"Battlecars has no action {type(action).__name__}.")
+
+
+def _settled(state: BattlecarsState, events: tuple) -> tuple[BattlecarsState, tuple]:
+    """After an action: the game may be won; a moving driver whose vehicle was destroyed hands over."""
+    state, more = turns.check_victory(state)
+    events += more
+    if state.phase == Phase.MOVE and state.active and state.vehicle_of(state.active).destroyed:
+        state, handed = turns.next_mover(state)
+        events += handed
+    return state, events
+
+
+def find_vehicle(state: BattlecarsState, text: str, shooter: str | None = None):
+    """A vehicle by id (v2), by its driver's name, or by its mat's name when one vehicle has it."""
+    wanted = text.strip().casefold()
+    for match in (lambda v: v.id == wanted, lambda v: v.name.casefold() == wanted,
+                  lambda v: v.spec.name.casefold() == wanted):
+        found = [v for v in state.vehicles if match(v) and v.id != shooter]
+        if len(found) == 1:
+            return found[0]
+    others = ", ".join(f"{v.name} ({v.id})" for v in state.vehicles if v.id != shooter)
+    raise BadOption(f"No single vehicle '{text.strip()}'. Vehicles: {others}.")
+
+
+# --- what a player may do ------------------------------------------------------------------------
+
+def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...]:
+    """Every action `player` may take now, written as a command, with a short label."""
+    if state.phase == Phase.LOBBY:
+        offers = [] if state.player(player) else [LegalAction("/game join", "Join")]
+        if player == state.host and len(state.players) >= data.table()["min_players"]:
+            offers.append(LegalAction("/game start", "Start", action=Start()))
+        return tuple(offers)
+    if player not in acting_players(state):
+        return ()
+    if state.phase == Phase.SPEED:
+        vehicle = state.vehicle_of(player)
+        return tuple(LegalAction(f"/speed value:{speed_label(p)}", f"Speed {speed_label(p)}", group="Speed",
+                                 action=SetSpeed(p)) for p in speed.choices(state, vehicle))
+    if state.phase == Phase.SECTION:
+        return tuple(LegalAction(f"/section choice:{s}", f"Take it on the {s}", action=ChooseSection(s))
+                     for s in state.pending_hit.sections)
+    vehicle = state.vehicle_of(player)
+    offers = []
+    for shot in legal_shots(state, vehicle):
+        offers.append(LegalAction(f"/fire weapon:{shot.weapon.id} target:{shot.target.id}",
+                                  f"Fire {shot.weapon.id} at {shot.target.name} ({shot.chance:.0%})",
+                                  action=Fire(shot.weapon.id, shot.target.id), primary=True))
+    if vehicle.speed == THREE_POINT and not vehicle.moved:
+        offers += [LegalAction(f"/move facing:{name}", f"Turn to {name}", group="Three-point turn",
+                               action=ThreePointTurn(name)) for name in FACING_NAMES]
+    elif movement.left_to_move(vehicle) > 0:
+        for turn in movement.open_turns(state, vehicle):
+            offers.append(LegalAction(f"/move turn:{turn}", turn.replace("-", " ").capitalize(), group="Drive",
+                                      action=Move(turn)))
+    if turns.move_is_complete(state):
+        offers.append(LegalAction("/end", "End move", action=EndMove()))
+    return tuple(offers)
+
+
+def command_to_action(command: str, options: dict[str, Any]) -> Any:
+    """Turn a parsed command (name and options) into an action."""
+    if command == "game join":
+        return Join(options.get("name", ""), options.get("vehicle", ""))
+    if command == "game add-ai":
+        return AddComputer(options.get("vehicle", ""))
+    if command == "game start":
+        return Start()
+    if command == "game end":
+        return EndGame(bool(options.get("by_admin")))
+    if command == "game takeover":
+        return TakeOver(bool(options.get("by_admin")))
+    if command == "speed":
+        return SetSpeed(speed.parse_speed(options["value"]))
+    if command == "move":
+        if options.get("facing"):
+            return ThreePointTurn(str(options["facing"]))
+        turn = str(options.get("turn") or "ahead").strip().lower()
+        if turn not in TURN_STEPS:
+            raise BadOption(f"turn: one of {', '.join(TURN_STEPS)}.")
+        return Move(turn)
+    if command == "fire":
+        return Fire(str(options["weapon"]), str(options["target"]))
+    if command == "section":
+        return ChooseSection(str(options["choice"]))
+    if command == "end":
+        return EndMove()
+    raise BadOption(f"Battlecars has no command /{command}.")
+
+
+# --- words ---------------------------------------------------------------------------------------
+
+def view(state: BattlecarsState, viewer: str | None) -> BattlecarsState:
+    """What `viewer` may see: the speed counters still face down are blanked, except their own."""
+    if not state.declared:
+        return state
+    return replace(state, declared=tuple((p, s if p == viewer else 0) for p, s in state.declared), hidden=True)
+
+
+def prompt(state: BattlecarsState) -> str:
+    """Who must act and how."""
+    if state.phase == Phase.LOBBY:
+        return f"Lobby: {len(state.players)} seated; /game join vehicle:..., then the host uses /game start."
+    if state.phase == Phase.FINISHED:
+        return "The game is over."
+    turn = f"Turn {state.round + 1}"
+    if state.phase == Phase.SPEED:
+        names = ", ".join(state.player(p).name for p in speed.waiting(state))
+        return f"{turn}: {names} to set a speed counter in secret (/speed value:...)."
+    if state.phase == Phase.SECTION:
+        hit = state.pending_hit
+        return (f"{turn}: {state.player(hit.chooser).name} chooses where the hit lands: "
+                f"/section choice:{'|'.join(hit.sections)} ({hit.points} points).")
+    vehicle = state.vehicle_of(state.active)
+    left = movement.left_to_move(vehicle)
+    doing = f"{left} more {'point' if left == 1 else 'points'} to drive (/move), /fire any time" if left else \
+        "/fire, or /end the move"
+    return f"{turn}: {vehicle.name} at {label(vehicle.point)} facing {FACING_NAMES[vehicle.facing]}, " \
+           f"speed {speed_label(vehicle.speed)}: {doing}."
+
+
+def describe(state: BattlecarsState) -> str:
+    """The whole table in words: each vehicle's place, speed and mat."""
+    board = state.the_board
+    parts = [f"Battlecars on {board.name} ({board.width}x{board.height} points)."]
+    for v in state.vehicles:
+        where = f"at {label(v.point)} facing {FACING_NAMES[v.facing]}" if v.point else "not placed"
+        status = "destroyed" if v.destroyed else f"speed {speed_label(v.speed)}"
+        armour = "/".join(str(a) for a in v.armour)
+        parts.append(f"{v.name}'s {v.spec.name} {where}, {status}; armour F/M/R {armour}, engine "
+                     f"{v.spec.engine - v.engine_lost}/{v.spec.engine}, driver {v.spec.driver - v.driver_lost}/"
+                     f"{v.spec.driver}.")
+    parts.append(prompt(state))
+    return " ".join(parts)
+
+
+def turn_key(state: BattlecarsState) -> str:
+    """One key per driver's move (and per speed-setting), so a table keeps one message per turn."""
+    return f"{state.phase}:{state.round}:{state.active or ''}"
+
+
+RULESET = Ruleset(
+    id="battlecars", title="Battlecars", state_type=BattlecarsState, actions=ACTIONS, events=EVENTS, setup=setup,
+    apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
+    is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
+    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True,
+    secret_tail=lambda state: len(state.declared),
+    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
+    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+)

@@ -1,0 +1,175 @@
+"""Battlecars' game state: players, their vehicles with the marks on their play mats, the board's
+counters, and where the turn stands. Immutable; replaying the action log from the dice seed rebuilds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from rules.battlecars import data
+from rules.battlecars.grid import Point
+from rules.dice import DiceState
+
+REVERSE = -1       # the speedo's R position: one point backwards
+THREE_POINT = -2   # the speedo's 3 POINT TURN position: turn on the spot
+
+
+class Phase(StrEnum):
+    """Where a Battlecars game is; the values are what a stored snapshot holds."""
+
+    LOBBY = "lobby"
+    SPEED = "speed"        # every driver secretly sets a speed counter
+    MOVE = "move"          # the active player moves and fires
+    SECTION = "section"    # a hit vehicle's driver picks which armour section takes it
+    FINISHED = "finished"
+
+
+def speed_label(speed: int) -> str:
+    """How a speed counter position reads on the dial: '7', 'R' or '3PT'."""
+    return {REVERSE: "R", THREE_POINT: "3PT"}.get(speed, str(speed))
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str
+    ai: bool = False
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A weapon pod (or the turret, id 'turret') as it stands: its load, the rounds left, and whether
+    an internal hit has destroyed it."""
+
+    id: str
+    facing: str  # front, rear, left, right; 'any' for the turret
+    load: str
+    rounds: int
+    destroyed: bool = False
+
+    @property
+    def label(self) -> str:
+        name = data.rounds()[self.load].name
+        return f"turret ({name})" if self.id == "turret" else f"pod {self.id} ({name}, {self.facing})"
+
+
+@dataclass(frozen=True)
+class Vehicle:
+    """A vehicle and its play mat: position, speed counter, armour boxes left, components lost."""
+
+    id: str  # v1, v2, ...
+    owner: str
+    design: str
+    name: str
+    colour: int
+    point: Point | None = None
+    facing: int = 0
+    speed: int = 0
+    armour: tuple[int, int, int] = (0, 0, 0)  # front, middle, rear boxes left
+    engine_lost: int = 0
+    tyres_lost: int = 0
+    fuel_lost: int = 0
+    driver_lost: int = 0
+    pods: tuple[Pod, ...] = ()
+    turret: Pod | None = None
+    equipment_lost: tuple[str, ...] = ()
+    fired: tuple[str, ...] = ()     # pods (and 'turret') fired this turn
+    targets: tuple[str, ...] = ()   # vehicles shot at this turn
+    moved: int = 0                  # points moved this turn
+    drift: int = 0                  # skid drift carried into the next turn
+    oiled: bool = False             # drove onto oil: straight on for the rest of the turn
+    destroyed: bool = False
+
+    @property
+    def spec(self) -> data.VehicleSpec:
+        return data.vehicles()[self.design]
+
+    def has(self, equipment: str) -> bool:
+        """Whether a piece of equipment is fitted and working."""
+        return equipment in self.spec.equipment and equipment not in self.equipment_lost
+
+    @property
+    def top_speed(self) -> int:
+        """The top speed the speedo allows now: the larger of the engine and tyre losses counts (found)."""
+        spec = self.spec
+        return max(0, spec.max_speed - max(self.engine_lost * spec.engine_loss, self.tyres_lost * spec.tyre_loss))
+
+    @property
+    def dial_damaged(self) -> bool:
+        """R and 3 POINT TURN are crossed off at the table's count of engine or tyre squares lost (ruling
+        on the seed's "progressively ... eliminate reverse gears")."""
+        return max(self.engine_lost, self.tyres_lost) >= data.table()["reverse_lost_at"]
+
+    @property
+    def has_reverse(self) -> bool:
+        """Whether R is open on the speedo (a bike's mat has no R, found)."""
+        return self.spec.type != "bike" and not self.dial_damaged
+
+    @property
+    def has_three_point(self) -> bool:
+        return not self.dial_damaged
+
+    def weapons(self) -> tuple[Pod, ...]:
+        """The pods and the turret, in mat order."""
+        return self.pods + ((self.turret,) if self.turret else ())
+
+    def weapon(self, ident: str) -> Pod | None:
+        wanted = ident.strip().lower()
+        return next((w for w in self.weapons() if w.id.lower() == wanted), None)
+
+
+@dataclass(frozen=True)
+class PendingHit:
+    """A hit whose damage two or more sections could take: the target's driver chooses (seed)."""
+
+    target: str     # vehicle id
+    chooser: str    # its driver
+    points: int
+    sections: tuple[str, ...]
+    flame: bool
+
+
+@dataclass(frozen=True)
+class BattlecarsState:
+    """Everything a Battlecars game is."""
+
+    board: str
+    host: str
+    dice: DiceState
+    revision: int = 1
+    big: bool = False
+    players: tuple[Player, ...] = ()
+    vehicles: tuple[Vehicle, ...] = ()
+    phase: Phase = Phase.LOBBY
+    round: int = 0
+    order: tuple[str, ...] = ()     # players in moving order (the die roll's winner first)
+    active: str | None = None       # the player moving now
+    declared: tuple[tuple[str, int], ...] = ()   # secret speed counters, (player, speed); hidden in views
+    pending_hit: PendingHit | None = None
+    hidden: bool = False            # a view: declared speeds of others are blanked
+    max_rounds: int | None = None
+    winner: str | None = None
+    ended_by: str | None = None
+
+    def player(self, player_id: str | None) -> Player | None:
+        return next((p for p in self.players if p.id == player_id), None)
+
+    def vehicle(self, vehicle_id: str | None) -> Vehicle | None:
+        return next((v for v in self.vehicles if v.id == vehicle_id), None)
+
+    def vehicle_of(self, player_id: str | None) -> Vehicle | None:
+        return next((v for v in self.vehicles if v.owner == player_id), None)
+
+    def vehicle_at(self, point: Point) -> Vehicle | None:
+        return next((v for v in self.vehicles if v.point == point), None)
+
+    def with_vehicle(self, vehicle: Vehicle) -> BattlecarsState:
+        return replace(self, vehicles=tuple(vehicle if v.id == vehicle.id else v for v in self.vehicles))
+
+    @property
+    def the_board(self) -> data.Board:
+        return data.board(self.board, self.big)
+
+    def in_play(self) -> tuple[Vehicle, ...]:
+        """The vehicles not destroyed."""
+        return tuple(v for v in self.vehicles if not v.destroyed)

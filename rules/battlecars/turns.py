@@ -1,0 +1,67 @@
+"""The turn's order (seed, Turn Structure): every driver sets a speed counter in secret, the counters
+are revealed together, then each driver in turn moves and fires; when all have moved the next turn
+begins from the old counters. Also who is still in the game, and its end."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.battlecars.damage import is_running
+from rules.battlecars.events import GameDrawn, GameWon, MoveEnded
+from rules.battlecars.movement import carry_drift, left_to_move
+from rules.battlecars.state import BattlecarsState, Phase
+from rules.table import TurnBegan
+
+
+def drivers_left(state: BattlecarsState) -> tuple[str, ...]:
+    """The players whose vehicle still runs, in moving order."""
+    return tuple(p for p in state.order if (v := state.vehicle_of(p)) and is_running(v))
+
+
+def check_victory(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
+    """Seed: "The last vehicle (or driver) still operational wins." None left at once: a draw."""
+    if state.phase in (Phase.LOBBY, Phase.FINISHED):
+        return state, ()
+    left = drivers_left(state)
+    if len(left) == 1:
+        return replace(state, phase=Phase.FINISHED, winner=left[0], active=None, pending_hit=None), \
+            (GameWon(state.player(left[0]).name),)
+    if not left:
+        return replace(state, phase=Phase.FINISHED, active=None, pending_hit=None), \
+            (GameDrawn("no vehicle is left running"),)
+    return state, ()
+
+
+def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
+    """Hand the move to the next driver in order with a running vehicle, or end the turn."""
+    left = drivers_left(state)
+    after = state.order.index(state.active) + 1 if state.active in state.order else 0
+    for player in state.order[after:]:
+        if player in left:
+            state = replace(state, active=player)
+            began = (TurnBegan(state.player(player).name, state.round),)
+            state, drifted = carry_drift(state, state.vehicle_of(player).id)
+            return state, began + drifted
+    return end_of_turn(state)
+
+
+def end_move(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
+    """The active driver's move is over: the next one moves."""
+    vehicle = state.vehicle_of(state.active)
+    state, events = next_mover(state)
+    return state, (MoveEnded(vehicle.name),) + events
+
+
+def end_of_turn(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
+    """Every driver has moved: the round cap may end the game in a draw, else new speed counters."""
+    state = replace(state, active=None)
+    if state.max_rounds is not None and state.round + 1 >= state.max_rounds:
+        return replace(state, phase=Phase.FINISHED), (GameDrawn(f"the {state.max_rounds}-turn limit"),)
+    return replace(state, phase=Phase.SPEED, round=state.round + 1), ()
+
+
+def move_is_complete(state: BattlecarsState) -> bool:
+    """Whether the active vehicle has driven its whole speed (or was stopped), so its move may end (a
+    three-point turn may keep its facing)."""
+    vehicle = state.vehicle_of(state.active)
+    return vehicle is None or vehicle.destroyed or left_to_move(vehicle) == 0
