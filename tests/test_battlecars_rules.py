@@ -1,0 +1,541 @@
+"""Battlecars' rules (seed 001, issue 14): setup, the secret speed counters, driving and skids, crashes
+and rams, firing and damage. Dice come from fixed seeds; each test asserts the outcome the seed's
+sentence (or the reconstruction RULES.md names) gives for the faces rolled."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.battlecars import data, speed
+from rules.battlecars.actions import (
+    AddComputer,
+    ChooseSection,
+    EndMove,
+    Fire,
+    Join,
+    Move,
+    SetSpeed,
+    Start,
+    ThreePointTurn,
+)
+from rules.battlecars.events import (
+    ArmourHit,
+    ComponentHit,
+    Crashed,
+    Drifted,
+    FacingAfterSkid,
+    FirstMover,
+    GameWon,
+    Rammed,
+    SpeedsRevealed,
+    VehicleDestroyed,
+    VehicleMoved,
+    WeaponFired,
+)
+from rules.battlecars.grid import label, parse_label
+from rules.battlecars.ruleset import RULESET, view
+from rules.battlecars.state import REVERSE, THREE_POINT, Phase
+from rules.errors import BadOption, GameError, NotYourTurn, WrongPhase
+from tests.battlecars_helpers import act, of, rolls, table, vehicle, with_mat
+
+
+def at(state, player) -> str:
+    return label(vehicle(state, player).point)
+
+
+# --- setup -------------------------------------------------------------------------------------------
+
+def seated(count: int, board: str = "open", seed: int = 1):
+    state = RULESET.setup({"board": board}, seed, "p0")
+    designs = list(data.vehicles())
+    for i in range(count):
+        state, _ = RULESET.apply(state, f"p{i}", Join(f"p{i}", designs[i]))
+    return RULESET.apply(state, "p0", Start())
+
+
+def test_vehicles_start_on_the_centre_points_of_the_sides_facing_inwards():
+    """Found: "Vehicles start on the centre points of the board sides"; seed: "Vehicles may not start
+    inside buildings"."""
+    state, _ = seated(2)
+    assert [(at(state, p), vehicle(state, p).facing) for p in ("p0", "p1")] == [("A5", 2), ("M5", 6)]
+    three, _ = seated(3, "town")
+    assert at(three, "p2") == "G1" and three.the_board.terrain(parse_label("G1")) == "road"
+
+
+def test_four_drivers_or_more_play_on_two_boards_joined_on_a_long_edge():
+    state, _ = seated(4)
+    board = state.the_board
+    assert state.big and (board.width, board.height) == (17, 13)
+    assert [at(state, f"p{i}") for i in range(4)] == ["A7", "Q7", "E1", "M13"]
+    six, _ = seated(6, "town")
+    assert all(six.the_board.terrain(v.point) in ("road", "grass") for v in six.vehicles)
+    assert len({v.point for v in six.vehicles}) == 6
+
+
+def test_the_first_mover_is_the_highest_d6_and_a_tie_rolls_again():
+    """Found: "a die roll decides the first mover". Seed 1: both roll 3, then alice 2, bob 3."""
+    state, events = seated(2)
+    first = rolls(events, "rolls for the first")
+    assert [(r.who, r.faces) for r in first] == [("p0", (3,)), ("p1", (3,)), ("p0", (2,)), ("p1", (3,))]
+    assert state.order == ("p1", "p0") and of(events, FirstMover)[0].order == ("p1", "p0")
+    assert state.phase == Phase.SPEED
+
+
+def test_a_driver_has_one_vehicle_and_the_table_holds_six():
+    state = RULESET.setup({}, 1, "p0")
+    state, _ = RULESET.apply(state, "p0", Join("p0", "tank"))
+    with pytest.raises(BadOption, match="one vehicle a driver"):
+        RULESET.apply(state, "p0", Join("p0", "rammer"))
+    with pytest.raises(BadOption, match="No vehicle called 'hovercraft'"):
+        RULESET.apply(state, "p1", Join("p1", "hovercraft"))
+    for _ in range(5):
+        state, _ = RULESET.apply(state, "p0", AddComputer("bike1"))
+    with pytest.raises(GameError, match="full"):
+        RULESET.apply(state, "p9", Join("p9", ""))
+
+
+# --- the speed counters ------------------------------------------------------------------------------
+
+def test_speed_counters_stay_face_down_until_every_driver_has_set_one():
+    """Found: players "secretly place Speed Counters ... and reveal them together"."""
+    state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "rammer", "M5", "W", 0), phase=Phase.SPEED)
+    state, events = act(state, "alice", SetSpeed(3))
+    assert events[0].describe() == "alice set a speed counter, face down." and "3" not in events[0].describe()
+    assert view(state, None).declared == (("alice", 0),) and view(state, "alice").declared == (("alice", 3),)
+    assert vehicle(state, "alice").speed == 0 and RULESET.acting_players(state) == ("bob",)
+    with pytest.raises(NotYourTurn):
+        act(state, "alice", SetSpeed(2))
+    state, events = act(state, "bob", SetSpeed(2))
+    assert of(events, SpeedsRevealed)[0].speeds == ("alice 3", "bob 2")
+    assert (vehicle(state, "alice").speed, vehicle(state, "bob").speed) == (3, 2)
+    assert state.phase == Phase.MOVE and state.active == "alice" and state.declared == ()
+
+
+def test_acceleration_and_deceleration_follow_the_mat_terrain_and_equipment():
+    """Seed: "Adjust speed within limits shown on play mat. Rates vary by vehicle type and terrain"."""
+    road = table(("alice", "rammer", "A5", "E", 4), ("bob", "tank", "M5", "W", 2), phase=Phase.SPEED)
+    assert speed.choices(road, vehicle(road, "alice")) == (7, 6, 5, 4, 3, 2, 1)      # 3 up, 3 down on road
+    grass = table(("alice", "rammer", "A4", "E", 4), ("bob", "tank", "M5", "W", 2), phase=Phase.SPEED)
+    assert speed.choices(grass, vehicle(grass, "alice")) == (6, 5, 4, 3, 2)          # 2 and 2 on grass
+    assert speed.choices(road, vehicle(road, "bob")) == (3, 2, 1)                     # a tank: 1 and 1
+    charged = table(("alice", "interceptor", "A5", "E", 0), ("bob", "tank", "M5", "W", 0), phase=Phase.SPEED)
+    assert speed.choices(charged, vehicle(charged, "alice")) == (4, 3, 2, 1, 0, REVERSE, THREE_POINT)
+    lost = with_mat(charged, "alice", equipment_lost=("supercharger",))
+    assert max(speed.choices(lost, vehicle(lost, "alice"))) == 3
+    braked = table(("alice", "sentinel", "A5", "E", 8), ("bob", "tank", "M5", "W", 0), phase=Phase.SPEED)
+    assert min(speed.choices(braked, vehicle(braked, "alice"))) == 4                 # power brakes: 3 + 1
+    with pytest.raises(BadOption, match="out of reach: from 8"):
+        act(braked, "alice", SetSpeed(3))
+
+
+def test_engine_and_tyre_damage_lower_the_top_speed_only_the_larger_counting():
+    """Found: "Tyre damage and engine damage are separate; only the larger speed reduction counts"."""
+    state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "bike1", "M5", "W", 0))
+    car = vehicle(with_mat(state, "alice", engine_lost=1, tyres_lost=2), "alice")
+    assert car.top_speed == 10 - max(1 * 2, 2 * 2) == 6
+    bike = vehicle(with_mat(state, "bob", engine_lost=2, tyres_lost=1), "bob")
+    assert bike.top_speed == 10 - max(2 * 2, 1 * 4) == 6
+
+
+def test_reverse_and_the_three_point_turn_are_crossed_off_by_heavy_damage():
+    """Seed: damage will "eliminate reverse gears, as shown by the crossed-off speed positions"; ruling:
+    both go at the second engine or tyre square lost. A bike's mat has no R (found)."""
+    state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "bike1", "M5", "W", 0), phase=Phase.SPEED)
+    assert speed.dial(vehicle(state, "alice"))[-2:] == (REVERSE, THREE_POINT)
+    assert speed.dial(vehicle(state, "bob"))[-2:] == (0, THREE_POINT)
+    assert THREE_POINT in speed.choices(state, vehicle(state, "bob"))               # a bike's 3PT is 1 below 0
+    one = vehicle(with_mat(state, "alice", engine_lost=1), "alice")
+    two = vehicle(with_mat(state, "alice", tyres_lost=2), "alice")
+    assert REVERSE in speed.dial(one) and REVERSE not in speed.dial(two) and THREE_POINT not in speed.dial(two)
+
+
+def test_a_speed_is_written_as_a_number_r_or_3pt():
+    assert [speed.parse_speed(t) for t in ("7", " r ", "3pt", "3")] == [7, REVERSE, THREE_POINT, 3]
+    with pytest.raises(BadOption, match="R \\(reverse\\) or 3PT"):
+        speed.parse_speed("fast")
+
+
+# --- driving -----------------------------------------------------------------------------------------
+
+def test_the_whole_speed_is_driven_one_point_at_a_time_before_the_move_ends():
+    """Seed: "Move the full amount shown on the speed dial. Each horizontal or vertical intersection
+    counts as 1 movement point" (diagonals too, reconstruction)."""
+    state = table(("alice", "rammer", "A5", "E", 2), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(WrongPhase, match="2 more points"):
+        act(state, "alice", EndMove())
+    state, events = act(state, "alice", Move("ahead"))
+    assert of(events, VehicleMoved)[0].describe() == "alice drives A5 -> B5, facing E."
+    state, events = act(state, "alice", Move("right-45"))
+    assert at(state, "alice") == "C6" and of(events, VehicleMoved)[0].turn == 45
+    with pytest.raises(WrongPhase, match="driven its whole speed"):
+        act(state, "alice", Move("ahead"))
+    state, _ = act(state, "alice", EndMove())
+    assert state.active == "bob"
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_a_turn_above_its_cornering_speed_tests_for_a_skid(seed):
+    """Seed: "If travelling above the speed threshold shown on the play mat, roll for skid when making
+    turns"; reconstruction: a skid when a d6 is at most 2 x (speed - cornering speed). The Interceptor
+    corners 90° at 6 on road; at 8 it skids on 4 or less."""
+    state = table(("alice", "interceptor", "C5", "E", 8), ("bob", "tank", "M1", "W", 0), seed=seed)
+    state, events = act(state, "alice", Move("right-90"))
+    (test,) = rolls(events, "tests for a skid")
+    assert test.target == 4 and test.success == (test.faces[0] <= 4)
+    if test.success:
+        assert not of(events, VehicleMoved) and of(events, Drifted)[0].to_point == "D5"
+    else:
+        assert at(state, "alice") == "C6" and vehicle(state, "alice").facing == 4
+
+
+def test_no_skid_test_at_or_below_the_cornering_speed_nor_for_a_tank():
+    """Seed: "Tanks have no skidding, no cornering modifiers"."""
+    state = table(("alice", "interceptor", "C5", "E", 6), ("bob", "tank", "H5", "E", 4))
+    state, events = act(state, "alice", Move("right-90"))
+    assert not rolls(events, "tests for a skid")
+    tank = table(("bob", "tank", "H5", "E", 4), ("alice", "interceptor", "C1", "E", 0))
+    tank, events = act(tank, "bob", Move("about"))
+    assert not rolls(events, "tests for a skid") and at(tank, "bob") == "G5"
+
+
+def test_grass_and_auto_steer_set_the_cornering_speed():
+    """Found (Battlebikes mat): Bike 2 corners 90° at 8 on road with Auto-Steer, 6 without; on grass 5
+    and 4."""
+    from rules.battlecars.movement import cornering_limit
+
+    bike = vehicle(table(("alice", "bike2", "C5", "E", 8), ("bob", "tank", "M1", "W", 0)), "alice")
+    assert [cornering_limit(bike, t, 90) for t in ("road", "grass", "trees")] == [8, 5, 5]
+    without = vehicle(with_mat(table(("alice", "bike2", "C5", "E", 8), ("bob", "tank", "M1", "W", 0)), "alice",
+                               equipment_lost=("auto_steer",)), "alice")
+    assert [cornering_limit(without, t, 90) for t in ("road", "grass")] == [6, 4]
+
+
+def test_a_skid_drifts_straight_on_then_a_d6_sets_the_facing():
+    """Reconstruction (rules-gaps.md 2.3.6): the vehicle does not turn, drifts (speed - cornering) + d3
+    points in its old facing, using up its move; then 1-3 the new facing, 4-5 the old, 6 a spin (d8).
+    Seed 6: skid; d3 1, so 3 points from C5; facing d6 [2]: the new direction."""
+    state = table(("alice", "interceptor", "C5", "E", 8), ("bob", "tank", "M1", "W", 0), seed=6)
+    state, events = act(state, "alice", Move("right-90"))
+    (drift,) = rolls(events, "rolls the drift")
+    assert drift.total == 2 + drift.faces[0] == 3
+    assert [e.to_point for e in of(events, Drifted)] == ["D5", "E5", "F5"]
+    (facing,) = rolls(events, "rolls where the skid")
+    expected = {1: "S", 2: "S", 3: "S", 4: "E", 5: "E"}[facing.faces[0]]
+    assert of(events, FacingAfterSkid)[0].facing == expected
+    assert vehicle(state, "alice").moved == 3
+
+
+def test_a_step_into_a_building_is_refused_while_another_way_is_open():
+    """The issue: "a move through a building" is refused, and changes nothing."""
+    state = table(("alice", "rammer", "A2", "E", 3), ("bob", "tank", "M5", "W", 0), board="town")
+    with pytest.raises(BadOption, match="a building at B2"):
+        act(state, "alice", Move("ahead"))
+    moved, _ = act(state, "alice", Move("right-90"))
+    assert at(moved, "alice") == "A3"
+
+
+def test_a_crash_costs_3d6_plus_the_speed_and_stops_the_vehicle_dead():
+    """Seed: "A vehicle comes to a dead stop after a crash"; reconstruction: drifting into a building or
+    off the board is a crash, 3d6 + speed to the vehicle itself. Seed 6: the skid drifts 3 points east
+    from K5, and the third runs off the board."""
+    state = table(("alice", "interceptor", "K5", "E", 8), ("bob", "tank", "A1", "E", 0), seed=6)
+    state, events = act(state, "alice", Move("right-90"))
+    assert [e.to_point for e in of(events, Drifted)] == ["L5", "M5"]
+    assert of(events, Crashed)[0].describe() == "alice crashes into the board's edge and stops dead at M5."
+    (damage,) = rolls(events, "rolls the crash")
+    assert damage.total == sum(damage.faces) + 8 and of(events, ArmourHit)[0].points == damage.total
+    assert vehicle(state, "alice").speed == 0 and not rolls(events, "rolls where the skid")
+    state, _ = act(state, "alice", EndMove())                  # stopped: its move may end
+
+
+def test_a_bike_rides_through_trees_a_car_cannot():
+    """Found: "bikes may go through undamaged trees"."""
+    car = table(("alice", "rammer", "C4", "E", 2), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(BadOption, match="trees at D4"):
+        act(car, "alice", Move("ahead"))
+    bike = table(("alice", "bike1", "C4", "E", 2), ("bob", "tank", "M1", "W", 0))
+    bike, _ = act(bike, "alice", Move("ahead"))
+    assert at(bike, "alice") == "D4"
+
+
+def test_reverse_backs_up_one_point_and_a_three_point_turn_turns_on_the_spot():
+    """Speedo: R is one point backwards; found: "A three-point turn needs the speed counter on the
+    3-point-turn space"."""
+    state = table(("alice", "rammer", "C5", "E", REVERSE), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(BadOption, match="backs straight up"):
+        act(state, "alice", Move("left-45"))
+    state, events = act(state, "alice", Move("ahead"))
+    assert at(state, "alice") == "B5" and vehicle(state, "alice").facing == 2 and of(events, VehicleMoved)[0].reverse
+    turning = table(("alice", "rammer", "C5", "E", THREE_POINT), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(BadOption, match="3PT"):
+        act(turning, "alice", Move("ahead"))
+    turning, _ = act(turning, "alice", ThreePointTurn("W"))
+    assert at(turning, "alice") == "C5" and vehicle(turning, "alice").facing == 6
+    stuck = table(("alice", "rammer", "C5", "E", 3), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(BadOption, match="needs the speed counter on 3PT"):
+        act(stuck, "alice", ThreePointTurn("W"))
+
+
+# --- rams --------------------------------------------------------------------------------------------
+
+def test_a_head_on_ram_rolls_3d6_plus_both_speeds_both_take_it_all_and_stop():
+    """Seed: "Ramming (Head On): Roll 3 dice plus both vehicles' speed. Both vehicles take full damage.
+    Speed drops to 0."."""
+    state = table(("alice", "interceptor", "C5", "E", 3), ("bob", "marauder", "D5", "W", 2))
+    state, events = act(state, "alice", Move("ahead"))
+    assert of(events, Rammed)[0].kind == "head-on"
+    (ram,) = rolls(events, "rolls the head-on ram")
+    assert ram.total == sum(ram.faces) + 3 + 2
+    hits = {h.vehicle: (h.section, h.points) for h in of(events, ArmourHit)}
+    assert hits == {"bob": ("front", ram.total), "alice": ("front", ram.total)}
+    assert (vehicle(state, "alice").speed, vehicle(state, "bob").speed) == (0, 0)
+    assert at(state, "alice") == "C5"
+
+
+def test_a_side_ram_adds_the_rammers_speed_and_the_rammer_takes_half():
+    """Seed: "Ramming (Side Ram): Roll 3 dice plus rammer's speed. Rammed vehicle takes full damage;
+    rammer takes half (rounded down)"; the rammer stops dead, the rammed vehicle keeps its speed."""
+    state = table(("alice", "marauder", "D4", "S", 3), ("bob", "marauder", "D5", "E", 2))
+    state, events = act(state, "alice", Move("ahead"))
+    (ram,) = rolls(events, "rolls the side ram")
+    hits = {h.vehicle: (h.section, h.points) for h in of(events, ArmourHit)}
+    assert ram.total == sum(ram.faces) + 3
+    assert hits == {"bob": ("middle", ram.total), "alice": ("front", ram.total // 2)}
+    assert (vehicle(state, "alice").speed, vehicle(state, "bob").speed) == (0, 2)
+
+
+def test_a_shunt_ram_takes_away_the_rammed_vehicles_speed():
+    """Seed: "Ramming (Shunt Ram): Roll 3 dice minus rammed vehicle's speed"."""
+    state = table(("alice", "marauder", "C5", "E", 4), ("bob", "marauder", "D5", "E", 2))
+    state, events = act(state, "alice", Move("ahead"))
+    (ram,) = rolls(events, "rolls the shunt ram")
+    hits = {h.vehicle: (h.section, h.points) for h in of(events, ArmourHit)}
+    assert ram.total == max(0, sum(ram.faces) - 2)
+    assert hits == {"bob": ("rear", ram.total), "alice": ("front", ram.total // 2)}
+
+
+def test_a_tank_takes_no_side_or_shunt_ram_damage_half_head_on_and_its_rammer_takes_all():
+    """Seed: "Rammers take full damage when hitting a tank; the tank takes no damage from side or shunt
+    rams and half damage from head-on collisions"; crash bars halve their own vehicle's (reconstruction)."""
+    from rules.battlecars.rams import damages
+
+    tank, car, barred = (vehicle(table(("a", d, "A1", "E", 0), ("b", "tank", "M1", "W", 0)), "a")
+                         for d in ("tank", "marauder", "rammer"))
+    assert damages("side", 15, car, tank) == (15, 0)
+    assert damages("shunt", 15, car, tank) == (15, 0)
+    assert damages("head-on", 15, car, tank) == (15, 7)
+    assert damages("side", 15, barred, car) == (3, 15)              # half of half, rounded down
+    assert damages("head-on", 15, car, barred) == (15, 7)
+
+
+# --- firing ------------------------------------------------------------------------------------------
+
+def shots(state, player="alice"):
+    from rules.battlecars.combat import legal_shots
+
+    return {(s.weapon.id, s.target.name) for s in legal_shots(state, vehicle(state, player))}
+
+
+def test_a_pod_fires_along_its_barrel_line_and_45_either_side_a_turret_along_any():
+    """Found: "Pods fire along the barrel line and 45° to either side; turrets fire along any line"."""
+    ahead = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "K5", "W", 0))
+    assert shots(ahead) == {("A", "bob"), ("turret", "bob")}
+    quarter = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "I3", "W", 0))
+    assert shots(quarter) == {("A", "bob"), ("turret", "bob")}
+    abeam = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "G8", "W", 0))
+    assert shots(abeam) == {("turret", "bob")}
+    off_line = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "J6", "W", 0))
+    assert shots(off_line) == set()
+    with pytest.raises(GameError, match="none of the lines"):
+        act(off_line, "alice", Fire("turret", "bob"))
+
+
+def test_only_the_nearest_target_on_a_line_may_be_chosen():
+    state = table(("alice", "gunwagon", "B5", "E", 0), ("bob", "tank", "E5", "W", 0), ("carol", "tank", "H5", "W", 0))
+    assert shots(state) == {("A", "bob"), ("turret", "bob")}
+    with pytest.raises(GameError, match="bob is nearer on that line"):
+        act(state, "alice", Fire("A", "carol"))
+
+
+def test_buildings_trees_and_their_corners_block_fire():
+    """Found: "Building and tree corners block fire"."""
+    trees = table(("alice", "gunwagon", "B4", "E", 0), ("bob", "tank", "F4", "W", 0))
+    with pytest.raises(GameError, match="trees at D4 blocks"):
+        act(trees, "alice", Fire("A", "bob"))
+    corner = table(("alice", "gunwagon", "C4", "NE", 0), ("bob", "tank", "E2", "W", 0))
+    with pytest.raises(GameError, match="corner of the trees at D4"):
+        act(corner, "alice", Fire("A", "bob"))
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_a_shot_hits_when_the_range_dice_reach_the_range(seed):
+    """Found: "Roll equal to or greater than the range with the weapon's range dice. +1 to hit with
+    Gunnery Computer". The Gunwagon's shells roll 3d6 + 1 at range 9."""
+    state = table(("alice", "gunwagon", "B5", "E", 0), ("bob", "tank", "K5", "W", 0), seed=seed)
+    state, events = act(state, "alice", Fire("A", "bob"))
+    (to_hit,) = rolls(events, "rolls to hit")
+    assert of(events, WeaponFired)[0].range == 9 and to_hit.modifier == 1
+    assert to_hit.total == sum(to_hit.faces) + 1 and to_hit.success == (to_hit.total >= 9)
+    assert bool(rolls(events, "rolls damage")) == to_hit.success
+    assert vehicle(state, "alice").weapon("A").rounds == 5
+
+
+def test_a_flamethrower_reaches_three_points():
+    state = table(("alice", "firebrand", "B5", "E", 0), ("bob", "tank", "F5", "W", 0))
+    with pytest.raises(GameError, match="4 points away; Flamethrower reaches 3"):
+        act(state, "alice", Fire("A", "bob"))
+    assert shots(table(("alice", "firebrand", "B5", "E", 0), ("bob", "tank", "E5", "W", 0))) == {("A", "bob"),
+                                                                                                 ("B", "bob")}
+
+
+def test_each_weapon_fires_once_a_pod_round_and_a_machine_gun_a_gunnery_computer_one_more():
+    """Seed: "Fire any weapon once per turn. Machine Guns can fire in addition to a Weapon Pod. A Gunnery
+    Computer allows one additional weapon to fire." Found: one round a target, at most 2 targets (3 with
+    a Gunnery Computer)."""
+    from rules.battlecars.combat import fire_limit, target_limit
+
+    firebrand = vehicle(table(("alice", "firebrand", "B5", "E", 0), ("bob", "tank", "E5", "W", 0)), "alice")
+    once = firebrand.__class__(**{**firebrand.__dict__, "fired": ("A",)})
+    assert "already fired" in fire_limit(once, once.weapon("A"))
+    assert "pod round and its machine gun" in fire_limit(once, once.weapon("B"))     # no computer: one pod
+    sentinel = vehicle(table(("alice", "sentinel", "B5", "E", 0), ("bob", "tank", "E5", "W", 0)), "alice")
+    mg_pods = sentinel.__class__(**{**sentinel.__dict__, "fired": ("A",)})
+    assert "pod round and its machine gun" in fire_limit(mg_pods, mg_pods.weapon("C"))   # one machine gun
+    wagon = vehicle(table(("alice", "gunwagon", "B5", "E", 0), ("bob", "tank", "E5", "W", 0)), "alice")
+    both = wagon.__class__(**{**wagon.__dict__, "fired": ("A",)})
+    assert fire_limit(both, both.weapon("turret")) is None
+    marauder = vehicle(table(("alice", "marauder", "B5", "E", 0), ("bob", "tank", "E5", "W", 0)), "alice")
+    two = marauder.__class__(**{**marauder.__dict__, "fired": ("A", "turret")})
+    assert fire_limit(two, two.weapon("C")) is None                                   # the computer's one more
+    three = marauder.__class__(**{**marauder.__dict__, "fired": ("A", "turret", "C")})
+    assert "pod round and its machine gun" in fire_limit(three, three.weapon("D"))
+    shot_at = wagon.__class__(**{**wagon.__dict__, "targets": ("v2",)})
+    bob = vehicle(table(("alice", "gunwagon", "B5", "E", 0), ("bob", "tank", "E5", "W", 0)), "bob")
+    assert "one round a target" in target_limit(shot_at, bob)
+    full = wagon.__class__(**{**wagon.__dict__, "targets": ("v3", "v4", "v5")})
+    assert "3 targets this turn" in target_limit(full, bob)
+
+
+def test_damage_takes_armour_boxes_then_an_internal_hit_per_two_points_beyond():
+    """Seed: "Damage first hits armor on the targeted side, then internal components are rolled for
+    randomly"; reconstruction: one internal hit per 2 points beyond the armour, rounded up."""
+    from rules.battlecars.damage import hit_armour
+
+    state = table(("alice", "rammer", "B5", "E", 0), ("bob", "interceptor", "E5", "W", 0))
+    state, events = hit_armour(state, "v2", "front", 4)
+    assert of(events, ArmourHit)[0].describe() == "bob takes 4 on its front armour: 4 lost, 2 left."
+    state, events = hit_armour(state, "v2", "front", 7)
+    assert of(events, ArmourHit)[0].internal_hits == 3 and len(rolls(events, "rolls for an internal hit")) >= 3
+    assert vehicle(state, "bob").armour == (0, 4, 6)
+
+
+def test_the_hit_vehicles_driver_chooses_the_section_where_several_apply():
+    """Seed: "the defending player decides which zone is hit". From bob's front quarter, front or middle."""
+    state = table(("alice", "gunwagon", "H1", "SE", 0), ("bob", "tank", "J3", "N", 0), seed=3)
+    state, events = act(state, "alice", Fire("A", "bob"))
+    assert rolls(events, "rolls to hit")[0].success
+    assert state.phase == Phase.SECTION and RULESET.acting_players(state) == ("bob",)
+    assert state.pending_hit.sections == ("front", "middle")
+    with pytest.raises(NotYourTurn):
+        act(state, "alice", ChooseSection("front"))
+    with pytest.raises(BadOption, match="front, middle"):
+        act(state, "bob", ChooseSection("rear"))
+    state, events = act(state, "bob", ChooseSection("middle"))
+    assert of(events, ArmourHit)[0].section == "middle" and state.phase == Phase.MOVE and state.active == "alice"
+
+
+def test_an_internal_hit_on_nothing_rolls_once_more_then_hits_the_engine():
+    """Reconstruction: "An absent or destroyed result is rerolled at most once; after that it hits the
+    Engine". The Rammer has no pod C, D or turret and no working equipment here."""
+    from rules.battlecars.damage import internal_hit
+
+    for seed in range(1, 40):
+        state = table(("alice", "rammer", "B5", "E", 0), ("bob", "tank", "E5", "W", 0), seed=seed)
+        state = with_mat(state, "alice", equipment_lost=("crash_bars",))
+        after, events = internal_hit(state, "v1")
+        faces = [r.faces[0] for r in rolls(events, "rolls for an internal hit")]
+        if faces[0] in (3, 4, 5) and len(faces) == 2 and faces[1] in (3, 4, 5):
+            assert of(events, ComponentHit)[-1].component == "engine"
+            assert vehicle(after, "alice").engine_lost == 1
+            return
+    pytest.fail("no seed below 40 missed twice")
+
+
+def test_a_loaded_pod_hit_may_explode_and_a_working_extinguisher_stops_a_flame_explosion():
+    """Seed: "If a turret or weapon pod is hit while ammunition remains, roll dice; on certain results,
+    the ammunition explodes"; "An active fire extinguisher prevents flame weapons from causing
+    explosions"."""
+    from rules.battlecars.damage import _damage_part
+
+    state = table(("alice", "interceptor", "B5", "E", 0), ("bob", "firebrand", "E5", "W", 0), seed=2)
+    after, events = _damage_part(state, "v1", "pod:A", flame=False)
+    (test,) = rolls(events, "tests pod A")
+    assert test.target == 4 and test.success == (test.faces[0] >= 4)
+    assert bool(rolls(events, "rolls the explosion")) == test.success
+    safe, events = _damage_part(state, "v2", "pod:A", flame=True)
+    assert not rolls(events, "tests pod A") and "extinguisher" in of(events, ComponentHit)[-1].result
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_a_damaged_fuel_tank_hit_in_the_rear_by_flame_may_explode(seed):
+    """Found: "A damaged fuel tank makes an explosion test when any part of the Rear Section is hit by
+    flame", "shells and rockets count as flame"; reconstruction: it explodes on 5 or 6."""
+    from rules.battlecars.damage import hit_armour
+
+    state = with_mat(table(("alice", "rammer", "B5", "E", 0), ("bob", "tank", "E5", "W", 0), seed=seed), "alice",
+                     fuel_lost=1)
+    after, events = hit_armour(state, "v1", "rear", 1, flame=True)
+    (test,) = rolls(events, "tests the damaged fuel tank")
+    assert test.success == (test.faces[0] >= 5) == vehicle(after, "alice").destroyed
+    untouched, events = hit_armour(state, "v1", "front", 1, flame=True)
+    assert not rolls(events, "tests the damaged fuel tank")
+
+
+def test_a_vehicle_whose_engine_fuel_or_driver_is_gone_is_destroyed_and_the_last_one_running_wins():
+    """Seed: "Vehicles are destroyed when critical internal components (engine, fuel tank, driver) are
+    fully damaged"; "The last vehicle (or driver) still operational wins"."""
+    from rules.battlecars.damage import _damage_part
+    from rules.battlecars.ruleset import _settled
+
+    state = table(("alice", "rammer", "B5", "E", 0), ("bob", "tank", "E5", "W", 0))
+    for part, field in (("engine", "engine_lost"), ("fuel", "fuel_lost"), ("driver", "driver_lost")):
+        squares = getattr(vehicle(state, "bob").spec, part if part != "fuel" else "fuel")
+        worn = with_mat(state, "bob", **{field: squares - 1})
+        after, events = _damage_part(worn, "v2", part, False)
+        assert of(events, VehicleDestroyed) and vehicle(after, "bob").destroyed
+        final, won = _settled(after, events)
+        assert final.phase == Phase.FINISHED and final.winner == "alice" and of(won, GameWon)
+
+
+# --- whole games -------------------------------------------------------------------------------------
+
+def test_computer_drivers_finish_games_with_every_vehicle_and_the_log_replays_exactly():
+    """Thirty games of computer drivers on both boards, two to six of them, every mat seated: each ends
+    (a win, or a draw at the round cap), and replaying its log from the seed rebuilds the same state."""
+    from rules.engine import replay
+
+    designs = list(data.vehicles())
+    seen, endings = set(), []
+    for game in range(30):
+        seats = 2 + game % 5
+        options = {"board": data.board_ids()[game % 2], "rounds": 30}
+        state = RULESET.setup(options, game, "host")
+        log = []
+        for seat in range(seats):
+            action = AddComputer(designs[(game * 3 + seat) % len(designs)])
+            state, _ = RULESET.apply(state, "host", action)
+            log.append(("host", action))
+        state, _ = RULESET.apply(state, "host", Start())
+        log.append(("host", Start()))
+        seen |= {v.design for v in state.vehicles}
+        for _ in range(3000):
+            if RULESET.is_finished(state):
+                break
+            player = RULESET.acting_players(state)[0]
+            action = RULESET.computer.choose(state, player)
+            state, _ = RULESET.apply(state, player, action)
+            log.append((player, action))
+        assert RULESET.is_finished(state), game
+        endings.append(state.winner is not None)
+        assert replay(RULESET, options, game, "host", log) == state
+    assert seen == set(designs) and any(endings)
