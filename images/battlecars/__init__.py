@@ -1,0 +1,248 @@
+"""Battlecars' table picture: the board of points (roads, grass, buildings, trees) with grid labels,
+every vehicle as a top-down token in its driver's colour pointing its facing, the last move's path and
+shot, and beside the board one compact line-up of each vehicle's mat (speed, armour, components, rounds).
+
+Landscape and one size per board all game. Speed counters still face down show as "?" (the view has
+blanked them); nothing hidden is drawn.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PIL import Image, ImageDraw
+
+from images.captions import Captioner
+from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, to_png, wrap
+from images.fonts import font
+from images.registry import Renderer
+from images.speedway import style as colours
+from rules.battlecars import data
+from rules.battlecars.events import Drifted, VehicleMoved, WeaponFired
+from rules.battlecars.grid import DIRECTIONS, parse_label
+from rules.battlecars.state import BattlecarsState, Phase, Vehicle, speed_label
+from rules.engine import describe_events
+
+K = 2                 # drawn at twice the size, then shrunk once (antialiasing)
+LABELS = 30           # the band of grid letters and numbers round the board
+HEADER = 96           # title and the last action's words
+SIDEBAR = 360
+CHIP = 104
+PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
+ROAD = (205, 200, 190)
+GRASS = (170, 204, 140)
+BUILDING = (96, 80, 70)
+TREES = (70, 130, 60)
+LINE = (150, 145, 135)
+PATH = colours.car_colour(4)
+GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
+
+
+def cell_size(board: data.Board) -> int:
+    """Pixels between points: 13 x 9 boards get 62, the joined 17 x 13 board 48."""
+    return 62 if board.width <= 13 else 48
+
+
+def page_size(board: data.Board) -> tuple[int, int]:
+    """The picture's size for a board: the same all game, room for a chip per seat the board takes."""
+    cell = cell_size(board)
+    table = data.table()
+    seats = table["max_players"] if board.width > 13 else table["big_board_from"] - 1
+    width = board.width * cell + 2 * LABELS + SIDEBAR
+    height = max(HEADER + board.height * cell + 2 * LABELS, HEADER + seats * (CHIP + 6))
+    return width, height
+
+
+def _centre(point, cell: int, top: int) -> tuple[float, float]:
+    return LABELS + (point[0] + 0.5) * cell, top + LABELS + (point[1] + 0.5) * cell
+
+
+def name_of(state: BattlecarsState, pid: str | None) -> str:
+    player = state.player(pid)
+    return player.name if player else (pid or "")
+
+
+def colour_of(state: BattlecarsState, pid: str | None):
+    vehicle = state.vehicle_of(pid)
+    return colours.car_colour(vehicle.colour) if vehicle else MUTED
+
+
+def _board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int) -> None:
+    """Terrain tiles, the movement lines between points (diagonals fainter), labels on all four sides."""
+    for y in range(board.height):
+        for x in range(board.width):
+            cx, cy = _centre((x, y), cell, top)
+            ground = board.terrain((x, y))
+            box = [K * (cx - cell / 2), K * (cy - cell / 2), K * (cx + cell / 2), K * (cy + cell / 2)]
+            draw.rectangle(box, fill=GROUND[ground])
+            if ground == "building":
+                draw.rectangle([box[0] + K * 2, box[1] + K * 2, box[2] - K * 2, box[3] - K * 2], fill=BUILDING,
+                               outline=INK, width=K)
+            if ground == "trees":
+                for dx, dy in ((-0.2, -0.15), (0.2, -0.1), (0, 0.2)):
+                    r = cell * 0.24
+                    draw.ellipse([K * (cx + dx * cell - r), K * (cy + dy * cell - r), K * (cx + dx * cell + r),
+                                  K * (cy + dy * cell + r)], fill=TREES, outline=(40, 90, 35), width=K)
+    for y in range(board.height):
+        for x in range(board.width):
+            a = _centre((x, y), cell, top)
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                ends = (board.terrain((x, y)), board.terrain((x + dx, y + dy)))
+                if board.inside((x + dx, y + dy)) and "building" not in ends:
+                    b = _centre((x + dx, y + dy), cell, top)
+                    width = K if dx and dy else 2 * K
+                    draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=LINE, width=width)
+            draw.ellipse([K * (a[0] - 3), K * (a[1] - 3), K * (a[0] + 3), K * (a[1] + 3)], fill=LINE)
+    big = font(K * 20, bold=True)
+    bottom = top + LABELS + board.height * cell
+    for x in range(board.width):
+        cx = _centre((x, 0), cell, top)[0]
+        for y in (top + LABELS / 2, bottom + LABELS / 2):
+            draw_text(draw, (K * cx, K * y), chr(ord("A") + x), big, INK, "mm")
+    right = LABELS + board.width * cell
+    for y in range(board.height):
+        cy = _centre((0, y), cell, top)[1]
+        for x in (LABELS / 2, right + LABELS / 2):
+            draw_text(draw, (K * x, K * cy), str(y + 1), big, INK, "mm")
+
+
+def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool) -> None:
+    """A top-down token: a rounded body along its facing in the driver's colour, a pale nose, and its
+    type's letter; a wreck greyed and crossed."""
+    cx, cy = _centre(vehicle.point, cell, top)
+    dx, dy = DIRECTIONS[vehicle.facing]
+    length = math.hypot(dx, dy)
+    ux, uy = dx / length, dy / length
+    nx, ny = -uy, ux
+    half_l, half_w = cell * (0.42 if vehicle.spec.type != "bike" else 0.36), cell * (
+        0.24 if vehicle.spec.type != "bike" else 0.14)
+    if vehicle.spec.type in ("truck", "tank"):
+        half_w = cell * 0.3
+
+    def at(f, s):
+        return K * (cx + ux * f + nx * s), K * (cy + uy * f + ny * s)
+    fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
+    if acting:
+        draw.ellipse([K * (cx - cell * 0.5), K * (cy - cell * 0.5), K * (cx + cell * 0.5), K * (cy + cell * 0.5)],
+                     outline=INK, width=3 * K)
+    body = [at(half_l, half_w), at(-half_l, half_w), at(-half_l, -half_w), at(half_l, -half_w)]
+    draw.polygon(body, fill=fill, outline=INK, width=2 * K)
+    nose = [at(half_l, 0), at(half_l - cell * 0.22, half_w * 0.8), at(half_l - cell * 0.22, -half_w * 0.8)]
+    draw.polygon(nose, fill=PAPER, outline=INK, width=K)
+    letter = {"car": "", "bike": "", "truck": "T", "tank": "K"}[vehicle.spec.type]
+    if letter:
+        draw_text(draw, at(-half_l * 0.35, 0), letter, font(K * 16, bold=True), ink_on(fill), "mm")
+    if vehicle.destroyed:
+        for a, b in ((at(half_l, half_w), at(-half_l, -half_w)), (at(half_l, -half_w), at(-half_l, half_w))):
+            draw.line([a, b], fill=INK, width=3 * K)
+
+
+def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, cell: int, top: int) -> None:
+    """The last action's path (each point driven or drifted) and its shot, under the tokens."""
+    for event in last:
+        if isinstance(event, (VehicleMoved, Drifted)):
+            a = _centre(parse_label(event.from_point), cell, top)
+            b = _centre(parse_label(event.to_point), cell, top)
+            draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=PATH, width=7 * K)
+        if isinstance(event, WeaponFired):
+            firer = next((v for v in state.vehicles if v.name == event.vehicle), None)
+            target = next((v for v in state.vehicles if v.name == event.target), None)
+            if firer and target and firer.point and target.point:
+                a, b = _centre(firer.point, cell, top), _centre(target.point, cell, top)
+                draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=INK, width=5 * K)
+                draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=colours.HIGHLIGHT, width=2 * K)
+
+
+def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
+    """Each vehicle's name and speed on a tag just above its token (below it on the top row)."""
+    face = font(K * 17, bold=True)
+    for vehicle in state.vehicles:
+        if vehicle.point is None:
+            continue
+        cx, cy = _centre(vehicle.point, cell, top)
+        counter = "?" if state.hidden and any(p == vehicle.owner for p, _ in state.declared) else \
+            speed_label(vehicle.speed)
+        text = ellipsize(vehicle.name, face, K * cell * 1.6) + ("" if vehicle.destroyed else f" · {counter}")
+        w = face.getlength(text) / K + 12
+        y = cy - cell * 0.62 if vehicle.point[1] > 0 else cy + cell * 0.62
+        x = min(max(cx, LABELS + w / 2), size[0] - SIDEBAR - w / 2)
+        box = [K * (x - w / 2), K * (y - 12), K * (x + w / 2), K * (y + 12)]
+        draw.rounded_rectangle(box, radius=5 * K, fill=PAPER, outline=colours.car_colour(vehicle.colour), width=2 * K)
+        draw_text(draw, (K * x, K * y), text, face, MUTED if vehicle.destroyed else INK, "mm")
+
+
+def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, box: tuple[float, ...]) -> None:
+    """One vehicle's mat in three lines: name and mat, speed and armour F/M/R, components and rounds."""
+    x0, y0, x1, y1 = box
+    spec = vehicle.spec
+    fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
+    active = state.active == vehicle.owner and state.phase == Phase.MOVE
+    draw.rounded_rectangle([K * x0, K * y0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
+                           width=(4 if active else 2) * K)
+    draw.rectangle([K * (x0 + 4), K * (y0 + 4), K * (x0 + 14), K * (y1 - 4)], fill=fill)
+    left, width = x0 + 22, x1 - x0 - 30
+    name = f"{vehicle.name} · {spec.name}" + (" · OUT" if vehicle.destroyed else "")
+    head = fit_font(name, K * 22, K * width, bold=True, minimum=K * 17)
+    draw_text(draw, (K * left, K * (y0 + 20)), ellipsize(name, head, K * width), head, INK, "lm")
+    face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
+    speed = "?" if face_down else speed_label(vehicle.speed)
+    lines = (f"speed {speed}/{vehicle.top_speed} · armour {'/'.join(str(a) for a in vehicle.armour)}",
+             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
+             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}",
+             " ".join(f"{w.id if w.id != 'turret' else 'T'}:{'x' if w.destroyed else w.rounds}"
+                      for w in vehicle.weapons()))
+    for row, text in enumerate(lines):
+        body = fit_font(text, K * 19, K * width, minimum=K * 15)
+        draw_text(draw, (K * left, K * (y0 + 46 + row * 22)), ellipsize(text, body, K * width), body,
+                  MUTED if vehicle.destroyed else INK, "lm")
+
+
+def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int) -> None:
+    board = state.the_board
+    if state.phase == Phase.LOBBY:
+        title = f"Battlecars · {board.name} · lobby, {len(state.players)} seated"
+    elif state.phase == Phase.FINISHED:
+        title = f"Game over · {name_of(state, state.winner)} wins" if state.winner else "Game over · a draw"
+    elif state.phase == Phase.SPEED:
+        title = f"Turn {state.round + 1} · speed counters going down"
+    else:
+        title = f"Turn {state.round + 1} · {name_of(state, state.active)} moves"
+    draw_text(draw, (K * 20, K * 26), title, font(K * 30, bold=True), INK, "lm")
+    words = " ".join(describe_events(last).split()) or "No move yet."
+    face = font(K * 20)
+    for row, line in enumerate(wrap(words, face, K * (width - 40), 2)):
+        draw_text(draw, (K * 20, K * (58 + row * 24)), line, face, INK, "lm")
+
+
+def render_image(state: BattlecarsState, last: tuple = ()) -> Image.Image:
+    """The channel picture: header, board with tokens, tags and the last turn, chips beside it."""
+    board = state.the_board
+    cell = cell_size(board)
+    width, height = page_size(board)
+    image = Image.new("RGB", (K * width, K * height), PAPER)
+    draw = ImageDraw.Draw(image)
+    top = HEADER
+    _header(draw, state, last, width)
+    _board(draw, board, cell, top)
+    _last_turn(draw, state, last, cell, top)
+    for vehicle in state.vehicles:
+        if vehicle.point is not None:
+            _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE)
+    _tags(draw, state, cell, top, (width, height))
+    x0 = width - SIDEBAR + 10
+    for index, vehicle in enumerate(state.vehicles):
+        y = top + index * (CHIP + 6)
+        _chip(draw, state, vehicle, (x0, y, width - 12, y + CHIP))
+    return image.resize((width, height), Image.Resampling.LANCZOS)
+
+
+KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE)
+
+
+def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
+    """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
+    return to_png(render_image(state, last), KEY_COLOURS)
+
+
+RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
+                    captioner=Captioner(name_of, colour_of))

@@ -1,0 +1,55 @@
+"""The Battlecars table picture: a landscape PNG of one size all game per board, the same bytes for the
+same state, and never a speed counter still face down."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from images.battlecars import page_size, render_battlecars
+from rules.battlecars import data
+from rules.battlecars.actions import AddComputer, Join, SetSpeed, Start
+from rules.battlecars.ruleset import RULESET
+
+
+def game(board: str, seats: int):
+    state = RULESET.setup({"board": board}, 3, "alice")
+    state, _ = RULESET.apply(state, "alice", Join("alice", "interceptor"))
+    for design in list(data.vehicles())[1:seats]:
+        state, _ = RULESET.apply(state, "alice", AddComputer(design))
+    return RULESET.apply(state, "alice", Start())[0]
+
+
+def picture(state, last=()) -> Image.Image:
+    return Image.open(io.BytesIO(render_battlecars(RULESET.view(state, None), last)))
+
+
+def test_the_picture_is_landscape_and_keeps_its_size_all_game():
+    for board, seats in (("open", 2), ("town", 3), ("open", 6)):
+        state = game(board, seats)
+        sizes = {picture(state).size}
+        for _ in range(40):
+            if RULESET.is_finished(state):
+                break
+            player = RULESET.acting_players(state)[0]
+            action = RULESET.computer.choose(state, player) or SetSpeed(0)
+            state, last = RULESET.apply(state, player, action)
+            sizes.add(picture(state, last).size)
+        (size,) = sizes
+        assert size == page_size(state.the_board) and size[0] > size[1]
+
+
+def test_the_same_state_gives_the_same_bytes():
+    state = game("town", 3)
+    assert render_battlecars(state) == render_battlecars(game("town", 3))
+
+
+def test_a_face_down_speed_counter_never_reaches_the_picture():
+    """Only the channel's view is drawn: a counter set but not revealed draws the same whatever it is."""
+    state = game("open", 2)
+    first = state.order[0]
+    slow, _ = RULESET.apply(state, first, SetSpeed(1))
+    fast, _ = RULESET.apply(state, first, SetSpeed(3))
+    assert render_battlecars(RULESET.view(slow, None)) == render_battlecars(RULESET.view(fast, None))
+    assert render_battlecars(RULESET.view(slow, None)) != render_battlecars(state)   # a "?" marks it down
