@@ -539,3 +539,30 @@ def test_computer_drivers_finish_games_with_every_vehicle_and_the_log_replays_ex
         endings.append(state.winner is not None)
         assert replay(RULESET, options, game, "host", log) == state
     assert seen == set(designs) and any(endings)
+
+
+def test_a_data_file_that_breaks_a_rule_is_refused_with_the_file_and_field(tmp_path, monkeypatch):
+    """A data file is a door too: a mat that puts rockets on a bike or a passive round in a front pod,
+    or a board whose start point is a building, is refused by name when it is loaded."""
+    import shutil
+
+    shutil.copytree(data.DATA_DIR, tmp_path / "data")
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "data")
+    for cached in (data.vehicles, data.rounds, data.board, data.component_tables, data.table):
+        cached.cache_clear()
+    try:
+        mats = (tmp_path / "data" / "vehicles.toml").read_text()
+        bike_pods = ('{ id = "A", facing = "front", load = "mg", rounds = 6 },\n'
+                     '    { id = "B", facing = "front", load = "flame"')
+        bad = mats.replace(bike_pods, bike_pods.replace('"mg"', '"rocket"', 1), 1)
+        assert bad != mats
+        (tmp_path / "data" / "vehicles.toml").write_text(bad)
+        with pytest.raises(data.DataError, match=r"\[bike1\]: pod A: a bike cannot carry rocket"):
+            data.vehicles()
+        board = tmp_path / "data" / "boards" / "open.toml"
+        board.write_text(board.read_text().replace('".............",', '"B............",'))
+        with pytest.raises(data.DataError, match="start point .* inside a building"):
+            data.board("open")
+    finally:
+        for cached in (data.vehicles, data.rounds, data.board, data.component_tables, data.table):
+            cached.cache_clear()
