@@ -15,6 +15,7 @@ from rules.battlecars.actions import TURN_STEPS, ChooseSection, EndMove, Fire, M
 from rules.battlecars.damage import is_running
 from rules.battlecars.grid import FACING_NAMES, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
+from rules.battlecars.turns import acting_players
 
 CRUISE = 4
 
@@ -24,8 +25,6 @@ def _distance(a, b) -> int:
 
 
 def _acting(state: BattlecarsState, player: str) -> bool:
-    from rules.battlecars.ruleset import acting_players
-
     return player in acting_players(state)
 
 

@@ -27,6 +27,7 @@ from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS
 from rules.battlecars.grid import FACING_NAMES, facing_by_name, label
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
+from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
 from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
@@ -49,18 +50,6 @@ def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:
 
 
 # --- who acts ------------------------------------------------------------------------------------
-
-def acting_players(state: BattlecarsState) -> tuple[str, ...]:
-    """Everyone the game waits on: all who have not set a speed (at once), the moving driver, or the
-    driver choosing where a hit lands."""
-    if state.phase == Phase.SPEED:
-        return speed.waiting(state)
-    if state.phase == Phase.MOVE and state.active:
-        return (state.active,)
-    if state.phase == Phase.SECTION:
-        return (state.pending_hit.chooser,)
-    return ()
-
 
 def _check_acting(state: BattlecarsState, actor: str) -> None:
     if state.player(actor) is None:

@@ -9,8 +9,21 @@ from dataclasses import replace
 from rules.battlecars.damage import is_running
 from rules.battlecars.events import GameDrawn, GameWon, MoveEnded
 from rules.battlecars.movement import carry_drift, left_to_move
+from rules.battlecars.speed import waiting
 from rules.battlecars.state import BattlecarsState, Phase
 from rules.table import TurnBegan
+
+
+def acting_players(state: BattlecarsState) -> tuple[str, ...]:
+    """Everyone the game waits on: all who have not set a speed (at once), the moving driver, or the
+    driver choosing where a hit lands."""
+    if state.phase == Phase.SPEED:
+        return waiting(state)
+    if state.phase == Phase.MOVE and state.active:
+        return (state.active,)
+    if state.phase == Phase.SECTION:
+        return (state.pending_hit.chooser,)
+    return ()
 
 
 def drivers_left(state: BattlecarsState) -> tuple[str, ...]:
