@@ -566,3 +566,105 @@ def test_a_data_file_that_breaks_a_rule_is_refused_with_the_file_and_field(tmp_p
     finally:
         for cached in (data.vehicles, data.rounds, data.board, data.component_tables, data.table):
             cached.cache_clear()
+
+
+# --- passive weapons ---------------------------------------------------------------------------------
+
+def on_board(state, *counters):
+    from dataclasses import replace as _replace
+
+    from rules.battlecars.state import Counter
+
+    made = tuple(Counter(i + 1, kind, parse_label(at), "v2") for i, (kind, at) in enumerate(counters))
+    return _replace(state, counters=made, next_counter=len(made) + 1)
+
+
+def test_a_passive_pod_drops_one_round_a_turn_behind_and_never_onto_another_counter():
+    """Seed: "Any number of passive weapons may be dropped in a single turn. Two passive weapon tokens
+    cannot occupy the same square." Found: one round from each pod loaded with them a turn."""
+    from rules.battlecars.actions import Drop
+    from rules.battlecars.events import CounterDropped
+
+    state = table(("alice", "war_rig", "F5", "E", 2), ("bob", "tank", "M1", "W", 0))
+    state, events = act(state, "alice", Drop("E"))
+    assert of(events, CounterDropped)[0].describe() == "alice drops oil at E5."
+    with pytest.raises(GameError, match="E5 already holds oil: two passive weapon tokens cannot share a point"):
+        act(state, "alice", Drop("F"))
+    state, _ = act(state, "alice", Move("ahead"))
+    state, _ = act(state, "alice", Drop("F"))                    # a second pod the same turn, from G5
+    assert [(c.kind, label(c.point)) for c in state.counters] == [("oil", "E5"), ("spikes", "F5")]
+    with pytest.raises(GameError, match="one round a pod"):
+        act(state, "alice", Drop("E"))
+    assert vehicle(state, "alice").weapon("E").rounds == 5
+    with pytest.raises(GameError, match="a missile: use /fire"):
+        act(state, "alice", Drop("A"))
+    with pytest.raises(GameError, match="drop it behind with /drop"):
+        act(state, "alice", Fire("E", "bob"))
+
+
+def test_a_mine_does_two_internal_hits_past_the_front_armour_and_is_gone():
+    """Seed: "Mine (removed after hit; 2D damage to front internal)": two internal hits (reconstruction)."""
+    from rules.battlecars.events import CounterTriggered
+
+    state = on_board(table(("alice", "rammer", "C5", "E", 2), ("bob", "tank", "M1", "W", 0)), ("mine", "D5"))
+    state, events = act(state, "alice", Move("ahead"))
+    assert of(events, CounterTriggered)[0].describe() == "alice runs onto the mine at D5: it explodes under the front."
+    assert len(rolls(events, "rolls for an internal hit")) >= 2 and not of(events, ArmourHit)
+    assert vehicle(state, "alice").armour == (10, 6, 6) and state.counters == ()
+
+
+def test_spikes_take_a_tyre_square_and_stay():
+    """Seed: "Spikes (permanent; 1D damage to each wheel)": one tyre square (reconstruction)."""
+    state = on_board(table(("alice", "rammer", "C5", "E", 2), ("bob", "tank", "M1", "W", 0)), ("spikes", "D5"))
+    state, _ = act(state, "alice", Move("ahead"))
+    assert vehicle(state, "alice").tyres_lost == 1 and [c.kind for c in state.counters] == ["spikes"]
+
+
+@pytest.mark.parametrize("seed", (1, 2))
+def test_oil_forces_straight_on_and_a_skid_test(seed):
+    """Seed: "Oil (permanent; forces straight-line movement and skid roll)". The Rammer at 8 against its
+    45° cornering speed of 7: a skid on 2 or less. Seed 1 rolls 3 (no skid), seed 2 rolls 2 (a skid)."""
+    state = on_board(table(("alice", "rammer", "C5", "E", 8), ("bob", "tank", "M1", "W", 0), seed=seed),
+                     ("oil", "D5"))
+    state, events = act(state, "alice", Move("ahead"))
+    (test,) = rolls(events, "tests for a skid")
+    assert test.target == 2 and test.success == (seed == 2)
+    assert vehicle(state, "alice").oiled and [c.kind for c in state.counters] == ["oil"]
+    if vehicle(state, "alice").moved < 8:
+        with pytest.raises(BadOption, match="on oil: it goes straight on"):
+            act(state, "alice", Move("left-45"))
+
+
+def test_a_bike_may_avoid_a_mine_on_a_d8_above_its_speed():
+    """Found: bikes "try to avoid mines and spikes ... a result ≤ the bike's speed means ... the mine or
+    spikes work as normal". Seed 2 rolls 6 at speed 3: avoided; seed 1 rolls 1: it explodes."""
+    from rules.battlecars.events import CounterTriggered
+
+    for seed, effect in ((2, "avoided"), (1, "it explodes under the front")):
+        state = on_board(table(("alice", "bike1", "C5", "E", 3), ("bob", "tank", "M1", "W", 0), seed=seed),
+                         ("mine", "D5"))
+        state, events = act(state, "alice", Move("ahead"))
+        assert rolls(events, "tries to avoid the mine")[0].target == 3
+        assert of(events, CounterTriggered)[0].effect == effect
+
+
+def test_smoke_blocks_fire_and_may_drift_at_the_end_of_the_turn():
+    """Seed: "Smoke (permanent; blocks line of sight and firing)"; found: "Roll for Smoke Markers";
+    reconstruction: on a 1 it drifts a point in a d8 direction."""
+    from rules.battlecars.passive import smoke_roll
+
+    state = on_board(table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "K5", "W", 0)), ("smoke", "I5"))
+    with pytest.raises(GameError, match="smoke at I5 blocks"):
+        act(state, "alice", Fire("A", "bob"))
+    drifted = 0
+    for seed in range(1, 30):
+        from dataclasses import replace as _replace
+
+        from rules.dice import DiceState
+
+        after, events = smoke_roll(_replace(state, dice=DiceState(seed)))
+        (stay,) = rolls(events, "at I5 rolls")
+        moved = after.counters[0].point != state.counters[0].point
+        assert moved == (stay.faces[0] == 1 and after.the_board.inside(after.counters[0].point))
+        drifted += moved
+    assert drifted

@@ -75,6 +75,14 @@ class Fire:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class Drop:
+    """Drop one passive round (oil, mine, spikes, smoke) from a pod onto the point behind or beside."""
+
+    weapon: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class ChooseSection:
     """A hit vehicle's driver puts the damage on one of the sections the shot could strike."""
 

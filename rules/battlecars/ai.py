@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.battlecars import combat, movement, speed
-from rules.battlecars.actions import TURN_STEPS, ChooseSection, EndMove, Fire, Move, SetSpeed, ThreePointTurn
+from rules.battlecars import combat, movement, passive, speed
+from rules.battlecars.actions import TURN_STEPS, ChooseSection, Drop, EndMove, Fire, Move, SetSpeed, ThreePointTurn
 from rules.battlecars.damage import is_running
 from rules.battlecars.grid import FACING_NAMES, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
 from rules.battlecars.turns import acting_players
+from rules.errors import GameError
 
 CRUISE = 4
+DROP_RANGE = 4   # a computer drops its passive rounds once an enemy is this close
 
 
 def _distance(a, b) -> int:
@@ -72,6 +74,14 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
     if shots:
         best = max(shots, key=lambda s: (s.chance, s.weapon.id))
         return Fire(best.weapon.id, best.target.id)
+    near = any(_distance(v.point, vehicle.point) <= DROP_RANGE for v in state.vehicles
+               if v.id != vehicle.id and is_running(v))
+    for pod in vehicle.pods if near and vehicle.moved else ():
+        try:
+            passive.check_drop(state, vehicle, pod.id)
+        except GameError:
+            continue
+        return Drop(pod.id)
     return _drive_choice(state, player, straight=False)
 
 

@@ -20,6 +20,7 @@ from rules.battlecars import data
 from rules.battlecars.damage import D6, D8, SECTION_INDEX, hit_armour, roll
 from rules.battlecars.events import DiceRolled, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
+from rules.battlecars.passive import smoke_between
 from rules.battlecars.state import BattlecarsState, PendingHit, Phase, Pod, Vehicle
 from rules.errors import BadOption, GameError
 
@@ -131,7 +132,8 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
     nearer = next((v for v in state.vehicles if v.point in between(firer.point, facing, distance)), None)
     if nearer is not None:
         raise IllegalShot(f"{nearer.name} is nearer on that line: only the nearest target may be chosen.")
-    blocker = line_blocker(state, firer.point, facing, distance)
+    blocker = line_blocker(state, firer.point, facing, distance) or \
+        smoke_between(state, between(firer.point, facing, distance))
     if blocker:
         raise IllegalShot(f"{blocker} blocks the line to {target.name}.")
     if spec.max_range is not None and distance > spec.max_range:

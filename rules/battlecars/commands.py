@@ -1,4 +1,4 @@
-"""Battlecars' command grammar: /speed (secret), /move, /fire, /section, /end, and its setup options."""
+"""Battlecars' command grammar: /speed (secret), /move, /fire, /drop, /section, /end, and its setup options."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ GRAMMAR = Grammar(
             OptionSpec("weapon", "str", "A pod's letter (A-F) or turret", required=True, suggest=True),
             OptionSpec("target", "str", "The vehicle: its id (v2), its name or its driver's", required=True,
                        suggest=True),
+        )),
+        CommandSpec("drop", "Battlecars: drop a passive round (oil, mine, spikes, smoke) from a pod", (
+            OptionSpec("weapon", "str", "The passive pod's letter", required=True, suggest=True),
         )),
         CommandSpec("section", "Battlecars: your vehicle is hit: choose the armour section that takes it", (
             OptionSpec("choice", "str", "front, middle or rear, as the shot allows", required=True,

@@ -204,6 +204,39 @@ class ComponentHit:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class CounterDropped:
+    vehicle: str
+    kind: str
+    at: str
+
+    def describe(self) -> str:
+        return f"{self.vehicle} drops {self.kind} at {self.at}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class CounterTriggered:
+    vehicle: str
+    kind: str
+    at: str
+    effect: str
+
+    def describe(self) -> str:
+        return f"{self.vehicle} runs onto the {self.kind} at {self.at}: {self.effect}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class SmokeDrifted:
+    from_point: str
+    to_point: str
+
+    def describe(self) -> str:
+        return f"The smoke at {self.from_point} drifts to {self.to_point}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class VehicleDestroyed:
     vehicle: str
     why: str

@@ -26,6 +26,7 @@ from rules.battlecars.events import (
     VehicleMoved,
 )
 from rules.battlecars.grid import FACING_NAMES, Point, corners_passed, label, step, turn_between
+from rules.battlecars.passive import run_onto
 from rules.battlecars.rams import ram
 from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
 from rules.errors import BadOption, WrongPhase
@@ -171,9 +172,28 @@ def _step(state: BattlecarsState, vehicle: Vehicle, facing: int, angle: int, rev
         return ram(state.with_vehicle(turned), vehicle.id, other.id)
     moved = replace(vehicle, point=target, facing=heading, moved=vehicle.moved + 1)
     state = state.with_vehicle(moved)
-    if drifting:
-        return state, (Drifted(vehicle.name, label(origin), label(target)),)
-    return state, (VehicleMoved(vehicle.name, label(origin), label(target), FACING_NAMES[heading], angle, reverse),)
+    events: tuple = (Drifted(vehicle.name, label(origin), label(target)),) if drifting else \
+        (VehicleMoved(vehicle.name, label(origin), label(target), FACING_NAMES[heading], angle, reverse),)
+    state, more, oiled = run_onto(state, vehicle.id)
+    events += more
+    if oiled and not drifting:
+        state, more = _oil_skid(state, vehicle.id)
+        events += more
+    return state, events
+
+
+def _oil_skid(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tuple]:
+    """Oil "forces straight-line movement and skid roll" (seed): the skid test is taken against the
+    mat's gentlest (45 degree) cornering speed on that ground; a tank never skids (ruling)."""
+    vehicle = state.vehicle(vehicle_id)
+    limit = cornering_limit(vehicle, state.the_board.terrain(vehicle.point), 45)
+    if limit is None or vehicle.speed <= limit or left_to_move(vehicle) <= 0:
+        return state, ()
+    state, events, skidded = _skid_test(state, vehicle, limit)
+    if not skidded:
+        return state, events
+    state, more = _skid(state, vehicle_id, vehicle.facing, vehicle.speed - limit)
+    return state, events + more
 
 
 def carry_drift(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tuple]:

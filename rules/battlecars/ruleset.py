@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from rules.battlecars import ai, combat, data, lobby, movement, speed, turns
+from rules.battlecars import ai, combat, data, lobby, movement, passive, speed, turns
 from rules.battlecars.actions import (
     ACTIONS,
     TURN_STEPS,
     AddComputer,
     ChooseSection,
+    Drop,
     EndGame,
     EndMove,
     Fire,
@@ -30,7 +31,7 @@ from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_la
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
-from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
+from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.table import EndGame as TableEndGame
 from rules.table import GameEnded, revision_option, take_over, who_ends
 
@@ -113,6 +114,9 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
         vehicle = _moving(state, actor)
         target = find_vehicle(state, action.target, vehicle.id)
         return _settled(*combat.fire(state, vehicle.id, action.weapon, target.id))
+    if isinstance(action, Drop):
+        vehicle = _moving(state, actor)
+        return _settled(*passive.drop(state, vehicle.id, action.weapon))
     if isinstance(action, ChooseSection):
         if state.phase != Phase.SECTION:
             raise WrongPhase("No hit waits for a section: that choice comes when your vehicle is hit.")
@@ -174,6 +178,13 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
         offers.append(LegalAction(f"/fire weapon:{shot.weapon.id} target:{shot.target.id}",
                                   f"Fire {shot.weapon.id} at {shot.target.name} ({shot.chance:.0%})",
                                   action=Fire(shot.weapon.id, shot.target.id), primary=True))
+    for pod in vehicle.pods:
+        try:
+            _, point = passive.check_drop(state, vehicle, pod.id)
+        except GameError:
+            continue
+        offers.append(LegalAction(f"/drop weapon:{pod.id}", f"Drop {data.rounds()[pod.load].name.lower()} at "
+                                  f"{label(point)}", group="Drop", action=Drop(pod.id)))
     if vehicle.speed == THREE_POINT and not vehicle.moved:
         offers += [LegalAction(f"/move facing:{name}", f"Turn to {name}", group="Three-point turn",
                                action=ThreePointTurn(name)) for name in FACING_NAMES]
@@ -209,6 +220,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return Move(turn)
     if command == "fire":
         return Fire(str(options["weapon"]), str(options["target"]))
+    if command == "drop":
+        return Drop(str(options["weapon"]))
     if command == "section":
         return ChooseSection(str(options["choice"]))
     if command == "end":

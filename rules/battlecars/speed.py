@@ -84,7 +84,7 @@ def declare(state: BattlecarsState, actor: str, speed: int) -> tuple[BattlecarsS
 def reveal(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """Turn every counter over together; the turn's marks are wiped and the first driver moves."""
     chosen = dict(state.declared)
-    vehicles = tuple(replace(v, speed=chosen[v.owner], fired=(), targets=(), moved=0, oiled=False)
+    vehicles = tuple(replace(v, speed=chosen[v.owner], fired=(), targets=(), dropped=(), moved=0, oiled=False)
                      if v.owner in chosen else v for v in state.vehicles)
     words = tuple(f"{state.player(p).name} {speed_label(chosen[p])}" for p in state.order if p in chosen)
     state = replace(state, vehicles=vehicles, declared=(), phase=Phase.MOVE, active=None)

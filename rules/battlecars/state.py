@@ -75,6 +75,7 @@ class Vehicle:
     equipment_lost: tuple[str, ...] = ()
     fired: tuple[str, ...] = ()     # pods (and 'turret') fired this turn
     targets: tuple[str, ...] = ()   # vehicles shot at this turn
+    dropped: tuple[str, ...] = ()   # pods that dropped a passive round this turn
     moved: int = 0                  # points moved this turn
     drift: int = 0                  # skid drift carried into the next turn
     oiled: bool = False             # drove onto oil: straight on for the rest of the turn
@@ -119,6 +120,16 @@ class Vehicle:
 
 
 @dataclass(frozen=True)
+class Counter:
+    """A passive weapon's marker on a point: oil, mine, spikes or smoke."""
+
+    id: int
+    kind: str
+    point: Point
+    owner: str  # the vehicle that dropped it
+
+
+@dataclass(frozen=True)
 class PendingHit:
     """A hit whose damage two or more sections could take: the target's driver chooses (seed)."""
 
@@ -146,6 +157,8 @@ class BattlecarsState:
     active: str | None = None       # the player moving now
     declared: tuple[tuple[str, int], ...] = ()   # secret speed counters, (player, speed); hidden in views
     pending_hit: PendingHit | None = None
+    counters: tuple[Counter, ...] = ()
+    next_counter: int = 1
     hidden: bool = False            # a view: declared speeds of others are blanked
     max_rounds: int | None = None
     winner: str | None = None
@@ -169,6 +182,9 @@ class BattlecarsState:
     @property
     def the_board(self) -> data.Board:
         return data.board(self.board, self.big)
+
+    def counter_at(self, point: Point) -> Counter | None:
+        return next((c for c in self.counters if c.point == point), None)
 
     def in_play(self) -> tuple[Vehicle, ...]:
         """The vehicles not destroyed."""

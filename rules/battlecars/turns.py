@@ -9,6 +9,7 @@ from dataclasses import replace
 from rules.battlecars.damage import is_running
 from rules.battlecars.events import GameDrawn, GameWon, MoveEnded
 from rules.battlecars.movement import carry_drift, left_to_move
+from rules.battlecars.passive import smoke_roll
 from rules.battlecars.speed import waiting
 from rules.battlecars.state import BattlecarsState, Phase
 from rules.table import TurnBegan
@@ -66,11 +67,12 @@ def end_move(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
 
 
 def end_of_turn(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
-    """Every driver has moved: the round cap may end the game in a draw, else new speed counters."""
-    state = replace(state, active=None)
+    """Every driver has moved: the smoke roll, then the round cap may end the game in a draw, else new
+    speed counters."""
+    state, events = smoke_roll(replace(state, active=None))
     if state.max_rounds is not None and state.round + 1 >= state.max_rounds:
-        return replace(state, phase=Phase.FINISHED), (GameDrawn(f"the {state.max_rounds}-turn limit"),)
-    return replace(state, phase=Phase.SPEED, round=state.round + 1), ()
+        return replace(state, phase=Phase.FINISHED), events + (GameDrawn(f"the {state.max_rounds}-turn limit"),)
+    return replace(state, phase=Phase.SPEED, round=state.round + 1), events
 
 
 def move_is_complete(state: BattlecarsState) -> bool:
