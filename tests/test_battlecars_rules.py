@@ -441,7 +441,8 @@ def test_the_hit_vehicles_driver_chooses_the_section_where_several_apply():
     with pytest.raises(BadOption, match="front, middle"):
         act(state, "bob", ChooseSection("rear"))
     state, events = act(state, "bob", ChooseSection("middle"))
-    assert of(events, ArmourHit)[0].section == "middle" and state.phase == Phase.MOVE and state.active == "alice"
+    assert of(events, ArmourHit)[0].section == "middle" and state.active == "alice"
+    assert state.phase == Phase.RETURN                            # then bob's turret may answer
 
 
 def test_an_internal_hit_on_nothing_rolls_once_more_then_hits_the_engine():
@@ -668,3 +669,34 @@ def test_smoke_blocks_fire_and_may_drift_at_the_end_of_the_turn():
         assert moved == (stay.faces[0] == 1 and after.the_board.inside(after.counters[0].point))
         drifted += moved
     assert drifted
+
+
+
+def test_a_vehicle_fired_upon_may_return_one_round_at_its_attacker():
+    """Found: "vehicles fired upon may return fire"; "Return fire is one round of missile weapon, aimed at
+    the attacker". Ruling: return fire is not counted in the turn's limits."""
+    from rules.battlecars.actions import HoldFire
+    from rules.battlecars.events import FireHeld, ReturnFireOffered
+
+    state = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "gunwagon", "K5", "W", 0),
+                  ("carol", "tank", "K1", "W", 0), seed=4)
+    state, events = act(state, "alice", Fire("turret", "bob"))
+    assert of(events, ReturnFireOffered)[0].describe() == "bob may return fire at alice (/fire, or /hold)."
+    assert state.phase == Phase.RETURN and RULESET.acting_players(state) == ("bob",)
+    assert {a.command for a in RULESET.legal_actions(state, "bob")} == {
+        "/fire weapon:A target:v1", "/fire weapon:turret target:v1", "/hold"}
+    with pytest.raises(BadOption, match="Return fire goes back at alice only"):
+        act(state, "bob", Fire("turret", "carol"))
+    with pytest.raises(NotYourTurn):
+        act(state, "alice", Fire("A", "bob"))
+    state, events = act(state, "bob", Fire("turret", "alice"))
+    assert of(events, WeaponFired)[0].vehicle == "bob"
+    assert vehicle(state, "bob").fired == () and vehicle(state, "bob").targets == ()     # not in bob's limits
+    assert vehicle(state, "bob").weapon("turret").rounds == 11
+    if state.phase == Phase.SECTION:
+        state, _ = act(state, "alice", ChooseSection(state.pending_hit.sections[0]))
+    assert state.phase == Phase.MOVE and state.active == "alice"
+    held = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "gunwagon", "K5", "W", 0), seed=4)
+    held, _ = act(held, "alice", Fire("turret", "bob"))
+    held, events = act(held, "bob", HoldFire())
+    assert of(events, FireHeld) and held.phase == Phase.MOVE and held.active == "alice"

@@ -91,5 +91,11 @@ class ChooseSection:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class HoldFire:
+    """Fired upon: let the chance to return fire go."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class EndMove:
     """The move is complete (every point of the speed driven): hand over to the next player."""

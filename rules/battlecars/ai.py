@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from rules.battlecars import combat, movement, passive, speed
-from rules.battlecars.actions import TURN_STEPS, ChooseSection, Drop, EndMove, Fire, Move, SetSpeed, ThreePointTurn
+from rules.battlecars.actions import (
+    TURN_STEPS,
+    ChooseSection,
+    Drop,
+    EndMove,
+    Fire,
+    HoldFire,
+    Move,
+    SetSpeed,
+    ThreePointTurn,
+)
 from rules.battlecars.damage import is_running
 from rules.battlecars.grid import FACING_NAMES, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
@@ -69,6 +79,11 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
         return SetSpeed(min(options, key=lambda p: (abs(p - min(CRUISE, vehicle.top_speed)), -p)))
     if state.phase == Phase.SECTION:
         return ChooseSection(combat.best_section(state))
+    if state.phase == Phase.RETURN:
+        pending = state.pending_return
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.vehicle(pending.attacker))
+        best = max(shots, key=lambda s: (s.chance, s.weapon.id))
+        return Fire(best.weapon.id, best.target.id)
     vehicle = state.vehicle_of(player)
     shots = combat.legal_shots(state, vehicle)
     if shots:
@@ -98,6 +113,8 @@ def autopilot_action(state: BattlecarsState, player: str, passive: bool = False)
         return SetSpeed(vehicle.speed if vehicle.speed in options else (forward or list(options))[0])
     if state.phase == Phase.SECTION:
         return ChooseSection(combat.best_section(state))
+    if state.phase == Phase.RETURN:
+        return HoldFire()
     return _drive_choice(state, player, straight=True)
 
 

@@ -17,11 +17,11 @@ from functools import cache
 from itertools import product
 
 from rules.battlecars import data
-from rules.battlecars.damage import D6, D8, SECTION_INDEX, hit_armour, roll
-from rules.battlecars.events import DiceRolled, WeaponFired
+from rules.battlecars.damage import D6, D8, SECTION_INDEX, hit_armour, is_running, roll
+from rules.battlecars.events import DiceRolled, ReturnFireOffered, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
 from rules.battlecars.passive import smoke_between
-from rules.battlecars.state import BattlecarsState, PendingHit, Phase, Pod, Vehicle
+from rules.battlecars.state import BattlecarsState, PendingHit, PendingReturn, Phase, Pod, Vehicle
 from rules.errors import BadOption, GameError
 
 POD_SIDES = {"front": 0, "right": 2, "rear": 4, "left": 6}
@@ -106,8 +106,10 @@ def target_limit(vehicle: Vehicle, target: Vehicle) -> str | None:
     return None
 
 
-def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle) -> ShotPlan:
-    """Check every condition of a shot; IllegalShot says which one fails."""
+def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle,
+              returning: bool = False) -> ShotPlan:
+    """Check every condition of a shot; IllegalShot says which one fails. Return fire is not held to
+    the turn's weapon and target limits, nor counted in them (ruling)."""
     spec = data.rounds()[weapon.load]
     if weapon.destroyed:
         raise IllegalShot(f"{weapon.label} is destroyed.")
@@ -115,7 +117,7 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
         raise IllegalShot(f"{weapon.label} holds {spec.name}: drop it behind with /drop.")
     if weapon.rounds <= 0:
         raise IllegalShot(f"{weapon.label} is out of rounds.")
-    for why in (fire_limit(firer, weapon), target_limit(firer, target)):
+    for why in () if returning else (fire_limit(firer, weapon), target_limit(firer, target)):
         if why:
             raise IllegalShot(why)
     if target.id == firer.id:
@@ -153,26 +155,52 @@ def legal_shots(state: BattlecarsState, firer: Vehicle) -> tuple[ShotPlan, ...]:
     return tuple(plans)
 
 
+def return_shots(state: BattlecarsState, defender: Vehicle, attacker: Vehicle) -> tuple[ShotPlan, ...]:
+    """Every round the defender could send back at its attacker now."""
+    plans = []
+    for weapon in defender.weapons():
+        try:
+            plans.append(plan_shot(state, defender, weapon, attacker, returning=True))
+        except IllegalShot:
+            continue
+    return tuple(plans)
+
+
+def offer_return(state: BattlecarsState, attacker_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
+    """After a shot: the vehicle fired upon may return one round of missile weapon at its attacker
+    (found), once in each enemy's move (ruling), if it still runs and has a shot that way."""
+    attacker, target = state.vehicle(attacker_id), state.vehicle(target_id)
+    if state.phase != Phase.MOVE or not is_running(target) or attacker.destroyed or target.id in state.returned \
+            or not return_shots(state, target, attacker):
+        return state, ()
+    pending = PendingReturn(target.id, target.owner, attacker.id)
+    return replace(state, phase=Phase.RETURN, pending_return=pending, returned=state.returned + (target.id,)), \
+        (ReturnFireOffered(target.name, attacker.name),)
+
+
 def sections_hit(target: Vehicle, firer_point: Point) -> tuple[str, ...]:
     """The sections a shot from `firer_point` may strike (those the mat has armour for)."""
     options = SECTIONS_FROM[bearing(target.point, target.facing, firer_point)]
     return tuple(s for s in options if target.spec.armour[SECTION_INDEX[s]] > 0) or ("front",)
 
 
-def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
+def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
+         returning: bool = False) -> tuple[BattlecarsState, tuple]:
     """Fire one round: the range dice against the range; on a hit the d8 damage, on the one section
-    the shot can strike or, where several can, on the section the target's driver chooses."""
+    the shot can strike or, where several can, on the section the target's driver chooses. Then the
+    target may return fire (not at return fire)."""
     firer, target = state.vehicle(firer_id), state.vehicle(target_id)
     weapon = firer.weapon(weapon_id)
     if weapon is None:
         names = ", ".join(w.id for w in firer.weapons())
         raise BadOption(f"{firer.name} has no weapon '{weapon_id}'. Weapons: {names}.")
-    plan = plan_shot(state, firer, weapon, target)
+    plan = plan_shot(state, firer, weapon, target, returning)
     spec = data.rounds()[weapon.load]
     spent = replace(weapon, rounds=weapon.rounds - 1)
-    firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,),
-                    pods=tuple(spent if p.id == weapon.id else p for p in firer.pods),
+    firer = replace(firer, pods=tuple(spent if p.id == weapon.id else p for p in firer.pods),
                     turret=spent if weapon.id == "turret" else firer.turret)
+    if not returning:
+        firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,))
     state = state.with_vehicle(firer)
     state, faces = roll(state, D6, plan.dice)
     total = sum(faces) + plan.modifier
@@ -182,7 +210,7 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str) 
                                 + (" + 1 Gunnery Computer" if plan.modifier else "") + " >= range", "d6", faces,
                                 total, plan.range, hit, plan.modifier))
     if not hit:
-        return state, events
+        return _answered(state, firer_id, target_id, events, returning)
     state, damage_faces = roll(state, D8, spec.damage)
     points = sum(damage_faces) + spec.bonus
     events += (DiceRolled(firer.name, "rolls damage", f"{spec.name}: {spec.damage}d8"
@@ -191,9 +219,18 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str) 
     sections = sections_hit(target, firer.point)
     if len(sections) == 1:
         state, more = hit_armour(state, target.id, sections[0], points, spec.flame)
-        return state, events + more
-    pending = PendingHit(target.id, target.owner, points, sections, spec.flame)
+        return _answered(state, firer_id, target_id, events + more, returning)
+    pending = PendingHit(target.id, target.owner, points, sections, spec.flame, firer_id, returning)
     return replace(state, phase=Phase.SECTION, pending_hit=pending), events
+
+
+def _answered(state: BattlecarsState, firer_id: str, target_id: str, events: tuple,
+              returning: bool) -> tuple[BattlecarsState, tuple]:
+    """A shot is over: after return fire the move goes on; after the mover's shot, the target may answer."""
+    if returning:
+        return replace(state, phase=Phase.MOVE, pending_return=None), events
+    state, more = offer_return(state, firer_id, target_id)
+    return state, events + more
 
 
 def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsState, tuple]:
@@ -203,7 +240,8 @@ def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsStat
     if wanted not in pending.sections:
         raise BadOption(f"The hit can go on {', '.join(pending.sections)}.")
     state = replace(state, phase=Phase.MOVE, pending_hit=None)
-    return hit_armour(state, pending.target, wanted, pending.points, pending.flame)
+    state, events = hit_armour(state, pending.target, wanted, pending.points, pending.flame)
+    return _answered(state, pending.attacker, pending.target, events, pending.returning)
 
 
 def best_section(state: BattlecarsState) -> str:

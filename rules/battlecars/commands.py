@@ -32,6 +32,7 @@ GRAMMAR = Grammar(
             OptionSpec("choice", "str", "front, middle or rear, as the shot allows", required=True,
                        choices=("front", "middle", "rear")),
         )),
+        CommandSpec("hold", "Battlecars: fired upon, let the chance to return fire go"),
         CommandSpec("end", "End your move once every point of your speed is driven"),
     ),
     new_options=(

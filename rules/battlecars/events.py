@@ -177,6 +177,25 @@ class WeaponFired:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class ReturnFireOffered:
+    vehicle: str
+    attacker: str
+
+    def describe(self) -> str:
+        return f"{self.vehicle} may return fire at {self.attacker} (/fire, or /hold)."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class FireHeld:
+    vehicle: str
+
+    def describe(self) -> str:
+        return f"{self.vehicle} holds its fire."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class ArmourHit:
     vehicle: str
     section: str

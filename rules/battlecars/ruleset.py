@@ -16,6 +16,7 @@ from rules.battlecars.actions import (
     EndGame,
     EndMove,
     Fire,
+    HoldFire,
     Join,
     Move,
     SetSpeed,
@@ -25,7 +26,7 @@ from rules.battlecars.actions import (
 )
 from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
-from rules.battlecars.events import EVENTS
+from rules.battlecars.events import EVENTS, FireHeld
 from rules.battlecars.grid import FACING_NAMES, facing_by_name, label
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
 from rules.battlecars.turns import acting_players
@@ -110,6 +111,19 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
         if facing is None:
             raise BadOption(f"facing: one of {', '.join(FACING_NAMES)}.")
         return _settled(*movement.three_point_turn(state, vehicle.id, facing))
+    if isinstance(action, Fire) and state.phase == Phase.RETURN:
+        _check_acting(state, actor)
+        pending = state.pending_return
+        target = find_vehicle(state, action.target, pending.defender)
+        if target.id != pending.attacker:
+            raise BadOption(f"Return fire goes back at {state.vehicle(pending.attacker).name} only.")
+        return _settled(*combat.fire(state, pending.defender, action.weapon, target.id, returning=True))
+    if isinstance(action, HoldFire):
+        if state.phase != Phase.RETURN:
+            raise WrongPhase("/hold answers a chance to return fire; none is open.")
+        _check_acting(state, actor)
+        defender = state.vehicle(state.pending_return.defender)
+        return _settled(replace(state, phase=Phase.MOVE, pending_return=None), (FireHeld(defender.name),))
     if isinstance(action, Fire):
         vehicle = _moving(state, actor)
         target = find_vehicle(state, action.target, vehicle.id)
@@ -172,6 +186,12 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
     if state.phase == Phase.SECTION:
         return tuple(LegalAction(f"/section choice:{s}", f"Take it on the {s}", action=ChooseSection(s))
                      for s in state.pending_hit.sections)
+    if state.phase == Phase.RETURN:
+        pending = state.pending_return
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.vehicle(pending.attacker))
+        return tuple(LegalAction(f"/fire weapon:{s.weapon.id} target:{s.target.id}",
+                                 f"Return fire: {s.weapon.id} ({s.chance:.0%})", action=Fire(s.weapon.id, s.target.id),
+                                 primary=True) for s in shots) + (LegalAction("/hold", "Hold fire", action=HoldFire()),)
     vehicle = state.vehicle_of(player)
     offers = []
     for shot in legal_shots(state, vehicle):
@@ -226,6 +246,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return ChooseSection(str(options["choice"]))
     if command == "end":
         return EndMove()
+    if command == "hold":
+        return HoldFire()
     raise BadOption(f"Battlecars has no command /{command}.")
 
 
@@ -248,6 +270,10 @@ def prompt(state: BattlecarsState) -> str:
     if state.phase == Phase.SPEED:
         names = ", ".join(state.player(p).name for p in speed.waiting(state))
         return f"{turn}: {names} to set a speed counter in secret (/speed value:...)."
+    if state.phase == Phase.RETURN:
+        pending = state.pending_return
+        return (f"{turn}: {state.player(pending.chooser).name} may return fire at "
+                f"{state.vehicle(pending.attacker).name}: /fire weapon:... target:{pending.attacker}, or /hold.")
     if state.phase == Phase.SECTION:
         hit = state.pending_hit
         return (f"{turn}: {state.player(hit.chooser).name} chooses where the hit lands: "

@@ -21,6 +21,7 @@ class Phase(StrEnum):
     SPEED = "speed"        # every driver secretly sets a speed counter
     MOVE = "move"          # the active player moves and fires
     SECTION = "section"    # a hit vehicle's driver picks which armour section takes it
+    RETURN = "return"      # a vehicle fired upon may return fire at its attacker
     FINISHED = "finished"
 
 
@@ -138,6 +139,17 @@ class PendingHit:
     points: int
     sections: tuple[str, ...]
     flame: bool
+    attacker: str = ""        # the vehicle that fired
+    returning: bool = False   # the shot was return fire (none is returned to it)
+
+
+@dataclass(frozen=True)
+class PendingReturn:
+    """A vehicle fired upon may answer its attacker with one round (found)."""
+
+    defender: str   # vehicle id
+    chooser: str    # its driver
+    attacker: str   # vehicle id
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,8 @@ class BattlecarsState:
     active: str | None = None       # the player moving now
     declared: tuple[tuple[str, int], ...] = ()   # secret speed counters, (player, speed); hidden in views
     pending_hit: PendingHit | None = None
+    pending_return: PendingReturn | None = None
+    returned: tuple[str, ...] = ()   # vehicles that returned fire during this driver's move
     counters: tuple[Counter, ...] = ()
     next_counter: int = 1
     hidden: bool = False            # a view: declared speeds of others are blanked

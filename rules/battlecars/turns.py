@@ -16,14 +16,16 @@ from rules.table import TurnBegan
 
 
 def acting_players(state: BattlecarsState) -> tuple[str, ...]:
-    """Everyone the game waits on: all who have not set a speed (at once), the moving driver, or the
-    driver choosing where a hit lands."""
+    """Everyone the game waits on: all who have not set a speed (at once), the moving driver, the
+    driver choosing where a hit lands, or the one who may return fire."""
     if state.phase == Phase.SPEED:
         return waiting(state)
     if state.phase == Phase.MOVE and state.active:
         return (state.active,)
     if state.phase == Phase.SECTION:
         return (state.pending_hit.chooser,)
+    if state.phase == Phase.RETURN:
+        return (state.pending_return.chooser,)
     return ()
 
 
@@ -52,7 +54,7 @@ def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     after = state.order.index(state.active) + 1 if state.active in state.order else 0
     for player in state.order[after:]:
         if player in left:
-            state = replace(state, active=player)
+            state = replace(state, active=player, returned=())
             began = (TurnBegan(state.player(player).name, state.round),)
             state, drifted = carry_drift(state, state.vehicle_of(player).id)
             return state, began + drifted
