@@ -382,7 +382,7 @@ def test_a_shot_hits_when_the_range_dice_reach_the_range(seed):
 
 def test_a_flamethrower_reaches_three_points():
     state = table(("alice", "firebrand", "B5", "E", 0), ("bob", "tank", "F5", "W", 0))
-    with pytest.raises(GameError, match="4 points away; Flamethrower reaches 3"):
+    with pytest.raises(GameError, match=r"4 points away; pod A \(Flamethrower, front\) reaches 3"):
         act(state, "alice", Fire("A", "bob"))
     assert shots(table(("alice", "firebrand", "B5", "E", 0), ("bob", "tank", "E5", "W", 0))) == {("A", "bob"),
                                                                                                  ("B", "bob")}
@@ -494,18 +494,27 @@ def test_a_damaged_fuel_tank_hit_in_the_rear_by_flame_may_explode(seed):
 
 def test_a_vehicle_whose_engine_fuel_or_driver_is_gone_is_destroyed_and_the_last_one_running_wins():
     """Seed: "Vehicles are destroyed when critical internal components (engine, fuel tank, driver) are
-    fully damaged"; "The last vehicle (or driver) still operational wins"."""
+    fully damaged"; "A player is eliminated when their driver is killed"; "The last vehicle (or driver)
+    still operational wins". Reconstruction: wrecked by its engine or fuel tank, the driver gets out on
+    a d6 of 3 or more."""
     from rules.battlecars.damage import _damage_part
+    from rules.battlecars.events import DriverLeft
     from rules.battlecars.ruleset import _settled
 
     state = table(("alice", "rammer", "B5", "E", 0), ("bob", "tank", "E5", "W", 0))
     for part, field in (("engine", "engine_lost"), ("fuel", "fuel_lost"), ("driver", "driver_lost")):
-        squares = getattr(vehicle(state, "bob").spec, part if part != "fuel" else "fuel")
+        squares = getattr(vehicle(state, "bob").spec, part)
         worn = with_mat(state, "bob", **{field: squares - 1})
         after, events = _damage_part(worn, "v2", part, False)
         assert of(events, VehicleDestroyed) and vehicle(after, "bob").destroyed
+        escape = rolls(events, "tries to get out")
+        if part == "driver":
+            assert not escape and after.pedestrian_of("bob") is None
+        else:
+            assert escape[0].success == (escape[0].faces[0] >= 3) == bool(of(events, DriverLeft))
         final, won = _settled(after, events)
-        assert final.phase == Phase.FINISHED and final.winner == "alice" and of(won, GameWon)
+        on_foot = after.pedestrian_of("bob") is not None
+        assert (final.phase == Phase.FINISHED and final.winner == "alice" and of(won, GameWon)) != on_foot
 
 
 # --- whole games -------------------------------------------------------------------------------------
@@ -700,3 +709,121 @@ def test_a_vehicle_fired_upon_may_return_one_round_at_its_attacker():
     held, _ = act(held, "alice", Fire("turret", "bob"))
     held, events = act(held, "bob", HoldFire())
     assert of(events, FireHeld) and held.phase == Phase.MOVE and held.active == "alice"
+
+
+
+# --- pedestrians -------------------------------------------------------------------------------------
+
+def on_foot(state, player: str):
+    from rules.battlecars.actions import Leave
+
+    state, events = act(state, player, Leave())
+    return state, events
+
+
+def test_a_driver_leaves_only_at_speed_0_as_the_whole_move_and_never_from_a_truck():
+    """Seed: "When leaving a vehicle, the driver becomes a pedestrian with 3 health points"; "Truck:
+    Driver cannot leave vehicle". Reconstruction: at speed 0, and it is the whole move."""
+    from rules.battlecars.actions import Leave
+    from rules.battlecars.events import DriverLeft
+
+    moving = table(("alice", "rammer", "C5", "E", 2), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(WrongPhase, match="only at speed 0"):
+        act(moving, "alice", Leave())
+    truck = table(("alice", "hauler", "C5", "E", 0), ("bob", "tank", "M1", "W", 0))
+    with pytest.raises(BadOption, match="truck's driver cannot leave"):
+        act(truck, "alice", Leave())
+    state, events = on_foot(table(("alice", "rammer", "C5", "E", 0), ("bob", "tank", "M1", "W", 0)), "alice")
+    assert of(events, DriverLeft)[0].describe() == "alice's driver is out on foot at B5, 3 health points."
+    walker = state.pedestrian_of("alice")
+    assert (walker.id, walker.health, walker.rounds) == ("d1", 3, 6) and vehicle(state, "alice").driver_out
+    assert state.active == "bob"                                     # it took alice's whole move
+    from rules.battlecars.speed import waiting
+
+    assert "alice" not in waiting(replace_phase(state, Phase.SPEED))  # an empty vehicle sets no speed
+
+
+def replace_phase(state, phase):
+    from dataclasses import replace as _replace
+
+    return _replace(state, phase=phase)
+
+
+def test_a_pedestrian_walks_a_point_a_turn_into_trees_and_buildings_but_not_onto_a_vehicle():
+    """Reconstruction: a pedestrian moves 1 point a turn and can enter buildings and trees."""
+    from rules.battlecars.actions import Walk
+
+    state, _ = on_foot(table(("alice", "rammer", "C4", "N", 0), ("bob", "tank", "M1", "W", 0)), "alice")
+    state = replace_active(state, "alice")
+    assert label(state.pedestrian_of("alice").point) == "C5"
+    with pytest.raises(BadOption, match="C4: it is off the board or taken"):
+        act(state, "alice", Walk("N"))
+    state, _ = act(state, "alice", Walk("NE"))                       # into the trees at D4
+    assert label(state.pedestrian_of("alice").point) == "D4"
+    with pytest.raises(WrongPhase, match="a point a turn"):
+        act(state, "alice", Walk("E"))
+    with pytest.raises(WrongPhase, match="You are on foot"):
+        act(state, "alice", Move("ahead"))
+
+
+def replace_active(state, player):
+    from dataclasses import replace as _replace
+
+    return _replace(state, active=player, phase=Phase.MOVE)
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_a_vehicle_running_onto_a_pedestrian_kills_on_a_d8_at_most_its_speed(seed):
+    """Seed: a pedestrian "can be run over"; reconstruction: a d8 at most the vehicle's speed kills, else
+    the pedestrian dives to a free point beside."""
+    from rules.battlecars.events import PedestrianDived, PedestrianKilled
+
+    state, _ = on_foot(table(("bob", "tank", "D5", "E", 0), ("alice", "rammer", "A5", "E", 4), seed=seed), "bob")
+    state = replace_active(state, "alice")
+    walker = state.pedestrian_of("bob")
+    assert label(walker.point) == "C5"
+    state, _ = act(state, "alice", Move("ahead"))
+    state, events = act(state, "alice", Move("ahead"))
+    (dive,) = rolls(events, "tries to dive clear")
+    assert dive.target == 4 and bool(of(events, PedestrianKilled)) == (dive.faces[0] <= 4)
+    assert bool(of(events, PedestrianDived)) == (dive.faces[0] > 4)
+    assert at(state, "alice") == "C5"
+
+
+def test_the_pistol_rolls_2d6_at_minus_2_against_a_pedestrian_and_does_d3_to_a_vehicle():
+    """Reconstruction: a pistol with 6 rounds, range dice 2d6, 1 health against pedestrians and 1d3
+    points against vehicles; found: shots at pedestrians are -2 to hit."""
+    state, _ = on_foot(table(("alice", "rammer", "C5", "W", 0), ("bob", "tank", "G5", "W", 0)), "alice")
+    state = replace_active(state, "alice")
+    assert label(state.pedestrian_of("alice").point) == "D5"
+    with pytest.raises(BadOption, match="only weapon is the pistol"):
+        act(state, "alice", Fire("A", "bob"))
+    for seed in range(1, 12):
+        from dataclasses import replace as _replace
+
+        from rules.dice import DiceState
+
+        after, events = act(_replace(state, dice=DiceState(seed)), "alice", Fire("pistol", "v2"))
+        (to_hit,) = rolls(events, "rolls to hit")
+        assert to_hit.target == 3 and to_hit.success == (sum(to_hit.faces) >= 3)
+        assert after.pedestrian_of("alice").rounds == 5 and after.pedestrian_of("alice").fired
+        if to_hit.success:
+            (damage,) = rolls(events, "rolls damage")
+            assert damage.dice == "d3" and damage.total in (1, 2, 3)
+    bob_out, _ = on_foot(table(("bob", "tank", "E5", "W", 0), ("alice", "rammer", "H5", "E", 0)), "bob")
+    bob_out = replace_active(bob_out, "alice")
+    from rules.battlecars.combat import aim
+
+    assert aim(bob_out, vehicle(bob_out, "alice"), bob_out.pedestrian_of("bob")) == -2
+
+
+def test_a_pedestrian_boards_its_own_vehicle_beside_it_at_speed_0():
+    """Reconstruction: a pedestrian "may board an undestroyed empty vehicle on its point" (here: beside)."""
+    from rules.battlecars.actions import Board
+    from rules.battlecars.events import DriverBoarded
+
+    state, _ = on_foot(table(("alice", "rammer", "C5", "E", 0), ("bob", "tank", "M1", "W", 0)), "alice")
+    state = replace_active(state, "alice")
+    state, events = act(state, "alice", Board())
+    assert of(events, DriverBoarded) and state.pedestrian_of("alice") is None
+    assert not vehicle(state, "alice").driver_out and vehicle(state, "alice").speed == 0

@@ -137,6 +137,20 @@ def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, act
             draw.line([a, b], fill=INK, width=3 * K)
 
 
+def _pedestrian(draw: ImageDraw.ImageDraw, state: BattlecarsState, walker, cell: int, top: int) -> None:
+    """A driver on foot: a small figure in the driver's colour, with their health beside it."""
+    cx, cy = _centre(walker.point, cell, top)
+    vehicle = state.vehicle_of(walker.owner)
+    fill = colours.car_colour(vehicle.colour) if vehicle else MUTED
+    r = cell * 0.13
+    draw.ellipse([K * (cx - r), K * (cy - cell * 0.3 - r), K * (cx + r), K * (cy - cell * 0.3 + r)], fill=fill,
+                 outline=INK, width=2 * K)
+    body = [(cx - cell * 0.18, cy + cell * 0.28), (cx, cy - cell * 0.16), (cx + cell * 0.18, cy + cell * 0.28)]
+    draw.polygon([(K * x, K * y) for x, y in body], fill=fill, outline=INK, width=2 * K)
+    draw_text(draw, (K * (cx + cell * 0.3), K * (cy + cell * 0.2)), f"♥{walker.health}", font(K * 15, bold=True),
+              INK, "lm")
+
+
 def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, cell: int, top: int) -> None:
     """The last action's path (each point driven or drifted) and its shot, under the tokens."""
     for event in last:
@@ -181,7 +195,9 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
                            width=(4 if active else 2) * K)
     draw.rectangle([K * (x0 + 4), K * (y0 + 4), K * (x0 + 14), K * (y1 - 4)], fill=fill)
     left, width = x0 + 22, x1 - x0 - 30
-    name = f"{vehicle.name} · {spec.name}" + (" · OUT" if vehicle.destroyed else "")
+    walker = state.pedestrian_of(vehicle.owner)
+    gone = " · on foot" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")
+    name = f"{vehicle.name} · {spec.name}{gone}"
     head = fit_font(name, K * 22, K * width, bold=True, minimum=K * 17)
     draw_text(draw, (K * left, K * (y0 + 20)), ellipsize(name, head, K * width), head, INK, "lm")
     face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
@@ -189,6 +205,7 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
     lines = (f"speed {speed}/{vehicle.top_speed} · armour {'/'.join(str(a) for a in vehicle.armour)}",
              f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
              f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}",
+             f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
              " ".join(f"{w.id if w.id != 'turret' else 'T'}:{'x' if w.destroyed else w.rounds}"
                       for w in vehicle.weapons()))
     for row, text in enumerate(lines):
@@ -228,6 +245,8 @@ def render_image(state: BattlecarsState, last: tuple = ()) -> Image.Image:
     for vehicle in state.vehicles:
         if vehicle.point is not None:
             _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE)
+    for walker in state.pedestrians:
+        _pedestrian(draw, state, walker, cell, top)
     _tags(draw, state, cell, top, (width, height))
     x0 = width - SIDEBAR + 10
     for index, vehicle in enumerate(state.vehicles):

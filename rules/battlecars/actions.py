@@ -91,6 +91,26 @@ class ChooseSection:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class Leave:
+    """The driver gets out of the vehicle (at speed 0, as the whole move): a pedestrian."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Walk:
+    """A pedestrian walks one point, N..NW."""
+
+    direction: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Board:
+    """A pedestrian climbs back into their own vehicle beside them."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class HoldFire:
     """Fired upon: let the chance to return fire go."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.battlecars import combat, movement, passive, speed
+from rules.battlecars import combat, movement, passive, pedestrians, speed
 from rules.battlecars.actions import (
     TURN_STEPS,
+    Board,
     ChooseSection,
     Drop,
     EndMove,
@@ -21,10 +22,11 @@ from rules.battlecars.actions import (
     Move,
     SetSpeed,
     ThreePointTurn,
+    Walk,
 )
 from rules.battlecars.damage import is_running
 from rules.battlecars.grid import FACING_NAMES, step
-from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase
 from rules.battlecars.turns import acting_players
 from rules.errors import GameError
 
@@ -36,6 +38,12 @@ def _distance(a, b) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
+def _enemies(state: BattlecarsState, player: str) -> list:
+    """Every other driver still in the game: their running vehicle, or them on foot."""
+    return [v for v in state.vehicles if v.owner != player and is_running(v)] + \
+        [p for p in state.pedestrians if p.owner != player]
+
+
 def _acting(state: BattlecarsState, player: str) -> bool:
     return player in acting_players(state)
 
@@ -44,7 +52,7 @@ def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
     """The next move-phase action: a turn toward the nearest enemy (or straight on), or the end."""
     vehicle = state.vehicle_of(player)
     if vehicle.speed == THREE_POINT and not vehicle.moved:
-        enemies = [v for v in state.vehicles if v.id != vehicle.id and is_running(v)]
+        enemies = _enemies(state, vehicle.owner)
         if enemies:
             nearest = min(enemies, key=lambda v: _distance(v.point, vehicle.point))
             best = min(range(8), key=lambda f: _distance(step(vehicle.point, f, 2), nearest.point))
@@ -56,7 +64,7 @@ def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
     if straight:
         return Move("ahead" if "ahead" in turns else turns[0])
     terrain = state.the_board.terrain(vehicle.point)
-    enemies = [v for v in state.vehicles if v.id != vehicle.id and is_running(v)]
+    enemies = _enemies(state, vehicle.owner)
 
     def score(turn: str) -> tuple:
         facing = (vehicle.facing + TURN_STEPS[turn]) % 8
@@ -81,9 +89,12 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
         return ChooseSection(combat.best_section(state))
     if state.phase == Phase.RETURN:
         pending = state.pending_return
-        shots = combat.return_shots(state, state.vehicle(pending.defender), state.vehicle(pending.attacker))
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.shootable(pending.attacker))
         best = max(shots, key=lambda s: (s.chance, s.weapon.id))
         return Fire(best.weapon.id, best.target.id)
+    walker = state.pedestrian_of(player)
+    if walker is not None:
+        return _on_foot(state, walker)
     vehicle = state.vehicle_of(player)
     shots = combat.legal_shots(state, vehicle)
     if shots:
@@ -98,6 +109,31 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
             continue
         return Drop(pod.id)
     return _drive_choice(state, player, straight=False)
+
+
+def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
+    """A computer's driver on foot: back aboard its vehicle if it can, else a pistol shot, else a point
+    toward its vehicle (or away from the nearest enemy vehicle), then the end of its move."""
+    vehicle = state.vehicle_of(walker.owner)
+    alive = vehicle is not None and not vehicle.destroyed
+    if alive and _distance(vehicle.point, walker.point) == 1:
+        return Board()
+    for target in combat.targets(state):
+        try:
+            combat.check_pistol(state, walker, target)
+        except GameError:
+            continue
+        if target.owner != walker.owner:
+            return Fire("pistol", target.id)
+    free = [way for way in range(8) if pedestrians.is_free(state, step(walker.point, way))]
+    if walker.walked or not free:
+        return EndMove()
+    if alive:
+        return Walk(FACING_NAMES[min(free, key=lambda w: _distance(step(walker.point, w), vehicle.point))])
+    enemies = [v for v in state.vehicles if v.owner != walker.owner and is_running(v)]
+    if not enemies:
+        return EndMove()
+    return Walk(FACING_NAMES[max(free, key=lambda w: min(_distance(step(walker.point, w), e.point) for e in enemies))])
 
 
 def autopilot_action(state: BattlecarsState, player: str, passive: bool = False) -> Any:
@@ -115,6 +151,8 @@ def autopilot_action(state: BattlecarsState, player: str, passive: bool = False)
         return ChooseSection(combat.best_section(state))
     if state.phase == Phase.RETURN:
         return HoldFire()
+    if state.pedestrian_of(player) is not None:
+        return EndMove()
     return _drive_choice(state, player, straight=True)
 
 

@@ -17,11 +17,13 @@ from functools import cache
 from itertools import product
 
 from rules.battlecars import data
-from rules.battlecars.damage import D6, D8, SECTION_INDEX, hit_armour, is_running, roll
+from rules.battlecars.damage import SECTION_INDEX, hit_armour, is_running
 from rules.battlecars.events import DiceRolled, ReturnFireOffered, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
 from rules.battlecars.passive import smoke_between
-from rules.battlecars.state import BattlecarsState, PendingHit, PendingReturn, Phase, Pod, Vehicle
+from rules.battlecars.pedestrians import wound
+from rules.battlecars.rolls import D3, D6, D8, roll
+from rules.battlecars.state import BattlecarsState, Pedestrian, PendingHit, PendingReturn, Phase, Pod, Vehicle
 from rules.errors import BadOption, GameError
 
 POD_SIDES = {"front": 0, "right": 2, "rear": 4, "left": 6}
@@ -106,7 +108,40 @@ def target_limit(vehicle: Vehicle, target: Vehicle) -> str | None:
     return None
 
 
-def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle,
+def check_line(state: BattlecarsState, origin: Point, lines: tuple[int, ...], target: Vehicle | Pedestrian,
+               reach: int | None, what: str) -> int:
+    """The range to `target` along one of `lines` from `origin`, or IllegalShot: not on a line, out of
+    the arc, someone nearer on the line, blocked, or out of reach."""
+    line = line_to(origin, target.point)
+    if line is None:
+        raise IllegalShot(f"{target.name} at {label(target.point)} is on none of the lines through "
+                          f"{label(origin)}: weapons fire along the grid's lines.")
+    facing, distance = line
+    if facing not in lines:
+        raise IllegalShot(f"{target.name} is not in {what}'s arc.")
+    on_the_way = between(origin, facing, distance)
+    nearer = next((v.name for v in state.vehicles if v.point in on_the_way), None) or \
+        next((p.name for p in state.pedestrians if p.point in on_the_way), None)
+    if nearer is not None:
+        raise IllegalShot(f"{nearer} is nearer on that line: only the nearest target may be chosen.")
+    blocker = line_blocker(state, origin, facing, distance) or smoke_between(state, on_the_way)
+    if blocker:
+        raise IllegalShot(f"{blocker} blocks the line to {target.name}.")
+    if reach is not None and distance > reach:
+        raise IllegalShot(f"{target.name} is {distance} points away; {what} reaches {reach}.")
+    return distance
+
+
+def aim(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian) -> int:
+    """The to-hit modifier: +1 with a Gunnery Computer (found); -2 at a pedestrian, and -2 more when it
+    is in a building or trees (found: "Shots at pedestrians are -2 to hit, and another -2 ..." in cover)."""
+    bonus = int(isinstance(firer, Vehicle) and firer.has("gunnery_computer"))
+    if isinstance(target, Pedestrian):
+        bonus -= 2 + 2 * (state.the_board.terrain(target.point) in BLOCKS_FIRE)
+    return bonus
+
+
+def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle | Pedestrian,
               returning: bool = False) -> ShotPlan:
     """Check every condition of a shot; IllegalShot says which one fails. Return fire is not held to
     the turn's weapon and target limits, nor counted in them (ruling)."""
@@ -122,32 +157,22 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
             raise IllegalShot(why)
     if target.id == firer.id:
         raise IllegalShot("A vehicle cannot shoot itself.")
-    if target.destroyed:
+    if isinstance(target, Vehicle) and target.destroyed:
         raise IllegalShot(f"{target.name} is a wreck already.")
-    line = line_to(firer.point, target.point)
-    if line is None:
-        raise IllegalShot(f"{target.name} at {label(target.point)} is on none of the lines through "
-                          f"{label(firer.point)}: weapons fire along the grid's lines.")
-    facing, distance = line
-    if facing not in lines_of(firer, weapon):
-        raise IllegalShot(f"{target.name} is not in {weapon.label}'s arc.")
-    nearer = next((v for v in state.vehicles if v.point in between(firer.point, facing, distance)), None)
-    if nearer is not None:
-        raise IllegalShot(f"{nearer.name} is nearer on that line: only the nearest target may be chosen.")
-    blocker = line_blocker(state, firer.point, facing, distance) or \
-        smoke_between(state, between(firer.point, facing, distance))
-    if blocker:
-        raise IllegalShot(f"{blocker} blocks the line to {target.name}.")
-    if spec.max_range is not None and distance > spec.max_range:
-        raise IllegalShot(f"{target.name} is {distance} points away; {spec.name} reaches {spec.max_range}.")
-    return ShotPlan(weapon, target, distance, spec.range_dice, int(firer.has("gunnery_computer")))
+    distance = check_line(state, firer.point, lines_of(firer, weapon), target, spec.max_range, weapon.label)
+    return ShotPlan(weapon, target, distance, spec.range_dice, aim(state, firer, target))
+
+
+def targets(state: BattlecarsState) -> tuple[Vehicle | Pedestrian, ...]:
+    """Everything that may be shot at: vehicles not yet wrecked, and drivers on foot."""
+    return tuple(v for v in state.vehicles if not v.destroyed) + state.pedestrians
 
 
 def legal_shots(state: BattlecarsState, firer: Vehicle) -> tuple[ShotPlan, ...]:
     """Every shot the vehicle could take now."""
     plans = []
     for weapon in firer.weapons():
-        for target in state.vehicles:
+        for target in targets(state):
             try:
                 plans.append(plan_shot(state, firer, weapon, target))
             except IllegalShot:
@@ -155,7 +180,7 @@ def legal_shots(state: BattlecarsState, firer: Vehicle) -> tuple[ShotPlan, ...]:
     return tuple(plans)
 
 
-def return_shots(state: BattlecarsState, defender: Vehicle, attacker: Vehicle) -> tuple[ShotPlan, ...]:
+def return_shots(state: BattlecarsState, defender: Vehicle, attacker: Vehicle | Pedestrian) -> tuple[ShotPlan, ...]:
     """Every round the defender could send back at its attacker now."""
     plans = []
     for weapon in defender.weapons():
@@ -169,8 +194,9 @@ def return_shots(state: BattlecarsState, defender: Vehicle, attacker: Vehicle) -
 def offer_return(state: BattlecarsState, attacker_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
     """After a shot: the vehicle fired upon may return one round of missile weapon at its attacker
     (found), once in each enemy's move (ruling), if it still runs and has a shot that way."""
-    attacker, target = state.vehicle(attacker_id), state.vehicle(target_id)
-    if state.phase != Phase.MOVE or not is_running(target) or attacker.destroyed or target.id in state.returned \
+    attacker, target = state.shootable(attacker_id), state.shootable(target_id)
+    if state.phase != Phase.MOVE or not isinstance(target, Vehicle) or not is_running(target) or attacker is None \
+            or getattr(attacker, "destroyed", False) or target.id in state.returned \
             or not return_shots(state, target, attacker):
         return state, ()
     pending = PendingReturn(target.id, target.owner, attacker.id)
@@ -189,7 +215,7 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
     """Fire one round: the range dice against the range; on a hit the d8 damage, on the one section
     the shot can strike or, where several can, on the section the target's driver chooses. Then the
     target may return fire (not at return fire)."""
-    firer, target = state.vehicle(firer_id), state.vehicle(target_id)
+    firer, target = state.vehicle(firer_id), state.shootable(target_id)
     weapon = firer.weapon(weapon_id)
     if weapon is None:
         names = ", ".join(w.id for w in firer.weapons())
@@ -202,13 +228,7 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
     if not returning:
         firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,))
     state = state.with_vehicle(firer)
-    state, faces = roll(state, D6, plan.dice)
-    total = sum(faces) + plan.modifier
-    hit = total >= plan.range
-    events: tuple = (WeaponFired(firer.name, weapon.label, target.name, plan.range),
-                     DiceRolled(firer.name, "rolls to hit", f"range dice: {plan.dice}d6"
-                                + (" + 1 Gunnery Computer" if plan.modifier else "") + " >= range", "d6", faces,
-                                total, plan.range, hit, plan.modifier))
+    state, hit, events = _to_hit(state, firer, weapon.label, target, plan.range, plan.dice, plan.modifier)
     if not hit:
         return _answered(state, firer_id, target_id, events, returning)
     state, damage_faces = roll(state, D8, spec.damage)
@@ -216,12 +236,63 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
     events += (DiceRolled(firer.name, "rolls damage", f"{spec.name}: {spec.damage}d8"
                           + (f" + {spec.bonus}" if spec.bonus else ""), "d8", damage_faces, points,
                           modifier=spec.bonus),)
+    return land(state, firer, target, points, spec.flame, returning, events)
+
+
+def _to_hit(state: BattlecarsState, firer: Vehicle | Pedestrian, weapon: str, target: Vehicle | Pedestrian,
+            distance: int, dice: int, modifier: int) -> tuple[BattlecarsState, bool, tuple]:
+    """Roll the range dice (found: "equal to or greater than the range")."""
+    state, faces = roll(state, D6, dice)
+    total = sum(faces) + modifier
+    hit = total >= distance
+    why = " + 1 Gunnery Computer" if modifier > 0 else (f" {modifier} at a pedestrian" if modifier < 0 else "")
+    return state, hit, (WeaponFired(firer.name, weapon, target.name, distance),
+                        DiceRolled(firer.name, "rolls to hit", f"range dice: {dice}d6{why} >= range", "d6", faces,
+                                   total, distance, hit, modifier))
+
+
+def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian, points: int,
+         flame: bool, returning: bool, events: tuple) -> tuple[BattlecarsState, tuple]:
+    """A hit's `points`: off a pedestrian's health, or onto a vehicle's section (its driver choosing
+    where several apply); then the target may answer."""
+    if isinstance(target, Pedestrian):
+        state, more = wound(state, target.id, points, f"shot by {firer.name}")
+        return _answered(state, firer.id, target.id, events + more, returning)
     sections = sections_hit(target, firer.point)
     if len(sections) == 1:
-        state, more = hit_armour(state, target.id, sections[0], points, spec.flame)
-        return _answered(state, firer_id, target_id, events + more, returning)
-    pending = PendingHit(target.id, target.owner, points, sections, spec.flame, firer_id, returning)
+        state, more = hit_armour(state, target.id, sections[0], points, flame)
+        return _answered(state, firer.id, target.id, events + more, returning)
+    pending = PendingHit(target.id, target.owner, points, sections, flame, firer.id, returning)
     return replace(state, phase=Phase.SECTION, pending_hit=pending), events
+
+
+def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | Pedestrian) -> int:
+    """The range of a pistol shot, or IllegalShot saying why it cannot be taken."""
+    if walker.fired:
+        raise IllegalShot(f"{walker.name} has fired this turn.")
+    if walker.rounds <= 0:
+        raise IllegalShot(f"{walker.name}'s pistol is empty.")
+    if target is None or target.id == walker.id or (isinstance(target, Vehicle) and target.destroyed):
+        raise IllegalShot("The pistol needs a target: a running vehicle or another pedestrian.")
+    return check_line(state, walker.point, tuple(range(8)), target, None, "the pistol")
+
+
+def pistol(state: BattlecarsState, walker_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
+    """A pedestrian's pistol (reconstruction): once a turn along any line, 2d6 to hit; 1 health off a
+    pedestrian, d3 points on a vehicle."""
+    walker = state.shootable(walker_id)
+    target = state.shootable(target_id)
+    distance = check_pistol(state, walker, target)
+    state = state.with_pedestrian(replace(walker, fired=True, rounds=walker.rounds - 1))
+    dice = data.table()["pistol_range_dice"]
+    state, hit, events = _to_hit(state, walker, "a pistol", target, distance, dice, aim(state, walker, target))
+    if not hit:
+        return _answered(state, walker_id, target_id, events, False)
+    if isinstance(target, Pedestrian):
+        return land(state, walker, target, 1, False, False, events)
+    state, (points,) = roll(state, D3)
+    events += (DiceRolled(walker.name, "rolls damage", "pistol against a vehicle: d3", "d3", (points,), points),)
+    return land(state, walker, target, points, False, False, events)
 
 
 def _answered(state: BattlecarsState, firer_id: str, target_id: str, events: tuple,

@@ -21,7 +21,8 @@ GRAMMAR = Grammar(
                        choices=FACING_NAMES),
         )),
         CommandSpec("fire", "Battlecars: fire a pod or the turret along a line", (
-            OptionSpec("weapon", "str", "A pod's letter (A-F) or turret", required=True, suggest=True),
+            OptionSpec("weapon", "str", "A pod's letter (A-F), turret, or pistol on foot", required=True,
+                       suggest=True),
             OptionSpec("target", "str", "The vehicle: its id (v2), its name or its driver's", required=True,
                        suggest=True),
         )),
@@ -33,6 +34,11 @@ GRAMMAR = Grammar(
                        choices=("front", "middle", "rear")),
         )),
         CommandSpec("hold", "Battlecars: fired upon, let the chance to return fire go"),
+        CommandSpec("leave", "Battlecars: your driver gets out on foot (at speed 0, as the whole move)"),
+        CommandSpec("walk", "Battlecars: on foot, walk one point", (
+            OptionSpec("direction", "str", "N, NE, E, SE, S, SW, W or NW", required=True, choices=FACING_NAMES),
+        )),
+        CommandSpec("board", "Battlecars: on foot, climb back into your vehicle beside you"),
         CommandSpec("end", "End your move once every point of your speed is driven"),
     ),
     new_options=(

@@ -11,20 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from rules.battlecars import data
+from rules.battlecars import data, pedestrians
 from rules.battlecars.events import ArmourHit, ComponentHit, DiceRolled, VehicleDestroyed
+from rules.battlecars.rolls import D3, D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Vehicle
-from rules.dice import roll_faces
 from rules.table import plural
 
-D3, D6, D8 = (1, 2, 3), (1, 2, 3, 4, 5, 6), (1, 2, 3, 4, 5, 6, 7, 8)
 SECTION_INDEX = {name: i for i, name in enumerate(data.SECTIONS)}
-
-
-def roll(state: BattlecarsState, faces: tuple[int, ...], count: int = 1) -> tuple[BattlecarsState, tuple[int, ...]]:
-    """Roll `count` dice with `faces` from the game's dice stream."""
-    dice, shown = roll_faces(state.dice, faces, count)
-    return replace(state, dice=dice), shown
 
 
 def hit_armour(state: BattlecarsState, vehicle_id: str, section: str, points: int, flame: bool = False,
@@ -145,7 +138,8 @@ def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool
     left = squares - lost
     events = (ComponentHit(vehicle.name, name, f"{plural(left, 'square', 'squares')} of {squares} left"),)
     if left == 0 and part in ("engine", "fuel", "driver"):
-        state, more = destroy(state, vehicle_id, f"its {name} is gone" if part != "driver" else "its driver is dead")
+        state, more = destroy(state, vehicle_id, f"its {name} is gone" if part != "driver" else "its driver is dead",
+                              escape=part != "driver")
         events += more
     return state, events
 
@@ -191,19 +185,25 @@ def _fuel_tank_test(state: BattlecarsState, vehicle_id: str) -> tuple[Battlecars
     events: tuple = (DiceRolled(vehicle.name, "tests the damaged fuel tank for an explosion", "explodes on 5+",
                                 "d6", (face,), face, 5, blew),)
     if blew:
-        state, more = destroy(state, vehicle_id, "its fuel tank exploded")
+        state, more = destroy(state, vehicle_id, "its fuel tank exploded", escape=True)
         events += more
     return state, events
 
 
-def destroy(state: BattlecarsState, vehicle_id: str, why: str) -> tuple[BattlecarsState, tuple]:
-    """The vehicle is out: it stays on its point as a wreck, speed 0."""
+def destroy(state: BattlecarsState, vehicle_id: str, why: str, escape: bool = False) -> tuple[BattlecarsState, tuple]:
+    """The vehicle is out: it stays on its point as a wreck, speed 0. Wrecked by its engine or fuel tank
+    (`escape`), a driver still aboard may get out on foot (reconstruction)."""
     vehicle = state.vehicle(vehicle_id)
     if vehicle.destroyed:
         return state, ()
-    return state.with_vehicle(replace(vehicle, destroyed=True, speed=0)), (VehicleDestroyed(vehicle.name, why),)
+    state = state.with_vehicle(replace(vehicle, destroyed=True, speed=0))
+    events: tuple = (VehicleDestroyed(vehicle.name, why),)
+    if escape and not vehicle.driver_out:
+        state, more = pedestrians.escape(state, vehicle_id)
+        return state, events + more
+    return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
 
 
 def is_running(vehicle: Vehicle) -> bool:
-    """Whether a vehicle still counts: not destroyed, its driver alive."""
-    return not vehicle.destroyed and vehicle.driver_lost < vehicle.spec.driver
+    """Whether a vehicle still counts: not destroyed, its driver aboard and alive."""
+    return not vehicle.destroyed and not vehicle.driver_out and vehicle.driver_lost < vehicle.spec.driver

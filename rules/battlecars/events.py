@@ -256,6 +256,69 @@ class SmokeDrifted:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class DriverLeft:
+    driver: str
+    at: str
+    health: int
+
+    def describe(self) -> str:
+        return f"{self.driver} is out on foot at {self.at}, {plural(self.health, 'health point', 'health points')}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class PedestrianWalked:
+    driver: str
+    from_point: str
+    to_point: str
+
+    def describe(self) -> str:
+        return f"{self.driver} walks {self.from_point} -> {self.to_point}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class DriverBoarded:
+    driver: str
+    vehicle: str
+
+    def describe(self) -> str:
+        return f"{self.driver} climbs back into {self.vehicle}'s vehicle."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class PedestrianDived:
+    driver: str
+    to_point: str
+
+    def describe(self) -> str:
+        return f"{self.driver} dives clear to {self.to_point}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class PedestrianHurt:
+    driver: str
+    points: int
+    left: str
+
+    def describe(self) -> str:
+        return f"{self.driver} is hurt ({self.points}): {self.left}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class PedestrianKilled:
+    driver: str
+    by: str
+
+    def describe(self) -> str:
+        return f"{self.driver} is killed ({self.by})."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class VehicleDestroyed:
     vehicle: str
     why: str

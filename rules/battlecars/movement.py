@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from rules.battlecars import data
 from rules.battlecars.actions import TURN_STEPS
-from rules.battlecars.damage import D3, D6, D8, hit_armour, roll
+from rules.battlecars.damage import hit_armour
 from rules.battlecars.events import (
     Crashed,
     DiceRolled,
@@ -27,7 +27,9 @@ from rules.battlecars.events import (
 )
 from rules.battlecars.grid import FACING_NAMES, Point, corners_passed, label, step, turn_between
 from rules.battlecars.passive import run_onto
+from rules.battlecars.pedestrians import run_over
 from rules.battlecars.rams import ram
+from rules.battlecars.rolls import D3, D6, D8, roll
 from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
 from rules.errors import BadOption, WrongPhase
 
@@ -170,10 +172,14 @@ def _step(state: BattlecarsState, vehicle: Vehicle, facing: int, angle: int, rev
     if other is not None:
         turned = replace(vehicle, facing=heading, moved=vehicle.moved + 1)
         return ram(state.with_vehicle(turned), vehicle.id, other.id)
-    moved = replace(vehicle, point=target, facing=heading, moved=vehicle.moved + 1)
-    state = state.with_vehicle(moved)
     events: tuple = (Drifted(vehicle.name, label(origin), label(target)),) if drifting else \
         (VehicleMoved(vehicle.name, label(origin), label(target), FACING_NAMES[heading], angle, reverse),)
+    walker = state.pedestrian_at(target)
+    if walker is not None:
+        state, more = run_over(state, vehicle, walker)
+        events += more
+    moved = replace(state.vehicle(vehicle.id), point=target, facing=heading, moved=vehicle.moved + 1)
+    state = state.with_vehicle(moved)
     state, more, oiled = run_onto(state, vehicle.id)
     events += more
     if oiled and not drifting:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.battlecars import data
-from rules.battlecars.damage import D6, D8, internal_hit, roll
+from rules.battlecars.damage import internal_hit
 from rules.battlecars.events import CounterDropped, CounterTriggered, DiceRolled, SmokeDrifted
 from rules.battlecars.grid import DIRECTIONS, label, step
+from rules.battlecars.rolls import D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Counter, Vehicle
 from rules.errors import BadOption, GameError
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.battlecars.damage import D6, SECTION_INDEX, hit_armour, roll
+from rules.battlecars.damage import SECTION_INDEX, hit_armour
 from rules.battlecars.events import DiceRolled, Rammed
 from rules.battlecars.grid import bearing, label
+from rules.battlecars.rolls import D6, roll
 from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
 
 KINDS = {0: "head-on", 1: "head-on", 7: "head-on", 2: "side", 6: "side", 3: "shunt", 4: "shunt", 5: "shunt"}

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from rules.battlecars import ai, combat, data, lobby, movement, passive, speed, turns
+from rules.battlecars import ai, combat, data, lobby, movement, passive, pedestrians, speed, turns
 from rules.battlecars.actions import (
     ACTIONS,
     TURN_STEPS,
     AddComputer,
+    Board,
     ChooseSection,
     Drop,
     EndGame,
@@ -18,16 +19,18 @@ from rules.battlecars.actions import (
     Fire,
     HoldFire,
     Join,
+    Leave,
     Move,
     SetSpeed,
     Start,
     TakeOver,
     ThreePointTurn,
+    Walk,
 )
 from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS, FireHeld
-from rules.battlecars.grid import FACING_NAMES, facing_by_name, label
+from rules.battlecars.grid import FACING_NAMES, facing_by_name, label, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
@@ -62,11 +65,24 @@ def _check_acting(state: BattlecarsState, actor: str) -> None:
 
 
 def _moving(state: BattlecarsState, actor: str):
-    """The actor's vehicle when it is their move, or why not."""
+    """The actor's vehicle when it is their move and they are aboard, or why not."""
     if state.phase != Phase.MOVE:
         raise WrongPhase(prompt(state))
     _check_acting(state, actor)
+    if state.pedestrian_of(actor) is not None:
+        raise WrongPhase("You are on foot: /walk, /fire weapon:pistol, /board your vehicle, or /end.")
     return state.vehicle_of(actor)
+
+
+def _walking(state: BattlecarsState, actor: str):
+    """The actor's pedestrian when it is their move on foot, or why not."""
+    if state.phase != Phase.MOVE:
+        raise WrongPhase(prompt(state))
+    _check_acting(state, actor)
+    walker = state.pedestrian_of(actor)
+    if walker is None:
+        raise WrongPhase("Your driver is in the vehicle: /leave it first (at speed 0) to go on foot.")
+    return walker
 
 
 # --- apply ---------------------------------------------------------------------------------------
@@ -124,10 +140,26 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
         _check_acting(state, actor)
         defender = state.vehicle(state.pending_return.defender)
         return _settled(replace(state, phase=Phase.MOVE, pending_return=None), (FireHeld(defender.name),))
+    if isinstance(action, Fire) and state.pedestrian_of(actor) is not None and state.phase == Phase.MOVE:
+        walker = _walking(state, actor)
+        if action.weapon.strip().lower() != "pistol":
+            raise BadOption("On foot the only weapon is the pistol: /fire weapon:pistol target:...")
+        return _settled(*combat.pistol(state, walker.id, find_vehicle(state, action.target, walker.id).id))
     if isinstance(action, Fire):
         vehicle = _moving(state, actor)
         target = find_vehicle(state, action.target, vehicle.id)
         return _settled(*combat.fire(state, vehicle.id, action.weapon, target.id))
+    if isinstance(action, Leave):
+        vehicle = _moving(state, actor)
+        state, events = pedestrians.leave(state, vehicle)
+        state, more = turns.end_move(state)
+        return _settled(state, events + more)
+    if isinstance(action, Walk):
+        return _settled(*pedestrians.walk(state, _walking(state, actor), action.direction))
+    if isinstance(action, Board):
+        state, events = pedestrians.board(state, _walking(state, actor))
+        state, more = turns.end_move(state)
+        return _settled(state, events + more)
     if isinstance(action, Drop):
         vehicle = _moving(state, actor)
         return _settled(*passive.drop(state, vehicle.id, action.weapon))
@@ -136,6 +168,9 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
             raise WrongPhase("No hit waits for a section: that choice comes when your vehicle is hit.")
         _check_acting(state, actor)
         return _settled(*combat.choose_section(state, action.section))
+    if isinstance(action, EndMove) and state.pedestrian_of(actor) is not None:
+        _walking(state, actor)
+        return _settled(*turns.end_move(state))
     if isinstance(action, EndMove):
         vehicle = _moving(state, actor)
         if not turns.move_is_complete(state):
@@ -157,15 +192,17 @@ def _settled(state: BattlecarsState, events: tuple) -> tuple[BattlecarsState, tu
 
 
 def find_vehicle(state: BattlecarsState, text: str, shooter: str | None = None):
-    """A vehicle by id (v2), by its driver's name, or by its mat's name when one vehicle has it."""
+    """A target by id (v2, or d2 for a driver on foot), by its name, or by its mat's name when one
+    vehicle has it."""
     wanted = text.strip().casefold()
-    for match in (lambda v: v.id == wanted, lambda v: v.name.casefold() == wanted,
-                  lambda v: v.spec.name.casefold() == wanted):
-        found = [v for v in state.vehicles if match(v) and v.id != shooter]
+    everyone = state.vehicles + state.pedestrians
+    for match in (lambda t: t.id == wanted, lambda t: t.name.casefold() == wanted,
+                  lambda t: hasattr(t, "spec") and t.spec.name.casefold() == wanted):
+        found = [t for t in everyone if match(t) and t.id != shooter]
         if len(found) == 1:
             return found[0]
-    others = ", ".join(f"{v.name} ({v.id})" for v in state.vehicles if v.id != shooter)
-    raise BadOption(f"No single vehicle '{text.strip()}'. Vehicles: {others}.")
+    others = ", ".join(f"{t.name} ({t.id})" for t in everyone if t.id != shooter)
+    raise BadOption(f"No single target '{text.strip()}'. Targets: {others}.")
 
 
 # --- what a player may do ------------------------------------------------------------------------
@@ -188,10 +225,13 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
                      for s in state.pending_hit.sections)
     if state.phase == Phase.RETURN:
         pending = state.pending_return
-        shots = combat.return_shots(state, state.vehicle(pending.defender), state.vehicle(pending.attacker))
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.shootable(pending.attacker))
         return tuple(LegalAction(f"/fire weapon:{s.weapon.id} target:{s.target.id}",
                                  f"Return fire: {s.weapon.id} ({s.chance:.0%})", action=Fire(s.weapon.id, s.target.id),
                                  primary=True) for s in shots) + (LegalAction("/hold", "Hold fire", action=HoldFire()),)
+    walker = state.pedestrian_of(player)
+    if walker is not None:
+        return _on_foot_actions(state, walker)
     vehicle = state.vehicle_of(player)
     offers = []
     for shot in legal_shots(state, vehicle):
@@ -212,8 +252,35 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
         for turn in movement.open_turns(state, vehicle):
             offers.append(LegalAction(f"/move turn:{turn}", turn.replace("-", " ").capitalize(), group="Drive",
                                       action=Move(turn)))
+    if vehicle.spec.type != "truck" and vehicle.speed == 0 and not (vehicle.moved or vehicle.fired or vehicle.dropped) \
+            and pedestrians.beside(state, vehicle) is not None:
+        offers.append(LegalAction("/leave", "Get out on foot", action=Leave()))
     if turns.move_is_complete(state):
         offers.append(LegalAction("/end", "End move", action=EndMove()))
+    return tuple(offers)
+
+
+def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
+    """A pedestrian's choices: the pistol's shots, a point's walk, boarding, the end of the move."""
+    offers = []
+    for target in combat.targets(state):
+        try:
+            combat.check_pistol(state, walker, target)
+        except GameError:
+            continue
+        offers.append(LegalAction(f"/fire weapon:pistol target:{target.id}", f"Pistol at {target.name}",
+                                  action=Fire("pistol", target.id), primary=True))
+    if not walker.walked:
+        for way, name in enumerate(FACING_NAMES):
+            to = step(walker.point, way)
+            if pedestrians.is_free(state, to):
+                offers.append(LegalAction(f"/walk direction:{name}", f"Walk {name} to {label(to)}", group="Walk",
+                                          action=Walk(name)))
+    vehicle = state.vehicle_of(walker.owner)
+    if vehicle and not vehicle.destroyed and max(abs(vehicle.point[0] - walker.point[0]),
+                                                 abs(vehicle.point[1] - walker.point[1])) == 1:
+        offers.append(LegalAction("/board", f"Board {vehicle.name}'s vehicle", action=Board()))
+    offers.append(LegalAction("/end", "End move", action=EndMove()))
     return tuple(offers)
 
 
@@ -248,6 +315,12 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return EndMove()
     if command == "hold":
         return HoldFire()
+    if command == "leave":
+        return Leave()
+    if command == "walk":
+        return Walk(str(options["direction"]))
+    if command == "board":
+        return Board()
     raise BadOption(f"Battlecars has no command /{command}.")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rules.battlecars.damage import is_running
 from rules.battlecars.events import SpeedChosen, SpeedsRevealed
 from rules.battlecars.state import REVERSE, THREE_POINT, BattlecarsState, Phase, Vehicle, speed_label
 from rules.errors import BadOption, NotYourTurn, WrongPhase
@@ -55,9 +56,9 @@ def parse_speed(text: str) -> int:
 
 
 def waiting(state: BattlecarsState) -> tuple[str, ...]:
-    """The drivers still to set a counter, in moving order."""
+    """The drivers still to set a counter (those aboard a running vehicle), in moving order."""
     done = {p for p, _ in state.declared}
-    return tuple(p for p in state.order if p not in done and (v := state.vehicle_of(p)) and not v.destroyed)
+    return tuple(p for p in state.order if p not in done and (v := state.vehicle_of(p)) and is_running(v))
 
 
 def declare(state: BattlecarsState, actor: str, speed: int) -> tuple[BattlecarsState, tuple]:

@@ -81,6 +81,7 @@ class Vehicle:
     drift: int = 0                  # skid drift carried into the next turn
     oiled: bool = False             # drove onto oil: straight on for the rest of the turn
     destroyed: bool = False
+    driver_out: bool = False        # its driver is not aboard: left on foot, or escaped the wreck, or dead
 
     @property
     def spec(self) -> data.VehicleSpec:
@@ -118,6 +119,20 @@ class Vehicle:
     def weapon(self, ident: str) -> Pod | None:
         wanted = ident.strip().lower()
         return next((w for w in self.weapons() if w.id.lower() == wanted), None)
+
+
+@dataclass(frozen=True)
+class Pedestrian:
+    """A driver on foot (seed: "3 health points, a limited-use weapon, and can be run over")."""
+
+    id: str        # d1 for the driver of v1
+    owner: str
+    name: str      # "alice's driver"
+    point: Point
+    health: int
+    rounds: int
+    walked: bool = False
+    fired: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +188,7 @@ class BattlecarsState:
     returned: tuple[str, ...] = ()   # vehicles that returned fire during this driver's move
     counters: tuple[Counter, ...] = ()
     next_counter: int = 1
+    pedestrians: tuple[Pedestrian, ...] = ()
     hidden: bool = False            # a view: declared speeds of others are blanked
     max_rounds: int | None = None
     winner: str | None = None
@@ -196,6 +212,22 @@ class BattlecarsState:
     @property
     def the_board(self) -> data.Board:
         return data.board(self.board, self.big)
+
+    def pedestrian_of(self, player_id: str | None) -> Pedestrian | None:
+        return next((p for p in self.pedestrians if p.owner == player_id), None)
+
+    def pedestrian_at(self, point: Point) -> Pedestrian | None:
+        return next((p for p in self.pedestrians if p.point == point), None)
+
+    def with_pedestrian(self, walker: Pedestrian) -> BattlecarsState:
+        return replace(self, pedestrians=tuple(walker if p.id == walker.id else p for p in self.pedestrians))
+
+    def without_pedestrian(self, walker_id: str) -> BattlecarsState:
+        return replace(self, pedestrians=tuple(p for p in self.pedestrians if p.id != walker_id))
+
+    def shootable(self, ident: str | None) -> Vehicle | Pedestrian | None:
+        """A vehicle (v2) or a pedestrian (d2) by id."""
+        return self.vehicle(ident) or next((p for p in self.pedestrians if p.id == ident), None)
 
     def counter_at(self, point: Point) -> Counter | None:
         return next((c for c in self.counters if c.point == point), None)

@@ -10,6 +10,7 @@ from rules.battlecars.damage import is_running
 from rules.battlecars.events import GameDrawn, GameWon, MoveEnded
 from rules.battlecars.movement import carry_drift, left_to_move
 from rules.battlecars.passive import smoke_roll
+from rules.battlecars.pedestrians import new_turn
 from rules.battlecars.speed import waiting
 from rules.battlecars.state import BattlecarsState, Phase
 from rules.table import TurnBegan
@@ -30,12 +31,14 @@ def acting_players(state: BattlecarsState) -> tuple[str, ...]:
 
 
 def drivers_left(state: BattlecarsState) -> tuple[str, ...]:
-    """The players whose vehicle still runs, in moving order."""
-    return tuple(p for p in state.order if (v := state.vehicle_of(p)) and is_running(v))
+    """The players still in the game, in moving order: a driver aboard a running vehicle, or on foot."""
+    return tuple(p for p in state.order
+                 if ((v := state.vehicle_of(p)) and is_running(v)) or state.pedestrian_of(p) is not None)
 
 
 def check_victory(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
-    """Seed: "The last vehicle (or driver) still operational wins." None left at once: a draw."""
+    """Seed: "The last vehicle (or driver) still operational wins. A player is eliminated when their
+    driver is killed." None left at once: a draw."""
     if state.phase in (Phase.LOBBY, Phase.FINISHED):
         return state, ()
     left = drivers_left(state)
@@ -56,6 +59,8 @@ def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
         if player in left:
             state = replace(state, active=player, returned=())
             began = (TurnBegan(state.player(player).name, state.round),)
+            if state.pedestrian_of(player) is not None:
+                return state, began
             state, drifted = carry_drift(state, state.vehicle_of(player).id)
             return state, began + drifted
     return end_of_turn(state)
@@ -63,22 +68,29 @@ def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
 
 def end_move(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """The active driver's move is over: the next one moves."""
-    vehicle = state.vehicle_of(state.active)
+    walker = state.pedestrian_of(state.active)
+    name = walker.name if walker else state.vehicle_of(state.active).name
     state, events = next_mover(state)
-    return state, (MoveEnded(vehicle.name),) + events
+    return state, (MoveEnded(name),) + events
 
 
 def end_of_turn(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """Every driver has moved: the smoke roll, then the round cap may end the game in a draw, else new
     speed counters."""
-    state, events = smoke_roll(replace(state, active=None))
+    state, events = smoke_roll(new_turn(replace(state, active=None)))
     if state.max_rounds is not None and state.round + 1 >= state.max_rounds:
         return replace(state, phase=Phase.FINISHED), events + (GameDrawn(f"the {state.max_rounds}-turn limit"),)
-    return replace(state, phase=Phase.SPEED, round=state.round + 1), events
+    state = replace(state, phase=Phase.SPEED, round=state.round + 1)
+    if waiting(state):
+        return state, events
+    # Every driver left is on foot: no counter to set, straight to the moves.
+    state, more = next_mover(replace(state, phase=Phase.MOVE))
+    return state, events + more
 
 
 def move_is_complete(state: BattlecarsState) -> bool:
     """Whether the active vehicle has driven its whole speed (or was stopped), so its move may end (a
-    three-point turn may keep its facing)."""
+    three-point turn may keep its facing); a driver on foot may end whenever they like."""
     vehicle = state.vehicle_of(state.active)
-    return vehicle is None or vehicle.destroyed or left_to_move(vehicle) == 0
+    return state.pedestrian_of(state.active) is not None or vehicle is None or vehicle.destroyed or \
+        left_to_move(vehicle) == 0
