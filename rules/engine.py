@@ -155,6 +155,36 @@ def describe_events(events: tuple) -> str:
     return " ".join(e.describe() for e in events)
 
 
+def parse_command(line: str) -> tuple[str, dict[str, str]]:
+    """A legal action as written -> (command, options): '/verb a:1 b:x:2' -> ('verb', {'a': '1', 'b': 'x:2'});
+    '/game join' -> ('game join', {})."""
+    words = line.strip().removeprefix("/").split()
+    name = [words.pop(0)]
+    if name[0] == "game" and words and ":" not in words[0]:
+        name.append(words.pop(0))
+    options = {}
+    for word in words:
+        key, _sep, value = word.partition(":")
+        options[key] = value
+    return " ".join(name), options
+
+
+def suggest_legal(legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]):
+    """A `suggest` capability offering, for an option being typed, only the values some legal action
+    uses now (and fits the options already chosen), labelled as its button is when it names one."""
+    def suggest(state: Any, player: str, command: str, option: str, chosen: dict[str, Any]) -> list[tuple[str, str]]:
+        offers: dict[str, str] = {}
+        for legal in legal_actions(state, player):
+            name, opts = parse_command(legal.command)
+            if name != command or option not in opts:
+                continue
+            if any(k != option and str(v).lower() != opts.get(k, "").lower() for k, v in chosen.items() if v):
+                continue
+            offers.setdefault(opts[option], opts[option])
+        return [(label, value) for label, value in offers.items()][:25]
+    return suggest
+
+
 def chosen_action(legal: tuple[LegalAction, ...], command: str | None) -> Any:
     """The action of the legal action written `command`: how a policy that picks among the written
     legal actions hands back a value. None for None; a pick that is not legal is a bug (ValueError)."""

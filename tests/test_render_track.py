@@ -12,8 +12,9 @@ from PIL import Image
 from images import render
 from images.track import render_track
 from images.track.geometry import lane_cell, pit_cell, ring_cell
+from rules.engine import parse_command
 from rules.track.actions import Join, Start
-from rules.track.ruleset import TRACK, parse_command
+from rules.track.ruleset import TRACK
 from rules.track.state import LANE, PITS, RING, Car, TrackState
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -13,8 +13,9 @@ from PIL import Image, ImageChops
 from bot.table.commands import parse
 from images.registry import renderer
 from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, Step, render_frame, render_replay, sample
+from rules.engine import parse_command
 from rules.registry import get_ruleset
-from rules.track.ruleset import TRACK, parse_command
+from rules.track.ruleset import TRACK
 from rules.track.ruleset import computer_command as track_computer_command
 
 DUEL = Path(__file__).resolve().parent.parent / "examples" / "duel.txt"

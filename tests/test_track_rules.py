@@ -15,7 +15,7 @@ import pytest
 
 from rules.codec import decode_state, decode_tagged, encode_state, encode_tagged
 from rules.dice import shuffle
-from rules.engine import replay
+from rules.engine import parse_command, replay
 from rules.errors import BadOption, GameError, GameOver, NotHost, NotYourTurn, TableFull
 from rules.track import cards
 from rules.track import ruleset as track_ruleset
@@ -33,7 +33,7 @@ from rules.track.events import (
     DeckReshuffled,
     GameWon,
 )
-from rules.track.ruleset import TRACK, parse_command
+from rules.track.ruleset import TRACK
 from rules.track.state import LANE, PITS, RING, Car, TrackState
 
 SEED = 5

@@ -31,10 +31,11 @@ from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS, FireHeld
 from rules.battlecars.grid import FACING_NAMES, facing_by_name, label, step
+from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.table import EndGame as TableEndGame
 from rules.table import GameEnded, revision_option, take_over, who_ends
@@ -374,6 +375,15 @@ def describe(state: BattlecarsState) -> str:
     return " ".join(parts)
 
 
+def undo_blocker(before: BattlecarsState, after: BattlecarsState) -> str | None:
+    """An action can be taken back only if it rolled no dice and revealed no speed counter."""
+    if after.dice.counter != before.dice.counter:
+        return "dice were rolled"
+    if before.phase == Phase.SPEED and after.phase != Phase.SPEED:
+        return "the speed counters were revealed"
+    return None
+
+
 def turn_key(state: BattlecarsState) -> str:
     """One key per driver's move (and per speed-setting), so a table keeps one message per turn."""
     return f"{state.phase}:{state.round}:{state.active or ''}"
@@ -387,4 +397,7 @@ RULESET = Ruleset(
     secret_tail=lambda state: len(state.declared),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+    undo_blocker=undo_blocker,
+    suggest=suggest_legal(legal_actions),
+    selfplay=SELFPLAY,
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
 from rules.errors import (
     BadOption,
     GameError,
@@ -240,31 +240,6 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     raise BadOption(f"This game has no command /{command}.")
 
 
-def parse_command(line: str) -> tuple[str, dict[str, str]]:
-    """'/play card:7H split:c1:4,c3:3' -> ('play', {'card': '7H', 'split': 'c1:4,c3:3'})."""
-    words = line.strip().removeprefix("/").split()
-    name = [words.pop(0)]
-    if name[0] == "game" and words and ":" not in words[0]:
-        name.append(words.pop(0))
-    options = {}
-    for word in words:
-        key, _sep, value = word.partition(":")
-        options[key] = value
-    return " ".join(name), options
-
-
-def suggest(state: TrackState, player: str, command: str, option: str,
-            chosen: dict[str, Any]) -> list[tuple[str, str]]:
-    """Autocomplete for /play and /discard: only values that are part of a legal play now."""
-    offers: dict[str, str] = {}
-    for legal in legal_actions(state, player):
-        name, opts = parse_command(legal.command)
-        if name != command or option not in opts:
-            continue
-        if any(k != option and str(v).lower() != opts.get(k, "").lower() for k, v in chosen.items() if v):
-            continue
-        offers.setdefault(opts[option], opts[option])
-    return [(label, value) for label, value in offers.items()][:25]
 
 
 def is_computer(state: TrackState, player: str) -> bool:
@@ -339,7 +314,7 @@ TRACK = Ruleset(
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, lambda passive: "what a computer player would play"),
     undo_blocker=undo_blocker,
-    suggest=suggest,
+    suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
     # Schema 2: the last action's words are drawn from the log's events, not stored.
     snapshot_upgrades={1: without_fields("last_action")},
