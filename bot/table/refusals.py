@@ -5,7 +5,7 @@ No game here, a stale button, another game's command.
 
 from __future__ import annotations
 
-from bot.table.commands import CommandSyntaxError, for_game
+from bot.table.commands import CommandSyntaxError, for_game, foreign_to
 from rules.errors import GameError
 from rules.registry import ruleset_ids
 
@@ -24,12 +24,20 @@ class StaleButton(GameError):
 
 
 class NotThisGame(GameError):
-    """Another game's command or option, used in a channel that plays something else."""
+    """Another game's command or option, used in a channel that plays something else; or (`malformed`)
+    a value the channel's game cannot read, such as text where it counts a number."""
+
+    def __init__(self, message: str, malformed: bool = False):
+        super().__init__(message)
+        self.malformed = malformed
 
     @classmethod
     def fitted(cls, ruleset, command):
         """`command` as the channel's game declares it (bot.table.commands.for_game), or a refusal."""
+        foreign = foreign_to(ruleset, command)
+        if foreign:
+            raise cls(foreign)
         try:
             return for_game(ruleset, command)
         except CommandSyntaxError as exc:
-            raise cls(str(exc)) from None
+            raise cls(str(exc), malformed=True) from None

@@ -73,6 +73,7 @@ class Reply:
     mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
+    malformed: bool = False  # refused because the command could not be read (the command line's exit 2)
 
     @property
     def mention(self) -> str | None:
@@ -88,9 +89,9 @@ class Notice:
     reply: Reply
 
 
-def refusal(message: str) -> Reply:
-    """A private refusal: nothing changed."""
-    return Reply("refused", message, ephemeral=True)
+def refusal(message: str, malformed: bool = False) -> Reply:
+    """A private refusal: nothing changed (`malformed`: the command itself could not be read)."""
+    return Reply("refused", message, ephemeral=True, malformed=malformed)
 
 
 def clip(text: str, limit: int) -> str:

@@ -172,6 +172,8 @@ class GameService(TableClock, PlannedTurns):
                 return await work
             except NoGame as exc:
                 return refusal(await self._why_no_game(channel) or exc.message)
+            except NotThisGame as exc:
+                return refusal(exc.message, exc.malformed)
             except GameError as exc:
                 return refusal(exc.message)
             except StoreBusy:

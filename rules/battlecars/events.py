@@ -20,7 +20,8 @@ class Joined:
     computer: bool = False
 
     def describe(self) -> str:
-        return f"{self.player}{' (computer)' if self.computer else ''} joined with a {self.vehicle}."
+        article = "an" if self.vehicle[:1].lower() in "aeiou" else "a"
+        return f"{self.player}{' (computer)' if self.computer else ''} joined with {article} {self.vehicle}."
 
 
 @EVENTS.register

@@ -201,7 +201,9 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
     ruleset = next(o for o in subcommands["new"]["options"] if o["name"] == "ruleset")
     assert ruleset["required"] and {"name": "speedway", "value": "speedway"} in ruleset["choices"]
     (value,) = by_name["speed"]["options"]
-    assert value["type"] == 4 and value["required"]
+    # Speedway's speed is a number, Battlecars' also R or 3PT: one Discord option, text, that each
+    # game then reads as its own (an int for Speedway).
+    assert value["type"] == 3 and value["required"]
 
     # The fake holds the synced commands with ids, as Discord would.
     assert {c["name"] for c in fake.synced_commands()} == set(by_name)
@@ -235,7 +237,7 @@ async def test_a_game_played_by_slash_commands(fake, bot, record_latency):
     # The placeholder was deleted first, so this is a new message and the ping really notifies.
     assert fake.notifications() == [(started.message_id, active_id)]
 
-    speed = assert_public_map(await slash(fake, active, "channel", "speed", value=2), record_latency)
+    speed = assert_public_map(await slash(fake, active, "channel", "speed", value="2"), record_latency)
     assert f"{active} set speed 0 -> 2" in speed.content
     # While typing /move, Discord asks for suggestions; they cannot be deferred and must come at once.
     asked = await fake.autocomplete(active, "channel", "move", {"maneuver": ""}, focused="maneuver")
@@ -277,7 +279,7 @@ async def test_refusals_are_ephemeral(fake, bot, record_latency):
     started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
     active = next_player(started)
     other = "bob" if active == "alice" else "alice"
-    out_of_turn = await slash(fake, other, "channel", "speed", value=2)
+    out_of_turn = await slash(fake, other, "channel", "speed", value="2")
     assert_private_refusal(out_of_turn, record_latency, f"It is {active}'s turn, not yours.")
     # The same through a button: acknowledged without "thinking…" (type 6), refused privately.
     pressed = await press(fake, other, "channel", started.message_id, "Speed 2")
@@ -468,7 +470,7 @@ async def test_the_bot_and_eight_exec_processes_race_for_one_move(fake, bot, rec
         return proc.returncode, (out + err).decode()
 
     async def slash_speed() -> Exchange:
-        return await slash(fake, active, "channel", "speed", value=3)
+        return await slash(fake, active, "channel", "speed", value="3")
 
     results = await asyncio.gather(slash_speed(), *(exec_speed() for _ in range(8)))
     exchange, execs = results[0], results[1:]
