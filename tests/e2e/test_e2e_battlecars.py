@@ -1,0 +1,65 @@
+"""End to end: a Battlecars game on the fake Discord. Each driver sets a speed through the public "Your
+move (private)" button and the private menu it opens; nothing public shows a counter before the reveal,
+and the reveal names them all."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from rules.battlecars.ruleset import RULESET
+from rules.battlecars.state import BattlecarsState
+from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
+from tests.e2e.test_e2e_long_games import all_buttons, poll
+from tests.e2e.test_e2e_track import public_text
+
+
+def read_state(db_path) -> BattlecarsState:
+    with sqlite3.connect(db_path) as db:
+        (state,) = db.execute("SELECT state FROM games").fetchone()
+    return RULESET.load_state(state)
+
+
+async def set_speed(fake, player: str, public_message: dict, label: str) -> None:
+    """Press the public choices button, then the speed in the private menu it opens."""
+    (choices,) = [b for b in all_buttons(public_message) if b["label"] == "Your move (private)"]
+    opened = await fake.responses(await fake.click(player, "channel", public_message["id"], choices["custom_id"]),
+                                  timeout=RESPONSE_TIMEOUT)
+    (menu,) = opened.followups
+    assert menu.ephemeral and "only you see this" in menu.content
+    buttons = {b["label"]: b["custom_id"] for row in menu.components for b in row["components"]}
+    assert label in buttons, list(buttons)
+    played = await fake.responses(await fake.click(player, "channel", menu.message["id"], buttons[label]),
+                                  timeout=RESPONSE_TIMEOUT)
+    assert not played.rejected and not any(f.ephemeral for f in played.followups), played.describe()
+
+
+async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot, record_latency):
+    made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="battlecars"),
+                             record_latency, title="Battlecars")
+    assert "New Battlecars game" in made.content
+    for name, mat in (("alice", "sentinel"), ("bob", "tank")):
+        assert_public_map(await slash(fake, name, "channel", "game join", vehicle=mat), record_latency,
+                          title="Battlecars")
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency,
+                                title="Battlecars")
+    assert list(started.buttons) == ["Your move (private)"]
+
+    names = {str(fake.users[name].id): name for name in ("alice", "bob")}
+    first, second = read_state(bot.db).order
+    await set_speed(fake, names[first], fake.message(started.message_id), "Speed 3")
+    await poll(lambda: len(read_state(bot.db).declared) == 1, RESPONSE_TIMEOUT, "the first counter stored")
+    shown = public_text(fake, "channel")
+    assert "face down" in shown and not re.search(r"\b(speed|counter)\D{0,12}3\b", shown, re.I), shown
+
+    latest = [m for m in fake.channel_messages("channel") if all_buttons(m)][-1]
+    await set_speed(fake, names[second], latest, "Speed 1")
+    await poll(lambda: read_state(bot.db).phase == "move", RESPONSE_TIMEOUT, "the counters revealed")
+    assert "Speed counters revealed:" in public_text(fake, "channel")
+    state = read_state(bot.db)
+    assert (state.vehicle_of(first).speed, state.vehicle_of(second).speed) == (3, 1)
+
+    # Speedway's /move options are refused at this table, privately.
+    refused = await slash(fake, names[first], "channel", "move", maneuver="normal")
+    assert refused.followups and refused.followups[0].ephemeral and "not an option" in refused.followups[0].content
+    assert_nothing_unexpected(fake, bot)

@@ -1,0 +1,130 @@
+"""Battlecars at the table (issue 14): the secret speed counter never reaches anything public before the
+reveal, a whole game played through `pitboss exec` one process per command, and the other games
+playing on beside it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from bot.table.commands import parse
+from bot.table.replies import Actor
+from rules.battlecars.ruleset import RULESET
+from rules.battlecars.state import BattlecarsState
+from rules.codec import decode_state
+from tests.conftest import run_pitboss
+
+
+async def run(service, user: str, line: str, channel: str):
+    return await service.execute(channel, Actor(user, user), parse(line))
+
+
+async def two_drivers(service, channel: str, alice: str = "interceptor", bob: str = "tank"):
+    for user, line in (("alice", "/game new ruleset:battlecars seed:11 board:town"),
+                       ("alice", f"/game join vehicle:{alice}"), ("bob", f"/game join vehicle:{bob}"),
+                       ("alice", "/game start")):
+        reply = await run(service, user, line, channel)
+        assert reply.outcome == "applied", (line, reply.text)
+    return reply
+
+
+async def public_after(service, channel: str, value: str) -> tuple:
+    """Everything a watcher sees once alice has set `value`: her reply, the status, the log, an export."""
+    await two_drivers(service, channel)
+    mover = RULESET.load_state((await service._store.active_game(channel)).state).order[0]
+    declared = await run(service, mover, f"/speed value:{value}", channel)
+    assert declared.outcome == "applied" and not declared.ephemeral
+    status = await run(service, "carol", "/game status", channel)
+    log = await run(service, "carol", "/game log", channel)
+    export = await run(service, "carol", "/game export", channel)
+    document = json.loads(export.files[0].data)
+    return (declared.text, declared.image, declared.alt_text, status.text, status.image, log.text,
+            [a for a in document["actions"] if a["action"]["type"] == "SetSpeed"])
+
+
+async def test_a_speed_counter_reaches_nothing_public_before_the_reveal(service):
+    """Found: speed counters are placed secretly and revealed together. The public reply, the map, the
+    status, the log and an export are the same whichever speed was set."""
+    slow = await public_after(service, "chan-slow", "1")
+    fast = await public_after(service, "chan-fast", "3")
+    assert slow == fast
+    assert slow[6] == []                                             # the export leaves the secret out
+    assert "face down" in slow[0]
+
+
+async def test_the_reveal_shows_every_counter_and_the_first_driver_moves(service, store):
+    started = await two_drivers(service, "chan-1")
+    assert started.buttons[0].label == "Your move (private)"          # speeds are chosen in private
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    await run(service, order[0], "/speed value:2", "chan-1")
+    revealed = await run(service, order[1], "/speed value:1", "chan-1")
+    assert "Speed counters revealed:" in revealed.text and revealed.outcome == "applied"
+    state = RULESET.load_state((await store.active_game("chan-1")).state)
+    assert state.phase == "move" and state.active == order[0]
+    refused = await run(service, order[1], "/move turn:ahead", "chan-1")
+    assert refused.outcome == "refused" and "move, not yours" in refused.text
+
+
+async def test_speedway_plays_on_beside_a_battlecars_game(service):
+    await two_drivers(service, "chan-bc")
+    for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
+                       ("bob", "/game join car:torch"), ("alice", "/game start"), ("alice", "/speed value:3"),
+                       ("alice", "/move maneuver:normal")):
+        assert (await run(service, user, line, "chan-sw")).outcome == "applied", line
+    other = await run(service, "alice", "/move turn:ahead", "chan-sw")
+    assert other.outcome == "refused" and "not an option of /move in Speedway" in other.text
+    malformed = await run(service, "alice", "/speed value:fast", "chan-sw")
+    assert malformed.outcome == "refused" and malformed.malformed
+
+
+def _state(db: str) -> BattlecarsState:
+    with sqlite3.connect(db) as conn:
+        (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()
+    return RULESET.load_state(text)
+
+
+def test_a_whole_game_through_exec_one_process_per_command(tmp_path):
+    """Two humans, a bike and a truck, each command its own `pitboss exec` process; each picks its first
+    legal action (a speed, a step, a shot, a drop) as a player reading the choices would. The game ends
+    (a win, or a draw at its 4-turn cap) and `pitboss verify` replays it exactly."""
+    db = str(tmp_path / "bc.db")
+
+    def exec_(user: str, line: str):
+        result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path)
+        assert result.returncode == 0, (line, result.stdout, result.stderr)
+        return result
+
+    for user, line in (("alice", "/game new ruleset:battlecars rounds:4 board:open"),
+                       ("alice", "/game join vehicle:bike1"), ("bob", "/game join vehicle:hauler"),
+                       ("alice", "/game start")):
+        exec_(user, line)
+    for _ in range(120):
+        state = _state(db)
+        if RULESET.is_finished(state):
+            break
+        player = RULESET.acting_players(state)[0]
+        legal = RULESET.legal_actions(state, player)
+        pick = next((a for a in legal if a.command.startswith("/fire")), None) or \
+            next((a for a in legal if a.command.startswith("/speed")), None) or legal[0]
+        exec_(player, pick.command)
+    final = _state(db)
+    assert RULESET.is_finished(final)
+    verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
+    assert verified.returncode == 0 and "0 mismatches" in verified.stdout
+    assert {v.spec.type for v in final.vehicles} == {"bike", "truck"}
+
+
+def test_a_state_round_trips_through_the_snapshot_codec():
+    from rules.battlecars.actions import AddComputer, Start
+    from rules.codec import encode_state
+
+    state = RULESET.setup({"board": "town"}, 3, "host")
+    for mat in ("tank", "bike2", "war_rig", "firebrand"):
+        state, _ = RULESET.apply(state, "host", AddComputer(mat))
+    state, _ = RULESET.apply(state, "host", Start())
+    for _ in range(60):
+        if RULESET.is_finished(state):
+            break
+        player = RULESET.acting_players(state)[0]
+        state, _ = RULESET.apply(state, player, RULESET.computer.choose(state, player))
+        assert decode_state(BattlecarsState, encode_state(state)) == state
