@@ -827,3 +827,19 @@ def test_a_pedestrian_boards_its_own_vehicle_beside_it_at_speed_0():
     state, events = act(state, "alice", Board())
     assert of(events, DriverBoarded) and state.pedestrian_of("alice") is None
     assert not vehicle(state, "alice").driver_out and vehicle(state, "alice").speed == 0
+
+
+def test_odds_give_each_open_shot_and_a_turns_skid_chance_and_change_nothing():
+    from rules.battlecars.ruleset import odds
+
+    state = table(("alice", "gunwagon", "G5", "E", 8), ("bob", "tank", "K5", "W", 0))
+    assert odds(state, "alice", {}).splitlines()[1:] == [
+        "pod A (Shell, front) at bob (v2): range 4, 3d6 +1 -> 100% to hit; damage 1d8+2.",
+        "turret (Machine gun) at bob (v2): range 4, 3d6 +1 -> 100% to hit; damage 1d8."]
+    assert odds(state, "alice", {"turn": "left-45"}) == "left-45 at speed 8 needs no skid test."
+    assert odds(state, "alice", {"turn": "right-90"}) == \
+        "right-90 at speed 8 (cornering 5): a skid on a d6 of 6 or less, 100%."
+    with pytest.raises(GameError, match="holds Smoke: drop it behind"):
+        odds(state, "alice", {"weapon": "B", "target": "bob"})
+    assert odds(state, "bob", {"weapon": "turret", "target": "v1"}).startswith("turret (Shell) at alice (v1): range 4")
+    assert RULESET.queries["odds"] is odds

@@ -40,6 +40,11 @@ GRAMMAR = Grammar(
         )),
         CommandSpec("board", "Battlecars: on foot, climb back into your vehicle beside you"),
         CommandSpec("end", "End your move once every point of your speed is driven"),
+        CommandSpec("odds", "Battlecars: the chance of a shot or of a skid on a turn (changes nothing)", (
+            OptionSpec("weapon", "str", "A pod's letter or turret", suggest=True),
+            OptionSpec("target", "str", "The vehicle: its id (v2) or name", suggest=True),
+            OptionSpec("turn", "str", "A turn you are considering", choices=tuple(TURN_STEPS)),
+        ), query=True),
     ),
     new_options=(
         OptionSpec("board", "str", "Battlecars: the board", choices=data.board_ids()),

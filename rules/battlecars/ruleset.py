@@ -375,6 +375,47 @@ def describe(state: BattlecarsState) -> str:
     return " ".join(parts)
 
 
+def _shot_line(plan) -> str:
+    spec = data.rounds()[plan.weapon.load]
+    bonus = f" {plan.modifier:+d}" if plan.modifier else ""
+    damage = f"{spec.damage}d8" + (f"+{spec.bonus}" if spec.bonus else "")
+    return (f"{plan.weapon.label} at {plan.target.name} ({plan.target.id}): range {plan.range}, "
+            f"{plan.dice}d6{bonus} -> {plan.chance:.0%} to hit; damage {damage}.")
+
+
+def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
+    """The chance of a shot or of skidding on a turn, changing nothing; bare, every shot open now.
+    Off-turn it answers for the player's vehicle as it stands, for planning."""
+    if state.player(player) is None:
+        raise NotSeated("You are not playing in this game.")
+    if state.phase in (Phase.LOBBY, Phase.FINISHED):
+        raise WrongPhase("The odds are for a game under way.")
+    vehicle = state.vehicle_of(player)
+    if options.get("turn"):
+        turn = str(options["turn"]).strip().lower()
+        if turn not in TURN_STEPS:
+            raise BadOption(f"turn: one of {', '.join(TURN_STEPS)}.")
+        angle = abs(TURN_STEPS[turn]) * 45
+        limit = movement.cornering_limit(vehicle, state.the_board.terrain(vehicle.point), angle)
+        speed_now = max(0, vehicle.speed)
+        if limit is None or speed_now <= limit:
+            return f"{turn} at speed {speed_now} needs no skid test."
+        over = speed_now - limit
+        chance = min(1.0, 2 * over / 6)
+        return (f"{turn} at speed {speed_now} (cornering {limit}): a skid on a d6 of {2 * over} or less, "
+                f"{chance:.0%}.")
+    if options.get("weapon") or options.get("target"):
+        target = find_vehicle(state, str(options.get("target", "")), vehicle.id)
+        weapon = vehicle.weapon(str(options.get("weapon", "")))
+        if weapon is None:
+            raise BadOption(f"{vehicle.name} has no weapon '{options.get('weapon', '')}'.")
+        return _shot_line(combat.plan_shot(state, vehicle, weapon, target))
+    shots = legal_shots(state, vehicle)
+    if not shots:
+        return f"No shot is open to {vehicle.name} now: nothing on a weapon's line, in reach and in sight."
+    return f"Shots open to {vehicle.name}:\n" + "\n".join(_shot_line(p) for p in shots)
+
+
 def undo_blocker(before: BattlecarsState, after: BattlecarsState) -> str | None:
     """An action can be taken back only if it rolled no dice and revealed no speed counter."""
     if after.dice.counter != before.dice.counter:
@@ -393,7 +434,7 @@ RULESET = Ruleset(
     id="battlecars", title="Battlecars", state_type=BattlecarsState, actions=ACTIONS, events=EVENTS, setup=setup,
     apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True,
+    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"odds": odds},
     secret_tail=lambda state: len(state.declared),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
