@@ -24,10 +24,11 @@ from rules.battlecars.state import BattlecarsState, Phase, Vehicle, speed_label
 from rules.engine import describe_events
 
 K = 2                 # drawn at twice the size, then shrunk once (antialiasing)
-LABELS = 30           # the band of grid letters and numbers round the board
-HEADER = 96           # title and the last action's words
-SIDEBAR = 360
-CHIP = 104
+LABELS = 26           # the band of grid letters and numbers round the board
+HEADER = 88           # title and the last action's words
+SIDEBAR = 300
+CHIP = 92
+TEXT = 21             # a chip's figures; shown 420 px wide, the picture keeps them at about 9 px
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 ROAD = (205, 200, 190)
 GRASS = (170, 204, 140)
@@ -39,8 +40,8 @@ GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
 
 
 def cell_size(board: data.Board) -> int:
-    """Pixels between points: 13 x 9 boards get 62, the joined 17 x 13 board 48."""
-    return 62 if board.width <= 13 else 48
+    """Pixels between points: 13 x 9 boards get 52, the joined 17 x 13 board 40."""
+    return 52 if board.width <= 13 else 40
 
 
 def page_size(board: data.Board) -> tuple[int, int]:
@@ -93,7 +94,7 @@ def _board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int) ->
                     width = K if dx and dy else 2 * K
                     draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=LINE, width=width)
             draw.ellipse([K * (a[0] - 3), K * (a[1] - 3), K * (a[0] + 3), K * (a[1] + 3)], fill=LINE)
-    big = font(K * 20, bold=True)
+    big = font(K * 19, bold=True)
     bottom = top + LABELS + board.height * cell
     for x in range(board.width):
         cx = _centre((x, 0), cell, top)[0]
@@ -169,18 +170,18 @@ def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, c
 
 def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
     """Each vehicle's name and speed on a tag just above its token (below it on the top row)."""
-    face = font(K * 17, bold=True)
+    face = font(K * 19, bold=True)
     for vehicle in state.vehicles:
         if vehicle.point is None:
             continue
         cx, cy = _centre(vehicle.point, cell, top)
         counter = "?" if state.hidden and any(p == vehicle.owner for p, _ in state.declared) else \
             speed_label(vehicle.speed)
-        text = ellipsize(vehicle.name, face, K * cell * 1.6) + ("" if vehicle.destroyed else f" · {counter}")
+        text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed else f" · {counter}")
         w = face.getlength(text) / K + 12
         y = cy - cell * 0.62 if vehicle.point[1] > 0 else cy + cell * 0.62
         x = min(max(cx, LABELS + w / 2), size[0] - SIDEBAR - w / 2)
-        box = [K * (x - w / 2), K * (y - 12), K * (x + w / 2), K * (y + 12)]
+        box = [K * (x - w / 2), K * (y - 13), K * (x + w / 2), K * (y + 13)]
         draw.rounded_rectangle(box, radius=5 * K, fill=PAPER, outline=colours.car_colour(vehicle.colour), width=2 * K)
         draw_text(draw, (K * x, K * y), text, face, MUTED if vehicle.destroyed else INK, "mm")
 
@@ -198,19 +199,18 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
     walker = state.pedestrian_of(vehicle.owner)
     gone = " · on foot" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")
     name = f"{vehicle.name} · {spec.name}{gone}"
-    head = fit_font(name, K * 22, K * width, bold=True, minimum=K * 17)
-    draw_text(draw, (K * left, K * (y0 + 20)), ellipsize(name, head, K * width), head, INK, "lm")
+    head = fit_font(name, K * 23, K * width, bold=True, minimum=K * 19)
+    draw_text(draw, (K * left, K * (y0 + 19)), ellipsize(name, head, K * width), head, INK, "lm")
     face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
     speed = "?" if face_down else speed_label(vehicle.speed)
-    lines = (f"speed {speed}/{vehicle.top_speed} · armour {'/'.join(str(a) for a in vehicle.armour)}",
-             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
-             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}",
+    armour = "/".join(str(a) for a in vehicle.armour)
+    lines = (f"speed {speed}/{vehicle.top_speed} · armour {armour}",
              f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
-             " ".join(f"{w.id if w.id != 'turret' else 'T'}:{'x' if w.destroyed else w.rounds}"
-                      for w in vehicle.weapons()))
+             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
+             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")
     for row, text in enumerate(lines):
-        body = fit_font(text, K * 19, K * width, minimum=K * 15)
-        draw_text(draw, (K * left, K * (y0 + 46 + row * 22)), ellipsize(text, body, K * width), body,
+        body = fit_font(text, K * TEXT, K * width, minimum=K * 18)
+        draw_text(draw, (K * left, K * (y0 + 45 + row * 25)), ellipsize(text, body, K * width), body,
                   MUTED if vehicle.destroyed else INK, "lm")
 
 
@@ -224,11 +224,11 @@ def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, widt
         title = f"Turn {state.round + 1} · speed counters going down"
     else:
         title = f"Turn {state.round + 1} · {name_of(state, state.active)} moves"
-    draw_text(draw, (K * 20, K * 26), title, font(K * 30, bold=True), INK, "lm")
+    draw_text(draw, (K * 20, K * 24), title, font(K * 28, bold=True), INK, "lm")
     words = " ".join(describe_events(last).split()) or "No move yet."
-    face = font(K * 20)
+    face = font(K * 19)
     for row, line in enumerate(wrap(words, face, K * (width - 40), 2)):
-        draw_text(draw, (K * 20, K * (58 + row * 24)), line, face, INK, "lm")
+        draw_text(draw, (K * 20, K * (54 + row * 22)), line, face, INK, "lm")
 
 
 def render_image(state: BattlecarsState, last: tuple = ()) -> Image.Image:
