@@ -53,3 +53,24 @@ def test_a_face_down_speed_counter_never_reaches_the_picture():
     fast, _ = RULESET.apply(state, first, SetSpeed(3))
     assert render_battlecars(RULESET.view(slow, None)) == render_battlecars(RULESET.view(fast, None))
     assert render_battlecars(RULESET.view(slow, None)) != render_battlecars(state)   # a "?" marks it down
+
+
+async def test_the_full_mats_come_on_request_privately_or_to_the_channel(service):
+    from bot.table.commands import parse
+    from bot.table.replies import Actor
+
+    async def run(user, line):
+        return await service.execute("chan-1", Actor(user, user), parse(line))
+
+    for user, line in (("alice", "/game new ruleset:battlecars seed:3"), ("alice", "/game join vehicle:war_rig"),
+                       ("bob", "/game join vehicle:bike2"), ("alice", "/game start")):
+        assert (await run(user, line)).outcome == "applied", line
+    every = await run("carol", "/game sheet")
+    assert every.outcome == "shown" and every.ephemeral
+    (mats,) = every.files
+    image = Image.open(io.BytesIO(mats.data))
+    assert image.size == (1000, 420)                               # two mats side by side
+    one = await run("carol", "/game sheet car:v2 public:true")
+    assert not one.ephemeral and Image.open(io.BytesIO(one.files[0].data)).size == (1000, 420)
+    wrong = await run("carol", "/game sheet car:zed")
+    assert wrong.outcome == "refused" and "No vehicle 'zed'" in wrong.text

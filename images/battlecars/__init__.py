@@ -12,6 +12,7 @@ import math
 
 from PIL import Image, ImageDraw
 
+from images.battlecars.mats import render_mats
 from images.captions import Captioner
 from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, to_png, wrap
 from images.fonts import font
@@ -264,4 +265,4 @@ def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()
 
 
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of))
+                    captioner=Captioner(name_of, colour_of), render_sheets=render_mats)
