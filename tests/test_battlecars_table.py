@@ -128,3 +128,22 @@ def test_a_state_round_trips_through_the_snapshot_codec():
         player = RULESET.acting_players(state)[0]
         state, _ = RULESET.apply(state, player, RULESET.computer.choose(state, player))
         assert decode_state(BattlecarsState, encode_state(state)) == state
+
+
+async def test_a_deadline_sets_a_speed_only_for_the_driver_who_missed_it(store):
+    """The deadline's autopilot keeps the absent driver's speed (here 0) and the counters are revealed."""
+    from bot.table.service import GameService
+    from tests.test_plugin_toy import HOUR, Clock
+
+    clock = Clock()
+    service = GameService(store, render=None, clock=clock)
+    await two_drivers(service, "chan-1")
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    assert (await run(service, "alice", "/game settings deadline_hours:2", "chan-1")).outcome == "applied"
+    await run(service, order[0], "/speed value:2", "chan-1")
+    clock.now += 3 * HOUR
+    notices = await service.run_due()
+    assert len(notices) == 1 and "deadline passed" in notices[0].reply.text
+    assert "Speed counters revealed:" in notices[0].reply.text
+    state = RULESET.load_state((await store.active_game("chan-1")).state)
+    assert (state.vehicle_of(order[0]).speed, state.vehicle_of(order[1]).speed) == (2, 0)
