@@ -139,7 +139,7 @@ async def test_a_deadline_sets_a_speed_only_for_the_driver_who_missed_it(store):
     service = GameService(store, render=None, clock=clock)
     await two_drivers(service, "chan-1")
     order = RULESET.load_state((await store.active_game("chan-1")).state).order
-    assert (await run(service, "alice", "/game settings deadline_hours:2", "chan-1")).outcome == "applied"
+    assert "2 h" in (await run(service, "alice", "/game settings deadline_hours:2", "chan-1")).text
     await run(service, order[0], "/speed value:2", "chan-1")
     clock.now += 3 * HOUR
     notices = await service.run_due()
