@@ -147,3 +147,27 @@ async def test_a_deadline_sets_a_speed_only_for_the_driver_who_missed_it(store):
     assert "Speed counters revealed:" in notices[0].reply.text
     state = RULESET.load_state((await store.active_game("chan-1")).state)
     assert (state.vehicle_of(order[0]).speed, state.vehicle_of(order[1]).speed) == (2, 0)
+
+
+async def test_a_plan_drives_point_by_point_is_checked_first_and_may_be_previewed(service, store):
+    from bot.table.replies import Actor as _Actor
+
+    await two_drivers(service, "chan-1", alice="interceptor", bob="tank")
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    for player, value in zip(order, ("3", "1")):
+        await run(service, player, f"/speed value:{value}", "chan-1")
+    mover = order[0]
+    version = (await store.active_game("chan-1")).version
+    for plan, why in (("ahead,flying", "'flying' is not a turn"), ("ahead,ahead,ahead,ahead", "the plan has 4")):
+        refused = await run(service, mover, f"/move plan:{plan}", "chan-1")
+        assert refused.outcome == "refused" and why in refused.text, refused.text
+    assert (await store.active_game("chan-1")).version == version            # nothing was driven
+    preview = await run(service, mover, "/move plan:ahead,ahead preview:yes", "chan-1")
+    assert preview.outcome == "shown" and preview.ephemeral and preview.image is not None
+    assert [b.label for b in preview.buttons] == ["Confirm", "Cancel"] and "Ends at" in preview.text
+    assert (await store.active_game("chan-1")).version == version
+    done = await service.confirm_plan("chan-1", _Actor(mover, mover), preview.buttons[0].custom_id)
+    assert done.outcome == "applied" and "Path: " in done.text and done.text.count(" drives ") == 2
+    moves = [json.loads(r.action) for r in await store.actions((await store.active_game("chan-1")).id)
+             if json.loads(r.action)["type"] == "Move"]
+    assert [m["turn"] for m in moves] == ["ahead", "ahead"]

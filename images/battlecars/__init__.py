@@ -215,32 +215,35 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
                   MUTED if vehicle.destroyed else INK, "lm")
 
 
-def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int) -> None:
-    board = state.the_board
+def _title(state: BattlecarsState) -> str:
+    """The header's title: the lobby, whose move it is, or the result."""
     if state.phase == Phase.LOBBY:
-        title = f"Battlecars · {board.name} · lobby, {len(state.players)} seated"
-    elif state.phase == Phase.FINISHED:
-        title = f"Game over · {name_of(state, state.winner)} wins" if state.winner else "Game over · a draw"
-    elif state.phase == Phase.SPEED:
-        title = f"Turn {state.round + 1} · speed counters going down"
-    else:
-        title = f"Turn {state.round + 1} · {name_of(state, state.active)} moves"
-    draw_text(draw, (K * 20, K * 24), title, font(K * 28, bold=True), INK, "lm")
+        return f"Battlecars · {state.the_board.name} · lobby, {len(state.players)} seated"
+    if state.phase == Phase.FINISHED:
+        return f"Game over · {name_of(state, state.winner)} wins" if state.winner else "Game over · a draw"
+    if state.phase == Phase.SPEED:
+        return f"Turn {state.round + 1} · speed counters going down"
+    return f"Turn {state.round + 1} · {name_of(state, state.active)} moves"
+
+
+def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int, title: str = "") -> None:
+    draw_text(draw, (K * 20, K * 24), title or _title(state), font(K * 28, bold=True), INK, "lm")
     words = " ".join(describe_events(last).split()) or "No move yet."
     face = font(K * 19)
     for row, line in enumerate(wrap(words, face, K * (width - 40), 2)):
         draw_text(draw, (K * 20, K * (54 + row * 22)), line, face, INK, "lm")
 
 
-def render_image(state: BattlecarsState, last: tuple = ()) -> Image.Image:
-    """The channel picture: header, board with tokens, tags and the last turn, chips beside it."""
+def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> Image.Image:
+    """The channel picture: header, board with tokens, tags and the last turn, chips beside it (a plan's
+    preview passes its own `title` and its path as `last`)."""
     board = state.the_board
     cell = cell_size(board)
     width, height = page_size(board)
     image = Image.new("RGB", (K * width, K * height), PAPER)
     draw = ImageDraw.Draw(image)
     top = HEADER
-    _header(draw, state, last, width)
+    _header(draw, state, last, width, title)
     _board(draw, board, cell, top)
     _last_turn(draw, state, last, cell, top)
     for vehicle in state.vehicles:
@@ -264,5 +267,10 @@ def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()
     return to_png(render_image(state, last), KEY_COLOURS)
 
 
+def render_plan(state: BattlecarsState, preview) -> bytes:
+    """A plan's private preview: the map with the planned path drawn as a move, not yet driven."""
+    return to_png(render_image(state, preview.moves, "Your plan (not driven yet)"), KEY_COLOURS)
+
+
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), render_sheets=render_mats)
+                    captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats)

@@ -19,6 +19,9 @@ GRAMMAR = Grammar(
             OptionSpec("turn", "str", "ahead, left-45 .. right-135, or about", choices=tuple(TURN_STEPS)),
             OptionSpec("facing", "str", "On 3PT: the facing the three-point turn leaves you at",
                        choices=FACING_NAMES),
+            OptionSpec("plan", "str", "Several points in order, e.g. ahead,left-45,ahead"),
+            OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
+                       choices=("yes", "no")),
         )),
         CommandSpec("fire", "Battlecars: fire a pod or the turret along a line", (
             OptionSpec("weapon", "str", "A pod's letter (A-F), turret, or pistol on foot", required=True,

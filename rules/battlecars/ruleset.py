@@ -31,6 +31,7 @@ from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS, FireHeld
 from rules.battlecars.grid import FACING_NAMES, facing_by_name, label, step
+from rules.battlecars.plans import PLANS
 from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
 from rules.battlecars.turns import acting_players
@@ -438,6 +439,7 @@ RULESET = Ruleset(
     secret_tail=lambda state: len(state.declared),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+    plans=PLANS,
     undo_blocker=undo_blocker,
     suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
