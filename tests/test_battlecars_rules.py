@@ -843,3 +843,16 @@ def test_odds_give_each_open_shot_and_a_turns_skid_chance_and_change_nothing():
         odds(state, "alice", {"weapon": "B", "target": "bob"})
     assert odds(state, "bob", {"weapon": "turret", "target": "v1"}).startswith("turret (Shell) at alice (v1): range 4")
     assert RULESET.queries["odds"] is odds
+
+
+def test_a_skid_that_drifts_onto_oil_skids_again_with_the_drift_it_had_left():
+    """Found: "A skidding vehicle that enters more oil, smoke or spikes adds its remaining drift to the
+    next skid result". Seed 6: the skid drifts 3 points from C5; oil at D5 starts a new skid result of
+    2 + d3 + the 2 points it had left."""
+    state = on_board(table(("alice", "interceptor", "C5", "E", 8), ("bob", "tank", "A1", "E", 0), seed=6),
+                     ("oil", "D5"))
+    state, events = act(state, "alice", Move("right-90"))
+    first, again = rolls(events, "rolls the drift")
+    assert first.total == 3 and again.modifier == 2 + 2 and again.total == 4 + again.faces[0]
+    drifted = [e.to_point for e in of(events, Drifted)]
+    assert drifted[0] == "D5" and len(drifted) == min(8, 1 + again.total)

@@ -34,6 +34,7 @@ from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
 from rules.errors import BadOption, WrongPhase
 
 BLOCKING = ("building", "trees", "edge")
+SKID_AGAIN = ("oil", "smoke", "spikes")   # drifting onto these starts a new skid result (found)
 
 
 def cornering_limit(vehicle: Vehicle, terrain: str, angle: int) -> int | None:
@@ -123,20 +124,23 @@ def _skid_test(state: BattlecarsState, vehicle: Vehicle, limit: int) -> tuple[Ba
 def _skid(state: BattlecarsState, vehicle_id: str, wanted: int, over: int) -> tuple[BattlecarsState, tuple]:
     """The vehicle does not turn: it drifts straight on (speed - cornering) + d3 points, which use up the
     move (the rest carries into next turn); then a d6 sets its facing: 1-3 the new way, 4-5 the old,
-    6 a spin (d8)."""
+    6 a spin (d8). Drifting into oil, smoke or spikes skids again, the drift left added to the new
+    one (found)."""
     vehicle = state.vehicle(vehicle_id)
-    state, (extra,) = roll(state, D3)
-    drift = over + extra
-    events: tuple = (DiceRolled(vehicle.name, "rolls the drift", "speed over cornering + d3", "d3", (extra,),
-                                drift, modifier=over), Skidded(vehicle.name, drift))
+    state, drift, events = _drift_roll(state, vehicle, over, 0)
     old = vehicle.facing
-    for _ in range(drift):
+    while drift > 0:
         vehicle = state.vehicle(vehicle_id)
         if left_to_move(vehicle) <= 0 or vehicle.speed == 0:
             break
         state, more = _step(state, vehicle, old, 0, drifting=True)
         events += more
         drift -= 1
+        moved = state.vehicle(vehicle_id)
+        counter = state.counter_at(moved.point) if moved.speed > 0 and not moved.destroyed else None
+        if counter is not None and counter.kind in SKID_AGAIN:
+            state, drift, more = _drift_roll(state, moved, over, drift)
+            events += more
     vehicle = state.vehicle(vehicle_id)
     if vehicle.speed == 0 or vehicle.destroyed:   # crashed: the skid is over
         return state, events
@@ -156,6 +160,15 @@ def _skid(state: BattlecarsState, vehicle_id: str, wanted: int, over: int) -> tu
         facing, why = spin - 1, "a spin"
     state = state.with_vehicle(replace(state.vehicle(vehicle_id), facing=facing))
     return state, events + (FacingAfterSkid(vehicle.name, FACING_NAMES[facing], why),)
+
+
+def _drift_roll(state: BattlecarsState, vehicle: Vehicle, over: int, left: int) -> tuple[BattlecarsState, int, tuple]:
+    """A skid result's drift: (speed - cornering) + d3, plus any drift `left` from the skid before."""
+    state, (extra,) = roll(state, D3)
+    drift = over + extra + left
+    rule = "speed over cornering + d3" + (f" + {left} drift left" if left else "")
+    return state, drift, (DiceRolled(vehicle.name, "rolls the drift", rule, "d3", (extra,), drift,
+                                     modifier=over + left), Skidded(vehicle.name, drift))
 
 
 def _step(state: BattlecarsState, vehicle: Vehicle, facing: int, angle: int, reverse: bool = False,
