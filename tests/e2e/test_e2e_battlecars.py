@@ -46,18 +46,19 @@ async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot
     assert list(started.buttons) == ["Your move (private)"]
 
     names = {str(fake.users[name].id): name for name in ("alice", "bob")}
-    first, second = read_state(bot.db).order
-    await set_speed(fake, names[first], fake.message(started.message_id), "Speed 3")
+    first, second = read_state(bot.db).order                  # the die decides: either may move first
+    chosen = {p: 3 if names[p] == "alice" else 1 for p in (first, second)}   # the tank reaches 1 only
+    await set_speed(fake, names[first], fake.message(started.message_id), f"Speed {chosen[first]}")
     await poll(lambda: len(read_state(bot.db).declared) == 1, RESPONSE_TIMEOUT, "the first counter stored")
     shown = public_text(fake, "channel")
-    assert "face down" in shown and not re.search(r"\b(speed|counter)\D{0,12}3\b", shown, re.I), shown
+    assert "face down" in shown and not re.search(rf"\b(speed|counter)\D{{0,12}}{chosen[first]}\b", shown, re.I), shown
 
     latest = [m for m in fake.channel_messages("channel") if all_buttons(m)][-1]
-    await set_speed(fake, names[second], latest, "Speed 1")
+    await set_speed(fake, names[second], latest, f"Speed {chosen[second]}")
     await poll(lambda: read_state(bot.db).phase == "move", RESPONSE_TIMEOUT, "the counters revealed")
     assert "Speed counters revealed:" in public_text(fake, "channel")
     state = read_state(bot.db)
-    assert (state.vehicle_of(first).speed, state.vehicle_of(second).speed) == (3, 1)
+    assert (state.vehicle_of(first).speed, state.vehicle_of(second).speed) == (chosen[first], chosen[second])
 
     # Speedway's /move options are refused at this table, privately.
     refused = await slash(fake, names[first], "channel", "move", maneuver="normal")
