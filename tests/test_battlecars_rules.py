@@ -856,3 +856,26 @@ def test_a_skid_that_drifts_onto_oil_skids_again_with_the_drift_it_had_left():
     assert first.total == 3 and again.modifier == 2 + 2 and again.total == 4 + again.faces[0]
     drifted = [e.to_point for e in of(events, Drifted)]
     assert drifted[0] == "D5" and len(drifted) == min(8, 1 + again.total)
+
+
+def test_a_tank_has_no_wheels_for_spikes_and_no_tyre_row_on_its_speedo():
+    """Seed: "Tanks have ... no wheel damage modifiers"."""
+    from rules.battlecars.events import CounterTriggered
+
+    state = on_board(table(("alice", "tank", "C5", "E", 2), ("bob", "rammer", "M1", "W", 0)), ("spikes", "D5"))
+    state, events = act(state, "alice", Move("ahead"))
+    assert of(events, CounterTriggered)[0].effect == "no tyres to puncture"
+    tank = vehicle(state, "alice")
+    assert tank.tyres_lost == 0 and tank.top_speed == 4 == tank.spec.max_speed
+
+
+def test_each_vehicle_comes_armed_as_its_mat_shows():
+    """Seed: "Each vehicle comes pre-armed with weapons as shown on its play mat."."""
+    from rules.battlecars.lobby import new_vehicle
+
+    for spec in data.vehicles().values():
+        fresh = new_vehicle(spec, "v1", "alice", "alice", 0)
+        assert fresh.armour == spec.armour and [(p.id, p.load, p.rounds) for p in fresh.pods] == [
+            (p.id, p.load, p.rounds) for p in spec.pods]
+        assert (fresh.turret is None) == (spec.turret is None)
+        assert (fresh.engine_lost, fresh.tyres_lost, fresh.fuel_lost, fresh.driver_lost) == (0, 0, 0, 0)

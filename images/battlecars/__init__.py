@@ -27,9 +27,9 @@ from rules.engine import describe_events
 K = 2                 # drawn at twice the size, then shrunk once (antialiasing)
 LABELS = 26           # the band of grid letters and numbers round the board
 HEADER = 88           # title and the last action's words
-SIDEBAR = 300
+SIDEBAR = 320
 CHIP = 92
-TEXT = 21             # a chip's figures; shown 420 px wide, the picture keeps them at about 9 px
+TEXT = 22             # the smallest words: shown 420 px wide (a phone), the picture keeps them at 9 px
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 ROAD = (205, 200, 190)
 GRASS = (170, 204, 140)
@@ -95,7 +95,7 @@ def _board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int) ->
                     width = K if dx and dy else 2 * K
                     draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=LINE, width=width)
             draw.ellipse([K * (a[0] - 3), K * (a[1] - 3), K * (a[0] + 3), K * (a[1] + 3)], fill=LINE)
-    big = font(K * 19, bold=True)
+    big = font(K * TEXT, bold=True)
     bottom = top + LABELS + board.height * cell
     for x in range(board.width):
         cx = _centre((x, 0), cell, top)[0]
@@ -171,7 +171,7 @@ def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, c
 
 def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
     """Each vehicle's name and speed on a tag just above its token (below it on the top row)."""
-    face = font(K * 19, bold=True)
+    face = font(K * TEXT, bold=True)
     for vehicle in state.vehicles:
         if vehicle.point is None:
             continue
@@ -181,8 +181,8 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
         text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed else f" · {counter}")
         w = face.getlength(text) / K + 12
         y = cy - cell * 0.62 if vehicle.point[1] > 0 else cy + cell * 0.62
-        x = min(max(cx, LABELS + w / 2), size[0] - SIDEBAR - w / 2)
-        box = [K * (x - w / 2), K * (y - 13), K * (x + w / 2), K * (y + 13)]
+        x = min(max(cx, LABELS + w / 2), LABELS + state.the_board.width * cell - w / 2)   # off the rulers
+        box = [K * (x - w / 2), K * (y - 14), K * (x + w / 2), K * (y + 14)]
         draw.rounded_rectangle(box, radius=5 * K, fill=PAPER, outline=colours.car_colour(vehicle.colour), width=2 * K)
         draw_text(draw, (K * x, K * y), text, face, MUTED if vehicle.destroyed else INK, "mm")
 
@@ -200,7 +200,7 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
     walker = state.pedestrian_of(vehicle.owner)
     gone = " · on foot" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")
     name = f"{vehicle.name} · {spec.name}{gone}"
-    head = fit_font(name, K * 23, K * width, bold=True, minimum=K * 19)
+    head = fit_font(name, K * 24, K * width, bold=True, minimum=K * TEXT)
     draw_text(draw, (K * left, K * (y0 + 19)), ellipsize(name, head, K * width), head, INK, "lm")
     face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
     speed = "?" if face_down else speed_label(vehicle.speed)
@@ -210,7 +210,7 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
              f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
              f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")
     for row, text in enumerate(lines):
-        body = fit_font(text, K * TEXT, K * width, minimum=K * 18)
+        body = fit_font(text, K * TEXT, K * width, minimum=K * (TEXT - 1))
         draw_text(draw, (K * left, K * (y0 + 45 + row * 25)), ellipsize(text, body, K * width), body,
                   MUTED if vehicle.destroyed else INK, "lm")
 
@@ -229,7 +229,7 @@ def _title(state: BattlecarsState) -> str:
 def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int, title: str = "") -> None:
     draw_text(draw, (K * 20, K * 24), title or _title(state), font(K * 28, bold=True), INK, "lm")
     words = " ".join(describe_events(last).split()) or "No move yet."
-    face = font(K * 19)
+    face = font(K * 21)
     for row, line in enumerate(wrap(words, face, K * (width - 40), 2)):
         draw_text(draw, (K * 20, K * (54 + row * 22)), line, face, INK, "lm")
 
