@@ -879,3 +879,22 @@ def test_each_vehicle_comes_armed_as_its_mat_shows():
             (p.id, p.load, p.rounds) for p in spec.pods]
         assert (fresh.turret is None) == (spec.turret is None)
         assert (fresh.engine_lost, fresh.tyres_lost, fresh.fuel_lost, fresh.driver_lost) == (0, 0, 0, 0)
+
+
+def test_a_driver_on_foot_beside_a_wreck_has_a_whole_move_and_one_fresh_out_waits_a_turn():
+    """A pedestrian walks and fires in the same move, even with the vehicle wrecked; a driver who has
+    just got out of a wreck acts from the next turn (ruling)."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars.actions import Walk
+    from rules.battlecars.ruleset import _settled
+
+    state, _ = on_foot(table(("bob", "rammer", "C5", "W", 0), ("alice", "tank", "G5", "W", 0)), "bob")
+    state = replace_active(with_mat(state, "bob", destroyed=True), "bob")
+    state, _ = act(state, "bob", Walk("E"))
+    assert state.active == "bob" and state.pedestrian_of("bob").walked          # the move goes on
+    state, events = act(state, "bob", Fire("pistol", "v2"))
+    assert rolls(events, "rolls to hit") and state.active in ("bob", "alice")
+    fresh = replace_active(_replace(state, pedestrians=(_replace(state.pedestrian_of("bob"), fresh=True),)), "bob")
+    handed, _ = _settled(fresh, ())
+    assert handed.active == "alice"

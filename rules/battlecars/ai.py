@@ -113,7 +113,8 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
 
 def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     """A computer's driver on foot: back aboard its vehicle if it can, else a pistol shot, else a point
-    toward its vehicle (or away from the nearest enemy vehicle), then the end of its move."""
+    toward its vehicle, away from the nearest enemy vehicle, or (only drivers on foot left) toward the
+    nearest of them to get a line; then the end of its move."""
     vehicle = state.vehicle_of(walker.owner)
     alive = vehicle is not None and not vehicle.destroyed
     if alive and _distance(vehicle.point, walker.point) == 1:
@@ -131,9 +132,13 @@ def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     if alive:
         return Walk(FACING_NAMES[min(free, key=lambda w: _distance(step(walker.point, w), vehicle.point))])
     enemies = [v for v in state.vehicles if v.owner != walker.owner and is_running(v)]
-    if not enemies:
+    if enemies:
+        return Walk(FACING_NAMES[max(free, key=lambda w: min(_distance(step(walker.point, w), e.point)
+                                                              for e in enemies))])
+    others = [p for p in state.pedestrians if p.owner != walker.owner]
+    if not others:
         return EndMove()
-    return Walk(FACING_NAMES[max(free, key=lambda w: min(_distance(step(walker.point, w), e.point) for e in enemies))])
+    return Walk(FACING_NAMES[min(free, key=lambda w: min(_distance(step(walker.point, w), p.point) for p in others))])
 
 
 def autopilot_action(state: BattlecarsState, player: str, passive: bool = False) -> Any:

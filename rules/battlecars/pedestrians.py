@@ -78,8 +78,8 @@ def escape(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tu
     if point is None:
         return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
     state = _on_foot(state, state.vehicle(vehicle_id), point)
-    walker = state.pedestrian_of(vehicle.owner)
-    return state, events + (DriverLeft(walker.name, label(point), walker.health),)
+    walker = replace(state.pedestrian_of(vehicle.owner), fresh=True)
+    return state.with_pedestrian(walker), events + (DriverLeft(walker.name, label(point), walker.health),)
 
 
 def walk(state: BattlecarsState, walker: Pedestrian, direction: str) -> tuple[BattlecarsState, tuple]:
@@ -138,4 +138,5 @@ def wound(state: BattlecarsState, walker_id: str, points: int, by: str) -> tuple
 
 def new_turn(state: BattlecarsState) -> BattlecarsState:
     """A new turn: every pedestrian may walk and fire again."""
-    return replace(state, pedestrians=tuple(replace(p, walked=False, fired=False) for p in state.pedestrians))
+    return replace(state, pedestrians=tuple(replace(p, walked=False, fired=False, fresh=False)
+                                            for p in state.pedestrians))

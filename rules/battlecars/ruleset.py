@@ -184,10 +184,13 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
 
 
 def _settled(state: BattlecarsState, events: tuple) -> tuple[BattlecarsState, tuple]:
-    """After an action: the game may be won; a moving driver whose vehicle was destroyed hands over."""
+    """After an action: the game may be won; a moving driver who is out, or whose vehicle was just
+    wrecked under them (they act on foot from the next turn), hands over."""
     state, more = turns.check_victory(state)
     events += more
-    if state.phase == Phase.MOVE and state.active and state.vehicle_of(state.active).destroyed:
+    walker = state.pedestrian_of(state.active)
+    if state.phase == Phase.MOVE and state.active and (state.active not in turns.drivers_left(state)
+                                                       or (walker is not None and walker.fresh)):
         state, handed = turns.next_mover(state)
         events += handed
     return state, events

@@ -133,6 +133,7 @@ class Pedestrian:
     rounds: int
     walked: bool = False
     fired: bool = False
+    fresh: bool = False  # just out of a wreck: acts from the next turn
 
 
 @dataclass(frozen=True)
