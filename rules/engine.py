@@ -171,17 +171,18 @@ def parse_command(line: str) -> tuple[str, dict[str, str]]:
 
 def suggest_legal(legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]):
     """A `suggest` capability offering, for an option being typed, only the values some legal action
-    uses now (and fits the options already chosen), labelled as its button is when it names one."""
+    uses now (and fits the options already chosen); a value only one action uses is labelled as that
+    action's button is (with its odds, where the game gives them)."""
     def suggest(state: Any, player: str, command: str, option: str, chosen: dict[str, Any]) -> list[tuple[str, str]]:
-        offers: dict[str, str] = {}
+        labels: dict[str, list[str]] = {}
         for legal in legal_actions(state, player):
             name, opts = parse_command(legal.command)
             if name != command or option not in opts:
                 continue
             if any(k != option and str(v).lower() != opts.get(k, "").lower() for k, v in chosen.items() if v):
                 continue
-            offers.setdefault(opts[option], opts[option])
-        return [(label, value) for label, value in offers.items()][:25]
+            labels.setdefault(opts[option], []).append(legal.label)
+        return [(found[0] if len(found) == 1 else value, value) for value, found in labels.items()][:25]
     return suggest
 
 

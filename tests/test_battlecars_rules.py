@@ -898,3 +898,61 @@ def test_a_driver_on_foot_beside_a_wreck_has_a_whole_move_and_one_fresh_out_wait
     fresh = replace_active(_replace(state, pedestrians=(_replace(state.pedestrian_of("bob"), fresh=True),)), "bob")
     handed, _ = _settled(fresh, ())
     assert handed.active == "alice"
+
+
+# --- the reconstructed tables at their boundaries ----------------------------------------------------
+
+@pytest.mark.parametrize("design, expected", [
+    ("marauder", {1: "pod:A", 2: "pod:B", 3: "pod:C", 4: "pod:D", 5: "equipment:gunnery_computer", 6: "tyres",
+                  7: "engine"}),
+    ("gunwagon", {1: "pod:A", 2: "pod:B", 3: "turret", 4: "turret", 6: "tyres", 7: "engine"}),
+    ("tank", {1: "pod:A", 2: "pod:B", 3: "turret", 4: "turret", 5: "engine", 6: "engine", 7: "fuel", 8: "driver"}),
+    ("bike1", {1: "pod:A", 2: "pod:B", 3: "pod:C", 4: "pod:D", 5: "pod:E", 6: "equipment:power_brakes",
+               7: "engine"}),
+])
+def test_each_row_of_the_d8_component_table_hits_its_part(design, expected):
+    """rules-gaps.md 2.3.3 (the bikes' row found): every row of each table, for a vehicle with every part."""
+    from rules.battlecars.damage import _which_part
+
+    state = table(("alice", design, "C5", "E", 0), ("bob", "tank", "M1", "W", 0))
+    rows = data.component_tables()[vehicle(state, "alice").spec.components]
+    for row, part in expected.items():
+        assert _which_part(state, "v1", rows[row])[1] == part, row
+    if vehicle(state, "alice").spec.components != "tank":
+        _, part, events = _which_part(state, "v1", rows[8])             # 1-3 the fuel tank, 4-6 the driver
+        assert part == ("fuel" if events[0].faces[0] <= 3 else "driver")
+
+
+@pytest.mark.parametrize("design, pod, rnd", [("interceptor", "A", "rocket"), ("rammer", "A", "mg"),
+                                              ("gunwagon", "A", "shell"), ("firebrand", "A", "flame")])
+def test_each_round_rolls_its_range_dice_and_damage_dice(design, pod, rnd):
+    """weapons.toml (reconstruction): rockets 2d6 to hit and 2d8 damage; shells 3d6 and 1d8+2; MG 3d6 and
+    1d8; flame 1d6 and 1d8."""
+    spec = data.rounds()[rnd]
+    for seed in range(1, 30):
+        state = table(("alice", design, "C5", "E", 0), ("bob", "tank", "E5", "W", 0), seed=seed)
+        state, events = act(state, "alice", Fire(pod, "bob"))
+        (to_hit,) = rolls(events, "rolls to hit")
+        assert len(to_hit.faces) == spec.range_dice and to_hit.total == sum(to_hit.faces) + to_hit.modifier
+        if to_hit.success:
+            (damage,) = rolls(events, "rolls damage")
+            assert len(damage.faces) == spec.damage and damage.total == sum(damage.faces) + spec.bonus
+            return
+    pytest.fail("no hit in 29 seeds")
+
+
+def test_a_shunt_never_goes_below_zero_and_half_is_rounded_down():
+    from rules.battlecars.rams import damages
+
+    car = vehicle(table(("a", "marauder", "A1", "E", 0), ("b", "tank", "M1", "W", 0)), "a")
+    assert damages("shunt", 0, car, car) == (0, 0)
+    assert damages("side", 7, car, car) == (3, 7) and damages("shunt", 1, car, car) == (0, 1)
+
+
+def test_autocomplete_offers_only_legal_values_labelled_with_their_odds():
+    state = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "K5", "W", 0), ("carol", "tank", "G8", "N", 0))
+    weapons = RULESET.suggest(state, "alice", "fire", "weapon", {})
+    assert [v for _l, v in weapons] == ["A", "turret"]
+    targets = RULESET.suggest(state, "alice", "fire", "target", {"weapon": "turret"})
+    assert targets == [("Fire turret at bob (100%)", "v2"), ("Fire turret at carol (100%)", "v3")]
+    assert RULESET.suggest(state, "bob", "fire", "weapon", {}) == []          # not bob's move

@@ -171,3 +171,42 @@ async def test_a_plan_drives_point_by_point_is_checked_first_and_may_be_previewe
     moves = [json.loads(r.action) for r in await store.actions((await store.active_game("chan-1")).id)
              if json.loads(r.action)["type"] == "Move"]
     assert [m["turn"] for m in moves] == ["ahead", "ahead"]
+
+
+async def test_every_illegal_input_is_refused_clearly_and_changes_nothing(service, store):
+    """The issue: "a move through a building, a speed beyond the mat's limits, a weapon out of arc or
+    already fired, a pedestrian leaving a truck ... are clear and change nothing"; a Track race goes on
+    in another channel at the same time."""
+    for user, line in (("alice", "/game new ruleset:track"), ("alice", "/game join"), ("bob", "/game join"),
+                       ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-track")).outcome == "applied"
+    for user, line in (("alice", "/game new ruleset:battlecars seed:11 board:town"),
+                       ("alice", "/game join vehicle:hauler"), ("bob", "/game join vehicle:rammer"),
+                       ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-1")).outcome == "applied"
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    first, second = order
+    checks = [(first, "/speed value:9", "out of reach"), (first, "/speed value:fast", "R (reverse) or 3PT"),
+              ("carol", "/speed value:1", "not playing"), (first, "/move turn:ahead", "to set a speed counter")]
+    for user, line, why in checks:
+        before = await store.active_game("chan-1")
+        refused = await run(service, user, line, "chan-1")
+        assert refused.outcome == "refused" and why in refused.text, (line, refused.text)
+        assert await store.active_game("chan-1") == before, line
+    await run(service, first, "/speed value:2", "chan-1")
+    await run(service, second, "/speed value:0", "chan-1")
+    assert first == "alice"                         # seed 11: alice's Hauler moves first
+    more = [("alice", "/leave", "truck's driver cannot leave"),
+            ("alice", "/fire weapon:Z target:v2", "no weapon 'Z'"),
+            ("alice", "/fire weapon:A target:zed", "No single target 'zed'"),
+            ("bob", "/move turn:ahead", "not yours"),
+            ("alice", "/move turn:left-135", "cannot drive into the board's edge"),
+            ("alice", "/drop weapon:A", "a missile: use /fire"),
+            ("alice", "/walk direction:N", "in the vehicle"),
+            ("alice", "/section choice:rear", "No hit waits")]
+    for user, line, why in more:
+        before = await store.active_game("chan-1")
+        refused = await run(service, user, line, "chan-1")
+        assert refused.outcome == "refused" and why in refused.text, (line, refused.text)
+        assert await store.active_game("chan-1") == before, line
+    assert (await run(service, "alice", "/hand", "chan-track")).outcome == "shown"
