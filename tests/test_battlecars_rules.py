@@ -956,3 +956,24 @@ def test_autocomplete_offers_only_legal_values_labelled_with_their_odds():
     targets = RULESET.suggest(state, "alice", "fire", "target", {"weapon": "turret"})
     assert targets == [("Fire turret at bob (100%)", "v2"), ("Fire turret at carol (100%)", "v3")]
     assert RULESET.suggest(state, "bob", "fire", "weapon", {}) == []          # not bob's move
+
+
+def test_a_miss_flies_on_and_may_hit_what_is_beyond_on_the_line():
+    """Found: "Only the nearest target on a line may be chosen, but a miss may hit something beyond it."
+    Reconstruction: the range dice again, at the range of the first vehicle or pedestrian beyond."""
+    from rules.battlecars.events import ShotFliesOn
+
+    flew = 0
+    for seed in range(1, 40):
+        state = table(("alice", "interceptor", "B5", "E", 0), ("bob", "tank", "H5", "W", 0),
+                      ("carol", "tank", "J5", "W", 0), seed=seed)
+        state, events = act(state, "alice", Fire("A", "bob"))
+        first, *again = rolls(events, "rolls to hit")
+        if first.success:
+            assert not of(events, ShotFliesOn)
+            continue
+        flew += 1
+        assert of(events, ShotFliesOn)[0].target == "carol" and again[0].target == 8
+        hit = {h.vehicle for h in of(events, ArmourHit)}
+        assert ("carol" in hit) == again[0].success and "bob" not in hit
+    assert flew

@@ -18,7 +18,7 @@ from itertools import product
 
 from rules.battlecars import data
 from rules.battlecars.damage import SECTION_INDEX, hit_armour, is_running
-from rules.battlecars.events import DiceRolled, ReturnFireOffered, WeaponFired
+from rules.battlecars.events import DiceRolled, ReturnFireOffered, ShotFliesOn, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
 from rules.battlecars.passive import smoke_between
 from rules.battlecars.pedestrians import wound
@@ -230,13 +230,43 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
     state = state.with_vehicle(firer)
     state, hit, events = _to_hit(state, firer, weapon.label, target, plan.range, plan.dice, plan.modifier)
     if not hit:
-        return _answered(state, firer_id, target_id, events, returning)
+        beyond = _beyond(state, firer, target, spec.max_range)
+        if beyond is None:
+            return _answered(state, firer_id, target_id, events, returning)
+        # Found: "a miss may hit something beyond it". Reconstruction: the range dice again, at its range.
+        target, distance = beyond
+        events += (ShotFliesOn(firer.name, target.name),)
+        state, hit, more = _to_hit(state, firer, weapon.label, target, distance, plan.dice,
+                                   aim(state, firer, target))
+        events += more[1:]
+        if not hit:
+            return _answered(state, firer_id, target_id, events, returning)
     state, damage_faces = roll(state, D8, spec.damage)
     points = sum(damage_faces) + spec.bonus
     events += (DiceRolled(firer.name, "rolls damage", f"{spec.name}: {spec.damage}d8"
                           + (f" + {spec.bonus}" if spec.bonus else ""), "d8", damage_faces, points,
                           modifier=spec.bonus),)
     return land(state, firer, target, points, spec.flame, returning, events)
+
+
+def _beyond(state: BattlecarsState, firer: Vehicle, missed: Vehicle | Pedestrian,
+            reach: int | None) -> tuple[Vehicle | Pedestrian, int] | None:
+    """What a missed shot may hit next: the first vehicle or pedestrian further along the same line,
+    within the weapon's reach, with nothing blocking between; None when there is none."""
+    facing, distance = line_to(firer.point, missed.point)
+    board = state.the_board
+    for k in range(distance + 1, max(board.width, board.height)):
+        if reach is not None and k > reach:
+            return None
+        point = step(firer.point, facing, k)
+        if not board.inside(point):
+            return None
+        found = next((t for t in targets(state) if t.point == point and t.id != firer.id), None)
+        if found is not None:
+            on_the_way = between(firer.point, facing, k)
+            blocked = line_blocker(state, firer.point, facing, k) or smoke_between(state, on_the_way)
+            return None if blocked else (found, k)
+    return None
 
 
 def _to_hit(state: BattlecarsState, firer: Vehicle | Pedestrian, weapon: str, target: Vehicle | Pedestrian,

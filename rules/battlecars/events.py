@@ -178,6 +178,16 @@ class WeaponFired:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class ShotFliesOn:
+    vehicle: str
+    target: str
+
+    def describe(self) -> str:
+        return f"{self.vehicle}'s shot misses and flies on toward {self.target}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class ReturnFireOffered:
     vehicle: str
     attacker: str
