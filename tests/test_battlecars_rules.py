@@ -977,3 +977,41 @@ def test_a_miss_flies_on_and_may_hit_what_is_beyond_on_the_line():
         hit = {h.vehicle for h in of(events, ArmourHit)}
         assert ("carol" in hit) == again[0].success and "bob" not in hit
     assert flew
+
+
+def test_a_pedestrian_reloads_from_a_dead_drivers_pistol_as_a_turn_without_firing():
+    """Found: "Pedestrians reload from a dead pedestrian or driver's weapon on the same point; this takes
+    a turn without firing." Ruling: on or beside the pedestrian's point, filled to 6 rounds."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars.actions import Reload
+    from rules.battlecars.events import PistolReloaded
+
+    state, _ = on_foot(table(("alice", "rammer", "C5", "W", 0), ("bob", "tank", "K1", "W", 0)), "alice")
+    state = replace_active(state, "alice")
+    walker = state.pedestrian_of("alice")
+    with pytest.raises(BadOption, match="No dead driver's pistol"):
+        act(state, "alice", Reload())
+    armed = _replace(state, pistols_left=((parse_label("E5"), 4),),
+                     pedestrians=(_replace(walker, rounds=3),))                 # alice is at D5
+    after, events = act(armed, "alice", Reload())
+    assert of(events, PistolReloaded)[0].describe() == "alice's driver reloads 3 rounds from the pistol at E5."
+    assert after.pedestrians[0].rounds == 6 and after.pistols_left == ((parse_label("E5"), 1),)
+    assert after.active == "bob"                                               # it was the whole move
+    fired = _replace(armed, pedestrians=(_replace(walker, rounds=3, fired=True),))
+    with pytest.raises(WrongPhase, match="a turn without firing"):
+        act(fired, "alice", Reload())
+
+
+def test_a_driver_killed_leaves_the_pistol_where_they_fell():
+    from rules.battlecars.damage import _damage_part
+    from rules.battlecars.pedestrians import wound
+
+    state, _ = on_foot(table(("alice", "rammer", "C5", "W", 0), ("bob", "tank", "K1", "W", 0)), "alice")
+    walker = state.pedestrian_of("alice")
+    dead, _ = wound(state, walker.id, 9, "a test")
+    assert dead.pistols_left == ((walker.point, 6),) and dead.pedestrians == ()
+    aboard = with_mat(table(("alice", "rammer", "C5", "W", 0), ("bob", "tank", "K1", "W", 0)), "bob",
+                      driver_lost=2)
+    wrecked, _ = _damage_part(aboard, "v2", "driver", False)
+    assert wrecked.pistols_left == ((parse_label("K1"), 6),)

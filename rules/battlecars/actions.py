@@ -111,6 +111,12 @@ class Board:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class Reload:
+    """A pedestrian refills the pistol from a dead driver's, on or beside its point (the whole move)."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class HoldFire:
     """Fired upon: let the chance to return fire go."""
 

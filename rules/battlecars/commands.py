@@ -42,6 +42,7 @@ GRAMMAR = Grammar(
             OptionSpec("direction", "str", "N, NE, E, SE, S, SW, W or NW", required=True, choices=FACING_NAMES),
         )),
         CommandSpec("board", "Battlecars: on foot, climb back into your vehicle beside you"),
+        CommandSpec("reload", "Battlecars: on foot, refill your pistol from a dead driver's beside you"),
         CommandSpec("end", "End your move once every point of your speed is driven"),
         CommandSpec("odds", "Battlecars: the chance of a shot or of a skid on a turn (changes nothing)", (
             OptionSpec("weapon", "str", "A pod's letter or turret", suggest=True),

@@ -201,6 +201,8 @@ def destroy(state: BattlecarsState, vehicle_id: str, why: str, escape: bool = Fa
     if escape and not vehicle.driver_out:
         state, more = pedestrians.escape(state, vehicle_id)
         return state, events + more
+    if not vehicle.driver_out:   # the driver dies aboard: the pistol stays in the wreck
+        state = pedestrians.dies(state, vehicle.point, data.table()["pistol_rounds"])
     return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
 
 

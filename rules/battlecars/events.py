@@ -320,6 +320,17 @@ class PedestrianHurt:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class PistolReloaded:
+    driver: str
+    rounds: int
+    at: str
+
+    def describe(self) -> str:
+        return f"{self.driver} reloads {plural(self.rounds, 'round', 'rounds')} from the pistol at {self.at}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class PedestrianKilled:
     driver: str
     by: str

@@ -19,6 +19,7 @@ from rules.battlecars.events import (
     PedestrianHurt,
     PedestrianKilled,
     PedestrianWalked,
+    PistolReloaded,
 )
 from rules.battlecars.grid import FACING_NAMES, Point, label, step
 from rules.battlecars.rolls import D6, D8, roll
@@ -75,7 +76,8 @@ def escape(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tu
     events: tuple = (DiceRolled(vehicle.name, "tries to get out of the wreck", f"out on {ESCAPE_ON}+", "d6", (face,),
                                 face, ESCAPE_ON, out),)
     point = beside(state, vehicle) if out else None
-    if point is None:
+    if point is None:   # trapped in the wreck: the pistol stays there
+        state = dies(state, vehicle.point, data.table()["pistol_rounds"])
         return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
     state = _on_foot(state, state.vehicle(vehicle_id), point)
     walker = replace(state.pedestrian_of(vehicle.owner), fresh=True)
@@ -120,10 +122,17 @@ def run_over(state: BattlecarsState, vehicle: Vehicle, walker: Pedestrian) -> tu
                                 (face,), face, speed, not hit),)
     free = next((step(walker.point, way) for way in range(8) if is_free(state, step(walker.point, way))), None)
     if hit or free is None:
-        return state.without_pedestrian(walker.id), events + (PedestrianKilled(walker.name, f"run over by "
-                                                                                          f"{vehicle.name}"),)
+        state = dies(state.without_pedestrian(walker.id), walker.point, walker.rounds)
+        return state, events + (PedestrianKilled(walker.name, f"run over by {vehicle.name}"),)
     state = state.with_pedestrian(replace(walker, point=free))
     return state, events + (PedestrianDived(walker.name, label(free)),)
+
+
+def dies(state: BattlecarsState, point: Point, rounds: int) -> BattlecarsState:
+    """A driver is dead at `point`: their pistol stays there with its rounds, for another to reload from."""
+    if rounds <= 0:
+        return state
+    return replace(state, pistols_left=state.pistols_left + ((point, rounds),))
 
 
 def wound(state: BattlecarsState, walker_id: str, points: int, by: str) -> tuple[BattlecarsState, tuple]:
@@ -131,9 +140,35 @@ def wound(state: BattlecarsState, walker_id: str, points: int, by: str) -> tuple
     walker = next(p for p in state.pedestrians if p.id == walker_id)
     left = walker.health - points
     if left <= 0:
-        return state.without_pedestrian(walker_id), (PedestrianKilled(walker.name, by),)
+        state = dies(state.without_pedestrian(walker_id), walker.point, walker.rounds)
+        return state, (PedestrianKilled(walker.name, by),)
     state = state.with_pedestrian(replace(walker, health=left))
     return state, (PedestrianHurt(walker.name, points, f"{plural(left, 'health point', 'health points')} left"),)
+
+
+def reload(state: BattlecarsState, walker: Pedestrian) -> tuple[BattlecarsState, tuple]:
+    """Found: "Pedestrians reload from a dead pedestrian or driver's weapon on the same point; this takes
+    a turn without firing." Ruling: from a pistol on the pedestrian's point or beside it (a wreck holds
+    its point); the pistol is filled to its 6 rounds, the rest stays where it lay."""
+    if walker.fired:
+        raise WrongPhase(f"{walker.name} has fired this turn: reloading takes a turn without firing.")
+    capacity = data.table()["pistol_rounds"]
+    near = [(k, (point, rounds)) for k, (point, rounds) in enumerate(state.pistols_left)
+            if max(abs(point[0] - walker.point[0]), abs(point[1] - walker.point[1])) <= 1]
+    if not near:
+        raise BadOption(f"No dead driver's pistol lies on or beside {label(walker.point)}.")
+    if walker.rounds >= capacity:
+        raise BadOption(f"{walker.name}'s pistol is full ({capacity} rounds).")
+    index, (point, rounds) = near[0]
+    taken = min(rounds, capacity - walker.rounds)
+    left = list(state.pistols_left)
+    if rounds - taken:
+        left[index] = (point, rounds - taken)
+    else:
+        del left[index]
+    state = replace(state.with_pedestrian(replace(walker, rounds=walker.rounds + taken, fired=True)),
+                    pistols_left=tuple(left))
+    return state, (PistolReloaded(walker.name, taken, label(point)),)
 
 
 def new_turn(state: BattlecarsState) -> BattlecarsState:

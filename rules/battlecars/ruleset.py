@@ -21,6 +21,7 @@ from rules.battlecars.actions import (
     Join,
     Leave,
     Move,
+    Reload,
     SetSpeed,
     Start,
     TakeOver,
@@ -158,6 +159,10 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
         return _settled(state, events + more)
     if isinstance(action, Walk):
         return _settled(*pedestrians.walk(state, _walking(state, actor), action.direction))
+    if isinstance(action, Reload):
+        state, events = pedestrians.reload(state, _walking(state, actor))
+        state, more = turns.end_move(state)
+        return _settled(state, events + more)
     if isinstance(action, Board):
         state, events = pedestrians.board(state, _walking(state, actor))
         state, more = turns.end_move(state)
@@ -266,7 +271,7 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
 
 
 def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
-    """A pedestrian's choices: the pistol's shots, a point's walk, boarding, the end of the move."""
+    """A pedestrian's choices: the pistol's shots, a point's walk, boarding, reloading, the end of the move."""
     offers = []
     for target in combat.targets(state):
         try:
@@ -285,6 +290,11 @@ def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
     if vehicle and not vehicle.destroyed and max(abs(vehicle.point[0] - walker.point[0]),
                                                  abs(vehicle.point[1] - walker.point[1])) == 1:
         offers.append(LegalAction("/board", f"Board {vehicle.name}'s vehicle", action=Board()))
+    try:
+        pedestrians.reload(state, walker)
+        offers.append(LegalAction("/reload", "Reload from a dead driver's pistol", action=Reload()))
+    except GameError:
+        pass
     offers.append(LegalAction("/end", "End move", action=EndMove()))
     return tuple(offers)
 
@@ -326,6 +336,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return Walk(str(options["direction"]))
     if command == "board":
         return Board()
+    if command == "reload":
+        return Reload()
     raise BadOption(f"Battlecars has no command /{command}.")
 
 

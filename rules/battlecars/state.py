@@ -190,6 +190,7 @@ class BattlecarsState:
     counters: tuple[Counter, ...] = ()
     next_counter: int = 1
     pedestrians: tuple[Pedestrian, ...] = ()
+    pistols_left: tuple[tuple[Point, int], ...] = ()   # a dead driver's pistol and its rounds, where they fell
     hidden: bool = False            # a view: declared speeds of others are blanked
     max_rounds: int | None = None
     winner: str | None = None
