@@ -74,3 +74,22 @@ async def test_the_full_mats_come_on_request_privately_or_to_the_channel(service
     assert not one.ephemeral and Image.open(io.BytesIO(one.files[0].data)).size == (1000, 420)
     wrong = await run("carol", "/game sheet car:zed")
     assert wrong.outcome == "refused" and "No vehicle 'zed'" in wrong.text
+
+
+def test_passive_counters_and_a_dead_drivers_pistol_are_drawn():
+    from dataclasses import replace
+
+    from rules.battlecars.grid import parse_label
+    from rules.battlecars.state import Counter
+
+    state = game("open", 2)
+    base = render_battlecars(RULESET.view(state, None))
+    seen = set()
+    for kind in ("oil", "mine", "spikes", "smoke"):
+        marked = replace(state, counters=(Counter(1, kind, parse_label("F5"), "v1"),))
+        drawn = render_battlecars(RULESET.view(marked, None))
+        assert drawn != base
+        seen.add(drawn)
+    assert len(seen) == 4                                             # each kind looks different
+    pistol = replace(state, pistols_left=((parse_label("F5"), 3),))
+    assert render_battlecars(RULESET.view(pistol, None)) != base

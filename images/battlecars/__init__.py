@@ -153,6 +153,38 @@ def _pedestrian(draw: ImageDraw.ImageDraw, state: BattlecarsState, walker, cell:
               INK, "lm")
 
 
+def _counters(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int) -> None:
+    """The passive weapons on the board and the pistols dead drivers left: oil a dark slick, a mine a
+    black disc with studs, spikes a row of grey teeth, smoke a grey cloud, a pistol a small dark mark."""
+    r = cell * 0.3
+    for counter in state.counters:
+        cx, cy = _centre(counter.point, cell, top)
+
+        def box(k: float, dx: float = 0, dy: float = 0, cx=cx, cy=cy):
+            return [K * (cx + dx - r * k), K * (cy + dy - r * k), K * (cx + dx + r * k), K * (cy + dy + r * k)]
+        if counter.kind == "oil":
+            draw.ellipse(box(1.1), fill=colours.OIL, outline=colours.OIL_SHEEN, width=2 * K)
+            draw.ellipse(box(0.35, -r * 0.3, -r * 0.3), fill=colours.OIL_SHEEN)
+        elif counter.kind == "mine":
+            draw.ellipse(box(0.8), fill=colours.MINE, outline=colours.MINE_RIM, width=2 * K)
+            for dx, dy in ((0, -0.55), (0.55, 0), (0, 0.55), (-0.55, 0)):
+                draw.ellipse(box(0.18, r * dx, r * dy), fill=colours.HIGHLIGHT)
+        elif counter.kind == "spikes":
+            draw.rectangle(box(1.0), fill=colours.HIGHLIGHT, outline=INK, width=K)
+            for k in range(-2, 3):
+                x = cx + k * r * 0.4
+                draw.polygon([(K * (x - r * 0.2), K * (cy + r * 0.7)), (K * x, K * (cy - r * 0.75)),
+                              (K * (x + r * 0.2), K * (cy + r * 0.7))], fill=MUTED, outline=INK)
+        else:   # smoke
+            for dx, dy in ((-0.6, 0.15), (0.6, 0.15), (0, -0.45), (0, 0.5)):
+                draw.ellipse(box(0.85, r * dx, r * dy), fill=colours.SMOKE, outline=colours.SMOKE_RIM, width=K)
+    for point, _rounds in state.pistols_left:
+        cx, cy = _centre(point, cell, top)
+        x, y = cx + cell * 0.28, cy + cell * 0.28
+        draw.rectangle([K * (x - 7), K * (y - 3), K * (x + 7), K * (y + 3)], fill=INK)
+        draw.rectangle([K * (x - 7), K * (y - 3), K * (x - 3), K * (y + 7)], fill=INK)
+
+
 def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, cell: int, top: int) -> None:
     """The last action's path (each point driven or drifted) and its shot, under the tokens."""
     for event in last:
@@ -245,6 +277,7 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> I
     top = HEADER
     _header(draw, state, last, width, title)
     _board(draw, board, cell, top)
+    _counters(draw, state, cell, top)
     _last_turn(draw, state, last, cell, top)
     for vehicle in state.vehicles:
         if vehicle.point is not None:
