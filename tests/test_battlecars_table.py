@@ -210,3 +210,15 @@ async def test_every_illegal_input_is_refused_clearly_and_changes_nothing(servic
         assert refused.outcome == "refused" and why in refused.text, (line, refused.text)
         assert await store.active_game("chan-1") == before, line
     assert (await run(service, "alice", "/hand", "chan-track")).outcome == "shown"
+
+
+async def test_a_battlecars_game_replays_as_a_gif_and_verifies(service, store):
+    await two_drivers(service, "chan-1")
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    await run(service, order[0], "/speed value:1", "chan-1")
+    await run(service, order[1], "/speed value:1", "chan-1")
+    await run(service, order[0], "/move turn:ahead", "chan-1")
+    replay = await run(service, "carol", "/game replay", "chan-1")
+    assert replay.outcome == "shown" and replay.files and replay.files[0].data[:6] in (b"GIF89a", b"GIF87a")
+    verified = await run(service, "carol", "/game verify", "chan-1")
+    assert verified.outcome == "shown" and "rebuilds the table exactly" in verified.text
