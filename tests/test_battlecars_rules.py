@@ -1015,3 +1015,17 @@ def test_a_driver_killed_leaves_the_pistol_where_they_fell():
                       driver_lost=2)
     wrecked, _ = _damage_part(aboard, "v2", "driver", False)
     assert wrecked.pistols_left == ((parse_label("K1"), 6),)
+
+
+def test_a_plans_shot_is_worked_out_at_the_first_point_of_the_path_that_allows_it():
+    from rules.battlecars import plans
+
+    state = table(("alice", "firebrand", "C5", "E", 3), ("bob", "tank", "H5", "W", 0))
+    preview = plans.work_out(state, "alice", {"plan": "ahead,ahead,ahead", "fire": "A@bob"})
+    assert preview.fire == "Fires pod A (Flamethrower, front) at bob after point #2: 67% to hit."
+    assert preview.fire_option == "A@v2"
+    (*moves, shot) = plans.steps(state, "alice", {"plan": "ahead,ahead,ahead", "fire": "A@v2"})
+    assert [m.options["turn"] for m in moves] == ["ahead"] * 3 and shot.name == "fire"
+    assert "5 points away" in shot.why_not(state)                      # not yet at the start
+    moved, _ = act(act(state, "alice", Move("ahead"))[0], "alice", Move("ahead"))
+    assert shot.why_not(moved) is None                                  # after point #2 it is legal

@@ -222,3 +222,31 @@ async def test_a_battlecars_game_replays_as_a_gif_and_verifies(service, store):
     assert replay.outcome == "shown" and replay.files and replay.files[0].data[:6] in (b"GIF89a", b"GIF87a")
     verified = await run(service, "carol", "/game verify", "chan-1")
     assert verified.outcome == "shown" and "rebuilds the table exactly" in verified.text
+
+
+async def test_a_plans_shot_is_taken_at_the_first_point_that_allows_it(service, store):
+    """As in Speedway's plans: the shot waits for the first point of the path where it is legal, and a
+    shot no point allows is refused before anything is driven."""
+    from rules.battlecars import plans
+
+    for user, line in (("alice", "/game new ruleset:battlecars seed:11 board:open"),
+                       ("alice", "/game join vehicle:firebrand"), ("bob", "/game join vehicle:tank"),
+                       ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-1")).outcome == "applied"
+    order = RULESET.load_state((await store.active_game("chan-1")).state).order
+    speeds = {"alice": "3", "bob": "0"}
+    for player in order:
+        await run(service, player, f"/speed value:{speeds[player]}", "chan-1")
+    while RULESET.load_state((await store.active_game("chan-1")).state).active != "alice":
+        mover = RULESET.load_state((await store.active_game("chan-1")).state).active
+        await run(service, mover, "/end", "chan-1")
+    version = (await store.active_game("chan-1")).version
+    never = await run(service, "alice", "/move plan:ahead fire:C@v2", "chan-1")   # C drops oil behind
+    assert never.outcome == "refused" and "drop it behind" in never.text
+    assert (await store.active_game("chan-1")).version == version
+    # The flamethrower reaches 3: from A5 the tank at M5 is 12 away, so nothing along 3 points allows it.
+    far = await run(service, "alice", "/move plan:ahead,ahead,ahead fire:A@v2", "chan-1")
+    assert far.outcome == "refused" and "nowhere on the plan's path" in far.text
+    assert plans.decode(plans.encode({"plan": "ahead,left-45", "fire": "A@v2"},
+                                     plans.PathPreview("v1", (), (), fire_option="A@v2"))) == {
+        "plan": "ahead,left-45", "fire": "A@v2"}

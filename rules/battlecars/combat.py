@@ -57,6 +57,20 @@ def hit_chance(dice: int, modifier: int, needed: int) -> float:
     return sum(1 for r in rolls if sum(r) + modifier >= needed) / len(rolls)
 
 
+def find_target(state: BattlecarsState, text: str, shooter: str | None = None) -> Vehicle | Pedestrian:
+    """A target by id (v2, or d2 for a driver on foot), by its name, or by its mat's name when one
+    vehicle has it."""
+    wanted = text.strip().casefold()
+    everyone = state.vehicles + state.pedestrians
+    for match in (lambda t: t.id == wanted, lambda t: t.name.casefold() == wanted,
+                  lambda t: hasattr(t, "spec") and t.spec.name.casefold() == wanted):
+        found = [t for t in everyone if match(t) and t.id != shooter]
+        if len(found) == 1:
+            return found[0]
+    others = ", ".join(f"{t.name} ({t.id})" for t in everyone if t.id != shooter)
+    raise BadOption(f"No single target '{text.strip()}'. Targets: {others}.")
+
+
 def lines_of(vehicle: Vehicle, weapon: Pod) -> tuple[int, ...]:
     """The facings a weapon fires along: the turret any of the eight, a pod its barrel line and 45° to
     either side."""

@@ -20,6 +20,7 @@ GRAMMAR = Grammar(
             OptionSpec("facing", "str", "On 3PT: the facing the three-point turn leaves you at",
                        choices=FACING_NAMES),
             OptionSpec("plan", "str", "Several points in order, e.g. ahead,left-45,ahead"),
+            OptionSpec("fire", "str", "Fire at the first point of the path that allows it, e.g. A@v2"),
             OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
                        choices=("yes", "no")),
         )),

@@ -1,8 +1,10 @@
-"""Battlecars' whole-turn plans: `/move plan:ahead,left-45,ahead [preview:yes]`.
+"""Battlecars' whole-turn plans: `/move plan:ahead,left-45,ahead [fire:A@v2] [preview:yes]`.
 
 A plan stands for one /move per point, played one logged action at a time; it stops wherever the game
-needs a decision (a skid's drift, a crash, a ram, a hit's section, a chance to return fire). The
-preview works the path out without dice (every skid test passed) and is shown privately first.
+needs a decision (a skid's drift, a crash, a ram, a hit's section, a chance to return fire). Its shot
+is taken at the first point of the path where it is legal (before the first point or after any); a
+shot no point of the path allows is refused before anything is driven. The preview works the path out
+without dice (every skid test passed) and is shown privately first.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.battlecars.actions import TURN_STEPS
+from rules.battlecars.combat import IllegalShot, find_target, plan_shot
 from rules.battlecars.events import VehicleMoved
 from rules.battlecars.grid import FACING_NAMES, label, step, turn_between
 from rules.battlecars.movement import blocked_for, cornering_limit, left_to_move
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
 from rules.engine import PlanStep, TurnPlans
-from rules.errors import BadOption, WrongPhase
+from rules.errors import BadOption, GameError, WrongPhase
 
 _CODES = {name: str(i) for i, name in enumerate(TURN_STEPS)}
 
@@ -29,22 +32,43 @@ class PathPreview:
     moves: tuple[VehicleMoved, ...]
     skid_tests: tuple[str, ...]
     blocked: str = ""
+    fire: str = ""          # where the plan's shot is taken, in words
+    fire_option: str = ""   # the shot as a plan option, its target by id ('A@v2')
 
 
 def _turns(options: dict[str, Any]) -> list[str]:
     return [t.strip().lower() for t in str(options.get("plan", "")).split(",") if t.strip()]
 
 
+def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
+    """The plan's shot as (weapon, target), or None; BadOption when it is not written WEAPON@TARGET."""
+    if not options.get("fire"):
+        return None
+    weapon, _, target = str(options["fire"]).partition("@")
+    if not weapon.strip() or not target.strip():
+        raise BadOption("fire: write WEAPON@TARGET, e.g. A@v2.")
+    return weapon.strip(), target.strip()
+
+
+def _shot_from(state: BattlecarsState, pose, fire: tuple[str, str]):
+    """The shot `fire` names, checked from the vehicle as `pose` stands; GameError saying why not."""
+    weapon = pose.weapon(fire[0])
+    if weapon is None:
+        raise BadOption(f"{pose.name} has no weapon '{fire[0]}'. Weapons: {', '.join(w.id for w in pose.weapons())}.")
+    target = find_target(state, fire[1], pose.id)
+    return plan_shot(state.with_vehicle(pose), pose, weapon, target)
+
+
 def is_plan(command: str, options: dict[str, Any]) -> bool:
-    """A /move with a plan is a plan; a plain /move is one point."""
-    return command == "move" and "plan" in options
+    """A /move with a plan, a shot or a preview is a plan; a plain /move is one point."""
+    return command == "move" and bool({"plan", "fire", "preview"} & set(options))
 
 
 def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> PathPreview:
     """The plan's path from where the moving vehicle stands; BadOption or WrongPhase when it cannot be
     driven as written (not the player's move, a bad turn, more points than the speed leaves)."""
     turns = _turns(options)
-    if not turns:
+    if not turns and _fire(options) is None:
         raise BadOption("The plan is empty: list turns separated by commas, e.g. ahead,left-45,ahead.")
     unknown = [t for t in turns if t not in TURN_STEPS]
     if unknown:
@@ -56,13 +80,15 @@ def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> Pa
         raise BadOption(f"{vehicle.name} is on 3PT: /move facing:N..NW turns it on the spot.")
     if len(turns) > left_to_move(vehicle):
         raise BadOption(f"{vehicle.name} has {left_to_move(vehicle)} points to drive; the plan has {len(turns)}.")
-    moves, tests = [], []
+    moves, tests, poses = [], [], [vehicle]
+    blocked = ""
     current = vehicle
     for number, turn in enumerate(turns, 1):
         facing = (current.facing + TURN_STEPS[turn]) % 8
         why = blocked_for(state, current, current.point, facing)
         if why:
-            return PathPreview(vehicle.id, tuple(moves), tuple(tests), f"point #{number} runs into {why}")
+            blocked = f"point #{number} runs into {why}"
+            break
         angle = turn_between(current.facing, facing)
         limit = cornering_limit(current, state.the_board.terrain(current.point), angle)
         if limit is not None and current.speed > limit:
@@ -70,13 +96,52 @@ def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> Pa
         to = step(current.point, facing)
         moves.append(VehicleMoved(vehicle.name, label(current.point), label(to), FACING_NAMES[facing], angle))
         current = replace(current, point=to, facing=facing)
-    return PathPreview(vehicle.id, tuple(moves), tuple(tests))
+        poses.append(current)
+    fire, option = "", ""
+    if _fire(options) is not None:
+        fire, option = _first_shot(state, poses, _fire(options))
+    return PathPreview(vehicle.id, tuple(moves), tuple(tests), blocked, fire, option)
+
+
+def _first_shot(state: BattlecarsState, poses: list, fire: tuple[str, str]) -> tuple[str, str]:
+    """Where on the path the plan's shot is first legal, in words, and the shot as an option; GameError
+    with the reason at the path's end when no point allows it."""
+    reason = ""
+    for moved, pose in enumerate(poses):
+        try:
+            plan = _shot_from(state, pose, fire)
+        except IllegalShot as exc:
+            reason = exc.message
+            continue
+        where = "before the first point" if not moved else f"after point #{moved}"
+        return (f"Fires {plan.weapon.label} at {plan.target.name} {where}: {plan.chance:.0%} to hit.",
+                f"{plan.weapon.id}@{plan.target.id}")
+    raise IllegalShot(f"That shot is possible nowhere on the plan's path (at its end: {reason.rstrip('.')}).")
 
 
 def steps(state: BattlecarsState, player: str, options: dict[str, Any]) -> list[PlanStep]:
-    """One /move per point, after the plan has been checked as a whole (nothing is driven otherwise)."""
+    """One /move per point, and the shot at the first point it can be taken, after the plan has been
+    checked as a whole (nothing is driven otherwise)."""
     work_out(state, player, options)
-    return [PlanStep("move", {"turn": t}) for t in _turns(options)]
+    planned = [PlanStep("move", {"turn": t}) for t in _turns(options)]
+    fire = _fire(options)
+    if fire is not None:
+        planned.append(PlanStep("fire", {"weapon": fire[0], "target": fire[1]},
+                                why_not=_ready(state.vehicle_of(player).id, player, fire)))
+    return planned
+
+
+def _ready(vehicle_id: str, player: str, fire: tuple[str, str]):
+    """When the plan's shot can be taken: in the player's own move, from where the vehicle stands."""
+    def why_not(state: BattlecarsState) -> str | None:
+        if state.phase != Phase.MOVE or state.active != player:
+            return "the move was over first"
+        try:
+            _shot_from(state, state.vehicle(vehicle_id), fire)
+        except GameError as exc:
+            return exc.message
+        return None
+    return why_not
 
 
 def words(state: BattlecarsState, options: dict[str, Any], preview: PathPreview) -> str:
@@ -88,21 +153,29 @@ def words(state: BattlecarsState, options: dict[str, Any], preview: PathPreview)
     lines.append("Skid tests: " + "; ".join(preview.skid_tests) + "." if preview.skid_tests else "No skid tests.")
     if preview.blocked:
         lines.append(f"Blocked: {preview.blocked}; the plan stops there.")
+    if preview.fire:
+        lines.append(preview.fire)
     lines.append("Confirm to drive it.")
     return "\n".join(lines)
 
 
-def encode(options: dict[str, Any], _preview: PathPreview) -> str:
-    return ".".join(_CODES[t] for t in _turns(options))
+def encode(options: dict[str, Any], preview: PathPreview) -> str:
+    """The previewed plan in a few characters: each turn's code, then the shot ('0.1.0:A@v2')."""
+    text = ".".join(_CODES[t] for t in _turns(options))
+    return f"{text}:{preview.fire_option}" if preview.fire_option else text
 
 
 def decode(text: str) -> dict[str, Any]:
+    """Inverse of `encode`; ValueError when `text` is not one."""
+    codes, _, fire = text.partition(":")
     names = {code: name for name, code in _CODES.items()}
     try:
-        turns = [names[c] for c in text.split(".")]
+        turns = [names[c] for c in codes.split(".")] if codes else []
     except KeyError:
         raise ValueError(f"not a plan: {text!r}") from None
-    return {"plan": ",".join(turns)}
+    if not turns and not fire:
+        raise ValueError(f"not a plan: {text!r}")
+    return {**({"plan": ",".join(turns)} if turns else {}), **({"fire": fire} if fire else {})}
 
 
 def path_of(events: tuple) -> str:

@@ -133,7 +133,7 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
     if isinstance(action, Fire) and state.phase == Phase.RETURN:
         _check_acting(state, actor)
         pending = state.pending_return
-        target = find_vehicle(state, action.target, pending.defender)
+        target = combat.find_target(state, action.target, pending.defender)
         if target.id != pending.attacker:
             raise BadOption(f"Return fire goes back at {state.vehicle(pending.attacker).name} only.")
         return _settled(*combat.fire(state, pending.defender, action.weapon, target.id, returning=True))
@@ -147,10 +147,10 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
         walker = _walking(state, actor)
         if action.weapon.strip().lower() != "pistol":
             raise BadOption("On foot the only weapon is the pistol: /fire weapon:pistol target:...")
-        return _settled(*combat.pistol(state, walker.id, find_vehicle(state, action.target, walker.id).id))
+        return _settled(*combat.pistol(state, walker.id, combat.find_target(state, action.target, walker.id).id))
     if isinstance(action, Fire):
         vehicle = _moving(state, actor)
-        target = find_vehicle(state, action.target, vehicle.id)
+        target = combat.find_target(state, action.target, vehicle.id)
         return _settled(*combat.fire(state, vehicle.id, action.weapon, target.id))
     if isinstance(action, Leave):
         vehicle = _moving(state, actor)
@@ -199,20 +199,6 @@ def _settled(state: BattlecarsState, events: tuple) -> tuple[BattlecarsState, tu
         state, handed = turns.next_mover(state)
         events += handed
     return state, events
-
-
-def find_vehicle(state: BattlecarsState, text: str, shooter: str | None = None):
-    """A target by id (v2, or d2 for a driver on foot), by its name, or by its mat's name when one
-    vehicle has it."""
-    wanted = text.strip().casefold()
-    everyone = state.vehicles + state.pedestrians
-    for match in (lambda t: t.id == wanted, lambda t: t.name.casefold() == wanted,
-                  lambda t: hasattr(t, "spec") and t.spec.name.casefold() == wanted):
-        found = [t for t in everyone if match(t) and t.id != shooter]
-        if len(found) == 1:
-            return found[0]
-    others = ", ".join(f"{t.name} ({t.id})" for t in everyone if t.id != shooter)
-    raise BadOption(f"No single target '{text.strip()}'. Targets: {others}.")
 
 
 # --- what a player may do ------------------------------------------------------------------------
@@ -421,7 +407,7 @@ def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
         return (f"{turn} at speed {speed_now} (cornering {limit}): a skid on a d6 of {2 * over} or less, "
                 f"{chance:.0%}.")
     if options.get("weapon") or options.get("target"):
-        target = find_vehicle(state, str(options.get("target", "")), vehicle.id)
+        target = combat.find_target(state, str(options.get("target", "")), vehicle.id)
         weapon = vehicle.weapon(str(options.get("weapon", "")))
         if weapon is None:
             raise BadOption(f"{vehicle.name} has no weapon '{options.get('weapon', '')}'.")
