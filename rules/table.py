@@ -12,6 +12,15 @@ from rules.errors import BadOption, NotHost
 
 
 @dataclass(frozen=True)
+class Player:
+    """A seat at the table: who, their shown name, and whether the computer plays it."""
+
+    id: str
+    name: str
+    ai: bool = False
+
+
+@dataclass(frozen=True)
 class EndGame:
     """Stop the game (the host, or a server admin when `by_admin`)."""
 
@@ -133,6 +142,17 @@ def computer_seat(player_ids: set[str], taken: set[str]) -> tuple[str, str]:
     while name_key(f"Robo{robo}") in taken:
         robo += 1
     return f"ai-{number}", f"Robo{robo}"
+
+
+def plan_shot_option(options: dict[str, Any], example: str) -> tuple[str, str] | None:
+    """A plan's `fire:` option as (weapon, target), or None; BadOption when it is not written
+    WEAPON@TARGET (`example` shows how, e.g. 'MOUNT@TARGET, e.g. front@bob')."""
+    if not options.get("fire"):
+        return None
+    weapon, _, target = str(options["fire"]).partition("@")
+    if not weapon.strip() or not target.strip():
+        raise BadOption(f"fire: write {example}.")
+    return weapon.strip(), target.strip()
 
 
 def plural(count: int, one: str, many: str) -> str:

@@ -208,7 +208,7 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
         if vehicle.point is None:
             continue
         cx, cy = _centre(vehicle.point, cell, top)
-        counter = "?" if state.hidden and any(p == vehicle.owner for p, _ in state.declared) else \
+        counter = "?" if state.face_down(vehicle.owner) else \
             speed_label(vehicle.speed)
         text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed else f" · {counter}")
         w = face.getlength(text) / K + 12
@@ -234,7 +234,7 @@ def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, b
     name = f"{vehicle.name} · {spec.name}{gone}"
     head = fit_font(name, K * 24, K * width, bold=True, minimum=K * TEXT)
     draw_text(draw, (K * left, K * (y0 + 19)), ellipsize(name, head, K * width), head, INK, "lm")
-    face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
+    face_down = state.face_down(vehicle.owner)
     speed = "?" if face_down else speed_label(vehicle.speed)
     armour = "/".join(str(a) for a in vehicle.armour)
     lines = (f"speed {speed}/{vehicle.top_speed} · arm {armour}",

@@ -55,7 +55,7 @@ def _panel(state: BattlecarsState, vehicle: Vehicle) -> Image.Image:
     draw_text(draw, (14, 21), ellipsize(title, font(20, bold=True), PANEL_W - 28), font(20, bold=True),
               ink_on(colour), "lm")
     # The speedo: every position of the mat, the closed ones greyed, the counter ringed.
-    face_down = state.hidden and any(p == vehicle.owner for p, _ in state.declared)
+    face_down = state.face_down(vehicle.owner)
     full = list(range(spec.max_speed, -1, -1)) + ([REVERSE] if spec.type != "bike" else []) + [THREE_POINT]
     open_ = set(dial(vehicle))
     x, y = 14, 54

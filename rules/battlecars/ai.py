@@ -25,17 +25,13 @@ from rules.battlecars.actions import (
     Walk,
 )
 from rules.battlecars.damage import is_running
-from rules.battlecars.grid import FACING_NAMES, step
+from rules.battlecars.grid import FACING_NAMES, distance, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase
 from rules.battlecars.turns import acting_players
 from rules.errors import GameError
 
 CRUISE = 4
 DROP_RANGE = 4   # a computer drops its passive rounds once an enemy is this close
-
-
-def _distance(a, b) -> int:
-    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
 def _enemies(state: BattlecarsState, player: str) -> list:
@@ -54,8 +50,8 @@ def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
     if vehicle.speed == THREE_POINT and not vehicle.moved:
         enemies = _enemies(state, vehicle.owner)
         if enemies:
-            nearest = min(enemies, key=lambda v: _distance(v.point, vehicle.point))
-            best = min(range(8), key=lambda f: _distance(step(vehicle.point, f, 2), nearest.point))
+            nearest = min(enemies, key=lambda v: distance(v.point, vehicle.point))
+            best = min(range(8), key=lambda f: distance(step(vehicle.point, f, 2), nearest.point))
             return ThreePointTurn(FACING_NAMES[best])
         return EndMove()
     if movement.left_to_move(vehicle) <= 0:
@@ -72,7 +68,7 @@ def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
         risky = limit is not None and vehicle.speed > limit
         there = step(vehicle.point, facing)
         wreck = any(v.point == there and not is_running(v) for v in state.vehicles)
-        near = min((_distance(there, e.point) for e in enemies), default=0)
+        near = min((distance(there, e.point) for e in enemies), default=0)
         return wreck, risky, near, abs(TURN_STEPS[turn])
     return Move(min(turns, key=score))
 
@@ -100,7 +96,7 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
     if shots:
         best = max(shots, key=lambda s: (s.chance, s.weapon.id))
         return Fire(best.weapon.id, best.target.id)
-    near = any(_distance(v.point, vehicle.point) <= DROP_RANGE for v in state.vehicles
+    near = any(distance(v.point, vehicle.point) <= DROP_RANGE for v in state.vehicles
                if v.id != vehicle.id and is_running(v))
     for pod in vehicle.pods if near and vehicle.moved else ():
         try:
@@ -117,7 +113,7 @@ def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     nearest of them to get a line; then the end of its move."""
     vehicle = state.vehicle_of(walker.owner)
     alive = vehicle is not None and not vehicle.destroyed
-    if alive and _distance(vehicle.point, walker.point) == 1:
+    if alive and distance(vehicle.point, walker.point) == 1:
         return Board()
     for target in combat.targets(state):
         try:
@@ -130,15 +126,15 @@ def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     if walker.walked or not free:
         return EndMove()
     if alive:
-        return Walk(FACING_NAMES[min(free, key=lambda w: _distance(step(walker.point, w), vehicle.point))])
+        return Walk(FACING_NAMES[min(free, key=lambda w: distance(step(walker.point, w), vehicle.point))])
     enemies = [v for v in state.vehicles if v.owner != walker.owner and is_running(v)]
     if enemies:
-        return Walk(FACING_NAMES[max(free, key=lambda w: min(_distance(step(walker.point, w), e.point)
+        return Walk(FACING_NAMES[max(free, key=lambda w: min(distance(step(walker.point, w), e.point)
                                                               for e in enemies))])
     others = [p for p in state.pedestrians if p.owner != walker.owner]
     if not others:
         return EndMove()
-    return Walk(FACING_NAMES[min(free, key=lambda w: min(_distance(step(walker.point, w), p.point) for p in others))])
+    return Walk(FACING_NAMES[min(free, key=lambda w: min(distance(step(walker.point, w), p.point) for p in others))])
 
 
 def autopilot_action(state: BattlecarsState, player: str, passive: bool = False) -> Any:

@@ -26,7 +26,6 @@ from rules.battlecars.rolls import D3, D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Pedestrian, PendingHit, PendingReturn, Phase, Pod, Vehicle
 from rules.errors import BadOption, GameError
 
-POD_SIDES = {"front": 0, "right": 2, "rear": 4, "left": 6}
 # The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
 SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
                  4: ("rear",), 5: ("middle", "rear"), 6: ("front", "middle", "rear"), 7: ("front", "middle")}
@@ -76,7 +75,7 @@ def lines_of(vehicle: Vehicle, weapon: Pod) -> tuple[int, ...]:
     either side."""
     if weapon.id == "turret":
         return tuple(range(8))
-    base = (vehicle.facing + POD_SIDES[weapon.facing]) % 8
+    base = (vehicle.facing + data.POD_TURN[weapon.facing]) % 8
     return ((base - 1) % 8, base, (base + 1) % 8)
 
 

@@ -14,6 +14,7 @@ DATA_DIR = Path(__file__).with_name("data")
 TERRAIN = {".": "road", ",": "grass", "B": "building", "T": "trees"}
 SECTIONS = ("front", "middle", "rear")
 POD_FACINGS = ("front", "rear", "left", "right")
+POD_TURN = {"front": 0, "right": 2, "rear": 4, "left": 6}   # eighths clockwise from the vehicle's nose
 TYPES = ("car", "bike", "truck", "tank")
 EQUIPMENT = ("supercharger", "power_brakes", "auto_steer", "crash_bars", "gunnery_computer", "fire_extinguisher")
 TURNS = (45, 90, 135, 180)

@@ -30,6 +30,11 @@ def parse_label(text: str) -> Point | None:
     return ord(match.group(1).upper()) - ord("A"), int(match.group(2)) - 1
 
 
+def distance(a: Point, b: Point) -> int:
+    """Steps between two points, diagonals counting one."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
 def step(point: Point, facing: int, count: int = 1) -> Point:
     """The point `count` steps from `point` along `facing`."""
     dx, dy = DIRECTIONS[facing % 8]

@@ -21,8 +21,6 @@ from rules.battlecars.rolls import D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Counter, Vehicle
 from rules.errors import BadOption, GameError
 
-POD_SIDES = {"rear": 4, "left": 6, "right": 2}
-
 
 class IllegalDrop(GameError):
     """That pod cannot drop a round now."""
@@ -30,7 +28,7 @@ class IllegalDrop(GameError):
 
 def drop_point(vehicle: Vehicle, facing: str):
     """Where a pod drops its round: the point behind (a rear pod) or beside (a side pod)."""
-    return step(vehicle.point, vehicle.facing + POD_SIDES[facing])
+    return step(vehicle.point, vehicle.facing + data.POD_TURN[facing])
 
 
 def check_drop(state: BattlecarsState, vehicle: Vehicle, pod_id: str):

@@ -21,7 +21,7 @@ from rules.battlecars.events import (
     PedestrianWalked,
     PistolReloaded,
 )
-from rules.battlecars.grid import FACING_NAMES, Point, label, step
+from rules.battlecars.grid import FACING_NAMES, Point, distance, label, step
 from rules.battlecars.rolls import D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Pedestrian, Vehicle
 from rules.errors import BadOption, WrongPhase
@@ -104,7 +104,7 @@ def board(state: BattlecarsState, walker: Pedestrian) -> tuple[BattlecarsState, 
     vehicle = state.vehicle_of(walker.owner)
     if vehicle is None or vehicle.destroyed:
         raise BadOption(f"{walker.name}'s vehicle is a wreck: there is nothing to board.")
-    if max(abs(vehicle.point[0] - walker.point[0]), abs(vehicle.point[1] - walker.point[1])) != 1:
+    if distance(vehicle.point, walker.point) != 1:
         raise BadOption(f"{walker.name} must stand beside {vehicle.name} ({label(vehicle.point)}) to board it.")
     state = state.without_pedestrian(walker.id)
     state = state.with_vehicle(replace(vehicle, driver_out=False, speed=0, driver_lost=vehicle.spec.driver -
@@ -154,7 +154,7 @@ def reload(state: BattlecarsState, walker: Pedestrian) -> tuple[BattlecarsState,
         raise WrongPhase(f"{walker.name} has fired this turn: reloading takes a turn without firing.")
     capacity = data.table()["pistol_rounds"]
     near = [(k, (point, rounds)) for k, (point, rounds) in enumerate(state.pistols_left)
-            if max(abs(point[0] - walker.point[0]), abs(point[1] - walker.point[1])) <= 1]
+            if distance(point, walker.point) <= 1]
     if not near:
         raise BadOption(f"No dead driver's pistol lies on or beside {label(walker.point)}.")
     if walker.rounds >= capacity:

@@ -20,6 +20,7 @@ from rules.battlecars.movement import blocked_for, cornering_limit, left_to_move
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
 from rules.engine import PlanStep, TurnPlans
 from rules.errors import BadOption, GameError, WrongPhase
+from rules.table import plan_shot_option
 
 _CODES = {name: str(i) for i, name in enumerate(TURN_STEPS)}
 
@@ -42,12 +43,7 @@ def _turns(options: dict[str, Any]) -> list[str]:
 
 def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
     """The plan's shot as (weapon, target), or None; BadOption when it is not written WEAPON@TARGET."""
-    if not options.get("fire"):
-        return None
-    weapon, _, target = str(options["fire"]).partition("@")
-    if not weapon.strip() or not target.strip():
-        raise BadOption("fire: write WEAPON@TARGET, e.g. A@v2.")
-    return weapon.strip(), target.strip()
+    return plan_shot_option(options, "WEAPON@TARGET, e.g. A@v2")
 
 
 def _shot_from(state: BattlecarsState, pose, fire: tuple[str, str]):

@@ -31,7 +31,7 @@ from rules.battlecars.actions import (
 from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS, FireHeld
-from rules.battlecars.grid import FACING_NAMES, facing_by_name, label, step
+from rules.battlecars.grid import FACING_NAMES, distance, facing_by_name, label, step
 from rules.battlecars.plans import PLANS
 from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
@@ -104,8 +104,7 @@ def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsSt
     if isinstance(action, AddComputer):
         return lobby.add_computer(state, actor, action)
     if isinstance(action, Start):
-        state, events = lobby.start(state, actor, action)
-        return state, events
+        return lobby.start(state, actor, action)
     if state.phase == Phase.LOBBY:
         raise WrongPhase("The game has not started: /game join, then the host uses /game start.")
     if isinstance(action, SetSpeed):
@@ -273,8 +272,7 @@ def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
                 offers.append(LegalAction(f"/walk direction:{name}", f"Walk {name} to {label(to)}", group="Walk",
                                           action=Walk(name)))
     vehicle = state.vehicle_of(walker.owner)
-    if vehicle and not vehicle.destroyed and max(abs(vehicle.point[0] - walker.point[0]),
-                                                 abs(vehicle.point[1] - walker.point[1])) == 1:
+    if vehicle and not vehicle.destroyed and distance(vehicle.point, walker.point) == 1:
         offers.append(LegalAction("/board", f"Board {vehicle.name}'s vehicle", action=Board()))
     try:
         pedestrians.reload(state, walker)

@@ -9,6 +9,7 @@ from enum import StrEnum
 from rules.battlecars import data
 from rules.battlecars.grid import Point
 from rules.dice import DiceState
+from rules.table import Player as Player  # the shared seat; importers keep finding it here
 
 REVERSE = -1       # the speedo's R position: one point backwards
 THREE_POINT = -2   # the speedo's 3 POINT TURN position: turn on the spot
@@ -28,13 +29,6 @@ class Phase(StrEnum):
 def speed_label(speed: int) -> str:
     """How a speed counter position reads on the dial: '7', 'R' or '3PT'."""
     return {REVERSE: "R", THREE_POINT: "3PT"}.get(speed, str(speed))
-
-
-@dataclass(frozen=True)
-class Player:
-    id: str
-    name: str
-    ai: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,6 +220,10 @@ class BattlecarsState:
 
     def without_pedestrian(self, walker_id: str) -> BattlecarsState:
         return replace(self, pedestrians=tuple(p for p in self.pedestrians if p.id != walker_id))
+
+    def face_down(self, player_id: str) -> bool:
+        """Whether `player_id`'s speed counter is down but blanked in this view (not yet revealed)."""
+        return self.hidden and any(p == player_id for p, _ in self.declared)
 
     def shootable(self, ident: str | None) -> Vehicle | Pedestrian | None:
         """A vehicle (v2) or a pedestrian (d2) by id."""

@@ -16,6 +16,7 @@ from rules.errors import BadOption
 from rules.speedway.driving import maneuver_choices
 from rules.speedway.events import CarManeuvered, CarSlid
 from rules.speedway.preview import TurnPreview
+from rules.table import plan_shot_option
 
 _PLAN_OPTIONS = frozenset({"plan", "fire", "preview"})
 _SKIDS = {"accept": "a", "resist": "r", "": "-"}
@@ -32,12 +33,8 @@ def is_plan(command: str, options: dict[str, Any]) -> bool:
 
 def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
     """The plan's shot as (mount, target), or None; BadOption when it is not written MOUNT@TARGET."""
-    if not options.get("fire"):
-        return None
-    mount, _, target = str(options["fire"]).partition("@")
-    if not mount.strip() or not target.strip():
-        raise BadOption("fire: write MOUNT@TARGET, e.g. front@bob.")
-    return mount.strip().lower(), target.strip()
+    fire = plan_shot_option(options, "MOUNT@TARGET, e.g. front@bob")
+    return None if fire is None else (fire[0].lower(), fire[1])
 
 
 def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None], None],

@@ -8,6 +8,7 @@ from rules.codec import added_field
 from rules.dice import DiceState
 from rules.hexgrid import Hex, step
 from rules.speedway.phases import RUNNING, SpeedwayPhase
+from rules.table import Player as Player  # the shared seat; importers keep finding it here
 
 
 @dataclass(frozen=True)
@@ -110,15 +111,6 @@ class Car:
         if self.front is None:
             return ()
         return (self.front, self.back)
-
-
-@dataclass(frozen=True)
-class Player:
-    """A seat at the table."""
-
-    id: str
-    name: str
-    ai: bool = False
 
 
 @dataclass(frozen=True)
