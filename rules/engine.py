@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.codec import Registry, Upgrades, decode_state, normalised_snapshot
+from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
 from rules.errors import GameError
 from rules.grammar import Grammar
 
@@ -142,8 +142,9 @@ class Ruleset:
         return decode_state(self.state_type, text, self.snapshot_upgrades)
 
     def normalised_snapshot(self, text: str) -> str:
-        """A stored snapshot as it would be written today (what `/game verify` compares)."""
-        return normalised_snapshot(text, self.snapshot_upgrades)
+        """A stored snapshot as it would be written today (what `/game verify` compares): brought up
+        through the schema upgrades, and read back so a field added since takes its default."""
+        return encode_state(decode_state(self.state_type, normalised_snapshot(text, self.snapshot_upgrades)))
 
     def is_computer(self, state: Any, player: str) -> bool:
         """Whether a seat is played by the computer."""

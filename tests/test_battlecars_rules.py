@@ -573,6 +573,11 @@ def test_a_data_file_that_breaks_a_rule_is_refused_with_the_file_and_field(tmp_p
         board.write_text(board.read_text().replace('".............",', '"B............",'))
         with pytest.raises(data.DataError, match="start point .* inside a building"):
             data.board("open")
+        game = tmp_path / "data" / "game.toml"
+        game.write_text(game.read_text().replace("trees_strength = 10", "trees_strength = 0"))
+        data.table.cache_clear()
+        with pytest.raises(data.DataError, match="game.toml: trees_strength must be a whole number above 0"):
+            data.table()
     finally:
         for cached in (data.vehicles, data.rounds, data.board, data.component_tables, data.table):
             cached.cache_clear()
@@ -788,6 +793,149 @@ def test_a_vehicle_running_onto_a_pedestrian_kills_on_a_d8_at_most_its_speed(see
     assert dive.target == 4 and bool(of(events, PedestrianKilled)) == (dive.faces[0] <= 4)
     assert bool(of(events, PedestrianDived)) == (dive.faces[0] > 4)
     assert at(state, "alice") == "C5"
+
+
+# --- buildings and trees ----------------------------------------------------------------------------
+
+def in_cover(state, player: str, at: str, pid: str = "d2"):
+    """`player`'s driver on foot at `at` (a point of trees or a building), out of their vehicle."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars.state import Pedestrian
+
+    state = state.with_vehicle(_replace(vehicle(state, player), driver_out=True))
+    walker = Pedestrian(pid, player, f"{player}'s driver", parse_label(at), 3, 6)
+    return _replace(state, pedestrians=state.pedestrians + (walker,))
+
+
+def cover_shot(seed: int, damage: int = 0, revision: int = 2):
+    """alice's Interceptor on A5 facing the trees at F5 (town board), bob's driver in them: a rocket
+    at range 5, 2d6 - 4."""
+    from dataclasses import replace as _replace
+
+    state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "tank", "M9", "W", 0), board="town", seed=seed)
+    state = in_cover(state, "bob", "F5")
+    return _replace(state, revision=revision, scenery_damage=((parse_label("F5"), damage),) if damage else ())
+
+
+def test_a_pedestrian_in_trees_or_a_building_is_shot_at_another_minus_2():
+    """Found: "Shots at pedestrians are -2 to hit, and another -2 from inside the same building or clump
+    of trees"."""
+    from rules.battlecars.combat import aim
+
+    state = cover_shot(1)
+    assert aim(state, vehicle(state, "alice"), state.pedestrian_of("bob")) == -4
+    building = in_cover(table(("alice", "sentinel", "A4", "E", 0), ("bob", "tank", "M9", "W", 0), board="town"),
+                        "bob", "C3")
+    assert aim(building, vehicle(building, "alice"), building.pedestrian_of("bob")) == -4
+
+
+@pytest.mark.parametrize("seed", range(1, 13))
+def test_a_miss_at_a_pedestrian_in_cover_damages_the_trees_or_building(seed):
+    """Found: "... from inside the same building or clump of trees, where a miss damages the building or
+    trees". Reconstruction: the round's damage roll goes on the piece, and the shot flies no further."""
+    from rules.battlecars.events import SceneryDamaged, ShotFliesOn
+
+    state, events = act(cover_shot(seed), "alice", Fire("A", "d2"))
+    (to_hit,) = rolls(events, "rolls to hit")
+    assert to_hit.total == sum(to_hit.faces) - 4 and to_hit.target == 5
+    (damage,) = rolls(events, "rolls damage")
+    assert damage.rule.startswith("Rocket: 2d8") and damage.total == sum(damage.faces)
+    assert not of(events, ShotFliesOn)
+    if to_hit.success:
+        assert state.pedestrian_of("bob") is None or state.pedestrian_of("bob").health < 3
+        assert state.scenery_damage == () and not of(events, SceneryDamaged)
+    else:
+        assert state.pedestrian_of("bob").health == 3
+        assert state.scenery_damage == ((parse_label("F5"), damage.total),)
+        (hit,) = of(events, SceneryDamaged)
+        assert (hit.kind, hit.at, hit.points, hit.total, hit.strength) == ("trees", "F5", damage.total,
+                                                                           damage.total, 10)
+
+
+def test_the_misses_add_up_and_at_its_strength_a_piece_is_flattened():
+    """Reconstruction (game.toml): trees are flattened at 10 points of damage, a building at 20; flattened,
+    they no longer block fire or give cover. Boundaries: 9 stands, 10 is flat."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars import scenery
+    from rules.battlecars.combat import aim, check_line
+    from rules.battlecars.events import SceneryDamaged
+
+    standing = cover_shot(1, damage=9)
+    assert scenery.stands(standing, parse_label("F5")) and not scenery.flattened(standing, parse_label("F5"))
+    flat = cover_shot(1, damage=10)
+    assert scenery.flattened(flat, parse_label("F5")) and not scenery.stands(flat, parse_label("F5"))
+    assert aim(flat, vehicle(flat, "alice"), flat.pedestrian_of("bob")) == -2
+    beyond = table(("alice", "interceptor", "A5", "E", 0), ("bob", "tank", "H4", "W", 0), board="town")
+    tank = vehicle(beyond, "bob")
+    beyond = _replace(beyond, vehicles=(vehicle(beyond, "alice"), _replace(tank, point=parse_label("I5"))))
+    with pytest.raises(GameError, match="trees at F5 blocks"):
+        check_line(beyond, parse_label("A5"), (2,), vehicle(beyond, "bob"), None, "it")
+    assert check_line(_replace(beyond, scenery_damage=((parse_label("F5"), 10), (parse_label("H5"), 10))),
+                      parse_label("A5"), (2,), vehicle(beyond, "bob"), None, "it") == 8
+    missed = next(s for s in range(1, 40) if not rolls(act(cover_shot(s, damage=9), "alice", Fire("A", "d2"))[1],
+                                                       "rolls to hit")[0].success)
+    after, events = act(cover_shot(missed, damage=9), "alice", Fire("A", "d2"))
+    (hit,) = of(events, SceneryDamaged)
+    assert hit.total >= 10 and "flattened" in hit.describe()
+    assert scenery.flattened(after, parse_label("F5"))
+    assert scenery.strength("building") == 20 and scenery.strength("trees") == 10
+
+
+def test_a_building_is_one_piece_of_four_points():
+    """The board's 2x2 building takes its damage as one: a hit at any of its points counts for all."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars import scenery
+
+    board = data.board("town")
+    assert {board.piece(parse_label(p)) for p in ("B2", "C2", "B3", "C3")} == {parse_label("B2")}
+    assert board.piece(parse_label("F5")) == parse_label("F5") and board.piece(parse_label("A1")) is None
+    state = _replace(table(("alice", "rammer", "A5", "E", 0), ("bob", "tank", "M9", "W", 0), board="town"),
+                     scenery_damage=((parse_label("B2"), 20),))
+    assert all(scenery.flattened(state, parse_label(p)) for p in ("B2", "C2", "B3", "C3"))
+    assert not scenery.flattened(state, parse_label("K2"))
+
+
+def test_a_bike_rides_only_through_undamaged_trees():
+    """Found: "bikes may go through undamaged trees"."""
+    from dataclasses import replace as _replace
+
+    bike = table(("alice", "bike1", "E5", "E", 2), ("bob", "tank", "M9", "W", 0), board="town")
+    ridden, _ = act(bike, "alice", Move("ahead"))
+    assert at(ridden, "alice") == "F5"
+    damaged = _replace(bike, scenery_damage=((parse_label("F5"), 1),))
+    with pytest.raises(BadOption, match="damaged trees at F5"):
+        act(damaged, "alice", Move("ahead"))
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_a_pistol_miss_in_cover_does_d3_to_it(seed):
+    """The pistol's miss at a pedestrian in cover: a d3 on the piece (reconstruction, as on a vehicle)."""
+    from dataclasses import replace as _replace
+
+    from rules.battlecars.events import SceneryDamaged
+
+    state = table(("alice", "rammer", "M1", "W", 0), ("bob", "tank", "M9", "W", 0), board="town", seed=seed)
+    state = in_cover(in_cover(state, "alice", "B5", "d1"), "bob", "F5")
+    state, events = act(_replace(state, revision=2), "alice", Fire("pistol", "d2"))
+    (to_hit,) = rolls(events, "rolls to hit")
+    assert to_hit.target == 4 and to_hit.total == sum(to_hit.faces) - 4
+    if not to_hit.success:
+        (damage,) = rolls(events, "rolls damage")
+        assert damage.rule == "pistol against cover: d3" and damage.total in (1, 2, 3)
+        assert of(events, SceneryDamaged)[0].total == damage.total
+
+
+def test_a_revision_1_game_keeps_its_rules_a_miss_in_cover_damages_nothing():
+    """Stored games play on under the rules they began with: before revision 2 scenery took no damage."""
+    for seed in range(1, 13):
+        state, events = act(cover_shot(seed, revision=1), "alice", Fire("A", "d2"))
+        if not rolls(events, "rolls to hit")[0].success:
+            assert not rolls(events, "rolls damage") and state.scenery_damage == ()
+            return
+    raise AssertionError("no miss in 12 seeds")
 
 
 def test_the_pistol_rolls_2d6_at_minus_2_against_a_pedestrian_and_does_d3_to_a_vehicle():

@@ -93,3 +93,28 @@ def test_passive_counters_and_a_dead_drivers_pistol_are_drawn():
     assert len(seen) == 4                                             # each kind looks different
     pistol = replace(state, pistols_left=((parse_label("F5"), 3),))
     assert render_battlecars(RULESET.view(pistol, None)) != base
+
+
+def test_every_word_stays_above_9_px_on_a_phone_and_no_chip_figure_is_cut():
+    """Issue 10's rule: legible at 420 px wide. The smallest words are TEXT px on a page at most
+    420 / 9 * TEXT wide, and every mat's chip lines, at their longest (a full speedo and armour, the
+    driver on foot), fit the chip without an ellipsis."""
+    from dataclasses import replace
+
+    from images.battlecars import CHIP_INSET, SIDEBAR, TEXT, chip_lines
+    from images.fonts import font
+    from rules.battlecars.state import Pedestrian
+
+    for board in (data.board("open"), data.board("town"), data.board("open", big=True)):
+        assert TEXT * 420 / page_size(board)[0] >= 9
+    face = font(TEXT)
+    room = SIDEBAR - 22 - CHIP_INSET
+    state = game("open", 2)
+    for design in data.vehicles():
+        vehicle = replace(state.vehicles[0], design=design, armour=data.vehicles()[design].armour,
+                          speed=data.vehicles()[design].max_speed)
+        walker = Pedestrian("d1", vehicle.owner, "x", (0, 0), 3, 6)
+        for standing in (replace(state, vehicles=(vehicle,)),
+                         replace(state, vehicles=(vehicle,), pedestrians=(walker,))):
+            for line in chip_lines(standing, vehicle)[1:]:
+                assert face.getlength(line) <= room, (design, line)

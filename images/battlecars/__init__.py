@@ -18,18 +18,18 @@ from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, t
 from images.fonts import font
 from images.registry import Renderer
 from images.speedway import style as colours
-from rules.battlecars import data
-from rules.battlecars.events import Drifted, VehicleMoved, WeaponFired
+from rules.battlecars import data, scenery
+from rules.battlecars.events import DiceRolled, Drifted, VehicleMoved, WeaponFired
 from rules.battlecars.grid import DIRECTIONS, parse_label
 from rules.battlecars.state import BattlecarsState, Phase, Vehicle, speed_label
-from rules.engine import describe_events
 
 K = 2                 # drawn at twice the size, then shrunk once (antialiasing)
 LABELS = 26           # the band of grid letters and numbers round the board
-HEADER = 88           # title and the last action's words
-SIDEBAR = 320
+HEADER = 96           # title and the last action's words
+SIDEBAR = 344
 CHIP = 92
-TEXT = 22             # the smallest words: shown 420 px wide (a phone), the picture keeps them at 9 px
+CHIP_INSET = 26       # a chip's width less its words' width (the colour bar and the margins)
+TEXT = 23             # the smallest words: shown 420 px wide (a phone) they stay above 9 px
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 ROAD = (205, 200, 190)
 GRASS = (170, 204, 140)
@@ -41,8 +41,8 @@ GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
 
 
 def cell_size(board: data.Board) -> int:
-    """Pixels between points: 13 x 9 boards get 52, the joined 17 x 13 board 40."""
-    return 52 if board.width <= 13 else 40
+    """Pixels between points: 13 x 9 boards get 52, the joined 17 x 13 board 39."""
+    return 52 if board.width <= 13 else 39
 
 
 def page_size(board: data.Board) -> tuple[int, int]:
@@ -139,8 +139,37 @@ def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, act
             draw.line([a, b], fill=INK, width=3 * K)
 
 
+def _scenery(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int) -> None:
+    """Damaged buildings and trees: a flattened piece as rubble over its points; on each damaged piece its
+    damage against its strength ('7/20') on a badge along its lower edge."""
+    board = state.the_board
+    face = font(K * TEXT, bold=True)
+    for piece, taken in state.scenery_damage:
+        kind = board.terrain(piece)
+        centres = [_centre(p, cell, top) for p in _points_of(board) if board.piece(p) == piece]
+        if scenery.flattened(state, piece):
+            for cx, cy in centres:
+                draw.rectangle([K * (cx - cell / 2 + 2), K * (cy - cell / 2 + 2), K * (cx + cell / 2 - 2),
+                                K * (cy + cell / 2 - 2)], fill=GRASS)
+                for dx, dy, k in ((-0.22, -0.18, 0.16), (0.2, -0.05, 0.2), (-0.05, 0.22, 0.18), (0.24, 0.26, 0.1)):
+                    r = cell * k
+                    draw.ellipse([K * (cx + dx * cell - r), K * (cy + dy * cell - r), K * (cx + dx * cell + r),
+                                  K * (cy + dy * cell + r)], fill=colours.DEBRIS, outline=colours.DEBRIS_DARK, width=K)
+        x = sum(c[0] for c in centres) / len(centres)
+        y = max(c[1] for c in centres) + cell * 0.36
+        text = f"{taken}/{scenery.strength(kind)}"
+        w = face.getlength(text) / K + 10
+        draw.rounded_rectangle([K * (x - w / 2), K * (y - 13), K * (x + w / 2), K * (y + 13)], radius=4 * K,
+                               fill=PAPER, outline=colours.FLAME, width=2 * K)
+        draw_text(draw, (K * x, K * y), text, face, INK, "mm")
+
+
+def _points_of(board: data.Board) -> tuple:
+    return tuple((x, y) for y in range(board.height) for x in range(board.width))
+
+
 def _pedestrian(draw: ImageDraw.ImageDraw, state: BattlecarsState, walker, cell: int, top: int) -> None:
-    """A driver on foot: a small figure in the driver's colour, with their health beside it."""
+    """A driver on foot: a small figure in the driver's colour, with their health as pips beneath."""
     cx, cy = _centre(walker.point, cell, top)
     vehicle = state.vehicle_of(walker.owner)
     fill = colours.car_colour(vehicle.colour) if vehicle else MUTED
@@ -149,8 +178,12 @@ def _pedestrian(draw: ImageDraw.ImageDraw, state: BattlecarsState, walker, cell:
                  outline=INK, width=2 * K)
     body = [(cx - cell * 0.18, cy + cell * 0.28), (cx, cy - cell * 0.16), (cx + cell * 0.18, cy + cell * 0.28)]
     draw.polygon([(K * x, K * y) for x, y in body], fill=fill, outline=INK, width=2 * K)
-    draw_text(draw, (K * (cx + cell * 0.3), K * (cy + cell * 0.2)), f"♥{walker.health}", font(K * 15, bold=True),
-              INK, "lm")
+    full = data.table()["pedestrian_health"]
+    pip = cell * 0.09
+    for k in range(full):   # health as pips under the figure: filled for each point left
+        px, py = cx + (k - (full - 1) / 2) * pip * 2.6, cy + cell * 0.4
+        draw.ellipse([K * (px - pip), K * (py - pip), K * (px + pip), K * (py + pip)],
+                     fill=colours.FLAME if k < walker.health else PAPER, outline=INK, width=K)
 
 
 def _counters(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int) -> None:
@@ -193,8 +226,9 @@ def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, c
             b = _centre(parse_label(event.to_point), cell, top)
             draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=PATH, width=7 * K)
         if isinstance(event, WeaponFired):
-            firer = next((v for v in state.vehicles if v.name == event.vehicle), None)
-            target = next((v for v in state.vehicles if v.name == event.target), None)
+            shootable = state.vehicles + state.pedestrians
+            firer = next((v for v in shootable if v.name == event.vehicle), None)
+            target = next((v for v in shootable if v.name == event.target), None)
             if firer and target and firer.point and target.point:
                 a, b = _centre(firer.point, cell, top), _centre(target.point, cell, top)
                 draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=INK, width=5 * K)
@@ -202,49 +236,78 @@ def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, c
 
 
 def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
-    """Each vehicle's name and speed on a tag just above its token (below it on the top row)."""
+    """Each vehicle's name and speed on a tag beside its token: above it where that is clear, else below
+    or to a side, so that tags cover neither each other nor other tokens where the board allows."""
     face = font(K * TEXT, bold=True)
+    left_edge, right_edge = LABELS, LABELS + state.the_board.width * cell
+    tokens = {v.id: _box_around(_centre(v.point, cell, top), cell * 0.42, cell * 0.42)
+              for v in state.vehicles if v.point is not None}
+    tokens.update({p.id: _box_around(_centre(p.point, cell, top), cell * 0.3, cell * 0.45) for p in state.pedestrians})
+    placed: list[tuple[float, ...]] = []
     for vehicle in state.vehicles:
         if vehicle.point is None:
             continue
         cx, cy = _centre(vehicle.point, cell, top)
-        counter = "?" if state.face_down(vehicle.owner) else \
-            speed_label(vehicle.speed)
+        counter = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
         text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed else f" · {counter}")
         w = face.getlength(text) / K + 12
-        y = cy - cell * 0.62 if vehicle.point[1] > 0 else cy + cell * 0.62
-        x = min(max(cx, LABELS + w / 2), LABELS + state.the_board.width * cell - w / 2)   # off the rulers
-        box = [K * (x - w / 2), K * (y - 14), K * (x + w / 2), K * (y + 14)]
-        draw.rounded_rectangle(box, radius=5 * K, fill=PAPER, outline=colours.car_colour(vehicle.colour), width=2 * K)
-        draw_text(draw, (K * x, K * y), text, face, MUTED if vehicle.destroyed else INK, "mm")
+        reach = cell * 0.62
+        spots = [(cx, cy - reach), (cx, cy + reach), (cx + w / 2 + cell * 0.3, cy - reach),
+                 (cx - w / 2 - cell * 0.3, cy - reach), (cx + w / 2 + cell * 0.3, cy + reach),
+                 (cx - w / 2 - cell * 0.3, cy + reach)]
+        others = [b for vid, b in tokens.items() if vid != vehicle.id]
+
+        def clash(spot, w=w, others=others):
+            x = min(max(spot[0], left_edge + w / 2), right_edge - w / 2)   # off the rulers
+            box = _box_around((x, spot[1]), w / 2, 14)
+            off = box[1] < top + LABELS - 14 or box[3] > size[1]
+            return (10 * sum(_overlap(box, b) for b in placed) + 3 * sum(_overlap(box, b) for b in others)
+                    + 100 * off), box
+        _score, box = min((clash(spot) for spot in spots), key=lambda scored: scored[0])
+        placed.append(box)
+        draw.rounded_rectangle([K * v for v in box], radius=5 * K, fill=PAPER,
+                               outline=colours.car_colour(vehicle.colour), width=2 * K)
+        draw_text(draw, (K * (box[0] + box[2]) / 2, K * (box[1] + box[3]) / 2), text, face,
+                  MUTED if vehicle.destroyed else INK, "mm")
+
+
+def _box_around(centre: tuple[float, float], half_w: float, half_h: float) -> tuple[float, ...]:
+    return centre[0] - half_w, centre[1] - half_h, centre[0] + half_w, centre[1] + half_h
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, box: tuple[float, ...]) -> None:
     """One vehicle's mat in three lines: name and mat, speed and armour F/M/R, components and rounds."""
     x0, y0, x1, y1 = box
-    spec = vehicle.spec
     fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
     active = state.active == vehicle.owner and state.phase == Phase.MOVE
     draw.rounded_rectangle([K * x0, K * y0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
                            width=(4 if active else 2) * K)
     draw.rectangle([K * (x0 + 4), K * (y0 + 4), K * (x0 + 14), K * (y1 - 4)], fill=fill)
-    left, width = x0 + 22, x1 - x0 - 30
-    walker = state.pedestrian_of(vehicle.owner)
-    gone = " · on foot" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")
-    name = f"{vehicle.name} · {spec.name}{gone}"
+    left, width = x0 + 22, x1 - x0 - CHIP_INSET
+    name, *lines = chip_lines(state, vehicle)
     head = fit_font(name, K * 24, K * width, bold=True, minimum=K * TEXT)
     draw_text(draw, (K * left, K * (y0 + 19)), ellipsize(name, head, K * width), head, INK, "lm")
-    face_down = state.face_down(vehicle.owner)
-    speed = "?" if face_down else speed_label(vehicle.speed)
-    armour = "/".join(str(a) for a in vehicle.armour)
-    lines = (f"speed {speed}/{vehicle.top_speed} · arm {armour}",
-             f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
-             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
-             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")
+    body = font(K * TEXT)
     for row, text in enumerate(lines):
-        body = fit_font(text, K * TEXT, K * width, minimum=K * (TEXT - 1))
         draw_text(draw, (K * left, K * (y0 + 45 + row * 25)), ellipsize(text, body, K * width), body,
                   MUTED if vehicle.destroyed else INK, "lm")
+
+
+def chip_lines(state: BattlecarsState, vehicle: Vehicle) -> tuple[str, str, str]:
+    """A chip's words: name and mat; speed and armour F/M/R; the components left, or health and pistol on foot."""
+    spec = vehicle.spec
+    walker = state.pedestrian_of(vehicle.owner)
+    gone = "" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")   # on foot: line 3
+    speed = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
+    armour = "/".join(str(a) for a in vehicle.armour)
+    return (f"{vehicle.name} · {spec.name}{gone}", f"speed {speed}/{vehicle.top_speed} · arm {armour}",
+            f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
+            f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
+            f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")
 
 
 def _title(state: BattlecarsState) -> str:
@@ -260,10 +323,16 @@ def _title(state: BattlecarsState) -> str:
 
 def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int, title: str = "") -> None:
     draw_text(draw, (K * 20, K * 24), title or _title(state), font(K * 28, bold=True), INK, "lm")
-    words = " ".join(describe_events(last).split()) or "No move yet."
-    face = font(K * 21)
-    for row, line in enumerate(wrap(words, face, K * (width - 40), 2)):
-        draw_text(draw, (K * 20, K * (54 + row * 22)), line, face, INK, "lm")
+    face = font(K * TEXT)
+    for row, line in enumerate(wrap(news(last), face, K * (width - 40), 2)):
+        draw_text(draw, (K * 20, K * (56 + row * 26)), line, face, INK, "lm")
+
+
+def news(events: tuple) -> str:
+    """The last action in the header's two lines: every event's words, a roll without the rule it is read on
+    (the reply has the full breakdown)."""
+    words = " ".join(e.brief() if isinstance(e, DiceRolled) else e.describe() for e in events)
+    return " ".join(words.split()).replace("->", "→") or "No move yet."
 
 
 def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> Image.Image:
@@ -277,6 +346,7 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> I
     top = HEADER
     _header(draw, state, last, width, title)
     _board(draw, board, cell, top)
+    _scenery(draw, state, cell, top)
     _counters(draw, state, cell, top)
     _last_turn(draw, state, last, cell, top)
     for vehicle in state.vehicles:

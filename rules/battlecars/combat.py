@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 
-from rules.battlecars import data
+from rules.battlecars import data, scenery
 from rules.battlecars.damage import SECTION_INDEX, hit_armour, is_running
 from rules.battlecars.events import DiceRolled, ReturnFireOffered, ShotFliesOn, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
@@ -29,7 +29,6 @@ from rules.errors import BadOption, GameError
 # The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
 SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
                  4: ("rear",), 5: ("middle", "rear"), 6: ("front", "middle", "rear"), 7: ("front", "middle")}
-BLOCKS_FIRE = ("building", "trees")
 
 
 class IllegalShot(GameError):
@@ -81,16 +80,17 @@ def lines_of(vehicle: Vehicle, weapon: Pod) -> tuple[int, ...]:
 
 def line_blocker(state: BattlecarsState, origin: Point, facing: int, distance: int) -> str | None:
     """What stops fire along a line before `distance`: a building or trees on a point between, or the
-    corner of one a diagonal passes (found: "Building and tree corners block fire")."""
+    corner of one a diagonal passes (found: "Building and tree corners block fire"); flattened ones no
+    longer do."""
     board = state.the_board
     point = origin
     for k in range(distance):
         corners = corners_passed(point, facing)
         for corner in corners or ():
-            if board.terrain(corner) in BLOCKS_FIRE:
+            if scenery.stands(state, corner):
                 return f"the corner of the {board.terrain(corner)} at {label(corner)}"
         point = step(point, facing)
-        if k < distance - 1 and board.terrain(point) in BLOCKS_FIRE:
+        if k < distance - 1 and scenery.stands(state, point):
             return f"the {board.terrain(point)} at {label(point)}"
     return None
 
@@ -147,10 +147,11 @@ def check_line(state: BattlecarsState, origin: Point, lines: tuple[int, ...], ta
 
 def aim(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian) -> int:
     """The to-hit modifier: +1 with a Gunnery Computer (found); -2 at a pedestrian, and -2 more when it
-    is in a building or trees (found: "Shots at pedestrians are -2 to hit, and another -2 ..." in cover)."""
+    is in a building or trees still standing (found: "Shots at pedestrians are -2 to hit, and another
+    -2 ..." in cover)."""
     bonus = int(isinstance(firer, Vehicle) and firer.has("gunnery_computer"))
     if isinstance(target, Pedestrian):
-        bonus -= 2 + 2 * (state.the_board.terrain(target.point) in BLOCKS_FIRE)
+        bonus -= 2 + 2 * scenery.stands(state, target.point)
     return bonus
 
 
@@ -242,6 +243,10 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
         firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,))
     state = state.with_vehicle(firer)
     state, hit, events = _to_hit(state, firer, weapon.label, target, plan.range, plan.dice, plan.modifier)
+    if not hit and isinstance(target, Pedestrian) and scenery.takes_misses(state, target.point):
+        state, points, rolled = _roll_damage(state, firer.name, spec)
+        state, more = scenery.damage(state, target.point, points)
+        return _answered(state, firer_id, target_id, events + (rolled,) + more, returning)
     if not hit:
         beyond = _beyond(state, firer, target, spec.max_range)
         if beyond is None:
@@ -254,12 +259,20 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
         events += more[1:]
         if not hit:
             return _answered(state, firer_id, target_id, events, returning)
-    state, damage_faces = roll(state, D8, spec.damage)
-    points = sum(damage_faces) + spec.bonus
-    events += (DiceRolled(firer.name, "rolls damage", f"{spec.name}: {spec.damage}d8"
-                          + (f" + {spec.bonus}" if spec.bonus else ""), "d8", damage_faces, points,
-                          modifier=spec.bonus),)
-    return land(state, firer, target, points, spec.flame, returning, events)
+    state, points, rolled = _roll_damage(state, firer.name, spec)
+    return land(state, firer, target, points, spec.flame, returning, events + (rolled,))
+
+
+def _roll_damage(state: BattlecarsState, who: str, spec: data.RoundSpec | None,
+                 against: str = "a vehicle") -> tuple[BattlecarsState, int, DiceRolled]:
+    """A round's damage: its d8s plus its bonus; a pistol's (`spec` None) d3 against `against`."""
+    if spec is None:
+        state, (points,) = roll(state, D3)
+        return state, points, DiceRolled(who, "rolls damage", f"pistol against {against}: d3", "d3", (points,), points)
+    state, faces = roll(state, D8, spec.damage)
+    points = sum(faces) + spec.bonus
+    rule = f"{spec.name}: {spec.damage}d8" + (f" + {spec.bonus}" if spec.bonus else "")
+    return state, points, DiceRolled(who, "rolls damage", rule, "d8", faces, points, modifier=spec.bonus)
 
 
 def _beyond(state: BattlecarsState, firer: Vehicle, missed: Vehicle | Pedestrian,
@@ -329,13 +342,16 @@ def pistol(state: BattlecarsState, walker_id: str, target_id: str) -> tuple[Batt
     state = state.with_pedestrian(replace(walker, fired=True, rounds=walker.rounds - 1))
     dice = data.table()["pistol_range_dice"]
     state, hit, events = _to_hit(state, walker, "a pistol", target, distance, dice, aim(state, walker, target))
+    if not hit and isinstance(target, Pedestrian) and scenery.takes_misses(state, target.point):
+        state, points, rolled = _roll_damage(state, walker.name, None, "cover")
+        state, more = scenery.damage(state, target.point, points)
+        return _answered(state, walker_id, target_id, events + (rolled,) + more, False)
     if not hit:
         return _answered(state, walker_id, target_id, events, False)
     if isinstance(target, Pedestrian):
         return land(state, walker, target, 1, False, False, events)
-    state, (points,) = roll(state, D3)
-    events += (DiceRolled(walker.name, "rolls damage", "pistol against a vehicle: d3", "d3", (points,), points),)
-    return land(state, walker, target, points, False, False, events)
+    state, points, rolled = _roll_damage(state, walker.name, None)
+    return land(state, walker, target, points, False, False, events + (rolled,))
 
 
 def _answered(state: BattlecarsState, firer_id: str, target_id: str, events: tuple,

@@ -63,6 +63,30 @@ class Board:
             return "edge"
         return TERRAIN[self.rows[point[1]][point[0]]]
 
+    def piece(self, point: Point) -> Point | None:
+        """The building or tree clump `point` is part of, named by its first point (top row, then left);
+        None for road, grass or off the board."""
+        return _pieces(self.rows).get(point)
+
+
+@cache
+def _pieces(rows: tuple[str, ...]) -> dict[Point, Point]:
+    """Each building or tree point -> the first point of the piece it belongs to: the points of one
+    terrain joined orthogonally."""
+    owner: dict[Point, Point] = {}
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            if TERRAIN[ch] not in ("building", "trees") or (x, y) in owner:
+                continue
+            todo = [(x, y)]
+            while todo:
+                px, py = todo.pop()
+                if (px, py) in owner or not (0 <= py < len(rows) and 0 <= px < len(row)) or rows[py][px] != ch:
+                    continue
+                owner[(px, py)] = (x, y)
+                todo += [(px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1)]
+    return owner
+
 
 def board_ids() -> tuple[str, ...]:
     """Every board's id, the classic open layout first."""
@@ -235,4 +259,7 @@ def component_tables() -> dict[str, dict[int, tuple[str, ...]]]:
 @cache
 def table() -> dict:
     """The table values (game.toml)."""
-    return _load("game.toml")
+    raw = _load("game.toml")
+    for key in ("building_strength", "trees_strength"):
+        _need(isinstance(raw.get(key), int) and raw[key] > 0, "game.toml", f"{key} must be a whole number above 0")
+    return raw

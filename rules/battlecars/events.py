@@ -38,12 +38,15 @@ class DiceRolled:
     modifier: int = 0
 
     def describe(self) -> str:
+        return f"{self.brief()[:-1]} ({self.rule})."
+
+    def brief(self) -> str:
+        """The roll without the rule it is read on: who, the dice, the faces, the total, the verdict."""
         shown = " ".join(f"[{f}]" for f in self.faces)
         plus = f" {'+' if self.modifier > 0 else '-'} {abs(self.modifier)}" if self.modifier else ""
         versus = f" vs {self.target}" if self.target is not None else ""
         verdict = "" if self.success is None else (" -> yes" if self.success else " -> no")
-        return f"{self.who} {self.purpose}: {len(self.faces)}{self.dice} {shown}{plus} = {self.total}{versus}" \
-               f"{verdict} ({self.rule})."
+        return f"{self.who} {self.purpose}: {len(self.faces)}{self.dice} {shown}{plus} = {self.total}{versus}{verdict}."
 
 
 @EVENTS.register
@@ -374,3 +377,19 @@ class GameDrawn:
 
     def describe(self) -> str:
         return f"The game is drawn ({self.why})."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
+class SceneryDamaged:
+    kind: str      # building, trees
+    at: str        # the piece's first point, e.g. "D2"
+    points: int
+    total: int
+    strength: int
+
+    def describe(self) -> str:
+        what = f"the {'building' if self.kind == 'building' else 'trees'} at {self.at}"
+        if self.total >= self.strength:
+            return f"The miss hits {what} for {self.points}: flattened ({self.total} of {self.strength})."
+        return f"The miss hits {what} for {self.points}: {self.total} of {self.strength} damage."

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.battlecars import data
+from rules.battlecars import data, scenery
 from rules.battlecars.actions import TURN_STEPS
 from rules.battlecars.damage import hit_armour
 from rules.battlecars.events import (
@@ -49,17 +49,24 @@ def cornering_limit(vehicle: Vehicle, terrain: str, angle: int) -> int | None:
 
 def blocked_for(state: BattlecarsState, vehicle: Vehicle, origin: Point, facing: int) -> str | None:
     """What stops `vehicle` stepping from `origin` along `facing` other than a vehicle: the board's edge,
-    a building, trees (a bike may ride through trees, found), or the corners of two such points a
-    diagonal squeezes between; None when the step is open."""
+    a building, trees (a bike may ride through undamaged trees, found), or the corners of two such
+    points a diagonal squeezes between; None when the step is open."""
     board = state.the_board
+    bike = vehicle.spec.type == "bike"
+
+    def open_to(point: Point) -> bool:
+        return board.terrain(point) in ("road", "grass") or (bike and scenery.bike_may_enter(state, point))
+
     target = step(origin, facing)
     ground = board.terrain(target)
-    passable = ("road", "grass") + (("trees",) if vehicle.spec.type == "bike" else ())
-    if ground not in passable:
-        return "the board's edge" if ground == "edge" else f"{'a building' if ground == 'building' else 'trees'} " \
-                                                           f"at {label(target)}"
+    if not open_to(target):
+        if ground == "edge":
+            return "the board's edge"
+        if ground == "building":
+            return f"a building at {label(target)}"
+        return f"{'damaged trees' if bike else 'trees'} at {label(target)}"
     corners = corners_passed(origin, facing)
-    if corners and all(board.terrain(c) not in passable for c in corners):
+    if corners and not any(open_to(c) for c in corners):
         return f"the corners at {label(corners[0])} and {label(corners[1])}"
     return None
 

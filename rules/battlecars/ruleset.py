@@ -42,7 +42,7 @@ from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn,
 from rules.table import EndGame as TableEndGame
 from rules.table import GameEnded, revision_option, take_over, who_ends
 
-REVISION = 1
+REVISION = 2
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:

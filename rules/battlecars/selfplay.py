@@ -30,6 +30,6 @@ def _round(rid: str):
 SELFPLAY = SelfplaySetup(lambda rng: f"rounds:60 board:{rng.choice(data.board_ids())}", _seats, (
     ("shots", event_type("WeaponFired")), ("rams", event_type("Rammed")), ("skids", event_type("Skidded")),
     ("drops", event_type("CounterDropped")), ("pedestrians", event_type("DriverLeft")),
-    ("run over", event_type("PedestrianDived")),
+    ("run over", event_type("PedestrianDived")), ("cover hits", event_type("SceneryDamaged")),
     *((f"{kind}s", _seated(kind)) for kind in data.TYPES),
     *((rid, _round(rid)) for rid in data.rounds())))

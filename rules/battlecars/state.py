@@ -185,6 +185,7 @@ class BattlecarsState:
     next_counter: int = 1
     pedestrians: tuple[Pedestrian, ...] = ()
     pistols_left: tuple[tuple[Point, int], ...] = ()   # a dead driver's pistol and its rounds, where they fell
+    scenery_damage: tuple[tuple[Point, int], ...] = ()  # (a building's or clump's first point, damage taken)
     hidden: bool = False            # a view: declared speeds of others are blanked
     max_rounds: int | None = None
     winner: str | None = None
