@@ -4,11 +4,15 @@ playing on beside it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 
+import pytest
+
 from bot.table.commands import parse
 from bot.table.replies import Actor
+from rules.battlecars import data
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
 from rules.codec import decode_state
@@ -77,16 +81,61 @@ async def test_speedway_plays_on_beside_a_battlecars_game(service):
     assert malformed.outcome == "refused" and malformed.malformed
 
 
+async def _by_first_legal(service, channel: str, setup: tuple, actions: int) -> tuple[list[str], str]:
+    """Set a game up, then play its first legal action `actions` times, yielding to the loop between;
+    return every reply's words and the final snapshot."""
+    from rules.registry import get_ruleset
+
+    texts = []
+    for user, line in setup:
+        texts.append((await run(service, user, line, channel)).text)
+    for _ in range(actions):
+        await asyncio.sleep(0)
+        game = await service._store.active_game(channel)
+        if game is None:
+            break
+        ruleset = get_ruleset(game.ruleset)
+        state = ruleset.load_state(game.state)
+        player = ruleset.acting_players(state)[0]
+        reply = await run(service, player, ruleset.legal_actions(state, player)[0].command, channel)
+        assert reply.outcome == "applied", reply.text
+        texts.append(reply.text)
+    game = await service._store.active_game(channel) or (await service._store.all_games())[-1]
+    return texts, game.state
+
+
+SPEEDWAY = (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
+            ("bob", "/game join car:torch"), ("alice", "/game start"))
+TRACK = (("carol", "/game new ruleset:track seed:5"), ("carol", "/game join"), ("dave", "/game join"),
+         ("carol", "/game start"))
+BATTLECARS = (("erin", "/game new ruleset:battlecars seed:7 board:town"), ("erin", "/game join vehicle:tank"),
+              ("frank", "/game join vehicle:bike2"), ("erin", "/game start"))
+
+
+async def test_speedway_and_track_play_exactly_as_alone_beside_a_battlecars_game_at_the_same_time(service):
+    """Three games in three channels at once, their commands interleaved on one loop: Speedway's and
+    Track's replies and final snapshots are the same as when each is played alone."""
+    alone_sw = await _by_first_legal(service, "sw-alone", SPEEDWAY, 40)
+    alone_tr = await _by_first_legal(service, "tr-alone", TRACK, 40)
+    together_sw, together_tr, battlecars = await asyncio.gather(
+        _by_first_legal(service, "sw-with", SPEEDWAY, 40), _by_first_legal(service, "tr-with", TRACK, 40),
+        _by_first_legal(service, "bc-with", BATTLECARS, 40))
+    assert together_sw == alone_sw and together_tr == alone_tr
+    assert RULESET.load_state(battlecars[1]).round >= 1
+
+
 def _state(db: str) -> BattlecarsState:
     with sqlite3.connect(db) as conn:
         (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()
     return RULESET.load_state(text)
 
 
-def test_a_whole_game_through_exec_one_process_per_command(tmp_path):
-    """Two humans, a bike and a truck, each command its own `pitboss exec` process; each picks its first
-    legal action (a speed, a step, a shot, a drop) as a player reading the choices would. The game ends
-    (a win, or a draw at its 4-turn cap) and `pitboss verify` replays it exactly."""
+@pytest.mark.parametrize(("alice", "bob"), [("bike1", "hauler"), ("rammer", "tank")])
+def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob):
+    """Two humans, each command its own `pitboss exec` process; each picks its first legal action (a
+    speed, a step, a shot, a drop) as a player reading the choices would. The game ends (a win, or a
+    draw at its 4-turn cap) and `pitboss verify` replays it exactly. Between them the two games seat
+    every vehicle type: a bike and a truck, a car and a tank."""
     db = str(tmp_path / "bc.db")
 
     def exec_(user: str, line: str):
@@ -95,7 +144,7 @@ def test_a_whole_game_through_exec_one_process_per_command(tmp_path):
         return result
 
     for user, line in (("alice", "/game new ruleset:battlecars rounds:4 board:open"),
-                       ("alice", "/game join vehicle:bike1"), ("bob", "/game join vehicle:hauler"),
+                       ("alice", f"/game join vehicle:{alice}"), ("bob", f"/game join vehicle:{bob}"),
                        ("alice", "/game start")):
         exec_(user, line)
     for _ in range(120):
@@ -111,7 +160,8 @@ def test_a_whole_game_through_exec_one_process_per_command(tmp_path):
     assert RULESET.is_finished(final)
     verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
     assert verified.returncode == 0 and "0 mismatches" in verified.stdout
-    assert {v.spec.type for v in final.vehicles} == {"bike", "truck"}
+    designs = data.vehicles()
+    assert {v.spec.type for v in final.vehicles} == {designs[alice].type, designs[bob].type}
 
 
 def test_a_state_round_trips_through_the_snapshot_codec():
