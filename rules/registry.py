@@ -11,7 +11,7 @@ import importlib
 
 from rules.engine import Ruleset
 
-GAMES = ("speedway", "track", "battlecars")  # the registration line: one id per game
+GAMES = ("speedway", "track", "battlecars", "race")  # the registration line: one id per game
 
 _PLUGINS: dict[str, Ruleset] = {}
 _LOADED: dict[str, Ruleset] = {}

@@ -43,7 +43,7 @@ def test_the_grammar_is_the_table_plus_each_rulesets_own():
     assert {s.name for s in TRACK.grammar.commands} == {"play", "discard", "hand"}
     new = {o.name for o in lookup("game new").options}
     assert {"arena", "seven_may_split", "joker_forced", "board", "rounds", "seed"} <= new
-    assert {o.name for o in lookup("game join").options} == {"car", "vehicle"}
+    assert {o.name for o in lookup("game join").options} == {"car", "vehicle", "pilot"}
     assert set(QUERIES) >= {"odds", "hand", "game status", "game log", "game export"}
     assert "play" not in QUERIES and "game new" not in QUERIES
 

@@ -1,0 +1,142 @@
+"""The race's actions: what a racer, the host or the game master asks the referee to do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.codec import Registry
+from rules.table import EndGame as EndGame  # shared actions
+from rules.table import TakeOver as TakeOver
+from rules.table import register_table_actions
+
+ACTIONS = Registry()
+register_table_actions(ACTIONS)
+
+# The racer actions of the action phase (seed, "Racer Actions and Reactions"), by the word /act takes.
+MANEUVERS = ("show_off", "savvy", "patch", "turbo", "emergency_brake", "pass", "ram", "sweep", "attack", "feint",
+             "none")
+# The reactions (seed, Table 3), by the word /react takes; "none" lets the opposed check stand alone.
+REACTIONS = ("block", "sweep", "dodge", "attack", "none")
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Join:
+    """Take a seat: a pilot and a vehicle (empty: the first of each)."""
+
+    name: str
+    pilot: str = ""
+    vehicle: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class AddComputer:
+    """The host seats a computer racer."""
+
+    pilot: str = ""
+    vehicle: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class BecomeGm:
+    """Before the start, the host seats a human game master (themselves or another player id)."""
+
+    player: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Start:
+    """Close the lobby (host only): fine-tuning, if the table allows it, then the start."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Tune:
+    """Before the race: try to fine-tune one of the vehicle's physical abilities, or ('') be ready."""
+
+    ability: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class GmChange:
+    """A seated GM changes the next section's DC by `delta` before revealing it."""
+
+    delta: int
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class GmReveal:
+    """A seated GM reveals the next section: the racers get its description."""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class GmRule:
+    """A seated GM approves or refuses the action waiting on them."""
+
+    approve: bool
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Prepare:
+    """Before the section's check: brake (down to `to` km/h at most; 0: as the roll allows, not below
+    300), and change altitude: `descend` metres down, or `climb` metres up (only with a brake)."""
+
+    brake: bool = False
+    to: int = 0
+    descend: int = 0
+    climb: int = 0
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Throttle:
+    """After making the section's check: accelerate (up to `to` km/h; 0: as far as the roll goes), or
+    not; `climb` metres bought with speed."""
+
+    accelerate: bool = True
+    to: int = 0
+    climb: int = 0
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class TryFeature:
+    """Try for the feature now resolving (contact a positive one, avoid a negative one), or not."""
+
+    attempt: bool
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Act:
+    """The racer's action in the action phase (a MANEUVERS word); `then` is the maneuver after a feint;
+    `target` a racer for an attack; `weapon` 'vehicle' or 'sidearm'."""
+
+    maneuver: str
+    then: str = ""
+    target: str = ""
+    weapon: str = ""
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class React:
+    """The targeted racer's reaction (a REACTIONS word); `brake` brakes as part of a dodge."""
+
+    reaction: str
+    brake: bool = False
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
+class Stabilize:
+    """A racer side swept into the hazard brakes 20 km/h to stabilize (seed), or not."""
+
+    attempt: bool

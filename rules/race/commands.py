@@ -1,0 +1,65 @@
+"""The race's command grammar: /tune, /brake, /steady, /accelerate, /coast, /feature, /act, /react,
+/stabilize, the GM's /gm, and its setup options."""
+
+from __future__ import annotations
+
+from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.race import data
+from rules.race.actions import MANEUVERS, REACTIONS
+
+_METRES = "Metres of altitude"
+GRAMMAR = Grammar(
+    commands=(
+        CommandSpec("tune", "Race: before the start, fine-tune the vehicle (or ready: no more tuning)", (
+            OptionSpec("ability", "str", "str (engine), dex (handling), con (hull), or ready",
+                       required=True, choices=("str", "dex", "con", "ready")),
+        )),
+        CommandSpec("brake", "Race: brake before the section's check (a Dexterity vehicle roll x 10)", (
+            OptionSpec("to", "int", "Brake no lower than this speed in km/h (default 300)", min_value=1,
+                       max_value=2000),
+            OptionSpec("descend", "int", _METRES + " to drop first", min_value=1, max_value=1000),
+            OptionSpec("climb", "int", _METRES + " to climb, 2 km/h a metre", min_value=1, max_value=1000),
+        )),
+        CommandSpec("steady", "Race: keep the speed for the section's check", (
+            OptionSpec("descend", "int", _METRES + " to drop first", min_value=1, max_value=1000),
+        )),
+        CommandSpec("accelerate", "Race: made the check: accelerate (a Strength vehicle roll x 10)", (
+            OptionSpec("to", "int", "Stop at this speed in km/h", min_value=1, max_value=2000),
+            OptionSpec("climb", "int", _METRES + " to climb, 2 km/h a metre", min_value=1, max_value=1000),
+        )),
+        CommandSpec("coast", "Race: made the check: keep the speed", (
+            OptionSpec("climb", "int", _METRES + " to climb, 2 km/h a metre", min_value=1, max_value=1000),
+        )),
+        CommandSpec("feature", "Race: try for the feature ahead (contact a boost, avoid mines), or not", (
+            OptionSpec("attempt", "str", "yes: try; no: leave it", required=True, choices=("yes", "no")),
+        )),
+        CommandSpec("act", "Race: your action this section (pass, ram, side sweep, boost...)", (
+            OptionSpec("maneuver", "str", "What you do", required=True, choices=MANEUVERS),
+            OptionSpec("then", "str", "After a feint: pass or sweep", choices=("pass", "sweep")),
+            OptionSpec("target", "str", "An attack's target: the racer just ahead or behind", suggest=True),
+        )),
+        CommandSpec("react", "Race: answer the racer who targets you", (
+            OptionSpec("reaction", "str", "Your reaction", required=True, choices=REACTIONS),
+            OptionSpec("brake", "str", "Dodge: brake too, for a bonus", choices=("yes", "no")),
+        )),
+        CommandSpec("stabilize", "Race: side swept: brake 20 km/h to stabilize, or take the hazard", (
+            OptionSpec("attempt", "str", "yes: brake and roll; no: take the hazard", required=True,
+                       choices=("yes", "no")),
+        )),
+        CommandSpec("gm", "Race: the game master readies a section or rules on an action", (
+            OptionSpec("change", "int", "Change the next section's DC by this much", min_value=-20, max_value=20),
+            OptionSpec("reveal", "str", "yes: reveal the next section", choices=("yes",)),
+            OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
+        )),
+        CommandSpec("dcs", "Race: the DCs of the section and its features (the game master only)", query=True),
+    ),
+    new_options=(
+        OptionSpec("track", "str", "Race: the track", choices=data.track_ids()),
+        OptionSpec("gm", "str", "Race: yes seats you as a human game master", choices=("yes", "no")),
+        OptionSpec("tuning", "int", "Race: fine-tuning attempts before the start", min_value=0, max_value=3),
+    ),
+    join_options=(
+        OptionSpec("pilot", "str", "Race: your pilot's stat block", choices=tuple(data.racers())),
+        OptionSpec("vehicle", "str", "Race: your vehicle", choices=tuple(data.vehicles())),
+    ),
+)

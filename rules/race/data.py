@@ -1,0 +1,343 @@
+"""Loads the race's data files (vehicles, racers, tracks, table values) into plain values, refusing
+anything that does not make sense with a message naming the file and field. The same checks read a
+group's own vehicle or racer, so every door is guarded alike."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).with_name("data")
+ABILITIES = ("str", "dex", "con", "int", "wis", "cha")
+SIZES = {"small": (6, 3), "medium": (8, 5)}       # found (SOTG): hull die and its count at tier 0
+HAZARDS = ("railing", "coarse_wall", "spiked_wall", "difficult_terrain", "ditch", "deep_trench", "traffic")
+SEVERITIES = ("setback", "dangerous", "deadly")
+FEATURES = ("boost", "boost_trap", "trampoline", "gap", "mines", "magnetic")
+LEGALITY = ("legal", "illegal", "ask")
+NAME_LIMIT = 40
+
+
+class DataError(ValueError):
+    """A data file (or an imported vehicle, racer or track) that cannot be used as written."""
+
+
+def _need(ok: bool, where: str, what: str) -> None:
+    if not ok:
+        raise DataError(f"{where}: {what}")
+
+
+def _load(name: str) -> dict:
+    with (DATA_DIR / name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _int(raw: dict, key: str, where: str, low: int, high: int, default: int | None = None) -> int:
+    value = raw.get(key, default)
+    _need(type(value) is int and low <= value <= high, where, f"{key} must be a whole number from {low} to {high}")
+    return value
+
+
+def _text(raw: dict, key: str, where: str, default: str | None = None) -> str:
+    value = raw.get(key, default)
+    _need(isinstance(value, str) and 0 < len(value.strip()) <= NAME_LIMIT * 4, where, f"{key} must be some text")
+    return " ".join(value.split())
+
+
+def modifier(score: int) -> int:
+    """Found (5e): an ability score's modifier, floor((score - 10) / 2)."""
+    return (score - 10) // 2
+
+
+def vehicle_die(score: int) -> int | None:
+    """Seed, Table 1: the die of a vehicle roll for an ability score; None below 10 (not qualified)."""
+    for least, die in ((20, 20), (18, 12), (16, 10), (14, 8), (12, 6), (10, 4)):
+        if score >= least:
+            return die
+    return None
+
+
+# --- vehicles ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VehicleSpec:
+    """A racing vehicle: its physical abilities and what the seed's and SOTG's formulas make of them."""
+
+    id: str
+    name: str
+    size: str
+    tier: int
+    str: int
+    dex: int
+    con: int
+    max_speed: int
+    ceiling: int
+    hull_dice: int
+    hull_die: int
+    hp: int
+    ac: int
+
+    def die(self, ability: str) -> int:
+        """The vehicle roll's die for 'str', 'dex' or 'con' (seed, Table 1)."""
+        return vehicle_die(getattr(self, ability))
+
+
+def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
+    """A vehicle from its data (a file's table, or a group's own), checked."""
+    _need(isinstance(raw, dict), where, "a vehicle is a table of values")
+    name = _text(raw, "name", where, vid)[:NAME_LIMIT]
+    size = raw.get("size", "small")
+    _need(size in SIZES, where, f"size is one of {', '.join(SIZES)}")
+    tier = _int(raw, "tier", where, 0, 5, 0)
+    scores = {a: _int(raw, a, where, 1, 30) for a in ("str", "dex", "con")}
+    for ability, score in scores.items():
+        # Seed: "If any of the vehicle's physical Ability scores are less than 10, the vehicle is, usually,
+        # not qualified for racing."
+        _need(score >= 10, where, f"{ability} {score} is below 10: the vehicle is not qualified for racing")
+    formula_speed = 50 + (scores["str"] + modifier(scores["dex"]) - modifier(scores["con"])) * 25
+    max_speed = _int(raw, "max_speed", where, 300, 2000, formula_speed)
+    ceiling = _int(raw, "ceiling", where, 1, 1000, max(1, 25 + modifier(scores["str"]) * 25))
+    die, count = SIZES[size]
+    dice = count + tier
+    con = modifier(scores["con"])
+    hp = max(1, die + con + (dice - 1) * (die // 2 + 1 + con))   # SOTG: the first die at its maximum
+    ac_tier = {0: 0, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4}[tier]
+    ac = _int(raw, "ac", where, 5, 30, 10 + modifier(scores["dex"]) + ac_tier)
+    return VehicleSpec(vid, name, size, tier, scores["str"], scores["dex"], scores["con"], max_speed, ceiling,
+                       dice, die, _int(raw, "hp", where, 1, 500, hp), ac)
+
+
+@cache
+def vehicles() -> dict[str, VehicleSpec]:
+    """The default vehicles by id."""
+    raw_vehicles = _load("vehicles.toml")["vehicles"]
+    return {vid: vehicle_from(vid, raw, f"vehicles.toml [{vid}]") for vid, raw in raw_vehicles.items()}
+
+
+# --- racers --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sidearm:
+    name: str
+    attack: int
+    dice: int
+    die: int
+    bonus: int
+    loud: bool
+
+
+@dataclass(frozen=True)
+class RacerSpec:
+    """A pilot's stat block: abilities and the skill totals a race asks for."""
+
+    id: str
+    name: str
+    str: int
+    dex: int
+    con: int
+    int: int
+    wis: int
+    cha: int
+    piloting: int
+    technology: int
+    mechanic: int
+    perception: int
+    insight: int
+    deception: int
+    performance: int
+    initiative: int
+    dex_save: int
+    sidearm: Sidearm | None
+
+    @property
+    def passive_perception(self) -> int:
+        return 10 + self.perception
+
+
+SKILLS = ("piloting", "technology", "mechanic", "perception", "insight", "deception", "performance",
+          "initiative", "dex_save")
+
+
+def racer_from(rid: str, raw: Any, where: str) -> RacerSpec:
+    """A racer from its data (a file's table, or a group's own), checked."""
+    _need(isinstance(raw, dict), where, "a racer is a table of values")
+    name = _text(raw, "name", where, rid)[:NAME_LIMIT]
+    scores = {a: _int(raw, a, where, 1, 30, 10) for a in ABILITIES}
+    skills = {s: _int(raw, s, where, -10, 30, modifier(scores["int"]) if s in ("piloting", "technology", "mechanic")
+                      else 0) for s in SKILLS}
+    sidearm = None
+    if raw.get("sidearm") is not None:
+        arm = raw["sidearm"]
+        at = f"{where} sidearm"
+        _need(isinstance(arm, dict), at, "a sidearm is a table of values")
+        sidearm = Sidearm(_text(arm, "name", at)[:NAME_LIMIT], _int(arm, "attack", at, -5, 30),
+                          _int(arm, "dice", at, 1, 10), _int(arm, "die", at, 2, 12), _int(arm, "bonus", at, -5, 20),
+                          bool(arm.get("loud", True)))
+    return RacerSpec(rid, name, **scores, **skills, sidearm=sidearm)
+
+
+@cache
+def racers() -> dict[str, RacerSpec]:
+    """The default racers by id."""
+    return {rid: racer_from(rid, raw, f"racers.toml [{rid}]") for rid, raw in _load("racers.toml")["racers"].items()}
+
+
+# --- tracks --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Hazard:
+    """What a failed section check throws a racer into (seed, "Hazard suggestions")."""
+
+    kind: str
+    height: int = 0           # at or below it the racer hits this hazard; above it, the secondary one
+    severity: str = ""        # the damage row's column: setback, dangerous, deadly ('' for none)
+    speed_die: int = 0        # speed lost: a die x 10 km/h (coarse wall d4, difficult terrain d6-d12)
+    rejoin: bool = False      # after it, back on the track last at 300 km/h (traffic beside the track)
+    what: str = ""            # its name in words: "banthas", "jungle"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A section condition: what it adds to DCs, and where (seed, "Section conditions")."""
+
+    kind: str
+    altitude: int = 0         # 0: at every altitude
+    damage_dice: int = 0      # a storm's strike: dice of `damage_die`, a Dexterity save at `save_dc` for none
+    damage_die: int = 0
+    save_dc: int = 0
+    what: str = ""
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A section feature (seed, "Features suggestions"): positive ones are contacted at `dc`, negative
+    ones avoided at `dc`; a gap is unavoidable."""
+
+    kind: str
+    dc: int = 0
+    speed: int = 0            # boost: km/h gained; magnetic: lost; trampoline: lost; gap: needed
+    altitude: int = 0         # trampoline: metres gained
+    dice: int = 0             # mines: damage dice of `die`
+    die: int = 0
+    detect: int = 0           # boost trap: the passive Perception that sees it
+
+    @property
+    def positive(self) -> bool:
+        return self.kind in ("boost", "boost_trap", "trampoline")
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    type: str
+    hint: str
+    hazard: Hazard
+    secondary: Hazard | None
+    conditions: tuple[Condition, ...]
+    before: tuple[Feature, ...]
+    after: tuple[Feature, ...]
+
+
+@dataclass(frozen=True)
+class Track:
+    id: str
+    name: str
+    league: str
+    laps: int
+    ram: str
+    weapons: str
+    judges_dc: int
+    sections: tuple[Section, ...]
+
+
+def _hazard(raw: Any, where: str) -> Hazard:
+    _need(isinstance(raw, dict), where, "a hazard is a table of values")
+    kind = raw.get("kind")
+    _need(kind in HAZARDS, where, f"kind is one of {', '.join(HAZARDS)}")
+    severity = raw.get("severity", "")
+    _need(severity in ("",) + SEVERITIES, where, f"severity is one of {', '.join(SEVERITIES)}")
+    die = _int(raw, "speed_die", where, 0, 12, 0)
+    _need(die in (0, 4, 6, 8, 10, 12), where, "speed_die is 4, 6, 8, 10 or 12")
+    return Hazard(kind, _int(raw, "height", where, 0, 1000, 0), severity, die, bool(raw.get("rejoin", False)),
+                  str(raw.get("what", kind.replace("_", " ")))[:NAME_LIMIT])
+
+
+def _condition(raw: Any, where: str) -> Condition:
+    _need(isinstance(raw, dict), where, "a condition is a table of values")
+    kind = raw.get("kind")
+    _need(kind in table()["conditions"], where, f"kind is one of {', '.join(table()['conditions'])}")
+    return Condition(kind, _int(raw, "altitude", where, 0, 1000, 0), _int(raw, "damage_dice", where, 0, 10, 0),
+                     _int(raw, "damage_die", where, 0, 12, 0), _int(raw, "save_dc", where, 0, 30, 0),
+                     str(raw.get("what", ""))[:NAME_LIMIT])
+
+
+def _feature(raw: Any, where: str) -> Feature:
+    _need(isinstance(raw, dict), where, "a feature is a table of values")
+    kind = raw.get("kind")
+    _need(kind in FEATURES, where, f"kind is one of {', '.join(FEATURES)}")
+    made = Feature(kind, _int(raw, "dc", where, 0, 30, 0), _int(raw, "speed", where, 0, 1000, 0),
+                   _int(raw, "altitude", where, 0, 1000, 10 if kind == "trampoline" else 0),
+                   _int(raw, "dice", where, 0, 20, 0), _int(raw, "die", where, 0, 12, 0),
+                   _int(raw, "detect", where, 0, 30, 0))
+    _need(kind != "mines" or (made.dice and made.die), where, "mines need dice and die")
+    _need(kind != "gap" or made.speed, where, "a gap needs the speed that clears it")
+    return made
+
+
+def track_from(tid: str, raw: Any, where: str) -> Track:
+    """A track from its data (a file, or a group's own), checked."""
+    _need(isinstance(raw, dict), where, "a track is a table of values")
+    league = raw.get("league", "rookie")
+    _need(league in table()["leagues"], where, f"league is one of {', '.join(table()['leagues'])}")
+    ram, weapons = raw.get("ram", "legal"), raw.get("weapons", "illegal")
+    _need(ram in LEGALITY and weapons in LEGALITY, where, f"ram and weapons are each one of {', '.join(LEGALITY)}")
+    raw_sections = raw.get("sections")
+    _need(isinstance(raw_sections, list) and 1 <= len(raw_sections) <= 12, where, "a track has 1 to 12 sections")
+    sections = []
+    for n, sec in enumerate(raw_sections, start=1):
+        at = f"{where} section {n}"
+        _need(isinstance(sec, dict), at, "a section is a table of values")
+        kind = sec.get("type")
+        _need(kind in table()["section_types"], at, f"type is one of {', '.join(table()['section_types'])}")
+        before = tuple(_feature(f, f"{at} feature") for f in sec.get("before", []))
+        after = tuple(_feature(f, f"{at} feature") for f in sec.get("after", []))
+        sections.append(Section(_text(sec, "name", at)[:NAME_LIMIT], kind, _text(sec, "hint", at, "No hint."),
+                                _hazard(sec.get("hazard"), f"{at} hazard"),
+                                _hazard(sec["secondary"], f"{at} secondary") if sec.get("secondary") else None,
+                                tuple(_condition(c, f"{at} condition") for c in sec.get("conditions", [])),
+                                before, after))
+    judged = "illegal" in (ram, weapons) or "ask" in (ram, weapons)
+    return Track(tid, _text(raw, "name", where, tid)[:NAME_LIMIT], league, _int(raw, "laps", where, 1, 10, 1), ram,
+                 weapons, _int(raw, "judges_dc", where, 1, 30, 12 if judged else 10), tuple(sections))
+
+
+def track_ids() -> tuple[str, ...]:
+    """Every built-in track's id."""
+    return tuple(sorted(p.stem for p in (DATA_DIR / "tracks").glob("*.toml")))
+
+
+@cache
+def track(tid: str) -> Track:
+    """A built-in track by id; KeyError when there is none."""
+    if tid not in track_ids():
+        raise KeyError(tid)
+    return track_from(tid, _load(f"tracks/{tid}.toml"), f"tracks/{tid}.toml")
+
+
+@cache
+def table() -> dict:
+    """The table values (game.toml)."""
+    return _load("game.toml")
+
+
+def speed_penalty(speed: int) -> int:
+    """Seed, Table 2: the Piloting penalty for speed, -1 per full 50 km/h above 300, at most -10 (the
+    table's last row; ruling on the uncapped sentence)."""
+    return -min(10, max(0, (speed - 300) // 50))
+
+
+def ceil_tens(value: float) -> int:
+    return int(math.ceil(value / 10) * 10)

@@ -1,0 +1,131 @@
+"""Seats and the start: a pilot and a vehicle a racer, computer racers, a seated GM, fine-tuning, and the
+GO signal (seed, "Starting the race": initiative, ties by Strength then Piloting, everyone at 300 km/h)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.errors import BadOption, NotHost, TableFull, WrongPhase
+from rules.race import checks, data, flow
+from rules.race.actions import AddComputer, BecomeGm, Join, Start
+from rules.race.events import GmSeated, Joined, MoveOrder
+from rules.race.rolls import d20
+from rules.race.state import Phase, Player, Racer, RaceState
+from rules.table import computer_seat, name_key, unique_name
+
+MAX_NAME_LENGTH = 32
+
+
+def _pick(text: str, known: dict, what: str, custom: tuple = ()):
+    """A spec by id or name, any letter case; empty: the first."""
+    pool = {s.id: s for s in custom} | dict(known)
+    wanted = text.strip().casefold().replace(" ", "_")
+    if not wanted:
+        return next(iter(pool.values()))
+    for spec in pool.values():
+        if wanted in (spec.id.casefold(), spec.name.casefold().replace(" ", "_")):
+            return spec
+    raise BadOption(f"No {what} called '{text.strip()[:40]}'. {what.capitalize()}s: "
+                    f"{', '.join(s.id for s in pool.values())}.")
+
+
+def _check_seat_free(state: RaceState) -> None:
+    if state.phase != Phase.LOBBY:
+        raise WrongPhase("The race has started; seats are closed.")
+    limit = data.table()["max_racers"]
+    if len(state.seats) >= limit:
+        raise TableFull(f"The grid is full ({limit} racers).")
+
+
+def _seat(state: RaceState, player: Player, pilot: str, vehicle: str) -> RaceState:
+    return replace(state, players=state.players + (player,), seats=state.seats + ((player.id, pilot, vehicle),))
+
+
+def _taken(state: RaceState) -> set[str]:
+    return {name_key(p.name) for p in state.players}
+
+
+def join(state: RaceState, actor: str, action: Join) -> tuple[RaceState, tuple]:
+    """Take a place on the grid with a pilot and a vehicle."""
+    _check_seat_free(state)
+    if state.player(actor) is not None:
+        raise BadOption("You are already seated." if actor != state.gm else "The game master does not race.")
+    pilot = _pick(action.pilot, data.racers(), "pilot", state.custom_pilots)
+    vehicle = _pick(action.vehicle, data.vehicles(), "vehicle", state.custom_vehicles)
+    name = unique_name(action.name.strip()[:MAX_NAME_LENGTH] or actor[:MAX_NAME_LENGTH], _taken(state), MAX_NAME_LENGTH)
+    return _seat(state, Player(actor, name), pilot.id, vehicle.id), (Joined(name, pilot.name, vehicle.name),)
+
+
+def add_computer(state: RaceState, actor: str, action: AddComputer) -> tuple[RaceState, tuple]:
+    """The host seats a computer racer."""
+    if actor != state.host:
+        raise NotHost("Only the host can add a computer racer.")
+    _check_seat_free(state)
+    pilot = _pick(action.pilot, data.racers(), "pilot", state.custom_pilots)
+    vehicle = _pick(action.vehicle, data.vehicles(), "vehicle", state.custom_vehicles)
+    ident, name = computer_seat({p.id for p in state.players}, _taken(state))
+    return _seat(state, Player(ident, name, ai=True), pilot.id, vehicle.id), (Joined(name, pilot.name, vehicle.name,
+                                                                                    computer=True),)
+
+
+def become_gm(state: RaceState, actor: str, action: BecomeGm) -> tuple[RaceState, tuple]:
+    """The host seats a human game master (who does not race) before the start."""
+    if actor != state.host:
+        raise NotHost("Only the host seats the game master.")
+    if state.phase != Phase.LOBBY:
+        raise WrongPhase("The game master is seated before the start.")
+    if state.player(action.player) is not None and any(s[0] == action.player for s in state.seats):
+        raise BadOption("A racer cannot also be the game master.")
+    player = state.player(action.player) or Player(action.player, action.player[:MAX_NAME_LENGTH])
+    players = state.players if state.player(action.player) else state.players + (player,)
+    return replace(state, gm=action.player, players=players), (GmSeated(player.name),)
+
+
+def start(state: RaceState, actor: str, _action: Start) -> tuple[RaceState, tuple]:
+    """Put the racers on the grid; fine-tuning first when the table allows it (seed: "if there is time
+    available"), then the GO signal."""
+    if actor != state.host:
+        raise NotHost("Only the host can start the race.")
+    if state.phase != Phase.LOBBY:
+        raise WrongPhase("The race has already started.")
+    least = data.table()["min_racers"]
+    if len(state.seats) < least:
+        raise WrongPhase(f"At least {least} racers are needed to start.")
+    start_speed, hover = data.table()["start_speed"], data.table()["hover_altitude"]
+    racers = []
+    for n, (player, pilot, vehicle) in enumerate(state.seats):
+        spec = next((v for v in state.custom_vehicles if v.id == vehicle), None) or data.vehicles()[vehicle]
+        racers.append(Racer(f"r{n + 1}", player, state.player(player).name, pilot, vehicle, n, spec.hp,
+                            speed=start_speed, altitude=hover, tunes_left=state.tune_attempts))
+    state = replace(state, racers=tuple(racers), order=tuple(r.id for r in racers))
+    if state.tune_attempts > 0:
+        return replace(state, phase=Phase.TUNE), ()
+    return go(state)
+
+
+def go(state: RaceState) -> tuple[RaceState, tuple]:
+    """Seed: initiative as normal (found: d20 + Dex modifier; the stat block's bonus), the move order by
+    it, ties to the stronger vehicle, then Piloting checks until the tie breaks; all at 300 km/h."""
+    events: tuple = ()
+    scores = {}
+    for racer in state.racers:
+        state, total, rolled = d20(state, racer.name, "initiative",
+                                   (("initiative", state.pilot_spec(racer).initiative),))
+        scores[racer.id] = (total, state.vehicle_spec(racer).str)
+        events += (rolled,)
+    ordered = sorted(state.racers, key=lambda r: scores[r.id], reverse=True)
+    tiebreak: dict[str, tuple] = {}
+    for _ in range(data.table()["max_roll_offs"]):
+        tied = [r for r in ordered if sum(scores[r.id] == scores[o.id] and tiebreak.get(r.id) == tiebreak.get(o.id)
+                                          for o in ordered) > 1]
+        if not tied:
+            break
+        for racer in tied:
+            state, total, rolled = checks.piloting(state, racer.id, "Piloting to break the tie")
+            tiebreak[racer.id] = tiebreak.get(racer.id, ()) + (total,)
+            events += (rolled,)
+        ordered = sorted(state.racers, key=lambda r: (scores[r.id], tiebreak.get(r.id, ())), reverse=True)
+    state = replace(state, order=tuple(r.id for r in ordered))
+    events += (MoveOrder(tuple(r.name for r in ordered), data.table()["start_speed"]),)
+    state, more = flow.open_section(state)
+    return state, events + more

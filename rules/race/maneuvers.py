@@ -1,0 +1,466 @@
+"""The action phase (seed, "Racer Actions and Reactions"): the ten actions, the reactions of the racer an
+action targets (chosen by that racer), opposed checks with the speed-difference bonuses, side sweeps and
+stabilizing, weapon attacks, and the judges who watch for illegal rams and weapons.
+
+Rulings: the opposing Piloting check is part of a reaction, so a racer who does not (or may no longer)
+react does not oppose, and the action succeeds; a tie fails the action as each text says; one action
+and one reaction a racer a section."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.errors import BadOption, NotYourTurn, WrongPhase
+from rules.race import checks, data, flow
+from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
+from rules.race.events import Chose, Maneuver
+from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
+from rules.race.speed import damage, gain, go_out, lose, set_speed, swapped
+from rules.race.state import Pending, Phase, Racer, RaceState
+
+NEEDS_TARGET_AHEAD = ("pass", "ram")
+NEEDS_TARGET_BEHIND = ("sweep", "emergency_brake")
+REACTIONS_TO = {"pass": ("block", "sweep", "attack", "none"), "forced_pass": ("block", "sweep", "attack", "none"),
+                "ram": ("dodge", "none"), "sweep": ("dodge", "none"), "attack_back": ("attack", "none")}
+
+
+def speed_edge(faster: Racer, slower: Racer) -> int:
+    """Seed: +1 for every 10 km/h one racer has over the other."""
+    return max(0, (faster.speed - slower.speed) // 10)
+
+
+def _the_actor(state: RaceState, actor: str) -> Racer:
+    racer = state.racer_of(actor)
+    current = flow.actor(state)
+    if racer is None or current is None or racer.id != current.id:
+        name = current.name if current else "nobody"
+        raise NotYourTurn(f"It is {name}'s action, not yours.")
+    return racer
+
+
+def legality(state: RaceState, maneuver: str) -> str:
+    """'legal', 'illegal' or 'ask' for a ram or a weapon attack on this track; others are always legal."""
+    track = state.the_track
+    if maneuver == "ram":
+        return track.ram
+    if maneuver == "attack":
+        return track.weapons
+    return "legal"
+
+
+def why_not(state: RaceState, racer: Racer, maneuver: str, then: str = "") -> str | None:
+    """Why `racer` may not take `maneuver` now, or None."""
+    ahead, behind = state.ahead_of(racer.id), state.behind(racer.id)
+    kind = then if maneuver == "feint" else maneuver
+    if maneuver == "feint" and kind not in ("pass", "sweep"):
+        return "A feint leads into a pass or a side sweep (then:pass or then:sweep)."
+    if kind in NEEDS_TARGET_AHEAD:
+        if ahead is None:
+            return "Nobody is ahead of you."
+        if racer.speed < ahead.speed:
+            return f"You are slower than {ahead.name} ({racer.speed} < {ahead.speed} km/h)."
+    if kind in NEEDS_TARGET_BEHIND and behind is None:
+        return "Nobody is behind you."
+    if kind == "sweep" and behind.speed < racer.speed:
+        return f"{behind.name} is slower than you ({behind.speed} < {racer.speed} km/h)."
+    if kind == "emergency_brake" and behind.speed > racer.speed:
+        return f"{behind.name} is faster than you: braking cannot bring you up to them."
+    if kind == "attack" and ahead is None and behind is None:
+        return "Nobody is near enough to attack."
+    if kind == "attack" and state.pilot_spec(racer).sidearm is None:
+        return "You have no weapon."
+    if kind == "savvy" and _next_section(state) is None:
+        return "This is the last section: there is no next one to study."
+    return None
+
+
+def _next_section(state: RaceState) -> int | None:
+    track = state.the_track
+    if state.section + 1 < len(track.sections):
+        return state.section + 1
+    return 0 if state.lap + 1 < track.laps else None
+
+
+def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
+    """The racer whose action it is takes one (or none)."""
+    racer = _the_actor(state, actor)
+    maneuver = action.maneuver.strip().lower().replace("-", "_").replace(" ", "_")
+    if maneuver not in MANEUVERS:
+        raise BadOption(f"/act takes one of: {', '.join(MANEUVERS)}.")
+    then = action.then.strip().lower()
+    why = why_not(state, racer, maneuver, then)
+    if why:
+        raise BadOption(why)
+    kind = then if maneuver == "feint" else maneuver
+    if state.gm is not None and legality(state, kind) == "ask":
+        pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}")
+        return replace(state, phase=Phase.APPROVAL, pending=pending), (Chose(racer.name, f"asks the GM to {kind}"),)
+    return _take(state, racer, maneuver, then, action.target, approved=False)
+
+
+def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
+          approved: bool) -> tuple[RaceState, tuple]:
+    state = state.with_racer(replace(racer, acted=True))
+    if maneuver in SOLO:
+        state, events = SOLO[maneuver](state, racer.id)
+        return _done(state, events)
+    if maneuver == "attack":
+        return _attack(state, racer.id, target, approved)
+    if maneuver == "emergency_brake":
+        return _emergency_brake(state, racer.id)
+    events: tuple = ()
+    feint = ""
+    if maneuver == "feint":
+        state, feint, events = _feint(state, racer.id, then)
+        maneuver = then
+    other = state.ahead_of(racer.id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer.id)
+    pending = Pending(maneuver, racer.id, other.id, feint=feint, weapon="approved" if approved else "")
+    return _ask_reaction(state, pending, events + (Maneuver(racer.name, _WORDS[maneuver], other.name),))
+
+
+_WORDS = {"pass": "tries to pass", "ram": "tries to ram", "sweep": "tries to side sweep",
+          "forced_pass": "is forced to pass"}
+_CHECK = {"pass": "pass", "forced_pass": "forced pass", "ram": "ram", "sweep": "side sweep"}
+
+
+def _ask_reaction(state: RaceState, pending: Pending, events: tuple) -> tuple[RaceState, tuple]:
+    """The target chooses its reaction; one that may no longer react does not oppose (ruling)."""
+    target = state.racer(pending.target)
+    if target.reacted or target.out:
+        return _resolve(replace(state, pending=pending), "none", False, events)
+    return replace(state, phase=Phase.REACTION, pending=pending), events
+
+
+def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple]:
+    """The targeted racer answers: block, side sweep, dodge (braking for a bonus), attack, or none."""
+    pending = state.pending
+    target = state.racer(pending.target)
+    if target.owner != actor:
+        raise NotYourTurn(f"{target.name} chooses the reaction, not you.")
+    reaction = action.reaction.strip().lower()
+    allowed = REACTIONS_TO[pending.kind]
+    if reaction not in allowed:
+        raise BadOption(f"Against this you may: {', '.join(allowed)}.")
+    if reaction == "attack" and state.pilot_spec(target).sidearm is None:
+        raise BadOption("You have no weapon.")
+    if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
+        raise BadOption("You cannot side sweep a slower racer.")
+    state = state.with_racer(replace(target, reacted=reaction != "none"))
+    return _resolve(state, reaction, action.brake and reaction == "dodge", ())
+
+
+def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+    pending = state.pending
+    state = replace(state, phase=Phase.ACTION, pending=None)
+    if pending.kind in ("pass", "forced_pass"):
+        return _pass(state, pending, reaction, events)
+    if pending.kind == "ram":
+        return _ram(state, pending, reaction, brake, events)
+    if pending.kind == "sweep":
+        return _sweep(state, pending, reaction, brake, events)
+    # attack_back
+    if reaction == "attack":
+        state, more = _shoot(state, pending.target, pending.actor)
+        return _done(state, events + more)
+    return _done(state, events + (Chose(state.racer(pending.target).name, "does not shoot back"),))
+
+
+def _opposed(state: RaceState, pending: Pending, actor_edge: int, target_edge: int, actor_adv: bool = False,
+             actor_dis: bool = False) -> tuple[RaceState, int, int, tuple]:
+    """Both Piloting checks of an opposed maneuver; a feint gives one side advantage (seed)."""
+    mover, other = state.racer(pending.actor), state.racer(pending.target)
+    state, ours, rolled = checks.piloting(state, mover.id, f"Piloting ({_CHECK[pending.kind]})",
+                                          extra=(("speed over", actor_edge),),
+                                          advantage=actor_adv or pending.feint == "won", disadvantage=actor_dis)
+    state, theirs, answered = checks.piloting(state, other.id, f"Piloting against {mover.name}",
+                                              extra=(("speed over", target_edge),),
+                                              advantage=pending.feint == "lost")
+    return state, ours, theirs, (rolled, answered)
+
+
+def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple) -> tuple[RaceState, tuple]:
+    """Seed, Pass: higher passes and the two switch places; a tie does not pass; lower suffers the
+    reaction's consequences. Block: a win slows the passer to the blocker's speed - 10; a tie matches
+    the blocker to the passer's speed. Forced by an emergency brake: with disadvantage."""
+    mover, other = state.racer(pending.actor), state.racer(pending.target)
+    forced = pending.kind == "forced_pass"
+    if reaction == "none" or reaction == "attack":
+        if reaction == "attack":   # the seed: this reaction "does not prevent you from being passed"
+            state, more = _shoot(state, other.id, mover.id)
+            events += more
+        state, more = swapped(state, mover.id, other.id)
+        return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
+    edge = speed_edge(mover, other)
+    if reaction == "sweep":
+        sweeper_edge = speed_edge(mover, other)   # the sweeper gains for the speed the passer has over it
+        state, ours, theirs, rolled = _opposed(state, pending, edge, sweeper_edge, actor_dis=forced)
+        events += rolled
+        if ours > theirs:
+            state, more = swapped(state, mover.id, other.id)
+            events += (Maneuver(mover.name, "passes", other.name),) + more
+            return _swept(state, other.id, mover.id, ours, events)   # the sweeper's own lower roll (seed)
+        if ours == theirs:
+            tie = Maneuver(mover.name, "fails to pass", other.name, "a tie, and no harm done")
+            return _done(state, events + (tie,))
+        return _swept(state, mover.id, other.id, theirs, events + (Maneuver(mover.name, "fails to pass", other.name,
+                                                                            "swept aside"),))
+    state, ours, theirs, rolled = _opposed(state, pending, edge, 0, actor_dis=forced)
+    events += rolled
+    if ours > theirs:
+        state, more = swapped(state, mover.id, other.id)
+        return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
+    if ours == theirs:
+        state, more = set_speed(state, other.id, state.racer(mover.id).speed, "matches the passer's speed")
+        return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name, "blocked, a tie"),) + more)
+    state, more = set_speed(state, mover.id, state.racer(other.id).speed - 10, "is blocked")
+    return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name, "blocked"),) + more)
+
+
+def _ram(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+    """Seed, Ram: a higher roll rams. Both make a Vehicle Roll (Constitution); the lower takes the
+    difference, and the rammed racer 1 more plus the rammer's speed bonus."""
+    mover, other = state.racer(pending.actor), state.racer(pending.target)
+    edge = speed_edge(mover, other)
+    hit = True
+    if reaction == "dodge":
+        if brake:
+            state, more = _dodge_brake(state, other.id)
+            events += more
+        state, ours, theirs, rolled = _opposed(state, pending, edge, 0)
+        events += rolled
+        hit = ours > theirs
+    if not hit:
+        return _judged(state, pending, events + (Maneuver(mover.name, "fails to ram", other.name, "dodged"),))
+    state, mine, a = vehicle_roll(state, mover, "con", state.vehicle_spec(mover))
+    state, theirs, b = vehicle_roll(state, other, "con", state.vehicle_spec(other))
+    events += (Maneuver(mover.name, "rams", other.name), a, b)
+    if mine < theirs:
+        state, more = damage(state, mover.id, theirs - mine)
+        events += more
+    target_damage = (mine - theirs if mine > theirs else 0) + 1 + edge
+    state, more = damage(state, other.id, target_damage)
+    return _judged(state, pending, events + more)
+
+
+def _dodge_brake(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: a dodging racer may brake for a bonus (the speed-loss bonus of the check it makes)."""
+    racer = state.racer(racer_id)
+    state, roll, rolled = vehicle_roll(state, racer, "dex", state.vehicle_spec(racer))
+    state, more = lose(state, racer_id, min(roll * 10, max(0, racer.speed - data.table()["start_speed"])),
+                       "brakes to dodge")
+    return state, (rolled,) + more
+
+
+def _sweep(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+    """Seed, Side Sweep: higher sweeps the other into the section's hazard, a tie harms nobody, lower
+    sweeps the sweeper. +1 for every 10 km/h the opponent has over the sweeper."""
+    mover, other = state.racer(pending.actor), state.racer(pending.target)
+    edge = speed_edge(other, mover)
+    if reaction != "dodge":
+        state, ours, rolled = checks.piloting(state, mover.id, "Piloting (side sweep)", extra=(("speed under", edge),),
+                                              advantage=pending.feint == "won")
+        return _swept(state, other.id, mover.id, ours, events + (rolled,))
+    if brake:
+        state, more = _dodge_brake(state, other.id)
+        events += more
+    state, ours, theirs, rolled = _opposed(state, pending, edge, 0)
+    events += rolled
+    if ours > theirs:
+        return _swept(state, other.id, mover.id, ours, events)
+    if ours == theirs:
+        return _done(state, events + (Maneuver(mover.name, "fails to side sweep", other.name, "a tie, nobody harmed"),))
+    return _swept(state, mover.id, other.id, theirs, events + (Maneuver(mover.name, "fails to side sweep", other.name,
+                                                                        "dodged, and swept instead"),))
+
+
+def _swept(state: RaceState, swept_id: str, by_id: str, roll: int, events: tuple) -> tuple[RaceState, tuple]:
+    """A racer side swept into the hazard may first try to stabilize by braking (seed)."""
+    swept = state.racer(swept_id)
+    events += (Maneuver(state.racer(by_id).name, "side sweeps", swept.name),)
+    pending = Pending("stabilize", by_id, swept_id, roll=roll)
+    return replace(state, phase=Phase.STABILIZE, pending=pending), events
+
+
+def stabilize(state: RaceState, actor: str, action: Stabilize) -> tuple[RaceState, tuple]:
+    """Seed: lose 20 km/h at once and make a Vehicle Roll (Dexterity); at or above the Piloting roll that
+    swept, the vehicle stabilizes and misses the hazard (ruling: against the total that beat you)."""
+    pending = state.pending
+    swept = state.racer(pending.target)
+    if swept.owner != actor:
+        raise NotYourTurn(f"{swept.name} decides whether to stabilize, not you.")
+    state = replace(state, phase=Phase.ACTION, pending=None)
+    events: tuple = ()
+    if action.attempt:
+        state, more = lose(state, swept.id, 20, "brakes hard to stabilize")
+        swept = state.racer(swept.id)
+        state, roll, rolled = vehicle_roll(state, swept, "dex", state.vehicle_spec(swept))
+        events += more + (rolled,)
+        if roll >= pending.roll:
+            return _done(state, events + (Chose(swept.name, "stabilizes and misses the hazard"),))
+    state, more = checks.hit_hazard(state, swept.id)
+    return _done(state, events + more)
+
+
+def _emergency_brake(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: your speed becomes that of the racer behind you, who must pass you with disadvantage."""
+    racer, behind = state.racer(racer_id), state.behind(racer_id)
+    state, events = set_speed(state, racer_id, behind.speed, "brakes hard")
+    pending = Pending("forced_pass", behind.id, racer_id)
+    return _ask_reaction(state, pending, (Maneuver(racer.name, "brakes hard in front of", behind.name),) + events)
+
+
+def _feint(state: RaceState, racer_id: str, then: str) -> tuple[RaceState, str, tuple]:
+    """Seed: Charisma (Deception) against Wisdom (Insight); winning gives advantage on the maneuver's
+    check, losing gives the opponent advantage on its reaction (ruling: a tie is a loss)."""
+    racer = state.racer(racer_id)
+    other = state.ahead_of(racer_id) if then == "pass" else state.behind(racer_id)
+    state, ours, a = d20(state, racer.name, "Deception (feint)", (("Deception", state.pilot_spec(racer).deception),))
+    state, theirs, b = d20(state, other.name, "Insight", (("Insight", state.pilot_spec(other).insight),))
+    won = ours > theirs
+    return state, "won" if won else "lost", (a, b, Maneuver(racer.name, "feints at", other.name,
+                                                            "fooled" if won else "seen through"))
+
+
+def _attack(state: RaceState, racer_id: str, target: str, approved: bool) -> tuple[RaceState, tuple]:
+    """Seed: a weapon attack on the racer ahead or behind; the one attacked may shoot back."""
+    ahead, behind = state.ahead_of(racer_id), state.behind(racer_id)
+    near = [r for r in (ahead, behind) if r is not None]
+    wanted = target.strip().casefold()
+    chosen = next((r for r in near if wanted in (r.id, r.name.casefold(), r.owner.casefold())), None)
+    if chosen is None:
+        if wanted or len(near) > 1:
+            raise BadOption(f"Attack the racer just ahead or behind: {', '.join(r.name for r in near)}.")
+        chosen = near[0]
+    state, events = _shoot(state, racer_id, chosen.id)
+    pending = Pending("attack_back", racer_id, chosen.id, weapon="approved" if approved else "")
+    state, more = _judged(state, Pending("attack", racer_id, chosen.id, weapon="approved" if approved else ""),
+                          events, finish=False)
+    if state.racer(racer_id).out or state.racer(chosen.id).out or state.racer(chosen.id).reacted:
+        return _done(state, more)
+    return replace(state, phase=Phase.REACTION, pending=pending), more
+
+
+def _shoot(state: RaceState, shooter_id: str, target_id: str) -> tuple[RaceState, tuple]:
+    """A sidearm shot (the default racers carry no vehicle weapons): the attack roll against the target's
+    AC, +1 AC for every 10 km/h of speed difference (seed); a hand weapon costs -2 on the shooter's next
+    Piloting check forwards, -5 backwards."""
+    shooter, target = state.racer(shooter_id), state.racer(target_id)
+    arm = state.pilot_spec(shooter).sidearm
+    ac = state.vehicle_spec(target).ac + abs(shooter.speed - target.speed) // 10
+    forward = state.position(target_id) < state.position(shooter_id)
+    state = state.with_racer(replace(shooter, penalty=shooter.penalty + (2 if forward else 5)))
+    state, total, rolled = d20(state, shooter.name, f"attack with the {arm.name}", (("attack", arm.attack),),
+                               verdict=lambda t: "hit" if t >= ac else "miss")
+    events: tuple = (Maneuver(shooter.name, f"shoots the {arm.name} at", target.name), rolled)
+    if total < ac:
+        return state, events
+    state, points, hurt = damage_dice(state, shooter.name, f"{arm.name} damage", arm.dice, arm.die, arm.bonus)
+    state, more = damage(state, target_id, points)
+    return state, events + (hurt,) + more
+
+
+def _judged(state: RaceState, pending: Pending, events: tuple, finish: bool = True) -> tuple[RaceState, tuple]:
+    """Seed: an illegal ram or weapon attack, hit or miss, faces the judges: a Charisma (Deception) check
+    against the track's DC, with disadvantage for loud weapons; a failure disqualifies."""
+    kind = "ram" if pending.kind == "ram" else "attack"
+    racer = state.racer(pending.actor)
+    if legality(state, kind) == "legal" or pending.weapon == "approved" or racer.out:
+        return _done(state, events) if finish else (state, events)
+    dc = state.the_track.judges_dc
+    loud = kind == "attack" and state.pilot_spec(racer).sidearm.loud
+    state, total, rolled = d20(state, racer.name, "Deception against the judges",
+                               (("Deception", state.pilot_spec(racer).deception),), disadvantage=loud,
+                               verdict=lambda t: "unseen" if t >= dc else "caught")
+    events += (rolled,)
+    if total < dc:
+        state, more = go_out(state, racer.id, "disqualified")
+        events += more
+    return _done(state, events) if finish else (state, events)
+
+
+def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tuple]:
+    """A seated GM approves the action (taken as legal, no judges) or refuses it (the racer chooses again)."""
+    if actor != state.gm:
+        raise NotYourTurn("Only the game master approves actions.")
+    pending = state.pending
+    racer = state.racer(pending.actor)
+    maneuver, then, target = pending.then.split(":", 2)
+    state = replace(state, phase=Phase.ACTION, pending=None)
+    if not action.approve:
+        return state, (Chose("The GM", f"refuses {racer.name}'s {then or maneuver}"),)
+    if why_not(state, racer, maneuver, then):
+        raise WrongPhase("That action is no longer possible.")
+    state, events = _take(state, racer, maneuver, then, target, approved=True)
+    return state, (Chose("The GM", f"approves {racer.name}'s {then or maneuver}"),) + events
+
+
+def _done(state: RaceState, events: tuple) -> tuple[RaceState, tuple]:
+    """The action (and its reactions) are over: on to the next racer's action."""
+    state, more = flow.skip_to_actor(replace(state, phase=Phase.ACTION, pending=None))
+    return state, events + more
+
+
+# --- the actions a racer takes alone --------------------------------------------------------------
+
+def _none(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    return state, (Chose(state.racer(racer_id).name, "takes no action"),)
+
+
+def _show_off(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: a Piloting check against the section's DC plus your place; in first place, a Performance
+    check too. The rewards are off the track, the GM's to give."""
+    racer = state.racer(racer_id)
+    place = state.position(racer_id)
+    dc = checks.section_dc(state, state.section, racer.altitude) + place
+    state, total, rolled = checks.piloting(state, racer_id, "Piloting (show off)", dc)
+    events: tuple = (rolled, Maneuver(racer.name, "shows off", result="the crowd roars" if total >= dc else "fumbles"))
+    if total >= dc and place == 1:
+        state, _total, more = d20(state, racer.name, "Performance (show off)",
+                                  (("Performance", state.pilot_spec(racer).performance),))
+        events += (more,)
+    return state, events
+
+
+def _savvy(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: an Intelligence check against the next section's DC; success gives advantage on its
+    Piloting check."""
+    racer = state.racer(racer_id)
+    dc = checks.section_dc(state, _next_section(state), racer.altitude)
+    state, total, rolled = d20(state, racer.name, "Intelligence (savvy)",
+                               (("Int", data.modifier(state.pilot_spec(racer).int)),),
+                               verdict=lambda t: "a better line" if t >= dc else "no better line")
+    state = state.with_racer(replace(state.racer(racer_id), advantage=total >= dc))
+    return state, (rolled,)
+
+
+def _patch(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: Intelligence (Mechanic's Kit) against 15 + the vehicle's tier; success rolls the vehicle's
+    Hit Die back onto its hit points (ruling: not above its maximum; every default racer carries a kit)."""
+    racer = state.racer(racer_id)
+    spec = state.vehicle_spec(racer)
+    dc = 15 + spec.tier
+    state, total, rolled = d20(state, racer.name, "Mechanic's kit (patch)",
+                               (("Mechanic", state.pilot_spec(racer).mechanic),),
+                               verdict=lambda t: "patched" if t >= dc else "no luck")
+    if total < dc:
+        return state, (rolled,)
+    state, (face,) = dice(state, 1, spec.hull_die)
+    hp = min(spec.hp, state.racer(racer_id).hp + face)
+    state = state.with_racer(replace(state.racer(racer_id), hp=hp))
+    return state, (rolled, Maneuver(racer.name, "patches the hull", result=f"+{face} HP, {hp} HP"))
+
+
+def _turbo(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
+    """Seed: Vehicle Rolls (Strength) and (Constitution); the speed rises by the first x 10 (ruling: past
+    the maximum), and the vehicle takes the first minus the second as damage, which does not slow it."""
+    racer = state.racer(racer_id)
+    spec = state.vehicle_spec(racer)
+    state, push, a = vehicle_roll(state, racer, "str", spec)
+    state, hold, b = vehicle_roll(state, racer, "con", spec)
+    state, more = gain(state, racer_id, push * 10, "turbo boosts", capped=False)
+    events: tuple = (a, b) + more
+    state, hurt = damage(state, racer_id, push - hold, slows=False)
+    return state, events + hurt
+
+
+SOLO = {"none": _none, "show_off": _show_off, "savvy": _savvy, "patch": _patch, "turbo": _turbo}

@@ -1,0 +1,335 @@
+"""The SW5e race as a Ruleset (seed 003): setup, the actions by phase, who is waited on, legal actions,
+the views (the DCs are the GM's), the words for the table, computer racers and the deadline's autopilot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rules.dice import DiceState
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
+from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
+from rules.race import ai, checks, data, flow, lobby, maneuvers, steps
+from rules.race.actions import (
+    ACTIONS,
+    Act,
+    AddComputer,
+    BecomeGm,
+    EndGame,
+    GmChange,
+    GmReveal,
+    GmRule,
+    Join,
+    Prepare,
+    React,
+    Stabilize,
+    Start,
+    TakeOver,
+    Throttle,
+    TryFeature,
+    Tune,
+)
+from rules.race.commands import GRAMMAR
+from rules.race.events import EVENTS
+from rules.race.selfplay import SELFPLAY
+from rules.race.state import TOGETHER, Phase, RaceState
+from rules.table import GameEnded, revision_option, take_over, who_ends
+
+REVISION = 1
+
+ALLOWS = {
+    Phase.LOBBY: (Join, AddComputer, BecomeGm, Start),
+    Phase.TUNE: (Tune,),
+    Phase.GM: (GmChange, GmReveal),
+    Phase.PREPARE: (Prepare,),
+    Phase.ACCELERATE: (Throttle,),
+    Phase.FEATURE: (TryFeature,),
+    Phase.ACTION: (Act,),
+    Phase.REACTION: (React,),
+    Phase.STABILIZE: (Stabilize,),
+    Phase.APPROVAL: (GmRule,),
+}
+HANDLERS = {Join: lobby.join, AddComputer: lobby.add_computer, BecomeGm: lobby.become_gm, Start: lobby.start,
+            Tune: steps.tune, GmChange: steps.gm_change, GmReveal: steps.gm_reveal, Prepare: steps.prepare,
+            Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act, React: maneuvers.react,
+            Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule}
+
+
+def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
+    """A new grid in the lobby on the chosen track (the first by default)."""
+    revision = revision_option(options, REVISION)
+    track = str(options.get("track") or data.track_ids()[0]).strip().lower()
+    if track not in data.track_ids():
+        raise BadOption(f"track: one of {', '.join(data.track_ids())}.")
+    tuning = options.get("tuning", data.table()["fine_tune_attempts"])
+    if type(tuning) is not int or not 0 <= tuning <= 3:
+        raise BadOption("tuning: a whole number of attempts from 0 to 3.")
+    gm = str(options.get("gm") or "no").strip().lower()
+    if gm not in ("yes", "no"):
+        raise BadOption("gm: yes or no.")
+    state = RaceState(track=track, host=host, dice=DiceState(seed), revision=revision, tune_attempts=tuning)
+    if gm == "yes":
+        state, _events = lobby.become_gm(state, host, BecomeGm(host))
+    return state
+
+
+def acting_players(state: RaceState) -> tuple[str, ...]:
+    """Everyone the race waits on, in move order."""
+    if state.phase in TOGETHER:
+        return tuple(r.owner for r in flow.waiting(state))
+    if state.phase in (Phase.GM, Phase.APPROVAL):
+        return (state.gm,)
+    if state.phase == Phase.ACTION:
+        actor = flow.actor(state)
+        return (actor.owner,) if actor else ()
+    if state.phase in (Phase.REACTION, Phase.STABILIZE):
+        return (state.racer(state.pending.target).owner,)
+    return ()
+
+
+def apply(state: RaceState, actor: str, action: Any) -> tuple[RaceState, tuple]:
+    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
+    if state.hidden:
+        raise GameError("A view with hidden things removed cannot be played on.")
+    kind = type(action)
+    if state.phase == Phase.FINISHED:
+        raise GameOver("This race is over.")
+    if kind is EndGame:
+        return replace(state, phase=Phase.FINISHED, ended_by=who_ends(state, actor, action), pending=None), \
+            (GameEnded(who_ends(state, actor, action)),)
+    if kind is TakeOver:
+        return take_over(state, actor, action)
+    if kind not in HANDLERS:
+        raise BadOption(f"This game has no action {kind.__name__}.")
+    if kind not in ALLOWS.get(state.phase, ()):
+        raise WrongPhase(prompt(state))
+    if state.phase != Phase.LOBBY and actor not in acting_players(state):
+        if state.player(actor) is None:
+            raise NotSeated("You are not in this race; you can watch.")
+        names = ", ".join(_name(state, p) for p in acting_players(state)) or "nobody"
+        raise NotYourTurn(f"The race waits on {names}, not you.")
+    return HANDLERS[kind](state, actor, action)
+
+
+def _name(state: RaceState, player: str | None) -> str:
+    seat = state.player(player)
+    return seat.name if seat else (player or "")
+
+
+# --- what can be done ------------------------------------------------------------------------------
+
+def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
+    """The commands `player` may use now, each with the action it stands for."""
+    if state.phase == Phase.LOBBY:
+        actions = [] if state.player(player) else [LegalAction("/game join", "Join")]
+        if player == state.host:
+            actions += [LegalAction("/game add-ai", "Add computer", action=AddComputer()),
+                        LegalAction("/game start", "Start", action=Start())]
+        return tuple(actions)
+    if player not in acting_players(state) or state.hidden and state.phase in (Phase.GM, Phase.APPROVAL):
+        return ()
+    racer = state.racer_of(player)
+    if state.phase == Phase.TUNE:
+        return tuple(LegalAction(f"/tune ability:{a}", f"Tune {a}", action=Tune(a)) for a in ("str", "dex", "con")
+                     if a not in racer.tuned) + (LegalAction("/tune ability:ready", "Ready", action=Tune("")),)
+    if state.phase == Phase.PREPARE:
+        actions = [LegalAction("/steady", "Steady", action=Prepare()),
+                   LegalAction("/brake", "Brake", action=Prepare(brake=True))]
+        if racer.altitude > data.table()["hover_altitude"]:
+            drop = racer.altitude - data.table()["hover_altitude"]
+            actions.append(LegalAction(f"/steady descend:{drop}", f"Down to {data.table()['hover_altitude']} m",
+                                       action=Prepare(descend=drop)))
+        return tuple(actions)
+    if state.phase == Phase.ACCELERATE:
+        return (LegalAction("/accelerate", "Accelerate", action=Throttle(), primary=True),
+                LegalAction("/coast", "Coast", action=Throttle(accelerate=False)))
+    if state.phase == Phase.FEATURE:
+        feature = flow.stage_features(state)[state.feature]
+        name = flow.FEATURE_NAMES[feature.kind]
+        verb = "Go for" if feature.positive else "Avoid"
+        return (LegalAction("/feature attempt:yes", f"{verb} the {name}", action=TryFeature(True)),
+                LegalAction("/feature attempt:no", "Leave it" if feature.positive else "Ride through",
+                            action=TryFeature(False)))
+    if state.phase == Phase.ACTION:
+        return _action_choices(state, racer)
+    if state.phase == Phase.REACTION:
+        target = state.racer(state.pending.target)
+        return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
+                     for r in maneuvers.REACTIONS_TO[state.pending.kind]
+                     if (r != "attack" or state.pilot_spec(target).sidearm)
+                     and (r != "sweep" or state.racer(state.pending.actor).speed >= target.speed))
+    if state.phase == Phase.STABILIZE:
+        return (LegalAction("/stabilize attempt:yes", "Stabilize", action=Stabilize(True), primary=True),
+                LegalAction("/stabilize attempt:no", "Take the hazard", action=Stabilize(False)))
+    if state.phase == Phase.GM:
+        return (LegalAction("/gm reveal:yes", "Reveal", action=GmReveal(), primary=True),
+                LegalAction("/gm change:2", "DC +2", action=GmChange(2)),
+                LegalAction("/gm change:-2", "DC -2", action=GmChange(-2)))
+    if state.phase == Phase.APPROVAL:
+        return (LegalAction("/gm approve:yes", "Approve", action=GmRule(True)),
+                LegalAction("/gm approve:no", "Refuse", action=GmRule(False)))
+    return ()
+
+
+def _action_choices(state: RaceState, racer) -> tuple[LegalAction, ...]:
+    choices = []
+    for maneuver in ("pass", "ram", "sweep", "attack", "turbo", "savvy", "patch", "show_off", "emergency_brake"):
+        if maneuvers.why_not(state, racer, maneuver) is None:
+            label = maneuver.replace("_", " ").capitalize()
+            choices.append(LegalAction(f"/act maneuver:{maneuver}", label, action=Act(maneuver),
+                                       primary=maneuver == "pass"))
+    for then in ("pass", "sweep"):
+        if maneuvers.why_not(state, racer, "feint", then) is None:
+            choices.append(LegalAction(f"/act maneuver:feint then:{then}", f"Feint, then {then}",
+                                       group="Feint", action=Act("feint", then)))
+    choices.append(LegalAction("/act maneuver:none", "No action", action=Act("none")))
+    return tuple(choices)
+
+
+# --- what is seen and said ------------------------------------------------------------------------
+
+def view(state: RaceState, viewer: str | None) -> RaceState:
+    """What `viewer` may see: the GM's DC changes only by the GM, a boost trap only by whoever's Perception
+    saw it, no dice seed."""
+    racers = tuple(r if r.owner == viewer else replace(r, sees_traps=()) for r in state.racers)
+    changes = state.dc_changes if viewer is not None and viewer == state.gm else ()
+    return replace(state, racers=racers, dc_changes=changes, dice=DiceState(0, state.dice.counter), hidden=True)
+
+
+def describe(state: RaceState) -> str:
+    """The race in public words (alt text, logs): the section, and each racer's place, speed, altitude
+    and hull; never a DC."""
+    track = state.the_track
+    lines = [f"Race on {track.name} ({data.table()['leagues'][track.league]['name']} league, "
+             f"{track.laps} lap{'s' if track.laps != 1 else ''})."]
+    if state.phase != Phase.LOBBY:
+        section = state.the_section
+        lines.append(f"Lap {state.lap + 1}, section {state.section + 1} of {len(track.sections)}: "
+                     f"{section.name} ({section.type}).")
+        for place, racer in enumerate(state.racing(), 1):
+            spec = state.vehicle_spec(racer)
+            lines.append(f"{place}. {racer.name}: {racer.speed} km/h, {racer.altitude} m, {racer.hp}/{spec.hp} HP.")
+        for racer in (r for r in state.racers if r.out):
+            lines.append(f"{racer.name}: {racer.out}.")
+    else:
+        lines.append(f"{len(state.seats)} racers on the grid.")
+    lines.append(prompt(state))
+    return " ".join(lines)
+
+
+def prompt(state: RaceState) -> str:
+    """What the race waits for, in one line."""
+    if state.phase == Phase.LOBBY:
+        gm = f" {_name(state, state.gm)} is the GM." if state.gm else ""
+        return f"Lobby: {len(state.seats)} racers; /game join, then the host uses /game start.{gm}"
+    if state.phase == Phase.FINISHED:
+        if state.ended_by:
+            return f"The race was ended by {state.ended_by}."
+        return f"The race is over: {_name(state, state.winner)} wins." if state.winner else "The race is over."
+    names = ", ".join(_name(state, p) for p in acting_players(state))
+    asks = {
+        Phase.TUNE: "fine-tune the vehicle (/tune ability:str|dex|con) or /tune ability:ready",
+        Phase.GM: "the GM readies the next section (/gm change:N, then /gm reveal:yes)",
+        Phase.PREPARE: "brake (/brake) or hold (/steady) before the section's Piloting check",
+        Phase.ACCELERATE: "made the check: /accelerate or /coast",
+        Phase.FEATURE: "try for the feature (/feature attempt:yes) or not (/feature attempt:no)",
+        Phase.ACTION: "your action: /act maneuver:…",
+        Phase.REACTION: "react to the racer who targets you: /react reaction:…",
+        Phase.STABILIZE: "side swept: /stabilize attempt:yes or attempt:no",
+        Phase.APPROVAL: "the GM approves or refuses the action (/gm approve:yes|no)",
+    }
+    return f"Waiting on {names}: {asks[state.phase]}."
+
+
+def dcs(state: RaceState, player: str, _options: dict[str, Any]) -> str:
+    """/dcs: the section's and its features' DCs at each racer's altitude, for the game master only."""
+    if player != state.gm:
+        raise NotSeated("Only the game master sees the DCs.")
+    if state.phase in (Phase.LOBBY, Phase.FINISHED):
+        raise WrongPhase("The DCs are for a race under way.")
+    section = state.the_section
+    lines = [f"{section.name}: base {data.table()['section_types'][section.type]} ({section.type})."]
+    for racer in state.racing():
+        dc = checks.section_dc(state, state.section, racer.altitude)
+        feats = ", ".join(f"{flow.FEATURE_NAMES[f.kind]} {checks.feature_dc(state, f, racer.altitude)}"
+                          for f in section.before + section.after if f.kind != "gap")
+        lines.append(f"{racer.name} at {racer.altitude} m: DC {dc}" + (f"; {feats}" if feats else "") + ".")
+    return "\n".join(lines)
+
+
+def command_to_action(command: str, options: dict[str, Any]) -> Any:
+    """A typed command as an action: /brake to:400, /act maneuver:pass, /gm reveal:yes, /game ..."""
+    def number(key: str) -> int:
+        value = options.get(key, 0) or 0
+        try:
+            value = int(value)
+        except (TypeError, ValueError):
+            raise BadOption(f"{key}: a whole number.") from None
+        if not 0 <= value <= 2000:
+            raise BadOption(f"{key}: a whole number from 0 to 2000.")
+        return value
+
+    def yes(key: str) -> bool:
+        text = str(options.get(key, "")).strip().lower()
+        if text not in ("yes", "no", "true", "false", ""):
+            raise BadOption(f"{key}: yes or no.")
+        return text in ("yes", "true")
+
+    simple = {"game start": Start, "game add-ai": lambda: AddComputer(str(options.get("pilot", "")),
+                                                                      str(options.get("vehicle", "")))}
+    if command in simple:
+        return simple[command]()
+    made = {
+        "game join": lambda: Join(str(options.get("name", "")), str(options.get("pilot", "")),
+                                  str(options.get("vehicle", ""))),
+        "game end": lambda: EndGame(by_admin=bool(options.get("by_admin", False))),
+        "game takeover": lambda: TakeOver(by_admin=bool(options.get("by_admin", False))),
+        "tune": lambda: Tune(str(options.get("ability", "")).strip().lower().replace("ready", "")),
+        "brake": lambda: Prepare(True, number("to"), number("descend"), number("climb")),
+        "steady": lambda: Prepare(False, 0, number("descend"), 0),
+        "accelerate": lambda: Throttle(True, number("to"), number("climb")),
+        "coast": lambda: Throttle(False, 0, number("climb")),
+        "feature": lambda: TryFeature(yes("attempt")),
+        "act": lambda: Act(str(options.get("maneuver", "")), str(options.get("then", "")),
+                           str(options.get("target", ""))),
+        "react": lambda: React(str(options.get("reaction", "")), yes("brake")),
+        "stabilize": lambda: Stabilize(yes("attempt")),
+    }
+    if command in made:
+        return made[command]()
+    if command == "gm":
+        if options.get("approve"):
+            return GmRule(yes("approve"))
+        if options.get("change") not in (None, ""):
+            try:
+                return GmChange(int(options["change"]))
+            except (TypeError, ValueError):
+                raise BadOption("change: a whole number from -20 to 20.") from None
+        if yes("reveal"):
+            return GmReveal()
+        raise BadOption("/gm: change:N, reveal:yes or approve:yes|no.")
+    raise BadOption(f"This game has no command /{command}.")
+
+
+def turn_key(state: RaceState) -> str:
+    """One key per step that waits on someone else."""
+    waiting = ",".join(acting_players(state))
+    return f"{state.phase}:{state.lap}:{state.section}:{state.feature_stage}{state.feature}:{waiting}"
+
+
+def undo_blocker(before: RaceState, after: RaceState) -> str | None:
+    """An action can be taken back only if it rolled no dice."""
+    return "dice were rolled" if after.dice.counter != before.dice.counter else None
+
+
+RULESET = Ruleset(
+    id="race", title="Race (SW5e speeders)", state_type=RaceState, actions=ACTIONS, events=EVENTS, setup=setup,
+    apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
+    is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
+    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs},
+    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
+    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+    undo_blocker=undo_blocker,
+    suggest=suggest_legal(legal_actions),
+    selfplay=SELFPLAY,
+)

@@ -1,0 +1,148 @@
+"""The answers racers give together: fine-tuning before the race, braking or changing altitude before a
+section's check, accelerating after it, trying for a feature; and a seated GM readying a section. The
+last answer of a step runs the race on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.errors import BadOption, NotYourTurn
+from rules.race import checks, data, flow, lobby
+from rules.race.actions import GmChange, GmReveal, Prepare, Throttle, TryFeature, Tune
+from rules.race.events import Chose, Tuned
+from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
+from rules.race.speed import gain, lose
+from rules.race.state import RaceState
+
+
+def _answering(state: RaceState, actor: str):
+    racer = state.racer_of(actor)
+    if racer is None or racer.out:
+        raise NotYourTurn("You have no racer in this race.")
+    if racer.answered:
+        raise NotYourTurn("You have answered this step; the others are still choosing.")
+    return racer
+
+
+def _answered(state: RaceState, racer_id: str) -> RaceState:
+    return state.with_racer(replace(state.racer(racer_id), answered=True))
+
+
+def tune(state: RaceState, actor: str, action: Tune) -> tuple[RaceState, tuple]:
+    """Seed: an Intelligence (Technology, Mechanic's Kit) check against 5 + the ability score; success
+    adds +1 to that Vehicle Roll for the race. Each racer has the table's number of attempts."""
+    racer = _answering(state, actor)
+    ability = action.ability.strip().lower()[:3]
+    if not ability:
+        state, events = _answered(state, racer.id), (Chose(racer.name, "is ready to race"),)
+        return _tuning_done(state, events)
+    if ability not in ABILITY_NAMES:
+        raise BadOption("Fine-tune str, dex or con (or /tune with nothing to be ready).")
+    if ability in racer.tuned:
+        raise BadOption(f"The {ABILITY_NAMES[ability]} is fine-tuned already.")
+    spec = state.vehicle_spec(racer)
+    dc = 5 + getattr(spec, ability)
+    pilot = state.pilot_spec(racer)
+    state, total, rolled = d20(state, racer.name, f"Technology check to fine-tune {ABILITY_NAMES[ability]}",
+                               (("Technology", pilot.technology),), verdict=lambda t: "tuned" if t >= dc else "no luck")
+    racer = state.racer(racer.id)
+    left = racer.tunes_left - 1
+    racer = replace(racer, tunes_left=left, tuned=racer.tuned + ((ability,) if total >= dc else ()),
+                    answered=left <= 0)
+    state = state.with_racer(racer)
+    return _tuning_done(state, (rolled, Tuned(racer.name, ABILITY_NAMES[ability], total >= dc)))
+
+
+def _tuning_done(state: RaceState, events: tuple) -> tuple[RaceState, tuple]:
+    if flow.waiting(state):
+        return state, events
+    state, more = lobby.go(state)
+    return state, events + more
+
+
+def prepare(state: RaceState, actor: str, action: Prepare) -> tuple[RaceState, tuple]:
+    """Seed: racers may brake before the section's check (a Vehicle Roll (Dexterity) x 10, the speed cut
+    by up to that much) and may gain altitude when they brake, or drop altitude before any check."""
+    racer = _answering(state, actor)
+    if action.climb and action.descend:
+        raise BadOption("Climb or descend, not both.")
+    if action.climb and not action.brake:
+        raise BadOption("Altitude is gained only with a brake or an acceleration (seed).")
+    events: tuple = ()
+    if action.brake:
+        state, rolled_events = _brake(state, racer.id, action.to)
+        events += rolled_events
+    state, more = flow.climb_or_descend(state, racer.id, action.climb, action.descend)
+    events += more or (() if action.brake else (Chose(racer.name, "holds the speed"),))
+    state = _answered(state, racer.id)
+    if flow.waiting(state):
+        return state, events
+    state, more = flow.run_checks(state)
+    return state, events + more
+
+
+def _brake(state: RaceState, racer_id: str, floor: int) -> tuple[RaceState, tuple]:
+    """Brake: the Dexterity roll x 10 is the most the speed drops; down to `floor` (0: not below 300)."""
+    racer = state.racer(racer_id)
+    state, roll, rolled = vehicle_roll(state, racer, "dex", state.vehicle_spec(racer))
+    lowest = floor or data.table()["start_speed"]
+    cut = max(0, min(roll * 10, racer.speed - lowest))
+    state, more = lose(state, racer_id, cut, "brakes")
+    return state, (rolled,) + (more or (Chose(racer.name, "brakes but keeps the speed"),))
+
+
+def throttle(state: RaceState, actor: str, action: Throttle) -> tuple[RaceState, tuple]:
+    """Seed: a racer who made the check may accelerate: a Vehicle Roll (Strength) x 10, the speed raised
+    by up to that much (ruling: not past the vehicle's maximum); altitude may be bought with speed."""
+    racer = _answering(state, actor)
+    events: tuple = ()
+    if action.accelerate:
+        state, roll, rolled = vehicle_roll(state, racer, "str", state.vehicle_spec(racer))
+        top = action.to or state.vehicle_spec(racer).max_speed
+        state, more = gain(state, racer.id, max(0, min(roll * 10, top - racer.speed)), "accelerates", capped=True)
+        events += (rolled,) + more
+    else:
+        events += (Chose(racer.name, "keeps the speed"),)
+    state, more = flow.climb_or_descend(state, racer.id, action.climb, 0)
+    state = _answered(state, racer.id)
+    events += more
+    if flow.waiting(state):
+        return state, events
+    state, more = flow.start_features(state, "before")
+    return state, events + more
+
+
+def try_feature(state: RaceState, actor: str, action: TryFeature) -> tuple[RaceState, tuple]:
+    """Seed: a racer may decline to contact a positive feature, or to avoid a negative one."""
+    racer = _answering(state, actor)
+    state = state.with_racer(replace(racer, trying=action.attempt, answered=True))
+    if flow.waiting(state):
+        return state, ()
+    state, events = flow.resolve_feature(state)
+    state, more = flow.next_feature(state)
+    return state, events + more
+
+
+def gm_change(state: RaceState, actor: str, action: GmChange) -> tuple[RaceState, tuple]:
+    """A seated GM changes the next section's DC before it is revealed (privately: no event says how)."""
+    _gm_only(state, actor)
+    if not -20 <= action.delta <= 20:
+        raise BadOption("Change a DC by -20 to +20.")
+    changes = tuple((s, d) for s, d in state.dc_changes if s != state.section)
+    total = sum(d for s, d in state.dc_changes if s == state.section) + action.delta
+    return replace(state, dc_changes=changes + ((state.section, total),)), ()
+
+
+def gm_reveal(state: RaceState, actor: str, _action: GmReveal) -> tuple[RaceState, tuple]:
+    _gm_only(state, actor)
+    return flow.reveal(state)
+
+
+def _gm_only(state: RaceState, actor: str) -> None:
+    if actor != state.gm:
+        raise NotYourTurn("Only the game master readies a section.")
+
+
+def section_dc_now(state: RaceState, racer_id: str) -> int:
+    """The DC the racer faces on this section at their altitude (for the GM's eyes and the computer)."""
+    return checks.section_dc(state, state.section, state.racer(racer_id).altitude)
