@@ -1,0 +1,162 @@
+"""The race at the table (issue 15): a whole race through `pitboss exec`, one process per command; the DCs
+never reaching a public output; the seated game master's turn; the targeted racer answering for
+itself; and the picture keeping one landscape size all race."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+
+import pytest
+from PIL import Image
+
+from bot.table.commands import parse
+from bot.table.queries import events_of
+from bot.table.replies import Actor
+from images.race import HEIGHT, TEXT, WIDTH, render_race
+from rules.race.ruleset import RULESET
+from rules.race.state import Phase, RaceState
+from tests.conftest import run_pitboss
+
+
+async def run(service, user: str, line: str, channel: str):
+    return await service.execute(channel, Actor(user, user), parse(line))
+
+
+async def state_of(service, channel: str) -> RaceState:
+    game = await service._store.active_game(channel) or (await service._store.all_games())[-1]
+    return RULESET.load_state(game.state)
+
+
+async def play_on(service, channel: str, limit: int = 400) -> list:
+    """Every waiting player plays its first legal action until the race ends; the replies."""
+    replies = []
+    for _ in range(limit):
+        state = await state_of(service, channel)
+        if RULESET.is_finished(state):
+            break
+        player = RULESET.acting_players(state)[0]
+        reply = await run(service, player, RULESET.legal_actions(state, player)[0].command, channel)
+        assert reply.outcome == "applied", reply.text
+        replies.append(reply)
+    return replies
+
+
+def _state(db: str) -> RaceState:
+    with sqlite3.connect(db) as conn:
+        (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()
+    return RULESET.load_state(text)
+
+
+def test_a_whole_race_through_exec_one_process_per_command(tmp_path):
+    """Two humans on the one-lap Outlaw Gauntlet, each command its own `pitboss exec` process, each
+    taking the first choice offered; the race finishes and `pitboss verify` replays it exactly."""
+    db = str(tmp_path / "race.db")
+
+    def exec_(user: str, line: str):
+        result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path)
+        assert result.returncode == 0, (line, result.stdout, result.stderr)
+        return result
+
+    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:5"),
+                       ("alice", "/game join pilot:veteran vehicle:podracer"),
+                       ("bob", "/game join pilot:rookie vehicle:speeder_bike"), ("alice", "/game start")):
+        exec_(user, line)
+    for _ in range(150):
+        state = _state(db)
+        if RULESET.is_finished(state):
+            break
+        player = RULESET.acting_players(state)[0]
+        exec_(player, RULESET.legal_actions(state, player)[0].command)
+    assert RULESET.is_finished(_state(db))
+    verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
+    assert verified.returncode == 0 and "0 mismatches" in verified.stdout
+
+
+async def test_no_public_output_gives_a_dc(service):
+    """Seed: the GM describes a section "without revealing actual DC values". Over a whole race no reply,
+    alt text, status or log line names a DC, and the export holds actions only."""
+    for user, line in (("alice", "/game new ruleset:race track:cloud_city tuning:0 seed:9"),
+                       ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
+                       ("alice", "/game add-ai pilot:veteran vehicle:podracer"), ("alice", "/game start")):
+        assert (await run(service, user, line, "chan")).outcome == "applied"
+    refused = await run(service, "alice", "/dcs", "chan")
+    assert refused.outcome == "refused" and "game master" in refused.text
+    replies = await play_on(service, "chan")
+    words = [r.text for r in replies] + [r.alt_text or "" for r in replies]
+    words.append((await run(service, "carol", "/game log count:100", "chan")).text)
+    game = (await service._store.all_games())[-1]
+    logged = [e.describe() for r in await service._store.actions(game.id) for e in events_of(RULESET, r)]
+    assert len(logged) > 50 and any("Piloting check for the section" in w for w in logged)
+    assert not any("DC" in w for w in words + logged)
+
+
+async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
+    """A human GM (gm:yes) does not race; the race waits on them before each section; /dcs answers them
+    privately and refuses a racer; their DC change reaches no racer's view."""
+    for user, line in (("gina", "/game new ruleset:race track:dune_sea tuning:0 gm:yes seed:4"),
+                       ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
+                       ("bob", "/game join pilot:veteran vehicle:speeder_bike"), ("gina", "/game start")):
+        assert (await run(service, user, line, "chan-gm")).outcome == "applied", line
+    state = await state_of(service, "chan-gm")
+    assert state.phase == Phase.GM and RULESET.acting_players(state) == ("gina",)
+    racer_refused = await run(service, "alice", "/gm reveal:yes", "chan-gm")
+    assert racer_refused.outcome == "refused"
+    assert (await run(service, "gina", "/gm change:3", "chan-gm")).outcome == "applied"
+    secret = await run(service, "gina", "/dcs", "chan-gm")
+    assert secret.ephemeral and "DC 3" in secret.text            # the straight's 0, raised by 3
+    assert (await run(service, "alice", "/dcs", "chan-gm")).outcome == "refused"
+    state = await state_of(service, "chan-gm")
+    assert RULESET.view(state, "alice").dc_changes == () and RULESET.view(state, "gina").dc_changes == ((0, 3),)
+    revealed = await run(service, "gina", "/gm reveal:yes", "chan-gm")
+    assert revealed.outcome == "applied" and "Boost Run" in revealed.text and "DC" not in revealed.text
+    assert (await state_of(service, "chan-gm")).phase == Phase.PREPARE   # a DC above 0: every racer may brake
+
+
+async def test_the_racer_targeted_answers_for_itself(service):
+    """Seed, Table 3: the racer passed chooses its reaction; the passer cannot answer for it."""
+    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:2"),
+                       ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
+                       ("bob", "/game join pilot:rookie vehicle:racing_swoop"), ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-r")).outcome == "applied"
+    for _ in range(200):
+        state = await state_of(service, "chan-r")
+        if state.phase == Phase.ACTION:
+            player = RULESET.acting_players(state)[0]
+            racer = state.racer_of(player)
+            ahead = state.ahead_of(racer.id)
+            if ahead is not None and racer.speed >= ahead.speed:
+                assert (await run(service, player, "/act maneuver:pass", "chan-r")).outcome == "applied"
+                state = await state_of(service, "chan-r")
+                assert state.phase == Phase.REACTION and RULESET.acting_players(state) == (ahead.owner,)
+                refused = await run(service, player, "/react reaction:none", "chan-r")
+                assert refused.outcome == "refused"
+                answered = await run(service, ahead.owner, "/react reaction:block", "chan-r")
+                assert answered.outcome == "applied" and "Piloting against" in answered.text
+                return
+        player = RULESET.acting_players(state)[0]
+        choice = next((a for a in RULESET.legal_actions(state, player) if a.command != "/act maneuver:pass"),
+                      RULESET.legal_actions(state, player)[0])
+        assert (await run(service, player, choice.command, "chan-r")).outcome == "applied"
+    pytest.fail("no pass came up in 200 actions")
+
+
+async def test_the_picture_is_landscape_one_size_all_race_and_legible_on_a_phone(service):
+    """Issue 10's rule: never taller than wide, one size all race, words of 9 px or more at 420 px."""
+    assert TEXT * 420 / WIDTH >= 9 and WIDTH > HEIGHT
+    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:3"),
+                       ("alice", "/game join"), ("alice", "/game add-ai"), ("alice", "/game add-ai"),
+                       ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-p")).outcome == "applied"
+    sizes = {Image.open(io.BytesIO(r.image)).size for r in await play_on(service, "chan-p") if r.image}
+    assert sizes == {(WIDTH, HEIGHT)}
+    state = await state_of(service, "chan-p")
+    view = RULESET.view(state, None)
+    assert render_race(view, ()) == render_race(view, ())                # the same state, the same bytes
+    export = await run(service, "alice", "/game export", "chan-p")
+    assert json.loads(export.files[0].data)["ruleset"] == "race"
+    replay = await run(service, "alice", "/game replay", "chan-p")
+    assert replay.outcome == "shown" and Image.open(io.BytesIO(replay.files[0].data)).format == "GIF"
+    verify = await run(service, "alice", "/game verify", "chan-p")
+    assert verify.outcome == "shown" and "rebuilds the table exactly" in verify.text
