@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import re
 import time
-import unicodedata
 from collections.abc import Callable, Iterable
+
+from rules.names import NAME_LIMIT as NAME_LIMIT  # the shell's doors clean names with the rules' function
+from rules.names import plain_name as plain_name
 
 RATE_BURST = 30        # commands a person may send at once...
 RATE_PER_SECOND = 2.0  # ...and then this many per second, for as long as they like
@@ -81,46 +83,9 @@ def redacting_handler(*secrets: str, handler: logging.Handler | None = None) -> 
     return handler
 
 
-NAME_LIMIT = 32
-# Markdown, mention and link syntax: a display name is shown as plain words, never as markup.
-_MARKUP = set("@#<>*_~`|\\[](){}:")
-# Letters that draw nothing (Hangul and braille fillers, the Mongolian vowel separator): a name made of
-# them looks empty or impersonates another.
-_BLANK_LETTERS = set("\u115f\u1160\u3164\uffa0\u2800\u180e")
-# Format, control, surrogate, private-use and unassigned code points: invisible or unprintable.
-_HIDDEN_CATEGORIES = ("Cf", "Cc", "Cs", "Co", "Cn")
-_MAX_MARKS = 2  # combining marks kept on one letter (more only stacks noise over the line)
 # Player ids: Discord snowflakes, command-line names, computer seats (ai-N).
 _ACTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 COMPUTER_ID_PREFIX = "ai-"
-
-
-def _visible(name: str) -> str:
-    kept: list[str] = []
-    marks = 0
-    for ch in name:
-        category = unicodedata.category(ch)
-        if ch.isspace() or category in ("Zl", "Zp", "Zs"):
-            kept.append(" ")
-            marks = 0
-        elif category in _HIDDEN_CATEGORIES or ch in _BLANK_LETTERS or ch in _MARKUP:
-            continue
-        elif category.startswith("M"):
-            marks += 1
-            if marks <= _MAX_MARKS:
-                kept.append(ch)
-        else:
-            kept.append(ch)
-            marks = 0
-    return "".join(kept)
-
-
-def plain_name(name: str, fallback: str = "player") -> str:
-    """A display name made safe to show: no invisible, control or filler characters, no markup or
-    mention syntax, one line, at most NAME_LIMIT characters (names reach messages, alt text and
-    pictures). Every door (Discord, the command line, an imported file) cleans names with this."""
-    kept = " ".join(_visible(name).split())[:NAME_LIMIT].strip()
-    return kept or fallback
 
 
 def valid_actor_id(actor_id: str) -> bool:

@@ -48,6 +48,15 @@ class BecomeGm:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class AddCustom:
+    """In the lobby the host adds the group's own vehicles and racers: a TOML or JSON text with
+    [vehicles.ID] and [racers.ID] tables, checked as the game's own data files are."""
+
+    text: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class Start:
     """Close the lobby (host only): fine-tuning, if the table allows it, then the start."""
 

@@ -51,6 +51,10 @@ GRAMMAR = Grammar(
             OptionSpec("reveal", "str", "yes: reveal the next section", choices=("yes",)),
             OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
         )),
+        CommandSpec("custom", "Race: add your group's own vehicles and racers from a TOML or JSON file (host)", (
+            OptionSpec("file", "file", "[vehicles.ID] and [racers.ID] tables, as in the game's data files",
+                       required=True),
+        )),
         CommandSpec("dcs", "Race: the DCs of the section and its features (the game master only)", query=True),
     ),
     new_options=(
@@ -59,7 +63,7 @@ GRAMMAR = Grammar(
         OptionSpec("tuning", "int", "Race: fine-tuning attempts before the start", min_value=0, max_value=3),
     ),
     join_options=(
-        OptionSpec("pilot", "str", "Race: your pilot's stat block", choices=tuple(data.racers())),
-        OptionSpec("vehicle", "str", "Race: your vehicle", choices=tuple(data.vehicles())),
+        OptionSpec("pilot", "str", f"Race: your pilot: {', '.join(data.racers())} or your group's own"),
+        OptionSpec("vehicle", "str", f"Race: your vehicle: {', '.join(data.vehicles())} or your group's own"),
     ),
 )

@@ -11,6 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rules.names import NAME_LIMIT, plain_name
+
 DATA_DIR = Path(__file__).with_name("data")
 ABILITIES = ("str", "dex", "con", "int", "wis", "cha")
 SIZES = {"small": (6, 3), "medium": (8, 5)}       # found (SOTG): hull die and its count at tier 0
@@ -18,7 +20,7 @@ HAZARDS = ("railing", "coarse_wall", "spiked_wall", "difficult_terrain", "ditch"
 SEVERITIES = ("setback", "dangerous", "deadly")
 FEATURES = ("boost", "boost_trap", "trampoline", "gap", "mines", "magnetic")
 LEGALITY = ("legal", "illegal", "ask")
-NAME_LIMIT = 40
+HINT_LIMIT = 300
 
 
 class DataError(ValueError):
@@ -41,10 +43,13 @@ def _int(raw: dict, key: str, where: str, low: int, high: int, default: int | No
     return value
 
 
-def _text(raw: dict, key: str, where: str, default: str | None = None) -> str:
+def _text(raw: dict, key: str, where: str, default: str | None = None, limit: int = NAME_LIMIT) -> str:
+    """Words from a file, cleaned as every name is (no markup, mentions or invisible characters)."""
     value = raw.get(key, default)
-    _need(isinstance(value, str) and 0 < len(value.strip()) <= NAME_LIMIT * 4, where, f"{key} must be some text")
-    return " ".join(value.split())
+    _need(isinstance(value, str) and 0 < len(value) <= 2000, where, f"{key} must be some text")
+    cleaned = plain_name(value, "", limit)
+    _need(bool(cleaned), where, f"{key} must be some text")
+    return cleaned
 
 
 def modifier(score: int) -> int:
@@ -88,7 +93,7 @@ class VehicleSpec:
 def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
     """A vehicle from its data (a file's table, or a group's own), checked."""
     _need(isinstance(raw, dict), where, "a vehicle is a table of values")
-    name = _text(raw, "name", where, vid)[:NAME_LIMIT]
+    name = _text(raw, "name", where, vid)
     size = raw.get("size", "small")
     _need(size in SIZES, where, f"size is one of {', '.join(SIZES)}")
     tier = _int(raw, "tier", where, 0, 5, 0)
@@ -164,7 +169,7 @@ SKILLS = ("piloting", "technology", "mechanic", "perception", "insight", "decept
 def racer_from(rid: str, raw: Any, where: str) -> RacerSpec:
     """A racer from its data (a file's table, or a group's own), checked."""
     _need(isinstance(raw, dict), where, "a racer is a table of values")
-    name = _text(raw, "name", where, rid)[:NAME_LIMIT]
+    name = _text(raw, "name", where, rid)
     scores = {a: _int(raw, a, where, 1, 30, 10) for a in ABILITIES}
     skills = {s: _int(raw, s, where, -10, 30, modifier(scores["int"]) if s in ("piloting", "technology", "mechanic")
                       else 0) for s in SKILLS}
@@ -173,7 +178,7 @@ def racer_from(rid: str, raw: Any, where: str) -> RacerSpec:
         arm = raw["sidearm"]
         at = f"{where} sidearm"
         _need(isinstance(arm, dict), at, "a sidearm is a table of values")
-        sidearm = Sidearm(_text(arm, "name", at)[:NAME_LIMIT], _int(arm, "attack", at, -5, 30),
+        sidearm = Sidearm(_text(arm, "name", at), _int(arm, "attack", at, -5, 30),
                           _int(arm, "dice", at, 1, 10), _int(arm, "die", at, 2, 12), _int(arm, "bonus", at, -5, 20),
                           bool(arm.get("loud", True)))
     return RacerSpec(rid, name, **scores, **skills, sidearm=sidearm)
@@ -262,7 +267,7 @@ def _hazard(raw: Any, where: str) -> Hazard:
     die = _int(raw, "speed_die", where, 0, 12, 0)
     _need(die in (0, 4, 6, 8, 10, 12), where, "speed_die is 4, 6, 8, 10 or 12")
     return Hazard(kind, _int(raw, "height", where, 0, 1000, 0), severity, die, bool(raw.get("rejoin", False)),
-                  str(raw.get("what", kind.replace("_", " ")))[:NAME_LIMIT])
+                  _text(raw, "what", where, kind.replace("_", " ")))
 
 
 def _condition(raw: Any, where: str) -> Condition:
@@ -271,7 +276,7 @@ def _condition(raw: Any, where: str) -> Condition:
     _need(kind in table()["conditions"], where, f"kind is one of {', '.join(table()['conditions'])}")
     return Condition(kind, _int(raw, "altitude", where, 0, 1000, 0), _int(raw, "damage_dice", where, 0, 10, 0),
                      _int(raw, "damage_die", where, 0, 12, 0), _int(raw, "save_dc", where, 0, 30, 0),
-                     str(raw.get("what", ""))[:NAME_LIMIT])
+                     _text(raw, "what", where, kind.replace("_", " ")))
 
 
 def _feature(raw: Any, where: str) -> Feature:
@@ -304,13 +309,13 @@ def track_from(tid: str, raw: Any, where: str) -> Track:
         _need(kind in table()["section_types"], at, f"type is one of {', '.join(table()['section_types'])}")
         before = tuple(_feature(f, f"{at} feature") for f in sec.get("before", []))
         after = tuple(_feature(f, f"{at} feature") for f in sec.get("after", []))
-        sections.append(Section(_text(sec, "name", at)[:NAME_LIMIT], kind, _text(sec, "hint", at, "No hint."),
+        sections.append(Section(_text(sec, "name", at), kind, _text(sec, "hint", at, "No hint.", HINT_LIMIT),
                                 _hazard(sec.get("hazard"), f"{at} hazard"),
                                 _hazard(sec["secondary"], f"{at} secondary") if sec.get("secondary") else None,
                                 tuple(_condition(c, f"{at} condition") for c in sec.get("conditions", [])),
                                 before, after))
     judged = "illegal" in (ram, weapons) or "ask" in (ram, weapons)
-    return Track(tid, _text(raw, "name", where, tid)[:NAME_LIMIT], league, _int(raw, "laps", where, 1, 10, 1), ram,
+    return Track(tid, _text(raw, "name", where, tid), league, _int(raw, "laps", where, 1, 10, 1), ram,
                  weapons, _int(raw, "judges_dc", where, 1, 30, 12 if judged else 10), tuple(sections))
 
 

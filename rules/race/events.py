@@ -27,6 +27,18 @@ class Joined:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class CustomAdded:
+    vehicles: tuple[str, ...]
+    racers: tuple[str, ...]
+
+    def describe(self) -> str:
+        parts = [f"vehicles {', '.join(self.vehicles)}" if self.vehicles else "",
+                 f"racers {', '.join(self.racers)}" if self.racers else ""]
+        return f"The group's own {' and '.join(p for p in parts if p)} join the grid's choices."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class GmSeated:
     player: str
 

@@ -3,12 +3,15 @@ GO signal (seed, "Starting the race": initiative, ties by Strength then Piloting
 
 from __future__ import annotations
 
+import json
+import re
+import tomllib
 from dataclasses import replace
 
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.race import checks, data, flow
-from rules.race.actions import AddComputer, BecomeGm, Join, Start
-from rules.race.events import GmSeated, Joined, MoveOrder
+from rules.race.actions import AddComputer, AddCustom, BecomeGm, Join, Start
+from rules.race.events import CustomAdded, GmSeated, Joined, MoveOrder
 from rules.race.rolls import d20
 from rules.race.state import Phase, Player, Racer, RaceState
 from rules.table import computer_seat, name_key, unique_name
@@ -18,7 +21,7 @@ MAX_NAME_LENGTH = 32
 
 def _pick(text: str, known: dict, what: str, custom: tuple = ()):
     """A spec by id or name, any letter case; empty: the first."""
-    pool = {s.id: s for s in custom} | dict(known)
+    pool = dict(known) | {s.id: s for s in custom}
     wanted = text.strip().casefold().replace(" ", "_")
     if not wanted:
         return next(iter(pool.values()))
@@ -66,6 +69,53 @@ def add_computer(state: RaceState, actor: str, action: AddComputer) -> tuple[Rac
     ident, name = computer_seat({p.id for p in state.players}, _taken(state))
     return _seat(state, Player(ident, name, ai=True), pilot.id, vehicle.id), (Joined(name, pilot.name, vehicle.name,
                                                                                     computer=True),)
+
+
+CUSTOM_LIMIT = 16_000     # characters of a custom file
+CUSTOM_EACH = 8           # vehicles, and racers, a race may add
+_ID = re.compile(r"[a-z][a-z0-9_]{0,23}")
+
+
+def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceState, tuple]:
+    """The host adds the group's own vehicles and racers (a TOML or JSON file), each checked as the
+    data files are; a file with any fault changes nothing and says which field."""
+    if actor != state.host:
+        raise NotHost("Only the host adds vehicles and racers.")
+    if state.phase != Phase.LOBBY:
+        raise WrongPhase("Vehicles and racers are added before the start.")
+    raw = _parse(action.text)
+    vehicles, racers = raw.get("vehicles", {}), raw.get("racers", {})
+    if not isinstance(vehicles, dict) or not isinstance(racers, dict) or not (vehicles or racers):
+        raise BadOption("The file needs [vehicles.ID] or [racers.ID] tables.")
+    known_v = set(data.vehicles()) | {v.id for v in state.custom_vehicles}
+    known_r = set(data.racers()) | {r.id for r in state.custom_pilots}
+    if len(vehicles) + len(state.custom_vehicles) > CUSTOM_EACH or len(racers) + len(state.custom_pilots) > CUSTOM_EACH:
+        raise BadOption(f"At most {CUSTOM_EACH} vehicles and {CUSTOM_EACH} racers of your own.")
+    for ident, known in [(i, known_v) for i in vehicles] + [(i, known_r) for i in racers]:
+        if not isinstance(ident, str) or not _ID.fullmatch(ident):
+            raise BadOption("An id is lower-case letters, digits and _, at most 24, starting with a letter.")
+        if ident in known:
+            raise BadOption(f"'{ident}' is taken: give your own a new id.")
+    try:
+        new_v = tuple(data.vehicle_from(i, v, f"vehicles.{i}") for i, v in vehicles.items())
+        new_r = tuple(data.racer_from(i, r, f"racers.{i}") for i, r in racers.items())
+    except data.DataError as error:
+        raise BadOption(str(error)) from None
+    state = replace(state, custom_vehicles=state.custom_vehicles + new_v, custom_pilots=state.custom_pilots + new_r)
+    return state, (CustomAdded(tuple(v.name for v in new_v), tuple(r.name for r in new_r)),)
+
+
+def _parse(text: str) -> dict:
+    """TOML, or JSON when it starts with '{'; BadOption when it is neither or too long."""
+    if len(text) > CUSTOM_LIMIT:
+        raise BadOption(f"The file is too long (at most {CUSTOM_LIMIT} characters).")
+    try:
+        raw = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise BadOption(f"The file is not TOML or JSON: {str(error)[:120]}") from None
+    if not isinstance(raw, dict):
+        raise BadOption("The file needs [vehicles.ID] or [racers.ID] tables.")
+    return raw
 
 
 def become_gm(state: RaceState, actor: str, action: BecomeGm) -> tuple[RaceState, tuple]:

@@ -14,6 +14,7 @@ from rules.race.actions import (
     ACTIONS,
     Act,
     AddComputer,
+    AddCustom,
     BecomeGm,
     EndGame,
     GmChange,
@@ -33,12 +34,12 @@ from rules.race.commands import GRAMMAR
 from rules.race.events import EVENTS
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import TOGETHER, Phase, RaceState
-from rules.table import GameEnded, revision_option, take_over, who_ends
+from rules.table import GameEnded, plural, revision_option, take_over, who_ends
 
 REVISION = 1
 
 ALLOWS = {
-    Phase.LOBBY: (Join, AddComputer, BecomeGm, Start),
+    Phase.LOBBY: (Join, AddComputer, AddCustom, BecomeGm, Start),
     Phase.TUNE: (Tune,),
     Phase.GM: (GmChange, GmReveal),
     Phase.PREPARE: (Prepare,),
@@ -49,10 +50,12 @@ ALLOWS = {
     Phase.STABILIZE: (Stabilize,),
     Phase.APPROVAL: (GmRule,),
 }
-HANDLERS = {Join: lobby.join, AddComputer: lobby.add_computer, BecomeGm: lobby.become_gm, Start: lobby.start,
-            Tune: steps.tune, GmChange: steps.gm_change, GmReveal: steps.gm_reveal, Prepare: steps.prepare,
-            Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act, React: maneuvers.react,
-            Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule}
+HANDLERS = {
+    Join: lobby.join, AddComputer: lobby.add_computer, AddCustom: lobby.add_custom, BecomeGm: lobby.become_gm,
+    Start: lobby.start, Tune: steps.tune, GmChange: steps.gm_change, GmReveal: steps.gm_reveal,
+    Prepare: steps.prepare, Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act,
+    React: maneuvers.react, Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule,
+}
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
@@ -221,7 +224,7 @@ def prompt(state: RaceState) -> str:
     """What the race waits for, in one line."""
     if state.phase == Phase.LOBBY:
         gm = f" {_name(state, state.gm)} is the GM." if state.gm else ""
-        return f"Lobby: {len(state.seats)} racers; /game join, then the host uses /game start.{gm}"
+        return f"Lobby: {plural(len(state.seats), 'racer', 'racers')}; /game join, then the host uses /game start.{gm}"
     if state.phase == Phase.FINISHED:
         if state.ended_by:
             return f"The race was ended by {state.ended_by}."
@@ -297,6 +300,14 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     }
     if command in made:
         return made[command]()
+    if command == "custom":
+        raw = options.get("file")
+        if not isinstance(raw, (bytes, bytearray)):
+            raise BadOption("Attach the TOML or JSON file of your vehicles and racers.")
+        try:
+            return AddCustom(bytes(raw).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise BadOption("The file is not UTF-8 text.") from None
     if command == "gm":
         if options.get("approve"):
             return GmRule(yes("approve"))
