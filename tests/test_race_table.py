@@ -160,3 +160,54 @@ async def test_the_picture_is_landscape_one_size_all_race_and_legible_on_a_phone
     assert replay.outcome == "shown" and Image.open(io.BytesIO(replay.files[0].data)).format == "GIF"
     verify = await run(service, "alice", "/game verify", "chan-p")
     assert verify.outcome == "shown" and "rebuilds the table exactly" in verify.text
+
+
+CUSTOM = b'''
+[vehicles.sandskiff]
+name = "Sand skiff"
+size = "medium"
+tier = 2
+str = 18
+dex = 12
+con = 16
+
+[racers.ace]
+name = "Ace <@everyone>"
+piloting = 7
+'''
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (b"vehicles = 3", "needs [vehicles.ID] or [racers.ID]"),
+    (b"[vehicles.x]\nstr = 8\ndex = 12\ncon = 12", "vehicles.x: str 8 is below 10"),
+    (b"[vehicles.podracer]\nstr = 12\ndex = 12\ncon = 12", "'podracer' is taken"),
+    (b"[racers.r]\npiloting = 99", "racers.r: piloting must be a whole number from -10 to 30"),
+    (b"{not json", "not TOML or JSON"),
+    (b"\xff\xfe", "not UTF-8"),
+    (b"[vehicles.x]\nstr = 12\n" + b"#" * 20_000, "too long"),
+])
+async def test_a_groups_own_file_is_checked_and_a_faulty_one_changes_nothing(service, text, why):
+    """Issue 15: custom vehicles and racers are validated with clear errors; a refused file changes nothing."""
+    from bot.table.commands import Command
+
+    assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
+    before = (await service._store.active_game("chan-c")).state
+    refused = await service.execute("chan-c", Actor("alice", "alice"), Command("custom", {"file": text}))
+    assert refused.outcome == "refused" and why in refused.text, refused.text
+    assert (await service._store.active_game("chan-c")).state == before
+
+
+async def test_a_groups_own_vehicle_and_racer_join_the_grid_with_clean_names(service):
+    """A host's file adds a vehicle and a racer; the name loses its mention syntax; others may not add."""
+    from bot.table.commands import Command
+
+    assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
+    stranger = await service.execute("chan-c", Actor("bob", "bob"), Command("custom", {"file": CUSTOM}))
+    assert stranger.outcome == "refused" and "host" in stranger.text
+    added = await service.execute("chan-c", Actor("alice", "alice"), Command("custom", {"file": CUSTOM}))
+    assert added.outcome == "applied" and "Sand skiff" in added.text and "@" not in added.text
+    joined = await run(service, "bob", "/game join pilot:ace vehicle:sandskiff", "chan-c")
+    assert joined.outcome == "applied" and "Ace everyone on a Sand skiff" in joined.text
+    state = await state_of(service, "chan-c")
+    skiff = state.custom_vehicles[0]
+    assert (skiff.max_speed, skiff.hull_dice, skiff.hull_die, skiff.ac) == (50 + (18 + 1 - 3) * 25, 7, 8, 12)
