@@ -211,3 +211,40 @@ async def test_a_groups_own_vehicle_and_racer_join_the_grid_with_clean_names(ser
     state = await state_of(service, "chan-c")
     skiff = state.custom_vehicles[0]
     assert (skiff.max_speed, skiff.hull_dice, skiff.hull_die, skiff.ac) == (50 + (18 + 1 - 3) * 25, 7, 8, 12)
+
+
+def test_opposed_odds_are_exact_and_shown_on_the_maneuver_buttons():
+    """The chance of a pass is d20 + ours beating d20 + theirs, worked out exactly (advantage: the higher
+    of two); the action buttons carry it."""
+    from itertools import product
+
+    from rules.race.maneuvers import beat_chance
+
+    plain = sum(a + 3 > b for a, b in product(range(1, 21), repeat=2)) / 400
+    assert abs(beat_chance(3, 0) - plain) < 1e-9
+    both = sum(max(a, c) > b for a, b, c in product(range(1, 21), repeat=3)) / 8000
+    assert abs(beat_chance(0, 0, our_edge=1) - both) < 1e-9
+    state = RULESET.setup({"tuning": 0, "track": "outlaw_gauntlet"}, 1, "alice")
+    from rules.race.actions import AddComputer, Join, Start
+    from rules.race.flow import start_actions
+
+    state, _ = RULESET.apply(state, "alice", Join("alice", "rookie", "racing_swoop"))
+    state, _ = RULESET.apply(state, "alice", AddComputer("rookie", "racing_swoop"))
+    state, _ = RULESET.apply(state, "alice", Start())
+    from dataclasses import replace
+
+    last = state.racing()[-1]
+    state = state.with_racer(replace(last, speed=state.racing()[0].speed + 40))
+    state, _ = start_actions(replace(state, racers=tuple(replace(r, out="") for r in state.racers)))
+    labels = [a.label for a in RULESET.legal_actions(state, last.owner)]
+    assert any(label.startswith("Pass (") and label.endswith("%)") for label in labels), labels
+
+
+async def test_the_gm_rewards_a_show_off_at_any_point_and_nobody_else_may(service):
+    """Seed, Show off: "off track rewards as deemed appropriate by GM": logged like any action."""
+    for user, line in (("gina", "/game new ruleset:race tuning:0 gm:yes seed:4"),
+                       ("alice", "/game join"), ("bob", "/game join"), ("gina", "/game start")):
+        assert (await run(service, user, line, "chan-w")).outcome == "applied"
+    rewarded = await run(service, "gina", "/gm racer:alice 'reward:a gold <@here> chip'", "chan-w")
+    assert rewarded.outcome == "applied" and "The GM rewards alice: a gold here chip." in rewarded.text
+    assert (await run(service, "bob", "/gm racer:bob reward:everything", "chan-w")).outcome == "refused"

@@ -93,6 +93,15 @@ class GmRule:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class GmReward:
+    """A seated GM gives a racer an off-track reward (seed, Show off: "rewards as deemed appropriate by GM")."""
+
+    racer: str
+    reward: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class Prepare:
     """Before the section's check: brake (down to `to` km/h at most; 0: as the roll allows, not below
     300), and change altitude: `descend` metres down, or `climb` metres up (only with a brake)."""

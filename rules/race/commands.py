@@ -50,6 +50,8 @@ GRAMMAR = Grammar(
             OptionSpec("change", "int", "Change the next section's DC by this much", min_value=-20, max_value=20),
             OptionSpec("reveal", "str", "yes: reveal the next section", choices=("yes",)),
             OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
+            OptionSpec("racer", "str", "The racer a reward goes to"),
+            OptionSpec("reward", "str", "An off-track reward for a show off, in words"),
         )),
         CommandSpec("custom", "Race: add your group's own vehicles and racers from a TOML or JSON file (host)", (
             OptionSpec("file", "file", "[vehicles.ID] and [racers.ID] tables, as in the game's data files",

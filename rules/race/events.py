@@ -48,6 +48,16 @@ class GmSeated:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class Rewarded:
+    name: str
+    reward: str
+
+    def describe(self) -> str:
+        return f"The GM rewards {self.name}: {self.reward}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class DiceRolled:
     who: str
     purpose: str          # "Piloting check", "Vehicle Roll (Strength)", ...

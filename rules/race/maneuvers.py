@@ -24,6 +24,33 @@ REACTIONS_TO = {"pass": ("block", "sweep", "attack", "none"), "forced_pass": ("b
                 "ram": ("dodge", "none"), "sweep": ("dodge", "none"), "attack_back": ("attack", "none")}
 
 
+def d20_faces(edge: int) -> dict[int, float]:
+    """The chance of each kept d20 face: plain, or the higher (1) or lower (-1) of two."""
+    if edge == 0:
+        return {f: 1 / 20 for f in range(1, 21)}
+    return {f: ((f * f - (f - 1) ** 2) if edge > 0 else ((21 - f) ** 2 - (20 - f) ** 2)) / 400 for f in range(1, 21)}
+
+
+def beat_chance(ours: int, theirs: int, our_edge: int = 0, their_edge: int = 0) -> float:
+    """The chance that d20 + `ours` beats (strictly) d20 + `theirs`: an opposed check's odds."""
+    mine, other = d20_faces(our_edge), d20_faces(their_edge)
+    return sum(p * q for a, p in mine.items() for b, q in other.items() if a + ours > b + theirs)
+
+
+def opposed_odds(state: RaceState, racer: Racer, maneuver: str) -> float | None:
+    """The chance of winning a pass, ram or side sweep against an opposing Piloting check (the target
+    may not oppose at all, which only helps); None for another action."""
+    if maneuver not in ("pass", "ram", "sweep"):
+        return None
+    other = state.ahead_of(racer.id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer.id)
+
+    def check(r: Racer) -> int:
+        return state.pilot_spec(r).piloting + data.speed_penalty(r.speed) + r.bonus - r.penalty
+
+    edge = speed_edge(racer, other) if maneuver != "sweep" else speed_edge(other, racer)
+    return beat_chance(check(racer) + edge, check(other))
+
+
 def speed_edge(faster: Racer, slower: Racer) -> int:
     """Seed: +1 for every 10 km/h one racer has over the other."""
     return max(0, (faster.speed - slower.speed) // 10)

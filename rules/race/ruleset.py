@@ -19,6 +19,7 @@ from rules.race.actions import (
     EndGame,
     GmChange,
     GmReveal,
+    GmReward,
     GmRule,
     Join,
     Prepare,
@@ -54,7 +55,7 @@ HANDLERS = {
     Join: lobby.join, AddComputer: lobby.add_computer, AddCustom: lobby.add_custom, BecomeGm: lobby.become_gm,
     Start: lobby.start, Tune: steps.tune, GmChange: steps.gm_change, GmReveal: steps.gm_reveal,
     Prepare: steps.prepare, Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act,
-    React: maneuvers.react, Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule,
+    React: maneuvers.react, Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule, GmReward: steps.gm_reward,
 }
 
 
@@ -104,6 +105,8 @@ def apply(state: RaceState, actor: str, action: Any) -> tuple[RaceState, tuple]:
         return take_over(state, actor, action)
     if kind not in HANDLERS:
         raise BadOption(f"This game has no action {kind.__name__}.")
+    if kind is GmReward and state.phase != Phase.LOBBY:
+        return steps.gm_reward(state, actor, action)   # the GM's, at any point of the race
     if kind not in ALLOWS.get(state.phase, ()):
         raise WrongPhase(prompt(state))
     if state.phase != Phase.LOBBY and actor not in acting_players(state):
@@ -179,6 +182,8 @@ def _action_choices(state: RaceState, racer) -> tuple[LegalAction, ...]:
     for maneuver in ("pass", "ram", "sweep", "attack", "turbo", "savvy", "patch", "show_off", "emergency_brake"):
         if maneuvers.why_not(state, racer, maneuver) is None:
             label = maneuver.replace("_", " ").capitalize()
+            odds = maneuvers.opposed_odds(state, racer, maneuver)
+            label += f" ({odds:.0%})" if odds is not None else ""
             choices.append(LegalAction(f"/act maneuver:{maneuver}", label, action=Act(maneuver),
                                        primary=maneuver == "pass"))
     for then in ("pass", "sweep"):
@@ -309,6 +314,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         except UnicodeDecodeError:
             raise BadOption("The file is not UTF-8 text.") from None
     if command == "gm":
+        if options.get("reward"):
+            return GmReward(str(options.get("racer", "")), str(options["reward"]))
         if options.get("approve"):
             return GmRule(yes("approve"))
         if options.get("change") not in (None, ""):
@@ -318,7 +325,7 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
                 raise BadOption("change: a whole number from -20 to 20.") from None
         if yes("reveal"):
             return GmReveal()
-        raise BadOption("/gm: change:N, reveal:yes or approve:yes|no.")
+        raise BadOption("/gm: change:N, reveal:yes, approve:yes|no, or racer:NAME reward:WORDS.")
     raise BadOption(f"This game has no command /{command}.")
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.errors import BadOption, NotYourTurn
+from rules.names import plain_name
 from rules.race import checks, data, flow, lobby
-from rules.race.actions import GmChange, GmReveal, Prepare, Throttle, TryFeature, Tune
-from rules.race.events import Chose, Tuned
+from rules.race.actions import GmChange, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
+from rules.race.events import Chose, Rewarded, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
 from rules.race.state import RaceState
@@ -138,9 +139,23 @@ def gm_reveal(state: RaceState, actor: str, _action: GmReveal) -> tuple[RaceStat
     return flow.reveal(state)
 
 
+def gm_reward(state: RaceState, actor: str, action: GmReward) -> tuple[RaceState, tuple]:
+    """A seated GM rewards a racer (a Show off's off-track rewards), at any point of the race; the words
+    are cleaned as every name is."""
+    _gm_only(state, actor)
+    wanted = action.racer.strip().casefold()
+    racer = next((r for r in state.racers if wanted in (r.id, r.owner.casefold(), r.name.casefold())), None)
+    if racer is None:
+        raise BadOption(f"No racer '{action.racer.strip()[:40]}'. Racers: {', '.join(r.name for r in state.racers)}.")
+    reward = plain_name(action.reward, "", 120)
+    if not reward:
+        raise BadOption("Say what the reward is, e.g. reward:a sponsor's credit chip.")
+    return state, (Rewarded(racer.name, reward),)
+
+
 def _gm_only(state: RaceState, actor: str) -> None:
     if actor != state.gm:
-        raise NotYourTurn("Only the game master readies a section.")
+        raise NotYourTurn("Only the game master does that.")
 
 
 def section_dc_now(state: RaceState, racer_id: str) -> int:
