@@ -248,3 +248,35 @@ async def test_the_gm_rewards_a_show_off_at_any_point_and_nobody_else_may(servic
     rewarded = await run(service, "gina", "/gm racer:alice 'reward:a gold <@here> chip'", "chan-w")
     assert rewarded.outcome == "applied" and "The GM rewards alice: a gold here chip." in rewarded.text
     assert (await run(service, "bob", "/gm racer:bob reward:everything", "chan-w")).outcome == "refused"
+
+
+async def test_a_deadline_answers_for_a_racer_who_never_reacts(store):
+    """The target is asked for its reaction with a deadline; when it passes, the autopilot defends
+    (a block against a pass) and the race goes on."""
+    from bot.table.service import GameService
+    from tests.test_plugin_toy import HOUR, Clock
+
+    clock = Clock()
+    service = GameService(store, render=None, clock=clock)
+    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:2"),
+                       ("alice", "/game join"), ("bob", "/game join"), ("alice", "/game start"),
+                       ("alice", "/game settings deadline_hours:2")):
+        assert (await run(service, user, line, "chan-d")).outcome in ("applied", "shown"), line
+    for _ in range(100):
+        state = await state_of(service, "chan-d")
+        player = RULESET.acting_players(state)[0]
+        racer = state.racer_of(player)
+        if state.phase == Phase.ACTION and state.ahead_of(racer.id) and racer.speed >= state.ahead_of(racer.id).speed:
+            assert (await run(service, player, "/act maneuver:pass", "chan-d")).outcome == "applied"
+            break
+        choice = next(a for a in RULESET.legal_actions(state, player) if a.command != "/act maneuver:pass")
+        assert (await run(service, player, choice.command, "chan-d")).outcome == "applied"
+    state = await state_of(service, "chan-d")
+    assert state.phase == Phase.REACTION
+    target = RULESET.acting_players(state)[0]
+    clock.now += 3 * HOUR
+    notices = await service.run_due()
+    assert len(notices) == 1 and "deadline passed" in notices[0].reply.text
+    assert f"Piloting against {state.racer(state.pending.actor).name}" in notices[0].reply.text
+    after = await state_of(service, "chan-d")
+    assert after.phase != Phase.REACTION and target in {p.id for p in after.players}

@@ -78,7 +78,7 @@ def _reaction(state: RaceState, racer: Racer) -> React:
 def computer_action(state: RaceState, player: str) -> Any:
     """What a computer racer does now, or None when the race does not wait on it."""
     racer = state.racer_of(player)
-    if racer is None or racer.out:
+    if racer is None or racer.out or player not in flow.acting_players(state):
         return None
     if state.phase == Phase.TUNE:
         return Tune(next((a for a in ("str", "dex") if a not in racer.tuned), ""))
@@ -104,6 +104,8 @@ def computer_action(state: RaceState, player: str) -> Any:
 def autopilot_action(state: RaceState, player: str, passive: bool = False) -> Any:
     """A deadline's answer for an absent racer: hold the speed, coast, go for what helps, avoid what
     hurts, take no action, and defend; a GM who is away reveals the section and refuses what waits."""
+    if player not in flow.acting_players(state):
+        return None
     if state.phase == Phase.GM and player == state.gm:
         return GmReveal()
     if state.phase == Phase.APPROVAL and player == state.gm:

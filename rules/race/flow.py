@@ -11,7 +11,7 @@ from rules.race import checks, data
 from rules.race.events import FeatureMet, RaceFinished, SectionBegan
 from rules.race.rolls import d20, damage_dice
 from rules.race.speed import change_altitude, damage, gain, go_out, lose
-from rules.race.state import Phase, Racer, RaceState
+from rules.race.state import TOGETHER, Phase, Racer, RaceState
 
 FEATURE_NAMES = {"boost": "boost strip", "boost_trap": "boost strip", "trampoline": "trampoline", "gap": "gap",
                  "mines": "mines", "magnetic": "magnetic rubble"}
@@ -59,6 +59,20 @@ def _together(state: RaceState, phase: Phase, who: tuple[str, ...] | None = None
 def waiting(state: RaceState) -> tuple[Racer, ...]:
     """The racers a simultaneous step still waits on, in move order."""
     return tuple(r for r in state.racing() if not r.answered)
+
+
+def acting_players(state: RaceState) -> tuple[str, ...]:
+    """Everyone the race waits on, in move order."""
+    if state.phase in TOGETHER:
+        return tuple(r.owner for r in waiting(state))
+    if state.phase in (Phase.GM, Phase.APPROVAL):
+        return (state.gm,)
+    if state.phase == Phase.ACTION:
+        actor_now = actor(state)
+        return (actor_now.owner,) if actor_now else ()
+    if state.phase in (Phase.REACTION, Phase.STABILIZE):
+        return (state.racer(state.pending.target).owner,)
+    return ()
 
 
 def run_checks(state: RaceState) -> tuple[RaceState, tuple]:

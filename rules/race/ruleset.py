@@ -33,8 +33,9 @@ from rules.race.actions import (
 )
 from rules.race.commands import GRAMMAR
 from rules.race.events import EVENTS
+from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
-from rules.race.state import TOGETHER, Phase, RaceState
+from rules.race.state import Phase, RaceState
 from rules.table import GameEnded, plural, revision_option, take_over, who_ends
 
 REVISION = 1
@@ -75,20 +76,6 @@ def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
     if gm == "yes":
         state, _events = lobby.become_gm(state, host, BecomeGm(host))
     return state
-
-
-def acting_players(state: RaceState) -> tuple[str, ...]:
-    """Everyone the race waits on, in move order."""
-    if state.phase in TOGETHER:
-        return tuple(r.owner for r in flow.waiting(state))
-    if state.phase in (Phase.GM, Phase.APPROVAL):
-        return (state.gm,)
-    if state.phase == Phase.ACTION:
-        actor = flow.actor(state)
-        return (actor.owner,) if actor else ()
-    if state.phase in (Phase.REACTION, Phase.STABILIZE):
-        return (state.racer(state.pending.target).owner,)
-    return ()
 
 
 def apply(state: RaceState, actor: str, action: Any) -> tuple[RaceState, tuple]:
