@@ -1,0 +1,74 @@
+"""End to end: a race on the fake Discord. Both racers answer the simultaneous steps through the public
+"Your move (private)" button and the private menu it opens; the racer passed is asked for its own
+reaction; no public message names a DC."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from rules.race.ruleset import RULESET
+from rules.race.state import Phase, RaceState
+from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
+from tests.e2e.test_e2e_long_games import all_buttons, poll
+from tests.e2e.test_e2e_track import public_text
+
+
+def read_state(db_path) -> RaceState:
+    with sqlite3.connect(db_path) as db:
+        (state,) = db.execute("SELECT state FROM games").fetchone()
+    return RULESET.load_state(state)
+
+
+async def choose(fake, player: str, message: dict, wanted: str) -> None:
+    """Press the public choices button, then the first private choice whose label starts with `wanted`."""
+    (choices,) = [b for b in all_buttons(message) if b["label"] == "Your move (private)"]
+    opened = await fake.responses(await fake.click(player, "channel", message["id"], choices["custom_id"]),
+                                  timeout=RESPONSE_TIMEOUT)
+    (menu,) = opened.followups
+    assert menu.ephemeral, menu
+    buttons = {b["label"]: b["custom_id"] for row in menu.components for b in row["components"]}
+    label = next((k for k in buttons if k.startswith(wanted)), None)
+    assert label is not None, (wanted, list(buttons))
+    played = await fake.responses(await fake.click(player, "channel", menu.message["id"], buttons[label]),
+                                  timeout=RESPONSE_TIMEOUT)
+    assert not played.rejected, played.describe()
+
+
+def latest(fake) -> dict:
+    return [m for m in fake.channel_messages("channel") if all_buttons(m)][-1]
+
+
+async def test_a_race_is_played_through_private_menus_and_no_dc_is_public(fake, bot, record_latency):
+    made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="race",
+                                         track="outlaw_gauntlet", tuning=0), record_latency, title="Race")
+    assert "New Race" in made.content
+    for name in ("alice", "bob"):
+        assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),
+                          record_latency, title="Race")
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency, title="Race")
+    names = {str(fake.users[name].id): name for name in ("alice", "bob")}
+    passed = False
+    for _ in range(80):
+        state = read_state(bot.db)
+        if state.phase == Phase.FINISHED or passed:
+            break
+        waiting = RULESET.acting_players(state)
+        labels = [a.label for a in RULESET.legal_actions(state, waiting[0])]
+        wanted = next((label for label in labels if label.startswith("Pass (")), None)
+        if state.phase == Phase.ACTION and wanted:
+            await choose(fake, names[waiting[0]], latest(fake), "Pass (")
+            state = await poll(lambda: (s := read_state(bot.db)).phase == Phase.REACTION and s, RESPONSE_TIMEOUT,
+                               "the passed racer asked")
+            (target,) = RULESET.acting_players(state)
+            assert target != waiting[0]                       # the racer passed answers for itself
+            await choose(fake, names[target], latest(fake), "Block")
+            await poll(lambda: read_state(bot.db).phase != Phase.REACTION, RESPONSE_TIMEOUT, "the block played")
+            passed = True
+            continue
+        pick = next((label for label in labels if not label.startswith("Pass (")), labels[0])
+        await choose(fake, names[waiting[0]], latest(fake), pick)
+        await poll(lambda before=state: read_state(bot.db) != before, RESPONSE_TIMEOUT, "the choice stored")
+    assert passed, "no pass came up"
+    shown = public_text(fake, "channel")
+    assert "Minefield" in shown and "Piloting against" in shown and "DC" not in shown
+    assert_nothing_unexpected(fake, bot)
