@@ -4,12 +4,17 @@ a fixed seed so every face a test reads is the one the rules rolled."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
+from functools import cache
+
+import pytest
 
 from rules.dice import DiceState, roll_faces
-from rules.race import ai, data
-from rules.race.actions import AddComputer, Join, Start
-from rules.race.events import Damaged, DiceRolled
+from rules.errors import GameError
+from rules.race import ai, checks, data
+from rules.race.actions import Act, AddComputer, Join, React, Start
+from rules.race.events import Damaged, DiceRolled, Maneuver
 from rules.race.ruleset import RULESET
 from rules.race.state import TOGETHER, Phase, Racer, RaceState
 
@@ -57,9 +62,9 @@ def grid(*seats: Seat | str, track: str = "dune_sea", seed: int = 1, tuning: int
 
 def race(*seats: Seat | str, track: str = "dune_sea", seed: int = 1, phase: Phase = Phase.ACTION, section: int = 0,
          lap: int = 0, gm: bool = False, **fields) -> RaceState:
-    """A race under way: racers r1..rN (owned by the seats' players) in the given move order with the
-    given speeds and altitudes, at `section` of `lap` in `phase`, fresh for that step, dice from `seed`.
-    A phase of the action phase gets the action order last to first; `fields` replace anything else."""
+    """A race under way: racers r1..rN (owned by the seats' players) in the given move order (or
+    `order`) with the given speeds and altitudes, at `section` of `lap` in `phase`, fresh for that step,
+    dice from `seed`. The action phase's order is last to first; `fields` replace anything else."""
     seats = tuple(_seat(s) for s in seats)
     state, _ = grid(*seats, seed=seed, gm=gm)
     racers = []
@@ -67,12 +72,26 @@ def race(*seats: Seat | str, track: str = "dune_sea", seed: int = 1, phase: Phas
         fresh = Racer(started.id, s.player, s.player, started.pilot, started.vehicle, n,
                       state.vehicle_spec(started).hp, speed=s.speed, altitude=s.altitude)
         racers.append(replace(fresh, **s.marks))
-    order = tuple(r.id for r in racers)
-    state = replace(state, track=track, racers=tuple(racers), order=order, phase=phase, section=section, lap=lap,
-                    pending=None, feature_stage="", feature=0, dc_changes=(), dice=DiceState(seed),
-                    step=max((r.out_order for r in racers), default=0),
-                    action_order=tuple(reversed(order)) if phase in (Phase.ACTION, Phase.REACTION) else ())
-    return replace(state, **fields)
+    fields = {"order": tuple(r.id for r in racers), "pending": None, "feature_stage": "", "feature": 0,
+              "dc_changes": (), **fields}
+    state = replace(state, track=track, racers=tuple(racers), phase=phase, section=section, lap=lap,
+                    dice=DiceState(seed), step=max(r.out_order for r in racers), **fields)
+    if "action_order" not in fields and phase not in TOGETHER:
+        state = replace(state, action_order=tuple(reversed(state.order)))
+    return state
+
+
+def at_feature(track: str, section: int, stage: str, index: int, *seats: Seat | str, seed: int = 1,
+               **fields) -> RaceState:
+    """A race waiting on every racer to choose whether to try for a feature ('before' or 'after' the actions)."""
+    return race(*seats, track=track, section=section, seed=seed, phase=Phase.FEATURE, feature_stage=stage,
+                feature=index, **fields)
+
+
+def hit(track: str = "dune_sea", section: int = 0, altitude: int = 1, seed: int = 1) -> tuple:
+    """ann (r1, first of three, 500 km/h, 500 HP) meets the section's hazard: the state before, after, events."""
+    state = race(seat("ann", 500, altitude, hp=500), "bob", "cy", track=track, section=section, seed=seed)
+    return (state,) + checks.hit_hazard(state, "r1")
 
 
 def turn_of(state: RaceState, racer_id: str) -> RaceState:
@@ -103,6 +122,15 @@ def answer_all(state: RaceState, action, **by_player) -> tuple[RaceState, tuple]
     return state, events
 
 
+def refused(state: RaceState, player: str, action, error: type = GameError, match: str | None = None) -> None:
+    """The rules refuse the action with `error` (a GameError) and the race stays as it was."""
+    assert issubclass(error, GameError)
+    before = copy.deepcopy(state)
+    with pytest.raises(error, match=match):
+        apply(state, player, action)
+    assert state == before
+
+
 def rolls(events: tuple, purpose: str, who: str | None = None) -> list[DiceRolled]:
     """The DiceRolled events whose purpose starts with `purpose` (and made by `who`)."""
     return [e for e in events if isinstance(e, DiceRolled) and e.purpose.startswith(purpose)
@@ -121,9 +149,24 @@ def of(events: tuple, kind: type, name: str | None = None) -> list:
     return [e for e in events if isinstance(e, kind) and name in (None, getattr(e, "name", None))]
 
 
+def named(events: tuple, kind: str) -> list[Maneuver]:
+    """The Maneuver events of one kind ("rams", "passes", "feints at", ...)."""
+    return [e for e in events if isinstance(e, Maneuver) and e.kind == kind]
+
+
 def damage_to(events: tuple, name: str) -> int:
     """The hull points a racer lost in these events."""
     return sum(e.points for e in of(events, Damaged, name))
+
+
+def adds_up(rolled: DiceRolled) -> bool:
+    """A check's total is the face it kept plus its modifiers."""
+    return rolled.total == kept(rolled) + sum(v for _k, v in rolled.modifiers)
+
+
+def branch(ours: int, theirs: int) -> str:
+    """An opposed roll's outcome for the one who rolled `ours`."""
+    return "higher" if ours > theirs else "tie" if ours == theirs else "lower"
 
 
 def kept(rolled: DiceRolled) -> int:
@@ -173,7 +216,48 @@ def computer_race(track: str, seed: int, vehicles: tuple[str, ...], limit: int =
     raise AssertionError("the computer race did not finish")
 
 
+def made_at(ok: bool, total: int) -> str:
+    """A branch's name for `saw`: 'made at 15', 'missed at 14'."""
+    return f"{'made' if ok else 'missed'} at {total}"
+
+
 def saw(seen: set, *wanted: str) -> None:
     """Every branch a parametrised sweep claims to cover occurred at least once."""
     missing = set(wanted) - seen
     assert not missing, f"no seed reached the branch(es) {sorted(missing)}; saw {sorted(seen)}"
+
+
+# --- the maneuvers and checks several tests share ------------------------------------------------
+
+def assert_damage_slows(events: tuple, after, hurt, extra: int = 0) -> None:
+    """The hull lost the damage roll, and the speed the damage minus a Con roll, rounded down to tens (+ extra)."""
+    con = rolls(events, "Vehicle Roll (Constitution)")[0]
+    assert racer(after, "r1").hp == 500 - hurt.total
+    assert racer(after, "r1").speed == 500 - max(0, (hurt.total - con.total) // 10 * 10) - extra
+
+
+def show_off(seed: int, place: int, shift: int | None = None):
+    """The racer in `place` of three shows off on the Boost Run (DC 0 at 1 m, moved by `shift`)."""
+    state = turn_of(race("ann", "bob", "cy", seed=seed), f"r{place}")
+    if shift is not None:
+        state = replace(state, dc_changes=((0, shift),))
+    return state, *apply(state, ("ann", "bob", "cy")[place - 1], Act("show_off"))
+
+
+@cache
+def pass_sweep(reaction: str = "block") -> tuple:
+    """bob (440 km/h) tries to pass ann (400) who answers, over 150 seeds: (after, bob's roll, ann's roll)."""
+    runs = []
+    for seed in range(1, 151):
+        after, events = play(race(seat("ann", 400), seat("bob", 440), seed=seed), ("bob", Act("pass")),
+                             ("ann", React(reaction)))
+        runs.append((after, roll(events, "Piloting (pass)"), roll(events, "Piloting against")))
+    return tuple(runs)
+
+
+def ramming(seed: int, track: str = "dune_sea", reaction: str = "none", brake: bool = False, ahead: int = 300,
+            behind: int = 350, rammer: str = "rookie"):
+    """bob (r2, a racing swoop) rams ann (r1, a landspeeder) who answers with `reaction`."""
+    state = race(seat("ann", ahead, vehicle="landspeeder", hp=200), seat("bob", behind, pilot=rammer, hp=200),
+                 track=track, seed=seed)
+    return play(state, ("bob", Act("ram")), ("ann", React(reaction, brake)))

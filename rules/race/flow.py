@@ -80,8 +80,8 @@ def run_checks(state: RaceState) -> tuple[RaceState, tuple]:
     may accelerate. Savvy's advantage is used up by this check."""
     events: tuple = ()
     for racer in state.racing():
-        if not checks.needs_check(state, racer):
-            state = state.with_racer(replace(racer, made_check=True))
+        if not checks.needs_check(state, racer):   # Savvy's advantage was for this section: gone unused
+            state = state.with_racer(replace(racer, made_check=True, advantage=False))
             continue
         dc = checks.section_dc(state, state.section, racer.altitude)
         state, total, rolled = checks.piloting(state, racer.id, "Piloting check for the section", dc,
@@ -151,7 +151,7 @@ def _meet(state: RaceState, racer_id: str, feature: data.Feature) -> tuple[RaceS
         need = feature.speed // 2 if racer.sprung else feature.speed
         if racer.speed >= need:
             return state, (FeatureMet(racer.name, "the gap", f"clears it at {racer.speed} km/h"),)
-        state, out = go_out(state, racer_id, "fell")
+        state, out = go_out(state, racer_id, "disqualified")   # seed: "it falls down and is disqualified"
         return state, (FeatureMet(racer.name, "the gap", f"{racer.speed} km/h is too slow: falls"),) + out
     dc = checks.feature_dc(state, feature, racer.altitude)
     if not racer.trying:

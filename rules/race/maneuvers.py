@@ -13,7 +13,7 @@ from dataclasses import replace
 from rules.errors import BadOption, NotYourTurn, WrongPhase
 from rules.race import checks, data, flow
 from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
-from rules.race.events import Chose, Maneuver
+from rules.race.events import Chose, DiceRolled, Maneuver
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
 from rules.race.speed import damage, gain, go_out, lose, set_speed, swapped
 from rules.race.state import Pending, Phase, Racer, RaceState
@@ -188,7 +188,8 @@ def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tup
     # attack_back
     if reaction == "attack":
         state, more = _shoot(state, pending.target, pending.actor)
-        return _done(state, events + more)
+        state, judged = _judge(state, pending.target, "attack", pending.weapon == "approved")
+        return _done(state, events + more + judged)
     return _done(state, events + (Chose(state.racer(pending.target).name, "does not shoot back"),))
 
 
@@ -213,8 +214,9 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple) -> t
     forced = pending.kind == "forced_pass"
     if reaction == "none" or reaction == "attack":
         if reaction == "attack":   # the seed: this reaction "does not prevent you from being passed"
-            state, more = _shoot(state, other.id, mover.id)
-            events += more
+            state, more = _shoot(state, other.id, mover.id, penalty=2, advantage=pending.feint == "lost")
+            state, judged = _judge(state, other.id, "attack", False)
+            events += more + judged
         state, more = swapped(state, mover.id, other.id)
         return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
     edge = speed_edge(mover, other)
@@ -247,17 +249,18 @@ def _ram(state: RaceState, pending: Pending, reaction: str, brake: bool, events:
     """Seed, Ram: a higher roll rams. Both make a Vehicle Roll (Constitution); the lower takes the
     difference, and the rammed racer 1 more plus the rammer's speed bonus."""
     mover, other = state.racer(pending.actor), state.racer(pending.target)
-    edge = speed_edge(mover, other)
     hit = True
     if reaction == "dodge":
         if brake:
             state, more = _dodge_brake(state, other.id)
             events += more
-        state, ours, theirs, rolled = _opposed(state, pending, edge, 0)
+            other = state.racer(other.id)
+        state, ours, theirs, rolled = _opposed(state, pending, speed_edge(mover, other), 0)
         events += rolled
         hit = ours > theirs
     if not hit:
         return _judged(state, pending, events + (Maneuver(mover.name, "fails to ram", other.name, "dodged"),))
+    edge = speed_edge(mover, other)
     state, mine, a = vehicle_roll(state, mover, "con", state.vehicle_spec(mover))
     state, theirs, b = vehicle_roll(state, other, "con", state.vehicle_spec(other))
     events += (Maneuver(mover.name, "rams", other.name), a, b)
@@ -367,17 +370,19 @@ def _attack(state: RaceState, racer_id: str, target: str, approved: bool) -> tup
     return replace(state, phase=Phase.REACTION, pending=pending), more
 
 
-def _shoot(state: RaceState, shooter_id: str, target_id: str) -> tuple[RaceState, tuple]:
+def _shoot(state: RaceState, shooter_id: str, target_id: str, penalty: int | None = None,
+           advantage: bool = False) -> tuple[RaceState, tuple]:
     """A sidearm shot (the default racers carry no vehicle weapons): the attack roll against the target's
     AC, +1 AC for every 10 km/h of speed difference (seed); a hand weapon costs -2 on the shooter's next
-    Piloting check forwards, -5 backwards."""
+    Piloting check forwards, -5 backwards (`penalty`: a reaction to a pass, "still -2")."""
     shooter, target = state.racer(shooter_id), state.racer(target_id)
     arm = state.pilot_spec(shooter).sidearm
     ac = state.vehicle_spec(target).ac + abs(shooter.speed - target.speed) // 10
     forward = state.position(target_id) < state.position(shooter_id)
-    state = state.with_racer(replace(shooter, penalty=shooter.penalty + (2 if forward else 5)))
+    cost = penalty if penalty is not None else (2 if forward else 5)
+    state = state.with_racer(replace(shooter, penalty=shooter.penalty + cost))
     state, total, rolled = d20(state, shooter.name, f"attack with the {arm.name}", (("attack", arm.attack),),
-                               verdict=lambda t: "hit" if t >= ac else "miss")
+                               advantage=advantage, verdict=lambda t: "hit" if t >= ac else "miss")
     events: tuple = (Maneuver(shooter.name, f"shoots the {arm.name} at", target.name), rolled)
     if total < ac:
         return state, events
@@ -387,22 +392,28 @@ def _shoot(state: RaceState, shooter_id: str, target_id: str) -> tuple[RaceState
 
 
 def _judged(state: RaceState, pending: Pending, events: tuple, finish: bool = True) -> tuple[RaceState, tuple]:
-    """Seed: an illegal ram or weapon attack, hit or miss, faces the judges: a Charisma (Deception) check
-    against the track's DC, with disadvantage for loud weapons; a failure disqualifies."""
+    """The acting racer's ram or attack before the judges, then (`finish`) on to the next action."""
     kind = "ram" if pending.kind == "ram" else "attack"
-    racer = state.racer(pending.actor)
-    if legality(state, kind) == "legal" or pending.weapon == "approved" or racer.out:
-        return _done(state, events) if finish else (state, events)
+    state, judged = _judge(state, pending.actor, kind, pending.weapon == "approved")
+    return _done(state, events + judged) if finish else (state, events + judged)
+
+
+def _judge(state: RaceState, racer_id: str, kind: str, approved: bool) -> tuple[RaceState, tuple]:
+    """Seed: an illegal ram or weapon attack (a reaction's too), hit or miss, faces the judges: a Charisma
+    (Deception) check against the track's DC, with disadvantage for loud weapons; a failure disqualifies.
+    An action a seated GM approved is not judged."""
+    racer = state.racer(racer_id)
+    if legality(state, kind) == "legal" or approved or racer.out:
+        return state, ()
     dc = state.the_track.judges_dc
     loud = kind == "attack" and state.pilot_spec(racer).sidearm.loud
     state, total, rolled = d20(state, racer.name, "Deception against the judges",
                                (("Deception", state.pilot_spec(racer).deception),), disadvantage=loud,
                                verdict=lambda t: "unseen" if t >= dc else "caught")
-    events += (rolled,)
-    if total < dc:
-        state, more = go_out(state, racer.id, "disqualified")
-        events += more
-    return _done(state, events) if finish else (state, events)
+    if total >= dc:
+        return state, (rolled,)
+    state, more = go_out(state, racer.id, "disqualified")
+    return state, (rolled,) + more
 
 
 def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tuple]:
@@ -441,7 +452,7 @@ def _show_off(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     dc = checks.section_dc(state, state.section, racer.altitude) + place
     state, total, rolled = checks.piloting(state, racer_id, "Piloting (show off)", dc)
     events: tuple = (rolled, Maneuver(racer.name, "shows off", result="the crowd roars" if total >= dc else "fumbles"))
-    if total >= dc and place == 1:
+    if place == 1:   # seed: "If you occupy the first place ..., you may attempt a Performance check"
         state, _total, more = d20(state, racer.name, "Performance (show off)",
                                   (("Performance", state.pilot_spec(racer).performance),))
         events += (more,)
@@ -472,9 +483,10 @@ def _patch(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     if total < dc:
         return state, (rolled,)
     state, (face,) = dice(state, 1, spec.hull_die)
+    rolled_die = DiceRolled(racer.name, "Hit Die (patch)", f"d{spec.hull_die}", (face,), face)
     hp = min(spec.hp, state.racer(racer_id).hp + face)
     state = state.with_racer(replace(state.racer(racer_id), hp=hp))
-    return state, (rolled, Maneuver(racer.name, "patches the hull", result=f"+{face} HP, {hp} HP"))
+    return state, (rolled, rolled_die, Maneuver(racer.name, "patches the hull", result=f"{hp} HP"))
 
 
 def _turbo(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
