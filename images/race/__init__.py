@@ -22,15 +22,14 @@ WIDTH, HEIGHT = 1100, 660
 TEXT = 24              # the smallest words: 9.2 px when the picture is shown 420 px wide (a phone)
 PAD = 20
 HEADER = 104
-STRIP = 64
-PANEL = 118
+STRIP = 66
+PANEL = 116
 ROW = 46
 SPEED_X, ALT_X, HULL_X = 672, 806, 884   # the table's columns of figures
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 LIT = colours.HIGHLIGHT
 TRACK = (222, 216, 204)
 GOOD, BAD = colours.GOOD, colours.BAD
-TYPE_MARK = {"straight": "—", "curved": "~", "twisted": "≈", "maze": "#"}
 
 
 def name_of(state: RaceState, pid: str | None) -> str:
@@ -66,20 +65,23 @@ def _header(draw: ImageDraw.ImageDraw, state: RaceState, last: tuple) -> None:
 
 
 def _strip(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
-    """The track's sections left to right, the current one lit; laps written at the end."""
+    """The track's sections left to right, the current one lit, names on up to two lines; laps at the end."""
     sections = state.the_track.sections
     gap = 8
-    width = (WIDTH - 2 * PAD - 90 - gap * (len(sections) - 1)) / len(sections)
+    width = (WIDTH - 2 * PAD - 60 - gap * (len(sections) - 1)) / len(sections)
     face = font(K * TEXT, bold=True)
     for n, section in enumerate(sections):
         x0 = PAD + n * (width + gap)
         current = n == state.section and state.phase not in (Phase.LOBBY, Phase.FINISHED)
-        draw.rounded_rectangle([K * x0, K * top, K * (x0 + width), K * (top + STRIP - 8)], radius=8 * K,
+        draw.rounded_rectangle([K * x0, K * top, K * (x0 + width), K * (top + STRIP - 6)], radius=8 * K,
                                fill=LIT if current else TRACK, outline=INK, width=(4 if current else 2) * K)
-        text = ellipsize(f"{TYPE_MARK[section.type]} {section.name}", face, K * (width - 16))
-        draw_text(draw, (K * (x0 + width / 2), K * (top + (STRIP - 8) / 2)), text, face, INK, "mm")
+        lines = wrap(section.name, face, K * (width - 12), 2)
+        middle = top + (STRIP - 6) / 2
+        for row, line in enumerate(lines):
+            y = middle + (row - (len(lines) - 1) / 2) * 26
+            draw_text(draw, (K * (x0 + width / 2), K * y), line, face, INK, "mm")
     laps = f"×{state.the_track.laps}"
-    draw_text(draw, (K * (WIDTH - PAD), K * (top + (STRIP - 8) / 2)), laps, font(K * 28, bold=True), INK, "rm")
+    draw_text(draw, (K * (WIDTH - PAD), K * (top + (STRIP - 6) / 2)), laps, font(K * 28, bold=True), INK, "rm")
 
 
 def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:

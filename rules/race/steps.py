@@ -116,12 +116,16 @@ def throttle(state: RaceState, actor: str, action: Throttle) -> tuple[RaceState,
 def try_feature(state: RaceState, actor: str, action: TryFeature) -> tuple[RaceState, tuple]:
     """Seed: a racer may decline to contact a positive feature, or to avoid a negative one."""
     racer = _answering(state, actor)
+    feature = flow.stage_features(state)[state.feature]
+    name = flow.FEATURE_NAMES[feature.kind]
+    said = (f"goes for the {name}" if action.attempt else f"leaves the {name}") if feature.positive else \
+        (f"tries to avoid the {name}" if action.attempt else f"rides into the {name}")
     state = state.with_racer(replace(racer, trying=action.attempt, answered=True))
     if flow.waiting(state):
-        return state, ()
+        return state, (Chose(racer.name, said),)
     state, events = flow.resolve_feature(state)
     state, more = flow.next_feature(state)
-    return state, events + more
+    return state, (Chose(racer.name, said),) + events + more
 
 
 def gm_change(state: RaceState, actor: str, action: GmChange) -> tuple[RaceState, tuple]:
