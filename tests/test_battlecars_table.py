@@ -134,7 +134,7 @@ def _state(db: str) -> BattlecarsState:
 def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob):
     """Two humans, each command its own `pitboss exec` process; each picks its first legal action (a
     speed, a step, a shot, a drop) as a player reading the choices would. The game ends (a win, or a
-    draw at its 4-turn cap) and `pitboss verify` replays it exactly. Between them the two games seat
+    draw at its 3-turn cap) and `pitboss verify` replays it exactly. Between them the two games seat
     every vehicle type: a bike and a truck, a car and a tank."""
     db = str(tmp_path / "bc.db")
 
@@ -143,7 +143,7 @@ def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob)
         assert result.returncode == 0, (line, result.stdout, result.stderr)
         return result
 
-    for user, line in (("alice", "/game new ruleset:battlecars rounds:4 board:open"),
+    for user, line in (("alice", "/game new ruleset:battlecars rounds:3 board:open"),
                        ("alice", f"/game join vehicle:{alice}"), ("bob", f"/game join vehicle:{bob}"),
                        ("alice", "/game start")):
         exec_(user, line)
