@@ -131,6 +131,9 @@ class Ruleset:
     # How many of the last logged actions are still secret (declared, not yet revealed): an export of a
     # running game leaves them out.
     secret_tail: Callable[[Any], int] | None = None
+    # Why `player` may not export the running game now (its log holds what only someone else may know,
+    # as a seated GM's private changes), or None.
+    export_guard: Callable[[Any, str], str | None] | None = None
     # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
     # player who acted before it; None: the turn is told event by event.
     turn_summary: Callable[[tuple], str] | None = None

@@ -29,14 +29,19 @@ async def state_of(service, channel: str) -> RaceState:
     return RULESET.load_state(game.state)
 
 
-async def play_on(service, channel: str, limit: int = 400) -> list:
-    """Every waiting player plays its first legal action until the race ends; the replies."""
+async def play_on(service, channel: str, limit: int = 400, seen: list | None = None) -> list:
+    """Every waiting player plays its first legal action until the race ends; the replies. `seen`
+    collects the words of every choice offered (the buttons and autocomplete) and every export."""
     replies = []
     for _ in range(limit):
         state = await state_of(service, channel)
         if RULESET.is_finished(state):
             break
         player = RULESET.acting_players(state)[0]
+        offered = RULESET.legal_actions(RULESET.view(state, player), player) or RULESET.legal_actions(state, player)
+        if seen is not None:
+            seen.extend(f"{a.label} {a.command}" for a in offered)
+            seen.append((await run(service, player, "/game export", channel)).files[0].data.decode())
         reply = await run(service, player, RULESET.legal_actions(state, player)[0].command, channel)
         assert reply.outcome == "applied", reply.text
         replies.append(reply)
@@ -76,20 +81,26 @@ def test_a_whole_race_through_exec_one_process_per_command(tmp_path):
 
 async def test_no_public_output_gives_a_dc(service):
     """Seed: the GM describes a section "without revealing actual DC values". Over a whole race no reply,
-    alt text, status or log line names a DC, and the export holds actions only."""
+    alt text, status, log line, offered choice, export before the end or replay caption names a DC."""
     for user, line in (("alice", "/game new ruleset:race track:cloud_city tuning:0 seed:9"),
                        ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
                        ("alice", "/game add-ai pilot:veteran vehicle:podracer"), ("alice", "/game start")):
         assert (await run(service, user, line, "chan")).outcome == "applied"
     refused = await run(service, "alice", "/dcs", "chan")
     assert refused.outcome == "refused" and "game master" in refused.text
-    replies = await play_on(service, "chan")
-    words = [r.text for r in replies] + [r.alt_text or "" for r in replies]
+    seen: list = []
+    replies = await play_on(service, "chan", seen=seen)
+    words = [r.text for r in replies] + [r.alt_text or "" for r in replies] + seen
     words.append((await run(service, "carol", "/game log count:100", "chan")).text)
     game = (await service._store.all_games())[-1]
     logged = [e.describe() for r in await service._store.actions(game.id) for e in events_of(RULESET, r)]
     assert len(logged) > 50 and any("Piloting check for the section" in w for w in logged)
-    assert not any("DC" in w for w in words + logged)
+    from images.registry import renderer
+
+    state = await state_of(service, "chan")
+    captions = [" ".join(map(str, renderer("race").captioner(RULESET.view(state, None), "alice", e)))
+                for e in [events_of(RULESET, r) for r in await service._store.actions(game.id)]]
+    assert len(seen) > 10 and not any("DC" in w or '"dc"' in w for w in words + logged + captions)
 
 
 async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
@@ -104,6 +115,9 @@ async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
     racer_refused = await run(service, "alice", "/gm reveal:yes", "chan-gm")
     assert racer_refused.outcome == "refused"
     assert (await run(service, "gina", "/gm change:3", "chan-gm")).outcome == "applied"
+    leaked = await run(service, "alice", "/game export", "chan-gm")      # the log holds the change
+    assert leaked.outcome == "refused" and not leaked.files and "secret" in leaked.text
+    assert (await run(service, "gina", "/game export", "chan-gm")).files
     secret = await run(service, "gina", "/dcs", "chan-gm")
     assert secret.ephemeral and "DC 3" in secret.text            # the straight's 0, raised by 3
     assert (await run(service, "alice", "/dcs", "chan-gm")).outcome == "refused"

@@ -277,6 +277,9 @@ class GameService(TableClock, PlannedTurns):
             records = await self._store.recent_actions(game.id, queries.log_count(command), before)
             return queries.game_log(ruleset, records, command.options.get("count"), before)
         if command.name == "game export":
+            why = None if ended or ruleset.export_guard is None else ruleset.export_guard(state, actor.id)
+            if why:
+                raise GameError(why)
             records = await self._store.actions(game.id)
             return await asyncio.to_thread(queries.export, ruleset, game, records, ended)
         if command.name == "game verify":

@@ -316,6 +316,13 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     raise BadOption(f"This game has no command /{command}.")
 
 
+def export_guard(state: RaceState, player: str) -> str | None:
+    """A seated GM's DC changes are in the log: until the race ends only the GM may export it."""
+    if state.dc_changes and player != state.gm:
+        return "The game master's changes to the DCs stay secret until the race ends: only the GM can export it now."
+    return None
+
+
 def turn_key(state: RaceState) -> str:
     """One key per step that waits on someone else."""
     waiting = ",".join(acting_players(state))
@@ -337,4 +344,5 @@ RULESET = Ruleset(
     undo_blocker=undo_blocker,
     suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
+    export_guard=export_guard,
 )
