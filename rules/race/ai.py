@@ -54,6 +54,9 @@ def _action_choice(state: RaceState, racer: Racer) -> Act:
     behind = state.behind(racer.id)
     if can("sweep") and behind is not None and behind.speed - racer.speed >= 20:
         return Act("sweep")
+    if can("emergency_brake") and pilot.piloting > state.pilot_spec(behind).piloting \
+            and racer.speed - behind.speed <= 30:
+        return Act("emergency_brake")   # a better pilot makes the one behind pass at a disadvantage
     if can("attack") and maneuvers.legality(state, "attack") == "legal" and ahead is not None:
         return Act("attack", target=ahead.id)
     if ahead is not None and racer.speed < ahead.speed and racer.hp * 3 > spec.hp * 2:
@@ -71,7 +74,13 @@ def _reaction(state: RaceState, racer: Racer) -> React:
     if kind == "attack_back":
         return React("attack" if state.pilot_spec(racer).sidearm else "none")
     if kind in ("ram", "sweep"):
-        return React("dodge")
+        return React("dodge", brake=racer.speed > comfort_speed(state, racer))
+    passer = state.racer(state.pending.actor)
+    if passer.speed - racer.speed >= 30:      # much faster: swept into the hazard, or it sweeps itself
+        return React("sweep")
+    if maneuvers.legality(state, "attack") == "legal" and state.pilot_spec(racer).sidearm and racer.hp * 2 > \
+            state.vehicle_spec(racer).hp:
+        return React("attack")
     return React("block")
 
 

@@ -221,6 +221,18 @@ class Maneuver:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class Reacted:
+    name: str
+    reaction: str     # block, sweep, dodge, attack, none
+
+    def describe(self) -> str:
+        words = {"block": "blocks", "sweep": "answers with a side sweep", "dodge": "dodges",
+                 "attack": "answers with a weapon", "none": "does not react"}
+        return f"{self.name} {words.get(self.reaction, self.reaction)}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class PlacesSwapped:
     ahead: str
     behind: str

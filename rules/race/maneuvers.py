@@ -13,7 +13,7 @@ from dataclasses import replace
 from rules.errors import BadOption, NotYourTurn, WrongPhase
 from rules.race import checks, data, flow
 from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
-from rules.race.events import Chose, DiceRolled, Maneuver
+from rules.race.events import Chose, DiceRolled, Maneuver, Reacted
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
 from rules.race.speed import damage, gain, go_out, lose, set_speed, swapped
 from rules.race.state import Pending, Phase, Racer, RaceState
@@ -173,7 +173,7 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
     if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
         raise BadOption("You cannot side sweep a slower racer.")
     state = state.with_racer(replace(target, reacted=reaction != "none"))
-    return _resolve(state, reaction, action.brake and reaction == "dodge", ())
+    return _resolve(state, reaction, action.brake and reaction == "dodge", (Reacted(target.name, reaction),))
 
 
 def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
