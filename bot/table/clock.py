@@ -106,6 +106,8 @@ class TableClock:
         own: list = []
         done = None
         for _ in range(MAX_COMPUTER_ACTIONS):
+            if done is not None and done.ruleset.turn_key(state) != timer.turn_key:
+                break   # the missed turn is played; a later one has its own deadline
             action = ruleset.autopilot.play(state, timer.player, passive)
             if action is None:
                 break

@@ -132,8 +132,11 @@ def autopilot_action(state: RaceState, player: str, passive: bool = False) -> An
         return _feature_choice(state, racer)
     if state.phase == Phase.ACTION:
         return Act("none")
-    if state.phase == Phase.REACTION:
-        return _reaction(state, racer)
+    if state.phase == Phase.REACTION:   # defends: blocks a pass, dodges a ram or sweep, shoots back
+        kind = state.pending.kind
+        if kind == "attack_back":
+            return React("attack" if state.pilot_spec(racer).sidearm else "none")
+        return React("dodge" if kind in ("ram", "sweep") else "block")
     if state.phase == Phase.STABILIZE:
         return Stabilize(True)
     return None
