@@ -6,6 +6,7 @@ both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself 
 
 from __future__ import annotations
 
+import compileall
 import os
 import subprocess
 import sys
@@ -26,6 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test reads the SQLite file directly")
+    # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
+    # here) each would compile every module again. Byte-compile once, as an installed package would be.
+    for package in ("bot", "rules", "images"):
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_generate_tests(metafunc) -> None:

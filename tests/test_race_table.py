@@ -54,29 +54,82 @@ def _state(db: str) -> RaceState:
     return RULESET.load_state(text)
 
 
-def test_a_whole_race_through_exec_one_process_per_command(tmp_path):
-    """Two humans on the one-lap Outlaw Gauntlet, each command its own `pitboss exec` process, each
-    taking the first choice offered; the race finishes and `pitboss verify` replays it exactly."""
-    db = str(tmp_path / "race.db")
+SHORT_TRACK = """
+[track]
+name = "Short Hop"
+league = "rookie"
+laps = 1
+ram = "illegal"
+weapons = "ask"
+judges_dc = 12
 
-    def exec_(user: str, line: str):
+[[track.sections]]
+name = "Twisty Bit"
+type = "curved"
+hint = "A quick bend between coarse walls, magnetic rock after it."
+hazard = { kind = "coarse_wall", height = 3, severity = "dangerous", speed_die = 4 }
+after = [{ kind = "magnetic", dc = 5, speed = 30 }]
+
+[[track.sections]]
+name = "Home Straight"
+type = "straight"
+hint = "A boost strip to the line, fog along the deck."
+hazard = { kind = "railing", height = 2, severity = "setback" }
+conditions = [{ kind = "fog", altitude = 3 }]
+before = [{ kind = "boost", dc = 5, speed = 50 }]
+"""
+
+
+def exec_race(tmp_path, setup: list[tuple[str, str]], gm: str | None = None) -> RaceState:
+    """Set a race up on the group's own short track, then let each waited-on player (the GM too) take
+    the first choice offered, each command its own `pitboss exec` process; check `pitboss verify`."""
+    db = str(tmp_path / "race.db")
+    (tmp_path / "short.toml").write_text(SHORT_TRACK)
+
+    def exec_(user: str, line: str) -> str:
         result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path)
         assert result.returncode == 0, (line, result.stdout, result.stderr)
-        return result
+        return result.stdout
 
-    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:5"),
-                       ("alice", "/game join pilot:veteran vehicle:podracer"),
-                       ("bob", "/game join pilot:rookie vehicle:speeder_bike"), ("alice", "/game start")):
+    host = setup[0][0]
+    exec_(host, setup[0][1])
+    assert "Short Hop" in exec_(host, f"/custom file:{tmp_path / 'short.toml'}")
+    for user, line in setup[1:]:
         exec_(user, line)
-    for _ in range(150):
+    for _ in range(120):
         state = _state(db)
         if RULESET.is_finished(state):
             break
         player = RULESET.acting_players(state)[0]
+        if player == gm and state.phase == Phase.GM and state.section == 0 and not state.dc_changes:
+            exec_(gm, "/gm change:2")
+            assert "DC 7" in exec_(gm, "/dcs")                   # the curve's 5, raised by 2
         exec_(player, RULESET.legal_actions(state, player)[0].command)
-    assert RULESET.is_finished(_state(db))
+    final = _state(db)
+    assert RULESET.is_finished(final) and final.the_track.name == "Short Hop"
     verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
     assert verified.returncode == 0 and "0 mismatches" in verified.stdout
+    return final
+
+
+def test_a_whole_race_through_exec_three_humans_and_the_bot_as_gm(tmp_path):
+    """Three human racers, each command its own `pitboss exec` process, each taking the first choice
+    offered; the race finishes and `pitboss verify` replays it exactly."""
+    final = exec_race(tmp_path, [("alice", "/game new ruleset:race tuning:0 seed:5"),
+                                 ("alice", "/game join pilot:veteran vehicle:podracer"),
+                                 ("bob", "/game join pilot:rookie vehicle:speeder_bike"),
+                                 ("carol", "/game join pilot:champion vehicle:racing_swoop"), ("alice", "/game start")])
+    assert len(final.racers) == 3 and final.gm is None
+
+
+def test_a_whole_race_through_exec_with_a_human_gm(tmp_path):
+    """A seated GM readies and reveals each section, changes a DC and reads the DCs privately; two human
+    racers; the race finishes and verifies."""
+    final = exec_race(tmp_path, [("gina", "/game new ruleset:race tuning:1 gm:yes seed:6"),
+                                 ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
+                                 ("bob", "/game join pilot:veteran vehicle:landspeeder"), ("gina", "/game start")],
+                      gm="gina")
+    assert final.gm == "gina" and final.dc_changes == ((0, 2),) and {r.owner for r in final.racers} == {"alice", "bob"}
 
 
 async def test_no_public_output_gives_a_dc(service):

@@ -53,8 +53,8 @@ GRAMMAR = Grammar(
             OptionSpec("racer", "str", "The racer a reward goes to"),
             OptionSpec("reward", "str", "An off-track reward for a show off, in words"),
         )),
-        CommandSpec("custom", "Race: add your group's own vehicles and racers from a TOML or JSON file (host)", (
-            OptionSpec("file", "file", "[vehicles.ID] and [racers.ID] tables, as in the game's data files",
+        CommandSpec("custom", "Race: your group's own vehicles, racers or track, from a TOML or JSON file (host)", (
+            OptionSpec("file", "file", "[vehicles.ID], [racers.ID] or [track] tables, as in the game's data files",
                        required=True),
         )),
         CommandSpec("dcs", "Race: the DCs of the section and its features (the game master only)", query=True),

@@ -30,11 +30,14 @@ class Joined:
 class CustomAdded:
     vehicles: tuple[str, ...]
     racers: tuple[str, ...]
+    track: str = ""
 
     def describe(self) -> str:
         parts = [f"vehicles {', '.join(self.vehicles)}" if self.vehicles else "",
                  f"racers {', '.join(self.racers)}" if self.racers else ""]
-        return f"The group's own {' and '.join(p for p in parts if p)} join the grid's choices."
+        said = f"The group's own {' and '.join(p for p in parts if p)} join the grid's choices." if any(parts) else ""
+        track = f"The race will be run on the group's own track, {self.track}." if self.track else ""
+        return " ".join(p for p in (said, track) if p)
 
 
 @EVENTS.register

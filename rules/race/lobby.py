@@ -84,9 +84,9 @@ def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceSta
     if state.phase != Phase.LOBBY:
         raise WrongPhase("Vehicles and racers are added before the start.")
     raw = _parse(action.text)
-    vehicles, racers = raw.get("vehicles", {}), raw.get("racers", {})
-    if not isinstance(vehicles, dict) or not isinstance(racers, dict) or not (vehicles or racers):
-        raise BadOption("The file needs [vehicles.ID] or [racers.ID] tables.")
+    vehicles, racers, track = raw.get("vehicles", {}), raw.get("racers", {}), raw.get("track")
+    if not isinstance(vehicles, dict) or not isinstance(racers, dict) or not (vehicles or racers or track):
+        raise BadOption("The file needs [vehicles.ID], [racers.ID] or [track] tables.")
     known_v = set(data.vehicles()) | {v.id for v in state.custom_vehicles}
     known_r = set(data.racers()) | {r.id for r in state.custom_pilots}
     if len(vehicles) + len(state.custom_vehicles) > CUSTOM_EACH or len(racers) + len(state.custom_pilots) > CUSTOM_EACH:
@@ -99,10 +99,13 @@ def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceSta
     try:
         new_v = tuple(data.vehicle_from(i, v, f"vehicles.{i}") for i, v in vehicles.items())
         new_r = tuple(data.racer_from(i, r, f"racers.{i}") for i, r in racers.items())
+        new_t = data.track_from("custom", track, "track") if track is not None else state.custom_track
     except data.DataError as error:
         raise BadOption(str(error)) from None
-    state = replace(state, custom_vehicles=state.custom_vehicles + new_v, custom_pilots=state.custom_pilots + new_r)
-    return state, (CustomAdded(tuple(v.name for v in new_v), tuple(r.name for r in new_r)),)
+    state = replace(state, custom_vehicles=state.custom_vehicles + new_v, custom_pilots=state.custom_pilots + new_r,
+                    custom_track=new_t)
+    named = new_t.name if track is not None else ""
+    return state, (CustomAdded(tuple(v.name for v in new_v), tuple(r.name for r in new_r), named),)
 
 
 def _parse(text: str) -> dict:

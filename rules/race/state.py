@@ -100,6 +100,7 @@ class RaceState:
     step: int = 0                  # counts racers going out
     custom_vehicles: tuple[data.VehicleSpec, ...] = ()   # a group's own vehicles, checked as the files are
     custom_pilots: tuple[data.RacerSpec, ...] = ()
+    custom_track: data.Track | None = None   # a group's own track, replacing the one chosen at /game new
     hidden: bool = False           # a view: what the viewer may not see is blanked
     winner: str | None = None
     ended_by: str | None = None
@@ -133,7 +134,7 @@ class RaceState:
 
     @property
     def the_track(self) -> data.Track:
-        return data.track(self.track)
+        return self.custom_track or data.track(self.track)
 
     @property
     def the_section(self) -> data.Section:
