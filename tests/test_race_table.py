@@ -245,7 +245,7 @@ piloting = 7
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    (b"vehicles = 3", "needs [vehicles.ID] or [racers.ID]"),
+    (b"vehicles = 3", "needs [vehicles.ID], [racers.ID] or [track]"),
     (b"[vehicles.x]\nstr = 8\ndex = 12\ncon = 12", "vehicles.x: str 8 is below 10"),
     (b"[vehicles.podracer]\nstr = 12\ndex = 12\ncon = 12", "'podracer' is taken"),
     (b"[racers.r]\npiloting = 99", "racers.r: piloting must be a whole number from -10 to 30"),
