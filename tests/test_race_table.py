@@ -250,6 +250,10 @@ piloting = 7
     (b"[vehicles.podracer]\nstr = 12\ndex = 12\ncon = 12", "'podracer' is taken"),
     (b"[racers.r]\npiloting = 99", "racers.r: piloting must be a whole number from -10 to 30"),
     (b"{not json", "not TOML or JSON"),
+    (b'[track]\nsections = [{ name = "Loop", type = "loop", hazard = { kind = "railing" } }]',
+     "track section 1: type is one of straight"),
+    (b'[track]\nsections = [{ name = "A", type = "straight", hazard = { kind = "lava" } }]',
+     "track section 1 hazard: kind is one of railing"),
     (b"\xff\xfe", "not UTF-8"),
     (b"[vehicles.x]\nstr = 12\n" + b"#" * 20_000, "too long"),
 ])
