@@ -351,3 +351,24 @@ async def test_a_deadline_answers_for_a_racer_who_never_reacts(store):
     assert f"Piloting against {state.racer(state.pending.actor).name}" in notices[0].reply.text
     after = await state_of(service, "chan-d")
     assert after.phase != Phase.REACTION and target in {p.id for p in after.players}
+
+
+async def test_a_seated_gm_changes_the_next_sections_conditions_before_revealing_it(service):
+    """Issue 15: the GM "may change a section's DC or conditions before it is revealed". The conditions
+    are told at the reveal (never the DC they make); the GM's /dcs shows the new DC."""
+    for user, line in (("gina", "/game new ruleset:race track:dune_sea tuning:0 gm:yes seed:4"),
+                       ("alice", "/game join"), ("bob", "/game join"), ("gina", "/game start")):
+        assert (await run(service, user, line, "chan-k")).outcome == "applied"
+    before = await state_of(service, "chan-k")
+    for who, line, why in (("alice", "/gm condition:fog altitude:3", "waits on gina"),
+                           ("gina", "/gm condition:lava", "condition: one of"),
+                           ("gina", "/gm condition:-fog", "has no fog")):
+        refused = await run(service, who, line, "chan-k")
+        assert refused.outcome == "refused" and why in refused.text, refused.text
+    assert await state_of(service, "chan-k") == before
+    assert (await run(service, "gina", "/gm condition:fog altitude:3", "chan-k")).outcome == "applied"
+    assert (await run(service, "gina", "/gm condition:-strong_wind", "chan-k")).outcome == "applied"
+    assert "alice at 1 m: DC 2;" in (await run(service, "gina", "/dcs", "chan-k")).text   # 0 + fog below 3 m
+    revealed = await run(service, "gina", "/gm reveal:yes", "chan-k")
+    assert "Conditions: fog below 3 m." in revealed.text and "strong wind" not in revealed.text.split("Conditions")[1]
+    assert "DC" not in revealed.text

@@ -204,7 +204,10 @@ def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
     draw = ImageDraw.Draw(image)
     _header(draw, state, last)
     _strip(draw, state, HEADER)
-    if state.phase != Phase.LOBBY:
+    if state.phase == Phase.GM:
+        draw_text(draw, (K * PAD, K * (HEADER + STRIP + 16)), "The game master is readying the next section.",
+                  font(K * TEXT), INK, "lm")
+    elif state.phase != Phase.LOBBY:
         _panel(draw, state, HEADER + STRIP)
     _table(draw, state, HEADER + STRIP + PANEL)
     return image.reduce(K)

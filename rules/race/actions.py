@@ -79,6 +79,17 @@ class GmChange:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class GmCondition:
+    """A seated GM adds a condition to the next section (at or from `altitude` m; 0: everywhere) or,
+    with `remove`, takes one of that kind away, before revealing it."""
+
+    kind: str
+    altitude: int = 0
+    remove: bool = False
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class GmReveal:
     """A seated GM reveals the next section: the racers get its description."""
 

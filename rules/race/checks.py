@@ -22,6 +22,15 @@ def condition_applies(condition: data.Condition, altitude: int) -> bool:
     return altitude >= condition.altitude if where == "above" else altitude < condition.altitude
 
 
+def condition_words(condition: data.Condition) -> str:
+    """A condition as racers are told it: its kind and where it applies, never what it adds to a DC."""
+    kind = condition.kind.replace("_", " ")
+    where = data.table()["conditions"][condition.kind]["applies"]
+    if not condition.altitude or where == "all":
+        return kind
+    return f"{kind} at {condition.altitude} m and above" if where == "above" else f"{kind} below {condition.altitude} m"
+
+
 def condition_dc(section: data.Section, altitude: int) -> int:
     """Seed: each condition adds to the DC of a section and of its features."""
     return sum(data.table()["conditions"][c.kind]["dc"] for c in section.conditions if condition_applies(c, altitude))

@@ -49,6 +49,9 @@ GRAMMAR = Grammar(
         CommandSpec("gm", "Race: the game master readies a section or rules on an action", (
             OptionSpec("change", "int", "Change the next section's DC by this much", min_value=-20, max_value=20),
             OptionSpec("reveal", "str", "yes: reveal the next section", choices=("yes",)),
+            OptionSpec("condition", "str", "Add a condition to the next section (wind, fog, ...), or -KIND to remove"),
+            OptionSpec("altitude", "int", "The condition's altitude in metres (0: everywhere)", min_value=0,
+                       max_value=1000),
             OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
             OptionSpec("racer", "str", "The racer a reward goes to"),
             OptionSpec("reward", "str", "An off-track reward for a show off, in words"),

@@ -111,9 +111,11 @@ class SectionBegan:
     name: str
     kind: str
     hint: str
+    conditions: tuple[str, ...] = ()   # in words, e.g. "strong wind at 5 m and above"
 
     def describe(self) -> str:
-        return f"Lap {self.lap}/{self.laps}, section {self.number}: {self.name} ({self.kind}). {self.hint}"
+        weather = f" Conditions: {', '.join(self.conditions)}." if self.conditions else ""
+        return f"Lap {self.lap}/{self.laps}, section {self.number}: {self.name} ({self.kind}). {self.hint}{weather}"
 
 
 @EVENTS.register

@@ -32,7 +32,7 @@ def reveal(state: RaceState) -> tuple[RaceState, tuple]:
     whose passive Perception sees a boost trap learn it privately. Then braking, when anyone has a check."""
     track, section = state.the_track, state.the_section
     events: tuple = (SectionBegan(state.lap + 1, track.laps, state.section + 1, section.name, section.type,
-                                  section.hint),)
+                                  section.hint, tuple(checks.condition_words(c) for c in section.conditions)),)
     for index, feature in enumerate(section.before + section.after):
         if feature.kind == "boost_trap":
             key = trap_key(state.section, index)

@@ -18,6 +18,7 @@ from rules.race.actions import (
     BecomeGm,
     EndGame,
     GmChange,
+    GmCondition,
     GmReveal,
     GmReward,
     GmRule,
@@ -43,7 +44,7 @@ REVISION = 1
 ALLOWS = {
     Phase.LOBBY: (Join, AddComputer, AddCustom, BecomeGm, Start),
     Phase.TUNE: (Tune,),
-    Phase.GM: (GmChange, GmReveal),
+    Phase.GM: (GmChange, GmCondition, GmReveal),
     Phase.PREPARE: (Prepare,),
     Phase.ACCELERATE: (Throttle,),
     Phase.FEATURE: (TryFeature,),
@@ -54,7 +55,8 @@ ALLOWS = {
 }
 HANDLERS = {
     Join: lobby.join, AddComputer: lobby.add_computer, AddCustom: lobby.add_custom, BecomeGm: lobby.become_gm,
-    Start: lobby.start, Tune: steps.tune, GmChange: steps.gm_change, GmReveal: steps.gm_reveal,
+    Start: lobby.start, Tune: steps.tune, GmChange: steps.gm_change, GmCondition: steps.gm_condition,
+    GmReveal: steps.gm_reveal,
     Prepare: steps.prepare, Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act,
     React: maneuvers.react, Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule, GmReward: steps.gm_reward,
 }
@@ -305,6 +307,9 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
             return GmReward(str(options.get("racer", "")), str(options["reward"]))
         if options.get("approve"):
             return GmRule(yes("approve"))
+        if options.get("condition"):
+            text = str(options["condition"]).strip()
+            return GmCondition(text.lstrip("-"), number("altitude"), text.startswith("-"))
         if options.get("change") not in (None, ""):
             try:
                 return GmChange(int(options["change"]))
@@ -312,7 +317,8 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
                 raise BadOption("change: a whole number from -20 to 20.") from None
         if yes("reveal"):
             return GmReveal()
-        raise BadOption("/gm: change:N, reveal:yes, approve:yes|no, or racer:NAME reward:WORDS.")
+        raise BadOption("/gm: change:N, condition:KIND [altitude:M] (or -KIND), reveal:yes, approve:yes|no, "
+                        "or racer:NAME reward:WORDS.")
     raise BadOption(f"This game has no command /{command}.")
 
 

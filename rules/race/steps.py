@@ -9,7 +9,7 @@ from dataclasses import replace
 from rules.errors import BadOption, NotYourTurn
 from rules.names import plain_name
 from rules.race import checks, data, flow, lobby
-from rules.race.actions import GmChange, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
+from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
 from rules.race.events import Chose, Rewarded, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
@@ -136,6 +136,33 @@ def gm_change(state: RaceState, actor: str, action: GmChange) -> tuple[RaceState
     changes = tuple((s, d) for s, d in state.dc_changes if s != state.section)
     total = sum(d for s, d in state.dc_changes if s == state.section) + action.delta
     return replace(state, dc_changes=changes + ((state.section, total),)), ()
+
+
+def gm_condition(state: RaceState, actor: str, action: GmCondition) -> tuple[RaceState, tuple]:
+    """A seated GM changes the next section's conditions before it is revealed. The track as changed is
+    the race's own from then on; conditions are public (the racers see them when it is revealed), the
+    DCs they make are not."""
+    _gm_only(state, actor)
+    kinds = data.table()["conditions"]
+    kind = action.kind.strip().lower().replace(" ", "_")
+    if kind not in kinds:
+        raise BadOption(f"condition: one of {', '.join(kinds)}.")
+    if not 0 <= action.altitude <= 1000:
+        raise BadOption("altitude: 0 to 1000 metres.")
+    section = state.the_section
+    if action.remove:
+        if not any(c.kind == kind for c in section.conditions):
+            raise BadOption(f"{section.name} has no {kind.replace('_', ' ')}.")
+        conditions = tuple(c for c in section.conditions if c.kind != kind)
+    else:
+        strike = kinds[kind].get("strike", {})
+        added = data.Condition(kind, action.altitude, strike.get("dice", 0), strike.get("die", 0),
+                               strike.get("save", 0), strike.get("what", kind.replace("_", " ")))
+        conditions = tuple(c for c in section.conditions if c.kind != kind) + (added,)
+    track = state.the_track
+    sections = tuple(replace(s, conditions=conditions) if n == state.section else s
+                     for n, s in enumerate(track.sections))
+    return replace(state, custom_track=replace(track, sections=sections)), ()
 
 
 def gm_reveal(state: RaceState, actor: str, _action: GmReveal) -> tuple[RaceState, tuple]:
