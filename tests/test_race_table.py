@@ -372,3 +372,23 @@ async def test_a_seated_gm_changes_the_next_sections_conditions_before_revealing
     revealed = await run(service, "gina", "/gm reveal:yes", "chan-k")
     assert "Conditions: fog below 3 m." in revealed.text and "strong wind" not in revealed.text.split("Conditions")[1]
     assert "DC" not in revealed.text
+
+
+async def test_a_finished_race_exports_with_its_seed_and_imports_elsewhere_as_the_same_race(service):
+    """The export of a finished race carries the seed; imported in another channel it replays to the
+    same standings (a running race moves only by its host's export, as every game's does)."""
+    from bot.table.commands import Command
+
+    for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:8"),
+                       ("alice", "/game join"), ("alice", "/game add-ai pilot:veteran"), ("alice", "/game start")):
+        assert (await run(service, user, line, "chan-x")).outcome == "applied"
+    await play_on(service, "chan-x")
+    exported = await run(service, "alice", "/game export", "chan-x")
+    document = json.loads(exported.files[0].data)
+    assert document["seed"] == 8 and document["ruleset"] == "race"
+    imported = await service.execute("chan-y", Actor("alice", "alice"),
+                                     Command("game import", {"file": exported.files[0].data}), guild="guild-1")
+    assert imported.outcome == "applied", imported.text
+    there = RULESET.load_state((await service._store.latest_game("chan-y")).state)
+    here = await state_of(service, "chan-x")
+    assert there.order == here.order and there.winner == here.winner and RULESET.is_finished(there)
