@@ -392,3 +392,21 @@ async def test_a_finished_race_exports_with_its_seed_and_imports_elsewhere_as_th
     there = RULESET.load_state((await service._store.latest_game("chan-y")).state)
     here = await state_of(service, "chan-x")
     assert there.order == here.order and there.winner == here.winner and RULESET.is_finished(there)
+
+
+async def test_the_other_three_games_play_exactly_as_alone_beside_a_race_at_the_same_time(service):
+    """Issue 15: Speedway, Track and Battlecars, their commands interleaved on one loop with a race's in a
+    fourth channel, give the same replies and final snapshots as each played alone."""
+    import asyncio
+
+    from tests.test_battlecars_table import BATTLECARS, SPEEDWAY, TRACK, _by_first_legal
+
+    race = (("ann", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:3"), ("ann", "/game join"),
+            ("ben", "/game join"), ("ann", "/game start"))
+    alone = [await _by_first_legal(service, f"{name}-alone", setup, 30)
+             for name, setup in (("sw", SPEEDWAY), ("tr", TRACK), ("bc", BATTLECARS))]
+    *together, raced = await asyncio.gather(*(_by_first_legal(service, f"{name}-with", setup, 30)
+                                              for name, setup in (("sw", SPEEDWAY), ("tr", TRACK), ("bc", BATTLECARS),
+                                                                  ("race", race))))
+    assert together == alone
+    assert RULESET.load_state(raced[1]).phase != Phase.LOBBY
