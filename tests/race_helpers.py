@@ -14,7 +14,7 @@ from rules.dice import DiceState, roll_faces
 from rules.errors import GameError
 from rules.race import ai, checks, data
 from rules.race.actions import Act, AddComputer, Join, React, Start
-from rules.race.events import Damaged, DiceRolled, Maneuver
+from rules.race.events import Damaged, DiceRolled, HazardHit, Maneuver
 from rules.race.ruleset import RULESET
 from rules.race.state import TOGETHER, Phase, Racer, RaceState
 
@@ -229,11 +229,56 @@ def saw(seen: set, *wanted: str) -> None:
 
 # --- the maneuvers and checks several tests share ------------------------------------------------
 
-def assert_damage_slows(events: tuple, after, hurt, extra: int = 0) -> None:
-    """The hull lost the damage roll, and the speed the damage minus a Con roll, rounded down to tens (+ extra)."""
+def assert_damage_slows(events: tuple, after, hurt, extra: int = 0, speed: int = 500) -> None:
+    """r1 (500 HP, at `speed`) lost the damage roll from its hull, and from its speed the damage minus a Con
+    roll, rounded down to tens (+ `extra`)."""
     con = rolls(events, "Vehicle Roll (Constitution)")[0]
     assert racer(after, "r1").hp == 500 - hurt.total
-    assert racer(after, "r1").speed == 500 - max(0, (hurt.total - con.total) // 10 * 10) - extra
+    assert racer(after, "r1").speed == speed - max(0, (hurt.total - con.total) // 10 * 10) - extra
+
+
+# Found: the DMG's damage severity dice (d10s) by tier, the league naming the row (rules-gaps.md 4.1, 4.2.1).
+SEVERITY_DICE = {"rookie": {"setback": 1, "dangerous": 2, "deadly": 4},
+                 "pro": {"setback": 2, "dangerous": 4, "deadly": 10},
+                 "champion": {"setback": 4, "dangerous": 10, "deadly": 18},
+                 "legend": {"setback": 10, "dangerous": 18, "deadly": 24}}
+
+
+def every_section() -> list[tuple[str, int, data.Section]]:
+    """(track, index, section) for every section of the three sample tracks."""
+    return [(t, n, s) for t in data.track_ids() for n, s in enumerate(data.track(t).sections)]
+
+
+def met_hazard(track: str, section: int, altitude: int, what: str, severity: str = "", speed_die: int = 0,
+               then: str = "") -> None:
+    """ann (r1 of three, 500 km/h, 500 HP) meets the hazard at `altitude` on a track's own section, for five
+    seeds: it is `what`; the league's `severity` dice of damage (slowing as damage does), `speed_die` x 10
+    km/h more lost, and `then` "last" (back in last place at 300 km/h) or "out" (fallen out of the race)."""
+    for seed in range(1, 6):
+        _before, after, events = hit(track, section, altitude, seed)
+        ann = racer(after, "r1")
+        assert [e.hazard for e in of(events, HazardHit)] == [what]
+        assert [e.purpose for e in rolls(events, "") if e.purpose.endswith(" damage")] == (
+            [f"{severity} damage"] if severity else [])
+        if then == "out":
+            assert (ann.out, ann.hp, places(after)) == ("fell", 500, ("r2", "r3"))
+            continue
+        extra = 0
+        if speed_die:
+            lost = roll(events, "speed lost")
+            assert lost.dice == f"d{speed_die} x 10" and 1 <= lost.faces[0] <= speed_die
+            extra = 10 * lost.faces[0]
+        if not severity:
+            assert (ann.hp, ann.speed) == (500, 500 - extra) and not of(events, Damaged)
+            continue
+        hurt = roll(events, f"{severity} damage")
+        count = SEVERITY_DICE[data.track(track).league][severity]
+        assert hurt.dice == f"{count}d10" and len(hurt.faces) == count and hurt.total == sum(hurt.faces)
+        if then == "last":
+            assert (ann.hp, ann.speed, places(after)) == (500 - hurt.total, 300, ("r2", "r3", "r1"))
+        else:
+            assert_damage_slows(events, after, hurt, extra)
+            assert places(after) == ("r1", "r2", "r3")
 
 
 def show_off(seed: int, place: int, shift: int | None = None):

@@ -5,6 +5,7 @@ rule gives for them; sweeps over seeds assert that every branch they claim occur
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import pytest
 
@@ -18,6 +19,7 @@ from rules.race.ruleset import RULESET
 from rules.race.state import Pending, Phase
 from tests.race_helpers import (
     GM,
+    SEVERITY_DICE,
     adds_up,
     answer_all,
     apply,
@@ -27,9 +29,11 @@ from tests.race_helpers import (
     computer_race,
     custom_track,
     damage_to,
+    every_section,
     grid,
     hit,
     made_at,
+    met_hazard,
     mod,
     named,
     next_faces,
@@ -174,25 +178,93 @@ def test_a_straight_with_no_condition_needs_no_check(altitude):
     assert racer(state, "r1").made_check
 
 
-SAMPLE_DCS = [
-    ("dune_sea", 0, {1: 0, 3: 0, 4: 0, 5: 5, 10: 5}),           # Boost Run: strong wind from 5 m
-    ("cloud_city", 1, {1: 2, 2: 2, 3: 5, 5: 5, 10: 5}),          # Boost Trap: fog below 3 m, strong wind from 3 m
-    ("cloud_city", 2, {1: 0, 3: 0, 9: 0, 10: 5}),                # Gap Jump: storm from 10 m
-    ("dune_sea", 1, {1: 5, 2: 5, 3: 10, 5: 10, 10: 10}),         # Gentle Curves: curved, strong wind from 3 m
-    ("dune_sea", 2, {1: 0, 2: 5, 3: 5, 5: 5, 10: 5}),            # Minefield: sandstorm from 2 m
-    ("dune_sea", 3, {1: 10, 5: 10, 10: 10, 17: 10, 18: 12}),     # Hard Curves: twisted, wind from 18 m
-]
+class Sample(NamedTuple):
+    """One of the seed's "Sample sections" as the three tracks use it (rules-gaps.md 4.2.5)."""
+
+    type: str
+    conditions: dict          # altitude (m): what the section's conditions add to its and its features' DCs there
+    hazards: dict             # altitude (m): the hazard a failed check meets there
+    before: tuple = ()        # the features before the action phase
+    after: tuple = ()         # the features after it
+    strike: tuple = ()        # a storm's: (from altitude, what, damage die, Dexterity save DC)
 
 
-@pytest.mark.parametrize("track, section, dcs", SAMPLE_DCS)
-def test_conditions_raise_the_dc_above_or_below_their_altitude(track, section, dcs):
+F = data.Feature
+SAMPLES = {
+    "Boost Run": Sample("straight", {1: 0, 4: 0, 5: 5, 10: 5}, {1: "railing", 3: "railing"},
+                        (F("boost", dc=5, speed=50), F("boost", dc=10, speed=50))),    # strong wind from 5 m
+    "Boost Trap": Sample("straight", {1: 2, 2: 2, 3: 5, 10: 5}, {1: "coarse wall", 4: "coarse wall"},
+                         (F("boost_trap", dc=5, speed=80, detect=13), F("boost", dc=10, speed=50))),  # fog, wind 3 m
+    "Gap Jump": Sample("straight", {1: 0, 9: 0, 10: 5}, {1: "railing", 2: "the deep"}, (F("boost", dc=7, speed=100),),
+                       (F("trampoline", dc=10, speed=10, altitude=10), F("gap", speed=400)),
+                       (10, "lightning", 8, 15)),    # storm from 10 m
+    "Gentle Curves": Sample("curved", {1: 0, 2: 0, 3: 5, 10: 5}, {1: "coarse wall", 4: "coarse wall"}, (),
+                            (F("magnetic", dc=5, speed=30),)),    # strong wind from 3 m
+    "Hard Curves": Sample("twisted", {1: 0, 17: 0, 18: 2}, {1: "jungle", 19: "jungle"}),    # wind from 18 m
+    "Minefield": Sample("straight", {1: 0, 2: 5, 10: 5}, {1: "railing", 2: "banthas"},
+                        (F("mines", dc=7, dice=3, die=6),), (), (2, "flying debris", 6, 12)),    # sandstorm from 2 m
+}
+TRACKS = {    # rules-gaps.md 4.2.5: league, laps, ram, weapons, the sections in order
+    "cloud_city": ("pro", 2, "illegal", "illegal", ("Boost Run", "Boost Trap", "Gap Jump", "Gentle Curves")),
+    "dune_sea": ("rookie", 3, "legal", "illegal", ("Boost Run", "Gentle Curves", "Minefield", "Hard Curves")),
+    "outlaw_gauntlet": ("rookie", 1, "legal", "legal", ("Minefield", "Hard Curves", "Boost Trap", "Gap Jump",
+                                                        "Boost Run")),
+}
+WALKED_HAZARDS = ("railing", "coarse wall", "jungle", "banthas", "the deep")    # each has its test below
+WALKED_FEATURES = ("boost", "boost_trap", "trampoline", "gap", "mines", "magnetic")
+
+
+def sections_walk() -> list:
+    """Every (track, section, name) of the sample tracks."""
+    return [pytest.param(t, n, s.name, id=f"{t}-{s.name}") for t, n, s in every_section()]
+
+
+def hazards_walk(what: str) -> list:
+    """Every (track, section, altitude) where a failed check meets the hazard `what`."""
+    return [pytest.param(t, n, alt, id=f"{t}-{s.name}-{alt}m") for t, n, s in every_section()
+            for alt, met in SAMPLES[s.name].hazards.items() if met == what]
+
+
+def features_walk(kind: str) -> list:
+    """Every (track, section, stage, index, feature, sample section) of a kind on the sample tracks, as the
+    seed gives them."""
+    return [pytest.param(t, n, stage, index, feature, SAMPLES[s.name], id=f"{t}-{s.name}-{stage}{index}")
+            for t, n, s in every_section() for stage in ("before", "after")
+            for index, feature in enumerate(getattr(SAMPLES[s.name], stage)) if feature.kind == kind]
+
+
+def feature_dcs(feature: data.Feature, sample: Sample) -> dict[int, int]:
+    """A feature's DC at hover height and high up (10 m), its section's conditions added (seed)."""
+    return {alt: feature.dc + sample.conditions[alt] for alt in (1, 10)}
+
+
+@pytest.mark.parametrize("track", sorted(TRACKS))
+def test_the_sample_tracks_are_built_of_the_seeds_sample_sections(track):
+    """Seed, "Sample sections": Boost Run, Boost Trap, Gap Jump, Gentle Curves, Hard Curves, Minefield (4.2.5)."""
+    league, laps, ram, weapons, names = TRACKS[track]
+    built = data.track(track)
+    assert (built.league, built.laps, built.ram, built.weapons) == (league, laps, ram, weapons)
+    assert tuple(s.name for s in built.sections) == names
+    for section in built.sections:
+        sample = SAMPLES[section.name]
+        assert (section.type, section.before, section.after) == (sample.type, sample.before, sample.after)
+        assert [(c.altitude, c.what, c.damage_die, c.save_dc) for c in section.conditions if c.damage_dice] == (
+            [sample.strike] if sample.strike else [])
+        assert set(sample.hazards.values()) <= set(WALKED_HAZARDS)    # each hazard and feature has its walk
+        assert {f.kind for f in sample.before + sample.after} <= set(WALKED_FEATURES)
+
+
+@pytest.mark.parametrize("track, section, name", sections_walk())
+def test_conditions_raise_the_dc_above_or_below_their_altitude(track, section, name):
     """Seed: wind +2, strong wind and storm +5 "above a certain altitude", fog +2 "below" it (4.2.4 rule 3)."""
     state = race("ann", "bob", track=track, section=section)
-    assert {alt: checks.section_dc(state, section, alt) for alt in dcs} == dcs
-    base = data.table()["section_types"][state.the_section.type]
-    for feature in state.the_section.before + state.the_section.after:
-        assert {alt: checks.feature_dc(state, feature, alt) for alt in dcs} == {
-            alt: feature.dc + dc - base for alt, dc in dcs.items()}
+    sample = SAMPLES[name]
+    base = data.table()["section_types"][sample.type]
+    assert {alt: checks.section_dc(state, section, alt) for alt in sample.conditions} == {
+        alt: base + more for alt, more in sample.conditions.items()}
+    for feature in sample.before + sample.after:
+        assert {alt: checks.feature_dc(state, feature, alt) for alt in sample.conditions} == {
+            alt: feature.dc + more for alt, more in sample.conditions.items()}
 
 
 def test_section_types_and_light_set_the_dc(monkeypatch):
@@ -350,23 +422,22 @@ def test_a_spiked_wall_does_deadly_damage(monkeypatch):
     assert_damage_slows(events, after, hurt)
 
 
-@pytest.mark.parametrize("track, section, dice", [("dune_sea", 1, 2), ("cloud_city", 3, 4)])
-def test_a_coarse_wall_does_dangerous_damage_and_d4_x_10_speed(track, section, dice):
+@pytest.mark.parametrize("track, section, altitude", hazards_walk("railing"))
+def test_a_railing_on_a_sample_track_does_the_leagues_setback_damage(track, section, altitude):
+    """Seed: "Railing ... Vehicle suffers damage as appropriate for Setback" (4.2.5: the track league's row)."""
+    met_hazard(track, section, altitude, "railing", "setback")
+
+
+@pytest.mark.parametrize("track, section, altitude", hazards_walk("coarse wall"))
+def test_a_coarse_wall_does_dangerous_damage_and_d4_x_10_speed(track, section, altitude):
     """Seed: coarse wall: damage "for Dangerous ... and loses some extra d4 x 10 km/h of speed"."""
-    for seed in range(1, 6):
-        _before, after, events = hit(track, section, seed=seed)
-        hurt, extra = roll(events, "dangerous damage"), roll(events, "speed lost")
-        assert (hurt.dice, extra.dice) == (f"{dice}d10", "d4 x 10")
-        assert_damage_slows(events, after, hurt, 10 * extra.faces[0])
+    met_hazard(track, section, altitude, "coarse wall", "dangerous", speed_die=4)
 
 
-def test_difficult_terrain_costs_the_die_x_10_speed():
+@pytest.mark.parametrize("track, section, altitude", hazards_walk("jungle"))
+def test_difficult_terrain_costs_the_die_x_10_speed(track, section, altitude):
     """Seed: difficult terrain: "Vehicle loses d6 to d12 x 10 km/h of speed" (Hard Curves: jungle, d8)."""
-    for seed in range(1, 6):
-        _before, after, events = hit("dune_sea", 3, seed=seed)
-        extra = roll(events, "speed lost")
-        assert extra.dice == "d8 x 10" and racer(after, "r1").speed == 500 - 10 * extra.faces[0]
-        assert racer(after, "r1").hp == 500 and damage_to(events, "ann") == 0
+    met_hazard(track, section, altitude, "jungle", speed_die=8)
 
 
 def test_a_ditch_costs_d8_places_at_the_speed_of_the_racer_ahead(monkeypatch):
@@ -387,144 +458,178 @@ def test_a_ditch_costs_d8_places_at_the_speed_of_the_racer_ahead(monkeypatch):
     saw(seen, "to the last", "d8 places")
 
 
-def test_a_deep_trench_ends_the_race():
+@pytest.mark.parametrize("track, section, altitude", hazards_walk("the deep"))
+def test_a_deep_trench_ends_the_race(track, section, altitude):
     """Seed: deep trench: "Even if the racer survives the fall, they are out of the race"."""
-    _before, after, events = hit("cloud_city", 2, altitude=5)
-    assert racer(after, "r1").out and places(after) == ("r2", "r3") and of(events, ev.Out)
-    assert damage_to(events, "ann") == 0
+    met_hazard(track, section, altitude, "the deep", then="out")
 
 
-def test_traffic_is_deadly_and_rejoins_last_at_300():
+@pytest.mark.parametrize("track, section, altitude", hazards_walk("banthas"))
+def test_traffic_is_deadly_and_rejoins_last_at_300(track, section, altitude):
     """Seed: traffic "should be deadly"; 4.2.5 Minefield: banthas 4d10, "then rejoin last at 300 km/h"."""
-    for seed in range(1, 6):
-        _before, after, events = hit("dune_sea", 2, altitude=2, seed=seed)
-        hurt = roll(events, "deadly damage")
-        assert hurt.dice == "4d10" and racer(after, "r1").hp == 500 - hurt.total
-        assert places(after) == ("r2", "r3", "r1") and racer(after, "r1").speed == 300
+    met_hazard(track, section, altitude, "banthas", "deadly", then="last")
 
 
-@pytest.mark.parametrize("track, section, altitude, what", [
-    ("dune_sea", 2, 1, "railing"), ("dune_sea", 2, 2, "banthas"), ("cloud_city", 2, 1, "railing"),
-    ("cloud_city", 2, 2, "the deep"), ("dune_sea", 0, 3, "railing"), ("dune_sea", 3, 30, "jungle")])
-def test_above_the_hazard_height_the_secondary_hazard_applies(track, section, altitude, what):
+@pytest.mark.parametrize("track, section, name", sections_walk())
+def test_above_the_hazard_height_the_secondary_hazard_applies(track, section, name):
     """Ruling 4.2.4 rule 4: above the hazard's height the secondary hazard listed, else the wall hazard."""
-    assert [e.hazard for e in of(hit(track, section, altitude)[2], ev.HazardHit)] == [what]
+    assert {alt: [e.hazard for e in of(hit(track, section, alt)[2], ev.HazardHit)]
+            for alt in SAMPLES[name].hazards} == {alt: [what] for alt, what in SAMPLES[name].hazards.items()}
 
 
-def test_a_storm_strikes_those_inside_it_who_fail_a_dexterity_save():
+STORMS = [pytest.param(t, n, SAMPLES[s.name].strike, id=f"{t}-{s.name}") for t, n, s in every_section()
+          if SAMPLES[s.name].strike]
+
+
+@pytest.mark.parametrize("track, section, strike", STORMS)
+def test_a_storm_strikes_those_inside_it_who_fail_a_dexterity_save(track, section, strike):
     """Seed: "Storm involves ... lightning strikes or flying debris" (Dex save DC 15 for 1d8; 4.2.4 rules 7, 8)."""
+    altitude, what, die, dc = strike
     seen = set()
-    for track, section, altitude, what, die, dc in (("cloud_city", 2, 10, "lightning", 8, 15),
-                                                    ("dune_sea", 2, 2, "flying debris", 6, 12)):
-        for seed in range(1, 21):
-            state = race(seat("ann", 400, altitude, hp=100), seat("bob", 400, altitude - 1, hp=100), track=track,
-                         section=section, seed=seed)
-            after, events = flow.close_section(state)
-            save = roll(events, "Dexterity save", "ann")
-            struck = save.total < dc
-            assert mod(save, "Dex save") == 4 and not rolls(events, "Dexterity save", "bob")
-            strikes = rolls(events, f"{what} damage")
-            assert len(strikes) == struck and racer(after, "r2").hp == 100
-            if struck:
-                assert strikes[0].dice == f"1d{die}" and racer(after, "r1").hp == 100 - strikes[0].total
-            seen.add(f"{what} {'struck' if struck else 'saved'}")
-    saw(seen, "lightning struck", "lightning saved", "flying debris struck", "flying debris saved")
+    for seed in range(1, 21):
+        state = race(seat("ann", 400, altitude, hp=100), seat("bob", 400, altitude - 1, hp=100), track=track,
+                     section=section, seed=seed)
+        after, events = flow.close_section(state)
+        save = roll(events, "Dexterity save", "ann")
+        struck = save.total < dc
+        assert mod(save, "Dex save") == 4 and not rolls(events, "Dexterity save", "bob")
+        strikes = rolls(events, f"{what} damage")
+        assert len(strikes) == struck and racer(after, "r2").hp == 100
+        if struck:
+            assert strikes[0].dice == f"1d{die}" and racer(after, "r1").hp == 100 - strikes[0].total
+        seen.add("struck" if struck else "saved")
+    saw(seen, "struck", "saved")
 
 
 # --- features ------------------------------------------------------------------------------------
-def test_a_boost_strip_adds_its_speed_on_contact():
+FEATURE = "track, section, stage, index, feature, sample"
+
+
+@pytest.mark.parametrize(FEATURE, features_walk("boost"))
+def test_a_boost_strip_adds_its_speed_on_contact(track, section, stage, index, feature, sample):
     """Seed: "Boost strip. This beneficial feature increases a vehicle's speed by a set amount" (4.2.6 rule 6)."""
     seen = set()
-    for seed in SEEDS:
-        state = at_feature("dune_sea", 0, "before", 0, seat("ann", 525), "bob", seed=seed)
-        after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
-        check = roll(events, "Piloting check for the boost strip", "ann")
-        contact = check.total >= 5
-        assert racer(after, "r1").speed == 525 + 50 * contact and racer(after, "r2").speed == 300
-        seen.add(made_at(contact, check.total))
-    saw(seen, "made at 5", "missed at 4")
+    for altitude, dc in feature_dcs(feature, sample).items():
+        for seed in SEEDS:
+            state = at_feature(track, section, stage, index, seat("ann", 525, altitude), seat("bob", altitude=altitude),
+                               seed=seed)
+            after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
+            check = roll(events, "Piloting check for the boost strip", "ann")
+            contact = check.total >= dc
+            assert check.total == check.faces[0] and not rolls(events, "Piloting", "bob")    # +4, and -4 at 525
+            assert racer(after, "r1").speed == 525 + feature.speed * contact and racer(after, "r2").speed == 300
+            seen.add(f"{'made' if contact else 'missed'} at {altitude} m")
+    saw(seen, "made at 1 m", "missed at 1 m", "made at 10 m", "missed at 10 m")
 
 
-def test_a_boost_trap_is_seen_by_passive_perception_and_throws_at_the_hazard_with_disadvantage():
+@pytest.mark.parametrize(FEATURE, features_walk("boost_trap"))
+def test_a_boost_trap_is_seen_by_passive_perception_and_throws_at_the_hazard_with_disadvantage(
+        track, section, stage, index, feature, sample):
     """Seed: a boost trap: "Piloting check as at the beginning of the section at the new speed with a Disadvantage"."""
-    state = race("ann", seat("bob", pilot=BLIND), track="cloud_city", section=1, gm=True, phase=Phase.GM)
+    state = race("ann", seat("bob", pilot=BLIND), track=track, section=section, gm=True, phase=Phase.GM)
     state, _ = apply(state, GM, GmReveal())
-    assert (racer(state, "r1").sees_traps, racer(state, "r2").sees_traps) == (("1:0",), ())
+    seen_by = (f"{section}:{index}",)    # the Rookie's passive Perception 13 meets detect 13; 12 does not
+    assert (racer(state, "r1").sees_traps, racer(state, "r2").sees_traps) == (seen_by, ())
+    dangerous = SEVERITY_DICE[data.track(track).league]["dangerous"]
     seen = set()
-    for seed in SEEDS:
-        state = at_feature("cloud_city", 1, "before", 0, seat("ann", 700, hp=500), "bob", seed=seed)
-        after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
-        if roll(events, "Piloting check for the boost strip", "ann").total < 7:    # 5, +2 in the fog at 1 m
-            assert racer(after, "r1").speed == 700 and not rolls(events, "Piloting check again")
-            seen.add("missed")
-            continue
-        boost = [e for e in of(events, ev.SpeedChanged, "ann") if e.why == "hits a boost trap"][0]
-        again = roll(events, "Piloting check again", "ann")
-        assert (boost.before, boost.after) == (700, 780) and mod(again, "speed") == -9
-        assert len(again.faces) == 2 and again.edge == -1 and adds_up(again)
-        thrown = again.total < 2    # the section's DC at 1 m (fog)
-        assert bool(of(events, ev.HazardHit, "ann")) is thrown
-        seen.add("thrown" if thrown else "held")
-    saw(seen, "missed", "thrown", "held")
+    for altitude, dc in feature_dcs(feature, sample).items():
+        for seed in SEEDS:
+            state = at_feature(track, section, stage, index, seat("ann", 700, altitude, hp=500),
+                               seat("bob", altitude=altitude), seed=seed)
+            after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
+            if roll(events, "Piloting check for the boost strip", "ann").total < dc:
+                assert racer(after, "r1").speed == 700 and not rolls(events, "Piloting check again")
+                seen.add(f"missed at {altitude} m")
+                continue
+            boost = [e for e in of(events, ev.SpeedChanged, "ann") if e.why == "hits a boost trap"][0]
+            again = roll(events, "Piloting check again", "ann")
+            assert (boost.before, boost.after) == (700, 700 + feature.speed) and mod(again, "speed") == -9
+            assert len(again.faces) == 2 and again.edge == -1 and adds_up(again)
+            thrown = again.total < sample.conditions[altitude]    # the straight's DC 0 and its conditions
+            assert [e.hazard for e in of(events, ev.HazardHit)] == (["coarse wall"] if thrown else [])
+            if thrown:
+                hurt = roll(events, "dangerous damage")
+                assert hurt.dice == f"{dangerous}d10" and roll(events, "speed lost").dice == "d4 x 10"
+                assert_damage_slows(events, after, hurt, roll(events, "speed lost").total, speed=780)
+            else:
+                assert (racer(after, "r1").speed, racer(after, "r1").hp) == (780, 500)
+            seen.add(f"{'thrown' if thrown else 'held'} at {altitude} m")
+    saw(seen, *(f"{b} at {alt} m" for b in ("missed", "thrown", "held") for alt in (1, 10)))
 
 
-def test_a_trampoline_lifts_costs_speed_and_halves_the_gap():
+@pytest.mark.parametrize(FEATURE, features_walk("trampoline"))
+def test_a_trampoline_lifts_costs_speed_and_halves_the_gap(track, section, stage, index, feature, sample):
     """Seed: "gains listed altitude and loses the same amount of speed ... the gap's speed requirement is halved"."""
+    _from, what, _die, save_dc = sample.strike
     seen = set()
-    for seed in SEEDS:
-        state = at_feature("cloud_city", 2, "after", 0, seat("ann", 390, hp=500), seat("bob", 500), seed=seed)
-        after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
-        made = roll(events, "Piloting check for the trampoline", "ann").total >= 10
-        bounce = [e for e in of(events, ev.SpeedChanged, "ann") if e.why.startswith("bounces")]
-        if made:
-            assert [(e.before, e.after) for e in bounce] == [(390, 380)] and not racer(after, "r1").out    # 380 > 200
-            assert racer(after, "r1").altitude == 11
-            if not of(events, ev.Damaged, "ann"):    # no lightning at 11 m either
-                assert racer(after, "r1").bonus == 0    # ruling 4.2.6 rule 6: a climb earns no bonus
-        else:
-            assert not bounce and racer(after, "r1").out
-        seen.add("bounced" if made else "missed")
-    saw(seen, "bounced", "missed")
+    for altitude, dc in feature_dcs(feature, sample).items():
+        for seed in SEEDS:
+            state = at_feature(track, section, stage, index, seat("ann", 390, altitude, hp=500), seat("bob", 500),
+                               seed=seed)
+            after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
+            made = roll(events, "Piloting check for the trampoline", "ann").total >= dc
+            bounce = [(e.before, e.after) for e in of(events, ev.SpeedChanged, "ann") if e.why.startswith("bounces")]
+            ann = racer(after, "r1")
+            assert not racer(after, "r2").out    # bob left it: 500 km/h clears the whole 400
+            if made:    # 380 clears the halved 200; 10 m up is in the storm from 10 m (ruling 4.2.4 rule 6)
+                assert bounce == [(390, 390 - feature.speed)] and (ann.altitude, ann.out) == (
+                    altitude + feature.altitude, "")
+                struck = roll(events, "Dexterity save", "ann").total < save_dc
+                assert ann.hp == 500 - (roll(events, f"{what} damage").total if struck else 0)
+                assert struck or ann.bonus == 0    # ruling 4.2.6 rule 6: a climb earns no bonus
+            else:    # 390 is short of 400
+                assert not bounce and ann.out == "disqualified" and not rolls(events, "Dexterity save", "ann")
+            seen.add(f"{'bounced' if made else 'missed'} at {altitude} m")
+    saw(seen, "bounced at 1 m", "missed at 1 m", "bounced at 10 m", "missed at 10 m")
 
 
-def test_a_gap_needs_its_speed_or_the_racer_falls():
+@pytest.mark.parametrize(FEATURE, features_walk("gap"))
+def test_a_gap_needs_its_speed_or_the_racer_falls(track, section, stage, index, feature, sample):
     """Seed: "Gap. Unless a vehicle has a listed amount of speed it falls down and is disqualified from the race"."""
-    state = at_feature("cloud_city", 2, "after", 0, seat("ann", 450), seat("bob", 400), seat("cy", 399),
+    need = feature.speed    # 400, or half after the trampoline
+    state = at_feature(track, section, stage, index, seat("ann", need + 50), seat("bob", need), seat("cy", need - 1),
                        seat("dee", 300, sprung=True), seat("eve", 300))
     after, events = answer_all(state, TryFeature(False))
-    assert {r.name: bool(r.out) for r in after.racers} == {"ann": False, "bob": False, "cy": True, "dee": False,
-                                                           "eve": True}
+    assert {r.name: r.out for r in after.racers} == {"ann": "", "bob": "", "cy": "disqualified", "dee": "",
+                                                     "eve": "disqualified"}
     assert [e.name for e in of(events, ev.FeatureMet) if e.feature == "the gap"] == ["ann", "bob", "cy", "dee", "eve"]
 
 
-def test_mines_damage_those_who_do_not_avoid_them():
+@pytest.mark.parametrize(FEATURE, features_walk("mines"))
+def test_mines_damage_those_who_do_not_avoid_them(track, section, stage, index, feature, sample):
     """Seed: mines "can subject vehicles to damage"; "Racers can opt not to try to avoid a negative feature"."""
     seen = set()
-    for seed in range(1, 21):
-        state = at_feature("dune_sea", 2, "before", 0, seat("ann", hp=100), seat("bob", hp=100), seed=seed)
-        after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
-        avoided = roll(events, "Piloting check for the mines", "ann").total >= 7
-        blasts = {e.who: e for e in rolls(events, "mine damage")}
-        assert blasts["bob"].dice == "3d6" and racer(after, "r2").hp == 100 - blasts["bob"].total
-        assert not rolls(events, "Piloting", "bob") and ("ann" in blasts) is not avoided
-        assert racer(after, "r1").hp == 100 - (0 if avoided else blasts["ann"].total)
-        seen.add("avoided" if avoided else "hit")
-    saw(seen, "avoided", "hit")
+    for altitude, dc in feature_dcs(feature, sample).items():
+        for seed in range(1, 21):
+            state = at_feature(track, section, stage, index, seat("ann", altitude=altitude, hp=100),
+                               seat("bob", hp=100), seed=seed)
+            after, events = answer_all(state, TryFeature(True), bob=TryFeature(False))
+            avoided = roll(events, "Piloting check for the mines", "ann").total >= dc
+            blasts = {e.who: e for e in rolls(events, "mine damage")}
+            assert blasts["bob"].dice == f"{feature.dice}d{feature.die}"
+            assert racer(after, "r2").hp == 100 - blasts["bob"].total
+            assert not rolls(events, "Piloting", "bob") and ("ann" in blasts) is not avoided
+            assert racer(after, "r1").hp == 100 - (0 if avoided else blasts["ann"].total)
+            seen.add(f"{'avoided' if avoided else 'hit'} at {altitude} m")
+    saw(seen, "avoided at 1 m", "hit at 1 m", "avoided at 10 m", "hit at 10 m")
 
 
-def test_magnetic_rubble_drags_speed_away():
+@pytest.mark.parametrize(FEATURE, features_walk("magnetic"))
+def test_magnetic_rubble_drags_speed_away(track, section, stage, index, feature, sample):
     """Seed: magnetic rubble can "reduce their speed and might force them to be passed" (Gentle Curves: 30 km/h)."""
     seen = set()
-    for seed in range(1, 21):
-        state = at_feature("dune_sea", 1, "after", 0, seat("ann", 400), seat("bob", 310), seat("cy", 400),
-                           seed=seed)
-        after, events = answer_all(state, TryFeature(True), bob=TryFeature(False), cy=TryFeature(False))
-        avoided = roll(events, "Piloting check for the magnetic rubble", "ann").total >= 5
-        assert racer(after, "r1").speed == 400 - 30 * (not avoided)
-        assert (racer(after, "r3").speed, racer(after, "r3").bonus) == (370, 2)
-        assert racer(after, "r2").speed == 300 and of(events, ev.FellBehind, "bob")[0].passed_by == "cy"
-        seen.add("avoided" if avoided else "dragged")
-    saw(seen, "avoided", "dragged")
+    for altitude, dc in feature_dcs(feature, sample).items():
+        for seed in range(1, 21):
+            state = at_feature(track, section, stage, index, seat("ann", 400, altitude), seat("bob", 310),
+                               seat("cy", 400), seed=seed)
+            after, events = answer_all(state, TryFeature(True), bob=TryFeature(False), cy=TryFeature(False))
+            avoided = roll(events, "Piloting check for the magnetic rubble", "ann").total >= dc
+            dragged = (400 - feature.speed, 2)    # 30 km/h lost: +2 on the next check
+            assert (racer(after, "r1").speed, racer(after, "r1").bonus) == ((400, 0) if avoided else dragged)
+            assert (racer(after, "r3").speed, racer(after, "r3").bonus) == dragged
+            assert racer(after, "r2").speed == 300 and of(events, ev.FellBehind, "bob")[0].passed_by == "cy"
+            seen.add(f"{'avoided' if avoided else 'dragged'} at {altitude} m")
+    saw(seen, "avoided at 1 m", "dragged at 1 m", "avoided at 10 m", "dragged at 10 m")
 
 
 def test_features_resolve_first_to_last_and_racers_may_decline():
@@ -645,14 +750,21 @@ def test_emergency_brake_matches_the_speed_behind_and_forces_a_pass_with_disadva
         state, _ = apply(state, "ann", Act("emergency_brake"))
         assert (racer(state, "r1").speed, racer(state, "r1").bonus, state.pending.kind) == (350, 2, "forced_pass")
         assert RULESET.acting_players(state) == ("ann",)
+        if seed == 1:    # unopposed, the forced pass passes
+            unopposed, events = apply(state, "ann", React("none"))
+            assert places(unopposed) == ("r2", "r1", "r3") and not rolls(events, "Piloting")
         state, events = apply(state, "ann", React("block"))
         forced, blocker = roll(events, "Piloting (forced pass)", "bob"), roll(events, "Piloting against bob", "ann")
         assert len(forced.faces) == 2 and forced.edge == -1 and adds_up(forced)
-        assert mod(blocker, "speed lost") == 2
-        passed = forced.total > blocker.total
-        assert places(state)[:2] == (("r2", "r1") if passed else ("r1", "r2"))
-        seen.add("passed" if passed else "held")
-    saw(seen, "passed", "held")
+        assert (mod(forced, "speed over"), mod(blocker, "speed lost")) == (0, 2)
+        outcome = branch(forced.total, blocker.total)
+        # higher passes; a tie: bob does not pass and ann matches his 350; lower: bob drops to ann's 350 - 10
+        assert (places(state), racer(state, "r1").speed, racer(state, "r2").speed) == {
+            "higher": (("r2", "r1", "r3"), 350, 350), "tie": (("r1", "r2", "r3"), 350, 350),
+            "lower": (("r1", "r2", "r3"), 350, 340)}[outcome]
+        assert racer(state, "r2").bonus == (outcome == "lower")
+        seen.add(outcome)
+    saw(seen, "higher", "tie", "lower")
     for state, who in ((turn_of(race("ann", seat("bob", 350)), "r1"), "ann"), (race("ann", "bob"), "bob")):
         refused(state, who, Act("emergency_brake"), BadOption)    # the racer behind is faster; nobody behind
 
@@ -665,6 +777,8 @@ def test_a_pass_gains_1_per_10_kmh_higher_passes_a_tie_does_not_and_no_pass_on_a
         assert places(after) == (("r2", "r1") if ours.total > theirs.total else ("r1", "r2"))
         seen.add(branch(ours.total, theirs.total))
     saw(seen, "higher", "tie", "lower")
+    state, events = play(race(seat("ann", 400), seat("bob", 440)), ("bob", Act("pass")), ("ann", React("none")))
+    assert places(state) == ("r2", "r1") and not rolls(events, "Piloting")    # ruling: unopposed, it passes
     refused(race(seat("ann", 410), seat("bob", 400)), "bob", Act("pass"), BadOption, match="slower")
 
 
@@ -686,8 +800,9 @@ def test_a_side_sweep_answering_a_pass_sweeps_whoever_rolls_lower():
         assert (mod(ours, "speed over"), mod(theirs, "speed over")) == (4, 4)
         outcome = branch(ours.total, theirs.total)
         assert places(after) == (("r2", "r1") if outcome == "higher" else ("r1", "r2"))
-        if outcome == "tie":
+        if outcome == "tie":    # "don't suffer any negative consequences": nobody swept, slowed or hurt
             assert (after.phase, after.pending) == (Phase.ACTION, None)
+            assert [(r.speed, r.hp, r.bonus) for r in after.racers] == [(400, 14, 0), (440, 14, 0)]
         else:    # the sweeper lost its own sweep, or swept the passer aside
             swept, beaten_by = ("r1", ours.total) if outcome == "higher" else ("r2", theirs.total)
             assert (after.phase, after.pending.target, after.pending.roll) == (Phase.STABILIZE, swept, beaten_by)
@@ -699,32 +814,36 @@ def test_a_ram_hurts_by_the_con_rolls_difference_plus_1_and_the_speed_bonus():
     """Seed, Ram: the lower Constitution roll takes the difference; the rammed "1 point ... plus" the speed bonus."""
     seen = set()
     for seed in SEEDS:
-        _after, events = ramming(seed)    # 50 km/h faster: +5
+        _after, events = ramming(seed)    # 50 km/h faster: +5; ann does not dodge, so it rams
         mine, theirs = rolls(events, "Vehicle Roll (Constitution)")[:2]
+        assert named(events, "rams") and not rolls(events, "Piloting")
         assert (mine.who, mine.dice, theirs.who, theirs.dice) == ("bob", "d4", "ann", "d8")
         assert damage_to(events, "bob") == max(0, theirs.total - mine.total)
-        assert damage_to(events, "ann") == max(0, mine.total - theirs.total) + 1 + 5
+        assert damage_to(events, "ann") == max(0, mine.total - theirs.total) + 1 + 5    # a tie: just 1 + 5
         seen.add(branch(mine.total, theirs.total))
-    saw(seen, "higher", "lower")
+    saw(seen, "higher", "tie", "lower")
     refused(race(seat("ann", 410), seat("bob", 400)), "bob", Act("ram"), BadOption, match="slower")
 
 
 @pytest.mark.parametrize("brake", [False, True])
 def test_a_dodge_may_brake_for_a_bonus_and_a_dodged_ram_does_nothing(brake):
-    """Seed, Dodge: "If your result is higher, your opponent fails"; "You can opt to break ... to gain a bonus"."""
+    """Seed, Ram: "If your Piloting roll is higher, you ram"; Dodge: "You can opt to break ... to gain a bonus"."""
     seen = set()
-    for seed in SEEDS:
+    for seed in range(1, 121):
         after, events = ramming(seed, reaction="dodge", brake=brake, ahead=400, behind=420)
         ours, theirs = roll(events, "Piloting (ram)"), roll(events, "Piloting against")
         dex = rolls(events, "Vehicle Roll (Dexterity)", "ann")
         assert bool(dex) is brake
-        assert mod(theirs, "speed lost") == (0 if not brake else 2 if dex[0].total >= 2 else 1)    # 10 km/h a face
-        rammed = ours.total > theirs.total
-        assert bool(named(events, "rams")) is rammed
-        if not rammed:
-            assert not rolls(events, "Vehicle Roll (Constitution)") and [r.hp for r in after.racers] == [200, 200]
-        seen.add("rammed" if rammed else "dodged")
-    saw(seen, "rammed", "dodged")
+        braked = dex[0].total if brake else 0    # 10 km/h a face
+        assert mod(theirs, "speed lost") == (0 if not brake else 2 if braked >= 2 else 1)
+        assert mod(ours, "speed over") == 2    # ruling: the speed bob had over ann when he rammed
+        outcome = branch(ours.total, theirs.total)
+        assert bool(named(events, "rams")) is (outcome == "higher")
+        if outcome != "higher":    # a tie fails the ram too: nobody hurt
+            assert named(events, "fails to ram") and not rolls(events, "Vehicle Roll (Constitution)")
+            assert [r.hp for r in after.racers] == [200, 200]
+        seen.add(outcome)
+    saw(seen, "higher", "tie", "lower")
 
 
 def test_a_side_sweep_throws_into_the_hazard_and_stabilizing_brakes_20_and_rolls_dex():
@@ -744,18 +863,36 @@ def test_a_side_sweep_throws_into_the_hazard_and_stabilizing_brakes_20_and_rolls
             assert RULESET.acting_players(state) == (racer(state, swept).owner,)
         seen.add(outcome)
     saw(seen, "higher", "tie", "lower")
-    for seed in range(1, 21):
-        state = race("ann", seat("bob", 350, hp=100), seed=seed, phase=Phase.STABILIZE,
-                     pending=Pending("stabilize", "r1", "r2", roll=6))
-        after, events = apply(state, "bob", Stabilize(True))
-        braked = of(events, ev.SpeedChanged, "bob")[0]
-        held = roll(events, "Vehicle Roll (Dexterity)", "bob").total >= 6
-        assert (braked.before, braked.after) == (350, 330) and bool(of(events, ev.HazardHit, "bob")) is not held
-        seen.add("stabilized" if held else "swept")
+    for seed in range(1, 6):    # undodged, the sweep throws bob, against ann's own total
+        state = turn_of(race(seat("ann", 300), seat("bob", 350), seed=seed), "r1")
+        state, events = play(state, ("ann", Act("sweep")), ("bob", React("none")))
+        ours = roll(events, "Piloting (side sweep)")
+        assert not rolls(events, "Piloting against") and mod(ours, "speed under") == 5
+        assert (state.phase, state.pending.target, state.pending.roll) == (Phase.STABILIZE, "r2", ours.total)
+    for seed in range(1, 11):
+        face = next_faces(DiceState(seed), 10)[0]    # bob's Vehicle Roll (Dexterity): a racing swoop's d10
+        for needed, held in ((face, True), (face + 1, False)):    # "higher or equal ... stabilizes"
+            state = race("ann", seat("bob", 350, hp=100), seed=seed, phase=Phase.STABILIZE,
+                         pending=Pending("stabilize", "r1", "r2", roll=needed))
+            after, events = apply(state, "bob", Stabilize(True))
+            braked = of(events, ev.SpeedChanged, "bob")[0]
+            assert roll(events, "Vehicle Roll (Dexterity)", "bob").total == face
+            assert (braked.before, braked.after) == (350, 330) and bool(of(events, ev.HazardHit, "bob")) is not held
+            assert racer(after, "r2").hp == (100 if held else 100 - roll(events, "setback damage").total)
         after, events = apply(state, "bob", Stabilize(False))
         assert of(events, ev.HazardHit, "bob") and not rolls(events, "Vehicle Roll (Dexterity)")
-    saw(seen, "stabilized", "swept")
     refused(turn_of(race(seat("ann", 350), "bob"), "r1"), "ann", Act("sweep"), BadOption, match="slower")
+
+
+def test_a_dodgers_brake_earns_its_bonus_and_leaves_the_speed_edge_as_declared():
+    """Dodge: "You can opt to break ... to gain a bonus"; ruling: the sweeper's "+1 for every 10 km/h" is the
+    speed difference when the sweep was declared, so the brake gives the dodger its speed-loss bonus only."""
+    for seed in range(1, 6):
+        state = turn_of(race(seat("ann", 300), seat("bob", 350), seed=seed), "r1")
+        _state, events = play(state, ("ann", Act("sweep")), ("bob", React("dodge", True)))
+        braked = min(50, 10 * roll(events, "Vehicle Roll (Dexterity)", "bob").total)    # not below 300
+        assert mod(roll(events, "Piloting (side sweep)"), "speed over") == 5
+        assert mod(roll(events, "Piloting against"), "speed lost") == (2 if braked >= 20 else 1 if braked else 0)
 
 
 def test_weapon_attacks_add_1_ac_per_10_kmh_cost_a_hand_weapon_penalty_and_may_be_answered():
@@ -773,36 +910,48 @@ def test_weapon_attacks_add_1_ac_per_10_kmh_cost_a_hand_weapon_penalty_and_may_b
         if seed == 1:
             assert not rolls(apply(state, "ann", React("none"))[1], "attack with")    # he may not answer
         state, events = apply(state, "ann", React("attack"))
-        assert roll(events, "attack with", "ann").verdict == ("hit" if roll(events, "attack with").total >= 18
-                                                              else "miss")
-        assert racer(state, "r1").penalty == 5
+        back = roll(events, "attack with", "ann")
+        answered = back.total >= 18
+        assert back.verdict == ("hit" if answered else "miss") and racer(state, "r1").penalty == 5
+        assert damage_to(events, "bob") == (roll(events, "hold-out blaster damage").total if answered else 0)
+        seen.add(f"answered: {'hit' if answered else 'miss'}")
         _state, _total, check = checks.piloting(state, "r2", "the next check")
         assert mod(check, "hand weapon") == -2 and racer(_state, "r2").penalty == 0
-    saw(seen, "hit at 18", "miss at 17")
-    state, events = play(race("ann", seat("bob", 350), track="outlaw_gauntlet"), ("bob", Act("pass")),
-                         ("ann", React("attack")))
-    assert rolls(events, "attack with", "ann") and places(state) == ("r2", "r1")
+    saw(seen, "hit at 18", "miss at 17", "answered: hit", "answered: miss")
 
 
 def test_a_weapon_reaction_to_being_passed_costs_2_on_the_next_check():
-    """Seed: a weapon reaction to being passed: "You still get -2 penalty check to your next Piloting check"."""
-    state, _ = play(race("ann", seat("bob", 350), track="outlaw_gauntlet"), ("bob", Act("pass")),
-                    ("ann", React("attack")))
-    assert racer(state, "r1").penalty == 2
-
-
-def test_a_feint_gives_advantage_or_hands_it_to_the_opponent():
-    """Seed: Deception vs Insight: success "Advantage on your Piloting check", else "your opponent gains Advantage"."""
+    """Seed: "You still get -2 penalty check ... Using this reaction does not prevent you from being passed"."""
     seen = set()
     for seed in SEEDS:
-        state = race("ann", seat("bob", pilot="veteran"), seed=seed)
-        state, events = play(state, ("bob", Act("feint", "pass")), ("ann", React("block")))
+        state, events = play(race("ann", seat("bob", 350), track="outlaw_gauntlet", seed=seed), ("bob", Act("pass")),
+                             ("ann", React("attack")))
+        shot = roll(events, "attack with", "ann")
+        hit = shot.total >= 13 + 5
+        assert shot.verdict == ("hit" if hit else "miss") and not rolls(events, "Piloting")
+        assert damage_to(events, "bob") == (roll(events, "hold-out blaster damage").total if hit else 0)
+        assert places(state) == ("r2", "r1") and racer(state, "r1").penalty == 2
+        seen.add("hit" if hit else "miss")
+    saw(seen, "hit", "miss")
+
+
+@pytest.mark.parametrize("then", ["pass", "sweep"])
+def test_a_feint_gives_advantage_or_hands_it_to_the_opponent(then):
+    """Seed: Deception vs Insight: success "Advantage on your Piloting check", else "your opponent gains Advantage"."""
+    seen = set()
+    for seed in SEEDS:    # the veteran feints: ahead of him at a pass, behind him at a side sweep
+        start = race("ann", seat("bob", pilot="veteran"), seed=seed) if then == "pass" else \
+            turn_of(race(seat("ann", pilot="veteran"), seat("bob", 310), seed=seed), "r1")
+        feinter, target, answer = ("bob", "ann", "block") if then == "pass" else ("ann", "bob", "dodge")
+        state, events = play(start, (feinter, Act("feint", then)), (target, React(answer)))
         lie, insight = roll(events, "Deception (feint)"), roll(events, "Insight")
         assert (mod(lie, "Deception"), mod(insight, "Insight")) == (4, 3)
-        won = lie.total > insight.total
-        ours, theirs = roll(events, "Piloting (pass)"), roll(events, "Piloting against")
+        outcome = branch(lie.total, insight.total)
+        won = outcome == "higher"    # ruling: a tie is a failed feint
+        assert named(events, "feints at")[0].result == ("fooled" if won else "seen through")
+        ours, theirs = rolls(events, "Piloting (")[0], roll(events, "Piloting against")
         assert (ours.edge, theirs.edge) == ((1, 0) if won else (0, 1)) and adds_up(ours) and adds_up(theirs)
-        seen.add(branch(lie.total, insight.total))
+        seen.add(outcome)
     saw(seen, "higher", "tie", "lower")
     refused(turn_of(race("ann", "bob"), "r1"), "ann", Act("feint", "pass"), BadOption)    # nobody ahead to pass
     refused(race("ann", "bob"), "bob", Act("feint", "ram"), BadOption)    # 4.2.6 rule 4: a pass or a side sweep

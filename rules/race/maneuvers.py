@@ -249,18 +249,17 @@ def _ram(state: RaceState, pending: Pending, reaction: str, brake: bool, events:
     """Seed, Ram: a higher roll rams. Both make a Vehicle Roll (Constitution); the lower takes the
     difference, and the rammed racer 1 more plus the rammer's speed bonus."""
     mover, other = state.racer(pending.actor), state.racer(pending.target)
+    edge = speed_edge(mover, other)   # ruling: as the ram was declared; a dodge's brake earns its bonus only
     hit = True
     if reaction == "dodge":
         if brake:
             state, more = _dodge_brake(state, other.id)
             events += more
-            other = state.racer(other.id)
-        state, ours, theirs, rolled = _opposed(state, pending, speed_edge(mover, other), 0)
+        state, ours, theirs, rolled = _opposed(state, pending, edge, 0)
         events += rolled
         hit = ours > theirs
     if not hit:
         return _judged(state, pending, events + (Maneuver(mover.name, "fails to ram", other.name, "dodged"),))
-    edge = speed_edge(mover, other)
     state, mine, a = vehicle_roll(state, mover, "con", state.vehicle_spec(mover))
     state, theirs, b = vehicle_roll(state, other, "con", state.vehicle_spec(other))
     events += (Maneuver(mover.name, "rams", other.name), a, b)
