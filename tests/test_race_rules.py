@@ -401,6 +401,23 @@ def test_climbing_costs_2_a_metre_falling_gains_1_per_2_metres_and_altitude_chan
     refused(race("ann", seat("bob", altitude=5)), "bob", Prepare(descend=4), WrongPhase)
 
 
+def test_altitude_may_drop_before_any_piloting_check_and_only_before_one():
+    """Seed: "racers may opt to reduce altitude before making any Piloting check": a feature's, an action's
+    and a reaction's too (1 km/h gained a 2 m fall); with no check to follow it is refused."""
+    state = at_feature("dune_sea", 0, "before", 0, seat("ann", 400, altitude=9), seat("bob", 400, altitude=9))
+    refused(state, "ann", TryFeature(False, descend=4), BadOption)
+    state, events = play(state, ("ann", TryFeature(True, descend=4)), ("bob", TryFeature(True)))
+    assert racer(state, "r1").altitude == 5 and racer(state, "r2").altitude == 9
+    assert roll(events, "Piloting check for the boost strip", "ann")
+    state = turn_of(race(seat("ann", 400, altitude=7), seat("bob", 420, altitude=11)), "r2")
+    refused(state, "bob", Act("turbo", descend=4), BadOption)
+    state, events = apply(state, "bob", Act("pass", descend=4))
+    assert racer(state, "r2").altitude == 7 and racer(state, "r2").speed == 422
+    refused(state, "ann", React("none", descend=2), BadOption)
+    state, events = apply(state, "ann", React("block", descend=6))
+    assert racer(state, "r1").altitude == 1 and roll(events, "Piloting against", "ann")
+
+
 # --- hazards -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("league, dice", [("rookie", 1), ("pro", 2), ("champion", 4), ("legend", 10)])
 def test_railing_does_setback_damage_by_the_leagues_row(monkeypatch, league, dice):

@@ -137,30 +137,34 @@ class Throttle:
 @ACTIONS.register
 @dataclass(frozen=True)
 class TryFeature:
-    """Try for the feature now resolving (contact a positive one, avoid a negative one), or not."""
+    """Try for the feature now resolving (contact a positive one, avoid a negative one), or not; first
+    drop `descend` metres (seed: altitude may be reduced "before making any Piloting check")."""
 
     attempt: bool
+    descend: int = 0
 
 
 @ACTIONS.register
 @dataclass(frozen=True)
 class Act:
     """The racer's action in the action phase (a MANEUVERS word); `then` is the maneuver after a feint;
-    `target` a racer for an attack; `weapon` 'vehicle' or 'sidearm'."""
+    `target` a racer for an attack; `descend` metres dropped first, before a Piloting check."""
 
     maneuver: str
     then: str = ""
     target: str = ""
-    weapon: str = ""
+    descend: int = 0
 
 
 @ACTIONS.register
 @dataclass(frozen=True)
 class React:
-    """The targeted racer's reaction (a REACTIONS word); `brake` brakes as part of a dodge."""
+    """The targeted racer's reaction (a REACTIONS word); `brake` brakes as part of a dodge; `descend`
+    metres dropped first, before its Piloting check."""
 
     reaction: str
     brake: bool = False
+    descend: int = 0
 
 
 @ACTIONS.register

@@ -32,15 +32,18 @@ GRAMMAR = Grammar(
         )),
         CommandSpec("feature", "Race: try for the feature ahead (contact a boost, avoid mines), or not", (
             OptionSpec("attempt", "str", "yes: try; no: leave it", required=True, choices=("yes", "no")),
+            OptionSpec("descend", "int", _METRES + " to drop before the check", min_value=1, max_value=1000),
         )),
         CommandSpec("act", "Race: your action this section (pass, ram, side sweep, boost...)", (
             OptionSpec("maneuver", "str", "What you do", required=True, choices=MANEUVERS),
             OptionSpec("then", "str", "After a feint: pass or sweep", choices=("pass", "sweep")),
             OptionSpec("target", "str", "An attack's target: the racer just ahead or behind", suggest=True),
+            OptionSpec("descend", "int", _METRES + " to drop before the check", min_value=1, max_value=1000),
         )),
         CommandSpec("react", "Race: answer the racer who targets you", (
             OptionSpec("reaction", "str", "Your reaction", required=True, choices=REACTIONS),
             OptionSpec("brake", "str", "Dodge: brake too, for a bonus", choices=("yes", "no")),
+            OptionSpec("descend", "int", _METRES + " to drop before the check", min_value=1, max_value=1000),
         )),
         CommandSpec("stabilize", "Race: side swept: brake 20 km/h to stabilize, or take the hazard", (
             OptionSpec("attempt", "str", "yes: brake and roll; no: take the hazard", required=True,

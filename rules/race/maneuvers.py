@@ -15,7 +15,7 @@ from rules.race import checks, data, flow
 from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
 from rules.race.events import Chose, DiceRolled, Maneuver, Reacted
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
-from rules.race.speed import damage, gain, go_out, lose, set_speed, swapped
+from rules.race.speed import change_altitude, damage, gain, go_out, lose, set_speed, swapped
 from rules.race.state import Pending, Phase, Racer, RaceState
 
 NEEDS_TARGET_AHEAD = ("pass", "ram")
@@ -119,10 +119,14 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     if why:
         raise BadOption(why)
     kind = then if maneuver == "feint" else maneuver
+    state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
+    racer = state.racer(racer.id)
     if state.gm is not None and legality(state, kind) == "ask":
         pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}")
-        return replace(state, phase=Phase.APPROVAL, pending=pending), (Chose(racer.name, f"asks the GM to {kind}"),)
-    return _take(state, racer, maneuver, then, action.target, approved=False)
+        asked = Chose(racer.name, f"asks the GM to {kind}")
+        return replace(state, phase=Phase.APPROVAL, pending=pending), dropped + (asked,)
+    state, events = _take(state, racer, maneuver, then, action.target, approved=False)
+    return state, dropped + events
 
 
 def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
@@ -172,8 +176,21 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
         raise BadOption("You have no weapon.")
     if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
         raise BadOption("You cannot side sweep a slower racer.")
-    state = state.with_racer(replace(target, reacted=reaction != "none"))
-    return _resolve(state, reaction, action.brake and reaction == "dodge", (Reacted(target.name, reaction),))
+    state, dropped = _descend_first(state, target.id, action.descend, reaction in ("block", "sweep", "dodge"))
+    state = state.with_racer(replace(state.racer(target.id), reacted=reaction != "none"))
+    return _resolve(state, reaction, action.brake and reaction == "dodge", dropped + (Reacted(target.name, reaction),))
+
+
+PILOTING_MANEUVERS = ("pass", "ram", "sweep", "show_off")   # the actions that make a Piloting check
+
+
+def _descend_first(state: RaceState, racer_id: str, metres: int, checks_next: bool) -> tuple[RaceState, tuple]:
+    """Seed: "racers may opt to reduce altitude before making any Piloting check"."""
+    if not metres:
+        return state, ()
+    if not checks_next:
+        raise BadOption("Altitude is dropped before a Piloting check: this makes none.")
+    return change_altitude(state, racer_id, -metres)
 
 
 def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:

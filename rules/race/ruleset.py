@@ -286,10 +286,10 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         "steady": lambda: Prepare(False, 0, number("descend"), 0),
         "accelerate": lambda: Throttle(True, number("to"), number("climb")),
         "coast": lambda: Throttle(False, 0, number("climb")),
-        "feature": lambda: TryFeature(yes("attempt")),
+        "feature": lambda: TryFeature(yes("attempt"), number("descend")),
         "act": lambda: Act(str(options.get("maneuver", "")), str(options.get("then", "")),
-                           str(options.get("target", ""))),
-        "react": lambda: React(str(options.get("reaction", "")), yes("brake")),
+                           str(options.get("target", "")), number("descend")),
+        "react": lambda: React(str(options.get("reaction", "")), yes("brake"), number("descend")),
         "stabilize": lambda: Stabilize(yes("attempt")),
     }
     if command in made:

@@ -120,12 +120,16 @@ def try_feature(state: RaceState, actor: str, action: TryFeature) -> tuple[RaceS
     name = flow.FEATURE_NAMES[feature.kind]
     said = (f"goes for the {name}" if action.attempt else f"leaves the {name}") if feature.positive else \
         (f"tries to avoid the {name}" if action.attempt else f"rides into the {name}")
-    state = state.with_racer(replace(racer, trying=action.attempt, answered=True))
+    if action.descend and not action.attempt:
+        raise BadOption("Altitude is dropped before a Piloting check: leaving the feature makes none.")
+    state, dropped = flow.climb_or_descend(state, racer.id, 0, action.descend)
+    state = state.with_racer(replace(state.racer(racer.id), trying=action.attempt, answered=True))
+    told = (Chose(racer.name, said),) + dropped
     if flow.waiting(state):
-        return state, (Chose(racer.name, said),)
+        return state, told
     state, events = flow.resolve_feature(state)
     state, more = flow.next_feature(state)
-    return state, (Chose(racer.name, said),) + events + more
+    return state, told + events + more
 
 
 def gm_change(state: RaceState, actor: str, action: GmChange) -> tuple[RaceState, tuple]:
