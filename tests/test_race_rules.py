@@ -418,6 +418,22 @@ def test_altitude_may_drop_before_any_piloting_check_and_only_before_one():
     assert racer(state, "r1").altitude == 1 and roll(events, "Piloting against", "ann")
 
 
+def test_a_weapon_reaction_to_a_pass_waits_on_a_seated_gms_approval():
+    """Seed: "Subject to GM's approval, Weapon Attacks can be used as a reaction to being passed." A refusal
+    sends the racer back to choose another reaction; an approved shot is not judged, even where illegal."""
+    state = turn_of(race(seat("ann", 400), seat("bob", 420), track="cloud_city", gm=True), "r2")   # weapons illegal
+    state, _ = apply(state, "bob", Act("pass"))
+    asked, events = apply(state, "ann", React("attack"))
+    assert asked.phase == Phase.APPROVAL and RULESET.acting_players(asked) == (GM,) and of(events, ev.Chose)
+    refused_once, _ = apply(asked, GM, GmRule(False))
+    assert refused_once.phase == Phase.REACTION and RULESET.acting_players(refused_once) == ("ann",)
+    assert "attack" not in {a.action.reaction for a in RULESET.legal_actions(refused_once, "ann")}
+    refused(refused_once, "ann", React("attack"), BadOption)
+    shot, events = apply(asked, GM, GmRule(True))
+    assert roll(events, "attack with", "ann") and not rolls(events, "Deception against the judges")
+    assert places(shot)[0] == "r2" and racer(shot, "r1").penalty == 2     # the pass still happens
+
+
 # --- hazards -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("league, dice", [("rookie", 1), ("pro", 2), ("champion", 4), ("legend", 10)])
 def test_railing_does_setback_damage_by_the_leagues_row(monkeypatch, league, dice):

@@ -174,6 +174,12 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
         raise BadOption(f"Against this you may: {', '.join(allowed)}.")
     if reaction == "attack" and state.pilot_spec(target).sidearm is None:
         raise BadOption("You have no weapon.")
+    if reaction == "attack" and pending.kind in ("pass", "forced_pass") and state.gm is not None:
+        if pending.refused:
+            raise BadOption("The GM refused a weapon reaction to this pass: choose another.")
+        # Seed: "Subject to GM's approval, Weapon Attacks can be used as a reaction to being passed."
+        asking = Pending("approve", target.id, target.id, then="react", waiting=pending)
+        return replace(state, phase=Phase.APPROVAL, pending=asking), (Chose(target.name, "asks the GM to shoot"),)
     if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
         raise BadOption("You cannot side sweep a slower racer.")
     state, dropped = _descend_first(state, target.id, action.descend, reaction in ("block", "sweep", "dodge"))
@@ -223,7 +229,8 @@ def _opposed(state: RaceState, pending: Pending, actor_edge: int, target_edge: i
     return state, ours, theirs, (rolled, answered)
 
 
-def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple) -> tuple[RaceState, tuple]:
+def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple,
+          approved: bool = False) -> tuple[RaceState, tuple]:
     """Seed, Pass: higher passes and the two switch places; a tie does not pass; lower suffers the
     reaction's consequences. Block: a win slows the passer to the blocker's speed - 10; a tie matches
     the blocker to the passer's speed. Forced by an emergency brake: with disadvantage."""
@@ -232,7 +239,7 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple) -> t
     if reaction == "none" or reaction == "attack":
         if reaction == "attack":   # the seed: this reaction "does not prevent you from being passed"
             state, more = _shoot(state, other.id, mover.id, penalty=2, advantage=pending.feint == "lost")
-            state, judged = _judge(state, other.id, "attack", False)
+            state, judged = _judge(state, other.id, "attack", approved)
             events += more + judged
         state, more = swapped(state, mover.id, other.id)
         return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
@@ -438,6 +445,8 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
         raise NotYourTurn("Only the game master approves actions.")
     pending = state.pending
     racer = state.racer(pending.actor)
+    if pending.then == "react":
+        return _rule_on_reaction(state, pending, action.approve)
     maneuver, then, target = pending.then.split(":", 2)
     state = replace(state, phase=Phase.ACTION, pending=None)
     if not action.approve:
@@ -446,6 +455,19 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
         raise WrongPhase("That action is no longer possible.")
     state, events = _take(state, racer, maneuver, then, target, approved=True)
     return state, (Chose("The GM", f"approves {racer.name}'s {then or maneuver}"),) + events
+
+
+def _rule_on_reaction(state: RaceState, asking: Pending, approve: bool) -> tuple[RaceState, tuple]:
+    """The GM's ruling on a weapon reaction to a pass: approved, the shot is taken (and not judged);
+    refused, the racer passed chooses another reaction."""
+    racer = state.racer(asking.actor)
+    if not approve:
+        said = (Chose("The GM", f"refuses {racer.name}'s weapon reaction"),)
+        return replace(state, phase=Phase.REACTION, pending=replace(asking.waiting, refused=True)), said
+    state = replace(state, pending=asking.waiting)
+    state = state.with_racer(replace(racer, reacted=True))
+    approved = (Chose("The GM", f"approves {racer.name}'s weapon reaction"), Reacted(racer.name, "attack"))
+    return _pass(replace(state, phase=Phase.ACTION, pending=None), asking.waiting, "attack", approved, approved=True)
 
 
 def _done(state: RaceState, events: tuple) -> tuple[RaceState, tuple]:

@@ -72,7 +72,9 @@ class Pending:
     feint: str = ""    # "won" (actor has advantage), "lost" (the target has advantage), "" none
     weapon: str = ""   # an attack's weapon: "sidearm" or "vehicle"
     roll: int = 0      # stabilize: the Piloting total the Dexterity roll must reach
-    then: str = ""     # approve: the maneuver waiting on the GM
+    then: str = ""     # approve: the maneuver waiting on the GM ("react" for a weapon reaction to a pass)
+    refused: bool = False           # a weapon reaction the GM refused: not asked for again
+    waiting: Pending | None = None  # approve of a reaction: the pass it answers, resumed after the ruling
 
 
 @dataclass(frozen=True)
