@@ -434,6 +434,55 @@ def test_a_weapon_reaction_to_a_pass_waits_on_a_seated_gms_approval():
     assert places(shot)[0] == "r2" and racer(shot, "r1").penalty == 2     # the pass still happens
 
 
+def armed_vehicle(*weapons: dict) -> data.VehicleSpec:
+    """A group's own speeder bike with the given vehicle weapons."""
+    return data.vehicle_from("gunbike", {"name": "Gun bike", "str": 14, "dex": 16, "con": 12,
+                                         "weapons": list(weapons)}, "test")
+
+
+FRONT_GUN = {"name": "nose cannon", "facing": "forward", "attack": 5, "dice": 2, "die": 6, "bonus": 0, "loud": True}
+TAIL_GUN = {"name": "tail dart", "facing": "backward", "attack": 3, "dice": 1, "die": 4, "bonus": 1, "loud": False}
+SIDE_GUN = {"name": "side gun", "facing": "sideways", "attack": 4, "dice": 1, "die": 6, "bonus": 0, "loud": True}
+
+
+def on_gunbike(state, *racer_ids: str, bike: data.VehicleSpec):
+    """The racers ride the group's own gun bike, with no sidearm (a pilot whose only weapons are the bike's)."""
+    plain = pilot("plain", piloting=4)
+    state = replace(state, custom_vehicles=(bike,), custom_pilots=(plain,))
+    for rid in racer_ids:
+        state = state.with_racer(replace(racer(state, rid), vehicle=bike.id, pilot=plain.id))
+    return state
+
+
+def test_vehicle_weapons_bear_only_the_way_they_face_and_cost_no_piloting_penalty():
+    """Seed: "You can't attack backwards with forward facing vehicle weapons and vice versa"; the -2/-5
+    penalty is for hand weapons; a reaction to being passed may use weapons that "can attack sideways"."""
+    bike = armed_vehicle(FRONT_GUN, TAIL_GUN, SIDE_GUN)
+    state = turn_of(on_gunbike(race(seat("ann", 400), seat("bob", 400), seat("cy", 400), track="outlaw_gauntlet"),
+                               "r2", bike=bike), "r2")
+    refused(state, "bob", Act("attack", target="r1", weapon="tail dart"), BadOption, "bear ahead")
+    ahead, events = apply(state, "bob", Act("attack", target="r1"))
+    assert roll(events, "attack with the nose cannon", "bob") and racer(ahead, "r2").penalty == 0
+    behind, events = apply(state, "bob", Act("attack", target="r3"))
+    assert roll(events, "attack with the tail dart", "bob") and racer(behind, "r2").penalty == 0
+    no_gun = on_gunbike(race(seat("ann", 400), seat("bob", 400), track="outlaw_gauntlet"), "r2",
+                        bike=armed_vehicle())
+    refused(turn_of(no_gun, "r2"), "bob", Act("attack"), BadOption, "No weapon")
+    passing = on_gunbike(race(seat("ann", 420), seat("bob", 420), track="outlaw_gauntlet"), "r1", bike=bike)
+    passing, _ = apply(turn_of(passing, "r2"), "bob", Act("pass"))
+    passed, events = apply(passing, "ann", React("attack"))
+    assert roll(events, "attack with the side gun", "ann") and racer(passed, "r1").penalty == 2   # "still -2"
+
+
+def test_a_loud_vehicle_weapon_faces_the_judges_at_disadvantage_a_quiet_one_does_not():
+    """Seed: "If the attacks were made with loud weapons ... Deception check is made with disadvantage"."""
+    bike = armed_vehicle(FRONT_GUN, {**TAIL_GUN, "facing": "forward", "name": "quiet dart"})
+    for weapon, loud in (("nose cannon", True), ("quiet dart", False)):
+        state = turn_of(on_gunbike(race(seat("ann", 400), seat("bob", 400), track="dune_sea"), "r2", bike=bike), "r2")
+        _after, events = apply(state, "bob", Act("attack", target="r1", weapon=weapon))
+        assert roll(events, "Deception against the judges", "bob").edge == (-1 if loud else 0)
+
+
 # --- hazards -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("league, dice", [("rookie", 1), ("pro", 2), ("champion", 4), ("legend", 10)])
 def test_railing_does_setback_damage_by_the_leagues_row(monkeypatch, league, dice):

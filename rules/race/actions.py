@@ -148,12 +148,14 @@ class TryFeature:
 @dataclass(frozen=True)
 class Act:
     """The racer's action in the action phase (a MANEUVERS word); `then` is the maneuver after a feint;
-    `target` a racer for an attack; `descend` metres dropped first, before a Piloting check."""
+    `target` a racer for an attack, `weapon` the weapon it uses (a vehicle weapon's name or 'sidearm';
+    empty: the first that can); `descend` metres dropped first, before a Piloting check."""
 
     maneuver: str
     then: str = ""
     target: str = ""
     descend: int = 0
+    weapon: str = ""
 
 
 @ACTIONS.register

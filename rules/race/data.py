@@ -65,6 +65,35 @@ def vehicle_die(score: int) -> int | None:
     return None
 
 
+# --- weapons -------------------------------------------------------------------------------------
+
+FACINGS = ("forward", "backward", "sideways", "any")   # a vehicle weapon's; a pilot's sidearm is "hand"
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A pilot's hand weapon (facing 'hand') or a vehicle's: to-hit bonus, damage dice, loudness."""
+
+    name: str
+    attack: int
+    dice: int
+    die: int
+    bonus: int
+    loud: bool
+    facing: str = "hand"
+
+
+def weapon_from(raw: Any, where: str, facing: str | None = None) -> Weapon:
+    """A weapon from its data, checked; `facing` None reads a vehicle weapon's own."""
+    _need(isinstance(raw, dict), where, "a weapon is a table of values")
+    if facing is None:
+        facing = raw.get("facing")
+        _need(facing in FACINGS, where, f"facing is one of {', '.join(FACINGS)}")
+    return Weapon(_text(raw, "name", where), _int(raw, "attack", where, -5, 30), _int(raw, "dice", where, 1, 10),
+                  _int(raw, "die", where, 2, 12), _int(raw, "bonus", where, -5, 20), bool(raw.get("loud", True)),
+                  facing)
+
+
 # --- vehicles ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -84,6 +113,7 @@ class VehicleSpec:
     hull_die: int
     hp: int
     ac: int
+    weapons: tuple[Weapon, ...] = ()   # none on the default vehicles (racing legality)
 
     def die(self, ability: str) -> int:
         """The vehicle roll's die for 'str', 'dex' or 'con' (seed, Table 1)."""
@@ -111,8 +141,11 @@ def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
     hp = max(1, die + con + (dice - 1) * (die // 2 + 1 + con))   # SOTG: the first die at its maximum
     ac_tier = {0: 0, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4}[tier]
     ac = _int(raw, "ac", where, 5, 30, 10 + modifier(scores["dex"]) + ac_tier)
+    raw_weapons = raw.get("weapons", [])
+    _need(isinstance(raw_weapons, list) and len(raw_weapons) <= 4, where, "weapons is a list of at most 4")
+    weapons = tuple(weapon_from(w, f"{where} weapon {n}") for n, w in enumerate(raw_weapons, start=1))
     return VehicleSpec(vid, name, size, tier, scores["str"], scores["dex"], scores["con"], max_speed, ceiling,
-                       dice, die, _int(raw, "hp", where, 1, 500, hp), ac)
+                       dice, die, _int(raw, "hp", where, 1, 500, hp), ac, weapons)
 
 
 @cache
@@ -123,16 +156,6 @@ def vehicles() -> dict[str, VehicleSpec]:
 
 
 # --- racers --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Sidearm:
-    name: str
-    attack: int
-    dice: int
-    die: int
-    bonus: int
-    loud: bool
-
 
 @dataclass(frozen=True)
 class RacerSpec:
@@ -155,7 +178,7 @@ class RacerSpec:
     performance: int
     initiative: int
     dex_save: int
-    sidearm: Sidearm | None
+    sidearm: Weapon | None
 
     @property
     def passive_perception(self) -> int:
@@ -173,14 +196,7 @@ def racer_from(rid: str, raw: Any, where: str) -> RacerSpec:
     scores = {a: _int(raw, a, where, 1, 30, 10) for a in ABILITIES}
     skills = {s: _int(raw, s, where, -10, 30, modifier(scores["int"]) if s in ("piloting", "technology", "mechanic")
                       else 0) for s in SKILLS}
-    sidearm = None
-    if raw.get("sidearm") is not None:
-        arm = raw["sidearm"]
-        at = f"{where} sidearm"
-        _need(isinstance(arm, dict), at, "a sidearm is a table of values")
-        sidearm = Sidearm(_text(arm, "name", at), _int(arm, "attack", at, -5, 30),
-                          _int(arm, "dice", at, 1, 10), _int(arm, "die", at, 2, 12), _int(arm, "bonus", at, -5, 20),
-                          bool(arm.get("loud", True)))
+    sidearm = weapon_from(raw["sidearm"], f"{where} sidearm", "hand") if raw.get("sidearm") is not None else None
     return RacerSpec(rid, name, **scores, **skills, sidearm=sidearm)
 
 

@@ -92,10 +92,10 @@ def why_not(state: RaceState, racer: Racer, maneuver: str, then: str = "") -> st
         return f"{behind.name} is slower than you ({behind.speed} < {racer.speed} km/h)."
     if kind == "emergency_brake" and behind.speed > racer.speed:
         return f"{behind.name} is faster than you: braking cannot bring you up to them."
-    if kind == "attack" and ahead is None and behind is None:
-        return "Nobody is near enough to attack."
-    if kind == "attack" and state.pilot_spec(racer).sidearm is None:
-        return "You have no weapon."
+    if kind == "attack" and not any(armed(state, racer, way) for way, other in (("ahead", ahead), ("behind", behind))
+                                    if other is not None):
+        return "No weapon of yours bears on the racer just ahead or behind." if ahead or behind else \
+            "Nobody is near enough to attack."
     if kind == "savvy" and _next_section(state) is None:
         return "This is the last section: there is no next one to study."
     return None
@@ -122,21 +122,22 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
     racer = state.racer(racer.id)
     if state.gm is not None and legality(state, kind) == "ask":
-        pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}")
+        pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}",
+                          weapon=action.weapon)
         asked = Chose(racer.name, f"asks the GM to {kind}")
         return replace(state, phase=Phase.APPROVAL, pending=pending), dropped + (asked,)
-    state, events = _take(state, racer, maneuver, then, action.target, approved=False)
+    state, events = _take(state, racer, maneuver, then, action.target, approved=False, weapon=action.weapon)
     return state, dropped + events
 
 
 def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
-          approved: bool) -> tuple[RaceState, tuple]:
+          approved: bool, weapon: str = "") -> tuple[RaceState, tuple]:
     state = state.with_racer(replace(racer, acted=True))
     if maneuver in SOLO:
         state, events = SOLO[maneuver](state, racer.id)
         return _done(state, events)
     if maneuver == "attack":
-        return _attack(state, racer.id, target, approved)
+        return _attack(state, racer.id, target, approved, weapon)
     if maneuver == "emergency_brake":
         return _emergency_brake(state, racer.id)
     events: tuple = ()
@@ -172,8 +173,8 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
     allowed = REACTIONS_TO[pending.kind]
     if reaction not in allowed:
         raise BadOption(f"Against this you may: {', '.join(allowed)}.")
-    if reaction == "attack" and state.pilot_spec(target).sidearm is None:
-        raise BadOption("You have no weapon.")
+    if reaction == "attack" and not armed(state, target, way_to(state, target.id, pending.actor, pending.kind)):
+        raise BadOption("No weapon of yours bears on that racer.")
     if reaction == "attack" and pending.kind in ("pass", "forced_pass") and state.gm is not None:
         if pending.refused:
             raise BadOption("The GM refused a weapon reaction to this pass: choose another.")
@@ -210,8 +211,9 @@ def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tup
         return _sweep(state, pending, reaction, brake, events)
     # attack_back
     if reaction == "attack":
-        state, more = _shoot(state, pending.target, pending.actor)
-        state, judged = _judge(state, pending.target, "attack", pending.weapon == "approved")
+        weapon = _weapon_toward(state, pending.target, pending.actor, "attack_back")
+        state, more = _shoot(state, pending.target, pending.actor, weapon)
+        state, judged = _judge(state, pending.target, "attack", pending.weapon == "approved", weapon.loud)
         return _done(state, events + more + judged)
     return _done(state, events + (Chose(state.racer(pending.target).name, "does not shoot back"),))
 
@@ -238,8 +240,9 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple,
     forced = pending.kind == "forced_pass"
     if reaction == "none" or reaction == "attack":
         if reaction == "attack":   # the seed: this reaction "does not prevent you from being passed"
-            state, more = _shoot(state, other.id, mover.id, penalty=2, advantage=pending.feint == "lost")
-            state, judged = _judge(state, other.id, "attack", approved)
+            weapon = _weapon_toward(state, other.id, mover.id, pending.kind)
+            state, more = _shoot(state, other.id, mover.id, weapon, penalty=2, advantage=pending.feint == "lost")
+            state, judged = _judge(state, other.id, "attack", approved, weapon.loud)
             events += more + judged
         state, more = swapped(state, mover.id, other.id)
         return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
@@ -374,36 +377,64 @@ def _feint(state: RaceState, racer_id: str, then: str) -> tuple[RaceState, str, 
                                                             "fooled" if won else "seen through"))
 
 
-def _attack(state: RaceState, racer_id: str, target: str, approved: bool) -> tuple[RaceState, tuple]:
+def _attack(state: RaceState, racer_id: str, target: str, approved: bool, weapon: str = "") -> tuple[RaceState, tuple]:
     """Seed: a weapon attack on the racer ahead or behind; the one attacked may shoot back."""
+    racer = state.racer(racer_id)
     ahead, behind = state.ahead_of(racer_id), state.behind(racer_id)
-    near = [r for r in (ahead, behind) if r is not None]
+    near = [(way, r) for way, r in (("ahead", ahead), ("behind", behind)) if r is not None and armed(state, racer, way)]
     wanted = target.strip().casefold()
-    chosen = next((r for r in near if wanted in (r.id, r.name.casefold(), r.owner.casefold())), None)
+    chosen = next(((way, r) for way, r in near if wanted in (r.id, r.name.casefold(), r.owner.casefold())), None)
     if chosen is None:
         if wanted or len(near) > 1:
-            raise BadOption(f"Attack the racer just ahead or behind: {', '.join(r.name for r in near)}.")
+            raise BadOption(f"Attack the racer just ahead or behind: {', '.join(r.name for _w, r in near)}.")
         chosen = near[0]
-    state, events = _shoot(state, racer_id, chosen.id)
-    pending = Pending("attack_back", racer_id, chosen.id, weapon="approved" if approved else "")
-    state, more = _judged(state, Pending("attack", racer_id, chosen.id, weapon="approved" if approved else ""),
-                          events, finish=False)
-    if state.racer(racer_id).out or state.racer(chosen.id).out or state.racer(chosen.id).reacted:
-        return _done(state, more)
-    return replace(state, phase=Phase.REACTION, pending=pending), more
+    way, other = chosen
+    arms = armed(state, racer, way)
+    arm = next((a for a in arms if a.name.casefold() == weapon.strip().casefold()
+                or (weapon.strip().lower() == "sidearm" and a.facing == "hand")), None) if weapon.strip() else arms[0]
+    if arm is None:
+        raise BadOption(f"Weapons that bear {way}: {', '.join(a.name for a in arms)}.")
+    state, events = _shoot(state, racer_id, other.id, arm)
+    state, judged = _judge(state, racer_id, "attack", approved, arm.loud)
+    pending = Pending("attack_back", racer_id, other.id, weapon="approved" if approved else "")
+    events += judged
+    if state.racer(racer_id).out or state.racer(other.id).out or state.racer(other.id).reacted \
+            or not armed(state, state.racer(other.id), way_to(state, other.id, racer_id, "attack_back")):
+        return _done(state, events)
+    return replace(state, phase=Phase.REACTION, pending=pending), events
 
 
-def _shoot(state: RaceState, shooter_id: str, target_id: str, penalty: int | None = None,
+def armed(state: RaceState, racer: Racer, way: str) -> tuple[data.Weapon, ...]:
+    """The weapons `racer` can bring to bear `way` ('ahead', 'behind' or 'beside', a passer): the vehicle's
+    that face that way first (seed: "You can't attack backwards with forward facing vehicle weapons and vice
+    versa"; beside a passer, those that "can attack sideways"), then the pilot's sidearm."""
+    faces = {"ahead": ("forward", "any"), "behind": ("backward", "any"), "beside": ("sideways", "any")}[way]
+    own = tuple(w for w in state.vehicle_spec(racer).weapons if w.facing in faces)
+    sidearm = state.pilot_spec(racer).sidearm
+    return own + ((sidearm,) if sidearm else ())
+
+
+def way_to(state: RaceState, shooter_id: str, target_id: str, kind: str) -> str:
+    if kind in ("pass", "forced_pass"):
+        return "beside"
+    return "ahead" if state.position(target_id) < state.position(shooter_id) else "behind"
+
+
+def _weapon_toward(state: RaceState, shooter_id: str, target_id: str, kind: str) -> data.Weapon:
+    return armed(state, state.racer(shooter_id), way_to(state, shooter_id, target_id, kind))[0]
+
+
+def _shoot(state: RaceState, shooter_id: str, target_id: str, arm: data.Weapon, penalty: int | None = None,
            advantage: bool = False) -> tuple[RaceState, tuple]:
-    """A sidearm shot (the default racers carry no vehicle weapons): the attack roll against the target's
-    AC, +1 AC for every 10 km/h of speed difference (seed); a hand weapon costs -2 on the shooter's next
-    Piloting check forwards, -5 backwards (`penalty`: a reaction to a pass, "still -2")."""
+    """One weapon's attack roll against the target's AC, +1 AC for every 10 km/h of speed difference
+    (seed). A hand weapon costs -2 on the shooter's next Piloting check forwards, -5 backwards, and a
+    vehicle's weapon nothing; `penalty` is a reaction to a pass's, "still -2" whatever the weapon."""
     shooter, target = state.racer(shooter_id), state.racer(target_id)
-    arm = state.pilot_spec(shooter).sidearm
     ac = state.vehicle_spec(target).ac + abs(shooter.speed - target.speed) // 10
-    forward = state.position(target_id) < state.position(shooter_id)
-    cost = penalty if penalty is not None else (2 if forward else 5)
-    state = state.with_racer(replace(shooter, penalty=shooter.penalty + cost))
+    if penalty is None and arm.facing == "hand":
+        penalty = 2 if state.position(target_id) < state.position(shooter_id) else 5
+    if penalty:
+        state = state.with_racer(replace(shooter, penalty=shooter.penalty + penalty))
     state, total, rolled = d20(state, shooter.name, f"attack with the {arm.name}", (("attack", arm.attack),),
                                advantage=advantage, verdict=lambda t: "hit" if t >= ac else "miss")
     events: tuple = (Maneuver(shooter.name, f"shoots the {arm.name} at", target.name), rolled)
@@ -414,22 +445,20 @@ def _shoot(state: RaceState, shooter_id: str, target_id: str, penalty: int | Non
     return state, events + (hurt,) + more
 
 
-def _judged(state: RaceState, pending: Pending, events: tuple, finish: bool = True) -> tuple[RaceState, tuple]:
-    """The acting racer's ram or attack before the judges, then (`finish`) on to the next action."""
-    kind = "ram" if pending.kind == "ram" else "attack"
-    state, judged = _judge(state, pending.actor, kind, pending.weapon == "approved")
-    return _done(state, events + judged) if finish else (state, events + judged)
+def _judged(state: RaceState, pending: Pending, events: tuple) -> tuple[RaceState, tuple]:
+    """The acting racer's ram before the judges, then on to the next action."""
+    state, judged = _judge(state, pending.actor, "ram", pending.weapon == "approved")
+    return _done(state, events + judged)
 
 
-def _judge(state: RaceState, racer_id: str, kind: str, approved: bool) -> tuple[RaceState, tuple]:
+def _judge(state: RaceState, racer_id: str, kind: str, approved: bool, loud: bool = False) -> tuple[RaceState, tuple]:
     """Seed: an illegal ram or weapon attack (a reaction's too), hit or miss, faces the judges: a Charisma
-    (Deception) check against the track's DC, with disadvantage for loud weapons; a failure disqualifies.
-    An action a seated GM approved is not judged."""
+    (Deception) check against the track's DC, with disadvantage for a `loud` weapon; a failure
+    disqualifies. An action a seated GM approved is not judged."""
     racer = state.racer(racer_id)
     if legality(state, kind) == "legal" or approved or racer.out:
         return state, ()
     dc = state.the_track.judges_dc
-    loud = kind == "attack" and state.pilot_spec(racer).sidearm.loud
     state, total, rolled = d20(state, racer.name, "Deception against the judges",
                                (("Deception", state.pilot_spec(racer).deception),), disadvantage=loud,
                                verdict=lambda t: "unseen" if t >= dc else "caught")
@@ -453,7 +482,7 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
         return state, (Chose("The GM", f"refuses {racer.name}'s {then or maneuver}"),)
     if why_not(state, racer, maneuver, then):
         raise WrongPhase("That action is no longer possible.")
-    state, events = _take(state, racer, maneuver, then, target, approved=True)
+    state, events = _take(state, racer, maneuver, then, target, approved=True, weapon=pending.weapon)
     return state, (Chose("The GM", f"approves {racer.name}'s {then or maneuver}"),) + events
 
 

@@ -151,7 +151,8 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
         target = state.racer(state.pending.target)
         return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
                      for r in maneuvers.REACTIONS_TO[state.pending.kind]
-                     if (r != "attack" or (state.pilot_spec(target).sidearm and not state.pending.refused))
+                     if (r != "attack" or (maneuvers.armed(state, target, maneuvers.way_to(
+                         state, target.id, state.pending.actor, state.pending.kind)) and not state.pending.refused))
                      and (r != "sweep" or state.racer(state.pending.actor).speed >= target.speed))
     if state.phase == Phase.STABILIZE:
         return (LegalAction("/stabilize attempt:yes", "Stabilize", action=Stabilize(True), primary=True),
