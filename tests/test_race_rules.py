@@ -483,6 +483,37 @@ def test_a_loud_vehicle_weapon_faces_the_judges_at_disadvantage_a_quiet_one_does
         assert roll(events, "Deception against the judges", "bob").edge == (-1 if loud else 0)
 
 
+def test_a_force_user_may_study_the_line_with_wisdom_or_charisma():
+    """Seed, Savvy: "force users can attempt to make Wisdom or Charisma check, instead of Intelligence"
+    (ruling: a force user the data marks uses the best of the three)."""
+    sage = pilot("sage", int=10, wis=18, cha=12, force_user=True)
+    plain = pilot("plain", int=10, wis=18, cha=12)
+    for spec, expected in ((sage, ("Wisdom (savvy)", ("Wis", 4))), (plain, ("Intelligence (savvy)", ("Int", 0)))):
+        state = race("ann", "bob", custom_pilots=(spec,))
+        state = state.with_racer(replace(racer(state, "r2"), pilot=spec.id))
+        _after, events = apply(state, "bob", Act("savvy"))
+        (rolled,) = [e for e in events if isinstance(e, ev.DiceRolled) and e.purpose.endswith("(savvy)")]
+        assert (rolled.purpose, rolled.modifiers[0]) == expected
+
+
+def test_patching_needs_a_kit_and_another_kit_a_seated_gms_approval():
+    """Seed, Patch: "You must have Mechanic's kit on hand ... Other kits and tools may serve for the purpose
+    of this action, subject to GM's approval"."""
+    for kit in ("none", "other"):
+        spec = pilot(kit, kit=kit)
+        for gm in (False, True):
+            state = race("ann", "bob", custom_pilots=(spec,), gm=gm)
+            state = state.with_racer(replace(racer(state, "r2"), pilot=spec.id))
+            if kit == "none":
+                refused(state, "bob", Act("patch"), BadOption, "mechanic's kit")
+                continue
+            after, events = apply(state, "bob", Act("patch"))
+            if gm:
+                assert after.phase == Phase.APPROVAL and RULESET.acting_players(after) == (GM,)
+                after, events = apply(after, GM, GmRule(True))
+            assert roll(events, "Mechanic's kit (patch)", "bob")
+
+
 # --- hazards -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("league, dice", [("rookie", 1), ("pro", 2), ("champion", 4), ("legend", 10)])
 def test_railing_does_setback_damage_by_the_leagues_row(monkeypatch, league, dice):

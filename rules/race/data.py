@@ -179,6 +179,8 @@ class RacerSpec:
     initiative: int
     dex_save: int
     sidearm: Weapon | None
+    kit: str = "mechanic"       # the Patch kit: "mechanic", "other" (a GM's approval) or "none"
+    force_user: bool = False    # Savvy may use Wisdom or Charisma instead of Intelligence (seed)
 
     @property
     def passive_perception(self) -> int:
@@ -197,7 +199,11 @@ def racer_from(rid: str, raw: Any, where: str) -> RacerSpec:
     skills = {s: _int(raw, s, where, -10, 30, modifier(scores["int"]) if s in ("piloting", "technology", "mechanic")
                       else 0) for s in SKILLS}
     sidearm = weapon_from(raw["sidearm"], f"{where} sidearm", "hand") if raw.get("sidearm") is not None else None
-    return RacerSpec(rid, name, **scores, **skills, sidearm=sidearm)
+    kit = raw.get("kit", "mechanic")
+    _need(kit in ("mechanic", "other", "none"), where, "kit is mechanic, other or none")
+    force = raw.get("force_user", False)
+    _need(isinstance(force, bool), where, "force_user is true or false")
+    return RacerSpec(rid, name, **scores, **skills, sidearm=sidearm, kit=kit, force_user=force)
 
 
 @cache

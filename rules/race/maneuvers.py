@@ -98,6 +98,8 @@ def why_not(state: RaceState, racer: Racer, maneuver: str, then: str = "") -> st
             "Nobody is near enough to attack."
     if kind == "savvy" and _next_section(state) is None:
         return "This is the last section: there is no next one to study."
+    if kind == "patch" and state.pilot_spec(racer).kit == "none":
+        return "You must have a mechanic's kit on hand to patch (seed)."
     return None
 
 
@@ -121,7 +123,8 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     kind = then if maneuver == "feint" else maneuver
     state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
     racer = state.racer(racer.id)
-    if state.gm is not None and legality(state, kind) == "ask":
+    if state.gm is not None and (legality(state, kind) == "ask" or
+                                 kind == "patch" and state.pilot_spec(racer).kit == "other"):
         pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}",
                           weapon=action.weapon)
         asked = Chose(racer.name, f"asks the GM to {kind}")
@@ -528,11 +531,16 @@ def _show_off(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
 
 def _savvy(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     """Seed: an Intelligence check against the next section's DC; success gives advantage on its
-    Piloting check."""
+    Piloting check. "Force users can attempt to make Wisdom or Charisma check, instead of Intelligence":
+    ruling, a racer the data marks a force user uses the best of the three."""
     racer = state.racer(racer_id)
+    pilot = state.pilot_spec(racer)
     dc = checks.section_dc(state, _next_section(state), racer.altitude)
-    state, total, rolled = d20(state, racer.name, "Intelligence (savvy)",
-                               (("Int", data.modifier(state.pilot_spec(racer).int)),),
+    abilities = (("Int", pilot.int), ("Wis", pilot.wis), ("Cha", pilot.cha)) if pilot.force_user else \
+        (("Int", pilot.int),)
+    name, score = max(abilities, key=lambda a: a[1])
+    full = {"Int": "Intelligence", "Wis": "Wisdom", "Cha": "Charisma"}[name]
+    state, total, rolled = d20(state, racer.name, f"{full} (savvy)", ((name, data.modifier(score)),),
                                verdict=lambda t: "a better line" if t >= dc else "no better line")
     state = state.with_racer(replace(state.racer(racer_id), advantage=total >= dc))
     return state, (rolled,)
@@ -540,7 +548,8 @@ def _savvy(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
 
 def _patch(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     """Seed: Intelligence (Mechanic's Kit) against 15 + the vehicle's tier; success rolls the vehicle's
-    Hit Die back onto its hit points (ruling: not above its maximum; every default racer carries a kit)."""
+    Hit Die back onto its hit points (ruling: not above its maximum). Every default racer carries the kit;
+    "other kits and tools" need a seated GM's approval (with the bot as GM they serve)."""
     racer = state.racer(racer_id)
     spec = state.vehicle_spec(racer)
     dc = 15 + spec.tier

@@ -30,14 +30,14 @@ def _reaction(kind: str):
 
 
 def _rolled(purpose: str):
-    return lambda event: event["type"] == "DiceRolled" and event["purpose"] == purpose
+    return lambda event: event["type"] == "DiceRolled" and event["purpose"].endswith(purpose)
 
 
 SELFPLAY = SelfplaySetup(lambda rng: f"track:{rng.choice(data.track_ids())}", _seats, (
     ("passes", _maneuver("passes")), ("rams", _maneuver("rams")), ("sweeps", _maneuver("side sweeps")),
     ("feints", _maneuver("feints at")), ("shots", lambda e: e["type"] == "Maneuver" and e["kind"].startswith("shoots")),
     ("turbo boosts", _speed("turbo boosts")), ("emergency brakes", _maneuver("brakes hard in front of")),
-    ("show offs", _rolled("Piloting (show off)")), ("savvies", _rolled("Intelligence (savvy)")),
+    ("show offs", _rolled("Piloting (show off)")), ("savvies", _rolled("(savvy)")),
     ("patches", _rolled("Mechanic's kit (patch)")), ("blocks", _reaction("block")), ("dodges", _reaction("dodge")),
     ("sweep reactions", _reaction("sweep")), ("attack reactions", _reaction("attack")),
     ("boost strips", _speed("hits the boost strip")), ("hazards", event_type("HazardHit")),
