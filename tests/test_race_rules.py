@@ -514,6 +514,27 @@ def test_patching_needs_a_kit_and_another_kit_a_seated_gms_approval():
             assert roll(events, "Mechanic's kit (patch)", "bob")
 
 
+def test_an_explosive_is_a_dexterity_save_with_1_per_10_kmh_apart_and_counts_as_loud_by_its_data():
+    """Seed: "the opponent gains +1 to Armor Class and Dexterity saving throws against your attacks" for
+    each 10 km/h; "Explosives count as loud weapons if they produce a visible effect" (the data's `loud`).
+    FOUND (5e): a made save halves the damage."""
+    grenade = {"name": "thermal charge", "facing": "any", "dice": 3, "die": 6, "save": 13, "loud": True}
+    bike = armed_vehicle(grenade)
+    seen = set()
+    for seed in range(1, 41):
+        state = turn_of(on_gunbike(race(seat("ann", 430, hp=500), seat("bob", 400), track="dune_sea", seed=seed),
+                                   "r2", bike=bike), "r2")
+        after, events = apply(state, "bob", Act("attack", target="r1"))
+        saved = roll(events, "Dexterity save against the thermal charge", "ann")
+        assert saved.modifiers == (("Dex save", 4), ("speed apart", 3)) and not rolls(events, "attack with")
+        hurt = roll(events, "thermal charge damage")
+        made = saved.total >= 13
+        assert damage_to(events, "ann") == (hurt.total // 2 if made else hurt.total)
+        assert roll(events, "Deception against the judges", "bob").edge == -1    # loud, on an illegal track
+        seen.add(made_at(made, saved.total))
+    saw(seen, "made at 13", "missed at 12")
+
+
 # --- hazards -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("league, dice", [("rookie", 1), ("pro", 2), ("champion", 4), ("legend", 10)])
 def test_railing_does_setback_damage_by_the_leagues_row(monkeypatch, league, dice):

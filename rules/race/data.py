@@ -81,6 +81,7 @@ class Weapon:
     bonus: int
     loud: bool
     facing: str = "hand"
+    save: int = 0          # an explosive's Dexterity save DC (no attack roll: a save halves the damage)
 
 
 def weapon_from(raw: Any, where: str, facing: str | None = None) -> Weapon:
@@ -89,9 +90,9 @@ def weapon_from(raw: Any, where: str, facing: str | None = None) -> Weapon:
     if facing is None:
         facing = raw.get("facing")
         _need(facing in FACINGS, where, f"facing is one of {', '.join(FACINGS)}")
-    return Weapon(_text(raw, "name", where), _int(raw, "attack", where, -5, 30), _int(raw, "dice", where, 1, 10),
-                  _int(raw, "die", where, 2, 12), _int(raw, "bonus", where, -5, 20), bool(raw.get("loud", True)),
-                  facing)
+    return Weapon(_text(raw, "name", where), _int(raw, "attack", where, -5, 30, 0), _int(raw, "dice", where, 1, 10),
+                  _int(raw, "die", where, 2, 12), _int(raw, "bonus", where, -5, 20, 0), bool(raw.get("loud", True)),
+                  facing, _int(raw, "save", where, 0, 30, 0))
 
 
 # --- vehicles ------------------------------------------------------------------------------------

@@ -433,11 +433,14 @@ def _shoot(state: RaceState, shooter_id: str, target_id: str, arm: data.Weapon, 
     (seed). A hand weapon costs -2 on the shooter's next Piloting check forwards, -5 backwards, and a
     vehicle's weapon nothing; `penalty` is a reaction to a pass's, "still -2" whatever the weapon."""
     shooter, target = state.racer(shooter_id), state.racer(target_id)
-    ac = state.vehicle_spec(target).ac + abs(shooter.speed - target.speed) // 10
+    spread = abs(shooter.speed - target.speed) // 10
     if penalty is None and arm.facing == "hand":
         penalty = 2 if state.position(target_id) < state.position(shooter_id) else 5
     if penalty:
         state = state.with_racer(replace(shooter, penalty=shooter.penalty + penalty))
+    if arm.save:
+        return _blast(state, shooter, target, arm, spread)
+    ac = state.vehicle_spec(target).ac + spread
     state, total, rolled = d20(state, shooter.name, f"attack with the {arm.name}", (("attack", arm.attack),),
                                advantage=advantage, verdict=lambda t: "hit" if t >= ac else "miss")
     events: tuple = (Maneuver(shooter.name, f"shoots the {arm.name} at", target.name), rolled)
@@ -446,6 +449,19 @@ def _shoot(state: RaceState, shooter_id: str, target_id: str, arm: data.Weapon, 
     state, points, hurt = damage_dice(state, shooter.name, f"{arm.name} damage", arm.dice, arm.die, arm.bonus)
     state, more = damage(state, target_id, points)
     return state, events + (hurt,) + more
+
+
+def _blast(state: RaceState, shooter: Racer, target: Racer, arm: data.Weapon, spread: int) -> tuple[RaceState, tuple]:
+    """An explosive: no attack roll; the target's pilot makes a Dexterity saving throw against its DC, +1
+    for every 10 km/h of speed difference (seed); FOUND (5e): a save takes half the damage, rounded down."""
+    pilot = state.pilot_spec(target)
+    state, total, saved = d20(state, target.name, f"Dexterity save against the {arm.name}",
+                              (("Dex save", pilot.dex_save), ("speed apart", spread)),
+                              verdict=lambda t: "half" if t >= arm.save else "full")
+    state, points, hurt = damage_dice(state, shooter.name, f"{arm.name} damage", arm.dice, arm.die, arm.bonus)
+    dealt = points // 2 if total >= arm.save else points
+    state, more = damage(state, target.id, dealt)
+    return state, (Maneuver(shooter.name, f"throws the {arm.name} at", target.name), saved, hurt) + more
 
 
 def _judged(state: RaceState, pending: Pending, events: tuple) -> tuple[RaceState, tuple]:
