@@ -112,18 +112,6 @@ BATTLECARS = (("erin", "/game new ruleset:battlecars seed:7 board:town"), ("erin
               ("frank", "/game join vehicle:bike2"), ("erin", "/game start"))
 
 
-async def test_speedway_and_track_play_exactly_as_alone_beside_a_battlecars_game_at_the_same_time(service):
-    """Three games in three channels at once, their commands interleaved on one loop: Speedway's and
-    Track's replies and final snapshots are the same as when each is played alone."""
-    alone_sw = await _by_first_legal(service, "sw-alone", SPEEDWAY, 40)
-    alone_tr = await _by_first_legal(service, "tr-alone", TRACK, 40)
-    together_sw, together_tr, battlecars = await asyncio.gather(
-        _by_first_legal(service, "sw-with", SPEEDWAY, 40), _by_first_legal(service, "tr-with", TRACK, 40),
-        _by_first_legal(service, "bc-with", BATTLECARS, 40))
-    assert together_sw == alone_sw and together_tr == alone_tr
-    assert RULESET.load_state(battlecars[1]).round >= 1
-
-
 def _state(db: str) -> BattlecarsState:
     with sqlite3.connect(db) as conn:
         (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()

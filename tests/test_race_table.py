@@ -395,8 +395,8 @@ async def test_a_finished_race_exports_with_its_seed_and_imports_elsewhere_as_th
 
 
 async def test_the_other_three_games_play_exactly_as_alone_beside_a_race_at_the_same_time(service):
-    """Issue 15: Speedway, Track and Battlecars, their commands interleaved on one loop with a race's in a
-    fourth channel, give the same replies and final snapshots as each played alone."""
+    """Issues 14 and 15: Speedway, Track and Battlecars, their commands interleaved on one loop with a
+    race's in a fourth channel, give the same replies and final snapshots as each played alone."""
     import asyncio
 
     from tests.test_battlecars_table import BATTLECARS, SPEEDWAY, TRACK, _by_first_legal
