@@ -277,7 +277,9 @@ def test_bench_prints_every_figure(tmp_path):
     result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    for pattern in (r"one channel, 4 moves.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
+    for pattern in (r"one channel, 4 moves.*cold.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
+                    r"one channel, 4 moves, warm: p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
+                    r"plain Pillow as PNG at level 1: [\d.]+ ms; our encoder [\d.]+x that; a warm move's p50 [\d.]+x",
                     r"3 channels at once, 6 moves in [\d.]+ s: [\d.]+ moves/s",
                     r"drawing [\d.]+ ms, PNG encoding [\d.]+ ms \(the floor\), render\+encode [\d.]+ ms = [\d.]+x",
                     r"PNG size over \d+ pictures: median \d+ KB, max \d+ KB",
