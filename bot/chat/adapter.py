@@ -33,6 +33,7 @@ from bot.storage.target import split_password
 from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.table.guards import RateLimit, plain_name, redacting_handler
 from bot.table.importer import MAX_IMPORT_BYTES
+from bot.table.memory import settle_memory
 from bot.table.replies import Reply
 from bot.table.service import Actor, GameService
 
@@ -81,6 +82,7 @@ class PitbossBehaviour:
             self.store = await Store.open(self.db_path)
             self.service = GameService(self.store, rate_limit=RateLimit())
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
+        settle_memory()
         self.start_scheduler()
         if self.sync_commands:
             await self.sync_if_changed()

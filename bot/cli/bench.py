@@ -25,6 +25,7 @@ from typing import TextIO
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked
 from bot.table.commands import parse
+from bot.table.memory import settle_memory
 from bot.table.queries import events_of
 from bot.table.service import Actor, GameService
 from images.draw import to_png
@@ -184,6 +185,7 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         lat = one.latencies
         say(f"one channel, {len(lat)} moves, each a full command with its PNG, cold (a fresh process): "
             f"p50 {_ms(percentile(lat, .5))}, p95 {_ms(percentile(lat, .95))}, p99 {_ms(percentile(lat, .99))}")
+        settle_memory()          # as the bot does once it has started
         warm = Samples()
         played = 0
         while played < single:   # as many again, now that the process has warmed up
