@@ -135,3 +135,23 @@ def run_pitboss(*args: str, cwd: Path | None = None, stdin: str | None = None,
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "bot", *args], cwd=cwd, input=stdin,
                            capture_output=True, text=True, env=full_env, timeout=120)
+
+
+def exec_in(db: str, cwd: Path, channel: str = "c"):
+    """A function running one command in `channel` of `db` through `pitboss exec`, as `user` would: its
+    own process each time; it asserts the command was taken and returns what it printed."""
+    def run(user: str, line: str) -> str:
+        result = run_pitboss("exec", "--db", db, "--channel", channel, "--user", user, line, cwd=cwd)
+        assert result.returncode == 0, (line, result.stdout, result.stderr)
+        return result.stdout
+    return run
+
+
+def stored_state(ruleset, db: str, channel: str = "c"):
+    """The latest game of `channel` in the SQLite file `db`, as `ruleset` reads it."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        (text,) = conn.execute("SELECT state FROM games WHERE channel = ? ORDER BY id DESC", (channel,)).fetchone()
+    return ruleset.load_state(text)
+

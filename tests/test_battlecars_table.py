@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 
 import pytest
 
@@ -16,7 +15,7 @@ from rules.battlecars import data
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
 from rules.codec import decode_state
-from tests.conftest import run_pitboss
+from tests.conftest import exec_in, run_pitboss, stored_state
 
 
 async def run(service, user: str, line: str, channel: str):
@@ -112,12 +111,6 @@ BATTLECARS = (("erin", "/game new ruleset:battlecars seed:7 board:town"), ("erin
               ("frank", "/game join vehicle:bike2"), ("erin", "/game start"))
 
 
-def _state(db: str) -> BattlecarsState:
-    with sqlite3.connect(db) as conn:
-        (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()
-    return RULESET.load_state(text)
-
-
 @pytest.mark.parametrize(("alice", "bob"), [("bike1", "hauler"), ("rammer", "tank")])
 def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob):
     """Two humans, each command its own `pitboss exec` process; each picks its first legal action (a
@@ -126,17 +119,13 @@ def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob)
     every vehicle type: a bike and a truck, a car and a tank."""
     db = str(tmp_path / "bc.db")
 
-    def exec_(user: str, line: str):
-        result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path)
-        assert result.returncode == 0, (line, result.stdout, result.stderr)
-        return result
-
+    exec_ = exec_in(db, tmp_path)
     for user, line in (("alice", "/game new ruleset:battlecars rounds:3 board:open"),
                        ("alice", f"/game join vehicle:{alice}"), ("bob", f"/game join vehicle:{bob}"),
                        ("alice", "/game start")):
         exec_(user, line)
     for _ in range(120):
-        state = _state(db)
+        state = stored_state(RULESET, db)
         if RULESET.is_finished(state):
             break
         player = RULESET.acting_players(state)[0]
@@ -144,7 +133,7 @@ def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob)
         pick = next((a for a in legal if a.command.startswith("/fire")), None) or \
             next((a for a in legal if a.command.startswith("/speed")), None) or legal[0]
         exec_(player, pick.command)
-    final = _state(db)
+    final = stored_state(RULESET, db)
     assert RULESET.is_finished(final)
     verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
     assert verified.returncode == 0 and "0 mismatches" in verified.stdout

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import sqlite3
 
 import pytest
 from PIL import Image
@@ -17,7 +16,7 @@ from bot.table.replies import Actor
 from images.race import HEIGHT, TEXT, WIDTH, render_race
 from rules.race.ruleset import RULESET
 from rules.race.state import Phase, RaceState
-from tests.conftest import run_pitboss
+from tests.conftest import exec_in, run_pitboss, stored_state
 
 
 async def run(service, user: str, line: str, channel: str):
@@ -46,12 +45,6 @@ async def play_on(service, channel: str, limit: int = 400, seen: list | None = N
         assert reply.outcome == "applied", reply.text
         replies.append(reply)
     return replies
-
-
-def _state(db: str) -> RaceState:
-    with sqlite3.connect(db) as conn:
-        (text,) = conn.execute("SELECT state FROM games WHERE channel = 'c' ORDER BY id DESC").fetchone()
-    return RULESET.load_state(text)
 
 
 SHORT_TRACK = """
@@ -86,18 +79,14 @@ def exec_race(tmp_path, setup: list[tuple[str, str]], gm: str | None = None) -> 
     db = str(tmp_path / "race.db")
     (tmp_path / "short.toml").write_text(SHORT_TRACK)
 
-    def exec_(user: str, line: str) -> str:
-        result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path)
-        assert result.returncode == 0, (line, result.stdout, result.stderr)
-        return result.stdout
-
+    exec_ = exec_in(db, tmp_path)
     host = setup[0][0]
     exec_(host, setup[0][1])
     assert "Short Hop" in exec_(host, f"/custom file:{tmp_path / 'short.toml'}")
     for user, line in setup[1:]:
         exec_(user, line)
     for _ in range(120):
-        state = _state(db)
+        state = stored_state(RULESET, db)
         if RULESET.is_finished(state):
             break
         player = RULESET.acting_players(state)[0]
@@ -105,7 +94,7 @@ def exec_race(tmp_path, setup: list[tuple[str, str]], gm: str | None = None) -> 
             exec_(gm, "/gm change:2")
             assert "DC 7" in exec_(gm, "/dcs")                   # the curve's 5, raised by 2
         exec_(player, RULESET.legal_actions(state, player)[0].command)
-    final = _state(db)
+    final = stored_state(RULESET, db)
     assert RULESET.is_finished(final) and final.the_track.name == "Short Hop"
     verified = run_pitboss("verify", "--db", db, cwd=tmp_path)
     assert verified.returncode == 0 and "0 mismatches" in verified.stdout

@@ -101,6 +101,16 @@ async def _play(service: GameService, channel: str, script: list[tuple[Actor, st
     return len(script)
 
 
+async def _one_channel(service: GameService, prefix: str, seed: int, moves: int, samples: Samples) -> int:
+    """Time `moves` moves one game at a time (games end: the next seed goes on); the next unused seed."""
+    played = 0
+    while played < moves:
+        await _open_game(service, f"{prefix}-{seed}", seed)
+        played += await _play(service, f"{prefix}-{seed}", _script(seed, moves - played), samples)
+        seed += 1
+    return seed
+
+
 async def _long_game(service: GameService, store: Store, seed: int) -> int:
     """A finished all-computer game of at least LONG_GAME actions (six cars); returns its id."""
     for attempt in range(20):
@@ -177,21 +187,13 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
             f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}")
 
         one = Samples()
-        played = 0
-        while played < single:  # games end: go on with the next seed until enough moves are timed
-            await _open_game(service, f"bench-one-{seed}", seed)
-            played += await _play(service, f"bench-one-{seed}", _script(seed, single - played), one)
-            seed += 1
+        seed = await _one_channel(service, "bench-one", seed, single, one)
         lat = one.latencies
         say(f"one channel, {len(lat)} moves, each a full command with its PNG, cold (a fresh process): "
             f"p50 {_ms(percentile(lat, .5))}, p95 {_ms(percentile(lat, .95))}, p99 {_ms(percentile(lat, .99))}")
         settle_memory()          # as the bot does once it has started
         warm = Samples()
-        played = 0
-        while played < single:   # as many again, now that the process has warmed up
-            await _open_game(service, f"bench-warm-{seed}", seed)
-            played += await _play(service, f"bench-warm-{seed}", _script(seed, single - played), warm)
-            seed += 1
+        seed = await _one_channel(service, "bench-warm", seed, single, warm)   # now that the process is warm
         hot = warm.latencies
         say(f"one channel, {len(hot)} moves, warm: p50 {_ms(percentile(hot, .5))}, p95 {_ms(percentile(hot, .95))}, "
             f"p99 {_ms(percentile(hot, .99))}")

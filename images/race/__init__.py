@@ -14,7 +14,7 @@ from images.draw import draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
 from images.speedway import style as colours
-from rules.race import data, flow
+from rules.race import checks, data, flow
 from rules.race.state import Phase, RaceState
 
 K = 2                  # drawn at twice the size, then shrunk once (antialiasing)
@@ -96,7 +96,7 @@ def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
     draw_text(draw, (K * PAD, K * (top + 16)), ellipsize(first, face, K * (WIDTH - 2 * PAD)), face, INK, "lm")
     x = PAD
     y = top + 62
-    steps = [FEATURE_WORDS(f) for f in section.before] + ["ACTIONS"] + [FEATURE_WORDS(f) for f in section.after]
+    steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
     current = _current_step(state)
     for n, words in enumerate(steps):
         w = bold.getlength(words) / K + 24
@@ -113,7 +113,8 @@ def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
             x += 8
 
 
-def FEATURE_WORDS(feature: data.Feature) -> str:  # noqa: N802 - reads as a table of words
+def feature_words(feature: data.Feature) -> str:
+    """A feature on its chip: its public name and what it does."""
     name = flow.FEATURE_NAMES[feature.kind]
     if feature.kind in ("boost", "boost_trap"):
         return f"{name} +{feature.speed}"
@@ -127,11 +128,9 @@ def FEATURE_WORDS(feature: data.Feature) -> str:  # noqa: N802 - reads as a tabl
 
 
 def _condition_words(condition: data.Condition) -> str:
-    kind = condition.kind.replace("_", " ")
-    where = data.table()["conditions"][condition.kind]["applies"]
-    if not condition.altitude or where == "all":
-        return kind
-    return f"{kind} {'≥' if where == 'above' else '<'}{condition.altitude} m"
+    """A condition in the panel's short form: 'strong wind ≥5 m', 'fog <3 m'."""
+    kind, reach = condition.kind.replace("_", " "), checks.condition_reach(condition)
+    return kind if reach is None else f"{kind} {'≥' if reach == 'above' else '<'}{condition.altitude} m"
 
 
 def _current_step(state: RaceState) -> int | None:

@@ -69,22 +69,21 @@ def _action_choice(state: RaceState, racer: Racer) -> Act:
     return Act("none")
 
 
-def _can_shoot(state: RaceState, racer: Racer) -> bool:
-    """Whether a weapon of the racer bears on the one its reaction answers."""
-    pending = state.pending
-    return bool(maneuvers.armed(state, racer, maneuvers.way_to(state, racer.id, pending.actor, pending.kind)))
+def _can_shoot(state: RaceState) -> bool:
+    """Whether the racer answering may shoot back (a weapon bears, the GM did not refuse it)."""
+    return maneuvers.reaction_why_not(state, "attack") is None
 
 
 def _reaction(state: RaceState, racer: Racer) -> React:
     kind = state.pending.kind
     if kind == "attack_back":
-        return React("attack" if _can_shoot(state, racer) else "none")
+        return React("attack" if _can_shoot(state) else "none")
     if kind in ("ram", "sweep"):
         return React("dodge", brake=racer.speed > comfort_speed(state, racer))
     passer = state.racer(state.pending.actor)
     if passer.speed - racer.speed >= 30:      # much faster: swept into the hazard, or it sweeps itself
         return React("sweep")
-    if maneuvers.legality(state, "attack") == "legal" and _can_shoot(state, racer) and racer.hp * 2 > \
+    if maneuvers.legality(state, "attack") == "legal" and _can_shoot(state) and racer.hp * 2 > \
             state.vehicle_spec(racer).hp:
         return React("attack")
     return React("block")
@@ -141,7 +140,7 @@ def autopilot_action(state: RaceState, player: str, passive: bool = False) -> An
     if state.phase == Phase.REACTION:   # defends: blocks a pass, dodges a ram or sweep, shoots back
         kind = state.pending.kind
         if kind == "attack_back":
-            return React("attack" if _can_shoot(state, racer) else "none")
+            return React("attack" if _can_shoot(state) else "none")
         return React("dodge" if kind in ("ram", "sweep") else "block")
     if state.phase == Phase.STABILIZE:
         return Stabilize(True)

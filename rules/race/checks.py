@@ -13,22 +13,27 @@ from rules.race.speed import damage, go_out, lose, move_to
 from rules.race.state import Racer, RaceState
 
 
-def condition_applies(condition: data.Condition, altitude: int) -> bool:
-    """Ruling (4.2.4 rule 3): wind and storms apply at or above their altitude, fog below it; a condition
-    with no altitude applies everywhere."""
+def condition_reach(condition: data.Condition) -> str | None:
+    """Ruling (4.2.4 rule 3): 'above' (at or above its altitude: wind, storms) or 'below' (fog); None for
+    a condition that applies at every altitude."""
     where = data.table()["conditions"][condition.kind]["applies"]
-    if condition.altitude == 0 or where == "all":
+    return None if condition.altitude == 0 or where == "all" else where
+
+
+def condition_applies(condition: data.Condition, altitude: int) -> bool:
+    """Whether a condition acts on a racer at `altitude`."""
+    reach = condition_reach(condition)
+    if reach is None:
         return True
-    return altitude >= condition.altitude if where == "above" else altitude < condition.altitude
+    return altitude >= condition.altitude if reach == "above" else altitude < condition.altitude
 
 
 def condition_words(condition: data.Condition) -> str:
     """A condition as racers are told it: its kind and where it applies, never what it adds to a DC."""
-    kind = condition.kind.replace("_", " ")
-    where = data.table()["conditions"][condition.kind]["applies"]
-    if not condition.altitude or where == "all":
+    kind, reach = condition.kind.replace("_", " "), condition_reach(condition)
+    if reach is None:
         return kind
-    return f"{kind} at {condition.altitude} m and above" if where == "above" else f"{kind} below {condition.altitude} m"
+    return f"{kind} at {condition.altitude} m and above" if reach == "above" else f"{kind} below {condition.altitude} m"
 
 
 def condition_dc(section: data.Section, altitude: int) -> int:

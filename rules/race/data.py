@@ -4,7 +4,6 @@ group's own vehicle or racer, so every door is guarded alike."""
 
 from __future__ import annotations
 
-import math
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -366,6 +365,3 @@ def speed_penalty(speed: int) -> int:
     table's last row; ruling on the uncapped sentence)."""
     return -min(10, max(0, (speed - 300) // 50))
 
-
-def ceil_tens(value: float) -> int:
-    return int(math.ceil(value / 10) * 10)

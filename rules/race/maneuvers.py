@@ -149,7 +149,7 @@ def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
         state, feint, events = _feint(state, racer.id, then)
         maneuver = then
     other = state.ahead_of(racer.id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer.id)
-    pending = Pending(maneuver, racer.id, other.id, feint=feint, weapon="approved" if approved else "")
+    pending = Pending(maneuver, racer.id, other.id, feint=feint, approved=approved)
     return _ask_reaction(state, pending, events + (Maneuver(racer.name, _WORDS[maneuver], other.name),))
 
 
@@ -166,6 +166,22 @@ def _ask_reaction(state: RaceState, pending: Pending, events: tuple) -> tuple[Ra
     return replace(state, phase=Phase.REACTION, pending=pending), events
 
 
+def reaction_why_not(state: RaceState, reaction: str) -> str | None:
+    """Why the targeted racer may not answer with `reaction` now, or None."""
+    pending = state.pending
+    target = state.racer(pending.target)
+    allowed = REACTIONS_TO[pending.kind]
+    if reaction not in allowed:
+        return f"Against this you may: {', '.join(allowed)}."
+    if reaction == "attack" and not armed(state, target, way_to(state, target.id, pending.actor, pending.kind)):
+        return "No weapon of yours bears on that racer."
+    if reaction == "attack" and pending.refused:
+        return "The GM refused a weapon reaction to this pass: choose another."
+    if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
+        return "You cannot side sweep a slower racer."
+    return None
+
+
 def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple]:
     """The targeted racer answers: block, side sweep, dodge (braking for a bonus), attack, or none."""
     pending = state.pending
@@ -173,19 +189,13 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
     if target.owner != actor:
         raise NotYourTurn(f"{target.name} chooses the reaction, not you.")
     reaction = action.reaction.strip().lower()
-    allowed = REACTIONS_TO[pending.kind]
-    if reaction not in allowed:
-        raise BadOption(f"Against this you may: {', '.join(allowed)}.")
-    if reaction == "attack" and not armed(state, target, way_to(state, target.id, pending.actor, pending.kind)):
-        raise BadOption("No weapon of yours bears on that racer.")
+    why = reaction_why_not(state, reaction)
+    if why:
+        raise BadOption(why)
     if reaction == "attack" and pending.kind in ("pass", "forced_pass") and state.gm is not None:
-        if pending.refused:
-            raise BadOption("The GM refused a weapon reaction to this pass: choose another.")
         # Seed: "Subject to GM's approval, Weapon Attacks can be used as a reaction to being passed."
         asking = Pending("approve", target.id, target.id, then="react", waiting=pending)
         return replace(state, phase=Phase.APPROVAL, pending=asking), (Chose(target.name, "asks the GM to shoot"),)
-    if reaction == "sweep" and state.racer(pending.actor).speed < target.speed:
-        raise BadOption("You cannot side sweep a slower racer.")
     state, dropped = _descend_first(state, target.id, action.descend, reaction in ("block", "sweep", "dodge"))
     state = state.with_racer(replace(state.racer(target.id), reacted=reaction != "none"))
     return _resolve(state, reaction, action.brake and reaction == "dodge", dropped + (Reacted(target.name, reaction),))
@@ -216,7 +226,7 @@ def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tup
     if reaction == "attack":
         weapon = _weapon_toward(state, pending.target, pending.actor, "attack_back")
         state, more = _shoot(state, pending.target, pending.actor, weapon)
-        state, judged = _judge(state, pending.target, "attack", pending.weapon == "approved", weapon.loud)
+        state, judged = _judge(state, pending.target, "attack", pending.approved, weapon.loud)
         return _done(state, events + more + judged)
     return _done(state, events + (Chose(state.racer(pending.target).name, "does not shoot back"),))
 
@@ -399,7 +409,7 @@ def _attack(state: RaceState, racer_id: str, target: str, approved: bool, weapon
         raise BadOption(f"Weapons that bear {way}: {', '.join(a.name for a in arms)}.")
     state, events = _shoot(state, racer_id, other.id, arm)
     state, judged = _judge(state, racer_id, "attack", approved, arm.loud)
-    pending = Pending("attack_back", racer_id, other.id, weapon="approved" if approved else "")
+    pending = Pending("attack_back", racer_id, other.id, approved=approved)
     events += judged
     if state.racer(racer_id).out or state.racer(other.id).out or state.racer(other.id).reacted \
             or not armed(state, state.racer(other.id), way_to(state, other.id, racer_id, "attack_back")):
@@ -466,7 +476,7 @@ def _blast(state: RaceState, shooter: Racer, target: Racer, arm: data.Weapon, sp
 
 def _judged(state: RaceState, pending: Pending, events: tuple) -> tuple[RaceState, tuple]:
     """The acting racer's ram before the judges, then on to the next action."""
-    state, judged = _judge(state, pending.actor, "ram", pending.weapon == "approved")
+    state, judged = _judge(state, pending.actor, "ram", pending.approved)
     return _done(state, events + judged)
 
 

@@ -148,12 +148,9 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
     if state.phase == Phase.ACTION:
         return _action_choices(state, racer)
     if state.phase == Phase.REACTION:
-        target = state.racer(state.pending.target)
         return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
                      for r in maneuvers.REACTIONS_TO[state.pending.kind]
-                     if (r != "attack" or (maneuvers.armed(state, target, maneuvers.way_to(
-                         state, target.id, state.pending.actor, state.pending.kind)) and not state.pending.refused))
-                     and (r != "sweep" or state.racer(state.pending.actor).speed >= target.speed))
+                     if maneuvers.reaction_why_not(state, r) is None)
     if state.phase == Phase.STABILIZE:
         return (LegalAction("/stabilize attempt:yes", "Stabilize", action=Stabilize(True), primary=True),
                 LegalAction("/stabilize attempt:no", "Take the hazard", action=Stabilize(False)))

@@ -70,7 +70,8 @@ class Pending:
     actor: str         # racer id: who acts (for stabilize, who swept)
     target: str        # racer id: who answers (for stabilize, who was swept)
     feint: str = ""    # "won" (actor has advantage), "lost" (the target has advantage), "" none
-    weapon: str = ""   # an attack's weapon: "sidearm" or "vehicle"
+    weapon: str = ""   # approve: the weapon the waiting attack names
+    approved: bool = False   # a seated GM approved the action: the judges do not look
     roll: int = 0      # stabilize: the Piloting total the Dexterity roll must reach
     then: str = ""     # approve: the maneuver waiting on the GM ("react" for a weapon reaction to a pass)
     refused: bool = False           # a weapon reaction the GM refused: not asked for again

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rules.errors import BadOption, NotYourTurn
 from rules.names import plain_name
-from rules.race import checks, data, flow, lobby
+from rules.race import data, flow, lobby
 from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
 from rules.race.events import Chose, Rewarded, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
@@ -192,7 +192,3 @@ def _gm_only(state: RaceState, actor: str) -> None:
     if actor != state.gm:
         raise NotYourTurn("Only the game master does that.")
 
-
-def section_dc_now(state: RaceState, racer_id: str) -> int:
-    """The DC the racer faces on this section at their altitude (for the GM's eyes and the computer)."""
-    return checks.section_dc(state, state.section, state.racer(racer_id).altitude)

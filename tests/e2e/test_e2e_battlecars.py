@@ -9,6 +9,7 @@ import sqlite3
 
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
+from tests.e2e.menus import press_in_menu, private_menu
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 from tests.e2e.test_e2e_track import public_text
@@ -22,15 +23,10 @@ def read_state(db_path) -> BattlecarsState:
 
 async def set_speed(fake, player: str, public_message: dict, label: str) -> None:
     """Press the public choices button, then the speed in the private menu it opens."""
-    (choices,) = [b for b in all_buttons(public_message) if b["label"] == "Your move (private)"]
-    opened = await fake.responses(await fake.click(player, "channel", public_message["id"], choices["custom_id"]),
-                                  timeout=RESPONSE_TIMEOUT)
-    (menu,) = opened.followups
+    menu, buttons = await private_menu(fake, player, public_message)
     assert menu.ephemeral and "only you see this" in menu.content
-    buttons = {b["label"]: b["custom_id"] for row in menu.components for b in row["components"]}
     assert label in buttons, list(buttons)
-    played = await fake.responses(await fake.click(player, "channel", menu.message["id"], buttons[label]),
-                                  timeout=RESPONSE_TIMEOUT)
+    played = await press_in_menu(fake, player, menu, buttons[label])
     assert not played.rejected and not any(f.ephemeral for f in played.followups), played.describe()
 
 

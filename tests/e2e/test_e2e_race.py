@@ -8,6 +8,7 @@ import sqlite3
 
 from rules.race.ruleset import RULESET
 from rules.race.state import Phase, RaceState
+from tests.e2e.menus import press_in_menu, private_menu
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 from tests.e2e.test_e2e_track import public_text
@@ -21,16 +22,11 @@ def read_state(db_path) -> RaceState:
 
 async def choose(fake, player: str, message: dict, wanted: str) -> None:
     """Press the public choices button, then the first private choice whose label starts with `wanted`."""
-    (choices,) = [b for b in all_buttons(message) if b["label"] == "Your move (private)"]
-    opened = await fake.responses(await fake.click(player, "channel", message["id"], choices["custom_id"]),
-                                  timeout=RESPONSE_TIMEOUT)
-    (menu,) = opened.followups
+    menu, buttons = await private_menu(fake, player, message)
     assert menu.ephemeral, menu
-    buttons = {b["label"]: b["custom_id"] for row in menu.components for b in row["components"]}
     label = next((k for k in buttons if k.startswith(wanted)), None)
     assert label is not None, (wanted, list(buttons))
-    played = await fake.responses(await fake.click(player, "channel", menu.message["id"], buttons[label]),
-                                  timeout=RESPONSE_TIMEOUT)
+    played = await press_in_menu(fake, player, menu, buttons[label])
     assert not played.rejected, played.describe()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from rules.codec import decode_state
+from tests.e2e.menus import press_in_menu, private_menu
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 from tests.e2e.test_e2e_track import public_text
@@ -21,15 +22,10 @@ def read_state(db_path) -> ToyState:
 
 async def declare(fake, player: str, public_message: dict, direction: str) -> None:
     """Press the public choices button, then the direction in the private menu it opens."""
-    (choices,) = [b for b in all_buttons(public_message) if b["label"] == "Your move (private)"]
-    opened = await fake.responses(await fake.click(player, "channel", public_message["id"], choices["custom_id"]),
-                                  timeout=RESPONSE_TIMEOUT)
-    (menu,) = opened.followups
+    menu, buttons = await private_menu(fake, player, public_message)
     assert menu.ephemeral and "only you see this" in menu.content
-    buttons = {b["label"]: b["custom_id"] for row in menu.components for b in row["components"]}
     assert list(buttons) == ["North", "South", "East", "West"]
-    played = await fake.responses(await fake.click(player, "channel", menu.message["id"], buttons[direction]),
-                                  timeout=RESPONSE_TIMEOUT)
+    played = await press_in_menu(fake, player, menu, buttons[direction])
     assert not played.rejected and not any(f.ephemeral for f in played.followups), played.describe()
 
 
