@@ -2,4 +2,5 @@
 
 from bot.cli.main import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # a spawned render process imports this module too, and must not run it
+    raise SystemExit(main())

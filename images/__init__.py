@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from images.registry import renderer
 
 
@@ -17,3 +19,11 @@ def render_preview(ruleset: str, view, preview) -> bytes:
     if draw is None:
         raise ValueError(f"{ruleset} has no previews")
     return draw(view, preview)
+
+
+def warm_up(ruleset_ids: Iterable[str]) -> None:
+    """Load each game's renderer and make ahead what its first pictures would draw and cache."""
+    for ruleset_id in ruleset_ids:
+        warm = renderer(ruleset_id).warm
+        if warm is not None:
+            warm()

@@ -27,6 +27,9 @@ class Renderer:
     # (a public view, which car: its id or name, "" for all) -> the full sheets as a PNG; GameError when
     # no car fits, ValueError when there is nothing to draw
     render_sheets: Callable[[Any, str], bytes] | None = None
+    # makes ahead what the first pictures would otherwise draw and cache (palettes, sprites), so a
+    # long-running process pays it at start and not in the middle of a move
+    warm: Callable[[], None] | None = None
 
 
 _PLUGINS: dict[str, Renderer] = {}
@@ -36,6 +39,11 @@ _LOADED: dict[str, Renderer] = {}
 def register(ruleset_id: str, drawn_by: Renderer) -> None:
     """Add the renderer of a game that lives outside images/ (a plug-in)."""
     _PLUGINS[ruleset_id] = drawn_by
+
+
+def is_built_in(ruleset_id: str) -> bool:
+    """Whether a game is drawn by the project's own images/ package (not a plug-in registered at run time)."""
+    return ruleset_id in GAMES and ruleset_id not in _PLUGINS
 
 
 def renderer(ruleset_id: str) -> Renderer:

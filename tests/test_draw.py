@@ -1,14 +1,16 @@
-"""The cached text drawing of images.draw puts down exactly the pixels Pillow's own text drawing would."""
+"""The cached text drawing of images.draw puts down exactly the pixels Pillow's own text drawing would, and
+its banded overlay draws what one whole box would."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from images import fonts
-from images.draw import draw_text
+from images.draw import draw_text, smooth_band, smooth_overlay, star
 
 TEXTS = ["", " ", "Speed 3", "alice: normal ✓", "Round 10, bob: fire", "W", "g…", "→ 12 ½"]
 ANCHORS = ["la", "lm", "mm", "rs", "md", "ls", "rb", "mt"]
@@ -30,3 +32,35 @@ def test_draw_text_matches_pillow_at_the_whole_pixel(mode, background):
         for _twice in range(2):
             pen.text((int(xy[0]), int(xy[1])), text, font=font, fill=fill, anchor=anchor)
         assert ours.tobytes() == pillows.tobytes(), (text, anchor, xy, fill)
+
+
+def _shot(a, b):
+    """A shot as the map draws one: a wide dark line, a coloured one inside it, a burst at the end."""
+    def paint(draw, to_px, scale):
+        p, q = to_px(a), to_px(b)
+        draw.line([p, q], fill=(0, 0, 0), width=round(11 * scale))
+        draw.line([p, q], fill=(213, 94, 0), width=round(6 * scale))
+        draw.polygon(star(q, 20 * scale, 11 * scale, 10, 0.3), fill=(255, 220, 0), outline=(0, 0, 0),
+                     width=round(3 * scale))
+    return paint
+
+
+@pytest.mark.parametrize(("a", "b"), [((40.5, 60.2), (560.1, 380.7)), ((580.0, 20.3), (30.7, 390.2)),
+                                      ((300.2, 10.1), (320.9, 400.4)), ((40.5, 60.2), (300.3, 120.9)),
+                                      ((100.0, 50.0), (180.0, 140.0))])
+def test_a_banded_overlay_draws_what_the_whole_box_draws(a, b):
+    """Strip by strip (long slanted shots) or in one box (short or level ones), every painted pixel is
+    painted, nothing more; along slanted edges the antialiasing may differ by a subpixel's shade."""
+    paper = (236, 230, 214)
+    whole, banded = Image.new("RGB", (620, 410), paper), Image.new("RGB", (620, 410), paper)
+    box = (math.floor(min(a[0], b[0]) - 28), math.floor(min(a[1], b[1]) - 28),
+           math.ceil(max(a[0], b[0]) + 28), math.ceil(max(a[1], b[1]) + 28))
+    smooth_overlay(whole, box, _shot(a, b))
+    smooth_band(banded, a, b, 28, _shot(a, b))
+    blank = Image.new("RGB", whole.size, paper)
+    painted = [bytes(ImageChops.difference(picture, blank).convert("L").point(lambda v: 255 if v else 0).tobytes())
+               for picture in (whole, banded)]
+    difference = ImageChops.difference(whole, banded).convert("L").tobytes()
+    assert painted[0] == painted[1] or sum(x != y for x, y in zip(*painted)) < 0.05 * painted[0].count(255)
+    assert max(difference) <= 128    # a missing piece of ink on paper would differ by ~200
+    assert sum(difference) / painted[0].count(255) < 16    # on average a shade of a few levels

@@ -31,6 +31,7 @@ from bot.chat.views import (
 from bot.storage.store import Store
 from bot.storage.target import split_password
 from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
+from bot.table.drawing import RenderProcesses, process_count
 from bot.table.guards import RateLimit, plain_name, redacting_handler
 from bot.table.importer import MAX_IMPORT_BYTES
 from bot.table.memory import settle_memory
@@ -71,6 +72,7 @@ class PitbossBehaviour:
         self.db_path = db_path
         self.service = service
         self.store: Store | None = None
+        self.render_processes: RenderProcesses | None = None
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
@@ -80,7 +82,10 @@ class PitbossBehaviour:
     async def setup_hook(self) -> None:
         if self.service is None:
             self.store = await Store.open(self.db_path)
-            self.service = GameService(self.store, rate_limit=RateLimit())
+            if processes := process_count():
+                self.render_processes = RenderProcesses(processes)
+                await self.render_processes.warm()
+            self.service = GameService(self.store, rate_limit=RateLimit(), render_processes=self.render_processes)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
@@ -118,6 +123,8 @@ class PitbossBehaviour:
     async def close(self) -> None:
         self.scheduler.cancel()
         await super().close()
+        if self.render_processes is not None:
+            self.render_processes.close()
         if self.store is not None:
             await self.store.close()
 

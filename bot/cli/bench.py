@@ -24,11 +24,14 @@ from typing import TextIO
 
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked
+from bot.table import drawing
 from bot.table.commands import parse
+from bot.table.drawing import RenderProcesses, process_count
 from bot.table.memory import settle_memory
 from bot.table.queries import events_of
 from bot.table.service import Actor, GameService
 from images.draw import to_png
+from images.png import encoder_name
 from images.speedway import palette_for, render_image
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY
@@ -180,11 +183,19 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
                 stream: TextIO = sys.stdout) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)
+    workers = RenderProcesses(process_count()) if process_count() else None
     try:
-        service = GameService(store)
         say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
         say(f"pitboss bench: Speedway, 2 cars on the classic arena, "
-            f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}")
+            f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}; PNG by {encoder_name()}")
+        if workers is not None:   # as `pitboss run` starts them, before its first move
+            started = time.perf_counter()
+            await workers.warm()
+            say(f"{workers.processes} render processes ({drawing.ENV}), started and warmed in "
+                f"{time.perf_counter() - started:.2f} s")
+        else:
+            say(f"pictures drawn on threads ({drawing.ENV}=0)")
+        service = GameService(store, render_processes=workers)
 
         one = Samples()
         seed = await _one_channel(service, "bench-one", seed, single, one)
@@ -232,5 +243,7 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         current, peak = _rss_mb()
         say(f"resident memory: {current:.0f} MB now, {peak:.0f} MB peak")
     finally:
+        if workers is not None:
+            workers.close()
         await store.close()
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import contextvars
 import json
@@ -22,6 +21,7 @@ from bot.table import queries
 from bot.table.clock import TableClock
 from bot.table.commands import QUERIES, Command, foreign_to, parse
 from bot.table.commitment import MAX_SEED, announce, commitment, reveal
+from bot.table.drawing import Drawing, RenderProcesses
 from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
 from bot.table.heavy import HEAVY
 from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
@@ -64,9 +64,6 @@ __all__ = ["Actor", "GameService", "Reply"]
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
-# Pictures are drawn off the event loop, at most two at once: more threads than cores only adds
-# switching (and each page in flight holds ~7 MB) without drawing any faster.
-_RENDERERS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 # The delivery (interaction id) the running command came with, claimed by its first write.
 _DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
@@ -92,9 +89,11 @@ class GameService(TableClock, PlannedTurns):
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
     def __init__(self, store: Store, render: Callable[[str, Any, tuple, tuple], bytes] | None = images.render,
-                 clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None):
+                 clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None,
+                 render_processes: RenderProcesses | None = None):
         self._store = store
         self._render = render
+        self._drawing = Drawing(render, render_processes)  # pictures are drawn off the event loop
         self._clock = clock
         self._rate_limit = rate_limit  # the Discord bot sets one; scripts and tests drive many commands
         # Weak values: a channel's lock lives only while some command holds or awaits it.
@@ -310,7 +309,7 @@ class GameService(TableClock, PlannedTurns):
         if draw is None:
             return ()
         try:
-            data = await asyncio.get_running_loop().run_in_executor(_RENDERERS, draw, public, "")
+            data = await Drawing.on_thread(draw, public, "")
         except ValueError:  # ended before anyone sat down
             return ()
         return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)
@@ -322,7 +321,7 @@ class GameService(TableClock, PlannedTurns):
             raise GameError(f"{ruleset.title} has no car sheets.")
         which = options.get("car") or ""
         try:
-            data = await asyncio.get_running_loop().run_in_executor(_RENDERERS, draw, ruleset.view(state, None), which)
+            data = await Drawing.on_thread(draw, ruleset.view(state, None), which)
         except ValueError as exc:  # nothing to draw (nobody seated yet)
             raise GameError(f"No sheets to show: {exc}.") from None
         public = options.get("public") == "true"
@@ -669,8 +668,7 @@ class GameService(TableClock, PlannedTurns):
         image = None
         if self._render:
             turn = await self._recent_turns(ruleset, game)
-            image = await asyncio.get_running_loop().run_in_executor(_RENDERERS, self._render, ruleset.id, public,
-                                                                     last, turn)
+            image = await self._drawing.picture(ruleset.id, public, last, turn)
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or

@@ -13,7 +13,7 @@ from images.registry import Renderer
 from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import HEADER, colour_of, name_of, render_caption
-from images.speedway.counters import draw_cars, draw_tags, keep_clear
+from images.speedway.counters import draw_cars, draw_tags, keep_clear, prebuild_counters
 from images.speedway.last_turn import last_shot
 from images.speedway.livery import liveried
 from images.speedway.sheets import render_panel
@@ -113,6 +113,13 @@ def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) ->
     return to_png(render_image(state, last, turn), palette=palette_for(state.arena))
 
 
+def warm() -> None:
+    """Every arena's palette and the common car counters, made before the first move needs them."""
+    for arena in data.arena_ids():
+        palette_for(arena)
+    prebuild_counters()
+
+
 def _render_preview(view: SpeedwayState, preview) -> bytes:
     from images.speedway.preview import render_preview
 
@@ -122,4 +129,4 @@ def _render_preview(view: SpeedwayState, preview) -> bytes:
 RENDERER = Renderer(render=render_speedway,
                     replay_map=lambda state, events: map_band(liveried(state), events, events),
                     captioner=Captioner(name_of, lambda state, name: colour_of(liveried(state), name)),
-                    render_preview=_render_preview, render_sheets=render_sheets)
+                    render_preview=_render_preview, render_sheets=render_sheets, warm=warm)

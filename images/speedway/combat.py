@@ -9,7 +9,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw
 
-from images.draw import draw_text, smooth_overlay, smooth_sprite, star
+from images.draw import draw_text, smooth_band, smooth_sprite, star
 from images.fonts import font
 from images.hexmap import HexLayout
 from images.speedway import style
@@ -172,8 +172,6 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
     miss_font = font(17, bold=True)
     miss_w, miss_h = miss_font.getlength("MISS") + 14, 24
     pad = burst + 8 if shot.hit else max(miss_w, miss_h) / 2 + 8
-    box = (math.floor(min(start[0], b[0]) - pad), math.floor(min(start[1], b[1]) - pad),
-           math.ceil(max(start[0], b[0]) + pad), math.ceil(max(start[1], b[1]) + pad))
 
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
         p, q = to_px(start), to_px(b)
@@ -202,7 +200,7 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
         draw.rounded_rectangle((x - w / 2, y - h / 2, x + w / 2, y + h / 2), radius=7 * scale,
                                fill=style.PAPER, outline=style.INK, width=round(2.5 * scale))
         draw_text(draw, (x, y + scale), "MISS", font(round(17 * scale), bold=True), style.INK, "mm")
-    smooth_overlay(image, box, paint)
+    smooth_band(image, start, b, pad, paint)
     r = burst if shot.hit else miss_w / 2
     marks = [(b[0] - r, b[1] - r, b[0] + r, b[1] + r)]
     span = math.dist(start, b)

@@ -1,0 +1,110 @@
+"""Where the table pictures are drawn: on threads, or on warmed worker processes for a busy bot.
+
+Drawing a picture is mostly Python and Pillow calls that hold the GIL, so with many channels moving at
+once the render threads take turns on one core (issue 16 measured 1.4 of 2 cores busy). A long-running
+bot (`pitboss run`, the bench) therefore draws its move pictures in worker processes, started with
+`spawn` (no forked event loop or database handle) and warmed before the first move: every game's fonts,
+palettes and sprites are made once at start. The public view and the last events travel to the worker
+pickled, the PNG comes back as bytes: about 0.7 ms of round trip for a second core.
+
+One-shot processes (`pitboss exec`, scripts, most tests) keep the threads: starting two interpreters
+would cost them more than every picture they draw. Plug-in games, whose renderers are registered at
+run time, are drawn on the threads too. When a worker dies, its pool is replaced and the picture drawn
+on a thread, so a move never fails for want of a process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import images
+from images.registry import is_built_in
+from rules.registry import GAMES
+
+log = logging.getLogger("pitboss.drawing")
+
+ENV = "PITBOSS_RENDER_PROCESSES"
+# More threads than cores only adds switching (and each page in flight holds ~7 MB).
+THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
+
+
+def process_count(default: int = 2) -> int:
+    """How many render processes a long-running bot starts: $PITBOSS_RENDER_PROCESSES (0 draws on
+    threads), by default `default`, never more than the machine has cores."""
+    raw = os.environ.get(ENV, "").strip()
+    wanted = int(raw) if raw.isdigit() else default
+    return max(0, min(wanted, os.cpu_count() or 1))
+
+
+def _warm_worker() -> None:
+    """A worker's start: every built-in game's drawing made ready, then its memory settled."""
+    from bot.table.memory import settle_memory
+
+    images.warm_up(GAMES)
+    settle_memory()
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+class RenderProcesses:
+    """A pool of warmed render processes, replaced when one of them dies."""
+
+    def __init__(self, processes: int):
+        self.processes = processes
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm_worker)
+
+    async def warm(self) -> None:
+        """Start every worker and wait until each has warmed up (the first moves then pay nothing)."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self._pool, _ready) for _ in range(self.processes)))
+
+    async def draw(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> bytes:
+        """The channel picture of a built-in game, drawn by a worker (a thread if the pool broke)."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, images.render, ruleset_id, view, last, turn)
+        except BrokenProcessPool:
+            log.warning("a render process died; starting new ones and drawing this picture on a thread")
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            return await loop.run_in_executor(THREADS, images.render, ruleset_id, view, last, turn)
+
+    def close(self) -> None:
+        """Stop the workers (pictures in flight are abandoned)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Drawing:
+    """How one service draws its pictures: `render` on the threads, or built-in games' move pictures on
+    `processes` when it has them and `render` is the standard one."""
+
+    def __init__(self, render: Callable[[str, Any, tuple, tuple], bytes] | None,
+                 processes: RenderProcesses | None = None):
+        self.render = render
+        self.processes = processes if render is images.render else None
+
+    async def picture(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> bytes | None:
+        """The channel picture, or None when this service draws none."""
+        if self.render is None:
+            return None
+        if self.processes is not None and is_built_in(ruleset_id):
+            return await self.processes.draw(ruleset_id, view, last, turn)
+        return await asyncio.get_running_loop().run_in_executor(THREADS, self.render, ruleset_id, view, last, turn)
+
+    @staticmethod
+    async def on_thread(draw: Callable[..., bytes], *args: Any) -> bytes:
+        """Another picture (sheets): drawn on the render threads."""
+        return await asyncio.get_running_loop().run_in_executor(THREADS, draw, *args)

@@ -1,0 +1,77 @@
+"""PNG files written straight from a Pillow image's rows, deflated by ISA-L when it is installed.
+
+Pillow's PNG writer deflates with whatever zlib the system has (often a plain 1.2.x), and the deflate
+is most of the cost of a picture. This writer lays out the same chunks Pillow would for an 8-bit
+palette, grey or RGB image (signature, IHDR, PLTE, one IDAT, IEND; every row unfiltered) and deflates
+with `isal` (Intel's ISA-L, a wheel from PyPI) at level 1: about a quarter of Pillow's time at level 1
+for a few per cent more bytes, pixel for pixel the same picture. Without `isal`, or for any other
+image mode, Pillow saves the picture itself.
+
+The output depends on the pixels alone (no time, no text chunks), so one state gives the same bytes in
+any process that has the same deflate.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from collections.abc import Callable
+
+from PIL import Image
+
+try:  # the fast deflate is an install dependency, but a missing one only costs time
+    from isal import isal_zlib
+except ImportError:  # pragma: no cover - exercised by forcing FAST_DEFLATE off in tests
+    isal_zlib = None
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LEVEL = 1            # ISA-L's levels are 0-3; 1 is as small as 2 on our maps and as fast as 0
+PILLOW_LEVEL = 1     # zlib level for the fallback: ~3.5x faster than 6 for ~50% more bytes
+COLOUR_TYPES = {"P": (3, 1), "RGB": (2, 3), "L": (0, 1)}  # Pillow mode -> (PNG colour type, bytes a pixel)
+
+FAST_DEFLATE: Callable[[bytes], bytes] | None = (
+    (lambda data: isal_zlib.compress(data, LEVEL)) if isal_zlib is not None else None)
+
+
+def encoder_name() -> str:
+    """Which deflate writes the pictures, for the bench and the logs."""
+    return f"ISA-L level {LEVEL} (isal)" if FAST_DEFLATE is not None else f"Pillow, zlib level {PILLOW_LEVEL}"
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
+
+
+def _rows(image: Image.Image, pixel_bytes: int) -> bytes:
+    """The image's scanlines, each led by filter type 0 (none), as PNG's IDAT stream expects them."""
+    if pixel_bytes == 1:   # one byte a pixel: a zero column pasted in front is each row's filter byte
+        framed = Image.new(image.mode, (image.width + 1, image.height), 0)
+        framed.paste(image, (1, 0))
+        return framed.tobytes()
+    stride = image.width * pixel_bytes
+    raw = memoryview(image.tobytes())
+    parts: list = []
+    for start in range(0, len(raw), stride):
+        parts.append(b"\0")
+        parts.append(raw[start:start + stride])
+    return b"".join(parts)
+
+
+def encode(image: Image.Image) -> bytes:
+    """`image` as PNG bytes: written here and deflated by ISA-L for P, RGB and L images when `isal` is
+    installed, otherwise saved by Pillow at zlib level 1."""
+    layout = COLOUR_TYPES.get(image.mode)
+    palette = image.getpalette("RGB") if image.mode == "P" else None
+    if FAST_DEFLATE is None or layout is None or "transparency" in image.info \
+            or (image.mode == "P" and not palette):
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", compress_level=PILLOW_LEVEL)
+        return buffer.getvalue()
+    colour_type, pixel_bytes = layout
+    header = struct.pack(">IIBBBBB", image.width, image.height, 8, colour_type, 0, 0, 0)
+    chunks = [SIGNATURE, _chunk(b"IHDR", header)]
+    if colour_type == 3:
+        chunks.append(_chunk(b"PLTE", bytes(palette)))   # every entry: a quantized image uses no other
+    chunks += [_chunk(b"IDAT", FAST_DEFLATE(_rows(image, pixel_bytes))), _chunk(b"IEND", b"")]
+    return b"".join(chunks)

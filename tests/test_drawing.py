@@ -1,0 +1,92 @@
+"""Render worker processes: warmed at start, the same bytes as drawing here, replaced when one dies, and
+a service that plays on through them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+import images
+from bot.table import drawing
+from bot.table.commands import parse
+from bot.table.drawing import Drawing, RenderProcesses, process_count
+from bot.table.replies import Actor
+from bot.table.service import GameService
+from images.registry import is_built_in
+from rules.speedway.data import arena_ids
+from tests.render_frames import game_frames
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return game_frames(every=25)
+
+
+@pytest.fixture
+async def workers():
+    pool = RenderProcesses(2)
+    await pool.warm()
+    yield pool
+    pool.close()
+
+
+async def test_workers_draw_every_game_to_the_bytes_drawn_here(workers, frames):
+    """Each game's views and events cross to a worker pickled; the PNG that comes back is the one this
+    process draws (other interpreter, other hash seed, same bytes)."""
+    assert {ruleset for ruleset, _, _ in frames} == {"speedway", "track", "battlecars", "race"}
+    for ruleset, view, last in frames:
+        assert await workers.draw(ruleset, view, last, ()) == images.render(ruleset, view, last, ())
+
+
+def _warmth() -> tuple[int, int, int]:
+    """Run in a worker: its process id, the car counters and the arena palettes it already holds."""
+    from images.speedway import palette_for
+    from images.speedway.counters import counter_sprite
+
+    return os.getpid(), counter_sprite.cache_info().currsize, palette_for.cache_info().currsize
+
+
+async def test_workers_are_other_processes_that_start_warm(workers):
+    loop = asyncio.get_running_loop()
+    seen = [await loop.run_in_executor(workers._pool, _warmth) for _ in range(6)]
+    assert os.getpid() not in {pid for pid, _, _ in seen}
+    assert all(counters >= 216 and palettes == len(arena_ids()) for _, counters, palettes in seen)
+
+
+async def test_a_dead_worker_is_replaced_and_the_picture_still_drawn(workers, frames):
+    ruleset, view, last = frames[3]
+    loop = asyncio.get_running_loop()
+    pid = await loop.run_in_executor(workers._pool, drawing._ready)
+    os.kill(pid, signal.SIGKILL)
+    expected = images.render(ruleset, view, last, ())
+    assert await workers.draw(ruleset, view, last, ()) == expected    # on a thread, the pool replaced
+    assert await workers.draw(ruleset, view, last, ()) == expected    # on the new workers
+    assert pid not in {await loop.run_in_executor(workers._pool, drawing._ready) for _ in range(4)}
+
+
+async def test_a_service_plays_on_through_the_workers(store, workers):
+    """Moves through a service with render processes reply with the pictures a threaded one draws."""
+    threaded, pooled = GameService(store), GameService(store, render_processes=workers)
+    lines = [("ann", "/game new ruleset:speedway seed:4"), ("ann", "/game join car:brawler"),
+             ("ben", "/game join car:torch"), ("ann", "/game start"), ("ben", "/speed value:2")]
+    for service, channel in ((threaded, "c-thread"), (pooled, "c-pool")):
+        replies = [await service.execute(channel, Actor(user, user), parse(line)) for user, line in lines]
+        assert all(r.outcome == "applied" for r in replies), [r.text for r in replies]
+        if service is threaded:
+            pictures = [r.image for r in replies]
+    assert [r.image for r in replies] == pictures and pictures[-1] is not None
+
+
+def test_plug_in_games_and_custom_renderers_draw_on_threads(workers):
+    assert Drawing(images.render, workers).processes is workers
+    assert Drawing(lambda *args: b"", workers).processes is None      # a test's or a tool's own renderer
+    assert not is_built_in("toy") and is_built_in("speedway")
+
+
+@pytest.mark.parametrize("value, expected", [("0", 0), ("1", 1), ("", 2), ("two", 2), ("-1", 2), ("999", None)])
+def test_how_many_processes(monkeypatch, value, expected):
+    monkeypatch.setenv(drawing.ENV, value)
+    assert process_count() == (expected if expected is not None else os.cpu_count())
