@@ -21,6 +21,15 @@ def render_preview(ruleset: str, view, preview) -> bytes:
     return draw(view, preview)
 
 
+def render_sheets(ruleset: str, view, which: str = "") -> bytes:
+    """Render the full car sheets of a game's public view (all, or the car `which` names) to PNG bytes;
+    ValueError when the game draws none or nobody is seated."""
+    draw = renderer(ruleset).render_sheets
+    if draw is None:
+        raise ValueError(f"{ruleset} has no car sheets")
+    return draw(view, which)
+
+
 def warm_up(ruleset_ids: Iterable[str]) -> None:
     """Load each game's renderer and make ahead what its first pictures would draw and cache."""
     for ruleset_id in ruleset_ids:

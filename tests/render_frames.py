@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bot.cli.selfplay import play_one, selfplay_games
 from bot.storage.store import Store
+from bot.table.heavy_jobs import replayed_states
 from bot.table.queries import events_of
 from bot.table.service import GameService
 from rules.registry import get_ruleset
@@ -23,7 +24,7 @@ async def _played(db_path: str, every: int) -> list[tuple[str, object, tuple]]:
             game = await store.latest_game(f"selfplay-{ruleset_id}-3-0")
             records = await store.actions(game.id)
             ruleset = get_ruleset(ruleset_id)
-            states = GameService._rebuild_all(ruleset, game, records)[1:]
+            states = replayed_states(ruleset, game, records)[1:]
             for state, record in list(zip(states, records))[::every]:
                 frames.append((ruleset_id, ruleset.view(state, None), events_of(ruleset, record)))
         return frames

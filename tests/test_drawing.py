@@ -38,7 +38,7 @@ async def test_workers_draw_every_game_to_the_bytes_drawn_here(workers, frames):
     process draws (other interpreter, other hash seed, same bytes)."""
     assert {ruleset for ruleset, _, _ in frames} == {"speedway", "track", "battlecars", "race"}
     for ruleset, view, last in frames:
-        assert await workers.draw(ruleset, view, last, ()) == images.render(ruleset, view, last, ())
+        assert await workers.draw(images.render, ruleset, view, last, ()) == images.render(ruleset, view, last, ())
 
 
 def _warmth() -> tuple[int, int, int]:
@@ -62,8 +62,8 @@ async def test_a_dead_worker_is_replaced_and_the_picture_still_drawn(workers, fr
     pid = await loop.run_in_executor(workers._pool, drawing._ready)
     os.kill(pid, signal.SIGKILL)
     expected = images.render(ruleset, view, last, ())
-    assert await workers.draw(ruleset, view, last, ()) == expected    # on a thread, the pool replaced
-    assert await workers.draw(ruleset, view, last, ()) == expected    # on the new workers
+    assert await workers.draw(images.render, ruleset, view, last, ()) == expected    # on a thread, the pool replaced
+    assert await workers.draw(images.render, ruleset, view, last, ()) == expected    # on the new workers
     assert pid not in {await loop.run_in_executor(workers._pool, drawing._ready) for _ in range(4)}
 
 

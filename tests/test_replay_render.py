@@ -11,6 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.table.commands import parse
+from bot.table.heavy_jobs import replayed_states
 from images.registry import renderer
 from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, Step, render_frame, render_replay, sample
 from rules.engine import parse_command
@@ -225,7 +226,7 @@ async def test_a_replay_has_a_frame_per_turn_and_none_for_the_lobby(store):
         reply = await service.execute("chan-r", Actor(user, user), parse(line))
         assert reply.outcome == "applied", (line, reply.text)
     game, records = await store.game_and_actions((await store.active_game("chan-r")).id)
-    states = service._rebuild_all(SPEEDWAY, game, records)
+    states = replayed_states(SPEEDWAY, game, records)
     frames = turn_frames(SPEEDWAY, game.host, states, records)
     keys = [SPEEDWAY.turn_key(s) for s in states]
     changes = sum(1 for a, b in pairwise(keys) if a != b)

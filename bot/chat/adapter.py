@@ -33,6 +33,7 @@ from bot.storage.target import split_password
 from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
 from bot.table.drawing import RenderProcesses, process_count
 from bot.table.guards import RateLimit, plain_name, redacting_handler
+from bot.table.heavy import HeavyWork
 from bot.table.importer import MAX_IMPORT_BYTES
 from bot.table.memory import settle_memory
 from bot.table.replies import Reply
@@ -73,6 +74,7 @@ class PitbossBehaviour:
         self.service = service
         self.store: Store | None = None
         self.render_processes: RenderProcesses | None = None
+        self.heavy: HeavyWork | None = None
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
@@ -82,10 +84,14 @@ class PitbossBehaviour:
     async def setup_hook(self) -> None:
         if self.service is None:
             self.store = await Store.open(self.db_path)
+            # the worker processes a busy bot draws and re-runs logs in, started and warmed before the first move
             if processes := process_count():
                 self.render_processes = RenderProcesses(processes)
                 await self.render_processes.warm()
-            self.service = GameService(self.store, rate_limit=RateLimit(), render_processes=self.render_processes)
+            self.heavy = HeavyWork(process=True)
+            await self.heavy.warm()
+            self.service = GameService(self.store, rate_limit=RateLimit(), render_processes=self.render_processes,
+                                       heavy=self.heavy)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
@@ -123,8 +129,9 @@ class PitbossBehaviour:
     async def close(self) -> None:
         self.scheduler.cancel()
         await super().close()
-        if self.render_processes is not None:
-            self.render_processes.close()
+        for workers in (self.render_processes, self.heavy):
+            if workers is not None:
+                workers.close()
         if self.store is not None:
             await self.store.close()
 

@@ -71,16 +71,17 @@ class RenderProcesses:
         loop = asyncio.get_running_loop()
         await asyncio.gather(*(loop.run_in_executor(self._pool, _ready) for _ in range(self.processes)))
 
-    async def draw(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> bytes:
-        """The channel picture of a built-in game, drawn by a worker (a thread if the pool broke)."""
+    async def draw(self, job: Callable[..., bytes], *args: Any) -> bytes:
+        """`job(*args)` (images.render or images.render_sheets of a built-in game), on a worker; on a
+        thread if the pool broke."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool, images.render, ruleset_id, view, last, turn)
+            return await loop.run_in_executor(self._pool, job, *args)
         except BrokenProcessPool:
             log.warning("a render process died; starting new ones and drawing this picture on a thread")
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = self._new_pool()
-            return await loop.run_in_executor(THREADS, images.render, ruleset_id, view, last, turn)
+            return await loop.run_in_executor(THREADS, job, *args)
 
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""
@@ -88,7 +89,7 @@ class RenderProcesses:
 
 
 class Drawing:
-    """How one service draws its pictures: `render` on the threads, or built-in games' move pictures on
+    """How one service draws its pictures: `render` on the threads, or built-in games' pictures on
     `processes` when it has them and `render` is the standard one."""
 
     def __init__(self, render: Callable[[str, Any, tuple, tuple], bytes] | None,
@@ -101,10 +102,11 @@ class Drawing:
         if self.render is None:
             return None
         if self.processes is not None and is_built_in(ruleset_id):
-            return await self.processes.draw(ruleset_id, view, last, turn)
+            return await self.processes.draw(images.render, ruleset_id, view, last, turn)
         return await asyncio.get_running_loop().run_in_executor(THREADS, self.render, ruleset_id, view, last, turn)
 
-    @staticmethod
-    async def on_thread(draw: Callable[..., bytes], *args: Any) -> bytes:
-        """Another picture (sheets): drawn on the render threads."""
-        return await asyncio.get_running_loop().run_in_executor(THREADS, draw, *args)
+    async def sheets(self, ruleset_id: str, view: Any, which: str = "") -> bytes:
+        """The full car sheets (images.render_sheets): ValueError when there are none to draw."""
+        if self.processes is not None and is_built_in(ruleset_id):
+            return await self.processes.draw(images.render_sheets, ruleset_id, view, which)
+        return await asyncio.get_running_loop().run_in_executor(THREADS, images.render_sheets, ruleset_id, view, which)

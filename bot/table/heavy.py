@@ -1,47 +1,100 @@
-"""Work too long for the event loop (re-running a log, GIFs): on its own worker thread, with a bound.
+"""Work too long for the event loop (re-running a log, GIFs, imports, exports), with a bound.
 
-A verify, undo, replay or import re-runs a whole game log: up to a few seconds of CPU for the
+A verify, undo, replay, import or export handles a whole game log: up to a few seconds of CPU for the
 longest games allowed. It runs here, one job at a time, so the event loop keeps answering other
 channels; at most MAX_WAITING jobs queue, and any more are refused at once instead of piling up.
+
+The jobs (bot.table.heavy_jobs) take and return plain data, so they run on a worker thread or in a
+worker process alike. A thread still shares the GIL with the loop, and some steps hold it for tens
+of milliseconds at a time (json of a whole log, a GIF's frames): issue 16 measured 40-75 ms stalls.
+A long-running bot therefore runs them in one warmed worker process (`HeavyWork(process=True)`),
+where nothing they do can hold the loop; one-shot commands keep the thread, which starts for free.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import logging
+import multiprocessing
+import os
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from rules.errors import GameError
 
+log = logging.getLogger("pitboss.heavy")
+
 MAX_WAITING = 4
+WORKER_NICENESS = 10   # added to the worker process's nice value: the bot's own process goes first
 
 
 class TooBusy(GameError):
     """Too many long jobs are already queued."""
 
-    def __init__(self) -> None:
-        super().__init__("I am busy with other long jobs (replays, verifications, imports); "
-                         "please try again in a minute.")
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or "I am busy with other long jobs (replays, verifications, imports); "
+                                    "please try again in a minute.")
+
+
+def _warm_worker() -> None:
+    """A worker process's start: a lower CPU priority, the games (plug-ins too) and the jobs loaded,
+    memory settled. On a machine of two cores the job's process would otherwise take CPU time from
+    the bot's own process as often as not, and the loop would wake late though no GIL is shared."""
+    import bot.table.heavy_jobs  # noqa: F401 - imported now rather than in the first job
+    from bot.table.memory import settle_memory
+    from bot.table.plugins import load_plugins
+
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+    load_plugins()
+    settle_memory()
+
+
+def _ready() -> bool:
+    return True
 
 
 class HeavyWork:
-    """A single worker thread for long jobs, with a bounded queue."""
+    """One worker (a thread, or a process) for long jobs, with a bounded queue."""
 
-    def __init__(self, max_waiting: int = MAX_WAITING):
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitboss-heavy")
+    def __init__(self, max_waiting: int = MAX_WAITING, process: bool = False):
         self._max_waiting = max_waiting
         self._pending = 0
+        self.process = process
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> concurrent.futures.Executor:
+        if self.process:
+            return concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                          initializer=_warm_worker)
+        return concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitboss-heavy")
+
+    async def warm(self) -> None:
+        """Start the worker now rather than with the first job."""
+        await asyncio.get_running_loop().run_in_executor(self._pool, _ready)
 
     async def run(self, job: Callable[..., Any], *args: Any) -> Any:
-        """Run `job(*args)` on the worker; TooBusy when the queue is full."""
+        """Run `job(*args)` on the worker; TooBusy when the queue is full. A worker process that died
+        (killed, out of memory) is replaced, and the job refused with TooBusy: nothing was changed."""
         if self._pending > self._max_waiting:
             raise TooBusy()
         self._pending += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, job, *args)
+        except BrokenProcessPool:
+            log.warning("the heavy-work process died; starting a new one")
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            raise TooBusy("That job stopped half-way on my side; nothing was changed. Please try again.") from None
         finally:
             self._pending -= 1
+
+    def close(self) -> None:
+        """Stop the worker (a job in flight is abandoned)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 HEAVY = HeavyWork()

@@ -37,7 +37,7 @@ class BadImport(GameError):
 class ImportedLog:
     """A checked export: the setup, the seed (when known) and the decoded actions."""
 
-    ruleset: Ruleset
+    ruleset_id: str    # the id, not the Ruleset: a log read in a worker process comes back pickled
     source_game: int
     host: str
     options: dict[str, Any]
@@ -45,6 +45,10 @@ class ImportedLog:
     seed: int | None
     actions: list[tuple[str, Any]]  # decoded only for a re-play within MAX_REPLAY_ACTIONS
     action_count: int = 0
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.ruleset_id)
 
 
 def _reject_constant(name: str) -> None:
@@ -151,4 +155,4 @@ def read_export(data: bytes) -> ImportedLog:
     # long to re-play (only a copy of a game this bot holds can come of it): neither is decoded.
     replayable = seed is not None and len(raw_actions) <= MAX_REPLAY_ACTIONS
     actions = _actions(ruleset, raw_actions) if replayable else []
-    return ImportedLog(ruleset, game_id, host, options, seed_commitment, seed, actions, len(raw_actions))
+    return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, len(raw_actions))

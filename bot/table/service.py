@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import json
 import logging
 import re
 import secrets
@@ -17,18 +16,18 @@ from typing import Any
 
 import images
 from bot.storage.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
-from bot.table import queries
+from bot.table import heavy_jobs, queries
 from bot.table.clock import TableClock
 from bot.table.commands import QUERIES, Command, foreign_to, parse
 from bot.table.commitment import MAX_SEED, announce, commitment, reveal
 from bot.table.drawing import Drawing, RenderProcesses
 from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
-from bot.table.heavy import HEAVY
-from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog, read_export
+from bot.table.heavy import HEAVY, HeavyWork
+from bot.table.heavy_jobs import log_rows, seat_ids
+from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog
 from bot.table.plans import PlannedTurns
 from bot.table.recent import RECENT_ACTIONS, RecentEvents
 from bot.table.refusals import NoGame, NotThisGame, StaleButton
-from bot.table.replays import turn_frames
 from bot.table.replies import (
     ALT_TEXT_LIMIT,
     BUTTON_PREFIX,
@@ -52,9 +51,8 @@ from bot.table.replies import (
 from bot.table.report import report
 from bot.table.settings import MAX_COMPUTER_ACTIONS
 from images.registry import renderer
-from images.replay import render_replay
-from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import PlanStep, ReplayRefused, Ruleset, describe_events, replay_states, replay_with_events
+from rules.codec import dumps, encode_state, encode_tagged
+from rules.engine import PlanStep, Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
 from rules.table import TurnBegan
@@ -90,8 +88,9 @@ class GameService(TableClock, PlannedTurns):
 
     def __init__(self, store: Store, render: Callable[[str, Any, tuple, tuple], bytes] | None = images.render,
                  clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None,
-                 render_processes: RenderProcesses | None = None):
+                 render_processes: RenderProcesses | None = None, heavy: HeavyWork = HEAVY):
         self._store = store
+        self._heavy = heavy  # log re-runs, GIFs, imports and exports: a thread, or a process for the bot
         self._render = render
         self._drawing = Drawing(render, render_processes)  # pictures are drawn off the event loop
         self._clock = clock
@@ -213,7 +212,9 @@ class GameService(TableClock, PlannedTurns):
         if command.name == "games":
             await self._index_seats()
             games = await self._store.active_games_of(guild, actor.id)
-            return queries.games_of(actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
+            # up to 50 snapshots to decode: ~17 ms, off the loop
+            return await asyncio.to_thread(queries.games_of, actor.id, games,
+                                           {r: get_ruleset(r) for r in ruleset_ids()})
         if command.name in QUERIES:
             return await self._query(channel, actor, command)
         if command.name == "undo":
@@ -280,13 +281,13 @@ class GameService(TableClock, PlannedTurns):
             if why:
                 raise GameError(why)
             records = await self._store.actions(game.id)
-            return await asyncio.to_thread(queries.export, ruleset, game, records, ended)
+            return await self._heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), ended)
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended)
         if command.name == "game replay":
             game, records = await self._store.game_and_actions(game.id)
             try:
-                data = await HEAVY.run(self._replay_gif, ruleset, game, records)
+                data = await self._heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records))
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
             about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {len(records)} "
@@ -305,23 +306,21 @@ class GameService(TableClock, PlannedTurns):
 
     async def _final_sheets(self, ruleset: Ruleset, public: Any) -> tuple[Attachment, ...]:
         """Every car's sheet as the game ended, for the final results (games that draw sheets)."""
-        draw = renderer(ruleset.id).render_sheets if self._render else None
-        if draw is None:
+        if not self._render or renderer(ruleset.id).render_sheets is None:
             return ()
         try:
-            data = await Drawing.on_thread(draw, public, "")
+            data = await self._drawing.sheets(ruleset.id, public)
         except ValueError:  # ended before anyone sat down
             return ()
         return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)
 
     async def _sheets(self, ruleset: Ruleset, state: Any, options: dict) -> Reply:
         """The full car sheets, drawn off the loop: privately, or to the channel with public:true."""
-        draw = renderer(ruleset.id).render_sheets
-        if draw is None:
+        if renderer(ruleset.id).render_sheets is None:
             raise GameError(f"{ruleset.title} has no car sheets.")
         which = options.get("car") or ""
         try:
-            data = await Drawing.on_thread(draw, ruleset.view(state, None), which)
+            data = await self._drawing.sheets(ruleset.id, ruleset.view(state, None), which)
         except ValueError as exc:  # nothing to draw (nobody seated yet)
             raise GameError(f"No sheets to show: {exc}.") from None
         public = options.get("public") == "true"
@@ -341,11 +340,6 @@ class GameService(TableClock, PlannedTurns):
         if game.moved_to:
             return f"This game moved to {channel_mention(game.moved_to)} and goes on there."
         return "This game was moved to another channel and goes on there."
-
-    def _replay_gif(self, ruleset: Ruleset, game: GameRecord, records) -> bytes:
-        """The animated GIF of a game (on the heavy-work thread)."""
-        states = self._rebuild_all(ruleset, game, records)
-        return render_replay(ruleset.id, turn_frames(ruleset, game.host, states, records))[0]
 
     async def _apply(self, channel: str, actor_id: str, command: Command | None,
                      expected_version: int | None = None, action: Any = None) -> Applied:
@@ -387,10 +381,10 @@ class GameService(TableClock, PlannedTurns):
         """Continue an exported game here. A running game moves: the stored game, log and settings are
         copied and its old channel stops, so it never forks. A finished one, whose export reveals the
         seed, is re-played from the file as a new, finished record."""
-        log_ = await HEAVY.run(read_export, data)
+        log_ = await self._heavy.run(heavy_jobs.read_import, data)
         if log_.seed is None:
             return await self._move(channel, actor, log_, guild)
-        return await self._replay_import(channel, log_, guild)
+        return await self._replay_import(channel, log_, data, guild)
 
     async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str) -> Reply:
         source = await self._store.game(log_.source_game)
@@ -424,25 +418,23 @@ class GameService(TableClock, PlannedTurns):
                                     f"Game {source.id} moved here from {channel_mention(source.channel)} "
                                     f"with its {count} actions and table settings; it stopped there.")
 
-    async def _replay_import(self, channel: str, log_: ImportedLog, guild: str) -> Reply:
+    async def _replay_import(self, channel: str, log_: ImportedLog, data: bytes, guild: str) -> Reply:
         source = await self._store.game(log_.source_game)
         if source is not None and source.seed == log_.seed and source.ruleset == log_.ruleset.id:
             return await self._copy_finished(channel, source, guild)
         if log_.action_count > MAX_REPLAY_ACTIONS:
             raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
                             f"the limit is {MAX_REPLAY_ACTIONS}).")
-        try:
-            first, state, entries = await HEAVY.run(_replayed_log, log_)
-        except ReplayRefused as exc:
-            raise BadImport(f"The game log does not replay: {exc.message}.") from None
-        if not log_.ruleset.is_finished(state):
+        first, final, entries, finished = await self._heavy.run(heavy_jobs.replay_import, data)
+        if not finished:
             raise BadImport(_ONLY_FINISHED)
         ruleset = log_.ruleset
+        state = ruleset.load_state(final)
         try:
             async with self._write():
                 game = await self._store.create_game_tx(channel, ruleset.id, log_.host, log_.seed,
-                                                        dumps(log_.options), encode_state(first), guild)
-                game = await self._store.append_log_tx(game, entries, encode_state(state), "finished")
+                                                        dumps(log_.options), first, guild)
+                game = await self._store.append_log_tx(game, entries, final, "finished")
                 await self._store.add_seats_tx(game.id, seat_ids(state))
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
@@ -594,7 +586,8 @@ class GameService(TableClock, PlannedTurns):
         last = records[-1]
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
-        previous = await HEAVY.run(self._rebuild, ruleset, game, records[:-1])
+        previous = ruleset.load_state(await self._heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
+                                                             log_rows(records[:-1])))
         blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
@@ -687,15 +680,6 @@ class GameService(TableClock, PlannedTurns):
                      legal=legal, waiting_on=waiting,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 
-    @staticmethod
-    def _rebuild_all(ruleset: Ruleset, game: GameRecord, records) -> list[Any]:
-        entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
-        return replay_states(ruleset, json.loads(game.options), game.seed, game.host, entries)
-
-    @classmethod
-    def _rebuild(cls, ruleset: Ruleset, game: GameRecord, records) -> Any:
-        return cls._rebuild_all(ruleset, game, records)[-1]
-
     async def turn_message(self, game_id: int) -> tuple[str, str] | None:
         """(turn key, message id) of the message a transport uses to show the current turn."""
         return await self._store.turn_message(game_id)
@@ -709,9 +693,7 @@ class GameService(TableClock, PlannedTurns):
         read as of one moment, so a game being played elsewhere is checked as it stood). A snapshot
         written under an earlier schema is compared as it would be written today."""
         game, records = await self._store.game_and_actions(game.id)
-        ruleset = get_ruleset(game.ruleset)
-        rebuilt = await HEAVY.run(self._rebuild, ruleset, game, records)
-        return encode_state(rebuilt) == ruleset.normalised_snapshot(game.state)
+        return await self._heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records))
 
     async def _index_seats(self) -> None:
         """Record the seats of games stored before the seats index existed (once per database)."""
@@ -720,7 +702,7 @@ class GameService(TableClock, PlannedTurns):
             return
         after = 0
         while page := await self._store.active_games_after(after, 500):
-            seated = await HEAVY.run(_seats_of, page)
+            seated = await self._heavy.run(heavy_jobs.seats_of, page)
             async with self._store.transaction():
                 for game_id, players in seated:
                     await self._store.add_seats_tx(game_id, players)
@@ -741,28 +723,6 @@ def _ready(floating: list[PlanStep], state: Any) -> Command | None:
             floating.remove(step)
             return Command(step.name, step.options)
     return None
-
-
-def seat_ids(state: Any) -> tuple[str, ...]:
-    """The ids of everyone seated at a game."""
-    return tuple(p.id for p in state.players)
-
-
-def _seats_of(games: list[GameRecord]) -> list[tuple[int, tuple[str, ...]]]:
-    out = []
-    for game in games:
-        ruleset = get_ruleset(game.ruleset)
-        out.append((game.id, seat_ids(ruleset.load_state(game.state))))
-    return out
-
-
-def _replayed_log(log_: ImportedLog) -> tuple[Any, Any, list[tuple[str, str, str]]]:
-    """Re-run an imported log (on the heavy-work thread): the setup state, the final state, and each
-    action as it is stored (actor, action JSON, events JSON)."""
-    first, state, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, log_.actions)
-    entries = [(actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
-               for (actor, action), happened in zip(log_.actions, events)]
-    return first, state, entries
 
 
 def channel_mention(channel: str) -> str:

@@ -36,7 +36,7 @@ def latest(fake) -> dict:
 
 async def test_a_race_is_played_through_private_menus_and_no_dc_is_public(fake, bot, record_latency):
     made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="race",
-                                         track="outlaw_gauntlet", tuning=0), record_latency, title="Race")
+                                         track="outlaw_gauntlet", tuning=0, seed=7), record_latency, title="Race")
     assert "New Race" in made.content
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),

@@ -1,0 +1,94 @@
+"""The long jobs that re-run or rewrite a whole game log, as functions of plain data.
+
+Each takes what can cross to a worker process cheaply (a ruleset id, a GameRecord, the log as
+(seq, actor, action, events) tuples: 10,000 of them pickle in ~2 ms, as dataclasses in ~16) and
+returns plain data, so `bot.table.heavy` can run it on a thread or in a process alike. Everything a
+job does that holds the GIL for long (re-running the rules, json of a whole log, GIF encoding) then
+happens away from the event loop's interpreter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from bot.storage.store import ActionRecord, GameRecord
+from bot.table import queries
+from bot.table.importer import BadImport, ImportedLog, read_export
+from bot.table.replays import turn_frames
+from images.replay import render_replay
+from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
+from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
+from rules.registry import get_ruleset
+
+LogRows = list[tuple[int, str, str, str]]
+
+
+def log_rows(records: list[ActionRecord]) -> LogRows:
+    """A log as the tuples the jobs take."""
+    return [(r.seq, r.actor, r.action, r.events) for r in records]
+
+
+def _records(rows: LogRows) -> list[ActionRecord]:
+    return [ActionRecord(*row) for row in rows]
+
+
+def replayed_states(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord]) -> list[Any]:
+    """Every state of a game re-run from its seed: the setup, then the state after each logged action."""
+    entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
+    return replay_states(ruleset, json.loads(game.options), game.seed, game.host, entries)
+
+
+def rebuilt_snapshot(ruleset_id: str, game: GameRecord, rows: LogRows) -> str:
+    """The snapshot that re-running the log from the game's seed gives."""
+    ruleset = get_ruleset(ruleset_id)
+    return encode_state(replayed_states(ruleset, game, _records(rows))[-1])
+
+
+def snapshot_matches(ruleset_id: str, game: GameRecord, rows: LogRows) -> bool:
+    """Whether re-running the log rebuilds the stored snapshot exactly (a snapshot written under an
+    earlier schema is compared as it would be written today)."""
+    return rebuilt_snapshot(ruleset_id, game, rows) == get_ruleset(ruleset_id).normalised_snapshot(game.state)
+
+
+def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
+    """The game's animated GIF, one frame a turn. ValueError when it cannot be drawn."""
+    ruleset = get_ruleset(ruleset_id)
+    records = _records(rows)
+    states = replayed_states(ruleset, game, records)
+    return render_replay(ruleset_id, turn_frames(ruleset, game.host, states, records))[0]
+
+
+def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, finished: bool):
+    """The /game export reply (its JSON file made here)."""
+    return queries.export(get_ruleset(ruleset_id), game, _records(rows), finished)
+
+
+def read_import(data: bytes) -> ImportedLog:
+    """An uploaded export checked against its schema, without its decoded actions (a re-play import
+    reads the file again in `replay_import`, so 10,000 decoded actions never cross processes)."""
+    return dataclasses.replace(read_export(data), actions=[])
+
+
+def replay_import(data: bytes) -> tuple[str, str, list[tuple[str, str, str]], bool]:
+    """Re-run an exported log: the setup snapshot, the final one, each action as it is stored (actor,
+    action JSON, events JSON), and whether the game ended. BadImport when the rules refuse an action."""
+    log_ = read_export(data)
+    try:
+        first, state, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, log_.actions)
+    except ReplayRefused as exc:
+        raise BadImport(f"The game log does not replay: {exc.message}.") from None
+    entries = [(actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
+               for (actor, action), happened in zip(log_.actions, events)]
+    return encode_state(first), encode_state(state), entries, log_.ruleset.is_finished(state)
+
+
+def seat_ids(state: Any) -> tuple[str, ...]:
+    """The ids of everyone seated at a game."""
+    return tuple(p.id for p in state.players)
+
+
+def seats_of(games: list[GameRecord]) -> list[tuple[int, tuple[str, ...]]]:
+    """Who sits at each game (for the seats index), read from the snapshots."""
+    return [(game.id, seat_ids(get_ruleset(game.ruleset).load_state(game.state))) for game in games]
