@@ -7,6 +7,7 @@ text set) for accepted actions, ephemeral messages for refusals, a generic apolo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import inspect
@@ -75,6 +76,7 @@ class PitbossBehaviour:
         self.store: Store | None = None
         self.render_processes: RenderProcesses | None = None
         self.heavy: HeavyWork | None = None
+        self.warming: asyncio.Future | None = None
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
@@ -84,12 +86,13 @@ class PitbossBehaviour:
     async def setup_hook(self) -> None:
         if self.service is None:
             self.store = await Store.open(self.db_path)
-            # the worker processes a busy bot draws and re-runs logs in, started and warmed before the first move
+            # the worker processes a busy bot draws and re-runs logs in: they warm up while the bot
+            # connects (a move that comes sooner waits for them)
             if processes := process_count():
                 self.render_processes = RenderProcesses(processes)
-                await self.render_processes.warm()
             self.heavy = HeavyWork(process=True)
-            await self.heavy.warm()
+            self.warming = asyncio.ensure_future(asyncio.gather(
+                *(workers.warm() for workers in (self.render_processes, self.heavy) if workers is not None)))
             self.service = GameService(self.store, rate_limit=RateLimit(), render_processes=self.render_processes,
                                        heavy=self.heavy)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
@@ -129,6 +132,8 @@ class PitbossBehaviour:
     async def close(self) -> None:
         self.scheduler.cancel()
         await super().close()
+        if self.warming is not None:
+            self.warming.cancel()
         for workers in (self.render_processes, self.heavy):
             if workers is not None:
                 workers.close()

@@ -58,7 +58,8 @@ class BotProcess:
                if k not in ("PITBOSS_DB", "DISCORD_TOKEN", "PYTHONPATH", "PYTHONSTARTUP")}
         env.update(PYTHONPATH=os.pathsep.join([str(self.shim_dir), str(ROOT)]),
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
-                   PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"))
+                   PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"),
+                   PITBOSS_RENDER_PROCESSES="1")   # the real worker process, one: the suite starts many bots
         env.update(self.extra_env)
         return env
 
