@@ -3,7 +3,6 @@ a service that plays on through them."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 
@@ -50,21 +49,21 @@ def _warmth() -> tuple[int, int, int]:
 
 
 async def test_workers_are_other_processes_that_start_warm(workers):
-    loop = asyncio.get_running_loop()
-    seen = [await loop.run_in_executor(workers._pool, _warmth) for _ in range(6)]
+    seen = [await workers.draw(_warmth) for _ in range(6)]
     assert os.getpid() not in {pid for pid, _, _ in seen}
     assert all(counters >= 216 and palettes == len(arena_ids()) for _, counters, palettes in seen)
 
 
 async def test_a_dead_worker_is_replaced_and_the_picture_still_drawn(workers, frames):
     ruleset, view, last = frames[3]
-    loop = asyncio.get_running_loop()
-    pid = await loop.run_in_executor(workers._pool, drawing._ready)
-    os.kill(pid, signal.SIGKILL)
+    pids = {await workers.draw(os.getpid) for _ in range(4)}
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
     expected = images.render(ruleset, view, last, ())
-    assert await workers.draw(images.render, ruleset, view, last, ()) == expected    # on a thread, the pool replaced
+    for _ in range(2):   # each dead worker's picture is drawn on a thread, and the worker replaced
+        assert await workers.draw(images.render, ruleset, view, last, ()) == expected
     assert await workers.draw(images.render, ruleset, view, last, ()) == expected    # on the new workers
-    assert pid not in {await loop.run_in_executor(workers._pool, drawing._ready) for _ in range(4)}
+    assert not pids & {await workers.draw(os.getpid) for _ in range(4)}
 
 
 async def test_a_service_plays_on_through_the_workers(store, workers):

@@ -2,15 +2,14 @@
 
 Drawing a picture is mostly Python and Pillow calls that hold the GIL, so with many channels moving at
 once the render threads take turns on one core (issue 16 measured 1.4 of 2 cores busy). A long-running
-bot (`pitboss run`, the bench) therefore draws its move pictures in worker processes, started with
-`spawn` (no forked event loop or database handle) and warmed before the first move: every game's fonts,
-palettes and sprites are made once at start. The public view and the last events travel to the worker
-pickled, the PNG comes back as bytes: about 0.7 ms of round trip for a second core.
+bot (`pitboss run`, the bench) therefore draws its pictures in worker processes (bot.table.workers),
+warmed at start: every game's fonts, palettes and sprites are made once. The public view and the last
+events travel to the worker pickled, the PNG comes back as bytes.
 
 One-shot processes (`pitboss exec`, scripts, most tests) keep the threads: starting two interpreters
 would cost them more than every picture they draw. Plug-in games, whose renderers are registered at
-run time, are drawn on the threads too. When a worker dies, its pool is replaced and the picture drawn
-on a thread, so a move never fails for want of a process.
+run time, are drawn on the threads too. When a worker dies, it is replaced and the picture drawn on a
+thread, so a move never fails for want of a process.
 """
 
 from __future__ import annotations
@@ -18,13 +17,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import images
+from bot.table.workers import ProcessWorkers, WorkerDied
 from images.registry import is_built_in
 from rules.registry import GAMES
 
@@ -51,41 +49,28 @@ def _warm_worker() -> None:
     settle_memory()
 
 
-def _ready() -> int:
-    return os.getpid()
-
-
 class RenderProcesses:
-    """A pool of warmed render processes, replaced when one of them dies."""
+    """Warmed render processes (bot.table.workers); a picture whose worker died is drawn on a thread."""
 
     def __init__(self, processes: int):
         self.processes = processes
-        self._pool = self._new_pool()
-
-    def _new_pool(self) -> concurrent.futures.ProcessPoolExecutor:
-        return concurrent.futures.ProcessPoolExecutor(
-            self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm_worker)
+        self._workers = ProcessWorkers(processes, _warm_worker, "pitboss-render")
 
     async def warm(self) -> None:
-        """Start every worker and wait until each has warmed up (the first moves then pay nothing)."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, _ready) for _ in range(self.processes)))
+        """Wait until every worker has warmed up (the first moves then pay nothing)."""
+        await self._workers.warm()
 
-    async def draw(self, job: Callable[..., bytes], *args: Any) -> bytes:
-        """`job(*args)` (images.render or images.render_sheets of a built-in game), on a worker; on a
-        thread if the pool broke."""
-        loop = asyncio.get_running_loop()
+    async def draw(self, job: Callable[..., Any], *args: Any) -> Any:
+        """`job(*args)` (images.render or images.render_sheets of a built-in game) on a worker."""
         try:
-            return await loop.run_in_executor(self._pool, job, *args)
-        except BrokenProcessPool:
-            log.warning("a render process died; starting new ones and drawing this picture on a thread")
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._new_pool()
-            return await loop.run_in_executor(THREADS, job, *args)
+            return await self._workers.call(job, *args)
+        except WorkerDied:
+            log.warning("a render process died; drawing this picture on a thread")
+            return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
 
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._workers.close()
 
 
 class Drawing:

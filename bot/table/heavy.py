@@ -16,16 +16,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import logging
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot.table.workers import ProcessWorkers, WorkerDied
 from rules.errors import GameError
-
-log = logging.getLogger("pitboss.heavy")
 
 MAX_WAITING = 4
 WORKER_NICENESS = 10   # added to the worker process's nice value: the bot's own process goes first
@@ -53,10 +49,6 @@ def _warm_worker() -> None:
     settle_memory()
 
 
-def _ready() -> bool:
-    return True
-
-
 class HeavyWork:
     """One worker (a thread, or a process) for long jobs, with a bounded queue."""
 
@@ -64,17 +56,14 @@ class HeavyWork:
         self._max_waiting = max_waiting
         self._pending = 0
         self.process = process
-        self._pool = self._new_pool()
-
-    def _new_pool(self) -> concurrent.futures.Executor:
-        if self.process:
-            return concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                          initializer=_warm_worker)
-        return concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitboss-heavy")
+        self._thread = None if process else concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="pitboss-heavy")
+        self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy") if process else None
 
     async def warm(self) -> None:
-        """Start the worker now rather than with the first job."""
-        await asyncio.get_running_loop().run_in_executor(self._pool, _ready)
+        """Wait until the worker process has started and warmed up (nothing to do for a thread)."""
+        if self._worker is not None:
+            await self._worker.warm()
 
     async def run(self, job: Callable[..., Any], *args: Any) -> Any:
         """Run `job(*args)` on the worker; TooBusy when the queue is full. A worker process that died
@@ -83,18 +72,20 @@ class HeavyWork:
             raise TooBusy()
         self._pending += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, job, *args)
-        except BrokenProcessPool:
-            log.warning("the heavy-work process died; starting a new one")
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._new_pool()
+            if self._worker is None:
+                return await asyncio.get_running_loop().run_in_executor(self._thread, job, *args)
+            return await self._worker.call(job, *args)
+        except WorkerDied:
             raise TooBusy("That job stopped half-way on my side; nothing was changed. Please try again.") from None
         finally:
             self._pending -= 1
 
     def close(self) -> None:
         """Stop the worker (a job in flight is abandoned)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._worker is not None:
+            self._worker.close()
+        else:
+            self._thread.shutdown(wait=False, cancel_futures=True)
 
 
 HEAVY = HeavyWork()

@@ -1,0 +1,84 @@
+"""The long jobs in a worker process (as `pitboss run` runs them): the same replies as on a thread,
+refusals that cross back intact, and a worker that dies costs one refused job, never a changed game."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from bot.table.commands import Command, parse
+from bot.table.heavy import HeavyWork
+from bot.table.replies import Actor
+from bot.table.service import GameService
+
+HOST, GUEST = Actor("alice", "alice"), Actor("bob", "bob")
+
+
+@pytest.fixture
+async def heavy_process():
+    work = HeavyWork(process=True)
+    await work.warm()
+    yield work
+    work.close()
+
+
+async def _finished_game(service: GameService, channel: str) -> None:
+    for actor, line in ((HOST, "/game new ruleset:speedway seed:31"), (HOST, "/game join car:brawler"),
+                        (GUEST, "/game join car:torch"), (HOST, "/game start"), (HOST, "/speed value:2"),
+                        (HOST, "/move maneuver:normal"), (HOST, "/game end")):
+        reply = await service.execute(channel, actor, parse(line))
+        assert reply.outcome == "applied", reply.text
+
+
+async def test_each_long_job_answers_in_the_process_as_on_the_thread(store, heavy_process):
+    threaded, pooled = GameService(store), GameService(store, heavy=heavy_process)
+    await _finished_game(threaded, "chan-1")
+    replies = {}
+    for name, service in (("thread", threaded), ("process", pooled)):
+        verify = await service.execute("chan-1", HOST, parse("/game verify"))
+        export = await service.execute("chan-1", HOST, parse("/game export"))
+        replay = await service.execute("chan-1", HOST, parse("/game replay"))
+        replies[name] = (verify.text, export.files[0].data, replay.files[0].data)
+    assert replies["thread"] == replies["process"]
+    assert "rebuilds the table exactly" in replies["process"][0]
+    assert replies["process"][2].startswith(b"GIF8")
+
+    foreign = {**json.loads(replies["process"][1]), "game_id": 987_654}   # as if from another bot: re-played
+    data = json.dumps(foreign).encode()
+    imported = await pooled.execute("chan-2", GUEST, Command("game import", {"file": data}))
+    assert imported.outcome == "applied" and "re-played here" in imported.text
+    assert (await store.latest_game("chan-2")).state == (await store.latest_game("chan-1")).state
+
+    forged = foreign["actions"][:3] + [{"actor": "eve", "action": {"type": "Start"}}]
+    hostile = json.dumps({**foreign, "actions": forged})
+    refused = await pooled.execute("chan-3", GUEST, Command("game import", {"file": hostile.encode()}))
+    assert refused.outcome == "refused" and "does not replay" in refused.text
+    assert await store.latest_game("chan-3") is None
+
+
+async def test_undo_rebuilds_in_the_process(store, heavy_process):
+    service = GameService(store, heavy=heavy_process)
+    for actor, line in ((HOST, "/game new ruleset:speedway seed:4"), (HOST, "/game join car:brawler"),
+                        (GUEST, "/game join car:torch"), (HOST, "/game start")):
+        assert (await service.execute("chan-1", actor, parse(line))).outcome == "applied"
+    before = (await store.active_game("chan-1")).state
+    assert (await service.execute("chan-1", GUEST, parse("/speed value:2"))).outcome == "applied"
+    undone = await service.execute("chan-1", GUEST, parse("/undo"))
+    assert undone.outcome == "applied" and undone.text.startswith("Undone")
+    assert (await store.active_game("chan-1")).state == before
+
+
+async def test_a_dead_worker_refuses_one_job_and_changes_nothing(store, heavy_process):
+    service = GameService(store, heavy=heavy_process)
+    await _finished_game(service, "chan-1")
+    stored = await store.latest_game("chan-1")
+    (pid,) = [await heavy_process.run(os.getpid)]
+    os.kill(pid, signal.SIGKILL)
+    lost = await service.execute("chan-1", HOST, parse("/game verify"))
+    assert lost.outcome == "refused" and "nothing was changed" in lost.text
+    assert await store.latest_game("chan-1") == stored
+    again = await service.execute("chan-1", HOST, parse("/game verify"))   # a new worker took over
+    assert again.outcome == "shown" and await heavy_process.run(os.getpid) != pid
