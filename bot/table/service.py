@@ -50,6 +50,7 @@ from bot.table.replies import (
 )
 from bot.table.report import report
 from bot.table.settings import MAX_COMPUTER_ACTIONS
+from bot.table.snapshots import DecodedSnapshots
 from images.registry import renderer
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import PlanStep, Ruleset, describe_events
@@ -93,6 +94,7 @@ class GameService(TableClock, PlannedTurns):
         self._heavy = heavy  # log re-runs, GIFs, imports and exports: a thread, or a process for the bot
         self._render = render
         self._drawing = Drawing(render, render_processes)  # pictures are drawn off the event loop
+        self._snapshots = DecodedSnapshots()
         self._clock = clock
         self._rate_limit = rate_limit  # the Discord bot sets one; scripts and tests drive many commands
         # Weak values: a channel's lock lives only while some command holds or awaits it.
@@ -157,7 +159,7 @@ class GameService(TableClock, PlannedTurns):
         ruleset = get_ruleset(game.ruleset)
         if ruleset.suggest is None or foreign_to(ruleset, Command(command, chosen)):
             return []
-        state = ruleset.load_state(game.state)
+        state = self._snapshots.load(ruleset, game.state)
         offers = ruleset.suggest(state, actor.id, command, option, chosen)
         typed = typed.strip().lower()
         return [(clip(label, 100), value) for label, value in offers
@@ -257,7 +259,7 @@ class GameService(TableClock, PlannedTurns):
         if game is None:
             raise NoGame()
         ruleset = get_ruleset(game.ruleset)
-        return ruleset, game, ruleset.load_state(game.state)
+        return ruleset, game, self._snapshots.load(ruleset, game.state)
 
     async def _query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._load(channel, any_status=True)
@@ -358,12 +360,14 @@ class GameService(TableClock, PlannedTurns):
                     if command is not None:
                         command = NotThisGame.fitted(ruleset, command)
                         action = ruleset.command_to_action(command.name, command.options)
-                    state = ruleset.load_state(game.state)
+                    state = self._snapshots.load(ruleset, game.state)
                     new_state, events = ruleset.apply(state, actor_id, action)
                     status = "finished" if ruleset.is_finished(new_state) else "active"
+                    snapshot = encode_state(new_state)
                     game = await self._store.append_action_tx(
                         game, actor_id, dumps(encode_tagged(action)),
-                        dumps([encode_tagged(e) for e in events]), encode_state(new_state), status)
+                        dumps([encode_tagged(e) for e in events]), snapshot, status)
+                    self._snapshots.remember(ruleset, snapshot, new_state)
                     before = self._turn_of(ruleset, state)
                     if before != self._turn_of(ruleset, new_state):
                         await self._sync_timer_tx(ruleset, game, new_state)

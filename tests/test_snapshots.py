@@ -1,0 +1,41 @@
+"""The decoded-snapshot cache: a hit is what decoding gives, other text is decoded afresh, the oldest go."""
+
+from __future__ import annotations
+
+from bot.table.snapshots import DecodedSnapshots
+from rules.codec import encode_state
+from rules.speedway.ruleset import SPEEDWAY
+from tests.speedway_fixtures import started
+
+
+class Counting:
+    """A ruleset whose decodes are counted."""
+
+    def __init__(self, ruleset):
+        self.id, self.decoded, self._ruleset = ruleset.id, 0, ruleset
+
+    def load_state(self, text):
+        self.decoded += 1
+        return self._ruleset.load_state(text)
+
+
+def test_a_snapshot_is_decoded_once_and_other_text_again():
+    ruleset = Counting(SPEEDWAY)
+    cache = DecodedSnapshots()
+    first, second = encode_state(started()), encode_state(started(("ann", "ben", "cat")))
+    assert cache.load(ruleset, first) == SPEEDWAY.load_state(first)
+    assert cache.load(ruleset, first) is cache.load(ruleset, first)
+    assert ruleset.decoded == 1
+    assert cache.load(ruleset, second) == SPEEDWAY.load_state(second) and ruleset.decoded == 2
+
+
+def test_a_written_state_is_remembered_and_the_oldest_forgotten():
+    ruleset = Counting(SPEEDWAY)
+    cache = DecodedSnapshots(kept=2)
+    states = [started(names) for names in (("a", "b"), ("a", "c"), ("a", "d"))]
+    texts = [encode_state(state) for state in states]
+    for text, state in zip(texts, states):
+        cache.remember(ruleset, text, state)
+    assert cache.load(ruleset, texts[2]) is states[2] and cache.load(ruleset, texts[1]) is states[1]
+    assert ruleset.decoded == 0
+    assert cache.load(ruleset, texts[0]) == states[0] and ruleset.decoded == 1   # it had been dropped
