@@ -605,3 +605,23 @@ def test_name_tags_keep_off_the_rulers_and_fit_a_two_digit_inertia():
     assert render_speedway(state.with_car(replace(carol, inertia=12))) != render_speedway(state)
     clear = counters.keep_clear(state, frame("classic").layout)
     assert len(clear) == len(data.arena("classic").obstacles) + sum(1 for c in state.cars if c.front and not c.out)
+
+
+def test_status_chips_from_the_cache_are_the_pixels_drawn_in_place():
+    """Chips are drawn once per face and pasted on whole pixels: the band is the one drawing every chip
+    in its place gives."""
+    from PIL import ImageDraw
+
+    from images.speedway import status
+    from tests.render_frames import game_frames
+
+    views = [view for ruleset, view, _ in game_frames(every=20) if ruleset == "speedway"]
+    assert len(views) >= 5
+    for view in views:
+        for width, height, columns in ((330, 408, 1), (947, 200, 3), (500, 300, 2), (963, 290, 3)):
+            cached = status.render_status(view, width, height, columns, 947)
+            in_place = Image.new("RGB", (width, height), status.style.PAPER)
+            draw = ImageDraw.Draw(in_place)
+            for car, box in zip(view.cars, status.chip_boxes(len(view.cars), width, height, columns)):
+                status.draw_chip(draw, status.chip_face(view, car), box, status.smallest_text(947))
+            assert cached.tobytes() == in_place.tobytes(), (width, height, columns)

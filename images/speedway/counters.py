@@ -225,8 +225,10 @@ def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, 
     right, bottom = size[0] - style.MAP_SIDE + 6, size[1] - style.MAP_END + 6
     boxes = [(x, y, x + w, y + h) for x, y in
              ((min(max(x, left), right - w), min(max(y, top), bottom - h)) for x, y in spots)]
-    reach = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-    near = [t for t in taken if _overlap(reach, t)]   # the rest cover no candidate: same choice, less work
+    rx0, ry0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    rx1, ry1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    # the rest cover no candidate: the same choice, for a fraction of the work
+    near = [t for t in taken if t[0] < rx1 and t[2] > rx0 and t[1] < ry1 and t[3] > ry0]
     return min(boxes, key=lambda box: sum(_overlap(box, t) for t in near))
 
 

@@ -8,6 +8,8 @@ request (`/game sheet`), not in every channel picture.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -59,34 +61,71 @@ def _fitted(texts: tuple[str, ...], width: float, minimum: int) -> tuple[str, ob
     return texts[-1], fit_font(texts[-1], TEXT, width, minimum=12)
 
 
-def draw_chip(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, box: tuple[float, ...],
-              minimum: int = TEXT) -> None:
+@dataclass(frozen=True)
+class ChipFace:
+    """Everything a car's chip shows, in words and colours: two cars (or one car at two moments) with
+    the same face get the same chip."""
+
+    colour: int
+    out: bool
+    active: bool
+    name: str
+    flag: str
+    lines: tuple[tuple[str, ...], ...]   # each figures line's wordings, fullest first
+
+
+def chip_face(state: SpeedwayState, car: Car) -> ChipFace:
+    """What `car`'s chip shows now."""
+    active = car.id == state.active_car
+    flag = "OUT" if car.out else "⚠ skidding" if not car.in_control else "◀ acting" if active else ""
+    player = state.player(car.owner)
+    name = f"{car.name} (AI)" if player and player.ai else car.name
+    return ChipFace(car.colour, car.out, active, name, flag, (_motion(car), _figures(car)))
+
+
+def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...], minimum: int = TEXT) -> None:
     """One car's chip in `box`: a bar in its colour, its name and flags, then two lines of figures (at
     `minimum` points or larger, in the longest wording that fits)."""
     x0, y0, x1, y1 = box
-    active = car.id == state.active_car
-    colour = style.wreck_colour(car.colour) if car.out else style.car_colour(car.colour)
-    draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if active else 2)
-    swatch(draw, (x0 + 4, y0 + 4, x0 + 16, y1 - 4), car.colour, colour, radius=4)
+    colour = style.wreck_colour(face.colour) if face.out else style.car_colour(face.colour)
+    draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if face.active else 2)
+    swatch(draw, (x0 + 4, y0 + 4, x0 + 16, y1 - 4), face.colour, colour, radius=4)
     left, right = x0 + 23, x1 - 6
-    flag, flag_colour = "", style.INK
-    if car.out:
-        flag, flag_colour = "OUT", style.BAD
-    elif not car.in_control:
-        flag, flag_colour = "⚠ skidding", style.BAD
-    elif active:
-        flag = "◀ acting"
+    flag_colour = style.INK if face.flag in ("", "◀ acting") else style.BAD
     bold = font(NAME, bold=True)
     flag_font = font(TEXT, bold=True)
-    flag_width = flag_font.getlength(flag) + (12 if flag else 0)
-    player = state.player(car.owner)
-    name = f"{car.name} (AI)" if player and player.ai else car.name
-    draw_text(draw, (left, y0 + 17), ellipsize(name, bold, right - left - flag_width), bold, style.INK, "lm")
-    if flag:
-        draw_text(draw, (right, y0 + 17), flag, flag_font, flag_colour, "rm")
-    for row, texts in enumerate((_motion(car), _figures(car))):
+    flag_width = flag_font.getlength(face.flag) + (12 if face.flag else 0)
+    draw_text(draw, (left, y0 + 17), ellipsize(face.name, bold, right - left - flag_width), bold, style.INK, "lm")
+    if face.flag:
+        draw_text(draw, (right, y0 + 17), face.flag, flag_font, flag_colour, "rm")
+    for row, texts in enumerate(face.lines):
         text, body = _fitted(texts, right - left, minimum)
-        draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if car.out else style.INK, "lm")
+        draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if face.out else style.INK, "lm")
+
+
+@lru_cache(maxsize=512)
+def _chip(face: ChipFace, width: int, minimum: int) -> Image.Image:
+    """A chip drawn on its own, to be pasted where it goes (on whole pixels: a chip drawn at a fraction of
+    a pixel can round differently once moved); most chips do not change from one move to the next."""
+    image = Image.new("RGB", (width + 1, CHIP_HEIGHT + 1), style.PAPER)
+    draw_chip(ImageDraw.Draw(image), face, (0, 0, width, CHIP_HEIGHT), minimum)
+    return image
+
+
+def chip_boxes(cars: int, width: int, height: int, columns: int) -> list[tuple[int, int, int, int]]:
+    """Where each of `cars` chips goes on a `width` x `height` band, in seating order, on whole pixels:
+    in as few of `columns` columns as the band's rows allow; the chips that do not fit are left out."""
+    columns = chip_columns(cars, height, columns)
+    chip_width = (width - 2 * style.PAD - (columns - 1) * GAP) // columns
+    boxes = []
+    for index in range(cars):
+        row, column = divmod(index, columns)
+        x = style.PAD + column * (chip_width + GAP)
+        y = style.PAD // 2 + row * (CHIP_HEIGHT + GAP)
+        if y + CHIP_HEIGHT > height:
+            break
+        boxes.append((x, y, x + chip_width, y + CHIP_HEIGHT))
+    return boxes
 
 
 def render_status(state: SpeedwayState, width: int, height: int, columns: int, page_width: int) -> Image.Image:
@@ -94,16 +133,8 @@ def render_status(state: SpeedwayState, width: int, height: int, columns: int, p
     (which sets how small its figures may be): in as few of `columns` columns as the band's rows allow,
     so that fewer cars get wider chips and fuller wording."""
     image = Image.new("RGB", (width, height), style.PAPER)
-    draw = ImageDraw.Draw(image)
-    columns = chip_columns(len(state.cars), height, columns)
-    chip_width = (width - 2 * style.PAD - (columns - 1) * GAP) / columns
-    for index, car in enumerate(state.cars):
-        row, column = divmod(index, columns)
-        x = style.PAD + column * (chip_width + GAP)
-        y = style.PAD / 2 + row * (CHIP_HEIGHT + GAP)
-        if y + CHIP_HEIGHT > height:
-            break
-        draw_chip(draw, state, car, (x, y, x + chip_width, y + CHIP_HEIGHT), smallest_text(page_width))
+    for car, box in zip(state.cars, chip_boxes(len(state.cars), width, height, columns)):
+        image.paste(_chip(chip_face(state, car), box[2] - box[0], smallest_text(page_width)), box[:2])
     return image
 
 
