@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -14,6 +15,7 @@ Point = tuple[float, float]
 Colour = tuple[int, int, int]
 
 SUPERSAMPLE = 4
+LONG_LINE = 40   # characters from which draw_text puts a line down word by word
 
 
 def hex_colour(code: str) -> Colour:
@@ -33,10 +35,21 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
     """Draw text at `xy` with a Pillow anchor ('la' left-ascender, 'mm' middle, ...).
 
     A line of text is rasterised once and its mask reused (most labels repeat from picture to picture,
-    and FreeType holds the GIL while it renders); it lands on whole pixels.
+    and FreeType holds the GIL while it renders); it lands on whole pixels. A long left-aligned line
+    (LONG_LINE characters or more: a roll told in full, said once) is put down word by word instead,
+    each word's mask reused and placed at its pen position rounded to the pixel: rasterising a new
+    long line was the slowest part of the slowest moves.
     """
     if kwargs or "\n" in text or not isinstance(font, ImageFont.FreeTypeFont):
         draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)
+        return
+    if len(text) >= LONG_LINE and anchor[0] == "l" and anchor[1] in "ams" and " " in text:
+        pen, space, end = 0.0, font.getlength(" "), 0
+        for word in re.finditer(r"\S+", text):
+            pen += space * (word.start() - end)   # widths add up: each word is measured (and cached) alone
+            mask, (dx, dy) = _text_mask(word.group(), font, anchor, draw.fontmode)
+            draw.bitmap((int(xy[0]) + round(pen) + dx, int(xy[1]) + dy), mask, fill=fill)
+            pen, end = pen + font.getlength(word.group()), word.end()
         return
     mask, (dx, dy) = _text_mask(text, font, anchor, draw.fontmode)
     draw.bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill=fill)
@@ -77,15 +90,17 @@ def ellipsize(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> str:
 def wrap(text: str, font: ImageFont.FreeTypeFont, max_width: float, max_lines: int) -> list[str]:
     """Word-wrap `text` (keeping its own line breaks) to `max_width`, ending with '…' past `max_lines`."""
     lines: list[str] = []
+    space = font.getlength(" ")
     for paragraph in text.splitlines() or [""]:
-        line = ""
+        line, width = "", 0.0
         for word in paragraph.split():
-            candidate = f"{line} {word}".strip()
-            if line and font.getlength(candidate) > max_width:
+            # a line's width as the sum of its words' and spaces' (each word measured once, and cached)
+            wider = width + space + font.getlength(word) if line else font.getlength(word)
+            if line and wider > max_width:
                 lines.append(line)
-                line = word
+                line, width = word, font.getlength(word)
             else:
-                line = candidate
+                line, width = f"{line} {word}" if line else word, wider
         lines.append(line)
     while lines and not lines[-1]:
         lines.pop()

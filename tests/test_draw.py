@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 from images import fonts
-from images.draw import draw_text, smooth_band, smooth_overlay, star
+from images.draw import LONG_LINE, draw_text, smooth_band, smooth_overlay, star
 
 TEXTS = ["", " ", "Speed 3", "alice: normal ✓", "Round 10, bob: fire", "W", "g…", "→ 12 ½"]
 ANCHORS = ["la", "lm", "mm", "rs", "md", "ls", "rb", "mt"]
@@ -64,3 +64,21 @@ def test_a_banded_overlay_draws_what_the_whole_box_draws(a, b):
     assert painted[0] == painted[1] or sum(x != y for x, y in zip(*painted)) < 0.05 * painted[0].count(255)
     assert max(difference) <= 128    # a missing piece of ink on paper would differ by ~200
     assert sum(difference) / painted[0].count(255) < 16    # on average a shade of a few levels
+
+
+@pytest.mark.parametrize("anchor", ["la", "lm", "ls"])
+def test_a_long_line_put_down_word_by_word_reads_as_pillow_draws_it(anchor):
+    """Lines of LONG_LINE characters or more are drawn from cached word masks: the same words, each
+    within a pixel of where Pillow puts it, the same ink."""
+    text = "Robo1 fires .50-Cal Machine Gun (Left) at Robo2, range 2. Robo1 rolls to hit: 3 d6 [6] [5] [4] + 2 = 17"
+    assert len(text) >= LONG_LINE
+    for size, bold in ((22, False), (24, True)):
+        font = fonts.font(size, bold)
+        ours, pillows = Image.new("L", (1200, 60)), Image.new("L", (1200, 60))
+        draw_text(ImageDraw.Draw(ours), (5, 30), text, font, 255, anchor)
+        ImageDraw.Draw(pillows).text((5, 30), text, font=font, fill=255, anchor=anchor)
+        assert all(abs(a - b) <= 1 for a, b in zip(ours.getbbox(), pillows.getbbox()))
+        ink = [sum(picture.tobytes()) for picture in (ours, pillows)]
+        assert abs(ink[0] - ink[1]) < 0.02 * ink[1]
+        columns = [[any(picture.crop((x, 0, x + 1, 60)).tobytes()) for x in range(1200)] for picture in (ours, pillows)]
+        assert sum(a != b for a, b in zip(*columns)) < 0.05 * sum(columns[1])   # the same gaps between words
