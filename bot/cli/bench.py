@@ -179,7 +179,7 @@ def _rss_mb() -> tuple[float, float]:
     return current, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 200, seed: int = 1,
+async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
                 stream: TextIO = sys.stdout) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)

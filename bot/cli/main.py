@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--db", help="a new database file to use (default: a temporary one)")
     bench.add_argument("--channels", type=int, default=100, help="channels played at once (default 100)")
     bench.add_argument("--moves", type=int, default=10, help="moves per channel in the load test (default 10)")
-    bench.add_argument("--single", type=int, default=200, help="moves timed on one channel alone (default 200)")
+    bench.add_argument("--single", type=int, default=400, help="moves on one channel, cold and warm each (default 400)")
     bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
     bench.add_argument("--stall", action="store_true",
                        help="instead: how long other channels wait while the heaviest imports, verifies, "

@@ -70,11 +70,13 @@ class ProcessWorkers:
         self._warm = warm
         self._name = name
         self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count)]
-        self._idle: asyncio.Queue | None = None
+        self._idle: asyncio.LifoQueue | None = None
 
-    def _queue(self) -> asyncio.Queue:
+    def _queue(self) -> asyncio.LifoQueue:
         if self._idle is None:   # made on first use, inside the loop that will use it
-            self._idle = asyncio.Queue()
+            # the worker that finished last goes first: when few jobs come, one worker does them all
+            # and its caches (word masks, sprites) stay warm; under load every worker is busy anyway
+            self._idle = asyncio.LifoQueue()
             for worker in self._workers:
                 self._idle.put_nowait(worker)
         return self._idle
