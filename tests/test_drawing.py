@@ -90,3 +90,20 @@ def test_plug_in_games_and_custom_renderers_draw_on_threads(workers):
 def test_how_many_processes(monkeypatch, value, expected):
     monkeypatch.setenv(drawing.ENV, value)
     assert process_count() == (expected if expected is not None else os.cpu_count() + 1)
+
+
+def _unsendable():
+    """Run in a worker: an answer pickle cannot carry."""
+    return lambda: None
+
+
+def _refuses():
+    raise ValueError("no car is seated yet")
+
+
+async def test_a_worker_sends_back_errors_and_answers_it_cannot_carry(workers):
+    with pytest.raises(ValueError, match="no car is seated"):
+        await workers.draw(_refuses)
+    with pytest.raises(RuntimeError, match="could not be sent back"):
+        await workers.draw(_unsendable)
+    assert await workers.draw(os.getpid) != os.getpid()   # the worker lives on

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import pickle
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -43,7 +44,10 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
             answer = (True, job(*args))
         except Exception as exc:  # the caller gets the job's own exception
             answer = (False, exc)
-        conn.send(answer)
+        try:
+            conn.send(answer)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:   # an answer that cannot travel
+            conn.send((False, RuntimeError(f"a worker's answer could not be sent back: {exc}")))
 
 
 class _Worker:
