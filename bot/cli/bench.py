@@ -167,16 +167,16 @@ def _render_vs_encode(views: list[tuple[SpeedwayState, tuple]]) -> tuple[float, 
     return statistics.median(draws), statistics.median(encodes), statistics.median(plain)
 
 
-def _rss_mb() -> tuple[float, float]:
-    current = 0.0
+def _rss_mb(pid: int | str = "self") -> float:
+    """A process's resident memory now, in MB (0 where /proc cannot tell)."""
     try:
-        with open("/proc/self/status") as status:
+        with open(f"/proc/{pid}/status") as status:
             for line in status:
                 if line.startswith("VmRSS:"):
-                    current = int(line.split()[1]) / 1024
+                    return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return current, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return 0.0
 
 
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
@@ -240,8 +240,11 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         short, long, actions, sizes = await _load_times(service, store, 1000, seed)
         say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
             f"{_ms(long)}, ratio {long / short:.2f} (snapshots {sizes[0] / 1000:.1f} and {sizes[1] / 1000:.1f} KB)")
-        current, peak = _rss_mb()
-        say(f"resident memory: {current:.0f} MB now, {peak:.0f} MB peak")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        workers_mb = [_rss_mb(pid) for pid in workers.pids()] if workers is not None else []
+        say(f"resident memory: the bot's process {_rss_mb():.0f} MB now, {peak:.0f} MB peak"
+            + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
+               if workers_mb else ""))
     finally:
         if workers is not None:
             workers.close()

@@ -70,6 +70,10 @@ class RenderProcesses:
             log.warning("a render process died; drawing this picture on a thread")
             return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
 
+    def pids(self) -> list[int]:
+        """The render processes' ids."""
+        return self._workers.pids()
+
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""
         self._workers.close()

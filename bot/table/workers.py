@@ -1,10 +1,11 @@
-"""Worker processes the event loop talks to over pipes, with no thread in between.
+"""Worker processes the event loop talks to over sockets, with no thread in between.
 
 concurrent.futures' process pool hands every job through two threads of the bot's process (one that
 pickles and writes, one that reads and wakes the loop): on two busy cores those hops cost ~2 ms a
-picture and widened the slowest moves. Here the loop writes a job to an idle worker's pipe itself and
-is woken by the pipe when the answer is there (`loop.add_reader`): a round trip is the pickling of a
-few kilobytes each way and two process switches.
+picture and widened the slowest moves. Here the loop writes a job to an idle worker's socket itself
+and reads the answer as it arrives (asyncio streams): a round trip is the pickling of a few kilobytes
+each way and two process switches, and a big message (a log of 10,000 actions going out, a GIF coming
+back) never blocks the loop while a worker, perhaps at a lower priority, is slow to take or give it.
 
 Each worker is started with `spawn` (no forked event loop, database handle or thread), runs its warm-up
 once, then answers jobs (a picklable function and its arguments) one at a time. A job's exception
@@ -17,6 +18,8 @@ import asyncio
 import logging
 import multiprocessing
 import pickle
+import socket
+import struct
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -51,19 +54,46 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
 
 
 class _Worker:
+    """One worker process and the bot's end of its socket, read and written by the event loop."""
+
     def __init__(self, warm: Callable[[], None] | None, name: str):
-        self.conn, child = multiprocessing.get_context("spawn").Pipe()
+        self.sock, theirs = socket.socketpair()
+        child = Connection(theirs.detach())   # the worker's end speaks multiprocessing's framing
         self.process = multiprocessing.get_context("spawn").Process(
             target=_serve, args=(child, warm), name=name, daemon=True)
         self.process.start()
         child.close()
         self.ready = False
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self._streams is None:   # opened on first use, in the loop that uses them
+            self._streams = await asyncio.open_connection(sock=self.sock)
+        return self._streams
 
     def stop(self) -> None:
-        self.conn.close()
+        if self._streams is not None:
+            self._streams[1].close()
+        else:
+            self.sock.close()
         self.process.join(timeout=0.5)
         if self.process.is_alive():
             self.process.kill()
+
+
+async def _send(writer: asyncio.StreamWriter, message: Any) -> None:
+    """A message in multiprocessing.Connection's framing (a 4-byte size, or -1 and an 8-byte one)."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    writer.write(struct.pack("!i", len(data)) if len(data) <= 0x7FFFFFFF else struct.pack("!iQ", -1, len(data)))
+    writer.write(data)
+    await writer.drain()   # a big message goes out as the worker takes it; the loop runs on meanwhile
+
+
+async def _receive(reader: asyncio.StreamReader) -> Any:
+    (size,) = struct.unpack("!i", await reader.readexactly(4))
+    if size == -1:
+        (size,) = struct.unpack("!Q", await reader.readexactly(8))
+    return pickle.loads(await reader.readexactly(size))
 
 
 class ProcessWorkers:
@@ -113,8 +143,8 @@ class ProcessWorkers:
             if not worker.ready:
                 await self._answer(worker)
             try:
-                worker.conn.send((job, args))
-            except (OSError, ValueError) as exc:   # the pipe broke (or was closed) under us
+                await _send((await worker.streams())[1], (job, args))
+            except (ConnectionError, OSError) as exc:   # the socket broke under us
                 raise WorkerDied(str(exc)) from None
             return await self._answer(worker)
         except WorkerDied:
@@ -127,18 +157,10 @@ class ProcessWorkers:
             self._queue().put_nowait(worker)
 
     async def _answer(self, worker: _Worker) -> Any:
-        """The worker's next message, read when the pipe has it (the loop runs on meanwhile)."""
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        fd = worker.conn.fileno()
-        loop.add_reader(fd, lambda: arrived.done() or arrived.set_result(None))
+        """The worker's next message, read as it arrives (the loop runs on meanwhile)."""
         try:
-            await arrived
-        finally:
-            loop.remove_reader(fd)
-        try:
-            message = worker.conn.recv()
-        except (EOFError, OSError):
+            message = await _receive((await worker.streams())[0])
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
             raise WorkerDied(worker.process.name) from None
         if message == _READY:
             worker.ready = True
