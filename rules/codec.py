@@ -62,11 +62,18 @@ def to_plain(value: Any) -> Any:
         return to_plain(value.value)
     names = _field_names(kind)
     if names is not None:
+        frozen = _is_frozen(kind)
+        if frozen and (known := _PLAIN.get(id(value))) is not None and known[0] is value:
+            return known[1]
         plain = {name: to_plain(getattr(value, name)) for name in names}
         for name, default in _left_out_at_default(kind):
             field_value = getattr(value, name)
             if field_value == default and type(field_value) is type(default):
                 del plain[name]
+        if frozen:
+            if len(_PLAIN) >= PLAIN_KEPT:
+                _PLAIN.clear()
+            _PLAIN[id(value)] = (value, plain)   # the value is kept alive with it: its id stays its own
         return plain
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
@@ -75,6 +82,18 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (bool, int, str, float)):
         return value
     raise CodecError(f"cannot encode {kind.__name__}")
+
+
+# A frozen dataclass value's plain form, by the value's identity: the state a move produces shares
+# most of its parts (the other cars, the arena's fixed data) with the one before, so encoding it
+# again re-walks only what changed. Plain forms are never mutated after they are made.
+_PLAIN: dict[int, tuple[Any, Any]] = {}
+PLAIN_KEPT = 50_000
+
+
+@cache
+def _is_frozen(kind: type) -> bool:
+    return kind.__dataclass_params__.frozen
 
 
 @cache

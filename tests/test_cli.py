@@ -284,7 +284,9 @@ def test_bench_prints_every_figure(tmp_path):
                     r"drawing [\d.]+ ms, PNG encoding [\d.]+ ms \(the floor\), render\+encode [\d.]+ ms = [\d.]+x",
                     r"PNG size over \d+ pictures: median \d+ KB, max \d+ KB",
                     r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
-                    r"resident memory: \d+ MB now, \d+ MB peak"):
+                    r"PNG by ISA-L level 1 \(isal\)",
+                    r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
+                    r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB"):
         assert re.search(pattern, out), (pattern, out)
 
 

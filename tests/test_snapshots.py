@@ -39,3 +39,18 @@ def test_a_written_state_is_remembered_and_the_oldest_forgotten():
     assert cache.load(ruleset, texts[2]) is states[2] and cache.load(ruleset, texts[1]) is states[1]
     assert ruleset.decoded == 0
     assert cache.load(ruleset, texts[0]) == states[0] and ruleset.decoded == 1   # it had been dropped
+
+
+def test_encoding_remembers_unchanged_parts_and_still_writes_every_change():
+    """A state's frozen parts are encoded once and reused by identity: along whole self-played games of
+    every game, each snapshot is the text a fresh encoder writes."""
+    import rules.codec as codec
+    from tests.render_frames import game_frames
+
+    frames = game_frames(every=1)
+    remembered = [encode_state(view) for _, view, _ in frames]
+    fresh = []
+    for _, view, _ in frames:
+        codec._PLAIN.clear()
+        fresh.append(encode_state(view))
+    assert remembered == fresh and len(set(remembered)) > len(frames) // 2
