@@ -85,7 +85,7 @@ def to_plain(value: Any) -> Any:
 
 
 # A frozen dataclass value's plain form, by the value's identity: the state a move produces shares
-# most of its parts (the other cars, the arena's fixed data) with the one before, so encoding it
+# most of its parts (the seats that did not act, the fixed data) with the one before, so encoding it
 # again re-walks only what changed. Plain forms are never mutated after they are made.
 _PLAIN: dict[int, tuple[Any, Any]] = {}
 PLAIN_KEPT = 50_000
