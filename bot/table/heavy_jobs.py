@@ -26,8 +26,9 @@ LogRows = list[tuple[int, str, str, str]]
 
 
 def log_rows(records: list[ActionRecord]) -> LogRows:
-    """A log as the tuples the jobs take."""
-    return [(r.seq, r.actor, r.action, r.events) for r in records]
+    """A log as the tuples the jobs take, without each action's events: they are most of a log's bytes
+    (pickled on the event loop), and re-running the log makes them anew."""
+    return [(r.seq, r.actor, r.action, "") for r in records]
 
 
 def _records(rows: LogRows) -> list[ActionRecord]:
@@ -53,10 +54,16 @@ def snapshot_matches(ruleset_id: str, game: GameRecord, rows: LogRows) -> bool:
 
 
 def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
-    """The game's animated GIF, one frame a turn. ValueError when it cannot be drawn."""
+    """The game's animated GIF, one frame a turn. ValueError when it cannot be drawn. Each action's
+    events are made again by re-running it (the log's own need not be sent here)."""
     ruleset = get_ruleset(ruleset_id)
-    records = _records(rows)
-    states = replayed_states(ruleset, game, records)
+    states = [ruleset.setup(json.loads(game.options), game.seed, game.host)]
+    records = []
+    for record in _records(rows):
+        action = decode_tagged(ruleset.actions, json.loads(record.action))
+        state, events = ruleset.apply(states[-1], record.actor, action)
+        states.append(state)
+        records.append(dataclasses.replace(record, events=dumps([encode_tagged(e) for e in events])))
     return render_replay(ruleset_id, turn_frames(ruleset, game.host, states, records))[0]
 
 
