@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,13 +207,21 @@ def replay(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str
     return replay_states(ruleset, setup_options, seed, host, actions)[-1]
 
 
+def replay_steps(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
+                 actions: list[tuple[str, Any]]) -> Iterator[tuple[Any, tuple]]:
+    """A game re-run step by step: the setup state with no events, then each logged action's state
+    and events, in order."""
+    state = ruleset.setup(setup_options, seed, host)
+    yield state, ()
+    for actor, action in actions:
+        state, events = ruleset.apply(state, actor, action)
+        yield state, events
+
+
 def replay_states(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
                   actions: list[tuple[str, Any]]) -> list[Any]:
     """Every state of a game: the setup, then the state after each logged action."""
-    states = [ruleset.setup(setup_options, seed, host)]
-    for actor, action in actions:
-        states.append(ruleset.apply(states[-1], actor, action)[0])
-    return states
+    return [state for state, _ in replay_steps(ruleset, setup_options, seed, host, actions)]
 
 
 def replay_with_events(ruleset: Ruleset, setup_options: dict[str, Any], seed: int, host: str,
@@ -223,12 +231,12 @@ def replay_with_events(ruleset: Ruleset, setup_options: dict[str, Any], seed: in
     A refused action raises ReplayRefused naming its position only: the rules' own message is
     written for the player who acted then, and may show what only they could see.
     """
-    first = state = ruleset.setup(setup_options, seed, host)
-    events: list[tuple] = []
-    for number, (actor, action) in enumerate(actions, start=1):
-        try:
-            state, happened = ruleset.apply(state, actor, action)
-        except (GameError, TypeError, ValueError, AttributeError, KeyError):  # an imported log may be hostile
-            raise ReplayRefused(number) from None
-        events.append(happened)
+    steps = replay_steps(ruleset, setup_options, seed, host, actions)
+    first, _ = next(steps)
+    state, events = first, []
+    try:
+        for state, happened in steps:  # noqa: B007 - the last state is the one returned
+            events.append(happened)
+    except (GameError, TypeError, ValueError, AttributeError, KeyError):  # an imported log may be hostile
+        raise ReplayRefused(len(events) + 1) from None
     return first, state, events

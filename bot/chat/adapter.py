@@ -32,7 +32,7 @@ from bot.chat.views import (
 from bot.storage.store import Store
 from bot.storage.target import split_password
 from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.table.drawing import RenderProcesses, process_count
+from bot.table.drawing import RenderProcesses
 from bot.table.guards import RateLimit, plain_name, redacting_handler
 from bot.table.heavy import HeavyWork
 from bot.table.importer import MAX_IMPORT_BYTES
@@ -88,8 +88,7 @@ class PitbossBehaviour:
             self.store = await Store.open(self.db_path)
             # the worker processes a busy bot draws and re-runs logs in: they warm up while the bot
             # connects (a move that comes sooner waits for them)
-            if processes := process_count():
-                self.render_processes = RenderProcesses(processes)
+            self.render_processes = RenderProcesses.configured()
             self.heavy = HeavyWork(process=True)
             self.warming = asyncio.ensure_future(asyncio.gather(
                 *(workers.warm() for workers in (self.render_processes, self.heavy) if workers is not None)))

@@ -26,7 +26,7 @@ from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked
 from bot.table import drawing
 from bot.table.commands import parse
-from bot.table.drawing import RenderProcesses, process_count
+from bot.table.drawing import RenderProcesses
 from bot.table.memory import settle_memory
 from bot.table.queries import events_of
 from bot.table.service import Actor, GameService
@@ -183,7 +183,7 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
                 stream: TextIO = sys.stdout) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)
-    workers = RenderProcesses(process_count()) if process_count() else None
+    workers = RenderProcesses.configured()
     try:
         say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
         say(f"pitboss bench: Speedway, 2 cars on the classic arena, "

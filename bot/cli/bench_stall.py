@@ -4,8 +4,8 @@ It stores a server of GAMES_ON_SERVER running games that one user sits in, and t
 longest log an import may re-play (a Speedway duel of MAX_REPLAY_ACTIONS legal actions, the cars
 circling at speed 1): one running, one imported and finished. Then that user runs, one after another,
 a move in the running game, a re-play import, /game verify, /game replay (the GIF), /game export, /undo
-and /games, ROUNDS times over, while another user asks /game status in another channel every 100 ms and a ticker waking
-every STALL_TICK measures how late the event loop wakes. It prints each command's median duration,
+and /games, ROUNDS times over, while another user asks /game status in another channel every 100 ms
+and a ticker waking every STALL_TICK measures how late the event loop wakes. It prints each command's median duration,
 the other user's reply times (median and max) and the loop's lateness (the worst and the median of
 the rounds' worst) against STALL_LIMIT, beside the same figures with no command running. It runs
 with the workers `pitboss run` starts: render processes and one process for the long jobs.
@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from bot.storage.store import Store
 from bot.table.commands import Command, parse
 from bot.table.commitment import commitment
-from bot.table.drawing import RenderProcesses, process_count
+from bot.table.drawing import RenderProcesses
 from bot.table.heavy import HeavyWork
 from bot.table.importer import MAX_REPLAY_ACTIONS
 from bot.table.memory import settle_memory
@@ -168,7 +168,7 @@ async def stall_bench(db_path: str, out: TextIO = sys.stdout) -> int:
     store = await Store.open(db_path)
     worst = 0.0
     # the workers `pitboss run` starts: render processes, and one process for the long jobs
-    renderers = RenderProcesses(process_count()) if process_count() else None
+    renderers = RenderProcesses.configured()
     heavy_work = HeavyWork(process=True)
     try:
         if renderers is not None:

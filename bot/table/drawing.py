@@ -58,6 +58,12 @@ class RenderProcesses:
         self.processes = processes
         self._workers = ProcessWorkers(processes, _warm_worker, "pitboss-render")
 
+    @classmethod
+    def configured(cls) -> RenderProcesses | None:
+        """The render processes a long-running bot starts (process_count), or None to draw on threads."""
+        count = process_count()
+        return cls(count) if count else None
+
     async def warm(self) -> None:
         """Wait until every worker has warmed up (the first moves then pay nothing)."""
         await self._workers.warm()

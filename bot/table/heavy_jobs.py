@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord
@@ -19,7 +20,7 @@ from bot.table.importer import BadImport, ImportedLog, read_export
 from bot.table.replays import turn_frames
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
-from rules.engine import ReplayRefused, Ruleset, replay_states, replay_with_events
+from rules.engine import ReplayRefused, Ruleset, replay_steps, replay_with_events
 from rules.registry import get_ruleset
 
 LogRows = list[tuple[int, str, str, str]]
@@ -35,10 +36,14 @@ def _records(rows: LogRows) -> list[ActionRecord]:
     return [ActionRecord(*row) for row in rows]
 
 
+def _steps(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord]) -> Iterator[tuple[Any, tuple]]:
+    entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
+    return replay_steps(ruleset, json.loads(game.options), game.seed, game.host, entries)
+
+
 def replayed_states(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord]) -> list[Any]:
     """Every state of a game re-run from its seed: the setup, then the state after each logged action."""
-    entries = [(r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
-    return replay_states(ruleset, json.loads(game.options), game.seed, game.host, entries)
+    return [state for state, _ in _steps(ruleset, game, records)]
 
 
 def rebuilt_snapshot(ruleset_id: str, game: GameRecord, rows: LogRows) -> str:
@@ -57,14 +62,11 @@ def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
     """The game's animated GIF, one frame a turn. ValueError when it cannot be drawn. Each action's
     events are made again by re-running it (the log's own need not be sent here)."""
     ruleset = get_ruleset(ruleset_id)
-    states = [ruleset.setup(json.loads(game.options), game.seed, game.host)]
-    records = []
-    for record in _records(rows):
-        action = decode_tagged(ruleset.actions, json.loads(record.action))
-        state, events = ruleset.apply(states[-1], record.actor, action)
-        states.append(state)
-        records.append(dataclasses.replace(record, events=dumps([encode_tagged(e) for e in events])))
-    return render_replay(ruleset_id, turn_frames(ruleset, game.host, states, records))[0]
+    records = _records(rows)
+    states, events = zip(*_steps(ruleset, game, records))
+    records = [dataclasses.replace(record, events=dumps([encode_tagged(e) for e in happened]))
+               for record, happened in zip(records, events[1:])]
+    return render_replay(ruleset_id, turn_frames(ruleset, game.host, list(states), records))[0]
 
 
 def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, finished: bool):

@@ -102,7 +102,6 @@ class ProcessWorkers:
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker"):
         self.count = count
         self._warm = warm
-        self._name = name
         self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count)]
         self._idle: asyncio.LifoQueue | None = None
 
@@ -150,8 +149,8 @@ class ProcessWorkers:
         except WorkerDied:
             log.warning("worker process %s died; starting a new one", worker.process.name)
             worker.stop()
-            worker = _Worker(self._warm, worker.process.name)
-            self._workers = [w for w in self._workers if w.process.is_alive()] + [worker]
+            dead, worker = worker, _Worker(self._warm, worker.process.name)
+            self._workers = [worker if w is dead else w for w in self._workers]
             raise
         finally:
             self._queue().put_nowait(worker)

@@ -71,6 +71,7 @@ class ChipFace:
     active: bool
     name: str
     flag: str
+    alarm: bool   # the flag is a warning (wrecked, skidding), drawn in the bad colour
     lines: tuple[tuple[str, ...], ...]   # each figures line's wordings, fullest first
 
 
@@ -80,7 +81,8 @@ def chip_face(state: SpeedwayState, car: Car) -> ChipFace:
     flag = "OUT" if car.out else "⚠ skidding" if not car.in_control else "◀ acting" if active else ""
     player = state.player(car.owner)
     name = f"{car.name} (AI)" if player and player.ai else car.name
-    return ChipFace(car.colour, car.out, active, name, flag, (_motion(car), _figures(car)))
+    return ChipFace(car.colour, car.out, active, name, flag, car.out or not car.in_control,
+                    (_motion(car), _figures(car)))
 
 
 def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...], minimum: int = TEXT) -> None:
@@ -91,13 +93,12 @@ def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...],
     draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if face.active else 2)
     swatch(draw, (x0 + 4, y0 + 4, x0 + 16, y1 - 4), face.colour, colour, radius=4)
     left, right = x0 + 23, x1 - 6
-    flag_colour = style.INK if face.flag in ("", "◀ acting") else style.BAD
     bold = font(NAME, bold=True)
     flag_font = font(TEXT, bold=True)
     flag_width = flag_font.getlength(face.flag) + (12 if face.flag else 0)
     draw_text(draw, (left, y0 + 17), ellipsize(face.name, bold, right - left - flag_width), bold, style.INK, "lm")
     if face.flag:
-        draw_text(draw, (right, y0 + 17), face.flag, flag_font, flag_colour, "rm")
+        draw_text(draw, (right, y0 + 17), face.flag, flag_font, style.BAD if face.alarm else style.INK, "rm")
     for row, texts in enumerate(face.lines):
         text, body = _fitted(texts, right - left, minimum)
         draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if face.out else style.INK, "lm")
