@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.storage.store import MIGRATIONS, Store, VersionConflict
+from bot.storage.store import MIGRATIONS, NewerDatabase, Store, VersionConflict
 from bot.table.commands import parse
 from bot.table.replies import Actor
 from rules.codec import decode_state, encode_state
@@ -205,6 +205,37 @@ async def test_an_older_database_is_upgraded_in_place(db_path, monkeypatch):
         assert game.host == "alice" and game.guild == "" and game.settings == "{}"
     finally:
         await new.close()
+
+
+async def test_a_database_written_by_a_newer_pitboss_is_refused_at_open(table, store, db_path):
+    await start_two_player_game(table)
+    later = len(MIGRATIONS) + 1
+    await store.driver.execute("INSERT INTO schema_migrations VALUES (?, ?)", (later, "later"))
+    before = await snapshot_counts(store)
+    with pytest.raises(NewerDatabase) as refused:
+        await Store.open(db_path)
+    assert f"schema version {later}" in str(refused.value) and f"up to {len(MIGRATIONS)}" in str(refused.value)
+    assert await snapshot_counts(store) == before
+
+
+@pytest.mark.sqlite_only
+def test_every_command_refuses_a_newer_database_in_one_line(db_path, tmp_path):
+    connection = sqlite3.connect(db_path)
+    connection.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    connection.executemany("INSERT INTO schema_migrations VALUES (?, 'then')",
+                           [(v,) for v in range(1, len(MIGRATIONS) + 3)])
+    connection.commit()
+    connection.close()
+    found = f"schema version {len(MIGRATIONS) + 2}"
+    for args in (("exec", "--db", db_path, "--channel", "c", "--user", "alice", "/game status"),
+                 ("verify", "--db", db_path), ("tick", "--db", db_path), ("play", "--db", db_path),
+                 ("backup", "--db", db_path, str(tmp_path / "copy.db")), ("run", "--db", db_path)):
+        result = run_pitboss(*args, cwd=tmp_path, stdin="", env={"DISCORD_TOKEN": "x"})
+        assert result.returncode == 1, (args, result.stdout, result.stderr)
+        assert found in result.stderr and "newer Pitboss" in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stdout + result.stderr, args
+    assert sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone() \
+        == (0,)
 
 
 # --- one delivery, one change ----------------------------------------------------------------------

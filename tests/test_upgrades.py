@@ -18,8 +18,10 @@ from tests.conftest import ROOT, run_pitboss
 
 # stop 8 (schema 5), stop 9 (schema 6, rules revision 2), issue 11 (schema 7, snapshots still holding the
 # last action's words, roll and shot), issue 13's start (rules revision 3, a Junkyard game): each with
-# its count of stored games; issue 14's first landing (a Battlecars game, rules revision 1).
-FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8}
+# its count of stored games; issue 14's first landing (a Battlecars game, rules revision 1); issue 16's landing
+# (secrets in flight: a half-declared Battlecars turn after a takeover, a GM's changed DC, timers running).
+FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
+            "release21.db": 11}
 
 
 @pytest.fixture(params=FIXTURES)

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot.storage.errors import BackupFailed
+from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
 from bot.table.commands import TABLE_COMMANDS, CommandSyntaxError, parse
@@ -291,6 +291,13 @@ def _bench(args: argparse.Namespace) -> int:
                                  args.single, args.seed))
 
 
+async def _opens(target: str) -> None:
+    """Open the database once (migrating it) and close it: a database the bot cannot use is refused
+    here, in one line, rather than by a traceback from inside the Discord client's start-up."""
+    store = await Store.open(target)
+    await store.close()
+
+
 def _run(args: argparse.Namespace) -> int:
     shards = None
     if args.shards:
@@ -309,6 +316,11 @@ def _run(args: argparse.Namespace) -> int:
             print(f"error: {target} is read-only here; the bot must write its games (verify, backup and "
                   f"/game status through exec can read it as it is).", file=sys.stderr)
             return EXIT_SYNTAX
+    try:
+        asyncio.run(_opens(target))
+    except NewerDatabase as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
     token = os.environ.get("DISCORD_TOKEN")
     if not token:
         print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
@@ -411,6 +423,9 @@ def _local(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
             return EXIT_REFUSED
         except BrokenPipeError:
             raise  # the reader left: main() ends quietly
+        except NewerDatabase as exc:  # not a bug: the database belongs to a later release
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_REFUSED
         except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
             log.exception("pitboss %s failed", args.mode)
             print(f"error: {type(exc).__name__}: {exc} "

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from bot.storage.errors import Duplicate, StoreBusy
+from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 
-__all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NotMovable", "Store",
-           "StoreBusy", "Timer", "VersionConflict", "is_postgres"]
+__all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
+           "NotMovable", "Store", "StoreBusy", "Timer", "VersionConflict", "is_postgres"]
 
 # How each dialect spells the column types the migrations name.
 _TYPES = {
@@ -238,7 +238,11 @@ class Store:
     async def _migrate(self) -> None:
         # A current schema takes no write transaction, so a read-only database opens (verify, backup,
         # status); the count is read again inside the transaction, as another process may have migrated.
-        if await self._applied_migrations() >= len(MIGRATIONS):
+        # A schema newer than this code knows is refused before anything reads or writes it.
+        applied = await self._applied_migrations()
+        if applied > len(MIGRATIONS):
+            raise NewerDatabase(applied, len(MIGRATIONS))
+        if applied == len(MIGRATIONS):
             return
         types = _TYPES[self.driver.dialect]
         async with self.transaction():
@@ -247,6 +251,8 @@ class Store:
             await self.driver.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
             (current,) = await self.driver.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            if current > len(MIGRATIONS):   # a newer Pitboss migrated it meanwhile
+                raise NewerDatabase(current, len(MIGRATIONS))
             for version, script in enumerate(MIGRATIONS, start=1):
                 if version <= current:
                     continue
