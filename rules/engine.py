@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +88,49 @@ class SelfplaySetup:
     counted: tuple[tuple[str, Callable[[dict], bool]], ...]  # (label, which encoded events)
 
 
+@dataclass(frozen=True)
+class Logged:
+    """One action of a game's log, as a game judges whether a viewer may see it."""
+
+    seq: int
+    actor: str
+    action: Any
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """What of a running game's log a viewer may not see, judged by what each action is (its kind, its
+    turn, the secret it holds), never by where it sits in the log. Once a game is over nothing is
+    withheld: its export reveals the dice seed, and with it everything.
+
+    `withheld(state, log, viewer)` gives, by action number, the actions of `log` the viewer may not read
+    (a face-down counter, the group's own track with its DCs), each with the words that stand in its
+    place: the viewer still sees that it was taken, and by whom. `unseen(state, logged, viewer)` is
+    True for an action the viewer may not even learn was taken (a seated GM's private ruling): it is
+    left out of what they see altogether, and their count of actions skips it."""
+
+    withheld: Callable[[Any, Sequence[Logged], str | None], dict[int, str]]
+    unseen: Callable[[Any, Logged, str | None], bool] | None = None
+
+    def is_unseen(self, state: Any, logged: Logged, viewer: str | None) -> bool:
+        """Whether `viewer` may not learn that `logged` was taken at all."""
+        return self.unseen is not None and self.unseen(state, logged, viewer)
+
+
+def last_of_each(log: Sequence[Logged], players: set[str], kind: type, words: str) -> dict[int, str]:
+    """A `withheld` for secret declarations: the last action of `kind` by each of `players` (their
+    current, unrevealed choice), each shown as `words`."""
+    found: dict[int, str] = {}
+    left = set(players)
+    for entry in reversed(log):
+        if not left:
+            break
+        if entry.actor in left and isinstance(entry.action, kind):
+            found[entry.seq] = words
+            left.discard(entry.actor)
+    return found
+
+
 def event_type(name: str) -> Callable[[dict], bool]:
     """A test of an encoded event's type, for a selfplay summary's counts."""
     return lambda event: event["type"] == name
@@ -128,12 +171,9 @@ class Ruleset:
     undo_blocker: Callable[[Any, Any], str | None] | None = None  # why (before -> after) cannot be taken back
     suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
     selfplay: SelfplaySetup | None = None
-    # How many of the last logged actions are still secret (declared, not yet revealed): an export of a
-    # running game leaves them out.
-    secret_tail: Callable[[Any], int] | None = None
-    # Why `player` may not export the running game now (its log holds what only someone else may know,
-    # as a seated GM's private changes), or None.
-    export_guard: Callable[[Any, str], str | None] | None = None
+    # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
+    # replay, alt text) goes through it. None: the log holds no secret.
+    secrets: Secrets | None = None
     # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
     # player who acted before it; None: the turn is told event by event.
     turn_summary: Callable[[tuple], str] | None = None

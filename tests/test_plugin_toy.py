@@ -127,16 +127,19 @@ async def test_a_private_choice_goes_stale_once_its_players_turn_moved_on(servic
     assert (await toy_state(store)).declared == ()
 
 
-async def test_an_export_of_a_running_game_leaves_undisclosed_declarations_out(service, store):
+async def test_an_export_of_a_running_game_withholds_undisclosed_declarations(service, store):
     import json
 
     await started(service, "alice", "bob")
     await run(service, "alice", "/move direction:west")
     exported = await run(service, "carol", "/game export")
     document = json.loads(exported.files[0].data)
-    assert "secret until they are revealed" in exported.text
-    assert not any(a["action"]["type"] == "Declare" for a in document["actions"])
+    assert '"Withheld"' in exported.text
+    assert document["actions"][-1] == {"seq": 4, "actor": "alice", "action": {
+        "type": "Withheld", "stands_for": "a move, declared in secret"}}
     assert "west" not in exported.files[0].data.decode()
+    own = json.loads((await run(service, "alice", "/game export")).files[0].data)
+    assert own["actions"][-1]["action"] == {"type": "Declare", "direction": "west"}   # one's own choice
     await run(service, "bob", "/move direction:east")  # revealed: now the log may show both
     document = json.loads((await run(service, "carol", "/game export")).files[0].data)
     assert [a["action"]["direction"] for a in document["actions"] if a["action"]["type"] == "Declare"] == \

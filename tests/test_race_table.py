@@ -147,7 +147,8 @@ async def test_no_public_output_gives_a_dc(service):
 
 async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
     """A human GM (gm:yes) does not race; the race waits on them before each section; /dcs answers them
-    privately and refuses a racer; their DC change reaches no racer's view."""
+    privately and refuses a racer; their DC change reaches no racer: not the channel, a view, the log, an
+    export or the count of actions (issue 23, item 7)."""
     for user, line in (("gina", "/game new ruleset:race track:dune_sea tuning:0 gm:yes seed:4"),
                        ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
                        ("bob", "/game join pilot:veteran vehicle:speeder_bike"), ("gina", "/game start")):
@@ -156,18 +157,36 @@ async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
     assert state.phase == Phase.GM and RULESET.acting_players(state) == ("gina",)
     racer_refused = await run(service, "alice", "/gm reveal:yes", "chan-gm")
     assert racer_refused.outcome == "refused"
-    assert (await run(service, "gina", "/gm change:3", "chan-gm")).outcome == "applied"
-    leaked = await run(service, "alice", "/game export", "chan-gm")      # the log holds the change
-    assert leaked.outcome == "refused" and not leaked.files and "secret" in leaked.text
-    assert (await run(service, "gina", "/game export", "chan-gm")).files
+    racers_saw = [(await run(service, "alice", line, "chan-gm")) for line in ("/game log", "/game export",
+                                                                             "/game verify", "/game status")]
+    changed = await run(service, "gina", "/gm change:3", "chan-gm")
+    assert changed.outcome == "applied" and changed.ephemeral and changed.image is None   # the GM's alone
+    assert "DC +3" in changed.text and "Only you see this" in changed.text
+    again = await run(service, "gina", "/gm condition:fog altitude:3", "chan-gm")
+    assert again.ephemeral and "fog from 3 m added" in again.text
+    racers_see = [(await run(service, "alice", line, "chan-gm")) for line in ("/game log", "/game export",
+                                                                             "/game verify", "/game status")]
+    assert [r.text for r in racers_see] == [r.text for r in racers_saw]
+    assert racers_see[1].files[0].data == racers_saw[1].files[0].data
+    assert (racers_see[3].image, racers_see[3].alt_text) == (racers_saw[3].image, racers_saw[3].alt_text)
+    gm_log = (await run(service, "gina", "/game log", "chan-gm")).text
+    assert "DC +3" in gm_log and "fog" in gm_log
+    gm_export = json.loads((await run(service, "gina", "/game export", "chan-gm")).files[0].data)
+    assert [a["action"]["type"] for a in gm_export["actions"][-2:]] == ["GmChange", "GmCondition"]
     secret = await run(service, "gina", "/dcs", "chan-gm")
-    assert secret.ephemeral and "DC 3" in secret.text            # the straight's 0, raised by 3
+    assert secret.ephemeral and "DC 5" in secret.text            # the straight's 0, raised by 3, fog below 3 m
     assert (await run(service, "alice", "/dcs", "chan-gm")).outcome == "refused"
     state = await state_of(service, "chan-gm")
     assert RULESET.view(state, "alice").dc_changes == () and RULESET.view(state, "gina").dc_changes == ((0, 3),)
+    assert (await run(service, "gina", "/gm condition:-fog", "chan-gm")).ephemeral
     revealed = await run(service, "gina", "/gm reveal:yes", "chan-gm")
-    assert revealed.outcome == "applied" and "Boost Run" in revealed.text and "DC" not in revealed.text
-    assert (await state_of(service, "chan-gm")).phase == Phase.PREPARE   # a DC above 0: every racer may brake
+    assert revealed.outcome == "applied" and not revealed.ephemeral
+    assert "Boost Run" in revealed.text and "DC" not in revealed.text and "fog" not in revealed.text
+    # the straight is windy only from 5 m up: no condition at 1 m, so no check, raised DC or not (revision 2)
+    assert (await state_of(service, "chan-gm")).phase == Phase.ACCELERATE
+    racer_log = (await run(service, "alice", "/game log", "chan-gm")).text
+    assert "#4 " in racer_log and "#5" not in racer_log   # the reveal is their 4th action (the GM's 7th)
+    assert "#7 " in (await run(service, "gina", "/game log", "chan-gm")).text
 
 
 async def test_the_racer_targeted_answers_for_itself(service):

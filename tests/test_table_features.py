@@ -119,7 +119,7 @@ async def test_dice_commitment_published_then_revealed_and_verified(table, store
     await table("alice", "/game join")
     await table("bob", "/game join")
     hidden = await table("bob", "/game verify")
-    assert "replaying all 2 changes" in hidden.text and "424242" not in hidden.text
+    assert "replaying all 2 actions" in hidden.text and "424242" not in hidden.text
     ended = await table("alice", "/game end")
     assert "Dice seed revealed: 424242" in ended.text
     shown = await table("bob", "/game verify")

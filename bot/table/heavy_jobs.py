@@ -18,6 +18,7 @@ from bot.storage.store import ActionRecord, GameRecord
 from bot.table import queries
 from bot.table.importer import BadImport, ImportedLog, read_export
 from bot.table.replays import turn_frames
+from bot.table.seen import seen_log
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_steps, replay_with_events
@@ -64,14 +65,17 @@ def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
     ruleset = get_ruleset(ruleset_id)
     records = _records(rows)
     states, events = zip(*_steps(ruleset, game, records))
-    records = [dataclasses.replace(record, events=dumps([encode_tagged(e) for e in happened]))
+    # the GIF is posted to the channel: an action it may not learn of tells nothing in any caption
+    public = {s.record.seq for s in seen_log(ruleset, states[-1], records, None)}
+    records = [dataclasses.replace(record, events=dumps([encode_tagged(e) for e in happened]
+                                                        if record.seq in public else []))
                for record, happened in zip(records, events[1:])]
     return render_replay(ruleset_id, turn_frames(ruleset, game.host, list(states), records))[0]
 
 
-def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, finished: bool):
-    """The /game export reply (its JSON file made here)."""
-    return queries.export(get_ruleset(ruleset_id), game, _records(rows), finished)
+def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str):
+    """The /game export reply for `viewer` (its JSON file made here)."""
+    return queries.export(get_ruleset(ruleset_id), game, _records(rows), viewer)
 
 
 def read_import(data: bytes) -> ImportedLog:

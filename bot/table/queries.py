@@ -8,6 +8,7 @@ from typing import Any
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.commitment import commitment, reveal
 from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip
+from bot.table.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
 from rules.codec import decode_tagged
 from rules.engine import Ruleset, describe_events
 
@@ -20,54 +21,55 @@ def events_of(ruleset: Ruleset, record: ActionRecord) -> tuple:
     return tuple(decode_tagged(ruleset.events, e) for e in json.loads(record.events))
 
 
-def log_count(command) -> int:
-    """How many recent actions /game log shows."""
-    return command.options.get("count") or DEFAULT_LOG_COUNT
-
-
-def game_log(ruleset: Ruleset, records: list[ActionRecord], count: int | None, before: int | None = None) -> Reply:
-    """The most recent actions' events (those before #`before`, when paging back), dice included,
-    privately. What does not fit in one message is left to the next page, which the reply names."""
-    count = count or DEFAULT_LOG_COUNT
-    records = records[-count:]
-    if not records:
+def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None) -> Reply:
+    """The actions' events (a viewer's view of the most recent ones, or of those before #`before`, when
+    paging back), dice included, privately. What does not fit in one message is left to the next page,
+    which the reply names."""
+    if not seen:
         text = "Nothing has happened in this game yet." if before is None else f"Nothing is logged before #{before}."
         return Reply("shown", text, ephemeral=True)
-    lines = [f"#{r.seq} " + describe_events(events_of(ruleset, r)) for r in records]
+    lines = [f"#{s.number} " + describe_events(events_of(ruleset, s.record)) for s in seen]
     footer_room = 80
     shown: list[str] = []
     for line in reversed(lines):    # the newest first, as many whole lines as fit
         if sum(len(x) + 1 for x in shown) + len(line) + 1 > MESSAGE_LIMIT - footer_room and shown:
             break
         shown.insert(0, clip(line, MESSAGE_LIMIT - footer_room))
-    oldest = records[len(records) - len(shown)].seq
+    oldest = seen[len(seen) - len(shown)].number
     text = "\n".join(shown)
     if oldest > 1:
         text += f"\nEarlier: /game log before:{oldest}"
     return Reply("shown", text, ephemeral=True)
 
 
-def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], finished: bool) -> Reply:
-    """The action log as JSON. The dice seed is included only once the game is over, and a running
-    game's last actions are left out while they are still secret (declared, not yet revealed)."""
-    secret = 0
-    if not finished and ruleset.secret_tail is not None:
-        secret = ruleset.secret_tail(ruleset.load_state(game.state))
-        records = records[:len(records) - secret]
+def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> list[SeenAction]:
+    """The last `count` of a viewer's actions, those numbered below `before` when paging back."""
+    if before is not None:
+        seen = [s for s in seen if s.number < before]
+    return seen[-(count or DEFAULT_LOG_COUNT):]
+
+
+def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str) -> Reply:
+    """The action log as `viewer` may see it, as JSON. The dice seed is included only once the game is
+    over; until then an action the viewer may not read is written as a stand-in (its number and actor
+    kept), and one they may not know of is left out (see bot.table.seen)."""
+    state = ruleset.load_state(game.state)
+    finished = ruleset.is_finished(state)
+    seen = seen_log(ruleset, state, records, viewer)
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
         "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
-        "status": game.status, "version": game.version,
-        "actions": [{"seq": r.seq, "actor": r.actor, "action": json.loads(r.action)} for r in records],
+        "status": game.status, "version": len(seen) if hides_whole_actions(ruleset, state) else game.version,
+        "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()} for s in seen],
     }
-    if finished:
+    if finished and game.status == "finished":
         document["seed"] = game.seed
     # Compact, so the longest game's export stays well inside what /game import reads back.
     data = json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
-    note = "" if finished else " The dice seed stays secret until the game ends."
-    if secret:
-        note += f" The last {secret} actions are secret until they are revealed, and left out."
-    return Reply("shown", f"The log of game {game.id}: {len(records)} actions.{note}", ephemeral=True,
+    note = "" if "seed" in document else " The dice seed stays secret until the game ends."
+    if any(s.stand_in is not None for s in seen):
+        note += f" What is still secret to you is written as \"{WITHHELD}\"."
+    return Reply("shown", f"The log of game {game.id}: {len(seen)} actions.{note}", ephemeral=True,
                  files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))
 
 
@@ -86,12 +88,13 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
     return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
 
 
-def verification(game: GameRecord, replays: bool, finished: bool) -> Reply:
-    """Whether every roll re-runs to the stored game, and the revealed seed once it is over."""
+def verification(game: GameRecord, replays: bool, finished: bool, count: int) -> Reply:
+    """Whether every roll re-runs to the stored game (its `count` actions, as the asker counts them), and
+    the revealed seed once it is over."""
     if not replays:
         return Reply("shown", f"Game {game.id} does NOT replay to its stored state: please report this.",
                      ephemeral=True)
-    text = f"Game {game.id}: replaying all {game.version} changes from the seed rebuilds the table exactly."
+    text = f"Game {game.id}: replaying all {count} actions from the seed rebuilds the table exactly."
     if finished:
         text += " " + reveal(game.seed)
     else:

@@ -1,4 +1,5 @@
-"""The last actions' events of the games this process serves, kept so each picture's trails cost no read.
+"""The last public actions' events of the games this process serves, kept so each picture's trails, caption
+and alt text cost no read.
 
 A window is tagged with the game's version: every write bumps it, so a window that missed a write (another
 process, an undo) no longer matches and is read again from the log.
@@ -33,11 +34,13 @@ class RecentEvents:
         while len(self._windows) > GAMES_KEPT:
             self._windows.popitem(last=False)
 
-    def add(self, game_id: int, version: int, events: tuple) -> None:
-        """One more action just written, taking the game from `version - 1` to `version`."""
+    def add(self, game_id: int, version: int, events: tuple, public: bool = True) -> None:
+        """One more action just written, taking the game from `version - 1` to `version`; one the channel
+        may not learn of (bot.table.seen) moves the version on and adds nothing."""
         entry = self._windows.get(game_id)
         if entry is None or entry[0] != version - 1:
             self._windows.pop(game_id, None)
             return
-        entry[1].append(events)
+        if public:
+            entry[1].append(events)
         self._windows[game_id] = (version, entry[1])

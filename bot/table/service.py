@@ -49,6 +49,7 @@ from bot.table.replies import (
     refusal,
 )
 from bot.table.report import report
+from bot.table.seen import hides_whole_actions, is_public, logged, seen_log
 from bot.table.settings import MAX_COMPUTER_ACTIONS
 from bot.table.snapshots import DecodedSnapshots
 from images.registry import renderer
@@ -82,6 +83,7 @@ class Applied:
     state: Any
     events: tuple
     waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
+    public: bool = True  # whether the channel may learn of it (bot.table.seen: a GM's private ruling may not)
 
 
 class GameService(TableClock, PlannedTurns):
@@ -275,26 +277,31 @@ class GameService(TableClock, PlannedTurns):
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
             return await self._with_map(ruleset, game, state, "shown", text, last)
         if command.name == "game log":
-            before = command.options.get("before")
-            records = await self._store.recent_actions(game.id, queries.log_count(command), before)
-            return queries.game_log(ruleset, records, command.options.get("count"), before)
+            before, count = command.options.get("before"), command.options.get("count")
+            if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
+                page = queries.log_page(seen_log(ruleset, state, await self._store.actions(game.id), actor.id),
+                                        count, before)
+            else:
+                records = await self._store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
+                page = seen_log(ruleset, state, records, actor.id)
+            return queries.game_log(ruleset, page, before)
         if command.name == "game export":
-            why = None if ended or ruleset.export_guard is None else ruleset.export_guard(state, actor.id)
-            if why:
-                raise GameError(why)
             records = await self._store.actions(game.id)
-            return await self._heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), ended)
+            return await self._heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id)
         if command.name == "game verify":
-            return queries.verification(game, await self.replay_matches(game), ended)
+            return queries.verification(game, await self.replay_matches(game), ended,
+                                        await self._seen_count(ruleset, game, state, actor.id))
         if command.name == "game replay":
             game, records = await self._store.game_and_actions(game.id)
             try:
                 data = await self._heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records))
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
-            about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {len(records)} "
+            count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
+                else len(records)
+            about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {count} "
                      f"actions, ending: {ruleset.prompt(state)}")
-            return Reply("shown", f"Game {game.id} so far: {len(records)} actions, one frame per turn.",
+            return Reply("shown", f"Game {game.id} so far: {count} actions, one frame per turn.",
                          files=(Attachment(f"pitboss-game-{game.id}.gif", data, clip(about, 1000)),))
         if command.name == "game sheet":
             return await self._sheets(ruleset, state, command.options)
@@ -305,6 +312,12 @@ class GameService(TableClock, PlannedTurns):
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
+
+    async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
+        """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""
+        if hides_whole_actions(ruleset, state):
+            return len(seen_log(ruleset, state, await self._store.actions(game.id), viewer))
+        return await self._store.action_count(game.id)
 
     async def _final_sheets(self, ruleset: Ruleset, public: Any) -> tuple[Attachment, ...]:
         """Every car's sheet as the game ended, for the final results (games that draw sheets)."""
@@ -373,8 +386,9 @@ class GameService(TableClock, PlannedTurns):
                         await self._sync_timer_tx(ruleset, game, new_state)
                     if len(new_state.players) != len(state.players):
                         await self._store.add_seats_tx(game.id, seat_ids(new_state))
-                self._recent.add(game.id, game.version, events)   # committed: the trails' window moves on
-                return Applied(ruleset, game, new_state, events, before[0])
+                public = is_public(ruleset, new_state, actor_id, action)
+                self._recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
+                return Applied(ruleset, game, new_state, events, before[0], public)
             except (VersionConflict, StoreBusy):
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise StoreBusy() from None
@@ -472,6 +486,7 @@ class GameService(TableClock, PlannedTurns):
         done = None
         events: list = []
         stopped = ""
+        public = False   # whether the channel may learn of any step
         queue, pending, index = list(steps), list(floating), 0
         while queue or pending:
             step = _ready(pending, done.state if done is not None else state)
@@ -492,6 +507,7 @@ class GameService(TableClock, PlannedTurns):
                 stopped = f"The plan paused before step {index + 1}: {exc.message}"
                 break
             events.extend(done.events)
+            public = public or done.public
             index += 1
         if done is None:   # only a floating step, never ready
             raise GameError(f"/{pending[0].name} cannot be played now: {pending[0].why_not(state).rstrip('.')}.")
@@ -499,6 +515,8 @@ class GameService(TableClock, PlannedTurns):
                     for s in pending]
         done, others = await self._play_computers(channel, done)
         own = [e.describe() for e in events]
+        if not public and not others:
+            return self._told_privately(done, actor, own)
         if summarize is not None and (summary := summarize(tuple(events))):
             own.append(summary)
         if stopped:
@@ -544,6 +562,17 @@ class GameService(TableClock, PlannedTurns):
         if chosen.action is not None:
             return await self._run_steps(channel, actor, [chosen.action], expected_version=game.version)
         return await self._act(channel, actor, parse(chosen.command), expected_version=game.version)
+
+    @staticmethod
+    def _told_privately(done: Applied, actor: Actor, own: list[str]) -> Reply:
+        """An action the channel may not learn of (a GM's private ruling), told to its actor alone with
+        their next choices; the channel's message stays as it was."""
+        ruleset, state = done.ruleset, done.state
+        legal = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
+        text = "\n".join(own + [f"Only you see this. Next: {ruleset.prompt(state)}"])
+        return Reply("applied", clip(text, MESSAGE_LIMIT), ephemeral=True,
+                     buttons=buttons_for(legal, done.game.id, private_scope(ruleset.turn_key(state), legal)),
+                     game_id=done.game.id, version=done.game.version)
 
     @staticmethod
     def _group_menu(legal, game: GameRecord, first: int, scope: Scope) -> Reply:
@@ -601,6 +630,9 @@ class GameService(TableClock, PlannedTurns):
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         undone = describe_events(queries.events_of(ruleset, last))
+        if not is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action):
+            return Reply("applied", clip(f"Undone: {undone or 'the last action'} Only you see this.", MESSAGE_LIMIT),
+                         ephemeral=True, game_id=game.id, version=game.version)
         return await self._with_map(ruleset, game, previous, "applied", f"Undone: {undone or 'the last action'}")
 
     @staticmethod
@@ -633,12 +665,14 @@ class GameService(TableClock, PlannedTurns):
         return done, played
 
     async def _recent_window(self, ruleset: Ruleset, game: GameRecord) -> list[tuple]:
-        """The events of the game's last RECENT_ACTIONS actions, one tuple per action: kept in memory,
-        read from the log only when this process has not followed the game to its current version."""
+        """The events of the game's last RECENT_ACTIONS actions the channel may know of, one tuple per
+        action: kept in memory, read from the log only when this process has not followed the game to its
+        current version."""
         window = self._recent.get(game.id, game.version)
         if window is None:
             records = await self._store.recent_actions(game.id, RECENT_ACTIONS)
-            window = [queries.events_of(ruleset, r) for r in records]
+            state = self._snapshots.load(ruleset, game.state)
+            window = [queries.events_of(ruleset, s.record) for s in seen_log(ruleset, state, records, None)]
             self._recent.put(game.id, game.version, window)
         return window
 

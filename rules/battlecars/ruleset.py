@@ -37,7 +37,7 @@ from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.table import EndGame as TableEndGame
 from rules.table import GameEnded, revision_option, take_over, who_ends
@@ -435,7 +435,8 @@ RULESET = Ruleset(
     apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
     turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"odds": odds},
-    secret_tail=lambda state: len(state.declared),
+    secrets=Secrets(lambda state, log, viewer: last_of_each(
+        log, {p for p, _ in state.declared if p != viewer}, SetSpeed, "a speed counter, face down")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
     plans=PLANS,

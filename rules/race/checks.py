@@ -49,9 +49,16 @@ def section_dc(state: RaceState, section_index: int, altitude: int) -> int:
 
 
 def needs_check(state: RaceState, racer: Racer) -> bool:
-    """Seed: a straight section with no condition making it difficult does not prompt a check."""
+    """Seed: a straight section with no condition making it difficult does not prompt a check.
+
+    From revision 2 the conditions decide, as the seed says, and never a seated GM's private change to
+    the DC: a check that appeared only because the GM raised the DC would tell the racers so."""
     section = state.the_section
-    return section.type != "straight" or section_dc(state, state.section, racer.altitude) > 0
+    if section.type != "straight":
+        return True
+    if state.revision >= 2:
+        return condition_dc(section, racer.altitude) > 0
+    return section_dc(state, state.section, racer.altitude) > 0
 
 
 def feature_dc(state: RaceState, feature: data.Feature, altitude: int) -> int:

@@ -133,6 +133,11 @@ def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
         # not qualified for racing."
         _need(score >= 10, where, f"{ability} {score} is below 10: the vehicle is not qualified for racing")
     formula_speed = 50 + (scores["str"] + modifier(scores["dex"]) - modifier(scores["con"])) * 25
+    # A file that leaves max_speed to the formula is told what the formula made of its scores.
+    _need("max_speed" in raw or formula_speed >= 300, where,
+          f"max_speed is not set, and the formula 50 + (Str {scores['str']} + Dex modifier "
+          f"{modifier(scores['dex']):+d} - Con modifier {modifier(scores['con']):+d}) x 25 gives "
+          f"{formula_speed} km/h, below the 300 a racer needs: set max_speed (300 to 2000) or raise Str")
     max_speed = _int(raw, "max_speed", where, 300, 2000, formula_speed)
     ceiling = _int(raw, "ceiling", where, 1, 1000, max(1, 25 + modifier(scores["str"]) * 25))
     die, count = SIZES[size]
@@ -314,8 +319,21 @@ def _feature(raw: Any, where: str) -> Feature:
     return made
 
 
-def track_from(tid: str, raw: Any, where: str) -> Track:
-    """A track from its data (a file, or a group's own), checked."""
+MOST_FEATURES = 4   # a section's features before (and after) the action phase: the seed's samples use 2
+
+
+def _items(raw: dict, key: str, where: str, most: int | None) -> list:
+    """A list field of a table (absent: empty), of at most `most` entries when bounded."""
+    value = raw.get(key, [])
+    _need(isinstance(value, list), where, f"{key} is a list of tables")
+    _need(most is None or len(value) <= most, where, f"{key} has at most {most} entries")
+    return value
+
+
+def track_from(tid: str, raw: Any, where: str, bounded: bool = True) -> Track:
+    """A track from its data (a file, or a group's own), checked. `bounded` holds a section to what a
+    track needs (MOST_FEATURES a stage, each condition once); games of Race revision 1 read their own
+    track without those bounds, as they always did."""
     _need(isinstance(raw, dict), where, "a track is a table of values")
     league = raw.get("league", "rookie")
     _need(league in table()["leagues"], where, f"league is one of {', '.join(table()['leagues'])}")
@@ -329,13 +347,17 @@ def track_from(tid: str, raw: Any, where: str) -> Track:
         _need(isinstance(sec, dict), at, "a section is a table of values")
         kind = sec.get("type")
         _need(kind in table()["section_types"], at, f"type is one of {', '.join(table()['section_types'])}")
-        before = tuple(_feature(f, f"{at} feature") for f in sec.get("before", []))
-        after = tuple(_feature(f, f"{at} feature") for f in sec.get("after", []))
+        most = MOST_FEATURES if bounded else None
+        before = tuple(_feature(f, f"{at} feature") for f in _items(sec, "before", at, most))
+        after = tuple(_feature(f, f"{at} feature") for f in _items(sec, "after", at, most))
+        conditions = tuple(_condition(c, f"{at} condition")
+                           for c in _items(sec, "conditions", at, len(table()["conditions"]) if bounded else None))
+        kinds = [c.kind for c in conditions]
+        _need(not bounded or len(set(kinds)) == len(kinds), at, "each condition kind is given once")
         sections.append(Section(_text(sec, "name", at), kind, _text(sec, "hint", at, "No hint.", HINT_LIMIT),
                                 _hazard(sec.get("hazard"), f"{at} hazard"),
                                 _hazard(sec["secondary"], f"{at} secondary") if sec.get("secondary") else None,
-                                tuple(_condition(c, f"{at} condition") for c in sec.get("conditions", [])),
-                                before, after))
+                                conditions, before, after))
     judged = "illegal" in (ram, weapons) or "ask" in (ram, weapons)
     return Track(tid, _text(raw, "name", where, tid), league, _int(raw, "laps", where, 1, 10, 1), ram,
                  weapons, _int(raw, "judges_dc", where, 1, 30, 12 if judged else 10), tuple(sections))

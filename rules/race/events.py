@@ -51,6 +51,19 @@ class GmSeated:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class SectionChanged:
+    """A seated GM's private change to the next section, told to the GM alone (racers never see the
+    action: rules.race.ruleset.unseen)."""
+
+    section: str
+    change: str   # "DC +3 (+5 in all)", "fog from 3 m added", "strong wind removed"
+
+    def describe(self) -> str:
+        return f"The GM readies {self.section}: {self.change}."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class Rewarded:
     name: str
     reward: str

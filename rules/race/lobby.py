@@ -7,6 +7,7 @@ import json
 import re
 import tomllib
 from dataclasses import replace
+from typing import Any
 
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.race import checks, data, flow
@@ -83,7 +84,8 @@ def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceSta
         raise NotHost("Only the host adds vehicles and racers.")
     if state.phase != Phase.LOBBY:
         raise WrongPhase("Vehicles and racers are added before the start.")
-    raw = _parse(action.text)
+    strict = state.revision >= 2   # revision 1 games replay their files as they were read then
+    raw = _parse(action.text, strict)
     vehicles, racers, track = raw.get("vehicles", {}), raw.get("racers", {}), raw.get("track")
     if not isinstance(vehicles, dict) or not isinstance(racers, dict) or not (vehicles or racers or track):
         raise BadOption("The file needs [vehicles.ID], [racers.ID] or [track] tables.")
@@ -99,21 +101,64 @@ def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceSta
     try:
         new_v = tuple(data.vehicle_from(i, v, f"vehicles.{i}") for i, v in vehicles.items())
         new_r = tuple(data.racer_from(i, r, f"racers.{i}") for i, r in racers.items())
-        new_t = data.track_from("custom", track, "track") if track is not None else state.custom_track
+        new_t = data.track_from("custom", track, "track", strict) if track is not None else state.custom_track
     except data.DataError as error:
         raise BadOption(str(error)) from None
+    if strict:
+        _names_unlike_any_other(tuple(data.vehicles().values()) + state.custom_vehicles, new_v, "vehicles")
+        _names_unlike_any_other(tuple(data.racers().values()) + state.custom_pilots, new_r, "racers")
     state = replace(state, custom_vehicles=state.custom_vehicles + new_v, custom_pilots=state.custom_pilots + new_r,
                     custom_track=new_t)
     named = new_t.name if track is not None else ""
     return state, (CustomAdded(tuple(v.name for v in new_v), tuple(r.name for r in new_r), named),)
 
 
-def _parse(text: str) -> dict:
-    """TOML, or JSON when it starts with '{'; BadOption when it is neither or too long."""
+def has_track(action: AddCustom) -> bool:
+    """Whether a group's own file holds a track (read as leniently as any revision did; a file that cannot
+    be read at all is counted as holding one, to err on the side of the secret)."""
+    try:
+        return _parse(action.text, strict=False).get("track") is not None
+    except BadOption:
+        return True
+
+
+def _names_unlike_any_other(known: tuple, added: tuple, what: str) -> None:
+    """Two grid choices may not look alike: a name of the group's own is unlike every other's."""
+    seen = {spec.name.casefold(): spec.id for spec in known}
+    for spec in added:
+        other = seen.setdefault(spec.name.casefold(), spec.id)
+        if other != spec.id:
+            raise BadOption(f"{what}.{spec.id}: the name '{spec.name}' is already {other}'s; give yours another.")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object whose keys are each given once (TOML refuses a repeated key by itself)."""
+    made: dict = {}
+    for key, value in pairs:
+        if key in made:
+            raise _DuplicateKey(f"'{key}' is given twice in one table")
+        made[key] = value
+    return made
+
+
+def _parse(text: str, strict: bool = True) -> dict:
+    """TOML, or JSON when it starts with '{' (after any byte-order mark); BadOption when it is neither,
+    too long, or (strict) names one key twice."""
     if len(text) > CUSTOM_LIMIT:
         raise BadOption(f"The file is too long (at most {CUSTOM_LIMIT} characters).")
+    if strict:
+        text = text.removeprefix("\ufeff")
     try:
-        raw = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
+        if text.lstrip().startswith("{"):
+            raw = json.loads(text, object_pairs_hook=_unique_keys if strict else None)
+        else:
+            raw = tomllib.loads(text)
+    except _DuplicateKey as error:
+        raise BadOption(f"The file is refused: {error}.") from None
     except (ValueError, RecursionError) as error:
         raise BadOption(f"The file is not TOML or JSON: {str(error)[:120]}") from None
     if not isinstance(raw, dict):

@@ -3,11 +3,12 @@ the views (the DCs are the GM's), the words for the table, computer racers and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.race import ai, checks, data, flow, lobby, maneuvers, steps
 from rules.race.actions import (
@@ -39,7 +40,9 @@ from rules.race.selfplay import SELFPLAY
 from rules.race.state import Phase, RaceState
 from rules.table import GameEnded, plural, revision_option, take_over, who_ends
 
-REVISION = 1
+# 2: a straight section's check comes of its conditions only; a group's own file is held to what a track
+# needs (features, conditions, unique keys and names)
+REVISION = 2
 
 ALLOWS = {
     Phase.LOBBY: (Join, AddComputer, AddCustom, BecomeGm, Start),
@@ -320,11 +323,17 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     raise BadOption(f"This game has no command /{command}.")
 
 
-def export_guard(state: RaceState, player: str) -> str | None:
-    """A seated GM's DC changes are in the log: until the race ends only the GM may export it."""
-    if state.dc_changes and player != state.gm:
-        return "The game master's changes to the DCs stay secret until the race ends: only the GM can export it now."
-    return None
+def withheld(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
+    """A group's own track is the GM's (its DCs and traps): its file is read only by whoever added it and
+    a seated GM."""
+    return {entry.seq: "the group's own file, with a track only its game master reads" for entry in log
+            if isinstance(entry.action, AddCustom) and viewer not in (entry.actor, state.gm)
+            and lobby.has_track(entry.action)}
+
+
+def unseen(state: RaceState, logged: Logged, viewer: str | None) -> bool:
+    """A seated GM's changes to the next section are the GM's alone: racers do not learn they were made."""
+    return isinstance(logged.action, (GmChange, GmCondition)) and viewer != state.gm
 
 
 def turn_key(state: RaceState) -> str:
@@ -348,5 +357,5 @@ RULESET = Ruleset(
     undo_blocker=undo_blocker,
     suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
-    export_guard=export_guard,
+    secrets=Secrets(withheld, unseen),
 )

@@ -10,7 +10,7 @@ from rules.errors import BadOption, NotYourTurn
 from rules.names import plain_name
 from rules.race import data, flow, lobby
 from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
-from rules.race.events import Chose, Rewarded, Tuned
+from rules.race.events import Chose, Rewarded, SectionChanged, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
 from rules.race.state import RaceState
@@ -139,7 +139,9 @@ def gm_change(state: RaceState, actor: str, action: GmChange) -> tuple[RaceState
         raise BadOption("Change a DC by -20 to +20.")
     changes = tuple((s, d) for s, d in state.dc_changes if s != state.section)
     total = sum(d for s, d in state.dc_changes if s == state.section) + action.delta
-    return replace(state, dc_changes=changes + ((state.section, total),)), ()
+    told = (SectionChanged(state.the_section.name, f"DC {action.delta:+d} ({total:+d} in all)"),) \
+        if state.revision >= 2 else ()
+    return replace(state, dc_changes=changes + ((state.section, total),)), told
 
 
 def gm_condition(state: RaceState, actor: str, action: GmCondition) -> tuple[RaceState, tuple]:
@@ -166,7 +168,10 @@ def gm_condition(state: RaceState, actor: str, action: GmCondition) -> tuple[Rac
     track = state.the_track
     sections = tuple(replace(s, conditions=conditions) if n == state.section else s
                      for n, s in enumerate(track.sections))
-    return replace(state, custom_track=replace(track, sections=sections)), ()
+    where = f" from {action.altitude} m" if action.altitude else ""
+    change = f"{kind.replace('_', ' ')}{where} {'removed' if action.remove else 'added'}"
+    told = (SectionChanged(section.name, change),) if state.revision >= 2 else ()
+    return replace(state, custom_track=replace(track, sections=sections)), told
 
 
 def gm_reveal(state: RaceState, actor: str, _action: GmReveal) -> tuple[RaceState, tuple]:

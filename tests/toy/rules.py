@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.codec import Registry
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
 from rules.errors import BadOption, NotHost, NotSeated, NotYourTurn, WrongPhase
 from rules.grammar import CommandSpec, Grammar, OptionSpec
 from rules.table import EndGame, GameEnded, TakeOver, register_table_actions, register_table_events, take_over, who_ends
@@ -235,7 +235,9 @@ RULESET = Ruleset(
     id="toy", title="Toy", state_type=ToyState, actions=ACTIONS, events=EVENTS, setup=setup, apply=apply,
     legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == "finished", acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, private_actions=True, secret_tail=lambda state: len(state.declared),
+    turn_key=turn_key, grammar=GRAMMAR, private_actions=True,
+    secrets=Secrets(lambda state, log, viewer: last_of_each(
+        log, {p for p, _ in state.declared if p != viewer}, Declare, "a move, declared in secret")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer),
     autopilot=Autopilot(lambda state, p, passive: Declare("north") if p in acting_players(state) else None,
                         lambda passive: "it goes north"),

@@ -1,0 +1,73 @@
+"""What a viewer may see of a game's log: the one judgement every output of the log goes through.
+
+A running game's log may hold actions only some may read (a face-down counter, the group's own track
+with its DCs) and actions some may not learn were taken at all (a seated GM's private ruling); the game
+says which (rules.engine.Secrets), by what each action is. The export, `/game log`, the verification
+and replay replies, and the pictures' captions, trails and alt text all read the log through here, so
+no output shows a viewer more than another, and none counts an action the viewer may not know of.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.storage.store import ActionRecord
+from rules.codec import decode_tagged
+from rules.engine import Logged, Ruleset
+
+WITHHELD = "Withheld"   # the type an export gives an action in place of one the viewer may not read
+
+
+@dataclass(frozen=True)
+class SeenAction:
+    """One logged action as a viewer sees it: its number as they count, and the words standing in for
+    it when they may not read it."""
+
+    number: int
+    record: ActionRecord
+    stand_in: str | None = None
+
+    def action_json(self) -> Any:
+        """The action as an export writes it for this viewer."""
+        if self.stand_in is None:
+            return json.loads(self.record.action)
+        return {"type": WITHHELD, "stands_for": self.stand_in}
+
+
+def logged(ruleset: Ruleset, records: Sequence[ActionRecord]) -> list[Logged]:
+    """Records as the game judges them: each action decoded."""
+    return [Logged(r.seq, r.actor, decode_tagged(ruleset.actions, json.loads(r.action))) for r in records]
+
+
+def hides_whole_actions(ruleset: Ruleset, state: Any) -> bool:
+    """Whether some viewer may not learn of some action now: then a viewer's count of actions is made
+    from the whole log (a window of it cannot say how many were left out before it)."""
+    return ruleset.secrets is not None and ruleset.secrets.unseen is not None and not ruleset.is_finished(state)
+
+
+def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], viewer: str | None) -> list[SeenAction]:
+    """The records `viewer` may know of, in order, numbered as they count them, those they may not read
+    carrying their stand-in words. `state` is the game now; a finished game hides nothing. `records` is
+    the whole log when hides_whole_actions, else any stretch of it."""
+    secrets = ruleset.secrets
+    if secrets is None or ruleset.is_finished(state):
+        return [SeenAction(r.seq, r) for r in records]
+    entries = logged(ruleset, records)
+    withheld = secrets.withheld(state, entries, viewer)
+    seen: list[SeenAction] = []
+    skipped = 0
+    for record, entry in zip(records, entries):
+        if secrets.is_unseen(state, entry, viewer):
+            skipped += 1
+            continue
+        seen.append(SeenAction(record.seq - skipped, record, withheld.get(record.seq)))
+    return seen
+
+
+def is_public(ruleset: Ruleset, state: Any, actor: str, action: Any) -> bool:
+    """Whether the channel may learn that `actor` took `action` (in the game as it is after it)."""
+    secrets = ruleset.secrets
+    return secrets is None or ruleset.is_finished(state) or not secrets.is_unseen(state, Logged(0, actor, action), None)
