@@ -55,6 +55,30 @@ async def test_a_speed_counter_reaches_nothing_public_before_the_reveal(service)
     assert "face down" in slow[0]
 
 
+async def test_a_face_down_counter_stays_out_of_exports_after_a_takeover(service):
+    """Issue 23, item 2: a takeover (accepted in any phase) after a declaration left the counter in every
+    export, since the export dropped a count of actions from the log's tail. Withheld by what it is, the
+    counter reaches no other driver's export, whoever took the table over; its driver still reads it."""
+    for user, line in (("alice", "/game new ruleset:battlecars seed:5"), ("alice", "/game join vehicle:interceptor"),
+                       ("bob", "/game join vehicle:rammer"), ("carol", "/game join vehicle:gunwagon"),
+                       ("alice", "/game start"), ("alice", "/speed value:3PT")):
+        assert (await run(service, user, line, "chan-t")).outcome == "applied", line
+    taken = await service.execute("chan-t", Actor("bob", "bob", is_admin=True), parse("/game takeover"))
+    assert taken.outcome == "applied", taken.text
+    for viewer in ("bob", "carol", "dave"):
+        document = json.loads((await run(service, viewer, "/game export", "chan-t")).files[0].data)
+        assert not [a for a in document["actions"] if a["action"]["type"] == "SetSpeed"], viewer
+        withheld = {"type": "Withheld", "stands_for": "a speed counter, face down"}
+        assert {"seq": 5, "actor": "alice", "action": withheld} in document["actions"]
+        assert document["actions"][-1]["action"]["type"] == "TakeOver"
+    own = json.loads((await run(service, "alice", "/game export", "chan-t")).files[0].data)
+    assert {"type": "SetSpeed", "speed": -2} in [a["action"] for a in own["actions"]]
+    for user in ("bob", "carol"):   # revealed: now every export shows every counter
+        assert (await run(service, user, "/speed value:1", "chan-t")).outcome == "applied"
+    document = json.loads((await run(service, "dave", "/game export", "chan-t")).files[0].data)
+    assert [a["actor"] for a in document["actions"] if a["action"]["type"] == "SetSpeed"] == ["alice", "bob", "carol"]
+
+
 async def test_the_reveal_shows_every_counter_and_the_first_driver_moves(service, store):
     started = await two_drivers(service, "chan-1")
     assert started.buttons[0].label == "Your move (private)"          # speeds are chosen in private

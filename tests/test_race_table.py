@@ -145,6 +145,53 @@ async def test_no_public_output_gives_a_dc(service):
     assert len(seen) > 10 and not any("DC" in w or '"dc"' in w for w in words + logged + captions)
 
 
+OWN_TRACK = b"""
+[track]
+name = "Secret Loop"
+[[track.sections]]
+name = "Trap Run"
+type = "straight"
+hazard = { kind = "railing", height = 2 }
+before = [{ kind = "boost_trap", dc = 17, speed = 50, detect = 25 }]
+[[track.sections]]
+name = "Bend"
+type = "curved"
+hazard = { kind = "coarse_wall", height = 3 }
+"""
+
+
+@pytest.mark.parametrize("gm", ["yes", "no"])
+async def test_a_groups_own_track_reaches_no_racers_export(service, gm):
+    """Issue 23, item 1: the group's own track (its DCs, its boost traps) was in every export as written
+    until a seated GM changed a DC. Its file is read by the GM and whoever added it, and is withheld
+    from everyone else's export, in the lobby and all race; once the race is over it is public."""
+    from bot.table.commands import Command
+
+    host = "gina"
+    assert (await run(service, host, f"/game new ruleset:race tuning:0 gm:{gm} seed:6", "chan-own")).outcome == \
+        "applied"
+    added = await service.execute("chan-own", Actor(host, host), Command("custom", {"file": OWN_TRACK}))
+    assert added.outcome == "applied" and "Secret Loop" in added.text
+
+    def secret_in(reply) -> bool:
+        data = reply.files[0].data.decode()
+        return "boost_trap" in data or "dc = 17" in data or "detect" in data
+
+    assert not secret_in(await run(service, "alice", "/game export", "chan-own"))      # in the lobby already
+    joins = ["/game join pilot:rookie vehicle:racing_swoop", "/game join pilot:veteran vehicle:podracer"]
+    for user, line in [("alice", joins[0]), ("bob", joins[1])] + ([(host, joins[0])] if gm == "no" else []):
+        assert (await run(service, user, line, "chan-own")).outcome == "applied"
+    assert (await run(service, host, "/game start", "chan-own")).outcome == "applied"
+    for racer in ("alice", "bob", "zed"):
+        exported = await run(service, racer, "/game export", "chan-own")
+        assert not secret_in(exported), racer
+        custom = json.loads(exported.files[0].data)["actions"][0]
+        assert custom["actor"] == host and custom["action"]["type"] == "Withheld"
+    assert secret_in(await run(service, host, "/game export", "chan-own"))    # the GM, or the host who wrote it
+    assert (await run(service, host, "/game end", "chan-own")).outcome == "applied"
+    assert secret_in(await run(service, "alice", "/game export", "chan-own"))   # over: the seed and all
+
+
 async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):
     """A human GM (gm:yes) does not race; the race waits on them before each section; /dcs answers them
     privately and refuses a racer; their DC change reaches no racer: not the channel, a view, the log, an

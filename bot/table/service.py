@@ -706,7 +706,7 @@ class GameService(TableClock, PlannedTurns):
         # the actions show what only their player may see, one button opens each presser's own, privately.
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
-            (choices_button(game.id, game.version),) if humans and not ruleset.is_finished(state) else ()
+            (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
         if outcome == "applied":
             text = f"{text}\nNext: {ruleset.prompt(state)}"
         alt = ruleset.describe(public)
