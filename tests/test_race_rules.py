@@ -178,6 +178,29 @@ def test_a_straight_with_no_condition_needs_no_check(altitude):
     assert racer(state, "r1").made_check
 
 
+@pytest.mark.parametrize("revision", [1, 2])
+def test_a_gms_raised_dc_makes_no_check_appear_on_a_straight_from_revision_2(revision):
+    """Seed: "If there are no special conditions making it difficult to navigate ..., a straight section
+    should not prompt a piloting check". From revision 2 the conditions alone decide (issue 23, item 7: a
+    check that appeared because the GM raised the DC told the racers so); the raised DC still counts for
+    a check the conditions bring. Revision 1 keeps its reading: any DC above 0 asks a check."""
+    state = race("ann", "bob", gm=True, phase=Phase.GM, revision=revision)
+    state, _ = apply(state, GM, GmChange(4))
+    state, events = apply(state, GM, GmReveal())
+    if revision == 1:
+        assert state.phase == Phase.PREPARE
+        return
+    assert state.phase == Phase.ACCELERATE and not rolls(events, "Piloting")
+    assert all(r.made_check for r in state.racers)
+    windy = race("ann", seat("bob", altitude=5), gm=True, phase=Phase.GM, revision=revision)
+    windy, _ = apply(windy, GM, GmChange(4))
+    assert checks.section_dc(windy, 0, 5) == 0 + 5 + 4   # straight, strong wind from 5 m, the GM's +4
+    windy, _ = apply(windy, GM, GmReveal())
+    assert windy.phase == Phase.PREPARE
+    windy, events = answer_all(windy, Prepare())
+    assert [e.who for e in rolls(events, "Piloting check for the section")] == ["bob"]
+
+
 class Sample(NamedTuple):
     """One of the seed's "Sample sections" as the three tracks use it (rules-gaps.md 4.2.5)."""
 

@@ -14,6 +14,7 @@ from bot.table.commands import parse
 from bot.table.queries import events_of
 from bot.table.replies import Actor
 from images.race import HEIGHT, TEXT, WIDTH, render_race
+from rules.errors import GameError
 from rules.race.ruleset import RULESET
 from rules.race.state import Phase, RaceState
 from tests.conftest import exec_in, run_pitboss, stored_state
@@ -311,6 +312,26 @@ piloting = 7
      "track section 1 hazard: kind is one of railing"),
     (b"\xff\xfe", "not UTF-8"),
     (b"[vehicles.x]\nstr = 12\n" + b"#" * 20_000, "too long"),
+    # issue 23, item 6: a list field given as a number took the bug path
+    (b'{"track": {"sections": [{"name": "A", "type": "straight", "hazard": {"kind": "railing"}, "before": 5}]}}',
+     "track section 1: before is a list of tables"),
+    (b'{"track": {"sections": [{"name": "A", "type": "straight", "hazard": {"kind": "railing"}, "after": 5}]}}',
+     "track section 1: after is a list of tables"),
+    (b'{"track": {"sections": [{"name": "A", "type": "curved", "hazard": {"kind": "railing"}, "conditions": 7}]}}',
+     "track section 1: conditions is a list of tables"),
+    # issue 23, item 8
+    (b'{"vehicles": {"x": {"str": 12, "dex": 12, "con": 12}, "x": {"str": 20, "dex": 12, "con": 12}}}',
+     "'x' is given twice"),
+    (b'[vehicles.swoop2]\nname = "Racing Swoop"\nstr = 12\ndex = 12\ncon = 12',
+     "vehicles.swoop2: the name 'Racing Swoop' is already racing_swoop's"),
+    (b'[racers.ace]\nname = "Ace"\n[racers.ace2]\nname = "ACE"', "racers.ace2: the name 'ACE' is already ace's"),
+    (b"[vehicles.slow]\nstr = 10\ndex = 10\ncon = 18",
+     "vehicles.slow: max_speed is not set, and the formula 50 + (Str 10 + Dex modifier +0 - Con modifier +4) x 25 "
+     "gives 200 km/h, below the 300 a racer needs"),
+    (b'[track]\nsections = [{ name = "A", type = "straight", hazard = { kind = "railing" }, before = ['
+     + b", ".join([b'{ kind = "boost", dc = 5, speed = 10 }'] * 300) + b"] }]", "before has at most 4 entries"),
+    (b'[track]\nsections = [{ name = "A", type = "curved", hazard = { kind = "railing" }, conditions = ['
+     b'{ kind = "fog" }, { kind = "fog", altitude = 3 }] }]', "each condition kind is given once"),
 ])
 async def test_a_groups_own_file_is_checked_and_a_faulty_one_changes_nothing(service, text, why):
     """Issue 15: custom vehicles and racers are validated with clear errors; a refused file changes nothing."""
@@ -321,6 +342,33 @@ async def test_a_groups_own_file_is_checked_and_a_faulty_one_changes_nothing(ser
     refused = await service.execute("chan-c", Actor("alice", "alice"), Command("custom", {"file": text}))
     assert refused.outcome == "refused" and why in refused.text, refused.text
     assert (await service._store.active_game("chan-c")).state == before
+
+
+async def test_a_json_file_after_a_byte_order_mark_is_read_as_json(service):
+    """Issue 23, item 8: a UTF-8 byte-order mark before JSON made it read as TOML and refused."""
+    from bot.table.commands import Command
+
+    assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
+    text = "\ufeff" + json.dumps({"vehicles": {"skiff": {"name": "Skiff", "str": 14, "dex": 12, "con": 12}}})
+    added = await service.execute("chan-c", Actor("alice", "alice"), Command("custom", {"file": text.encode()}))
+    assert added.outcome == "applied" and "Skiff" in added.text, added.text
+
+
+def test_a_revision_1_race_reads_its_own_file_as_it_always_did():
+    """A race stored under revision 1 replays its file with the bounds of its day: a repeated JSON key
+    keeps the last, five features and a built-in's name are taken (stored games are sacred)."""
+    from rules.race.actions import AddCustom
+
+    features = [{"kind": "boost", "dc": 5, "speed": 10}] * 5
+    text = ('{"vehicles": {"x": {"str": 12, "dex": 12, "con": 12}, "x": {"name": "Podracer", "str": 20, '
+            '"dex": 12, "con": 12}}, "track": ' + json.dumps(
+                {"sections": [{"name": "A", "type": "straight", "hazard": {"kind": "railing"}, "before": features}]})
+            + "}")
+    old = RULESET.setup({"tuning": 0, "revision": 1}, 1, "alice")
+    state, _ = RULESET.apply(old, "alice", AddCustom(text))
+    assert state.custom_vehicles[0].str == 20 and len(state.custom_track.sections[0].before) == 5
+    with pytest.raises(GameError, match="given twice"):
+        RULESET.apply(RULESET.setup({"tuning": 0, "revision": 2}, 1, "alice"), "alice", AddCustom(text))
 
 
 async def test_a_groups_own_vehicle_and_racer_join_the_grid_with_clean_names(service):

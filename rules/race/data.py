@@ -42,6 +42,14 @@ def _int(raw: dict, key: str, where: str, low: int, high: int, default: int | No
     return value
 
 
+def _choice(raw: dict, key: str, where: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    """One of a field's named values (any other value, of whatever kind, is refused by name)."""
+    value = raw.get(key, default)
+    shown = ", ".join(c for c in choices if c)
+    _need(isinstance(value, str) and value in choices, where, f"{key} is one of {shown}")
+    return value
+
+
 def _text(raw: dict, key: str, where: str, default: str | None = None, limit: int = NAME_LIMIT) -> str:
     """Words from a file, cleaned as every name is (no markup, mentions or invisible characters)."""
     value = raw.get(key, default)
@@ -87,8 +95,7 @@ def weapon_from(raw: Any, where: str, facing: str | None = None) -> Weapon:
     """A weapon from its data, checked; `facing` None reads a vehicle weapon's own."""
     _need(isinstance(raw, dict), where, "a weapon is a table of values")
     if facing is None:
-        facing = raw.get("facing")
-        _need(facing in FACINGS, where, f"facing is one of {', '.join(FACINGS)}")
+        facing = _choice(raw, "facing", where, FACINGS)
     return Weapon(_text(raw, "name", where), _int(raw, "attack", where, -5, 30, 0), _int(raw, "dice", where, 1, 10),
                   _int(raw, "die", where, 2, 12), _int(raw, "bonus", where, -5, 20, 0), bool(raw.get("loud", True)),
                   facing, _int(raw, "save", where, 0, 30, 0))
@@ -124,8 +131,7 @@ def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
     """A vehicle from its data (a file's table, or a group's own), checked."""
     _need(isinstance(raw, dict), where, "a vehicle is a table of values")
     name = _text(raw, "name", where, vid)
-    size = raw.get("size", "small")
-    _need(size in SIZES, where, f"size is one of {', '.join(SIZES)}")
+    size = _choice(raw, "size", where, tuple(SIZES), "small")
     tier = _int(raw, "tier", where, 0, 5, 0)
     scores = {a: _int(raw, a, where, 1, 30) for a in ("str", "dex", "con")}
     for ability, score in scores.items():
@@ -287,10 +293,8 @@ class Track:
 
 def _hazard(raw: Any, where: str) -> Hazard:
     _need(isinstance(raw, dict), where, "a hazard is a table of values")
-    kind = raw.get("kind")
-    _need(kind in HAZARDS, where, f"kind is one of {', '.join(HAZARDS)}")
-    severity = raw.get("severity", "")
-    _need(severity in ("",) + SEVERITIES, where, f"severity is one of {', '.join(SEVERITIES)}")
+    kind = _choice(raw, "kind", where, HAZARDS)
+    severity = _choice(raw, "severity", where, ("",) + SEVERITIES, "")
     die = _int(raw, "speed_die", where, 0, 12, 0)
     _need(die in (0, 4, 6, 8, 10, 12), where, "speed_die is 4, 6, 8, 10 or 12")
     return Hazard(kind, _int(raw, "height", where, 0, 1000, 0), severity, die, bool(raw.get("rejoin", False)),
@@ -299,8 +303,7 @@ def _hazard(raw: Any, where: str) -> Hazard:
 
 def _condition(raw: Any, where: str) -> Condition:
     _need(isinstance(raw, dict), where, "a condition is a table of values")
-    kind = raw.get("kind")
-    _need(kind in table()["conditions"], where, f"kind is one of {', '.join(table()['conditions'])}")
+    kind = _choice(raw, "kind", where, tuple(table()["conditions"]))
     return Condition(kind, _int(raw, "altitude", where, 0, 1000, 0), _int(raw, "damage_dice", where, 0, 10, 0),
                      _int(raw, "damage_die", where, 0, 12, 0), _int(raw, "save_dc", where, 0, 30, 0),
                      _text(raw, "what", where, kind.replace("_", " ")))
@@ -308,8 +311,7 @@ def _condition(raw: Any, where: str) -> Condition:
 
 def _feature(raw: Any, where: str) -> Feature:
     _need(isinstance(raw, dict), where, "a feature is a table of values")
-    kind = raw.get("kind")
-    _need(kind in FEATURES, where, f"kind is one of {', '.join(FEATURES)}")
+    kind = _choice(raw, "kind", where, FEATURES)
     made = Feature(kind, _int(raw, "dc", where, 0, 30, 0), _int(raw, "speed", where, 0, 1000, 0),
                    _int(raw, "altitude", where, 0, 1000, 10 if kind == "trampoline" else 0),
                    _int(raw, "dice", where, 0, 20, 0), _int(raw, "die", where, 0, 12, 0),
@@ -335,18 +337,15 @@ def track_from(tid: str, raw: Any, where: str, bounded: bool = True) -> Track:
     track needs (MOST_FEATURES a stage, each condition once); games of Race revision 1 read their own
     track without those bounds, as they always did."""
     _need(isinstance(raw, dict), where, "a track is a table of values")
-    league = raw.get("league", "rookie")
-    _need(league in table()["leagues"], where, f"league is one of {', '.join(table()['leagues'])}")
-    ram, weapons = raw.get("ram", "legal"), raw.get("weapons", "illegal")
-    _need(ram in LEGALITY and weapons in LEGALITY, where, f"ram and weapons are each one of {', '.join(LEGALITY)}")
+    league = _choice(raw, "league", where, tuple(table()["leagues"]), "rookie")
+    ram, weapons = _choice(raw, "ram", where, LEGALITY, "legal"), _choice(raw, "weapons", where, LEGALITY, "illegal")
     raw_sections = raw.get("sections")
     _need(isinstance(raw_sections, list) and 1 <= len(raw_sections) <= 12, where, "a track has 1 to 12 sections")
     sections = []
     for n, sec in enumerate(raw_sections, start=1):
         at = f"{where} section {n}"
         _need(isinstance(sec, dict), at, "a section is a table of values")
-        kind = sec.get("type")
-        _need(kind in table()["section_types"], at, f"type is one of {', '.join(table()['section_types'])}")
+        kind = _choice(sec, "type", at, tuple(table()["section_types"]))
         most = MOST_FEATURES if bounded else None
         before = tuple(_feature(f, f"{at} feature") for f in _items(sec, "before", at, most))
         after = tuple(_feature(f, f"{at} feature") for f in _items(sec, "after", at, most))
