@@ -212,3 +212,140 @@ async def test_several_processes_ticking_at_once_send_each_due_reminder_once(db_
         assert again == []  # nothing left to send
     finally:
         await store.close()
+
+
+# --- a deadline is fair (issue 23, item 5) -----------------------------------------------------------------
+
+async def _speedway_with_a_deadline(service, store, hours: int = 1) -> None:
+    """A duel with a deadline, waiting on bob's first speed."""
+    await start_game(service)
+    assert "deadline" in (await run(service, "alice", f"/game settings deadline_hours:{hours}")).text
+    assert await waiting_on(store) == "bob"
+
+
+async def _act_as_waiting(service, store) -> tuple[str, str]:
+    """The waited-on player sets the highest speed open to them, which keeps the turn theirs (their
+    Moves follow, in the same turn): (who, what)."""
+    from rules.registry import get_ruleset
+
+    game = await store.active_game("chan-1")
+    ruleset = get_ruleset(game.ruleset)
+    state = ruleset.load_state(game.state)
+    player = ruleset.acting_players(state)[0]
+    line = ruleset.legal_actions(state, player)[-1].command
+    assert line.startswith("/speed value:") and line != "/speed value:0", line
+    assert (await run(service, player, line)).outcome == "applied", line
+    return player, line
+
+
+def _autopiloted(notices) -> list[str]:
+    return [n.reply.text for n in notices if "deadline passed" in n.reply.text]
+
+
+async def test_a_deadline_counts_from_the_players_own_last_action(db_path):
+    """Two hours into a one-hour deadline the player acts, and the turn still waits on them: the next
+    tick must not play on for them. Their clock started again when they acted."""
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    try:
+        await _speedway_with_a_deadline(service, store)
+        clock.advance(2)
+        player, _line = await _act_as_waiting(service, store)
+        assert await waiting_on(store) == player            # the same turn: now the move
+        assert _autopiloted(await service.run_due()) == []
+        clock.advance(0.9)
+        assert _autopiloted(await service.run_due()) == []
+        clock.advance(0.2)                                  # an hour without an action from them
+        (played,) = _autopiloted(await service.run_due())
+        assert played.startswith(f"{player}'s deadline passed")
+    finally:
+        await store.close()
+
+
+async def test_a_claim_taken_before_the_player_acted_sends_nothing(db_path):
+    """A second process claims the due deadline; the player acts in the first before it is sent: the
+    claim does nothing, and the player's clock runs from their action."""
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    other = await Store.open(db_path)   # another process's connection and scheduler
+    try:
+        await _speedway_with_a_deadline(service, store)
+        clock.advance(2)
+        claimed = await other.claim_due(clock())
+        assert [kind for kind, _timer in claimed] == ["deadline"]
+        player, _line = await _act_as_waiting(service, store)
+        assert await GameService(other, render=None, clock=clock).send_claimed(claimed) == []
+        game = await store.active_game("chan-1")
+        actions = await store.actions(game.id)
+        assert actions[-1].actor == player                # the player's own action is the last one
+        (timer,) = await store.timers(game.id)
+        assert timer.deadline_due == clock() + HOUR        # counted from the action
+    finally:
+        await other.close()
+        await store.close()
+
+
+async def test_another_players_action_leaves_a_simultaneous_deadline_claimed(db_path):
+    """Battlecars counters are set together: bob setting his after alice's deadline was claimed does not
+    cancel hers (the game moved on, but not for her), and the autopilot sets hers."""
+    clock = Clock()
+    store, service = await make(db_path, clock)
+    other = await Store.open(db_path)
+    try:
+        for user, line in (("alice", "/game new ruleset:battlecars seed:3"), ("alice", "/game join vehicle:rammer"),
+                           ("bob", "/game join vehicle:tank"), ("carol", "/game join vehicle:bike1"),
+                           ("alice", "/game start")):
+            assert (await run(service, user, line)).outcome == "applied", line
+        await run(service, "alice", "/game settings deadline_hours:1")
+        clock.advance(2)
+        claimed = await other.claim_due(clock())
+        assert sorted(t.player for kind, t in claimed if kind == "deadline") == ["alice", "bob", "carol"]
+        assert (await run(service, "bob", "/speed value:1")).outcome == "applied"
+        sent = await GameService(other, render=None, clock=clock).send_claimed(claimed)
+        played = _autopiloted(sent)
+        assert [text.split("'")[0] for text in played] == ["alice", "carol"], played
+    finally:
+        await other.close()
+        await store.close()
+
+
+async def test_a_claim_in_another_process_is_stale_once_the_player_acts(db_path, tmp_path):
+    """The same across two real processes: a scheduler process claims, the player acts here, then the
+    scheduler sends nothing. Without the action it plays the turn (the test can fail)."""
+    import asyncio
+
+    from tests.conftest import ROOT
+
+    async def scheduler(now: float, act) -> list[str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.deadline_driver", db_path, str(now), cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        assert (await asyncio.wait_for(proc.stdout.readline(), 120)).decode().strip() == "claimed 1"
+        await act()
+        out, err = await asyncio.wait_for(proc.communicate(b"go\n"), 120)
+        assert proc.returncode == 0, err.decode()
+        return out.decode().splitlines()
+
+    async def nothing() -> None:
+        return None
+
+    for acts in (True, False):
+        clock = Clock()
+        store, service = await make(db_path, clock)
+        try:
+            if acts is False:
+                assert (await run(service, "alice", "/game end")).outcome == "applied"
+            await _speedway_with_a_deadline(service, store)
+            clock.advance(2)
+
+            async def act() -> None:
+                await _act_as_waiting(service, store)
+
+            said = await scheduler(clock(), act if acts else nothing)
+        finally:
+            await store.close()
+        if acts:
+            assert said == ["sent 0"], said
+        else:
+            assert said[0] == "sent 1" and "deadline passed" in said[1], said

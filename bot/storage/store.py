@@ -114,6 +114,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX player_timers_reminder ON player_timers (reminder_due);
     CREATE INDEX player_timers_deadline ON player_timers (deadline_due);
     """,
+    # 8: each start of a player's timer has its own token, so a reminder or deadline claimed before the
+    # player acted (which restarts it) is known to be stale when its turn comes to be sent.
+    """
+    ALTER TABLE player_timers ADD COLUMN token TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 
@@ -165,9 +170,10 @@ class Timer:
     turn_key: str
     reminder_due: float | None
     deadline_due: float | None
+    token: str = ""   # this start of the timer: any restart (the player acted, a pause, new settings) makes a new one
 
 
-_TIMER_COLUMNS = "game_id, channel, player, turn_key, reminder_due, deadline_due"
+_TIMER_COLUMNS = "game_id, channel, player, turn_key, reminder_due, deadline_due, token"
 
 
 @dataclass(frozen=True)
@@ -408,11 +414,12 @@ class Store:
     async def set_timer_tx(self, timer: Timer) -> None:
         """Start (or replace) one waiting player's timer."""
         await self.driver.execute(
-            f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+            f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, player) DO UPDATE SET channel = excluded.channel,"
             " turn_key = excluded.turn_key, reminder_due = excluded.reminder_due,"
-            " deadline_due = excluded.deadline_due",
-            (timer.game_id, timer.channel, timer.player, timer.turn_key, timer.reminder_due, timer.deadline_due))
+            " deadline_due = excluded.deadline_due, token = excluded.token",
+            (timer.game_id, timer.channel, timer.player, timer.turn_key, timer.reminder_due, timer.deadline_due,
+             timer.token))
 
     async def clear_timer_tx(self, game_id: int, player: str | None = None) -> None:
         """No timer for this player (or, without one, for anyone: the game waits on nobody, or is over)."""

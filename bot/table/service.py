@@ -381,9 +381,9 @@ class GameService(TableClock, PlannedTurns):
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._snapshots.remember(ruleset, snapshot, new_state)
-                    before = self._turn_of(ruleset, state)
-                    if before != self._turn_of(ruleset, new_state):
-                        await self._sync_timer_tx(ruleset, game, new_state)
+                    before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
+                    if before != after or actor_id in after[0]:   # a new turn, or the player's clock restarts
+                        await self._sync_timer_tx(ruleset, game, new_state, acted=actor_id)
                     if len(new_state.players) != len(state.players):
                         await self._store.add_seats_tx(game.id, seat_ids(new_state))
                 public = is_public(ruleset, new_state, actor_id, action)

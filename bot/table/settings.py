@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import secrets
 import typing
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
@@ -143,8 +144,9 @@ def out_of_quiet(settings: TableSettings, moment: float) -> float:
 
 def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, turn_key: str,
               now: float) -> Timer:
-    """The reminder and deadline for a turn that starts now, after any pause and quiet hours."""
+    """The reminder and deadline for a wait that starts now (a turn begins, or the player just acted),
+    after any pause and quiet hours, with a token of its own."""
     start = max(now, settings.paused_until.get(player, 0.0))
     reminder = out_of_quiet(settings, start + settings.reminder_hours * HOUR)
     deadline = out_of_quiet(settings, start + settings.deadline_hours * HOUR) if settings.deadline_hours else None
-    return Timer(game_id, channel, player, turn_key, reminder, deadline)
+    return Timer(game_id, channel, player, turn_key, reminder, deadline, secrets.token_hex(8))
