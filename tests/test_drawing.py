@@ -107,3 +107,68 @@ async def test_a_worker_sends_back_errors_and_answers_it_cannot_carry(workers):
     with pytest.raises(RuntimeError, match="could not be sent back"):
         await workers.draw(_unsendable)
     assert await workers.draw(os.getpid) != os.getpid()   # the worker lives on
+
+
+# --- a worker that hangs instead of dying (issue 23, item 4) ------------------------------------------
+
+def _nap(seconds: float) -> int:
+    """Run in a worker: sleep, then say which process it was."""
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_a_stopped_render_process_costs_one_late_picture_drawn_here(monkeypatch, frames):
+    """SIGSTOP the only render process: the next picture still comes (on a thread, past the deadline),
+    the stopped process is killed, and a new one draws the pictures after it."""
+    import asyncio
+
+    monkeypatch.setattr(drawing, "PICTURE_SECONDS", 1.0)
+    pool = RenderProcesses(1)
+    try:
+        await pool.warm()
+        ruleset, view, last = frames[3]
+        stopped = await pool.draw(os.getpid)
+        os.kill(stopped, signal.SIGSTOP)
+        expected = images.render(ruleset, view, last, ())
+        assert await asyncio.wait_for(pool.draw(images.render, ruleset, view, last, ()), 60) == expected
+        assert _gone(stopped)
+        await pool.warm()
+        assert await pool.draw(os.getpid) not in (stopped, os.getpid())   # a new process again
+    finally:
+        pool.close()
+
+
+async def test_every_call_ends_within_its_deadline_though_every_worker_hangs():
+    """Two workers, both stopped, and five calls at once: each call ends (WorkerHung) by its deadline,
+    whether it took a stopped worker or waited for a free one; the workers are replaced and answer."""
+    import asyncio
+
+    from bot.table.workers import ProcessWorkers, WorkerHung
+
+    pool = ProcessWorkers(2, name="pitboss-test")
+    try:
+        await pool.warm()
+        for pid in pool.pids():
+            os.kill(pid, signal.SIGSTOP)
+        stopped = set(pool.pids())
+        calls = [pool.call(_nap, 0, deadline=1.0) for _ in range(5)]
+        ended = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 60)
+        assert all(isinstance(e, WorkerHung) for e in ended), ended
+        assert all(_gone(pid) for pid in stopped)
+        await pool.warm()
+        assert await pool.call(_nap, 0, deadline=30.0) not in stopped
+        with pytest.raises(WorkerHung):   # a job that runs past its deadline is cut off the same way
+            await pool.call(_nap, 30, deadline=1.0)
+        assert await pool.call(_nap, 0, deadline=30.0) not in stopped
+    finally:
+        pool.close()

@@ -82,3 +82,46 @@ async def test_a_dead_worker_refuses_one_job_and_changes_nothing(store, heavy_pr
     assert await store.latest_game("chan-1") == stored
     again = await service.execute("chan-1", HOST, parse("/game verify"))   # a new worker took over
     assert again.outcome == "shown" and await heavy_process.run(os.getpid) != pid
+
+
+async def test_a_stopped_worker_holds_no_channel_past_a_long_jobs_deadline(store, heavy_process, monkeypatch):
+    """Issue 23, item 4: a SIGSTOPped long-job worker hung /game verify in every channel, and /game status
+    behind it. Now each long job ends by its deadline (refused, nothing changed, or done by the worker
+    that replaced it), one past the queue's bound is refused at once, and each channel is free again."""
+    import asyncio
+
+    from bot.table import heavy
+
+    monkeypatch.setattr(heavy, "LONG_JOB_SECONDS", 1.0)
+    service = GameService(store, heavy=heavy_process)
+    channels = [f"chan-{i}" for i in range(6)]
+    for channel in channels:
+        await _finished_game(service, channel)
+    stored = {c: await store.latest_game(c) for c in channels}
+    pid = await heavy_process.run(os.getpid)
+    os.kill(pid, signal.SIGSTOP)
+    finished: list[str] = []
+
+    async def verify(channel: str):
+        reply = await service.execute(channel, HOST, parse("/game verify"))
+        finished.append(channel)
+        return reply
+
+    tasks = [asyncio.ensure_future(verify(c)) for c in channels[:5]]
+    for _ in range(3000):   # until the five are in: one runs (on the stopped worker), four wait
+        if heavy_process._pending == 5:
+            break
+        await asyncio.sleep(0.01)
+    over = await verify(channels[5])
+    assert over.outcome == "refused" and "busy" in over.text and finished == [channels[5]]   # at once
+    replies = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    for reply in replies:
+        assert reply.outcome == "refused" and "nothing was changed" in reply.text or \
+            "rebuilds the table exactly" in reply.text, reply.text
+    assert any("did not finish in time" in r.text for r in replies)
+    statuses = await asyncio.wait_for(asyncio.gather(
+        *(service.execute(c, GUEST, parse("/game status")) for c in channels)), 60)
+    assert all(s.outcome == "shown" for s in statuses)
+    assert {c: await store.latest_game(c) for c in channels} == stored
+    again = await service.execute("chan-0", HOST, parse("/game verify"))
+    assert "rebuilds the table exactly" in again.text and await heavy_process.run(os.getpid) != pid

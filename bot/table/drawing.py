@@ -22,13 +22,17 @@ from collections.abc import Callable
 from typing import Any
 
 import images
-from bot.table.workers import ProcessWorkers, WorkerDied
+from bot.table.workers import NoneWarm, ProcessWorkers, WorkerDied
 from images.registry import is_built_in
 from rules.registry import GAMES
 
 log = logging.getLogger("pitboss.drawing")
 
 ENV = "PITBOSS_RENDER_PROCESSES"
+# A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
+# answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
+# a channel waits at most this long plus one picture drawn here.
+PICTURE_SECONDS = 4.0
 # More threads than cores only adds switching (and each page in flight holds ~7 MB).
 THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
 
@@ -69,12 +73,16 @@ class RenderProcesses:
         await self._workers.warm()
 
     async def draw(self, job: Callable[..., Any], *args: Any) -> Any:
-        """`job(*args)` (images.render or images.render_sheets of a built-in game) on a worker."""
+        """`job(*args)` (images.render or images.render_sheets of a built-in game) on a worker, or on a
+        thread when none is warm yet, or none answers within PICTURE_SECONDS (it died, or hangs and is
+        replaced)."""
         try:
-            return await self._workers.call(job, *args)
-        except WorkerDied:
-            log.warning("a render process died; drawing this picture on a thread")
-            return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
+            return await self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True)
+        except NoneWarm:
+            pass   # starting (or starting again): the thread draws meanwhile
+        except WorkerDied as why:
+            log.warning("no render process drew this picture (%s); drawing it on a thread", why)
+        return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
 
     def pids(self) -> list[int]:
         """The render processes' ids."""

@@ -9,6 +9,8 @@ worker process alike. A thread still shares the GIL with the loop, and some step
 of milliseconds at a time (json of a whole log, a GIF's frames): issue 16 measured 40-75 ms stalls.
 A long-running bot therefore runs them in one warmed worker process (`HeavyWork(process=True)`),
 where nothing they do can hold the loop; one-shot commands keep the thread, which starts for free.
+In the process each job has a deadline grown with the log it handles: one that hangs past it is
+refused, its worker replaced, and the channel that asked is free again.
 """
 
 from __future__ import annotations
@@ -20,11 +22,22 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from bot.table.workers import ProcessWorkers, WorkerDied
+from bot.table.workers import ProcessWorkers, WorkerDied, WorkerHung
 from rules.errors import GameError
 
 MAX_WAITING = 4
 WORKER_NICENESS = 10   # added to the worker process's nice value: the bot's own process goes first
+# A long job's deadline, in a worker process: a base, and a share per action (or game) it handles. The
+# heaviest allowed (a 10,000-action re-play, ~1.5 s of a free core) takes up to ten times as long on a
+# busy machine, at nice +10; a worker that gives no answer by then hangs, and is killed and replaced.
+LONG_JOB_SECONDS = 5.0
+LONG_JOB_SECONDS_PER_ITEM = 0.003
+LONG_JOB_SECONDS_MOST = 90.0
+
+
+def long_job_deadline(items: int) -> float:
+    """How long a long job over `items` actions (or games) may take before its worker counts as hung."""
+    return min(LONG_JOB_SECONDS_MOST, LONG_JOB_SECONDS + items * LONG_JOB_SECONDS_PER_ITEM)
 
 
 class TooBusy(GameError):
@@ -65,16 +78,21 @@ class HeavyWork:
         if self._worker is not None:
             await self._worker.warm()
 
-    async def run(self, job: Callable[..., Any], *args: Any) -> Any:
-        """Run `job(*args)` on the worker; TooBusy when the queue is full. A worker process that died
-        (killed, out of memory) is replaced, and the job refused with TooBusy: nothing was changed."""
+    async def run(self, job: Callable[..., Any], *args: Any, items: int = 0) -> Any:
+        """Run `job(*args)` on the worker, a job over `items` actions (or games); TooBusy at once when
+        one job runs and MAX_WAITING wait. In a process, the job (its wait for the worker included)
+        has long_job_deadline(items): a worker that died (killed, out of memory) or hangs past it is
+        replaced, and the job refused with TooBusy: nothing was changed."""
         if self._pending > self._max_waiting:
             raise TooBusy()
         self._pending += 1
         try:
             if self._worker is None:
                 return await asyncio.get_running_loop().run_in_executor(self._thread, job, *args)
-            return await self._worker.call(job, *args)
+            return await self._worker.call(job, *args, deadline=long_job_deadline(items))
+        except WorkerHung:
+            raise TooBusy("That job did not finish in time on my side; nothing was changed. "
+                          "Please try again in a minute.") from None
         except WorkerDied:
             raise TooBusy("That job stopped half-way on my side; nothing was changed. Please try again.") from None
         finally:

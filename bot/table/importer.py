@@ -21,6 +21,7 @@ from rules.registry import get_ruleset, ruleset_ids
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).
 MAX_IMPORT_BYTES = 8_000_000
+IMPORT_BYTES_PER_ACTION = 60   # at least, in an export: how many actions a file of so many bytes may hold
 # A re-play re-runs every action. Selfplay's longest games (60 rounds, two cars) log about 950 actions;
 # ten times that keeps the heaviest re-play allowed to about a second and a half of one core.
 MAX_REPLAY_ACTIONS = 10_000

@@ -24,7 +24,7 @@ from bot.table.drawing import Drawing, RenderProcesses
 from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
 from bot.table.heavy import HEAVY, HeavyWork
 from bot.table.heavy_jobs import log_rows, seat_ids
-from bot.table.importer import MAX_REPLAY_ACTIONS, BadImport, ImportedLog
+from bot.table.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
 from bot.table.plans import PlannedTurns
 from bot.table.recent import RECENT_ACTIONS, RecentEvents
 from bot.table.refusals import NoGame, NotThisGame, StaleButton
@@ -287,14 +287,16 @@ class GameService(TableClock, PlannedTurns):
             return queries.game_log(ruleset, page, before)
         if command.name == "game export":
             records = await self._store.actions(game.id)
-            return await self._heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id)
+            return await self._heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
+                                         items=len(records))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
                                         await self._seen_count(ruleset, game, state, actor.id))
         if command.name == "game replay":
             game, records = await self._store.game_and_actions(game.id)
             try:
-                data = await self._heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records))
+                data = await self._heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
+                                             items=len(records))
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
             count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
@@ -399,7 +401,7 @@ class GameService(TableClock, PlannedTurns):
         """Continue an exported game here. A running game moves: the stored game, log and settings are
         copied and its old channel stops, so it never forks. A finished one, whose export reveals the
         seed, is re-played from the file as a new, finished record."""
-        log_ = await self._heavy.run(heavy_jobs.read_import, data)
+        log_ = await self._heavy.run(heavy_jobs.read_import, data, items=len(data) // IMPORT_BYTES_PER_ACTION)
         if log_.seed is None:
             return await self._move(channel, actor, log_, guild)
         return await self._replay_import(channel, log_, data, guild)
@@ -443,7 +445,8 @@ class GameService(TableClock, PlannedTurns):
         if log_.action_count > MAX_REPLAY_ACTIONS:
             raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
                             f"the limit is {MAX_REPLAY_ACTIONS}).")
-        first, final, entries, finished = await self._heavy.run(heavy_jobs.replay_import, data)
+        first, final, entries, finished = await self._heavy.run(heavy_jobs.replay_import, data,
+                                                                 items=log_.action_count)
         if not finished:
             raise BadImport(_ONLY_FINISHED)
         ruleset = log_.ruleset
@@ -620,7 +623,7 @@ class GameService(TableClock, PlannedTurns):
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         previous = ruleset.load_state(await self._heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
-                                                             log_rows(records[:-1])))
+                                                             log_rows(records[:-1]), items=len(records)))
         blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
@@ -731,7 +734,8 @@ class GameService(TableClock, PlannedTurns):
         read as of one moment, so a game being played elsewhere is checked as it stood). A snapshot
         written under an earlier schema is compared as it would be written today."""
         game, records = await self._store.game_and_actions(game.id)
-        return await self._heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records))
+        return await self._heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
+                                     items=len(records))
 
     async def _index_seats(self) -> None:
         """Record the seats of games stored before the seats index existed (once per database)."""
@@ -740,7 +744,7 @@ class GameService(TableClock, PlannedTurns):
             return
         after = 0
         while page := await self._store.active_games_after(after, 500):
-            seated = await self._heavy.run(heavy_jobs.seats_of, page)
+            seated = await self._heavy.run(heavy_jobs.seats_of, page, items=len(page))
             async with self._store.transaction():
                 for game_id, players in seated:
                     await self._store.add_seats_tx(game_id, players)

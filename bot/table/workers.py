@@ -10,11 +10,18 @@ back) never blocks the loop while a worker, perhaps at a lower priority, is slow
 Each worker is started with `spawn` (no forked event loop, database handle or thread), runs its warm-up
 once, then answers jobs (a picklable function and its arguments) one at a time. A job's exception
 comes back and is raised in the caller. A worker that dies is replaced; its job raises WorkerDied.
+
+Every exchange has a deadline its caller fits to the work (a picture, a whole log). A worker that
+hangs instead of dying (stopped, wedged) gives no answer by then: it is killed and replaced, and the
+job raises WorkerHung, so no caller (nor the channel lock it holds) waits past its deadline. Only a
+warmed worker takes jobs: a new one joins the idle workers once it says it is ready, and one that
+is not ready within WARM_SECONDS is replaced in turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import pickle
@@ -29,8 +36,19 @@ log = logging.getLogger("pitboss.workers")
 _READY = "ready"
 
 
+WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
+
+
 class WorkerDied(Exception):
     """The worker process ended (killed, out of memory) before it answered."""
+
+
+class WorkerHung(WorkerDied):
+    """No worker answered within the exchange's deadline: the one that hung was killed and replaced."""
+
+
+class NoneWarm(WorkerDied):
+    """No worker is warm yet (all are starting), and the caller would rather not wait."""
 
 
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
@@ -71,14 +89,26 @@ class _Worker:
             self._streams = await asyncio.open_connection(sock=self.sock)
         return self._streams
 
-    def stop(self) -> None:
+    def _close_socket(self) -> None:
         if self._streams is not None:
             self._streams[1].close()
         else:
             self.sock.close()
+
+    def stop(self) -> None:
+        """End the worker: its socket closes and it exits (killed if it does not within 0.5 s)."""
+        self._close_socket()
         self.process.join(timeout=0.5)
         if self.process.is_alive():
             self.process.kill()
+            self.process.join(timeout=1.0)
+
+    def kill(self) -> None:
+        """End a worker that may be hung (stopped, wedged): killed at once, whatever it was doing."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=1.0)
+        self._close_socket()
 
 
 async def _send(writer: asyncio.StreamWriter, message: Any) -> None:
@@ -99,61 +129,112 @@ async def _receive(reader: asyncio.StreamReader) -> Any:
 class ProcessWorkers:
     """`count` worker processes, each warmed by `warm` (a picklable function) before its first job."""
 
-    def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker"):
+    def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
+                 warm_seconds: float = WARM_SECONDS):
         self.count = count
         self._warm = warm
+        self._warm_seconds = warm_seconds
         self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count)]
         self._idle: asyncio.LifoQueue | None = None
+        self._became_ready: asyncio.Event | None = None
+        self._starting: set[asyncio.Task] = set()
+        self._failed_starts = 0
+        self._busy = 0   # workers out on a job
 
     def _queue(self) -> asyncio.LifoQueue:
         if self._idle is None:   # made on first use, inside the loop that will use it
             # the worker that finished last goes first: when few jobs come, one worker does them all
             # and its caches (word masks, sprites) stay warm; under load every worker is busy anyway
             self._idle = asyncio.LifoQueue()
+            self._became_ready = asyncio.Event()
             for worker in self._workers:
-                self._idle.put_nowait(worker)
+                self._await_ready(worker)
         return self._idle
 
-    async def warm(self) -> None:
-        """Wait until every worker has warmed up."""
-        taken = [await self._queue().get() for _ in range(self.count)]
-        try:
-            for worker in taken:
-                if not worker.ready:
-                    await self._answer(worker)
-        finally:
-            for worker in taken:
-                self._queue().put_nowait(worker)
+    def _await_ready(self, worker: _Worker, pause: float = 0.0) -> None:
+        """Let `worker` join the idle ones once it says it is ready (after `pause`, for a replacement of
+        one that would not start)."""
+        task = asyncio.ensure_future(self._ready(worker, pause))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
 
-    async def call(self, job: Callable[..., Any], *args: Any) -> Any:
-        """`job(*args)` on the next idle worker; its exception is raised here. WorkerDied when the
-        worker died meanwhile (it is replaced). A caller that gives up does not stop the exchange: the
-        worker's answer is still read before it takes another job."""
-        worker = await self._queue().get()
+    async def _ready(self, worker: _Worker, pause: float) -> None:
+        if pause:
+            await asyncio.sleep(pause)
+        try:
+            await asyncio.wait_for(self._answer(worker), self._warm_seconds)
+        except (TimeoutError, WorkerDied):
+            self._failed_starts += 1
+            log.warning("worker process %s did not start within %.0f s; starting another",
+                        worker.process.name, self._warm_seconds)
+            self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
+            return
+        self._failed_starts = 0
+        self._queue().put_nowait(worker)
+        self._became_ready.set()
+
+    async def warm(self) -> None:
+        """Wait until every worker has warmed up (at most WARM_SECONDS for each start)."""
+        self._queue()
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self._warm_seconds
+        while not all(worker.ready for worker in self._workers) and loop.time() < end:
+            self._became_ready.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._became_ready.wait(), end - loop.time())
+
+    async def call(self, job: Callable[..., Any], *args: Any, deadline: float, only_warm: bool = False) -> Any:
+        """`job(*args)` on the next idle worker, within `deadline` seconds in all (the wait for a worker
+        included); its exception is raised here. WorkerDied when the worker died meanwhile, WorkerHung
+        when no worker was free or the one taken gave no answer in time (it is killed): either way it
+        is replaced, and nothing of the job's result is used. `only_warm`: NoneWarm at once rather
+        than wait while no worker is warm yet (the caller has another way, as a picture its thread)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + deadline
+        idle = self._queue()
+        if only_warm and idle.empty() and not self._busy:
+            raise NoneWarm("no worker is warm yet")
+        try:
+            worker = await asyncio.wait_for(idle.get(), deadline)
+        except TimeoutError:
+            raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
+        self._busy += 1
         exchange = asyncio.ensure_future(self._exchange(worker, job, args))
         exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
-        ok, value = await asyncio.shield(exchange)
+        try:
+            # shielded: a caller that gives up (cancelled) does not stop the exchange, whose answer
+            # is still read before the worker takes another job
+            ok, value = await asyncio.wait_for(asyncio.shield(exchange), max(0.0, end - loop.time()))
+        except TimeoutError:
+            log.warning("worker process %s gave no answer within %.1f s; killing it", worker.process.name, deadline)
+            worker.kill()   # the exchange then ends as WorkerDied and replaces it
+            raise WorkerHung(f"{worker.process.name} gave no answer within {deadline:.1f} s") from None
         if not ok:
             raise value
         return value
 
     async def _exchange(self, worker: _Worker, job: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
         try:
-            if not worker.ready:
-                await self._answer(worker)
             try:
                 await _send((await worker.streams())[1], (job, args))
             except (ConnectionError, OSError) as exc:   # the socket broke under us
                 raise WorkerDied(str(exc)) from None
-            return await self._answer(worker)
+            answer = await self._answer(worker)
         except WorkerDied:
             log.warning("worker process %s died; starting a new one", worker.process.name)
-            worker.stop()
-            dead, worker = worker, _Worker(self._warm, worker.process.name)
-            self._workers = [worker if w is dead else w for w in self._workers]
+            self._replace(worker)
             raise
         finally:
-            self._queue().put_nowait(worker)
+            self._busy -= 1
+        self._queue().put_nowait(worker)
+        return answer
+
+    def _replace(self, dead: _Worker, pause: float = 0.0) -> None:
+        """A new worker in a dead (or killed) one's place; it takes jobs once it is warm."""
+        dead.kill()
+        worker = _Worker(self._warm, dead.process.name)
+        self._workers = [worker if w is dead else w for w in self._workers]
+        self._await_ready(worker, pause)
 
     async def _answer(self, worker: _Worker) -> Any:
         """The worker's next message, read as it arrives (the loop runs on meanwhile)."""
@@ -171,5 +252,7 @@ class ProcessWorkers:
 
     def close(self) -> None:
         """Stop every worker (a job in flight is abandoned)."""
+        for task in list(self._starting):
+            task.cancel()
         for worker in self._workers:
             worker.stop()

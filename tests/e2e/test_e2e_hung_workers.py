@@ -1,0 +1,110 @@
+"""End to end: the bot's worker processes stopped (SIGSTOP), not killed (issue 23, item 4).
+
+With every render process and the long-job process stopped, every command in every channel is still
+answered within seconds: a move posts its map (drawn on a thread), `/game log` and `/game status` come
+back, `/game verify` is answered or refused with "nothing was changed"; the stopped processes are
+killed and replaced, play goes on at full speed, nothing is lost, and `pitboss verify` is clean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+from tests.conftest import run_pitboss
+from tests.e2e.fake_discord import FakeChannel, snowflake
+from tests.e2e.test_e2e_discord import assert_public_map, lobby_of_two, next_player, slash
+
+ANSWERED_WITHIN = 45.0   # seconds, every command: the deadlines are 4 s a picture and 5 s a short long job
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The bot's worker processes (spawned multiprocessing children, not its resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and "spawn_main" in command and "resource_tracker" not in command:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_stopped_workers_freeze_no_channel_and_lose_nothing(fake, start_bot, record_latency):
+    garage = FakeChannel("garage", snowflake(), 0, fake.guild_id)
+    fake.channels["garage"] = garage
+    bot = start_bot(env={"PITBOSS_RENDER_PROCESSES": "2"})
+    channels = ("channel", "thread", "garage")
+    movers, turns = {}, {}
+    for seed, channel in enumerate(channels, start=3):
+        await lobby_of_two(fake, record_latency, channel, seed=seed)
+        turns[channel] = assert_public_map(await slash(fake, "alice", channel, "game start"), record_latency)
+        movers[channel] = next_player(turns[channel])
+    for _ in range(300):   # the three workers (two render, one long-job) are up
+        stopped = worker_pids(bot.proc.pid)
+        if len(stopped) == 3:
+            break
+        await asyncio.sleep(0.1)
+    assert len(stopped) == 3, stopped
+    try:
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        began = time.monotonic()
+        sent = []
+        for channel in channels:
+            sent.append((channel, "speed", await fake.send_slash(movers[channel], channel, "speed", {"value": "2"})))
+            for command in ("game log", "game status", "game verify"):
+                sent.append((channel, command, await fake.send_slash("carol", channel, command)))
+        answers = await asyncio.gather(*(fake.responses(i, timeout=ANSWERED_WITHIN) for _c, _n, i in sent))
+        took = time.monotonic() - began
+        record_latency("every command with every worker stopped: the last answer", took)
+        for (channel, command, _id), exchange in zip(sent, answers):
+            if command == "speed":   # the turn's message, edited with the new map
+                assert exchange.callback is not None and exchange.original_deleted, exchange.describe()
+                turn = fake.message(turns[channel].message_id)
+                assert "set speed 0 -> 2" in turn["content"] and turn["attachments"], turn
+                continue
+            assert exchange.callback is not None and exchange.followups, (channel, command, exchange.describe())
+            said = " ".join(f.content for f in exchange.followups)
+            if command == "game verify":
+                assert "rebuilds the table exactly" in said or "nothing was changed" in said, said
+            else:
+                assert "Sorry" not in said, said
+        assert not any(alive(pid) for pid in stopped)   # killed (and reaped), not left stopped
+        for _ in range(300):
+            fresh = worker_pids(bot.proc.pid)
+            if len(fresh) == 3:
+                break
+            await asyncio.sleep(0.1)
+        assert len(fresh) == 3 and not set(fresh) & set(stopped), (fresh, stopped)
+        for channel in channels:   # full speed again, on the new workers
+            moved = assert_public_map(await slash(fake, movers[channel], channel, "move", maneuver="normal"),
+                                      record_latency)
+            assert f"{movers[channel]}: normal" in moved.content
+            verified = await slash(fake, "carol", channel, "game verify")
+            assert "rebuilds the table exactly" in verified.followups[-1].content
+        log = bot.log_text()
+        assert "gave no answer within" in log and "Traceback" not in log, bot.log_tail()
+    finally:
+        for pid in stopped:   # never leave a stopped process behind, whatever failed
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    bot.stop()
+    checked = run_pitboss("verify", "--db", str(bot.db), cwd=bot.workdir)
+    assert checked.returncode == 0 and "3 games checked, 0 mismatches" in checked.stdout, checked.stdout
