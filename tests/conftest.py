@@ -155,3 +155,12 @@ def stored_state(ruleset, db: str, channel: str = "c"):
         (text,) = conn.execute("SELECT state FROM games WHERE channel = ? ORDER BY id DESC", (channel,)).fetchone()
     return ruleset.load_state(text)
 
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process has this id any more (killed and reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False

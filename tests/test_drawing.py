@@ -16,6 +16,7 @@ from bot.table.replies import Actor
 from bot.table.service import GameService
 from images.registry import is_built_in
 from rules.speedway.data import arena_ids
+from tests.conftest import process_gone
 from tests.render_frames import game_frames
 
 
@@ -119,14 +120,6 @@ def _nap(seconds: float) -> int:
     return os.getpid()
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 async def test_a_stopped_render_process_costs_one_late_picture_drawn_here(monkeypatch, frames):
     """SIGSTOP the only render process: the next picture still comes (on a thread, past the deadline),
     the stopped process is killed, and a new one draws the pictures after it."""
@@ -141,7 +134,7 @@ async def test_a_stopped_render_process_costs_one_late_picture_drawn_here(monkey
         os.kill(stopped, signal.SIGSTOP)
         expected = images.render(ruleset, view, last, ())
         assert await asyncio.wait_for(pool.draw(images.render, ruleset, view, last, ()), 60) == expected
-        assert _gone(stopped)
+        assert process_gone(stopped)
         await pool.warm()
         assert await pool.draw(os.getpid) not in (stopped, os.getpid())   # a new process again
     finally:
@@ -164,7 +157,7 @@ async def test_every_call_ends_within_its_deadline_though_every_worker_hangs():
         calls = [pool.call(_nap, 0, deadline=1.0) for _ in range(5)]
         ended = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 60)
         assert all(isinstance(e, WorkerHung) for e in ended), ended
-        assert all(_gone(pid) for pid in stopped)
+        assert all(process_gone(pid) for pid in stopped)
         await pool.warm()
         assert await pool.call(_nap, 0, deadline=30.0) not in stopped
         with pytest.raises(WorkerHung):   # a job that runs past its deadline is cut off the same way

@@ -14,7 +14,7 @@ import signal
 import time
 from pathlib import Path
 
-from tests.conftest import run_pitboss
+from tests.conftest import process_gone, run_pitboss
 from tests.e2e.fake_discord import FakeChannel, snowflake
 from tests.e2e.test_e2e_discord import assert_public_map, lobby_of_two, next_player, slash
 
@@ -36,14 +36,6 @@ def worker_pids(parent: int) -> list[int]:
         if ppid == parent and "spawn_main" in command and "resource_tracker" not in command:
             found.append(int(entry.name))
     return sorted(found)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def test_stopped_workers_freeze_no_channel_and_lose_nothing(fake, start_bot, record_latency):
@@ -86,7 +78,7 @@ async def test_stopped_workers_freeze_no_channel_and_lose_nothing(fake, start_bo
                 assert "rebuilds the table exactly" in said or "nothing was changed" in said, said
             else:
                 assert "Sorry" not in said, said
-        assert not any(alive(pid) for pid in stopped)   # killed (and reaped), not left stopped
+        assert all(process_gone(pid) for pid in stopped)   # killed (and reaped), not left stopped
         for _ in range(300):
             fresh = worker_pids(bot.proc.pid)
             if len(fresh) == 3:
@@ -103,7 +95,7 @@ async def test_stopped_workers_freeze_no_channel_and_lose_nothing(fake, start_bo
         assert "gave no answer within" in log and "Traceback" not in log, bot.log_tail()
     finally:
         for pid in stopped:   # never leave a stopped process behind, whatever failed
-            if alive(pid):
+            if not process_gone(pid):
                 os.kill(pid, signal.SIGKILL)
     bot.stop()
     checked = run_pitboss("verify", "--db", str(bot.db), cwd=bot.workdir)

@@ -45,7 +45,7 @@ BUTTON_LIMIT = 25  # five rows of five
 BUTTON_LABEL_LIMIT = 80
 
 TICK_SECONDS = 0.5
-REMINDER_TIMEOUT = 60.0  # a bound, not an expectation: normally a tick or two (0.5 s each), far longer on a loaded machine
+REMINDER_TIMEOUT = 60.0  # a bound, not an expectation: a tick or two (0.5 s each), longer on a loaded machine
 QUIET_TICKS = 6
 
 
