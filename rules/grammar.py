@@ -27,6 +27,9 @@ class CommandSpec:
     description: str
     options: tuple[OptionSpec, ...] = ()
     query: bool = False  # only reads the game: answered privately, never logged
+    # Options that make the answer private from the first moment (a seated GM's private ruling): given
+    # any of them, the command is acknowledged privately, so the channel never sees it was used.
+    private_with: tuple[str, ...] = ()
 
     @property
     def path(self) -> tuple[str, ...]:

@@ -164,10 +164,11 @@ class PitbossBehaviour:
         return True
 
     @staticmethod
-    async def acknowledge(interaction: discord.Interaction, *, thinking: bool) -> bool:
-        """Defer the response; False when Discord refuses, and then nothing may be carried out."""
+    async def acknowledge(interaction: discord.Interaction, *, thinking: bool, private: bool = False) -> bool:
+        """Defer the response (`private`: seen by the user alone, from the first moment); False when
+        Discord refuses, and then nothing may be carried out."""
         try:
-            await interaction.response.defer(thinking=thinking)
+            await interaction.response.defer(thinking=thinking, ephemeral=private)
             return True
         except discord.NotFound:  # 10062: Discord gave up on this interaction; nothing was changed
             log.warning("interaction %s expired before it could be acknowledged", interaction.id)
@@ -176,8 +177,10 @@ class PitbossBehaviour:
         return False
 
     async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
-        """Defer, execute through the service, present the reply."""
-        if not await self.acknowledge(interaction, thinking=True):
+        """Defer (privately, when the command's options make its answer private), execute through the
+        service, present the reply."""
+        private = any(raw.get(option) is not None for option in BY_NAME[name].private_with)
+        if not await self.acknowledge(interaction, thinking=True, private=private):
             return
         try:
             values = {k: v for k, v in raw.items() if v is not None}
@@ -188,11 +191,16 @@ class PitbossBehaviour:
                     values[key] = await value.read()
             command = coerce(BY_NAME[name], values)
         except CommandSyntaxError as exc:
-            await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=True)
+            await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=not private)
             return
         reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command,
                                            guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
-        await self.present(interaction, reply, from_button=False)
+        if private and not reply.ephemeral:
+            # Answered in the channel after all: the private placeholder takes a word, and the public
+            # answer follows as a message of its own (a private deferral cannot turn public).
+            await send_private(interaction, Reply("shown", "Done: the channel's message shows it.", ephemeral=True),
+                               deferred_public=False)
+        await self.present(interaction, reply, from_button=private)
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""

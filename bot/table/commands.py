@@ -107,7 +107,7 @@ def _either(first: str, other: str) -> str:
 
 
 def _merged(spec: CommandSpec, extra: tuple[OptionSpec, ...], description: str | None = None,
-            between_games: bool = False) -> CommandSpec:
+            between_games: bool = False, private_with: tuple[str, ...] = ()) -> CommandSpec:
     """`spec` with `extra` options added; an option both declare becomes one that fits either. An
     option only one game has is optional on Discord: the other game's players never give it (each
     game's own declaration still requires it, in `for_game`)."""
@@ -121,7 +121,8 @@ def _merged(spec: CommandSpec, extra: tuple[OptionSpec, ...], description: str |
     if len(options) > MAX_DISCORD_OPTIONS:
         raise ValueError(f"/{spec.name} would have {len(options)} options; Discord takes {MAX_DISCORD_OPTIONS}")
     ordered = sorted(options.values(), key=lambda o: not o.required)  # Discord wants required ones first
-    return CommandSpec(spec.name, description or spec.description, tuple(ordered), spec.query)
+    private = spec.private_with + tuple(p for p in private_with if p not in spec.private_with)
+    return CommandSpec(spec.name, description or spec.description, tuple(ordered), spec.query, private)
 
 
 def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
@@ -139,7 +140,8 @@ def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
                 first = by_name[spec.name]
                 if spec.query != first.query:
                     raise ValueError(f"/{spec.name} is a query in one game and an action in another")
-                spec = _merged(first, spec.options, _either(first.description, spec.description), between_games=True)
+                spec = _merged(first, spec.options, _either(first.description, spec.description), between_games=True,
+                               private_with=spec.private_with)
             by_name[spec.name] = spec
     return tuple(by_name.values())
 

@@ -58,7 +58,7 @@ GRAMMAR = Grammar(
             OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
             OptionSpec("racer", "str", "The racer a reward goes to"),
             OptionSpec("reward", "str", "An off-track reward for a show off, in words"),
-        )),
+        ), private_with=("change", "condition")),
         CommandSpec("custom", "Race: your group's own vehicles, racers or track, from a TOML or JSON file (host)", (
             OptionSpec("file", "file", "[vehicles.ID], [racers.ID] or [track] tables, as in the game's data files",
                        required=True),

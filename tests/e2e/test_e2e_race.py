@@ -68,3 +68,28 @@ async def test_a_race_is_played_through_private_menus_and_no_dc_is_public(fake, 
     shown = public_text(fake, "channel")
     assert "Minefield" in shown and "Piloting against" in shown and "DC" not in shown
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_gms_private_ruling_leaves_no_trace_in_the_channel(fake, bot, record_latency):
+    """Issue 23, item 7: `/gm change` answered in the channel with an empty line. It is acknowledged
+    privately from the first moment (nobody else sees "thinking…" or who used a command), answered to
+    the GM alone, and the channel's messages are not touched; the reveal that follows is public."""
+    assert_public_map(await slash(fake, "carol", "channel", "game new", ruleset="race", gm="yes", tuning=0, seed=4),
+                      record_latency, title="Race")
+    for name in ("alice", "bob"):
+        assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),
+                          record_latency, title="Race")
+    assert_public_map(await slash(fake, "carol", "channel", "game start"), record_latency, title="Race")
+    before = fake.channel_messages("channel", viewer="alice")
+    for options in ({"change": 3}, {"condition": "fog", "altitude": 3}):
+        ruled = await slash(fake, "carol", "channel", "gm", **options)
+        assert ruled.callback.body == {"type": 5, "data": {"flags": 64}}, ruled.describe()   # private at once
+        assert [f.ephemeral for f in ruled.followups] == [True] and "Only you see this" in ruled.followups[0].content
+        assert not [r for r in ruled.requests if r.kind.startswith("channel_")], ruled.describe()
+    assert fake.channel_messages("channel", viewer="alice") == before       # not a word, not an edit
+    refused = await slash(fake, "alice", "channel", "gm", change=2)         # a racer is refused privately too
+    assert refused.callback.body == {"type": 5, "data": {"flags": 64}} and refused.followups[0].ephemeral
+    revealed = assert_public_map(await slash(fake, "carol", "channel", "gm", reveal="yes"), record_latency,
+                                 title="Race")
+    assert "DC" not in revealed.content and "fog below 3 m" in revealed.content   # conditions: public at the reveal
+    assert_nothing_unexpected(fake, bot)
