@@ -39,6 +39,13 @@ class TableClock:
             if force or player == acted or player not in current or current[player].turn_key != key:
                 await self._store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key, self._clock()))
 
+    async def _restart_timer_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str) -> None:
+        """The clock of a player who just acted and is still waited on in the same turn starts again (one
+        write; the other players' clocks run on)."""
+        settings = TableSettings.from_json(game.settings)
+        await self._store.set_timer_tx(timer_for(settings, game.id, game.channel, player, ruleset.turn_key(state),
+                                                 self._clock()))
+
     async def _settings(self, channel: str, actor: Actor, options: dict) -> Reply:
         """Show the table settings, or change them (the host or a server admin)."""
         async with self._write():

@@ -384,8 +384,10 @@ class GameService(TableClock, PlannedTurns):
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._snapshots.remember(ruleset, snapshot, new_state)
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
-                    if before != after or actor_id in after[0]:   # a new turn, or the player's clock restarts
+                    if before != after:
                         await self._sync_timer_tx(ruleset, game, new_state, acted=actor_id)
+                    elif actor_id in after[0] and not ruleset.is_computer(new_state, actor_id):
+                        await self._restart_timer_tx(ruleset, game, new_state, actor_id)   # they acted: anew
                     if len(new_state.players) != len(state.players):
                         await self._store.add_seats_tx(game.id, seat_ids(new_state))
                 public = is_public(ruleset, new_state, actor_id, action)
