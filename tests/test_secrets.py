@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
@@ -268,6 +268,9 @@ RULINGS = st.lists(st.sampled_from(["/gm change:3", "/gm change:-2", "/gm change
 
 
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 40), rulings_a=RULINGS, rulings_b=RULINGS)
+@example(seed=1, steps=0, rulings_a=["/gm condition:darkness"], rulings_b=[])   # the picture showed it early
+@example(seed=2, steps=0, rulings_a=["/gm change:3", "/gm change:-2"], rulings_b=["/gm change:11"])
+@example(seed=3, steps=9, rulings_a=["/gm change:3", "/undo", "/gm condition:fog altitude:3"], rulings_b=[])
 @EXAMPLES
 def test_a_gms_private_rulings_look_the_same_to_racers_however_many_and_whatever_they_are(seed, steps, rulings_a,
                                                                                          rulings_b):

@@ -65,12 +65,13 @@ def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
     ruleset = get_ruleset(ruleset_id)
     records = _records(rows)
     states, events = zip(*_steps(ruleset, game, records))
-    # the GIF is posted to the channel: an action it may not learn of tells nothing in any caption
+    # The GIF is posted to the channel: an action the channel may not learn of is left out, as if it had
+    # not been taken (its effects show once a public action makes them public).
     public = {s.record.seq for s in seen_log(ruleset, states[-1], records, None)}
-    records = [dataclasses.replace(record, events=dumps([encode_tagged(e) for e in happened]
-                                                        if record.seq in public else []))
-               for record, happened in zip(records, events[1:])]
-    return render_replay(ruleset_id, turn_frames(ruleset, game.host, list(states), records))[0]
+    kept = [(dataclasses.replace(record, events=dumps([encode_tagged(e) for e in happened])), state)
+            for record, happened, state in zip(records, events[1:], states[1:]) if record.seq in public]
+    frames = turn_frames(ruleset, game.host, [states[0]] + [state for _, state in kept], [r for r, _ in kept])
+    return render_replay(ruleset_id, frames)[0]
 
 
 def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str):

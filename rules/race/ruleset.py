@@ -188,10 +188,18 @@ def _action_choices(state: RaceState, racer) -> tuple[LegalAction, ...]:
 
 def view(state: RaceState, viewer: str | None) -> RaceState:
     """What `viewer` may see: the GM's DC changes only by the GM, a boost trap only by whoever's Perception
-    saw it, no dice seed."""
+    saw it, no dice seed. While a seated GM readies the next section, its conditions (which the GM may
+    be changing) are the GM's until the reveal tells them."""
     racers = tuple(r if r.owner == viewer else replace(r, sees_traps=()) for r in state.racers)
-    changes = state.dc_changes if viewer is not None and viewer == state.gm else ()
-    return replace(state, racers=racers, dc_changes=changes, dice=DiceState(0, state.dice.counter), hidden=True)
+    gm = viewer is not None and viewer == state.gm
+    changes = state.dc_changes if gm else ()
+    track = state.custom_track
+    if state.phase == Phase.GM and not gm:
+        sections = tuple(replace(s, conditions=()) if n == state.section else s
+                         for n, s in enumerate(state.the_track.sections))
+        track = replace(state.the_track, sections=sections)
+    return replace(state, racers=racers, dc_changes=changes, custom_track=track, dice=DiceState(0, state.dice.counter),
+                   hidden=True)
 
 
 def describe(state: RaceState) -> str:
