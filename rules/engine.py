@@ -104,7 +104,7 @@ class Secrets:
     withheld: its export reveals the dice seed, and with it everything.
 
     `withheld(state, log, viewer)` gives, by action number, the actions of `log` the viewer may not read
-    (a face-down counter, the group's own track with its DCs), each with the words that stand in its
+    (a face-down counter, a file whose numbers only the GM may know), each with the words that stand in its
     place: the viewer still sees that it was taken, and by whom. `unseen(state, logged, viewer)` is
     True for an action the viewer may not even learn was taken (a seated GM's private ruling): it is
     left out of what they see altogether, and their count of actions skips it."""

@@ -28,11 +28,12 @@ from rules.errors import GameError
 MAX_WAITING = 4
 WORKER_NICENESS = 10   # added to the worker process's nice value: the bot's own process goes first
 # A long job's deadline, in a worker process: a base, and a share per action (or game) it handles. The
-# heaviest allowed (a 10,000-action re-play, ~1.5 s of a free core) takes up to ten times as long on a
-# busy machine, at nice +10; a worker that gives no answer by then hangs, and is killed and replaced.
+# heaviest allowed (the GIF of a 10,000-action log, ~2.2 s of a free core) took 35 s and more with
+# two busy processes a core, the worker being at nice +10; a worker that gives no answer by its
+# deadline hangs, and is killed and replaced.
 LONG_JOB_SECONDS = 5.0
-LONG_JOB_SECONDS_PER_ITEM = 0.003
-LONG_JOB_SECONDS_MOST = 90.0
+LONG_JOB_SECONDS_PER_ITEM = 0.01
+LONG_JOB_SECONDS_MOST = 180.0
 
 
 def long_job_deadline(items: int) -> float:

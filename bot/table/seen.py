@@ -1,7 +1,7 @@
 """What a viewer may see of a game's log: the one judgement every output of the log goes through.
 
-A running game's log may hold actions only some may read (a face-down counter, the group's own track
-with its DCs) and actions some may not learn were taken at all (a seated GM's private ruling); the game
+A running game's log may hold actions only some may read (a face-down counter, a file whose numbers
+only the GM may know) and actions some may not learn were taken at all (a seated GM's private ruling); the game
 says which (rules.engine.Secrets), by what each action is. The export, `/game log`, the verification
 and replay replies, and the pictures' captions, trails and alt text all read the log through here, so
 no output shows a viewer more than another, and none counts an action the viewer may not know of.
