@@ -7,6 +7,8 @@ both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself 
 from __future__ import annotations
 
 import compileall
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -27,10 +29,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test reads the SQLite file directly")
+    config.addinivalue_line("markers", "slow: the slow tier (a process per command, the bot against the fake "
+                                       "Discord, PostgreSQL); `-m 'not slow'` runs the fast tier")
     # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
     # here) each would compile every module again. Byte-compile once, as an installed package would be.
     for package in ("bot", "rules", "images"):
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+E2E = ROOT / "tests" / "e2e"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The slow tier, besides tests marked by hand: every end-to-end test, and every test's PostgreSQL run."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if E2E in Path(item.fspath).parents or params.get("db_backend") == "postgres":
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -67,10 +82,12 @@ _DATABASES = iter(range(1, 1_000_000))
 
 
 @pytest.fixture
-def db_path(tmp_path: Path, db_backend: str, request) -> str:
-    """Where the test's database lives: a SQLite file, or the URL of a new PostgreSQL database."""
+def db_path(tmp_path: Path, db_backend: str, request):
+    """Where the test's database lives: a SQLite file, or the URL of a new PostgreSQL database, dropped
+    after the test (a server left holding hundreds of them took ~50 s to stop and delete)."""
     if db_backend == "sqlite":
-        return str(tmp_path / "pitboss.db")
+        yield str(tmp_path / "pitboss.db")
+        return
     import asyncio
 
     import asyncpg
@@ -78,15 +95,16 @@ def db_path(tmp_path: Path, db_backend: str, request) -> str:
     server = request.getfixturevalue("postgres_url")
     name = f"pitboss_test_{os.getpid()}_{next(_DATABASES)}"
 
-    async def create() -> None:
+    async def run(statement: str) -> None:
         conn = await asyncpg.connect(server)
         try:
-            await conn.execute(f"CREATE DATABASE {name}")
+            await conn.execute(statement)
         finally:
             await conn.close()
 
-    asyncio.run(create())
-    return server.rsplit("/", 1)[0] + "/" + name
+    asyncio.run(run(f"CREATE DATABASE {name}"))
+    yield server.rsplit("/", 1)[0] + "/" + name
+    asyncio.run(run(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 @pytest.fixture
@@ -137,11 +155,33 @@ def run_pitboss(*args: str, cwd: Path | None = None, stdin: str | None = None,
                            capture_output=True, text=True, env=full_env, timeout=120)
 
 
+def run_cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    """Run the pitboss command line through its own entry point in this process, as `run_pitboss` does
+    in a fresh one (its arguments, output and exit status), without the ~1.4 s an interpreter costs.
+    Whole games played one command at a time use this; a process per command is tested on its own."""
+    from bot.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin_of(stdin):
+        status = main(list(args))
+    return subprocess.CompletedProcess(["pitboss", *args], status, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin_of(text: str):
+    saved, sys.stdin = sys.stdin, io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
 def exec_in(db: str, cwd: Path, channel: str = "c"):
-    """A function running one command in `channel` of `db` through `pitboss exec`, as `user` would: its
-    own process each time; it asserts the command was taken and returns what it printed."""
+    """A function running one command in `channel` of `db` through `pitboss exec`'s entry point, as
+    `user` would (each call a fresh service and store, as a new process has); it asserts the command
+    was taken and returns what it printed."""
     def run(user: str, line: str) -> str:
-        result = run_pitboss("exec", "--db", db, "--channel", channel, "--user", user, line, cwd=cwd)
+        result = run_cli("exec", "--db", db, "--channel", channel, "--user", user, line, cwd=cwd)
         assert result.returncode == 0, (line, result.stdout, result.stderr)
         return result.stdout
     return run

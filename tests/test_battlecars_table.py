@@ -1,5 +1,5 @@
 """Battlecars at the table (issue 14): the secret speed counter never reaches anything public before the
-reveal, a whole game played through `pitboss exec` one process per command, and the other games
+reveal, a whole game played through `pitboss exec` one command at a time, and the other games
 playing on beside it."""
 
 from __future__ import annotations
@@ -136,8 +136,9 @@ BATTLECARS = (("erin", "/game new ruleset:battlecars seed:7 board:town"), ("erin
 
 
 @pytest.mark.parametrize(("alice", "bob"), [("bike1", "hauler"), ("rammer", "tank")])
-def test_a_whole_game_through_exec_one_process_per_command(tmp_path, alice, bob):
-    """Two humans, each command its own `pitboss exec` process; each picks its first legal action (a
+def test_a_whole_game_through_exec_one_command_at_a_time(tmp_path, alice, bob):
+    """Two humans, each command through `pitboss exec`'s entry point (a fresh service and store each
+    time; tests/test_cli.py starts a process per command); each picks its first legal action (a
     speed, a step, a shot, a drop) as a player reading the choices would. The game ends (a win, or a
     draw at its 3-turn cap) and `pitboss verify` replays it exactly. Between them the two games seat
     every vehicle type: a bike and a truck, a car and a tank."""

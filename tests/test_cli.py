@@ -6,21 +6,27 @@ import os
 import re
 from pathlib import Path
 
-from tests.conftest import run_pitboss
+import pytest
+
+from tests.conftest import run_cli, run_pitboss
+
+pytestmark = pytest.mark.slow  # the command line, a process per command
 
 BACKENDS = ("sqlite", "postgres")  # tests here that take db_path run on both (tests/conftest.py)
 
 
 class Exec:
-    """`pitboss exec` against one database, one process per call."""
+    """`pitboss exec` against one database: one process per call, or (`processes=False`) its entry point
+    called here, as fresh each call but for the interpreter."""
 
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, processes: bool = True):
         self.db = str(tmp_path / "game.db")
         self.out = str(tmp_path / "maps")
         self.cwd = tmp_path
+        self.runner = run_pitboss if processes else run_cli
 
     def __call__(self, user: str, *command: str, channel: str = "42"):
-        return run_pitboss("exec", "--db", self.db, "--channel", channel, "--user", user,
+        return self.runner("exec", "--db", self.db, "--channel", channel, "--user", user,
                            "--out", self.out, *command, cwd=self.cwd)
 
 
@@ -174,7 +180,7 @@ TRACK_CARD = re.compile(r"(?<![\w:])(?:10|[2-9AJQK])[SHDC](?!\w)")
 def test_a_track_game_through_exec_keeps_hands_private(tmp_path):
     """Each player asks for their hand privately, picks the first play it lists and plays it publicly;
     no public output ever names a card that a player still holds and nobody has played."""
-    run = Exec(tmp_path)
+    run = Exec(tmp_path, processes=False)
     assert run("alice", "/game new ruleset:track seed:11").returncode == 0
     assert run("alice", "/game join").returncode == 0 and run("bob", "/game join").returncode == 0
     started = run("alice", "/game start")

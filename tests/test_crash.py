@@ -11,9 +11,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from bot.storage.store import Store
 from bot.table.service import GameService
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow  # processes SIGKILLed at random moments
 
 BACKENDS = ("sqlite", "postgres")  # the whole test runs on both (tests/conftest.py)
 KILLS = 12

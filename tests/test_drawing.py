@@ -19,6 +19,8 @@ from rules.speedway.data import arena_ids
 from tests.conftest import process_gone
 from tests.render_frames import game_frames
 
+pytestmark = pytest.mark.slow  # render worker processes
+
 
 @pytest.fixture(scope="module")
 def frames():

@@ -9,6 +9,8 @@ import pytest
 from rules.speedway import data
 from tests.conftest import ROOT, run_pitboss
 
+pytestmark = pytest.mark.slow  # the example scripts through the command line
+
 README = (ROOT / "README.md").read_text()
 
 

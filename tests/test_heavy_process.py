@@ -14,6 +14,8 @@ from bot.table.heavy import HeavyWork
 from bot.table.replies import Actor
 from bot.table.service import GameService
 
+pytestmark = pytest.mark.slow  # long jobs in worker processes
+
 HOST, GUEST = Actor("alice", "alice"), Actor("bob", "bob")
 
 

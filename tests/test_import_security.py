@@ -194,6 +194,7 @@ async def test_parallel_moves_never_fork_a_game(service, store):
         data = await export(service, running[0])
 
 
+@pytest.mark.slow
 async def test_two_processes_moving_one_game_never_fork_it(service, store, db_path, tmp_path):
     await track_game(service)
     path = tmp_path / "export.json"

@@ -4,6 +4,8 @@ every waiting player served (buttons, pings, timers, computers, the deadline aut
 
 from __future__ import annotations
 
+import pytest
+
 from bot.table.commands import Command, lookup, parse
 from bot.table.replies import Actor
 from bot.table.service import GameService
@@ -107,6 +109,7 @@ async def test_another_games_options_are_refused_at_each_table(service, store):
     assert missing.outcome == "refused" and "direction" in missing.text
 
 
+@pytest.mark.slow
 def test_the_toy_plays_from_the_command_line(tmp_path):
     db = str(tmp_path / "toy.db")
     for user, line in (("alice", "/game new ruleset:toy"), ("alice", "/game join"), ("bob", "/game join"),

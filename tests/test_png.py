@@ -111,6 +111,7 @@ print(hashlib.sha256(b"".join(render(ruleset, view, last) for ruleset, view, las
 """
 
 
+@pytest.mark.slow
 def test_the_same_states_give_the_same_bytes_in_two_processes():
     """Two fresh interpreters (each with its own hash seed, palette cache and font cache) draw the
     same states of every game to the same bytes, and so does this process."""

@@ -1,4 +1,4 @@
-"""The race at the table (issue 15): a whole race through `pitboss exec`, one process per command; the DCs
+"""The race at the table (issue 15): a whole race through `pitboss exec`, one command at a time; the DCs
 never reaching a public output; the seated game master's turn; the targeted racer answering for
 itself; and the picture keeping one landscape size all race."""
 
@@ -76,7 +76,7 @@ before = [{ kind = "boost", dc = 5, speed = 50 }]
 
 def exec_race(tmp_path, setup: list[tuple[str, str]], gm: str | None = None) -> RaceState:
     """Set a race up on the group's own short track, then let each waited-on player (the GM too) take
-    the first choice offered, each command its own `pitboss exec` process; check `pitboss verify`."""
+    the first choice offered, each command through `pitboss exec`'s entry point; check `pitboss verify`."""
     db = str(tmp_path / "race.db")
     (tmp_path / "short.toml").write_text(SHORT_TRACK)
 
@@ -103,7 +103,7 @@ def exec_race(tmp_path, setup: list[tuple[str, str]], gm: str | None = None) -> 
 
 
 def test_a_whole_race_through_exec_three_humans_and_the_bot_as_gm(tmp_path):
-    """Three human racers, each command its own `pitboss exec` process, each taking the first choice
+    """Three human racers, each command through `pitboss exec`, each taking the first choice
     offered; the race finishes and `pitboss verify` replays it exactly."""
     final = exec_race(tmp_path, [("alice", "/game new ruleset:race tuning:0 seed:5"),
                                  ("alice", "/game join pilot:veteran vehicle:podracer"),
@@ -497,6 +497,7 @@ async def test_a_finished_race_exports_with_its_seed_and_imports_elsewhere_as_th
     assert there.order == here.order and there.winner == here.winner and RULESET.is_finished(there)
 
 
+@pytest.mark.slow
 async def test_the_other_three_games_play_exactly_as_alone_beside_a_race_at_the_same_time(service):
     """Issues 14 and 15: Speedway, Track and Battlecars, their commands interleaved on one loop with a
     race's in a fourth channel, give the same replies and final snapshots as each played alone."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
+
 from bot.storage.store import Store
 from bot.table.commands import parse
 from bot.table.replies import Actor
@@ -176,6 +178,7 @@ async def test_a_finished_game_has_no_timer(db_path):
     await store.close()
 
 
+@pytest.mark.slow
 async def test_several_processes_ticking_at_once_send_each_due_reminder_once(db_path, tmp_path):
     """Four `pitboss tick` processes on one database at the same moment: the claims never overlap."""
     import asyncio
@@ -309,6 +312,7 @@ async def test_another_players_action_leaves_a_simultaneous_deadline_claimed(db_
         await store.close()
 
 
+@pytest.mark.slow
 async def test_a_claim_in_another_process_is_stale_once_the_player_acts(db_path, tmp_path):
     """The same across two real processes: a scheduler process claims, the player acts here, then the
     scheduler sends nothing. Without the action it plays the turn (the test can fail)."""

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,8 @@ from bot.table.replies import Actor, Reply
 from bot.table.service import GameService
 from rules.codec import encode_state
 from rules.registry import get_ruleset, ruleset_ids
+
+pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
 LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games")
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

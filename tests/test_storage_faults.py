@@ -166,6 +166,7 @@ async def _make_read_only(db_path: str) -> None:
     os.chmod(Path(db_path).parent, 0o555)
 
 
+@pytest.mark.slow
 async def test_verify_backup_and_status_work_on_a_read_only_database(db_path, tmp_path):
     if not db_path.startswith("postgresql://"):
         db_path = str(tmp_path / "ro" / "pitboss.db")
@@ -217,6 +218,7 @@ def test_masked_and_split_password():
     assert split_password("postgresql://u@h/x") == ("postgresql://u@h/x", None)
 
 
+@pytest.mark.slow
 async def test_pg_dump_gets_the_password_in_its_environment_not_its_command_line(postgres_url, tmp_path,
                                                                                  monkeypatch):
     """A real backup as a role that must give its password (scram-sha-256, not the test server's trust)."""
@@ -263,6 +265,7 @@ async def test_pg_dump_gets_the_password_in_its_environment_not_its_command_line
         await admin.close()
 
 
+@pytest.mark.slow
 async def test_play_banner_and_errors_never_show_the_password(postgres_url, tmp_path):
     import asyncpg
 

@@ -136,6 +136,7 @@ async def test_compare_and_swap_rejects_a_stale_version(table, store):
     assert len(await store.actions(stale.id)) == 1
 
 
+@pytest.mark.slow
 async def test_database_reopened_by_a_new_process_continues(table, store, db_path, tmp_path):
     await start_two_player_game(table)
     player = await active_player(store)
@@ -159,6 +160,7 @@ def _parallel(db_path, cwd, commands):
     return [(p.wait(timeout=120), p.stdout.read() + p.stderr.read()) for p in procs]
 
 
+@pytest.mark.slow
 async def test_parallel_processes_lose_no_update(table, store, db_path, tmp_path):
     await table("host", "/game new ruleset:speedway seed:5")
     await store.close()
@@ -218,6 +220,7 @@ async def test_a_database_written_by_a_newer_pitboss_is_refused_at_open(table, s
     assert await snapshot_counts(store) == before
 
 
+@pytest.mark.slow
 @pytest.mark.sqlite_only
 def test_every_command_refuses_a_newer_database_in_one_line(db_path, tmp_path):
     connection = sqlite3.connect(db_path)

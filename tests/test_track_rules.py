@@ -612,6 +612,7 @@ def test_computer_players_finish_games():
     assert TRACK.computer.choose(table(), A) is None
 
 
+@pytest.mark.slow
 def test_random_playout_fuzz_finishes_and_replays_exactly():
     rng = random.Random(2026)
     for game in range(200):

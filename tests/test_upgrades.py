@@ -51,6 +51,7 @@ async def test_every_stored_game_verifies_and_the_running_ones_play_on(old_datab
         await store.close()
 
 
+@pytest.mark.slow
 def test_pitboss_verify_passes_on_an_old_database(old_database, tmp_path):
     result = run_pitboss("verify", "--db", old_database, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
