@@ -237,7 +237,7 @@ def test_images_never_import_bot():
 
 
 def test_every_player_colour_is_distinct_and_indexes_wrap():
-    from images.speedway.style import CAR_COLOURS, car_colour
+    from images.palette import CAR_COLOURS, car_colour
 
     assert len(set(CAR_COLOURS)) == 6
     assert car_colour(6) == car_colour(0)
@@ -248,7 +248,7 @@ def test_a_players_second_car_wears_the_owners_colour_with_a_stripe():
     and chip bars; the other players keep their own colours."""
     from images.speedway.counters import counter_sprite
     from images.speedway.livery import liveried, pattern
-    from images.speedway.style import car_colour
+    from images.palette import car_colour
 
     state = running(3)
     second = replace(state.cars[1], owner="p0", name="alice-2")          # alice's second car, seat 1
@@ -578,7 +578,7 @@ def test_the_six_car_colours_stay_apart_for_colour_blind_players():
     import itertools
     import math
 
-    from images.speedway.style import CAR_COLOURS
+    from images.palette import CAR_COLOURS
 
     def closest(colours) -> float:
         return min(math.dist(_lab(a), _lab(b)) for a, b in itertools.combinations(colours, 2))
@@ -620,7 +620,7 @@ def test_status_chips_from_the_cache_are_the_pixels_drawn_in_place():
     for view in views:
         for width, height, columns in ((330, 408, 1), (947, 200, 3), (500, 300, 2), (963, 290, 3)):
             cached = status.render_status(view, width, height, columns, 947)
-            in_place = Image.new("RGB", (width, height), status.style.PAPER)
+            in_place = Image.new("RGB", (width, height), status.palette.PAPER)
             draw = ImageDraw.Draw(in_place)
             for car, box in zip(view.cars, status.chip_boxes(len(view.cars), width, height, columns)):
                 status.draw_chip(draw, status.chip_face(view, car), box, status.smallest_text(947))

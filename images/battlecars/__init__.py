@@ -12,12 +12,12 @@ import math
 
 from PIL import Image, ImageDraw
 
+from images import palette as colours
 from images.battlecars.mats import render_mats
 from images.captions import Captioner
 from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
-from images.speedway import style as colours
 from rules.battlecars import data, scenery
 from rules.battlecars.events import DiceRolled, Drifted, VehicleMoved, WeaponFired
 from rules.battlecars.grid import DIRECTIONS, parse_label

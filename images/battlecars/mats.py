@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from images import palette as colours
 from images.draw import draw_text, ellipsize, ink_on, style_colours, to_png
 from images.fonts import font
-from images.speedway import style as colours
 from rules.battlecars import data
 from rules.battlecars.speed import dial
 from rules.battlecars.state import REVERSE, THREE_POINT, BattlecarsState, Vehicle, speed_label

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from images import palette as colours
 from images.captions import Captioner
 from images.draw import draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
-from images.speedway import style as colours
 from rules.race import checks, data, flow
 from rules.race.state import Phase, RaceState
 

@@ -7,10 +7,11 @@ from functools import cache
 
 from PIL import Image
 
+from images import palette
 from images.captions import Captioner
 from images.draw import build_palette, style_colours, to_png
+from images.palette import PAPER
 from images.registry import Renderer
-from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import HEADER, colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags, keep_clear, prebuild_counters
@@ -18,7 +19,6 @@ from images.speedway.last_turn import last_shot
 from images.speedway.livery import liveried
 from images.speedway.sheets import render_panel
 from images.speedway.status import band_height, render_status
-from images.speedway.style import PAPER
 from images.speedway.trails import draw_crashes, draw_trails
 from rules.speedway import data
 from rules.speedway.actions import Join, Start
@@ -26,7 +26,7 @@ from rules.speedway.combat import find_target
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
 
-KEY_COLOURS = style_colours(style)
+KEY_COLOURS = style_colours(palette)
 WIDE_MAP = 800      # maps at least this wide carry the chips under them; narrower ones beside them
 SIDEBAR = 330       # the chips' column beside a narrow map
 SHEETS_WIDTH = 1000  # the car sheets picture
@@ -101,7 +101,7 @@ def palette_for(arena: str):
     colour the arena has room for, just placed), so a picture's bytes depend on its state alone."""
     state = SPEEDWAY.setup({"arena": arena}, 0, "p0")
     designs = list(data.car_designs())
-    for seat in range(min(len(style.CAR_COLOURS), len(data.arena(arena).starts))):
+    for seat in range(min(len(palette.CAR_COLOURS), len(data.arena(arena).starts))):
         state = SPEEDWAY.apply(state, f"p{seat}", Join(f"Player {seat + 1}", designs[seat % len(designs)]))[0]
     state = SPEEDWAY.apply(state, "p0", Start())[0]
     return build_palette(render_image(state), KEY_COLOURS)

@@ -7,6 +7,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import draw_text
 from images.fonts import font
 from images.hexmap import SQRT3, HexLayout
@@ -37,16 +38,16 @@ def frame(arena_id: str) -> MapFrame:
 def _bricks(draw: ImageDraw.ImageDraw, width: int, height: int) -> None:
     course, brick = 14, 34
     for row, y in enumerate(range(0, height, course)):
-        draw.line([(0, y), (width, y)], fill=style.BRICK, width=2)
+        draw.line([(0, y), (width, y)], fill=palette.BRICK, width=2)
         for x in range((row % 2) * brick // 2, width, brick):
-            draw.line([(x, y), (x, y + course)], fill=style.BRICK, width=2)
+            draw.line([(x, y), (x, y + course)], fill=palette.BRICK, width=2)
 
 
 def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> None:
     bold = font(24, bold=True)
 
     def put(xy, text):
-        draw_text(draw, xy, text, bold, style.WALL_TEXT, "mm", stroke_width=3, stroke_fill=style.WALL)
+        draw_text(draw, xy, text, bold, palette.WALL_TEXT, "mm", stroke_width=3, stroke_fill=palette.WALL)
 
     ends = ((0, style.MAP_END / 2), (arena.rows - 1, mf.height - style.MAP_END / 2))
     for col in range(arena.columns):
@@ -65,17 +66,17 @@ def base_layer(arena_id: str) -> Image.Image:
     """The arena with nothing on it; copy before drawing on it."""
     arena = data.arena(arena_id)
     mf = frame(arena_id)
-    image = Image.new("RGB", (mf.width, mf.height), style.WALL)
+    image = Image.new("RGB", (mf.width, mf.height), palette.WALL)
     draw = ImageDraw.Draw(image)
     _bricks(draw, mf.width, mf.height)
     small = font(10)
     open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
     for h in open_hexes:
-        draw.polygon(mf.layout.corners(h), fill=style.FIELD, outline=style.GRID, width=2)
-        draw_text(draw, mf.layout.center(h), label(h), small, style.HEX_LABEL, "mm")
+        draw.polygon(mf.layout.corners(h), fill=palette.FIELD, outline=palette.GRID, width=2)
+        draw_text(draw, mf.layout.center(h), label(h), small, palette.HEX_LABEL, "mm")
     for h in open_hexes:
         for direction, delta in enumerate(DIRECTIONS):
             if not arena.is_open(add(h, delta)):
-                draw.line(mf.layout.edge(h, direction), fill=style.INK, width=5)
+                draw.line(mf.layout.edge(h, direction), fill=palette.INK, width=5)
     _edge_labels(draw, arena, mf)
     return image

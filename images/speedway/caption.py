@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.speedway import style
@@ -46,7 +47,7 @@ def name_of(state: SpeedwayState, ident: str | None) -> str:
 def colour_of(state: SpeedwayState, ident: str | None):
     """The colour of a car, or of a player's first car; None when neither is known."""
     car = next((c for c in state.cars if c.id == ident), None) or next(iter(state.cars_of(ident or "")), None)
-    return style.car_colour(car.colour) if car else None
+    return palette.car_colour(car.colour) if car else None
 
 
 def _title(state: SpeedwayState) -> str:
@@ -69,10 +70,10 @@ def _banner(state: SpeedwayState) -> tuple[str, tuple[int, int, int]] | None:
     if state.phase != SpeedwayPhase.FINISHED:
         return None
     if state.winner:
-        return f"{name_of(state, state.winner)} WINS", colour_of(state, state.winner) or style.GOOD
+        return f"{name_of(state, state.winner)} WINS", colour_of(state, state.winner) or palette.GOOD
     if state.ended_by:
-        return f"Ended by {state.ended_by}", style.CROSSED
-    return "Draw", style.CROSSED
+        return f"Ended by {state.ended_by}", palette.CROSSED
+    return "Draw", palette.CROSSED
 
 
 def _prompts(state: SpeedwayState) -> list[tuple[str, str | None]]:
@@ -93,21 +94,21 @@ def _die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, kind: str, co
     ordinary black d6 with white pips."""
     box = (x, y, x + DIE, y + DIE)
     if kind == "d6" and face in PIPS:
-        draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
+        draw.rounded_rectangle(box, radius=9, fill=palette.INK, outline=colour or palette.INK, width=3)
         third, pip = DIE * 0.27, DIE * 0.105
         cx, cy = x + DIE / 2, y + DIE / 2
         for px, py in PIPS[face]:
             draw.ellipse((cx + px * third - pip, cy + py * third - pip, cx + px * third + pip,
-                          cy + py * third + pip), fill=style.PAPER)
+                          cy + py * third + pip), fill=palette.PAPER)
         return
     if kind == "d6":   # a face with no pips to show: a black die with the number
-        draw.rounded_rectangle(box, radius=9, fill=style.INK, outline=colour or style.INK, width=3)
-        draw_text(draw, (x + DIE / 2, y + DIE / 2 - 1), str(face), font(22, bold=True), style.PAPER, "mm")
+        draw.rounded_rectangle(box, radius=9, fill=palette.INK, outline=colour or palette.INK, width=3)
+        draw_text(draw, (x + DIE / 2, y + DIE / 2 - 1), str(face), font(22, bold=True), palette.PAPER, "mm")
         return
-    draw.rounded_rectangle(box, radius=8, fill=style.PAPER, outline=style.INK, width=3)
+    draw.rounded_rectangle(box, radius=8, fill=palette.PAPER, outline=palette.INK, width=3)
     if colour:
         draw.rectangle((x + 3, y + DIE - 8, x + DIE - 3, y + DIE - 4), fill=colour)
-    draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(22, bold=True), style.INK, "mm")
+    draw_text(draw, (x + DIE / 2, y + DIE / 2 - 2), str(face), font(22, bold=True), palette.INK, "mm")
 
 
 def strip_words(roll: DiceRolled) -> tuple[str, str, str]:
@@ -123,42 +124,42 @@ def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: 
     body, bold = font(NEWS), font(NEWS, bold=True)
     cy = y + DIE / 2
     roller = car_in(state, roll.car_id, roll.car)
-    colour = style.car_colour(roller.colour) if roller else None
+    colour = palette.car_colour(roller.colour) if roller else None
     lead, sums, verdict = strip_words(roll)
     lead_font = fit_font(lead, NEWS, width * 0.45)
-    draw_text(draw, (x, cy), lead, lead_font, style.INK, "lm")
+    draw_text(draw, (x, cy), lead, lead_font, palette.INK, "lm")
     x += lead_font.getlength(lead) + 12
     for face in roll.faces:
         _die(draw, x, y, face, roll.dice, colour)
         x += DIE + 6
-    draw_text(draw, (x + 6, cy), sums, body, style.INK, "lm")
+    draw_text(draw, (x + 6, cy), sums, body, palette.INK, "lm")
     x += 6 + body.getlength(sums)
-    draw_text(draw, (x, cy), verdict, bold, style.GOOD if roll.success else style.BAD, "lm")
+    draw_text(draw, (x, cy), verdict, bold, palette.GOOD if roll.success else palette.BAD, "lm")
 
 
 def _draw_banner(draw: ImageDraw.ImageDraw, text: str, fill, x: float, y: float, width: float) -> None:
-    draw.rounded_rectangle((x, y, x + width, y + TITLE), radius=10, fill=fill, outline=style.INK, width=3)
+    draw.rounded_rectangle((x, y, x + width, y + TITLE), radius=10, fill=fill, outline=palette.INK, width=3)
     big = fit_font(text, 32, width - 40, bold=True, minimum=20)
     text = ellipsize(text, big, width - 40)
     ink = ink_on(fill)
     draw_text(draw, (x + width / 2, y + TITLE / 2 + 1), text, big, ink, "mm",
-              stroke_width=2 if ink == style.PAPER else 0, stroke_fill=style.INK)
+              stroke_width=2 if ink == palette.PAPER else 0, stroke_fill=palette.INK)
 
 
 def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: float, width: float) -> None:
     """A line saying who must decide what, highlighted, with a swatch in their colour."""
-    draw.rounded_rectangle((x, y + 1, x + width, y + LINE - 1), radius=6, fill=style.HIGHLIGHT)
-    draw.rounded_rectangle((x + 5, y + 6, x + 23, y + LINE - 6), radius=4, fill=colour or style.INK,
-                           outline=style.INK, width=2)
+    draw.rounded_rectangle((x, y + 1, x + width, y + LINE - 1), radius=6, fill=palette.HIGHLIGHT)
+    draw.rounded_rectangle((x + 5, y + 6, x + 23, y + LINE - 6), radius=4, fill=colour or palette.INK,
+                           outline=palette.INK, width=2)
     bold = fit_font(text, NEWS, width - 40, bold=True, minimum=16)
-    draw_text(draw, (x + 32, y + LINE / 2), ellipsize(text, bold, width - 40), bold, style.INK, "lm")
+    draw_text(draw, (x + 32, y + LINE / 2), ellipsize(text, bold, width - 40), bold, palette.INK, "lm")
 
 
 def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.Image:
     """The header strip, `width` wide and always HEADER high: the round and whose turn (or the result),
     who must decide what, what `last` (the last action's events) did, and its dice."""
     inner = width - 2 * style.PAD
-    image = Image.new("RGB", (width, HEADER), style.PAPER)
+    image = Image.new("RGB", (width, HEADER), palette.PAPER)
     draw = ImageDraw.Draw(image)
     x, y = style.PAD, 16
     banner = _banner(state)
@@ -168,12 +169,12 @@ def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.
         active = next((c for c in state.cars if c.id == state.active_car), None)
         if active and state.phase in RUNNING:
             draw.rounded_rectangle((x, y + 4, x + 26, y + TITLE - 4), radius=6,
-                                   fill=style.car_colour(active.colour), outline=style.INK, width=2)
+                                   fill=palette.car_colour(active.colour), outline=palette.INK, width=2)
             x += 36
         title = _title(state)
         title_font = fit_font(title, 30, width - x - style.PAD, bold=True, minimum=18)
         draw_text(draw, (x, y + TITLE / 2), ellipsize(title, title_font, width - x - style.PAD), title_font,
-                  style.INK, "lm")
+                  palette.INK, "lm")
     y += TITLE + 8
     prompts = _prompts(state)[:NEWS_LINES]
     for text, ident in prompts:
@@ -182,7 +183,7 @@ def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.
     body = font(NEWS)
     said = describe_events(last)
     for line in wrap(said, body, inner, NEWS_LINES - len(prompts)) if said and len(prompts) < NEWS_LINES else []:
-        draw_text(draw, (style.PAD, y + LINE / 2), line, body, style.INK, "lm")
+        draw_text(draw, (style.PAD, y + LINE / 2), line, body, palette.INK, "lm")
         y += LINE
     roll = last_roll(last)
     if roll:

@@ -9,6 +9,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import draw_text, smooth_band, smooth_sprite, star
 from images.fonts import font
 from images.hexmap import HexLayout
@@ -44,25 +45,25 @@ def _paint_mine(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float, own
     """A sea mine: a dark disc with eight knobbed spikes, a white halo, the layer's colour as its light."""
     angles = [math.pi * k / 4 + math.pi / 8 for k in range(8)]
     spikes = [(math.cos(a), math.sin(a)) for a in angles]
-    for halo, colour in ((2.2 * scale, style.PAPER), (0.0, style.MINE)):
+    for halo, colour in ((2.2 * scale, palette.PAPER), (0.0, palette.MINE)):
         for ca, sa in spikes:
             draw.line([(c, c), (c + 0.66 * r * ca, c + 0.66 * r * sa)], fill=colour,
                       width=round(0.17 * r + 2 * halo))
             _circle(draw, (c + 0.68 * r * ca, c + 0.68 * r * sa), 0.13 * r + halo, fill=colour)
         _circle(draw, (c, c), 0.46 * r + halo, fill=colour)
     _circle(draw, (c - 0.14 * r, c - 0.16 * r), 0.12 * r, fill=(120, 120, 128))   # a glint
-    _circle(draw, (c, c), 0.2 * r, fill=owner, outline=style.PAPER, width=round(1.8 * scale))
+    _circle(draw, (c, c), 0.2 * r, fill=owner, outline=palette.PAPER, width=round(1.8 * scale))
 
 
 def _paint_oil(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
     """An oil slick: a glossy black-purple splotch with a purple sheen and a white highlight."""
     shape = _blob((c, c), 0.74 * r, ((0.12, 3, 0.4), (0.08, 5, 1.9), (0.05, 7, 0.7)))
-    draw.polygon(shape, fill=style.OIL, outline=style.PAPER, width=round(1.6 * scale))
+    draw.polygon(shape, fill=palette.OIL, outline=palette.PAPER, width=round(1.6 * scale))
     for dx, dy, rr in ((0.78, -0.42, 0.1), (-0.7, 0.56, 0.08)):   # drips
-        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=style.OIL, outline=style.PAPER,
+        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=palette.OIL, outline=palette.PAPER,
                 width=round(1.2 * scale))
     glint = (c - 0.42 * r, c - 0.42 * r, c + 0.34 * r, c + 0.34 * r)
-    draw.arc(glint, 150, 300, fill=style.OIL_SHEEN, width=round(0.2 * r))
+    draw.arc(glint, 150, 300, fill=palette.OIL_SHEEN, width=round(0.2 * r))
     draw.arc(glint, 200, 255, fill=(255, 255, 255), width=round(0.09 * r))
 
 
@@ -71,9 +72,9 @@ def _paint_smoke(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) ->
     puffs = ((0.0, 0.08, 0.4), (-0.44, 0.22, 0.34), (0.44, 0.24, 0.34), (0.04, -0.36, 0.38),
              (-0.04, 0.46, 0.3))
     for dx, dy, rr in puffs:
-        _circle(draw, (c + dx * r, c + dy * r), rr * r + 1.8 * scale, fill=style.SMOKE_RIM + (235,))
+        _circle(draw, (c + dx * r, c + dy * r), rr * r + 1.8 * scale, fill=palette.SMOKE_RIM + (235,))
     for dx, dy, rr in puffs:
-        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=style.SMOKE + (255,))
+        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=palette.SMOKE + (255,))
     for dx, dy, rr in puffs[1:4]:   # a lighter curl on each upper puff gives the cloud some volume
         x, y = c + dx * r, c + dy * r
         draw.arc((x - 0.7 * rr * r, y - 0.7 * rr * r, x + 0.7 * rr * r, y + 0.7 * rr * r), 190, 290,
@@ -83,10 +84,10 @@ def _paint_smoke(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) ->
 def _paint_water(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
     """A puddle: a pale blue pool with a dark blue rim and two white ripples."""
     shape = _blob((c, c), 0.78 * r, ((0.07, 2, 0.3), (0.05, 4, 1.1)))
-    draw.polygon(shape, fill=style.WATER, outline=style.WATER_RIM, width=round(2.2 * scale))
+    draw.polygon(shape, fill=palette.WATER, outline=palette.WATER_RIM, width=round(2.2 * scale))
     for rr in (0.28, 0.5):
         box = (c - rr * r, c - 0.6 * rr * r, c + rr * r, c + 0.6 * rr * r)
-        draw.arc(box, 200, 340, fill=style.PAPER, width=round(2.4 * scale))
+        draw.arc(box, 200, 340, fill=palette.PAPER, width=round(2.4 * scale))
 
 
 def _paint_debris(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
@@ -96,15 +97,15 @@ def _paint_debris(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -
     for dx, dy, size, turn in shards:
         x, y, s = c + dx * r, c + dy * r, size * r
         points = [(x + s * math.cos(turn + k * 2.2), y + s * 0.8 * math.sin(turn + k * 2.2)) for k in range(3)]
-        draw.polygon(points, fill=style.DEBRIS, outline=style.DEBRIS_DARK, width=round(1.8 * scale))
+        draw.polygon(points, fill=palette.DEBRIS, outline=palette.DEBRIS_DARK, width=round(1.8 * scale))
 
 
 def _paint_paint(draw: ImageDraw.ImageDraw, c: float, r: float, scale: float) -> None:
     """Wet paint: a bright lime splat with spatter."""
     shape = _blob((c, c), 0.6 * r, ((0.22, 7, 0.5), (0.1, 11, 1.7)))
-    draw.polygon(shape, fill=style.PAINT, outline=style.PAINT_RIM, width=round(2 * scale))
+    draw.polygon(shape, fill=palette.PAINT, outline=palette.PAINT_RIM, width=round(2 * scale))
     for dx, dy, rr in ((0.78, -0.3, 0.1), (-0.62, 0.6, 0.09), (0.2, 0.84, 0.07), (-0.8, -0.42, 0.07)):
-        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=style.PAINT, outline=style.PAINT_RIM,
+        _circle(draw, (c + dx * r, c + dy * r), rr * r, fill=palette.PAINT, outline=palette.PAINT_RIM,
                 width=round(1.2 * scale))
 
 
@@ -115,7 +116,7 @@ _PAINTERS = {"oil": _paint_oil, "smoke": _paint_smoke, "water": _paint_water, "d
 @cache
 def hazard_sprite(kind: str, owner_colour: int, size: int) -> Image.Image:
     """A hazard counter of `kind` at `size` percent of a hex, centred in a one-hex square sprite."""
-    owner = style.car_colour(owner_colour)
+    owner = palette.car_colour(owner_colour)
 
     def paint(draw: ImageDraw.ImageDraw, scale: float) -> None:
         c = HAZARD_SPRITE * scale / 2
@@ -161,7 +162,7 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
     hit or a 'miss' mark; returns boxes along it and around its end so name tags keep clear."""
     if shot is None:
         return []
-    colour = style.car_colour(shot.firer.colour)
+    colour = palette.car_colour(shot.firer.colour)
     a, b = layout.center(shot.from_hex), layout.center(shot.to_hex)
     length = math.dist(a, b)
     ux, uy = ((b[0] - a[0]) / length, (b[1] - a[1]) / length) if length else (1.0, 0.0)
@@ -176,13 +177,13 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
         p, q = to_px(start), to_px(b)
         if shot.hit:
-            draw.line([p, q], fill=style.INK, width=round(11 * scale))
+            draw.line([p, q], fill=palette.INK, width=round(11 * scale))
             draw.line([p, q], fill=colour, width=round(6 * scale))
             turn = math.atan2(uy, ux)
-            draw.polygon(star(q, burst * scale, 0.55 * burst * scale, 10, turn), fill=style.FLAME_CORE,
-                         outline=style.INK, width=round(3 * scale))
+            draw.polygon(star(q, burst * scale, 0.55 * burst * scale, 10, turn), fill=palette.FLAME_CORE,
+                         outline=palette.INK, width=round(3 * scale))
             draw.polygon(star(q, 0.58 * burst * scale, 0.34 * burst * scale, 10, turn + 0.3), fill=colour,
-                         outline=style.INK, width=round(2 * scale))
+                         outline=palette.INK, width=round(2 * scale))
             return
         end = (b[0] - ux * miss_w / 2, b[1] - uy * miss_w / 2) if length > miss_w else b
         e = to_px(end)
@@ -190,7 +191,7 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
         pos, dash, gap, inset = 0.0, 14 * scale, 8 * scale, 2 * scale
         while pos < span:
             stop = min(pos + dash, span)
-            draw.line([_along(p, e, pos), _along(p, e, stop)], fill=style.INK, width=round(9 * scale))
+            draw.line([_along(p, e, pos), _along(p, e, stop)], fill=palette.INK, width=round(9 * scale))
             if stop - pos > 2 * inset:   # the coloured dash sits inside its dark outline, ends included
                 draw.line([_along(p, e, pos + inset), _along(p, e, stop - inset)], fill=colour,
                           width=round(5 * scale))
@@ -198,8 +199,8 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
         x, y = q
         w, h = miss_w * scale, miss_h * scale
         draw.rounded_rectangle((x - w / 2, y - h / 2, x + w / 2, y + h / 2), radius=7 * scale,
-                               fill=style.PAPER, outline=style.INK, width=round(2.5 * scale))
-        draw_text(draw, (x, y + scale), "MISS", font(round(17 * scale), bold=True), style.INK, "mm")
+                               fill=palette.PAPER, outline=palette.INK, width=round(2.5 * scale))
+        draw_text(draw, (x, y + scale), "MISS", font(round(17 * scale), bold=True), palette.INK, "mm")
     smooth_band(image, start, b, pad, paint)
     r = burst if shot.hit else miss_w / 2
     marks = [(b[0] - r, b[1] - r, b[0] + r, b[1] + r)]

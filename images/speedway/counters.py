@@ -8,6 +8,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import arrow, chip, dashed_polygon, draw_text, ellipsize, mix, smooth_sprite
 from images.fonts import font
 from images.hexmap import SQRT3, HexLayout, unit
@@ -64,9 +65,9 @@ def paint_flame(draw: ImageDraw.ImageDraw, centre: tuple[float, float], size: fl
     """A flame mark about `size` tall, centred on `centre`: orange with a yellow core, outlined in ink."""
     w, h = 0.3 * size, 0.7 * size
     x, y = centre[0], centre[1] + (h - w) / 2
-    draw.polygon(_teardrop(x, y, w, h, 0.12 * size), fill=style.FLAME, outline=style.INK,
+    draw.polygon(_teardrop(x, y, w, h, 0.12 * size), fill=palette.FLAME, outline=palette.INK,
                  width=max(1, round(0.07 * size)))
-    draw.polygon(_teardrop(x, y + 0.4 * w, 0.55 * w, 0.55 * h, 0.05 * size), fill=style.FLAME_CORE)
+    draw.polygon(_teardrop(x, y + 0.4 * w, 0.55 * w, 0.55 * h, 0.05 * size), fill=palette.FLAME_CORE)
 
 
 @cache
@@ -74,14 +75,14 @@ def counter_sprite(colour: int, facing: int, active: bool, in_control: bool, out
                    fire: int = 0) -> Image.Image:
     """The counter of a car, centred in a square sprite, its chevron pointing along `facing`; a wreck is
     greyed and crossed out, a burning car wears a flame badge."""
-    fill = style.wreck_colour(colour) if out else style.car_colour(colour)
-    edge = style.MUTED if out else style.INK
+    fill = palette.wreck_colour(colour) if out else palette.car_colour(colour)
+    edge = palette.MUTED if out else palette.INK
 
     def paint(draw: ImageDraw.ImageDraw, scale: float) -> None:
         place = _placer(facing, scale)
         if active:
             draw.polygon(place(_rounded_rect(HALF_LENGTH + HALO, HALF_WIDTH + HALO, 0.45)),
-                         fill=style.PAPER, outline=style.INK, width=round(2.5 * scale))
+                         fill=palette.PAPER, outline=palette.INK, width=round(2.5 * scale))
         body = _rounded_rect(HALF_LENGTH, HALF_WIDTH, 0.22)
         draw.polygon(place(body), fill=fill, outline=edge, width=round(3.5 * scale))
         draw.line(place([(0, HALF_WIDTH), (0, -HALF_WIDTH)]), fill=edge, width=round(2 * scale))
@@ -91,32 +92,32 @@ def counter_sprite(colour: int, facing: int, active: bool, in_control: bool, out
             y = HALF_WIDTH * 0.9 * ((2 * k + 1) / stripes - 1)
             line = place([(-HALF_LENGTH + 0.3, y), (tip - 0.95, y)])
             draw.line(line, fill=edge, width=round((9 if stripes == 1 else 7) * scale))
-            draw.line(line, fill=style.PAPER, width=round((5 if stripes == 1 else 3.5) * scale))
+            draw.line(line, fill=palette.PAPER, width=round((5 if stripes == 1 else 3.5) * scale))
         draw.polygon(place([(tip, 0), (tip - 0.8, 0.52), (tip - 0.56, 0), (tip - 0.8, -0.52)]),
-                     fill=style.WRECK if out else style.PAPER, outline=edge, width=round(2.5 * scale))
+                     fill=palette.WRECK if out else palette.PAPER, outline=edge, width=round(2.5 * scale))
         if out:
             a, b = HALF_LENGTH - 0.3, HALF_WIDTH - 0.12
             for line in ([(-a, b), (a, -b)], [(-a, -b), (a, b)]):
-                draw.line(place(line), fill=style.PAPER, width=round(9 * scale))
+                draw.line(place(line), fill=palette.PAPER, width=round(9 * scale))
             for line in ([(-a, b), (a, -b)], [(-a, -b), (a, b)]):
-                draw.line(place(line), fill=style.INK, width=round(5 * scale))
+                draw.line(place(line), fill=palette.INK, width=round(5 * scale))
         if not in_control and not out:
             centre = place([(-SQRT3 / 2, 0)])[0]
             radius = 0.45 * style.HEX * scale
             draw.ellipse([centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius],
-                         fill=style.INK, outline=style.PAPER, width=round(2 * scale))
-            draw_text(draw, centre, "!", font(round(19 * scale), bold=True), style.PAPER, "mm")
+                         fill=palette.INK, outline=palette.PAPER, width=round(2 * scale))
+            draw_text(draw, centre, "!", font(round(19 * scale), bold=True), palette.PAPER, "mm")
         if fire:
             centre = place([(0.12, HALF_WIDTH)])[0]   # a sticker on the counter's left flank
             radius = 0.52 * style.HEX * scale
             draw.ellipse([centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius],
-                         fill=style.PAPER, outline=style.INK, width=round(2 * scale))
+                         fill=palette.PAPER, outline=palette.INK, width=round(2 * scale))
             paint_flame(draw, centre, 1.5 * radius)
             if fire > 1:
                 at = (centre[0] + 0.78 * radius, centre[1] + 0.72 * radius)
                 small = 0.52 * radius
-                draw.ellipse([at[0] - small, at[1] - small, at[0] + small, at[1] + small], fill=style.INK)
-                draw_text(draw, at, str(fire), font(round(11 * scale), bold=True), style.PAPER, "mm")
+                draw.ellipse([at[0] - small, at[1] - small, at[0] + small, at[1] + small], fill=palette.INK)
+                draw_text(draw, at, str(fire), font(round(11 * scale), bold=True), palette.PAPER, "mm")
     return smooth_sprite(SPRITE, SPRITE, paint)
 
 
@@ -133,7 +134,7 @@ def prebuild_counters() -> None:
     its turn or not, in control or not, and wrecked (216 sprites, ~5 ms each: a first one drawn in a
     move was the slowest move's cost). The arguments are passed as draw_cars passes them: the cache
     keys on how a call is written, not only on the values."""
-    for colour in range(len(style.CAR_COLOURS)):
+    for colour in range(len(palette.CAR_COLOURS)):
         for facing in range(6):
             for flag in (False, True):
                 for in_control in (False, True):
@@ -152,7 +153,7 @@ def arrow_sprite(facing: int, direction: int, active: bool) -> Image.Image:
         tail = (c + ux * start * r, c + uy * start * r)
         head = (c + ux * (start + ARROW) * r, c + uy * (start + ARROW) * r)
         shape = arrow(tail, head, 0.6 * r, 0.95 * r, 1.5 * r)
-        draw.polygon(shape, fill=style.INK, outline=style.PAPER, width=round(3 * scale))
+        draw.polygon(shape, fill=palette.INK, outline=palette.PAPER, width=round(3 * scale))
     return smooth_sprite(SPRITE, SPRITE, paint)
 
 
@@ -186,7 +187,7 @@ def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
     draw = ImageDraw.Draw(image)
     ghost_car, ghosts = _ghost_hexes(state)
     for h in ghosts:
-        draw.polygon(layout.corners(h, 0.92), fill=mix(style.car_colour(ghost_car.colour), style.FIELD, 0.45))
+        draw.polygon(layout.corners(h, 0.92), fill=mix(palette.car_colour(ghost_car.colour), palette.FIELD, 0.45))
     hazards = draw_hazards(image, state, layout)
     placed = [c for c in state.cars if c.front is not None]
     boxes, marks = {}, list(hazards)
@@ -196,8 +197,8 @@ def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
         boxes[car.id] = _paste(image, sprite, midpoint(car, layout))
     for h in ghosts:
         corners = layout.corners(h, 0.92)
-        dashed_polygon(draw, corners, style.PAPER, 7, 8, 5)
-        dashed_polygon(draw, corners, style.INK, 4, 8, 5)
+        dashed_polygon(draw, corners, palette.PAPER, 7, 8, 5)
+        dashed_polygon(draw, corners, palette.INK, 4, 8, 5)
         xs, ys = [p[0] for p in corners], [p[1] for p in corners]
         marks.append((min(xs), min(ys), max(xs), max(ys)))
     for car in placed:
@@ -255,15 +256,15 @@ def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_f
     h = 36
     tag = _place(counter, w, h, taken, size)
     taken.append(tag)
-    draw.rounded_rectangle(tag, radius=7, fill=style.ZEBRA, outline=style.MUTED, width=2)
-    draw.rectangle((tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), fill=style.car_colour(car.colour))
+    draw.rounded_rectangle(tag, radius=7, fill=palette.ZEBRA, outline=palette.MUTED, width=2)
+    draw.rectangle((tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), fill=palette.car_colour(car.colour))
     mid = tag[1] + h / 2
     x = tag[0] + 15
-    draw_text(draw, (x, mid), name, name_font, style.MUTED, "lm")
+    draw_text(draw, (x, mid), name, name_font, palette.MUTED, "lm")
     x += name_font.getlength(name) + 8
     draw.rounded_rectangle((x - 3, mid - 13, x + stat_font.getlength("OUT") + 4, mid + 13), radius=5,
-                           fill=style.INK)
-    draw_text(draw, (x, mid), "OUT", stat_font, style.PAPER, "lm")
+                           fill=palette.INK)
+    draw_text(draw, (x, mid), "OUT", stat_font, palette.PAPER, "lm")
 
 
 def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], marks: list[Box]) -> None:
@@ -284,19 +285,19 @@ def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], m
         h = 36
         tag = _place(boxes[car.id], w, h, taken, image.size)
         taken.append(tag)
-        draw.rounded_rectangle(tag, radius=7, fill=style.PAPER, outline=style.INK,
+        draw.rounded_rectangle(tag, radius=7, fill=palette.PAPER, outline=palette.INK,
                                width=3 if car.id == state.active_car else 2)
         swatch(draw, (tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), car.colour)
         mid = tag[1] + h / 2
         x = tag[0] + 15
-        draw_text(draw, (x, mid), name, name_font, style.INK, "lm")
+        draw_text(draw, (x, mid), name, name_font, palette.INK, "lm")
         x += name_font.getlength(name) + 7
-        draw_text(draw, (x, mid), speed, stat_font, style.INK, "lm")
+        draw_text(draw, (x, mid), speed, stat_font, palette.INK, "lm")
         x += stat_font.getlength(speed) + 17
         chip(draw, (x, mid), max(13, chip_font.getlength(str(car.inertia)) / 2 + 5), str(car.inertia), chip_font)
-        draw_text(draw, (x + 16, mid), warn, stat_font, style.INK, "lm")
+        draw_text(draw, (x + 16, mid), warn, stat_font, palette.INK, "lm")
         if car.fire_chips:
             x += 16 + stat_font.getlength(warn) + 16
             paint_flame(draw, (x, mid - 1), 24)
             if car.fire_chips > 1:
-                draw_text(draw, (x + 9, mid), str(car.fire_chips), stat_font, style.BAD, "lm")
+                draw_text(draw, (x + 9, mid), str(car.fire_chips), stat_font, palette.BAD, "lm")

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from PIL import Image, ImageDraw, ImageFilter
 
+from images import palette
 from images.draw import dashed_line, draw_text, fit_font, mix, smooth_overlay, style_colours, to_png, wrap
 from images.fonts import font
 from images.hexmap import HexLayout
@@ -100,7 +101,7 @@ def _leader(draw: ImageDraw.ImageDraw, start: Point, box: Box, skip: float) -> N
     if length <= skip + 4:
         return
     ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
-    draw.line([(start[0] + ux * skip, start[1] + uy * skip), end], fill=style.INK, width=3)
+    draw.line([(start[0] + ux * skip, start[1] + uy * skip), end], fill=palette.INK, width=3)
 
 
 def _around(p: Point, r: float) -> Box:
@@ -135,8 +136,8 @@ def _ghost(image: Image.Image, car: Car, front: Hex, facing: int, opacity: float
         solid = alpha.point(lambda a: 255 if a > 96 else 0)
         outer = solid.filter(ImageFilter.MaxFilter(11)).filter(ImageFilter.BoxBlur(1))
         inner = solid.filter(ImageFilter.MaxFilter(7)).filter(ImageFilter.BoxBlur(1))
-        image.paste(style.INK, (left, top), outer)
-        image.paste(style.PAPER, (left, top), inner)
+        image.paste(palette.INK, (left, top), outer)
+        image.paste(palette.PAPER, (left, top), inner)
     ghost = sprite.copy()
     ghost.putalpha(alpha.point(lambda a: round(a * opacity)))
     image.paste(ghost, (left, top), ghost)
@@ -167,7 +168,7 @@ def _draw_arcs(image: Image.Image, arcs, colour, layout: HexLayout) -> list[tupl
     union = frozenset().union(*(a[3] for a in arcs)) if arcs else frozenset()
     _tint(image, sorted(union), colour, ARC_ALPHA, 1.0, layout)
     draw = ImageDraw.Draw(image)
-    rim = mix(colour, style.INK, 0.75)
+    rim = mix(colour, palette.INK, 0.75)
     spots = []
     for name, mount, reach, hexes in arcs:
         for h in sorted(hexes):
@@ -183,7 +184,7 @@ def _draw_arcs(image: Image.Image, arcs, colour, layout: HexLayout) -> list[tupl
     return spots
 
 
-def _badge(draw: ImageDraw.ImageDraw, box: Box, lines: list[str], text_font, fill, ink, outline=style.INK,
+def _badge(draw: ImageDraw.ImageDraw, box: Box, lines: list[str], text_font, fill, ink, outline=palette.INK,
            width: int = 3, radius: int = 8) -> None:
     """A rounded label with one or more centred lines of text."""
     draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
@@ -196,7 +197,7 @@ def _red_x(image: Image.Image, at: Point, size: float) -> Box:
     box = tuple(round(v) for v in _around(at, size + 8))
 
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
-        for width, colour in ((15, style.PAPER), (9, style.BAD)):
+        for width, colour in ((15, palette.PAPER), (9, palette.BAD)):
             for a, b in (((-1, -1), (1, 1)), ((-1, 1), (1, -1))):
                 p = to_px((at[0] + a[0] * size, at[1] + a[1] * size))
                 q = to_px((at[0] + b[0] * size, at[1] + b[1] * size))
@@ -218,11 +219,11 @@ def _route(image: Image.Image, points: list[Point], colour) -> None:
         return
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     box = (math.floor(min(xs)) - 12, math.floor(min(ys)) - 12, math.ceil(max(xs)) + 12, math.ceil(max(ys)) + 12)
-    dark = mix(colour, style.INK, 0.55)
+    dark = mix(colour, palette.INK, 0.55)
 
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
         px = [to_px(p) for p in points]
-        for width, fill in ((11, style.PAPER), (6, dark)):
+        for width, fill in ((11, palette.PAPER), (6, dark)):
             draw.line(px, fill=fill, width=round(width * scale), joint="curve")
             for p in px:
                 r = width * scale / 2
@@ -244,11 +245,11 @@ def _pin(image: Image.Image, at: Point, facing: int, text: str) -> Box:
         left = (c[0] - uy * wing + ux * 0.75 * rr, c[1] + ux * wing + uy * 0.75 * rr)
         right = (c[0] + uy * wing + ux * 0.75 * rr, c[1] - ux * wing + uy * 0.75 * rr)
         halo = 2 * scale
-        draw.polygon([tip, left, right], fill=style.PAPER, outline=style.PAPER, width=round(2 * halo))
-        draw.ellipse((c[0] - rr - halo, c[1] - rr - halo, c[0] + rr + halo, c[1] + rr + halo), fill=style.PAPER)
-        draw.polygon([tip, left, right], fill=style.INK)
-        draw.ellipse((c[0] - rr, c[1] - rr, c[0] + rr, c[1] + rr), fill=style.INK)
-        draw_text(draw, (c[0], c[1] + 0.5 * scale), text, font(round(STEP_TEXT * scale), bold=True), style.PAPER,
+        draw.polygon([tip, left, right], fill=palette.PAPER, outline=palette.PAPER, width=round(2 * halo))
+        draw.ellipse((c[0] - rr - halo, c[1] - rr - halo, c[0] + rr + halo, c[1] + rr + halo), fill=palette.PAPER)
+        draw.polygon([tip, left, right], fill=palette.INK)
+        draw.ellipse((c[0] - rr, c[1] - rr, c[0] + rr, c[1] + rr), fill=palette.INK)
+        draw_text(draw, (c[0], c[1] + 0.5 * scale), text, font(round(STEP_TEXT * scale), bold=True), palette.PAPER,
                   "mm")
     smooth_overlay(image, box, paint, scale=3)
     return _around(at, r + 3)
@@ -271,12 +272,12 @@ def _shot_line(image: Image.Image, a: Point, b: Point, colour) -> None:
             return (p[0] + (q[0] - p[0]) * d / span, p[1] + (q[1] - p[1]) * d / span)
         while pos < span:
             stop = min(pos + dash, span)
-            draw.line([at(pos), at(stop)], fill=style.INK, width=round(9 * scale))
+            draw.line([at(pos), at(stop)], fill=palette.INK, width=round(9 * scale))
             draw.line([at(pos + 2 * scale), at(max(pos + 2 * scale, stop - 2 * scale))], fill=colour,
                       width=round(5 * scale))
             pos = stop + gap
         r = 7 * scale   # a ring where the shot lands
-        draw.ellipse((q[0] - r, q[1] - r, q[0] + r, q[1] + r), fill=colour, outline=style.INK,
+        draw.ellipse((q[0] - r, q[1] - r, q[0] + r, q[1] + r), fill=colour, outline=palette.INK,
                      width=round(3 * scale))
     smooth_overlay(image, box, paint)
 
@@ -305,7 +306,7 @@ def _draw_path(image: Image.Image, state: SpeedwayState, preview: TurnPreview, l
         taken.append(_ghost(image, car, step.front, step.facing, GHOST_ALPHA, layout))
     if blocked is not None:
         taken.append(_red_x(image, layout.center(blocked.front), 0.7 * style.HEX))
-    _route(image, [layout.center(car.front)] + [layout.center(s.front) for s in moved], style.car_colour(car.colour))
+    _route(image, [layout.center(car.front)] + [layout.center(s.front) for s in moved], palette.car_colour(car.colour))
     pins, seen = [], {}
     for step in moved:   # a path that comes back over a hex fans its pins out so every number shows
         x, y = layout.center(step.front)
@@ -330,7 +331,7 @@ def _draw_shots(image: Image.Image, state: SpeedwayState, preview: TurnPreview, 
     """A line to each target from where its shots are taken (the plan's own shot from its point of the
     path, others from the end counter); returns (its shots, from, to, boxes along it)."""
     car = state.car(preview.car)
-    colour = style.car_colour(car.colour)
+    colour = palette.car_colour(car.colour)
     targets: dict[str, list] = {}
     for shot in (preview.fire,) if preview.fire is not None else preview.shots:
         targets.setdefault(shot.target, []).append(shot)
@@ -368,7 +369,7 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
                     _screen_angle(end.facing), (1.75, 2.5, 3.4))
         taken.append(box)
         _leader(draw, pins[-1], box, 1.75 * style.HEX)
-        _badge(draw, box, ["END"], big, style.INK, style.PAPER, outline=colour)
+        _badge(draw, box, ["END"], big, palette.INK, palette.PAPER, outline=colour)
     for step, at in zip(moved, pins):
         if step.resist_chance is None:
             continue
@@ -376,15 +377,15 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
         box = _spot(at, big.getlength(text) + 22, BADGE_H, taken, bounds, _screen_angle(step.facing, 90))
         taken.append(box)
         _leader(draw, at, box, STEP_CHIP + 2)
-        ink = style.BAD if step.resist_chance < RISKY else style.INK
-        _badge(draw, box, [text], big, style.HIGHLIGHT, ink, outline=ink)
+        ink = palette.BAD if step.resist_chance < RISKY else palette.INK
+        _badge(draw, box, [text], big, palette.HIGHLIGHT, ink, outline=ink)
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
         text = f"{len(moved) + 1}: blocked"
         box = _spot(layout.center(blocked.front), big.getlength(text) + 22, BADGE_H, taken, bounds,
                     -math.pi / 2)
         taken.append(box)
-        _badge(draw, box, [text], big, style.BAD, style.PAPER, width=2)
+        _badge(draw, box, [text], big, palette.BAD, palette.PAPER, width=2)
     for shots, a, b, line in shot_lines:   # one box per target, on its line where it can
         if shots[0].after is not None:   # the plan's own shot says where on the path it is taken
             where = f"after {shots[0].after}" if shots[0].after else "at start"
@@ -400,7 +401,7 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
         if sum(_overlap(box, t) for t in taken if t not in line) > 0.15 * w * h:
             box = _spot(mid, w, h, taken, bounds, -math.pi / 2)
         taken.append(box)
-        _badge(draw, box, lines, big, style.PAPER, style.INK)
+        _badge(draw, box, lines, big, palette.PAPER, palette.INK)
     small = font(19, bold=True)
     for text, places in arc_spots:
         w = small.getlength(text) + 16
@@ -409,15 +410,15 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
         if box is None:   # nowhere clear inside its own arc: leave it unnamed rather than mislabel
             continue
         taken.append(box)
-        _badge(draw, box, [text], small, mix(colour, style.PAPER, 0.18), style.INK,
-               outline=mix(colour, style.INK, 0.75), width=2, radius=6)
+        _badge(draw, box, [text], small, mix(colour, palette.PAPER, 0.18), palette.INK,
+               outline=mix(colour, palette.INK, 0.75), width=2, radius=6)
 
 
 def draw_plan(image: Image.Image, state: SpeedwayState, preview: TurnPreview, layout: HexLayout) -> None:
     """The map part: every car as now, with the planned path, its odds and the shots drawn over it.
     Bottom to top: arcs, swept hexes, hazards and cars, ghosts, shots, route and pins, labels, tags."""
     car = state.car(preview.car)
-    colour = style.car_colour(car.colour)
+    colour = palette.car_colour(car.colour)
     arc_spots = _draw_arcs(image, weapon_arcs(state, preview.end), colour, layout)
     _tint(image, travelled(preview), colour, SWEPT_ALPHA, 0.97, layout)
     boxes, marks = draw_cars(image, state, layout)   # no last shot: it would read as part of the plan
@@ -434,7 +435,7 @@ Segment = tuple[str, bool, tuple[int, int, int]]   # text, bold, ink
 
 
 def _odds_ink(chance: float):
-    return style.BAD if chance < RISKY else style.GOOD
+    return palette.BAD if chance < RISKY else palette.GOOD
 
 
 def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segment]]:
@@ -442,7 +443,7 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
     car = state.car(preview.car)
     end = preview.end
     moved = [s for s in preview.steps if not s.blocked]
-    plain, ink = False, style.INK
+    plain, ink = False, palette.INK
     rows: list[list[Segment]] = [[
         ("Ends at ", plain, ink), (label(end.front), True, ink), (" facing ", plain, ink),
         (DIRECTION_NAMES[end.facing], True, ink), (" · inertia ", plain, ink), (str(end.inertia), True, ink)]]
@@ -454,11 +455,11 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
                     (percent(s.resist_chance), True, _odds_ink(s.resist_chance))]
         rows.append(row)
     else:
-        rows.append([("No skid checks", plain, style.MUTED)])
+        rows.append([("No skid checks", plain, palette.MUTED)])
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
         blocker = blocker_of(state, car, blocked)
-        rows.append([(f"✗ Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker}", True, style.BAD)])
+        rows.append([(f"✗ Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker}", True, palette.BAD)])
     if preview.fire is not None:
         shot = preview.fire
         rows.append([(f"Fires {shot.weapon} → {shot.target} {when(shot)}: ", plain, ink),
@@ -471,7 +472,7 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
                     (percent(shot.chance), True, ink)]
         rows.append(row)
     else:
-        rows.append([("No shots from the end", plain, style.MUTED)])
+        rows.append([("No shots from the end", plain, palette.MUTED)])
     return rows
 
 
@@ -498,7 +499,7 @@ def _flow(segments: list[Segment], width: float, size: int) -> list[list[tuple[f
 def render_plan_caption(state: SpeedwayState, preview: TurnPreview, width: int) -> Image.Image:
     """The strip above the map: whose plan, its Moves, and the odds in words."""
     car = state.car(preview.car)
-    colour = style.car_colour(car.colour)
+    colour = palette.car_colour(car.colour)
     inner = width - 2 * style.PAD
     who = name_of(state, car.owner)
     title = f"Plan for {who}: {', '.join(s.maneuver for s in preview.steps)} — confirm or cancel"
@@ -508,12 +509,12 @@ def render_plan_caption(state: SpeedwayState, preview: TurnPreview, width: int) 
     title_lines = wrap(title, title_font, inner - 42, 3)
     lines = [line for row in _caption_rows(state, preview) for line in _flow(row, inner, BODY)]
     height = style.PAD + (TITLE + 8) * len(title_lines) + 6 + LINE * len(lines) + style.PAD - 6
-    image = Image.new("RGB", (width, height), style.PAPER)
+    image = Image.new("RGB", (width, height), palette.PAPER)
     draw = ImageDraw.Draw(image)
     x, y = style.PAD, style.PAD
-    draw.rounded_rectangle((x, y + 2, x + 30, y + TITLE - 2), radius=6, fill=colour, outline=style.INK, width=2)
+    draw.rounded_rectangle((x, y + 2, x + 30, y + TITLE - 2), radius=6, fill=colour, outline=palette.INK, width=2)
     for line in title_lines:
-        draw_text(draw, (x + 42, y + TITLE / 2), line, title_font, style.INK, "lm")
+        draw_text(draw, (x + 42, y + TITLE / 2), line, title_font, palette.INK, "lm")
         y += TITLE + 8
     y += 6
     for line in lines:
@@ -533,7 +534,7 @@ def render_preview_image(state: SpeedwayState, preview: TurnPreview) -> Image.Im
     draw_plan(board, state, preview, mf.layout)
     width = max(mf.width, PREVIEW_MIN_WIDTH)
     caption = render_plan_caption(state, preview, width)
-    image = Image.new("RGB", (width, caption.height + board.height), style.PAPER)
+    image = Image.new("RGB", (width, caption.height + board.height), palette.PAPER)
     image.paste(caption, (0, 0))
     image.paste(board, ((width - board.width) // 2, caption.height))
     return image
@@ -541,4 +542,4 @@ def render_preview_image(state: SpeedwayState, preview: TurnPreview) -> Image.Im
 
 def render_preview(state: SpeedwayState, preview: TurnPreview) -> bytes:
     """Render a planned turn to PNG bytes (the same state and plan always give the same bytes)."""
-    return to_png(render_preview_image(state, preview), style_colours(style))
+    return to_png(render_preview_image(state, preview), style_colours(palette))

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import chip, draw_text, ellipsize, fit_font, ink_on
 from images.fonts import font
 from images.speedway import style
@@ -61,13 +62,13 @@ def _boxes(draw: ImageDraw.ImageDraw, x: float, y: float, track: DamageTrack) ->
         box = (x, y, x + BOX - 7, y + BOX - 7)
         crossed = i < track.crossed
         current = i == track.crossed
-        draw.rectangle(box, fill=style.CROSSED if crossed else style.PAPER, outline=style.INK,
+        draw.rectangle(box, fill=palette.CROSSED if crossed else palette.PAPER, outline=palette.INK,
                        width=4 if current else 2)
         draw_text(draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2 + 1), str(value), digits,
-                  style.MUTED if crossed else style.INK, "mm")
+                  palette.MUTED if crossed else palette.INK, "mm")
         if crossed:
-            draw.line([(box[0] + 3, box[1] + 3), (box[2] - 3, box[3] - 3)], fill=style.INK, width=3)
-            draw.line([(box[0] + 3, box[3] - 3), (box[2] - 3, box[1] + 3)], fill=style.INK, width=3)
+            draw.line([(box[0] + 3, box[1] + 3), (box[2] - 3, box[3] - 3)], fill=palette.INK, width=3)
+            draw.line([(box[0] + 3, box[3] - 3), (box[2] - 3, box[1] + 3)], fill=palette.INK, width=3)
         x += BOX
     return x
 
@@ -84,8 +85,8 @@ def _pill(draw: ImageDraw.ImageDraw, x: float, cy: float, text: str, pill_font, 
 
 def _header(draw: ImageDraw.ImageDraw, car: Car, active: bool, owner_name: str, owner_ai: bool, x: float,
             y: float, width: float) -> None:
-    colour = style.car_colour(car.colour)
-    fill = style.wreck_colour(car.colour) if car.out else colour
+    colour = palette.car_colour(car.colour)
+    fill = palette.wreck_colour(car.colour) if car.out else colour
     ink = ink_on(fill)
     draw.rectangle((x, y, x + width, y + HEADER), fill=fill)
     if car.out:   # a wreck keeps a stripe of its player colour
@@ -109,9 +110,9 @@ def _header(draw: ImageDraw.ImageDraw, car: Car, active: bool, owner_name: str, 
     cursor = left + title.getlength(name) + 8
     for badge in badges:
         if badge == "OUT":
-            cursor = _pill(draw, cursor, cy, badge, badge_font, style.INK, style.PAPER) + 8
+            cursor = _pill(draw, cursor, cy, badge, badge_font, palette.INK, palette.PAPER) + 8
         else:
-            cursor = _pill(draw, cursor, cy, badge, badge_font, style.PAPER, style.INK, style.INK) + 8
+            cursor = _pill(draw, cursor, cy, badge, badge_font, palette.PAPER, palette.INK, palette.INK) + 8
     draw_text(draw, (cursor - 8, cy + 1), where, small, ink, "lm")
 
 
@@ -119,18 +120,18 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
     cy = y + STATUS / 2 + 2
     if car.out:
         right, right_font = "Wrecked", font(24, bold=True)
-        draw_text(draw, (x + width - 14, cy), right, right_font, style.BAD, "rm")
+        draw_text(draw, (x + width - 14, cy), right, right_font, palette.BAD, "rm")
         right_w = right_font.getlength(right) + 14
     elif car.in_control:
         right, right_font = "In Control", font(24)
-        draw_text(draw, (x + width - 14, cy), right, right_font, style.GOOD, "rm")
+        draw_text(draw, (x + width - 14, cy), right, right_font, palette.GOOD, "rm")
         right_w = right_font.getlength(right) + 14
     else:
         right_w = 0.0
     size = 24
     while True:   # the left-hand items shrink together until they leave room for the control mark
         body, bold, digits = font(size), font(size, bold=True), font(size - 5, bold=True)
-        items = [("Speed ", f"{car.speed}▸", None), ("  Inertia ", str(car.inertia), style.INK)]
+        items = [("Speed ", f"{car.speed}▸", None), ("  Inertia ", str(car.inertia), palette.INK)]
         fire = f"On Fire ×{car.fire_chips}" if car.fire_chips else ""
         turn = "must Turn" if car.must_turn else ""
         needed = (sum(body.getlength(t) for t, _, _ in items) + bold.getlength(items[0][1]) + 28
@@ -141,10 +142,10 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
         size -= 1
     cursor = x + 14
     for text, value, chip_colour in items:
-        draw_text(draw, (cursor, cy), text, body, style.INK, "lm")
+        draw_text(draw, (cursor, cy), text, body, palette.INK, "lm")
         cursor += body.getlength(text)
         if chip_colour is None:
-            draw_text(draw, (cursor, cy), value, bold, style.INK, "lm")
+            draw_text(draw, (cursor, cy), value, bold, palette.INK, "lm")
             cursor += bold.getlength(value)
         else:
             chip(draw, (cursor + 14, cy), 14, value, digits, fill=chip_colour)
@@ -152,21 +153,21 @@ def _status(draw: ImageDraw.ImageDraw, car: Car, x: float, y: float, width: floa
     if fire:
         cursor += 12
         paint_flame(draw, (cursor + 10, cy - 1), 26)
-        draw_text(draw, (cursor + 24, cy), fire, bold, style.BAD, "lm")
+        draw_text(draw, (cursor + 24, cy), fire, bold, palette.BAD, "lm")
         cursor += 24 + bold.getlength(fire)
     if turn:
         cursor += 12
         w = bold.getlength(turn) + 14
-        draw.rounded_rectangle((cursor, cy - 15, cursor + w, cy + 15), radius=6, outline=style.INK, width=2,
-                               fill=style.HIGHLIGHT)
-        draw_text(draw, (cursor + w / 2, cy), turn, bold, style.INK, "mm")
+        draw.rounded_rectangle((cursor, cy - 15, cursor + w, cy + 15), radius=6, outline=palette.INK, width=2,
+                               fill=palette.HIGHLIGHT)
+        draw_text(draw, (cursor + w / 2, cy), turn, bold, palette.INK, "mm")
         cursor += w
     if right_w:
         return
     control = fit_font("OUT OF CONTROL", 20, x + width - cursor - 40, bold=True)
     w = control.getlength("OUT OF CONTROL") + 16
-    draw.rounded_rectangle((x + width - 12 - w, cy - 15, x + width - 12, cy + 15), radius=6, fill=style.INK)
-    draw_text(draw, (x + width - 12 - w / 2, cy), "OUT OF CONTROL", control, style.PAPER, "mm")
+    draw.rounded_rectangle((x + width - 12 - w, cy - 15, x + width - 12, cy + 15), radius=6, fill=palette.INK)
+    draw_text(draw, (x + width - 12 - w / 2, cy), "OUT OF CONTROL", control, palette.PAPER, "mm")
 
 
 def _sheet(state: SpeedwayState, car: Car, width: int) -> Image.Image:
@@ -179,12 +180,12 @@ def _sheet(state: SpeedwayState, car: Car, width: int) -> Image.Image:
 @lru_cache(maxsize=SHEET_CACHE)
 def _sheet_image(car: Car, active: bool, owner_name: str, owner_ai: bool, width: int) -> Image.Image:
     height = sheet_height(car)
-    image = Image.new("RGB", (width + 1, height + 1), style.PAPER)
+    image = Image.new("RGB", (width + 1, height + 1), palette.PAPER)
     draw = ImageDraw.Draw(image)
     _header(draw, car, active, owner_name, owner_ai, 0, 0, width)
     _status(draw, car, 0, HEADER, width)
     image.paste(_rows_image(tuple(_rows(car)), width), (0, HEADER + STATUS))
-    draw.rectangle((0, 0, width, height), outline=style.INK, width=6 if active else 2)
+    draw.rectangle((0, 0, width, height), outline=palette.INK, width=6 if active else 2)
     return image
 
 
@@ -192,7 +193,7 @@ def _sheet_image(car: Car, active: bool, owner_name: str, owner_ai: bool, width:
 def _rows_image(rows: tuple[Row, ...], width: int) -> Image.Image:
     """The damage rows of a sheet, drawn once per distinct content: most sheets do not change in a move,
     and their box digits are most of the panel's drawing time."""
-    image = Image.new("RGB", (width, ROW * len(rows) + 4), style.PAPER)
+    image = Image.new("RGB", (width, ROW * len(rows) + 4), palette.PAPER)
     draw = ImageDraw.Draw(image)
     rating_x = width - 14
     boxes_x = rating_x - 34 - max(6, *(len(row.track.boxes) for row in rows)) * BOX - 46
@@ -200,20 +201,20 @@ def _rows_image(rows: tuple[Row, ...], width: int) -> Image.Image:
     for i, row in enumerate(rows):
         top = i * ROW + 4
         if i % 2 == 0:
-            draw.rectangle((3, top - 2, width - 3, top + ROW - 2), fill=style.ZEBRA)
+            draw.rectangle((3, top - 2, width - 3, top + ROW - 2), fill=palette.ZEBRA)
         cy = top + BOX / 2 - 1
         draw_text(draw, (14, cy), row.text, fit_font(row.text, 24, boxes_x - 24),
-                  style.MUTED if row.fired else style.INK, "lm")
+                  palette.MUTED if row.fired else palette.INK, "lm")
         end = _boxes(draw, boxes_x, top + 3, row.track)
         after = f"→{row.track.after}" if row.track.after is not None else ""
         note = f"{after} {row.note}".strip()
-        draw_text(draw, (end + 4, cy), note, body, style.MUTED, "lm")
+        draw_text(draw, (end + 4, cy), note, body, palette.MUTED, "lm")
         if row.fired:
             at = end + 4 + (body.getlength(note) + 8 if note else 0)
-            _pill(draw, at, cy, "✓ fired", tick, style.INK, style.PAPER)
+            _pill(draw, at, cy, "✓ fired", tick, palette.INK, palette.PAPER)
         rating = row.track.rating if row.working else None
         draw_text(draw, (rating_x, cy), "off" if rating is None else str(rating), font(28, bold=True),
-                  style.BAD if rating is None else style.INK, "rm")
+                  palette.BAD if rating is None else palette.INK, "rm")
     return image
 
 
@@ -224,7 +225,7 @@ def render_panel(state: SpeedwayState, width: int) -> Image.Image | None:
     sheet_width = (width - 2 * style.PAD - (COLUMNS - 1) * GAP) / COLUMNS
     rows = [state.cars[i:i + COLUMNS] for i in range(0, len(state.cars), COLUMNS)]
     heights = [max(sheet_height(c) for c in row) for row in rows]
-    image = Image.new("RGB", (width, sum(heights) + GAP * (len(rows) - 1) + 2 * style.PAD), style.PAPER)
+    image = Image.new("RGB", (width, sum(heights) + GAP * (len(rows) - 1) + 2 * style.PAD), palette.PAPER)
     y = style.PAD
     for row, height in zip(rows, heights):
         for i, car in enumerate(row):

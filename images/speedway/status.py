@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import draw_text, ellipsize, fit_font
 from images.fonts import font
 from images.speedway import style
@@ -89,26 +90,26 @@ def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...],
     """One car's chip in `box`: a bar in its colour, its name and flags, then two lines of figures (at
     `minimum` points or larger, in the longest wording that fits)."""
     x0, y0, x1, y1 = box
-    colour = style.wreck_colour(face.colour) if face.out else style.car_colour(face.colour)
-    draw.rounded_rectangle(box, radius=10, fill=style.PAPER, outline=style.INK, width=4 if face.active else 2)
+    colour = palette.wreck_colour(face.colour) if face.out else palette.car_colour(face.colour)
+    draw.rounded_rectangle(box, radius=10, fill=palette.PAPER, outline=palette.INK, width=4 if face.active else 2)
     swatch(draw, (x0 + 4, y0 + 4, x0 + 16, y1 - 4), face.colour, colour, radius=4)
     left, right = x0 + 23, x1 - 6
     bold = font(NAME, bold=True)
     flag_font = font(TEXT, bold=True)
     flag_width = flag_font.getlength(face.flag) + (12 if face.flag else 0)
-    draw_text(draw, (left, y0 + 17), ellipsize(face.name, bold, right - left - flag_width), bold, style.INK, "lm")
+    draw_text(draw, (left, y0 + 17), ellipsize(face.name, bold, right - left - flag_width), bold, palette.INK, "lm")
     if face.flag:
-        draw_text(draw, (right, y0 + 17), face.flag, flag_font, style.BAD if face.alarm else style.INK, "rm")
+        draw_text(draw, (right, y0 + 17), face.flag, flag_font, palette.BAD if face.alarm else palette.INK, "rm")
     for row, texts in enumerate(face.lines):
         text, body = _fitted(texts, right - left, minimum)
-        draw_text(draw, (left, y0 + 42 + row * 23), text, body, style.MUTED if face.out else style.INK, "lm")
+        draw_text(draw, (left, y0 + 42 + row * 23), text, body, palette.MUTED if face.out else palette.INK, "lm")
 
 
 @lru_cache(maxsize=512)
 def _chip(face: ChipFace, width: int, minimum: int) -> Image.Image:
     """A chip drawn on its own, to be pasted where it goes (on whole pixels: a chip drawn at a fraction of
     a pixel can round differently once moved); most chips do not change from one move to the next."""
-    image = Image.new("RGB", (width + 1, CHIP_HEIGHT + 1), style.PAPER)
+    image = Image.new("RGB", (width + 1, CHIP_HEIGHT + 1), palette.PAPER)
     draw_chip(ImageDraw.Draw(image), face, (0, 0, width, CHIP_HEIGHT), minimum)
     return image
 
@@ -133,7 +134,7 @@ def render_status(state: SpeedwayState, width: int, height: int, columns: int, p
     """Every car's chip in seating order, on a `width` x `height` band of a picture `page_width` wide
     (which sets how small its figures may be): in as few of `columns` columns as the band's rows allow,
     so that fewer cars get wider chips and fuller wording."""
-    image = Image.new("RGB", (width, height), style.PAPER)
+    image = Image.new("RGB", (width, height), palette.PAPER)
     for car, box in zip(state.cars, chip_boxes(len(state.cars), width, height, columns)):
         image.paste(_chip(chip_face(state, car), box[2] - box[0], smallest_text(page_width)), box[:2])
     return image

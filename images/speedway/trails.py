@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from images import palette
 from images.draw import smooth_overlay, star
 from images.hexmap import HexLayout
 from images.speedway import style
@@ -58,12 +59,12 @@ def draw_trails(image: Image.Image, state: SpeedwayState, layout: HexLayout, eve
         car = car_in(state, "", name)
         if car is None:
             continue
-        colour = style.TRAIL_COLOURS[car.colour % len(style.TRAIL_COLOURS)]
+        colour = palette.TRAIL_COLOURS[car.colour % len(palette.TRAIL_COLOURS)]
         points = [layout.center(h) for h in path]
         draw.line(points, fill=colour, width=round(style.HEX * 0.34), joint="curve")
         for x, y in points[:-1]:
             r = style.HEX * 0.24
-            draw.ellipse((x - r, y - r, x + r, y + r), fill=colour, outline=style.PAPER, width=2)
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=colour, outline=palette.PAPER, width=2)
             boxes.append((x - r, y - r, x + r, y + r))
     return boxes
 
@@ -75,12 +76,12 @@ def draw_crashes(image: Image.Image, layout: HexLayout, events: tuple) -> list[B
         cx, cy = layout.center(h)
         x, y = cx + 0.45 * style.HEX, cy - 0.55 * style.HEX
         outer = (0.62 if explosion else 0.5) * style.HEX
-        fill = style.FLAME if explosion else style.FLAME_CORE
+        fill = palette.FLAME if explosion else palette.FLAME_CORE
         box = (round(x - outer - 4), round(y - outer - 4), round(x + outer + 4), round(y + outer + 4))
 
         def paint(draw, to_px, scale, x=x, y=y, outer=outer, fill=fill):
             draw.polygon(star(to_px((x, y)), outer * scale, 0.5 * outer * scale, 9, 0.2), fill=fill,
-                         outline=style.INK, width=round(2 * scale))
+                         outline=palette.INK, width=round(2 * scale))
         smooth_overlay(image, box, paint)
         boxes.append(box)
     return boxes

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from images.draw import hex_colour
-from images.speedway.style import (
+from images.palette import (
     FIELD,
     GRID,
     INK,
