@@ -13,6 +13,13 @@ def event_words(events: tuple) -> str:
     return " ".join(describe_events(events).split()).replace("->", "→")
 
 
+def seat_name(state, player_id: str | None) -> str:
+    """A seated player's display name, or the id itself for someone no longer seated (every game's
+    state has `player(id)`)."""
+    player = state.player(player_id)
+    return player.name if player else (player_id or "")
+
+
 @dataclass(frozen=True)
 class Captioner:
     """Words for a frame's caption line, given how a ruleset names who acts, and their colour."""

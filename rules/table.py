@@ -107,6 +107,14 @@ def revision_option(options: dict[str, Any], newest: int) -> int:
 _ID_LIKE = re.compile(r"c\d+|ai(-\d+)?")
 
 
+def rounds_option(options: dict[str, Any]) -> int | None:
+    """The round cap a game is set up with (`/game new rounds:N`): a positive whole number, or None."""
+    rounds = options.get("rounds")
+    if rounds is not None and (type(rounds) is not int or rounds < 1):
+        raise BadOption("rounds: must be a positive whole number.")
+    return rounds
+
+
 def name_key(name: str) -> str:
     """What two names are compared by: case and surrounding spaces do not count."""
     return name.strip().casefold()

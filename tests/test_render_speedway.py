@@ -246,9 +246,9 @@ def test_every_player_colour_is_distinct_and_indexes_wrap():
 def test_a_players_second_car_wears_the_owners_colour_with_a_stripe():
     """Issue 13: distinct cars, the owner's colour kept on a player's second car (striped) and on its tag
     and chip bars; the other players keep their own colours."""
+    from images.palette import car_colour
     from images.speedway.counters import counter_sprite
     from images.speedway.livery import liveried, pattern
-    from images.palette import car_colour
 
     state = running(3)
     second = replace(state.cars[1], owner="p0", name="alice-2")          # alice's second car, seat 1

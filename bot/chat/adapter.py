@@ -204,28 +204,24 @@ class PitbossBehaviour:
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""
-        if not await self.acknowledge(interaction, thinking=False):
-            return
-        try:
-            reply = await self.service.press(channel_key(interaction), actor_of(interaction), custom_id,
-                                             delivery=str(interaction.id))
-            await self.present(interaction, reply, from_button=True)
-        except Exception:  # a bug: log it, apologise privately, never show a traceback
-            log.exception("button %s failed", custom_id)
-            await interaction.followup.send(APOLOGY, ephemeral=True)
+        await self._pressed(interaction, custom_id, self.service.press)
 
     async def run_plan(self, interaction: discord.Interaction, custom_id: str) -> None:
         """Confirm on a private preview: drive the plan, then close the preview."""
+        await self._pressed(interaction, custom_id, self.service.confirm_plan, done="Plan confirmed.")
+
+    async def _pressed(self, interaction: discord.Interaction, custom_id: str, run, done: str = "") -> None:
+        """A component press: acknowledge at once, `run` it through the service, and present the reply
+        (`done`: the words the pressed message then shows, once the press was applied)."""
         if not await self.acknowledge(interaction, thinking=False):
             return
         try:
-            reply = await self.service.confirm_plan(channel_key(interaction), actor_of(interaction), custom_id,
-                                                    delivery=str(interaction.id))
-            if reply.outcome == "applied":
-                await interaction.edit_original_response(content="Plan confirmed.", view=None, attachments=[])
+            reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id))
+            if done and reply.outcome == "applied":
+                await interaction.edit_original_response(content=done, view=None, attachments=[])
             await self.present(interaction, reply, from_button=True)
-        except Exception:
-            log.exception("plan %s failed", custom_id)
+        except Exception:  # a bug: log it, apologise privately, never show a traceback
+            log.exception("press %s failed", custom_id)
             await interaction.followup.send(APOLOGY, ephemeral=True)
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:

@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.battlecars.mats import render_mats
-from images.captions import Captioner
+from images.captions import Captioner, seat_name
 from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
@@ -59,9 +59,7 @@ def _centre(point, cell: int, top: int) -> tuple[float, float]:
     return LABELS + (point[0] + 0.5) * cell, top + LABELS + (point[1] + 0.5) * cell
 
 
-def name_of(state: BattlecarsState, pid: str | None) -> str:
-    player = state.player(pid)
-    return player.name if player else (pid or "")
+name_of = seat_name   # the caption's and the picture's words for who acts
 
 
 def colour_of(state: BattlecarsState, pid: str | None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from images import palette as colours
-from images.captions import Captioner
+from images.captions import Captioner, seat_name
 from images.draw import draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
@@ -32,9 +32,7 @@ TRACK = (222, 216, 204)
 GOOD, BAD = colours.GOOD, colours.BAD
 
 
-def name_of(state: RaceState, pid: str | None) -> str:
-    player = state.player(pid)
-    return player.name if player else (pid or "")
+name_of = seat_name   # the caption's and the picture's words for who acts
 
 
 def colour_of(state: RaceState, pid: str | None):

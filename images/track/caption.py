@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from images.captions import seat_name
 from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.track import style
@@ -17,10 +18,7 @@ LINE = 28
 ROW = 84          # a seat's box
 
 
-def name_of(state: TrackState, pid: str | None) -> str:
-    """A player's display name (the id if they left)."""
-    p = state.player(pid)
-    return p.name if p else (pid or "")
+name_of = seat_name   # the caption's and the picture's words for who acts
 
 
 def colour_of(state: TrackState, pid: str | None):

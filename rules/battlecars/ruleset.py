@@ -40,7 +40,7 @@ from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.table import EndGame as TableEndGame
-from rules.table import GameEnded, revision_option, take_over, who_ends
+from rules.table import GameEnded, revision_option, rounds_option, take_over, who_ends
 
 REVISION = 2
 
@@ -51,9 +51,7 @@ def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:
     board = str(options.get("board") or data.board_ids()[0]).strip().lower()
     if board not in data.board_ids():
         raise BadOption(f"board: one of {', '.join(data.board_ids())}.")
-    rounds = options.get("rounds")
-    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1):
-        raise BadOption("rounds: must be a positive whole number.")
+    rounds = rounds_option(options)
     return BattlecarsState(board=board, host=host, dice=DiceState(seed), revision=revision, max_rounds=rounds)
 
 

@@ -52,7 +52,7 @@ from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
-from rules.table import plural, revision_option
+from rules.table import plural, revision_option, rounds_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
@@ -68,9 +68,7 @@ def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
         data.arena(arena_id)
     except KeyError:
         raise BadOption(f"No arena called '{arena_id}'. Arenas: {', '.join(data.arena_ids())}.") from None
-    rounds = options.get("rounds")
-    if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
-        raise BadOption("rounds: must be a positive whole number.")
+    rounds = rounds_option(options)
     revision = revision_option(options, REVISION)
     # The arena's own counters (debris, water, paint) lie there from the start, laid by nobody.
     counters = tuple(Hazard(number, kind, h, "") for number, (kind, h) in enumerate(data.arena(arena_id).counters, 1))

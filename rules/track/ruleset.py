@@ -16,7 +16,7 @@ from rules.errors import (
     NotYourTurn,
 )
 from rules.phases import check_phase
-from rules.table import revision_option
+from rules.table import revision_option, rounds_option
 from rules.track import ai, cards, data, lobby
 from rules.track.actions import (
     ACTIONS,
@@ -73,9 +73,7 @@ def setup(options: dict[str, Any], seed: int, host: str) -> TrackState:
             values[key] = _option_value(key, values[key], given)
     if options.get("teams"):
         raise BadOption("The four-player team variant is not available yet.")
-    rounds = options.get("rounds")
-    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1):
-        raise BadOption("rounds: must be a positive whole number.")
+    rounds = rounds_option(options)
     b = data.board()
     board = Board(b["ring_holes"], tuple(b["corners"]), b["start_after_corner"], b["finish_holes"],
                   b["cars_per_player"], b["hand_size"])

@@ -487,3 +487,23 @@ async def test_the_bot_and_eight_exec_processes_race_for_one_move(fake, bot, rec
     status = assert_public_map(await slash(fake, "carol", "channel", "game status"), record_latency)
     assert f"{active} set speed 0 -> 3" in status.content or "speed 3" in status.description
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_previewed_plan_is_confirmed_from_its_private_message(fake, bot, record_latency):
+    """`/move plan:… preview:yes` shows the path privately with Confirm and Cancel; Confirm drives it, the
+    preview says so, and the move is posted to the channel."""
+    await lobby_of_two(fake, record_latency)
+    active = next_player(assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency))
+    assert_public_map(await slash(fake, active, "channel", "speed", value="1"), record_latency)
+    shown = await slash(fake, active, "channel", "move", plan="normal", preview="yes")
+    (preview,) = shown.followups
+    assert preview.ephemeral and preview.record.files, shown.describe()
+    buttons = buttons_of(preview.message)
+    assert set(buttons) == {"Confirm", "Cancel"}, buttons
+    confirmed = await fake.responses(await fake.click(active, "channel", preview.message, buttons["Confirm"]),
+                                     timeout=RESPONSE_TIMEOUT)
+    assert confirmed.callback.body["type"] == DEFERRED_UPDATE, confirmed.describe()
+    assert fake.message(preview.message["id"])["content"] == "Plan confirmed."
+    public = [m for m in fake.channel_messages("channel") if f"{active}: normal" in (m.get("content") or "")]
+    assert public and not public[-1]["flags"] & EPHEMERAL
+    assert_nothing_unexpected(fake, bot)
