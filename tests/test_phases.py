@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rules.codec import CodecError, decode_state, encode_state, from_plain, to_plain
 from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import GAME_OVER, PhaseTable, check_phase
+from rules.referee import TABLE_ACTIONS
 from rules.registry import get_ruleset
 from rules.speedway import ruleset as speedway
 from rules.speedway.actions import ACTIONS as SPEEDWAY_ACTIONS
@@ -110,7 +111,7 @@ def _ids(value):
 def test_the_table_covers_every_phase_and_every_action(game):
     module, table, actions, _ = GAMES[game]
     assert set(table.allows) == set(table.phases)
-    assert table.action_types == set(actions.classes()) == set(module._HANDLERS)
+    assert table.action_types == set(actions.classes()) == set(module.apply.handlers) | set(TABLE_ACTIONS)
     assert table.turn_actions <= table.action_types
     for phase in table.phases:
         assert phase in table.over or table.expects[phase]
@@ -128,15 +129,30 @@ def test_an_action_the_phase_does_not_allow_is_refused_and_changes_nothing(game,
     assert state == before
 
 
-@pytest.mark.parametrize("game, phase, cls", ALLOWED, ids=_ids)
+@pytest.mark.parametrize("game, phase, cls", [a for a in ALLOWED if a[2] not in TABLE_ACTIONS], ids=_ids)
 def test_an_action_the_phase_allows_reaches_its_handler(game, phase, cls, monkeypatch):
     module, _, _, _ = GAMES[game]
     state = state_in(game, phase)
     calls = []
-    monkeypatch.setitem(module._HANDLERS, cls, lambda s, actor, action: (calls.append((actor, action)) or (s, ())))
+    monkeypatch.setitem(module.apply.handlers, cls,
+                        lambda s, actor, action: (calls.append((actor, action)) or (s, ())))
     action = sample(cls)
     module.apply(state, waited_on(state), action)
     assert calls == [(waited_on(state), action)]
+
+
+@pytest.mark.parametrize("game, phase, cls", [a for a in ALLOWED if a[2] in TABLE_ACTIONS], ids=_ids)
+def test_ending_and_taking_over_are_the_referees_in_every_phase_before_the_end(game, phase, cls):
+    module, table, _, _ = GAMES[game]
+    state = state_in(game, phase)
+    host = state.host
+    if cls is EndGame:
+        ended, events = module.apply(state, host, EndGame())
+        assert ended.phase in table.over and ended.ended_by and [type(e).__name__ for e in events][-1:] in \
+            (["GameEnded"], ["GameWon"], ["GameDrawn"])
+    else:
+        taken, events = module.apply(state, "admin-9", cls(by_admin=True))
+        assert taken.host == "admin-9" and type(events[0]).__name__ == "HostChanged"
 
 
 def test_refusal_messages_say_what_the_phase_expects():

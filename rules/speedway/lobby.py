@@ -7,14 +7,13 @@ from dataclasses import replace
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.speedway import data
-from rules.speedway.actions import AddComputer, EndGame, Join, Start
+from rules.speedway.actions import AddComputer, Join, Start
 from rules.speedway.cars import new_car
-from rules.speedway.events import GameEnded, GameStarted, PlayerJoined
+from rules.speedway.events import GameStarted, PlayerJoined
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Player, SpeedwayState
 from rules.speedway.turns import begin_turn
-from rules.table import computer_seat, looks_like_an_id, name_key, unique_name, who_ends
-from rules.table import take_over as take_over  # shared with every ruleset
+from rules.table import computer_seat, looks_like_an_id, name_key, unique_name
 
 MAX_NAME_LENGTH = 32
 
@@ -111,11 +110,3 @@ def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayStat
     names = tuple(state.player(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names),) + events
-
-
-def end(state: SpeedwayState, actor: str, action: EndGame) -> tuple[SpeedwayState, tuple]:
-    """Stop the game now (the host, or a server admin)."""
-    by = who_ends(state, actor, action)
-    state = replace(state, phase=SpeedwayPhase.FINISHED, ended_by=by, active_car=None, pending_skid=None,
-                    pending_ram=None)
-    return state, (GameEnded(by),)

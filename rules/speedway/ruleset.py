@@ -11,7 +11,8 @@ from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
-from rules.phases import GAME_OVER, check_phase
+from rules.phases import GAME_OVER
+from rules.referee import Referee
 from rules.speedway import ai, combat, data, hazards, lobby, movement
 from rules.speedway.actions import (
     ACTIONS,
@@ -324,24 +325,14 @@ def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
     return finish_car(state)
 
 
-_HANDLERS = {
-    Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, EndGame: lobby.end,
-    TakeOver: lobby.take_over,
-    SetSpeed: _set_speed, Move: _move, AnswerSkid: _answer_skid, ChooseRam: _choose_ram,
-    Fire: _fire, Drop: _drop, EndTurn: _end_turn,
-}
-
-
-def apply(state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState, tuple]:
-    """Referee one action by `actor`: the new state and its events, or a GameError.
-
-    The phase table (`PHASES`) admits the action before its handler runs.
-    """
-    check_phase(PHASES, state, actor, action, _check_turn)
-    handler = _HANDLERS[type(action)]
-    new_state, events = handler(state, actor, action)
-    new_state, ending = check_victory(new_state)
-    return new_state, events + ending
+# The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
+# its handler and the victory check.
+apply = Referee(
+    PHASES,
+    {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
+     AnswerSkid: _answer_skid, ChooseRam: _choose_ram, Fire: _fire, Drop: _drop, EndTurn: _end_turn},
+    SpeedwayPhase.FINISHED, cleared_on_end={"active_car": None, "pending_skid": None, "pending_ram": None},
+    check_turn=_check_turn, after=check_victory)
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

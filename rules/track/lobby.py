@@ -6,11 +6,10 @@ from dataclasses import replace
 
 from rules.dice import shuffle
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
-from rules.table import computer_seat, name_key, unique_name, who_ends
-from rules.table import take_over as take_over  # shared with every ruleset
+from rules.table import computer_seat, name_key, unique_name
 from rules.track import cards, data
-from rules.track.actions import AddComputer, EndGame, Join, Start
-from rules.track.events import GameEnded, GameStarted, PlayerJoined
+from rules.track.actions import AddComputer, Join, Start
+from rules.track.events import GameStarted, PlayerJoined
 from rules.track.phases import TrackPhase
 from rules.track.state import Car, Hand, Player, TrackState
 from rules.track.turns import begin_turn
@@ -84,8 +83,3 @@ def start(state: TrackState, actor: str, action: Start):
     names = tuple(state.player(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names, size),) + events
-
-
-def end(state: TrackState, actor: str, action: EndGame):
-    by = who_ends(state, actor, action)
-    return replace(state, phase=TrackPhase.FINISHED, ended_by=by), (GameEnded(by),)

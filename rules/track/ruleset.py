@@ -11,11 +11,10 @@ from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
 from rules.errors import (
     BadOption,
-    GameError,
     NotSeated,
     NotYourTurn,
 )
-from rules.phases import check_phase
+from rules.referee import Referee
 from rules.table import revision_option, rounds_option
 from rules.track import ai, cards, data, lobby
 from rules.track.actions import (
@@ -118,19 +117,12 @@ def _discard(state: TrackState, actor: str, action: Discard):
     return state, (CardDiscarded(state.player(actor).name, card),) + more
 
 
-_HANDLERS = {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, EndGame: lobby.end,
-             TakeOver: lobby.take_over, PlayCard: _play, Discard: _discard}
-
-
-def apply(state: TrackState, actor: str, action: Any) -> tuple[TrackState, tuple]:
-    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes).
-
-    The phase table (`PHASES`) admits the action before its handler runs.
-    """
-    if state.hidden:
-        raise GameError("A view with hidden cards removed cannot be played on.")
-    check_phase(PHASES, state, actor, action, _check_turn)
-    return _HANDLERS[type(action)](state, actor, action)
+# The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
+# its handler.
+apply = Referee(
+    PHASES, {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, PlayCard: _play, Discard: _discard},
+    TrackPhase.FINISHED, check_turn=_check_turn,
+    playing_on_a_view="A view with hidden cards removed cannot be played on.")
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

@@ -1,0 +1,72 @@
+"""The referee: the one way a game applies an action.
+
+A game declares its phase table (rules.phases.PhaseTable: which actions each phase allows, which only
+the player waited on may take), a handler for each of its own actions, and an after-step (victory, the
+hand-over to the next player). The referee refuses what the phase does not allow and a turn action by
+anyone the game is not waiting on, ends the game and hands the host's chair over the same way for
+every game, dispatches to the handler, and runs the after-step. Handlers then deal with their own
+rules only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from rules.errors import GameError
+from rules.phases import PhaseTable, check_phase
+from rules.table import EndGame, GameEnded, TakeOver, take_over, who_ends
+
+Handler = Callable[[Any, str, Any], tuple[Any, tuple]]
+TABLE_ACTIONS = (EndGame, TakeOver)   # every game's, in every phase before the end
+
+
+@dataclass(frozen=True)
+class Referee:
+    """A game's `apply`: refuse by phase and turn, end and take over, dispatch, then the after-step."""
+
+    phases: PhaseTable
+    handlers: Mapping[type, Handler]   # one for each of the game's own action types
+    finished: StrEnum                  # the phase of a game that is over
+    # The fields an ended game clears (whose move it was, a question left open), by name.
+    cleared_on_end: Mapping[str, Any] = field(default_factory=dict)
+    # Raises NotSeated or NotYourTurn for a player the game is not waiting on (turn actions only).
+    check_turn: Callable[[Any, str], None] | None = None
+    # (the state after an action) -> (the state, more events): victory, the turn passing on.
+    after: Callable[[Any], tuple[Any, tuple]] | None = None
+    playing_on_a_view: str = "A view with hidden things removed cannot be played on."
+
+    def __post_init__(self) -> None:
+        own = self.phases.action_types - set(TABLE_ACTIONS)
+        if set(self.handlers) != own:
+            missing = sorted(t.__name__ for t in own - set(self.handlers))
+            extra = sorted(t.__name__ for t in set(self.handlers) - own)
+            raise ValueError(f"the handlers of {self.phases.phases.__name__} do not match its phase table "
+                             f"(no handler: {missing}; in no phase: {extra})")
+        playing = [p for p in self.phases.phases if p not in self.phases.over]
+        if any(not set(TABLE_ACTIONS) <= self.phases.allowed(p) for p in playing):
+            raise ValueError("every phase before the end allows ending the game and taking it over")
+        if self.finished not in self.phases.over:
+            raise ValueError("the finished phase is one after the game")
+
+    def __call__(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
+        """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
+        if getattr(state, "hidden", False):
+            raise GameError(self.playing_on_a_view)
+        check_phase(self.phases, state, actor, action, self.check_turn)
+        kind = type(action)
+        if self.check_turn is not None and kind in self.phases.turn_actions:
+            self.check_turn(state, actor)
+        if kind is EndGame:
+            by = who_ends(state, actor, action)
+            state, events = replace(state, phase=self.finished, ended_by=by, **self.cleared_on_end), (GameEnded(by),)
+        elif kind is TakeOver:
+            state, events = take_over(state, actor, action)
+        else:
+            state, events = self.handlers[kind](state, actor, action)
+        if self.after is not None:
+            state, more = self.after(state)
+            events += more
+        return state, events
