@@ -26,7 +26,9 @@ class PhaseTable:
 
     phases: type[StrEnum]
     allows: Mapping[StrEnum, Iterable[type]]  # every phase: the action types it takes
-    expects: Mapping[StrEnum, str]  # every phase but those `over`: what refusing another action says
+    # every phase but those `over`: what refusing another action says (or a function of the state
+    # that says it, as a game whose prompt names who it waits on)
+    expects: Mapping[StrEnum, str | Callable[[Any], str]]
     # An action's own refusal wherever it is not allowed (seats close once the game starts), said
     # instead of the phase's expectation.
     refusals: Mapping[type, str] = field(default_factory=dict)
@@ -58,14 +60,15 @@ class PhaseTable:
         """Every action type some phase allows."""
         return frozenset().union(*self.allows.values())
 
-    def refusal(self, phase: str, action_type: type) -> str | None:
-        """What refusing `action_type` in `phase` says, or None when the phase allows it."""
+    def refusal(self, phase: str, action_type: type, state: Any = None) -> str | None:
+        """What refusing `action_type` in `phase` (of `state`) says, or None when the phase allows it."""
         phase = self.phases(phase)
         if phase in self.over:
             return GAME_OVER
         if action_type in self.allows[phase]:
             return None
-        return self.refusals.get(action_type) or self.expects[phase]
+        expected = self.refusals.get(action_type) or self.expects[phase]
+        return expected(state) if callable(expected) else expected
 
 
 def check_phase(table: PhaseTable, state: Any, actor: str, action: Any,
@@ -80,7 +83,7 @@ def check_phase(table: PhaseTable, state: Any, actor: str, action: Any,
     kind = type(action)
     if phase not in table.over and kind not in table.action_types:
         raise BadOption(f"This game has no action {kind.__name__}.")
-    message = table.refusal(phase, kind)
+    message = table.refusal(phase, kind, state)
     if message is None:
         return
     if phase in table.over:

@@ -1231,7 +1231,7 @@ def test_a_seated_gm_may_change_a_sections_dc_before_revealing_it_and_rules_on_a
     assert apply(state, GM, GmReveal())[0].phase == Phase.ACCELERATE
     revealed, _ = apply(changed, GM, GmReveal())
     assert revealed.phase == Phase.PREPARE
-    refused(revealed, GM, GmChange(1), WrongPhase)
+    refused(revealed, GM, GmChange(1), NotYourTurn)   # the race waits on the racers now, not the GM
     track = custom_track(monkeypatch, {"name": "Ask", "type": "curved", "hazard": RAIL}, ram="ask")
     state, _ = apply(race("ann", seat("bob", 350), track=track, gm=True), "bob", Act("ram"))
     assert state.phase == Phase.APPROVAL and RULESET.acting_players(state) == (GM,)

@@ -9,7 +9,8 @@ from typing import Any
 
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets, suggest_legal
-from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
+from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
+from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, steps
 from rules.race.actions import (
     ACTIONS,
@@ -38,13 +39,18 @@ from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import Phase, RaceState
-from rules.table import GameEnded, plural, revision_option, take_over, who_ends
+from rules.referee import TABLE_ACTIONS, Referee
+from rules.table import plural, revision_option
 
 # 2: a straight section's check comes of its conditions only; a group's own file is held to what a track
 # needs (features, conditions, unique keys and names)
 REVISION = 2
 
-ALLOWS = {
+# What each phase allows (the table's ending and taking over are in every phase before the end, and a
+# seated GM's reward for a show off at any point of the race), and who may act: in the lobby anyone,
+# after it only whoever the race waits on.
+_RUNNING = tuple(p for p in Phase if p not in (Phase.LOBBY, Phase.FINISHED))
+_OWN = {
     Phase.LOBBY: (Join, AddComputer, AddCustom, BecomeGm, Start),
     Phase.TUNE: (Tune,),
     Phase.GM: (GmChange, GmCondition, GmReveal),
@@ -65,6 +71,16 @@ HANDLERS = {
 }
 
 
+def _check_turn(state: RaceState, actor: str) -> None:
+    """Refuse anyone the race is not waiting on (once it has left the lobby)."""
+    if state.phase == Phase.LOBBY or actor in acting_players(state):
+        return
+    if state.player(actor) is None:
+        raise NotSeated("You are not in this race; you can watch.")
+    names = ", ".join(_name(state, p) for p in acting_players(state)) or "nobody"
+    raise NotYourTurn(f"The race waits on {names}, not you.")
+
+
 def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
     """A new grid in the lobby on the chosen track (the first by default)."""
     revision = revision_option(options, REVISION)
@@ -81,32 +97,6 @@ def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
     if gm == "yes":
         state, _events = lobby.become_gm(state, host, BecomeGm(host))
     return state
-
-
-def apply(state: RaceState, actor: str, action: Any) -> tuple[RaceState, tuple]:
-    """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
-    if state.hidden:
-        raise GameError("A view with hidden things removed cannot be played on.")
-    kind = type(action)
-    if state.phase == Phase.FINISHED:
-        raise GameOver("This race is over.")
-    if kind is EndGame:
-        return replace(state, phase=Phase.FINISHED, ended_by=who_ends(state, actor, action), pending=None), \
-            (GameEnded(who_ends(state, actor, action)),)
-    if kind is TakeOver:
-        return take_over(state, actor, action)
-    if kind not in HANDLERS:
-        raise BadOption(f"This game has no action {kind.__name__}.")
-    if kind is GmReward and state.phase != Phase.LOBBY:
-        return steps.gm_reward(state, actor, action)   # the GM's, at any point of the race
-    if kind not in ALLOWS.get(state.phase, ()):
-        raise WrongPhase(prompt(state))
-    if state.phase != Phase.LOBBY and actor not in acting_players(state):
-        if state.player(actor) is None:
-            raise NotSeated("You are not in this race; you can watch.")
-        names = ", ".join(_name(state, p) for p in acting_players(state)) or "nobody"
-        raise NotYourTurn(f"The race waits on {names}, not you.")
-    return HANDLERS[kind](state, actor, action)
 
 
 def _name(state: RaceState, player: str | None) -> str:
@@ -353,6 +343,17 @@ def turn_key(state: RaceState) -> str:
 def undo_blocker(before: RaceState, after: RaceState) -> str | None:
     """An action can be taken back only if it rolled no dice."""
     return "dice were rolled" if after.dice.counter != before.dice.counter else None
+
+
+PHASES = PhaseTable(
+    Phase,
+    allows={**{phase: own + TABLE_ACTIONS + ((GmReward,) if phase in _RUNNING else ()) for phase, own in _OWN.items()},
+            Phase.FINISHED: ()},
+    expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
+    over=(Phase.FINISHED,),
+    turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
+)
+apply = Referee(PHASES, HANDLERS, Phase.FINISHED, cleared_on_end={"pending": None}, check_turn=_check_turn)
 
 
 RULESET = Ruleset(
