@@ -34,7 +34,8 @@ class Referee:
     cleared_on_end: Mapping[str, Any] = field(default_factory=dict)
     # Raises NotSeated or NotYourTurn for a player the game is not waiting on (turn actions only).
     check_turn: Callable[[Any, str], None] | None = None
-    # (the state after an action) -> (the state, more events): victory, the turn passing on.
+    # (the state after one of the game's own actions) -> (the state, more events): victory, the turn
+    # passing on.
     after: Callable[[Any], tuple[Any, tuple]] | None = None
     playing_on_a_view: str = "A view with hidden things removed cannot be played on."
 
@@ -61,12 +62,11 @@ class Referee:
             self.check_turn(state, actor)
         if kind is EndGame:
             by = who_ends(state, actor, action)
-            state, events = replace(state, phase=self.finished, ended_by=by, **self.cleared_on_end), (GameEnded(by),)
-        elif kind is TakeOver:
-            state, events = take_over(state, actor, action)
-        else:
-            state, events = self.handlers[kind](state, actor, action)
-        if self.after is not None:
+            return replace(state, phase=self.finished, ended_by=by, **self.cleared_on_end), (GameEnded(by),)
+        if kind is TakeOver:
+            return take_over(state, actor, action)
+        state, events = self.handlers[kind](state, actor, action)
+        if self.after is not None:   # after the game's own actions only: the table's change no turn
             state, more = self.after(state)
             events += more
         return state, events

@@ -512,7 +512,7 @@ def test_a_vehicle_whose_engine_fuel_or_driver_is_gone_is_destroyed_and_the_last
             assert not escape and after.pedestrian_of("bob") is None
         else:
             assert escape[0].success == (escape[0].faces[0] >= 3) == bool(of(events, DriverLeft))
-        final, won = _settled(after, events)
+        final, won = _settled(after)
         on_foot = after.pedestrian_of("bob") is not None
         assert (final.phase == Phase.FINISHED and final.winner == "alice" and of(won, GameWon)) != on_foot
 
@@ -1044,7 +1044,7 @@ def test_a_driver_on_foot_beside_a_wreck_has_a_whole_move_and_one_fresh_out_wait
     state, events = act(state, "bob", Fire("pistol", "v2"))
     assert rolls(events, "rolls to hit") and state.active in ("bob", "alice")
     fresh = replace_active(_replace(state, pedestrians=(_replace(state.pedestrian_of("bob"), fresh=True),)), "bob")
-    handed, _ = _settled(fresh, ())
+    handed, _ = _settled(fresh)
     assert handed.active == "alice"
 
 

@@ -3,6 +3,7 @@ the speed counters, the words for the table, computer drivers and the deadline's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -38,9 +39,10 @@ from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_la
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each, suggest_legal
-from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
-from rules.table import EndGame as TableEndGame
-from rules.table import GameEnded, revision_option, rounds_option, take_over, who_ends
+from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
+from rules.phases import PhaseTable
+from rules.referee import TABLE_ACTIONS, Referee
+from rules.table import revision_option, rounds_option
 
 REVISION = 2
 
@@ -88,114 +90,129 @@ def _walking(state: BattlecarsState, actor: str):
 
 # --- apply ---------------------------------------------------------------------------------------
 
-def apply(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsState, tuple]:
-    """Apply one action; a refusal raises GameError and changes nothing."""
-    if isinstance(action, TableEndGame):
-        by = who_ends(state, actor, action)
-        return replace(state, phase=Phase.FINISHED, ended_by=by, active=None, pending_hit=None), (GameEnded(by),)
-    if isinstance(action, TakeOver):
-        return take_over(state, actor, action)
-    if state.phase == Phase.FINISHED:
-        raise GameOver("This game is over.")
-    if isinstance(action, Join):
-        return lobby.join(state, actor, action)
-    if isinstance(action, AddComputer):
-        return lobby.add_computer(state, actor, action)
-    if isinstance(action, Start):
-        return lobby.start(state, actor, action)
-    if state.phase == Phase.LOBBY:
-        raise WrongPhase("The game has not started: /game join, then the host uses /game start.")
-    if isinstance(action, SetSpeed):
-        if state.player(actor) is None:
-            raise NotSeated("You are not playing in this game; you can watch.")
-        state, events = speed.declare(state, actor, action.speed)
-        if state.phase == Phase.MOVE:
-            state, more = turns.next_mover(state)
-            events += more
-        return _settled(state, events)
-    if isinstance(action, Move):
-        vehicle = _moving(state, actor)
-        if vehicle.speed == THREE_POINT:
-            raise BadOption(f"{vehicle.name} is on 3PT: /move facing:N..NW turns it on the spot.")
-        return _settled(*movement.drive(state, vehicle.id, action.turn))
-    if isinstance(action, ThreePointTurn):
-        vehicle = _moving(state, actor)
-        facing = facing_by_name(action.facing)
-        if vehicle.speed != THREE_POINT:
-            raise BadOption(f"A three-point turn needs the speed counter on 3PT; {vehicle.name} is on "
-                            f"{speed_label(vehicle.speed)}.")
-        if facing is None:
-            raise BadOption(f"facing: one of {', '.join(FACING_NAMES)}.")
-        return _settled(*movement.three_point_turn(state, vehicle.id, facing))
-    if isinstance(action, Fire) and state.phase == Phase.RETURN:
+def _set_speed(state: BattlecarsState, actor: str, action: SetSpeed) -> tuple[BattlecarsState, tuple]:
+    if state.player(actor) is None:
+        raise NotSeated("You are not playing in this game; you can watch.")
+    state, events = speed.declare(state, actor, action.speed)
+    if state.phase == Phase.MOVE:
+        state, more = turns.next_mover(state)
+        events += more
+    return state, events
+
+
+def _move(state: BattlecarsState, actor: str, action: Move) -> tuple[BattlecarsState, tuple]:
+    vehicle = _moving(state, actor)
+    if vehicle.speed == THREE_POINT:
+        raise BadOption(f"{vehicle.name} is on 3PT: /move facing:N..NW turns it on the spot.")
+    return movement.drive(state, vehicle.id, action.turn)
+
+
+def _three_point_turn(state: BattlecarsState, actor: str, action: ThreePointTurn) -> tuple[BattlecarsState, tuple]:
+    vehicle = _moving(state, actor)
+    facing = facing_by_name(action.facing)
+    if vehicle.speed != THREE_POINT:
+        raise BadOption(f"A three-point turn needs the speed counter on 3PT; {vehicle.name} is on "
+                        f"{speed_label(vehicle.speed)}.")
+    if facing is None:
+        raise BadOption(f"facing: one of {', '.join(FACING_NAMES)}.")
+    return movement.three_point_turn(state, vehicle.id, facing)
+
+
+def _fire(state: BattlecarsState, actor: str, action: Fire) -> tuple[BattlecarsState, tuple]:
+    """A shot: returned at the attacker, a pistol's on foot, or a vehicle's weapon on its move."""
+    if state.phase == Phase.RETURN:
         _check_acting(state, actor)
         pending = state.pending_return
         target = combat.find_target(state, action.target, pending.defender)
         if target.id != pending.attacker:
             raise BadOption(f"Return fire goes back at {state.vehicle(pending.attacker).name} only.")
-        return _settled(*combat.fire(state, pending.defender, action.weapon, target.id, returning=True))
-    if isinstance(action, HoldFire):
-        if state.phase != Phase.RETURN:
-            raise WrongPhase("/hold answers a chance to return fire; none is open.")
-        _check_acting(state, actor)
-        defender = state.vehicle(state.pending_return.defender)
-        return _settled(replace(state, phase=Phase.MOVE, pending_return=None), (FireHeld(defender.name),))
-    if isinstance(action, Fire) and state.pedestrian_of(actor) is not None and state.phase == Phase.MOVE:
+        return combat.fire(state, pending.defender, action.weapon, target.id, returning=True)
+    if state.pedestrian_of(actor) is not None:
         walker = _walking(state, actor)
         if action.weapon.strip().lower() != "pistol":
             raise BadOption("On foot the only weapon is the pistol: /fire weapon:pistol target:...")
-        return _settled(*combat.pistol(state, walker.id, combat.find_target(state, action.target, walker.id).id))
-    if isinstance(action, Fire):
-        vehicle = _moving(state, actor)
-        target = combat.find_target(state, action.target, vehicle.id)
-        return _settled(*combat.fire(state, vehicle.id, action.weapon, target.id))
-    if isinstance(action, Leave):
-        vehicle = _moving(state, actor)
-        state, events = pedestrians.leave(state, vehicle)
+        return combat.pistol(state, walker.id, combat.find_target(state, action.target, walker.id).id)
+    vehicle = _moving(state, actor)
+    target = combat.find_target(state, action.target, vehicle.id)
+    return combat.fire(state, vehicle.id, action.weapon, target.id)
+
+
+def _hold(state: BattlecarsState, actor: str, _action: HoldFire) -> tuple[BattlecarsState, tuple]:
+    _check_acting(state, actor)
+    defender = state.vehicle(state.pending_return.defender)
+    return replace(state, phase=Phase.MOVE, pending_return=None), (FireHeld(defender.name),)
+
+
+def _then_hand_over(step) -> Callable[[BattlecarsState, str, Any], tuple[BattlecarsState, tuple]]:
+    """A step on foot or out of the vehicle that ends the driver's move."""
+    def handler(state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsState, tuple]:
+        state, events = step(state, actor, action)
         state, more = turns.end_move(state)
-        return _settled(state, events + more)
-    if isinstance(action, Walk):
-        return _settled(*pedestrians.walk(state, _walking(state, actor), action.direction))
-    if isinstance(action, Reload):
-        state, events = pedestrians.reload(state, _walking(state, actor))
-        state, more = turns.end_move(state)
-        return _settled(state, events + more)
-    if isinstance(action, Board):
-        state, events = pedestrians.board(state, _walking(state, actor))
-        state, more = turns.end_move(state)
-        return _settled(state, events + more)
-    if isinstance(action, Drop):
-        vehicle = _moving(state, actor)
-        return _settled(*passive.drop(state, vehicle.id, action.weapon))
-    if isinstance(action, ChooseSection):
-        if state.phase != Phase.SECTION:
-            raise WrongPhase("No hit waits for a section: that choice comes when your vehicle is hit.")
-        _check_acting(state, actor)
-        return _settled(*combat.choose_section(state, action.section))
-    if isinstance(action, EndMove) and state.pedestrian_of(actor) is not None:
+        return state, events + more
+    return handler
+
+
+def _choose_section(state: BattlecarsState, actor: str, action: ChooseSection) -> tuple[BattlecarsState, tuple]:
+    _check_acting(state, actor)
+    return combat.choose_section(state, action.section)
+
+
+def _end_move(state: BattlecarsState, actor: str, _action: EndMove) -> tuple[BattlecarsState, tuple]:
+    if state.pedestrian_of(actor) is not None:
         _walking(state, actor)
-        return _settled(*turns.end_move(state))
-    if isinstance(action, EndMove):
-        vehicle = _moving(state, actor)
-        if not turns.move_is_complete(state):
-            left = movement.left_to_move(vehicle)
-            raise WrongPhase(f"{vehicle.name} must drive its whole speed first: {left} more "
-                             f"{'point' if left == 1 else 'points'} (/move).")
-        return _settled(*turns.end_move(state))
-    raise BadOption(f"Battlecars has no action {type(action).__name__}.")
+        return turns.end_move(state)
+    vehicle = _moving(state, actor)
+    if not turns.move_is_complete(state):
+        left = movement.left_to_move(vehicle)
+        raise WrongPhase(f"{vehicle.name} must drive its whole speed first: {left} more "
+                         f"{'point' if left == 1 else 'points'} (/move).")
+    return turns.end_move(state)
 
 
-def _settled(state: BattlecarsState, events: tuple) -> tuple[BattlecarsState, tuple]:
+SEATS_CLOSED = "The game has started; seats are closed."
+_MOVING = (Move, ThreePointTurn, Fire, Leave, Walk, Reload, Board, Drop, EndMove)
+PHASES = PhaseTable(
+    Phase,
+    allows={Phase.LOBBY: (Join, AddComputer, Start, *TABLE_ACTIONS), Phase.SPEED: (SetSpeed, *TABLE_ACTIONS),
+            Phase.MOVE: (*_MOVING, *TABLE_ACTIONS), Phase.SECTION: (ChooseSection, *TABLE_ACTIONS),
+            Phase.RETURN: (Fire, HoldFire, *TABLE_ACTIONS), Phase.FINISHED: ()},
+    expects={Phase.LOBBY: "The game has not started: /game join, then the host uses /game start.",
+             Phase.SPEED: lambda state: prompt(state), Phase.MOVE: lambda state: prompt(state),
+             Phase.SECTION: lambda state: prompt(state), Phase.RETURN: lambda state: prompt(state)},
+    refusals={Join: SEATS_CLOSED, AddComputer: SEATS_CLOSED, Start: "The game has already started.",
+              SetSpeed: "Speeds are set at the start of a turn, before anyone moves.",
+              HoldFire: "/hold answers a chance to return fire; none is open.",
+              ChooseSection: "No hit waits for a section: that choice comes when your vehicle is hit."},
+    over=(Phase.FINISHED,),
+    turn_actions=(*_MOVING, HoldFire, ChooseSection),
+)
+
+
+def _settled(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """After an action: the game may be won; a moving driver who is out, or whose vehicle was just
     wrecked under them (they act on foot from the next turn), hands over."""
-    state, more = turns.check_victory(state)
-    events += more
+    state, events = turns.check_victory(state)
     walker = state.pedestrian_of(state.active)
     if state.phase == Phase.MOVE and state.active and (state.active not in turns.drivers_left(state)
                                                        or (walker is not None and walker.fresh)):
         state, handed = turns.next_mover(state)
         events += handed
     return state, events
+
+
+# The referee (rules.referee) admits each action by the phase table and the turn, runs its handler,
+# then settles the table.
+apply = Referee(
+    PHASES,
+    {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
+     ThreePointTurn: _three_point_turn, Fire: _fire, HoldFire: _hold,
+     Leave: _then_hand_over(lambda state, actor, _a: pedestrians.leave(state, _moving(state, actor))),
+     Walk: lambda state, actor, action: pedestrians.walk(state, _walking(state, actor), action.direction),
+     Reload: _then_hand_over(lambda state, actor, _a: pedestrians.reload(state, _walking(state, actor))),
+     Board: _then_hand_over(lambda state, actor, _a: pedestrians.board(state, _walking(state, actor))),
+     Drop: lambda state, actor, action: passive.drop(state, _moving(state, actor).id, action.weapon),
+     ChooseSection: _choose_section, EndMove: _end_move},
+    Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled)
 
 
 # --- what a player may do ------------------------------------------------------------------------
