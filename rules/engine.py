@@ -9,6 +9,7 @@ from typing import Any
 from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
 from rules.errors import GameError
 from rules.grammar import Grammar
+from rules.referee import Referee
 
 
 class ReplayRefused(GameError):
@@ -150,7 +151,7 @@ class Ruleset:
     actions: Registry
     events: Registry
     setup: Callable[[dict[str, Any], int, str], Any]
-    apply: Callable[[Any, str, Any], tuple[Any, tuple]]
+    apply: Referee   # the phase table, the handlers and the after-step (rules.referee)
     legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]
     view: Callable[[Any, str | None], Any]  # what a viewer may see: a player's id, or None for the channel
     describe: Callable[[Any], str]
@@ -179,6 +180,11 @@ class Ruleset:
     turn_summary: Callable[[tuple], str] | None = None
     # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
     snapshot_upgrades: Upgrades = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.apply, Referee):
+            raise TypeError(f"{self.id} applies its actions through rules.referee.Referee (its phase table and "
+                            f"handlers), not a function of its own")
 
     def load_state(self, text: str) -> Any:
         """A stored snapshot of this game, whichever schema wrote it."""

@@ -19,7 +19,7 @@ from rules.codec import CodecError, decode_state, encode_state, from_plain, to_p
 from rules.errors import BadOption, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import GAME_OVER, PhaseTable, check_phase
 from rules.referee import TABLE_ACTIONS
-from rules.registry import get_ruleset
+from rules.registry import get_ruleset, ruleset_ids
 from rules.speedway import ruleset as speedway
 from rules.speedway.actions import ACTIONS as SPEEDWAY_ACTIONS
 from rules.speedway.actions import ChooseRam, EndGame, Join, Move, SetSpeed, Start
@@ -253,3 +253,21 @@ def test_games_stored_by_earlier_releases_decode_to_phase_enums_byte_for_byte(fi
         assert type(state) is state_type and type(state.phase) is phase_type
         # Byte for byte as the snapshot is written today (schema 2 dropped the last action's words).
         assert encode_state(state) == get_ruleset(ruleset).normalised_snapshot(text)
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_every_registered_games_phase_table_covers_exactly_its_actions(ruleset_id):
+    """The referee is the only way a game applies an action: every action type the game can decode is
+    allowed by some phase and has a handler (or is the table's), and no other."""
+    ruleset = get_ruleset(ruleset_id)
+    table = ruleset.apply.phases
+    assert table.action_types == set(ruleset.actions.classes())
+    assert set(ruleset.apply.handlers) | set(TABLE_ACTIONS) == table.action_types
+    assert set(table.allows) == set(table.phases) and table.over
+
+
+def test_a_game_cannot_be_registered_without_its_referee():
+
+    toy = get_ruleset("toy")
+    with pytest.raises(TypeError, match="Referee"):
+        dataclasses.replace(toy, apply=lambda state, actor, action: (state, ()))

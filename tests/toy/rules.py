@@ -8,13 +8,16 @@ reach the top row wins (several at once share the win); after `rounds` rounds it
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from rules.codec import Registry
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
 from rules.errors import BadOption, NotHost, NotSeated, NotYourTurn, WrongPhase
 from rules.grammar import CommandSpec, Grammar, OptionSpec
-from rules.table import EndGame, GameEnded, TakeOver, register_table_actions, register_table_events, take_over, who_ends
+from rules.phases import PhaseTable
+from rules.referee import TABLE_ACTIONS, Referee
+from rules.table import EndGame, TakeOver, register_table_actions, register_table_events
 
 SIZE = 5
 DIRECTIONS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
@@ -121,50 +124,70 @@ def _reveal(state: ToyState) -> tuple[ToyState, tuple]:
     state = replace(state, players=tuple(moved), declared=(), round=state.round + 1)
     home = [s for s in moved if s.y == 0]
     if home:
-        state = replace(state, phase="finished", winner=home[0].id)
+        state = replace(state, phase=ToyPhase.FINISHED, winner=home[0].id)
     elif state.round >= state.max_rounds:
-        state = replace(state, phase="finished")
+        state = replace(state, phase=ToyPhase.FINISHED)
     return state, (Revealed(words),)
 
 
-def apply(state: ToyState, actor: str, action: Any) -> tuple[ToyState, tuple]:
-    if isinstance(action, EndGame):
-        by = who_ends(state, actor, action)
-        state, events = replace(state, phase="finished", ended_by=by), (GameEnded(by),)
-    elif isinstance(action, TakeOver):
-        state, events = take_over(state, actor, action)
-    elif state.phase == "finished":
-        raise WrongPhase("This game is over.")
-    elif isinstance(action, (Join, AddComputer)):
-        if state.phase != "lobby":
-            raise WrongPhase("The game has already started; seats are closed.")
-        if isinstance(action, AddComputer) and actor != state.host:
-            raise NotHost("Only the host can add a computer player.")
-        number = len(state.players) + 1
-        seat = Seat(f"ai-{number}", f"Bot{number}", len(state.players), ai=True) if isinstance(action, AddComputer) \
-            else Seat(actor, action.name or actor, len(state.players))
-        if state.player(seat.id) or len(state.players) >= SIZE:
-            raise BadOption("That seat is taken, or the table is full.")
-        state, events = replace(state, players=state.players + (seat,)), (Joined(seat.name),)
-    elif isinstance(action, Start):
-        if actor != state.host or len(state.players) < 2 or state.phase != "lobby":
-            raise WrongPhase("The host starts the game once two players are seated.")
-        state, events = replace(state, phase="declare"), ()
-    elif isinstance(action, Declare):
-        if state.player(actor) is None:
-            raise NotSeated("You are not playing in this game.")
-        if actor not in acting_players(state):
-            raise NotYourTurn("You have declared this round; the others have not yet.")
-        if action.direction not in DIRECTIONS:
-            raise BadOption(f"direction: one of {', '.join(DIRECTIONS)}.")
-        state = replace(state, declared=state.declared + ((actor, action.direction),))
-        events = (Declared(state.player(actor).name),)
-        if not acting_players(state):
-            state, more = _reveal(state)
-            events += more
-    else:
-        raise BadOption(f"Toy has no action {type(action).__name__}.")
+class ToyPhase(StrEnum):
+    """Where a toy game is; the values are what a stored snapshot holds."""
+
+    LOBBY = "lobby"
+    DECLARE = "declare"
+    FINISHED = "finished"
+
+
+def _check_turn(state: ToyState, actor: str) -> None:
+    if state.player(actor) is None:
+        raise NotSeated("You are not playing in this game.")
+    if actor not in acting_players(state):
+        raise NotYourTurn("You have declared this round; the others have not yet.")
+
+
+def _seat(state: ToyState, actor: str, action: Join | AddComputer) -> tuple[ToyState, tuple]:
+    if isinstance(action, AddComputer) and actor != state.host:
+        raise NotHost("Only the host can add a computer player.")
+    number = len(state.players) + 1
+    seat = Seat(f"ai-{number}", f"Bot{number}", len(state.players), ai=True) if isinstance(action, AddComputer) \
+        else Seat(actor, action.name or actor, len(state.players))
+    if state.player(seat.id) or len(state.players) >= SIZE:
+        raise BadOption("That seat is taken, or the table is full.")
+    return replace(state, players=state.players + (seat,)), (Joined(seat.name),)
+
+
+def _start(state: ToyState, actor: str, _action: Start) -> tuple[ToyState, tuple]:
+    if actor != state.host or len(state.players) < 2:
+        raise WrongPhase(STARTS)
+    return replace(state, phase=ToyPhase.DECLARE), ()
+
+
+def _declare(state: ToyState, actor: str, action: Declare) -> tuple[ToyState, tuple]:
+    if action.direction not in DIRECTIONS:
+        raise BadOption(f"direction: one of {', '.join(DIRECTIONS)}.")
+    state = replace(state, declared=state.declared + ((actor, action.direction),))
+    events: tuple = (Declared(state.player(actor).name),)
+    if not acting_players(state):
+        state, more = _reveal(state)
+        events += more
     return state, events
+
+
+# The house style: the phases say what each allows and who may act; one handler an action; the
+# referee (rules.referee) does the rest, ending and taking over included.
+STARTS = "The host starts the game once two players are seated."
+SEATS_CLOSED = "The game has already started; seats are closed."
+PHASES = PhaseTable(
+    ToyPhase,
+    allows={ToyPhase.LOBBY: (Join, AddComputer, Start, *TABLE_ACTIONS), ToyPhase.DECLARE: (Declare, *TABLE_ACTIONS),
+            ToyPhase.FINISHED: ()},
+    expects={ToyPhase.LOBBY: STARTS, ToyPhase.DECLARE: "Every player declares a move: /move direction:…"},
+    refusals={Join: SEATS_CLOSED, AddComputer: SEATS_CLOSED, Start: STARTS},
+    over=(ToyPhase.FINISHED,),
+    turn_actions=(Declare,),
+)
+apply = Referee(PHASES, {Join: _seat, AddComputer: _seat, Start: _start, Declare: _declare}, ToyPhase.FINISHED,
+                check_turn=_check_turn)
 
 
 def view(state: ToyState, viewer: str | None) -> ToyState:
