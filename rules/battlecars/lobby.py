@@ -37,8 +37,7 @@ def new_vehicle(spec: data.VehicleSpec, ident: str, owner: str, name: str, colou
 
 
 def _check_seat_free(state: BattlecarsState) -> None:
-    if state.phase != Phase.LOBBY:
-        raise WrongPhase("The game has started; seats are closed.")
+    """A seat is left (the phase table has kept seats to the lobby)."""
     limit = data.table()["max_players"]
     if len(state.players) >= limit:
         raise TableFull(f"The table is full ({limit} drivers).")

@@ -34,8 +34,7 @@ def _pick(text: str, known: dict, what: str, custom: tuple = ()):
 
 
 def _check_seat_free(state: RaceState) -> None:
-    if state.phase != Phase.LOBBY:
-        raise WrongPhase("The race has started; seats are closed.")
+    """A place on the grid is left (the phase table has kept seats to the lobby)."""
     limit = data.table()["max_racers"]
     if len(state.seats) >= limit:
         raise TableFull(f"The grid is full ({limit} racers).")
