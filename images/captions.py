@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.engine import describe_events
+from rules.table import TablePhase
 
 
 def event_words(events: tuple) -> str:
@@ -36,10 +37,10 @@ class Captioner:
             if who and text.startswith(lead):
                 text = text[len(lead):]
                 break
-        if state.phase == "finished":
+        if state.phase == TablePhase.FINISHED:
             head = (f"{self.name_of(state, state.winner)} wins" if state.winner
                     else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
             head = f"Game over · {head}"
         else:
-            head = "Lobby" if state.phase == "lobby" else f"Round {state.round + 1}"
+            head = "Lobby" if state.phase == TablePhase.LOBBY else f"Round {state.round + 1}"
         return head, who, self.colour_of(state, actor), text or "new game"

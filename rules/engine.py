@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
 from rules.errors import GameError
-from rules.grammar import Grammar
+from rules.grammar import ROUND_CAP, Grammar
 from rules.referee import Referee
 
 
@@ -172,6 +172,9 @@ class Ruleset:
     undo_blocker: Callable[[Any, Any], str | None] | None = None  # why (before -> after) cannot be taken back
     suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
     selfplay: SelfplaySetup | None = None
+    # A game with a round cap (`/game new rounds:N`, declared by ROUND_CAP among its new_options): the cap
+    # a state was set up with (None: none set). None: the game has no round cap, and takes no rounds:.
+    round_cap: Callable[[Any], int | None] | None = None
     # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
     # replay, alt text) goes through it. None: the log holds no secret.
     secrets: Secrets | None = None
@@ -185,6 +188,9 @@ class Ruleset:
         if not isinstance(self.apply, Referee):
             raise TypeError(f"{self.id} applies its actions through rules.referee.Referee (its phase table and "
                             f"handlers), not a function of its own")
+        if (ROUND_CAP in self.grammar.new_options) != (self.round_cap is not None):
+            raise TypeError(f"{self.id}: a game with a round cap declares ROUND_CAP among its /game new options, "
+                            f"and only such a game")
 
     def load_state(self, text: str) -> Any:
         """A stored snapshot of this game, whichever schema wrote it."""

@@ -36,6 +36,12 @@ class CommandSpec:
         return tuple(self.name.split())
 
 
+# `/game new rounds:N`, for a game with a round cap (rules.engine.Ruleset.round_cap) to add to its
+# new_options: the same option, words and range in every game that has one.
+ROUND_CAP = OptionSpec("rounds", "int", "Declare a draw after this many rounds (no limit if omitted)",
+                       min_value=1, max_value=1000)
+
+
 @dataclass(frozen=True)
 class Grammar:
     """A ruleset's own commands, plus the options it adds to /game new and /game join."""

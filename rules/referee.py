@@ -17,7 +17,7 @@ from typing import Any
 
 from rules.errors import GameError
 from rules.phases import PhaseTable, check_phase
-from rules.table import EndGame, GameEnded, TakeOver, take_over, who_ends
+from rules.table import EndGame, GameEnded, TablePhase, TakeOver, take_over, who_ends
 
 Handler = Callable[[Any, str, Any], tuple[Any, tuple]]
 TABLE_ACTIONS = (EndGame, TakeOver)   # every game's, in every phase before the end
@@ -49,8 +49,10 @@ class Referee:
         playing = [p for p in self.phases.phases if p not in self.phases.over]
         if any(not set(TABLE_ACTIONS) <= self.phases.allowed(p) for p in playing):
             raise ValueError("every phase before the end allows ending the game and taking it over")
-        if self.finished not in self.phases.over:
-            raise ValueError("the finished phase is one after the game")
+        if self.finished not in self.phases.over or self.finished != TablePhase.FINISHED:
+            raise ValueError("the finished phase is one after the game, of the table's value")
+        if TablePhase.LOBBY not in set(self.phases.phases):
+            raise ValueError("a game's phases begin with the table's lobby")
 
     def __call__(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
         """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""

@@ -1,11 +1,14 @@
-"""Table pieces every ruleset shares: ending a game, an admin taking the host's chair, turn starts,
-the rules revision a game was made under, and unique seat names."""
+"""Table pieces every ruleset shares: the state contract the table reads (TableState, the shared
+phases), ending a game, an admin taking the host's chair, turn starts, the rules revision a game was
+made under, the round cap, and unique seat names."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
 
 from rules.codec import Registry
 from rules.errors import BadOption, NotHost
@@ -18,6 +21,39 @@ class Player:
     id: str
     name: str
     ai: bool = False
+
+
+class TablePhase(StrEnum):
+    """The phases every game shares, by value: seats open before the start, and the game over. Each game's
+    own phase enum has them under the same names and values (what stored snapshots hold), and the table's
+    code compares against these, never against strings."""
+
+    LOBBY = "lobby"
+    FINISHED = "finished"
+
+
+class TableSeat(Protocol):
+    """A seated player, as the table reads one."""
+
+    id: str
+    name: str
+
+
+@runtime_checkable
+class TableState(Protocol):
+    """What the table (the service, the pictures' captions, selfplay, the clock) reads of a game's state.
+    Every game's state satisfies it; anything else it needs it asks of the game's Ruleset."""
+
+    host: str
+    phase: str
+    round: int
+    winner: str | None
+    ended_by: str
+
+    @property
+    def players(self) -> Sequence[TableSeat]: ...
+
+    def player(self, player_id: str | None) -> TableSeat | None: ...
 
 
 @dataclass(frozen=True)

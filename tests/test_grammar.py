@@ -54,7 +54,8 @@ def test_two_games_may_share_a_verb_with_options_of_their_own():
         OptionSpec("maneuver", "str", "Toy's own maneuvers", choices=("hop",)),
     ))
     seat = OptionSpec("car", "int", "Seat number", min_value=1, max_value=9)
-    toy = replace(TRACK, id="toy", title="Toy", grammar=Grammar(commands=(toy_move,), join_options=(seat,)))
+    toy = replace(TRACK, id="toy", title="Toy", grammar=Grammar(commands=(toy_move,), join_options=(seat,)),
+                  round_cap=None)
     shared = {spec.name: spec for spec in build_grammar((SPEEDWAY, toy))}
     move = {o.name: o for o in shared["move"].options}
     # One /move on Discord, with the options of both; what both declare fits either.
@@ -76,7 +77,9 @@ def test_two_games_may_share_a_verb_with_options_of_their_own():
 
 def test_a_game_cannot_take_a_table_command_or_mix_a_query_with_an_action():
     with pytest.raises(ValueError, match="table command"):
-        build_grammar((replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("undo", "mine"),))),))
-    looks = replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("move", "a look", query=True),)))
+        build_grammar((replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("undo", "mine"),)),
+                               round_cap=None),))
+    looks = replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("move", "a look", query=True),)),
+                    round_cap=None)
     with pytest.raises(ValueError, match="query in one game"):
         build_grammar((SPEEDWAY, looks))

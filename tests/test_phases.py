@@ -271,3 +271,33 @@ def test_a_game_cannot_be_registered_without_its_referee():
     toy = get_ruleset("toy")
     with pytest.raises(TypeError, match="Referee"):
         dataclasses.replace(toy, apply=lambda state, actor, action: (state, ()))
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_every_games_state_keeps_the_table_contract_and_the_shared_phases(ruleset_id):
+    """The table reads players, host, phase, round, winner, ended_by and player() of every game's state;
+    lobby and finished are the table's phases in every game (rules.table)."""
+    from rules.table import TablePhase, TableState
+
+    ruleset = get_ruleset(ruleset_id)
+    state = ruleset.setup({"revision": ruleset.revision} if ruleset.revision > 1 else {}, 1, "host")
+    assert isinstance(state, TableState) and state.phase == TablePhase.LOBBY
+    assert TablePhase.FINISHED in ruleset.apply.phases.over
+    ended, _ = ruleset.apply(state, "host", EndGame())
+    assert ended.phase == TablePhase.FINISHED and ruleset.is_finished(ended) and isinstance(ended, TableState)
+
+
+async def test_a_game_without_a_round_cap_refuses_rounds_and_one_with_a_cap_keeps_it(service):
+    """The Race ends at its last lap: `rounds:` is not one of its options (it was silently ignored)."""
+    from bot.table.commands import parse
+    from bot.table.replies import Actor
+
+    refused = await service.execute("chan-r", Actor("a", "a"), parse("/game new ruleset:race rounds:5"))
+    assert refused.outcome == "refused" and "rounds: is not an option of /game new in Race" in refused.text
+    assert await service._store.latest_game("chan-r") is None
+    for game_id in ("speedway", "battlecars", "track"):
+        made = await service.execute(f"chan-{game_id}", Actor("a", "a"), parse(f"/game new ruleset:{game_id} rounds:5"))
+        assert made.outcome == "applied", made.text
+        ruleset = get_ruleset(game_id)
+        assert ruleset.round_cap(ruleset.load_state((await service._store.latest_game(f"chan-{game_id}")).state)) == 5
+    assert get_ruleset("race").round_cap is None

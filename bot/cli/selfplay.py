@@ -72,12 +72,14 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
         await _command(service, channel, line)
     await _command(service, channel, "/game start")
     game = await store.latest_game(channel)
-    state = get_ruleset(game.ruleset).load_state(game.state)
+    ruleset = get_ruleset(game.ruleset)
+    state = ruleset.load_state(game.state)
     if game.status != "finished":
         raise RuntimeError(f"game {index} did not finish (phase {state.phase})")
     records = await store.actions(game.id)
     winner = state.player(state.winner).name if state.winner else "draw"
-    capped = state.max_rounds is not None and state.round >= state.max_rounds
+    cap = ruleset.round_cap(state) if ruleset.round_cap is not None else None
+    capped = cap is not None and state.round >= cap
     rounds = state.round if capped else state.round + 1
     return GameSummary(index, winner, rounds, len(records), _count_events(records, plan),
                        await service.replay_matches(game), time.perf_counter() - started)

@@ -38,8 +38,6 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
         OptionSpec("seed", "int", "Dice seed, to replay a game exactly (random if omitted)",
                    min_value=0, max_value=2**53 - 1),
-        OptionSpec("rounds", "int", "Declare a draw after this many rounds (no limit if omitted)",
-                   min_value=1, max_value=1000),
     )),
     CommandSpec("game join", "Take a seat in this channel's game"),
     CommandSpec("game add-ai", "Seat a computer player (host, before the start)"),

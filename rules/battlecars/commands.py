@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules.battlecars import data
 from rules.battlecars.actions import TURN_STEPS
 from rules.battlecars.grid import FACING_NAMES
-from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 
 _VEHICLE = OptionSpec("vehicle", "str", "Battlecars: your vehicle's mat", choices=tuple(data.vehicles()))
 
@@ -53,6 +53,7 @@ GRAMMAR = Grammar(
     ),
     new_options=(
         OptionSpec("board", "str", "Battlecars: the board", choices=data.board_ids()),
+        ROUND_CAP,
     ),
     join_options=(_VEHICLE,),
 )

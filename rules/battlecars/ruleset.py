@@ -449,7 +449,8 @@ RULESET = Ruleset(
     id="battlecars", title="Battlecars", state_type=BattlecarsState, actions=ACTIONS, events=EVENTS, setup=setup,
     apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"odds": odds},
+    turn_key=turn_key, grammar=GRAMMAR, round_cap=lambda state: state.max_rounds, revision=REVISION,
+    private_actions=True, queries={"odds": odds},
     secrets=Secrets(lambda state, log, viewer: last_of_each(
         log, {p for p, _ in state.declared if p != viewer}, SetSpeed, "a speed counter, face down")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import ClassVar
 
 from rules.dice import DiceState
 from rules.race import data
@@ -108,7 +107,6 @@ class RaceState:
     winner: str | None = None
     ended_by: str | None = None
 
-    max_rounds: ClassVar[None] = None   # a race ends at its last lap, never at a round cap
 
     @property
     def round(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 from rules.speedway import data
 from rules.speedway.driving import SLIDE, maneuver_choices
 
@@ -54,6 +54,7 @@ GRAMMAR = Grammar(
     ),
     new_options=(
         OptionSpec("arena", "str", "Speedway: arena", choices=data.arena_ids()),
+        ROUND_CAP,
     ),
     join_options=(_CAR,),
 )

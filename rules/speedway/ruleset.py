@@ -672,6 +672,7 @@ SPEEDWAY = Ruleset(
     prompt=prompt,
     turn_key=turn_key,
     grammar=GRAMMAR,
+    round_cap=lambda state: state.max_rounds,
     revision=REVISION,
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),

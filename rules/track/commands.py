@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 from rules.track import data
 
 # The non-boolean rulings and their values; every other ruling is true or false.
@@ -39,5 +39,5 @@ GRAMMAR = Grammar(
         )),
         CommandSpec("hand", "Track: your cards and what you can play, privately", query=True),
     ),
-    new_options=tuple(_ruling_option(key, default) for key, default in data.ruling_defaults().items()),
+    new_options=(*(_ruling_option(key, default) for key, default in data.ruling_defaults().items()), ROUND_CAP),
 )

@@ -298,6 +298,7 @@ TRACK = Ruleset(
     prompt=prompt,
     turn_key=turn_key,
     grammar=GRAMMAR,
+    round_cap=lambda state: state.max_rounds,
     revision=REVISION,
     private_actions=True,
     queries={"hand": hand_text},

@@ -14,7 +14,7 @@ from typing import Any
 from rules.codec import Registry
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
 from rules.errors import BadOption, NotHost, NotSeated, NotYourTurn, WrongPhase
-from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Referee
 from rules.table import EndGame, TakeOver, register_table_actions, register_table_events
@@ -252,13 +252,13 @@ GRAMMAR = Grammar(commands=(
         OptionSpec("direction", "str", "Toy: where your token goes", required=True,
                    choices=tuple(DIRECTIONS)),
     )),
-))
+), new_options=(ROUND_CAP,))
 
 RULESET = Ruleset(
     id="toy", title="Toy", state_type=ToyState, actions=ACTIONS, events=EVENTS, setup=setup, apply=apply,
     legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == "finished", acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, private_actions=True,
+    turn_key=turn_key, grammar=GRAMMAR, private_actions=True, round_cap=lambda state: state.max_rounds,
     secrets=Secrets(lambda state, log, viewer: last_of_each(
         log, {p for p, _ in state.declared if p != viewer}, Declare, "a move, declared in secret")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer),
