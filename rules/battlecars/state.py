@@ -194,8 +194,12 @@ class BattlecarsState:
     def player(self, player_id: str | None) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
 
-    def vehicle(self, vehicle_id: str | None) -> Vehicle | None:
-        return next((v for v in self.vehicles if v.id == vehicle_id), None)
+    def vehicle(self, vehicle_id: str) -> Vehicle:
+        """The vehicle of that id (KeyError when there is none: a bug, never a player's mistake)."""
+        for vehicle in self.vehicles:
+            if vehicle.id == vehicle_id:
+                return vehicle
+        raise KeyError(vehicle_id)
 
     def vehicle_of(self, player_id: str | None) -> Vehicle | None:
         return next((v for v in self.vehicles if v.owner == player_id), None)
@@ -228,7 +232,8 @@ class BattlecarsState:
 
     def shootable(self, ident: str | None) -> Vehicle | Pedestrian | None:
         """A vehicle (v2) or a pedestrian (d2) by id."""
-        return self.vehicle(ident) or next((p for p in self.pedestrians if p.id == ident), None)
+        return next((v for v in self.vehicles if v.id == ident), None) or \
+            next((p for p in self.pedestrians if p.id == ident), None)
 
     def counter_at(self, point: Point) -> Counter | None:
         return next((c for c in self.counters if c.point == point), None)

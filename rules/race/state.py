@@ -116,8 +116,12 @@ class RaceState:
     def player(self, player_id: str | None) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
 
-    def racer(self, racer_id: str | None) -> Racer | None:
-        return next((r for r in self.racers if r.id == racer_id), None)
+    def racer(self, racer_id: str) -> Racer:
+        """The racer of that id (KeyError when there is none: a bug, never a player's mistake)."""
+        for racer in self.racers:
+            if racer.id == racer_id:
+                return racer
+        raise KeyError(racer_id)
 
     def racer_of(self, player_id: str | None) -> Racer | None:
         return next((r for r in self.racers if r.owner == player_id), None)
