@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.table.commands import parse
+from bot.table.protocol.commands import parse
 from rules.registry import get_ruleset
 
 SEED = 5

@@ -21,8 +21,8 @@ os.environ["PITBOSS_GAMES"] = "tests.toy"
 import pytest  # noqa: E402
 
 from bot.storage.store import Store  # noqa: E402
-from bot.table.commands import parse  # noqa: E402
-from bot.table.service import Actor, GameService  # noqa: E402
+from bot.table.protocol.commands import parse  # noqa: E402
+from bot.table.service.entry import Actor, GameService  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

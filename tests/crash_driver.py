@@ -12,8 +12,8 @@ import sys
 
 from bot.cli.bench import PLAYERS, _open_game
 from bot.storage.store import Store
-from bot.table.commands import parse
-from bot.table.service import GameService
+from bot.table.protocol.commands import parse
+from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY

@@ -12,7 +12,7 @@ import asyncio
 import sys
 
 from bot.storage.store import Store
-from bot.table.service import GameService
+from bot.table.service.entry import GameService
 
 
 async def drive(db: str, now: float) -> None:

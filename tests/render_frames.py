@@ -8,9 +8,9 @@ from pathlib import Path
 
 from bot.cli.selfplay import play_one, selfplay_games
 from bot.storage.store import Store
-from bot.table.heavy_jobs import replayed_states
-from bot.table.queries import events_of
-from bot.table.service import GameService
+from bot.table.jobs.heavy_jobs import replayed_states
+from bot.table.service.entry import GameService
+from bot.table.service.queries import events_of
 from rules.registry import get_ruleset
 
 

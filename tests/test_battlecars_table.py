@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from bot.table.commands import parse
-from bot.table.replies import Actor
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
 from rules.battlecars import data
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
@@ -184,7 +184,7 @@ def test_a_state_round_trips_through_the_snapshot_codec():
 
 async def test_a_deadline_sets_a_speed_only_for_the_driver_who_missed_it(store):
     """The deadline's autopilot keeps the absent driver's speed (here 0) and the counters are revealed."""
-    from bot.table.service import GameService
+    from bot.table.service.entry import GameService
     from tests.test_plugin_toy import HOUR, Clock
 
     clock = Clock()
@@ -202,7 +202,7 @@ async def test_a_deadline_sets_a_speed_only_for_the_driver_who_missed_it(store):
 
 
 async def test_a_plan_drives_point_by_point_is_checked_first_and_may_be_previewed(service, store):
-    from bot.table.replies import Actor as _Actor
+    from bot.table.protocol.replies import Actor as _Actor
 
     await two_drivers(service, "chan-1", alice="interceptor", bob="tank")
     order = RULESET.load_state((await store.active_game("chan-1")).state).order

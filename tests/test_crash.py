@@ -14,7 +14,7 @@ import time
 import pytest
 
 from bot.storage.store import Store
-from bot.table.service import GameService
+from bot.table.service.entry import GameService
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow  # processes SIGKILLed at random moments

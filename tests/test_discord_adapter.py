@@ -26,8 +26,8 @@ from PIL import Image
 
 from bot.chat.adapter import APOLOGY, PitbossClient
 from bot.storage.store import Store
-from bot.table.replies import Notice, Reply
-from bot.table.service import GameService
+from bot.table.protocol.replies import Notice, Reply
+from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
 

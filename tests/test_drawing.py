@@ -9,11 +9,11 @@ import signal
 import pytest
 
 import images
-from bot.table import drawing
-from bot.table.commands import parse
-from bot.table.drawing import Drawing, RenderProcesses, process_count
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.jobs import drawing
+from bot.table.jobs.drawing import Drawing, RenderProcesses, process_count
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 from images.registry import is_built_in
 from rules.speedway.data import arena_ids
 from tests.conftest import process_gone
@@ -148,7 +148,7 @@ async def test_every_call_ends_within_its_deadline_though_every_worker_hangs():
     whether it took a stopped worker or waited for a free one; the workers are replaced and answer."""
     import asyncio
 
-    from bot.table.workers import ProcessWorkers, WorkerHung
+    from bot.table.jobs.workers import ProcessWorkers, WorkerHung
 
     pool = ProcessWorkers(2, name="pitboss-test")
     try:

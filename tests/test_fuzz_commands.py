@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.commands import COMMANDS, CommandSyntaxError, parse
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import COMMANDS, CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 
 BACKENDS = ("sqlite", "postgres")  # the service fuzz runs on both (tests/conftest.py)
 NAMES = [spec.name for spec in COMMANDS]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.table.commands import (
+from bot.table.protocol.commands import (
     COMMANDS,
     QUERIES,
     TABLE_COMMANDS,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import logging
 
-from bot.table.commands import parse
-from bot.table.guards import RateLimit, Redactor, redacting_handler
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
+from bot.table.trust.guards import RateLimit, Redactor, redacting_handler
 
 TOKEN = "MTAxOTk5.fake-bot-token.abcdefghijklmnop"
 
@@ -74,7 +74,7 @@ def test_short_or_empty_secrets_redact_nothing():
 
 
 def test_display_names_lose_markup_mentions_and_line_breaks():
-    from bot.table.guards import NAME_LIMIT, plain_name
+    from bot.table.trust.guards import NAME_LIMIT, plain_name
 
     assert plain_name("@everyone") == "everyone"
     assert plain_name("<@&123456789> boss") == "&123456789 boss"  # no longer a role mention
@@ -86,7 +86,7 @@ def test_display_names_lose_markup_mentions_and_line_breaks():
 
 
 async def test_a_hostile_display_name_reaches_the_table_as_plain_words(store):
-    from bot.table.guards import plain_name
+    from bot.table.trust.guards import plain_name
 
     service = GameService(store, render=None)
     host = Actor("1", plain_name("@here <@&42> **Host**\nline2"))

@@ -9,10 +9,10 @@ import signal
 
 import pytest
 
-from bot.table.commands import Command, parse
-from bot.table.heavy import HeavyWork
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.jobs.heavy import HeavyWork
+from bot.table.protocol.commands import Command, parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 
 pytestmark = pytest.mark.slow  # long jobs in worker processes
 
@@ -92,7 +92,7 @@ async def test_a_stopped_worker_holds_no_channel_past_a_long_jobs_deadline(store
     that replaced it), one past the queue's bound is refused at once, and each channel is free again."""
     import asyncio
 
-    from bot.table import heavy
+    from bot.table.jobs import heavy
 
     monkeypatch.setattr(heavy, "LONG_JOB_SECONDS", 1.0)
     service = GameService(store, heavy=heavy_process)

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.commands import Command, parse
-from bot.table.commitment import commitment
-from bot.table.guards import RateLimit, plain_name
-from bot.table.importer import MAX_IMPORT_BYTES, MAX_REPLAY_ACTIONS
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import Command, parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
+from bot.table.trust.commitment import commitment
+from bot.table.trust.guards import RateLimit, plain_name
+from bot.table.trust.importer import MAX_IMPORT_BYTES, MAX_REPLAY_ACTIONS
 from rules.codec import decode_state, decode_tagged
 from rules.engine import replay_states
 from rules.registry import get_ruleset

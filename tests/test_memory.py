@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from bot.table.memory import settle_memory
+from bot.table.jobs.memory import settle_memory
 
 
 def test_settling_freezes_what_start_up_loaded():

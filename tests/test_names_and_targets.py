@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.table.commands import parse
+from bot.table.protocol.commands import parse
 from rules.codec import decode_state, decode_tagged, encode_state
 from rules.engine import replay
 from rules.errors import BadOption, GameError, TableFull

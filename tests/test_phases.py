@@ -289,8 +289,8 @@ def test_every_games_state_keeps_the_table_contract_and_the_shared_phases(rulese
 
 async def test_a_game_without_a_round_cap_refuses_rounds_and_one_with_a_cap_keeps_it(service):
     """The Race ends at its last lap: `rounds:` is not one of its options (it was silently ignored)."""
-    from bot.table.commands import parse
-    from bot.table.replies import Actor
+    from bot.table.protocol.commands import parse
+    from bot.table.protocol.replies import Actor
 
     refused = await service.execute("chan-r", Actor("a", "a"), parse("/game new ruleset:race rounds:5"))
     assert refused.outcome == "refused" and "rounds: is not an option of /game new in Race" in refused.text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from bot.table.replies import Actor, parse_plan_id
+from bot.table.protocol.replies import Actor, parse_plan_id
 from rules.speedway import plans
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.preview import TurnPreview

@@ -120,7 +120,7 @@ async def test_your_own_result_comes_whole_and_the_computers_turn_is_summed_up(t
     reply = await table("alice", "/end")
     (record,) = [r for r in await store.actions((await store.active_game("chan-1")).id)
                  if r.actor == "alice"][-1:]
-    from bot.table.queries import events_of
+    from bot.table.service.queries import events_of
     from rules.speedway.ruleset import SPEEDWAY
 
     for event in events_of(SPEEDWAY, record):           # alice's own /end, every word of it
@@ -131,7 +131,7 @@ async def test_your_own_result_comes_whole_and_the_computers_turn_is_summed_up(t
 
 
 def test_a_report_keeps_the_players_own_lines_and_fits_the_others_in_the_room_left():
-    from bot.table.report import report
+    from bot.table.service.report import report
     from rules.speedway.events import SpeedSet
     from rules.speedway.ruleset import SPEEDWAY
     from rules.track.ruleset import TRACK

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.table.commands import Command, lookup, parse
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import Command, lookup, parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 from images.registry import renderer
 from rules.codec import decode_state
 from rules.registry import get_ruleset, ruleset_ids

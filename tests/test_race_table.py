@@ -10,9 +10,9 @@ import json
 import pytest
 from PIL import Image
 
-from bot.table.commands import parse
-from bot.table.queries import events_of
-from bot.table.replies import Actor
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.queries import events_of
 from images.race import HEIGHT, TEXT, WIDTH, render_race
 from rules.errors import GameError
 from rules.race.ruleset import RULESET
@@ -166,7 +166,7 @@ async def test_a_groups_own_track_reaches_no_racers_export(service, gm):
     """Issue 23, item 1: the group's own track (its DCs, its boost traps) was in every export as written
     until a seated GM changed a DC. Its file is read by the GM and whoever added it, and is withheld
     from everyone else's export, in the lobby and all race; once the race is over it is public."""
-    from bot.table.commands import Command
+    from bot.table.protocol.commands import Command
 
     host = "gina"
     assert (await run(service, host, f"/game new ruleset:race tuning:0 gm:{gm} seed:6", "chan-own")).outcome == \
@@ -335,7 +335,7 @@ piloting = 7
 ])
 async def test_a_groups_own_file_is_checked_and_a_faulty_one_changes_nothing(service, text, why):
     """Issue 15: custom vehicles and racers are validated with clear errors; a refused file changes nothing."""
-    from bot.table.commands import Command
+    from bot.table.protocol.commands import Command
 
     assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
     before = (await service._store.active_game("chan-c")).state
@@ -346,7 +346,7 @@ async def test_a_groups_own_file_is_checked_and_a_faulty_one_changes_nothing(ser
 
 async def test_a_json_file_after_a_byte_order_mark_is_read_as_json(service):
     """Issue 23, item 8: a UTF-8 byte-order mark before JSON made it read as TOML and refused."""
-    from bot.table.commands import Command
+    from bot.table.protocol.commands import Command
 
     assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
     text = "\ufeff" + json.dumps({"vehicles": {"skiff": {"name": "Skiff", "str": 14, "dex": 12, "con": 12}}})
@@ -373,7 +373,7 @@ def test_a_revision_1_race_reads_its_own_file_as_it_always_did():
 
 async def test_a_groups_own_vehicle_and_racer_join_the_grid_with_clean_names(service):
     """A host's file adds a vehicle and a racer; the name loses its mention syntax; others may not add."""
-    from bot.table.commands import Command
+    from bot.table.protocol.commands import Command
 
     assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-c")).outcome == "applied"
     stranger = await service.execute("chan-c", Actor("bob", "bob"), Command("custom", {"file": CUSTOM}))
@@ -427,7 +427,7 @@ async def test_the_gm_rewards_a_show_off_at_any_point_and_nobody_else_may(servic
 async def test_a_deadline_answers_for_a_racer_who_never_reacts(store):
     """The target is asked for its reaction with a deadline; when it passes, the autopilot defends
     (a block against a pass) and the race goes on."""
-    from bot.table.service import GameService
+    from bot.table.service.entry import GameService
     from tests.test_plugin_toy import HOUR, Clock
 
     clock = Clock()
@@ -480,7 +480,7 @@ async def test_a_seated_gm_changes_the_next_sections_conditions_before_revealing
 async def test_a_finished_race_exports_with_its_seed_and_imports_elsewhere_as_the_same_race(service):
     """The export of a finished race carries the seed; imported in another channel it replays to the
     same standings (a running race moves only by its host's export, as every game's does)."""
-    from bot.table.commands import Command
+    from bot.table.protocol.commands import Command
 
     for user, line in (("alice", "/game new ruleset:race track:outlaw_gauntlet tuning:0 seed:8"),
                        ("alice", "/game join"), ("alice", "/game add-ai pilot:veteran"), ("alice", "/game start")):

@@ -56,8 +56,8 @@ def test_a_face_down_speed_counter_never_reaches_the_picture():
 
 
 async def test_the_full_mats_come_on_request_privately_or_to_the_channel(service):
-    from bot.table.commands import parse
-    from bot.table.replies import Actor
+    from bot.table.protocol.commands import parse
+    from bot.table.protocol.replies import Actor
 
     async def run(user, line):
         return await service.execute("chan-1", Actor(user, user), parse(line))

@@ -523,9 +523,9 @@ def test_trails_follow_each_cars_moves_and_slides_and_crashes_are_marked():
 
 async def test_the_channel_picture_gets_the_last_round_of_events(store):
     """After the computer's turn, the picture is drawn with that turn and the player's own last one."""
-    from bot.table.commands import parse
-    from bot.table.replies import Actor
-    from bot.table.service import GameService
+    from bot.table.protocol.commands import parse
+    from bot.table.protocol.replies import Actor
+    from bot.table.service.entry import GameService
     from rules.speedway.events import CarManeuvered
 
     seen = []

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from bot.table.commands import parse
-from bot.table.heavy_jobs import replayed_states
+from bot.table.jobs.heavy_jobs import replayed_states
+from bot.table.protocol.commands import parse
 from images.registry import renderer
 from images.replay import HOLD_MS, MIN_FRAMES, WIDTH, Step, render_frame, render_replay, sample
 from rules.engine import parse_command
@@ -214,9 +214,9 @@ def test_a_track_replay_animates_the_public_table_only():
 async def test_a_replay_has_a_frame_per_turn_and_none_for_the_lobby(store):
     """The service's frames: the start, then the table each time the turn passes, then the end; the
     joins of the lobby make none. A turn of several actions is captioned by the game's summary."""
-    from bot.table.replays import turn_frames
-    from bot.table.replies import Actor
-    from bot.table.service import GameService
+    from bot.table.jobs.replays import turn_frames
+    from bot.table.protocol.replies import Actor
+    from bot.table.service.entry import GameService
 
     service = GameService(store, render=None)
     for user, line in (("alice", "/game new ruleset:speedway seed:5 arena:duel rounds:3"),

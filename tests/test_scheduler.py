@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from bot.storage.store import Store
-from bot.table.commands import parse
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
 

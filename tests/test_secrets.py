@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.commands import Command, CommandSyntaxError, parse
-from bot.table.replies import Actor, Reply
-from bot.table.service import GameService
+from bot.table.protocol.commands import Command, CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor, Reply
+from bot.table.service.entry import GameService
 from rules.codec import encode_state
 from rules.registry import get_ruleset, ruleset_ids
 

@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from bot.table.commands import CommandSyntaxError
+from bot.table.protocol.commands import CommandSyntaxError
 
 
 async def seated(table):

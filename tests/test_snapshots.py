@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.table.snapshots import DecodedSnapshots
+from bot.table.service.snapshots import DecodedSnapshots
 from rules.codec import encode_state
 from rules.speedway.ruleset import SPEEDWAY
 from tests.speedway_fixtures import started

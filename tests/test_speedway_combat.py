@@ -26,7 +26,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bot.table.commands import parse
+from bot.table.protocol.commands import parse
 from images.speedway.last_turn import last_shot
 from rules.dice import DiceState, roll_faces
 from rules.engine import describe_events, replay, replay_with_events

@@ -18,8 +18,8 @@ import pytest
 from bot.cli.main import _run_one
 from bot.storage.store import Store
 from bot.storage.target import masked, split_password
-from bot.table.commands import parse
-from bot.table.service import Actor, GameService
+from bot.table.protocol.commands import parse
+from bot.table.service.entry import Actor, GameService
 from tests.conftest import ROOT, run_pitboss
 
 BACKENDS = ("sqlite", "postgres")

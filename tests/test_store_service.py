@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from bot.storage.store import MIGRATIONS, NewerDatabase, Store, VersionConflict
-from bot.table.commands import parse
-from bot.table.replies import Actor
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
 from rules.codec import decode_state, encode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import ROOT, Table, run_pitboss
@@ -283,7 +283,7 @@ async def test_a_refused_delivery_can_be_retried_and_a_plan_claims_once(table, s
 
 
 def test_the_recent_events_window_follows_writes_and_drops_what_it_missed():
-    from bot.table.recent import RECENT_ACTIONS, RecentEvents
+    from bot.table.service.recent import RECENT_ACTIONS, RecentEvents
 
     recent = RecentEvents()
     assert recent.get(1, 5) is None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.table.commands import Command, parse
-from bot.table.commitment import commitment
-from bot.table.replies import Actor
+from bot.table.protocol.commands import Command, parse
+from bot.table.protocol.replies import Actor
+from bot.table.trust.commitment import commitment
 from rules.codec import decode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import Table

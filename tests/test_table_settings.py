@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.commands import parse
-from bot.table.replies import Actor
-from bot.table.service import GameService
-from bot.table.settings import DamagedSettings, TableSettings, updated
+from bot.table.clock.settings import DamagedSettings, TableSettings, updated
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

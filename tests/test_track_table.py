@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.table.commands import CommandSyntaxError, parse
-from bot.table.replies import Actor
+from bot.table.protocol.commands import CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor
 from rules.codec import decode_state, encode_state
 from rules.track.ruleset import TRACK
 from rules.track.state import PITS, RING, Car, TrackState

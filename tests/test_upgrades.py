@@ -9,9 +9,9 @@ import shutil
 import pytest
 
 from bot.storage.store import Store
-from bot.table.commands import parse
-from bot.table.replies import Actor
-from bot.table.service import GameService
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_pitboss

@@ -31,14 +31,22 @@ from bot.chat.views import (
 )
 from bot.storage.store import Store
 from bot.storage.target import split_password
-from bot.table.commands import BY_NAME, COMMANDS, MAX_OPTION_LENGTH, CommandSpec, CommandSyntaxError, OptionSpec, coerce
-from bot.table.drawing import RenderProcesses
-from bot.table.guards import RateLimit, plain_name, redacting_handler
-from bot.table.heavy import HeavyWork
-from bot.table.importer import MAX_IMPORT_BYTES
-from bot.table.memory import settle_memory
-from bot.table.replies import Reply
-from bot.table.service import Actor, GameService
+from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs.heavy import HeavyWork
+from bot.table.jobs.memory import settle_memory
+from bot.table.protocol.commands import (
+    BY_NAME,
+    COMMANDS,
+    MAX_OPTION_LENGTH,
+    CommandSpec,
+    CommandSyntaxError,
+    OptionSpec,
+    coerce,
+)
+from bot.table.protocol.replies import Reply
+from bot.table.service.entry import Actor, GameService
+from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
+from bot.table.trust.importer import MAX_IMPORT_BYTES
 
 log = logging.getLogger("pitboss.discord")
 

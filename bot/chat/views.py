@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.table.replies import (
+from bot.table.protocol.replies import (
     BUTTON_PREFIX,
     CANCEL_ID,
     CHOICES_PREFIX,

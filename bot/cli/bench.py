@@ -24,12 +24,12 @@ from typing import TextIO
 
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked
-from bot.table import drawing
-from bot.table.commands import parse
-from bot.table.drawing import RenderProcesses
-from bot.table.memory import settle_memory
-from bot.table.queries import events_of
-from bot.table.service import Actor, GameService
+from bot.table.jobs import drawing
+from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs.memory import settle_memory
+from bot.table.protocol.commands import parse
+from bot.table.service.entry import Actor, GameService
+from bot.table.service.queries import events_of
 from images.draw import to_png
 from images.png import encoder_name
 from images.speedway import palette_for, render_image

@@ -21,14 +21,14 @@ import time
 from typing import Any, TextIO
 
 from bot.storage.store import Store
-from bot.table.commands import Command, parse
-from bot.table.commitment import commitment
-from bot.table.drawing import RenderProcesses
-from bot.table.heavy import HeavyWork
-from bot.table.importer import MAX_REPLAY_ACTIONS
-from bot.table.memory import settle_memory
-from bot.table.queries import EXPORT_FORMAT
-from bot.table.service import Actor, GameService
+from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs.heavy import HeavyWork
+from bot.table.jobs.memory import settle_memory
+from bot.table.protocol.commands import Command, parse
+from bot.table.service.entry import Actor, GameService
+from bot.table.service.queries import EXPORT_FORMAT
+from bot.table.trust.commitment import commitment
+from bot.table.trust.importer import MAX_REPLAY_ACTIONS
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import replay_with_events
 from rules.registry import get_ruleset

@@ -18,11 +18,11 @@ from typing import TextIO
 from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
-from bot.table.commands import TABLE_COMMANDS, CommandSyntaxError, parse
-from bot.table.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
-from bot.table.importer import MAX_IMPORT_BYTES
-from bot.table.replies import Reply
-from bot.table.service import Actor, GameService
+from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse
+from bot.table.protocol.replies import Reply
+from bot.table.service.entry import Actor, GameService
+from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
+from bot.table.trust.importer import MAX_IMPORT_BYTES
 from rules.registry import ruleset_ids, rulesets
 
 log = logging.getLogger("pitboss.cli")

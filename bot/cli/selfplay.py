@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from bot.storage.store import Store
-from bot.table.commands import parse
-from bot.table.service import Actor, GameService
+from bot.table.protocol.commands import parse
+from bot.table.service.entry import Actor, GameService
 from rules.engine import SelfplaySetup
 from rules.registry import get_ruleset, rulesets
 

@@ -1,1 +1,1 @@
-"""The table: the transport-agnostic service, its commands, replies, clock, plans, imports and guards."""
+"""The table: the transport-agnostic service in rooms (protocol, service, clock, jobs, trust), and plug-in loading."""

@@ -36,7 +36,7 @@ class RecentEvents:
 
     def add(self, game_id: int, version: int, events: tuple, public: bool = True) -> None:
         """One more action just written, taking the game from `version - 1` to `version`; one the channel
-        may not learn of (bot.table.seen) moves the version on and adds nothing."""
+        may not learn of (bot.table.trust.seen) moves the version on and adds nothing."""
         entry = self._windows.get(game_id)
         if entry is None or entry[0] != version - 1:
             self._windows.pop(game_id, None)

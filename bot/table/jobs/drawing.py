@@ -2,7 +2,7 @@
 
 Drawing a picture is mostly Python and Pillow calls that hold the GIL, so with many channels moving at
 once the render threads take turns on one core (issue 16 measured 1.4 of 2 cores busy). A long-running
-bot (`pitboss run`, the bench) therefore draws its pictures in worker processes (bot.table.workers),
+bot (`pitboss run`, the bench) therefore draws its pictures in worker processes (bot.table.jobs.workers),
 warmed at start: every game's fonts, palettes and sprites are made once. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import images
-from bot.table.workers import NoneWarm, ProcessWorkers, WorkerDied
+from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied
 from images.registry import is_built_in
 from rules.registry import GAMES
 
@@ -49,14 +49,14 @@ def process_count() -> int:
 
 def _warm_worker() -> None:
     """A worker's start: every built-in game's drawing made ready, then its memory settled."""
-    from bot.table.memory import settle_memory
+    from bot.table.jobs.memory import settle_memory
 
     images.warm_up(GAMES)
     settle_memory()
 
 
 class RenderProcesses:
-    """Warmed render processes (bot.table.workers); a picture whose worker died is drawn on a thread."""
+    """Warmed render processes (bot.table.jobs.workers); a picture whose worker died is drawn on a thread."""
 
     def __init__(self, processes: int):
         self.processes = processes

@@ -9,10 +9,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.table.commands import BY_NAME, Command, CommandSyntaxError, coerce, foreign_to
-from bot.table.commitment import MAX_SEED, commitment
-from bot.table.guards import plain_name, valid_actor_id
-from bot.table.queries import EXPORT_FORMAT
+from bot.table.protocol.commands import BY_NAME, Command, CommandSyntaxError, coerce, foreign_to
+from bot.table.service.queries import EXPORT_FORMAT
+from bot.table.trust.commitment import MAX_SEED, commitment
+from bot.table.trust.guards import plain_name, valid_actor_id
 from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError

@@ -4,7 +4,7 @@ A verify, undo, replay, import or export handles a whole game log: up to a few s
 longest games allowed. It runs here, one job at a time, so the event loop keeps answering other
 channels; at most MAX_WAITING jobs queue, and any more are refused at once instead of piling up.
 
-The jobs (bot.table.heavy_jobs) take and return plain data, so they run on a worker thread or in a
+The jobs (bot.table.jobs.heavy_jobs) take and return plain data, so they run on a worker thread or in a
 worker process alike. A thread still shares the GIL with the loop, and some steps hold it for tens
 of milliseconds at a time (json of a whole log, a GIF's frames): issue 16 measured 40-75 ms stalls.
 A long-running bot therefore runs them in one warmed worker process (`HeavyWork(process=True)`),
@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from bot.table.workers import ProcessWorkers, WorkerDied, WorkerHung
+from bot.table.jobs.workers import ProcessWorkers, WorkerDied, WorkerHung
 from rules.errors import GameError
 
 MAX_WAITING = 4
@@ -53,8 +53,8 @@ def _warm_worker() -> None:
     """A worker process's start: a lower CPU priority, the games (plug-ins too) and the jobs loaded,
     memory settled. On a machine of two cores the job's process would otherwise take CPU time from
     the bot's own process as often as not, and the loop would wake late though no GIL is shared."""
-    import bot.table.heavy_jobs  # noqa: F401 - imported now rather than in the first job
-    from bot.table.memory import settle_memory
+    import bot.table.jobs.heavy_jobs  # noqa: F401 - imported now rather than in the first job
+    from bot.table.jobs.memory import settle_memory
     from bot.table.plugins import load_plugins
 
     with contextlib.suppress(OSError):

@@ -5,7 +5,7 @@ No game here, a stale button, another game's command.
 
 from __future__ import annotations
 
-from bot.table.commands import CommandSyntaxError, for_game, foreign_to
+from bot.table.protocol.commands import CommandSyntaxError, for_game, foreign_to
 from rules.errors import GameError
 from rules.registry import ruleset_ids
 
@@ -33,7 +33,7 @@ class NotThisGame(GameError):
 
     @classmethod
     def fitted(cls, ruleset, command):
-        """`command` as the channel's game declares it (bot.table.commands.for_game), or a refusal."""
+        """`command` as the channel's game declares it (bot.table.protocol.commands.for_game), or a refusal."""
         foreign = foreign_to(ruleset, command)
         if foreign:
             raise cls(foreign)

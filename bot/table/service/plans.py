@@ -11,9 +11,9 @@ from typing import Any
 
 import images
 from bot.storage.store import GameRecord
-from bot.table.commands import Command
-from bot.table.refusals import NotThisGame, StaleButton
-from bot.table.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
+from bot.table.protocol.commands import Command
+from bot.table.protocol.refusals import NotThisGame, StaleButton
+from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
 from rules.engine import Ruleset
 from rules.errors import GameError
 

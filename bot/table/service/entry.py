@@ -16,19 +16,15 @@ from typing import Any
 
 import images
 from bot.storage.store import AlreadyDelivered, ChannelTaken, GameRecord, NotMovable, Store, StoreBusy, VersionConflict
-from bot.table import heavy_jobs, queries
-from bot.table.clock import TableClock
-from bot.table.commands import QUERIES, Command, foreign_to, parse
-from bot.table.commitment import MAX_SEED, announce, commitment, reveal
-from bot.table.drawing import Drawing, RenderProcesses
-from bot.table.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
-from bot.table.heavy import HEAVY, HeavyWork
-from bot.table.heavy_jobs import log_rows, seat_ids
-from bot.table.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
-from bot.table.plans import PlannedTurns
-from bot.table.recent import RECENT_ACTIONS, RecentEvents
-from bot.table.refusals import NoGame, NotThisGame, StaleButton
-from bot.table.replies import (
+from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
+from bot.table.clock.timers import TableClock
+from bot.table.jobs import heavy_jobs
+from bot.table.jobs.drawing import Drawing, RenderProcesses
+from bot.table.jobs.heavy import HEAVY, HeavyWork
+from bot.table.jobs.heavy_jobs import log_rows, seat_ids
+from bot.table.protocol.commands import QUERIES, Command, foreign_to, parse
+from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
+from bot.table.protocol.replies import (
     ALT_TEXT_LIMIT,
     BUTTON_PREFIX,
     CHOICES_PREFIX,
@@ -48,10 +44,15 @@ from bot.table.replies import (
     public_scope,
     refusal,
 )
-from bot.table.report import report
-from bot.table.seen import hides_whole_actions, is_public, logged, seen_log
-from bot.table.settings import MAX_COMPUTER_ACTIONS
-from bot.table.snapshots import DecodedSnapshots
+from bot.table.service import queries
+from bot.table.service.plans import PlannedTurns
+from bot.table.service.recent import RECENT_ACTIONS, RecentEvents
+from bot.table.service.report import report
+from bot.table.service.snapshots import DecodedSnapshots
+from bot.table.trust.commitment import MAX_SEED, announce, commitment, reveal
+from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, plain_name, valid_actor_id
+from bot.table.trust.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
+from bot.table.trust.seen import hides_whole_actions, is_public, logged, seen_log
 from images.registry import renderer
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import PlanStep, Ruleset, describe_events
@@ -83,7 +84,7 @@ class Applied:
     state: Any
     events: tuple
     waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
-    public: bool = True  # whether the channel may learn of it (bot.table.seen: a GM's private ruling may not)
+    public: bool = True  # whether the channel may learn of it (bot.table.trust.seen: a GM's private ruling may not)
 
 
 class GameService(TableClock, PlannedTurns):

@@ -175,7 +175,7 @@ def _action_button(action: LegalAction, game_id: int, scope: Scope, index: int) 
 def choices_button(game_id: int) -> Button:
     """One public button that shows whoever presses it their own legal actions, privately (several
     players waiting at once, or actions that show hidden things). Any message's will do, so its id
-    carries no version (a count of actions some viewers may not know of: bot.table.seen)."""
+    carries no version (a count of actions some viewers may not know of: bot.table.trust.seen)."""
     return Button("Your move (private)", f"{CHOICES_PREFIX}:{game_id}:0:0", "", True)
 
 

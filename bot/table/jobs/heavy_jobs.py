@@ -2,7 +2,7 @@
 
 Each takes what can cross to a worker process cheaply (a ruleset id, a GameRecord, the log as
 (seq, actor, action, events) tuples: 10,000 of them pickle in ~2 ms, as dataclasses in ~16) and
-returns plain data, so `bot.table.heavy` can run it on a thread or in a process alike. Everything a
+returns plain data, so `bot.table.jobs.heavy` can run it on a thread or in a process alike. Everything a
 job does that holds the GIL for long (re-running the rules, json of a whole log, GIF encoding) then
 happens away from the event loop's interpreter.
 """
@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord
-from bot.table import queries
-from bot.table.importer import BadImport, ImportedLog, read_export
-from bot.table.replays import turn_frames
-from bot.table.seen import seen_log
+from bot.table.jobs.replays import turn_frames
+from bot.table.service import queries
+from bot.table.trust.importer import BadImport, ImportedLog, read_export
+from bot.table.trust.seen import seen_log
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_steps, replay_with_events

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord
-from bot.table.commitment import commitment, reveal
-from bot.table.replies import MESSAGE_LIMIT, Attachment, Reply, clip
-from bot.table.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
+from bot.table.protocol.replies import MESSAGE_LIMIT, Attachment, Reply, clip
+from bot.table.trust.commitment import commitment, reveal
+from bot.table.trust.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
 from rules.codec import decode_tagged
 from rules.engine import Ruleset, describe_events
 
@@ -52,7 +52,7 @@ def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> l
 def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str) -> Reply:
     """The action log as `viewer` may see it, as JSON. The dice seed is included only once the game is
     over; until then an action the viewer may not read is written as a stand-in (its number and actor
-    kept), and one they may not know of is left out (see bot.table.seen)."""
+    kept), and one they may not know of is left out (see bot.table.trust.seen)."""
     state = ruleset.load_state(game.state)
     finished = ruleset.is_finished(state)
     seen = seen_log(ruleset, state, records, viewer)

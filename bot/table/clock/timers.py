@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord, Timer
-from bot.table.refusals import NoGame, StaleButton
-from bot.table.replies import Actor, Notice, Reply
-from bot.table.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
+from bot.table.clock.settings import HOUR, MAX_COMPUTER_ACTIONS, DamagedSettings, TableSettings, timer_for, updated
+from bot.table.protocol.refusals import NoGame, StaleButton
+from bot.table.protocol.replies import Actor, Notice, Reply
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset

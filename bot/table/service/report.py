@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.table.replies import clip, latest_lines
+from bot.table.protocol.replies import clip, latest_lines
 from rules.engine import Ruleset, describe_events
 
 # Seats that acted after the player, in order: (who acted, the events of one of their actions).

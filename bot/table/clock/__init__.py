@@ -1,0 +1,1 @@
+"""The table's clock: its settings, reminders, deadlines with the autopilot, and pauses."""

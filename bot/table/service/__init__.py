@@ -1,0 +1,1 @@
+"""The service every transport calls, in parts by what each owns: door, seating, acting, asking, moving, pictures."""
