@@ -1,12 +1,13 @@
 """Several actions in one command (a game's plans, such as a whole turn), and their private preview
 with Confirm and Cancel.
 
-A mixin of GameService: a plan is played through the service's usual one-action-at-a-time path.
+A plan is played through the service's usual one-action-at-a-time path (Acting.run_steps).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import images
@@ -14,17 +15,21 @@ from bot.storage.store import GameRecord
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame, StaleButton
 from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
+from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 
 
-class PlannedTurns:
+class Plans:
     """A game's plans (`Ruleset.plans`) and their previews."""
 
-    async def _plan(self, channel: str, actor: Actor, command: Command) -> Reply:
+    def __init__(self, table: Table, run_steps: Callable[..., Awaitable[Reply]]):
+        self._table, self._run_steps = table, run_steps
+
+    async def plan(self, channel: str, actor: Actor, command: Command) -> Reply:
         """Each step through the normal path, one logged action each, stopping wherever the game
         needs a decision; or, when asked, a private preview first."""
-        ruleset, game, state = await self._load(channel)
+        ruleset, game, state = await self._table.load(channel)
         options = NotThisGame.fitted(ruleset, command).options
         if ruleset.plans is None or not ruleset.plans.is_plan(command.name, options):
             return await self._run_steps(channel, actor, [Command(command.name, options)])
@@ -46,19 +51,16 @@ class PlannedTurns:
         """The plan worked out without dice, privately, with Confirm and Cancel: nothing is applied yet."""
         preview = ruleset.plans.preview(state, actor.id, options)
         image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, actor.id), preview) \
-            if self._render else None
+            if self._table.render else None
         confirm = Button("Confirm", plan_id(game.id, game.version, ruleset.plans.encode(options, preview)), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
         words = ruleset.plans.describe(state, options, preview)
         return Reply("shown", words, image, clip(f"A preview of the plan on the map. {words}", ALT_TEXT_LIMIT),
                      ephemeral=True, buttons=(confirm, cancel), game_id=game.id, version=game.version)
 
-    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
+    async def confirm(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         """Play a previewed plan, if the game has not moved on since the preview."""
-        return await self._guarded(channel, self._confirm_plan(channel, actor, custom_id), delivery)
-
-    async def _confirm_plan(self, channel: str, actor: Actor, custom_id: str) -> Reply:
-        ruleset, game, state = await self._load(channel)
+        ruleset, game, state = await self._table.load(channel)
         try:
             game_id, version, encoded = parse_plan_id(custom_id)
             options = ruleset.plans.decode(encoded) if ruleset.plans else None

@@ -1,0 +1,311 @@
+"""Acting on a game: a command, a button or a plan applied step by step as one transaction each, the
+computer seats' turns after it, and undo."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bot.storage.store import GameRecord, StoreBusy, VersionConflict
+from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
+from bot.table.clock.timers import Timers
+from bot.table.jobs import heavy_jobs
+from bot.table.jobs.heavy_jobs import log_rows, seat_ids
+from bot.table.protocol.commands import Command, parse
+from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
+from bot.table.protocol.replies import (
+    BUTTON_PREFIX,
+    CHOICES_PREFIX,
+    MENU_PREFIX,
+    MESSAGE_LIMIT,
+    PRIVATE_MENU_PREFIX,
+    PRIVATE_PREFIX,
+    Actor,
+    Reply,
+    Scope,
+    buttons_for,
+    clip,
+    group_buttons,
+    private_scope,
+)
+from bot.table.service import queries
+from bot.table.service.pictures import Pictures
+from bot.table.service.plans import Plans
+from bot.table.service.report import report
+from bot.table.service.table import Table
+from bot.table.trust.commitment import reveal
+from bot.table.trust.guards import plain_name
+from bot.table.trust.seen import is_public, logged
+from rules.codec import dumps, encode_state, encode_tagged
+from rules.engine import PlanStep, Ruleset, describe_events
+from rules.errors import GameError
+from rules.registry import get_ruleset, rulesets
+
+log = logging.getLogger("pitboss.service")
+
+WRITE_ATTEMPTS = 5
+_BUTTON_ID = re.compile(
+    rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One stored change: the game row after it, the new state and its events."""
+
+    ruleset: Ruleset
+    game: GameRecord
+    state: Any
+    events: tuple
+    waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
+    public: bool = True  # whether the channel may learn of it (bot.table.trust.seen: a GM's private ruling may not)
+
+
+class Acting:
+    """Everything that changes a running game, one logged action at a time."""
+
+    def __init__(self, table: Table, timers: Timers, pictures: Pictures):
+        self._table, self._timers, self._pictures = table, timers, pictures
+        self.plans = Plans(table, self.run_steps)
+
+    async def act(self, channel: str, actor: Actor, command: Command,
+                   expected_version: int | None = None) -> Reply:
+        options = dict(command.options)
+        if command.name in ("game end", "game takeover"):
+            options["by_admin"] = actor.is_admin
+        if command.name == "game join":
+            options["name"] = plain_name(actor.name)
+        # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
+        if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
+            return await self.plans.plan(channel, actor, Command(command.name, options))
+        return await self.run_steps(channel, actor, [Command(command.name, options)], expected_version)
+
+    async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        match = _BUTTON_ID.match(custom_id)
+        if not match:
+            raise GameError("That button is not one of mine.")
+        kind = match.group(1)
+        game_id, drawn_for, index = (int(g) for g in match.groups()[1:])
+        ruleset, game, state = await self._table.load(channel)
+        if game.id != game_id:
+            raise StaleButton("That button belongs to a game that is no longer running here.")
+        if kind in (BUTTON_PREFIX, MENU_PREFIX) and game.version != drawn_for:
+            raise StaleButton("That button is out of date: the game has moved on. "
+                              "Use the buttons on the latest message.")
+        waiting = ruleset.acting_players(state)
+        if actor.id not in waiting:
+            if state.player(actor.id) is None:
+                raise GameError("You are not playing in this game; you can watch, but not press.")
+            names = ", ".join(state.player(p).name for p in waiting) or "nobody"
+            raise GameError(f"It is {names}'s turn, not yours.")
+        legal = ruleset.legal_actions(state, actor.id)
+        mine = private_scope(ruleset.turn_key(state), legal)
+        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
+            raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
+        if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
+            return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
+                         ephemeral=True, buttons=buttons_for(legal, game.id, mine), game_id=game.id,
+                         version=game.version)
+        if index >= len(legal):
+            raise StaleButton("That button no longer matches the game.")
+        if kind in (MENU_PREFIX, PRIVATE_MENU_PREFIX):
+            return self._group_menu(legal, game, index, mine)
+        chosen = legal[index]
+        if chosen.action is not None:
+            return await self.run_steps(channel, actor, [chosen.action], expected_version=game.version)
+        return await self.act(channel, actor, parse(chosen.command), expected_version=game.version)
+
+    async def run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
+                         summarize: Callable[[tuple], str] | None = None, floating: list[PlanStep] = (),
+                         state: Any = None) -> Reply:
+        """Apply steps in order (commands, or action values the game offered) while the game still
+        waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why.
+        A floating step (a plan's shot) is played at the first point where it can be, from `state` on."""
+        waiting_before = None
+        done = None
+        events: list = []
+        stopped = ""
+        public = False   # whether the channel may learn of any step
+        queue, pending, index = list(steps), list(floating), 0
+        while queue or pending:
+            step = _ready(pending, done.state if done is not None else state)
+            if step is None and not queue:
+                break
+            step = step or queue.pop(0)
+            if done is not None and actor.id not in done.ruleset.acting_players(done.state):
+                stopped = f"The plan ended after step {index}: the turn passed."
+                break
+            try:
+                version = expected_version if index == 0 else None
+                done = await (self.apply(channel, actor.id, step, version) if isinstance(step, Command)
+                              else self.apply(channel, actor.id, None, version, action=step))
+                waiting_before = done.waiting_before if waiting_before is None else waiting_before
+            except GameError as exc:
+                if done is None:
+                    raise
+                stopped = f"The plan paused before step {index + 1}: {exc.message}"
+                break
+            events.extend(done.events)
+            public = public or done.public
+            index += 1
+        if done is None:   # only a floating step, never ready
+            raise GameError(f"/{pending[0].name} cannot be played now: {pending[0].why_not(state).rstrip('.')}.")
+        unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else s.why_not(done.state)}"
+                    for s in pending]
+        done, others = await self.play_computers(channel, done)
+        own = [e.describe() for e in events]
+        if not public and not others:
+            return self._told_privately(done, actor, own)
+        if summarize is not None and (summary := summarize(tuple(events))):
+            own.append(summary)
+        if stopped:
+            own.append(stopped)
+        own += [line.rstrip(".") + "." for line in unplayed]
+        reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
+                                     self.reported(done, own, others), done.events)
+        newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
+                 and not done.ruleset.is_computer(done.state, p)]
+        return replace(reply, mentions=tuple(newly)) if newly else reply
+
+    async def apply(self, channel: str, actor_id: str, command: Command | None,
+                     expected_version: int | None = None, action: Any = None) -> Applied:
+        """Apply one command (or an action value the game itself offered) as one transaction,
+        retrying only when nothing was written."""
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                async with self._table.write():
+                    game = await self._table.store.active_game_tx(channel)
+                    if game is None:
+                        raise NoGame()
+                    if expected_version is not None and game.version != expected_version:
+                        raise StaleButton("That button is out of date: the game has moved on. "
+                                          "Use the buttons on the latest message.")
+                    ruleset = get_ruleset(game.ruleset)
+                    if command is not None:
+                        command = NotThisGame.fitted(ruleset, command)
+                        action = ruleset.command_to_action(command.name, command.options)
+                    state = self._table.snapshots.load(ruleset, game.state)
+                    new_state, events = ruleset.apply(state, actor_id, action)
+                    status = "finished" if ruleset.is_finished(new_state) else "active"
+                    snapshot = encode_state(new_state)
+                    game = await self._table.store.append_action_tx(
+                        game, actor_id, dumps(encode_tagged(action)),
+                        dumps([encode_tagged(e) for e in events]), snapshot, status)
+                    self._table.snapshots.remember(ruleset, snapshot, new_state)
+                    before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
+                    if before != after:
+                        await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
+                    elif actor_id in after[0] and not ruleset.is_computer(new_state, actor_id):
+                        await self._timers.restart_tx(ruleset, game, new_state, actor_id)   # they acted: anew
+                    if len(new_state.players) != len(state.players):
+                        await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
+                public = is_public(ruleset, new_state, actor_id, action)
+                self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
+                return Applied(ruleset, game, new_state, events, before[0], public)
+            except (VersionConflict, StoreBusy):
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise StoreBusy() from None
+                await asyncio.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def play_computers(self, channel: str, done: Applied) -> tuple[Applied, list[tuple[str, tuple]]]:
+        """Let every waiting computer seat play, each action through the same path as a person's; the
+        seats' (player, events) in order."""
+        played: list[tuple[str, tuple]] = []
+        computer = done.ruleset.computer
+        for _ in range(MAX_COMPUTER_ACTIONS):
+            if computer is None or done.ruleset.is_finished(done.state):
+                break
+            moves = ((p, computer.choose(done.state, p)) for p in done.ruleset.acting_players(done.state)
+                     if computer.is_computer(done.state, p))
+            player, action = next(((p, a) for p, a in moves if a is not None), (None, None))
+            if player is None:
+                break
+            try:
+                done = await self.apply(channel, player, None, action=action)
+            except GameError as exc:  # a computer choosing an illegal action is a bug: stop, keep the game
+                log.error("computer %s chose a refused action %r: %s", player, action, exc.message)
+                break
+            played.append((player, done.events))
+        return done, played
+
+    async def undo(self, channel: str, actor: Actor) -> Reply:
+        """Take back the actor's own last action, if nothing was rolled or revealed since. The state
+        before it is rebuilt off the loop and outside any write; the write then checks that the game
+        has not moved on meanwhile."""
+        game = await self._table.store.active_game(channel)
+        if game is None:
+            raise NoGame()
+        game, records = await self._table.store.game_and_actions(game.id)
+        ruleset = get_ruleset(game.ruleset)
+        if ruleset.undo_blocker is None:
+            raise GameError(f"{ruleset.title} takes no action back.")
+        if not records:
+            raise GameError("There is nothing to undo.")
+        last = records[-1]
+        if last.actor != actor.id:
+            raise GameError("You can only undo your own last action, and someone has acted since.")
+        previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
+                                                             log_rows(records[:-1]), items=len(records)))
+        blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
+        if blocker:
+            raise GameError(f"That cannot be undone: {blocker}.")
+        try:
+            async with self._table.write():
+                game = await self._table.store.undo_last_tx(game, last.seq, encode_state(previous))
+        except VersionConflict:
+            raise GameError("The game moved on while I was undoing; nothing was undone.") from None
+        undone = describe_events(queries.events_of(ruleset, last))
+        if not is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action):
+            return Reply("applied", clip(f"Undone: {undone or 'the last action'} Only you see this.", MESSAGE_LIMIT),
+                         ephemeral=True, game_id=game.id, version=game.version)
+        return await self._pictures.with_map(ruleset, game, previous, "applied",
+                                             f"Undone: {undone or 'the last action'}")
+
+    @staticmethod
+    def reported(done: Applied, own: list[str], others: list) -> str:
+        """The reply's words: the actor's own events whole, the other seats' turns in the room left, and
+        the revealed seed at the end of a game."""
+        ending = reveal(done.game.seed) if done.ruleset.is_finished(done.state) else ""
+        text = report(done.ruleset, done.state, own, others, MESSAGE_LIMIT - 300 - len(ending) - 1)
+        return f"{text}\n{ending}" if ending else text
+
+    @staticmethod
+    def _told_privately(done: Applied, actor: Actor, own: list[str]) -> Reply:
+        """An action the channel may not learn of (a GM's private ruling), told to its actor alone with
+        their next choices; the channel's message stays as it was."""
+        ruleset, state = done.ruleset, done.state
+        legal = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
+        text = "\n".join(own + [f"Only you see this. Next: {ruleset.prompt(state)}"])
+        return Reply("applied", clip(text, MESSAGE_LIMIT), ephemeral=True,
+                     buttons=buttons_for(legal, done.game.id, private_scope(ruleset.turn_key(state), legal)),
+                     game_id=done.game.id, version=done.game.version)
+
+    @staticmethod
+    def _group_menu(legal, game: GameRecord, first: int, scope: Scope) -> Reply:
+        """A private menu of the legal actions of one group (as many as Discord shows as buttons)."""
+        buttons, total = group_buttons(legal, game.id, scope, first)
+        group = legal[first].group
+        text = f"{group}: {total} ways. Pick one."
+        if total > len(buttons):
+            command = " ".join(legal[first].command.split()[:2])  # the command and its first option
+            text += (f" The buttons show the first {len(buttons)}; for the others type {command} with the "
+                     f"other options (autocomplete lists only legal values).")
+        return Reply("shown", text, ephemeral=True, buttons=buttons, game_id=game.id, version=game.version)
+
+    @staticmethod
+    def _turn_of(ruleset: Ruleset, state: Any) -> tuple:
+        """Who the game waits on, in which turn: the timer only changes when this does."""
+        return ruleset.acting_players(state), ruleset.turn_key(state), ruleset.is_finished(state)
+
+
+def _ready(floating: list[PlanStep], state: Any) -> Command | None:
+    """The first floating step that can be played in `state` (taken off the list), or None."""
+    for step in floating if state is not None else ():
+        if step.why_not(state) is None:
+            floating.remove(step)
+            return Command(step.name, step.options)
+    return None

@@ -1,0 +1,132 @@
+"""Asking about a game without changing it: its status, log, export, verification, replay, sheets and
+the game's own queries, and the games a player is in."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+from bot.storage.store import GameRecord
+from bot.table.jobs import heavy_jobs
+from bot.table.jobs.heavy_jobs import log_rows
+from bot.table.protocol.commands import Command
+from bot.table.protocol.refusals import NoGame, NotThisGame
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
+from bot.table.service import queries
+from bot.table.service.pictures import Pictures
+from bot.table.service.table import Table, elsewhere, ended_here
+from bot.table.trust.seen import hides_whole_actions, seen_log
+from rules.engine import Ruleset, describe_events
+from rules.errors import GameError
+from rules.registry import get_ruleset, ruleset_ids
+
+_SEATS_INDEXED = "seats_indexed"
+
+
+class Asking:
+    """The read-only commands: each reads the game once and answers as its reader may see it."""
+
+    def __init__(self, table: Table, pictures: Pictures):
+        self._table, self._pictures = table, pictures
+        self._seats_indexed = False
+
+    async def games(self, actor: Actor, guild: str) -> Reply:
+        """The running games a player sits in on this server."""
+        await self._index_seats()
+        games = await self._table.store.active_games_of(guild, actor.id)
+        # up to 50 snapshots to decode: ~17 ms, off the loop
+        return await asyncio.to_thread(queries.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
+
+    async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
+        ruleset, game, state = await self._table.load(channel, any_status=True)
+        command = NotThisGame.fitted(ruleset, command)
+        ended = ended_here(ruleset, game, state)
+        if game.status == "finished" and not ended and command.name != "game status":
+            raise GameError(elsewhere(game) + " Use this command there.")
+        if command.name == "game status":
+            last = await self._pictures.last_events(ruleset, game)
+            text = ruleset.describe(state) + (f"\nLast: {describe_events(last)}" if last else "")
+            if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
+                reply = await self._pictures.with_map(ruleset, game, state, "shown", f"{elsewhere(game)}\n{text}", last)
+                return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
+            return await self._pictures.with_map(ruleset, game, state, "shown", text, last)
+        if command.name == "game log":
+            before, count = command.options.get("before"), command.options.get("count")
+            if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
+                page = queries.log_page(seen_log(ruleset, state, await self._table.store.actions(game.id), actor.id),
+                                        count, before)
+            else:
+                records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
+                page = seen_log(ruleset, state, records, actor.id)
+            return queries.game_log(ruleset, page, before)
+        if command.name == "game export":
+            records = await self._table.store.actions(game.id)
+            return await self._table.heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
+                                         items=len(records))
+        if command.name == "game verify":
+            return queries.verification(game, await self.replay_matches(game), ended,
+                                        await self._seen_count(ruleset, game, state, actor.id))
+        if command.name == "game replay":
+            game, records = await self._table.store.game_and_actions(game.id)
+            try:
+                data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
+                                             items=len(records))
+            except ValueError as exc:  # no renderer for this game, or too big even at its smallest
+                raise GameError(f"No replay of this game can be made: {exc}.") from None
+            count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
+                else len(records)
+            about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {count} "
+                     f"actions, ending: {ruleset.prompt(state)}")
+            return Reply("shown", f"Game {game.id} so far: {count} actions, one frame per turn.",
+                         files=(Attachment(f"pitboss-game-{game.id}.gif", data, clip(about, 1000)),))
+        if command.name == "game sheet":
+            return await self._pictures.sheets(ruleset, state, command.options)
+        if game.status == "finished":
+            raise NoGame()
+        text = ruleset.queries[command.name](state, actor.id, command.options)
+        # A private reply may carry the buttons a public one cannot (what only this player may see).
+        private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
+        return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
+                     buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
+
+    async def why_no_game(self, channel: str) -> str | None:
+        """For a channel whose last game is over (here, not moved away): say so, and how it ended."""
+        game = await self._table.store.latest_game(channel)
+        if game is None or game.status != "finished" or game.moved:
+            return None
+        ruleset = get_ruleset(game.ruleset)
+        state = ruleset.load_state(game.state)
+        if not ruleset.is_finished(state):
+            return None
+        return (f"This game is over. {ruleset.prompt(state)} Start another with /game new, or look back with "
+                f"/game status, /game log or /game replay.")
+
+    async def replay_matches(self, game: GameRecord) -> bool:
+        """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both
+        read as of one moment, so a game being played elsewhere is checked as it stood). A snapshot
+        written under an earlier schema is compared as it would be written today."""
+        game, records = await self._table.store.game_and_actions(game.id)
+        return await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
+                                     items=len(records))
+
+    async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
+        """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""
+        if hides_whole_actions(ruleset, state):
+            return len(seen_log(ruleset, state, await self._table.store.actions(game.id), viewer))
+        return await self._table.store.action_count(game.id)
+
+    async def _index_seats(self) -> None:
+        """Record the seats of games stored before the seats index existed (once per database)."""
+        if self._seats_indexed or await self._table.store.get_meta(_SEATS_INDEXED) == "1":
+            self._seats_indexed = True
+            return
+        after = 0
+        while page := await self._table.store.active_games_after(after, 500):
+            seated = await self._table.heavy.run(heavy_jobs.seats_of, page, items=len(page))
+            async with self._table.store.transaction():
+                for game_id, players in seated:
+                    await self._table.store.add_seats_tx(game_id, players)
+            after = page[-1].id
+        await self._table.store.set_meta(_SEATS_INDEXED, "1")
+        self._seats_indexed = True

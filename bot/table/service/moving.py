@@ -1,0 +1,108 @@
+"""Moving a running game to another channel by its export, and re-playing a finished one from its log."""
+
+from __future__ import annotations
+
+from bot.storage.store import ChannelTaken, GameRecord, NotMovable
+from bot.table.clock.timers import Timers
+from bot.table.jobs import heavy_jobs
+from bot.table.jobs.heavy_jobs import seat_ids
+from bot.table.protocol.replies import Actor, Reply, refusal
+from bot.table.service.pictures import Pictures
+from bot.table.service.table import Table, channel_mention, ended_here
+from bot.table.trust.commitment import commitment
+from bot.table.trust.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
+from rules.codec import dumps
+from rules.errors import GameError
+from rules.registry import get_ruleset
+
+_ONLY_FINISHED = ("Only a finished game can be re-played from its log (its export has the seed). "
+                  "A running game is moved by its host's or a server admin's export.")
+
+
+class Moving:
+    """`/game import`: a running game moves (it never forks), a finished one is re-played read-only."""
+
+    def __init__(self, table: Table, timers: Timers, pictures: Pictures):
+        self._table, self._timers, self._pictures = table, timers, pictures
+
+    async def import_game(self, channel: str, actor: Actor, data: bytes, guild: str) -> Reply:
+        """Continue an exported game here. A running game moves: the stored game, log and settings are
+        copied and its old channel stops, so it never forks. A finished one, whose export reveals the
+        seed, is re-played from the file as a new, finished record."""
+        log_ = await self._table.heavy.run(heavy_jobs.read_import, data, items=len(data) // IMPORT_BYTES_PER_ACTION)
+        if log_.seed is None:
+            return await self._move(channel, actor, log_, guild)
+        return await self._replay_import(channel, log_, data, guild)
+
+    async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str) -> Reply:
+        source = await self._table.store.game(log_.source_game)
+        if source is None or commitment(source.seed) != log_.seed_commitment or source.ruleset != log_.ruleset.id:
+            raise BadImport("That log is of a running game this bot does not hold; only finished games "
+                            "(whose export includes the seed) can be imported elsewhere.")
+        if source.moved:
+            raise BadImport(f"That game already moved to {channel_mention(source.moved_to)}; to move it again, "
+                            f"export it there.")
+        if source.status != "active":
+            raise BadImport("That game is over. Export it again where it ended: that file has the seed and "
+                            "can be re-played anywhere.")
+        if source.channel == channel:
+            raise BadImport("That game is already running in this channel.")
+        if actor.id != source.host and not (actor.is_admin and guild == source.guild):
+            raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
+                            "running game.")
+        ruleset = log_.ruleset
+        try:
+            async with self._table.write():
+                game = await self._table.store.move_game_tx(source.id, channel, guild)
+                state = ruleset.load_state(game.state)
+                await self._timers.sync_tx(ruleset, game, state, force=True)
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        except NotMovable:
+            raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
+                            "nothing was moved.") from None
+        count = await self._table.store.action_count(game.id)
+        return await self._pictures.with_map(ruleset, game, state, "applied",
+                                    f"Game {source.id} moved here from {channel_mention(source.channel)} "
+                                    f"with its {count} actions and table settings; it stopped there.")
+
+    async def _replay_import(self, channel: str, log_: ImportedLog, data: bytes, guild: str) -> Reply:
+        source = await self._table.store.game(log_.source_game)
+        if source is not None and source.seed == log_.seed and source.ruleset == log_.ruleset.id:
+            return await self._copy_finished(channel, source, guild)
+        if log_.action_count > MAX_REPLAY_ACTIONS:
+            raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
+                            f"the limit is {MAX_REPLAY_ACTIONS}).")
+        first, final, entries, finished = await self._table.heavy.run(heavy_jobs.replay_import, data,
+                                                                 items=log_.action_count)
+        if not finished:
+            raise BadImport(_ONLY_FINISHED)
+        ruleset = log_.ruleset
+        state = ruleset.load_state(final)
+        try:
+            async with self._table.write():
+                game = await self._table.store.create_game_tx(channel, ruleset.id, log_.host, log_.seed,
+                                                        dumps(log_.options), first, guild)
+                game = await self._table.store.append_log_tx(game, entries, final, "finished")
+                await self._table.store.add_seats_tx(game.id, seat_ids(state))
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        return await self._pictures.with_map(ruleset, game, state, "applied",
+                                    f"Game {log_.source_game} re-played here from its log: "
+                                    f"{len(entries)} actions (finished).")
+
+    async def _copy_finished(self, channel: str, source: GameRecord, guild: str) -> Reply:
+        """A finished game this bot holds, imported again: a finished copy of the stored game and log
+        (however long), never a running one."""
+        ruleset = get_ruleset(source.ruleset)
+        state = ruleset.load_state(source.state)
+        if not ended_here(ruleset, source, state):
+            raise BadImport(_ONLY_FINISHED)
+        try:
+            async with self._table.write():
+                game = await self._table.store.copy_game_tx(source.id, channel, guild, "finished")
+        except ChannelTaken:
+            return refusal("This channel already has a game; import into another channel or thread.")
+        return await self._pictures.with_map(ruleset, game, state, "applied",
+                                    f"Game {source.id} re-played here from its log: {game.version} changes "
+                                    f"(finished).")

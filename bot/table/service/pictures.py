@@ -1,0 +1,111 @@
+"""The reply that shows the table: its picture with the last turns' trails, alt text, buttons and sheets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.storage.store import GameRecord
+from bot.table.protocol.replies import (
+    ALT_TEXT_LIMIT,
+    MESSAGE_LIMIT,
+    Attachment,
+    Reply,
+    buttons_for,
+    choices_button,
+    clip,
+    public_scope,
+)
+from bot.table.service import queries
+from bot.table.service.recent import RECENT_ACTIONS
+from bot.table.service.table import Table
+from bot.table.trust.seen import seen_log
+from images.registry import renderer
+from rules.engine import Ruleset, describe_events
+from rules.errors import GameError
+from rules.table import TurnBegan
+
+
+class Pictures:
+    """Replies with the table's picture, drawn from the public view and the recent public events."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
+                       text: str, last: tuple | None = None) -> Reply:
+        """The reply with the table's picture. `last` is the last logged action's events (read from the
+        log when not given): the picture's caption, dice and shot are drawn from them."""
+        if last is None:
+            last = await self.last_events(ruleset, game)
+        public = ruleset.view(state, None)
+        image = None
+        if self._table.render:
+            turn = await self._recent_turns(ruleset, game)
+            image = await self._table.drawing.picture(ruleset.id, public, last, turn)
+        waiting = ruleset.acting_players(state)
+        humans = [p for p in waiting if not ruleset.is_computer(state, p)]
+        # One player's legal actions are public buttons; when several wait (secret declarations), or
+        # the actions show what only their player may see, one button opens each presser's own, privately.
+        legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
+        buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
+            (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
+        if outcome == "applied":
+            text = f"{text}\nNext: {ruleset.prompt(state)}"
+        alt = ruleset.describe(public)
+        if last:  # the news first, as the picture's caption has it, in the room the table leaves
+            room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
+            alt = f"{clip('Last: ' + describe_events(last), room)} {alt}"
+        files = await self._final_sheets(ruleset, public) if outcome == "applied" and ruleset.is_finished(state) \
+            else ()
+        return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
+                     legal=legal, waiting_on=waiting,
+                     game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
+
+    async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The events of the game's last logged action the channel may know of (none before the first)."""
+        window = await self._recent_window(ruleset, game)
+        return window[-1] if window else ()
+
+    async def sheets(self, ruleset: Ruleset, state: Any, options: dict) -> Reply:
+        """The full car sheets, drawn off the loop: privately, or to the channel with public:true."""
+        if renderer(ruleset.id).render_sheets is None:
+            raise GameError(f"{ruleset.title} has no car sheets.")
+        which = options.get("car") or ""
+        try:
+            data = await self._table.drawing.sheets(ruleset.id, ruleset.view(state, None), which)
+        except ValueError as exc:  # nothing to draw (nobody seated yet)
+            raise GameError(f"No sheets to show: {exc}.") from None
+        public = options.get("public") == "true"
+        what = f"The sheet of {which.strip()}" if which.strip() else "Every car's sheet"
+        return Reply("shown", f"{what}.", ephemeral=not public,
+                     files=(Attachment("pitboss-sheets.png", data, f"{what}: systems, weapons and damage boxes"),))
+
+    async def _recent_window(self, ruleset: Ruleset, game: GameRecord) -> list[tuple]:
+        """The events of the game's last RECENT_ACTIONS actions the channel may know of, one tuple per
+        action: kept in memory, read from the log only when this process has not followed the game to its
+        current version."""
+        window = self._table.recent.get(game.id, game.version)
+        if window is None:
+            records = await self._table.store.recent_actions(game.id, RECENT_ACTIONS)
+            state = self._table.snapshots.load(ruleset, game.state)
+            window = [queries.events_of(ruleset, s.record) for s in seen_log(ruleset, state, records, None)]
+            self._table.recent.put(game.id, game.version, window)
+        return window
+
+    async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
+        """The last turn of every player and the turn now under way (what the picture's trails show):
+        a round back, within the last RECENT_ACTIONS actions."""
+        events = [e for action in await self._recent_window(ruleset, game) for e in action]
+        starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
+        latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
+        return tuple(events[min(latest.values()):] if latest else events)
+
+    async def _final_sheets(self, ruleset: Ruleset, public: Any) -> tuple[Attachment, ...]:
+        """Every car's sheet as the game ended, for the final results (games that draw sheets)."""
+        if not self._table.render or renderer(ruleset.id).render_sheets is None:
+            return ()
+        try:
+            data = await self._table.drawing.sheets(ruleset.id, public)
+        except ValueError:  # ended before anyone sat down
+            return ()
+        return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)

@@ -1,0 +1,45 @@
+"""Creating a game: its ruleset's setup, its dice commitment, its first picture."""
+
+from __future__ import annotations
+
+import secrets
+
+from bot.storage.store import ChannelTaken
+from bot.table.protocol.commands import Command
+from bot.table.protocol.refusals import NotThisGame
+from bot.table.protocol.replies import Actor, Reply, refusal
+from bot.table.service.pictures import Pictures
+from bot.table.service.table import Table
+from bot.table.trust.commitment import MAX_SEED, announce
+from rules.codec import dumps, encode_state
+from rules.registry import get_ruleset
+
+
+class Seating:
+    """`/game new`: a new game in a channel that has none (the seats are taken by the game's own actions)."""
+
+    def __init__(self, table: Table, pictures: Pictures):
+        self._table, self._pictures = table, pictures
+
+    async def new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
+        ruleset = get_ruleset(options["ruleset"])
+        options = NotThisGame.fitted(ruleset, Command("game new", options)).options
+        # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
+        seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
+        setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
+        if ruleset.revision > 1:  # old games, without it, keep the rules they began under
+            setup_options["revision"] = ruleset.revision
+        state = ruleset.setup(setup_options, seed, actor.id)
+        try:
+            async with self._table.write():
+                game = await self._table.store.create_game_tx(channel, ruleset.id, actor.id, seed,
+                                                        dumps(setup_options), encode_state(state), guild)
+        except ChannelTaken:
+            return refusal("This channel already has a game. Finish it with /game end, or play in "
+                           "another channel or thread.")
+        text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
+                f"the host starts it with /game start.\n{announce(seed)}")
+        if "seed" in options and ruleset.private_actions:
+            text += ("\nThe host chose the seed, so whoever knows it can work out what is hidden: leave "
+                     "seed: out for a game with secrets.")
+        return await self._pictures.with_map(ruleset, game, state, "applied", text)
