@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.storage.store import Store, is_postgres
+from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
@@ -81,7 +81,7 @@ def _script(seed: int, moves: int, cars: int = 2) -> list[tuple[Actor, str]]:
         command = parse(line)
         action = SPEEDWAY.command_to_action(command.name, {**command.options, "name": actor.name})
         state = SPEEDWAY.apply(state, actor.id, action)[0]
-    script = []
+    script: list[tuple[Actor, str]] = []
     while len(script) < moves and not SPEEDWAY.is_finished(state):
         (player,) = SPEEDWAY.acting_players(state)
         line = ai.choose_command(state, player, [a.command for a in SPEEDWAY.legal_actions(state, player)])
@@ -122,7 +122,7 @@ async def _long_game(service: GameService, store: Store, seed: int) -> int:
         for design in CARS:
             await service.execute(channel, PLAYERS[0], parse(f"/game add-ai car:{design}"))
         await service.execute(channel, PLAYERS[0], parse("/game start"))
-        game = await store.latest_game(channel)
+        game = stored(await store.latest_game(channel), channel)
         if len(await store.actions(game.id)) >= LONG_GAME:
             return game.id
     raise RuntimeError(f"no computer game reached {LONG_GAME} actions")
@@ -135,19 +135,19 @@ async def _load_times(service: GameService, store: Store, repeats: int,
     short = "bench-load-10"
     await _open_game(service, short, seed, cars=6)
     await _play(service, short, _script(seed, 10 - 7, cars=6), Samples())  # six joins and the start are 7 of 10
-    short_id = (await store.active_game(short)).id
+    short_id = stored(await store.active_game(short), short).id
     long_id = await _long_game(service, store, seed)
 
     timings: dict[int, list[float]] = {short_id: [], long_id: []}
     for _ in range(repeats):  # alternated, so a slow patch of the machine hits both alike
         for game_id in (short_id, long_id):
             started = time.perf_counter()
-            game = await store.game(game_id)
+            game = stored(await store.game(game_id), f"game {game_id}")
             SPEEDWAY.load_state(game.state)
             timings[game_id].append(time.perf_counter() - started)
-    short, long = (statistics.median(timings[game_id]) for game_id in (short_id, long_id))
-    sizes = [len((await store.game(game_id)).state) for game_id in (short_id, long_id)]
-    return short, long, len(await store.actions(long_id)), sizes
+    short_median, long_median = (statistics.median(timings[game_id]) for game_id in (short_id, long_id))
+    sizes = [len(stored(await store.game(game_id), f"game {game_id}").state) for game_id in (short_id, long_id)]
+    return short_median, long_median, len(await store.actions(long_id)), sizes
 
 
 def _render_vs_encode(views: list[tuple[SpeedwayState, tuple]]) -> tuple[float, float, float]:

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from bot.storage.store import Store
+from bot.storage.store import Store, stored
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
@@ -140,7 +140,11 @@ async def _measured(service: GameService, job) -> tuple[float, list[float], list
     watchers = [asyncio.create_task(_ticker(lateness, stop)), asyncio.create_task(_asker(service, replies, stop))]
     await asyncio.sleep(0.3)
     started = time.perf_counter()
-    result = await job() if job else await asyncio.sleep(2.0)
+    result = None
+    if job:
+        result = await job()
+    else:
+        await asyncio.sleep(2.0)
     took = time.perf_counter() - started
     await asyncio.sleep(0.2)   # what a job left running (a thread still finishing) is measured too
     stop.set()
@@ -151,7 +155,7 @@ async def _measured(service: GameService, job) -> tuple[float, list[float], list
 async def _next_move(store: Store, channel: str) -> tuple[Actor, Command]:
     """Who moves next in the running circling game, and their move."""
     ruleset = get_ruleset("speedway")
-    state = ruleset.load_state((await store.active_game(channel)).state)
+    state = ruleset.load_state(stored(await store.active_game(channel), channel).state)
     player = ruleset.acting_players(state)[0]
     return Actor(player, player), parse(_circling_command(ruleset, state, player))
 

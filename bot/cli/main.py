@@ -11,9 +11,9 @@ import re
 import shlex
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
@@ -405,9 +405,9 @@ def _main(argv: list[str] | None) -> int:
 
 def _log_to_file(args: argparse.Namespace) -> None:
     """Bugs go with their traceback to a log file (created only when needed); players see an apology."""
-    handler = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
+    to_file = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
     _url, db_password = split_password(_db_path(args) if hasattr(args, "db") else "")
-    handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=handler)
+    handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=to_file)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
@@ -434,6 +434,6 @@ def _local(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
     return handle
 
 
-def _in_loop(mode: Callable[[argparse.Namespace], Awaitable[int]]) -> Callable[[argparse.Namespace], int]:
+def _in_loop(mode: Callable[[argparse.Namespace], Coroutine[Any, Any, int]]) -> Callable[[argparse.Namespace], int]:
     """A mode that runs on an event loop, as a plain function."""
     return lambda args: asyncio.run(mode(args))

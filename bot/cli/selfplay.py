@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TextIO
 
-from bot.storage.store import Store
+from bot.storage.store import Store, stored
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
 from rules.engine import SelfplaySetup
@@ -60,7 +60,7 @@ def _count_events(records, plan: SelfplaySetup) -> tuple[tuple[str, int], ...]:
 
 async def play_one(service: GameService, store: Store, ruleset_id: str, index: int, seed: int) -> GameSummary:
     """Create, seat, start and finish one all-computer game; summarise it."""
-    plan = get_ruleset(ruleset_id).selfplay
+    plan = _selfplay_of(ruleset_id)
     started = time.perf_counter()
     rng = random.Random(seed * 7919 + index)
     channel = f"selfplay-{ruleset_id}-{seed}-{index}"
@@ -71,7 +71,7 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
     for line in plan.seats(rng):
         await _command(service, channel, line)
     await _command(service, channel, "/game start")
-    game = await store.latest_game(channel)
+    game = stored(await store.latest_game(channel), channel)
     ruleset = get_ruleset(game.ruleset)
     state = ruleset.load_state(game.state)
     if game.status != "finished":
@@ -83,6 +83,14 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
     rounds = state.round if capped else state.round + 1
     return GameSummary(index, winner, rounds, len(records), _count_events(records, plan),
                        await service.replay_matches(game), time.perf_counter() - started)
+
+
+def _selfplay_of(ruleset_id: str) -> SelfplaySetup:
+    """How a game plays itself (only games with computer seats for every seat can)."""
+    plan = get_ruleset(ruleset_id).selfplay
+    if plan is None:
+        raise ValueError(f"{ruleset_id} cannot play itself")
+    return plan
 
 
 def selfplay_games() -> tuple[str, ...]:
@@ -110,10 +118,10 @@ async def selfplay(db_path: str, ruleset: str, games: int, seed: int, stream: Te
     bad = sum(not s.replay_ok for s in summaries)
     seconds = sorted(s.seconds for s in summaries)
     actions = sum(s.actions for s in summaries)
-    totals = Counter()
+    totals: Counter[str] = Counter()
     for summary in summaries:
         totals.update(dict(summary.counts))
-    counted = ", ".join(f"{totals[label]} {label}" for label, _ in get_ruleset(ruleset).selfplay.counted)
+    counted = ", ".join(f"{totals[label]} {label}" for label, _ in _selfplay_of(ruleset).counted)
     print(f"summary: {games} games, {games - drawn} won, {drawn} drawn, {counted}, {actions} actions, "
           f"median {seconds[len(seconds) // 2]:.2f} s per game, "
           f"{actions / max(sum(seconds), 1e-9):.0f} actions/s, replay mismatches {bad}", file=stream)

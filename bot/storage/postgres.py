@@ -14,6 +14,7 @@ import contextvars
 import os
 import re
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
 
 import asyncpg
@@ -86,11 +87,11 @@ class PostgresDriver:
             except _BUSY as exc:
                 raise StoreBusy() from exc
 
-    def transaction(self):
+    def transaction(self) -> AbstractAsyncContextManager[None]:
         """One write transaction (READ COMMITTED, with the channel lock taken by the store)."""
         return self._transaction()
 
-    def snapshot(self):
+    def snapshot(self) -> AbstractAsyncContextManager[None]:
         """A read-only transaction that sees the database as of one moment."""
         return self._transaction(isolation="repeatable_read", readonly=True)
 

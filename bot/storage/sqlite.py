@@ -13,6 +13,7 @@ import os
 import sqlite3
 import urllib.parse
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiosqlite
 
@@ -163,7 +164,7 @@ class SqliteDriver:
         """Run one statement; the number of rows it changed."""
         return await self._run(sql, params, fetch=0)
 
-    async def _run(self, sql: str, params: tuple, fetch: int):
+    async def _run(self, sql: str, params: tuple, fetch: int) -> Any:
         """Execute; rows (`fetch` 1: the first, -1: all) or the row count (0). Duplicate on a unique key."""
         async with self._connection() as db:
             try:
@@ -171,7 +172,7 @@ class SqliteDriver:
                 # manager costs three: execute, fetch, close).
                 if fetch == 0:
                     return (await db.execute(sql, params)).rowcount
-                rows = await db.execute_fetchall(sql, params)
+                rows = list(await db.execute_fetchall(sql, params))
                 return [tuple(row) for row in (rows[:1] if fetch == 1 else rows)]
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):

@@ -8,8 +8,10 @@ replacement (compare-and-swap) against a writer that slipped in between.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Protocol
 
 from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 
@@ -160,6 +162,13 @@ class GameRecord:
         return self.moved_to is not None
 
 
+def stored(game: GameRecord | None, what: str) -> GameRecord:
+    """A game a caller knows is stored (it made it, or read its id): a LookupError naming `what` if not."""
+    if game is None:
+        raise LookupError(f"no stored game: {what}")
+    return game
+
+
 @dataclass(frozen=True)
 class Timer:
     """When to remind the player a game waits on, and when their deadline falls (epoch seconds)."""
@@ -202,15 +211,35 @@ def is_postgres(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
+class Driver(Protocol):
+    """What the store needs of a database: SQLite (bot.storage.sqlite) and PostgreSQL (bot.storage.postgres)."""
+
+    async def close(self) -> None: ...
+    dialect: str   # "sqlite" or "postgres"
+    skip_locked: str  # how a claim skips rows another process holds ("" where one writer is all there is)
+
+    def transaction(self) -> AbstractAsyncContextManager[None]: ...
+    def snapshot(self) -> AbstractAsyncContextManager[None]: ...
+    async def fetchone(self, sql: str, params: tuple = ()) -> tuple | None: ...
+    async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]: ...
+    async def execute(self, sql: str, params: tuple = ()) -> int: ...
+    async def executemany(self, sql: str, rows: list[tuple]) -> None: ...
+    async def executescript(self, script: str) -> None: ...
+    async def lock_channel(self, channel: str) -> None: ...
+    async def integrity_problems(self) -> list[str]: ...
+    async def backup(self, path: str) -> None: ...
+
+
 class Store:
     """The game database. Open with `await Store.open(path or URL)`; close with `await store.close()`."""
 
-    def __init__(self, driver):
+    def __init__(self, driver: Driver):
         self.driver = driver
 
     @classmethod
     async def open(cls, target: str) -> Store:
         """Connect (a SQLite file path, or a postgresql:// URL) and apply pending migrations."""
+        driver: Driver
         if is_postgres(target):
             from bot.storage.postgres import PostgresDriver
 
@@ -230,16 +259,23 @@ class Store:
     async def close(self) -> None:
         await self.driver.close()
 
+    async def _one(self, sql: str, params: tuple = ()) -> tuple:
+        """The row of a statement that always yields exactly one (an aggregate, an INSERT ... RETURNING)."""
+        row = await self.driver.fetchone(sql, params)
+        if row is None:
+            raise LookupError(f"no row from {sql.split()[0]}")
+        return row
+
     async def _applied_migrations(self) -> int:
         """How many migrations the database has had (0 when it is new), read without writing."""
         if self.driver.dialect == "postgres":
             exists = "SELECT to_regclass('schema_migrations') IS NOT NULL"
         else:
             exists = "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        (found,) = await self.driver.fetchone(exists)
+        (found,) = await self._one(exists)
         if not found:
             return 0
-        return (await self.driver.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))[0]
+        return (await self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))[0]
 
     async def _migrate(self) -> None:
         # A current schema takes no write transaction, so a read-only database opens (verify, backup,
@@ -256,7 +292,7 @@ class Store:
                 await self.driver.execute("SELECT pg_advisory_xact_lock(7172746)")
             await self.driver.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-            (current,) = await self.driver.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            (current,) = await self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
             if current > len(MIGRATIONS):   # a newer Pitboss migrated it meanwhile
                 raise NewerDatabase(current, len(MIGRATIONS))
             for version, script in enumerate(MIGRATIONS, start=1):
@@ -266,7 +302,7 @@ class Store:
                 await self.driver.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, _now()))
 
     async def schema_version(self) -> int:
-        return (await self.driver.fetchone("SELECT MAX(version) FROM schema_migrations"))[0]
+        return (await self._one("SELECT MAX(version) FROM schema_migrations"))[0]
 
     async def integrity_problems(self) -> list[str]:
         """The database's own consistency checks: an empty list when it is sound."""
@@ -297,7 +333,7 @@ class Store:
         now = _now()
         await self.driver.lock_channel(channel)
         try:
-            (game_id,) = await self.driver.fetchone(
+            (game_id,) = await self._one(
                 "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state,"
                 " created_at, updated_at, guild) VALUES (?, ?, 'active', ?, ?, ?, 0, ?, ?, ?, ?) RETURNING id",
                 (channel, ruleset, host, seed, options, state, now, now, guild))
@@ -358,7 +394,7 @@ class Store:
         now = _now()
         await self.driver.lock_channel(channel)
         try:
-            (game_id,) = await self.driver.fetchone(
+            (game_id,) = await self._one(
                 "INSERT INTO games (channel, ruleset, status, host, seed, options, version, state, created_at,"
                 " updated_at, guild, settings) SELECT ?, ruleset, ?, host, seed, options, version, state,"
                 " created_at, ?, ?, settings FROM games WHERE id = ? RETURNING id",
@@ -384,7 +420,7 @@ class Store:
             " WHERE id = ? AND version = ?", (state, status, len(entries), now, game.id, game.version))
         if changed != 1:
             raise VersionConflict(game.id)
-        (last,) = await self.driver.fetchone("SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?",
+        (last,) = await self._one("SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?",
                                              (game.id,))
         rows = [(game.id, last + i, actor, action, events, now)
                 for i, (actor, action, events) in enumerate(entries, start=1)]
@@ -515,11 +551,15 @@ class Store:
         rows = await self.driver.fetchall(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id")
         return [GameRecord(*row) for row in rows]
 
-    async def game_and_actions(self, game_id: int) -> tuple[GameRecord | None, list[ActionRecord]]:
-        """A game and its whole log as of one moment: one read transaction, so a writer in another
-        process cannot slip an action in between the two reads."""
+    async def game_and_actions(self, game_id: int) -> tuple[GameRecord, list[ActionRecord]]:
+        """A stored game and its whole log as of one moment: one read transaction, so a writer in another
+        process cannot slip an action in between the two reads. Games are never deleted: an unknown id
+        is a KeyError."""
         async with self.driver.snapshot():
-            return await self._fetch_game("id = ?", (game_id,)), await self.actions_tx(game_id)
+            game = await self._fetch_game("id = ?", (game_id,))
+            if game is None:
+                raise KeyError(f"no game {game_id}")
+            return game, await self.actions_tx(game_id)
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
         """A game's action log in order."""
@@ -527,7 +567,7 @@ class Store:
 
     async def action_count(self, game_id: int) -> int:
         """How many actions a game's log holds."""
-        (count,) = await self.driver.fetchone("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,))
+        (count,) = await self._one("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,))
         return count
 
     async def recent_actions(self, game_id: int, count: int, before: int | None = None) -> list[ActionRecord]:

@@ -29,6 +29,8 @@ class Deadlines:
                               passive: bool) -> Any:
         """One action the autopilot plays for the player, applied only if the game is still as it was
         read (StaleButton otherwise); None when it has nothing to play."""
+        if ruleset.autopilot is None:
+            return None
         action = ruleset.autopilot.play(state, timer.player, passive)
         if action is None:
             return None

@@ -103,7 +103,7 @@ class HeavyWork:
         """Stop the worker (a job in flight is abandoned)."""
         if self._worker is not None:
             self._worker.close()
-        else:
+        if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
 
 

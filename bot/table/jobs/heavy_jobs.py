@@ -89,6 +89,8 @@ def replay_import(data: bytes) -> tuple[str, str, list[tuple[str, str, str]], bo
     """Re-run an exported log: the setup snapshot, the final one, each action as it is stored (actor,
     action JSON, events JSON), and whether the game ended. BadImport when the rules refuse an action."""
     log_ = read_export(data)
+    if log_.seed is None:
+        raise BadImport("That log has no seed: only a finished game's export can be re-played.")
     try:
         first, state, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, log_.actions)
     except ReplayRefused as exc:

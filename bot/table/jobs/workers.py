@@ -136,7 +136,7 @@ class ProcessWorkers:
         self._warm_seconds = warm_seconds
         self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count)]
         self._idle: asyncio.LifoQueue | None = None
-        self._became_ready: asyncio.Event | None = None
+        self._became_ready = asyncio.Event()   # bound to a loop only when first awaited
         self._starting: set[asyncio.Task] = set()
         self._failed_starts = 0
         self._busy = 0   # workers out on a job
@@ -146,7 +146,6 @@ class ProcessWorkers:
             # the worker that finished last goes first: when few jobs come, one worker does them all
             # and its caches (word masks, sprites) stay warm; under load every worker is busy anyway
             self._idle = asyncio.LifoQueue()
-            self._became_ready = asyncio.Event()
             for worker in self._workers:
                 self._await_ready(worker)
         return self._idle
@@ -248,7 +247,7 @@ class ProcessWorkers:
 
     def pids(self) -> list[int]:
         """The workers' process ids."""
-        return [w.process.pid for w in self._workers]
+        return [pid for w in self._workers if (pid := w.process.pid) is not None]
 
     def close(self) -> None:
         """Stop every worker (a job in flight is abandoned)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,7 +72,7 @@ class Acting:
         self.plans = Plans(table, self.run_steps)
 
     async def act(self, channel: str, actor: Actor, command: Command,
-                   expected_version: int | None = None) -> Reply:
+                  expected_version: int | None = None) -> Reply:
         options = dict(command.options)
         if command.name in ("game end", "game takeover"):
             options["by_admin"] = actor.is_admin
@@ -119,7 +119,7 @@ class Acting:
         return await self.act(channel, actor, parse(chosen.command), expected_version=game.version)
 
     async def run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
-                         summarize: Callable[[tuple], str] | None = None, floating: list[PlanStep] = (),
+                        summarize: Callable[[tuple], str] | None = None, floating: Sequence[PlanStep] = (),
                          state: Any = None) -> Reply:
         """Apply steps in order (commands, or action values the game offered) while the game still
         waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why.
@@ -152,8 +152,8 @@ class Acting:
             public = public or done.public
             index += 1
         if done is None:   # only a floating step, never ready
-            raise GameError(f"/{pending[0].name} cannot be played now: {pending[0].why_not(state).rstrip('.')}.")
-        unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else s.why_not(done.state)}"
+            raise GameError(f"/{pending[0].name} cannot be played now: {_why_not(pending[0], state).rstrip('.')}.")
+        unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else _why_not(s, done.state)}"
                     for s in pending]
         done, others = await self.play_computers(channel, done)
         own = [e.describe() for e in events]
@@ -165,13 +165,13 @@ class Acting:
             own.append(stopped)
         own += [line.rstrip(".") + "." for line in unplayed]
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                     self.reported(done, own, others), done.events)
-        newly = [p for p in reply.waiting_on if p not in waiting_before and p != actor.id
+                                              self.reported(done, own, others), done.events)
+        newly = [p for p in reply.waiting_on if p not in (waiting_before or ()) and p != actor.id
                  and not done.ruleset.is_computer(done.state, p)]
         return replace(reply, mentions=tuple(newly)) if newly else reply
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
-                     expected_version: int | None = None, action: Any = None) -> Applied:
+                    expected_version: int | None = None, action: Any = None) -> Applied:
         """Apply one command (or an action value the game itself offered) as one transaction,
         retrying only when nothing was written."""
         for attempt in range(WRITE_ATTEMPTS):
@@ -249,7 +249,7 @@ class Acting:
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
-                                                             log_rows(records[:-1]), items=len(records)))
+                                                                  log_rows(records[:-1]), items=len(records)))
         blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
@@ -305,7 +305,12 @@ class Acting:
 def _ready(floating: list[PlanStep], state: Any) -> Command | None:
     """The first floating step that can be played in `state` (taken off the list), or None."""
     for step in floating if state is not None else ():
-        if step.why_not(state) is None:
+        if step.why_not is not None and step.why_not(state) is None:
             floating.remove(step)
             return Command(step.name, step.options)
     return None
+
+
+def _why_not(step: PlanStep, state: Any) -> str:
+    """Why a floating step cannot be played in `state` (a step left unplayed always says why)."""
+    return (step.why_not(state) if step.why_not is not None else None) or "it could not be played"

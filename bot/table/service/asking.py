@@ -63,7 +63,7 @@ class Asking:
         if command.name == "game export":
             records = await self._table.store.actions(game.id)
             return await self._table.heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
-                                         items=len(records))
+                                               items=len(records))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
                                         await self._seen_count(ruleset, game, state, actor.id))
@@ -71,7 +71,7 @@ class Asking:
             game, records = await self._table.store.game_and_actions(game.id)
             try:
                 data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
-                                             items=len(records))
+                                                   items=len(records))
             except ValueError as exc:  # no renderer for this game, or too big even at its smallest
                 raise GameError(f"No replay of this game can be made: {exc}.") from None
             count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
@@ -108,7 +108,7 @@ class Asking:
         written under an earlier schema is compared as it would be written today."""
         game, records = await self._table.store.game_and_actions(game.id)
         return await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
-                                     items=len(records))
+                                           items=len(records))
 
     async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
         """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""

@@ -32,14 +32,14 @@ class Moving:
         log_ = await self._table.heavy.run(heavy_jobs.read_import, data, items=len(data) // IMPORT_BYTES_PER_ACTION)
         if log_.seed is None:
             return await self._move(channel, actor, log_, guild)
-        return await self._replay_import(channel, log_, data, guild)
+        return await self._replay_import(channel, log_, log_.seed, data, guild)
 
     async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)
         if source is None or commitment(source.seed) != log_.seed_commitment or source.ruleset != log_.ruleset.id:
             raise BadImport("That log is of a running game this bot does not hold; only finished games "
                             "(whose export includes the seed) can be imported elsewhere.")
-        if source.moved:
+        if source.moved_to is not None:
             raise BadImport(f"That game already moved to {channel_mention(source.moved_to)}; to move it again, "
                             f"export it there.")
         if source.status != "active":
@@ -63,32 +63,32 @@ class Moving:
                             "nothing was moved.") from None
         count = await self._table.store.action_count(game.id)
         return await self._pictures.with_map(ruleset, game, state, "applied",
-                                    f"Game {source.id} moved here from {channel_mention(source.channel)} "
+                                             f"Game {source.id} moved here from {channel_mention(source.channel)} "
                                     f"with its {count} actions and table settings; it stopped there.")
 
-    async def _replay_import(self, channel: str, log_: ImportedLog, data: bytes, guild: str) -> Reply:
+    async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)
-        if source is not None and source.seed == log_.seed and source.ruleset == log_.ruleset.id:
+        if source is not None and source.seed == seed and source.ruleset == log_.ruleset.id:
             return await self._copy_finished(channel, source, guild)
         if log_.action_count > MAX_REPLAY_ACTIONS:
             raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
                             f"the limit is {MAX_REPLAY_ACTIONS}).")
         first, final, entries, finished = await self._table.heavy.run(heavy_jobs.replay_import, data,
-                                                                 items=log_.action_count)
+                                                                      items=log_.action_count)
         if not finished:
             raise BadImport(_ONLY_FINISHED)
         ruleset = log_.ruleset
         state = ruleset.load_state(final)
         try:
             async with self._table.write():
-                game = await self._table.store.create_game_tx(channel, ruleset.id, log_.host, log_.seed,
-                                                        dumps(log_.options), first, guild)
+                game = await self._table.store.create_game_tx(channel, ruleset.id, log_.host, seed,
+                                                              dumps(log_.options), first, guild)
                 game = await self._table.store.append_log_tx(game, entries, final, "finished")
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
         return await self._pictures.with_map(ruleset, game, state, "applied",
-                                    f"Game {log_.source_game} re-played here from its log: "
+                                             f"Game {log_.source_game} re-played here from its log: "
                                     f"{len(entries)} actions (finished).")
 
     async def _copy_finished(self, channel: str, source: GameRecord, guild: str) -> Reply:
@@ -104,5 +104,5 @@ class Moving:
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
         return await self._pictures.with_map(ruleset, game, state, "applied",
-                                    f"Game {source.id} re-played here from its log: {game.version} changes "
+                                             f"Game {source.id} re-played here from its log: {game.version} changes "
                                     f"(finished).")

@@ -16,7 +16,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame, StaleButton
 from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
 from bot.table.service.table import Table
-from rules.engine import Ruleset
+from rules.engine import Ruleset, TurnPlans
 from rules.errors import GameError
 
 
@@ -39,22 +39,24 @@ class Plans:
 
     async def _play_plan(self, channel: str, actor: Actor, ruleset: Ruleset, state: Any, options: dict[str, Any],
                          expected_version: int | None = None) -> Reply:
-        planned = ruleset.plans.steps(state, actor.id, options)
+        plans = _plans_of(ruleset)
+        planned = plans.steps(state, actor.id, options)
         steps = [Command(s.name, s.options) for s in planned if s.why_not is None]
         floating = [s for s in planned if s.why_not is not None]
         return await self._run_steps(channel, actor, steps, expected_version,
-                                     summarize=ruleset.plans.summarize if len(planned) > 1 else None,
+                                     summarize=plans.summarize if len(planned) > 1 else None,
                                      floating=floating, state=state)
 
     async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
                        options: dict[str, Any]) -> Reply:
         """The plan worked out without dice, privately, with Confirm and Cancel: nothing is applied yet."""
-        preview = ruleset.plans.preview(state, actor.id, options)
+        plans = _plans_of(ruleset)
+        preview = plans.preview(state, actor.id, options)
         image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, actor.id), preview) \
             if self._table.render else None
-        confirm = Button("Confirm", plan_id(game.id, game.version, ruleset.plans.encode(options, preview)), "confirm")
+        confirm = Button("Confirm", plan_id(game.id, game.version, plans.encode(options, preview)), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
-        words = ruleset.plans.describe(state, options, preview)
+        words = plans.describe(state, options, preview)
         return Reply("shown", words, image, clip(f"A preview of the plan on the map. {words}", ALT_TEXT_LIMIT),
                      ephemeral=True, buttons=(confirm, cancel), game_id=game.id, version=game.version)
 
@@ -71,3 +73,10 @@ class Plans:
         if game.id != game_id or game.version != version:
             raise StaleButton("The game has moved on since this preview; plan again.")
         return await self._play_plan(channel, actor, ruleset, state, options, expected_version=version)
+
+
+def _plans_of(ruleset: Ruleset) -> TurnPlans:
+    """The game's plans; a game without any takes no plan."""
+    if ruleset.plans is None:
+        raise GameError(f"{ruleset.title} takes no plans.")
+    return ruleset.plans

@@ -45,12 +45,12 @@ def _other_lines(ruleset: Ruleset, state, others: Others) -> list[str]:
         else:
             grouped.append((player, list(events)))
     lines = []
-    for player, events in grouped:
+    for player, happened in grouped:
         seat = state.player(player)
         who = seat.name if seat else player
-        full = describe_events(tuple(events))
+        full = describe_events(tuple(happened))
         if ruleset.turn_summary is not None and len(full) > SUMMARY_AFTER:
-            lines.append(clip(f"{who}'s turn: {ruleset.turn_summary(tuple(events))}", SUMMARY_AFTER))
+            lines.append(clip(f"{who}'s turn: {ruleset.turn_summary(tuple(happened))}", SUMMARY_AFTER))
         else:
             lines.append(full)
     return lines

@@ -33,7 +33,7 @@ class Seating:
         try:
             async with self._table.write():
                 game = await self._table.store.create_game_tx(channel, ruleset.id, actor.id, seed,
-                                                        dumps(setup_options), encode_state(state), guild)
+                                                              dumps(setup_options), encode_state(state), guild)
         except ChannelTaken:
             return refusal("This channel already has a game. Finish it with /game end, or play in "
                            "another channel or thread.")

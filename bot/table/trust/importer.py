@@ -7,7 +7,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from bot.table.protocol.commands import BY_NAME, Command, CommandSyntaxError, coerce, foreign_to
 from bot.table.service.queries import EXPORT_FORMAT
@@ -80,7 +80,8 @@ def _damaged(what: str) -> BadImport:
     return BadImport(f"The game log is damaged: {what}.")
 
 
-def _whole_number(value: Any, low: int, high: int) -> bool:
+def _whole_number(value: Any, low: int, high: int) -> TypeGuard[int]:
+    """Whether a decoded JSON value is an int (not a bool) in [low, high)."""
     return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
 
 
@@ -113,8 +114,9 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
 
 def _cleaned(action: Any) -> Any:
     """An action with any player name in it cleaned as a Discord display name is."""
-    if dataclasses.is_dataclass(action) and isinstance(getattr(action, "name", None), str):
-        return dataclasses.replace(action, name=plain_name(action.name))
+    name = getattr(action, "name", None)
+    if dataclasses.is_dataclass(action) and not isinstance(action, type) and isinstance(name, str):
+        return dataclasses.replace(action, name=plain_name(name))
     return action
 
 
