@@ -97,13 +97,13 @@ def _board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int) ->
     bottom = top + LABELS + board.height * cell
     for x in range(board.width):
         cx = _centre((x, 0), cell, top)[0]
-        for y in (top + LABELS / 2, bottom + LABELS / 2):
-            draw_text(draw, (K * cx, K * y), chr(ord("A") + x), big, INK, "mm")
+        for label_y in (top + LABELS / 2, bottom + LABELS / 2):
+            draw_text(draw, (K * cx, K * label_y), chr(ord("A") + x), big, INK, "mm")
     right = LABELS + board.width * cell
     for y in range(board.height):
         cy = _centre((0, y), cell, top)[1]
-        for x in (LABELS / 2, right + LABELS / 2):
-            draw_text(draw, (K * x, K * cy), str(y + 1), big, INK, "mm")
+        for label_x in (LABELS / 2, right + LABELS / 2):
+            draw_text(draw, (K * label_x, K * cy), str(y + 1), big, INK, "mm")
 
 
 def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool) -> None:

@@ -58,7 +58,8 @@ def _panel(state: BattlecarsState, vehicle: Vehicle) -> Image.Image:
     face_down = state.face_down(vehicle.owner)
     full = list(range(spec.max_speed, -1, -1)) + ([REVERSE] if spec.type != "bike" else []) + [THREE_POINT]
     open_ = set(dial(vehicle))
-    x, y = 14, 54
+    x: float = 14   # the boxes are as wide as their labels
+    y = 54
     small = font(15, bold=True)
     for position in full:
         text = speed_label(position)

@@ -26,7 +26,7 @@ from rules.battlecars.actions import (
 )
 from rules.battlecars.damage import is_running
 from rules.battlecars.grid import FACING_NAMES, distance, step
-from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of
 from rules.battlecars.turns import acting_players
 from rules.errors import GameError
 
@@ -34,7 +34,7 @@ CRUISE = 4
 DROP_RANGE = 4   # a computer drops its passive rounds once an enemy is this close
 
 
-def _enemies(state: BattlecarsState, player: str) -> list:
+def _enemies(state: BattlecarsState, player: str) -> list[Vehicle | Pedestrian]:
     """Every other driver still in the game: their running vehicle, or them on foot."""
     return [v for v in state.vehicles if v.owner != player and is_running(v)] + \
         [p for p in state.pedestrians if p.owner != player]
@@ -46,12 +46,13 @@ def _acting(state: BattlecarsState, player: str) -> bool:
 
 def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
     """The next move-phase action: a turn toward the nearest enemy (or straight on), or the end."""
-    vehicle = state.vehicle_of(player)
+    vehicle = state.vehicle_for(player)
+    here = point_of(vehicle)
     if vehicle.speed == THREE_POINT and not vehicle.moved:
         enemies = _enemies(state, vehicle.owner)
         if enemies:
-            nearest = min(enemies, key=lambda v: distance(v.point, vehicle.point))
-            best = min(range(8), key=lambda f: distance(step(vehicle.point, f, 2), nearest.point))
+            nearest = min(enemies, key=lambda v: distance(point_of(v), here))
+            best = min(range(8), key=lambda f: distance(step(here, f, 2), point_of(nearest)))
             return ThreePointTurn(FACING_NAMES[best])
         return EndMove()
     if movement.left_to_move(vehicle) <= 0:
@@ -59,16 +60,16 @@ def _drive_choice(state: BattlecarsState, player: str, straight: bool) -> Any:
     turns = movement.open_turns(state, vehicle)
     if straight:
         return Move("ahead" if "ahead" in turns else turns[0])
-    terrain = state.the_board.terrain(vehicle.point)
+    terrain = state.the_board.terrain(here)
     enemies = _enemies(state, vehicle.owner)
 
     def score(turn: str) -> tuple:
         facing = (vehicle.facing + TURN_STEPS[turn]) % 8
         limit = movement.cornering_limit(vehicle, terrain, abs(TURN_STEPS[turn]) * 45 if turn != "about" else 180)
         risky = limit is not None and vehicle.speed > limit
-        there = step(vehicle.point, facing)
+        there = step(here, facing)
         wreck = any(v.point == there and not is_running(v) for v in state.vehicles)
-        near = min((distance(there, e.point) for e in enemies), default=0)
+        near = min((distance(there, point_of(e)) for e in enemies), default=0)
         return wreck, risky, near, abs(TURN_STEPS[turn])
     return Move(min(turns, key=score))
 
@@ -78,25 +79,25 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
     if not _acting(state, player):
         return None
     if state.phase == Phase.SPEED:
-        vehicle = state.vehicle_of(player)
+        vehicle = state.vehicle_for(player)
         options = [p for p in speed.choices(state, vehicle) if p >= 0] or list(speed.choices(state, vehicle))
         return SetSpeed(min(options, key=lambda p: (abs(p - min(CRUISE, vehicle.top_speed)), -p)))
     if state.phase == Phase.SECTION:
         return ChooseSection(combat.best_section(state))
     if state.phase == Phase.RETURN:
-        pending = state.pending_return
-        shots = combat.return_shots(state, state.vehicle(pending.defender), state.shootable(pending.attacker))
+        pending = state.open_return
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.target(pending.attacker))
         best = max(shots, key=lambda s: (s.chance, s.weapon.id))
         return Fire(best.weapon.id, best.target.id)
     walker = state.pedestrian_of(player)
     if walker is not None:
         return _on_foot(state, walker)
-    vehicle = state.vehicle_of(player)
+    vehicle = state.vehicle_for(player)
     shots = combat.legal_shots(state, vehicle)
     if shots:
         best = max(shots, key=lambda s: (s.chance, s.weapon.id))
         return Fire(best.weapon.id, best.target.id)
-    near = any(distance(v.point, vehicle.point) <= DROP_RANGE for v in state.vehicles
+    near = any(distance(point_of(v), point_of(vehicle)) <= DROP_RANGE for v in state.vehicles
                if v.id != vehicle.id and is_running(v))
     for pod in vehicle.pods if near and vehicle.moved else ():
         try:
@@ -112,8 +113,8 @@ def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     toward its vehicle, away from the nearest enemy vehicle, or (only drivers on foot left) toward the
     nearest of them to get a line; then the end of its move."""
     vehicle = state.vehicle_of(walker.owner)
-    alive = vehicle is not None and not vehicle.destroyed
-    if alive and distance(vehicle.point, walker.point) == 1:
+    home = point_of(vehicle) if vehicle is not None and not vehicle.destroyed else None   # its vehicle, if not a wreck
+    if home is not None and distance(home, walker.point) == 1:
         return Board()
     for target in combat.targets(state):
         try:
@@ -125,11 +126,11 @@ def _on_foot(state: BattlecarsState, walker: Pedestrian) -> Any:
     free = [way for way in range(8) if pedestrians.is_free(state, step(walker.point, way))]
     if walker.walked or not free:
         return EndMove()
-    if alive:
-        return Walk(FACING_NAMES[min(free, key=lambda w: distance(step(walker.point, w), vehicle.point))])
+    if home is not None:
+        return Walk(FACING_NAMES[min(free, key=lambda w: distance(step(walker.point, w), home))])
     enemies = [v for v in state.vehicles if v.owner != walker.owner and is_running(v)]
     if enemies:
-        return Walk(FACING_NAMES[max(free, key=lambda w: min(distance(step(walker.point, w), e.point)
+        return Walk(FACING_NAMES[max(free, key=lambda w: min(distance(step(walker.point, w), point_of(e))
                                                               for e in enemies))])
     others = [p for p in state.pedestrians if p.owner != walker.owner]
     if not others:
@@ -142,7 +143,7 @@ def autopilot_action(state: BattlecarsState, player: str, passive: bool = False)
     if not _acting(state, player):
         return None
     if state.phase == Phase.SPEED:
-        vehicle = state.vehicle_of(player)
+        vehicle = state.vehicle_for(player)
         options = speed.choices(state, vehicle)
         forward = [p for p in options if p >= 0]
         if passive and forward:

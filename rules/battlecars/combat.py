@@ -23,7 +23,17 @@ from rules.battlecars.grid import Point, bearing, between, corners_passed, label
 from rules.battlecars.passive import smoke_between
 from rules.battlecars.pedestrians import wound
 from rules.battlecars.rolls import D3, D6, D8, roll
-from rules.battlecars.state import BattlecarsState, Pedestrian, PendingHit, PendingReturn, Phase, Pod, Vehicle
+from rules.battlecars.state import (
+    BattlecarsState,
+    Pedestrian,
+    PendingHit,
+    PendingReturn,
+    Phase,
+    Pod,
+    Vehicle,
+    point_of,
+    required,
+)
 from rules.errors import BadOption, GameError
 
 # The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
@@ -38,7 +48,7 @@ class IllegalShot(GameError):
 @dataclass(frozen=True)
 class ShotPlan:
     weapon: Pod
-    target: Vehicle
+    target: Vehicle | Pedestrian
     range: int
     dice: int
     modifier: int
@@ -100,7 +110,7 @@ def fire_limit(vehicle: Vehicle, weapon: Pod) -> str | None:
     machine-gun fire besides (seed), one more weapon with a working Gunnery Computer."""
     if weapon.id in vehicle.fired:
         return f"{weapon.label} has already fired this turn."
-    fired = [vehicle.weapon(w) for w in vehicle.fired]
+    fired = [w for w in vehicle.weapons() if w.id in vehicle.fired]
     guns = sum(1 for w in fired if w.load == "mg") + (weapon.load == "mg")
     others = sum(1 for w in fired if w.load != "mg") + (weapon.load != "mg")
     over = max(0, guns - 1) + max(0, others - 1)
@@ -110,7 +120,7 @@ def fire_limit(vehicle: Vehicle, weapon: Pod) -> str | None:
     return None
 
 
-def target_limit(vehicle: Vehicle, target: Vehicle) -> str | None:
+def target_limit(vehicle: Vehicle, target: Vehicle | Pedestrian) -> str | None:
     """Why the vehicle may not shoot at `target` now: one round a target, 2 targets a turn (3 with a
     working Gunnery Computer, found)."""
     if target.id in vehicle.targets:
@@ -125,9 +135,9 @@ def check_line(state: BattlecarsState, origin: Point, lines: tuple[int, ...], ta
                reach: int | None, what: str) -> int:
     """The range to `target` along one of `lines` from `origin`, or IllegalShot: not on a line, out of
     the arc, someone nearer on the line, blocked, or out of reach."""
-    line = line_to(origin, target.point)
+    line = line_to(origin, point_of(target))
     if line is None:
-        raise IllegalShot(f"{target.name} at {label(target.point)} is on none of the lines through "
+        raise IllegalShot(f"{target.name} at {label(point_of(target))} is on none of the lines through "
                           f"{label(origin)}: weapons fire along the grid's lines.")
     facing, distance = line
     if facing not in lines:
@@ -173,7 +183,7 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
         raise IllegalShot("A vehicle cannot shoot itself.")
     if isinstance(target, Vehicle) and target.destroyed:
         raise IllegalShot(f"{target.name} is a wreck already.")
-    distance = check_line(state, firer.point, lines_of(firer, weapon), target, spec.max_range, weapon.label)
+    distance = check_line(state, point_of(firer), lines_of(firer, weapon), target, spec.max_range, weapon.label)
     return ShotPlan(weapon, target, distance, spec.range_dice, aim(state, firer, target))
 
 
@@ -220,7 +230,7 @@ def offer_return(state: BattlecarsState, attacker_id: str, target_id: str) -> tu
 
 def sections_hit(target: Vehicle, firer_point: Point) -> tuple[str, ...]:
     """The sections a shot from `firer_point` may strike (those the mat has armour for)."""
-    options = SECTIONS_FROM[bearing(target.point, target.facing, firer_point)]
+    options = SECTIONS_FROM[bearing(point_of(target), target.facing, firer_point)]
     return tuple(s for s in options if target.spec.armour[SECTION_INDEX[s]] > 0) or ("front",)
 
 
@@ -229,7 +239,7 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
     """Fire one round: the range dice against the range; on a hit the d8 damage, on the one section
     the shot can strike or, where several can, on the section the target's driver chooses. Then the
     target may return fire (not at return fire)."""
-    firer, target = state.vehicle(firer_id), state.shootable(target_id)
+    firer, target = state.vehicle(firer_id), state.target(target_id)
     weapon = firer.weapon(weapon_id)
     if weapon is None:
         names = ", ".join(w.id for w in firer.weapons())
@@ -279,18 +289,19 @@ def _beyond(state: BattlecarsState, firer: Vehicle, missed: Vehicle | Pedestrian
             reach: int | None) -> tuple[Vehicle | Pedestrian, int] | None:
     """What a missed shot may hit next: the first vehicle or pedestrian further along the same line,
     within the weapon's reach, with nothing blocking between; None when there is none."""
-    facing, distance = line_to(firer.point, missed.point)
+    origin = point_of(firer)
+    facing, distance = required(line_to(origin, point_of(missed)), "no line of fire to", missed.id)
     board = state.the_board
     for k in range(distance + 1, max(board.width, board.height)):
         if reach is not None and k > reach:
             return None
-        point = step(firer.point, facing, k)
+        point = step(origin, facing, k)
         if not board.inside(point):
             return None
         found = next((t for t in targets(state) if t.point == point and t.id != firer.id), None)
         if found is not None:
-            on_the_way = between(firer.point, facing, k)
-            blocked = line_blocker(state, firer.point, facing, k) or smoke_between(state, on_the_way)
+            on_the_way = between(origin, facing, k)
+            blocked = line_blocker(state, origin, facing, k) or smoke_between(state, on_the_way)
             return None if blocked else (found, k)
     return None
 
@@ -314,7 +325,7 @@ def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | 
     if isinstance(target, Pedestrian):
         state, more = wound(state, target.id, points, f"shot by {firer.name}")
         return _answered(state, firer.id, target.id, events + more, returning)
-    sections = sections_hit(target, firer.point)
+    sections = sections_hit(target, point_of(firer))
     if len(sections) == 1:
         state, more = hit_armour(state, target.id, sections[0], points, flame)
         return _answered(state, firer.id, target.id, events + more, returning)
@@ -322,7 +333,7 @@ def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | 
     return replace(state, phase=Phase.SECTION, pending_hit=pending), events
 
 
-def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | Pedestrian) -> int:
+def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | Pedestrian | None) -> int:
     """The range of a pistol shot, or IllegalShot saying why it cannot be taken."""
     if walker.fired:
         raise IllegalShot(f"{walker.name} has fired this turn.")
@@ -336,9 +347,10 @@ def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | P
 def pistol(state: BattlecarsState, walker_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
     """A pedestrian's pistol (reconstruction): once a turn along any line, 2d6 to hit; 1 health off a
     pedestrian, d3 points on a vehicle."""
-    walker = state.shootable(walker_id)
+    walker = state.pedestrian(walker_id)
     target = state.shootable(target_id)
     distance = check_pistol(state, walker, target)
+    assert target is not None   # check_pistol refuses a missing target
     state = state.with_pedestrian(replace(walker, fired=True, rounds=walker.rounds - 1))
     dice = data.table()["pistol_range_dice"]
     state, hit, events = _to_hit(state, walker, "a pistol", target, distance, dice, aim(state, walker, target))
@@ -365,7 +377,7 @@ def _answered(state: BattlecarsState, firer_id: str, target_id: str, events: tup
 
 def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsState, tuple]:
     """The hit vehicle's driver puts the damage on one of the sections the shot could strike."""
-    pending = state.pending_hit
+    pending = state.open_hit
     wanted = section.strip().lower()
     if wanted not in pending.sections:
         raise BadOption(f"The hit can go on {', '.join(pending.sections)}.")
@@ -377,6 +389,6 @@ def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsStat
 def best_section(state: BattlecarsState) -> str:
     """The section a careful driver puts a hit on: the one with most boxes left (the computer's and the
     deadline's choice)."""
-    pending = state.pending_hit
+    pending = state.open_hit
     target = state.vehicle(pending.target)
     return max(pending.sections, key=lambda s: (target.armour[SECTION_INDEX[s]], -SECTION_INDEX[s]))

@@ -14,7 +14,7 @@ from dataclasses import replace
 from rules.battlecars import data, pedestrians
 from rules.battlecars.events import ArmourHit, ComponentHit, DiceRolled, VehicleDestroyed
 from rules.battlecars.rolls import D3, D6, D8, roll
-from rules.battlecars.state import BattlecarsState, Vehicle
+from rules.battlecars.state import BattlecarsState, Vehicle, point_of, required
 from rules.table import plural
 
 SECTION_INDEX = {name: i for i, name in enumerate(data.SECTIONS)}
@@ -31,7 +31,8 @@ def hit_armour(state: BattlecarsState, vehicle_id: str, section: str, points: in
     lost = 0 if ignore_armour else min(boxes, points)
     beyond = points - lost
     hits = math.ceil(beyond / data.table()["damage_per_internal_hit"]) if beyond > 0 else 0
-    armour = tuple(b - lost if i == index else b for i, b in enumerate(vehicle.armour))
+    front, middle, rear = (b - lost if i == index else b for i, b in enumerate(vehicle.armour))
+    armour = (front, middle, rear)
     state = state.with_vehicle(replace(vehicle, armour=armour))
     events: tuple = (ArmourHit(vehicle.name, section, points, lost, boxes - lost, hits),)
     if flame and section == "rear":
@@ -112,7 +113,8 @@ def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool
     vehicle = state.vehicle(vehicle_id)
     spec = vehicle.spec
     if part.startswith("pod:") or part == "turret":
-        weapon = vehicle.turret if part == "turret" else next(p for p in vehicle.pods if p.id == part[4:])
+        weapon = required(vehicle.turret, "no turret on", vehicle.id) if part == "turret" else \
+            next(p for p in vehicle.pods if p.id == part[4:])
         loaded = weapon.rounds > 0
         broken = replace(weapon, destroyed=True)
         vehicle = replace(vehicle, turret=broken) if part == "turret" else \
@@ -202,7 +204,7 @@ def destroy(state: BattlecarsState, vehicle_id: str, why: str, escape: bool = Fa
         state, more = pedestrians.escape(state, vehicle_id)
         return state, events + more
     if not vehicle.driver_out:   # the driver dies aboard: the pistol stays in the wreck
-        state = pedestrians.dies(state, vehicle.point, data.table()["pistol_rounds"])
+        state = pedestrians.dies(state, point_of(vehicle), data.table()["pistol_rounds"])
     return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
 
 

@@ -111,6 +111,7 @@ def board(board_id: str, big: bool = False) -> Board:
         rows = tuple(row + row[::-1][1:] for row in turned)
     width, height = len(rows[0]), len(rows)
     mid_x, mid_y = width // 2, height // 2
+    starts: tuple[tuple[Point, int], ...]
     if big:   # the centre points of both boards' sides
         half = len(raw["rows"]) // 2
         starts = (((0, mid_y), 2), ((width - 1, mid_y), 6), ((half, 0), 4), ((width - 1 - half, height - 1), 0),
@@ -203,7 +204,8 @@ class VehicleSpec:
 
 def _vehicle(vid: str, raw: dict) -> VehicleSpec:
     where = f"vehicles.toml [{vid}]"
-    armour = tuple(int(raw["armour"][s]) for s in SECTIONS)
+    front, middle, rear = (int(raw["armour"][s]) for s in SECTIONS)
+    armour = (front, middle, rear)
     pods = tuple(PodSpec(p["id"], p["facing"], p["load"], int(p["rounds"])) for p in raw.get("pods", ()))
     turret = raw.get("turret")
     spec = VehicleSpec(

@@ -78,8 +78,11 @@ def corners_passed(point: Point, facing: int) -> tuple[Point, Point] | None:
     return None
 
 
-def bearing(origin: Point, facing: int, other: Point) -> int | None:
+def bearing(origin: Point, facing: int, other: Point) -> int:
     """Where `other` lies as seen from `origin` facing `facing`: eighths clockwise from dead ahead (0)
-    to 7, for a point on one of the eight lines through `origin` (every shot and ram is); else None."""
+    to 7, for a point on one of the eight lines through `origin` (every shot and ram is; ValueError
+    otherwise: a bug)."""
     line = line_to(origin, other)
-    return None if line is None else (line[0] - facing) % 8
+    if line is None:
+        raise ValueError(f"{label(other)} is on no line through {label(origin)}")
+    return (line[0] - facing) % 8

@@ -92,7 +92,7 @@ def start(state: BattlecarsState, actor: str, action: Start) -> tuple[Battlecars
     seats = [p.id for p in state.players]
     at = seats.index(first)
     order = tuple(seats[at:] + seats[:at])
-    names = tuple(state.player(p).name for p in order)
+    names = tuple(state.seat(p).name for p in order)
     state = replace(state, order=order, phase=Phase.SPEED, round=0)
     return state, events + (FirstMover(names),)
 
@@ -107,7 +107,7 @@ def _roll_for_first(state: BattlecarsState) -> tuple[BattlecarsState, str, tuple
         for player in rolling:
             dice, (face,) = roll_faces(dice, (1, 2, 3, 4, 5, 6), 1)
             rolls[player] = face
-            events += (DiceRolled(state.player(player).name, "rolls for the first move", "highest moves first",
+            events += (DiceRolled(state.seat(player).name, "rolls for the first move", "highest moves first",
                                   "d6", (face,), face),)
         best = max(rolls.values())
         rolling = [p for p in rolling if rolls[p] == best]

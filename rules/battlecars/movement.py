@@ -30,7 +30,7 @@ from rules.battlecars.passive import run_onto
 from rules.battlecars.pedestrians import run_over
 from rules.battlecars.rams import ram
 from rules.battlecars.rolls import D3, D6, D8, roll
-from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
+from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
 from rules.errors import BadOption, WrongPhase
 
 BLOCKING = ("building", "trees", "edge")
@@ -76,8 +76,9 @@ def open_turns(state: BattlecarsState, vehicle: Vehicle) -> tuple[str, ...]:
     vehicle is boxed in and must crash). On oil, straight on only."""
     if vehicle.oiled or vehicle.speed < 0:
         return ("ahead",)
+    here = point_of(vehicle)
     names = tuple(t for t, eighths in TURN_STEPS.items()
-                  if blocked_for(state, vehicle, vehicle.point, (vehicle.facing + eighths) % 8) is None)
+                  if blocked_for(state, vehicle, here, (vehicle.facing + eighths) % 8) is None)
     return names or tuple(TURN_STEPS)
 
 
@@ -104,10 +105,10 @@ def drive(state: BattlecarsState, vehicle_id: str, turn: str) -> tuple[Battlecar
         raise BadOption(f"{vehicle.name} is on oil: it goes straight on for the rest of this turn.")
     facing = (vehicle.facing + TURN_STEPS[turn]) % 8
     angle = turn_between(vehicle.facing, facing)
-    why = blocked_for(state, vehicle, vehicle.point, facing)
+    why = blocked_for(state, vehicle, point_of(vehicle), facing)
     if why and turn not in open_turns(state, vehicle):
         raise BadOption(f"{vehicle.name} cannot drive into {why}; another way is open.")
-    limit = cornering_limit(vehicle, state.the_board.terrain(vehicle.point), angle)
+    limit = cornering_limit(vehicle, state.the_board.terrain(point_of(vehicle)), angle)
     if limit is not None and vehicle.speed > limit:
         state, events, skidded = _skid_test(state, vehicle, limit)
         if skidded:
@@ -144,7 +145,7 @@ def _skid(state: BattlecarsState, vehicle_id: str, wanted: int, over: int) -> tu
         events += more
         drift -= 1
         moved = state.vehicle(vehicle_id)
-        counter = state.counter_at(moved.point) if moved.speed > 0 and not moved.destroyed else None
+        counter = state.counter_at(point_of(moved)) if moved.speed > 0 and not moved.destroyed else None
         if counter is not None and counter.kind in SKID_AGAIN:
             state, drift, more = _drift_roll(state, moved, over, drift)
             events += more
@@ -182,7 +183,7 @@ def _step(state: BattlecarsState, vehicle: Vehicle, facing: int, angle: int, rev
           drifting: bool = False) -> tuple[BattlecarsState, tuple]:
     """Move one point along `facing` (the vehicle faces it, or backs along it in reverse): a crash into
     what blocks, a ram into a vehicle there."""
-    origin = vehicle.point
+    origin = point_of(vehicle)
     target = step(origin, facing)
     heading = vehicle.facing if reverse or drifting else facing
     why = blocked_for(state, vehicle, origin, facing)
@@ -212,7 +213,7 @@ def _oil_skid(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState,
     """Oil "forces straight-line movement and skid roll" (seed): the skid test is taken against the
     mat's gentlest (45 degree) cornering speed on that ground; a tank never skids (ruling)."""
     vehicle = state.vehicle(vehicle_id)
-    limit = cornering_limit(vehicle, state.the_board.terrain(vehicle.point), 45)
+    limit = cornering_limit(vehicle, state.the_board.terrain(point_of(vehicle)), 45)
     if limit is None or vehicle.speed <= limit or left_to_move(vehicle) <= 0:
         return state, ()
     state, events, skidded = _skid_test(state, vehicle, limit)
@@ -243,7 +244,7 @@ def crash(state: BattlecarsState, vehicle_id: str, into: str) -> tuple[Battlecar
     speed = max(0, vehicle.speed)
     state, faces = roll(state, D6, 3)
     total = sum(faces) + speed
-    events: tuple = (Crashed(vehicle.name, into, label(vehicle.point)),
+    events: tuple = (Crashed(vehicle.name, into, label(point_of(vehicle))),
                      DiceRolled(vehicle.name, "rolls the crash's damage", "3d6 + own speed", "d6", faces, total,
                                 modifier=speed))
     state = state.with_vehicle(replace(state.vehicle(vehicle_id), speed=0, drift=0))
@@ -258,4 +259,4 @@ def three_point_turn(state: BattlecarsState, vehicle_id: str, facing: int) -> tu
     if vehicle.moved:
         raise WrongPhase(f"{vehicle.name} has made its three-point turn this turn.")
     turned = replace(vehicle, facing=facing, moved=1)
-    return state.with_vehicle(turned), (TurnedOnTheSpot(vehicle.name, label(vehicle.point), FACING_NAMES[facing]),)
+    return state.with_vehicle(turned), (TurnedOnTheSpot(vehicle.name, label(point_of(vehicle)), FACING_NAMES[facing]),)

@@ -16,9 +16,9 @@ from dataclasses import replace
 from rules.battlecars import data
 from rules.battlecars.damage import internal_hit
 from rules.battlecars.events import CounterDropped, CounterTriggered, DiceRolled, SmokeDrifted
-from rules.battlecars.grid import DIRECTIONS, label, step
+from rules.battlecars.grid import DIRECTIONS, Point, label, step
 from rules.battlecars.rolls import D6, D8, roll
-from rules.battlecars.state import BattlecarsState, Counter, Vehicle
+from rules.battlecars.state import BattlecarsState, Counter, Pod, Vehicle, point_of
 from rules.errors import BadOption, GameError
 
 
@@ -26,12 +26,12 @@ class IllegalDrop(GameError):
     """That pod cannot drop a round now."""
 
 
-def drop_point(vehicle: Vehicle, facing: str):
+def drop_point(vehicle: Vehicle, facing: str) -> Point:
     """Where a pod drops its round: the point behind (a rear pod) or beside (a side pod)."""
-    return step(vehicle.point, vehicle.facing + data.POD_TURN[facing])
+    return step(point_of(vehicle), vehicle.facing + data.POD_TURN[facing])
 
 
-def check_drop(state: BattlecarsState, vehicle: Vehicle, pod_id: str):
+def check_drop(state: BattlecarsState, vehicle: Vehicle, pod_id: str) -> tuple[Pod, Point]:
     """The pod and the point a drop would use, or IllegalDrop saying why not."""
     pod = vehicle.weapon(pod_id)
     if pod is None or pod.id == "turret":
@@ -51,11 +51,13 @@ def check_drop(state: BattlecarsState, vehicle: Vehicle, pod_id: str):
     if ground not in ("road", "grass"):
         raise IllegalDrop(f"{pod.label} would drop onto {'the edge of the board' if ground == 'edge' else ground}"
                           f"{'' if ground == 'edge' else ' at ' + label(point)}.")
-    if state.counter_at(point) is not None:
-        raise IllegalDrop(f"{label(point)} already holds {state.counter_at(point).kind}: two passive weapon "
-                          "tokens cannot share a point.")
-    if state.vehicle_at(point) is not None:
-        raise IllegalDrop(f"{state.vehicle_at(point).name} is on {label(point)}.")
+    held = state.counter_at(point)
+    if held is not None:
+        raise IllegalDrop(f"{label(point)} already holds {held.kind}: two passive weapon tokens cannot share a "
+                          "point.")
+    there = state.vehicle_at(point)
+    if there is not None:
+        raise IllegalDrop(f"{there.name} is on {label(point)}.")
     return pod, point
 
 
@@ -86,7 +88,7 @@ def _dodged(state: BattlecarsState, vehicle: Vehicle, kind: str) -> tuple[Battle
 def run_onto(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tuple, bool]:
     """What the counter on the vehicle's new point does; the flag says it must now test for a skid (oil)."""
     vehicle = state.vehicle(vehicle_id)
-    counter = state.counter_at(vehicle.point)
+    counter = state.counter_at(point_of(vehicle))
     if counter is None or counter.kind == "smoke":
         return state, (), False
     state, dodged, events = _dodged(state, vehicle, counter.kind)

@@ -23,7 +23,7 @@ from rules.battlecars.events import (
 )
 from rules.battlecars.grid import FACING_NAMES, Point, distance, label, step
 from rules.battlecars.rolls import D6, D8, roll
-from rules.battlecars.state import BattlecarsState, Pedestrian, Vehicle
+from rules.battlecars.state import BattlecarsState, Pedestrian, Vehicle, point_of
 from rules.errors import BadOption, WrongPhase
 from rules.table import plural
 
@@ -38,18 +38,19 @@ def is_free(state: BattlecarsState, point: Point) -> bool:
 def beside(state: BattlecarsState, vehicle: Vehicle) -> Point | None:
     """Where a driver steps out: the first free point round the vehicle, from behind it clockwise."""
     for turn in range(8):
-        point = step(vehicle.point, vehicle.facing + 4 + turn)
+        point = step(point_of(vehicle), vehicle.facing + 4 + turn)
         if is_free(state, point):
             return point
     return None
 
 
-def _on_foot(state: BattlecarsState, vehicle: Vehicle, point: Point) -> BattlecarsState:
+def _on_foot(state: BattlecarsState, vehicle: Vehicle, point: Point) -> tuple[BattlecarsState, Pedestrian]:
+    """The driver out on `point` as a pedestrian, and the vehicle left empty."""
     health = max(1, data.table()["pedestrian_health"] - vehicle.driver_lost)
     walker = Pedestrian(f"d{vehicle.id[1:]}", vehicle.owner, f"{vehicle.name}'s driver", point, health,
                         data.table()["pistol_rounds"])
     state = state.with_vehicle(replace(vehicle, driver_out=True, speed=0))
-    return replace(state, pedestrians=state.pedestrians + (walker,))
+    return replace(state, pedestrians=state.pedestrians + (walker,)), walker
 
 
 def leave(state: BattlecarsState, vehicle: Vehicle) -> tuple[BattlecarsState, tuple]:
@@ -61,8 +62,7 @@ def leave(state: BattlecarsState, vehicle: Vehicle) -> tuple[BattlecarsState, tu
     point = beside(state, vehicle)
     if point is None:
         raise BadOption(f"No free point beside {vehicle.name} to step out onto.")
-    state = _on_foot(state, vehicle, point)
-    walker = state.pedestrian_of(vehicle.owner)
+    state, walker = _on_foot(state, vehicle, point)
     return state, (DriverLeft(walker.name, label(point), walker.health),)
 
 
@@ -77,10 +77,10 @@ def escape(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tu
                                 face, ESCAPE_ON, out),)
     point = beside(state, vehicle) if out else None
     if point is None:   # trapped in the wreck: the pistol stays there
-        state = dies(state, vehicle.point, data.table()["pistol_rounds"])
+        state = dies(state, point_of(vehicle), data.table()["pistol_rounds"])
         return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
-    state = _on_foot(state, state.vehicle(vehicle_id), point)
-    walker = replace(state.pedestrian_of(vehicle.owner), fresh=True)
+    state, walker = _on_foot(state, state.vehicle(vehicle_id), point)
+    walker = replace(walker, fresh=True)
     return state.with_pedestrian(walker), events + (DriverLeft(walker.name, label(point), walker.health),)
 
 
@@ -104,8 +104,8 @@ def board(state: BattlecarsState, walker: Pedestrian) -> tuple[BattlecarsState, 
     vehicle = state.vehicle_of(walker.owner)
     if vehicle is None or vehicle.destroyed:
         raise BadOption(f"{walker.name}'s vehicle is a wreck: there is nothing to board.")
-    if distance(vehicle.point, walker.point) != 1:
-        raise BadOption(f"{walker.name} must stand beside {vehicle.name} ({label(vehicle.point)}) to board it.")
+    if distance(point_of(vehicle), walker.point) != 1:
+        raise BadOption(f"{walker.name} must stand beside {vehicle.name} ({label(point_of(vehicle))}) to board it.")
     state = state.without_pedestrian(walker.id)
     state = state.with_vehicle(replace(vehicle, driver_out=False, speed=0, driver_lost=vehicle.spec.driver -
                                        min(vehicle.spec.driver, walker.health)))

@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.battlecars.actions import TURN_STEPS
-from rules.battlecars.combat import IllegalShot, find_target, plan_shot
+from rules.battlecars.combat import IllegalShot, ShotPlan, find_target, plan_shot
 from rules.battlecars.events import VehicleMoved
 from rules.battlecars.grid import FACING_NAMES, label, step, turn_between
 from rules.battlecars.movement import blocked_for, cornering_limit, left_to_move
-from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, Vehicle, point_of
 from rules.engine import PlanStep, TurnPlans
 from rules.errors import BadOption, GameError, WrongPhase
 from rules.table import plan_shot_option
@@ -46,7 +46,7 @@ def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
     return plan_shot_option(options, "WEAPON@TARGET, e.g. A@v2")
 
 
-def _shot_from(state: BattlecarsState, pose, fire: tuple[str, str]):
+def _shot_from(state: BattlecarsState, pose: Vehicle, fire: tuple[str, str]) -> ShotPlan:
     """The shot `fire` names, checked from the vehicle as `pose` stands; GameError saying why not."""
     weapon = pose.weapon(fire[0])
     if weapon is None:
@@ -71,7 +71,7 @@ def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> Pa
         raise BadOption(f"'{unknown[0]}' is not a turn. Turns: {', '.join(TURN_STEPS)}.")
     if state.phase != Phase.MOVE or state.active != player or state.pedestrian_of(player) is not None:
         raise WrongPhase("A plan drives your vehicle in your own move.")
-    vehicle = state.vehicle_of(player)
+    vehicle = state.vehicle_for(player)
     if vehicle.speed == THREE_POINT:
         raise BadOption(f"{vehicle.name} is on 3PT: /move facing:N..NW turns it on the spot.")
     if len(turns) > left_to_move(vehicle):
@@ -81,25 +81,27 @@ def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> Pa
     current = vehicle
     for number, turn in enumerate(turns, 1):
         facing = (current.facing + TURN_STEPS[turn]) % 8
-        why = blocked_for(state, current, current.point, facing)
+        here = point_of(current)
+        why = blocked_for(state, current, here, facing)
         if why:
             blocked = f"point #{number} runs into {why}"
             break
         angle = turn_between(current.facing, facing)
-        limit = cornering_limit(current, state.the_board.terrain(current.point), angle)
+        limit = cornering_limit(current, state.the_board.terrain(here), angle)
         if limit is not None and current.speed > limit:
             tests.append(f"#{number} {turn}: a skid on a d6 of {2 * (current.speed - limit)} or less")
-        to = step(current.point, facing)
-        moves.append(VehicleMoved(vehicle.name, label(current.point), label(to), FACING_NAMES[facing], angle))
+        to = step(here, facing)
+        moves.append(VehicleMoved(vehicle.name, label(here), label(to), FACING_NAMES[facing], angle))
         current = replace(current, point=to, facing=facing)
         poses.append(current)
     fire, option = "", ""
-    if _fire(options) is not None:
-        fire, option = _first_shot(state, poses, _fire(options))
+    shot = _fire(options)
+    if shot is not None:
+        fire, option = _first_shot(state, poses, shot)
     return PathPreview(vehicle.id, tuple(moves), tuple(tests), blocked, fire, option)
 
 
-def _first_shot(state: BattlecarsState, poses: list, fire: tuple[str, str]) -> tuple[str, str]:
+def _first_shot(state: BattlecarsState, poses: list[Vehicle], fire: tuple[str, str]) -> tuple[str, str]:
     """Where on the path the plan's shot is first legal, in words, and the shot as an option; GameError
     with the reason at the path's end when no point allows it."""
     reason = ""
@@ -123,7 +125,7 @@ def steps(state: BattlecarsState, player: str, options: dict[str, Any]) -> list[
     fire = _fire(options)
     if fire is not None:
         planned.append(PlanStep("fire", {"weapon": fire[0], "target": fire[1]},
-                                why_not=_ready(state.vehicle_of(player).id, player, fire)))
+                                why_not=_ready(state.vehicle_for(player).id, player, fire)))
     return planned
 
 

@@ -23,7 +23,7 @@ from rules.battlecars.damage import SECTION_INDEX, hit_armour
 from rules.battlecars.events import DiceRolled, Rammed
 from rules.battlecars.grid import bearing, label
 from rules.battlecars.rolls import D6, roll
-from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle
+from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
 
 KINDS = {0: "head-on", 1: "head-on", 7: "head-on", 2: "side", 6: "side", 3: "shunt", 4: "shunt", 5: "shunt"}
 SECTION = {"head-on": "front", "side": "middle", "shunt": "rear"}
@@ -36,7 +36,7 @@ def _speed(vehicle: Vehicle) -> int:
 
 def ram_kind(rammer: Vehicle, rammed: Vehicle) -> str:
     """head-on, side or shunt, from where the rammer is seen from the rammed vehicle."""
-    return KINDS[bearing(rammed.point, rammed.facing, rammer.point)]
+    return KINDS[bearing(point_of(rammed), rammed.facing, point_of(rammer))]
 
 
 def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle) -> tuple[int, int]:
@@ -76,7 +76,7 @@ def ram(state: BattlecarsState, rammer_id: str, rammed_id: str) -> tuple[Battlec
         modifier, rule = -_speed(rammed), "3d6 - rammed vehicle's speed"
     total = max(0, sum(faces) + modifier)
     to_rammer, to_rammed = damages(kind, total, rammer, rammed)
-    events: tuple = (Rammed(rammer.name, rammed.name, kind, label(rammed.point)),
+    events: tuple = (Rammed(rammer.name, rammed.name, kind, label(point_of(rammed))),
                      DiceRolled(rammer.name, f"rolls the {kind} ram", rule, "d6", faces, total, modifier=modifier))
     reversing = rammer.speed == REVERSE
     state = state.with_vehicle(replace(state.vehicle(rammer_id), speed=0, drift=0))

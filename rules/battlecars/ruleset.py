@@ -35,7 +35,7 @@ from rules.battlecars.events import EVENTS, FireHeld
 from rules.battlecars.grid import FACING_NAMES, distance, facing_by_name, label, step
 from rules.battlecars.plans import PLANS
 from rules.battlecars.selfplay import SELFPLAY
-from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, speed_label
+from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each, suggest_legal
@@ -63,21 +63,21 @@ def _check_acting(state: BattlecarsState, actor: str) -> None:
     if state.player(actor) is None:
         raise NotSeated("You are not playing in this game; you can watch.")
     if actor not in acting_players(state):
-        names = ", ".join(state.player(p).name for p in acting_players(state)) or "nobody"
+        names = ", ".join(state.seat(p).name for p in acting_players(state)) or "nobody"
         raise NotYourTurn(f"It is {names}'s move, not yours.")
 
 
-def _moving(state: BattlecarsState, actor: str):
+def _moving(state: BattlecarsState, actor: str) -> Vehicle:
     """The actor's vehicle when it is their move and they are aboard, or why not."""
     if state.phase != Phase.MOVE:
         raise WrongPhase(prompt(state))
     _check_acting(state, actor)
     if state.pedestrian_of(actor) is not None:
         raise WrongPhase("You are on foot: /walk, /fire weapon:pistol, /board your vehicle, or /end.")
-    return state.vehicle_of(actor)
+    return state.vehicle_for(actor)
 
 
-def _walking(state: BattlecarsState, actor: str):
+def _walking(state: BattlecarsState, actor: str) -> Pedestrian:
     """The actor's pedestrian when it is their move on foot, or why not."""
     if state.phase != Phase.MOVE:
         raise WrongPhase(prompt(state))
@@ -122,7 +122,7 @@ def _fire(state: BattlecarsState, actor: str, action: Fire) -> tuple[BattlecarsS
     """A shot: returned at the attacker, a pistol's on foot, or a vehicle's weapon on its move."""
     if state.phase == Phase.RETURN:
         _check_acting(state, actor)
-        pending = state.pending_return
+        pending = state.open_return
         target = combat.find_target(state, action.target, pending.defender)
         if target.id != pending.attacker:
             raise BadOption(f"Return fire goes back at {state.vehicle(pending.attacker).name} only.")
@@ -139,7 +139,7 @@ def _fire(state: BattlecarsState, actor: str, action: Fire) -> tuple[BattlecarsS
 
 def _hold(state: BattlecarsState, actor: str, _action: HoldFire) -> tuple[BattlecarsState, tuple]:
     _check_acting(state, actor)
-    defender = state.vehicle(state.pending_return.defender)
+    defender = state.vehicle(state.open_return.defender)
     return replace(state, phase=Phase.MOVE, pending_return=None), (FireHeld(defender.name),)
 
 
@@ -227,22 +227,22 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
     if player not in acting_players(state):
         return ()
     if state.phase == Phase.SPEED:
-        vehicle = state.vehicle_of(player)
+        vehicle = state.vehicle_for(player)
         return tuple(LegalAction(f"/speed value:{speed_label(p)}", f"Speed {speed_label(p)}", group="Speed",
                                  action=SetSpeed(p)) for p in speed.choices(state, vehicle))
     if state.phase == Phase.SECTION:
         return tuple(LegalAction(f"/section choice:{s}", f"Take it on the {s}", action=ChooseSection(s))
-                     for s in state.pending_hit.sections)
+                     for s in state.open_hit.sections)
     if state.phase == Phase.RETURN:
-        pending = state.pending_return
-        shots = combat.return_shots(state, state.vehicle(pending.defender), state.shootable(pending.attacker))
+        pending = state.open_return
+        shots = combat.return_shots(state, state.vehicle(pending.defender), state.target(pending.attacker))
         return tuple(LegalAction(f"/fire weapon:{s.weapon.id} target:{s.target.id}",
                                  f"Return fire: {s.weapon.id} ({s.chance:.0%})", action=Fire(s.weapon.id, s.target.id),
                                  primary=True) for s in shots) + (LegalAction("/hold", "Hold fire", action=HoldFire()),)
     walker = state.pedestrian_of(player)
     if walker is not None:
         return _on_foot_actions(state, walker)
-    vehicle = state.vehicle_of(player)
+    vehicle = state.vehicle_for(player)
     offers = []
     for shot in legal_shots(state, vehicle):
         offers.append(LegalAction(f"/fire weapon:{shot.weapon.id} target:{shot.target.id}",
@@ -270,7 +270,7 @@ def legal_actions(state: BattlecarsState, player: str) -> tuple[LegalAction, ...
     return tuple(offers)
 
 
-def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
+def _on_foot_actions(state: BattlecarsState, walker: Pedestrian) -> tuple[LegalAction, ...]:
     """A pedestrian's choices: the pistol's shots, a point's walk, boarding, reloading, the end of the move."""
     offers = []
     for target in combat.targets(state):
@@ -287,7 +287,7 @@ def _on_foot_actions(state: BattlecarsState, walker) -> tuple[LegalAction, ...]:
                 offers.append(LegalAction(f"/walk direction:{name}", f"Walk {name} to {label(to)}", group="Walk",
                                           action=Walk(name)))
     vehicle = state.vehicle_of(walker.owner)
-    if vehicle and not vehicle.destroyed and distance(vehicle.point, walker.point) == 1:
+    if vehicle and not vehicle.destroyed and distance(point_of(vehicle), walker.point) == 1:
         offers.append(LegalAction("/board", f"Board {vehicle.name}'s vehicle", action=Board()))
     try:
         pedestrians.reload(state, walker)
@@ -357,21 +357,21 @@ def prompt(state: BattlecarsState) -> str:
         return "The game is over."
     turn = f"Turn {state.round + 1}"
     if state.phase == Phase.SPEED:
-        names = ", ".join(state.player(p).name for p in speed.waiting(state))
+        names = ", ".join(state.seat(p).name for p in speed.waiting(state))
         return f"{turn}: {names} to set a speed counter in secret (/speed value:...)."
     if state.phase == Phase.RETURN:
-        pending = state.pending_return
-        return (f"{turn}: {state.player(pending.chooser).name} may return fire at "
+        pending = state.open_return
+        return (f"{turn}: {state.seat(pending.chooser).name} may return fire at "
                 f"{state.vehicle(pending.attacker).name}: /fire weapon:... target:{pending.attacker}, or /hold.")
     if state.phase == Phase.SECTION:
-        hit = state.pending_hit
-        return (f"{turn}: {state.player(hit.chooser).name} chooses where the hit lands: "
+        hit = state.open_hit
+        return (f"{turn}: {state.seat(hit.chooser).name} chooses where the hit lands: "
                 f"/section choice:{'|'.join(hit.sections)} ({hit.points} points).")
-    vehicle = state.vehicle_of(state.active)
+    vehicle = state.vehicle_for(state.active)
     left = movement.left_to_move(vehicle)
     doing = f"{left} more {'point' if left == 1 else 'points'} to drive (/move), /fire any time" if left else \
         "/fire, or /end the move"
-    return f"{turn}: {vehicle.name} at {label(vehicle.point)} facing {FACING_NAMES[vehicle.facing]}, " \
+    return f"{turn}: {vehicle.name} at {label(point_of(vehicle))} facing {FACING_NAMES[vehicle.facing]}, " \
            f"speed {speed_label(vehicle.speed)}: {doing}."
 
 
@@ -405,13 +405,13 @@ def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
         raise NotSeated("You are not playing in this game.")
     if state.phase in (Phase.LOBBY, Phase.FINISHED):
         raise WrongPhase("The odds are for a game under way.")
-    vehicle = state.vehicle_of(player)
+    vehicle = state.vehicle_for(player)
     if options.get("turn"):
         turn = str(options["turn"]).strip().lower()
         if turn not in TURN_STEPS:
             raise BadOption(f"turn: one of {', '.join(TURN_STEPS)}.")
         angle = abs(TURN_STEPS[turn]) * 45
-        limit = movement.cornering_limit(vehicle, state.the_board.terrain(vehicle.point), angle)
+        limit = movement.cornering_limit(vehicle, state.the_board.terrain(point_of(vehicle)), angle)
         speed_now = max(0, vehicle.speed)
         if limit is None or speed_now <= limit:
             return f"{turn} at speed {speed_now} needs no skid test."

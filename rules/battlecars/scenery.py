@@ -14,7 +14,7 @@ from dataclasses import replace
 from rules.battlecars import data
 from rules.battlecars.events import SceneryDamaged
 from rules.battlecars.grid import Point, label
-from rules.battlecars.state import BattlecarsState
+from rules.battlecars.state import BattlecarsState, required
 
 SCENERY = ("building", "trees")
 SCENERY_DAMAGE = 2   # the rules revision from which buildings and trees take damage
@@ -54,7 +54,7 @@ def takes_misses(state: BattlecarsState, point: Point) -> bool:
 
 def damage(state: BattlecarsState, point: Point, points: int) -> tuple[BattlecarsState, tuple]:
     """Add `points` of damage to the building or clump at `point`."""
-    piece = state.the_board.piece(point)
+    piece = required(state.the_board.piece(point), "no building or trees at", point)
     kind = state.the_board.terrain(point)
     total = damage_of(state, point) + points
     kept = tuple((at, taken) for at, taken in state.scenery_damage if at != piece)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rules.battlecars.damage import is_running
 from rules.battlecars.events import SpeedChosen, SpeedsRevealed
-from rules.battlecars.state import REVERSE, THREE_POINT, BattlecarsState, Phase, Vehicle, speed_label
+from rules.battlecars.state import REVERSE, THREE_POINT, BattlecarsState, Phase, Vehicle, point_of, speed_label
 from rules.errors import BadOption, NotYourTurn, WrongPhase
 
 
@@ -38,7 +38,7 @@ def limits(vehicle: Vehicle, terrain: str) -> tuple[int, int]:
 
 def choices(state: BattlecarsState, vehicle: Vehicle) -> tuple[int, ...]:
     """Every counter position the vehicle may choose this turn, fastest first."""
-    accel, decel = limits(vehicle, state.the_board.terrain(vehicle.point))
+    accel, decel = limits(vehicle, state.the_board.terrain(point_of(vehicle)))
     now = _position(vehicle, vehicle.speed)
     return tuple(p for p in dial(vehicle) if -decel <= _position(vehicle, p) - now <= accel)
 
@@ -68,14 +68,14 @@ def declare(state: BattlecarsState, actor: str, speed: int) -> tuple[BattlecarsS
     if actor not in waiting(state):
         raise NotYourTurn("Your speed counter is already down for this turn." if state.vehicle_of(actor)
                           else "You have no vehicle in this game.")
-    vehicle = state.vehicle_of(actor)
+    vehicle = state.vehicle_for(actor)
     allowed = choices(state, vehicle)
     if speed not in allowed:
         shown = ", ".join(speed_label(p) for p in allowed)
         raise BadOption(f"{speed_label(speed)} is out of reach: from {speed_label(vehicle.speed)} "
                         f"{vehicle.name} can set {shown}.")
     state = replace(state, declared=state.declared + ((actor, speed),))
-    events: tuple = (SpeedChosen(state.player(actor).name),)
+    events: tuple = (SpeedChosen(state.seat(actor).name),)
     if not waiting(state):
         state, more = reveal(state)
         events += more
@@ -87,6 +87,6 @@ def reveal(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     chosen = dict(state.declared)
     vehicles = tuple(replace(v, speed=chosen[v.owner], fired=(), targets=(), dropped=(), moved=0, oiled=False)
                      if v.owner in chosen else v for v in state.vehicles)
-    words = tuple(f"{state.player(p).name} {speed_label(chosen[p])}" for p in state.order if p in chosen)
+    words = tuple(f"{state.seat(p).name} {speed_label(chosen[p])}" for p in state.order if p in chosen)
     state = replace(state, vehicles=vehicles, declared=(), phase=Phase.MOVE, active=None)
     return state, (SpeedsRevealed(words),)

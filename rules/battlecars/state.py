@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from rules.battlecars import data
 from rules.battlecars.grid import Point
@@ -13,6 +14,16 @@ from rules.table import Player as Player  # the shared seat; importers keep find
 
 REVERSE = -1       # the speedo's R position: one point backwards
 THREE_POINT = -2   # the speedo's 3 POINT TURN position: turn on the spot
+
+T = TypeVar("T")
+
+
+def required(value: T | None, missing: str, key: object) -> T:
+    """`value`, which the game's invariants guarantee; LookupError saying what is `missing` otherwise (a bug,
+    never a player's mistake)."""
+    if value is None:
+        raise LookupError(f"{missing}: {key!r}")
+    return value
 
 
 class Phase(StrEnum):
@@ -130,6 +141,11 @@ class Pedestrian:
     fresh: bool = False  # just out of a wreck: acts from the next turn
 
 
+def point_of(thing: Vehicle | Pedestrian) -> Point:
+    """The point a vehicle or a pedestrian stands on (every vehicle is placed once the game starts)."""
+    return required(thing.point, "not on the board", thing.id)
+
+
 @dataclass(frozen=True)
 class Counter:
     """A passive weapon's marker on a point: oil, mine, spikes or smoke."""
@@ -194,6 +210,10 @@ class BattlecarsState:
     def player(self, player_id: str | None) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
 
+    def seat(self, player_id: str | None) -> Player:
+        """The seated player of that id (LookupError when there is none: a bug)."""
+        return required(self.player(player_id), "no such player", player_id)
+
     def vehicle(self, vehicle_id: str) -> Vehicle:
         """The vehicle of that id (KeyError when there is none: a bug, never a player's mistake)."""
         for vehicle in self.vehicles:
@@ -203,6 +223,10 @@ class BattlecarsState:
 
     def vehicle_of(self, player_id: str | None) -> Vehicle | None:
         return next((v for v in self.vehicles if v.owner == player_id), None)
+
+    def vehicle_for(self, player_id: str | None) -> Vehicle:
+        """The player's vehicle (every seat has one; LookupError otherwise: a bug)."""
+        return required(self.vehicle_of(player_id), "no vehicle for player", player_id)
 
     def vehicle_at(self, point: Point) -> Vehicle | None:
         return next((v for v in self.vehicles if v.point == point), None)
@@ -226,6 +250,21 @@ class BattlecarsState:
     def without_pedestrian(self, walker_id: str) -> BattlecarsState:
         return replace(self, pedestrians=tuple(p for p in self.pedestrians if p.id != walker_id))
 
+    def pedestrian(self, walker_id: str) -> Pedestrian:
+        """The pedestrian of that id (LookupError when there is none: a bug)."""
+        return required(next((p for p in self.pedestrians if p.id == walker_id), None), "no such pedestrian",
+                        walker_id)
+
+    @property
+    def open_hit(self) -> PendingHit:
+        """The hit waiting for its section (the SECTION phase always holds one)."""
+        return required(self.pending_hit, "no hit waits for a section", self.phase)
+
+    @property
+    def open_return(self) -> PendingReturn:
+        """The chance to return fire (the RETURN phase always holds one)."""
+        return required(self.pending_return, "no return fire is open", self.phase)
+
     def face_down(self, player_id: str) -> bool:
         """Whether `player_id`'s speed counter is down but blanked in this view (not yet revealed)."""
         return self.hidden and any(p == player_id for p, _ in self.declared)
@@ -234,6 +273,13 @@ class BattlecarsState:
         """A vehicle (v2) or a pedestrian (d2) by id."""
         return next((v for v in self.vehicles if v.id == ident), None) or \
             next((p for p in self.pedestrians if p.id == ident), None)
+
+    def target(self, ident: str) -> Vehicle | Pedestrian:
+        """The vehicle or pedestrian of that id (LookupError when there is none: a bug)."""
+        found = self.shootable(ident)
+        if found is None:   # not `required`: mypy solves its type variable against this union as `object`
+            raise LookupError(f"no such target: {ident!r}")
+        return found
 
     def counter_at(self, point: Point) -> Counter | None:
         return next((c for c in self.counters if c.point == point), None)

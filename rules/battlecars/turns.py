@@ -24,9 +24,9 @@ def acting_players(state: BattlecarsState) -> tuple[str, ...]:
     if state.phase == Phase.MOVE and state.active:
         return (state.active,)
     if state.phase == Phase.SECTION:
-        return (state.pending_hit.chooser,)
+        return (state.open_hit.chooser,)
     if state.phase == Phase.RETURN:
-        return (state.pending_return.chooser,)
+        return (state.open_return.chooser,)
     return ()
 
 
@@ -44,7 +44,7 @@ def check_victory(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     left = drivers_left(state)
     if len(left) == 1:
         return replace(state, phase=Phase.FINISHED, winner=left[0], active=None, pending_hit=None), \
-            (GameWon(state.player(left[0]).name),)
+            (GameWon(state.seat(left[0]).name),)
     if not left:
         return replace(state, phase=Phase.FINISHED, active=None, pending_hit=None), \
             (GameDrawn("no vehicle is left running"),)
@@ -58,10 +58,10 @@ def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     for player in state.order[after:]:
         if player in left:
             state = replace(state, active=player, returned=())
-            began = (TurnBegan(state.player(player).name, state.round),)
+            began = (TurnBegan(state.seat(player).name, state.round),)
             if state.pedestrian_of(player) is not None:
                 return state, began
-            state, drifted = carry_drift(state, state.vehicle_of(player).id)
+            state, drifted = carry_drift(state, state.vehicle_for(player).id)
             return state, began + drifted
     return end_of_turn(state)
 
@@ -69,7 +69,7 @@ def next_mover(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
 def end_move(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """The active driver's move is over: the next one moves."""
     walker = state.pedestrian_of(state.active)
-    name = walker.name if walker else state.vehicle_of(state.active).name
+    name = walker.name if walker else state.vehicle_for(state.active).name
     state, events = next_mover(state)
     return state, (MoveEnded(name),) + events
 
