@@ -58,7 +58,7 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
 @lru_cache(maxsize=8192)
 def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str) -> tuple[Image.Image, tuple[int, int]]:
     """The coverage of `text` drawn at a whole pixel, and where its box starts relative to the anchor."""
-    left, top, right, bottom = font.getbbox(text, mode, anchor=anchor)
+    left, top, right, bottom = (int(edge) for edge in font.getbbox(text, mode, anchor=anchor))   # ints: no stroke
     mask = Image.new("L", (right - left, bottom - top))
     pen = ImageDraw.Draw(mask)
     pen.fontmode = mode
@@ -182,7 +182,9 @@ def build_palette(reference: Image.Image, key_colours: tuple[Colour, ...] = (), 
     sample = reference.resize((max(1, reference.width // SAMPLE_STEP), max(1, reference.height // SAMPLE_STEP)),
                               Image.Resampling.NEAREST)
     found = sample.quantize(colours - len(keys), method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    flat = found.getpalette()[: 3 * (colours - len(keys))]
+    found_palette = found.getpalette()
+    assert found_palette is not None, "a quantized image has a palette"
+    flat = found_palette[: 3 * (colours - len(keys))]
     taken = {_cell(key) for key in keys}
     extra = [tuple(flat[i:i + 3]) for i in range(0, len(flat), 3)]
     entries = list(keys) + [c for c in extra if _cell(c) not in taken]
@@ -215,7 +217,8 @@ def chip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, text: str, fon
 
 def mix(a: Colour, b: Colour, share: float) -> Colour:
     """`share` of colour `a` blended over colour `b`."""
-    return tuple(round(share * p + (1 - share) * q) for p, q in zip(a, b))
+    red, green, blue = (round(share * p + (1 - share) * q) for p, q in zip(a, b))
+    return red, green, blue
 
 
 def smooth_overlay(image: Image.Image, box: tuple[int, int, int, int],

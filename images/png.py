@@ -20,18 +20,22 @@ from collections.abc import Callable
 
 from PIL import Image
 
-try:  # the fast deflate is an install dependency, but a missing one only costs time
-    from isal import isal_zlib
-except ImportError:  # pragma: no cover - exercised by forcing FAST_DEFLATE off in tests
-    isal_zlib = None
-
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LEVEL = 1            # ISA-L's levels are 0-3; 1 is as small as 2 on our maps and as fast as 0
 PILLOW_LEVEL = 1     # zlib level for the fallback: ~3.5x faster than 6 for ~50% more bytes
 COLOUR_TYPES = {"P": (3, 1), "RGB": (2, 3), "L": (0, 1)}  # Pillow mode -> (PNG colour type, bytes a pixel)
 
-FAST_DEFLATE: Callable[[bytes], bytes] | None = (
-    (lambda data: isal_zlib.compress(data, LEVEL)) if isal_zlib is not None else None)
+
+def _isal_deflate() -> Callable[[bytes], bytes] | None:
+    """ISA-L's deflate at LEVEL, or None without `isal` (an install dependency; a missing one only costs time)."""
+    try:
+        from isal import isal_zlib
+    except ImportError:  # pragma: no cover - exercised by forcing FAST_DEFLATE off in tests
+        return None
+    return lambda data: isal_zlib.compress(data, LEVEL)
+
+
+FAST_DEFLATE: Callable[[bytes], bytes] | None = _isal_deflate()
 
 
 def encoder_name() -> str:
@@ -71,7 +75,7 @@ def encode(image: Image.Image) -> bytes:
     colour_type, pixel_bytes = layout
     header = struct.pack(">IIBBBBB", image.width, image.height, 8, colour_type, 0, 0, 0)
     chunks = [SIGNATURE, _chunk(b"IHDR", header)]
-    if colour_type == 3:
+    if palette is not None:   # colour type 3
         chunks.append(_chunk(b"PLTE", bytes(palette)))   # every entry: a quantized image uses no other
     chunks += [_chunk(b"IDAT", FAST_DEFLATE(_rows(image, pixel_bytes))), _chunk(b"IEND", b"")]
     return b"".join(chunks)

@@ -61,7 +61,8 @@ def _caption_strip(head: str, who: str, colour, text: str, width: int) -> Image.
     height = round(size * 1.75)
     strip = Image.new("RGB", (width, height), (255, 255, 255))
     draw = ImageDraw.Draw(strip)
-    x, mid, pad = size // 2, height / 2, size // 2
+    x: float = size // 2
+    mid, pad = height / 2, size // 2
     dot = " · "
     draw_text(draw, (x, mid), head + dot, bold, (17, 17, 17), "lm")
     x += bold.getlength(head + dot)

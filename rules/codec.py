@@ -53,7 +53,7 @@ _SCALARS = frozenset({bool, int, str, float, type(None)})
 
 def to_plain(value: Any) -> Any:
     """Turn dataclasses, tuples and scalars into JSON-ready values."""
-    kind = type(value)
+    kind: type = type(value)
     if kind in _SCALARS:
         return value
     if kind is tuple or kind is list:
@@ -93,7 +93,7 @@ PLAIN_KEPT = 50_000
 
 @cache
 def _is_frozen(kind: type) -> bool:
-    return kind.__dataclass_params__.frozen
+    return kind.__dataclass_params__.frozen  # type: ignore[attr-defined]  # set by @dataclass; typeshed omits it
 
 
 @cache
@@ -148,7 +148,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
             keys, values = _decoder(key_type), _decoder(value_type)
             return {keys(k): values(v) for k, v in value.items()}
         return mapping
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):   # a hint naming a dataclass is its class
         return _dataclass_decoder(tp)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _enum_decoder(tp)

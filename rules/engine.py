@@ -289,6 +289,6 @@ def replay_with_events(ruleset: Ruleset, setup_options: dict[str, Any], seed: in
     try:
         for state, happened in steps:  # noqa: B007 - the last state is the one returned
             events.append(happened)
-    except (GameError, TypeError, ValueError, AttributeError, KeyError):  # an imported log may be hostile
+    except (GameError, TypeError, ValueError, AttributeError, LookupError):  # an imported log may be hostile
         raise ReplayRefused(len(events) + 1) from None
     return first, state, events

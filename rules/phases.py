@@ -44,7 +44,7 @@ class PhaseTable:
             raise ValueError(f"the phase table of {self.phases.__name__} lacks {', '.join(missing)}")
         if any(self.allows[p] for p in self.over):
             raise ValueError("a phase after the game allows no action")
-        if not self.turn_actions <= self.action_types:
+        if not frozenset(self.turn_actions) <= self.action_types:   # already one: frozenset() gives it back
             raise ValueError("a turn action no phase allows")
 
     def phase_of(self, state: Any) -> StrEnum:
@@ -53,7 +53,7 @@ class PhaseTable:
 
     def allowed(self, phase: str) -> frozenset[type]:
         """The action types `phase` takes."""
-        return self.allows[self.phases(phase)]
+        return frozenset(self.allows[self.phases(phase)])   # made one in __post_init__: given back as it is
 
     @cached_property
     def action_types(self) -> frozenset[type]:

@@ -15,7 +15,7 @@ from images.draw import draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.registry import Renderer
 from rules.race import checks, data, flow
-from rules.race.state import Phase, RaceState
+from rules.race.state import Phase, Racer, RaceState
 
 K = 2                  # drawn at twice the size, then shrunk once (antialiasing)
 WIDTH, HEIGHT = 1100, 660
@@ -92,7 +92,7 @@ def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
     conditions = ", ".join(_condition_words(c) for c in section.conditions) or "clear"
     first = f"{section.type.capitalize()} · hazard: {hazard.what}{height}{over} · {conditions}"
     draw_text(draw, (K * PAD, K * (top + 16)), ellipsize(first, face, K * (WIDTH - 2 * PAD)), face, INK, "lm")
-    x = PAD
+    x: float = PAD
     y = top + 62
     steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
     current = _current_step(state)
@@ -147,8 +147,9 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
                ("alt", ALT_X), ("hull", HULL_X))
     for title, x in columns[1:]:
         draw_text(draw, (K * x, K * top), title, face, MUTED, "lm")
+    rows: list[tuple[int | str, str, str, str, Racer | None]]
     if state.phase == Phase.LOBBY:
-        rows = [(n + 1, state.player(p).name, pilot, vehicle, None)
+        rows = [(n + 1, state.seat(p).name, pilot, vehicle, None)
                 for n, (p, pilot, vehicle) in enumerate(state.seats)]
     else:
         racing = [(n + 1, r) for n, r in enumerate(state.racing())]
@@ -178,7 +179,7 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
             continue
         draw_text(draw, (K * SPEED_X, K * middle), f"{racer.speed} km/h", bold, INK, "lm")
         draw_text(draw, (K * ALT_X, K * middle), f"{racer.altitude} m", face, INK, "lm")
-        _hull(draw, racer.hp, vehicle_spec.hp, HULL_X, middle)
+        _hull(draw, racer.hp, state.vehicle_spec(racer).hp, HULL_X, middle)
         marks = ("adv " if racer.advantage else "") + (f"+{racer.bonus}" if racer.bonus else "")
         if marks:
             draw_text(draw, (K * (WIDTH - PAD - 8), K * middle), marks.strip(), bold, GOOD, "rm")

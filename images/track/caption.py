@@ -6,7 +6,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from images.captions import seat_name
-from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
+from images.draw import Colour, draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.track import style
 from rules.engine import describe_events
@@ -21,13 +21,13 @@ ROW = 84          # a seat's box
 name_of = seat_name   # the caption's and the picture's words for who acts
 
 
-def colour_of(state: TrackState, pid: str | None):
+def colour_of(state: TrackState, pid: str | None) -> Colour:
     """A player's seat colour (muted for nobody)."""
     p = state.player(pid)
     return style.seat_colour(p.seat) if p else style.MUTED
 
 
-def _title(state: TrackState) -> tuple[str, object]:
+def _title(state: TrackState) -> tuple[str, Colour | None]:
     if state.phase == TrackPhase.LOBBY:
         return f"Track \u00b7 Lobby \u00b7 {len(state.players)} of 2 seated", None
     if state.phase == TrackPhase.FINISHED:

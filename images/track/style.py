@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from images.draw import hex_colour
+from images.draw import Colour, hex_colour
 from images.palette import (
     FIELD,
     GRID,
@@ -37,7 +37,7 @@ BANNER = hex_colour("#111111")
 __all__ = ["FIELD", "INK", "MUTED", "PAPER"]
 
 
-def seat_colour(seat: int):
+def seat_colour(seat: int) -> Colour:
     """The RGB colour of seat `seat` (0 or 1)."""
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 

@@ -44,17 +44,17 @@ def _action_choice(state: RaceState, racer: Racer) -> Act:
         return Act("patch")
     pilot = state.pilot_spec(racer)
     ahead = state.ahead_of(racer.id)
-    if can("ram") and racer.hp * 3 > spec.hp * 2 and spec.con >= state.vehicle_spec(ahead).con \
+    if can("ram") and ahead is not None and racer.hp * 3 > spec.hp * 2 and spec.con >= state.vehicle_spec(ahead).con \
             and (maneuvers.legality(state, "ram") == "legal" or pilot.deception + 10 >= state.the_track.judges_dc):
         return Act("ram")   # a sturdier vehicle shoves; a smooth talker risks the judges
     if can("pass"):
-        if can("feint", "pass") and pilot.deception > state.pilot_spec(ahead).insight:
+        if can("feint", "pass") and ahead is not None and pilot.deception > state.pilot_spec(ahead).insight:
             return Act("feint", "pass")
         return Act("pass")
     behind = state.behind(racer.id)
     if can("sweep") and behind is not None and behind.speed - racer.speed >= 20:
         return Act("sweep")
-    if can("emergency_brake") and pilot.piloting > state.pilot_spec(behind).piloting \
+    if can("emergency_brake") and behind is not None and pilot.piloting > state.pilot_spec(behind).piloting \
             and racer.speed - behind.speed <= 30:
         return Act("emergency_brake")   # a better pilot makes the one behind pass at a disadvantage
     if can("attack") and maneuvers.legality(state, "attack") == "legal" and ahead is not None:
@@ -75,12 +75,12 @@ def _can_shoot(state: RaceState) -> bool:
 
 
 def _reaction(state: RaceState, racer: Racer) -> React:
-    kind = state.pending.kind
+    kind = state.the_pending.kind
     if kind == "attack_back":
         return React("attack" if _can_shoot(state) else "none")
     if kind in ("ram", "sweep"):
         return React("dodge", brake=racer.speed > comfort_speed(state, racer))
-    passer = state.racer(state.pending.actor)
+    passer = state.racer(state.the_pending.actor)
     if passer.speed - racer.speed >= 30:      # much faster: swept into the hazard, or it sweeps itself
         return React("sweep")
     if maneuvers.legality(state, "attack") == "legal" and _can_shoot(state) and racer.hp * 2 > \
@@ -138,7 +138,7 @@ def autopilot_action(state: RaceState, player: str, passive: bool = False) -> An
     if state.phase == Phase.ACTION:
         return Act("none")
     if state.phase == Phase.REACTION:   # defends: blocks a pass, dodges a ram or sweep, shoots back
-        kind = state.pending.kind
+        kind = state.the_pending.kind
         if kind == "attack_back":
             return React("attack" if _can_shoot(state) else "none")
         return React("dodge" if kind in ("ram", "sweep") else "block")

@@ -4,11 +4,12 @@ group's own vehicle or racer, so every door is guarded alike."""
 
 from __future__ import annotations
 
+import builtins
 import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rules.names import NAME_LIMIT, plain_name
 
@@ -26,9 +27,14 @@ class DataError(ValueError):
     """A data file (or an imported vehicle, racer or track) that cannot be used as written."""
 
 
+def _refuse(where: str, what: str) -> NoReturn:
+    """Refuses a file's field, naming the file and the field."""
+    raise DataError(f"{where}: {what}")
+
+
 def _need(ok: bool, where: str, what: str) -> None:
     if not ok:
-        raise DataError(f"{where}: {what}")
+        _refuse(where, what)
 
 
 def _load(name: str) -> dict:
@@ -38,7 +44,8 @@ def _load(name: str) -> dict:
 
 def _int(raw: dict, key: str, where: str, low: int, high: int, default: int | None = None) -> int:
     value = raw.get(key, default)
-    _need(type(value) is int and low <= value <= high, where, f"{key} must be a whole number from {low} to {high}")
+    if type(value) is not int or not low <= value <= high:
+        _refuse(where, f"{key} must be a whole number from {low} to {high}")
     return value
 
 
@@ -46,14 +53,16 @@ def _choice(raw: dict, key: str, where: str, choices: tuple[str, ...], default: 
     """One of a field's named values (any other value, of whatever kind, is refused by name)."""
     value = raw.get(key, default)
     shown = ", ".join(c for c in choices if c)
-    _need(isinstance(value, str) and value in choices, where, f"{key} is one of {shown}")
+    if not isinstance(value, str) or value not in choices:
+        _refuse(where, f"{key} is one of {shown}")
     return value
 
 
 def _text(raw: dict, key: str, where: str, default: str | None = None, limit: int = NAME_LIMIT) -> str:
     """Words from a file, cleaned as every name is (no markup, mentions or invisible characters)."""
     value = raw.get(key, default)
-    _need(isinstance(value, str) and 0 < len(value) <= 2000, where, f"{key} must be some text")
+    if not isinstance(value, str) or not 0 < len(value) <= 2000:
+        _refuse(where, f"{key} must be some text")
     cleaned = plain_name(value, "", limit)
     _need(bool(cleaned), where, f"{key} must be some text")
     return cleaned
@@ -122,9 +131,12 @@ class VehicleSpec:
     ac: int
     weapons: tuple[Weapon, ...] = ()   # none on the default vehicles (racing legality)
 
-    def die(self, ability: str) -> int:
+    def die(self, ability: builtins.str) -> int:
         """The vehicle roll's die for 'str', 'dex' or 'con' (seed, Table 1)."""
-        return vehicle_die(getattr(self, ability))
+        die = vehicle_die(getattr(self, ability))
+        if die is None:   # vehicle_from refuses a score below 10
+            _refuse(self.id, f"{ability} is below 10: the vehicle is not qualified for racing")
+        return die
 
 
 def vehicle_from(vid: str, raw: Any, where: str) -> VehicleSpec:
@@ -178,23 +190,23 @@ class RacerSpec:
     dex: int
     con: int
     int: int
-    wis: int
-    cha: int
-    piloting: int
-    technology: int
-    mechanic: int
-    perception: int
-    insight: int
-    deception: int
-    performance: int
-    initiative: int
-    dex_save: int
+    wis: builtins.int
+    cha: builtins.int
+    piloting: builtins.int
+    technology: builtins.int
+    mechanic: builtins.int
+    perception: builtins.int
+    insight: builtins.int
+    deception: builtins.int
+    performance: builtins.int
+    initiative: builtins.int
+    dex_save: builtins.int
     sidearm: Weapon | None
-    kit: str = "mechanic"       # the Patch kit: "mechanic", "other" (a GM's approval) or "none"
+    kit: builtins.str = "mechanic"  # the Patch kit: "mechanic", "other" (a GM's approval) or "none"
     force_user: bool = False    # Savvy may use Wisdom or Charisma instead of Intelligence (seed)
 
     @property
-    def passive_perception(self) -> int:
+    def passive_perception(self) -> builtins.int:
         return 10 + self.perception
 
 
@@ -316,8 +328,8 @@ def _feature(raw: Any, where: str) -> Feature:
                    _int(raw, "altitude", where, 0, 1000, 10 if kind == "trampoline" else 0),
                    _int(raw, "dice", where, 0, 20, 0), _int(raw, "die", where, 0, 12, 0),
                    _int(raw, "detect", where, 0, 30, 0))
-    _need(kind != "mines" or (made.dice and made.die), where, "mines need dice and die")
-    _need(kind != "gap" or made.speed, where, "a gap needs the speed that clears it")
+    _need(kind != "mines" or bool(made.dice and made.die), where, "mines need dice and die")
+    _need(kind != "gap" or bool(made.speed), where, "a gap needs the speed that clears it")
     return made
 
 

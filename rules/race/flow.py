@@ -11,7 +11,7 @@ from rules.race import checks, data
 from rules.race.events import FeatureMet, RaceFinished, SectionBegan
 from rules.race.rolls import d20, damage_dice
 from rules.race.speed import change_altitude, damage, gain, go_out, lose
-from rules.race.state import TOGETHER, Phase, Racer, RaceState
+from rules.race.state import TOGETHER, Phase, Racer, RaceState, required
 
 FEATURE_NAMES = {"boost": "boost strip", "boost_trap": "boost strip", "trampoline": "trampoline", "gap": "gap",
                  "mines": "mines", "magnetic": "magnetic rubble"}
@@ -66,12 +66,12 @@ def acting_players(state: RaceState) -> tuple[str, ...]:
     if state.phase in TOGETHER:
         return tuple(r.owner for r in waiting(state))
     if state.phase in (Phase.GM, Phase.APPROVAL):
-        return (state.gm,)
+        return (required(state.gm, "no GM is seated"),)
     if state.phase == Phase.ACTION:
         actor_now = actor(state)
         return (actor_now.owner,) if actor_now else ()
     if state.phase in (Phase.REACTION, Phase.STABILIZE):
-        return (state.racer(state.pending.target).owner,)
+        return (state.racer(state.the_pending.target).owner,)
     return ()
 
 

@@ -100,15 +100,15 @@ def add_custom(state: RaceState, actor: str, action: AddCustom) -> tuple[RaceSta
     try:
         new_v = tuple(data.vehicle_from(i, v, f"vehicles.{i}") for i, v in vehicles.items())
         new_r = tuple(data.racer_from(i, r, f"racers.{i}") for i, r in racers.items())
-        new_t = data.track_from("custom", track, "track", strict) if track is not None else state.custom_track
+        new_t = data.track_from("custom", track, "track", strict) if track is not None else None
     except data.DataError as error:
         raise BadOption(str(error)) from None
     if strict:
         _names_unlike_any_other(tuple(data.vehicles().values()) + state.custom_vehicles, new_v, "vehicles")
         _names_unlike_any_other(tuple(data.racers().values()) + state.custom_pilots, new_r, "racers")
     state = replace(state, custom_vehicles=state.custom_vehicles + new_v, custom_pilots=state.custom_pilots + new_r,
-                    custom_track=new_t)
-    named = new_t.name if track is not None else ""
+                    custom_track=state.custom_track if new_t is None else new_t)
+    named = new_t.name if new_t is not None else ""
     return state, (CustomAdded(tuple(v.name for v in new_v), tuple(r.name for r in new_r), named),)
 
 
@@ -192,7 +192,7 @@ def start(state: RaceState, actor: str, _action: Start) -> tuple[RaceState, tupl
     racers = []
     for n, (player, pilot, vehicle) in enumerate(state.seats):
         spec = next((v for v in state.custom_vehicles if v.id == vehicle), None) or data.vehicles()[vehicle]
-        racers.append(Racer(f"r{n + 1}", player, state.player(player).name, pilot, vehicle, n, spec.hp,
+        racers.append(Racer(f"r{n + 1}", player, state.seat(player).name, pilot, vehicle, n, spec.hp,
                             speed=start_speed, altitude=hover, tunes_left=state.tune_attempts))
     state = replace(state, racers=tuple(racers), order=tuple(r.id for r in racers))
     if state.tune_attempts > 0:

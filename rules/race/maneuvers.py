@@ -16,7 +16,7 @@ from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
 from rules.race.events import Chose, DiceRolled, Maneuver, Reacted
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
 from rules.race.speed import change_altitude, damage, gain, go_out, lose, set_speed, swapped
-from rules.race.state import Pending, Phase, Racer, RaceState
+from rules.race.state import Pending, Phase, Racer, RaceState, required
 
 NEEDS_TARGET_AHEAD = ("pass", "ram")
 NEEDS_TARGET_BEHIND = ("sweep", "emergency_brake")
@@ -42,13 +42,19 @@ def opposed_odds(state: RaceState, racer: Racer, maneuver: str) -> float | None:
     may not oppose at all, which only helps); None for another action."""
     if maneuver not in ("pass", "ram", "sweep"):
         return None
-    other = state.ahead_of(racer.id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer.id)
+    other = opponent(state, racer.id, maneuver)
 
     def check(r: Racer) -> int:
         return state.pilot_spec(r).piloting + data.speed_penalty(r.speed) + r.bonus - r.penalty
 
     edge = speed_edge(racer, other) if maneuver != "sweep" else speed_edge(other, racer)
     return beat_chance(check(racer) + edge, check(other))
+
+
+def opponent(state: RaceState, racer_id: str, maneuver: str) -> Racer:
+    """The racer a pass or ram (just ahead) or another maneuver (just behind) is aimed at, once `why_not` allows it."""
+    other = state.ahead_of(racer_id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer_id)
+    return required(other, f"nobody for {racer_id} to {maneuver}")
 
 
 def speed_edge(faster: Racer, slower: Racer) -> int:
@@ -86,12 +92,13 @@ def why_not(state: RaceState, racer: Racer, maneuver: str, then: str = "") -> st
             return "Nobody is ahead of you."
         if racer.speed < ahead.speed:
             return f"You are slower than {ahead.name} ({racer.speed} < {ahead.speed} km/h)."
-    if kind in NEEDS_TARGET_BEHIND and behind is None:
-        return "Nobody is behind you."
-    if kind == "sweep" and behind.speed < racer.speed:
-        return f"{behind.name} is slower than you ({behind.speed} < {racer.speed} km/h)."
-    if kind == "emergency_brake" and behind.speed > racer.speed:
-        return f"{behind.name} is faster than you: braking cannot bring you up to them."
+    if kind in NEEDS_TARGET_BEHIND:
+        if behind is None:
+            return "Nobody is behind you."
+        if kind == "sweep" and behind.speed < racer.speed:
+            return f"{behind.name} is slower than you ({behind.speed} < {racer.speed} km/h)."
+        if kind == "emergency_brake" and behind.speed > racer.speed:
+            return f"{behind.name} is faster than you: braking cannot bring you up to them."
     if kind == "attack" and not any(armed(state, racer, way) for way, other in (("ahead", ahead), ("behind", behind))
                                     if other is not None):
         return "No weapon of yours bears on the racer just ahead or behind." if ahead or behind else \
@@ -143,12 +150,12 @@ def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
         return _attack(state, racer.id, target, approved, weapon)
     if maneuver == "emergency_brake":
         return _emergency_brake(state, racer.id)
-    events: tuple = ()
+    events = ()
     feint = ""
     if maneuver == "feint":
         state, feint, events = _feint(state, racer.id, then)
         maneuver = then
-    other = state.ahead_of(racer.id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer.id)
+    other = opponent(state, racer.id, maneuver)
     pending = Pending(maneuver, racer.id, other.id, feint=feint, approved=approved)
     return _ask_reaction(state, pending, events + (Maneuver(racer.name, _WORDS[maneuver], other.name),))
 
@@ -168,7 +175,7 @@ def _ask_reaction(state: RaceState, pending: Pending, events: tuple) -> tuple[Ra
 
 def reaction_why_not(state: RaceState, reaction: str) -> str | None:
     """Why the targeted racer may not answer with `reaction` now, or None."""
-    pending = state.pending
+    pending = state.the_pending
     target = state.racer(pending.target)
     allowed = REACTIONS_TO[pending.kind]
     if reaction not in allowed:
@@ -184,7 +191,7 @@ def reaction_why_not(state: RaceState, reaction: str) -> str | None:
 
 def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple]:
     """The targeted racer answers: block, side sweep, dodge (braking for a bonus), attack, or none."""
-    pending = state.pending
+    pending = state.the_pending
     target = state.racer(pending.target)
     if target.owner != actor:
         raise NotYourTurn(f"{target.name} chooses the reaction, not you.")
@@ -214,7 +221,7 @@ def _descend_first(state: RaceState, racer_id: str, metres: int, checks_next: bo
 
 
 def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
-    pending = state.pending
+    pending = state.the_pending
     state = replace(state, phase=Phase.ACTION, pending=None)
     if pending.kind in ("pass", "forced_pass"):
         return _pass(state, pending, reaction, events)
@@ -326,9 +333,9 @@ def _sweep(state: RaceState, pending: Pending, reaction: str, brake: bool, event
     mover, other = state.racer(pending.actor), state.racer(pending.target)
     edge = speed_edge(other, mover)
     if reaction != "dodge":
-        state, ours, rolled = checks.piloting(state, mover.id, "Piloting (side sweep)", extra=(("speed under", edge),),
-                                              advantage=pending.feint == "won")
-        return _swept(state, other.id, mover.id, ours, events + (rolled,))
+        state, ours, check = checks.piloting(state, mover.id, "Piloting (side sweep)", extra=(("speed under", edge),),
+                                             advantage=pending.feint == "won")
+        return _swept(state, other.id, mover.id, ours, events + (check,))
     if brake:
         state, more = _dodge_brake(state, other.id)
         events += more
@@ -353,7 +360,7 @@ def _swept(state: RaceState, swept_id: str, by_id: str, roll: int, events: tuple
 def stabilize(state: RaceState, actor: str, action: Stabilize) -> tuple[RaceState, tuple]:
     """Seed: lose 20 km/h at once and make a Vehicle Roll (Dexterity); at or above the Piloting roll that
     swept, the vehicle stabilizes and misses the hazard (ruling: against the total that beat you)."""
-    pending = state.pending
+    pending = state.the_pending
     swept = state.racer(pending.target)
     if swept.owner != actor:
         raise NotYourTurn(f"{swept.name} decides whether to stabilize, not you.")
@@ -372,7 +379,7 @@ def stabilize(state: RaceState, actor: str, action: Stabilize) -> tuple[RaceStat
 
 def _emergency_brake(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     """Seed: your speed becomes that of the racer behind you, who must pass you with disadvantage."""
-    racer, behind = state.racer(racer_id), state.behind(racer_id)
+    racer, behind = state.racer(racer_id), opponent(state, racer_id, "emergency_brake")
     state, events = set_speed(state, racer_id, behind.speed, "brakes hard")
     pending = Pending("forced_pass", behind.id, racer_id)
     return _ask_reaction(state, pending, (Maneuver(racer.name, "brakes hard in front of", behind.name),) + events)
@@ -382,7 +389,7 @@ def _feint(state: RaceState, racer_id: str, then: str) -> tuple[RaceState, str, 
     """Seed: Charisma (Deception) against Wisdom (Insight); winning gives advantage on the maneuver's
     check, losing gives the opponent advantage on its reaction (ruling: a tie is a loss)."""
     racer = state.racer(racer_id)
-    other = state.ahead_of(racer_id) if then == "pass" else state.behind(racer_id)
+    other = opponent(state, racer_id, then)
     state, ours, a = d20(state, racer.name, "Deception (feint)", (("Deception", state.pilot_spec(racer).deception),))
     state, theirs, b = d20(state, other.name, "Insight", (("Insight", state.pilot_spec(other).insight),))
     won = ours > theirs
@@ -501,7 +508,7 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
     """A seated GM approves the action (taken as legal, no judges) or refuses it (the racer chooses again)."""
     if actor != state.gm:
         raise NotYourTurn("Only the game master approves actions.")
-    pending = state.pending
+    pending = state.the_pending
     racer = state.racer(pending.actor)
     if pending.then == "react":
         return _rule_on_reaction(state, pending, action.approve)
@@ -518,14 +525,14 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
 def _rule_on_reaction(state: RaceState, asking: Pending, approve: bool) -> tuple[RaceState, tuple]:
     """The GM's ruling on a weapon reaction to a pass: approved, the shot is taken (and not judged);
     refused, the racer passed chooses another reaction."""
-    racer = state.racer(asking.actor)
+    racer, waiting = state.racer(asking.actor), required(asking.waiting, "no pass waits on the GM's ruling")
     if not approve:
         said = (Chose("The GM", f"refuses {racer.name}'s weapon reaction"),)
-        return replace(state, phase=Phase.REACTION, pending=replace(asking.waiting, refused=True)), said
-    state = replace(state, pending=asking.waiting)
+        return replace(state, phase=Phase.REACTION, pending=replace(waiting, refused=True)), said
+    state = replace(state, pending=waiting)
     state = state.with_racer(replace(racer, reacted=True))
     approved = (Chose("The GM", f"approves {racer.name}'s weapon reaction"), Reacted(racer.name, "attack"))
-    return _pass(replace(state, phase=Phase.ACTION, pending=None), asking.waiting, "attack", approved, approved=True)
+    return _pass(replace(state, phase=Phase.ACTION, pending=None), waiting, "attack", approved, approved=True)
 
 
 def _done(state: RaceState, events: tuple) -> tuple[RaceState, tuple]:
@@ -561,7 +568,7 @@ def _savvy(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     ruling, a racer the data marks a force user uses the best of the three."""
     racer = state.racer(racer_id)
     pilot = state.pilot_spec(racer)
-    dc = checks.section_dc(state, _next_section(state), racer.altitude)
+    dc = checks.section_dc(state, required(_next_section(state), "no next section to study"), racer.altitude)
     abilities = (("Int", pilot.int), ("Wis", pilot.wis), ("Cha", pilot.cha)) if pilot.force_user else \
         (("Int", pilot.int),)
     name, score = max(abilities, key=lambda a: a[1])

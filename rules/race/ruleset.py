@@ -38,8 +38,8 @@ from rules.race.commands import GRAMMAR
 from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
-from rules.race.state import Phase, RaceState
-from rules.referee import TABLE_ACTIONS, Referee
+from rules.race.state import Phase, Racer, RaceState
+from rules.referee import TABLE_ACTIONS, Handler, Referee
 from rules.table import plural, revision_option
 
 # 2: a straight section's check comes of its conditions only; a group's own file is held to what a track
@@ -62,7 +62,7 @@ _OWN = {
     Phase.STABILIZE: (Stabilize,),
     Phase.APPROVAL: (GmRule,),
 }
-HANDLERS = {
+HANDLERS: dict[type, Handler] = {
     Join: lobby.join, AddComputer: lobby.add_computer, AddCustom: lobby.add_custom, BecomeGm: lobby.become_gm,
     Start: lobby.start, Tune: steps.tune, GmChange: steps.gm_change, GmCondition: steps.gm_condition,
     GmReveal: steps.gm_reveal,
@@ -116,11 +116,12 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
         return tuple(actions)
     if player not in acting_players(state) or state.hidden and state.phase in (Phase.GM, Phase.APPROVAL):
         return ()
-    racer = state.racer_of(player)
     if state.phase == Phase.TUNE:
+        racer = state.racer_for(player)
         return tuple(LegalAction(f"/tune ability:{a}", f"Tune {a}", action=Tune(a)) for a in ("str", "dex", "con")
                      if a not in racer.tuned) + (LegalAction("/tune ability:ready", "Ready", action=Tune("")),)
     if state.phase == Phase.PREPARE:
+        racer = state.racer_for(player)
         actions = [LegalAction("/steady", "Steady", action=Prepare()),
                    LegalAction("/brake", "Brake", action=Prepare(brake=True))]
         if racer.altitude > data.table()["hover_altitude"]:
@@ -139,10 +140,10 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
                 LegalAction("/feature attempt:no", "Leave it" if feature.positive else "Ride through",
                             action=TryFeature(False)))
     if state.phase == Phase.ACTION:
-        return _action_choices(state, racer)
+        return _action_choices(state, state.racer_for(player))
     if state.phase == Phase.REACTION:
         return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
-                     for r in maneuvers.REACTIONS_TO[state.pending.kind]
+                     for r in maneuvers.REACTIONS_TO[state.the_pending.kind]
                      if maneuvers.reaction_why_not(state, r) is None)
     if state.phase == Phase.STABILIZE:
         return (LegalAction("/stabilize attempt:yes", "Stabilize", action=Stabilize(True), primary=True),
@@ -157,7 +158,7 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
     return ()
 
 
-def _action_choices(state: RaceState, racer) -> tuple[LegalAction, ...]:
+def _action_choices(state: RaceState, racer: Racer) -> tuple[LegalAction, ...]:
     choices = []
     for maneuver in ("pass", "ram", "sweep", "attack", "turbo", "savvy", "patch", "show_off", "emergency_brake"):
         if maneuvers.why_not(state, racer, maneuver) is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from rules.dice import DiceState
 from rules.race import data
@@ -26,6 +27,16 @@ class Phase(StrEnum):
     STABILIZE = "stabilize"    # a racer side swept may brake to stabilize
     APPROVAL = "approval"      # a seated GM approves or refuses an action that needs it
     FINISHED = "finished"
+
+
+T = TypeVar("T")
+
+
+def required(value: T | None, what: str) -> T:
+    """`value`, which the race's invariants guarantee (KeyError naming `what` when missing: a bug)."""
+    if value is None:
+        raise KeyError(what)
+    return value
 
 
 # Simultaneous phases: every racer still in the race who has not yet answered is waited on.
@@ -116,6 +127,10 @@ class RaceState:
     def player(self, player_id: str | None) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)
 
+    def seat(self, player_id: str) -> Player:
+        """The seated player of that id (KeyError when there is none: a bug)."""
+        return required(self.player(player_id), player_id)
+
     def racer(self, racer_id: str) -> Racer:
         """The racer of that id (KeyError when there is none: a bug, never a player's mistake)."""
         for racer in self.racers:
@@ -125,6 +140,10 @@ class RaceState:
 
     def racer_of(self, player_id: str | None) -> Racer | None:
         return next((r for r in self.racers if r.owner == player_id), None)
+
+    def racer_for(self, player_id: str) -> Racer:
+        """The player's racer, for a player the race waits on (KeyError when there is none: a bug)."""
+        return required(self.racer_of(player_id), player_id)
 
     def with_racer(self, racer: Racer) -> RaceState:
         return replace(self, racers=tuple(racer if r.id == racer.id else r for r in self.racers))
@@ -136,6 +155,11 @@ class RaceState:
     def pilot_spec(self, racer: Racer) -> data.RacerSpec:
         """A racer's stat block: the group's own by that id first, else the default."""
         return next((p for p in self.custom_pilots if p.id == racer.pilot), None) or data.racers()[racer.pilot]
+
+    @property
+    def the_pending(self) -> Pending:
+        """The action waiting on someone (the reaction, stabilize and approval phases always hold one)."""
+        return required(self.pending, f"nothing is pending in the {self.phase} phase")
 
     @property
     def the_track(self) -> data.Track:

@@ -46,7 +46,7 @@ def _choose(state: TrackState, player: str) -> tuple[PlayCard | Discard | None, 
             value -= 15  # hold the Joker back unless it gains a lot
         if best_score is None or value > best_score:
             best, best_command, best_score = action, command, value
-    if best is not None and (has_forced_move(state, player) or best_score > score(state, player)):
+    if best_score is not None and (has_forced_move(state, player) or best_score > score(state, player)):
         return best, best_command
     card = min(state.hand(player).cards, key=_discard_rank)
     return Discard(card), f"/discard card:{card}"

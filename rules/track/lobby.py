@@ -80,6 +80,6 @@ def start(state: TrackState, actor: str, action: Start):
     hands.sort(key=lambda h: seats.index(h.player))
     state = replace(state, dice=dice, order=order, hands=tuple(hands), draw_pile=rest, draw_count=len(rest),
                     phase=TrackPhase.PLAY, turn_index=0, round=0, turn=0)
-    names = tuple(state.player(p).name for p in order)
+    names = tuple(state.seated(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names, size),) + events

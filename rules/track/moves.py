@@ -9,14 +9,14 @@ from rules.track.state import LANE, PITS, RING, Car, CarMove, TrackState, evolve
 
 def car_label(state: TrackState, car: Car) -> str:
     """'alice c3': the owner's name and the car number."""
-    return f"{state.player(car.owner).name} {car.id}"
+    return f"{state.seated(car.owner).name} {car.id}"
 
 
 def spot_label(state: TrackState, owner: str, where: str, spot: int) -> str:
     """'hole 12', 'alice's W', 'alice's F3' or 'alice's pits'."""
     if where == RING:
         return f"hole {spot}"
-    name = state.player(owner).name
+    name = state.seated(owner).name
     if where == PITS:
         return f"{name}'s pits"
     return f"{name}'s W" if spot == 0 else f"{name}'s F{spot}"

@@ -23,6 +23,10 @@ from rules.track.moves import (
 )
 from rules.track.state import LANE, PITS, RING, SEED_FIDELITY, Car, CarMove, TrackState
 
+# A way to play a card worth trying: (command, action, the split in reverse order or "", what a quick
+# check moves: (car, count), "split", or None when only resolving the play tells)
+Candidate = tuple[str, PlayCard, str, tuple[Car, int] | str | None]
+
 
 def _own_car(state: TrackState, player: str, car_id: str) -> Car:
     wanted = car_id.strip().lower()
@@ -97,7 +101,8 @@ def _split_seven(state: TrackState, player: str, split: str):
         raise BadOption("A split 7 moves two different cars, e.g. split:c1:4,c3:3.")
     if (parts[0][1], parts[1][1]) not in cards.SEVEN_SPLITS:
         raise IllegalPlay("A 7 splits as 6+1, 5+2 or 4+3, and all 7 must be used.")
-    events, moves = (), ()
+    events: tuple = ()
+    moves: tuple[CarMove, ...] = ()
     for car_id, count in parts:
         car = _own_car(state, player, car_id)
         state, more, move = move_forward(state, car, count, state.rulings.seven_split_into_finish)
@@ -191,18 +196,18 @@ def resolve(state: TrackState, player: str, action: PlayCard, card: str = ""):
 
 
 def play_event(state: TrackState, player: str, card: str, use: str) -> CardPlayed:
-    return CardPlayed(state.player(player).name, card, use)
+    return CardPlayed(state.seated(player).name, card, use)
 
 
 # --- every legal play --------------------------------------------------------------------------
 
-def candidate_plays(state: TrackState, player: str, card: str) -> list[tuple]:
+def candidate_plays(state: TrackState, player: str, card: str) -> list[Candidate]:
     """Every way to play `card` worth trying, as (command, action[, reverse split]); `legal_plays` keeps
     the legal ones. A split's parts move in order, so its reverse order is the fallback."""
     rank = cards.rank(card)
     mine = state.cars_of(player)
     movable = [c for c in mine if c.where != PITS]
-    out: list[tuple[str, PlayCard]] = []
+    out: list[Candidate] = []
     base = f"/play card:{card}"
     if rank == cards.JOKER:
         out.append((f"{base} move:out", PlayCard(card, move="out"), "", None))
@@ -288,7 +293,7 @@ def iter_legal_plays(state: TrackState, player: str, include_jokers: bool = True
                         yield f"/play card:{card} split:{split}", PlayCard(card, split=split), None
                         break
                 continue
-            if quick is not None and not results:
+            if isinstance(quick, tuple) and not results:
                 car, count = quick
                 try:
                     path = backward_path(state, car, -count) if count < 0 else forward_path(state, car, count)

@@ -87,7 +87,7 @@ def _check_turn(state: TrackState, actor: str) -> None:
     if not state.player(actor):
         raise NotSeated("You are not playing in this game. Use /game join before it starts.")
     if state.phase == TrackPhase.PLAY and state.active_player != actor:
-        raise NotYourTurn(f"It is {state.player(state.active_player).name}'s turn, not yours.")
+        raise NotYourTurn(f"It is {state.seated(state.active_player).name}'s turn, not yours.")
 
 
 def _card_in_hand(state: TrackState, actor: str, text: str) -> str:
@@ -102,7 +102,7 @@ def _play(state: TrackState, actor: str, action: PlayCard):
     _check_turn(state, actor)
     card = _card_in_hand(state, actor, action.card)
     new_state, events, moves, use = resolve(state, actor, action, card)
-    events = (CardPlayed(state.player(actor).name, card, use),) + events
+    events = (CardPlayed(state.seated(actor).name, card, use),) + events
     new_state, more = end_turn(new_state, actor, card, moves)
     return new_state, events + more
 
@@ -114,7 +114,7 @@ def _discard(state: TrackState, actor: str, action: Discard):
         example = next(c for c, a, _r in legal_plays(state, actor, include_jokers=state.rulings.joker_forced))
         raise MustPlay(f"You have a move, so you must play it (for example {example}).")
     state, more = end_turn(state, actor, card)
-    return state, (CardDiscarded(state.player(actor).name, card),) + more
+    return state, (CardDiscarded(state.seated(actor).name, card),) + more
 
 
 # The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
@@ -180,9 +180,9 @@ def prompt(state: TrackState) -> str:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
         if state.winner:
-            return f"Game over: {state.player(state.winner).name} wins."
+            return f"Game over: {state.seated(state.winner).name} wins."
         return "Game over: a draw."
-    name = state.player(state.active_player).name
+    name = state.seated(state.active_player).name
     return (f"Round {state.round + 1}, {name}: play a card with /play card:… (your hand: /hand), "
             f"or /discard card:… when no card can move.")
 

@@ -140,6 +140,13 @@ class TrackState:
                 return p
         return None
 
+    def seated(self, player_id: str | None) -> Player:
+        """The seat of `player_id`, who is seated (KeyError otherwise: a bug, never a player's mistake)."""
+        seat = self.player(player_id)
+        if seat is None:
+            raise KeyError(player_id)
+        return seat
+
     def cars_of(self, player_id: str) -> tuple[Car, ...]:
         """A player's cars, c1..c5."""
         return tuple([c for c in self.cars if c.owner == player_id])
@@ -170,7 +177,7 @@ class TrackState:
         return self.discard_pile[-1] if self.discard_pile else ""
 
     def corner_of(self, player_id: str) -> int:
-        return self.board.corners[self.player(player_id).seat]
+        return self.board.corners[self.seated(player_id).seat]
 
     def start_of(self, player_id: str) -> int:
         return (self.corner_of(player_id) + self.board.start_after_corner) % self.board.ring_holes

@@ -12,7 +12,7 @@ from rules.track.state import CarMove, Hand, TrackState, evolve
 
 def begin_turn(state: TrackState) -> tuple[TrackState, tuple]:
     state = replace(state, turn=state.turn + 1)
-    return state, (TurnBegan(state.player(state.active_player).name, state.round),)
+    return state, (TurnBegan(state.seated(state.active_player).name, state.round),)
 
 
 def has_won(state: TrackState, player: str) -> bool:
@@ -30,7 +30,7 @@ def end_turn(state: TrackState, player: str, card: str,
     hand = list(state.hand(player).cards)
     hand.remove(card)
     discard = state.discard_pile + (card,)
-    name = state.player(player).name
+    name = state.seated(player).name
     if has_won(state, player):
         hands = tuple(Hand(h.player, tuple(hand), len(hand)) if h.player == player else h for h in state.hands)
         return evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves,
@@ -53,7 +53,7 @@ def end_turn(state: TrackState, player: str, card: str,
         phase = TrackPhase.FINISHED
         events += (GameDrawn(state.max_rounds),)
     else:
-        events += (TurnBegan(state.player(state.order[index]).name, rnd),)
+        events += (TurnBegan(state.seated(state.order[index]).name, rnd),)
     state = evolve(state, hands=hands, discard_pile=discard, last_card=card, last_moves=moves, dice=dice,
                     draw_pile=pile, draw_count=len(pile), reshuffles=reshuffles, turn_index=index, round=rnd,
                     turn=state.turn + (phase == TrackPhase.PLAY), phase=phase)
