@@ -430,3 +430,20 @@ async def test_a_moved_game_keeps_history_settings_and_undo(service, store):
         assert undo.text.startswith("Undone: ") and len(undo.text.split("\n")[0]) > len("Undone: ")
     else:
         assert "cannot be undone" in undo.text  # a card was drawn: no take-backs
+
+
+@pytest.mark.parametrize("failure", [KeyError("car"), IndexError("list index out of range"), LookupError("seat")])
+def test_a_replayed_log_that_misses_any_lookup_is_refused_by_its_position(monkeypatch, failure):
+    """A hostile log can reach a lookup the rules guarantee for honest play (a seat, a pending question):
+    whichever LookupError it raises, the re-play refuses at that action's number, never a traceback."""
+    import rules.engine as engine
+
+    def steps(*_args):
+        yield "setup", ()
+        yield "after 1", ("one",)
+        raise failure
+
+    monkeypatch.setattr(engine, "replay_steps", steps)
+    with pytest.raises(engine.ReplayRefused) as refused:
+        engine.replay_with_events(None, {}, 1, "host", [])
+    assert refused.value.number == 2 and refused.value.message == "action #2 is not legal at that point"
