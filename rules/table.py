@@ -8,10 +8,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from rules.codec import Registry
 from rules.errors import BadOption, NotHost
+
+T = TypeVar("T")
+
+
+def required(value: T | None, missing: str, key: object = None) -> T:
+    """`value`, which the game's invariants guarantee; a KeyError saying what is `missing` otherwise (a bug,
+    or a hostile log a re-play refuses: never a player's mistake)."""
+    if value is None:
+        raise KeyError(missing if key is None else f"{missing}: {key!r}")
+    return value
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def _banner(state: SpeedwayState) -> tuple[str, tuple[int, int, int]] | None:
 
 def _prompts(state: SpeedwayState) -> list[tuple[str, str | None]]:
     """Bold lines saying who must decide what now, each with the id whose colour marks it."""
-    prompts = []
+    prompts: list[tuple[str, str | None]] = []
     ram = state.pending_ram
     if ram:
         rammer, rammed, chooser = (name_of(state, i) for i in (ram.attacker, ram.defender, ram.chooser))

@@ -18,7 +18,7 @@ from images.speedway.last_turn import Shot
 from images.speedway.livery import pattern, swatch
 from rules.hexgrid import step
 from rules.speedway import data
-from rules.speedway.state import Car, SpeedwayState
+from rules.speedway.state import Car, SpeedwayState, required
 
 Box = tuple[float, float, float, float]
 
@@ -166,7 +166,12 @@ def midpoint(car: Car, layout: HexLayout) -> tuple[float, float]:
 def _paste(image: Image.Image, sprite: Image.Image, centre: tuple[float, float]) -> Box:
     left, top = round(centre[0] - SPRITE / 2), round(centre[1] - SPRITE / 2)
     image.paste(sprite, (left, top), sprite)
-    x0, y0, x1, y1 = sprite.getbbox()
+    return sprite_box(sprite, left, top)
+
+
+def sprite_box(sprite: Image.Image, left: int, top: int) -> Box:
+    """The box a sprite pasted at (left, top) covers with what it draws (no sprite is blank)."""
+    x0, y0, x1, y1 = required(sprite.getbbox(), "a blank sprite", sprite.size)
     return (left + x0, top + y0, left + x1, top + y1)
 
 
@@ -186,8 +191,9 @@ def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
     car id and the marks' boxes."""
     draw = ImageDraw.Draw(image)
     ghost_car, ghosts = _ghost_hexes(state)
-    for h in ghosts:
-        draw.polygon(layout.corners(h, 0.92), fill=mix(palette.car_colour(ghost_car.colour), palette.FIELD, 0.45))
+    if ghost_car is not None:
+        for h in ghosts:
+            draw.polygon(layout.corners(h, 0.92), fill=mix(palette.car_colour(ghost_car.colour), palette.FIELD, 0.45))
     hazards = draw_hazards(image, state, layout)
     placed = [c for c in state.cars if c.front is not None]
     boxes, marks = {}, list(hazards)

@@ -21,13 +21,13 @@ from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import name_of
 from images.speedway.combat import draw_hazards
-from images.speedway.counters import counter_sprite, draw_cars, draw_tags, midpoint
+from images.speedway.counters import counter_sprite, draw_cars, draw_tags, midpoint, sprite_box
 from rules.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, add, distance, label
 from rules.speedway import data
 from rules.speedway.driving import counter_hexes
 from rules.speedway.geometry import arcs_of, centre
 from rules.speedway.preview import TurnPreview, blocker_of, when
-from rules.speedway.state import Car, SpeedwayState
+from rules.speedway.state import Car, SpeedwayState, required
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -65,7 +65,8 @@ def _spot(anchor: Point, w: float, h: float, taken: list[Box], bounds: Box, firs
     """A w x h box beside `anchor`, trying twelve directions (from angle `first`, radians, screen
     y down) at three distances; the one covering least of `taken` and staying inside `bounds` wins,
     nearer and earlier spots breaking ties."""
-    best, best_score = None, math.inf
+    best: Box | None = None
+    best_score = math.inf
     for ring, reach in enumerate(reaches):
         for k in range(12):
             # first, then alternately either side of it: first, +30, -30, +60, ...
@@ -80,7 +81,7 @@ def _spot(anchor: Point, w: float, h: float, taken: list[Box], bounds: Box, firs
             score = (sum(_overlap(box, t) for t in taken) + 400 * outside + 300 * ring + 8 * k)
             if score < best_score:
                 best, best_score = box, score
-    return _inside(best, bounds)
+    return _inside(required(best, "no spot tried", reaches), bounds)   # every spot scores below infinity
 
 
 def _inside(box: Box, bounds: Box) -> Box:
@@ -141,8 +142,7 @@ def _ghost(image: Image.Image, car: Car, front: Hex, facing: int, opacity: float
     ghost = sprite.copy()
     ghost.putalpha(alpha.point(lambda a: round(a * opacity)))
     image.paste(ghost, (left, top), ghost)
-    x0, y0, x1, y1 = sprite.getbbox()
-    return (left + x0, top + y0, left + x1, top + y1)
+    return sprite_box(sprite, left, top)
 
 
 def weapon_arcs(state: SpeedwayState, car: Car) -> list[tuple[str, str, int, frozenset[Hex]]]:
@@ -193,8 +193,13 @@ def _badge(draw: ImageDraw.ImageDraw, box: Box, lines: list[str], text_font, fil
         draw_text(draw, ((box[0] + box[2]) / 2, box[1] + step * (k + 0.5)), text, text_font, ink, "mm")
 
 
+def _whole(box: Box) -> tuple[int, int, int, int]:
+    """`box` rounded to whole pixels."""
+    return round(box[0]), round(box[1]), round(box[2]), round(box[3])
+
+
 def _red_x(image: Image.Image, at: Point, size: float) -> Box:
-    box = tuple(round(v) for v in _around(at, size + 8))
+    box = _whole(_around(at, size + 8))
 
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
         for width, colour in ((15, palette.PAPER), (9, palette.BAD)):
@@ -235,7 +240,7 @@ def _pin(image: Image.Image, at: Point, facing: int, text: str) -> Box:
     """A round step marker with a point sticking out along `facing`; returns the box it covers."""
     r = STEP_CHIP
     ux, uy = math.cos(math.radians(60 * facing)), -math.sin(math.radians(60 * facing))
-    box = tuple(round(v) for v in _around(at, 2 * r + 6))
+    box = _whole(_around(at, 2 * r + 6))
 
     def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
         c = to_px(at)
@@ -306,8 +311,10 @@ def _draw_path(image: Image.Image, state: SpeedwayState, preview: TurnPreview, l
         taken.append(_ghost(image, car, step.front, step.facing, GHOST_ALPHA, layout))
     if blocked is not None:
         taken.append(_red_x(image, layout.center(blocked.front), 0.7 * style.HEX))
-    _route(image, [layout.center(car.front)] + [layout.center(s.front) for s in moved], palette.car_colour(car.colour))
-    pins, seen = [], {}
+    _route(image, [layout.center(car.front_hex)] + [layout.center(s.front) for s in moved],
+           palette.car_colour(car.colour))
+    pins: list[Point] = []
+    seen: dict[Hex, int] = {}
     for step in moved:   # a path that comes back over a hex fans its pins out so every number shows
         x, y = layout.center(step.front)
         again = seen.get(step.front, 0)
@@ -315,7 +322,7 @@ def _draw_path(image: Image.Image, state: SpeedwayState, preview: TurnPreview, l
         pins.append((x + again * 0.9 * STEP_CHIP, y + again * 1.3 * STEP_CHIP))
     if moved:
         end = preview.end
-        taken.append(_ghost(image, car, end.front, end.facing, END_ALPHA, layout, ringed=True))
+        taken.append(_ghost(image, car, end.front_hex, end.facing, END_ALPHA, layout, ringed=True))
     # Mines, oil and smoke on the path matter to the plan: show them again over the ghosts.
     swept = set(travelled(preview))
     on_path = tuple(h for h in state.hazards if h.hex in swept)
@@ -337,10 +344,11 @@ def _draw_shots(image: Image.Image, state: SpeedwayState, preview: TurnPreview, 
         targets.setdefault(shot.target, []).append(shot)
     by_name = {c.name: c for c in state.cars}
     if preview.fire is not None:
-        pose = preview.pose_after(preview.fire.after) or (car.front, car.facing)
+        after = required(preview.fire.after, "the plan's shot says where on the path it is taken", preview.car)
+        pose = preview.pose_after(after) or (car.front_hex, car.facing)
         start = _middle(*pose, layout)
     else:
-        start = _middle(preview.end.front, preview.end.facing, layout)
+        start = _middle(preview.end.front_hex, preview.end.facing, layout)
     drawn = []
     for name, shots in targets.items():
         target = by_name.get(name)
@@ -365,7 +373,7 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
     end = preview.end
     if moved:   # a car that cannot make its first Move has no END to mark
         w = big.getlength("END") + 22
-        box = _spot(_middle(end.front, end.facing, layout), w, BADGE_H, taken, bounds,
+        box = _spot(_middle(end.front_hex, end.facing, layout), w, BADGE_H, taken, bounds,
                     _screen_angle(end.facing), (1.75, 2.5, 3.4))
         taken.append(box)
         _leader(draw, pins[-1], box, 1.75 * style.HEX)
@@ -406,11 +414,11 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
     for text, places in arc_spots:
         w = small.getlength(text) + 16
         fits = (_inside((x - w / 2, y - 13, x + w / 2, y + 13), bounds) for x, y in places)
-        box = next((b for b in fits if not any(_overlap(b, t) for t in taken)), None)
-        if box is None:   # nowhere clear inside its own arc: leave it unnamed rather than mislabel
+        clear = next((b for b in fits if not any(_overlap(b, t) for t in taken)), None)
+        if clear is None:   # nowhere clear inside its own arc: leave it unnamed rather than mislabel
             continue
-        taken.append(box)
-        _badge(draw, box, [text], small, mix(colour, palette.PAPER, 0.18), palette.INK,
+        taken.append(clear)
+        _badge(draw, clear, [text], small, mix(colour, palette.PAPER, 0.18), palette.INK,
                outline=mix(colour, palette.INK, 0.75), width=2, radius=6)
 
 
@@ -445,14 +453,14 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
     moved = [s for s in preview.steps if not s.blocked]
     plain, ink = False, palette.INK
     rows: list[list[Segment]] = [[
-        ("Ends at ", plain, ink), (label(end.front), True, ink), (" facing ", plain, ink),
+        ("Ends at ", plain, ink), (label(end.front_hex), True, ink), (" facing ", plain, ink),
         (DIRECTION_NAMES[end.facing], True, ink), (" · inertia ", plain, ink), (str(end.inertia), True, ink)]]
-    skids = [(i + 1, s) for i, s in enumerate(moved) if s.resist_chance is not None]
+    skids = [(i + 1, s.maneuver, s.resist_chance) for i, s in enumerate(moved) if s.resist_chance is not None]
     if skids:
         row: list[Segment] = [("Skid checks, chance to resist:", plain, ink)]
-        for k, (n, s) in enumerate(skids):
-            row += [((" · " if k else " ") + f"#{n}\u00a0{s.maneuver}\u00a0", plain, ink),
-                    (percent(s.resist_chance), True, _odds_ink(s.resist_chance))]
+        for k, (n, maneuver, chance) in enumerate(skids):
+            row += [((" · " if k else " ") + f"#{n}\u00a0{maneuver}\u00a0", plain, ink),
+                    (percent(chance), True, _odds_ink(chance))]
         rows.append(row)
     else:
         rows.append([("No skid checks", plain, palette.MUTED)])
@@ -513,8 +521,8 @@ def render_plan_caption(state: SpeedwayState, preview: TurnPreview, width: int) 
     draw = ImageDraw.Draw(image)
     x, y = style.PAD, style.PAD
     draw.rounded_rectangle((x, y + 2, x + 30, y + TITLE - 2), radius=6, fill=colour, outline=palette.INK, width=2)
-    for line in title_lines:
-        draw_text(draw, (x + 42, y + TITLE / 2), line, title_font, palette.INK, "lm")
+    for title_line in title_lines:
+        draw_text(draw, (x + 42, y + TITLE / 2), title_line, title_font, palette.INK, "lm")
         y += TITLE + 8
     y += 6
     for line in lines:

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from images import palette
 from images.draw import draw_text, ellipsize, fit_font
@@ -51,7 +51,7 @@ def smallest_text(page_width: int) -> int:
     return min(TEXT, math.ceil(PHONE_TEXT * page_width / PHONE_WIDTH))
 
 
-def _fitted(texts: tuple[str, ...], width: float, minimum: int) -> tuple[str, object]:
+def _fitted(texts: tuple[str, ...], width: float, minimum: int) -> tuple[str, ImageFont.FreeTypeFont]:
     """The first of `texts` (fullest wording first) that fits `width` nearly full size, else the first
     that fits at `minimum` or larger, with its font: a larger size beats a fuller wording."""
     for floor in (max(minimum, TEXT - 2), minimum):

@@ -71,7 +71,7 @@ def draw_trails(image: Image.Image, state: SpeedwayState, layout: HexLayout, eve
 
 def draw_crashes(image: Image.Image, layout: HexLayout, events: tuple) -> list[Box]:
     """A small jagged burst at the top corner of each hex where something crashed or a mine blew up."""
-    boxes = []
+    boxes: list[Box] = []
     for h, explosion in crash_sites(events):
         cx, cy = layout.center(h)
         x, y = cx + 0.45 * style.HEX, cy - 0.55 * style.HEX

@@ -32,9 +32,9 @@ from rules.battlecars.state import (
     Pod,
     Vehicle,
     point_of,
-    required,
 )
 from rules.errors import BadOption, GameError
+from rules.table import required
 
 # The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
 SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),

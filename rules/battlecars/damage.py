@@ -14,8 +14,8 @@ from dataclasses import replace
 from rules.battlecars import data, pedestrians
 from rules.battlecars.events import ArmourHit, ComponentHit, DiceRolled, VehicleDestroyed
 from rules.battlecars.rolls import D3, D6, D8, roll
-from rules.battlecars.state import BattlecarsState, Vehicle, point_of, required
-from rules.table import plural
+from rules.battlecars.state import BattlecarsState, Vehicle, point_of
+from rules.table import plural, required
 
 SECTION_INDEX = {name: i for i, name in enumerate(data.SECTIONS)}
 

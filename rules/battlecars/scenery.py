@@ -14,7 +14,8 @@ from dataclasses import replace
 from rules.battlecars import data
 from rules.battlecars.events import SceneryDamaged
 from rules.battlecars.grid import Point, label
-from rules.battlecars.state import BattlecarsState, required
+from rules.battlecars.state import BattlecarsState
+from rules.table import required
 
 SCENERY = ("building", "trees")
 SCENERY_DAMAGE = 2   # the rules revision from which buildings and trees take damage

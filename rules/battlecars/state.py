@@ -5,25 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TypeVar
 
 from rules.battlecars import data
 from rules.battlecars.grid import Point
 from rules.dice import DiceState
 from rules.table import Player as Player  # the shared seat; importers keep finding it here
+from rules.table import required
 
 REVERSE = -1       # the speedo's R position: one point backwards
 THREE_POINT = -2   # the speedo's 3 POINT TURN position: turn on the spot
-
-T = TypeVar("T")
-
-
-def required(value: T | None, missing: str, key: object) -> T:
-    """`value`, which the game's invariants guarantee; LookupError saying what is `missing` otherwise (a bug,
-    never a player's mistake)."""
-    if value is None:
-        raise LookupError(f"{missing}: {key!r}")
-    return value
 
 
 class Phase(StrEnum):

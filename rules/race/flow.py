@@ -11,7 +11,8 @@ from rules.race import checks, data
 from rules.race.events import FeatureMet, RaceFinished, SectionBegan
 from rules.race.rolls import d20, damage_dice
 from rules.race.speed import change_altitude, damage, gain, go_out, lose
-from rules.race.state import TOGETHER, Phase, Racer, RaceState, required
+from rules.race.state import TOGETHER, Phase, Racer, RaceState
+from rules.table import required
 
 FEATURE_NAMES = {"boost": "boost strip", "boost_trap": "boost strip", "trampoline": "trampoline", "gap": "gap",
                  "mines": "mines", "magnetic": "magnetic rubble"}

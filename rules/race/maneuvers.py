@@ -16,7 +16,8 @@ from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
 from rules.race.events import Chose, DiceRolled, Maneuver, Reacted
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
 from rules.race.speed import change_altitude, damage, gain, go_out, lose, set_speed, swapped
-from rules.race.state import Pending, Phase, Racer, RaceState, required
+from rules.race.state import Pending, Phase, Racer, RaceState
+from rules.table import required
 
 NEEDS_TARGET_AHEAD = ("pass", "ram")
 NEEDS_TARGET_BEHIND = ("sweep", "emergency_brake")

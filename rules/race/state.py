@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TypeVar
 
 from rules.dice import DiceState
 from rules.race import data
 from rules.table import Player as Player  # the shared seat
+from rules.table import required
 
 
 class Phase(StrEnum):
@@ -27,16 +27,6 @@ class Phase(StrEnum):
     STABILIZE = "stabilize"    # a racer side swept may brake to stabilize
     APPROVAL = "approval"      # a seated GM approves or refuses an action that needs it
     FINISHED = "finished"
-
-
-T = TypeVar("T")
-
-
-def required(value: T | None, what: str) -> T:
-    """`value`, which the race's invariants guarantee (KeyError naming `what` when missing: a bug)."""
-    if value is None:
-        raise KeyError(what)
-    return value
 
 
 # Simultaneous phases: every racer still in the race who has not yet answered is waited on.

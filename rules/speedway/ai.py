@@ -84,9 +84,9 @@ def _maneuver_score(state: SpeedwayState, car: Car, name: str) -> float:
 
 def _skid(state: SpeedwayState, car: Car, legal: list[str]) -> str:
     choices = [c.split(":")[1] for c in legal]
-    pending = state.pending_skid
+    pending = state.open_skid
     if "swipe" in choices:
-        target = state.car(pending.swipe_target)
+        target = state.car(pending.swiped)
         if target.owner != car.owner and car.systems.rating("armor") >= target.systems.rating("armor"):
             return "/skid choice:swipe"
     if "continue" in choices:
@@ -111,7 +111,7 @@ def _drop(state: SpeedwayState, car: Car, legal: list[str]) -> str | None:
     if not drops:
         return None
     behind = [e for e in _enemies(state, car) if in_arc(car, "Back", e)
-              and min(distance(car.back, h) for h in e.hexes) <= 5]
+              and min(distance(car.back_hex, h) for h in e.hexes) <= 5]
     return drops[0] if behind else None
 
 
@@ -120,10 +120,9 @@ def choose_command(state: SpeedwayState, player: str, legal: list[str]) -> str:
     if not legal:
         raise ValueError("no legal command to choose from")
     if state.phase == SpeedwayPhase.RAM:
-        pending = state.pending_ram
-        mine = state.car(pending.attacker).owner == player
+        mine = state.car(state.open_ram.attacker).owner == player
         return "/ram outcome:B" if mine else "/ram outcome:A"
-    car = state.car(state.active_car)
+    car = state.current_car
     if state.phase == SpeedwayPhase.UPKEEP:
         return _speed(state, car, legal)
     if state.phase == SpeedwayPhase.SKID:

@@ -26,13 +26,13 @@ def _direction_between(a: Hex, b: Hex) -> int:
 
 def where(state: SpeedwayState, at: Hex, car: Car) -> str:
     """A hex name for an event: the hex itself, or the car's own hex when `at` is beyond the wall."""
-    return label(at) if data.arena(state.arena).in_field(at) else label(car.front)
+    return label(at) if data.arena(state.arena).in_field(at) else label(car.front_hex)
 
 
 def stopped(state: SpeedwayState, car_id: str, reason: str) -> tuple[SpeedwayState, tuple]:
     """Stop the car and say so."""
     car = state.car(car_id)
-    return stop(state, car_id), (CarStopped(car.name, label(car.front), reason),)
+    return stop(state, car_id), (CarStopped(car.name, label(car.front_hex), reason),)
 
 
 def stop(state: SpeedwayState, car_id: str) -> SpeedwayState:
@@ -124,7 +124,7 @@ def _roll_off(state: SpeedwayState, attacker: Car, defender: Car, attacker_bonus
 def turn_is_open(car: Car, is_open) -> bool:
     """Whether a Turn left or right is possible for `car` (used by ramming outcome A)."""
     for side in (1, -1):
-        front = step(car.front, car.facing + side)
+        front = step(car.front_hex, car.facing + side)
         back = step(front, car.facing + side + 3)
         if is_open(front) and is_open(back):
             return True
@@ -139,7 +139,7 @@ def open_for(state: SpeedwayState, ignore: tuple[str, ...]):
 
 def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tuple]:
     """Outcome A: the attacker must Turn on its next Move (or stops). B: the defender pivots away."""
-    pending = state.pending_ram
+    pending = state.open_ram
     state = replace(state, pending_ram=None, phase=SpeedwayPhase.MOVEMENT)
     attacker, defender = state.car(pending.attacker), state.car(pending.defender)
     if attacker.speed == 0:  # the crash took all its speed: it has stopped, whatever was chosen
@@ -152,9 +152,9 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
             # (turns.start_movement stops it then if no Turn is open).
             return state.with_car(replace(attacker, must_turn=True)), ()
         return stop(state, attacker.id), ()
-    pivot = defender.back if pending.struck == defender.front else defender.front
+    pivot = defender.back_hex if pending.struck == defender.front else defender.front_hex
     candidates = [h for h in neighbours(pivot) if distance(h, pending.struck) == 1]
-    away = max(candidates, key=lambda h: (distance(h, attacker.front), -DIRECTIONS.index(
+    away = max(candidates, key=lambda h: (distance(h, attacker.front_hex), -DIRECTIONS.index(
         (h[0] - pivot[0], h[1] - pivot[1]))))
     is_open = open_for(state, (attacker.id, defender.id))
     attacker_back = step(pending.struck, pending.facing + 3)
@@ -165,7 +165,7 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
         rotated = replace(defender, front=away, facing=_direction_between(pivot, away))
     else:
         rotated = replace(defender, facing=_direction_between(away, pivot))
-    events: tuple = (CarRotated(defender.name, label(rotated.front), label(rotated.back), "pushed aside"),)
+    events: tuple = (CarRotated(defender.name, label(rotated.front_hex), label(rotated.back_hex), "pushed aside"),)
     state, met = arrive(state, defender, rotated)
     events += met
     state, met = arrive(state, attacker, replace(attacker, front=pending.struck, facing=pending.facing))
@@ -183,7 +183,7 @@ def swipe(state: SpeedwayState, car_id: str, target_id: str) -> tuple[SpeedwaySt
     """Spend an extra Move to bump a car in a skid hex: dice to both, and the target gains inertia."""
     car, target = state.car(car_id), state.car(target_id)
     dice = tuple(_rules()["swipe"])
-    events: tuple = (Collided("swipe", car.name, target.name, label(target.front), 0),)
+    events: tuple = (Collided("swipe", car.name, target.name, label(target.front_hex), 0),)
     state, dealt, _ = damage_car(state, target_id, dice, f"swiped by {car.name}", midpoint(car))
     events += dealt
     state, dealt, _ = damage_car(state, car_id, dice, f"swiping {target.name}", midpoint(target))
@@ -222,7 +222,7 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
                     at: Hex, what: str) -> tuple[SpeedwayState, tuple]:
     """Only one half hits the object: dice, speed -1, and the free half swings round the struck one."""
     car = state.car(car_id)
-    free_half = car.back if struck_half == car.front else car.front
+    free_half = car.back_hex if struck_half == car.front else car.front_hex
     target = step(free_half, vector)
     candidates = [h for h in neighbours(struck_half) if distance(h, free_half) == 1]
     swing = min(candidates, key=lambda h: (distance(h, target), DIRECTIONS.index(
@@ -240,7 +240,7 @@ def strike_one_half(state: SpeedwayState, car_id: str, struck_half: Hex, vector:
         car = replace(before, facing=_direction_between(swing, struck_half))
     else:
         car = replace(before, front=swing, facing=_direction_between(struck_half, swing))
-    events += (CarRotated(car.name, label(car.front), label(car.back), f"swung round {what}"),)
+    events += (CarRotated(car.name, label(car.front_hex), label(car.back_hex), f"swung round {what}"),)
     state, met = arrive(state, before, car)
     events += met
     car = state.car(car_id)

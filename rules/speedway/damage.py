@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.dice import roll_faces
+from rules.dice import DiceState, roll_faces
 from rules.speedway import data
 from rules.speedway.events import ArmorDisregarded, CarWrecked, DamageRolled, DamageTaken
 from rules.speedway.geometry import arcs_of
@@ -16,13 +16,19 @@ FACE_NAMES = {"A": "Armor", "E": "Engine", "B": "Brakes", "S": "Suspension", "D"
               "T": "Targeting", "W": "Weapon", "F": "Fire", "-": "blank"}
 
 
+def roll_symbols(dice: DiceState, faces: tuple[str, ...], count: int) -> tuple[DiceState, tuple[str, ...]]:
+    """Roll `count` dice whose sides carry symbols: the sides are rolled by position, as roll_faces does."""
+    dice, sides = roll_faces(dice, tuple(range(len(faces))), count)
+    return dice, tuple(faces[side] for side in sides)
+
+
 def roll_damage(state: SpeedwayState, colours: tuple[str, ...]) -> tuple[SpeedwayState, tuple[str, ...]]:
     """Roll the named damage dice together; return the faces in the same order."""
     faces = data.damage_dice()
     dice = state.dice
-    shown = []
+    shown: list[str] = []
     for colour in colours:
-        dice, (face,) = roll_faces(dice, faces[colour], 1)
+        dice, (face,) = roll_symbols(dice, faces[colour], 1)
         shown.append(face)
     return replace(state, dice=dice), tuple(shown)
 
@@ -33,7 +39,7 @@ def disregard(results: tuple[str, ...], armor: int) -> tuple[tuple[str, ...], tu
     The defender's choice is made for them by data/dice.toml's armor_priority (RULES.md ruling).
     """
     kept = list(results)
-    ignored = []
+    ignored: list[str] = []
     for face in data.armor_priority():
         while len(ignored) < armor and face in kept:
             kept.remove(face)

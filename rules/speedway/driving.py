@@ -10,6 +10,7 @@ from rules.speedway import data
 from rules.speedway.errors import IllegalManeuver
 from rules.speedway.events import DiceRolled
 from rules.speedway.state import Car, SpeedwayState
+from rules.table import required
 
 SIDES = {"left": 1, "right": -1}
 SLIDE = "slide"
@@ -17,7 +18,7 @@ SLIDE = "slide"
 
 def maneuver_choices() -> tuple[str, ...]:
     """Every maneuver name a player can type, e.g. 'turn-left'."""
-    names = []
+    names: list[str] = []
     for m in data.maneuvers().values():
         names.extend(f"{m.id}-{side}" for side in SIDES) if m.sided else names.append(m.id)
     return tuple(names)
@@ -38,7 +39,7 @@ def parse_maneuver(text: str) -> tuple[data.Maneuver, int]:
 
 def maneuver_pose(car: Car, maneuver: data.Maneuver, side: int) -> tuple[Hex, int]:
     """Where the front ends up and which way the car faces after `maneuver`."""
-    front = step(car.front, car.facing + maneuver.front_step * side)
+    front = step(car.front_hex, car.facing + maneuver.front_step * side)
     return front, (car.facing + maneuver.turn * side) % 6
 
 
@@ -46,7 +47,7 @@ def skid_vector(facing_before: int, maneuver: data.Maneuver, side: int) -> int |
     """The direction a skid from `maneuver` slides the car, or None if it never skids."""
     if maneuver.skid_speed is None:
         return None
-    return (facing_before + maneuver.skid * side) % 6
+    return (facing_before + required(maneuver.skid, "no skid vector", maneuver.id) * side) % 6
 
 
 def skids_at(maneuver: data.Maneuver, speed: int) -> bool:

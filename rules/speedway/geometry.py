@@ -30,7 +30,7 @@ def _heading(facing: int) -> tuple[float, float]:
 
 def midpoint(car: Car) -> tuple[float, float]:
     """The middle of the counter: halfway between its two hex centres."""
-    (fx, fy), (bx, by) = centre(car.front), centre(car.back)
+    (fx, fy), (bx, by) = centre(car.front_hex), centre(car.back_hex)
     return (fx + bx) / 2.0, (fy + by) / 2.0
 
 

@@ -16,12 +16,12 @@ from rules.speedway.state import SEED_FIDELITY, Car, Hazard, SpeedwayState, Weap
 
 def _behind(car: Car) -> Hex:
     """The hex directly behind the car's back half."""
-    return step(car.back, car.facing + 3)
+    return step(car.back_hex, car.facing + 3)
 
 
 def _smoke_hexes(car: Car) -> tuple[Hex, ...]:
     """RECONSTRUCTION: the lost smoke pattern is a fan of three hexes behind the back half."""
-    return (_behind(car), step(car.back, car.facing + 2), step(car.back, car.facing + 4))
+    return (_behind(car), step(car.back_hex, car.facing + 2), step(car.back_hex, car.facing + 4))
 
 
 def _free(state: SpeedwayState, h: Hex, kind: str) -> bool:
@@ -52,7 +52,7 @@ def can_deploy(state: SpeedwayState, car: Car, weapon: Weapon) -> bool:
 
 def deploy(state: SpeedwayState, car: Car, weapon: Weapon) -> tuple[SpeedwayState, tuple]:
     """Fire a defensive weapon: lay its counters behind the car and spend a charge."""
-    if weapon.offensive:
+    if weapon.charges is None:   # an offensive weapon: it has no charges
         raise IllegalDeployment(f"{weapon.name} is an offensive weapon: use /fire.")
     if not weapon.working:
         reason = "has no charges left" if weapon.charges == 0 else "is destroyed"

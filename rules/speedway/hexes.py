@@ -8,4 +8,4 @@ from rules.speedway.state import Car
 
 def skid_hexes(car: Car, vector: int) -> tuple[Hex, Hex]:
     """The two hexes the counter would occupy after sliding one hex along `vector`."""
-    return step(car.front, vector), step(car.back, vector)
+    return step(car.front_hex, vector), step(car.back_hex, vector)

@@ -107,6 +107,6 @@ def start(state: SpeedwayState, actor: str, action: Start) -> tuple[SpeedwayStat
     dice, order = shuffle(state.dice, tuple(p.id for p in state.players))
     state = replace(state, cars=placed, dice=dice, order=order, round=0, turn_index=0,
                     phase=SpeedwayPhase.UPKEEP)
-    names = tuple(state.player(p).name for p in order)
+    names = tuple(state.seat(p).name for p in order)
     state, events = begin_turn(state)
     return state, (GameStarted(names),) + events

@@ -8,6 +8,7 @@ for real meet the hazards there.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal
 
 from rules.hexgrid import DIRECTION_NAMES, Hex, label, step
 from rules.speedway import collisions, data
@@ -17,8 +18,11 @@ from rules.speedway.events import CarManeuvered, CarSlid, Collided, SpeedLostInC
 from rules.speedway.geometry import centre
 from rules.speedway.state import Car, SpeedwayState
 
+# What keeps a car out of a hex: the arena wall, an obstacle, or another car (with that car's id).
+Block = tuple[Literal["wall", "obstacle"], None] | tuple[Literal["car"], str]
 
-def what_blocks(state: SpeedwayState, car_id: str, h: Hex) -> tuple[str, str | None] | None:
+
+def what_blocks(state: SpeedwayState, car_id: str, h: Hex) -> Block | None:
     """("wall" | "obstacle" | "car", other car id) for a hex the car cannot enter; None if open."""
     arena = data.arena(state.arena)
     if not arena.in_field(h):
@@ -73,8 +77,8 @@ def maneuver(state: SpeedwayState, car: Car, spec: data.Maneuver, side: int,
         state, events = _glance(state, car.id, back, _object_name(back_block[0], back))
         return state, events, False
     moved = replace(car, front=front, facing=facing, inertia=car.inertia + spec.inertia, must_turn=False)
-    events: tuple = (CarManeuvered(car.name, name, label(car.front), label(front),
-                                   DIRECTION_NAMES[facing], spec.inertia),)
+    events = (CarManeuvered(car.name, name, label(car.front_hex), label(front),
+                            DIRECTION_NAMES[facing], spec.inertia),)
     state, met = collisions.arrive(state, car, moved)
     return state, events + met, True
 
@@ -88,7 +92,7 @@ def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[Spe
     Returns (state, events, outcome): MOVED, GLANCED (one half struck: the car swung round and
     lost a point of speed, still moving) or STOPPED.
     """
-    front, back = counter_hexes(car.front, car.facing)
+    front, back = counter_hexes(car.front_hex, car.facing)
     targets = ((front, step(front, vector)), (back, step(back, vector)))
     blocks = [(half, h, what_blocks(state, car.id, h)) for half, h in targets]
     for _half, h, block in blocks:
@@ -106,6 +110,6 @@ def slide(state: SpeedwayState, car: Car, vector: int, reason: str) -> tuple[Spe
         after = state.car(car.id)
         return state, events, GLANCED if after.speed > 0 and not after.out else STOPPED
     moved = replace(car, front=targets[0][1])
-    events: tuple = (CarSlid(car.name, DIRECTION_NAMES[vector], label(moved.front), reason),)
+    events = (CarSlid(car.name, DIRECTION_NAMES[vector], label(moved.front_hex), reason),)
     state, met = collisions.arrive(state, car, moved)
     return state, events + met, STOPPED if state.car(car.id).out else MOVED

@@ -36,6 +36,7 @@ class SpeedwayPhase(StrEnum):
 RUNNING = frozenset((SpeedwayPhase.UPKEEP, SpeedwayPhase.MOVEMENT, SpeedwayPhase.SKID, SpeedwayPhase.RAM))
 _TABLE_ACTIONS = (EndGame, TakeOver)
 SEATS_CLOSED = "The game has already started; seats are closed."
+NOT_STARTED = "The game has not started yet; the host uses /game start."
 
 PHASES = PhaseTable(
     SpeedwayPhase,
@@ -48,7 +49,7 @@ PHASES = PhaseTable(
         SpeedwayPhase.FINISHED: (),
     },
     expects={
-        SpeedwayPhase.LOBBY: "The game has not started yet; the host uses /game start.",
+        SpeedwayPhase.LOBBY: NOT_STARTED,
         # Said only to the player the game waits on (see `turn_actions`).
         SpeedwayPhase.UPKEEP: "The game is in upkeep: set your speed with /speed.",
         SpeedwayPhase.MOVEMENT: "The game is in movement: /move, /fire, /drop, or /end the turn.",

@@ -159,7 +159,7 @@ def preview_text(state: SpeedwayState, preview: TurnPreview) -> str:
     car = state.car(preview.car)
     end = preview.end
     moved = [s for s in preview.steps if not s.blocked]
-    lines = [f"Ends at {label(end.front)} facing {DIRECTION_NAMES[end.facing]}, inertia {end.inertia}."]
+    lines = [f"Ends at {label(end.front_hex)} facing {DIRECTION_NAMES[end.facing]}, inertia {end.inertia}."]
     skids = [f"#{n} {s.maneuver} {s.resist_chance:.0%}" for n, s in enumerate(moved, 1) if s.resist_chance is not None]
     lines.append("Skid checks, chance to resist: " + ", ".join(skids) + "." if skids else "No skid checks.")
     blocked = next((s for s in preview.steps if s.blocked), None)

@@ -46,14 +46,14 @@ from rules.speedway.events import (
 )
 from rules.speedway.hexes import skid_hexes
 from rules.speedway.odds import driver_chance
-from rules.speedway.phases import PHASES, RUNNING, SpeedwayPhase
+from rules.speedway.phases import NOT_STARTED, PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_text, preview_turn
 from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
-from rules.table import plural, revision_option, rounds_option
+from rules.table import plural, required, revision_option, rounds_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
@@ -92,20 +92,20 @@ def _check_under_way(state: SpeedwayState) -> None:
     if state.phase == SpeedwayPhase.FINISHED:
         raise GameOver(GAME_OVER)
     if state.phase == SpeedwayPhase.LOBBY:
-        raise WrongPhase(PHASES.expects[SpeedwayPhase.LOBBY])
+        raise WrongPhase(NOT_STARTED)
 
 
 def _check_turn(state: SpeedwayState, actor: str) -> None:
     """Refuse `actor` unless seated and, in a game under way, the one the game waits on."""
     _check_seated(state, actor)
     if state.phase in RUNNING and state.deciding_player != actor:
-        raise NotYourTurn(f"It is {state.player(state.deciding_player).name}'s turn, not yours.")
+        raise NotYourTurn(f"It is {state.seat(state.deciding_player).name}'s turn, not yours.")
 
 
 def _acting_car(state: SpeedwayState, actor: str) -> Car:
     """The car `actor` acts with now (the phase table has admitted the action), or why they may not."""
     _check_turn(state, actor)
-    return state.car(state.active_car)
+    return state.current_car
 
 
 def _car_asked_about(state: SpeedwayState, actor: str, phases: frozenset[SpeedwayPhase]) -> Car:
@@ -114,16 +114,16 @@ def _car_asked_about(state: SpeedwayState, actor: str, phases: frozenset[Speedwa
     _check_under_way(state)
     if state.phase not in phases:
         raise WrongPhase(_phase_hint(state))
-    return state.car(state.active_car)
+    return state.current_car
 
 
 def _phase_hint(state: SpeedwayState) -> str:
-    car = state.car(state.active_car)
+    car = state.current_car
     if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
         return f"First set {car.name}'s speed for this turn: /speed value:{low}..{high}."
     if state.phase == SpeedwayPhase.RAM:
-        chooser = state.player(state.pending_ram.chooser).name
+        chooser = state.seat(state.open_ram.chooser).name
         return f"{chooser} won the ramming roll-off and picks /ram outcome:A or /ram outcome:B."
     if state.phase == SpeedwayPhase.SKID:
         return f"{car.name} must answer: " + ", ".join(f"/skid choice:{c}" for c in skid_choices(state)) + "."
@@ -146,8 +146,8 @@ def speed_range(car: Car) -> tuple[int, int]:
 
 def skid_choices(state: SpeedwayState) -> tuple[str, ...]:
     """The answers the pending skid (or swipe chance) accepts."""
-    pending = state.pending_skid
-    choices = ("accept", "resist") if pending.skid_applies else ("continue",)
+    pending = state.open_skid
+    choices: tuple[str, ...] = ("accept", "resist") if pending.skid_applies else ("continue",)
     if pending.swipe_target is not None and state.moves_left >= 1:
         choices += ("swipe",)
     return choices
@@ -174,7 +174,7 @@ def _set_speed(state: SpeedwayState, actor: str, action: SetSpeed):
 
 def _complete_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """A Move is over: oil still flowing lays its next counter, then the turn goes on."""
-    state, events = hazards.after_move(state, state.active_car)
+    state, events = hazards.after_move(state, state.current_car.id)
     state, more = finish_move(state)
     return state, events + more
 
@@ -209,7 +209,8 @@ def _move(state: SpeedwayState, actor: str, action: Move):
         if applies or (target and state.moves_left >= 1):
             state = replace(state, phase=SpeedwayPhase.SKID,
                             pending_skid=PendingSkid(action.maneuver, vector, applies, target))
-            events += (SkidPending(car.name, moved.speed, spec.skid_speed, DIRECTION_NAMES[vector],
+            skid_speed = required(spec.skid_speed, "a maneuver with a skid vector has a skid speed", spec.id)
+            events += (SkidPending(car.name, moved.speed, skid_speed, DIRECTION_NAMES[vector],
                                    applies, state.car(target).name if target else ""),)
             # An answer given in advance applies when it fits; otherwise the question stays open
             # (e.g. "resist" was given but only a swipe chance came up).
@@ -240,13 +241,13 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
     allowed = skid_choices(state)
     if choice not in allowed:
         raise BadOption(f"Answer with {' or '.join(allowed)}.")
-    car = state.car(state.active_car)
-    pending = state.pending_skid
+    car = state.current_car
+    pending = state.open_skid
     state = replace(state, pending_skid=None, phase=SpeedwayPhase.MOVEMENT)
     events: tuple = ()
     if choice == "swipe":
         state = replace(state, moves_left=state.moves_left - 1)
-        state, events = swipe(state, car.id, pending.swipe_target)
+        state, events = swipe(state, car.id, pending.swiped)
     elif choice == "accept":
         state, events, _outcome = movement.slide(state, car, pending.vector, "skid accepted")
     elif choice == "resist":
@@ -266,7 +267,7 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
 def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState, tuple]:
     """Out Of Control: slide one hex along the skid, lose one speed, then try to regain control."""
     state = replace(state, moves_left=state.moves_left - 1)
-    state, events, outcome = movement.slide(state, car, car.skid, "out of control")
+    state, events, outcome = movement.slide(state, car, car.skid_heading, "out of control")
     if outcome != movement.STOPPED:
         car = state.car(car.id)
         if outcome == movement.MOVED:  # a glance already cost this Move's point of speed
@@ -275,7 +276,7 @@ def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState,
             events += (SpeedLost(car.name, car.speed),)
         if car.speed == 0:
             state = stop(state, car.id)
-            events += (CarStopped(car.name, label(car.front), "it slowed to a halt"),)
+            events += (CarStopped(car.name, label(car.front_hex), "it slowed to a halt"),)
         else:
             state, roll = driver_roll(state, car, car.speed + car.inertia, "tries to regain control",
                                       "Driver Roll vs speed + inertia")
@@ -288,8 +289,9 @@ def _out_of_control_move(state: SpeedwayState, car: Car) -> tuple[SpeedwayState,
 
 
 def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
-    if actor != state.pending_ram.chooser:
-        raise NotYourTurn(f"{state.player(state.pending_ram.chooser).name} won the roll-off and chooses.")
+    chooser = state.open_ram.chooser
+    if actor != chooser:
+        raise NotYourTurn(f"{state.seat(chooser).name} won the roll-off and chooses.")
     outcome = action.outcome.strip().upper()
     if outcome not in RAM_OUTCOMES:
         raise BadOption("The ramming outcome is A or B.")
@@ -312,7 +314,7 @@ def _drop(state: SpeedwayState, actor: str, action: Drop):
     state, events = hazards.deploy(state, car, combat.find_weapon(car, action.weapon))
     if any(isinstance(e, HazardLaid) and e.kind == "smoke" for e in events) \
             and not others_move_before_next_turn(state, actor):
-        events += (SmokeUnseen(car.name, state.player(actor).name),)
+        events += (SmokeUnseen(car.name, state.seat(actor).name),)
     state, more = finish_move(state)
     return state, events + more
 
@@ -340,7 +342,7 @@ apply = Referee(
 def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
     """The commands `player` may use now (empty when it is not their move)."""
     if state.phase == SpeedwayPhase.LOBBY:
-        actions = [LegalAction("/game join", "Join")]
+        actions: list[LegalAction] = [LegalAction("/game join", "Join")]
         if player == state.host:
             actions += [LegalAction("/game add-ai", "Add computer", action=AddComputer()),
                         LegalAction("/game start", "Start", action=Start())]
@@ -349,14 +351,14 @@ def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
         return ()
     if state.phase == SpeedwayPhase.RAM:
         return tuple(LegalAction(f"/ram outcome:{o}", f"Outcome {o}", action=ChooseRam(o)) for o in RAM_OUTCOMES)
-    car = state.car(state.active_car)
+    car = state.current_car
     if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
         return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}", action=SetSpeed(v)) for v in range(low, high + 1))
     if state.phase == SpeedwayPhase.SKID:
         return tuple(LegalAction(f"/skid choice:{c}", c.capitalize(), action=AnswerSkid(c))
                      for c in skid_choices(state))
-    actions: list[LegalAction] = []
+    actions = []
     if state.moves_left > 0:
         if not car.in_control:
             actions.append(LegalAction(f"/move maneuver:{SLIDE}", "Slide", action=Move(SLIDE)))
@@ -400,10 +402,10 @@ def _car_line(state: SpeedwayState, car: Car) -> str:
     if car.front is None:
         return f"{car.name} ({design}) waiting in the pits."
     if car.out:
-        return f"{car.name}'s {design} is a wreck at {label(car.front)}-{label(car.back)}."
-    control = "in control" if car.in_control else f"OUT OF CONTROL skidding {DIRECTION_NAMES[car.skid]}"
+        return f"{car.name}'s {design} is a wreck at {label(car.front)}-{label(car.back_hex)}."
+    control = "in control" if car.in_control else f"OUT OF CONTROL skidding {DIRECTION_NAMES[car.skid_heading]}"
     fire = f", on fire ({car.fire_chips})" if car.fire_chips else ""
-    return (f"{car.name}'s {design} at {label(car.front)}-{label(car.back)} facing {DIRECTION_NAMES[car.facing]}, "
+    return (f"{car.name}'s {design} at {label(car.front)}-{label(car.back_hex)} facing {DIRECTION_NAMES[car.facing]}, "
             f"speed {car.speed}, inertia {car.inertia}, {control}{fire}; {_damage_words(car)}.")
 
 
@@ -421,7 +423,7 @@ def describe(state: SpeedwayState) -> str:
     lines = [f"Speedway in the {arena.name} ({arena.columns}x{arena.rows} hexes)."]
     lines += [_car_line(state, car) for car in state.cars]
     if state.hazards:
-        counts = {}
+        counts: dict[str, list[str]] = {}
         for hz in state.hazards:
             counts.setdefault(hz.kind, []).append(label(hz.hex))
         lines.append("Hazards: " + "; ".join(f"{k} at {', '.join(v)}" for k, v in sorted(counts.items())) + ".")
@@ -437,9 +439,9 @@ def prompt(state: SpeedwayState) -> str:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
         if state.winner:
-            return f"Game over: {state.player(state.winner).name} wins."
+            return f"Game over: {state.seat(state.winner).name} wins."
         return "Game over: a draw."
-    return f"Round {state.round + 1}, {state.player(state.deciding_player).name}: {_phase_hint(state)}"
+    return f"Round {state.round + 1}, {state.seat(state.deciding_player).name}: {_phase_hint(state)}"
 
 
 def _odds_car(state: SpeedwayState, player: str) -> tuple[Car, str]:
@@ -448,7 +450,7 @@ def _odds_car(state: SpeedwayState, player: str) -> tuple[Car, str]:
     _check_seated(state, player)
     _check_under_way(state)
     if state.deciding_player == player and state.phase in _ASKING:
-        return state.car(state.active_car), ""
+        return state.current_car, ""
     running = state.operable_cars_of(player)
     if not running:
         raise WrongPhase("You have no car running.")
@@ -474,14 +476,13 @@ def odds(state: SpeedwayState, player: str, options: dict[str, Any]) -> str:
         target = _target(state, options.get("target", ""), car)
         plan = combat.plan_shot(state, car, combat.find_weapon(car, options.get("weapon", "")), target)
         return _shot_line(plan) + note
-    if options.get("maneuver"):
-        spec, _side = parse_maneuver(options["maneuver"])
-        if not skids_at(spec, car.speed):
-            return f"{options['maneuver']} at speed {car.speed} does not skid (skid speed {spec.skid_speed or '-'})."
-        target = car.speed + car.inertia + spec.inertia
-        chance = driver_chance(car.systems.rating("driver"), target)
-        return (f"{options['maneuver']} at speed {car.speed}: resisting the skid needs {target} on "
-                f"{car.systems.rating('driver')} driver dice -> {chance:.0%}.")
+    spec, _side = parse_maneuver(options["maneuver"])   # the only option left: a maneuver
+    if not skids_at(spec, car.speed):
+        return f"{options['maneuver']} at speed {car.speed} does not skid (skid speed {spec.skid_speed or '-'})."
+    needed = car.speed + car.inertia + spec.inertia
+    chance = driver_chance(car.systems.rating("driver"), needed)
+    return (f"{options['maneuver']} at speed {car.speed}: resisting the skid needs {needed} on "
+            f"{car.systems.rating('driver')} driver dice -> {chance:.0%}.")
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
@@ -533,9 +534,12 @@ def computer_action(state: SpeedwayState, player: str) -> Any:
 
 
 def _plan_fire(state: SpeedwayState, car: Car, fire: tuple[str, str] | None) -> tuple[Weapon, Car] | None:
-    """The weapon and target a plan's `fire:` names, or why there is no such weapon or car."""
-    if fire is None:
-        return None
+    """The weapon and target a plan's `fire:` names (None without one), or why there is no such weapon or car."""
+    return None if fire is None else _fire_named(state, car, fire)
+
+
+def _fire_named(state: SpeedwayState, car: Car, fire: tuple[str, str]) -> tuple[Weapon, Car]:
+    """The weapon and target of a (mount, target) pair, or why there is no such weapon or car."""
     mount, target = fire
     return combat.find_weapon(car, mount), _target(state, target, car)
 
@@ -554,7 +558,7 @@ def plan_check(state: SpeedwayState, player: str, maneuvers: list[str], fire: tu
     than Moves left, one that is not a maneuver, or a shot no point of its path allows (the path
     worked out as the preview does). Off-turn, the first step refuses as usual."""
     if state.phase == SpeedwayPhase.MOVEMENT and state.deciding_player == player:
-        car = state.car(state.active_car)
+        car = state.current_car
         if car.in_control:
             plan_preview(state, player, maneuvers, fire)
 
@@ -570,7 +574,7 @@ def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) ->
             return "the car's Moves were over first"
         car = state.car(car_id)
         try:
-            weapon, target = _plan_fire(state, car, fire)
+            weapon, target = _fire_named(state, car, fire)
             combat.plan_shot(state, car, weapon, target)
         except GameError as exc:
             return exc.message
@@ -583,7 +587,7 @@ def suggest(state: SpeedwayState, player: str, command: str, option: str,
     """What to offer as a player types an option: only what is legal now, with the odds."""
     if state.phase not in _ASKING or state.deciding_player != player:
         return []
-    car = state.car(state.active_car)
+    car = state.current_car
     if option == "maneuver":
         if not car.in_control:
             return [("slide (out of control)", SLIDE)]
@@ -621,7 +625,7 @@ def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -
         return None
     if state.phase == SpeedwayPhase.RAM:
         return ChooseRam("A")
-    car = state.car(state.active_car)
+    car = state.current_car
     if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
         return SetSpeed(low if passive else min(max(car.speed, low), high))

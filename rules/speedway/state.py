@@ -9,6 +9,7 @@ from rules.dice import DiceState
 from rules.hexgrid import Hex, step
 from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.table import Player as Player  # the shared seat; importers keep finding it here
+from rules.table import required
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,29 @@ class Car:
         """The back half of the counter, straight behind the front."""
         if self.front is None:
             return None
-        return step(self.front, self.facing + 3)
+        return self.back_hex
+
+    @property
+    def front_hex(self) -> Hex:
+        """The front half of a car on the map (KeyError before it is placed: a bug)."""
+        return required(self.front, "car not on the map", self.id)
+
+    @property
+    def back_hex(self) -> Hex:
+        """The back half of a car on the map, straight behind the front."""
+        return step(self.front_hex, self.facing + 3)
+
+    @property
+    def skid_heading(self) -> int:
+        """The direction an out-of-control car slides (always set while it is out of control)."""
+        return required(self.skid, "car not skidding", self.id)
 
     @property
     def hexes(self) -> tuple[Hex, ...]:
         """Both hexes the counter covers (empty before the car is placed)."""
         if self.front is None:
             return ()
-        return (self.front, self.back)
+        return (self.front, self.back_hex)
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,11 @@ class PendingSkid:
     vector: int
     skid_applies: bool = True
     swipe_target: str | None = None
+
+    @property
+    def swiped(self) -> str:
+        """The car a swipe hits (a swipe is offered only when there is one)."""
+        return required(self.swipe_target, "no car to swipe", self.maneuver)
 
 
 @dataclass(frozen=True)
@@ -190,9 +211,13 @@ class SpeedwayState:
                 return car
         raise KeyError(car_id)
 
-    def player(self, player_id: str) -> Player | None:
+    def player(self, player_id: str | None) -> Player | None:
         """The seat of `player_id`, if seated."""
         return next((p for p in self.players if p.id == player_id), None)
+
+    def seat(self, player_id: str | None) -> Player:
+        """The seat of a player the game knows is seated (KeyError otherwise: a bug)."""
+        return required(self.player(player_id), "no such player", player_id)
 
     def cars_of(self, player_id: str) -> tuple[Car, ...]:
         """A player's cars in seating order."""
@@ -212,6 +237,26 @@ class SpeedwayState:
         if self.phase not in RUNNING or not self.order:
             return None
         return self.turn_order[self.turn_index]
+
+    @property
+    def current_player(self) -> str:
+        """Whose turn it is, in a game under way (KeyError otherwise: a bug)."""
+        return required(self.active_player, "no turn under way", self.phase)
+
+    @property
+    def current_car(self) -> Car:
+        """The car whose turn it is, in a game under way (KeyError otherwise: a bug)."""
+        return self.car(required(self.active_car, "no car active", self.phase))
+
+    @property
+    def open_skid(self) -> PendingSkid:
+        """The skid waiting for its answer (the SKID phase always holds one)."""
+        return required(self.pending_skid, "no skid pending", self.phase)
+
+    @property
+    def open_ram(self) -> PendingRam:
+        """The ramming outcome waiting to be chosen (the RAM phase always holds one)."""
+        return required(self.pending_ram, "no ram pending", self.phase)
 
     @property
     def deciding_player(self) -> str | None:

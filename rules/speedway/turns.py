@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.dice import roll_faces
 from rules.speedway import collisions, data, hazards
 from rules.speedway.combat import legal_shots
-from rules.speedway.damage import damage_car
+from rules.speedway.damage import damage_car, roll_symbols
 from rules.speedway.events import FireChipsRemoved, GameDrawn, GameWon, InertiaShed, MustTurnBlocked, TurnBegan
 from rules.speedway.phases import RUNNING, SpeedwayPhase
 from rules.speedway.state import SpeedwayState
@@ -32,7 +31,7 @@ def check_victory(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     finished = replace(state, phase=SpeedwayPhase.FINISHED, active_car=None, pending_skid=None,
                        pending_ram=None, moves_left=0)
     if alive:
-        return replace(finished, winner=alive[0]), (GameWon(state.player(alive[0]).name),)
+        return replace(finished, winner=alive[0]), (GameWon(state.seat(alive[0]).name),)
     return finished, (GameDrawn("no car is left running"),)
 
 
@@ -47,10 +46,10 @@ def others_move_before_next_turn(state: SpeedwayState, player: str) -> bool:
 
 def begin_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Start the active player's turn: Upkeep step 1 for each of their cars, then ask for speeds."""
-    player = state.active_player
+    player = state.current_player
     if not state.operable_cars_of(player):
         return end_turn(state)
-    events: list = [TurnBegan(state.player(player).name, state.round)]
+    events: list = [TurnBegan(state.seat(player).name, state.round)]
     for car in state.operable_cars_of(player):
         car = replace(car, fired=())
         if car.speed == 0:
@@ -74,15 +73,15 @@ def _burn(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
         return state, ()
     state, events, _ = damage_car(state, car_id, ("blue",) * chips, "burning", None)
     car = state.car(car_id)
-    dice, faces = roll_faces(state.dice, data.damage_dice()["red"], car.fire_chips)
+    dice, faces = roll_symbols(state.dice, data.damage_dice()["red"], car.fire_chips)
     blanks = min(car.fire_chips, sum(1 for f in faces if f == "-"))
     state = replace(state, dice=dice).with_car(replace(car, fire_chips=car.fire_chips - blanks))
     return state, events + (FireChipsRemoved(car.name, faces, blanks, car.fire_chips - blanks),)
 
 
 def _next_car(state: SpeedwayState) -> str | None:
-    cars = [c.id for c in state.cars_of(state.active_player)]
-    for car_id in cars[cars.index(state.active_car) + 1:]:
+    cars = [c.id for c in state.cars_of(state.current_player)]
+    for car_id in cars[cars.index(state.current_car.id) + 1:]:
         if not state.car(car_id).out:
             return car_id
     return None
@@ -90,13 +89,13 @@ def _next_car(state: SpeedwayState) -> str | None:
 
 def after_speed_set(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """Upkeep steps 3-4 for the car; then the next car's speed, or step 5 and the Movement phase."""
-    state, events = _burn(state, state.active_car)
+    state, events = _burn(state, state.current_car.id)
     following = _next_car(state)
     if following:
         return replace(state, active_car=following), events
-    state, smoke = hazards.clear_smoke_of(state, state.active_player)
+    state, smoke = hazards.clear_smoke_of(state, state.current_player)
     events += smoke
-    remaining = state.operable_cars_of(state.active_player)
+    remaining = state.operable_cars_of(state.current_player)
     if not remaining:
         state, more = end_turn(state)
         return state, events + more
@@ -122,13 +121,13 @@ def start_movement(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tu
 
 def can_still_act(state: SpeedwayState) -> bool:
     """A car with no Moves left waits for /end only while one of its weapons has a legal shot."""
-    return bool(legal_shots(state, state.car(state.active_car)))
+    return bool(legal_shots(state, state.current_car))
 
 
 def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """After a Move (or a shot) resolves: continue, wait to fire, or hand over."""
     state = replace(state, phase=SpeedwayPhase.MOVEMENT, pending_skid=None)
-    car = state.car(state.active_car)
+    car = state.current_car
     if car.out:
         return finish_car(state)
     if state.moves_left > 0 or can_still_act(state):
@@ -139,7 +138,7 @@ def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 def finish_car(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     """The active car's movement is over: the next car of the player moves, or the turn passes.
     Paint's Targeting loss lasts until the end of the car's turn."""
-    car = state.car(state.active_car)
+    car = state.current_car
     state = replace(state.with_car(replace(car, painted=False)) if car.painted else state, moves_left=0)
     following = _next_car(state)
     if following:
