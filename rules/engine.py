@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
 from rules.errors import GameError
 from rules.grammar import ROUND_CAP, Grammar
 from rules.referee import Referee
+from rules.table import TableState
+
+S = TypeVar("S", bound=TableState)  # a game's state type
 
 
 class ReplayRefused(GameError):
@@ -138,7 +141,7 @@ def event_type(name: str) -> Callable[[dict], bool]:
 
 
 @dataclass(frozen=True)
-class Ruleset:
+class Ruleset(Generic[S]):
     """A game: a small core of pure functions over immutable state, and the capabilities it offers.
 
     A capability left at None (or empty) is one the game does not have; the shell then does not
@@ -147,34 +150,34 @@ class Ruleset:
 
     id: str
     title: str
-    state_type: type
+    state_type: type[S]
     actions: Registry
     events: Registry
-    setup: Callable[[dict[str, Any], int, str], Any]
+    setup: Callable[[dict[str, Any], int, str], S]
     apply: Referee   # the phase table, the handlers and the after-step (rules.referee)
-    legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]
-    view: Callable[[Any, str | None], Any]  # what a viewer may see: a player's id, or None for the channel
-    describe: Callable[[Any], str]
+    legal_actions: Callable[[S, str], tuple[LegalAction, ...]]
+    view: Callable[[S, str | None], S]  # what a viewer may see: a player's id, or None for the channel
+    describe: Callable[[S], str]
     command_to_action: Callable[[str, dict[str, Any]], Any]
-    is_finished: Callable[[Any], bool]
-    acting_players: Callable[[Any], tuple[str, ...]]  # everyone the game waits on, in order
-    prompt: Callable[[Any], str]
-    turn_key: Callable[[Any], str]  # changes exactly when the turn passes to someone else
+    is_finished: Callable[[S], bool]
+    acting_players: Callable[[S], tuple[str, ...]]  # everyone the game waits on, in order
+    prompt: Callable[[S], str]
+    turn_key: Callable[[S], str]  # changes exactly when the turn passes to someone else
     grammar: Grammar = Grammar()  # the game's own commands and its /game new and /game join options
     # The newest rules revision. A new game stores it as its setup option "revision"; a game stored
     # without one is revision 1 and keeps replaying (and playing) exactly as it always did.
     revision: int = 1
     private_actions: bool = False  # legal actions show hidden things: offered only in private replies
-    queries: dict[str, Callable[[Any, str, dict[str, Any]], str]] = field(default_factory=dict)  # by command
+    queries: dict[str, Callable[[S, str, dict[str, Any]], str]] = field(default_factory=dict)  # by command
     computer: ComputerSeats | None = None
     autopilot: Autopilot | None = None
     plans: TurnPlans | None = None
-    undo_blocker: Callable[[Any, Any], str | None] | None = None  # why (before -> after) cannot be taken back
-    suggest: Callable[[Any, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
+    undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
+    suggest: Callable[[S, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
     selfplay: SelfplaySetup | None = None
     # A game with a round cap (`/game new rounds:N`, declared by ROUND_CAP among its new_options): the cap
     # a state was set up with (None: none set). None: the game has no round cap, and takes no rounds:.
-    round_cap: Callable[[Any], int | None] | None = None
+    round_cap: Callable[[S], int | None] | None = None
     # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
     # replay, alt text) goes through it. None: the log holds no secret.
     secrets: Secrets | None = None
@@ -192,7 +195,7 @@ class Ruleset:
             raise TypeError(f"{self.id}: a game with a round cap declares ROUND_CAP among its /game new options, "
                             f"and only such a game")
 
-    def load_state(self, text: str) -> Any:
+    def load_state(self, text: str) -> S:
         """A stored snapshot of this game, whichever schema wrote it."""
         return decode_state(self.state_type, text, self.snapshot_upgrades)
 
@@ -201,7 +204,7 @@ class Ruleset:
         through the schema upgrades, and read back so a field added since takes its default."""
         return encode_state(decode_state(self.state_type, normalised_snapshot(text, self.snapshot_upgrades)))
 
-    def is_computer(self, state: Any, player: str) -> bool:
+    def is_computer(self, state: S, player: str) -> bool:
         """Whether a seat is played by the computer."""
         return self.computer is not None and self.computer.is_computer(state, player)
 

@@ -45,8 +45,10 @@ class TablePhase(StrEnum):
 class TableSeat(Protocol):
     """A seated player, as the table reads one."""
 
-    id: str
-    name: str
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
 
 
 @runtime_checkable
@@ -54,12 +56,16 @@ class TableState(Protocol):
     """What the table (the service, the pictures' captions, selfplay, the clock) reads of a game's state.
     Every game's state satisfies it; anything else it needs it asks of the game's Ruleset."""
 
-    host: str
-    phase: str
-    round: int
-    winner: str | None
-    ended_by: str
-
+    @property
+    def host(self) -> str: ...
+    @property
+    def phase(self) -> str: ...   # a game's own phase enum (StrEnum), LOBBY and FINISHED among its values
+    @property
+    def round(self) -> int: ...
+    @property
+    def winner(self) -> str | None: ...
+    @property
+    def ended_by(self) -> str | None: ...
     @property
     def players(self) -> Sequence[TableSeat]: ...
 
