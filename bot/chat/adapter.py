@@ -73,14 +73,15 @@ def channel_key(interaction: discord.Interaction) -> str:
     return str(interaction.channel_id)
 
 
-class PitbossBehaviour:
-    """What a Pitboss client does, whether it runs every shard of the bot or a range of them."""
+class PitbossBehaviour(discord.Client):
+    """What a Pitboss client does, whether it runs every shard of the bot or a range of them (the
+    sharded client puts discord.AutoShardedClient between this and discord.Client)."""
 
     def __init__(self, db_path: str | None = None, *, service: GameService | None = None,
                  guild_id: int | None = None, sync_commands: bool = True, **options: Any):
         super().__init__(intents=discord.Intents.default(), **options)
         self.db_path = db_path
-        self.service = service
+        self._service = service
         self.store: Store | None = None
         self.render_processes: RenderProcesses | None = None
         self.heavy: HeavyWork | None = None
@@ -88,11 +89,13 @@ class PitbossBehaviour:
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = self.on_app_command_error
+        self.tree.error(self.on_app_command_error)
         build_commands(self.tree, self)
 
     async def setup_hook(self) -> None:
-        if self.service is None:
+        if self._service is None:
+            if self.db_path is None:
+                raise ValueError("a Pitboss client needs a database path or a service")
             self.store = await Store.open(self.db_path)
             # the worker processes a busy bot draws and re-runs logs in: they warm up while the bot
             # connects (a move that comes sooner waits for them)
@@ -100,13 +103,20 @@ class PitbossBehaviour:
             self.heavy = HeavyWork(process=True)
             self.warming = asyncio.ensure_future(asyncio.gather(
                 *(workers.warm() for workers in (self.render_processes, self.heavy) if workers is not None)))
-            self.service = GameService(self.store, rate_limit=RateLimit(), render_processes=self.render_processes,
-                                       heavy=self.heavy)
+            self._service = GameService(self.store, rate_limit=RateLimit(),
+                                        render_processes=self.render_processes, heavy=self.heavy)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
         if self.sync_commands:
             await self.sync_if_changed()
+
+    @property
+    def service(self) -> GameService:
+        """The service every command goes through (made in setup_hook unless one was given)."""
+        if self._service is None:
+            raise RuntimeError("the client is not set up yet: setup_hook has not run")
+        return self._service
 
     def start_scheduler(self) -> None:
         """Run the scheduler every PITBOSS_TICK_SECONDS, from the gateway's READY on."""
@@ -128,6 +138,8 @@ class PitbossBehaviour:
         for notice in notices:
             try:
                 channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
+                if isinstance(channel, (discord.CategoryChannel, discord.ForumChannel, discord.abc.PrivateChannel)):
+                    raise TypeError(f"channel {notice.channel} takes no messages")   # no game is played there
                 await post_notice(self.service, channel, notice.reply)
             except Exception:
                 log.exception("could not post a notice in channel %s", notice.channel)
@@ -266,7 +278,7 @@ def _annotation(option: OptionSpec) -> Any:
     if option.kind == "int":
         low = option.min_value if option.min_value is not None else -(2**53)
         high = option.max_value if option.max_value is not None else 2**53
-        base: Any = app_commands.Range[int, low, high]
+        base = app_commands.Range[int, low, high]
     elif option.choices:
         base = str
     else:
@@ -274,7 +286,7 @@ def _annotation(option: OptionSpec) -> Any:
     return base if option.required else base | None
 
 
-def make_command(spec: CommandSpec, client: PitbossClient) -> app_commands.Command:
+def make_command(spec: CommandSpec, client: PitbossBehaviour) -> app_commands.Command:
     """A slash command generated from the shared grammar, so Discord and the CLI never drift apart."""
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                     annotation=discord.Interaction)]
@@ -293,14 +305,15 @@ def make_command(spec: CommandSpec, client: PitbossClient) -> app_commands.Comma
         callback = app_commands.choices(**choices)(callback)
     if spec.options:
         callback = app_commands.describe(**{o.name: o.description for o in spec.options})(callback)
-    command = app_commands.Command(name=spec.path[-1], description=spec.description, callback=callback)
+    command: app_commands.Command[Any, ..., None] = app_commands.Command(
+        name=spec.path[-1], description=spec.description, callback=callback)
     for option in spec.options:
         if option.suggest:
             command.autocomplete(option.name)(_suggester(client, spec.name, option.name))
     return command
 
 
-def _suggester(client: PitbossClient, command: str, option: str):
+def _suggester(client: PitbossBehaviour, command: str, option: str):
     """An autocomplete callback: only what is legal now, with the odds (autocomplete cannot defer)."""
 
     async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -312,7 +325,7 @@ def _suggester(client: PitbossClient, command: str, option: str):
     return suggest
 
 
-def build_commands(tree: app_commands.CommandTree, client: PitbossClient) -> None:
+def build_commands(tree: app_commands.CommandTree, client: PitbossBehaviour) -> None:
     """Register every command of the grammar: /game subcommands as a group, the rest top level."""
     game = app_commands.Group(name="game", description="Create, join, start, show and end games")
     for spec in COMMANDS:

@@ -56,12 +56,13 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
         super().__init__(discord.ui.Button(label=button.label or "…", custom_id=button.custom_id, style=style))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
-        return cls(Button(item.label or "", item.custom_id, ""))
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /,
+                             ) -> ActionButton:
+        return cls(Button(_label(item), _custom_id(item), ""))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         client: ButtonHandler = interaction.client  # type: ignore[assignment]
-        await client.run_button(interaction, self.item.custom_id)
+        await client.run_button(interaction, _custom_id(self.item))
 
 
 class ConfirmPlanButton(discord.ui.DynamicItem[discord.ui.Button],
@@ -73,12 +74,13 @@ class ConfirmPlanButton(discord.ui.DynamicItem[discord.ui.Button],
                                            style=discord.ButtonStyle.success))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
-        return cls(Button(item.label or "Confirm", item.custom_id, "confirm"))
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /,
+                             ) -> ConfirmPlanButton:
+        return cls(Button(_label(item) or "Confirm", _custom_id(item), "confirm"))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         client: ButtonHandler = interaction.client  # type: ignore[assignment]
-        await client.run_plan(interaction, self.item.custom_id)
+        await client.run_plan(interaction, _custom_id(self.item))
 
 
 class CancelPlanButton(discord.ui.DynamicItem[discord.ui.Button], template=CANCEL_ID):
@@ -88,12 +90,24 @@ class CancelPlanButton(discord.ui.DynamicItem[discord.ui.Button], template=CANCE
         super().__init__(discord.ui.Button(label="Cancel", custom_id=CANCEL_ID, style=discord.ButtonStyle.danger))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match, /):
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any, /,
+                             ) -> CancelPlanButton:
         return cls()
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await interaction.response.edit_message(content="Plan cancelled; nothing was driven.", view=None,
                                                 attachments=[])
+
+
+def _label(item: discord.ui.Item[Any]) -> str:
+    """A pressed button's label (what it showed)."""
+    return (item.label if isinstance(item, discord.ui.Button) else None) or ""
+
+
+def _custom_id(item: discord.ui.Item[Any]) -> str:
+    """A pressed component's id (every one of ours has one: it is how a press finds its action)."""
+    custom_id = getattr(item, "custom_id", None)
+    return custom_id if isinstance(custom_id, str) else ""
 
 
 def _item_for(button: Button) -> discord.ui.Item:
@@ -154,8 +168,7 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
     content, mentions = content_and_mentions(reply)
     view = view_for(reply)
     previous = await turns.turn_message(reply.game_id) if reply.game_id else None
-    same_turn = previous is not None and previous[0] == reply.turn_key and not reply.mentions
-    if same_turn:
+    if previous is not None and previous[0] == reply.turn_key and not reply.mentions:
         try:
             message = interaction.channel.get_partial_message(int(previous[1]))  # type: ignore[union-attr]
             await message.edit(content=content, attachments=files_of(reply), view=view, allowed_mentions=mentions)

@@ -90,9 +90,10 @@ def _merged_option(first: OptionSpec, other: OptionSpec) -> OptionSpec:
         return first
     kind = first.kind if first.kind == other.kind else "str"
     choices = tuple(dict.fromkeys(first.choices + other.choices)) if first.choices and other.choices else ()
-    bounds = [(o.min_value, o.max_value) for o in (first, other)]
-    low = None if any(b[0] is None for b in bounds) else min(b[0] for b in bounds)
-    high = None if any(b[1] is None for b in bounds) else max(b[1] for b in bounds)
+    low = min(first.min_value, other.min_value) \
+        if first.min_value is not None and other.min_value is not None else None
+    high = max(first.max_value, other.max_value) \
+        if first.max_value is not None and other.max_value is not None else None
     return OptionSpec(first.name, kind, _either(first.description, other.description),
                       first.required and other.required, choices,
                       low if kind == "int" else None, high if kind == "int" else None,
@@ -184,7 +185,10 @@ def for_game(ruleset: Ruleset, command: Command) -> Command:
     if reason:
         raise CommandSyntaxError(reason)
     typed = {k: v for k, v in command.options.items() if k not in SERVICE_OPTIONS}
-    checked = coerce(game_spec(ruleset, command.name), typed)
+    spec = game_spec(ruleset, command.name)
+    if spec is None:   # foreign_to refuses a command the game does not have
+        raise CommandSyntaxError(f"/{command.name} is not a command of {ruleset.title}.")
+    checked = coerce(spec, typed)
     return Command(command.name, {**command.options, **checked.options})
 
 
