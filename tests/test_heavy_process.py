@@ -127,3 +127,17 @@ async def test_a_stopped_worker_holds_no_channel_past_a_long_jobs_deadline(store
     assert {c: await store.latest_game(c) for c in channels} == stored
     again = await service.execute("chan-0", HOST, parse("/game verify"))
     assert "rebuilds the table exactly" in again.text and await heavy_process.run(os.getpid) != pid
+
+
+def test_a_worker_whose_bot_died_while_it_warmed_up_ends_quietly():
+    """A bot killed (SIGKILL) while its workers warm up: each worker's READY meets a closed socket, and the
+    worker ends without a traceback in the log the bot shared with it (seen under load in the e2e crash test)."""
+    import socket
+    from multiprocessing.connection import Connection
+
+    from bot.table.jobs import workers
+
+    ours, theirs = socket.socketpair()
+    conn = Connection(theirs.detach())
+    ours.close()
+    assert workers._serve(conn, warm=lambda: None) is None

@@ -55,7 +55,10 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
     """A worker's life: warm up, say so, then answer jobs until the pipe closes."""
     if warm is not None:
         warm()
-    conn.send(_READY)
+    try:
+        conn.send(_READY)
+    except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
+        return
     while True:
         try:
             job, args = conn.recv()
@@ -69,6 +72,8 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
             conn.send(answer)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:   # an answer that cannot travel
             conn.send((False, RuntimeError(f"a worker's answer could not be sent back: {exc}")))
+        except OSError:   # the bot is gone: nobody waits for the answer
+            return
 
 
 class _Worker:
