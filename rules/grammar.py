@@ -49,3 +49,26 @@ class Grammar:
     commands: tuple[CommandSpec, ...] = ()
     new_options: tuple[OptionSpec, ...] = ()
     join_options: tuple[OptionSpec, ...] = ()
+
+
+# What a verb, or one of its options, means in any game: the words Discord (and the command line's help)
+# show where the games sharing it word it differently, instead of any one game's (keyed "verb" or
+# "verb option"). A verb shared without words here is described by a neutral sentence of its name.
+SHARED_WORDS: dict[str, str] = {
+    "speed": "Set your speed for this turn",
+    "speed value": "Your speed this turn: a number, or a value the suggestions offer",
+    "move": "Move: one step, or a whole turn as a plan",
+    "move plan": "Several moves in order, comma-separated",
+    "move fire": "Fire at the first point of the path that allows it, e.g. weapon@target",
+    "fire": "Fire a weapon at a target",
+    "fire weapon": "The weapon that fires",
+    "fire target": "The target: its id, its name or its driver's name",
+    "drop": "Drop a defensive weapon (mines, oil, smoke...) behind you",
+    "drop weapon": "The weapon that drops it",
+    "end": "End your move for this turn",
+    "odds": "The chance of a shot or a move (changes nothing)",
+    "odds weapon": "The weapon that would fire",
+    "odds target": "The target: its id or its name",
+    "game join vehicle": "Your vehicle (suggested as you type)",
+    "game add-ai vehicle": "The computer's vehicle (suggested as you type)",
+}

@@ -13,9 +13,10 @@ No network is used at any point:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,12 +25,19 @@ import pytest
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 from PIL import Image
 
-from bot.chat.adapter import APOLOGY, PitbossClient
+from bot.chat import adapter
+from bot.chat.adapter import APOLOGY, PitbossClient, build_commands
+from bot.chat.layout import GROUPS, MORE_WORDS, OTHER_WORDS, RULESET_WORDS, Slash, discord_layout, folded, room
 from bot.storage.store import Store
+from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, build_grammar
 from bot.table.protocol.replies import Notice, Reply
 from bot.table.service.entry import GameService
 from rules.codec import decode_state
-from rules.registry import get_ruleset
+from rules.grammar import SHARED_WORDS, Grammar, OptionSpec
+from rules.registry import get_ruleset, ruleset_ids, rulesets
+from rules.speedway import data as speedway_data
+from rules.track import data as track_data
+from tests.e2e.fake_discord import command_problems
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 EPHEMERAL = 64
@@ -169,11 +177,19 @@ def _options(values: dict[str, Any]) -> list[dict]:
     return [{"type": _OPTION_TYPES[type(v)], "name": k, "value": v} for k, v in values.items()]
 
 
+def _nested(parts: list[str], values: dict[str, Any]) -> list[dict]:
+    """The options of a command at `parts` below its top-level name, as Discord nests them: a subcommand
+    group (type 2) holds one subcommand (type 1), which holds the options given."""
+    if not parts:
+        return _options(values)
+    kind = 2 if len(parts) == 2 else 1
+    return [{"type": kind, "name": parts[0], "options": _nested(parts[1:], values)}]
+
+
 def interaction_payload(player: Player, command: str, seq: int, **values: Any) -> dict:
     """The `d` of an INTERACTION_CREATE for a global CHAT_INPUT command (no data.guild_id)."""
     parts = command.split()
-    # /game <sub>: one subcommand option carrying the real options
-    options = [{"type": 1, "name": parts[1], "options": _options(values)}] if len(parts) == 2 else _options(values)
+    options = _nested(parts[1:], values)
     interaction_id = APP_ID + 100_000 + seq
     perms = str(player.permissions.value)
     return {
@@ -253,6 +269,13 @@ def _record_rest(adapter: RecordingAdapter):
 
 @pytest.fixture
 async def harness(tmp_path):
+    async with _harness(tmp_path) as made:
+        yield made
+
+
+@contextlib.asynccontextmanager
+async def _harness(tmp_path):
+    """A real client, service, store and renderer, with every request recorded."""
     store = await Store.open(str(tmp_path / "pitboss.db"))
     timeline: list[tuple] = []
     from images import render
@@ -329,7 +352,7 @@ def _assert_private_refusal(requests: list[Request], text: str) -> None:
 
 
 async def test_game_new_defers_before_rendering_then_posts_map_with_alt_text(harness):
-    requests = await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    requests = await harness.run(ALICE, "game new speedway", seed=7)
 
     assert requests[0].is_callback and requests[0].json == {"type": DEFERRED_CHANNEL_MESSAGE}
     assert requests[0].params == {"with_response": "1"}
@@ -349,7 +372,7 @@ async def test_game_new_defers_before_rendering_then_posts_map_with_alt_text(har
 
 
 async def test_refusal_deletes_the_deferral_and_answers_ephemerally(harness):
-    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    await harness.run(ALICE, "game new speedway", seed=7)
     await harness.run(ALICE, "game join")
     await harness.run(BOB, "game join")
     before = await harness.game()
@@ -389,7 +412,7 @@ async def test_mini_game_over_the_adapter(harness):
         versions.append((await harness.game()).version)
         return edit
 
-    await accepted(ALICE, "game new", ruleset="speedway", seed=7)
+    await accepted(ALICE, "game new speedway", seed=7)
     joined = await edited(ALICE, "game join")
     assert "alice joined" in joined.json["content"]
     await edited(BOB, "game join")
@@ -424,7 +447,7 @@ async def test_mini_game_over_the_adapter(harness):
 
 
 async def test_service_exception_becomes_a_private_generic_apology(harness, monkeypatch, caplog):
-    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    await harness.run(ALICE, "game new speedway", seed=7)
     before = await harness.game()
 
     async def boom(*_args: Any, **_kwargs: Any):
@@ -484,7 +507,8 @@ async def test_command_payload_respects_discord_limits(harness):
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet", "start",
         "status", "takeover", "verify"]
-    assert all(o["type"] == 1 for o in game["options"])
+    subcommands = {o["name"]: o for o in game["options"]}
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group
 
     for command in payload:
         nodes = [command, *_walk_options(command)]
@@ -499,11 +523,143 @@ async def test_command_payload_respects_discord_limits(harness):
                 assert 1 <= len(choice["name"]) <= 100 and len(str(choice["value"])) <= 100
         assert _characters(command) < 4000, command["name"]
 
-    new = next(o for o in game["options"] if o["name"] == "new")
-    ruleset = next(o for o in new["options"] if o["name"] == "ruleset")
-    assert ruleset["required"] and "speedway" in [c["value"] for c in ruleset["choices"]]
-    seed = next(o for o in new["options"] if o["name"] == "seed")
-    assert seed["type"] == 4 and seed["min_value"] == 0 and seed["max_value"] == 2**53 - 1
+
+def _by_name(node: dict) -> dict[str, dict]:
+    return {o["name"]: o for o in node.get("options") or ()}
+
+
+async def test_each_game_has_its_own_room_for_its_setup(harness):
+    """/game new <game>: one subcommand per game in a group, each with only that game's options."""
+    game = next(c for c in harness.client.command_payload() if c["name"] == "game")
+    new = _by_name(game)["new"]
+    rooms = _by_name(new)
+    assert list(rooms) == list(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
+    speedway = _by_name(rooms["speedway"])
+    assert list(speedway) == ["seed", "arena", "rounds"]
+    assert speedway["seed"]["type"] == 4 and (speedway["seed"]["min_value"], speedway["seed"]["max_value"]) == \
+        (0, 2**53 - 1)
+    assert [c["value"] for c in speedway["arena"]["choices"]] == ["classic", "duel", "junkyard"]
+    assert set(_by_name(rooms["track"])) == {"seed", "rounds", *track_data.ruling_defaults()}
+    race = _by_name(rooms["race"])
+    assert set(race) == {"seed", "track", "gm", "tuning"}  # no rounds: the race has no round cap
+    assert (race["tuning"]["type"], race["tuning"]["min_value"], race["tuning"]["max_value"]) == (4, 0, 3)
+    assert set(_by_name(rooms["battlecars"])) == {"seed", "board", "rounds"}
+
+
+def _declared_texts() -> set[str]:
+    """Every description the grammar, the games and the layout declare (so none may be cut or merged)."""
+    specs = [*TABLE_COMMANDS, *(spec for r in rulesets() for spec in r.grammar.commands)]
+    options = [o for spec in specs for o in spec.options]
+    options += [o for r in rulesets() for o in r.grammar.new_options + r.grammar.join_options]
+    texts = {spec.description for spec in specs} | {o.description for o in options}
+    texts |= set(GROUPS.values()) | {MORE_WORDS, OTHER_WORDS, RULESET_WORDS} | set(SHARED_WORDS.values())
+    return texts | {f"A new game of {r.title} in this channel" for r in rulesets()}
+
+
+async def test_every_description_is_declared_never_cut_or_merged(harness):
+    declared = _declared_texts()
+    for command in harness.client.command_payload():
+        for node in [command, *_walk_options(command)]:
+            assert len(node["description"]) <= 100 and node["description"] in declared, (command["name"], node)
+
+
+async def test_options_are_typed_as_their_game_declares(harness):
+    payload = {c["name"]: c for c in harness.client.command_payload()}
+    # /speed value: a number in Speedway, N, R or 3PT in Battlecars: text the channel's game suggests.
+    value = _by_name(payload["speed"])["value"]
+    assert (value["type"], value.get("autocomplete"), value.get("choices")) == (3, True, None)
+    assert value["description"] == SHARED_WORDS["speed value"]
+    assert payload["speed"]["description"] == SHARED_WORDS["speed"]
+    # One game's own option keeps its type, range, choices and words.
+    to = _by_name(payload["brake"])["to"]
+    assert (to["type"], to["min_value"], to["max_value"]) == (4, 1, 2000)
+    skid = _by_name(payload["move"])["skid"]
+    assert [c["value"] for c in skid["choices"]] == ["accept", "resist", "swipe", "continue"]
+    # /game join stays one command (the channel already has its game): each game's own options as it
+    # declares them, a shared one that differs (vehicle) suggested from the channel's game.
+    join = _by_name(_by_name(payload["game"])["join"])
+    assert [c["value"] for c in join["car"]["choices"]] == list(speedway_data.car_designs())
+    assert join["vehicle"].get("autocomplete") and join["vehicle"]["description"] == SHARED_WORDS["game join vehicle"]
+
+
+def _toy_game(ruleset_id: str, options: tuple[OptionSpec, ...], seat: OptionSpec | None = None):
+    grammar = Grammar(new_options=options, join_options=(seat,) if seat else ())
+    return replace(get_ruleset("track"), id=ruleset_id, title=ruleset_id.title(), grammar=grammar, round_cap=None)
+
+
+def _many_games() -> tuple:
+    """The four games, one with 20 setup rulings of long words, and thirty more with a few options each."""
+    words = "a ruling with many words to it, as long as a game may make it; default false"
+    rulings = tuple(OptionSpec(f"ruling_{i}", "str", f"{words} ({i})", choices=("true", "false")) for i in range(20))
+    small = tuple(_toy_game(f"small{i}", (OptionSpec("board", "str", "The board", choices=("a", "b")),
+                                          OptionSpec("laps", "int", "Laps", min_value=1, max_value=9)),
+                            OptionSpec(f"seat{i}", "str", f"Your seat in small{i}"))
+                  for i in range(30))
+    return (*rulesets(), _toy_game("rulings", rulings), *small)
+
+
+async def test_many_games_and_many_setup_options_still_fit_discords_limits(harness):
+    games = _many_games()
+    layout = discord_layout(build_grammar(games), games)
+    tree = harness.client.tree
+    tree.clear_commands(guild=None)
+    build_commands(tree, harness.client, layout)  # the tree discord.py would sync
+    payload = [command.to_dict(tree) for command in tree.get_commands()]
+    for command in payload:
+        assert command_problems(command, total_limit=4000) == [], command["name"]
+    # Every game can be set up, with every option it declares: in its own room or in the shared one.
+    rooms = {s.path[-1]: s for s in layout if s.path[:2] == ("game", "new")}
+    shared = rooms.pop("other")
+    assert set(rooms) | set(next(o for o in shared.options if o.name == "ruleset").choices) == \
+        {r.id for r in games}
+    for ruleset in games:
+        slash = rooms.get(ruleset.id, shared)
+        offered = {o.name for o in slash.options + slash.folded}
+        assert {o.name for o in ruleset.grammar.new_options} <= offered, ruleset.id
+    # /game join: thirty seats are more than Discord's 25 options; the rest are written in more:.
+    join = next(s for s in layout if s.path == ("game", "join"))
+    assert len(join.options) == 25 and join.more == "more"
+    assert {o.name for o in join.options + join.folded} >= {f"seat{i}" for i in range(30)}
+
+
+def _rulings_room() -> Slash:
+    return folded(room(_toy_game("rulings", tuple(
+        OptionSpec(f"ruling_{i}", "str", f"Ruling {i}", choices=("true", "false")) for i in range(3)))))
+
+
+def test_more_reads_name_value_pairs_and_suggests_the_next():
+    slash = _rulings_room()
+    assert [o.name for o in slash.options] == ["more"] and [o.name for o in slash.folded][:1] == ["seed"]
+    assert slash.values({"more": "ruling_1:TRUE seed:4"}) == {"ruling_1": "TRUE", "seed": "4", "ruleset": "rulings"}
+    for written, words in (("ruling_1:true ruling_1:false", "given twice"), ("colour:red", "not one of its options"),
+                           ("ruling_1", "write name:value"), ('ruling_1:"true', "Could not read")):
+        with pytest.raises(CommandSyntaxError, match=words):
+            slash.values({"more": written})
+    offers = slash.more_offers("ruling_1:true rul")
+    assert [value for _label, value in offers] == ["ruling_1:true ruling_0:true", "ruling_1:true ruling_0:false",
+                                                   "ruling_1:true ruling_2:true", "ruling_1:true ruling_2:false"]
+    assert all(len(label) <= 100 for label, _value in offers)
+    assert slash.more_offers("")[0] == ("seed:  (Dice seed, to replay a game exactly (random if omitted))", "seed:")
+
+
+@pytest.fixture
+async def folded_harness(tmp_path, monkeypatch):
+    """The harness, with Track's setup options written in more: (as if the budget had run out)."""
+    laid_out = discord_layout()
+    monkeypatch.setattr(adapter, "discord_layout",
+                        lambda: tuple(folded(s) if s.path == ("game", "new", "track") else s for s in laid_out))
+    async with _harness(tmp_path) as made:
+        yield made
+
+
+async def test_a_game_set_up_through_more_and_a_malformed_one_refused(folded_harness):
+    requests = await folded_harness.run(ALICE, "game new track", more="seven_may_split:false seed:3")
+    _assert_public_with_map(requests)
+    game = await folded_harness.game()
+    assert (game.ruleset, game.seed, json.loads(game.options)["seven_may_split"]) == ("track", 3, "false")
+    await folded_harness.run(ALICE, "game end")
+    requests = await folded_harness.run(ALICE, "game new track", more="seven_may_split")
+    _assert_private_refusal(requests, "'seven_may_split' is not an option; write name:value.")
 
 
 async def test_sync_if_changed_syncs_once_then_skips(harness, monkeypatch):
@@ -532,7 +688,7 @@ async def test_sync_if_changed_syncs_once_then_skips(harness, monkeypatch):
 
 async def test_the_same_interaction_delivered_twice_is_applied_once(harness):
     """A gateway replay (or a second process on the token) hands the bot one interaction twice."""
-    await harness.run(ALICE, "game new", ruleset="speedway", seed=7)
+    await harness.run(ALICE, "game new speedway", seed=7)
     version = (await harness.game()).version
     payload = interaction_payload(ALICE, "game join", 999)
     await harness.deliver(payload)
@@ -597,3 +753,33 @@ async def test_the_scheduler_ticks_at_the_configured_interval_survives_errors_an
     await client.close()
     await asyncio.wait([task], timeout=5)
     assert task.done() and not client.scheduler.is_running()
+
+
+def _autocomplete(player: Player, command: str, seq: int, focused: str, **values: Any) -> dict:
+    """An APPLICATION_COMMAND_AUTOCOMPLETE (type 4) for `command`, the option `focused` being typed."""
+    payload = interaction_payload(player, command, seq, **values)
+    payload["type"] = 4
+    options = payload["data"]["options"]
+    while options and options[0]["type"] in (1, 2):
+        options = options[0]["options"]
+    next(o for o in options if o["name"] == focused)["focused"] = True
+    return payload
+
+
+async def test_more_is_suggested_as_you_type_without_a_game(folded_harness):
+    requests = await folded_harness.deliver(_autocomplete(ALICE, "game new track", 1, "more",
+                                                          more="seven_may_split:false jok"))
+    (answer,) = requests
+    assert answer.json["type"] == 8
+    assert [c["value"] for c in answer.json["data"]["choices"]] == [
+        "seven_may_split:false joker_forced:true", "seven_may_split:false joker_forced:false"]
+
+
+async def test_a_shared_option_is_suggested_by_the_channels_game(harness):
+    await harness.run(ALICE, "game new battlecars", seed=3)
+    await harness.run(ALICE, "game join", vehicle="interceptor")
+    await harness.run(BOB, "game join", vehicle="rammer")
+    await harness.run(ALICE, "game start")
+    (answer,) = await harness.deliver(_autocomplete(ALICE, "speed", 50, "value", value=""))
+    offered = [c["value"] for c in answer.json["data"]["choices"]]
+    assert offered and all(v.isdigit() or v in ("R", "3PT") for v in offered), offered

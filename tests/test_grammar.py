@@ -13,10 +13,12 @@ from bot.table.protocol.commands import (
     Command,
     CommandSyntaxError,
     build_grammar,
+    coerce,
     for_game,
     lookup,
+    parse,
 )
-from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
 from rules.registry import get_ruleset, ruleset_ids
 
 SPEEDWAY, TRACK = get_ruleset("speedway"), get_ruleset("track")
@@ -58,11 +60,17 @@ def test_two_games_may_share_a_verb_with_options_of_their_own():
                   round_cap=None)
     shared = {spec.name: spec for spec in build_grammar((SPEEDWAY, toy))}
     move = {o.name: o for o in shared["move"].options}
-    # One /move on Discord, with the options of both; what both declare fits either.
+    # One /move, with the options of both: what one game declares alone is its own, words and all.
     assert {"maneuver", "plan", "skid", "direction"} <= set(move)
-    assert set(move["maneuver"].choices) == set(SPEEDWAY_MANEUVERS) | {"hop"}
+    assert move["skid"] == next(o for o in SPEEDWAY.grammar.commands[1].options if o.name == "skid")
     assert not move["direction"].required  # Speedway's /move has no direction
-    assert {o.name: o.kind for o in shared["game join"].options}["car"] == "str"  # a name in one, a number in the other
+    # Declared differently (other choices, another type): text the channel's game suggests, in
+    # neutral words, never the two descriptions run together.
+    assert (move["maneuver"].kind, move["maneuver"].choices, move["maneuver"].suggest) == ("str", (), True)
+    assert move["maneuver"].description == "maneuver: as this channel's game takes it, suggested as you type"
+    car = {o.name: o for o in shared["game join"].options}["car"]
+    assert (car.kind, car.suggest) == ("str", True)  # a name in one, a number in the other
+    assert shared["move"].description == SHARED_WORDS["move"]
     # Each game accepts only its own declaration.
     assert for_game(toy, Command("move", {"direction": "north", "maneuver": "hop"})).options["maneuver"] == "hop"
     for wrong in ({"direction": "north", "maneuver": "turn-left"}, {"maneuver": "hop"}, {"direction": "east"},
@@ -73,6 +81,44 @@ def test_two_games_may_share_a_verb_with_options_of_their_own():
         with pytest.raises(CommandSyntaxError):
             for_game(SPEEDWAY, Command("move", wrong))
     assert for_game(toy, Command("game join", {"car": "3"})).options["car"] == 3
+
+
+def test_a_shared_option_keeps_the_type_the_games_agree_on():
+    def game(ruleset_id: str, low: int, high: int, words: str, required: bool = True):
+        verb = CommandSpec("speed", f"{ruleset_id}: set a speed", (
+            OptionSpec("value", "int", words, required=required, min_value=low, max_value=high),))
+        return replace(TRACK, id=ruleset_id, title=ruleset_id, grammar=Grammar(commands=(verb,)), round_cap=None)
+
+    shared = {spec.name: spec for spec in build_grammar((game("a", 0, 9, "Up to 9"), game("b", 2, 40, "2 to 40")))}
+    (value,) = shared["speed"].options
+    assert (value.kind, value.min_value, value.max_value, value.required, value.suggest) == ("int", 0, 40, True, False)
+    assert value.description == SHARED_WORDS["speed value"] and shared["speed"].description == SHARED_WORDS["speed"]
+    assert for_game(game("a", 0, 9, "Up to 9"), Command("speed", {"value": 7})).options["value"] == 7
+    with pytest.raises(CommandSyntaxError):
+        for_game(game("a", 0, 9, "Up to 9"), Command("speed", {"value": 30}))
+    # Required only where every game sharing the verb requires it.
+    loose = {s.name: s for s in build_grammar((game("a", 0, 9, "x"), game("b", 0, 9, "x", required=False)))}
+    assert not loose["speed"].options[0].required
+
+
+def test_the_command_line_takes_the_game_as_a_word_or_as_ruleset():
+    assert parse("/game new speedway seed:3") == parse("/game new ruleset:speedway seed:3") == \
+        Command("game new", {"ruleset": "speedway", "seed": 3})
+    assert parse("/game new track").options == {"ruleset": "track"}
+    with pytest.raises(CommandSyntaxError, match="ruleset: must be one of"):
+        parse("/game new chess")
+    with pytest.raises(CommandSyntaxError, match="given twice"):
+        parse("/game new speedway ruleset:track")
+    with pytest.raises(CommandSyntaxError, match="not an option"):
+        parse("/game join speedway")
+
+
+def test_no_number_of_setup_options_stops_the_grammar():
+    many = tuple(OptionSpec(f"ruling_{i}", "str", f"Ruling {i}", choices=("true", "false")) for i in range(40))
+    big = replace(TRACK, id="big", title="Big", grammar=Grammar(new_options=many), round_cap=None)
+    new = {spec.name: spec for spec in build_grammar((SPEEDWAY, TRACK, big))}["game new"]
+    assert {f"ruling_{i}" for i in range(40)} <= {o.name for o in new.options}
+    assert coerce(new, {"ruleset": "track", "ruling_39": "TRUE"}).options["ruling_39"] == "true"
 
 
 def test_a_game_cannot_take_a_table_command_or_mix_a_query_with_an_action():

@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import tasks
 
+from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
 from bot.chat.views import (
     ActionButton,
     CancelPlanButton,
@@ -36,9 +37,7 @@ from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import (
     BY_NAME,
-    COMMANDS,
     MAX_OPTION_LENGTH,
-    CommandSpec,
     CommandSyntaxError,
     OptionSpec,
     coerce,
@@ -196,20 +195,20 @@ class PitbossBehaviour(discord.Client):
             log.warning("interaction %s could not be acknowledged: %s", interaction.id, exc)
         return False
 
-    async def run_command(self, interaction: discord.Interaction, name: str, raw: dict[str, Any]) -> None:
+    async def run_command(self, interaction: discord.Interaction, slash: Slash, raw: dict[str, Any]) -> None:
         """Defer (privately, when the command's options make its answer private), execute through the
         service, present the reply."""
-        private = any(raw.get(option) is not None for option in BY_NAME[name].private_with)
+        private = slash.is_private(raw)
         if not await self.acknowledge(interaction, thinking=True, private=private):
             return
         try:
-            values = {k: v for k, v in raw.items() if v is not None}
+            values = slash.values(raw)
             for key, value in list(values.items()):
                 if isinstance(value, discord.Attachment):
                     if value.size > MAX_IMPORT_BYTES:
                         raise CommandSyntaxError(f"{key}: that file is too big ({value.size} bytes).")
                     values[key] = await value.read()
-            command = coerce(BY_NAME[name], values)
+            command = coerce(BY_NAME[slash.command], values)
         except CommandSyntaxError as exc:
             await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=not private)
             return
@@ -270,7 +269,7 @@ class PitbossBehaviour(discord.Client):
             log.exception("could not send the apology")
 
 
-def _annotation(option: OptionSpec) -> Any:
+def _annotation(option: OptionSpec, length: int = MAX_OPTION_LENGTH) -> Any:
     """The discord.py parameter type for an option, with its range or length limits."""
     if option.kind == "file":
         base: Any = discord.Attachment
@@ -282,59 +281,73 @@ def _annotation(option: OptionSpec) -> Any:
     elif option.choices:
         base = str
     else:
-        base = app_commands.Range[str, 1, MAX_OPTION_LENGTH]
+        base = app_commands.Range[str, 1, length]
     return base if option.required else base | None
 
 
-def make_command(spec: CommandSpec, client: PitbossBehaviour) -> app_commands.Command:
-    """A slash command generated from the shared grammar, so Discord and the CLI never drift apart."""
+def make_command(slash: Slash, client: PitbossBehaviour) -> app_commands.Command:
+    """A slash command generated from the shared grammar's layout (bot.chat.layout), so Discord and the
+    command line never drift apart."""
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                     annotation=discord.Interaction)]
-    for option in spec.options:
+    for option in slash.options:
+        length = MORE_LENGTH if option.name == slash.more else MAX_OPTION_LENGTH
         parameters.append(inspect.Parameter(
-            option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=_annotation(option),
+            option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=_annotation(option, length),
             default=inspect.Parameter.empty if option.required else None))
 
     async def callback(interaction: discord.Interaction, **values: Any) -> None:
-        await client.run_command(interaction, spec.name, values)
+        await client.run_command(interaction, slash, values)
 
     callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     choices = {o.name: [app_commands.Choice(name=c, value=c) for c in o.choices]
-               for o in spec.options if o.choices and not o.suggest}
+               for o in slash.options if o.choices and not o.suggest}
     if choices:
         callback = app_commands.choices(**choices)(callback)
-    if spec.options:
-        callback = app_commands.describe(**{o.name: o.description for o in spec.options})(callback)
+    if slash.options:
+        callback = app_commands.describe(**{o.name: o.description for o in slash.options})(callback)
     command: app_commands.Command[Any, ..., None] = app_commands.Command(
-        name=spec.path[-1], description=spec.description, callback=callback)
-    for option in spec.options:
+        name=slash.path[-1], description=slash.description, callback=callback)
+    for option in slash.options:
         if option.suggest:
-            command.autocomplete(option.name)(_suggester(client, spec.name, option.name))
+            command.autocomplete(option.name)(_suggester(client, slash, option.name))
     return command
 
 
-def _suggester(client: PitbossBehaviour, command: str, option: str):
-    """An autocomplete callback: only what is legal now, with the odds (autocomplete cannot defer)."""
+def _suggester(client: PitbossBehaviour, slash: Slash, option: str):
+    """An autocomplete callback (autocomplete cannot defer): an option's own choices where there is no
+    game to ask (a new game's setup), name:value pairs for `more`, else only what is legal now in the
+    channel's game, with the odds."""
 
     async def suggest(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        chosen = {k: v for k, v in vars(interaction.namespace).items() if isinstance(v, str)}
-        offers = await client.service.suggest(channel_key(interaction), actor_of(interaction), command, option,
-                                              current, chosen)
+        if option in slash.listed:
+            offers = slash.listed_offers(option, current)
+        elif option == slash.more:
+            offers = slash.more_offers(current)
+        else:
+            chosen = slash.chosen(dict(vars(interaction.namespace)))
+            offers = await client.service.suggest(channel_key(interaction), actor_of(interaction), slash.command,
+                                                  option, current, chosen)
         return [app_commands.Choice(name=label, value=value) for label, value in offers]
 
     return suggest
 
 
-def build_commands(tree: app_commands.CommandTree, client: PitbossBehaviour) -> None:
-    """Register every command of the grammar: /game subcommands as a group, the rest top level."""
-    game = app_commands.Group(name="game", description="Create, join, start, show and end games")
-    for spec in COMMANDS:
-        command = make_command(spec, client)
-        if spec.path[0] == "game":
-            game.add_command(command)
-        else:
-            tree.add_command(command)
-    tree.add_command(game)
+def build_commands(tree: app_commands.CommandTree, client: PitbossBehaviour,
+                   layout: tuple[Slash, ...] | None = None) -> None:
+    """Register every command of the layout (default: the registered games'): top-level commands, and
+    groups (/game, /game new) holding their subcommands."""
+    groups: dict[tuple[str, ...], app_commands.Group] = {}
+
+    def group(path: tuple[str, ...]) -> app_commands.Group:
+        if path not in groups:
+            groups[path] = app_commands.Group(name=path[-1], description=group_words(path))
+            (group(path[:-1]).add_command if len(path) > 1 else tree.add_command)(groups[path])
+        return groups[path]
+
+    for slash in discord_layout() if layout is None else layout:
+        command = make_command(slash, client)
+        (group(slash.path[:-1]).add_command if len(slash.path) > 1 else tree.add_command)(command)
 
 
 class PitbossClient(PitbossBehaviour, discord.Client):

@@ -52,7 +52,7 @@ GRAMMAR = Grammar(
         ), query=True),
     ),
     new_options=(
-        OptionSpec("board", "str", "Battlecars: the board", choices=data.board_ids()),
+        OptionSpec("board", "str", "The board", choices=data.board_ids()),
         ROUND_CAP,
     ),
     join_options=(_VEHICLE,),

@@ -53,7 +53,7 @@ GRAMMAR = Grammar(
         ), query=True),
     ),
     new_options=(
-        OptionSpec("arena", "str", "Speedway: arena", choices=data.arena_ids()),
+        OptionSpec("arena", "str", "The arena", choices=data.arena_ids()),
         ROUND_CAP,
     ),
     join_options=(_CAR,),

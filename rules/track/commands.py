@@ -8,14 +8,14 @@ from rules.track import data
 # The non-boolean rulings and their values; every other ruling is true or false.
 RULING_CHOICES = {"overshoot_own_corner": ("lane_only", "go_round"), "first_player": ("cut", "host")}
 _RULING_HELP = {
-    "exact_count_into_finish": "Track: a move must fit the finish lane exactly (false: stop at the deepest hole)",
-    "overshoot_own_corner": "Track: past your corner, lane_only forbids the move; go_round laps again",
-    "may_pass_own_cars": "Track: cars may pass their own team's cars",
-    "start_spot_safe": "Track: a car on its own start spot cannot be bumped or swapped",
-    "seven_split_into_finish": "Track: part of a split 7 may go into the finish lane",
-    "seven_may_split": "Track: a 7 may be split between two cars",
-    "joker_forced": "Track: a Joker that can move must be played (false: you may discard instead)",
-    "first_player": "Track: who starts: cut (random) or host",
+    "exact_count_into_finish": "A move must fit the finish lane exactly (false: stop at the deepest hole)",
+    "overshoot_own_corner": "Past your corner, lane_only forbids the move; go_round laps again",
+    "may_pass_own_cars": "Cars may pass their own team's cars",
+    "start_spot_safe": "A car on its own start spot cannot be bumped or swapped",
+    "seven_split_into_finish": "Part of a split 7 may go into the finish lane",
+    "seven_may_split": "A 7 may be split between two cars",
+    "joker_forced": "A Joker that can move must be played (false: you may discard instead)",
+    "first_player": "Who starts: cut (random) or host",
 }
 
 

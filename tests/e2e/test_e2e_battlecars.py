@@ -31,7 +31,7 @@ async def set_speed(fake, player: str, public_message: dict, label: str) -> None
 
 
 async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="battlecars"),
+    made = assert_public_map(await slash(fake, "alice", "channel", "game new battlecars"),
                              record_latency, title="Battlecars")
     assert "New Battlecars game" in made.content
     for name, mat in (("alice", "sentinel"), ("bob", "tank")):

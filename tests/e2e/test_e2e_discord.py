@@ -168,7 +168,7 @@ def assert_nothing_unexpected(fake: FakeDiscord, bot) -> None:
 
 
 async def lobby_of_two(fake: FakeDiscord, record_latency, channel: str = "channel", seed: int = 7) -> Shown:
-    created = assert_public_map(await slash(fake, "alice", channel, "game new", ruleset="speedway", seed=seed),
+    created = assert_public_map(await slash(fake, "alice", channel, "game new speedway", seed=seed),
                                 record_latency)
     assert "New Speedway game created by alice" in created.content
     joined = assert_public_map(await slash(fake, "alice", channel, "game join"), record_latency)
@@ -195,15 +195,16 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
     by_name = {c["name"]: c for c in commands}
     assert {"game", "speed", "move", "skid", "fire", "end"} <= set(by_name)
     subcommands = {o["name"]: o for o in by_name["game"]["options"]}
-    assert all(o["type"] == 1 for o in subcommands.values())
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group
     assert {"new", "join", "start", "status", "end"} <= set(subcommands)
     assert len(subcommands) <= 25
-    ruleset = next(o for o in subcommands["new"]["options"] if o["name"] == "ruleset")
-    assert ruleset["required"] and {"name": "speedway", "value": "speedway"} in ruleset["choices"]
+    rooms = {o["name"]: o for o in subcommands["new"]["options"]}  # /game new <game>: each game its own room
+    assert set(rooms) == set(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
+    assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "arena", "rounds"}
     (value,) = by_name["speed"]["options"]
-    # Speedway's speed is a number, Battlecars' also R or 3PT: one Discord option, text, that each
-    # game then reads as its own (an int for Speedway).
-    assert value["type"] == 3 and value["required"]
+    # Speedway's speed is a number, Battlecars' also R or 3PT: one Discord option, text suggested by
+    # the channel's game, that each game then reads as its own (an int for Speedway).
+    assert value["type"] == 3 and value["required"] and value["autocomplete"]
 
     # The fake holds the synced commands with ids, as Discord would.
     assert {c["name"] for c in fake.synced_commands()} == set(by_name)
@@ -298,7 +299,7 @@ async def test_a_thread_has_its_own_game(fake, bot, record_latency):
     await lobby_of_two(fake, record_latency, channel="channel", seed=7)
     thread = fake.channels["thread"]
 
-    created = await slash(fake, "carol", "thread", "game new", ruleset="speedway", seed=8)
+    created = await slash(fake, "carol", "thread", "game new speedway", seed=8)
     assert "New Speedway game created by carol" in assert_public_map(created, record_latency).content
     assert created.payload["channel"]["type"] == 11
     assert created.payload["channel"]["parent_id"] == fake.channels["channel"].id
@@ -399,7 +400,7 @@ async def test_guild_sync_and_guild_scoped_interactions(fake, start_bot, record_
     assert put.path == f"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands"
     assert fake.synced_commands() == [] and {c["name"] for c in fake.synced_commands(guild=True)} >= {"game"}
 
-    created = await slash(fake, "admin", "channel", "game new", ruleset="speedway", seed=3)
+    created = await slash(fake, "admin", "channel", "game new speedway", seed=3)
     assert created.payload["data"]["guild_id"] == fake.guild_id  # discord.py looks guild commands up by it
     assert_public_map(created, record_latency)
     # A server admin (Manage Server through a role) may end anyone's game; a plain member may not.
@@ -415,7 +416,7 @@ async def test_gateway_reconnect_resumes_the_session(fake, bot, record_latency):
     assert resumed["session_id"] == first["session_id"]
     assert 6 in resumed["ops"] and 2 not in resumed["ops"]  # RESUME, no new IDENTIFY
     assert len(fake.identifies()) == 1
-    exchange = await slash(fake, "alice", "channel", "game new", ruleset="speedway", seed=1)
+    exchange = await slash(fake, "alice", "channel", "game new speedway", seed=1)
     assert_public_map(exchange, record_latency)
     assert_nothing_unexpected(fake, bot)
 
@@ -434,7 +435,7 @@ async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake
     # process running the same token) gets 400 code 40060.
     exchange = await slash(fake, "alice", "channel", "game status")
     assert_private_refusal(exchange, record_latency,
-                           "No game is running in this channel. Create one with /game new ruleset:speedway "
+                           "No game is running in this channel. Create one with /game new speedway "
                            f"(games: {', '.join(ruleset_ids())}).")
     url = f"{fake.url}/api/v10/interactions/{exchange.id}/{exchange.token}/callback"
     async with aiohttp.ClientSession() as session, \

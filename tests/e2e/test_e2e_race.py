@@ -35,7 +35,7 @@ def latest(fake) -> dict:
 
 
 async def test_a_race_is_played_through_private_menus_and_no_dc_is_public(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new", ruleset="race",
+    made = assert_public_map(await slash(fake, "alice", "channel", "game new race",
                                          track="outlaw_gauntlet", tuning=0, seed=7), record_latency, title="Race")
     assert "New Race" in made.content
     for name in ("alice", "bob"):
@@ -74,7 +74,7 @@ async def test_a_gms_private_ruling_leaves_no_trace_in_the_channel(fake, bot, re
     """Issue 23, item 7: `/gm change` answered in the channel with an empty line. It is acknowledged
     privately from the first moment (nobody else sees "thinking…" or who used a command), answered to
     the GM alone, and the channel's messages are not touched; the reveal that follows is public."""
-    assert_public_map(await slash(fake, "carol", "channel", "game new", ruleset="race", gm="yes", tuning=0, seed=4),
+    assert_public_map(await slash(fake, "carol", "channel", "game new race", gm="yes", tuning=0, seed=4),
                       record_latency, title="Race")
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
-from rules.grammar import CommandSpec, OptionSpec
+from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets
 
-__all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "coerce",
-           "for_game", "foreign_to", "game_spec", "lookup", "parse"]
+__all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "WORD_OPTIONS",
+           "coerce", "for_game", "foreign_to", "game_spec", "lookup", "parse", "read_options", "shared_spec"]
 
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
 MAX_OPTION_LENGTH = 100
-MAX_DISCORD_OPTIONS = 25
+# A command whose first bare word names one of its options: '/game new GAME' is
+# '/game new ruleset:GAME' (Discord shows each game its own /game new subcommand).
+WORD_OPTIONS = {"game new": "ruleset"}
 
 
 class CommandSyntaxError(ValueError):
@@ -80,75 +83,72 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
 _EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
              "game add-ai": lambda g: g.join_options}
 _TABLE_NAMES = frozenset(spec.name for spec in TABLE_COMMANDS)
+_TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
 
 
-def _merged_option(first: OptionSpec, other: OptionSpec) -> OptionSpec:
-    """One option two games declare differently: Discord shows it once, as loose as either needs
-    (the union of choices, the widest range, text if the kinds differ); each game's own declaration
-    is then checked once the channel's game is known (`for_game`)."""
-    if first == other:
-        return first
-    kind = first.kind if first.kind == other.kind else "str"
-    choices = tuple(dict.fromkeys(first.choices + other.choices)) if first.choices and other.choices else ()
-    low = min(first.min_value, other.min_value) \
-        if first.min_value is not None and other.min_value is not None else None
-    high = max(first.max_value, other.max_value) \
-        if first.max_value is not None and other.max_value is not None else None
-    return OptionSpec(first.name, kind, _either(first.description, other.description),
-                      first.required and other.required, choices,
-                      low if kind == "int" else None, high if kind == "int" else None,
-                      first.suggest or other.suggest or (bool(first.choices or other.choices) and not choices))
+def shared_option(key: str, declared: list[OptionSpec], everyone: bool) -> OptionSpec:
+    """One option as several games declare it (`key`: "verb option"): what they agree on is kept (the
+    type, the choices, the words); where they differ it is text the channel's game fills in by
+    autocomplete, with the widest range where all count, and neutral words (rules.grammar.SHARED_WORDS).
+    Required only if `everyone` sharing the verb declares it required; each game's own declaration is
+    checked once the channel's game is known (`for_game`)."""
+    first = declared[0]
+    required = everyone and all(o.required for o in declared)
+    if all(o == first for o in declared):
+        return replace(first, required=required)
+    same_kind = all(o.kind == first.kind for o in declared)
+    same_choices = all(o.choices == first.choices for o in declared)
+    kind = first.kind if same_kind else "str"
+    choices = first.choices if same_choices else ()
+    suggest = any(o.suggest for o in declared) or not (same_kind and same_choices)
+    low = _bound(min, [o.min_value for o in declared]) if kind == "int" else None
+    high = _bound(max, [o.max_value for o in declared]) if kind == "int" else None
+    neutral = f"{first.name}: as this channel's game takes it" + (", suggested as you type" if suggest else "")
+    words = _agreed(key, [o.description for o in declared], neutral)
+    return OptionSpec(first.name, kind, words, required, choices, low, high, suggest)
 
 
-def _either(first: str, other: str) -> str:
-    """One description for what two games say differently (Discord shows at most 100 characters)."""
-    return first if first == other else f"{first} / {other}"[:100]
+def _bound(pick, bounds: list[int | None]) -> int | None:
+    """The widest of some games' bounds (None, no bound, if any game has none)."""
+    return None if any(b is None for b in bounds) else pick(b for b in bounds if b is not None)
 
 
-def _merged(spec: CommandSpec, extra: tuple[OptionSpec, ...], description: str | None = None,
-            between_games: bool = False, private_with: tuple[str, ...] = ()) -> CommandSpec:
-    """`spec` with `extra` options added; an option both declare becomes one that fits either. An
-    option only one game has is optional on Discord: the other game's players never give it (each
-    game's own declaration still requires it, in `for_game`)."""
-    options = {o.name: o for o in spec.options}
-    theirs = {o.name for o in extra}
-    for option in extra:
-        options[option.name] = _merged_option(options[option.name], option) if option.name in options \
-            else replace(option, required=False)
-    if between_games:
-        options = {name: o if name in theirs else replace(o, required=False) for name, o in options.items()}
-    if len(options) > MAX_DISCORD_OPTIONS:
-        raise ValueError(f"/{spec.name} would have {len(options)} options; Discord takes {MAX_DISCORD_OPTIONS}")
-    ordered = sorted(options.values(), key=lambda o: not o.required)  # Discord wants required ones first
-    private = spec.private_with + tuple(p for p in private_with if p not in spec.private_with)
-    return CommandSpec(spec.name, description or spec.description, tuple(ordered), spec.query, private)
+def _agreed(key: str, texts: list[str], neutral: str) -> str:
+    """The words every game uses for `key`, or, where they differ, the shared words for it."""
+    return texts[0] if len(set(texts)) == 1 else SHARED_WORDS.get(key, neutral)
+
+
+def shared_spec(name: str, specs: list[CommandSpec]) -> CommandSpec:
+    """One command as every game that has it declares it: each option once (`shared_option`), required
+    options first (Discord wants them so), the agreed or shared words, any game's private options."""
+    names = dict.fromkeys(o.name for spec in specs for o in spec.options)
+    options = [shared_option(f"{name} {option}", [o for spec in specs for o in spec.options if o.name == option],
+                             all(any(o.name == option for o in spec.options) for spec in specs))
+               for option in names]
+    description = _agreed(name, [spec.description for spec in specs], f"/{name}, as this channel's game plays it")
+    private = tuple(dict.fromkeys(p for spec in specs for p in spec.private_with))
+    return CommandSpec(name, description, tuple(sorted(options, key=lambda o: not o.required)), specs[0].query,
+                       private)
 
 
 def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
     """Every command Discord and the command line know: the table's, extended by each game, and each
-    game's own. Two games may declare one verb (/move) with different options: Discord shows one
-    command with the options of both, and each game accepts only its own (`for_game`)."""
+    game's own. Two games may declare one verb (/move) with different options: it is one command with
+    the options of both (`shared_spec`), and each game accepts only its own (`for_game`)."""
     by_name = {spec.name: spec for spec in TABLE_COMMANDS}
+    declared: dict[str, list[CommandSpec]] = {}
     for ruleset in rulesets:
-        for name, extra in _EXTENDED.items():
-            by_name[name] = _merged(by_name[name], extra(ruleset.grammar))
         for spec in ruleset.grammar.commands:
             if spec.name in _TABLE_NAMES:
                 raise ValueError(f"/{spec.name} is a table command; {ruleset.id} cannot declare it")
-            if spec.name in by_name:
-                first = by_name[spec.name]
-                if spec.query != first.query:
-                    raise ValueError(f"/{spec.name} is a query in one game and an action in another")
-                spec = _merged(first, spec.options, _either(first.description, spec.description), between_games=True,
-                               private_with=spec.private_with)
-            by_name[spec.name] = spec
+            declared.setdefault(spec.name, []).append(spec)
+    for name in _EXTENDED:
+        declared[name] = [game_spec(ruleset, name) or by_name[name] for ruleset in rulesets] or [by_name[name]]
+    for name, specs in declared.items():
+        if len({spec.query for spec in specs}) > 1:
+            raise ValueError(f"/{name} is a query in one game and an action in another")
+        by_name[name] = shared_spec(name, specs)
     return tuple(by_name.values())
-
-
-COMMANDS = build_grammar(rulesets())
-QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
-_TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
-SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
 
 
 def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
@@ -163,6 +163,11 @@ def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
     if name in _EXTENDED:
         return CommandSpec(base.name, base.description, base.options + _EXTENDED[name](ruleset.grammar), base.query)
     return base
+
+
+COMMANDS = build_grammar(rulesets())
+QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
+SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
 
 
 def foreign_to(ruleset: Ruleset, command: Command) -> str | None:
@@ -193,7 +198,7 @@ def for_game(ruleset: Ruleset, command: Command) -> Command:
 
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
-_OPTION = re.compile(r"^([a-z_-]+):(.*)$", re.S)
+_OPTION = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
 
 
 def lookup(name: str) -> CommandSpec:
@@ -205,7 +210,7 @@ def lookup(name: str) -> CommandSpec:
         raise CommandSyntaxError(f"Unknown command /{name}. Commands: {known}.") from None
 
 
-def coerce(spec: CommandSpec, raw: dict[str, object], read_file=None) -> Command:
+def coerce(spec: CommandSpec, raw: Mapping[str, object], read_file=None) -> Command:
     """Check option names, presence, types, ranges and choices; return a typed Command.
 
     `read_file(path) -> bytes` lets the command line name a file where Discord attaches one.
@@ -252,11 +257,9 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
 
 
 def parse(line: str, read_file=None) -> Command:
-    """Parse a command typed as in Discord, e.g. '/game join' or '/move direction:north'."""
-    try:
-        words = shlex.split(line.strip())
-    except ValueError as exc:
-        raise CommandSyntaxError(f"Could not read that command: {exc}.") from None
+    """Parse a command typed as in Discord, e.g. '/game join', '/move direction:north' or
+    '/game new GAME seed:7' (the same as '/game new ruleset:GAME seed:7')."""
+    words = _words(line)
     if not words or not words[0].startswith("/"):
         raise CommandSyntaxError("Commands start with /, e.g. /game status.")
     name_parts = [words[0][1:]]
@@ -264,12 +267,34 @@ def parse(line: str, read_file=None) -> Command:
     if name_parts[0] == "game" and rest and ":" not in rest[0]:
         name_parts.append(rest.pop(0))
     spec = lookup(" ".join(name_parts))
-    raw: dict[str, object] = {}
-    for word in rest:
+    named = WORD_OPTIONS.get(spec.name)
+    if named and rest and ":" not in rest[0]:
+        rest[0] = f"{named}:{rest[0]}"
+    return coerce(spec, options_of(rest), read_file)
+
+
+def read_options(text: str) -> dict[str, str]:
+    """Options written out in one piece of text, 'name:value name:value' (quotes around a value with
+    spaces), as the text option Discord shows for a command's further options."""
+    return options_of(_words(text))
+
+
+def _words(line: str) -> list[str]:
+    """A line split into words as a shell would (quotes keep spaces), or a short refusal."""
+    try:
+        return shlex.split(line.strip())
+    except ValueError as exc:
+        raise CommandSyntaxError(f"Could not read that command: {exc}.") from None
+
+
+def options_of(words: list[str]) -> dict[str, str]:
+    """name:value words as options, each given once."""
+    raw: dict[str, str] = {}
+    for word in words:
         match = _OPTION.match(word)
         if not match:
             raise CommandSyntaxError(f"'{word}' is not an option; write name:value.")
         if match.group(1) in raw:
             raise CommandSyntaxError(f"Option {match.group(1)}: given twice.")
         raw[match.group(1)] = match.group(2)
-    return coerce(spec, raw, read_file)
+    return raw

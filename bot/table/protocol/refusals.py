@@ -15,7 +15,7 @@ class NoGame(GameError):
 
     def __init__(self) -> None:
         games = ruleset_ids()
-        super().__init__(f"No game is running in this channel. Create one with /game new ruleset:{games[0]} "
+        super().__init__(f"No game is running in this channel. Create one with /game new {games[0]} "
                          f"(games: {', '.join(games)}).")
 
 
