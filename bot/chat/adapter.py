@@ -350,7 +350,7 @@ def build_commands(tree: app_commands.CommandTree, client: PitbossBehaviour,
         (group(slash.path[:-1]).add_command if len(slash.path) > 1 else tree.add_command)(command)
 
 
-class PitbossClient(PitbossBehaviour, discord.Client):
+class PitbossClient(PitbossBehaviour):
     """A discord.py client whose command tree routes every command through the GameService."""
 
 

@@ -30,6 +30,7 @@ from bot.table.protocol.commands import (
     read_options,
     shared_spec,
 )
+from bot.table.protocol.replies import MAX_SUGGESTIONS, matching_offers
 from rules.engine import Ruleset
 from rules.registry import rulesets
 
@@ -37,7 +38,6 @@ log = logging.getLogger("pitboss.discord")
 
 MAX_OPTIONS = 25  # options of a command or subcommand; also subcommands of a group
 MAX_TEXT = 100  # a description, and an autocomplete offer's name and value
-MAX_SUGGESTIONS = 25
 # Characters in a top-level command with all it nests: names, descriptions, choices. Discord's docs
 # say 8000 today and said 4000 before; the bot keeps to the older figure to be safe.
 COMMAND_BUDGET = 4000
@@ -106,7 +106,7 @@ class Slash:
     def listed_offers(self, option: str, typed: str) -> list[tuple[str, str]]:
         """Suggestions for an option whose values are its declared choices."""
         choices = next((o.choices for o in self.options if o.name == option), ())
-        return _filtered([(c, c) for c in choices], typed)
+        return matching_offers([(c, c) for c in choices], typed)
 
     def more_offers(self, typed: str) -> list[tuple[str, str]]:
         """Suggestions for `more`: what was written so far, then one more name:value (or name:)."""
@@ -125,13 +125,6 @@ class Slash:
                 if word.lower().startswith(last.lower()) and len(text) <= MAX_TEXT:
                     offers.append((_shortened(f"{word}  ({option.description})"), text))
         return offers[:MAX_SUGGESTIONS]
-
-
-def _filtered(offers: list[tuple[str, str]], typed: str) -> list[tuple[str, str]]:
-    """The offers that start with, or name, what was typed; at most as many as Discord takes."""
-    typed = typed.strip().lower()
-    return [(label, value) for label, value in offers
-            if not typed or value.lower().startswith(typed) or typed in label.lower()][:MAX_SUGGESTIONS]
 
 
 def _characters(option: OptionSpec) -> int:

@@ -99,6 +99,17 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
+
+
+def matching_offers(offers: list[tuple[str, str]], typed: str) -> list[tuple[str, str]]:
+    """Autocomplete offers (label, value) that start with, or name, what was typed: as many as Discord
+    takes, each label within its 100 characters."""
+    typed = typed.strip().lower()
+    return [(clip(label, 100), value) for label, value in offers
+            if not typed or value.lower().startswith(typed) or typed in label.lower()][:MAX_SUGGESTIONS]
+
+
 def latest_lines(lines: list[str], limit: int) -> str:
     """The last lines that fit in `limit` characters, saying how many earlier ones were left out."""
     kept: list[str] = []

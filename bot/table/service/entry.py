@@ -15,7 +15,7 @@ from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.protocol.commands import QUERIES, Command, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
-from bot.table.protocol.replies import Actor, Notice, Reply, clip, refusal
+from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
 from bot.table.service.moving import Moving
@@ -28,7 +28,6 @@ from rules.registry import get_ruleset
 
 __all__ = ["Actor", "GameService", "Reply"]
 
-MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
@@ -85,9 +84,7 @@ class GameService:
             return []
         state = self._table.snapshots.load(ruleset, game.state)
         offers = ruleset.suggest(state, actor.id, command, option, chosen)
-        typed = typed.strip().lower()
-        return [(clip(label, 100), value) for label, value in offers
-                if not typed or value.lower().startswith(typed) or typed in label.lower()][:MAX_SUGGESTIONS]
+        return matching_offers(offers, typed)
 
     async def run_due(self) -> list[Notice]:
         """Send what is due: reminders, and the autopilot for turns past their deadline.
