@@ -145,7 +145,10 @@ class Ruleset(Generic[S]):
     """A game: a small core of pure functions over immutable state, and the capabilities it offers.
 
     A capability left at None (or empty) is one the game does not have; the shell then does not
-    offer it (no computer seats, no deadline autopilot, no plans, no undo, no autocomplete).
+    offer it (no computer seats, no deadline autopilot, no plans, no undo). Where a missing capability
+    has a natural default, the shell asks these methods, never the field, and the default lives
+    here: `suggestions` (what the legal actions use), `round_cap_of` (no cap), `turn_in_words` (told
+    event by event), `is_computer` (nobody).
     """
 
     id: str
@@ -173,6 +176,8 @@ class Ruleset(Generic[S]):
     autopilot: Autopilot | None = None
     plans: TurnPlans | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
+    # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal
+    # actions use now (suggest_legal)
     suggest: Callable[[S, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
     selfplay: SelfplaySetup | None = None
     # A game with a round cap (`/game new rounds:N`, declared by ROUND_CAP among its new_options): the cap
@@ -207,6 +212,21 @@ class Ruleset(Generic[S]):
     def is_computer(self, state: S, player: str) -> bool:
         """Whether a seat is played by the computer."""
         return self.computer is not None and self.computer.is_computer(state, player)
+
+    def suggestions(self, state: S, player: str, command: str, option: str,
+                    chosen: dict[str, Any]) -> list[tuple[str, str]]:
+        """What to offer `player` typing `option` of `command`: the game's own suggestions, or by
+        default the values some legal action uses now."""
+        suggest = self.suggest if self.suggest is not None else suggest_legal(self.legal_actions)
+        return suggest(state, player, command, option, chosen)
+
+    def round_cap_of(self, state: S) -> int | None:
+        """The round after which the game is a draw, or None (no cap set, or no round cap at all)."""
+        return self.round_cap(state) if self.round_cap is not None else None
+
+    def turn_in_words(self, events: tuple) -> str:
+        """A seat's whole turn summed up in a few words, or "" where the game tells it event by event."""
+        return self.turn_summary(events) if self.turn_summary is not None else ""
 
 
 def describe_events(events: tuple) -> str:

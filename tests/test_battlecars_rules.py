@@ -1099,11 +1099,11 @@ def test_a_shunt_never_goes_below_zero_and_half_is_rounded_down():
 
 def test_autocomplete_offers_only_legal_values_labelled_with_their_odds():
     state = table(("alice", "gunwagon", "G5", "E", 0), ("bob", "tank", "K5", "W", 0), ("carol", "tank", "G8", "N", 0))
-    weapons = RULESET.suggest(state, "alice", "fire", "weapon", {})
+    weapons = RULESET.suggestions(state, "alice", "fire", "weapon", {})
     assert [v for _l, v in weapons] == ["A", "turret"]
-    targets = RULESET.suggest(state, "alice", "fire", "target", {"weapon": "turret"})
+    targets = RULESET.suggestions(state, "alice", "fire", "target", {"weapon": "turret"})
     assert targets == [("Fire turret at bob (100%)", "v2"), ("Fire turret at carol (100%)", "v3")]
-    assert RULESET.suggest(state, "bob", "fire", "weapon", {}) == []          # not bob's move
+    assert RULESET.suggestions(state, "bob", "fire", "weapon", {}) == []          # not bob's move
 
 
 def test_a_miss_flies_on_and_may_hit_what_is_beyond_on_the_line():

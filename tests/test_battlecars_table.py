@@ -302,3 +302,14 @@ async def test_a_plans_shot_is_taken_at_the_first_point_that_allows_it(service, 
     assert plans.decode(plans.encode({"plan": "ahead,left-45", "fire": "A@v2"},
                                      plans.PathPreview("v1", (), (), fire_option="A@v2"))) == {
         "plan": "ahead,left-45", "fire": "A@v2"}
+
+
+async def test_joining_suggests_the_mats_as_you_type(service):
+    """/game join vehicle: is shared with the Race (free text there), so Discord asks the channel's game."""
+    assert (await run(service, "alice", "/game new ruleset:battlecars seed:11", "bc-join")).outcome == "applied"
+    carol = Actor("carol", "carol")
+    offers = await service.suggest("bc-join", carol, "game join", "vehicle", "", {})
+    assert [value for _label, value in offers] == list(data.vehicles())[:25]
+    typed = await service.suggest("bc-join", carol, "game join", "vehicle", "ram", {})
+    assert [value for _label, value in typed] == ["rammer"]
+    assert await service.suggest("bc-join", carol, "game add-ai", "vehicle", "gun", {}) == [("gunwagon", "gunwagon")]

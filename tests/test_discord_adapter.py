@@ -33,7 +33,7 @@ from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, buil
 from bot.table.protocol.replies import Notice, Reply
 from bot.table.service.entry import GameService
 from rules.codec import decode_state
-from rules.grammar import SHARED_WORDS, Grammar, OptionSpec
+from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
 from rules.registry import get_ruleset, ruleset_ids, rulesets
 from rules.speedway import data as speedway_data
 from rules.track import data as track_data
@@ -620,6 +620,23 @@ async def test_many_games_and_many_setup_options_still_fit_discords_limits(harne
     join = next(s for s in layout if s.path == ("game", "join"))
     assert len(join.options) == 25 and join.more == "more"
     assert {o.name for o in join.options + join.folded} >= {f"seat{i}" for i in range(30)}
+
+
+def test_more_top_level_commands_than_discord_takes_stop_the_build_with_the_reason():
+    """Discord takes 100 top-level slash commands; past that no layout can fit, so the build says why."""
+    def verbs(prefix: str, count: int) -> tuple[CommandSpec, ...]:
+        return tuple(CommandSpec(f"{prefix}{i}", f"Verb {i}") for i in range(count))
+    fits = replace(_toy_game("fits", ()), grammar=Grammar(commands=verbs("v", 100 - len(_roots()))))
+    assert len({s.path[0] for s in discord_layout(build_grammar((fits,)), (fits,))}) == 100
+    wordy = replace(_toy_game("wordy", ()), grammar=Grammar(commands=verbs("w", 80)))
+    small = replace(_toy_game("small", ()), grammar=Grammar(commands=verbs("s", 30)))
+    with pytest.raises(ValueError, match=r"top-level slash commands, past Discord's 100: .*wordy 80, small 30"):
+        discord_layout(build_grammar((wordy, small)), (wordy, small))
+
+
+def _roots() -> set[str]:
+    """The table's own top-level commands."""
+    return {s.path[0] for s in discord_layout(build_grammar(()), ())}
 
 
 def _rulings_room() -> Slash:

@@ -447,3 +447,25 @@ def test_a_replayed_log_that_misses_any_lookup_is_refused_by_its_position(monkey
     with pytest.raises(engine.ReplayRefused) as refused:
         engine.replay_with_events(None, {}, 1, "host", [])
     assert refused.value.number == 2 and refused.value.message == "action #2 is not legal at that point"
+
+
+@pytest.mark.parametrize(("board", "accepted"), [("large", True), ("town", False), ("Large", True)])
+def test_an_imported_option_is_checked_as_its_own_game_declares_it(monkeypatch, board, accepted):
+    """Setup options are checked against the game's own /game new, never the spec the games share: a
+    game that names an option as another game does (board:) takes only its own choices."""
+    from dataclasses import replace
+
+    from bot.table.trust import importer
+    from rules.grammar import ROUND_CAP, OptionSpec
+    speedway = get_ruleset("speedway")
+    boards = OptionSpec("board", "str", "Which board", choices=("small", "large"))
+    variant = replace(speedway, grammar=replace(speedway.grammar, new_options=(boards, ROUND_CAP)))
+    monkeypatch.setattr(importer, "get_ruleset", lambda _id: variant)
+    document = {"format": importer.EXPORT_FORMAT, "format_version": 1, "ruleset": "speedway", "game_id": 7,
+                "host": "alice", "seed_commitment": commitment(5), "options": {"board": board}, "actions": []}
+    data = json.dumps(document).encode()
+    if accepted:
+        assert importer.read_export(data).options == {"board": board.lower()}
+    else:
+        with pytest.raises(importer.BadImport, match="board: must be one of small, large"):
+            importer.read_export(data)

@@ -147,3 +147,18 @@ async def test_an_export_of_a_running_game_withholds_undisclosed_declarations(se
     document = json.loads((await run(service, "carol", "/game export")).files[0].data)
     assert [a["action"]["direction"] for a in document["actions"] if a["action"]["type"] == "Declare"] == \
         ["west", "east"]
+
+
+async def test_a_game_without_its_own_suggestions_offers_what_its_legal_actions_use(service, store):
+    await started(service, "alice", "bob")
+    toy = get_ruleset("toy")
+    assert toy.suggest is None and toy.turn_summary is None
+    offers = await service.suggest("chan-1", Actor("alice", "alice"), "move", "direction", "", {})
+    assert offers == [("North", "north"), ("South", "south"), ("East", "east"), ("West", "west")]
+    assert await service.suggest("chan-1", Actor("alice", "alice"), "move", "direction", "we", {}) == [("West", "west")]
+    # someone with nothing legal now sees what Discord shows for a fixed choice: the declared directions
+    watching = await service.suggest("chan-1", Actor("carol", "carol"), "move", "direction", "", {})
+    assert watching == [("north", "north"), ("south", "south"), ("east", "east"), ("west", "west")]
+    assert toy.turn_in_words(()) == ""  # told event by event
+    race = get_ruleset("race")  # no round cap at all
+    assert race.round_cap is None and race.round_cap_of(race.setup({}, 1, "alice")) is None

@@ -9,6 +9,7 @@ from bot.table.protocol.commands import Command, parse
 from bot.table.protocol.replies import Actor
 from bot.table.trust.commitment import commitment
 from rules.codec import decode_state
+from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
 from tests.conftest import Table
 
@@ -320,3 +321,17 @@ async def test_hostile_imports_are_refused_and_write_nothing(table, store, servi
         reply = await service.execute("chan-7", Actor("eve", "eve"), Command("game import", {"file": data}))
         assert reply.outcome == "refused" and reason in reply.text, (reason, reply.text)
     assert await store.latest_game("chan-7") is None
+
+
+async def test_autocomplete_for_a_drop_offers_only_what_may_be_dropped(table, store, service):
+    """/drop shares its weapon option with Battlecars: Speedway offers its droppable mounts, never a gun's."""
+    player = await movement_phase(table, store, 3)
+    actor = Actor(player, player)
+    state = await state_of(store)
+    droppable = {a.command.split(":")[-1] for a in SPEEDWAY.legal_actions(state, player)
+                 if a.command.startswith("/drop")}
+    offers = await service.suggest("chan-1", actor, "drop", "weapon", "", {})
+    assert droppable and {value for _label, value in offers} == droppable
+    assert all(label.startswith("Drop ") for label, _value in offers)
+    assert "front" not in {value for _label, value in offers}
+    assert await service.suggest("chan-1", actor, "fire", "weapon", "", {}) == []  # nobody in any arc yet

@@ -553,9 +553,9 @@ def test_turn_key_prompt_and_acting_players():
 
 def test_suggest_offers_only_playable_values():
     state = table(alice_hand=("5H", "8H", "KH"), alice={"c1": (RING, 10), "c2": (LANE, 0)})
-    assert [v for _l, v in TRACK.suggest(state, A, "play", "card", {})] == ["5H", "8H", "KH"]
-    assert [v for _l, v in TRACK.suggest(state, A, "play", "car", {"card": "8H"})] == ["c1"]
-    assert TRACK.suggest(state, B, "play", "card", {}) == []
+    assert [v for _l, v in TRACK.suggestions(state, A, "play", "card", {})] == ["5H", "8H", "KH"]
+    assert [v for _l, v in TRACK.suggestions(state, A, "play", "car", {"card": "8H"})] == ["c1"]
+    assert TRACK.suggestions(state, B, "play", "card", {}) == []
 
 
 def test_setup_options_are_checked():

@@ -38,6 +38,7 @@ log = logging.getLogger("pitboss.discord")
 
 MAX_OPTIONS = 25  # options of a command or subcommand; also subcommands of a group
 MAX_TEXT = 100  # a description, and an autocomplete offer's name and value
+MAX_COMMANDS = 100  # top-level slash commands of one application (globally, or in one guild)
 # Characters in a top-level command with all it nests: names, descriptions, choices. Discord's docs
 # say 8000 today and said 4000 before; the bot keeps to the older figure to be safe.
 COMMAND_BUDGET = 4000
@@ -276,5 +277,16 @@ def discord_layout(commands: tuple[CommandSpec, ...] = COMMANDS,
     for spec in commands:
         for slash in [room(r) for r in games] if spec.name == GAME_NEW else [plain(spec)]:
             by_root.setdefault(slash.path[0], []).append(slash)
+    if len(by_root) > MAX_COMMANDS:
+        raise ValueError(_too_many_verbs(by_root, games))
     by_id = {r.id: r for r in games}
     return tuple(slash for slashes in by_root.values() for slash in _fitted(slashes, by_id))
+
+
+def _too_many_verbs(by_root: dict[str, list[Slash]], games: tuple[Ruleset, ...]) -> str:
+    """Why the commands cannot be registered: more top-level commands than Discord takes, and which games
+    bring the most verbs of their own (the place to group some under one command)."""
+    own = sorted(((len({c.path[0] for c in r.grammar.commands}), r.id) for r in games), reverse=True)
+    biggest = ", ".join(f"{game} {count}" for count, game in own[:3])
+    return (f"{len(by_root)} top-level slash commands, past Discord's {MAX_COMMANDS}: group some verbs under "
+            f"one command (the most top-level verbs: {biggest})")

@@ -78,7 +78,7 @@ async def play_one(service: GameService, store: Store, ruleset_id: str, index: i
         raise RuntimeError(f"game {index} did not finish (phase {state.phase})")
     records = await store.actions(game.id)
     winner = state.player(state.winner).name if state.winner else "draw"
-    cap = ruleset.round_cap(state) if ruleset.round_cap is not None else None
+    cap = ruleset.round_cap_of(state)
     capped = cap is not None and state.round >= cap
     rounds = state.round if capped else state.round + 1
     return GameSummary(index, winner, rounds, len(records), _count_events(records, plan),

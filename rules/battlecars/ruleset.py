@@ -38,7 +38,7 @@ from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Referee
@@ -457,6 +457,5 @@ RULESET = Ruleset(
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
     plans=PLANS,
     undo_blocker=undo_blocker,
-    suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
 )

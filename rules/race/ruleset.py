@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, steps
@@ -365,7 +365,6 @@ RULESET = Ruleset(
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
     undo_blocker=undo_blocker,
-    suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
     secrets=Secrets(withheld, unseen),
 )

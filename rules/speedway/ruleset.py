@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
@@ -584,7 +584,10 @@ def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) ->
 
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
             chosen: dict[str, Any]) -> list[tuple[str, str]]:
-    """What to offer as a player types an option: only what is legal now, with the odds."""
+    """What to offer as a player types an option: only what is legal now, with the odds (a drop, whose
+    mounts have no odds, offers the defensive weapons it may drop)."""
+    if command == "drop":
+        return suggest_legal(legal_actions)(state, player, command, option, chosen)
     if state.phase not in _ASKING or state.deciding_player != player:
         return []
     car = state.current_car

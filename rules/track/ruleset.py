@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
 from rules.errors import (
     BadOption,
     NotSeated,
@@ -305,7 +305,6 @@ TRACK = Ruleset(
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, lambda passive: "what a computer player would play"),
     undo_blocker=undo_blocker,
-    suggest=suggest_legal(legal_actions),
     selfplay=SELFPLAY,
     # Schema 2: the last action's words are drawn from the log's events, not stored.
     snapshot_upgrades={1: without_fields("last_action")},

@@ -27,9 +27,7 @@ def turn_frames(ruleset: Ruleset, host: str, states: Sequence[Any], records: Seq
             turn = []
             continue
         if keys[index] != keys[index - 1] or final:
-            words = ""
-            if ruleset.turn_summary is not None and len(turn) > SUMMED_UP_AFTER:
-                words = ruleset.turn_summary(tuple(turn))
+            words = ruleset.turn_in_words(tuple(turn)) if len(turn) > SUMMED_UP_AFTER else ""
             frames.append(Step(ruleset.view(states[index], None), record.actor, tuple(turn), words))
             turn = []
     return frames or [Step(ruleset.view(states[-1], None), host)]

@@ -13,7 +13,8 @@ from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "WORD_OPTIONS",
-           "coerce", "for_game", "foreign_to", "game_spec", "lookup", "parse", "read_options", "shared_spec"]
+           "coerce", "declared_choices", "for_game", "foreign_to", "game_spec", "lookup", "parse", "read_options",
+           "shared_spec"]
 
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
@@ -168,6 +169,16 @@ def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
 COMMANDS = build_grammar(rulesets())
 QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
 SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
+
+
+def declared_choices(ruleset: Ruleset, command: str, option: str) -> list[tuple[str, str]]:
+    """The fixed choices a game declares for one option of its command (a vehicle's mat at /game join),
+    as autocomplete offers: what Discord shows as autocomplete where games share the option with
+    different choices. Nothing for an option the game itself suggests from what is legal now (there, no
+    offer means nothing is legal)."""
+    spec = game_spec(ruleset, command)
+    declared = next((o for o in spec.options if o.name == option), None) if spec else None
+    return [(choice, choice) for choice in declared.choices] if declared and not declared.suggest else []
 
 
 def foreign_to(ruleset: Ruleset, command: Command) -> str | None:

@@ -13,7 +13,7 @@ from bot.table.clock.deadlines import Deadlines
 from bot.table.clock.timers import Timers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
-from bot.table.protocol.commands import QUERIES, Command, foreign_to
+from bot.table.protocol.commands import QUERIES, Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service.acting import Acting
@@ -80,10 +80,11 @@ class GameService:
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
-        if ruleset.suggest is None or foreign_to(ruleset, Command(command, chosen)):
+        if foreign_to(ruleset, Command(command, chosen)):
             return []
         state = self._table.snapshots.load(ruleset, game.state)
-        offers = ruleset.suggest(state, actor.id, command, option, chosen)
+        offers = ruleset.suggestions(state, actor.id, command, option, chosen) or \
+            declared_choices(ruleset, command, option)
         return matching_offers(offers, typed)
 
     async def run_due(self) -> list[Notice]:

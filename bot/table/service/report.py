@@ -49,9 +49,7 @@ def _other_lines(ruleset: Ruleset, state, others: Others) -> list[str]:
         seat = state.player(player)
         who = seat.name if seat else player
         full = describe_events(tuple(happened))
-        if ruleset.turn_summary is not None and len(full) > SUMMARY_AFTER:
-            lines.append(clip(f"{who}'s turn: {ruleset.turn_summary(tuple(happened))}", SUMMARY_AFTER))
-        else:
-            lines.append(full)
+        summary = ruleset.turn_in_words(tuple(happened)) if len(full) > SUMMARY_AFTER else ""
+        lines.append(clip(f"{who}'s turn: {summary}", SUMMARY_AFTER) if summary else full)
     return lines
 

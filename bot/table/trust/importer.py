@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from bot.table.protocol.commands import BY_NAME, Command, CommandSyntaxError, coerce, foreign_to
+from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, foreign_to
 from bot.table.service.queries import EXPORT_FORMAT
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.guards import plain_name, valid_actor_id
@@ -97,17 +97,17 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
         raise _damaged("the options are not a table of settings")
     options = dict(raw)
     revision = options.pop("revision", None)
-    if revision is not None and not _whole_number(revision, 1, getattr(ruleset, "revision", 1) + 1):
+    if revision is not None and not _whole_number(revision, 1, ruleset.revision + 1):
         raise _damaged("the rules revision is not one this bot knows")
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
             any(key in _SETUP_KEYS for key in options):
         raise _damaged("an option has a value of the wrong kind")
+    if foreign_to(ruleset, Command("game new", {"ruleset": ruleset.id, **options})):
+        raise _damaged(f"an option is not one of {ruleset.title}'s")
     try:
-        typed = coerce(BY_NAME["game new"], {"ruleset": ruleset.id, **options}).options
+        typed = for_game(ruleset, Command("game new", {"ruleset": ruleset.id, **options})).options
     except CommandSyntaxError as exc:
         raise _damaged(f"an option is not valid ({exc})") from None
-    if foreign_to(ruleset, Command("game new", typed)):
-        raise _damaged(f"an option is not one of {ruleset.title}'s")
     typed = {k: v for k, v in typed.items() if k not in _SETUP_KEYS}
     return typed if revision is None else {**typed, "revision": revision}
 
