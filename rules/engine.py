@@ -200,6 +200,11 @@ class Ruleset(Generic[S]):
             raise TypeError(f"{self.id}: a game with a round cap declares ROUND_CAP among its /game new options, "
                             f"and only such a game")
 
+    def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The setup options a new game is stored with: `options` and today's rules revision (a game
+        stored without one is revision 1, and keeps the rules it began under)."""
+        return {**options, "revision": self.revision} if self.revision > 1 else dict(options)
+
     def load_state(self, text: str) -> S:
         """A stored snapshot of this game, whichever schema wrote it."""
         return decode_state(self.state_type, text, self.snapshot_upgrades)

@@ -1,4 +1,5 @@
-"""`pitboss bench`: how fast a Speedway move is, end to end, with the real store and renderer.
+"""`pitboss bench`: how fast a move is, end to end, with the real store and renderer: Speedway in detail,
+then a line for every game and a mix of all of them (bot.cli.bench_games).
 
 Games are played by "people" whose commands a computer policy picks (from the stored state, outside
 the timed part), so every timed call is one `GameService.execute` exactly as Discord or the command
@@ -8,7 +9,8 @@ It prints: per-move latency p50/p95/p99 on one channel, cold (the first moves of
 warm (as many again after them), and under load; drawing and PNG encoding of the same images (encoding
 alone is the floor) and their ratio, and the yardstick any Pillow-based bot pays: the same pictures
 saved by plain Pillow as PNG at compression level 1; PNG sizes; the time to load a game after 10 and
-after 1,000 actions; throughput across many channels at once; and resident memory.
+after 1,000 actions; throughput across many channels at once; then each game's warm move beside its
+own yardstick, and many channels of all the games at once; and resident memory.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from bot.cli.bench_games import every_game, percentile
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
@@ -51,12 +54,6 @@ class Samples:
     views: list[SpeedwayState] = field(default_factory=list)
 
 
-def percentile(values: list[float], share: float) -> float:
-    """The `share` quantile (0..1) by the nearest-rank method."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
-
-
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -76,7 +73,7 @@ async def _open_game(service: GameService, channel: str, seed: int, cars: int = 
 def _script(seed: int, moves: int, cars: int = 2) -> list[tuple[Actor, str]]:
     """The first `moves` commands (fewer if it ends) of the game `_open_game` makes with this seed, as
     the computer policy picks them, worked out with the rules alone before any timing starts."""
-    state = SPEEDWAY.setup({}, seed, PLAYERS[0].id)
+    state = SPEEDWAY.setup(SPEEDWAY.new_game_options({}), seed, PLAYERS[0].id)
     for actor, line in _seating(cars):
         command = parse(line)
         action = SPEEDWAY.command_to_action(command.name, {**command.options, "name": actor.name})
@@ -180,7 +177,7 @@ def _rss_mb(pid: int | str = "self") -> float:
 
 
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
-                stream: TextIO = sys.stdout) -> int:
+                stream: TextIO = sys.stdout, game_moves: int = 200) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)
     workers = RenderProcesses.configured()
@@ -240,6 +237,7 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         short, long, actions, sizes = await _load_times(service, store, 1000, seed)
         say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
             f"{_ms(long)}, ratio {long / short:.2f} (snapshots {sizes[0] / 1000:.1f} and {sizes[1] / 1000:.1f} KB)")
+        await every_game(service, say, game_moves, channels, moves, seed + 1000)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         workers_mb = [_rss_mb(pid) for pid in workers.pids()] if workers is not None else []
         say(f"resident memory: the bot's process {_rss_mb():.0f} MB now, {peak:.0f} MB peak"

@@ -288,7 +288,7 @@ def _bench(args: argparse.Namespace) -> int:
 
             return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db")))
         return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
-                                 args.single, args.seed))
+                                 args.single, args.seed, game_moves=args.game_moves))
 
 
 async def _opens(target: str) -> None:
@@ -376,12 +376,15 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--ruleset", default=playable[0], choices=playable, help="which game")
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
-    bench = sub.add_parser("bench", help="measure a Speedway move end to end: latency, render, load, throughput")
+    bench = sub.add_parser("bench", help="measure a move end to end (Speedway in detail, then every game): "
+                                         "latency, render, load, throughput")
     bench.set_defaults(func=_local(_bench))
     bench.add_argument("--db", help="a new database file to use (default: a temporary one)")
     bench.add_argument("--channels", type=int, default=100, help="channels played at once (default 100)")
     bench.add_argument("--moves", type=int, default=10, help="moves per channel in the load test (default 10)")
     bench.add_argument("--single", type=int, default=400, help="moves on one channel, cold and warm each (default 400)")
+    bench.add_argument("--game-moves", type=int, default=200,
+                       help="warm moves timed in each game for its line (default 200)")
     bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
     bench.add_argument("--stall", action="store_true",
                        help="instead: how long other channels wait while the heaviest imports, verifies, "

@@ -26,9 +26,7 @@ class Seating:
         options = NotThisGame.fitted(ruleset, Command("game new", options)).options
         # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
         seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
-        setup_options = {k: v for k, v in options.items() if k not in ("ruleset", "seed")}
-        if ruleset.revision > 1:  # old games, without it, keep the rules they began under
-            setup_options["revision"] = ruleset.revision
+        setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
             async with self._table.write():
