@@ -37,5 +37,5 @@ def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes
     return to_png(render_image(state, last), KEY_COLOURS)
 
 
-RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state, REPLAY_SIDE, k=1),
+RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state, REPLAY_SIDE),
                     captioner=Captioner(name_of, colour_of))

@@ -1,23 +1,41 @@
 """The square ring of holes: starts, corners, white dots, finish lanes, pits, cars, the last move's path
-and, on the felt in the middle, the discard pile's top card and the draw pile."""
+and, on the felt in the middle, the discard pile's top card and the draw pile.
+
+What stays the same all game (the ring, lanes, pits and felt of a board) is drawn once and kept; each
+picture lays the pieces that move over a copy of it. Everything is drawn SUPER times larger than the
+picture and box-averaged down (antialiasing), on canvases aligned to the picture's pixels.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from images.draw import draw_text, fit_font, ink_on
+from images.draw import Colour, draw_text, fit_font, ink_on
 from images.fonts import font
 from images.track import cards, geometry, style
 from images.track.geometry import centre
-from rules.track.state import TrackState
+from rules.track.state import Board, TrackState
 
 BOARD = 800   # the board's side in the channel picture
+SUPER = 3     # drawn at three times the picture's pixels, then averaged down
+PATH_WIDTH = 34   # the last move's line, page units
+CARD_W, CARD_H = 170, 238   # a card on the felt, page units
+
+# A piece of the picture: an image to lay over the board (RGBA, by its alpha) or into it (RGB), and where.
+Piece = tuple[Image.Image, tuple[int, int]]
+Point = tuple[float, float]
 
 
 def board_height(state: TrackState) -> int:
-    return 2 * style.MARGIN + geometry.side(state.board) * style.CELL
+    return board_height_of(state.board)
+
+
+def board_height_of(b: Board) -> int:
+    return 2 * style.MARGIN + geometry.side(b) * style.CELL
 
 
 def _seat_of(state: TrackState, owner: str) -> int:
@@ -26,14 +44,19 @@ def _seat_of(state: TrackState, owner: str) -> int:
 
 
 class _Pen:
-    """Draws in final-page pixels on a canvas `k` times larger."""
+    """Draws in page units (the board's drawing space, style.WIDTH wide) on a canvas `scale` times larger,
+    whose top left corner is the page point `origin`."""
 
-    def __init__(self, image: Image.Image, k: int):
+    def __init__(self, image: Image.Image, scale: float, origin: tuple[float, float] = (0.0, 0.0)):
         self.draw = ImageDraw.Draw(image)
-        self.k = k
+        self.k = scale
+        self.origin = origin
 
     def p(self, xy):
-        return (xy[0] * self.k, xy[1] * self.k)
+        return ((xy[0] - self.origin[0]) * self.k, (xy[1] - self.origin[1]) * self.k)
+
+    def box(self, box):
+        return (*self.p(box[:2]), *self.p(box[2:]))
 
     def disc(self, xy, r, fill, outline=None, width=0):
         x, y = self.p(xy)
@@ -47,9 +70,7 @@ class _Pen:
                                     outline=outline, width=round(width * self.k))
 
     def rect(self, box, fill=None, outline=None, width=0, radius=0):
-        x0, y0 = self.p(box[:2])
-        x1, y1 = self.p(box[2:])
-        self.draw.rounded_rectangle((x0, y0, x1, y1), radius=radius * self.k, fill=fill, outline=outline,
+        self.draw.rounded_rectangle(self.box(box), radius=radius * self.k, fill=fill, outline=outline,
                                     width=round(width * self.k))
 
     def line(self, points, fill, width):
@@ -60,7 +81,8 @@ class _Pen:
             self.draw.ellipse((x - r, y - r, x + r, y + r), fill=fill)
 
     def text(self, xy, text, size, fill, anchor="mm", bold=False, max_width=None):
-        f = fit_font(text, size * self.k, max_width * self.k, bold) if max_width else font(size * self.k, bold)
+        scaled = round(size * self.k)
+        f = fit_font(text, scaled, max_width * self.k, bold) if max_width else font(scaled, bold)
         draw_text(self.draw, self.p(xy), text, f, fill, anchor)
 
     def polygon(self, points, fill):
@@ -78,8 +100,12 @@ def _path_cells(state: TrackState, move) -> list:
 
 
 def felt_box(state: TrackState) -> tuple[float, float, float, float]:
-    """The felt in the middle of the board (the discard and draw piles and the key), page pixels."""
-    n, m, cell = geometry.side(state.board), style.MARGIN, style.CELL
+    """The felt in the middle of the board (the discard and draw piles and the key), page units."""
+    return felt_box_of(state.board)
+
+
+def felt_box_of(b: Board) -> tuple[float, float, float, float]:
+    n, m, cell = geometry.side(b), style.MARGIN, style.CELL
     return m + 2 * cell + 8, m + 3 * cell + 8, m + (n - 2) * cell - 8, m + (n - 3) * cell - 8
 
 
@@ -108,75 +134,116 @@ def _drawn_legs(state: TrackState, move) -> list[tuple[tuple[float, float], tupl
     return [(a, z) for a, z in zip(points, points[1:]) if not crosses(a, z, felt)]
 
 
-def _arrow_head(pen: _Pen, a, b, size):
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length = math.hypot(dx, dy) or 1
-    ux, uy = dx / length, dy / length
-    tip = (b[0] - ux * (style.CAR + 4), b[1] - uy * (style.CAR + 4))
-    base = (tip[0] - ux * size, tip[1] - uy * size)
-    nx, ny = -uy, ux
-    pen.polygon([tip, (base[0] + nx * size * 0.6, base[1] + ny * size * 0.6),
-                 (base[0] - nx * size * 0.6, base[1] - ny * size * 0.6)], style.PATH)
-
-
-def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Image.Image:
-    """The board, `side` pixels wide: drawn at `k` times the page-wide size, then shrunk once (a replay
-    frame, shrunk much further anyway, is drawn at k=1)."""
+def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
+    """The board, `side` pixels wide: the kept board of these seats, then the names at the pits, the last
+    move's path, the cars and the piles."""
     b = state.board
+    occupied = frozenset(p.seat for p in state.players)
+    image = _static(b, occupied, side).copy()
+    legs = tuple(leg for move in state.last_moves for leg in _drawn_legs(state, move))
+    if legs:
+        _draw_path(image, b, occupied, legs, side)
+    names = {p.seat: p.name for p in state.players}
+    for seat in range(len(b.corners)):   # over the path, which may pass by them
+        _put(image, _pits_label(b, seat, names.get(seat, f"Seat {seat + 1}"), side))
+    for move in state.last_moves:   # a ring on every hole the path passed
+        for cell in _path_cells(state, move):
+            _put(image, _ring(centre(cell), side))
+    for move in state.last_moves:   # the car that moved last wears a halo in the path colour
+        seat = _seat_of(state, move.owner)
+        _put(image, _halo(centre(geometry.spot_cell(b, seat, move.to_where, move.to_spot, move.car)), side))
+    for car in state.cars:
+        seat = _seat_of(state, car.owner)
+        _put(image, _car(centre(geometry.car_cell(b, seat, car)), style.seat_colour(seat), car.id.lstrip("c"), side))
+    for move in state.last_moves:
+        move_legs = _drawn_legs(state, move)
+        if move_legs and move_legs[-1][1] == centre(_path_cells(state, move)[-1]) and \
+                move_legs[-1][0] != move_legs[-1][1]:
+            _put(image, _arrow(move_legs[-1], side))
+    _put(image, _piles(felt_box(state), state.top_discard, state.draw_count, side))
+    return image
+
+
+def _put(image: Image.Image, piece: Piece) -> None:
+    sprite, at = piece
+    image.paste(sprite, at, sprite if sprite.mode == "RGBA" else None)
+
+
+def _drawn(side: int, page_box: tuple[float, float, float, float], paint: Callable[[_Pen], None],
+           mode: str = "RGBA", background: Colour | tuple[int, int, int, int] | int = (0, 0, 0, 0)) -> Piece:
+    """What `paint(pen)` draws inside `page_box` (page units), as a piece of a `side`-wide picture."""
+    f = side / style.WIDTH
+    x0, y0 = math.floor(page_box[0] * f), math.floor(page_box[1] * f)
+    x1, y1 = math.ceil(page_box[2] * f), math.ceil(page_box[3] * f)
+    canvas = Image.new(mode, ((x1 - x0) * SUPER, (y1 - y0) * SUPER), background)
+    paint(_Pen(canvas, SUPER * f, (x0 / f, y0 / f)))
+    return canvas.reduce(SUPER), (x0, y0)
+
+
+def _around(xy: Point, r: float) -> tuple[float, float, float, float]:
+    return xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r
+
+
+@lru_cache(maxsize=8)
+def _under(b: Board, occupied: frozenset[int], side: int) -> Image.Image:
+    """What lies under the last move's path: the band, the felt and its key, the lanes and the pits in
+    their seats' tints (grey while a seat is empty)."""
+    return _drawn(side, (0, 0, style.WIDTH, board_height_of(b)), lambda pen: _paint_under(pen, b, occupied),
+                  "RGB", style.PAPER)[0]
+
+
+@lru_cache(maxsize=8)
+def _over(b: Board, side: int) -> Image.Image:
+    """What lies over the path: the spots of the lanes and pits, the ring of holes, the chevrons."""
+    return _drawn(side, (0, 0, style.WIDTH, board_height_of(b)), lambda pen: _paint_over(pen, b))[0]
+
+
+@lru_cache(maxsize=8)
+def _static(b: Board, occupied: frozenset[int], side: int) -> Image.Image:
+    """The board with nothing on it that moves."""
+    image = _under(b, occupied, side).copy()
+    over = _over(b, side)
+    image.paste(over, (0, 0), over)
+    return image
+
+
+def _paint_under(pen: _Pen, b: Board, occupied: frozenset[int]) -> None:
     n = geometry.side(b)
-    width, height = style.WIDTH, board_height(state)
-    image = Image.new("RGB", (width * k, height * k), style.PAPER)
-    pen = _Pen(image, k)
     m, cell = style.MARGIN, style.CELL
-    # The track: a grey band under the ring, the felt in the middle.
     pen.rect((m - 6, m - 6, m + n * cell + 6, m + n * cell + 6), fill=style.FIELD, radius=40)
     pen.rect((m + cell * 0.5, m + cell * 0.5, m + (n - 0.5) * cell, m + (n - 0.5) * cell),
              outline=style.HOLE_RIM, width=cell * 0.42, radius=30)
-    pen.rect((m + 2 * cell + 8, m + 3 * cell + 8, m + (n - 2) * cell - 8, m + (n - 3) * cell - 8),
-             fill=style.TABLE, radius=24)
-    seats = {p.seat: p for p in state.players}
-    starts = {}
-    corners = {}
+    felt = felt_box_of(b)
+    pen.rect(felt, fill=style.TABLE, radius=24)
+    for seat in range(len(b.corners)):
+        colour = style.seat_colour(seat)
+        light = style.tint(colour, 0.35) if seat in occupied else style.tint(style.MUTED, 0.2)
+        lane = [centre(geometry.lane_cell(b, seat, s)) for s in range(b.finish_holes + 1)]
+        pen.line([centre(geometry.ring_cell(b, b.corners[seat]))] + lane, light, cell * 0.42)
+        x0, x1, y = _pits_span(b, seat)
+        pen.rect((x0, y - cell / 2 + 4, x1, y + cell / 2 - 4), fill=light, radius=18)
+    _paint_key(pen, felt)
+
+
+def _paint_over(pen: _Pen, b: Board) -> None:
+    starts, corners = {}, {}
     for seat in range(len(b.corners)):
         corners[b.corners[seat] % b.ring_holes] = seat
         starts[(b.corners[seat] + b.start_after_corner) % b.ring_holes] = seat
-    # Lanes and pits, tinted in the seat colour (grey while the seat is empty).
     for seat in range(len(b.corners)):
         colour = style.seat_colour(seat)
-        light = style.tint(colour, 0.35) if seat in seats else style.tint(style.MUTED, 0.2)
-        lane = [centre(geometry.lane_cell(b, seat, s)) for s in range(b.finish_holes + 1)]
-        corner_xy = centre(geometry.ring_cell(b, b.corners[seat]))
-        pen.line([corner_xy] + lane, light, cell * 0.42)
-        pits = [centre(geometry.pit_cell(b, seat, i)) for i in range(b.cars_per_player)]
-        x0 = min(x for x, _ in pits) - cell / 2 + 4
-        x1 = max(x for x, _ in pits) + cell / 2 - 4
-        y = pits[0][1]
-        pen.rect((x0, y - cell / 2 + 4, x1, y + cell / 2 - 4), fill=light, radius=18)
-        name = seats[seat].name if seat in seats else f"Seat {seat + 1}"
-        label_y = y - cell / 2 - 12 if seat % 2 == 0 else y + cell / 2 + 14
-        pen.text(((x0 + x1) / 2, label_y), f"PITS \u00b7 {name}", 26, style.INK, "mm", True,
-                 max_width=x1 - x0)
-    # The last move's path, under the holes and cars; a jump across the felt (a Joker's swap) is shown
-    # by the rings on both its holes, never by a line over the discard pile.
-    for move in state.last_moves:
-        for a, z in _drawn_legs(state, move):
-            pen.line([a, z], style.PATH, 34)
-    # The spots of the lanes and pits, over the path.
-    for seat in range(len(b.corners)):
-        colour = style.seat_colour(seat)
-        lane = [centre(geometry.lane_cell(b, seat, s)) for s in range(b.finish_holes + 1)]
-        pits = [centre(geometry.pit_cell(b, seat, i)) for i in range(b.cars_per_player)]
-        for i, xy in enumerate(pits):
+        for i in range(b.cars_per_player):
+            xy = centre(geometry.pit_cell(b, seat, i))
             pen.square(xy, style.HOLE - 2, style.HOLE_FILL, style.HOLE_RIM, 3, radius=12)
             pen.text(xy, str(i + 1), 30, style.HOLE_RIM, bold=True)
-        for s, xy in enumerate(lane):
+        for s in range(b.finish_holes + 1):
+            xy = centre(geometry.lane_cell(b, seat, s))
             if s == 0:
                 pen.disc(xy, style.HOLE + 2, (255, 255, 255), style.INK, 5)
                 pen.text(xy, "W", 34, style.INK, bold=True)
             else:
                 pen.square(xy, style.HOLE - 2, style.HOLE_FILL, colour, 6, radius=8)
                 pen.text(xy, f"F{s}", 30, style.HOLE_TEXT, bold=True)
-    # The ring of holes.
     for hole in range(b.ring_holes):
         xy = centre(geometry.ring_cell(b, hole))
         if hole in starts:   # the seed's red start dot, filled with its owner's colour
@@ -190,32 +257,65 @@ def draw_board(state: TrackState, side: int = BOARD, k: int = style.SCALE) -> Im
             pen.disc(xy, style.HOLE, style.HOLE_FILL, style.HOLE_RIM, 3)
             pen.text(xy, str(hole), 28, style.HOLE_TEXT, bold=False)
     _direction_arrows(pen, b)
-    # Path markers: a ring on every hole passed.
-    for move in state.last_moves:
-        cells = _path_cells(state, move)
-        for c in cells[1:]:
-            pen.disc(centre(c), style.HOLE + 6, None, style.PATH, 7)
-        pen.disc(centre(cells[0]), style.HOLE + 6, None, style.PATH, 7)
-    # The car that moved last wears a halo in the path colour.
-    for move in state.last_moves:
-        seat = _seat_of(state, move.owner)
-        pen.disc(centre(geometry.spot_cell(b, seat, move.to_where, move.to_spot, move.car)), style.CAR + 11,
-                 style.PATH)
-    # Cars.
-    for car in state.cars:
-        seat = _seat_of(state, car.owner)
-        xy = centre(geometry.car_cell(b, seat, car))
-        colour = style.seat_colour(seat)
+
+
+def _pits_span(b: Board, seat: int) -> tuple[float, float, float]:
+    """A seat's pits: their left and right edges and their row (page units)."""
+    pits = [centre(geometry.pit_cell(b, seat, i)) for i in range(b.cars_per_player)]
+    half = style.CELL / 2 - 4
+    return min(x for x, _ in pits) - half, max(x for x, _ in pits) + half, pits[0][1]
+
+
+@lru_cache(maxsize=64)
+def _pits_label(b: Board, seat: int, name: str, side: int) -> Piece:
+    """"PITS · <name>" above (or below) a seat's pits."""
+    x0, x1, y = _pits_span(b, seat)
+    label_y = y - style.CELL / 2 - 12 if seat % 2 == 0 else y + style.CELL / 2 + 14
+    return _drawn(side, (x0, label_y - 20, x1, label_y + 20),
+                  lambda pen: pen.text(((x0 + x1) / 2, label_y), f"PITS \u00b7 {name}", 26, style.INK, "mm", True,
+                                       max_width=x1 - x0))
+
+
+def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tuple, side: int) -> None:
+    """The last move's path: a thick line under the holes, so the holes it passed show through it."""
+    half = PATH_WIDTH / 2 + 2
+    page = (min(min(a[0], z[0]) for a, z in legs) - half, min(min(a[1], z[1]) for a, z in legs) - half,
+            max(max(a[0], z[0]) for a, z in legs) + half, max(max(a[1], z[1]) for a, z in legs) + half)
+
+    def paint(pen: _Pen) -> None:
+        for a, z in legs:
+            pen.line([a, z], 255, PATH_WIDTH)
+    mask, (x, y) = _drawn(side, page, paint, "L", 0)
+    box = (x, y, x + mask.width, y + mask.height)
+    patch = _under(b, occupied, side).crop(box)
+    patch.paste(style.PATH, (0, 0, mask.width, mask.height), mask)
+    over = _over(b, side).crop(box)
+    patch.paste(over, (0, 0), over)
+    image.paste(patch, box[:2])
+
+
+@lru_cache(maxsize=256)
+def _ring(xy: Point, side: int) -> Piece:
+    return _drawn(side, _around(xy, style.HOLE + 10), lambda pen: pen.disc(xy, style.HOLE + 6, None, style.PATH, 7))
+
+
+@lru_cache(maxsize=64)
+def _halo(xy: Point, side: int) -> Piece:
+    return _drawn(side, _around(xy, style.CAR + 13), lambda pen: pen.disc(xy, style.CAR + 11, style.PATH))
+
+
+@lru_cache(maxsize=512)
+def _car(xy: Point, colour: Colour, label: str, side: int) -> Piece:
+    def paint(pen: _Pen) -> None:
         pen.disc(xy, style.CAR, colour, style.INK, 5)
-        pen.text((xy[0], xy[1] + 1), car.id.lstrip("c"), 52, ink_on(colour), bold=True)
-    for move in state.last_moves:
-        legs = _drawn_legs(state, move)
-        if legs and legs[-1][1] == centre(_path_cells(state, move)[-1]) and legs[-1][0] != legs[-1][1]:
-            _arrow_head(pen, *legs[-1], 26)
-    _draw_table(pen, state)
-    # The channel picture (k=2) gets the sharpest filter; a replay frame (k=1) a cheaper one, 4x faster.
-    quality = Image.Resampling.LANCZOS if k > 1 else Image.Resampling.HAMMING
-    return image.resize((side, round(height * side / width)), quality, reducing_gap=2.0)
+        pen.text((xy[0], xy[1] + 1), label, 52, ink_on(colour), bold=True)
+    return _drawn(side, _around(xy, style.CAR + 4), paint)
+
+
+@lru_cache(maxsize=64)
+def _arrow(leg: tuple[Point, Point], side: int) -> Piece:
+    corners = _arrow_corners(*leg, 26)
+    return _drawn(side, _around(corners[0], 40), lambda pen: pen.polygon(corners, style.PATH))
 
 
 def _direction_arrows(pen: _Pen, b) -> None:
@@ -234,34 +334,24 @@ def _direction_arrows(pen: _Pen, b) -> None:
                      (mx - ux * size + uy * size, my - uy * size - ux * size)], style.INK)
 
 
-def _draw_table(pen: _Pen, state: TrackState) -> None:
-    """The felt: the discard pile's top card, the draw pile and its count, and a small key."""
-    x0, y0, x1, y1 = felt_box(state)
+def _arrow_corners(a: Point, b: Point, size: float) -> list[Point]:
+    """The arrowhead at the end of a leg from `a` to `b`, just short of the car standing at `b`."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy) or 1
+    ux, uy = dx / length, dy / length
+    tip = (b[0] - ux * (style.CAR + 4), b[1] - uy * (style.CAR + 4))
+    base = (tip[0] - ux * size, tip[1] - uy * size)
+    nx, ny = -uy, ux
+    return [tip, (base[0] + nx * size * 0.6, base[1] + ny * size * 0.6),
+            (base[0] - nx * size * 0.6, base[1] - ny * size * 0.6)]
+
+
+def _paint_key(pen: _Pen, felt: tuple[float, float, float, float]) -> None:
+    """The felt's fixed words: the piles' headings and a small key."""
+    x0, y0, x1, y1 = felt
     mid = (x0 + x1) / 2
-    card_w, card_h = 170, 238
-    top = y0 + 58
     pen.text((mid - 130, y0 + 30), "DISCARD", 28, style.TABLE_TEXT, bold=True)
     pen.text((mid + 130, y0 + 30), "DRAW PILE", 28, style.TABLE_TEXT, bold=True)
-    dx0 = mid - 130 - card_w / 2
-    if state.top_discard:
-        box = (dx0 * pen.k, top * pen.k, (dx0 + card_w) * pen.k, (top + card_h) * pen.k)
-        cards.face(pen.draw, box, state.top_discard, pen.k)
-    else:
-        pen.rect((dx0, top, dx0 + card_w, top + card_h), outline=style.TABLE_TEXT, width=3, radius=14)
-        pen.text((dx0 + card_w / 2, top + card_h / 2), "empty", 28, style.TABLE_TEXT)
-    count = state.draw_count
-    gx0 = mid + 130 - card_w / 2
-    if count:
-        for i in range(min(3, count) - 1, -1, -1):
-            off = i * 7
-            box = ((gx0 + off) * pen.k, (top - off) * pen.k, (gx0 + card_w + off) * pen.k,
-                   (top + card_h - off) * pen.k)
-            cards.back(pen.draw, box, pen.k)
-    else:
-        pen.rect((gx0, top, gx0 + card_w, top + card_h), outline=style.TABLE_TEXT, width=3, radius=14)
-    pen.text((gx0 + card_w / 2, top + card_h / 2), str(count), 64, style.TABLE_TEXT, bold=True)
-    pen.text((gx0 + card_w / 2, top + card_h / 2 + 52), "cards", 26, style.TABLE_TEXT, bold=True)
-    # Key.
     ky = y1 - 34
     pen.disc((x0 + 40, ky), 16, style.START_RED, style.INK, 2)
     pen.text((x0 + 64, ky), "start", 26, style.TABLE_TEXT, "lm", True)
@@ -270,3 +360,27 @@ def _draw_table(pen: _Pen, state: TrackState) -> None:
     pen.line([(x0 + 340, ky), (x0 + 390, ky)], style.PATH, 14)
     pen.text((x0 + 404, ky), "last move", 26, style.TABLE_TEXT, "lm", True)
 
+
+@lru_cache(maxsize=256)
+def _piles(felt: tuple[float, float, float, float], top_discard: str | None, count: int, side: int) -> Piece:
+    """The discard pile's top card and the draw pile with its count, on the felt."""
+    x0, y0, x1, _y1 = felt
+    mid = (x0 + x1) / 2
+    top = y0 + 58
+    dx0, gx0 = mid - 130 - CARD_W / 2, mid + 130 - CARD_W / 2
+
+    def paint(pen: _Pen) -> None:
+        if top_discard:
+            cards.face(pen.draw, pen.box((dx0, top, dx0 + CARD_W, top + CARD_H)), top_discard, pen.k)
+        else:
+            pen.rect((dx0, top, dx0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
+            pen.text((dx0 + CARD_W / 2, top + CARD_H / 2), "empty", 28, style.TABLE_TEXT)
+        if count:
+            for i in range(min(3, count) - 1, -1, -1):
+                off = i * 7
+                cards.back(pen.draw, pen.box((gx0 + off, top - off, gx0 + CARD_W + off, top + CARD_H - off)), pen.k)
+        else:
+            pen.rect((gx0, top, gx0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
+        pen.text((gx0 + CARD_W / 2, top + CARD_H / 2), str(count), 64, style.TABLE_TEXT, bold=True)
+        pen.text((gx0 + CARD_W / 2, top + CARD_H / 2 + 52), "cards", 26, style.TABLE_TEXT, bold=True)
+    return _drawn(side, (dx0 - 4, top - 20, gx0 + CARD_W + 20, top + CARD_H + 4), paint)

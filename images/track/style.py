@@ -12,8 +12,7 @@ from images.palette import (
     car_colour,
 )
 
-WIDTH = 1240                  # the board's drawing space (drawn at SCALE times this, then shrunk to BOARD)
-SCALE = 2                     # the board is drawn at twice the size, then shrunk (antialiasing)
+WIDTH = 1240                  # the board's drawing space, in page units (shrunk to the picture's BOARD pixels)
 MARGIN = 30                   # board edge to the ring of holes
 CELL = (WIDTH - 2 * MARGIN) // 10   # one square of the 10x10 drawing in rules-gaps 3.2.1
 HOLE = 40                     # radius of an empty hole
