@@ -6,14 +6,18 @@ Renders only what the public view holds: hand sizes, never a hand's cards; the d
 
 from __future__ import annotations
 
+from functools import cache
+
 from PIL import Image
 
 from images.captions import Captioner
-from images.draw import style_colours, to_png
+from images.draw import build_palette, style_colours, to_png
 from images.registry import Renderer
 from images.track import style
-from images.track.board import draw_board
+from images.track.board import BOARD, draw_board, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
+from rules.track.actions import Join, Start
+from rules.track.ruleset import TRACK
 from rules.track.state import TrackState
 
 KEY_COLOURS = style_colours(style)
@@ -34,8 +38,29 @@ def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
 def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
     input gives the same bytes. A card race needs no trail of the turn: `turn` is not drawn."""
-    return to_png(render_image(state, last), KEY_COLOURS)
+    return to_png(render_image(state, last), palette=reference_palette())
+
+
+@cache
+def reference_palette() -> Image.Image:
+    """The fixed palette of every Track picture, made once from a reference picture (both seats, a card on
+    the discard pile and the move it made), so a picture's bytes depend on its state alone and no
+    picture pays for building one."""
+    state = TRACK.setup({}, 0, "p0")
+    for seat in ("p0", "p1"):
+        state = TRACK.apply(state, seat, Join(seat.upper()))[0]
+    state = TRACK.apply(state, "p0", Start())[0]
+    while not state.last_moves and not TRACK.is_finished(state):
+        player = TRACK.acting_players(state)[0]
+        state = TRACK.apply(state, player, TRACK.legal_actions(state, player)[0].action)[0]
+    return build_palette(render_image(state), KEY_COLOURS)
+
+
+def warm() -> None:
+    """The palette and the empty and full boards, made before the first move needs them."""
+    reference_palette()
+    warm_board(TRACK.setup({}, 0, "p0").board, BOARD)
 
 
 RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state, REPLAY_SIDE),
-                    captioner=Captioner(name_of, colour_of))
+                    captioner=Captioner(name_of, colour_of), warm=warm)

@@ -160,8 +160,16 @@ def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
         if move_legs and move_legs[-1][1] == centre(_path_cells(state, move)[-1]) and \
                 move_legs[-1][0] != move_legs[-1][1]:
             _put(image, _arrow(move_legs[-1], side))
-    _put(image, _piles(felt_box(state), state.top_discard, state.draw_count, side))
+    felt = felt_box(state)
+    _put(image, _discard(felt, state.top_discard, side))
+    _put(image, _draw_pile(felt, state.draw_count, side))
     return image
+
+
+def warm_board(b: Board, side: int) -> None:
+    """Draw ahead the kept boards of every seating (a long-running process pays for them at start)."""
+    for seated in range(len(b.corners) + 1):
+        _static(b, frozenset(range(seated)), side)
 
 
 def _put(image: Image.Image, piece: Piece) -> None:
@@ -312,7 +320,7 @@ def _car(xy: Point, colour: Colour, label: str, side: int) -> Piece:
     return _drawn(side, _around(xy, style.CAR + 4), paint)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _arrow(leg: tuple[Point, Point], side: int) -> Piece:
     corners = _arrow_corners(*leg, 26)
     return _drawn(side, _around(corners[0], 40), lambda pen: pen.polygon(corners, style.PATH))
@@ -361,26 +369,38 @@ def _paint_key(pen: _Pen, felt: tuple[float, float, float, float]) -> None:
     pen.text((x0 + 404, ky), "last move", 26, style.TABLE_TEXT, "lm", True)
 
 
-@lru_cache(maxsize=256)
-def _piles(felt: tuple[float, float, float, float], top_discard: str | None, count: int, side: int) -> Piece:
-    """The discard pile's top card and the draw pile with its count, on the felt."""
-    x0, y0, x1, _y1 = felt
-    mid = (x0 + x1) / 2
-    top = y0 + 58
-    dx0, gx0 = mid - 130 - CARD_W / 2, mid + 130 - CARD_W / 2
+def _piles_top(felt: tuple[float, float, float, float]) -> tuple[float, float, float]:
+    """Where the cards lie on the felt: the discard's and the draw pile's left edges, and their top."""
+    mid = (felt[0] + felt[2]) / 2
+    return mid - 130 - CARD_W / 2, mid + 130 - CARD_W / 2, felt[1] + 58
+
+
+@lru_cache(maxsize=64)
+def _discard(felt: tuple[float, float, float, float], card: str | None, side: int) -> Piece:
+    """The discard pile: its top card face up, or an empty outline."""
+    x0, _gx0, top = _piles_top(felt)
 
     def paint(pen: _Pen) -> None:
-        if top_discard:
-            cards.face(pen.draw, pen.box((dx0, top, dx0 + CARD_W, top + CARD_H)), top_discard, pen.k)
+        if card:
+            cards.face(pen.draw, pen.box((x0, top, x0 + CARD_W, top + CARD_H)), card, pen.k)
         else:
-            pen.rect((dx0, top, dx0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
-            pen.text((dx0 + CARD_W / 2, top + CARD_H / 2), "empty", 28, style.TABLE_TEXT)
+            pen.rect((x0, top, x0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
+            pen.text((x0 + CARD_W / 2, top + CARD_H / 2), "empty", 28, style.TABLE_TEXT)
+    return _drawn(side, (x0 - 4, top - 4, x0 + CARD_W + 4, top + CARD_H + 4), paint)
+
+
+@lru_cache(maxsize=128)
+def _draw_pile(felt: tuple[float, float, float, float], count: int, side: int) -> Piece:
+    """The draw pile, face down, with how many cards it holds."""
+    _dx0, x0, top = _piles_top(felt)
+
+    def paint(pen: _Pen) -> None:
         if count:
             for i in range(min(3, count) - 1, -1, -1):
                 off = i * 7
-                cards.back(pen.draw, pen.box((gx0 + off, top - off, gx0 + CARD_W + off, top + CARD_H - off)), pen.k)
+                cards.back(pen.draw, pen.box((x0 + off, top - off, x0 + CARD_W + off, top + CARD_H - off)), pen.k)
         else:
-            pen.rect((gx0, top, gx0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
-        pen.text((gx0 + CARD_W / 2, top + CARD_H / 2), str(count), 64, style.TABLE_TEXT, bold=True)
-        pen.text((gx0 + CARD_W / 2, top + CARD_H / 2 + 52), "cards", 26, style.TABLE_TEXT, bold=True)
-    return _drawn(side, (dx0 - 4, top - 20, gx0 + CARD_W + 20, top + CARD_H + 4), paint)
+            pen.rect((x0, top, x0 + CARD_W, top + CARD_H), outline=style.TABLE_TEXT, width=3, radius=14)
+        pen.text((x0 + CARD_W / 2, top + CARD_H / 2), str(count), 64, style.TABLE_TEXT, bold=True)
+        pen.text((x0 + CARD_W / 2, top + CARD_H / 2 + 52), "cards", 26, style.TABLE_TEXT, bold=True)
+    return _drawn(side, (x0 - 4, top - 20, x0 + CARD_W + 20, top + CARD_H + 4), paint)
