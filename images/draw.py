@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -28,6 +29,52 @@ def ink_on(fill: Colour) -> Colour:
     """Black or white, whichever reads better on `fill`."""
     r, g, b = fill
     return (0, 0, 0) if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
+
+
+class ShiftedDraw(ImageDraw.ImageDraw):
+    """Drawing on a piece of a larger picture in the whole picture's coordinates: each shape lands shifted
+    by the piece's `origin`, so code that draws a whole picture can redraw only part of it."""
+
+    def __init__(self, image: Image.Image, origin: tuple[int, int]):
+        super().__init__(image)
+        self.origin = origin
+        self._shifting = False   # Pillow draws some shapes with others: shift only the outermost call
+
+    def _shifted(self, draw: Callable[..., Any], xy: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._shifting:
+            return draw(xy, *args, **kwargs)
+        ox, oy = self.origin
+        if len(xy) and isinstance(xy[0], (int, float)):   # flat: x0, y0, x1, y1, ...
+            moved = [v - (oy if i % 2 else ox) for i, v in enumerate(xy)]
+        else:
+            moved = [(x - ox, y - oy) for x, y in xy]
+        self._shifting = True
+        try:
+            return draw(moved, *args, **kwargs)
+        finally:
+            self._shifting = False
+
+    def rectangle(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(super().rectangle, xy, *args, **kwargs)
+
+    def rounded_rectangle(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(super().rounded_rectangle, xy, *args, **kwargs)
+
+    def ellipse(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(super().ellipse, xy, *args, **kwargs)
+
+    def line(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(super().line, xy, *args, **kwargs)
+
+    def polygon(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(super().polygon, xy, *args, **kwargs)
+
+    def bitmap(self, xy: Any, bitmap: Any, fill: Any = None) -> None:
+        self._shifted(lambda at, *rest: super(ShiftedDraw, self).bitmap(at[0], *rest), [xy], bitmap, fill)
+
+    def text(self, xy: Any, *args: Any, **kwargs: Any) -> None:
+        self._shifted(lambda at, *rest, **kw: super(ShiftedDraw, self).text(at[0], *rest, **kw), [xy], *args,
+                      **kwargs)
 
 
 def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.FreeTypeFont,

@@ -9,18 +9,33 @@ blanked them); nothing hidden is drawn.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.battlecars.mats import render_mats
 from images.captions import Captioner, seat_name
-from images.draw import draw_text, ellipsize, fit_font, ink_on, style_colours, to_png, wrap
+from images.draw import (
+    Colour,
+    ShiftedDraw,
+    build_palette,
+    draw_text,
+    ellipsize,
+    fit_font,
+    ink_on,
+    style_colours,
+    to_png,
+    wrap,
+)
 from images.fonts import font
 from images.registry import Renderer
 from rules.battlecars import data, scenery
+from rules.battlecars.actions import Join, Start
 from rules.battlecars.events import DiceRolled, Drifted, VehicleMoved, WeaponFired
 from rules.battlecars.grid import DIRECTIONS, parse_label
+from rules.battlecars.ruleset import RULESET as BATTLECARS
 from rules.battlecars.state import BattlecarsState, Phase, Vehicle, speed_label
 
 K = 2                 # drawn at twice the size, then shrunk once (antialiasing)
@@ -277,22 +292,27 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _chip(draw: ImageDraw.ImageDraw, state: BattlecarsState, vehicle: Vehicle, box: tuple[float, ...]) -> None:
-    """One vehicle's mat in three lines: name and mat, speed and armour F/M/R, components and rounds."""
-    x0, y0, x1, y1 = box
-    fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
-    active = state.active == vehicle.owner and state.phase == Phase.MOVE
-    draw.rounded_rectangle([K * x0, K * y0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
+@lru_cache(maxsize=256)
+def _chip(lines: tuple[str, str, str], fill: Colour, destroyed: bool, active: bool,
+          size: tuple[int, int]) -> Image.Image:
+    """One vehicle's mat in three lines (chip_lines), `size` page pixels (and its outline's last pixel):
+    name and mat, speed and armour F/M/R, components and rounds; kept, since a move changes one
+    vehicle's chip at most."""
+    x1, y1 = size
+    canvas = Image.new("RGB", (K * (x1 + 1), K * (y1 + 1)), PAPER)
+    draw = ImageDraw.Draw(canvas)
+    draw.rounded_rectangle([0, 0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
                            width=(4 if active else 2) * K)
-    draw.rectangle([K * (x0 + 4), K * (y0 + 4), K * (x0 + 14), K * (y1 - 4)], fill=fill)
-    left, width = x0 + 22, x1 - x0 - CHIP_INSET
-    name, *lines = chip_lines(state, vehicle)
+    draw.rectangle([K * 4, K * 4, K * 14, K * (y1 - 4)], fill=fill)
+    left, width = 22, x1 - CHIP_INSET
+    name, *rest = lines
     head = fit_font(name, K * 24, K * width, bold=True, minimum=K * TEXT)
-    draw_text(draw, (K * left, K * (y0 + 19)), ellipsize(name, head, K * width), head, INK, "lm")
+    draw_text(draw, (K * left, K * 19), ellipsize(name, head, K * width), head, INK, "lm")
     body = font(K * TEXT)
-    for row, text in enumerate(lines):
-        draw_text(draw, (K * left, K * (y0 + 45 + row * 25)), ellipsize(text, body, K * width), body,
-                  MUTED if vehicle.destroyed else INK, "lm")
+    for row, text in enumerate(rest):
+        draw_text(draw, (K * left, K * (45 + row * 25)), ellipsize(text, body, K * width), body,
+                  MUTED if destroyed else INK, "lm")
+    return canvas.reduce(K)
 
 
 def chip_lines(state: BattlecarsState, vehicle: Vehicle) -> tuple[str, str, str]:
@@ -333,17 +353,33 @@ def news(events: tuple) -> str:
     return " ".join(words.split()).replace("->", "→") or "No move yet."
 
 
-def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> Image.Image:
+def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False) -> Image.Image:
     """The channel picture: header, board with tokens, tags and the last turn, chips beside it (a plan's
-    preview passes its own `title` and its path as `last`)."""
+    preview passes its own `title` and its path as `last`).
+
+    The bare board is drawn once per board and kept; a picture redraws only the band of the board where
+    something stands or happened, the header and the chips. `whole` draws everything afresh instead:
+    the same pixels, which the tests compare."""
     board = state.the_board
-    cell = cell_size(board)
     width, height = page_size(board)
-    image = Image.new("RGB", (K * width, K * height), PAPER)
-    draw = ImageDraw.Draw(image)
-    top = HEADER
-    _header(draw, state, last, width, title)
-    _board(draw, board, cell, top)
+    image = _bare(board).copy()
+    band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last)
+    if band is not None:
+        image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last)), band[:2])
+    image.paste(_redrawn(None, (0, 0, width, HEADER), lambda draw: _header(draw, state, last, width, title)))
+    x0 = width - SIDEBAR + 10
+    for index, vehicle in enumerate(state.vehicles):
+        fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
+        active = state.active == vehicle.owner and state.phase == Phase.MOVE
+        chip = _chip(chip_lines(state, vehicle), fill, vehicle.destroyed, active, (width - 12 - x0, CHIP))
+        image.paste(chip, (x0, HEADER + index * (CHIP + 6)))
+    return image
+
+
+def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) -> None:
+    """What stands on the board and what just happened there, over the bare board."""
+    board = state.the_board
+    cell, top = cell_size(board), HEADER
     _scenery(draw, state, cell, top)
     _counters(draw, state, cell, top)
     _last_turn(draw, state, last, cell, top)
@@ -352,12 +388,62 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "") -> I
             _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE)
     for walker in state.pedestrians:
         _pedestrian(draw, state, walker, cell, top)
-    _tags(draw, state, cell, top, (width, height))
-    x0 = width - SIDEBAR + 10
-    for index, vehicle in enumerate(state.vehicles):
-        y = top + index * (CHIP + 6)
-        _chip(draw, state, vehicle, (x0, y, width - 12, y + CHIP))
-    return image.reduce(K)   # a box average of each K x K: the antialiasing, at a fraction of LANCZOS's cost
+    _tags(draw, state, cell, top, page_size(board))
+
+
+def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int] | None:
+    """The rows of the board (full width: tags move sideways) holding everything `_on_board` may draw,
+    with room for tags, badges and rings; None when nothing is on the board."""
+    board = state.the_board
+    cell = cell_size(board)
+    rows = [p[1] for p in _busy_points(state, last)]
+    if not rows:
+        return None
+    width, height = page_size(board)
+    reach = cell * 1.3 + 16   # a tag below its token, a damage badge, a ring round the acting vehicle
+    low = max(HEADER, math.floor(_centre((0, min(rows)), cell, HEADER)[1] - reach))
+    high = min(height, math.ceil(_centre((0, max(rows)), cell, HEADER)[1] + reach))
+    return 0, low, width - SIDEBAR, high
+
+
+def _busy_points(state: BattlecarsState, last: tuple) -> list:
+    board = state.the_board
+    points = [v.point for v in state.vehicles if v.point is not None]
+    points += [p.point for p in state.pedestrians] + [c.point for c in state.counters]
+    points += [point for point, _rounds in state.pistols_left]
+    damaged = {piece for piece, _taken in state.scenery_damage}
+    points += [p for p in _points_of(board) if board.piece(p) in damaged]
+    for event in last:
+        if isinstance(event, (VehicleMoved, Drifted)):
+            points += [p for p in (parse_label(event.from_point), parse_label(event.to_point)) if p is not None]
+    return points
+
+
+def _redrawn(large: Image.Image | None, box: tuple[int, int, int, int],
+             paint: Callable[[ImageDraw.ImageDraw], None]) -> Image.Image:
+    """The piece `box` of the picture, painted over that piece of `large` (the bare board at K times the
+    size), or over paper: drawn at K times the size in the whole picture's coordinates, then averaged
+    down (the piece lies on whole K x K blocks, so it matches the whole picture drawn at once)."""
+    x0, y0, x1, y1 = box
+    canvas = large.crop((K * x0, K * y0, K * x1, K * y1)) if large is not None else \
+        Image.new("RGB", (K * (x1 - x0), K * (y1 - y0)), PAPER)
+    paint(ShiftedDraw(canvas, (K * x0, K * y0)))
+    return canvas.reduce(K)   # a box average of each K x K: the antialiasing, at a fraction of LANCZOS's cost
+
+
+@lru_cache(maxsize=4)
+def _bare_large(board: data.Board) -> Image.Image:
+    """The board with nothing on it, at K times the picture's size: terrain, movement lines, labels."""
+    width, height = page_size(board)
+    image = Image.new("RGB", (K * width, K * height), PAPER)
+    _board(ImageDraw.Draw(image), board, cell_size(board), HEADER)
+    return image
+
+
+@lru_cache(maxsize=4)
+def _bare(board: data.Board) -> Image.Image:
+    """The board with nothing on it, at the picture's size."""
+    return _bare_large(board).reduce(K)
 
 
 KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE)
@@ -365,13 +451,36 @@ KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE)
 
 def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), KEY_COLOURS)
+    return to_png(render_image(state, last), palette=palette_for(state.board, state.big))
 
 
 def render_plan(state: BattlecarsState, preview) -> bytes:
     """A plan's private preview: the map with the planned path drawn as a move, not yet driven."""
-    return to_png(render_image(state, preview.moves, "Your plan (not driven yet)"), KEY_COLOURS)
+    return to_png(render_image(state, preview.moves, "Your plan (not driven yet)"),
+                  palette=palette_for(state.board, state.big))
+
+
+@lru_cache(maxsize=8)
+def palette_for(board_id: str, big: bool) -> Image.Image:
+    """The fixed palette of every picture of a board: made once from a reference picture (a vehicle of
+    every colour the board seats, just placed), so a picture's bytes depend on its state alone and no
+    picture pays for building one."""
+    seats = data.table()["max_players"] if big else data.table()["big_board_from"] - 1
+    state = BATTLECARS.setup({"board": board_id}, 0, "p0")
+    mats = list(data.vehicles())
+    for seat in range(seats):
+        state = BATTLECARS.apply(state, f"p{seat}", Join(f"Player {seat + 1}", mats[seat % len(mats)]))[0]
+    state = BATTLECARS.apply(state, "p0", Start())[0]
+    return build_palette(render_image(state), KEY_COLOURS)
+
+
+def warm() -> None:
+    """Every board's palette and bare board, made before the first move needs them."""
+    for board_id in data.board_ids():
+        for big in (False, True):
+            palette_for(board_id, big)
 
 
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats)
+                    captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats,
+                    warm=warm)
