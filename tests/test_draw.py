@@ -7,6 +7,8 @@ import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
 from images import fonts
@@ -82,3 +84,33 @@ def test_a_long_line_put_down_word_by_word_reads_as_pillow_draws_it(anchor):
         assert abs(ink[0] - ink[1]) < 0.02 * ink[1]
         columns = [[any(picture.crop((x, 0, x + 1, 60)).tobytes()) for x in range(1200)] for picture in (ours, pillows)]
         assert sum(a != b for a, b in zip(*columns)) < 0.05 * sum(columns[1])   # the same gaps between words
+
+
+@settings(max_examples=60, deadline=None)
+@given(origin=st.tuples(st.integers(0, 60), st.integers(0, 60)),
+       shapes=st.lists(st.tuples(st.sampled_from(["rectangle", "rounded_rectangle", "ellipse", "line", "polygon",
+                                                  "text"]),
+                                 st.lists(st.integers(-20, 140), min_size=6, max_size=6)), min_size=1, max_size=6))
+def test_a_shifted_draw_paints_a_piece_as_the_whole_picture_has_it(origin, shapes):
+    """Drawing on a piece of a picture in the whole picture's coordinates (ShiftedDraw) gives exactly that
+    piece of the picture drawn whole, Pillow's shapes made of other shapes included (a rounded rectangle's
+    corners, a curved line's joints)."""
+    from images.draw import ShiftedDraw
+
+    whole = Image.new("RGB", (160, 160), "white")
+    piece = Image.new("RGB", (80, 80), "white")
+    for draw in (ImageDraw.Draw(whole), ShiftedDraw(piece, origin)):
+        for kind, (a, b, c, d, e, f) in shapes:
+            box = [min(a, c), min(b, d), max(a, c), max(b, d)]
+            if kind == "rounded_rectangle":
+                draw.rounded_rectangle(box, radius=e % 12, fill="red", outline="black", width=1 + f % 4)
+            elif kind == "rectangle" or kind == "ellipse":
+                getattr(draw, kind)(box, fill="blue", outline="black", width=1 + f % 3)
+            elif kind == "line":
+                draw.line([(a, b), (c, d), (e, f)], fill="green", width=1 + f % 7, joint="curve")
+            elif kind == "polygon":
+                draw.polygon([(a, b), (c, d), (e, f)], fill="black", outline="blue")
+            else:
+                draw_text(draw, (a, b), "Ab 12", fonts.font(10 + e % 10), "black", "mm")
+    window = whole.crop((origin[0], origin[1], origin[0] + 80, origin[1] + 80))
+    assert ImageChops.difference(window, piece).getbbox() is None

@@ -118,3 +118,19 @@ def test_every_word_stays_above_9_px_on_a_phone_and_no_chip_figure_is_cut():
                          replace(state, vehicles=(vehicle,), pedestrians=(walker,))):
             for line in chip_lines(standing, vehicle)[1:]:
                 assert face.getlength(line) <= room, (design, line)
+
+
+def test_redrawing_only_the_busy_band_gives_the_whole_picture_pixel_for_pixel():
+    """The kept bare board plus the band of rows where something stands or happened is the picture drawn
+    all at once: at every action of a whole self-played game (vehicles, counters, shots, wrecks, drivers
+    on foot, flattened scenery), lobby and end included."""
+    from PIL import ImageChops
+
+    from images.battlecars import render_image
+    from tests.render_frames import game_frames
+
+    frames = [(view, last) for game, view, last in game_frames(1) if game == "battlecars"]
+    assert len(frames) > 40
+    for view, last in frames:
+        fast, whole = render_image(view, last), render_image(view, last, whole=True)
+        assert ImageChops.difference(fast, whole).getbbox() is None
