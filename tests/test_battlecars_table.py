@@ -313,3 +313,16 @@ async def test_joining_suggests_the_mats_as_you_type(service):
     typed = await service.suggest("bc-join", carol, "game join", "vehicle", "ram", {})
     assert [value for _label, value in typed] == ["rammer"]
     assert await service.suggest("bc-join", carol, "game add-ai", "vehicle", "gun", {}) == [("gunwagon", "gunwagon")]
+
+
+async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire(service):
+    """The prompt named a pedestrian attacker as a vehicle and failed (KeyError 'd1'), so the move that
+    opened the return fire was refused with an apology. Seed 1003 of the bench's policy gets there."""
+    from bot.cli.bench_games import _opening, script
+
+    for actor, line in _opening(RULESET, 1003):
+        assert (await service.execute("bc-foot", actor, parse(line))).outcome == "applied"
+    for actor, line in script(RULESET, 1003, 50):
+        reply = await service.execute("bc-foot", actor, parse(line))
+        assert reply.outcome == "applied", (line, reply.text)
+    assert "ben may return fire at ann's driver: /fire weapon:... target:d1, or /hold." in reply.text

@@ -362,7 +362,7 @@ def prompt(state: BattlecarsState) -> str:
     if state.phase == Phase.RETURN:
         pending = state.open_return
         return (f"{turn}: {state.seat(pending.chooser).name} may return fire at "
-                f"{state.vehicle(pending.attacker).name}: /fire weapon:... target:{pending.attacker}, or /hold.")
+                f"{state.target(pending.attacker).name}: /fire weapon:... target:{pending.attacker}, or /hold.")
     if state.phase == Phase.SECTION:
         hit = state.open_hit
         return (f"{turn}: {state.seat(hit.chooser).name} chooses where the hit lands: "

@@ -165,7 +165,7 @@ class PendingReturn:
 
     defender: str   # vehicle id
     chooser: str    # its driver
-    attacker: str   # vehicle id
+    attacker: str   # vehicle or pedestrian id
 
 
 @dataclass(frozen=True)
