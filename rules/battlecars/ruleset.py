@@ -125,7 +125,7 @@ def _fire(state: BattlecarsState, actor: str, action: Fire) -> tuple[BattlecarsS
         pending = state.open_return
         target = combat.find_target(state, action.target, pending.defender)
         if target.id != pending.attacker:
-            raise BadOption(f"Return fire goes back at {state.vehicle(pending.attacker).name} only.")
+            raise BadOption(f"Return fire goes back at {state.target(pending.attacker).name} only.")
         return combat.fire(state, pending.defender, action.weapon, target.id, returning=True)
     if state.pedestrian_of(actor) is not None:
         walker = _walking(state, actor)
