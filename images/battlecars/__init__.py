@@ -340,10 +340,13 @@ def _title(state: BattlecarsState) -> str:
 
 
 def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, width: int, title: str = "") -> None:
-    draw_text(draw, (K * 20, K * 24), title or _title(state), font(K * 28, bold=True), INK, "lm")
-    face = font(K * TEXT)
-    for row, line in enumerate(wrap(news(last), face, K * (width - 40), 2)):
-        draw_text(draw, (K * 20, K * (56 + row * 26)), line, face, INK, "lm")
+    """The title and the last action in two lines, drawn straight at the picture's size: words need no
+    antialiasing but their own, and the header changes every move."""
+    draw.rectangle([0, 0, width, HEADER - 1], fill=PAPER)
+    draw_text(draw, (20, 24), title or _title(state), font(28, bold=True), INK, "lm")
+    face = font(TEXT)
+    for row, line in enumerate(wrap(news(last), face, width - 40, 2)):
+        draw_text(draw, (20, 56 + row * 26), line, face, INK, "lm")
 
 
 def news(events: tuple) -> str:
@@ -366,7 +369,7 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last)
     if band is not None:
         image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last)), band[:2])
-    image.paste(_redrawn(None, (0, 0, width, HEADER), lambda draw: _header(draw, state, last, width, title)))
+    _header(ImageDraw.Draw(image), state, last, width, title)
     x0 = width - SIDEBAR + 10
     for index, vehicle in enumerate(state.vehicles):
         fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
@@ -419,14 +422,13 @@ def _busy_points(state: BattlecarsState, last: tuple) -> list:
     return points
 
 
-def _redrawn(large: Image.Image | None, box: tuple[int, int, int, int],
+def _redrawn(large: Image.Image, box: tuple[int, int, int, int],
              paint: Callable[[ImageDraw.ImageDraw], None]) -> Image.Image:
     """The piece `box` of the picture, painted over that piece of `large` (the bare board at K times the
-    size), or over paper: drawn at K times the size in the whole picture's coordinates, then averaged
-    down (the piece lies on whole K x K blocks, so it matches the whole picture drawn at once)."""
+    size): drawn at K times the size in the whole picture's coordinates, then averaged down (the piece
+    lies on whole K x K blocks, so it matches the whole picture drawn at once)."""
     x0, y0, x1, y1 = box
-    canvas = large.crop((K * x0, K * y0, K * x1, K * y1)) if large is not None else \
-        Image.new("RGB", (K * (x1 - x0), K * (y1 - y0)), PAPER)
+    canvas = large.crop((K * x0, K * y0, K * x1, K * y1))
     paint(ShiftedDraw(canvas, (K * x0, K * y0)))
     return canvas.reduce(K)   # a box average of each K x K: the antialiasing, at a fraction of LANCZOS's cost
 
