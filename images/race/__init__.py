@@ -7,24 +7,29 @@ Landscape, one size all race, every word legible at 420 px wide.
 
 from __future__ import annotations
 
+from functools import cache
+
 from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.captions import Captioner, seat_name
-from images.draw import draw_text, ellipsize, style_colours, to_png, wrap
+from images.draw import build_palette, draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
+from images.race import course
+from images.race.course import draw_course
 from images.registry import Renderer
 from rules.race import checks, data, flow
+from rules.race.actions import Join, Start
+from rules.race.ruleset import RULESET as RACE
 from rules.race.state import Phase, Racer, RaceState
 
-K = 2                  # drawn at twice the size, then shrunk once (antialiasing)
 WIDTH, HEIGHT = 1100, 660
 TEXT = 24              # the smallest words: 9.2 px when the picture is shown 420 px wide (a phone)
 PAD = 20
 HEADER = 104
-STRIP = 66
-PANEL = 116
-ROW = 46
+COURSE = course.HEIGHT
+PANEL = 104
+ROW = 40
 SPEED_X, ALT_X, HULL_X = 672, 806, 884   # the table's columns of figures
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 LIT = colours.HIGHLIGHT
@@ -56,58 +61,38 @@ def _title(state: RaceState) -> str:
 
 
 def _header(draw: ImageDraw.ImageDraw, state: RaceState, last: tuple) -> None:
-    draw_text(draw, (K * PAD, K * 26), _title(state), font(K * 30, bold=True), INK, "lm")
-    face = font(K * TEXT)
-    for row, line in enumerate(wrap(news(last), face, K * (WIDTH - 2 * PAD), 2)):
-        draw_text(draw, (K * PAD, K * (60 + row * 27)), line, face, INK, "lm")
-
-
-def _strip(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
-    """The track's sections left to right, the current one lit, names on up to two lines; laps at the end."""
-    sections = state.the_track.sections
-    gap = 8
-    width = (WIDTH - 2 * PAD - 60 - gap * (len(sections) - 1)) / len(sections)
-    face = font(K * TEXT, bold=True)
-    for n, section in enumerate(sections):
-        x0 = PAD + n * (width + gap)
-        current = n == state.section and state.phase not in (Phase.LOBBY, Phase.FINISHED)
-        draw.rounded_rectangle([K * x0, K * top, K * (x0 + width), K * (top + STRIP - 6)], radius=8 * K,
-                               fill=LIT if current else TRACK, outline=INK, width=(4 if current else 2) * K)
-        lines = wrap(section.name, face, K * (width - 12), 2)
-        middle = top + (STRIP - 6) / 2
-        for row, line in enumerate(lines):
-            y = middle + (row - (len(lines) - 1) / 2) * 26
-            draw_text(draw, (K * (x0 + width / 2), K * y), line, face, INK, "mm")
-    laps = f"×{state.the_track.laps}"
-    draw_text(draw, (K * (WIDTH - PAD), K * (top + (STRIP - 6) / 2)), laps, font(K * 28, bold=True), INK, "rm")
+    draw_text(draw, (PAD, 24), _title(state), font(30, bold=True), INK, "lm")
+    face = font(TEXT)
+    for row, line in enumerate(wrap(news(last), face, WIDTH - 2 * PAD, 2)):
+        draw_text(draw, (PAD, 56 + row * 27), line, face, INK, "lm")
 
 
 def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
     """The current section: type, hazard, conditions, then its features in order around the action phase."""
     section = state.the_section
-    face, bold = font(K * TEXT), font(K * TEXT, bold=True)
+    face, bold = font(TEXT), font(TEXT, bold=True)
     hazard = section.hazard
     over = f", over it {section.secondary.what}" if section.secondary else ""
     height = f" {hazard.height} m" if hazard.height else ""
     conditions = ", ".join(_condition_words(c) for c in section.conditions) or "clear"
     first = f"{section.type.capitalize()} · hazard: {hazard.what}{height}{over} · {conditions}"
-    draw_text(draw, (K * PAD, K * (top + 16)), ellipsize(first, face, K * (WIDTH - 2 * PAD)), face, INK, "lm")
+    draw_text(draw, (PAD, (top + 16)), ellipsize(first, face, (WIDTH - 2 * PAD)), face, INK, "lm")
     x: float = PAD
     y = top + 62
     steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
     current = _current_step(state)
     for n, words in enumerate(steps):
-        w = bold.getlength(words) / K + 24
+        w = bold.getlength(words) + 24
         if x + w > WIDTH - PAD:
             break
         lit = n == current
         fill = LIT if lit else (PAPER if words != "ACTIONS" else TRACK)
-        draw.rounded_rectangle([K * x, K * (y - 20), K * (x + w), K * (y + 20)], radius=6 * K, fill=fill,
-                               outline=INK, width=(3 if lit else 2) * K)
-        draw_text(draw, (K * (x + w / 2), K * y), words, bold, INK, "mm")
+        draw.rounded_rectangle([x, (y - 20), (x + w), (y + 20)], radius=6, fill=fill,
+                               outline=INK, width=(3 if lit else 2))
+        draw_text(draw, ((x + w / 2), y), words, bold, INK, "mm")
         x += w + 12
         if n < len(steps) - 1 and x + 20 < WIDTH - PAD:
-            draw_text(draw, (K * (x - 6), K * y), "›", bold, MUTED, "mm")
+            draw_text(draw, ((x - 6), y), "›", bold, MUTED, "mm")
             x += 8
 
 
@@ -142,11 +127,11 @@ def _current_step(state: RaceState) -> int | None:
 
 def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
     """The racers in the move order (the grid before the start), then those out."""
-    face, bold = font(K * TEXT), font(K * TEXT, bold=True)
+    face, bold = font(TEXT), font(TEXT, bold=True)
     columns = (("", PAD + 8), ("racer", PAD + 52), ("pilot · vehicle", PAD + 290), ("speed", SPEED_X),
                ("alt", ALT_X), ("hull", HULL_X))
     for title, x in columns[1:]:
-        draw_text(draw, (K * x, K * top), title, face, MUTED, "lm")
+        draw_text(draw, (x, top), title, face, MUTED, "lm")
     rows: list[tuple[int | str, str, str, str, Racer | None]]
     if state.phase == Phase.LOBBY:
         rows = [(n + 1, state.seat(p).name, pilot, vehicle, None)
@@ -161,54 +146,56 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
         y = top + 30 + n * ROW
         colour = colours.car_colour(racer.colour if racer else n)
         lit = racer is not None and (racer.id in waiting or (acting is not None and racer.id == acting.id))
-        draw.rounded_rectangle([K * PAD, K * (y - 4), K * (WIDTH - PAD), K * (y + ROW - 8)], radius=6 * K,
-                               fill=LIT if lit else PAPER, outline=INK if lit else TRACK, width=2 * K)
-        draw.rectangle([K * (PAD + 34), K * y, K * (PAD + 44), K * (y + ROW - 12)], fill=colour)
+        draw.rounded_rectangle([PAD, (y - 4), (WIDTH - PAD), (y + ROW - 8)], radius=6,
+                               fill=LIT if lit else PAPER, outline=INK if lit else TRACK, width=2)
+        draw.rectangle([(PAD + 34), y, (PAD + 44), (y + ROW - 12)], fill=colour)
         middle = y + (ROW - 12) / 2
-        draw_text(draw, (K * (PAD + 16), K * middle), str(place), bold, INK, "mm")
-        draw_text(draw, (K * (PAD + 52), K * middle), ellipsize(name, bold, K * 228), bold, INK, "lm")
+        draw_text(draw, ((PAD + 16), middle), str(place), bold, INK, "mm")
+        draw_text(draw, ((PAD + 52), middle), ellipsize(name, bold, 228), bold, INK, "lm")
         pilot_name = data.racers()[pilot].name if pilot in data.racers() else pilot
         vehicle_spec = state.vehicle_spec(racer) if racer else data.vehicles().get(vehicle)
         words = f"{pilot_name} · {vehicle_spec.name if vehicle_spec else vehicle}"
-        draw_text(draw, (K * (PAD + 290), K * middle), ellipsize(words, face, K * (SPEED_X - PAD - 300)), face, INK,
+        draw_text(draw, ((PAD + 290), middle), ellipsize(words, face, (SPEED_X - PAD - 300)), face, INK,
                   "lm")
         if racer is None:
             continue
         if racer.out:
-            draw_text(draw, (K * SPEED_X, K * middle), f"out: {racer.out}", bold, BAD, "lm")
+            draw_text(draw, (SPEED_X, middle), f"out: {racer.out}", bold, BAD, "lm")
             continue
-        draw_text(draw, (K * SPEED_X, K * middle), f"{racer.speed} km/h", bold, INK, "lm")
-        draw_text(draw, (K * ALT_X, K * middle), f"{racer.altitude} m", face, INK, "lm")
+        draw_text(draw, (SPEED_X, middle), f"{racer.speed} km/h", bold, INK, "lm")
+        draw_text(draw, (ALT_X, middle), f"{racer.altitude} m", face, INK, "lm")
         _hull(draw, racer.hp, state.vehicle_spec(racer).hp, HULL_X, middle)
         marks = ("adv " if racer.advantage else "") + (f"+{racer.bonus}" if racer.bonus else "")
         if marks:
-            draw_text(draw, (K * (WIDTH - PAD - 8), K * middle), marks.strip(), bold, GOOD, "rm")
+            draw_text(draw, ((WIDTH - PAD - 8), middle), marks.strip(), bold, GOOD, "rm")
 
 
 def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> None:
     """Hull points as a bar and a figure: green, orange below half."""
     width = 90
     share = max(0.0, min(1.0, hp / full))
-    draw.rectangle([K * x, K * (y - 9), K * (x + width), K * (y + 9)], fill=TRACK, outline=INK, width=K)
+    draw.rectangle([x, (y - 9), (x + width), (y + 9)], fill=TRACK, outline=INK, width=1)
     if share:
-        draw.rectangle([K * x, K * (y - 9), K * (x + width * share), K * (y + 9)],
+        draw.rectangle([x, (y - 9), (x + width * share), (y + 9)],
                        fill=GOOD if share >= 0.5 else colours.FLAME)
-    draw_text(draw, (K * (x + width + 8), K * y), f"{hp}", font(K * TEXT, bold=True), INK, "lm")
+    draw_text(draw, ((x + width + 8), y), f"{hp}", font(TEXT, bold=True), INK, "lm")
 
 
 def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
-    """The race's picture as a Pillow image (`last`: the events of the action that led to `state`)."""
-    image = Image.new("RGB", (K * WIDTH, K * HEIGHT), PAPER)
+    """The race's picture as a Pillow image (`last`: the events of the action that led to `state`): the
+    header, the course with the racers on it and the next section's hint, the section under way, and
+    the racers in the move order with speed, altitude and hull."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     draw = ImageDraw.Draw(image)
     _header(draw, state, last)
-    _strip(draw, state, HEADER)
+    draw_course(image, HEADER, state)
+    panel = HEADER + COURSE
     if state.phase == Phase.GM:
-        draw_text(draw, (K * PAD, K * (HEADER + STRIP + 16)), "The game master is readying the next section.",
-                  font(K * TEXT), INK, "lm")
+        draw_text(draw, (PAD, panel + 16), "The game master is readying the next section.", font(TEXT), INK, "lm")
     elif state.phase != Phase.LOBBY:
-        _panel(draw, state, HEADER + STRIP)
-    _table(draw, state, HEADER + STRIP + PANEL)
-    return image.reduce(K)
+        _panel(draw, state, panel)
+    _table(draw, state, panel + PANEL)
+    return image
 
 
 KEY_COLOURS = style_colours(colours) + (TRACK,)
@@ -216,8 +203,25 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), KEY_COLOURS)
+    return to_png(render_image(state, last), palette=reference_palette())
+
+
+@cache
+def reference_palette() -> Image.Image:
+    """The fixed palette of every race picture, made once from a reference picture (as many racers as a
+    race takes, each in its colour, just started), so a picture's bytes depend on its state alone and
+    no picture pays for building one."""
+    state = RACE.setup({}, 0, "p0")
+    for seat in range(data.table()["max_racers"]):
+        state = RACE.apply(state, f"p{seat}", Join(f"Racer {seat + 1}"))[0]
+    state = RACE.apply(state, "p0", Start())[0]
+    return build_palette(render_image(state), KEY_COLOURS)
+
+
+def warm() -> None:
+    """The palette, made before the first move needs it."""
+    reference_palette()
 
 
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of))
+                    captioner=Captioner(name_of, colour_of), warm=warm)
