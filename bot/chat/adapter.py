@@ -25,6 +25,7 @@ from bot.chat.views import (
     ActionButton,
     CancelPlanButton,
     ConfirmPlanButton,
+    answer_privately,
     files_of,
     post_notice,
     publish,
@@ -50,6 +51,10 @@ from bot.table.trust.importer import MAX_IMPORT_BYTES
 log = logging.getLogger("pitboss.discord")
 
 APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+# A command is carried out before it is acknowledged only while Discord's 3 seconds leave room: the
+# interaction must be this fresh when it arrives, and the answer come this soon (else it is deferred).
+FRESH_SECONDS = 1.0
+QUICK_ANSWER_SECONDS = 1.2
 DEFAULT_TICK_SECONDS = 30.0
 SYNC_HASH_KEY = "discord_commands_hash"
 
@@ -65,6 +70,11 @@ def actor_of(interaction: discord.Interaction) -> Actor:
     is_admin = bool(perms and (perms.manage_guild or perms.administrator))
     user = interaction.user
     return Actor(str(user.id), plain_name(user.display_name), is_admin=is_admin)
+
+
+def _age_seconds(interaction: discord.Interaction) -> float:
+    """How long ago Discord made the interaction (its id's timestamp against this machine's clock)."""
+    return (discord.utils.utcnow() - interaction.created_at).total_seconds()
 
 
 def channel_key(interaction: discord.Interaction) -> str:
@@ -196,11 +206,38 @@ class PitbossBehaviour(discord.Client):
         return False
 
     async def run_command(self, interaction: discord.Interaction, slash: Slash, raw: dict[str, Any]) -> None:
-        """Defer (privately, when the command's options make its answer private), execute through the
-        service, present the reply."""
-        private = slash.is_private(raw)
-        if not await self.acknowledge(interaction, thinking=True, private=private):
+        """Carry out a slash command and present its reply, showing the channel nothing of a private one.
+
+        A command whose answer is always private (a hand, the log, a GM's ruling) is acknowledged privately
+        at once. Any other is carried out before it is acknowledged when there is time (a fresh
+        interaction, an answer within QUICK_ANSWER_SECONDS): a refusal is then answered privately with no
+        public "thinking…" before it; an accepted action, or one that takes longer, is deferred publicly
+        and shown on the turn's message."""
+        if slash.is_private(raw):
+            if not await self.acknowledge(interaction, thinking=True, private=True):
+                return
+            reply = await self._carried_out(interaction, slash, raw)
+            if not reply.ephemeral:
+                # Answered in the channel after all: the private placeholder takes a word, and the public
+                # answer follows as a message of its own (a private deferral cannot turn public).
+                await send_private(interaction, Reply("shown", "Done: the channel's message shows it.",
+                                                      ephemeral=True), deferred_public=False)
+            await self.present(interaction, reply, from_button=True)
             return
+        work = asyncio.ensure_future(self._carried_out(interaction, slash, raw))
+        if _age_seconds(interaction) < FRESH_SECONDS:
+            await asyncio.wait({work}, timeout=QUICK_ANSWER_SECONDS)
+        if work.done() and not work.cancelled() and work.exception() is None and work.result().ephemeral:
+            await answer_privately(interaction, work.result())
+            return
+        if not await self.acknowledge(interaction, thinking=True):
+            if work.done() and work.exception() is None and work.result().outcome == "applied":
+                log.warning("interaction %s was carried out but could not be shown", interaction.id)
+            return
+        await self.present(interaction, await work, from_button=False)
+
+    async def _carried_out(self, interaction: discord.Interaction, slash: Slash, raw: dict[str, Any]) -> Reply:
+        """The service's reply to a slash command (a malformed one is refused here, privately)."""
         try:
             values = slash.values(raw)
             for key, value in list(values.items()):
@@ -210,16 +247,9 @@ class PitbossBehaviour(discord.Client):
                     values[key] = await value.read()
             command = coerce(BY_NAME[slash.command], values)
         except CommandSyntaxError as exc:
-            await send_private(interaction, Reply("refused", str(exc), ephemeral=True), deferred_public=not private)
-            return
-        reply = await self.service.execute(channel_key(interaction), actor_of(interaction), command,
-                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
-        if private and not reply.ephemeral:
-            # Answered in the channel after all: the private placeholder takes a word, and the public
-            # answer follows as a message of its own (a private deferral cannot turn public).
-            await send_private(interaction, Reply("shown", "Done: the channel's message shows it.", ephemeral=True),
-                               deferred_public=False)
-        await self.present(interaction, reply, from_button=private)
+            return Reply("refused", str(exc), ephemeral=True, malformed=True)
+        return await self.service.execute(channel_key(interaction), actor_of(interaction), command,
+                                          guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""

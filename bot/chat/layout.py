@@ -64,6 +64,8 @@ class Slash:
     folded: tuple[OptionSpec, ...] = ()  # the options written in the text option `more`
     listed: tuple[str, ...] = ()  # options whose suggestions are their own choices (no game to ask)
     private_with: tuple[str, ...] = ()
+    private: bool = False   # answered to the asker alone unless one of public_with is true
+    public_with: tuple[str, ...] = ()
 
     @property
     def more(self) -> str | None:
@@ -100,8 +102,11 @@ class Slash:
         return {k: v for k, v in self._so_far(given).items() if isinstance(v, str)}
 
     def is_private(self, given: dict[str, object]) -> bool:
-        """Whether the options given make the answer private from the first moment."""
+        """Whether the answer is the asker's alone from the first moment: always for a private command
+        (a hand, the log) unless it is asked for publicly, and when private options are given."""
         values = self._so_far(given)
+        if self.private:
+            return not any(str(values.get(option)).lower() == "true" for option in self.public_with)
         return any(values.get(option) is not None for option in self.private_with)
 
     def listed_offers(self, option: str, typed: str) -> list[tuple[str, str]]:
@@ -174,7 +179,8 @@ def as_suggestions(slash: Slash) -> Slash:
 
 def plain(spec: CommandSpec) -> Slash:
     """A grammar command as it is: a top-level verb or a /game subcommand."""
-    return Slash(spec.path, spec.description, spec.options, spec.name, private_with=spec.private_with)
+    return Slash(spec.path, spec.description, spec.options, spec.name, private_with=spec.private_with,
+                 private=spec.always_private, public_with=spec.public_with)
 
 
 def room(ruleset: Ruleset) -> Slash:

@@ -148,18 +148,28 @@ def content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
     return reply.text, discord.AllowedMentions.none()
 
 
-async def send_private(interaction: discord.Interaction, reply: Reply, *, deferred_public: bool) -> None:
-    """A private reply (a refusal, a query). A public 'thinking' deferral is removed first."""
-    if deferred_public:
-        await interaction.delete_original_response()
-    kwargs: dict[str, Any] = {"ephemeral": True, "allowed_mentions": discord.AllowedMentions.none()}
+def _private_parts(reply: Reply) -> dict[str, Any]:
+    """How a private reply is sent: to its asker alone, pinging nobody, with its files and buttons."""
+    parts: dict[str, Any] = {"ephemeral": True, "allowed_mentions": discord.AllowedMentions.none()}
     files = files_of(reply)
     if files:
-        kwargs["files"] = files
+        parts["files"] = files
     view = view_for(reply)
     if view is not None:
-        kwargs["view"] = view
-    await interaction.followup.send(reply.text, **kwargs)
+        parts["view"] = view
+    return parts
+
+
+async def send_private(interaction: discord.Interaction, reply: Reply, *, deferred_public: bool) -> None:
+    """A private reply (a refusal, a query) after a deferral. A public 'thinking' deferral is removed first."""
+    if deferred_public:
+        await interaction.delete_original_response()
+    await interaction.followup.send(reply.text, **_private_parts(reply))
+
+
+async def answer_privately(interaction: discord.Interaction, reply: Reply) -> None:
+    """A private reply as the interaction's first and only response: nothing public comes before it."""
+    await interaction.response.send_message(reply.text, **_private_parts(reply))
 
 
 async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: Reply, *,

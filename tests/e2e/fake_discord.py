@@ -641,6 +641,13 @@ class FakeDiscord:
             return out
         return self.snapshot(collect)
 
+    def public_history(self, channel: str | FakeChannel) -> list[dict]:
+        """Every message anyone in a channel could ever see there, oldest first: deleted ones too (a
+        "thinking…" placeholder that showed for a moment), private ones never."""
+        channel_id = self._channel(channel).id
+        return self.snapshot(lambda f: [m for m in f._messages.values()
+                                        if m["channel_id"] == channel_id and not m["flags"] & EPHEMERAL])
+
     def notifications(self) -> list[tuple[str, str]]:
         """(message id, user id) for every ping Discord would have delivered, oldest first."""
         return self.snapshot(lambda f: [(m["id"], u) for m in f._messages.values() for u in m.get("_notified", [])])
@@ -727,7 +734,8 @@ class FakeDiscord:
 
     def _interaction_payload(self, kind: int, user: FakeUser, channel: FakeChannel, data: dict,
                              message: dict | None = None) -> dict:
-        interaction_id = snowflake()
+        # As Discord's: the id holds the moment the interaction was made (a bot may read its age there).
+        interaction_id = snowflake(round(time.time() * 1000) - BASE_MS)
         payload = {
             "id": interaction_id, "application_id": self.app_id, "type": kind,
             "token": f"itok.{interaction_id}.{secrets.token_urlsafe(24)}", "version": 1,

@@ -10,7 +10,13 @@ import sqlite3
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
 from tests.e2e.menus import press_in_menu, private_menu
-from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
+from tests.e2e.test_e2e_discord import (
+    RESPONSE_TIMEOUT,
+    assert_nothing_unexpected,
+    assert_private_refusal,
+    assert_public_map,
+    slash,
+)
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 from tests.e2e.test_e2e_track import public_text
 
@@ -58,5 +64,5 @@ async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot
 
     # Speedway's /move options are refused at this table, privately.
     refused = await slash(fake, names[first], "channel", "move", maneuver="normal")
-    assert refused.followups and refused.followups[0].ephemeral and "not an option" in refused.followups[0].content
+    assert "not an option" in assert_private_refusal(refused, record_latency)
     assert_nothing_unexpected(fake, bot)

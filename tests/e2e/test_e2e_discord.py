@@ -26,6 +26,7 @@ from PIL import Image
 from rules.registry import ruleset_ids
 from tests.e2e.fake_discord import (
     AUTOCOMPLETE_RESULT,
+    CHANNEL_MESSAGE,
     DEFERRED_CHANNEL_MESSAGE,
     DEFERRED_UPDATE,
     EPHEMERAL,
@@ -33,7 +34,6 @@ from tests.e2e.fake_discord import (
     PRIVILEGED_INTENTS,
     Exchange,
     FakeDiscord,
-    Followup,
     HttpRecord,
     command_characters,
     command_problems,
@@ -138,21 +138,28 @@ def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_C
 
 
 def assert_private_refusal(exchange: Exchange, record_latency, text: str | None = None,
-                           kind: int = DEFERRED_CHANNEL_MESSAGE) -> Followup:
-    """Refused: nothing public; the reason comes as an ephemeral follow-up (after deleting a public
-    deferral, which the follow-up would otherwise fill in publicly)."""
-    assert_acknowledged_quickly(exchange, record_latency, kind)
-    expected = ["callback", "delete_original", "followup"] if kind == DEFERRED_CHANNEL_MESSAGE else \
-        ["callback", "followup"]
-    assert exchange.kinds == expected, exchange.describe()
+                           kind: int = CHANNEL_MESSAGE) -> str:
+    """Refused, and nothing public ever shown (issue 25, item 4): a slash command is answered privately in
+    its one response, with no public "thinking…" before it; a button's press is acknowledged silently
+    (type 6) and refused in an ephemeral follow-up. The refusal's words are returned."""
+    if kind == CHANNEL_MESSAGE:
+        assert_acknowledged_quickly(exchange, record_latency, kind, body_keys=("type", "data"))
+        assert exchange.kinds == ["callback"], exchange.describe()
+        data = exchange.callback.body["data"]
+        assert data["flags"] & EPHEMERAL and not exchange.callback.files, exchange.describe()
+        content = data["content"]
+    else:
+        assert_acknowledged_quickly(exchange, record_latency, kind)
+        assert exchange.kinds == ["callback", "followup"], exchange.describe()
+        (followup,) = exchange.followups
+        assert followup.requested_flags & EPHEMERAL
+        assert followup.ephemeral and not followup.replaced_original
+        assert not followup.files and not followup.attachments
+        content = followup.content
     assert not exchange.rejected, exchange.describe()
-    (followup,) = exchange.followups
-    assert followup.requested_flags & EPHEMERAL
-    assert followup.ephemeral and not followup.replaced_original
-    assert not followup.files and not followup.attachments
     if text is not None:
-        assert followup.content == text
-    return followup
+        assert content == text
+    return content
 
 
 def next_player(shown: Shown) -> str:
@@ -497,14 +504,42 @@ async def test_a_previewed_plan_is_confirmed_from_its_private_message(fake, bot,
     active = next_player(assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency))
     assert_public_map(await slash(fake, active, "channel", "speed", value="1"), record_latency)
     shown = await slash(fake, active, "channel", "move", plan="normal", preview="yes")
-    (preview,) = shown.followups
-    assert preview.ephemeral and preview.record.files, shown.describe()
-    buttons = buttons_of(preview.message)
+    # answered privately in the interaction's one response: nothing public before it (issue 25, item 4)
+    assert shown.callback_type == CHANNEL_MESSAGE and not shown.followups, shown.describe()
+    preview = shown.original
+    assert preview["flags"] & EPHEMERAL and shown.callback.files, shown.describe()
+    buttons = buttons_of(preview)
     assert set(buttons) == {"Confirm", "Cancel"}, buttons
-    confirmed = await fake.responses(await fake.click(active, "channel", preview.message, buttons["Confirm"]),
+    confirmed = await fake.responses(await fake.click(active, "channel", preview, buttons["Confirm"]),
                                      timeout=RESPONSE_TIMEOUT)
     assert confirmed.callback.body["type"] == DEFERRED_UPDATE, confirmed.describe()
-    assert fake.message(preview.message["id"])["content"] == "Plan confirmed."
+    assert fake.message(preview["id"])["content"] == "Plan confirmed."
     public = [m for m in fake.channel_messages("channel") if f"{active}: normal" in (m.get("content") or "")]
     assert public and not public[-1]["flags"] & EPHEMERAL
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_private_answer_leaves_no_public_trace(fake, bot, record_latency):
+    """Issue 25, item 4: a query answered privately (/odds, the log, a sheet) is acknowledged privately from
+    the first moment, and a refusal is answered privately in the interaction's one response; neither puts
+    anything in the channel, not even a "thinking…" that is deleted later. A sheet asked for publicly is
+    the channel's."""
+    await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    active = next_player(started)
+    before = len(fake.public_history("channel"))
+    for command, options in (("odds", {"weapon": "front"}), ("game log", {}), ("game sheet", {}),
+                             ("game verify", {}), ("games", {})):
+        asked = await slash(fake, active, "channel", command, **options)
+        assert asked.callback.body == {"type": 5, "data": {"flags": 64}}, asked.describe()
+        assert asked.followups and all(f.ephemeral for f in asked.followups), asked.describe()
+        assert not asked.original_deleted, asked.describe()
+    other = "bob" if active == "alice" else "alice"
+    assert_private_refusal(await slash(fake, other, "channel", "speed", value="2"), record_latency,
+                           f"It is {active}'s turn, not yours.")
+    assert_private_refusal(await slash(fake, "carol", "channel", "game end"), record_latency)
+    assert len(fake.public_history("channel")) == before   # nothing public, not even for a moment
+    shown = await slash(fake, active, "channel", "game sheet", public="true")
+    assert shown.callback.body == {"type": 5}, shown.describe()
+    assert len(fake.public_history("channel")) > before
     assert_nothing_unexpected(fake, bot)

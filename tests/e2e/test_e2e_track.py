@@ -58,7 +58,8 @@ async def test_a_track_game_is_played_from_private_hands(fake, bot, record_laten
 
         asked = await slash(fake, player, "channel", "hand")
         (private,) = asked.followups
-        assert private.ephemeral and asked.original_deleted  # the public "thinking…" never lingers
+        # private from the first moment: the channel never sees a "thinking…" for it (issue 25, item 4)
+        assert asked.callback.body == {"type": 5, "data": {"flags": 64}} and private.ephemeral, asked.describe()
         assert all(card in private.content for card in hand), (hand, private.content)
         message = private.message
         buttons = [b for row in private.components for b in row["components"]]

@@ -53,8 +53,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
         OptionSpec("before", "int", "Page back: the actions before this number (#N in the log)", min_value=1,
                    max_value=2**31),
-    ), query=True),
-    CommandSpec("game export", "The game's action log as a JSON file", query=True),
+    ), query=True, private=True),
+    CommandSpec("game export", "The game's action log as a JSON file", query=True, private=True),
     CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
@@ -62,8 +62,9 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game sheet", "The full sheets of the cars, privately unless you choose public", (
         OptionSpec("car", "str", "One car, by its id or name (every car if left out)"),
         OptionSpec("public", "str", "Show the sheets to the whole channel", choices=("true", "false")),
-    ), query=True),
-    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game", query=True),
+    ), query=True, private=True, public_with=("public",)),
+    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game", query=True,
+                private=True),
     CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
         OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
                    min_value=1, max_value=720),
@@ -77,7 +78,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game pause", "Pause your deadlines and reminders for a while (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
-    CommandSpec("games", "Your running games on this server, and whose turn it is"),
+    CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
 )
 # Commands whose options come partly from the rulesets (a ruleset's grammar names which).
@@ -128,8 +129,9 @@ def shared_spec(name: str, specs: list[CommandSpec]) -> CommandSpec:
                for option in names]
     description = _agreed(name, [spec.description for spec in specs], f"/{name}, as this channel's game plays it")
     private = tuple(dict.fromkeys(p for spec in specs for p in spec.private_with))
+    public = tuple(dict.fromkeys(p for spec in specs for p in spec.public_with))
     return CommandSpec(name, description, tuple(sorted(options, key=lambda o: not o.required)), specs[0].query,
-                       private)
+                       private, all(spec.always_private for spec in specs), public)
 
 
 def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
