@@ -1264,3 +1264,18 @@ def illegal(case: str):
 def test_illegal_inputs_are_refused_and_change_nothing(case):
     """The referee refuses what the rules do not allow with a GameError, and the race stays as it was."""
     refused(*illegal(case))    # a GameError subclass; the state compared with a deep copy taken before
+
+
+@pytest.mark.parametrize("revision", [2, 3])
+def test_a_step_every_racer_answers_keeps_one_turn_key_from_revision_3(revision):
+    """One public message and one clock per simultaneous step (issue 25, item 3): from revision 3 the turn
+    key of a step every racer answers stays the same while they answer; a stored race of revision 2
+    keeps the key it had, which named who was still waited on."""
+    state = at_feature("dune_sea", 0, "before", 0, "ann", "bob", "cy", revision=revision)
+    keys = []
+    while state.phase == Phase.FEATURE and state.feature == 0 and RULESET.acting_players(state):
+        keys.append(RULESET.turn_key(state))
+        state, _ = apply(state, RULESET.acting_players(state)[0], TryFeature(False))
+    assert len(keys) == 3
+    assert len(set(keys)) == (1 if revision >= 3 else 3)
+    assert RULESET.turn_key(state) not in keys              # the next step is a new turn

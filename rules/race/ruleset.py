@@ -44,7 +44,9 @@ from rules.table import plural, revision_option
 
 # 2: a straight section's check comes of its conditions only; a group's own file is held to what a track
 # needs (features, conditions, unique keys and names)
-REVISION = 2
+# 3: a step that waits on several racers at once is one turn (its key no longer names who is still
+# waited on): one public message for it, and no racer's clock starts again when another one answers
+REVISION = 3
 
 # What each phase allows (the table's ending and taking over are in every phase before the end, and a
 # seated GM's reward for a show off at any point of the race), and who may act: in the lobby anyone,
@@ -336,9 +338,12 @@ def unseen(state: RaceState, logged: Logged, viewer: str | None) -> bool:
 
 
 def turn_key(state: RaceState) -> str:
-    """One key per step that waits on someone else."""
-    waiting = ",".join(acting_players(state))
-    return f"{state.phase}:{state.lap}:{state.section}:{state.feature_stage}{state.feature}:{waiting}"
+    """One key per step of the race, and within a step per racer it waits on alone. A step every racer
+    answers at once (flow.TOGETHER) keeps its key while they answer, from revision 3; before, the key
+    named who was still waited on, so every answer began a new turn."""
+    together = state.phase in flow.TOGETHER and state.revision >= 3
+    who = "together" if together else ",".join(acting_players(state))
+    return f"{state.phase}:{state.lap}:{state.section}:{state.feature_stage}{state.feature}:{who}"
 
 
 def undo_blocker(before: RaceState, after: RaceState) -> str | None:

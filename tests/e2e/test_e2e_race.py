@@ -93,3 +93,33 @@ async def test_a_gms_private_ruling_leaves_no_trace_in_the_channel(fake, bot, re
                                  title="Race")
     assert "DC" not in revealed.content and "fog below 3 m" in revealed.content   # conditions: public at the reveal
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_step_three_racers_answer_together_is_one_public_message(fake, bot, record_latency):
+    """Issue 25, item 3: while a simultaneous step waits on three racers, each answer edits the step's one
+    public message (no new message, no new picture posted, no second ping); the next step starts the next."""
+    assert_public_map(await slash(fake, "alice", "channel", "game new race", track="dune_sea", tuning=0, seed=4),
+                      record_latency, title="Race")
+    names = ("alice", "bob", "carol")
+    for name in names:
+        assert_public_map(await slash(fake, name, "channel", "game join"), record_latency, title="Race")
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency, title="Race")
+    by_id = {str(fake.users[name].id): name for name in names}
+    state = read_state(bot.db)
+    waiting = RULESET.acting_players(state)
+    assert state.phase in (Phase.PREPARE, Phase.ACCELERATE, Phase.FEATURE) and len(waiting) == 3, state.phase
+    step = latest(fake)
+    messages, pings = len(fake.public_history("channel")), len(fake.notifications())
+    for number, player in enumerate(waiting, start=1):
+        labels = [a.label for a in RULESET.legal_actions(read_state(bot.db), player)]
+        await choose(fake, by_id[player], latest(fake), labels[0])
+        if number < len(waiting):
+            await poll(lambda n=number: len(RULESET.acting_players(read_state(bot.db))) == 3 - n, RESPONSE_TIMEOUT,
+                       f"answer {number} stored")
+            assert len(fake.public_history("channel")) == messages, "an answer posted a new public message"
+            assert latest(fake)["id"] == step["id"]
+    await poll(lambda: read_state(bot.db).phase != state.phase or read_state(bot.db).section != state.section,
+               RESPONSE_TIMEOUT, "the next step")
+    assert len(fake.public_history("channel")) == messages + 1    # the next step's message, once
+    assert len(fake.notifications()) > pings
+    assert_nothing_unexpected(fake, bot)
