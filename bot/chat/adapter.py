@@ -30,6 +30,7 @@ from bot.chat.views import (
     post_notice,
     publish,
     send_private,
+    view_for,
 )
 from bot.storage.store import Store
 from bot.storage.target import split_password
@@ -269,6 +270,9 @@ class PitbossBehaviour(discord.Client):
             if done and reply.outcome == "applied":
                 await interaction.edit_original_response(content=done, view=None, attachments=[])
             await self.present(interaction, reply, from_button=True)
+            if reply.panel is not None:   # the private menu pressed shows the next choices in place
+                await interaction.edit_original_response(content=reply.panel.text, view=view_for(reply.panel),
+                                                         allowed_mentions=discord.AllowedMentions.none())
         except Exception:  # a bug: log it, apologise privately, never show a traceback
             log.exception("press %s failed", custom_id)
             await interaction.followup.send(APOLOGY, ephemeral=True)

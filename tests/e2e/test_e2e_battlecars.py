@@ -9,6 +9,7 @@ import sqlite3
 
 from rules.battlecars.ruleset import RULESET
 from rules.battlecars.state import BattlecarsState
+from tests.e2e.fake_discord import EPHEMERAL
 from tests.e2e.menus import press_in_menu, private_menu
 from tests.e2e.test_e2e_discord import (
     RESPONSE_TIMEOUT,
@@ -65,4 +66,41 @@ async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot
     # Speedway's /move options are refused at this table, privately.
     refused = await slash(fake, names[first], "channel", "move", maneuver="normal")
     assert "not an option" in assert_private_refusal(refused, record_latency)
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_move_is_one_press_a_point_in_a_menu_that_updates_in_place(fake, bot, record_latency):
+    """Issue 25, item 2: once a driver has opened their private menu, every point of their move is one
+    press in it: the menu shows the next choices in place after each press, and no press is answered
+    "out of date"."""
+    assert_public_map(await slash(fake, "alice", "channel", "game new battlecars", seed=11), record_latency,
+                      title="Battlecars")
+    for name, vehicle in (("alice", "interceptor"), ("bob", "rammer")):
+        assert_public_map(await slash(fake, name, "channel", "game join", vehicle=vehicle), record_latency,
+                          title="Battlecars")
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency,
+                                title="Battlecars")
+    names = {str(fake.users[name].id): name for name in ("alice", "bob")}
+    first, second = read_state(bot.db).order
+    await set_speed(fake, names[first], fake.message(started.message_id), "Speed 3")
+    latest = [m for m in fake.channel_messages("channel") if all_buttons(m)][-1]
+    await set_speed(fake, names[second], latest, "Speed 3")
+    state = await poll(lambda: (s := read_state(bot.db)).phase == "move" and s, RESPONSE_TIMEOUT, "the reveal")
+    mover = names[state.active]
+    latest = [m for m in fake.channel_messages("channel") if all_buttons(m)][-1]
+    menu, buttons = await private_menu(fake, mover, latest)
+    panel_id = menu.message["id"]
+    for driven in range(1, 4):
+        point = next((label for label in buttons if not label.startswith(("Fire", "End", "Drop", "Leave", "Odds"))),
+                     None)
+        assert point is not None, list(buttons)
+        pressed = await press_in_menu(fake, mover, menu, buttons[point])
+        assert not pressed.rejected and not any(f.ephemeral for f in pressed.followups), pressed.describe()
+        await poll(lambda n=driven: read_state(bot.db).vehicle_for(state.active).moved == n, RESPONSE_TIMEOUT,
+                   f"point {driven} driven")
+        panel = fake.message(panel_id)       # the same private message, now with the next choices
+        assert panel["flags"] & EPHEMERAL and "only you see this" in panel["content"], panel
+        buttons = {b["label"]: b["custom_id"] for b in all_buttons(panel)}
+    seen = "\n".join(m.get("content") or "" for m in fake.channel_messages("channel", viewer=mover))
+    assert "out of date" not in seen
     assert_nothing_unexpected(fake, bot)

@@ -106,17 +106,32 @@ class Acting:
         if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
         if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
-            return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
-                         ephemeral=True, buttons=buttons_for(legal, game.id, mine), game_id=game.id,
-                         version=game.version)
+            return self._private_menu(ruleset, game, state, actor)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
         if kind in (MENU_PREFIX, PRIVATE_MENU_PREFIX):
             return self._group_menu(legal, game, index, mine)
         chosen = legal[index]
         if chosen.action is not None:
-            return await self.run_steps(channel, actor, [chosen.action], expected_version=game.version)
-        return await self.act(channel, actor, parse(chosen.command), expected_version=game.version)
+            reply = await self.run_steps(channel, actor, [chosen.action], expected_version=game.version)
+        else:
+            reply = await self.act(channel, actor, parse(chosen.command), expected_version=game.version)
+        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and reply.outcome == "applied" and not reply.ephemeral:
+            ruleset, game, state = await self._table.load(channel, any_status=True)
+            reply = replace(reply, panel=self._private_menu(ruleset, game, state, actor))
+        return reply
+
+    @staticmethod
+    def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor) -> Reply:
+        """A player's own choices now, privately (what "Your move (private)" opens), or a closing word
+        when the game does not wait on them."""
+        if actor.id not in ruleset.acting_players(state) or ruleset.is_finished(state):
+            return Reply("shown", "Done: the channel's message shows your move.", ephemeral=True,
+                         game_id=game.id, version=game.version)
+        legal = ruleset.legal_actions(state, actor.id)
+        return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
+                     ephemeral=True, buttons=buttons_for(legal, game.id, private_scope(ruleset.turn_key(state), legal)),
+                     game_id=game.id, version=game.version)
 
     async def run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
                         summarize: Callable[[tuple], str] | None = None, floating: Sequence[PlanStep] = (),
