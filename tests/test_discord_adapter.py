@@ -36,6 +36,7 @@ from rules.codec import decode_state
 from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
 from rules.registry import get_ruleset, ruleset_ids, rulesets
 from rules.speedway import data as speedway_data
+from rules.speedway.state import SpeedwayState
 from rules.track import data as track_data
 from tests.e2e.fake_discord import command_problems
 
@@ -800,3 +801,29 @@ async def test_a_shared_option_is_suggested_by_the_channels_game(harness):
     (answer,) = await harness.deliver(_autocomplete(ALICE, "speed", 50, "value", value=""))
     offered = [c["value"] for c in answer.json["data"]["choices"]]
     assert offered and all(v.isdigit() or v in ("R", "3PT") for v in offered), offered
+
+
+async def test_a_full_turn_message_goes_on_in_a_new_one(harness):
+    """Issue 25, item 1: an action is added to its turn's message while Discord's 2,000 characters allow;
+    past that the turn goes on in a new message (the full one keeps its words and loses its buttons),
+    which pings nobody."""
+    await harness.run(ALICE, "game new speedway", seed=7)
+    await harness.run(ALICE, "game join")
+    await harness.run(BOB, "game join")
+    await harness.run(ALICE, "game start")
+    game = await harness.game()
+    shown = await harness.store.turn_message(game.id)
+    state = decode_state(SpeedwayState, game.state)
+    mover = ALICE if state.active_player == str(ALICE_ID) else BOB
+    await harness.store.set_turn_message(game.id, shown.turn_key, shown.message_id, "x" * 1950)
+
+    requests = await harness.run(mover, "speed", value="2")
+
+    retired = [r for r in requests if r.method == "PATCH"]
+    assert len(retired) == 1 and retired[0].json.get("components") == [] and "content" not in retired[0].json
+    followup = _assert_public_with_map([r for r in requests if r.method != "PATCH"])
+    assert followup.json["content"].startswith(f"{mover.name} set speed") and "x" * 10 not in followup.content
+    assert followup.json["allowed_mentions"] == {"parse": []}      # going on pings nobody
+    again = await harness.store.turn_message(game.id)
+    assert again.turn_key == shown.turn_key and again.message_id != shown.message_id
+    assert again.body == followup.json["content"].rsplit("\nNext: ", 1)[0]

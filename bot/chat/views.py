@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import io
 import logging
+from dataclasses import replace
 from typing import Any, Protocol
 
 import discord
 
+from bot.storage.store import TurnMessage
 from bot.table.protocol.replies import (
     BUTTON_PREFIX,
     CANCEL_ID,
@@ -27,6 +29,8 @@ from bot.table.protocol.replies import (
 
 log = logging.getLogger("pitboss.discord")
 
+MESSAGE_CHARACTERS = 2000   # Discord's limit for a message's content
+
 
 class ButtonHandler(Protocol):
     """What a button needs of the client that received its press (the adapter's client)."""
@@ -39,9 +43,9 @@ class ButtonHandler(Protocol):
 class TurnMessages(Protocol):
     """Where the message showing each game's current turn is remembered (the GameService)."""
 
-    async def turn_message(self, game_id: int) -> tuple[str, str] | None: ...
+    async def turn_message(self, game_id: int) -> TurnMessage | None: ...
 
-    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None: ...
+    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None: ...
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
@@ -174,29 +178,50 @@ async def answer_privately(interaction: discord.Interaction, reply: Reply) -> No
 
 async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: Reply, *,
                   from_button: bool) -> None:
-    """Show an accepted action: edit this turn's message, or start a new one when the turn passed."""
-    content, mentions = content_and_mentions(reply)
+    """Show an accepted action on its turn's message: added to what the message says of the turn so far
+    (every action of the turn stays in the channel), or a new message when the turn passed, when the
+    message is full, or when the action pings someone (a new message is how a ping reaches them)."""
+    news = _news(reply)
     view = view_for(reply)
     previous = await turns.turn_message(reply.game_id) if reply.game_id else None
-    if previous is not None and previous[0] == reply.turn_key and not reply.mentions:
-        try:
-            message = interaction.channel.get_partial_message(int(previous[1]))  # type: ignore[union-attr]
-            await message.edit(content=content, attachments=files_of(reply), view=view, allowed_mentions=mentions)
-            if not from_button:
-                await interaction.delete_original_response()
-            return
-        except discord.HTTPException:
-            log.info("turn message %s could not be edited; posting a new one", previous[1])
+    if previous is not None and previous.turn_key == reply.turn_key and not reply.mentions:
+        body = f"{previous.body}\n{news}" if previous.body else news
+        content = _with_next(body, reply)
+        if len(content) <= MESSAGE_CHARACTERS:
+            try:
+                message = interaction.channel.get_partial_message(int(previous.message_id))  # type: ignore[union-attr]
+                await message.edit(content=content, attachments=files_of(reply), view=view,
+                                   allowed_mentions=discord.AllowedMentions.none())
+                if reply.game_id is not None:
+                    await turns.remember_turn_message(reply.game_id, reply.turn_key, previous.message_id, body)
+                if not from_button:
+                    await interaction.delete_original_response()
+                return
+            except discord.HTTPException:
+                log.info("turn message %s could not be edited; posting a new one", previous.message_id)
     if previous is not None:
-        await _retire(interaction, previous[1])
+        await _retire(interaction, previous.message_id)
     if not from_button:
         # A follow-up would fill in the "thinking…" placeholder, and an edit never notifies: post
         # the turn's message as a new one so its ping reaches the player.
         await interaction.delete_original_response()
+    content, mentions = content_and_mentions(replace(reply, text=_with_next(news, reply)))
     message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
                                               allowed_mentions=mentions, wait=True)
     if reply.game_id is not None:
-        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), news)
+
+
+def _news(reply: Reply) -> str:
+    """What an accepted action's reply says happened: its text without the closing Next: line."""
+    if reply.next_line and reply.text.endswith("\n" + reply.next_line):
+        return reply.text[: -len(reply.next_line) - 1]
+    return reply.text
+
+
+def _with_next(body: str, reply: Reply) -> str:
+    """A turn's words so far and what the game waits on now."""
+    return f"{body}\n{reply.next_line}" if reply.next_line and body else body or reply.next_line
 
 
 async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:
@@ -205,7 +230,7 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
     message = await channel.send(content, files=files_of(reply), view=view_for(reply) or discord.utils.MISSING,
                                  allowed_mentions=mentions)
     if reply.outcome == "applied" and reply.game_id is not None:
-        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id))
+        await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), _news(reply))
 
 
 async def _retire(interaction: discord.Interaction, message_id: str) -> None:

@@ -16,7 +16,7 @@ from typing import Protocol
 from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
-           "NotMovable", "Store", "StoreBusy", "Timer", "VersionConflict", "is_postgres"]
+           "NotMovable", "Store", "StoreBusy", "Timer", "TurnMessage", "VersionConflict", "is_postgres"]
 
 # How each dialect spells the column types the migrations name.
 _TYPES = {
@@ -121,7 +121,22 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE player_timers ADD COLUMN token TEXT NOT NULL DEFAULT '';
     """,
+    # 9: what a turn's message says so far (its actions, without its closing Next: line), so each action
+    # of the turn is added to it instead of replacing it.
+    """
+    ALTER TABLE turn_messages ADD COLUMN body TEXT NOT NULL DEFAULT '';
+    """,
 )
+
+
+@dataclass(frozen=True)
+class TurnMessage:
+    """The public message showing a game's turn: the turn it shows, its Discord id, and its words so far
+    (the turn's actions, without the closing Next: line)."""
+
+    turn_key: str
+    message_id: str
+    body: str = ""
 
 
 class VersionConflict(Exception):
@@ -532,19 +547,19 @@ class Store:
             (after_id, limit))
         return [GameRecord(*row) for row in rows]
 
-    async def turn_message(self, game_id: int) -> tuple[str, str] | None:
-        """(turn key, message id) of the message showing a game's current turn."""
-        row = await self.driver.fetchone("SELECT turn_key, message_id FROM turn_messages WHERE game_id = ?",
-                                         (game_id,))
-        return (row[0], row[1]) if row else None
+    async def turn_message(self, game_id: int) -> TurnMessage | None:
+        """The message showing a game's current turn: its turn key, its id and what it says so far."""
+        row = await self.driver.fetchone(
+            "SELECT turn_key, message_id, body FROM turn_messages WHERE game_id = ?", (game_id,))
+        return TurnMessage(*row) if row else None
 
-    async def set_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None:
-        """Remember which message shows the current turn."""
+    async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
+        """Remember which message shows the current turn, and what it says so far."""
         async with self.transaction():
             await self.driver.execute(
-                "INSERT INTO turn_messages (game_id, turn_key, message_id) VALUES (?, ?, ?)"
+                "INSERT INTO turn_messages (game_id, turn_key, message_id, body) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (game_id) DO UPDATE SET turn_key = excluded.turn_key,"
-                " message_id = excluded.message_id", (game_id, turn_key, message_id))
+                " message_id = excluded.message_id, body = excluded.body", (game_id, turn_key, message_id, body))
 
     async def all_games(self) -> list[GameRecord]:
         """Every stored game, oldest first."""

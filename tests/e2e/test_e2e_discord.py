@@ -543,3 +543,22 @@ async def test_a_private_answer_leaves_no_public_trace(fake, bot, record_latency
     assert shown.callback.body == {"type": 5}, shown.describe()
     assert len(fake.public_history("channel")) > before
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_the_turn_message_keeps_every_action_of_the_turn(fake, bot, record_latency):
+    """Issue 25, item 1: each action of a turn is added to the turn's one message (the channel keeps the
+    whole turn, not only its last action), which ends with what the game waits on now; the moves ping
+    nobody, and a new turn starts a new message with its one ping."""
+    await lobby_of_two(fake, record_latency)
+    active = next_player(assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency))
+    sped = assert_public_map(await slash(fake, active, "channel", "speed", value="3"), record_latency)
+    pings = len(fake.notifications())
+    for _ in range(2):
+        assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
+    message = fake.message(sped.message_id)
+    content = message["content"]
+    assert "The game started." in content and f"{active} set speed 0 -> 3." in content, content
+    assert content.count(f"{active}: normal") == 2, content
+    assert content.rstrip().splitlines()[-1].startswith("Next: ") and content.count("Next: ") == 1, content
+    assert len(fake.notifications()) == pings        # adding to the turn's message pings nobody
+    assert_nothing_unexpected(fake, bot)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import images
-from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer
+from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
 from bot.table.clock.deadlines import Deadlines
 from bot.table.clock.timers import Timers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
@@ -167,13 +167,13 @@ class GameService:
             return await self._timers.pause(channel, actor, command.options["hours"])
         return await self._acting.act(channel, actor, command)
 
-    async def turn_message(self, game_id: int) -> tuple[str, str] | None:
-        """(turn key, message id) of the message a transport uses to show the current turn."""
+    async def turn_message(self, game_id: int) -> TurnMessage | None:
+        """The message a transport uses to show the current turn, and what it says so far."""
         return await self._store.turn_message(game_id)
 
-    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str) -> None:
-        """Record the message that now shows the game's current turn."""
-        await self._store.set_turn_message(game_id, turn_key, message_id)
+    async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
+        """Record the message that now shows the game's current turn, and what it says so far."""
+        await self._store.set_turn_message(game_id, turn_key, message_id, body)
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """Whether replaying the game's log from its seed rebuilds its stored snapshot exactly."""

@@ -49,8 +49,9 @@ class Pictures:
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
             (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
-        if outcome == "applied":
-            text = f"{text}\nNext: {ruleset.prompt(state)}"
+        next_line = f"Next: {ruleset.prompt(state)}" if outcome == "applied" else ""
+        if next_line:
+            text = f"{text}\n{next_line}"
         alt = ruleset.describe(public)
         if last:  # the news first, as the picture's caption has it, in the room the table leaves
             room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
@@ -58,7 +59,7 @@ class Pictures:
         files = await self._final_sheets(ruleset, public) if outcome == "applied" and ruleset.is_finished(state) \
             else ()
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
-                     legal=legal, waiting_on=waiting,
+                     legal=legal, waiting_on=waiting, next_line=next_line,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
