@@ -20,8 +20,9 @@ from tests.conftest import ROOT, run_pitboss
 # last action's words, roll and shot), issue 13's start (rules revision 3, a Junkyard game): each with
 # its count of stored games; issue 14's first landing (a Battlecars game, rules revision 1); issue 16's landing
 # (secrets in flight: a half-declared Battlecars turn after a takeover, a GM's changed DC, timers running).
+# Issue 24's restructuring (schema 8: turn messages without their words; Race revision 2).
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
-            "release21.db": 11}
+            "release21.db": 11, "release30.db": 11}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -163,3 +164,25 @@ def test_snapshot_upgrades_run_from_the_stored_schema_and_refuse_unknown_ones():
     track = get_ruleset("track")
     with pytest.raises(CodecError):
         decode_state(track.state_type, '{"schema":3,"state":{}}', track.snapshot_upgrades)
+
+
+async def test_a_race_stored_before_revision_3_keeps_its_turn_keys(tmp_path):
+    """A race of revision 2 keeps the turn keys it was stored with (they name who is still waited on), so
+    its stored timers and turn message stay good; a new race is revision 3."""
+    path = tmp_path / "release30.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release30.db", path)
+    store = await Store.open(str(path))
+    try:
+        race = get_ruleset("race")
+        games = [g for g in await store.all_games() if g.ruleset == "race" and g.status == "active"]
+        assert games
+        for game in games:
+            state = race.load_state(game.state)
+            assert state.revision == 2
+            waiting = race.acting_players(state)
+            assert race.turn_key(state).endswith(":" + ",".join(waiting)), race.turn_key(state)
+            timers = await store.timers(game.id)
+            assert {t.turn_key for t in timers} <= {race.turn_key(state)}
+        assert race.new_game_options({})["revision"] == 3
+    finally:
+        await store.close()
