@@ -1279,3 +1279,26 @@ def test_a_step_every_racer_answers_keeps_one_turn_key_from_revision_3(revision)
     assert len(keys) == 3
     assert len(set(keys)) == (1 if revision >= 3 else 3)
     assert RULESET.turn_key(state) not in keys              # the next step is a new turn
+
+
+def test_a_ditch_earns_the_speed_loss_bonus_from_revision_3(monkeypatch):
+    """Seed: the ditched vehicle is "back on track with speed equal to that of the vehicle it is set after",
+    and a speed "reduced by at least 10 km/h by any means" gives +1 (+2 for 20 or more): from revision 3
+    the ditch's new speed is such a reduction (issue 25, item 11); revision 2 and before wrote it over."""
+    track = custom_track(monkeypatch, {"name": "Ditch", "type": "curved", "hazard": {"kind": "ditch"}})
+    speeds = (500, 495, 485, 460, 420)
+    seen = set()
+    for seed in range(1, 25):
+        seats = tuple(seat(p, s) for p, s in zip(("ann", "bob", "cy", "dee", "eve"), speeds))
+        for revision in (2, 3):
+            state = race(*seats, track=track, seed=seed, revision=revision)
+            after, events = checks.hit_hazard(state, "r1")
+            place = min(1 + roll(events, "places lost").faces[0], 5)
+            lost = 500 - speeds[place - 1]
+            assert racer(after, "r1").speed == speeds[place - 1]
+            earned = 2 if lost >= 20 else 1 if lost >= 10 else 0
+            assert racer(after, "r1").bonus == (earned if revision >= 3 else 0), (seed, revision, lost)
+            if revision >= 3:
+                assert [e.why for e in of(events, ev.SpeedChanged)] == ["back on the track"]
+                seen.add({0: "none", 1: "+1", 2: "+2"}[earned])
+    saw(seen, "none", "+1", "+2")

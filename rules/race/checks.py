@@ -9,7 +9,7 @@ from dataclasses import replace
 from rules.race import data
 from rules.race.events import DiceRolled, HazardHit, PlacesLost
 from rules.race.rolls import d20, damage_dice, dice
-from rules.race.speed import damage, go_out, lose, move_to
+from rules.race.speed import damage, go_out, lose, move_to, set_speed
 from rules.race.state import Racer, RaceState
 
 
@@ -122,12 +122,18 @@ def hit_hazard(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
 
 
 def _ditch(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
-    """Seed: the racer loses d8 places and is back on the track at the speed of the one it is set after."""
+    """Seed: the racer loses d8 places and is back on the track at the speed of the one it is set after.
+    From revision 3 that speed is set like any other (a loss of 10 km/h or more earns the speed-loss
+    bonus, seed: "reduced ... by any means"); before, it was written over with no bonus."""
     racer = state.racer(racer_id)
     state, (face,) = dice(state, 1, 8)
     place = min(state.position(racer_id) + face, len(state.racing()))
     state = move_to(state, racer_id, place)
+    events: tuple = (DiceRolled(racer.name, "places lost", "d8", (face,), face), PlacesLost(racer.name, face, place))
     ahead = state.ahead_of(racer_id)
-    if ahead is not None:
+    if ahead is not None and state.revision >= 3:
+        state, told = set_speed(state, racer_id, ahead.speed, "back on the track")
+        events += told
+    elif ahead is not None:
         state = state.with_racer(replace(state.racer(racer_id), speed=ahead.speed))
-    return state, (DiceRolled(racer.name, "places lost", "d8", (face,), face), PlacesLost(racer.name, face, place))
+    return state, events
