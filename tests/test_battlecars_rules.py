@@ -4,6 +4,8 @@ sentence (or the reconstruction RULES.md names) gives for the faces rolled."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rules.battlecars import data, speed
@@ -1177,3 +1179,20 @@ def test_a_plans_shot_is_worked_out_at_the_first_point_of_the_path_that_allows_i
     assert "5 points away" in shot.why_not(state)                      # not yet at the start
     moved, _ = act(act(state, "alice", Move("ahead"))[0], "alice", Move("ahead"))
     assert shot.why_not(moved) is None                                  # after point #2 it is legal
+
+
+@pytest.mark.parametrize("revision", [2, 3])
+def test_every_vehicle_entering_oil_makes_the_skid_roll_from_revision_3(revision):
+    """Seed: oil "forces straight-line movement and skid roll" (issue 25, item 9). From revision 3 a vehicle
+    under its 45° cornering speed rolls too, and the test's table decides: the Rammer at 5 against 7
+    cannot skid, whatever it rolls. A revision 2 game rolled only over that speed."""
+    state = replace(on_board(table(("alice", "rammer", "C5", "E", 5), ("bob", "tank", "M1", "W", 0), seed=2),
+                             ("oil", "D5")), revision=revision)
+    state, events = act(state, "alice", Move("ahead"))
+    tests = rolls(events, "tests for a skid")
+    if revision >= 3:
+        (test,) = tests
+        assert not test.success and "cannot skid (speed 5, cornering 7)" in test.describe()
+    else:
+        assert tests == []
+    assert vehicle(state, "alice").oiled and vehicle(state, "alice").point == parse_label("D5")

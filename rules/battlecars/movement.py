@@ -124,8 +124,9 @@ def _skid_test(state: BattlecarsState, vehicle: Vehicle, limit: int) -> tuple[Ba
     over = vehicle.speed - limit
     state, (face,) = roll(state, D6)
     skids = face <= 2 * over
-    event = DiceRolled(vehicle.name, "tests for a skid", f"skids on a roll of {2 * over} or less (speed "
-                       f"{vehicle.speed}, cornering {limit})", "d6", (face,), face, 2 * over, skids)
+    odds = f"skids on a roll of {2 * over} or less" if over > 0 else "cannot skid"
+    event = DiceRolled(vehicle.name, "tests for a skid", f"{odds} (speed {vehicle.speed}, cornering {limit})", "d6",
+                       (face,), face, 2 * over, skids)
     return state, (event,), skids
 
 
@@ -211,10 +212,13 @@ def _step(state: BattlecarsState, vehicle: Vehicle, facing: int, angle: int, rev
 
 def _oil_skid(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tuple]:
     """Oil "forces straight-line movement and skid roll" (seed): the skid test is taken against the
-    mat's gentlest (45 degree) cornering speed on that ground; a tank never skids (ruling)."""
+    mat's gentlest (45 degree) cornering speed on that ground; a tank never skids (ruling). From
+    revision 3 every vehicle entering oil rolls, and the test's table decides (at or under that
+    cornering speed no roll skids); before, only one over it rolled."""
     vehicle = state.vehicle(vehicle_id)
     limit = cornering_limit(vehicle, state.the_board.terrain(point_of(vehicle)), 45)
-    if limit is None or vehicle.speed <= limit or left_to_move(vehicle) <= 0:
+    slow = limit is not None and vehicle.speed <= limit and state.revision < 3
+    if limit is None or slow or left_to_move(vehicle) <= 0:
         return state, ()
     state, events, skidded = _skid_test(state, vehicle, limit)
     if not skidded:

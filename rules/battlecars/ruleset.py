@@ -44,7 +44,7 @@ from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Referee
 from rules.table import revision_option, rounds_option
 
-REVISION = 2
+REVISION = 3
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:
