@@ -1196,3 +1196,27 @@ def test_every_vehicle_entering_oil_makes_the_skid_roll_from_revision_3(revision
     else:
         assert tests == []
     assert vehicle(state, "alice").oiled and vehicle(state, "alice").point == parse_label("D5")
+
+
+def test_a_driver_on_foot_is_told_as_a_driver_on_foot():
+    """Issue 25, item 7: the prompt, the table's words and /odds speak of the driver on foot (its walk,
+    board and pistol), never of the vehicle it left; a winner on foot is said to be."""
+    from rules.battlecars.events import GameWon
+    from rules.battlecars.ruleset import describe, odds, prompt
+
+    state, _ = on_foot(table(("alice", "rammer", "C5", "E", 0), ("bob", "interceptor", "B2", "S", 0)), "alice")
+    state = replace_active(state, "alice")
+    said = prompt(state)
+    assert said.startswith("Turn 1: alice's driver on foot at B5, health 3, pistol 6: ")
+    assert "/walk direction:..." in said and "/board" in said and "/end" in said and "the move" not in said
+    assert "alice's driver on foot at B5, health 3, pistol 6." in describe(state)
+    assert "alice's Rammer at C5 facing E, empty" in describe(state)
+    shots = odds(state, "alice", {})
+    assert shots.startswith("Shots open to alice's driver (6 rounds):") and "pod" not in shots
+    assert "pistol at bob (v2): range 3, 2d6 -> 97% to hit." in shots
+    assert odds(state, "alice", {"target": "v2"}) == \
+        "Shots open to alice's driver (6 rounds):\npistol at bob (v2): range 3, 2d6 -> 97% to hit."
+    with pytest.raises(BadOption, match="the only weapon is the pistol"):
+        odds(state, "alice", {"weapon": "a"})
+    assert GameWon("alice", on_foot=True).describe() == "alice wins: the last driver left, on foot."
+    assert GameWon("alice").describe() == "alice wins: the last driver with a vehicle still running."

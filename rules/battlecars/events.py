@@ -365,8 +365,11 @@ class MoveEnded:
 @dataclass(frozen=True)
 class GameWon:
     player: str
+    on_foot: bool = False   # the last driver left is on foot (events stored before this say nothing)
 
     def describe(self) -> str:
+        if self.on_foot:
+            return f"{self.player} wins: the last driver left, on foot."
         return f"{self.player} wins: the last driver with a vehicle still running."
 
 

@@ -367,6 +367,9 @@ def prompt(state: BattlecarsState) -> str:
         hit = state.open_hit
         return (f"{turn}: {state.seat(hit.chooser).name} chooses where the hit lands: "
                 f"/section choice:{'|'.join(hit.sections)} ({hit.points} points).")
+    walker = state.pedestrian_of(state.active)
+    if walker is not None:
+        return f"{turn}: {_on_foot_words(walker)}: {_on_foot_choices(state, walker)}."
     vehicle = state.vehicle_for(state.active)
     left = movement.left_to_move(vehicle)
     doing = f"{left} more {'point' if left == 1 else 'points'} to drive (/move), /fire any time" if left else \
@@ -376,18 +379,35 @@ def prompt(state: BattlecarsState) -> str:
 
 
 def describe(state: BattlecarsState) -> str:
-    """The whole table in words: each vehicle's place, speed and mat."""
+    """The whole table in words: each vehicle's place, speed and mat, and each driver on foot."""
     board = state.the_board
     parts = [f"Battlecars on {board.name} ({board.width}x{board.height} points)."]
     for v in state.vehicles:
         where = f"at {label(v.point)} facing {FACING_NAMES[v.facing]}" if v.point else "not placed"
-        status = "destroyed" if v.destroyed else f"speed {speed_label(v.speed)}"
+        status = "destroyed" if v.destroyed else "empty" if v.driver_out else f"speed {speed_label(v.speed)}"
         armour = "/".join(str(a) for a in v.armour)
         parts.append(f"{v.name}'s {v.spec.name} {where}, {status}; armour F/M/R {armour}, engine "
                      f"{v.spec.engine - v.engine_lost}/{v.spec.engine}, driver {v.spec.driver - v.driver_lost}/"
                      f"{v.spec.driver}.")
+    parts += [_on_foot_words(walker) + "." for walker in state.pedestrians]
     parts.append(prompt(state))
     return " ".join(parts)
+
+
+def _on_foot_words(walker: Pedestrian) -> str:
+    """A driver on foot in a few words: where, health and rounds."""
+    return f"{walker.name} on foot at {label(walker.point)}, health {walker.health}, pistol {walker.rounds}"
+
+
+def _on_foot_choices(state: BattlecarsState, walker: Pedestrian) -> str:
+    """What a driver on foot may do now, a command each (its option left open where there are several)."""
+    shown: dict[str, list[str]] = {}
+    for action in legal_actions(state, walker.owner):
+        verb, *options = action.command.split()
+        shown.setdefault(verb, []).append(" ".join(options))
+    words = [f"{verb} {ways[0]}".strip() if len(ways) == 1 else f"{verb} {ways[0].split(':')[0]}:..."
+             for verb, ways in shown.items()]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 def _shot_line(plan) -> str:
@@ -398,6 +418,33 @@ def _shot_line(plan) -> str:
             f"{plan.dice}d6{bonus} -> {plan.chance:.0%} to hit; damage {damage}.")
 
 
+def _pistol_odds(state: BattlecarsState, walker: Pedestrian, options: dict[str, Any]) -> str:
+    """A driver on foot's odds: the pistol at one target, or at every target it can shoot now."""
+    if str(options.get("weapon") or "pistol").strip().lower() != "pistol":
+        raise BadOption("On foot the only weapon is the pistol.")
+    if options.get("turn"):
+        raise BadOption("On foot there is no turn to skid on: a driver walks a point in any direction.")
+    dice = data.table()["pistol_range_dice"]
+    everyone: list[Vehicle | Pedestrian] = [*state.vehicles, *state.pedestrians]
+    wanted = [combat.find_target(state, str(options["target"]), walker.id)] if options.get("target") else \
+        [t for t in everyone if t.owner != walker.owner and t.point is not None]
+    lines = []
+    for target in wanted:
+        try:
+            distance = combat.check_pistol(state, walker, target)
+        except GameError as why:
+            if options.get("target"):
+                return f"{walker.name} cannot shoot {target.name} now: {why.message}"
+            continue
+        modifier = combat.aim(state, walker, target)
+        bonus = f" {modifier:+d}" if modifier else ""
+        lines.append(f"pistol at {target.name} ({target.id}): range {distance}, {dice}d6{bonus} -> "
+                     f"{combat.hit_chance(dice, modifier, distance):.0%} to hit.")
+    if not lines:
+        return f"No shot is open to {walker.name} now: nobody on a line in reach and in sight, or no round left."
+    return f"Shots open to {walker.name} ({walker.rounds} rounds):\n" + "\n".join(lines)
+
+
 def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
     """The chance of a shot or of skidding on a turn, changing nothing; bare, every shot open now.
     Off-turn it answers for the player's vehicle as it stands, for planning."""
@@ -405,6 +452,9 @@ def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
         raise NotSeated("You are not playing in this game.")
     if state.phase in (Phase.LOBBY, Phase.FINISHED):
         raise WrongPhase("The odds are for a game under way.")
+    walker = state.pedestrian_of(player)
+    if walker is not None:
+        return _pistol_odds(state, walker, options)
     vehicle = state.vehicle_for(player)
     if options.get("turn"):
         turn = str(options["turn"]).strip().lower()

@@ -44,7 +44,7 @@ def check_victory(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     left = drivers_left(state)
     if len(left) == 1:
         return replace(state, phase=Phase.FINISHED, winner=left[0], active=None, pending_hit=None), \
-            (GameWon(state.seat(left[0]).name),)
+            (GameWon(state.seat(left[0]).name, state.pedestrian_of(left[0]) is not None),)
     if not left:
         return replace(state, phase=Phase.FINISHED, active=None, pending_hit=None), \
             (GameDrawn("no vehicle is left running"),)
