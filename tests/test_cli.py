@@ -184,7 +184,10 @@ def test_a_track_game_through_exec_keeps_hands_private(tmp_path):
     assert run("alice", "/game new ruleset:track seed:11").returncode == 0
     assert run("alice", "/game join").returncode == 0 and run("bob", "/game join").returncode == 0
     started = run("alice", "/game start")
-    assert started.returncode == 0 and "private:" not in started.stdout
+    assert started.returncode == 0
+    # the one private line is the player's own: their choices (issue 25, item 6), for their eyes only
+    private = [line for line in started.stdout.splitlines() if line.startswith("private:")]
+    assert all(line.startswith("private: choices for alice: /") for line in private), private
     public = [started.stdout]
     played = set()
     for _turn in range(8):
@@ -328,3 +331,17 @@ def test_exec_without_a_command_is_malformed(tmp_path):
     result = run_pitboss("exec", "--db", str(tmp_path / "x.db"), "--channel", "1", "--user", "alice", cwd=tmp_path)
     assert result.returncode == 2 and "give a command" in result.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_a_game_with_private_choices_shows_the_players_own_on_the_command_line(tmp_path):
+    """Issue 25, item 6: Battlecars offers its choices privately (secret speed counters); the command line
+    prints the acting player's own as a private line, and never another player's."""
+    run = Exec(tmp_path, processes=False)
+    for user, line in (("alice", "/game new ruleset:battlecars seed:9"), ("alice", "/game join vehicle:interceptor"),
+                       ("bob", "/game join vehicle:rammer")):
+        assert run(user, line).returncode == 0
+    started = run("alice", "/game start").stdout
+    assert "private: choices for alice: /speed value:4 | /speed value:3 | /speed value:2" in started, started
+    assert "choices for bob" not in started
+    counter = run("bob", "/speed value:2").stdout
+    assert "private: choices for bob" not in counter      # bob has set his counter: nothing waits on him

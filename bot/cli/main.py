@@ -88,7 +88,18 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
         log.exception("command failed: %s", line)
         print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
         return EXIT_REFUSED, None
-    return present(reply, channel, out_dir, stream), reply
+    status = present(reply, channel, out_dir, stream)
+    if reply.outcome == "applied" and not reply.legal:   # a game whose choices are private (hands, counters)
+        await show_own_choices(service, channel, actor.id, stream)
+    return status, reply
+
+
+async def show_own_choices(service: GameService, channel: str, player: str, stream: TextIO) -> None:
+    """A player's own choices in a game that offers them privately, as a private line (what their
+    "Your move (private)" menu shows on Discord); nothing when the game does not wait on them."""
+    own = await service.own_choices(channel, player)
+    if own:
+        print(f"private: choices for {player}: " + " | ".join(action.command for action in own), file=stream)
 
 
 def _exec_line(args: argparse.Namespace) -> int:
@@ -173,7 +184,10 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
                 print(f"{actor_name}> {line}")
             _status, reply = await _run_one(service, args.channel, Actor(actor_name, actor_name), line, out_dir,
                                             sys.stdout)
-            actor_name = _next_at_the_keyboard(reply, actor_name)
+            next_name = _next_at_the_keyboard(reply, actor_name)
+            if reply is not None and reply.outcome == "applied" and not reply.legal and next_name != actor_name:
+                await show_own_choices(service, args.channel, next_name, sys.stdout)   # the shared keyboard's next
+            actor_name = next_name
     finally:
         await store.close()
     return EXIT_OK

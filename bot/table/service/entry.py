@@ -23,6 +23,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.seating import Seating
 from bot.table.service.table import DELIVERY, Table
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
+from rules.engine import LegalAction
 from rules.errors import GameError
 from rules.registry import get_ruleset
 
@@ -72,6 +73,18 @@ class GameService:
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Play a previewed plan, if the game has not moved on since the preview."""
         return await self._guarded(channel, self._acting.plans.confirm(channel, actor, custom_id), delivery)
+
+    async def own_choices(self, channel: str, player: str) -> tuple[LegalAction, ...]:
+        """What the channel's game offers `player` now, for their eyes only (empty when it does not wait
+        on them): what their "Your move (private)" menu shows."""
+        game = await self._store.active_game(channel)
+        if game is None:
+            return ()
+        ruleset = get_ruleset(game.ruleset)
+        state = self._table.snapshots.load(ruleset, game.state)
+        if player not in ruleset.acting_players(state) or ruleset.is_computer(state, player):
+            return ()
+        return ruleset.legal_actions(state, player)
 
     async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
                       chosen: dict[str, Any]) -> list[tuple[str, str]]:
