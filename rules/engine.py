@@ -186,6 +186,9 @@ class Ruleset(Generic[S]):
     # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
     # replay, alt text) goes through it. None: the log holds no secret.
     secrets: Secrets | None = None
+    # (state, player) -> the action that plays itself for a person with no choice to make (a car with no
+    # engine left setting its speed to 0), which the table takes and says so; None: the player has a choice
+    forced: Callable[[S, str], Any] | None = None
     # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
     # player who acted before it; None: the turn is told event by event.
     turn_summary: Callable[[tuple], str] | None = None
@@ -224,6 +227,10 @@ class Ruleset(Generic[S]):
         default the values some legal action uses now."""
         suggest = self.suggest if self.suggest is not None else suggest_legal(self.legal_actions)
         return suggest(state, player, command, option, chosen)
+
+    def forced_action(self, state: S, player: str) -> Any:
+        """The action that plays itself for `player` now (no choice to make), or None."""
+        return self.forced(state, player) if self.forced is not None else None
 
     def round_cap_of(self, state: S) -> int | None:
         """The round after which the game is a draw, or None (no cap set, or no round cap at all)."""

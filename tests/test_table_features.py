@@ -335,3 +335,31 @@ async def test_autocomplete_for_a_drop_offers_only_what_may_be_dropped(table, st
     assert all(label.startswith("Drop ") for label, _value in offers)
     assert "front" not in {value for _label, value in offers}
     assert await service.suggest("chan-1", actor, "fire", "weapon", "", {}) == []  # nobody in any arc yet
+
+
+async def test_a_speed_that_is_no_choice_is_set_by_the_table(table, store):
+    """Issue 25, item 5: a car with no engine left, standing still, can only choose speed 0: the table sets
+    it and says so, and the game waits on that player for what is a choice (a ruling: a choice of one is
+    no choice)."""
+    from dataclasses import replace
+
+    from rules.codec import encode_state
+
+    await started(table, seed=7)
+    state = await state_of(store)
+    mover = state.active_player
+    other = next(p.id for p in state.players if p.id != mover)
+    car = next(c for c in state.cars if c.owner == other)
+    dead = replace(car, speed=0, systems=replace(car.systems, engine=replace(car.systems.engine,
+                                                                          crossed=len(car.systems.engine.boxes))))
+    state = replace(state, cars=tuple(dead if c.id == car.id else c for c in state.cars))
+    assert SPEEDWAY.forced_action(state, other) is None                  # not in its upkeep yet
+    game = await store.active_game("chan-1")
+    await store.driver.execute("UPDATE games SET state = ? WHERE id = ?", (encode_state(state), game.id))
+    sped = await table(mover, "/speed value:0")     # at 0 the mover's turn is over at once
+    assert sped.outcome == "applied", sped.text
+    assert f"{other} had no choice: {other} keeps speed 0." in sped.text, sped.text
+    after = await state_of(store)
+    assert after.phase == "upkeep" and after.active_player == mover and sped.waiting_on == (mover,)
+    log = [r.actor for r in await store.actions(game.id)]
+    assert other in log[-2:]                                         # logged as the player's own action

@@ -621,6 +621,15 @@ def suggest(state: SpeedwayState, player: str, command: str, option: str,
     return []
 
 
+def forced_action(state: SpeedwayState, player: str) -> Any:
+    """A speed with one value to choose (a car with no engine left, standing still: 0 to 0) is set by the
+    table (ruling: the seed's upkeep has every car set its speed; a choice of one is no choice)."""
+    if state.phase != SpeedwayPhase.UPKEEP or state.deciding_player != player:
+        return None
+    low, high = speed_range(state.current_car)
+    return SetSpeed(low) if low == high else None
+
+
 def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -> Any:
     """What a deadline plays for an absent driver: keep speed (or, `passive`, brake hard), drive
     straight, no fire. None when `player` has nothing to do now."""
@@ -684,6 +693,7 @@ SPEEDWAY = Ruleset(
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner),
+    forced=forced_action,
     plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
     undo_blocker=undo_blocker,
     suggest=suggest,

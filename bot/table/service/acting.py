@@ -227,24 +227,25 @@ class Acting:
         raise AssertionError("unreachable")
 
     async def play_computers(self, channel: str, done: Applied) -> tuple[Applied, list[tuple[str, tuple]]]:
-        """Let every waiting computer seat play, each action through the same path as a person's; the
-        seats' (player, events) in order."""
+        """Let every waiting computer seat play, and play a person's move that is no choice (the game's
+        forced action), each through the same path as a person's; the (player, events) in order, a forced
+        move's words saying so."""
         played: list[tuple[str, tuple]] = []
-        computer = done.ruleset.computer
         for _ in range(MAX_COMPUTER_ACTIONS):
-            if computer is None or done.ruleset.is_finished(done.state):
+            if done.ruleset.is_finished(done.state):
                 break
-            moves = ((p, computer.choose(done.state, p)) for p in done.ruleset.acting_players(done.state)
-                     if computer.is_computer(done.state, p))
-            player, action = next(((p, a) for p, a in moves if a is not None), (None, None))
+            player, action, forced = _next_automatic(done.ruleset, done.state)
             if player is None:
                 break
             try:
                 done = await self.apply(channel, player, None, action=action)
-            except GameError as exc:  # a computer choosing an illegal action is a bug: stop, keep the game
-                log.error("computer %s chose a refused action %r: %s", player, action, exc.message)
+            except GameError as exc:  # a computer or a forced move refused is a bug: stop, keep the game
+                log.error("%s %s was refused %r: %s", "forced move of" if forced else "computer", player, action,
+                          exc.message)
                 break
-            played.append((player, done.events))
+            seat = done.state.player(player)
+            told = (_Said(f"{seat.name if seat else player} had no choice:"),) if forced else ()
+            played.append((player, told + done.events))
         return done, played
 
     async def undo(self, channel: str, actor: Actor) -> Reply:
@@ -315,6 +316,29 @@ class Acting:
     def _turn_of(ruleset: Ruleset, state: Any) -> tuple:
         """Who the game waits on, in which turn: the timer only changes when this does."""
         return ruleset.acting_players(state), ruleset.turn_key(state), ruleset.is_finished(state)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """Words the table adds to a reply among a move's events (never stored in the log)."""
+
+    words: str
+
+    def describe(self) -> str:
+        return self.words
+
+
+def _next_automatic(ruleset: Ruleset, state: Any) -> tuple[str | None, Any, bool]:
+    """The next move that plays itself: a waiting computer seat's choice, or a person's move that is no
+    choice; (player, action, forced), or (None, None, False) when everyone waiting has to choose."""
+    for player in ruleset.acting_players(state):
+        if ruleset.is_computer(state, player):
+            action = ruleset.computer.choose(state, player) if ruleset.computer is not None else None
+            if action is not None:
+                return player, action, False
+        elif (action := ruleset.forced_action(state, player)) is not None:
+            return player, action, True
+    return None, None, False
 
 
 def _ready(floating: list[PlanStep], state: Any) -> Command | None:
