@@ -328,3 +328,16 @@ async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire
     assert "ben may return fire at ann's driver: /fire weapon:... target:d1, or /hold." in reply.text
     elsewhere = await service.execute("bc-foot", Actor("ben", "ben"), parse("/fire weapon:a target:v1"))
     assert elsewhere.outcome == "refused" and elsewhere.text == "Return fire goes back at ann's driver only."
+
+
+async def test_refusals_name_what_the_table_takes_and_a_spectator_has_nothing_to_undo(service):
+    """Issue 25, item 16: another game's option is refused naming this game's own options for the
+    command; a spectator's /undo is told they have nothing to undo, not that someone acted since."""
+    await two_drivers(service, "bc-words")
+    moved = await run(service, "alice", "/move maneuver:normal", "bc-words")
+    assert moved.outcome == "refused"
+    assert moved.text == ("maneuver: is not an option of /move in Battlecars. "
+                          "Its options there: turn:, facing:, plan:, fire:, preview:.")
+    undo = await run(service, "carol", "/undo", "bc-words")
+    assert undo.outcome == "refused"
+    assert undo.text == "You are not playing in this game: there is nothing of yours to undo."

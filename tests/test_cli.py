@@ -345,3 +345,16 @@ def test_a_game_with_private_choices_shows_the_players_own_on_the_command_line(t
     assert "choices for bob" not in started
     counter = run("bob", "/speed value:2").stdout
     assert "private: choices for bob" not in counter      # bob has set his counter: nothing waits on him
+
+
+def test_two_databases_keep_their_maps_apart():
+    """Issue 25, item 16: `pitboss play` on another database puts its maps in a folder of its own, so the
+    same channel and game number in two databases never overwrite each other's pictures."""
+    from bot.cli.main import maps_folder
+
+    assert maps_folder("pitboss.db") == Path("pitboss-maps")
+    first, second = maps_folder("a/game.db"), maps_folder("b/game.db")
+    assert first != second and first.parent == second.parent == Path("pitboss-maps")
+    assert first.name.startswith("game-") and maps_folder("a/game.db") == first
+    assert maps_folder("postgresql://u:secret@host/db").name.startswith("postgres-")
+    assert "secret" not in str(maps_folder("postgresql://u:secret@host/db"))

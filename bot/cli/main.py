@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -37,6 +38,20 @@ def _db_path(args: argparse.Namespace) -> str:
 
 def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:40] or "x"
+
+
+MAPS = "pitboss-maps"
+
+
+def maps_folder(db: str) -> Path:
+    """Where `pitboss play` puts its maps: pitboss-maps/ for the default database, and a folder of its own
+    in it for any other (named by the database and a hash of where it is), so two databases' maps of the
+    same channel and game number never overwrite each other."""
+    if db == DEFAULT_DB:
+        return Path(MAPS)
+    where = split_password(db)[0] if is_postgres(db) else os.path.abspath(db)
+    name = "postgres" if is_postgres(db) else Path(db).stem
+    return Path(MAPS) / f"{_safe(name)}-{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
 def _read_file(path: str) -> bytes:
@@ -153,7 +168,7 @@ def _next_at_the_keyboard(reply: Reply | None, current: str) -> str:
 
 async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
     store = await Store.open(_db_path(args))
-    out_dir = Path(args.out)
+    out_dir = Path(args.out) if args.out else maps_folder(_db_path(args))
     interactive = stdin.isatty()
     print(f"Pitboss local table — database {masked(_db_path(args))}, channel {args.channel}, maps in {out_dir}/")
     print(play_help())
@@ -363,7 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.set_defaults(func=_local(_in_loop(_play)))
     play.add_argument("--channel", default="local", help="channel id for the local game")
-    play.add_argument("--out", default="pitboss-maps", help="folder for the rendered maps")
+    play.add_argument("--out", help=f"folder for the rendered maps (default {MAPS}/, and for a database other than "
+                                    f"{DEFAULT_DB} a folder of its own in it)")
 
     exe = with_db(sub.add_parser("exec", help="run one command as a player would type it"))
     exe.set_defaults(func=_local(_exec_line))

@@ -192,7 +192,10 @@ def foreign_to(ruleset: Ruleset, command: Command) -> str | None:
     allowed = {o.name for o in spec.options} | SERVICE_OPTIONS
     extra = sorted(set(command.options) - allowed)
     if extra:
-        return f"{', '.join(e + ':' for e in extra)} is not an option of /{command.name} in {ruleset.title}."
+        own = ", ".join(o.name + ":" for o in spec.options if o.name not in WORD_OPTIONS.values())
+        options = f" Its options there: {own}" if own else f" It takes no options in {ruleset.title}"
+        verb = "are not options" if len(extra) > 1 else "is not an option"
+        return f"{', '.join(e + ':' for e in extra)} {verb} of /{command.name} in {ruleset.title}.{options}."
     return None
 
 

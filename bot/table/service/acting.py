@@ -262,6 +262,8 @@ class Acting:
         if not records:
             raise GameError("There is nothing to undo.")
         last = records[-1]
+        if ruleset.load_state(game.state).player(actor.id) is None:
+            raise GameError("You are not playing in this game: there is nothing of yours to undo.")
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
