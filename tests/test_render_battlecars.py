@@ -134,3 +134,28 @@ def test_redrawing_only_the_busy_band_gives_the_whole_picture_pixel_for_pixel():
     for view, last in frames:
         fast, whole = render_image(view, last), render_image(view, last, whole=True)
         assert ImageChops.difference(fast, whole).getbbox() is None
+
+
+def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
+    """Issue 25, item 8: a driver on foot is labelled (name and health) like a vehicle; the empty vehicle
+    is not ringed as the one acting; the header names the driver who must choose where a hit lands."""
+    from dataclasses import replace
+
+    from images.battlecars import _tag_words, _title
+    from images.fonts import font
+    from rules.battlecars.actions import Leave
+    from rules.battlecars.state import PendingHit, Phase
+    from tests.battlecars_helpers import table
+
+    state = table(("alice", "interceptor", "C5", "E", 0), ("bob", "rammer", "M1", "W", 0))
+    mover = state.active
+    state, _ = RULESET.apply(state, mover, Leave())
+    tags = {ident: text for ident, _point, text, _colour, _muted in _tag_words(state, font(46, bold=True))}
+    walker = state.pedestrian_of(mover)
+    assert tags[walker.id] == f"{walker.name} · 3♥"
+    assert tags[state.vehicle_of(mover).id] == state.vehicle_of(mover).name     # empty: no speed shown
+    other = next(p for p in state.order if p != mover)
+    hit = PendingHit(state.vehicle_of(other).id, other, 3, ("front", "middle"), False, state.vehicle_of(mover).id,
+                     False)
+    deciding = replace(state, phase=Phase.SECTION, pending_hit=hit)
+    assert _title(deciding) == f"Turn {state.round + 1} · {state.seat(other).name} chooses where the hit lands"

@@ -257,18 +257,14 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
               for v in state.vehicles if v.point is not None}
     tokens.update({p.id: _box_around(_centre(p.point, cell, top), cell * 0.3, cell * 0.45) for p in state.pedestrians})
     placed: list[tuple[float, ...]] = []
-    for vehicle in state.vehicles:
-        if vehicle.point is None:
-            continue
-        cx, cy = _centre(vehicle.point, cell, top)
-        counter = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
-        text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed else f" · {counter}")
+    for ident, point, text, colour, muted in _tag_words(state, face):
+        cx, cy = _centre(point, cell, top)
         w = face.getlength(text) / K + 12
         reach = cell * 0.62
         spots = [(cx, cy - reach), (cx, cy + reach), (cx + w / 2 + cell * 0.3, cy - reach),
                  (cx - w / 2 - cell * 0.3, cy - reach), (cx + w / 2 + cell * 0.3, cy + reach),
                  (cx - w / 2 - cell * 0.3, cy + reach)]
-        others = [b for vid, b in tokens.items() if vid != vehicle.id]
+        others = [b for vid, b in tokens.items() if vid != ident]
 
         def clash(spot, w=w, others=others):
             x = min(max(spot[0], left_edge + w / 2), right_edge - w / 2)   # off the rulers
@@ -278,10 +274,28 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
                     + 100 * off), box
         _score, box = min((clash(spot) for spot in spots), key=lambda scored: scored[0])
         placed.append(box)
-        draw.rounded_rectangle([K * v for v in box], radius=5 * K, fill=PAPER,
-                               outline=colours.car_colour(vehicle.colour), width=2 * K)
+        draw.rounded_rectangle([K * v for v in box], radius=5 * K, fill=PAPER, outline=colour, width=2 * K)
         draw_text(draw, (K * (box[0] + box[2]) / 2, K * (box[1] + box[3]) / 2), text, face,
-                  MUTED if vehicle.destroyed else INK, "mm")
+                  MUTED if muted else INK, "mm")
+
+
+def _tag_words(state: BattlecarsState, face) -> list[tuple[str, tuple[int, int], str, Colour, bool]]:
+    """What each tag says, and of whom: a vehicle's name and speed; a driver on foot's name and health."""
+    tags = []
+    for vehicle in state.vehicles:
+        if vehicle.point is None:
+            continue
+        counter = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
+        text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed or vehicle.driver_out
+                                                        else f" · {counter}")
+        tags.append((vehicle.id, vehicle.point, text, colours.car_colour(vehicle.colour),
+                     vehicle.destroyed or vehicle.driver_out))
+    for walker in state.pedestrians:
+        owner = state.vehicle_of(walker.owner)
+        colour = colours.car_colour(owner.colour) if owner else MUTED
+        tags.append((walker.id, walker.point, f"{ellipsize(walker.name, face, K * 200)} · {walker.health}♥",
+                     colour, False))
+    return tags
 
 
 def _box_around(centre: tuple[float, float], half_w: float, half_h: float) -> tuple[float, ...]:
@@ -336,6 +350,13 @@ def _title(state: BattlecarsState) -> str:
         return f"Game over · {name_of(state, state.winner)} wins" if state.winner else "Game over · a draw"
     if state.phase == Phase.SPEED:
         return f"Turn {state.round + 1} · speed counters going down"
+    if state.phase == Phase.SECTION:   # the hit vehicle's driver decides, whoever is moving
+        return f"Turn {state.round + 1} · {name_of(state, state.open_hit.chooser)} chooses where the hit lands"
+    if state.phase == Phase.RETURN:
+        return f"Turn {state.round + 1} · {name_of(state, state.open_return.chooser)} may return fire"
+    walker = state.pedestrian_of(state.active)
+    if walker is not None:
+        return f"Turn {state.round + 1} · {walker.name} on foot"
     return f"Turn {state.round + 1} · {name_of(state, state.active)} moves"
 
 
@@ -388,7 +409,8 @@ def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) ->
     _last_turn(draw, state, last, cell, top)
     for vehicle in state.vehicles:
         if vehicle.point is not None:
-            _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE)
+            _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE
+                   and not vehicle.driver_out)
     for walker in state.pedestrians:
         _pedestrian(draw, state, walker, cell, top)
     _tags(draw, state, cell, top, page_size(board))
