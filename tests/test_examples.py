@@ -35,7 +35,7 @@ def refusals(output: str) -> list[str]:
 
 def test_the_readme_prompt_examples_run_in_one_session_without_a_refusal(tmp_path):
     blocks = prompt_blocks()
-    assert len(blocks) == 2
+    assert len(blocks) == 4   # Speedway, Track, Battlecars, the Race
     result = run_pitboss("play", "--db", str(tmp_path / "t.db"), "--out", str(tmp_path / "maps"), cwd=tmp_path,
                          stdin="".join(blocks))
     assert result.returncode == 0 and not refusals(result.stdout), result.stdout[-3000:]
