@@ -1302,3 +1302,39 @@ def test_a_ditch_earns_the_speed_loss_bonus_from_revision_3(monkeypatch):
                 assert [e.why for e in of(events, ev.SpeedChanged)] == ["back on the track"]
                 seen.add({0: "none", 1: "+1", 2: "+2"}[earned])
     saw(seen, "none", "+1", "+2")
+
+
+def test_the_final_standings_say_why_a_racer_went_out():
+    """Issue 25, item 10: the standings' words name a disqualified or wrecked racer as such, as the
+    picture does; an old log's event without reasons still reads."""
+    state = race("ann", "bob", "cy")
+    state = state.with_racer(replace(racer(state, "r2"), out="disqualified", out_order=1))
+    _done, (finished,) = flow.finish(state)
+    assert finished.describe() == "The race is over. 1. ann, 2. cy, 3. bob (disqualified)."
+    assert ev.RaceFinished(("ann", "cy")).describe() == "The race is over. 1. ann, 2. cy."
+
+
+def test_an_illegal_ram_says_so_with_the_judges_odds_before_it_is_taken():
+    """Issue 25, item 10: on Cloud City rams and weapons are illegal (judges' DC 15). The Ram button says
+    so with the chance of being caught (a rookie's Deception +0: a d20 under 15, 70%), and the action's
+    prompt warns that a racer caught is disqualified."""
+    state = turn_of(race(seat("ann", 400), seat("bob", 450), track="cloud_city"), "r2")
+    labels = {a.command: a.label for a in RULESET.legal_actions(state, "bob")}
+    assert labels["/act maneuver:ram"].endswith(" · illegal: judges catch 70%"), labels
+    assert "illegal" not in labels["/act maneuver:pass"]
+    assert RULESET.prompt(state).endswith(
+        "(rams and weapon attacks are illegal on this track: a racer the judges catch is disqualified).")
+    legal = turn_of(race(seat("ann", 400), seat("bob", 450), track="outlaw_gauntlet"), "r2")
+    assert "illegal" not in RULESET.prompt(legal)
+    assert all("illegal" not in a.label for a in RULESET.legal_actions(legal, "bob"))
+
+
+def test_a_features_prompt_says_what_each_answer_does():
+    """Issue 25, item 10: on a hazard the typed prompt says that yes tries to avoid it and no rides through."""
+    section, stage, index = next((n, stage, i) for n, s in enumerate(data.track("dune_sea").sections)
+                                 for stage, features in (("before", s.before), ("after", s.after))
+                                 for i, f in enumerate(features) if not f.positive)
+    state = at_feature("dune_sea", section, stage, index, "ann", "bob")
+    name = flow.FEATURE_NAMES[flow.stage_features(state)[index].kind]
+    assert RULESET.prompt(state).endswith(
+        f"try to avoid the {name} (/feature attempt:yes) or ride through it (/feature attempt:no).")

@@ -263,6 +263,9 @@ class PlacesSwapped:
 @dataclass(frozen=True)
 class RaceFinished:
     standings: tuple[str, ...]
+    out: tuple[str, ...] = ()   # why each racer in the standings went out ("" finished); older logs: none
 
     def describe(self) -> str:
-        return "The race is over. " + ", ".join(f"{n}. {name}" for n, name in enumerate(self.standings, 1)) + "."
+        why = self.out or ("",) * len(self.standings)
+        return "The race is over. " + ", ".join(f"{n}. {name}" + (f" ({reason})" if reason else "")
+                                                for n, (name, reason) in enumerate(zip(self.standings, why), 1)) + "."

@@ -267,7 +267,8 @@ def finish(state: RaceState) -> tuple[RaceState, tuple]:
     gone = sorted((r for r in state.racers if r.out), key=lambda r: -r.out_order)
     standings = tuple(r.name for r in finishers + gone)
     winner = finishers[0].owner if finishers else None
-    return replace(state, phase=Phase.FINISHED, winner=winner, pending=None), (RaceFinished(standings),)
+    return replace(state, phase=Phase.FINISHED, winner=winner, pending=None), \
+        (RaceFinished(standings, tuple(r.out for r in finishers + gone)),)
 
 
 def climb_or_descend(state: RaceState, racer_id: str, climb: int, descend: int) -> tuple[RaceState, tuple]:

@@ -52,6 +52,31 @@ def opposed_odds(state: RaceState, racer: Racer, maneuver: str) -> float | None:
     return beat_chance(check(racer) + edge, check(other))
 
 
+def caught_chance(state: RaceState, racer: Racer, kind: str) -> float | None:
+    """The chance the judges catch `racer` at an illegal ram or weapon attack on this track (a failed
+    Deception check against its DC, with disadvantage for a loud weapon: the first that bears); None
+    where it is legal, or a seated GM rules on it ("ask"; with the bot as GM, "ask" is illegal)."""
+    if not _judged_here(state, kind):
+        return None
+    need = state.the_track.judges_dc - state.pilot_spec(racer).deception   # a d20 this high is unseen
+    unseen = min(1.0, max(0.0, (21 - need) / 20))
+    weapons = [w for way in ("ahead", "behind") for w in armed(state, racer, way)] if kind == "attack" else []
+    loud = bool(weapons) and weapons[0].loud
+    return 1 - (unseen * unseen if loud else unseen)
+
+
+def illegal_here(state: RaceState) -> str:
+    """What this track forbids, for the racers' prompt: '' when rams and weapons are allowed."""
+    banned = [words for kind, words in (("ram", "rams"), ("attack", "weapon attacks")) if _judged_here(state, kind)]
+    return " and ".join(banned)
+
+
+def _judged_here(state: RaceState, kind: str) -> bool:
+    """Whether the judges watch for this maneuver on this track with no GM to ask first."""
+    legal = legality(state, kind)
+    return legal == "illegal" or (legal == "ask" and state.gm is None)
+
+
 def opponent(state: RaceState, racer_id: str, maneuver: str) -> Racer:
     """The racer a pass or ram (just ahead) or another maneuver (just behind) is aimed at, once `why_not` allows it."""
     other = state.ahead_of(racer_id) if maneuver in NEEDS_TARGET_AHEAD else state.behind(racer_id)

@@ -167,6 +167,8 @@ def _action_choices(state: RaceState, racer: Racer) -> tuple[LegalAction, ...]:
             label = maneuver.replace("_", " ").capitalize()
             odds = maneuvers.opposed_odds(state, racer, maneuver)
             label += f" ({odds:.0%})" if odds is not None else ""
+            caught = maneuvers.caught_chance(state, racer, maneuver)
+            label += f" · illegal: judges catch {caught:.0%}" if caught is not None else ""
             choices.append(LegalAction(f"/act maneuver:{maneuver}", label, action=Act(maneuver),
                                        primary=maneuver == "pass"))
     for then in ("pass", "sweep"):
@@ -226,18 +228,29 @@ def prompt(state: RaceState) -> str:
             return f"The race was ended by {state.ended_by}."
         return f"The race is over: {_name(state, state.winner)} wins." if state.winner else "The race is over."
     names = ", ".join(_name(state, p) for p in acting_players(state))
+    banned = maneuvers.illegal_here(state)
+    judges = f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
     asks = {
         Phase.TUNE: "fine-tune the vehicle (/tune ability:str|dex|con) or /tune ability:ready",
         Phase.GM: "the GM readies the next section (/gm change:N, then /gm reveal:yes)",
         Phase.PREPARE: "brake (/brake) or hold (/steady) before the section's Piloting check",
         Phase.ACCELERATE: "made the check: /accelerate or /coast",
-        Phase.FEATURE: "try for the feature (/feature attempt:yes) or not (/feature attempt:no)",
-        Phase.ACTION: "your action: /act maneuver:…",
+        Phase.FEATURE: _feature_ask(state) if state.phase == Phase.FEATURE else "",
+        Phase.ACTION: f"your action: /act maneuver:…{judges}",
         Phase.REACTION: "react to the racer who targets you: /react reaction:…",
         Phase.STABILIZE: "side swept: /stabilize attempt:yes or attempt:no",
         Phase.APPROVAL: "the GM approves or refuses the action (/gm approve:yes|no)",
     }
     return f"Waiting on {names}: {asks[state.phase]}."
+
+
+def _feature_ask(state: RaceState) -> str:
+    """What each answer to a feature does, in the words of its buttons."""
+    feature = flow.stage_features(state)[state.feature]
+    name = flow.FEATURE_NAMES[feature.kind]
+    if feature.positive:
+        return f"go for the {name} (/feature attempt:yes) or leave it (/feature attempt:no)"
+    return f"try to avoid the {name} (/feature attempt:yes) or ride through it (/feature attempt:no)"
 
 
 def dcs(state: RaceState, player: str, _options: dict[str, Any]) -> str:
