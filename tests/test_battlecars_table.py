@@ -220,6 +220,8 @@ async def test_a_plan_drives_point_by_point_is_checked_first_and_may_be_previewe
     assert (await store.active_game("chan-1")).version == version
     done = await service.confirm_plan("chan-1", _Actor(mover, mover), preview.buttons[0].custom_id)
     assert done.outcome == "applied" and "Path: " in done.text and done.text.count(" drives ") == 2
+    path = next(line for line in done.text.splitlines() if line.startswith("Path: "))
+    assert path.count("→") == 2          # from where the vehicle stood, two points on (issue 25, item 16)
     moves = [json.loads(r.action) for r in await store.actions((await store.active_game("chan-1")).id)
              if json.loads(r.action)["type"] == "Move"]
     assert [m["turn"] for m in moves] == ["ahead", "ahead"]

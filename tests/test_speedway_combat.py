@@ -953,3 +953,12 @@ def test_all_computer_game_finishes_and_replays_exactly(seed, designs, rounds, d
         assert describe_events(last).endswith(f"The game is a draw: the round limit of {rounds} was reached.")
     assert replay(SPEEDWAY, options, seed, "host", log) == final
     assert computer_command(final, "host") is None
+
+
+def test_damage_dice_say_what_each_face_strikes():
+    """Issue 25, item 16: a damage roll names each face's system, so a roll whose hits the Armor takes
+    whole still says what it rolled ("yellow A (Armor)", never a bare "yellow[A]")."""
+    from rules.speedway.events import DamageRolled
+
+    rolled = DamageRolled("bob", "Flamethrower", ("yellow", "yellow", "red"), ("A", "B", "-"))
+    assert rolled.describe() == "Damage to bob (Flamethrower): yellow A (Armor), yellow B (Brakes), red - (blank)."

@@ -198,7 +198,7 @@ async def test_a_plan_drives_a_whole_turn_one_logged_move_at_a_time(table, store
     reply = await table(player, "/move plan:normal,normal,sideslip-left")
     assert reply.outcome == "applied"
     assert reply.text.count(f"{player}: normal") == 2 and f"{player}: sideslip-left" in reply.text
-    assert "Path: " in reply.text and reply.text.count("→") == 2
+    assert "Path: " in reply.text and reply.text.count("→") == 3   # from where the car stood (issue 25, item 16)
     after = await store.active_game("chan-1")
     assert after.version == game.version + 3
     assert [json.loads(r.action)["maneuver"] for r in (await store.actions(after.id))[-3:]] == [

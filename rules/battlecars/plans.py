@@ -177,9 +177,9 @@ def decode(text: str) -> dict[str, Any]:
 
 
 def path_of(events: tuple) -> str:
-    """Where a played plan took the vehicle: 'Path: B5 → C6'."""
-    points = [e.to_point for e in events if isinstance(e, VehicleMoved)]
-    return "Path: " + " → ".join(points) if points else ""
+    """Where a played plan took the vehicle, from where it stood: 'Path: A4 → B5 → C6'."""
+    moves = [e for e in events if isinstance(e, VehicleMoved)]
+    return "Path: " + " → ".join([moves[0].from_point] + [e.to_point for e in moves]) if moves else ""
 
 
 PLANS = TurnPlans(is_plan=is_plan, steps=steps, wants_preview=lambda o: o.get("preview") == "yes",

@@ -6,14 +6,12 @@ from dataclasses import replace
 
 from rules.dice import DiceState, roll_faces
 from rules.speedway import data
-from rules.speedway.events import ArmorDisregarded, CarWrecked, DamageRolled, DamageTaken
+from rules.speedway.events import FACE_NAMES, ArmorDisregarded, CarWrecked, DamageRolled, DamageTaken
 from rules.speedway.geometry import arcs_of
 from rules.speedway.state import Car, SpeedwayState, Systems
 
 SYSTEM_OF_FACE = {"A": "armor", "E": "engine", "B": "brakes", "S": "suspension", "D": "driver",
                   "T": "targeting"}
-FACE_NAMES = {"A": "Armor", "E": "Engine", "B": "Brakes", "S": "Suspension", "D": "Driver",
-              "T": "Targeting", "W": "Weapon", "F": "Fire", "-": "blank"}
 
 
 def roll_symbols(dice: DiceState, faces: tuple[str, ...], count: int) -> tuple[DiceState, tuple[str, ...]]:

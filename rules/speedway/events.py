@@ -10,6 +10,10 @@ from rules.table import HostChanged as HostChanged
 from rules.table import TurnBegan as TurnBegan
 from rules.table import register_table_events
 
+# What a damage die's face strikes (data/dice.toml): a system, a weapon, a fire chip, or nothing.
+FACE_NAMES = {"A": "Armor", "E": "Engine", "B": "Brakes", "S": "Suspension", "D": "Driver",
+              "T": "Targeting", "W": "Weapon", "F": "Fire", "-": "blank"}
+
 EVENTS = Registry()
 register_table_events(EVENTS)
 
@@ -184,7 +188,7 @@ class DamageRolled:
     faces: tuple[str, ...]
 
     def describe(self) -> str:
-        shown = " ".join(f"{c}[{f}]" for c, f in zip(self.dice, self.faces))
+        shown = ", ".join(f"{c} {f} ({FACE_NAMES.get(f, f)})" for c, f in zip(self.dice, self.faces))
         return f"Damage to {self.car} ({self.source}): {shown}."
 
 

@@ -93,9 +93,12 @@ def decode(text: str) -> dict[str, Any]:
 
 
 def path_of(events: tuple) -> str:
-    """Where a played plan took the car: 'Path: C3 → C4 → D4'."""
-    hexes = [e.to_hex for e in events if isinstance(e, (CarManeuvered, CarSlid))]
-    return "Path: " + " → ".join(hexes) if hexes else ""
+    """Where a played plan took the car, from where it stood: 'Path: C3 → C4 → D4'."""
+    steps = [e for e in events if isinstance(e, (CarManeuvered, CarSlid))]
+    if not steps:
+        return ""
+    start = [steps[0].from_hex] if isinstance(steps[0], CarManeuvered) else []
+    return "Path: " + " → ".join(start + [e.to_hex for e in steps])
 
 
 def turn_plans(preview, check, fire_ready, words) -> TurnPlans:
