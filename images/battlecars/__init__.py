@@ -425,7 +425,7 @@ def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int]
     if not rows:
         return None
     width, height = page_size(board)
-    reach = cell * 1.3 + 16   # a tag below its token, a damage badge, a ring round the acting vehicle
+    reach = cell * 0.62 + 18   # a tag above or below its token (the farthest thing drawn from its point)
     low = max(HEADER, math.floor(_centre((0, min(rows)), cell, HEADER)[1] - reach))
     high = min(height, math.ceil(_centre((0, max(rows)), cell, HEADER)[1] + reach))
     return 0, low, width - SIDEBAR, high
