@@ -160,7 +160,7 @@ async def test_a_plan_that_cannot_be_driven_as_written_is_refused_before_its_fir
         assert refused.outcome == "refused" and why in refused.text, refused.text
         assert (await store.active_game("chan-1")).version == version       # not one Move was made
     played = await table("alice", "/move plan:Normal,NORMAL")
-    assert played.outcome == "applied" and "Path: D4 → E5" in played.text
+    assert played.outcome == "applied" and "Path: D3 → D4 → E5" in played.text
 
 
 def test_smoke_that_blows_away_before_anyone_else_moves_says_so():

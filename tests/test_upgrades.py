@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -110,7 +111,14 @@ async def test_an_old_games_picture_still_shows_its_last_shot_and_words(release1
     reply = await service.execute("chan-shot", Actor(host, host), parse("/game status"), guild="guild-1")
     ((last, turn),) = pictures
     stored = json.loads(game.state)["state"]
-    assert f"Last: {stored['last_action']}" in reply.text   # the same words the old state held
+    # the same words the old state held, the damage dice told as today: each face with what it strikes
+    from rules.speedway.events import FACE_NAMES
+
+    def faces_named(dice: re.Match) -> str:
+        return ", ".join(f"{colour} {face} ({FACE_NAMES[face]})"
+                         for colour, face in re.findall(r"(\w+)\[(.)\]", dice.group(0)))
+    said = re.sub(r"\w+\[.\](?: \w+\[.\])*", faces_named, stored["last_action"])
+    assert f"Last: {said}" in reply.text
     ruleset = get_ruleset("speedway")
     view = ruleset.view(ruleset.load_state(game.state), None)
     assert map_band(view, last).tobytes() != map_band(view, ()).tobytes()
