@@ -625,3 +625,24 @@ def test_status_chips_from_the_cache_are_the_pixels_drawn_in_place():
             for car, box in zip(view.cars, status.chip_boxes(len(view.cars), width, height, columns)):
                 status.draw_chip(draw, status.chip_face(view, car), box, status.smallest_text(947))
             assert cached.tobytes() == in_place.tobytes(), (width, height, columns)
+
+
+def test_a_name_tag_keeps_off_another_tag_before_a_counter():
+    """Issue 25, item 13: a tag would rather cover a bit of a counter than another car's tag, and the
+    running cars' tags are placed first (a wreck's "OUT" tag was laid over a running car's name)."""
+    from images.speedway import counters
+
+    size = (963, 588)
+    counter = (400, 300, 440, 340)
+    below = (320, 341, 520, 377)
+    over_a_counter = [(410, 270, 450, 300)]                  # a counter under the spot above
+    assert counters._place(counter, 200, 36, over_a_counter, size) == below
+    beside = counters._place(counter, 200, 36, over_a_counter, size, tags=[below])
+    assert counters._overlap(beside, below) == 0
+    # every spot but the two covers other counters: the tag takes the one over a counter's corner
+    crowded = over_a_counter + [(430, 280, 700, 360), (150, 280, 410, 360), (150, 330, 700, 420)]
+    assert counters._overlap(counters._place(counter, 200, 36, crowded, size, tags=[below]), below) == 0
+    state = combat()
+    carol = state.car("c2")
+    wrecked = state.with_car(replace(carol, out=True))
+    assert render_speedway(wrecked) != render_speedway(state)

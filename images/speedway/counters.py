@@ -221,9 +221,14 @@ def _overlap(a: Box, b: Box) -> float:
     return w * h if w > 0 and h > 0 else 0.0
 
 
-def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, int]) -> Box:
+TAG_OVER_TAG = 10   # covering another name tag weighs this many times covering a counter or a mark
+
+
+def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, int],
+           tags: list[Box] | None = None) -> Box:
     """A w x h box beside `counter` (below, above, right, left, or at a corner), inside the field (never
-    on the edge rulers), whichever covers least of `taken`; the nearer sides win a tie."""
+    on the edge rulers), whichever covers least of `taken` and, TAG_OVER_TAG times over, of the name
+    `tags` already placed; the nearer sides win a tie."""
     x0, y0, x1, y1 = counter
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     spots = [(cx - w / 2, y1 + 1), (cx - w / 2, y0 - h - 1), (x1 + 1, cy - h / 2), (x0 - w - 1, cy - h / 2),
@@ -234,9 +239,12 @@ def _place(counter: Box, w: float, h: float, taken: list[Box], size: tuple[int, 
              ((min(max(x, left), right - w), min(max(y, top), bottom - h)) for x, y in spots)]
     rx0, ry0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
     rx1, ry1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-    # the rest cover no candidate: the same choice, for a fraction of the work
-    near = [t for t in taken if t[0] < rx1 and t[2] > rx0 and t[1] < ry1 and t[3] > ry0]
-    return min(boxes, key=lambda box: sum(_overlap(box, t) for t in near))
+
+    def near(boxes_: list[Box]) -> list[Box]:   # the rest cover no candidate: the same choice, for less work
+        return [t for t in boxes_ if t[0] < rx1 and t[2] > rx0 and t[1] < ry1 and t[3] > ry0]
+    others, labels = near(taken), near(tags or [])
+    return min(boxes, key=lambda box: sum(_overlap(box, t) for t in others)
+               + TAG_OVER_TAG * sum(_overlap(box, t) for t in labels))
 
 
 def _hex_box(layout: HexLayout, h) -> Box:
@@ -255,16 +263,11 @@ def keep_clear(state: SpeedwayState, layout: HexLayout) -> list[Box]:
     return [*_obstacle_boxes(state.arena, layout), *ahead]
 
 
-def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_font, taken: list[Box],
-               counter: Box, size: tuple[int, int]) -> None:
+def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_font, tag: Box) -> None:
     """A wreck's tag: greyed, its name and an OUT mark instead of speed and inertia."""
-    w = name_font.getlength(name) + stat_font.getlength("OUT") + 46
-    h = 36
-    tag = _place(counter, w, h, taken, size)
-    taken.append(tag)
     draw.rounded_rectangle(tag, radius=7, fill=palette.ZEBRA, outline=palette.MUTED, width=2)
     draw.rectangle((tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), fill=palette.car_colour(car.colour))
-    mid = tag[1] + h / 2
+    mid = (tag[1] + tag[3]) / 2
     x = tag[0] + 15
     draw_text(draw, (x, mid), name, name_font, palette.MUTED, "lm")
     x += name_font.getlength(name) + 8
@@ -273,37 +276,56 @@ def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_f
     draw_text(draw, (x, mid), "OUT", stat_font, palette.PAPER, "lm")
 
 
+def _tag_width(car: Car, name: str, name_font, stat_font) -> float:
+    """How wide a car's tag is: its name, then OUT for a wreck, else speed, inertia and fire."""
+    if car.out:
+        return name_font.getlength(name) + stat_font.getlength("OUT") + 46
+    warn = "" if car.in_control else " ⚠"
+    w = name_font.getlength(name) + stat_font.getlength(f"{car.speed}▸" + warn) + 66 + (10 if car.inertia > 9 else 0)
+    if car.fire_chips:
+        w += 26 + (stat_font.getlength(str(car.fire_chips)) + 4 if car.fire_chips > 1 else 0)
+    return w
+
+
 def draw_tags(image: Image.Image, state: SpeedwayState, boxes: dict[str, Box], marks: list[Box]) -> None:
-    """Label each placed car with name, speed and inertia chip, beside its counter where it covers least."""
+    """Label each placed car with name, speed and inertia chip, beside its counter where it covers least:
+    the running cars' tags placed first (the best places) and drawn last (on top), a wreck's placed
+    clear of them; no tag is put over another where the field leaves room."""
     draw = ImageDraw.Draw(image)
     name_font, stat_font, chip_font = font(25, bold=True), font(24, bold=True), font(18, bold=True)
     taken = list(boxes.values()) + marks
-    for car in (c for c in state.cars if c.id in boxes):
-        name = ellipsize(car.name, name_font, 240)
+    cars = sorted((c for c in state.cars if c.id in boxes), key=lambda c: c.out)   # running cars first
+    names = {car.id: ellipsize(car.name, name_font, 240) for car in cars}
+    tags: dict[str, Box] = {}
+    for car in cars:
+        w = _tag_width(car, names[car.id], name_font, stat_font)
+        tags[car.id] = _place(boxes[car.id], w, 36, taken, image.size, list(tags.values()))
+    for car in reversed(cars):
         if car.out:
-            _wreck_tag(draw, car, name, name_font, stat_font, taken, boxes[car.id], image.size)
-            continue
-        speed = f"{car.speed}▸"
-        warn = "" if car.in_control else " ⚠"
-        w = name_font.getlength(name) + stat_font.getlength(speed + warn) + 66 + (10 if car.inertia > 9 else 0)
-        if car.fire_chips:
-            w += 26 + (stat_font.getlength(str(car.fire_chips)) + 4 if car.fire_chips > 1 else 0)
-        h = 36
-        tag = _place(boxes[car.id], w, h, taken, image.size)
-        taken.append(tag)
-        draw.rounded_rectangle(tag, radius=7, fill=palette.PAPER, outline=palette.INK,
-                               width=3 if car.id == state.active_car else 2)
-        swatch(draw, (tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), car.colour)
-        mid = tag[1] + h / 2
-        x = tag[0] + 15
-        draw_text(draw, (x, mid), name, name_font, palette.INK, "lm")
-        x += name_font.getlength(name) + 7
-        draw_text(draw, (x, mid), speed, stat_font, palette.INK, "lm")
-        x += stat_font.getlength(speed) + 17
-        chip(draw, (x, mid), max(13, chip_font.getlength(str(car.inertia)) / 2 + 5), str(car.inertia), chip_font)
-        draw_text(draw, (x + 16, mid), warn, stat_font, palette.INK, "lm")
-        if car.fire_chips:
-            x += 16 + stat_font.getlength(warn) + 16
-            paint_flame(draw, (x, mid - 1), 24)
-            if car.fire_chips > 1:
-                draw_text(draw, (x + 9, mid), str(car.fire_chips), stat_font, palette.BAD, "lm")
+            _wreck_tag(draw, car, names[car.id], name_font, stat_font, tags[car.id])
+        else:
+            _running_tag(draw, state, car, names[car.id], (name_font, stat_font, chip_font), tags[car.id])
+
+
+def _running_tag(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, name: str, fonts: tuple,
+                 tag: Box) -> None:
+    """A running car's tag: its colour, name, speed, inertia chip, a warning when out of control, fire."""
+    name_font, stat_font, chip_font = fonts
+    speed = f"{car.speed}▸"
+    warn = "" if car.in_control else " ⚠"
+    draw.rounded_rectangle(tag, radius=7, fill=palette.PAPER, outline=palette.INK,
+                           width=3 if car.id == state.active_car else 2)
+    swatch(draw, (tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), car.colour)
+    mid = (tag[1] + tag[3]) / 2
+    x = tag[0] + 15
+    draw_text(draw, (x, mid), name, name_font, palette.INK, "lm")
+    x += name_font.getlength(name) + 7
+    draw_text(draw, (x, mid), speed, stat_font, palette.INK, "lm")
+    x += stat_font.getlength(speed) + 17
+    chip(draw, (x, mid), max(13, chip_font.getlength(str(car.inertia)) / 2 + 5), str(car.inertia), chip_font)
+    draw_text(draw, (x + 16, mid), warn, stat_font, palette.INK, "lm")
+    if car.fire_chips:
+        x += 16 + stat_font.getlength(warn) + 16
+        paint_flame(draw, (x, mid - 1), 24)
+        if car.fire_chips > 1:
+            draw_text(draw, (x + 9, mid), str(car.fire_chips), stat_font, palette.BAD, "lm")

@@ -374,7 +374,7 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
     if moved:   # a car that cannot make its first Move has no END to mark
         w = big.getlength("END") + 22
         box = _spot(_middle(end.front_hex, end.facing, layout), w, BADGE_H, taken, bounds,
-                    _screen_angle(end.facing), (1.75, 2.5, 3.4))
+                    _screen_angle(end.facing), (1.2, 1.75, 2.5, 3.4))
         taken.append(box)
         _leader(draw, pins[-1], box, 1.75 * style.HEX)
         _badge(draw, box, ["END"], big, palette.INK, palette.PAPER, outline=colour)
