@@ -150,7 +150,7 @@ def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
     state = table(("alice", "interceptor", "C5", "E", 0), ("bob", "rammer", "M1", "W", 0))
     mover = state.active
     state, _ = RULESET.apply(state, mover, Leave())
-    tags = {ident: text for ident, _point, text, _colour, _muted in _tag_words(state, font(46, bold=True))}
+    tags = {ident: text for ident, _point, text, _colour, _muted in _tag_words(state, font(23, bold=True))}
     walker = state.pedestrian_of(mover)
     assert tags[walker.id] == f"{walker.name} · 3♥"
     assert tags[state.vehicle_of(mover).id] == state.vehicle_of(mover).name     # empty: no speed shown

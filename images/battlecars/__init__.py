@@ -250,8 +250,9 @@ def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, c
 
 def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
     """Each vehicle's name and speed on a tag beside its token: above it where that is clear, else below
-    or to a side, so that tags cover neither each other nor other tokens where the board allows."""
-    face = font(K * TEXT, bold=True)
+    or to a side, so that tags cover neither each other nor other tokens where the board allows. Drawn
+    straight at the picture's size, over the board (words need no antialiasing but their own)."""
+    face = font(TEXT, bold=True)
     left_edge, right_edge = LABELS, LABELS + state.the_board.width * cell
     tokens = {v.id: _box_around(_centre(v.point, cell, top), cell * 0.42, cell * 0.42)
               for v in state.vehicles if v.point is not None}
@@ -259,7 +260,7 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
     placed: list[tuple[float, ...]] = []
     for ident, point, text, colour, muted in _tag_words(state, face):
         cx, cy = _centre(point, cell, top)
-        w = face.getlength(text) / K + 12
+        w = face.getlength(text) + 12
         reach = cell * 0.62
         spots = [(cx, cy - reach), (cx, cy + reach), (cx + w / 2 + cell * 0.3, cy - reach),
                  (cx - w / 2 - cell * 0.3, cy - reach), (cx + w / 2 + cell * 0.3, cy + reach),
@@ -274,9 +275,8 @@ def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int
                     + 100 * off), box
         _score, box = min((clash(spot) for spot in spots), key=lambda scored: scored[0])
         placed.append(box)
-        draw.rounded_rectangle([K * v for v in box], radius=5 * K, fill=PAPER, outline=colour, width=2 * K)
-        draw_text(draw, (K * (box[0] + box[2]) / 2, K * (box[1] + box[3]) / 2), text, face,
-                  MUTED if muted else INK, "mm")
+        draw.rounded_rectangle(list(box), radius=5, fill=PAPER, outline=colour, width=2)
+        draw_text(draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, face, MUTED if muted else INK, "mm")
 
 
 def _tag_words(state: BattlecarsState, face) -> list[tuple[str, tuple[int, int], str, Colour, bool]]:
@@ -286,14 +286,14 @@ def _tag_words(state: BattlecarsState, face) -> list[tuple[str, tuple[int, int],
         if vehicle.point is None:
             continue
         counter = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
-        text = ellipsize(vehicle.name, face, K * 130) + ("" if vehicle.destroyed or vehicle.driver_out
+        text = ellipsize(vehicle.name, face, 130) + ("" if vehicle.destroyed or vehicle.driver_out
                                                         else f" · {counter}")
         tags.append((vehicle.id, vehicle.point, text, colours.car_colour(vehicle.colour),
                      vehicle.destroyed or vehicle.driver_out))
     for walker in state.pedestrians:
         owner = state.vehicle_of(walker.owner)
         colour = colours.car_colour(owner.colour) if owner else MUTED
-        tags.append((walker.id, walker.point, f"{ellipsize(walker.name, face, K * 200)} · {walker.health}♥",
+        tags.append((walker.id, walker.point, f"{ellipsize(walker.name, face, 200)} · {walker.health}♥",
                      colour, False))
     return tags
 
@@ -390,7 +390,9 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last)
     if band is not None:
         image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last)), band[:2])
-    _header(ImageDraw.Draw(image), state, last, width, title)
+    draw = ImageDraw.Draw(image)
+    _tags(draw, state, cell_size(board), HEADER, (width, height))
+    _header(draw, state, last, width, title)
     x0 = width - SIDEBAR + 10
     for index, vehicle in enumerate(state.vehicles):
         fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
@@ -413,7 +415,6 @@ def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) ->
                    and not vehicle.driver_out)
     for walker in state.pedestrians:
         _pedestrian(draw, state, walker, cell, top)
-    _tags(draw, state, cell, top, page_size(board))
 
 
 def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int] | None:
@@ -425,7 +426,7 @@ def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int]
     if not rows:
         return None
     width, height = page_size(board)
-    reach = cell * 0.62 + 18   # a tag above or below its token (the farthest thing drawn from its point)
+    reach = cell * 0.5 + 16   # the ring round the acting vehicle, a damage badge (tags are drawn after)
     low = max(HEADER, math.floor(_centre((0, min(rows)), cell, HEADER)[1] - reach))
     high = min(height, math.ceil(_centre((0, max(rows)), cell, HEADER)[1] + reach))
     return 0, low, width - SIDEBAR, high
