@@ -159,3 +159,17 @@ def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
                      False)
     deciding = replace(state, phase=Phase.SECTION, pending_hit=hit)
     assert _title(deciding) == f"Turn {state.round + 1} · {state.seat(other).name} chooses where the hit lands"
+
+
+def test_the_header_tells_the_roll_that_mattered_not_a_smoke_marker_that_stayed():
+    """Issue 25, item 8: a smoke marker's end-of-turn roll that left it in place is no news; the header's
+    two lines keep the shot and its damage. A roll that made it drift is told."""
+    from images.battlecars import news
+    from rules.battlecars.events import DiceRolled, WeaponFired
+
+    shot = (WeaponFired("alice's driver", "a pistol", "bob", 3),
+            DiceRolled("alice's driver", "rolls to hit", "range dice: 2d6 >= range", "d6", (4, 5), 9, 3, True))
+    stayed = DiceRolled("Smoke", "at H2 rolls", "1 drifts, 2-6 stays", "d6", (5,), 5)
+    drifted = DiceRolled("Smoke", "at H2 rolls", "1 drifts, 2-6 stays", "d6", (1,), 1)
+    assert news(shot + (stayed,)) == news(shot) and "Smoke" not in news(shot + (stayed,))
+    assert "Smoke at H2 rolls" in news(shot + (drifted,))

@@ -372,9 +372,17 @@ def _header(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, widt
 
 def news(events: tuple) -> str:
     """The last action in the header's two lines: every event's words, a roll without the rule it is read on
-    (the reply has the full breakdown)."""
-    words = " ".join(e.brief() if isinstance(e, DiceRolled) else e.describe() for e in events)
+    (the reply has the full breakdown). A smoke marker's end-of-turn roll that left it where it was is
+    no news and is left out, so the rolls that mattered (a shot, its damage) keep the two lines."""
+    told = [e for e in events if not _smoke_stayed(e)]
+    words = " ".join(e.brief() if isinstance(e, DiceRolled) else e.describe() for e in told)
     return " ".join(words.split()).replace("->", "→") or "No move yet."
+
+
+def _smoke_stayed(event) -> bool:
+    """Whether `event` is a smoke marker's roll that did not make it drift (rules.battlecars.passive)."""
+    return isinstance(event, DiceRolled) and event.who == "Smoke" and event.purpose.endswith("rolls") and \
+        event.total != 1
 
 
 def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False) -> Image.Image:
