@@ -31,14 +31,9 @@ class CommandSpec:
     # any of them, the command is acknowledged privately, so the channel never sees it was used.
     private_with: tuple[str, ...] = ()
     # Answered to the asker alone, always (a hand, the log): acknowledged privately from the first
-    # moment, unless one of `public_with` is set to true (a sheet shown to the channel). A game's own
-    # query (query=True) is private whether it says so or not.
+    # moment, unless one of `public_with` is set to true (a sheet shown to the channel).
     private: bool = False
     public_with: tuple[str, ...] = ()
-
-    @property
-    def always_private(self) -> bool:
-        return self.private or (self.query and self.name.split()[0] != "game")
 
     @property
     def path(self) -> tuple[str, ...]:

@@ -180,7 +180,7 @@ def as_suggestions(slash: Slash) -> Slash:
 def plain(spec: CommandSpec) -> Slash:
     """A grammar command as it is: a top-level verb or a /game subcommand."""
     return Slash(spec.path, spec.description, spec.options, spec.name, private_with=spec.private_with,
-                 private=spec.always_private, public_with=spec.public_with)
+                 private=spec.private, public_with=spec.public_with)
 
 
 def room(ruleset: Ruleset) -> Slash:

@@ -221,7 +221,7 @@ def _news(reply: Reply) -> str:
 
 def _with_next(body: str, reply: Reply) -> str:
     """A turn's words so far and what the game waits on now."""
-    return f"{body}\n{reply.next_line}" if reply.next_line and body else body or reply.next_line
+    return "\n".join(part for part in (body, reply.next_line) if part)
 
 
 async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:

@@ -30,11 +30,13 @@ from images.draw import (
     wrap,
 )
 from images.fonts import font
+from images.reference import started
 from images.registry import Renderer
 from rules.battlecars import data, scenery
-from rules.battlecars.actions import Join, Start
+from rules.battlecars.actions import Join
 from rules.battlecars.events import DiceRolled, Drifted, VehicleMoved, WeaponFired
 from rules.battlecars.grid import DIRECTIONS, parse_label
+from rules.battlecars.passive import smoke_stayed
 from rules.battlecars.ruleset import RULESET as BATTLECARS
 from rules.battlecars.state import BattlecarsState, Phase, Vehicle, speed_label
 
@@ -374,15 +376,9 @@ def news(events: tuple) -> str:
     """The last action in the header's two lines: every event's words, a roll without the rule it is read on
     (the reply has the full breakdown). A smoke marker's end-of-turn roll that left it where it was is
     no news and is left out, so the rolls that mattered (a shot, its damage) keep the two lines."""
-    told = [e for e in events if not _smoke_stayed(e)]
+    told = [e for e in events if not smoke_stayed(e)]
     words = " ".join(e.brief() if isinstance(e, DiceRolled) else e.describe() for e in told)
     return " ".join(words.split()).replace("->", "→") or "No move yet."
-
-
-def _smoke_stayed(event) -> bool:
-    """Whether `event` is a smoke marker's roll that did not make it drift (rules.battlecars.passive)."""
-    return isinstance(event, DiceRolled) and event.who == "Smoke" and event.purpose.endswith("rolls") and \
-        event.total != 1
 
 
 def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False) -> Image.Image:
@@ -390,8 +386,8 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     preview passes its own `title` and its path as `last`).
 
     The bare board is drawn once per board and kept; a picture redraws only the band of the board where
-    something stands or happened, the header and the chips. `whole` draws everything afresh instead:
-    the same pixels, which the tests compare."""
+    something stands or happened, then lays the name tags, the header and the chips over it. `whole`
+    draws the board's band afresh instead: the same pixels, which the tests compare."""
     board = state.the_board
     width, height = page_size(board)
     image = _bare(board).copy()
@@ -426,8 +422,8 @@ def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) ->
 
 
 def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int] | None:
-    """The rows of the board (full width: tags move sideways) holding everything `_on_board` may draw,
-    with room for tags, badges and rings; None when nothing is on the board."""
+    """The rows of the board (full width: a move or a shot may cross it) holding everything `_on_board`
+    draws, with room for rings and badges; None when nothing is on the board."""
     board = state.the_board
     cell = cell_size(board)
     rows = [p[1] for p in _busy_points(state, last)]
@@ -499,11 +495,9 @@ def palette_for(board_id: str, big: bool) -> Image.Image:
     every colour the board seats, just placed), so a picture's bytes depend on its state alone and no
     picture pays for building one."""
     seats = data.table()["max_players"] if big else data.table()["big_board_from"] - 1
-    state = BATTLECARS.setup({"board": board_id}, 0, "p0")
     mats = list(data.vehicles())
-    for seat in range(seats):
-        state = BATTLECARS.apply(state, f"p{seat}", Join(f"Player {seat + 1}", mats[seat % len(mats)]))[0]
-    state = BATTLECARS.apply(state, "p0", Start())[0]
+    state = started(BATTLECARS, {"board": board_id},
+                    [Join(f"Player {seat + 1}", mats[seat % len(mats)]) for seat in range(seats)])
     return build_palette(render_image(state), KEY_COLOURS)
 
 

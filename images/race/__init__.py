@@ -17,9 +17,10 @@ from images.draw import build_palette, draw_text, ellipsize, style_colours, to_p
 from images.fonts import font
 from images.race import course
 from images.race.course import draw_course
+from images.reference import started
 from images.registry import Renderer
 from rules.race import checks, data, flow
-from rules.race.actions import Join, Start
+from rules.race.actions import Join
 from rules.race.ruleset import RULESET as RACE
 from rules.race.state import Phase, Racer, RaceState
 
@@ -76,7 +77,7 @@ def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
     height = f" {hazard.height} m" if hazard.height else ""
     conditions = ", ".join(_condition_words(c) for c in section.conditions) or "clear"
     first = f"{section.type.capitalize()} · hazard: {hazard.what}{height}{over} · {conditions}"
-    draw_text(draw, (PAD, (top + 16)), ellipsize(first, face, (WIDTH - 2 * PAD)), face, INK, "lm")
+    draw_text(draw, (PAD, top + 16), ellipsize(first, face, WIDTH - 2 * PAD), face, INK, "lm")
     x: float = PAD
     y = top + 62
     steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
@@ -87,12 +88,12 @@ def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
             break
         lit = n == current
         fill = LIT if lit else (PAPER if words != "ACTIONS" else TRACK)
-        draw.rounded_rectangle([x, (y - 20), (x + w), (y + 20)], radius=6, fill=fill,
+        draw.rounded_rectangle([x, y - 20, x + w, y + 20], radius=6, fill=fill,
                                outline=INK, width=(3 if lit else 2))
-        draw_text(draw, ((x + w / 2), y), words, bold, INK, "mm")
+        draw_text(draw, (x + w / 2, y), words, bold, INK, "mm")
         x += w + 12
         if n < len(steps) - 1 and x + 20 < WIDTH - PAD:
-            draw_text(draw, ((x - 6), y), "›", bold, MUTED, "mm")
+            draw_text(draw, (x - 6, y), "›", bold, MUTED, "mm")
             x += 8
 
 
@@ -146,16 +147,16 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
         y = top + 30 + n * ROW
         colour = colours.car_colour(racer.colour if racer else n)
         lit = racer is not None and (racer.id in waiting or (acting is not None and racer.id == acting.id))
-        draw.rounded_rectangle([PAD, (y - 4), (WIDTH - PAD), (y + ROW - 8)], radius=6,
+        draw.rounded_rectangle([PAD, y - 4, WIDTH - PAD, y + ROW - 8], radius=6,
                                fill=LIT if lit else PAPER, outline=INK if lit else TRACK, width=2)
-        draw.rectangle([(PAD + 34), y, (PAD + 44), (y + ROW - 12)], fill=colour)
+        draw.rectangle([PAD + 34, y, PAD + 44, y + ROW - 12], fill=colour)
         middle = y + (ROW - 12) / 2
-        draw_text(draw, ((PAD + 16), middle), str(place), bold, INK, "mm")
-        draw_text(draw, ((PAD + 52), middle), ellipsize(name, bold, 228), bold, INK, "lm")
+        draw_text(draw, (PAD + 16, middle), str(place), bold, INK, "mm")
+        draw_text(draw, (PAD + 52, middle), ellipsize(name, bold, 228), bold, INK, "lm")
         pilot_name = data.racers()[pilot].name if pilot in data.racers() else pilot
         vehicle_spec = state.vehicle_spec(racer) if racer else data.vehicles().get(vehicle)
         words = f"{pilot_name} · {vehicle_spec.name if vehicle_spec else vehicle}"
-        draw_text(draw, ((PAD + 290), middle), ellipsize(words, face, (SPEED_X - PAD - 300)), face, INK,
+        draw_text(draw, (PAD + 290, middle), ellipsize(words, face, SPEED_X - PAD - 300), face, INK,
                   "lm")
         if racer is None:
             continue
@@ -167,18 +168,18 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
         _hull(draw, racer.hp, state.vehicle_spec(racer).hp, HULL_X, middle)
         marks = ("adv " if racer.advantage else "") + (f"+{racer.bonus}" if racer.bonus else "")
         if marks:
-            draw_text(draw, ((WIDTH - PAD - 8), middle), marks.strip(), bold, GOOD, "rm")
+            draw_text(draw, (WIDTH - PAD - 8, middle), marks.strip(), bold, GOOD, "rm")
 
 
 def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> None:
     """Hull points as a bar and a figure: green, orange below half."""
     width = 90
     share = max(0.0, min(1.0, hp / full))
-    draw.rectangle([x, (y - 9), (x + width), (y + 9)], fill=TRACK, outline=INK, width=1)
+    draw.rectangle([x, y - 9, x + width, y + 9], fill=TRACK, outline=INK, width=1)
     if share:
-        draw.rectangle([x, (y - 9), (x + width * share), (y + 9)],
+        draw.rectangle([x, y - 9, x + width * share, y + 9],
                        fill=GOOD if share >= 0.5 else colours.FLAME)
-    draw_text(draw, ((x + width + 8), y), f"{hp}", font(TEXT, bold=True), INK, "lm")
+    draw_text(draw, (x + width + 8, y), f"{hp}", font(TEXT, bold=True), INK, "lm")
 
 
 def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
@@ -211,10 +212,7 @@ def reference_palette() -> Image.Image:
     """The fixed palette of every race picture, made once from a reference picture (as many racers as a
     race takes, each in its colour, just started), so a picture's bytes depend on its state alone and
     no picture pays for building one."""
-    state = RACE.setup({}, 0, "p0")
-    for seat in range(data.table()["max_racers"]):
-        state = RACE.apply(state, f"p{seat}", Join(f"Racer {seat + 1}"))[0]
-    state = RACE.apply(state, "p0", Start())[0]
+    state = started(RACE, {}, [Join(f"Racer {seat + 1}") for seat in range(data.table()["max_racers"])])
     return build_palette(render_image(state), KEY_COLOURS)
 
 

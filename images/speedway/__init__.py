@@ -11,6 +11,7 @@ from images import palette
 from images.captions import Captioner
 from images.draw import build_palette, style_colours, to_png
 from images.palette import PAPER
+from images.reference import started
 from images.registry import Renderer
 from images.speedway.arena import base_layer, frame
 from images.speedway.caption import HEADER, colour_of, name_of, render_caption
@@ -21,7 +22,7 @@ from images.speedway.sheets import render_panel
 from images.speedway.status import band_height, render_status
 from images.speedway.trails import draw_crashes, draw_trails
 from rules.speedway import data
-from rules.speedway.actions import Join, Start
+from rules.speedway.actions import Join
 from rules.speedway.combat import find_target
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
@@ -99,11 +100,10 @@ def render_sheets(state: SpeedwayState, which: str = "") -> bytes:
 def palette_for(arena: str):
     """The fixed palette of every picture of `arena`: made once from a reference picture (a car of each
     colour the arena has room for, just placed), so a picture's bytes depend on its state alone."""
-    state = SPEEDWAY.setup({"arena": arena}, 0, "p0")
     designs = list(data.car_designs())
-    for seat in range(min(len(palette.CAR_COLOURS), len(data.arena(arena).starts))):
-        state = SPEEDWAY.apply(state, f"p{seat}", Join(f"Player {seat + 1}", designs[seat % len(designs)]))[0]
-    state = SPEEDWAY.apply(state, "p0", Start())[0]
+    seats = range(min(len(palette.CAR_COLOURS), len(data.arena(arena).starts)))
+    state = started(SPEEDWAY, {"arena": arena},
+                    [Join(f"Player {seat + 1}", designs[seat % len(designs)]) for seat in seats])
     return build_palette(render_image(state), KEY_COLOURS)
 
 

@@ -276,12 +276,17 @@ def _wreck_tag(draw: ImageDraw.ImageDraw, car: Car, name: str, name_font, stat_f
     draw_text(draw, (x, mid), "OUT", stat_font, palette.PAPER, "lm")
 
 
+def _speed_words(car: Car) -> tuple[str, str]:
+    """A running car's speed on its tag, and the warning it wears out of control."""
+    return f"{car.speed}▸", "" if car.in_control else " ⚠"
+
+
 def _tag_width(car: Car, name: str, name_font, stat_font) -> float:
     """How wide a car's tag is: its name, then OUT for a wreck, else speed, inertia and fire."""
     if car.out:
         return name_font.getlength(name) + stat_font.getlength("OUT") + 46
-    warn = "" if car.in_control else " ⚠"
-    w = name_font.getlength(name) + stat_font.getlength(f"{car.speed}▸" + warn) + 66 + (10 if car.inertia > 9 else 0)
+    speed, warn = _speed_words(car)
+    w = name_font.getlength(name) + stat_font.getlength(speed + warn) + 66 + (10 if car.inertia > 9 else 0)
     if car.fire_chips:
         w += 26 + (stat_font.getlength(str(car.fire_chips)) + 4 if car.fire_chips > 1 else 0)
     return w
@@ -311,8 +316,7 @@ def _running_tag(draw: ImageDraw.ImageDraw, state: SpeedwayState, car: Car, name
                  tag: Box) -> None:
     """A running car's tag: its colour, name, speed, inertia chip, a warning when out of control, fire."""
     name_font, stat_font, chip_font = fonts
-    speed = f"{car.speed}▸"
-    warn = "" if car.in_control else " ⚠"
+    speed, warn = _speed_words(car)
     draw.rounded_rectangle(tag, radius=7, fill=palette.PAPER, outline=palette.INK,
                            width=3 if car.id == state.active_car else 2)
     swatch(draw, (tag[0] + 3, tag[1] + 3, tag[0] + 9, tag[3] - 3), car.colour)

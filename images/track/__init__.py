@@ -12,11 +12,12 @@ from PIL import Image
 
 from images.captions import Captioner
 from images.draw import build_palette, style_colours, to_png
+from images.reference import started
 from images.registry import Renderer
 from images.track import style
 from images.track.board import BOARD, draw_board, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
-from rules.track.actions import Join, Start
+from rules.track.actions import Join
 from rules.track.ruleset import TRACK
 from rules.track.state import TrackState
 
@@ -46,10 +47,7 @@ def reference_palette() -> Image.Image:
     """The fixed palette of every Track picture, made once from a reference picture (both seats, a card on
     the discard pile and the move it made), so a picture's bytes depend on its state alone and no
     picture pays for building one."""
-    state = TRACK.setup({}, 0, "p0")
-    for seat in ("p0", "p1"):
-        state = TRACK.apply(state, seat, Join(seat.upper()))[0]
-    state = TRACK.apply(state, "p0", Start())[0]
+    state = started(TRACK, {}, [Join("P0"), Join("P1")])
     while not state.last_moves and not TRACK.is_finished(state):
         player = TRACK.acting_players(state)[0]
         state = TRACK.apply(state, player, TRACK.legal_actions(state, player)[0].action)[0]

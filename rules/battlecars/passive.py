@@ -119,19 +119,29 @@ def run_onto(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, 
     return state, events, False
 
 
+SMOKE = "Smoke"        # who rolls a smoke marker's end-of-turn d6
+SMOKE_DRIFTS_ON = 1    # the face that makes it drift
+
+
+def smoke_stayed(event: object) -> bool:
+    """Whether `event` is a smoke marker's end-of-turn roll that left it where it was (no news)."""
+    return isinstance(event, DiceRolled) and event.who == SMOKE and event.purpose.endswith("rolls") and \
+        event.total != SMOKE_DRIFTS_ON
+
+
 def smoke_roll(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """At the end of a turn each smoke marker rolls a d6: on a 1 it drifts a point in a d8 direction
     (1 north, then clockwise), if that point is on the board and free of counters (reconstruction)."""
     events: tuple = ()
     for counter in [c for c in state.counters if c.kind == "smoke"]:
         state, (face,) = roll(state, D6)
-        events += (DiceRolled("Smoke", f"at {label(counter.point)} rolls", "1 drifts, 2-6 stays", "d6", (face,),
+        events += (DiceRolled(SMOKE, f"at {label(counter.point)} rolls", "1 drifts, 2-6 stays", "d6", (face,),
                               face),)
-        if face != 1:
+        if face != SMOKE_DRIFTS_ON:
             continue
         state, (way,) = roll(state, D8)
         to = (counter.point[0] + DIRECTIONS[way - 1][0], counter.point[1] + DIRECTIONS[way - 1][1])
-        events += (DiceRolled("Smoke", "drifts", "d8: 1 north, then clockwise", "d8", (way,), way),)
+        events += (DiceRolled(SMOKE, "drifts", "d8: 1 north, then clockwise", "d8", (way,), way),)
         if state.the_board.inside(to) and state.counter_at(to) is None:
             moved = replace(counter, point=to)
             state = replace(state, counters=tuple(moved if c.id == counter.id else c for c in state.counters))

@@ -228,15 +228,17 @@ def prompt(state: RaceState) -> str:
             return f"The race was ended by {state.ended_by}."
         return f"The race is over: {_name(state, state.winner)} wins." if state.winner else "The race is over."
     names = ", ".join(_name(state, p) for p in acting_players(state))
-    banned = maneuvers.illegal_here(state)
-    judges = f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
+    if state.phase == Phase.FEATURE:
+        return f"Waiting on {names}: {_feature_ask(state)}."
+    if state.phase == Phase.ACTION:
+        banned = maneuvers.illegal_here(state)
+        judges = f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
+        return f"Waiting on {names}: your action: /act maneuver:…{judges}."
     asks = {
         Phase.TUNE: "fine-tune the vehicle (/tune ability:str|dex|con) or /tune ability:ready",
         Phase.GM: "the GM readies the next section (/gm change:N, then /gm reveal:yes)",
         Phase.PREPARE: "brake (/brake) or hold (/steady) before the section's Piloting check",
         Phase.ACCELERATE: "made the check: /accelerate or /coast",
-        Phase.FEATURE: _feature_ask(state) if state.phase == Phase.FEATURE else "",
-        Phase.ACTION: f"your action: /act maneuver:…{judges}",
         Phase.REACTION: "react to the racer who targets you: /react reaction:…",
         Phase.STABILIZE: "side swept: /stabilize attempt:yes or attempt:no",
         Phase.APPROVAL: "the GM approves or refuses the action (/gm approve:yes|no)",

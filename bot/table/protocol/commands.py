@@ -131,7 +131,7 @@ def shared_spec(name: str, specs: list[CommandSpec]) -> CommandSpec:
     private = tuple(dict.fromkeys(p for spec in specs for p in spec.private_with))
     public = tuple(dict.fromkeys(p for spec in specs for p in spec.public_with))
     return CommandSpec(name, description, tuple(sorted(options, key=lambda o: not o.required)), specs[0].query,
-                       private, all(spec.always_private for spec in specs), public)
+                       private, all(spec.private for spec in specs), public)
 
 
 def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
@@ -144,7 +144,8 @@ def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
         for spec in ruleset.grammar.commands:
             if spec.name in _TABLE_NAMES:
                 raise ValueError(f"/{spec.name} is a table command; {ruleset.id} cannot declare it")
-            declared.setdefault(spec.name, []).append(spec)
+            # a game's own query is answered from its queries, to the asker alone
+            declared.setdefault(spec.name, []).append(replace(spec, private=True) if spec.query else spec)
     for name in _EXTENDED:
         declared[name] = [game_spec(ruleset, name) or by_name[name] for ruleset in rulesets] or [by_name[name]]
     for name, specs in declared.items():

@@ -41,7 +41,7 @@ from bot.table.trust.commitment import reveal
 from bot.table.trust.guards import plain_name
 from bot.table.trust.seen import is_public, logged
 from rules.codec import dumps, encode_state, encode_tagged
-from rules.engine import PlanStep, Ruleset, describe_events
+from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, rulesets
 
@@ -106,7 +106,7 @@ class Acting:
         if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
         if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
-            return self._private_menu(ruleset, game, state, actor)
+            return self._private_menu(ruleset, game, state, actor, legal)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
         if kind in (MENU_PREFIX, PRIVATE_MENU_PREFIX):
@@ -122,13 +122,14 @@ class Acting:
         return reply
 
     @staticmethod
-    def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor) -> Reply:
-        """A player's own choices now, privately (what "Your move (private)" opens), or a closing word
-        when the game does not wait on them."""
+    def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
+                      legal: tuple[LegalAction, ...] | None = None) -> Reply:
+        """A player's own choices now (`legal`, when already worked out), privately: what "Your move
+        (private)" opens; or a closing word when the game does not wait on them."""
         if actor.id not in ruleset.acting_players(state) or ruleset.is_finished(state):
             return Reply("shown", "Done: the channel's message shows your move.", ephemeral=True,
                          game_id=game.id, version=game.version)
-        legal = ruleset.legal_actions(state, actor.id)
+        legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
         return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
                      ephemeral=True, buttons=buttons_for(legal, game.id, private_scope(ruleset.turn_key(state), legal)),
                      game_id=game.id, version=game.version)

@@ -102,10 +102,11 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
             any(key in _SETUP_KEYS for key in options):
         raise _damaged("an option has a value of the wrong kind")
-    if foreign_to(ruleset, Command("game new", {"ruleset": ruleset.id, **options})):
+    new_game = Command("game new", {"ruleset": ruleset.id, **options})
+    if foreign_to(ruleset, new_game):
         raise _damaged(f"an option is not one of {ruleset.title}'s")
     try:
-        typed = for_game(ruleset, Command("game new", {"ruleset": ruleset.id, **options})).options
+        typed = for_game(ruleset, new_game).options
     except CommandSyntaxError as exc:
         raise _damaged(f"an option is not valid ({exc})") from None
     typed = {k: v for k, v in typed.items() if k not in _SETUP_KEYS}
