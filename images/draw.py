@@ -33,7 +33,9 @@ def ink_on(fill: Colour) -> Colour:
 
 class ShiftedDraw(ImageDraw.ImageDraw):
     """Drawing on a piece of a larger picture in the whole picture's coordinates: each shape lands shifted
-    by the piece's `origin`, so code that draws a whole picture can redraw only part of it."""
+    by the piece's `origin`, so code that draws a whole picture can redraw only part of it. Exact for a
+    band of whole rows (origin (0, y)); moved sideways, Pillow may round a polygon edge crossing a row
+    exactly between two pixels the other way."""
 
     def __init__(self, image: Image.Image, origin: tuple[int, int]):
         super().__init__(image)
@@ -192,12 +194,22 @@ def arrow(tail: Point, head: Point, shaft: float, head_length: float, head_width
     ]
 
 
-def smooth_sprite(width: int, height: int,
-                  paint: Callable[[ImageDraw.ImageDraw, float], None]) -> Image.Image:
-    """An antialiased RGBA sprite: `paint(draw, scale)` draws at SUPERSAMPLE times, then it is shrunk."""
-    big = Image.new("RGBA", (width * SUPERSAMPLE, height * SUPERSAMPLE), (0, 0, 0, 0))
-    paint(ImageDraw.Draw(big), SUPERSAMPLE)
-    return big.resize((width, height), Image.Resampling.BOX)
+def smooth_sprite(width: int, height: int, paint: Callable[[ImageDraw.ImageDraw, float], None],
+                  within: tuple[int, int, int, int] | None = None) -> Image.Image:
+    """An antialiased RGBA sprite: `paint(draw, scale)` draws at SUPERSAMPLE times, then it is shrunk.
+    `within` (left, top, right, bottom, in sprite pixels) says where the drawing keeps: only that part is
+    supersampled, the rest left clear (a small shape on a big sprite costs its own size)."""
+    if within is None:
+        big = Image.new("RGBA", (width * SUPERSAMPLE, height * SUPERSAMPLE), (0, 0, 0, 0))
+        paint(ImageDraw.Draw(big), SUPERSAMPLE)
+        return big.resize((width, height), Image.Resampling.BOX)
+    left, top = max(0, within[0]), max(0, within[1])
+    right, bottom = min(width, within[2]), min(height, within[3])
+    piece = Image.new("RGBA", ((right - left) * SUPERSAMPLE, (bottom - top) * SUPERSAMPLE), (0, 0, 0, 0))
+    paint(ShiftedDraw(piece, (left * SUPERSAMPLE, top * SUPERSAMPLE)), SUPERSAMPLE)
+    sprite = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    sprite.paste(piece.resize((right - left, bottom - top), Image.Resampling.BOX), (left, top))
+    return sprite
 
 
 SAMPLE_STEP = 3       # the palette is built from one pixel in SAMPLE_STEP², after the key colours

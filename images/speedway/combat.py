@@ -10,7 +10,7 @@ from functools import cache
 from PIL import Image, ImageDraw
 
 from images import palette
-from images.draw import draw_text, smooth_band, smooth_sprite, star
+from images.draw import draw_text, smooth_band, smooth_overlay, smooth_sprite, star
 from images.fonts import font
 from images.hexmap import HexLayout
 from images.speedway import style
@@ -23,6 +23,7 @@ HAZARD_SPRITE = 2 * style.HEX     # a hazard counter's square sprite, one hex ac
 # Where the hazards sharing a hex sit, in hex sizes from its centre, and how big they are drawn.
 SHARED = {1: ((0.0, 0.0),), 2: ((-0.33, 0.0), (0.33, 0.0)), 3: ((-0.33, 0.22), (0.33, 0.22), (0.0, -0.34))}
 SHARED_SIZE = {1: 100, 2: 70, 3: 62}
+LINE_REACH = 8                    # how far a shot's line (11 px wide with its outline) reaches from its middle
 
 
 def _circle(draw: ImageDraw.ImageDraw, centre, radius: float, **kwargs) -> None:
@@ -172,21 +173,16 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
         b = (b[0] - ux * 0.6 * style.HEX, b[1] - uy * 0.6 * style.HEX)
     miss_font = font(17, bold=True)
     miss_w, miss_h = miss_font.getlength("MISS") + 14, 24
-    pad = burst + 8 if shot.hit else max(miss_w, miss_h) / 2 + 8
+    # the line first, in a narrow band along it; then the end mark over it in a box of its own (one
+    # band as wide as the mark along the whole line drew ten times the pixels a long shot needs)
+    end = b if shot.hit or length <= miss_w else (b[0] - ux * miss_w / 2, b[1] - uy * miss_w / 2)
 
-    def paint(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
-        p, q = to_px(start), to_px(b)
+    def paint_line(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
+        p, e = to_px(start), to_px(end)
         if shot.hit:
-            draw.line([p, q], fill=palette.INK, width=round(11 * scale))
-            draw.line([p, q], fill=colour, width=round(6 * scale))
-            turn = math.atan2(uy, ux)
-            draw.polygon(star(q, burst * scale, 0.55 * burst * scale, 10, turn), fill=palette.FLAME_CORE,
-                         outline=palette.INK, width=round(3 * scale))
-            draw.polygon(star(q, 0.58 * burst * scale, 0.34 * burst * scale, 10, turn + 0.3), fill=colour,
-                         outline=palette.INK, width=round(2 * scale))
+            draw.line([p, e], fill=palette.INK, width=round(11 * scale))
+            draw.line([p, e], fill=colour, width=round(6 * scale))
             return
-        end = (b[0] - ux * miss_w / 2, b[1] - uy * miss_w / 2) if length > miss_w else b
-        e = to_px(end)
         span = math.dist(p, e)
         pos, dash, gap, inset = 0.0, 14 * scale, 8 * scale, 2 * scale
         while pos < span:
@@ -196,12 +192,25 @@ def draw_shot(image: Image.Image, shot: Shot | None, layout: HexLayout) -> list[
                 draw.line([_along(p, e, pos + inset), _along(p, e, stop - inset)], fill=colour,
                           width=round(5 * scale))
             pos = stop + gap
+
+    def paint_mark(draw: ImageDraw.ImageDraw, to_px, scale: float) -> None:
+        q = to_px(b)
+        if shot.hit:
+            turn = math.atan2(uy, ux)
+            draw.polygon(star(q, burst * scale, 0.55 * burst * scale, 10, turn), fill=palette.FLAME_CORE,
+                         outline=palette.INK, width=round(3 * scale))
+            draw.polygon(star(q, 0.58 * burst * scale, 0.34 * burst * scale, 10, turn + 0.3), fill=colour,
+                         outline=palette.INK, width=round(2 * scale))
+            return
         x, y = q
         w, h = miss_w * scale, miss_h * scale
         draw.rounded_rectangle((x - w / 2, y - h / 2, x + w / 2, y + h / 2), radius=7 * scale,
                                fill=palette.PAPER, outline=palette.INK, width=round(2.5 * scale))
         draw_text(draw, (x, y + scale), "MISS", font(round(17 * scale), bold=True), palette.INK, "mm")
-    smooth_band(image, start, b, pad, paint)
+    smooth_band(image, start, end, LINE_REACH, paint_line)
+    pad = burst + 4 if shot.hit else max(miss_w, miss_h) / 2 + 4
+    smooth_overlay(image, (math.floor(b[0] - pad), math.floor(b[1] - pad), math.ceil(b[0] + pad),
+                           math.ceil(b[1] + pad)), paint_mark)
     r = burst if shot.hit else miss_w / 2
     marks = [(b[0] - r, b[1] - r, b[0] + r, b[1] + r)]
     span = math.dist(start, b)

@@ -145,16 +145,20 @@ def prebuild_counters() -> None:
 @cache
 def arrow_sprite(facing: int, direction: int, active: bool) -> Image.Image:
     """A skid arrow just outside the counter of a car facing `facing`, pointing along `direction`."""
-    def paint(draw: ImageDraw.ImageDraw, scale: float) -> None:
+    def shape(scale: float) -> list[tuple[float, float]]:
         c = SPRITE * scale / 2
         ux, uy = unit(direction)
         r = style.HEX * scale
         start = _exit_distance(facing, direction) + (HALO if active else 0) + 0.12
         tail = (c + ux * start * r, c + uy * start * r)
         head = (c + ux * (start + ARROW) * r, c + uy * (start + ARROW) * r)
-        shape = arrow(tail, head, 0.6 * r, 0.95 * r, 1.5 * r)
-        draw.polygon(shape, fill=palette.INK, outline=palette.PAPER, width=round(3 * scale))
-    return smooth_sprite(SPRITE, SPRITE, paint)
+        return arrow(tail, head, 0.6 * r, 0.95 * r, 1.5 * r)
+
+    def paint(draw: ImageDraw.ImageDraw, scale: float) -> None:
+        draw.polygon(shape(scale), fill=palette.INK, outline=palette.PAPER, width=round(3 * scale))
+    xs, ys = zip(*shape(1.0))
+    return smooth_sprite(SPRITE, SPRITE, paint, (math.floor(min(xs)) - 2, math.floor(min(ys)) - 2,
+                                                 math.ceil(max(xs)) + 2, math.ceil(max(ys)) + 2))
 
 
 def midpoint(car: Car, layout: HexLayout) -> tuple[float, float]:

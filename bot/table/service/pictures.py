@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -38,10 +39,14 @@ class Pictures:
         if last is None:
             last = await self.last_events(ruleset, game)
         public = ruleset.view(state, None)
-        image = None
+        ended = outcome == "applied" and ruleset.is_finished(state)
+        image: bytes | None = None
+        files: tuple[Attachment, ...] = ()
         if self._table.render:
             turn = await self._recent_turns(ruleset, game)
-            image = await self._table.drawing.picture(ruleset.id, public, last, turn)
+            # the last picture and the final sheets are drawn side by side (on two render processes)
+            image, files = await asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
+                                                self._final_sheets(ruleset, public, ended))
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or
@@ -56,8 +61,6 @@ class Pictures:
         if last:  # the news first, as the picture's caption has it, in the room the table leaves
             room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
             alt = f"{clip('Last: ' + describe_events(last), room)} {alt}"
-        files = await self._final_sheets(ruleset, public) if outcome == "applied" and ruleset.is_finished(state) \
-            else ()
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
                      legal=legal, waiting_on=waiting, next_line=next_line,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
@@ -101,9 +104,10 @@ class Pictures:
         latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
         return tuple(events[min(latest.values()):] if latest else events)
 
-    async def _final_sheets(self, ruleset: Ruleset, public: Any) -> tuple[Attachment, ...]:
-        """Every car's sheet as the game ended, for the final results (games that draw sheets)."""
-        if not self._table.render or renderer(ruleset.id).render_sheets is None:
+    async def _final_sheets(self, ruleset: Ruleset, public: Any, ended: bool) -> tuple[Attachment, ...]:
+        """Every car's sheet as the game ended, for the final results (games that draw sheets); none
+        while it runs."""
+        if not ended or not self._table.render or renderer(ruleset.id).render_sheets is None:
             return ()
         try:
             data = await self._table.drawing.sheets(ruleset.id, public)
