@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image
 
 from images.battlecars import page_size, render_battlecars
@@ -131,8 +132,9 @@ def test_redrawing_only_the_busy_band_gives_the_whole_picture_pixel_for_pixel():
 
     frames = [(view, last) for game, view, last in game_frames(1) if game == "battlecars"]
     assert len(frames) > 40
-    for view, last in frames:
-        fast, whole = render_image(view, last), render_image(view, last, whole=True)
+    for index, (view, last) in enumerate(frames):
+        turn = tuple(e for _view, events in frames[max(0, index - 8):index + 1] for e in events)   # trails
+        fast, whole = render_image(view, last, turn=turn), render_image(view, last, whole=True, turn=turn)
         assert ImageChops.difference(fast, whole).getbbox() is None
 
 
@@ -173,3 +175,53 @@ def test_the_header_tells_the_roll_that_mattered_not_a_smoke_marker_that_stayed(
     drifted = DiceRolled("Smoke", "at H2 rolls", "1 drifts, 2-6 stays", "d6", (1,), 1)
     assert news(shot + (stayed,)) == news(shot) and "Smoke" not in news(shot + (stayed,))
     assert "Smoke at H2 rolls" in news(shot + (drifted,))
+
+
+@pytest.mark.parametrize("name", ["Al", "Charlotte", "Maximilianus", "W" * 32])
+def test_a_chip_title_keeps_the_drivers_name_and_whether_the_vehicle_is_out(name):
+    """Issue 25, item 8: a title too long for its chip ('Gunwagon ·…') cuts the mat's name first, never
+    the driver's name (unless it alone is too long) nor ' · OUT', and always fits."""
+    from images.battlecars import CHIP_INSET, SIDEBAR, chip_title
+
+    room = SIDEBAR - 22 - CHIP_INSET
+    for mat in data.vehicles().values():
+        for gone in ("", " · OUT"):
+            face, words = chip_title((name, mat.name, gone), room)
+            assert face.getlength(words) <= room
+            assert words.endswith(gone)
+            if face.getlength(f"{name} · {mat.name[0]}…{gone}") <= room:
+                assert words.startswith(f"{name} · ")
+            elif face.getlength(name + gone) <= room:   # no room for even a letter of the mat
+                assert words == name + gone
+            else:
+                assert words.startswith(name[:3]) and words.endswith(f"…{gone}")
+    assert chip_title(("Al", "Gunwagon", " · OUT"), room)[1] == "Al · Gunwagon · OUT"
+    assert chip_title(("Charlotte", "Interceptor", " · OUT"), room)[1] == "Charlotte · Int… · OUT"
+
+
+def test_each_vehicle_leaves_a_trail_of_its_recent_turns_in_its_own_colour():
+    """Issue 25, item 8: like Speedway's, the picture shows where each vehicle went in the recent turns
+    (the events it is given as `turn`): a faint line in the vehicle's colour with a dot on every point it
+    passed, and nothing of it without those events."""
+    from images.battlecars import HEADER, TRAILS, _centre, cell_size, render_image, trails
+    from tests.render_frames import game_frames
+
+    frames = [(view, last) for game, view, last in game_frames(1) if game == "battlecars"]
+    checked = 0
+    for index, (view, last) in enumerate(frames):
+        turn = tuple(e for _view, events in frames[max(0, index - 8):index + 1] for e in events)
+        standing = {v.point for v in view.vehicles} | {p.point for p in view.pedestrians} \
+            | {c.point for c in view.counters} | {p for p, _r in view.pistols_left}
+        for name, path in trails(turn).items():
+            vehicle = next(v for v in view.vehicles if v.name == name)
+            passed = [p for p in path[:-1] if p not in standing and p not in path[-1:]
+                      and not any(p in trails(last).get(n, []) for n in trails(last))]
+            if not passed:
+                continue
+            x, y = _centre(passed[0], cell_size(view.the_board), HEADER)
+            with_trails = render_image(view, last, turn=turn).getpixel((round(x), round(y)))
+            without = render_image(view, last).getpixel((round(x), round(y)))
+            assert with_trails == TRAILS[vehicle.colour % len(TRAILS)], (index, name, passed[0])
+            assert without != with_trails
+            checked += 1
+    assert checked >= 10

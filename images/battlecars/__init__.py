@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from images import palette as colours
 from images.battlecars.mats import render_mats
@@ -25,6 +25,7 @@ from images.draw import (
     ellipsize,
     fit_font,
     ink_on,
+    mix,
     style_colours,
     to_png,
     wrap,
@@ -54,6 +55,8 @@ BUILDING = (96, 80, 70)
 TREES = (70, 130, 60)
 LINE = (150, 145, 135)
 PATH = colours.car_colour(4)
+TRAILS = tuple(mix(c, ROAD, 0.55) for c in colours.CAR_COLOURS)   # a vehicle's recent path, faint
+ChipLines = tuple[tuple[str, str, str], str, str]   # (name, mat, ' · OUT' or ''), then two lines
 GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
 
 
@@ -233,6 +236,36 @@ def _counters(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top:
         draw.rectangle([K * (x - 7), K * (y - 3), K * (x - 3), K * (y + 7)], fill=INK)
 
 
+def trails(events: tuple) -> dict[str, list[tuple[int, int]]]:
+    """Each vehicle's points in order, by vehicle name, from its moves and drifts among `events`."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for event in events:
+        if isinstance(event, (VehicleMoved, Drifted)):
+            start, end = parse_label(event.from_point), parse_label(event.to_point)
+            if start is None or end is None:
+                continue
+            path = out.setdefault(event.vehicle, [])
+            if not path or path[-1] != start:
+                path.append(start)
+            path.append(end)
+    return {name: path for name, path in out.items() if len(path) > 1}
+
+
+def _trails(draw: ImageDraw.ImageDraw, state: BattlecarsState, turn: tuple, cell: int, top: int) -> None:
+    """A faint line in each vehicle's colour through the points it drove or drifted in the recent turns,
+    a dot on each point it passed (a returning player reads who went where; a computer's above all)."""
+    for name, path in trails(turn).items():
+        vehicle = next((v for v in state.vehicles if v.name == name), None)
+        if vehicle is None:
+            continue
+        colour = TRAILS[vehicle.colour % len(TRAILS)]
+        points = [(K * x, K * y) for x, y in (_centre(p, cell, top) for p in path)]
+        draw.line(points, fill=colour, width=6 * K, joint="curve")
+        r = K * cell * 0.1
+        for x, y in points[:-1]:
+            draw.ellipse([x - r, y - r, x + r, y + r], fill=colour, outline=PAPER, width=K)
+
+
 def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, cell: int, top: int) -> None:
     """The last action's path (each point driven or drifted) and its shot, under the tokens."""
     for event in last:
@@ -309,7 +342,7 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _chip(lines: tuple[str, str, str], fill: Colour, destroyed: bool, active: bool,
+def _chip(lines: ChipLines, fill: Colour, destroyed: bool, active: bool,
           size: tuple[int, int]) -> Image.Image:
     """One vehicle's mat in three lines (chip_lines), `size` page pixels (and its outline's last pixel):
     name and mat, speed and armour F/M/R, components and rounds; kept, since a move changes one
@@ -321,9 +354,9 @@ def _chip(lines: tuple[str, str, str], fill: Colour, destroyed: bool, active: bo
                            width=(4 if active else 2) * K)
     draw.rectangle([K * 4, K * 4, K * 14, K * (y1 - 4)], fill=fill)
     left, width = 22, x1 - CHIP_INSET
-    name, *rest = lines
-    head = fit_font(name, K * 24, K * width, bold=True, minimum=K * TEXT)
-    draw_text(draw, (K * left, K * 19), ellipsize(name, head, K * width), head, INK, "lm")
+    title, *rest = lines
+    head, words = chip_title(title, K * width, K)
+    draw_text(draw, (K * left, K * 19), words, head, INK, "lm")
     body = font(K * TEXT)
     for row, text in enumerate(rest):
         draw_text(draw, (K * left, K * (45 + row * 25)), ellipsize(text, body, K * width), body,
@@ -331,14 +364,29 @@ def _chip(lines: tuple[str, str, str], fill: Colour, destroyed: bool, active: bo
     return canvas.reduce(K)
 
 
-def chip_lines(state: BattlecarsState, vehicle: Vehicle) -> tuple[str, str, str]:
-    """A chip's words: name and mat; speed and armour F/M/R; the components left, or health and pistol on foot."""
+def chip_title(title: tuple[str, str, str], room: float, scale: int = 1) -> tuple[ImageFont.FreeTypeFont, str]:
+    """A chip's first line in `room` pixels at `scale` times the page: 'name · mat · OUT' at the largest
+    size that fits, down to the smallest text; past that the mat's name is cut short, never the
+    driver's name (unless it alone is too long) nor whether the vehicle is out."""
+    name, mat, gone = title
+    whole = f"{name} · {mat}{gone}"
+    face = fit_font(whole, scale * 24, room, bold=True, minimum=scale * TEXT)
+    if face.getlength(whole) <= room:
+        return face, whole
+    if face.getlength(f"{name} · {mat[0]}…{gone}") <= room:
+        return face, f"{name} · {ellipsize(mat, face, room - face.getlength(f'{name} · {gone}'))}{gone}"
+    return face, ellipsize(name, face, room - face.getlength(gone)) + gone
+
+
+def chip_lines(state: BattlecarsState, vehicle: Vehicle) -> ChipLines:
+    """A chip's words: name, mat and whether it is out; speed and armour F/M/R; the components left, or
+    health and pistol on foot."""
     spec = vehicle.spec
     walker = state.pedestrian_of(vehicle.owner)
     gone = "" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")   # on foot: line 3
     speed = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
     armour = "/".join(str(a) for a in vehicle.armour)
-    return (f"{vehicle.name} · {spec.name}{gone}", f"speed {speed}/{vehicle.top_speed} · arm {armour}",
+    return ((vehicle.name, spec.name, gone), f"speed {speed}/{vehicle.top_speed} · arm {armour}",
             f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")
@@ -381,9 +429,11 @@ def news(events: tuple) -> str:
     return " ".join(words.split()).replace("->", "→") or "No move yet."
 
 
-def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False) -> Image.Image:
-    """The channel picture: header, board with tokens, tags and the last turn, chips beside it (a plan's
-    preview passes its own `title` and its path as `last`).
+def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False,
+                 turn: tuple = ()) -> Image.Image:
+    """The channel picture: header, board with tokens, tags, the last action and each vehicle's trail
+    through `turn` (the recent turns' events), chips beside it (a plan's preview passes its own `title`
+    and its path as `last`).
 
     The bare board is drawn once per board and kept; a picture redraws only the band of the board where
     something stands or happened, then lays the name tags, the header and the chips over it. `whole`
@@ -391,9 +441,10 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     board = state.the_board
     width, height = page_size(board)
     image = _bare(board).copy()
-    band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last)
+    band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last, turn)
     if band is not None:
-        image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last)), band[:2])
+        image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last, turn)),
+                    band[:2])
     draw = ImageDraw.Draw(image)
     _tags(draw, state, cell_size(board), HEADER, (width, height))
     _header(draw, state, last, width, title)
@@ -406,11 +457,12 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     return image
 
 
-def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) -> None:
+def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, turn: tuple = ()) -> None:
     """What stands on the board and what just happened there, over the bare board."""
     board = state.the_board
     cell, top = cell_size(board), HEADER
     _scenery(draw, state, cell, top)
+    _trails(draw, state, turn, cell, top)
     _counters(draw, state, cell, top)
     _last_turn(draw, state, last, cell, top)
     for vehicle in state.vehicles:
@@ -421,12 +473,12 @@ def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple) ->
         _pedestrian(draw, state, walker, cell, top)
 
 
-def _busy_band(state: BattlecarsState, last: tuple) -> tuple[int, int, int, int] | None:
+def _busy_band(state: BattlecarsState, last: tuple, turn: tuple = ()) -> tuple[int, int, int, int] | None:
     """The rows of the board (full width: a move or a shot may cross it) holding everything `_on_board`
     draws, with room for rings and badges; None when nothing is on the board."""
     board = state.the_board
     cell = cell_size(board)
-    rows = [p[1] for p in _busy_points(state, last)]
+    rows = [p[1] for p in _busy_points(state, last + turn)]
     if not rows:
         return None
     width, height = page_size(board)
@@ -475,12 +527,12 @@ def _bare(board: data.Board) -> Image.Image:
     return _bare_large(board).reduce(K)
 
 
-KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE)
+KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE) + TRAILS
 
 
 def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), palette=palette_for(state.board, state.big))
+    return to_png(render_image(state, last, turn=turn), palette=palette_for(state.board, state.big))
 
 
 def render_plan(state: BattlecarsState, preview) -> bytes:
