@@ -343,3 +343,19 @@ async def test_refusals_name_what_the_table_takes_and_a_spectator_has_nothing_to
     undo = await run(service, "carol", "/undo", "bc-words")
     assert undo.outcome == "refused"
     assert undo.text == "You are not playing in this game: there is nothing of yours to undo."
+
+
+async def test_pressing_a_speed_again_says_the_counter_is_down_and_what_the_table_waits_for(service):
+    """Issue 25, item 16: alice sets her counter, then presses another speed on her private menu: the
+    refusal says the table waits for bob to set his, not "It is bob's turn" (nobody has a turn while the
+    counters go down). Typed, the rules' own words say her counter is already down."""
+    await two_drivers(service, "chan-again")
+    menu = await service.press("chan-again", Actor("alice", "alice"), (await run(
+        service, "alice", "/game status", "chan-again")).buttons[0].custom_id)
+    assert menu.ephemeral and len(menu.buttons) > 1
+    assert (await service.press("chan-again", Actor("alice", "alice"), menu.buttons[0].custom_id)).outcome == "applied"
+    again = await service.press("chan-again", Actor("alice", "alice"), menu.buttons[1].custom_id)
+    assert again.outcome == "refused" and again.ephemeral
+    assert again.text.startswith("The table waits for bob, not for you. Next: Turn 1: bob to set a speed counter")
+    typed = await run(service, "alice", "/speed value:2", "chan-again")
+    assert typed.text == "Your speed counter is already down for this turn."

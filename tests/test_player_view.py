@@ -30,7 +30,8 @@ async def test_a_move_after_the_end_says_the_game_is_over_and_how(table):
     await duel(table, ("alice", "/game end"))
     refused = await table("alice", "/speed value:2")
     assert refused.outcome == "refused"
-    assert refused.text.startswith("This game is over. Game over (ended by alice). Start another with /game new")
+    assert refused.text.startswith("Game over (ended by alice). No game runs here now: start another with "
+                                   "/game new")
     fresh = await table("alice", "/game status")                      # the table can still be looked at
     assert fresh.outcome == "shown"
 
@@ -177,3 +178,24 @@ def test_smoke_that_blows_away_before_anyone_else_moves_says_so():
     assert not [e for e in first if isinstance(e, SmokeUnseen)]
     assert SmokeUnseen("bob", "bob") in last
     assert "it will block nothing" in SmokeUnseen("bob", "bob").describe()
+
+
+async def test_every_game_says_once_that_it_is_over_and_who_won(tmp_path):
+    """Issue 25, item 16: a command after the end answers with the game's own result ('Game over: Robo1
+    wins.'), not 'This game is over. The game is over.'"""
+    from bot.cli.selfplay import play_one, selfplay_games
+    from bot.storage.store import Store
+    from bot.table.protocol.commands import parse
+    from bot.table.service.entry import Actor, GameService
+
+    store = await Store.open(str(tmp_path / "over.db"))
+    try:
+        service = GameService(store, render=None)
+        for ruleset_id in selfplay_games():
+            await play_one(service, store, ruleset_id, 0, 3)
+            refused = await service.execute(f"selfplay-{ruleset_id}-3-0", Actor("alice", "alice"), parse("/undo"))
+            assert refused.outcome == "refused"
+            head = refused.text.split(" No game runs here now")[0]
+            assert head.endswith("wins.") and head.lower().count("over") == 1, (ruleset_id, refused.text)
+    finally:
+        await store.close()

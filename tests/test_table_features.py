@@ -62,7 +62,8 @@ async def test_stale_foreign_and_out_of_turn_presses_are_refused_and_change_noth
     assert stale.outcome == "refused" and stale.ephemeral and "out of date" in stale.text
     fresh = (await table(player, "/game status")).buttons[0].custom_id
     out_of_turn = await press(service, other, fresh)
-    assert out_of_turn.outcome == "refused" and f"{player}'s turn" in out_of_turn.text
+    assert out_of_turn.outcome == "refused"
+    assert out_of_turn.text.startswith(f"The table waits for {player}, not for you.")
     bystander = await press(service, "carol", fresh)
     assert bystander.outcome == "refused" and "not playing" in bystander.text
     game_id = before.id

@@ -354,7 +354,7 @@ def prompt(state: BattlecarsState) -> str:
     if state.phase == Phase.LOBBY:
         return f"Lobby: {len(state.players)} seated; /game join vehicle:..., then the host uses /game start."
     if state.phase == Phase.FINISHED:
-        return "The game is over."
+        return f"Game over: {state.seat(state.winner).name} wins." if state.winner else "Game over: a draw."
     turn = f"Turn {state.round + 1}"
     if state.phase == Phase.SPEED:
         names = ", ".join(state.seat(p).name for p in speed.waiting(state))

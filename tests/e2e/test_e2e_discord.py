@@ -291,7 +291,8 @@ async def test_refusals_are_ephemeral(fake, bot, record_latency):
     assert_private_refusal(out_of_turn, record_latency, f"It is {active}'s turn, not yours.")
     # The same through a button: acknowledged without "thinking…" (type 6), refused privately.
     pressed = await press(fake, other, "channel", started.message_id, "Speed 2")
-    assert_private_refusal(pressed, record_latency, f"It is {active}'s turn, not yours.", kind=DEFERRED_UPDATE)
+    said = assert_private_refusal(pressed, record_latency, kind=DEFERRED_UPDATE)
+    assert said.startswith(f"The table waits for {active}, not for you. Next: Round 1, {active}"), said
 
     # Only the refused players see the refusals; the channel keeps its two public messages.
     public = fake.channel_messages("channel")

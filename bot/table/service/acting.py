@@ -99,8 +99,10 @@ class Acting:
         if actor.id not in waiting:
             if state.player(actor.id) is None:
                 raise GameError("You are not playing in this game; you can watch, but not press.")
+            # not "X's turn": in a step played together (secret speeds) it is nobody's turn, and the
+            # presser has played their part; the prompt says what the table waits for
             names = ", ".join(state.player(p).name for p in waiting) or "nobody"
-            raise GameError(f"It is {names}'s turn, not yours.")
+            raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
         mine = private_scope(ruleset.turn_key(state), legal)
         if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:

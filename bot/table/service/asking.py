@@ -99,8 +99,9 @@ class Asking:
         state = ruleset.load_state(game.state)
         if not ruleset.is_finished(state):
             return None
-        return (f"This game is over. {ruleset.prompt(state)} Start another with /game new, or look back with "
-                f"/game status, /game log or /game replay.")
+        # a finished game's prompt says so and how it ended ("Game over: alice wins.")
+        return (f"{ruleset.prompt(state)} No game runs here now: start another with /game new, or look back "
+                f"with /game status, /game log or /game replay.")
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both
