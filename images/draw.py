@@ -35,7 +35,7 @@ class ShiftedDraw(ImageDraw.ImageDraw):
     """Drawing on a piece of a larger picture in the whole picture's coordinates: each shape lands shifted
     by the piece's `origin`, so code that draws a whole picture can redraw only part of it. Exact for a
     band of whole rows (origin (0, y)); moved sideways, Pillow may round a polygon edge crossing a row
-    exactly between two pixels the other way."""
+    exactly between two pixels the other way (one pixel's shade; the same bytes every time)."""
 
     def __init__(self, image: Image.Image, origin: tuple[int, int]):
         super().__init__(image)

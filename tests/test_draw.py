@@ -94,9 +94,10 @@ def test_a_long_line_put_down_word_by_word_reads_as_pillow_draws_it(anchor):
 def test_a_shifted_draw_paints_a_piece_as_the_whole_picture_has_it(origin, shapes):
     """Drawing on a piece of a picture in the whole picture's coordinates (ShiftedDraw) gives exactly that
     piece of the picture drawn whole, Pillow's shapes made of other shapes included (a rounded rectangle's
-    corners, a curved line's joints). The piece is a band of whole rows, as the pictures use it: moved
-    sideways, a polygon edge crossing a row exactly half a pixel from a pixel's middle may round the
-    other way (Pillow works out where an edge crosses a row in floating point, from its x)."""
+    corners, a curved line's joints). The piece here is a band of whole rows: moved sideways, a polygon
+    edge crossing a row exactly half a pixel from a pixel's middle may round the other way (Pillow works
+    out where an edge crosses a row in floating point, from its x), one pixel's shade. Battlecars' pieces,
+    offset sideways too, are checked against the whole picture at every action of a game instead."""
     from images.draw import ShiftedDraw
 
     whole = Image.new("RGB", (160, 160), "white")

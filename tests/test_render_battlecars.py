@@ -121,10 +121,11 @@ def test_every_word_stays_above_9_px_on_a_phone_and_no_chip_figure_is_cut():
                 assert face.getlength(line) <= room, (design, line)
 
 
-def test_redrawing_only_the_busy_band_gives_the_whole_picture_pixel_for_pixel():
-    """The kept bare board plus the band of rows where something stands or happened is the picture drawn
-    all at once: at every action of a whole self-played game (vehicles, counters, shots, wrecks, drivers
-    on foot, flattened scenery), lobby and end included."""
+def test_redrawing_only_the_busy_pieces_gives_the_whole_picture_pixel_for_pixel():
+    """The kept bare board plus the pieces of it where something stands or happened (each mark's box,
+    overlapping ones gathered) is the picture drawn all at once: at every action of a whole self-played
+    game (vehicles, counters, shots, trails, wrecks, drivers on foot, flattened scenery), lobby and end
+    included."""
     from PIL import ImageChops
 
     from images.battlecars import render_image

@@ -9,7 +9,7 @@ blanked them); nothing hidden is drawn.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -57,6 +57,7 @@ LINE = (150, 145, 135)
 PATH = colours.car_colour(4)
 TRAILS = tuple(mix(c, ROAD, 0.55) for c in colours.CAR_COLOURS)   # a vehicle's recent path, faint
 ChipLines = tuple[tuple[str, str, str], str, str]   # (name, mat, ' · OUT' or ''), then two lines
+Mark = tuple[tuple[float, ...], Callable[[ImageDraw.ImageDraw], None]]   # its box, its paint
 GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
 
 
@@ -157,29 +158,38 @@ def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, act
             draw.line([a, b], fill=INK, width=3 * K)
 
 
-def _scenery(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int) -> None:
+def _scenery_marks(state: BattlecarsState, cell: int, top: int) -> list[Mark]:
     """Damaged buildings and trees: a flattened piece as rubble over its points; on each damaged piece its
     damage against its strength ('7/20') on a badge along its lower edge."""
     board = state.the_board
     face = font(K * TEXT, bold=True)
+    marks: list[Mark] = []
     for piece, taken in state.scenery_damage:
         kind = board.terrain(piece)
         centres = [_centre(p, cell, top) for p in _points_of(board) if board.piece(p) == piece]
-        if scenery.flattened(state, piece):
-            for cx, cy in centres:
-                draw.rectangle([K * (cx - cell / 2 + 2), K * (cy - cell / 2 + 2), K * (cx + cell / 2 - 2),
-                                K * (cy + cell / 2 - 2)], fill=GRASS)
-                for dx, dy, k in ((-0.22, -0.18, 0.16), (0.2, -0.05, 0.2), (-0.05, 0.22, 0.18), (0.24, 0.26, 0.1)):
-                    r = cell * k
-                    draw.ellipse([K * (cx + dx * cell - r), K * (cy + dy * cell - r), K * (cx + dx * cell + r),
-                                  K * (cy + dy * cell + r)], fill=colours.DEBRIS, outline=colours.DEBRIS_DARK, width=K)
+        flat = scenery.flattened(state, piece)
         x = sum(c[0] for c in centres) / len(centres)
         y = max(c[1] for c in centres) + cell * 0.36
         text = f"{taken}/{scenery.strength(kind)}"
         w = face.getlength(text) / K + 10
-        draw.rounded_rectangle([K * (x - w / 2), K * (y - 13), K * (x + w / 2), K * (y + 13)], radius=4 * K,
-                               fill=PAPER, outline=colours.FLAME, width=2 * K)
-        draw_text(draw, (K * x, K * y), text, face, INK, "mm")
+
+        def paint(draw: ImageDraw.ImageDraw, centres=centres, flat=flat, x=x, y=y, text=text, w=w) -> None:
+            if flat:
+                for cx, cy in centres:
+                    draw.rectangle([K * (cx - cell / 2 + 2), K * (cy - cell / 2 + 2), K * (cx + cell / 2 - 2),
+                                    K * (cy + cell / 2 - 2)], fill=GRASS)
+                    for dx, dy, k in ((-0.22, -0.18, 0.16), (0.2, -0.05, 0.2), (-0.05, 0.22, 0.18),
+                                      (0.24, 0.26, 0.1)):
+                        r = cell * k
+                        draw.ellipse([K * (cx + dx * cell - r), K * (cy + dy * cell - r), K * (cx + dx * cell + r),
+                                      K * (cy + dy * cell + r)], fill=colours.DEBRIS, outline=colours.DEBRIS_DARK,
+                                     width=K)
+            draw.rounded_rectangle([K * (x - w / 2), K * (y - 13), K * (x + w / 2), K * (y + 13)], radius=4 * K,
+                                   fill=PAPER, outline=colours.FLAME, width=2 * K)
+            draw_text(draw, (K * x, K * y), text, face, INK, "mm")
+        cells = [_box_around(c, cell / 2, cell / 2) for c in centres]
+        marks.append((_union(cells + [(x - w / 2 - 2, y - 15, x + w / 2 + 2, y + 15)]), paint))
+    return marks
 
 
 def _points_of(board: data.Board) -> tuple:
@@ -204,36 +214,43 @@ def _pedestrian(draw: ImageDraw.ImageDraw, state: BattlecarsState, walker, cell:
                      fill=colours.FLAME if k < walker.health else PAPER, outline=INK, width=K)
 
 
-def _counters(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int) -> None:
+def _counter_marks(state: BattlecarsState, cell: int, top: int) -> list[Mark]:
     """The passive weapons on the board and the pistols dead drivers left: oil a dark slick, a mine a
     black disc with studs, spikes a row of grey teeth, smoke a grey cloud, a pistol a small dark mark."""
     r = cell * 0.3
+    marks: list[Mark] = []
     for counter in state.counters:
         cx, cy = _centre(counter.point, cell, top)
 
-        def box(k: float, dx: float = 0, dy: float = 0, cx=cx, cy=cy):
-            return [K * (cx + dx - r * k), K * (cy + dy - r * k), K * (cx + dx + r * k), K * (cy + dy + r * k)]
-        if counter.kind == "oil":
-            draw.ellipse(box(1.1), fill=colours.OIL, outline=colours.OIL_SHEEN, width=2 * K)
-            draw.ellipse(box(0.35, -r * 0.3, -r * 0.3), fill=colours.OIL_SHEEN)
-        elif counter.kind == "mine":
-            draw.ellipse(box(0.8), fill=colours.MINE, outline=colours.MINE_RIM, width=2 * K)
-            for dx, dy in ((0, -0.55), (0.55, 0), (0, 0.55), (-0.55, 0)):
-                draw.ellipse(box(0.18, r * dx, r * dy), fill=colours.HIGHLIGHT)
-        elif counter.kind == "spikes":
-            draw.rectangle(box(1.0), fill=colours.HIGHLIGHT, outline=INK, width=K)
-            for k in range(-2, 3):
-                x = cx + k * r * 0.4
-                draw.polygon([(K * (x - r * 0.2), K * (cy + r * 0.7)), (K * x, K * (cy - r * 0.75)),
-                              (K * (x + r * 0.2), K * (cy + r * 0.7))], fill=MUTED, outline=INK)
-        else:   # smoke
-            for dx, dy in ((-0.6, 0.15), (0.6, 0.15), (0, -0.45), (0, 0.5)):
-                draw.ellipse(box(0.85, r * dx, r * dy), fill=colours.SMOKE, outline=colours.SMOKE_RIM, width=K)
+        def paint(draw: ImageDraw.ImageDraw, kind=counter.kind, cx=cx, cy=cy) -> None:
+            def box(k: float, dx: float = 0, dy: float = 0):
+                return [K * (cx + dx - r * k), K * (cy + dy - r * k), K * (cx + dx + r * k), K * (cy + dy + r * k)]
+            if kind == "oil":
+                draw.ellipse(box(1.1), fill=colours.OIL, outline=colours.OIL_SHEEN, width=2 * K)
+                draw.ellipse(box(0.35, -r * 0.3, -r * 0.3), fill=colours.OIL_SHEEN)
+            elif kind == "mine":
+                draw.ellipse(box(0.8), fill=colours.MINE, outline=colours.MINE_RIM, width=2 * K)
+                for dx, dy in ((0, -0.55), (0.55, 0), (0, 0.55), (-0.55, 0)):
+                    draw.ellipse(box(0.18, r * dx, r * dy), fill=colours.HIGHLIGHT)
+            elif kind == "spikes":
+                draw.rectangle(box(1.0), fill=colours.HIGHLIGHT, outline=INK, width=K)
+                for k in range(-2, 3):
+                    x = cx + k * r * 0.4
+                    draw.polygon([(K * (x - r * 0.2), K * (cy + r * 0.7)), (K * x, K * (cy - r * 0.75)),
+                                  (K * (x + r * 0.2), K * (cy + r * 0.7))], fill=MUTED, outline=INK)
+            else:   # smoke
+                for dx, dy in ((-0.6, 0.15), (0.6, 0.15), (0, -0.45), (0, 0.5)):
+                    draw.ellipse(box(0.85, r * dx, r * dy), fill=colours.SMOKE, outline=colours.SMOKE_RIM, width=K)
+        marks.append((_box_around((cx, cy), 1.5 * r + 2, 1.5 * r + 2), paint))
     for point, _rounds in state.pistols_left:
         cx, cy = _centre(point, cell, top)
         x, y = cx + cell * 0.28, cy + cell * 0.28
-        draw.rectangle([K * (x - 7), K * (y - 3), K * (x + 7), K * (y + 3)], fill=INK)
-        draw.rectangle([K * (x - 7), K * (y - 3), K * (x - 3), K * (y + 7)], fill=INK)
+
+        def pistol(draw: ImageDraw.ImageDraw, x=x, y=y) -> None:
+            draw.rectangle([K * (x - 7), K * (y - 3), K * (x + 7), K * (y + 3)], fill=INK)
+            draw.rectangle([K * (x - 7), K * (y - 3), K * (x - 3), K * (y + 7)], fill=INK)
+        marks.append((_box_around((x, y), 9, 9), pistol))
+    return marks
 
 
 def trails(events: tuple) -> dict[str, list[tuple[int, int]]]:
@@ -251,36 +268,54 @@ def trails(events: tuple) -> dict[str, list[tuple[int, int]]]:
     return {name: path for name, path in out.items() if len(path) > 1}
 
 
-def _trails(draw: ImageDraw.ImageDraw, state: BattlecarsState, turn: tuple, cell: int, top: int) -> None:
+def _trail_marks(state: BattlecarsState, turn: tuple, cell: int, top: int) -> list[Mark]:
     """A faint line in each vehicle's colour through the points it drove or drifted in the recent turns,
     a dot on each point it passed (a returning player reads who went where; a computer's above all)."""
+    marks: list[Mark] = []
     for name, path in trails(turn).items():
         vehicle = next((v for v in state.vehicles if v.name == name), None)
         if vehicle is None:
             continue
         colour = TRAILS[vehicle.colour % len(TRAILS)]
-        points = [(K * x, K * y) for x, y in (_centre(p, cell, top) for p in path)]
-        draw.line(points, fill=colour, width=6 * K, joint="curve")
-        r = K * cell * 0.1
-        for x, y in points[:-1]:
-            draw.ellipse([x - r, y - r, x + r, y + r], fill=colour, outline=PAPER, width=K)
+        centres = [_centre(p, cell, top) for p in path]
+
+        def paint(draw: ImageDraw.ImageDraw, centres=centres, colour=colour) -> None:
+            points = [(K * x, K * y) for x, y in centres]
+            draw.line(points, fill=colour, width=6 * K, joint="curve")
+            r = K * cell * 0.1
+            for x, y in points[:-1]:
+                draw.ellipse([x - r, y - r, x + r, y + r], fill=colour, outline=PAPER, width=K)
+        marks += [(_union([_box_around(a, cell * 0.1 + 4, cell * 0.1 + 4), _box_around(b, cell * 0.1 + 4,
+                                                                                       cell * 0.1 + 4)]), paint)
+                  for a, b in zip(centres, centres[1:])]   # boxes along it: a trail's bounding box is mostly empty
+    return marks
 
 
-def _last_turn(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, cell: int, top: int) -> None:
+def _last_turn_marks(state: BattlecarsState, last: tuple, cell: int, top: int) -> list[Mark]:
     """The last action's path (each point driven or drifted) and its shot, under the tokens."""
+    marks: list[Mark] = []
     for event in last:
         if isinstance(event, (VehicleMoved, Drifted)):
-            a = _centre(parse_label(event.from_point), cell, top)
-            b = _centre(parse_label(event.to_point), cell, top)
-            draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=PATH, width=7 * K)
+            ends = [parse_label(event.from_point), parse_label(event.to_point)]
+            if None in ends:
+                continue
+            a, b = (_centre(p, cell, top) for p in ends)
+
+            def path(draw: ImageDraw.ImageDraw, a=a, b=b) -> None:
+                draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=PATH, width=7 * K)
+            marks.append((_union([_box_around(a, 6, 6), _box_around(b, 6, 6)]), path))
         if isinstance(event, WeaponFired):
             shootable = state.vehicles + state.pedestrians
             firer = next((v for v in shootable if v.name == event.vehicle), None)
             target = next((v for v in shootable if v.name == event.target), None)
             if firer and target and firer.point and target.point:
                 a, b = _centre(firer.point, cell, top), _centre(target.point, cell, top)
-                draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=INK, width=5 * K)
-                draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=colours.HIGHLIGHT, width=2 * K)
+
+                def shot(draw: ImageDraw.ImageDraw, a=a, b=b) -> None:
+                    draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=INK, width=5 * K)
+                    draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=colours.HIGHLIGHT, width=2 * K)
+                marks.append((_union([_box_around(a, 5, 5), _box_around(b, 5, 5)]), shot))
+    return marks
 
 
 def _tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
@@ -337,8 +372,21 @@ def _box_around(centre: tuple[float, float], half_w: float, half_h: float) -> tu
     return centre[0] - half_w, centre[1] - half_h, centre[0] + half_w, centre[1] + half_h
 
 
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@lru_cache(maxsize=64)
+def _chip_frame(fill: Colour, active: bool, size: tuple[int, int]) -> Image.Image:
+    """A chip without its words: the rounded outline (heavier for the vehicle acting) and the colour bar,
+    drawn at K times and averaged down once, kept (a handful per game)."""
+    x1, y1 = size
+    canvas = Image.new("RGB", (K * (x1 + 1), K * (y1 + 1)), PAPER)
+    draw = ImageDraw.Draw(canvas)
+    draw.rounded_rectangle([0, 0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
+                           width=(4 if active else 2) * K)
+    draw.rectangle([K * 4, K * 4, K * 14, K * (y1 - 4)], fill=fill)
+    return canvas.reduce(K)
 
 
 @lru_cache(maxsize=256)
@@ -346,22 +394,17 @@ def _chip(lines: ChipLines, fill: Colour, destroyed: bool, active: bool,
           size: tuple[int, int]) -> Image.Image:
     """One vehicle's mat in three lines (chip_lines), `size` page pixels (and its outline's last pixel):
     name and mat, speed and armour F/M/R, components and rounds; kept, since a move changes one
-    vehicle's chip at most."""
-    x1, y1 = size
-    canvas = Image.new("RGB", (K * (x1 + 1), K * (y1 + 1)), PAPER)
-    draw = ImageDraw.Draw(canvas)
-    draw.rounded_rectangle([0, 0, K * x1, K * y1], radius=8 * K, fill=PAPER, outline=INK,
-                           width=(4 if active else 2) * K)
-    draw.rectangle([K * 4, K * 4, K * 14, K * (y1 - 4)], fill=fill)
-    left, width = 22, x1 - CHIP_INSET
+    vehicle's chip at most. The words are drawn at the picture's size over the kept frame."""
+    chip = _chip_frame(fill, active, size).copy()
+    draw = ImageDraw.Draw(chip)
+    left, width = 22, size[0] - CHIP_INSET
     title, *rest = lines
-    head, words = chip_title(title, K * width, K)
-    draw_text(draw, (K * left, K * 19), words, head, INK, "lm")
-    body = font(K * TEXT)
+    head, words = chip_title(title, width)
+    draw_text(draw, (left, 19), words, head, INK, "lm")
+    body = font(TEXT)
     for row, text in enumerate(rest):
-        draw_text(draw, (K * left, K * (45 + row * 25)), ellipsize(text, body, K * width), body,
-                  MUTED if destroyed else INK, "lm")
-    return canvas.reduce(K)
+        draw_text(draw, (left, 45 + row * 25), ellipsize(text, body, width), body, MUTED if destroyed else INK, "lm")
+    return chip
 
 
 def chip_title(title: tuple[str, str, str], room: float, scale: int = 1) -> tuple[ImageFont.FreeTypeFont, str]:
@@ -435,16 +478,18 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     through `turn` (the recent turns' events), chips beside it (a plan's preview passes its own `title`
     and its path as `last`).
 
-    The bare board is drawn once per board and kept; a picture redraws only the band of the board where
-    something stands or happened, then lays the name tags, the header and the chips over it. `whole`
-    draws the board's band afresh instead: the same pixels, which the tests compare."""
+    The bare board is drawn once per board and kept; a picture redraws only the pieces of the board where
+    something stands or happened (_pieces), then lays the name tags, the header and the chips over it.
+    `whole` draws the whole board afresh instead: the same pixels, which the tests compare."""
     board = state.the_board
     width, height = page_size(board)
     image = _bare(board).copy()
-    band = (0, HEADER, width - SIDEBAR, height) if whole else _busy_band(state, last, turn)
-    if band is not None:
-        image.paste(_redrawn(_bare_large(board), band, lambda draw: _on_board(draw, state, last, turn)),
-                    band[:2])
+    marks = _marks(state, last, turn)
+    board_box = (0, HEADER, width - SIDEBAR, height)
+    pieces = [(board_box, list(dict.fromkeys(paint for _box, paint in marks)))] if whole \
+        else _pieces(marks, board_box)
+    for box, paints in pieces:
+        image.paste(_redrawn(_bare_large(board), box, paints), box[:2])
     draw = ImageDraw.Draw(image)
     _tags(draw, state, cell_size(board), HEADER, (width, height))
     _header(draw, state, last, width, title)
@@ -457,58 +502,63 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     return image
 
 
-def _on_board(draw: ImageDraw.ImageDraw, state: BattlecarsState, last: tuple, turn: tuple = ()) -> None:
-    """What stands on the board and what just happened there, over the bare board."""
+def _marks(state: BattlecarsState, last: tuple, turn: tuple) -> list[Mark]:
+    """What stands on the board and what just happened there, in the order it is drawn over the bare
+    board, each with the box its drawing keeps within."""
     board = state.the_board
     cell, top = cell_size(board), HEADER
-    _scenery(draw, state, cell, top)
-    _trails(draw, state, turn, cell, top)
-    _counters(draw, state, cell, top)
-    _last_turn(draw, state, last, cell, top)
+    marks = _scenery_marks(state, cell, top) + _trail_marks(state, turn, cell, top) \
+        + _counter_marks(state, cell, top) + _last_turn_marks(state, last, cell, top)
     for vehicle in state.vehicles:
         if vehicle.point is not None:
-            _token(draw, vehicle, cell, top, state.active == vehicle.owner and state.phase == Phase.MOVE
-                   and not vehicle.driver_out)
+            acting = state.active == vehicle.owner and state.phase == Phase.MOVE and not vehicle.driver_out
+
+            def token(draw: ImageDraw.ImageDraw, vehicle=vehicle, acting=acting) -> None:
+                _token(draw, vehicle, cell, top, acting)
+            marks.append((_box_around(_centre(vehicle.point, cell, top), cell * 0.5 + 4, cell * 0.5 + 4), token))
     for walker in state.pedestrians:
-        _pedestrian(draw, state, walker, cell, top)
+        def figure(draw: ImageDraw.ImageDraw, walker=walker) -> None:
+            _pedestrian(draw, state, walker, cell, top)
+        marks.append((_box_around(_centre(walker.point, cell, top), cell * 0.5, cell * 0.5), figure))
+    return marks
 
 
-def _busy_band(state: BattlecarsState, last: tuple, turn: tuple = ()) -> tuple[int, int, int, int] | None:
-    """The rows of the board (full width: a move or a shot may cross it) holding everything `_on_board`
-    draws, with room for rings and badges; None when nothing is on the board."""
-    board = state.the_board
-    cell = cell_size(board)
-    rows = [p[1] for p in _busy_points(state, last + turn)]
-    if not rows:
-        return None
-    width, height = page_size(board)
-    reach = cell * 0.5 + 16   # the ring round the acting vehicle, a damage badge (tags are drawn after)
-    low = max(HEADER, math.floor(_centre((0, min(rows)), cell, HEADER)[1] - reach))
-    high = min(height, math.ceil(_centre((0, max(rows)), cell, HEADER)[1] + reach))
-    return 0, low, width - SIDEBAR, high
+def _union(boxes: list) -> tuple[float, ...]:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _busy_points(state: BattlecarsState, last: tuple) -> list:
-    board = state.the_board
-    points = [v.point for v in state.vehicles if v.point is not None]
-    points += [p.point for p in state.pedestrians] + [c.point for c in state.counters]
-    points += [point for point, _rounds in state.pistols_left]
-    damaged = {piece for piece, _taken in state.scenery_damage}
-    points += [p for p in _points_of(board) if board.piece(p) in damaged]
-    for event in last:
-        if isinstance(event, (VehicleMoved, Drifted)):
-            points += [p for p in (parse_label(event.from_point), parse_label(event.to_point)) if p is not None]
-    return points
+Piece = tuple[tuple[int, int, int, int], list[Callable[[ImageDraw.ImageDraw], None]]]
+
+
+def _pieces(marks: list[Mark], board_box: tuple[int, int, int, int]) -> list[Piece]:
+    """The marks gathered into pieces of the board that do not overlap, each a box of whole pixels with
+    its paints in drawing order (a paint once, where it first comes: a trail has a box per stretch).
+    Pieces are apart, so pasting one never covers another's marks with bare board."""
+    pieces: list[tuple[tuple[int, int, int, int], list[int]]] = []   # (box, indices of its marks)
+    for index, (box, _paint) in enumerate(marks):
+        grown = (max(board_box[0], math.floor(box[0])), max(board_box[1], math.floor(box[1])),
+                 min(board_box[2], math.ceil(box[2])), min(board_box[3], math.ceil(box[3])))
+        members = [index]
+        while touching := [p for p in pieces if _overlap(p[0], grown)]:   # swallow them, until none is left
+            for piece in touching:
+                pieces.remove(piece)
+                grown = (min(grown[0], piece[0][0]), min(grown[1], piece[0][1]), max(grown[2], piece[0][2]),
+                         max(grown[3], piece[0][3]))
+                members += piece[1]
+        pieces.append((grown, members))
+    return [(box, list(dict.fromkeys(marks[i][1] for i in sorted(members)))) for box, members in pieces]
 
 
 def _redrawn(large: Image.Image, box: tuple[int, int, int, int],
-             paint: Callable[[ImageDraw.ImageDraw], None]) -> Image.Image:
+             paints: list[Callable[[ImageDraw.ImageDraw], None]]) -> Image.Image:
     """The piece `box` of the picture, painted over that piece of `large` (the bare board at K times the
     size): drawn at K times the size in the whole picture's coordinates, then averaged down (the piece
     lies on whole K x K blocks, so it matches the whole picture drawn at once)."""
     x0, y0, x1, y1 = box
     canvas = large.crop((K * x0, K * y0, K * x1, K * y1))
-    paint(ShiftedDraw(canvas, (K * x0, K * y0)))
+    draw = ShiftedDraw(canvas, (K * x0, K * y0))
+    for paint in paints:
+        paint(draw)
     return canvas.reduce(K)   # a box average of each K x K: the antialiasing, at a fraction of LANCZOS's cost
 
 
