@@ -33,7 +33,7 @@ from bot.table.protocol.replies import (
     private_scope,
 )
 from bot.table.service import queries
-from bot.table.service.pictures import Pictures
+from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.table import Table
@@ -62,6 +62,7 @@ class Applied:
     events: tuple
     waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
     public: bool = True  # whether the channel may learn of it (bot.table.trust.seen: a GM's private ruling may not)
+    ahead: DrawnAhead | None = None  # its picture, started while it was written
 
 
 class Acting:
@@ -158,8 +159,10 @@ class Acting:
                 break
             try:
                 version = expected_version if index == 0 else None
-                done = await (self.apply(channel, actor.id, step, version) if isinstance(step, Command)
-                              else self.apply(channel, actor.id, None, version, action=step))
+                last_step = not queue and not pending
+                done = await (self.apply(channel, actor.id, step, version, last_step=last_step)
+                              if isinstance(step, Command)
+                              else self.apply(channel, actor.id, None, version, action=step, last_step=last_step))
                 waiting_before = done.waiting_before if waiting_before is None else waiting_before
             except GameError as exc:
                 if done is None:
@@ -173,7 +176,11 @@ class Acting:
             raise GameError(f"/{pending[0].name} cannot be played now: {_why_not(pending[0], state).rstrip('.')}.")
         unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else _why_not(s, done.state)}"
                     for s in pending]
+        ahead = done.ahead
         done, others = await self.play_computers(channel, done)
+        if ahead is not None and (others or not public):   # the picture is of a later state, or none
+            ahead.drop()
+            ahead = None
         own = [e.describe() for e in events]
         if not public and not others:
             return self._told_privately(done, actor, own)
@@ -183,16 +190,18 @@ class Acting:
             own.append(stopped)
         own += [line.rstrip(".") + "." for line in unplayed]
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                              self.reported(done, own, others), done.events)
+                                              self.reported(done, own, others), done.events, ahead)
         newly = [p for p in reply.waiting_on if p not in (waiting_before or ()) and p != actor.id
                  and not done.ruleset.is_computer(done.state, p)]
         return replace(reply, mentions=tuple(newly)) if newly else reply
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
-                    expected_version: int | None = None, action: Any = None) -> Applied:
+                    expected_version: int | None = None, action: Any = None, last_step: bool = False) -> Applied:
         """Apply one command (or an action value the game itself offered) as one transaction,
-        retrying only when nothing was written."""
+        retrying only when nothing was written. The `last_step` of a command, when no computer's move
+        follows, has its picture drawn while it is written."""
         for attempt in range(WRITE_ATTEMPTS):
+            ahead: DrawnAhead | None = None
             try:
                 async with self._table.write():
                     game = await self._table.store.active_game_tx(channel)
@@ -207,6 +216,9 @@ class Acting:
                         action = ruleset.command_to_action(command.name, command.options)
                     state = self._table.snapshots.load(ruleset, game.state)
                     new_state, events = ruleset.apply(state, actor_id, action)
+                    public = is_public(ruleset, new_state, actor_id, action)
+                    if last_step and public and not _plays_itself(ruleset, new_state):
+                        ahead = self._pictures.draw_ahead(ruleset, game, new_state, events)
                     status = "finished" if ruleset.is_finished(new_state) else "active"
                     snapshot = encode_state(new_state)
                     game = await self._table.store.append_action_tx(
@@ -220,13 +232,18 @@ class Acting:
                         await self._timers.restart_tx(ruleset, game, new_state, actor_id)   # they acted: anew
                     if len(new_state.players) != len(state.players):
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
-                public = is_public(ruleset, new_state, actor_id, action)
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
-                return Applied(ruleset, game, new_state, events, before[0], public)
+                return Applied(ruleset, game, new_state, events, before[0], public, ahead)
             except (VersionConflict, StoreBusy):
+                if ahead is not None:
+                    ahead.drop()
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise StoreBusy() from None
                 await asyncio.sleep(0.05 * (attempt + 1))
+            except BaseException:
+                if ahead is not None:
+                    ahead.drop()
+                raise
         raise AssertionError("unreachable")
 
     async def play_computers(self, channel: str, done: Applied) -> tuple[Applied, list[tuple[str, tuple]]]:
@@ -331,6 +348,13 @@ class _Said:
 
     def describe(self) -> str:
         return self.words
+
+
+def _plays_itself(ruleset: Ruleset, state: Any) -> bool:
+    """Whether a move plays itself next (a waiting computer seat, or a person's forced move)."""
+    return not ruleset.is_finished(state) and any(
+        ruleset.is_computer(state, p) or ruleset.forced_action(state, p) is not None
+        for p in ruleset.acting_players(state))
 
 
 def _next_automatic(ruleset: Ruleset, state: Any) -> tuple[str | None, Any, bool]:

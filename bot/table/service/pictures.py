@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -26,16 +27,53 @@ from rules.errors import GameError
 from rules.table import TurnBegan
 
 
+@dataclass
+class DrawnAhead:
+    """A channel picture started before its action is committed, while the write goes on: good for the
+    reply only if it shows that state, those last events and the same recent turns."""
+
+    state: Any
+    last: tuple
+    turn: tuple
+    job: asyncio.Future
+
+    def drop(self) -> None:
+        """Not wanted after all (the write failed, another step or a computer's move follows)."""
+        self.job.cancel()
+
+
+def turns_in(window: list[tuple]) -> tuple:
+    """The last turn of every player and the turn now under way (what the picture's trails show), from a
+    game's window of recent actions' events: a round back."""
+    events = [e for action in window for e in action]
+    starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
+    latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
+    return tuple(events[min(latest.values()):] if latest else events)
+
+
 class Pictures:
     """Replies with the table's picture, drawn from the public view and the recent public events."""
 
     def __init__(self, table: Table):
         self._table = table
 
+    def draw_ahead(self, ruleset: Ruleset, game: GameRecord, state: Any, events: tuple) -> DrawnAhead | None:
+        """Start drawing the picture of `state`, which the public action `events` brings the game (`game`
+        as it was before it) to, while that action is being written: its reply then waits for the longer
+        of the two, not both. None when this process does not follow the game's recent actions."""
+        window = self._table.recent.get(game.id, game.version)
+        if not self._table.render or window is None:
+            return None
+        turn = turns_in([*window, events][-RECENT_ACTIONS:])
+        job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, ruleset.view(state, None), events, turn))
+        job.add_done_callback(lambda done: done.cancelled() or done.exception())   # dropped: nobody reads it
+        return DrawnAhead(state, events, turn, job)
+
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
-                       text: str, last: tuple | None = None) -> Reply:
+                       text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
         """The reply with the table's picture. `last` is the last logged action's events (read from the
-        log when not given): the picture's caption, dice and shot are drawn from them."""
+        log when not given): the picture's caption, dice and shot are drawn from them. A picture drawn
+        `ahead` is used when it shows the same."""
         if last is None:
             last = await self.last_events(ruleset, game)
         public = ruleset.view(state, None)
@@ -44,9 +82,14 @@ class Pictures:
         files: tuple[Attachment, ...] = ()
         if self._table.render:
             turn = await self._recent_turns(ruleset, game)
+            if ahead is not None and (ahead.state is not state or ahead.last is not last or ahead.turn != turn):
+                ahead.drop()
+                ahead = None
+            picture = ahead.job if ahead is not None else self._table.drawing.picture(ruleset.id, public, last, turn)
             # the last picture and the final sheets are drawn side by side (on two render processes)
-            image, files = await asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
-                                                self._final_sheets(ruleset, public, ended))
+            image, files = await asyncio.gather(picture, self._final_sheets(ruleset, public, ended))
+        elif ahead is not None:
+            ahead.drop()
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or
@@ -99,10 +142,7 @@ class Pictures:
     async def _recent_turns(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The last turn of every player and the turn now under way (what the picture's trails show):
         a round back, within the last RECENT_ACTIONS actions."""
-        events = [e for action in await self._recent_window(ruleset, game) for e in action]
-        starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
-        latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
-        return tuple(events[min(latest.values()):] if latest else events)
+        return turns_in(await self._recent_window(ruleset, game))
 
     async def _final_sheets(self, ruleset: Ruleset, public: Any, ended: bool) -> tuple[Attachment, ...]:
         """Every car's sheet as the game ended, for the final results (games that draw sheets); none
