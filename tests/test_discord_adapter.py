@@ -502,8 +502,9 @@ async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
     assert names == ["accelerate", "act", "board", "brake", "coast", "custom", "dcs", "discard", "drop", "end",
-                     "feature", "fire", "game", "games", "gm", "hand", "hold", "leave", "move", "odds", "play", "ram",
-                     "react", "reload", "section", "skid", "speed", "stabilize", "steady", "tune", "undo", "walk"]
+                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "move", "odds", "play",
+                     "ram", "react", "reload", "section", "skid", "speed", "stabilize", "steady", "tune", "undo",
+                     "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet", "start",

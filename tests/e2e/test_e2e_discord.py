@@ -530,11 +530,15 @@ async def test_a_private_answer_leaves_no_public_trace(fake, bot, record_latency
     active = next_player(started)
     before = len(fake.public_history("channel"))
     for command, options in (("odds", {"weapon": "front"}), ("game log", {}), ("game sheet", {}),
-                             ("game verify", {}), ("games", {})):
-        asked = await slash(fake, active, "channel", command, **options)
+                             ("game verify", {}), ("games", {}), ("help", {}), ("help", {"command": "move"})):
+        asked = await fake.responses(await fake.send_slash(active, "channel", command, options),
+                                     timeout=RESPONSE_TIMEOUT)
         assert asked.callback.body == {"type": 5, "data": {"flags": 64}}, asked.describe()
         assert asked.followups and all(f.ephemeral for f in asked.followups), asked.describe()
         assert not asked.original_deleted, asked.describe()
+        if command == "help":   # issue 26, item 5: what the asker can do now, or one command explained
+            said = asked.followups[0].content
+            assert ("You can now:" in said) if not options else said.startswith("`/move`:"), said
     other = "bob" if active == "alice" else "alice"
     assert_private_refusal(await slash(fake, other, "channel", "speed", value="2"), record_latency,
                            f"It is {active}'s turn, not yours.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from collections.abc import Mapping
@@ -12,9 +13,9 @@ from rules.engine import Ruleset
 from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets
 
-__all__ = ["COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES", "WORD_OPTIONS",
-           "coerce", "declared_choices", "for_game", "foreign_to", "game_spec", "lookup", "parse", "read_options",
-           "shared_spec"]
+__all__ = ["BY_NAME", "COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES",
+           "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "declared_choices", "for_game", "foreign_to", "game_spec",
+           "lookup", "parse", "read_options", "shared_spec"]
 
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
@@ -80,6 +81,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     )),
     CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
+    CommandSpec("help", "What you can do now in this channel's game, and the commands", (
+        OptionSpec("command", "str", "One command to explain, with an example (e.g. move, game join)",
+                   suggest=True),
+    ), query=True, private=True),
 )
 # Commands whose options come partly from the rulesets (a ruleset's grammar names which).
 _EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
@@ -223,8 +228,17 @@ def lookup(name: str) -> CommandSpec:
     try:
         return BY_NAME[name]
     except KeyError:
-        known = ", ".join("/" + n for n in BY_NAME)
-        raise CommandSyntaxError(f"Unknown command /{name}. Commands: {known}.") from None
+        raise CommandSyntaxError(f"Unknown command /{name}.{_nearest(name)} /help lists the commands you can "
+                                 f"use here.") from None
+
+
+def _nearest(name: str) -> str:
+    """' Did you mean /x?' for a mistyped command (or one written under /game that is not), or ''."""
+    words = name.split()
+    if len(words) > 1 and words[-1] in BY_NAME:   # '/game help': /help
+        return f" Did you mean /{words[-1]}?"
+    close = difflib.get_close_matches(name, BY_NAME, n=1, cutoff=0.75)
+    return f" Did you mean /{close[0]}?" if close else ""
 
 
 def coerce(spec: CommandSpec, raw: Mapping[str, object], read_file=None) -> Command:

@@ -13,7 +13,7 @@ from bot.table.jobs.heavy_jobs import log_rows
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
-from bot.table.service import queries
+from bot.table.service import helping, queries
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, elsewhere, ended_here
 from bot.table.trust.seen import hides_whole_actions, seen_log
@@ -37,6 +37,15 @@ class Asking:
         games = await self._table.store.active_games_of(guild, actor.id)
         # up to 50 snapshots to decode: ~17 ms, off the loop
         return await asyncio.to_thread(queries.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
+
+    async def help(self, channel: str, actor: Actor, typed: str | None) -> Reply:
+        """`/help`, or `/help command:NAME`, for this channel's running game (or for no game)."""
+        game = await self._table.store.active_game(channel)
+        ruleset = get_ruleset(game.ruleset) if game is not None else None
+        state = self._table.snapshots.load(ruleset, game.state) if ruleset is not None and game is not None else None
+        if typed:
+            return helping.command_help(ruleset, state, actor.id, typed)
+        return helping.general_help(ruleset, state, actor.id)
 
     async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._table.load(channel, any_status=True)

@@ -18,6 +18,7 @@ from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
+from bot.table.service.helping import command_names
 from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
 from bot.table.service.seating import Seating
@@ -90,6 +91,9 @@ class GameService:
                       chosen: dict[str, Any]) -> list[tuple[str, str]]:
         """Autocomplete: what is legal now for this option, with odds, filtered by what was typed."""
         game = await self._store.active_game(channel)
+        if command == "help" and option == "command":
+            names = command_names(get_ruleset(game.ruleset) if game is not None else None)
+            return matching_offers([(name, name) for name in names], typed)
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
@@ -168,6 +172,8 @@ class GameService:
             return await self._seating.new_game(channel, actor, command.options, guild)
         if command.name == "games":
             return await self._asking.games(actor, guild)
+        if command.name == "help":
+            return await self._asking.help(channel, actor, command.options.get("command"))
         if command.name in QUERIES:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":

@@ -1,0 +1,135 @@
+"""`/help`: what the asker can do now in this channel's game, whose turn it is, and the commands; or one
+command explained with an example. Built from the asker's own legal actions and the public prompt, so
+it shows nobody's secrets."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.table.protocol.commands import BY_NAME, TABLE_COMMANDS, CommandSpec, OptionSpec, game_spec
+from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
+from rules.engine import LegalAction, Ruleset
+from rules.errors import GameError
+from rules.registry import rulesets
+
+NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
+# The table commands a player at a running table reaches for, in the order /help lists them.
+TABLE_HELP = ("game status", "game log", "game sheet", "undo", "game pause", "games", "game settings",
+              "game export", "game verify", "game replay", "game end")
+
+
+def command_named(typed: str) -> str:
+    """A command's grammar name from what a player typed: '/game join', 'game-join', 'Move'."""
+    words = typed.strip().lstrip("/").replace("-", " ").split()
+    name = " ".join(words).casefold()
+    if name in BY_NAME:
+        return name
+    joined = "-".join(words).casefold()   # commands whose own name has a dash (/game add-ai)
+    for spec in BY_NAME.values():
+        if spec.name.replace(" ", "-") == joined:
+            return spec.name
+    raise GameError(f"There is no command /{typed.strip().lstrip('/')}. /help lists the commands you can use here.")
+
+
+def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
+    """What the asker can do now, whose turn it is, then the game's and the table's commands; outside a
+    game, the games and how to start one."""
+    if ruleset is None:
+        games = "\n".join(f"- **{r.title}**: `/game new ruleset:{r.id}`" for r in rulesets())
+        text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
+                f"`/game start`. `/help command:NAME` explains any command.\n\n{_table_lines(('game new', 'games'))}")
+        return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
+    seated = state.player(actor_id) is not None
+    waiting = ruleset.acting_players(state)
+    lines = [f"**{ruleset.title}**: {ruleset.prompt(state)}"]
+    if ruleset.is_finished(state):
+        lines.append("The game is over: `/game status` shows how it ended, `/game new` starts another.")
+    elif actor_id in waiting:
+        lines.append("You can now:")
+        lines += _now_lines(ruleset.legal_actions(state, actor_id))
+    elif seated:
+        lines.append("Nothing is yours to play now: the table waits for "
+                     f"{', '.join(state.player(p).name for p in waiting) or 'nobody'}.")
+    else:
+        lines.append("You are watching (`/game join` takes a seat before the game starts).")
+    own = [f"- `/{spec.name}`: {spec.description}" for spec in ruleset.grammar.commands]
+    if own:
+        lines += [f"{ruleset.title}'s commands:", *own]
+    lines.append(_table_lines(TABLE_HELP))
+    return Reply("shown", _fitted(lines), ephemeral=True)
+
+
+def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str) -> Reply:
+    """One command: what it does, its options, and an example (one the asker could send now, if any)."""
+    name = command_named(typed)
+    spec = (game_spec(ruleset, name) if ruleset is not None else None) or BY_NAME[name]
+    lines = [f"`/{spec.name}`: {spec.description}."]
+    if ruleset is not None and game_spec(ruleset, name) is None:
+        lines.append(f"{ruleset.title} has no /{name}: it belongs to another game.")
+    lines += [_option_line(option) for option in spec.options]
+    live = []
+    if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):
+        live = [a.command for a in ruleset.legal_actions(state, actor_id)
+                if a.command == f"/{name}" or a.command.startswith(f"/{name} ")]
+    lines.append(f"Example{' you could send now' if live else ''}: `{live[0] if live else _example(spec)}`")
+    return Reply("shown", _fitted(lines), ephemeral=True)
+
+
+def command_names(ruleset: Ruleset | None) -> list[str]:
+    """The commands `/help command:` offers: the channel's game's own and the table's (every command
+    outside a game)."""
+    if ruleset is None:
+        return sorted(BY_NAME)
+    own = [spec.name for spec in ruleset.grammar.commands]
+    return own + [spec.name for spec in TABLE_COMMANDS] + ["help"]
+
+
+def _now_lines(legal: tuple[LegalAction, ...] | list[LegalAction]) -> list[str]:
+    shown = [f"- `{action.command}`" + (f" ({action.label})" if _adds(action.label, action.command) else "")
+             for action in legal[:NOW_LINES]]
+    if len(legal) > NOW_LINES:
+        shown.append(f"- … and {len(legal) - NOW_LINES} more (the buttons and autocomplete list them all)")
+    return shown or ["- nothing: your next choice comes with the next step"]
+
+
+def _adds(label: str, command: str) -> bool:
+    """Whether a button's label says more than its command ('Speed 2' adds nothing to /speed value:2)."""
+    written = re.split(r"[\s:/,]+", command.casefold())
+    return any(word not in written for word in re.split(r"[\s:/,]+", label.casefold()) if word)
+
+
+def _table_lines(names: tuple[str, ...]) -> str:
+    listed = " · ".join(f"`/{name}`" for name in names if name in BY_NAME)
+    return f"Table commands: {listed} · `/help command:NAME` explains one."
+
+
+def _option_line(option: OptionSpec) -> str:
+    need = "required" if option.required else "optional"
+    values = f"; one of {', '.join(option.choices)}" if option.choices and len(option.choices) <= 12 else ""
+    if option.kind == "int" and option.min_value is not None and option.max_value is not None:
+        values = f"; {option.min_value} to {option.max_value}"
+    return f"- `{option.name}:` ({need}) {option.description}{values}"
+
+
+def _example(spec: CommandSpec) -> str:
+    """The command with a plausible value for each required option (its first choice, its least number), or
+    for its first option with choices when none is required."""
+    parts = [f"/{spec.name}"]
+    shown = [o for o in spec.options if o.required] or [o for o in spec.options if o.choices][:1]
+    for option in spec.options:
+        if option in shown:
+            value = option.choices[0] if option.choices else (
+                str(option.min_value) if option.kind == "int" and option.min_value is not None else option.name.upper())
+            parts.append(f"{option.name}:{value}")
+    return " ".join(parts)
+
+
+def _fitted(lines: list[str]) -> str:
+    """The lines within one message: whole lines kept, the rest cut with a pointer to /help command:."""
+    text = ""
+    for line in lines:
+        if len(text) + len(line) + 1 > MESSAGE_LIMIT - 60:
+            return text + "\n… (`/help command:NAME` for the rest)"
+        text = f"{text}\n{line}" if text else line
+    return text

@@ -1,0 +1,110 @@
+"""`/help` (issue 26, item 5): what you can do now in this channel's game, whose turn it is and the
+commands, one command explained with an example, and an unknown command pointed to /help."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cli.bench_games import _opening, script
+from bot.table.protocol.commands import CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.helping import NOW_LINES
+from rules.registry import GAMES, get_ruleset
+from tests.conftest import run_pitboss
+
+
+async def ask(service, channel: str, user: str, line: str):
+    return await service.execute(channel, Actor(user, user), parse(line))
+
+
+async def started(service, ruleset_id: str, channel: str, moves: int = 3):
+    """A game of ann and ben, a few moves in; the state it is in."""
+    ruleset = get_ruleset(ruleset_id)
+    for actor, line in [*_opening(ruleset, 5), *script(ruleset, 5, moves)]:
+        assert (await service.execute(channel, actor, parse(line))).outcome == "applied", line
+    return ruleset, ruleset.load_state((await service._store.active_game(channel)).state)
+
+
+async def test_outside_a_game_help_lists_the_games_and_how_to_start_one(service):
+    reply = await ask(service, "empty", "ann", "/help")
+    assert reply.outcome == "shown" and reply.ephemeral
+    for ruleset_id in GAMES:
+        assert f"/game new ruleset:{ruleset_id}" in reply.text
+    assert "/game join" in reply.text and "/help command:NAME" in reply.text
+
+
+@pytest.mark.parametrize("ruleset_id", GAMES)
+async def test_help_lists_what_the_asker_can_do_now_and_whose_turn_it_is(service, ruleset_id):
+    channel = f"help-{ruleset_id}"
+    ruleset, state = await started(service, ruleset_id, channel)
+    waiting = ruleset.acting_players(state)
+    mover = waiting[0]
+    reply = await ask(service, channel, mover, "/help")
+    assert reply.outcome == "shown" and reply.ephemeral and len(reply.text) <= 2000
+    assert ruleset.prompt(state) in reply.text and "You can now:" in reply.text
+    for action in ruleset.legal_actions(state, mover)[:NOW_LINES]:
+        assert f"`{action.command}`" in reply.text
+    for spec in ruleset.grammar.commands:
+        assert f"`/{spec.name}`" in reply.text
+    assert "`/game status`" in reply.text and "`/undo`" in reply.text
+    watcher = await ask(service, channel, "zed", "/help")
+    assert "You are watching" in watcher.text and "You can now" not in watcher.text
+    others = [p for p in ("ann", "ben") if p not in waiting]
+    if others:   # seated, not waited on: nothing of the mover's choices
+        idle = await ask(service, channel, others[0], "/help")
+        assert "Nothing is yours to play now" in idle.text and "You can now" not in idle.text
+
+
+@pytest.mark.parametrize("ruleset_id", GAMES)
+async def test_every_command_of_every_game_is_explained_with_an_example_that_reads(service, ruleset_id):
+    channel = f"explain-{ruleset_id}"
+    ruleset, state = await started(service, ruleset_id, channel, moves=0)
+    from bot.table.service.helping import command_names
+
+    for name in command_names(ruleset):
+        reply = await ask(service, channel, "ann", f'/help command:"{name}"')
+        assert reply.outcome == "shown" and reply.ephemeral, (name, reply.text)
+        assert reply.text.startswith(f"`/{name}`:")
+        example = reply.text.rsplit("`", 2)[-2]
+        assert example.startswith(f"/{name}")
+        if "FILE" not in example:
+            parse(example)   # reads as a command (raises CommandSyntaxError if not)
+
+
+async def test_help_on_a_command_offers_one_the_asker_could_send_now(service):
+    ruleset, state = await started(service, "speedway", "now", moves=0)
+    mover = ruleset.acting_players(state)[0]
+    reply = await ask(service, "now", mover, "/help command:speed")
+    assert "Example you could send now: `/speed value:" in reply.text
+    spelled = await ask(service, "now", mover, "/help command:/Game-Join")
+    assert spelled.text.startswith("`/game join`:")
+    unknown = await ask(service, "now", mover, "/help command:nonsense")
+    assert unknown.outcome == "refused" and "/help lists the commands" in unknown.text
+
+
+async def test_help_suggests_command_names_as_you_type(service):
+    await started(service, "battlecars", "typed", moves=0)
+    offers = await service.suggest("typed", Actor("ann", "ann"), "help", "command", "wa", {})
+    assert ("walk", "walk") in offers
+    others = await service.suggest("typed", Actor("ann", "ann"), "help", "command", "pla", {})
+    assert ("play", "play") not in others   # Track's verb is not this game's
+    anywhere = await service.suggest("nowhere", Actor("ann", "ann"), "help", "command", "pla", {})
+    assert ("play", "play") in anywhere
+
+
+@pytest.mark.parametrize(("typed", "hint"), [("/game help", "Did you mean /help?"), ("/rules", ""),
+                                             ("/mvoe", "Did you mean /move?")])
+def test_an_unknown_command_points_to_help_instead_of_listing_every_command(typed, hint):
+    with pytest.raises(CommandSyntaxError) as refused:
+        parse(typed)
+    said = str(refused.value)
+    assert said.endswith("/help lists the commands you can use here.") and hint in said
+    assert "/game verify" not in said and len(said) < 150
+
+
+def test_help_on_the_command_line(tmp_path):
+    db = str(tmp_path / "help.db")
+    where = ("--db", db, "--channel", "c", "--user", "ann")
+    assert run_pitboss("exec", *where, "/game new ruleset:race", cwd=tmp_path).returncode == 0
+    shown = run_pitboss("exec", *where, "/help command:brake", cwd=tmp_path)
+    assert shown.returncode == 0 and "`/brake`:" in shown.stdout and "Example" in shown.stdout
