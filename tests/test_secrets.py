@@ -32,7 +32,8 @@ from rules.registry import get_ruleset, ruleset_ids
 
 pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
-LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games")
+LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games", "/help",
+         "/help command:odds")
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
