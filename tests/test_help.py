@@ -108,3 +108,27 @@ def test_help_on_the_command_line(tmp_path):
     assert run_pitboss("exec", *where, "/game new ruleset:race", cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "/help command:brake", cwd=tmp_path)
     assert shown.returncode == 0 and "`/brake`:" in shown.stdout and "Example" in shown.stdout
+
+
+@pytest.mark.parametrize(("line", "chosen"), [
+    ("/game new ruleset:track joker_forced:false rounds:40", {"joker_forced": "false", "rounds": "40"}),
+    ("/game new ruleset:speedway arena:junkyard", {"arena": "junkyard"}),
+    ("/game new ruleset:battlecars board:town", {"board": "town"}),
+    ("/game new ruleset:race track:cloud_city tuning:2", {"track": "cloud_city", "tuning": "2"}),
+])
+async def test_game_settings_shows_every_setup_option_and_what_it_means(service, line, chosen):
+    """Issue 26, item 7: the table's rulings stay visible after /game new: every option of the game's
+    /game new, the value chosen (or that it kept its default) and its meaning; never the seed."""
+    from bot.table.protocol.commands import game_spec
+
+    assert (await ask(service, "rulings", "ann", line + " seed:99")).outcome == "applied"
+    shown = await ask(service, "rulings", "bob", "/game settings")
+    assert shown.outcome == "shown" and shown.ephemeral
+    ruleset = get_ruleset(line.split("ruleset:")[1].split()[0])
+    for option in game_spec(ruleset, "game new").options:
+        if option.name in ("ruleset", "seed"):
+            assert f"`{option.name}`" not in shown.text
+            continue
+        value = f"**{chosen[option.name]}**" if option.name in chosen else "as by default"
+        assert f"- `{option.name}`: {value}. {option.description}." in shown.text
+    assert "99" not in shown.text

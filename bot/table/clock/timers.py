@@ -9,7 +9,8 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
-from bot.table.protocol.replies import Actor, Reply
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
+from bot.table.service.helping import setup_in_words
 from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
@@ -54,7 +55,9 @@ class Timers:
             if game is None:
                 raise NoGame()
             if not options:
-                return Reply("shown", TableSettings.from_json(game.settings).describe(), ephemeral=True)
+                rules = setup_in_words(get_ruleset(game.ruleset), game.options)
+                return Reply("shown", clip(f"{TableSettings.from_json(game.settings).describe()}\n{rules}",
+                                           MESSAGE_LIMIT), ephemeral=True)
             if actor.id != game.host and not actor.is_admin:
                 raise GameError("Only the host or a server admin can change the table settings.")
             try:

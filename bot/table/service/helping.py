@@ -4,6 +4,7 @@ it shows nobody's secrets."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -133,3 +134,23 @@ def _fitted(lines: list[str]) -> str:
             return text + "\n… (`/help command:NAME` for the rest)"
         text = f"{text}\n{line}" if text else line
     return text
+
+
+def setup_in_words(ruleset: Ruleset, stored: str) -> str:
+    """The options the game was created with (`stored`: its /game new options as written), each with what
+    it means: the table's own rulings, shown all game (an option not given says it kept its default)."""
+    try:
+        given = json.loads(stored) if stored else {}
+    except ValueError:
+        given = {}
+    spec = game_spec(ruleset, "game new")
+    lines = []
+    for option in spec.options if spec is not None else ():
+        if option.name in ("ruleset", "seed"):
+            continue
+        value = given.get(option.name)
+        shown = "as by default" if value is None else f"**{value}**"
+        lines.append(f"- `{option.name}`: {shown}. {option.description}.")
+    if not lines:
+        return f"{ruleset.title} has no setup options: it plays as written."
+    return f"{ruleset.title} was set up with:\n" + "\n".join(lines)
