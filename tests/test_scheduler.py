@@ -85,7 +85,9 @@ async def test_no_deadline_unless_the_host_sets_one_then_the_autopilot_drives(db
     assert "deadline: 24 h, then autopilot" in host.text
     player = await waiting_on(store)
     clock.advance(23)
-    assert [n for n in await service.run_due() if "deadline" in n.reply.text] == []
+    reminded = await service.run_due()
+    assert [n for n in reminded if "deadline passed" in n.reply.text] == []
+    assert len(reminded) == 1 and "Your deadline: <t:" in reminded[0].reply.text   # it says when it falls
     clock.advance(1.5)
     (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
     assert f"{player}'s deadline passed" in notice.reply.text

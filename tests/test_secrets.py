@@ -29,6 +29,7 @@ from bot.table.protocol.replies import Actor, Reply
 from bot.table.service.entry import GameService
 from rules.codec import encode_state
 from rules.registry import get_ruleset, ruleset_ids
+from tests.conftest import TABLE_TIME
 
 pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
@@ -52,8 +53,9 @@ class World:
 
     async def __aenter__(self) -> World:
         self.store = await Store.open(self.path)
-        self.player = GameService(self.store, render=None)
-        self.looker = GameService(self.store)
+        # one fixed clock in both worlds: a deadline or reminder shown is the same moment in each
+        self.player = GameService(self.store, render=None, clock=lambda: TABLE_TIME)
+        self.looker = GameService(self.store, clock=lambda: TABLE_TIME)
         return self
 
     async def __aexit__(self, *exc) -> None:

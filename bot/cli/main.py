@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
+from bot.table.clock.moments import plain_moments
 from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse
 from bot.table.protocol.replies import Reply
 from bot.table.service.entry import Actor, GameService
@@ -68,7 +69,7 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
     prefix = "refused: " if reply.outcome == "refused" else "private: " if reply.ephemeral else ""
     if reply.mentions:
         print(f"ping: {', '.join(reply.mentions)}", file=stream)
-    print(prefix + reply.text, file=stream)
+    print(prefix + plain_moments(reply.text), file=stream)
     if reply.legal:  # what Discord shows as buttons
         print("choices: " + " | ".join(action.command for action in reply.legal), file=stream)
     if out_dir is not None and (reply.image is not None or reply.files):

@@ -500,6 +500,12 @@ class Store:
         """A game's timers, one per waiting player."""
         return await self.timers_tx(game_id)
 
+    async def timers_of(self, player: str) -> list[Timer]:
+        """Every timer running for one player, in all their games (a row per game waiting on them)."""
+        rows = await self.driver.fetchall(
+            f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE player = ? ORDER BY game_id", (player,))
+        return [Timer(*row) for row in rows]
+
     async def timer(self, game_id: int) -> Timer | None:
         """The first of a game's timers (a game that waits on one player has one)."""
         found = await self.timers_tx(game_id)

@@ -528,6 +528,9 @@ async def test_a_private_answer_leaves_no_public_trace(fake, bot, record_latency
     await lobby_of_two(fake, record_latency)
     started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
     active = next_player(started)
+    # issue 26, item 2: the turn message says when the waited-on player is reminded, as Discord's moments
+    assert re.search(rf"⏰ {active}: reminder <t:(\d+):f> \(<t:\1:R>\), no deadline\.", started.content), \
+        started.content
     before = len(fake.public_history("channel"))
     for command, options in (("odds", {"weapon": "front"}), ("game log", {}), ("game sheet", {}),
                              ("game verify", {}), ("games", {}), ("help", {}), ("help", {"command": "move"})):

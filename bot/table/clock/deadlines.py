@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord, Timer
+from bot.table.clock.moments import moment
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
@@ -52,7 +53,8 @@ class Deadlines:
         ruleset, game, state = await self._still_due(timer)
         name = state.player(timer.player).name
         if kind == "reminder":
-            return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}",
+            deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
+            return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",
                          mentions=(timer.player,))
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds

@@ -35,8 +35,10 @@ class Asking:
         """The running games a player sits in on this server."""
         await self._index_seats()
         games = await self._table.store.active_games_of(guild, actor.id)
+        timers = {t.game_id: t for t in await self._table.store.timers_of(actor.id)}
         # up to 50 snapshots to decode: ~17 ms, off the loop
-        return await asyncio.to_thread(queries.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()})
+        return await asyncio.to_thread(queries.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()},
+                                       timers, self._table.clock())
 
     async def help(self, channel: str, actor: Actor, typed: str | None) -> Reply:
         """`/help`, or `/help command:NAME`, for this channel's running game (or for no game)."""

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.storage.store import GameRecord
+from bot.table.clock.moments import clock_line
+from bot.table.clock.settings import DamagedSettings, TableSettings
 from bot.table.protocol.replies import (
     ALT_TEXT_LIMIT,
     MESSAGE_LIMIT,
@@ -97,9 +99,12 @@ class Pictures:
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
             (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
-        next_line = f"Next: {ruleset.prompt(state)}" if outcome == "applied" else ""
+        clock = await self._clock(ruleset, game, state, tuple(humans))
+        next_line = "\n".join(p for p in (f"Next: {ruleset.prompt(state)}", clock) if p) if outcome == "applied" else ""
         if next_line:
             text = f"{text}\n{next_line}"
+        elif clock:
+            text = f"{text}\n{clock}"
         alt = ruleset.describe(public)
         if last:  # the news first, as the picture's caption has it, in the room the table leaves
             room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
@@ -107,6 +112,18 @@ class Pictures:
         return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
                      legal=legal, waiting_on=waiting, next_line=next_line,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
+
+    async def _clock(self, ruleset: Ruleset, game: GameRecord, state: Any, waiting: tuple[str, ...]) -> str:
+        """Each waited-on player's deadline and next reminder (or until when they are away), as moments."""
+        if ruleset.is_finished(state) or not waiting:
+            return ""
+        try:
+            settings = TableSettings.from_json(game.settings)
+        except DamagedSettings:
+            settings = TableSettings()
+        names = {p: seat.name for p in waiting if (seat := state.player(p)) is not None}
+        return clock_line(waiting, await self._table.store.timers(game.id), settings, lambda p: names.get(p, p),
+                          self._table.clock())
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.storage.store import ActionRecord, GameRecord
+from bot.storage.store import ActionRecord, GameRecord, Timer
+from bot.table.clock.moments import player_clock
+from bot.table.clock.settings import DamagedSettings, TableSettings
 from bot.table.protocol.replies import MESSAGE_LIMIT, Attachment, Reply, clip
 from bot.table.trust.commitment import commitment, reveal
 from bot.table.trust.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
@@ -73,8 +75,10 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], view
                  files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))
 
 
-def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Ruleset]) -> Reply:
-    """The running games on this server that a player sits in, with whose turn it is."""
+def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Ruleset],
+             timers: dict[int, Timer] | None = None, now: float = 0.0) -> Reply:
+    """The running games on this server that a player sits in, with whose turn it is and, where a game
+    waits on them, when their deadline falls and their next reminder comes."""
     lines = []
     for game in games:
         ruleset = rulesets[game.ruleset]
@@ -83,6 +87,14 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
             continue
         waiting = ruleset.acting_players(state)
         mine = " — your turn!" if player_id in waiting else ""
+        timer = (timers or {}).get(game.id)
+        if mine and timer is not None:
+            try:
+                settings = TableSettings.from_json(game.settings)
+            except DamagedSettings:
+                settings = TableSettings()
+            clock = player_clock(timer, settings.paused_until.get(player_id, 0.0), now)
+            mine += f" ⏰ {clock}." if clock else ""
         lines.append(f"<#{game.channel}> {ruleset.title}: {clip(ruleset.prompt(state), 150)}{mine}")
     text = "\n".join(lines) if lines else "You are not playing in any running game on this server."
     return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)

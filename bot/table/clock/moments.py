@@ -1,0 +1,71 @@
+"""Moments in replies: each waited-on player's deadline and next reminder, written as Discord timestamps
+(`<t:UNIX:f>` and `<t:UNIX:R>`), which every Discord client shows in its reader's own time zone and
+language; the command line reads them out as ISO times with "in 3 h"."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from bot.storage.store import Timer
+from bot.table.clock.settings import TableSettings
+
+# A moment as the service writes it: the date and time, then how long from now, both Discord's.
+_MOMENT = re.compile(r"<t:(\d{1,12}):f> \(<t:\1:R>\)")
+
+
+def moment(unix: float) -> str:
+    """`unix` (epoch seconds) as Discord shows a moment to each reader: their own date and time, and how
+    long from now."""
+    second = int(unix)
+    return f"<t:{second}:f> (<t:{second}:R>)"
+
+
+def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableSettings, name: Callable[[str], str],
+               now: float) -> str:
+    """When each waited-on player's deadline falls and their next reminder comes, or until when they are
+    away (a pause): '' when no clock runs for anyone waited on."""
+    by_player = {t.player: t for t in timers}
+    parts = [f"{name(player)}: {words}" for player in waiting
+             if (words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now))]
+    return f"⏰ {'; '.join(parts)}." if parts else ""
+
+
+def player_clock(timer: Timer | None, away_until: float, now: float) -> str:
+    """One waited-on player's clock in words: 'deadline …, reminder …', 'away until … (then deadline …)',
+    'reminder …, no deadline', or '' when none runs."""
+    deadline = timer.deadline_due if timer is not None else None
+    reminder = timer.reminder_due if timer is not None else None
+    if away_until > now:
+        return f"away until {moment(away_until)}" + (f", then deadline {moment(deadline)}" if deadline else "")
+    if deadline is not None:
+        soon = f", reminder {moment(reminder)}" if reminder is not None and reminder < deadline else ""
+        return f"deadline {moment(deadline)}{soon}"
+    return f"reminder {moment(reminder)}, no deadline" if reminder is not None else ""
+
+
+def plain_moments(text: str, now: float | None = None) -> str:
+    """`text` with each Discord moment read out for the command line: '2026-12-03 18:00 UTC (in 3 h)'."""
+    at = time.time() if now is None else now
+
+    def read_out(match: re.Match) -> str:
+        unix = int(match.group(1))
+        when = datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%MZ")
+        return f"{when} ({_from_now(unix - at)})"
+    return _MOMENT.sub(read_out, text)
+
+
+def _from_now(seconds: float) -> str:
+    """'in 3 h', 'in 25 min', 'in 2 days', or '5 min ago'."""
+    span = abs(seconds)
+    if span < 90:
+        words = "a minute" if span >= 45 else "a moment"
+    elif span < 90 * 60:
+        words = f"{round(span / 60)} min"
+    elif span < 36 * 3600:
+        words = f"{round(span / 3600)} h"
+    else:
+        words = f"{round(span / 86400)} days"
+    return f"in {words}" if seconds >= 0 else f"{words} ago"

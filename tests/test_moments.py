@@ -1,0 +1,79 @@
+"""Deadlines you can see (issue 26, item 2): each waited-on player's deadline and next reminder in the turn
+message, /game status and /games, as Discord timestamps (every client shows them in its reader's own time
+zone and language), read out as ISO times with "in 3 h" on the command line; a pause says until when."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.table.clock.moments import moment, plain_moments
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from tests.conftest import TABLE_TIME, run_pitboss
+
+HOUR = 3600
+
+
+async def run(service, user: str, line: str):
+    return await service.execute("clock", Actor(user, user), parse(line))
+
+
+async def duel_with_deadline(service):
+    for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
+                       ("bob", "/game join car:torch"), ("alice", "/game start"),
+                       ("alice", "/game settings deadline_hours:24")):
+        assert (await run(service, user, line)).outcome == "applied" or line.startswith("/game settings")
+    return await run(service, "alice", "/speed value:2")
+
+
+async def test_the_turn_message_status_and_games_show_the_deadline_and_the_next_reminder(service):
+    moved = await duel_with_deadline(service)
+    clock = (f"⏰ alice: deadline {moment(TABLE_TIME + 24 * HOUR)}, reminder {moment(TABLE_TIME + 12 * HOUR)}.")
+    assert moved.next_line.endswith("\n" + clock) and moved.text.endswith(clock)
+    assert f"<t:{int(TABLE_TIME + 24 * HOUR)}:f> (<t:{int(TABLE_TIME + 24 * HOUR)}:R>)" in clock
+    status = await run(service, "carol", "/game status")
+    assert status.text.endswith(clock)
+    mine = await run(service, "alice", "/games")
+    assert f"your turn! ⏰ deadline {moment(TABLE_TIME + 24 * HOUR)}" in mine.text
+    other = await run(service, "bob", "/games")
+    assert "⏰" not in other.text   # bob's games do not wait on him
+
+
+async def test_without_a_deadline_the_reminder_shows_and_a_pause_says_until_when(service):
+    for user, line in (("alice", "/game new ruleset:track seed:2"), ("alice", "/game join"), ("bob", "/game join"),
+                       ("alice", "/game start")):
+        started = await run(service, user, line)
+    assert f"reminder {moment(TABLE_TIME + 12 * HOUR)}, no deadline" in started.text
+    mover = started.waiting_on[0]
+    await run(service, mover, "/game pause hours:5")
+    status = await run(service, "carol", "/game status")
+    assert f"away until {moment(TABLE_TIME + 5 * HOUR)}" in status.text
+
+
+async def test_a_finished_game_shows_no_clock(service):
+    await duel_with_deadline(service)
+    ended = await run(service, "alice", "/game end")
+    assert "⏰" not in ended.text and "<t:" not in ended.text
+
+
+@pytest.mark.parametrize(("offset", "words"), [(3 * HOUR, "in 3 h"), (25 * 60, "in 25 min"), (30, "in a moment"),
+                                               (3 * 86400, "in 3 days"), (-300, "5 min ago")])
+def test_the_command_line_reads_a_moment_out_as_an_iso_time_and_how_far_off(offset, words):
+    now = 1_800_000_000
+    said = plain_moments(f"deadline {moment(now + offset)}.", now=now)
+    assert re.fullmatch(r"deadline \d{4}-\d\d-\d\dT\d\d:\d\dZ \(" + re.escape(words) + r"\)\.", said), said
+    assert plain_moments("<t:12:R> alone stays") == "<t:12:R> alone stays"
+
+
+def test_the_command_line_shows_the_deadline_in_iso_time(tmp_path):
+    db = str(tmp_path / "clock.db")
+    for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
+                       ("bob", "/game join car:torch"), ("alice", "/game start"),
+                       ("alice", "/game settings deadline_hours:24")):
+        assert run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
+    shown = run_pitboss("exec", "--db", db, "--channel", "c", "--user", "bob", "/game status", cwd=tmp_path)
+    assert re.search(r"⏰ alice: deadline \d{4}-\d\d-\d\dT\d\d:\d\dZ \(in 2[34] h\), reminder \S+ \(in 1[12] h\)\.",
+                     shown.stdout), shown.stdout
+    assert "<t:" not in shown.stdout
