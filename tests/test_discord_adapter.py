@@ -507,7 +507,7 @@ async def test_command_payload_respects_discord_limits(harness):
                      "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet", "start",
+        "add-ai", "catchup", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet", "start",
         "status", "takeover", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
     assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group

@@ -55,6 +55,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("before", "int", "Page back: the actions before this number (#N in the log)", min_value=1,
                    max_value=2**31),
     ), query=True, private=True),
+    CommandSpec("game catchup", "What happened since your last action: every move, its rolls, what touched you",
+                query=True, private=True),
     CommandSpec("game export", "The game's action log as a JSON file", query=True, private=True),
     CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),

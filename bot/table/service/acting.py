@@ -33,13 +33,14 @@ from bot.table.protocol.replies import (
     private_scope,
 )
 from bot.table.service import queries
+from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
 from bot.table.trust.guards import plain_name
-from bot.table.trust.seen import is_public, logged
+from bot.table.trust.seen import is_public, logged, seen_log
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError
@@ -193,7 +194,21 @@ class Acting:
                                               self.reported(done, own, others), done.events, ahead)
         newly = [p for p in reply.waiting_on if p not in (waiting_before or ()) and p != actor.id
                  and not done.ruleset.is_computer(done.state, p)]
-        return replace(reply, mentions=tuple(newly)) if newly else reply
+        if not newly:
+            return reply
+        notes = await self._catch_up_notes(done, newly)
+        return replace(reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
+                       else reply.text, next_line=f"{reply.next_line}\n{notes}" if notes and reply.next_line
+                       else reply.next_line)
+
+    async def _catch_up_notes(self, done: Applied, pinged: list[str]) -> str:
+        """For each player the reply pings: how much happened since their last action (the channel's
+        view of the log), pointing to /game catchup."""
+        records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
+        seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
+        names = {p: s.name for p in {r.record.actor for r in seen} | set(pinged) if (s := done.state.player(p))}
+        return "\n".join(note for p in pinged
+                          if (note := ping_note(seen, p, names.get(p, p), lambda q: names.get(q, q))))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False) -> Applied:

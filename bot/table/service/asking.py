@@ -14,6 +14,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
 from bot.table.service import helping, queries
+from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, elsewhere, ended_here
 from bot.table.trust.seen import hides_whole_actions, seen_log
@@ -22,6 +23,11 @@ from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
 
 _SEATS_INDEXED = "seats_indexed"
+
+
+def _seat_name(state: Any, player: str) -> str:
+    seat = state.player(player)
+    return seat.name if seat is not None else player
 
 
 class Asking:
@@ -71,6 +77,8 @@ class Asking:
                 records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
                 page = seen_log(ruleset, state, records, actor.id)
             return queries.game_log(ruleset, page, before)
+        if command.name == "game catchup":
+            return await self._catch_up(ruleset, game, state, actor)
         if command.name == "game export":
             records = await self._table.store.actions(game.id)
             return await self._table.heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
@@ -113,6 +121,21 @@ class Asking:
         # a finished game's prompt says so and how it ended ("Game over: alice wins.")
         return (f"{ruleset.prompt(state)} No game runs here now: start another with /game new, or look back "
                 f"with /game status, /game log or /game replay.")
+
+    async def seen_since(self, ruleset: Ruleset, game: GameRecord, state: Any, reader: str) -> list:
+        """The log as `reader` may see it, as far back as a catch-up looks (CATCH_UP_ACTIONS)."""
+        if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
+            return seen_log(ruleset, state, await self._table.store.actions(game.id), reader)[-CATCH_UP_ACTIONS:]
+        return seen_log(ruleset, state, await self._table.store.recent_actions(game.id, CATCH_UP_ACTIONS), reader)
+
+    async def _catch_up(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor) -> Reply:
+        """`/game catchup`: what happened since the asker's own last action, privately (a spectator gets the
+        channel's view of the last few actions)."""
+        seat = state.player(actor.id)
+        seen = await self.seen_since(ruleset, game, state, actor.id)
+        text = catch_up(seen, actor.id, seat.name if seat is not None else None,
+                        lambda s: queries.events_of(ruleset, s.record), lambda p: _seat_name(state, p))
+        return Reply("shown", text, ephemeral=True)
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both

@@ -1,0 +1,101 @@
+"""What happened while a player was away: every action since their own last one, a line each with the
+rolls that decided it, and what of it touched them; within one message, summarised per player beyond.
+
+Built from the log as its reader may see it (bot.table.trust.seen), so no secret crosses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from bot.table.protocol.replies import MESSAGE_LIMIT
+from bot.table.trust.seen import SeenAction
+from rules.engine import describe_events
+
+CATCH_UP_ACTIONS = 500   # how far back a catch-up reads the log (a week of a busy table)
+SPECTATOR_ACTIONS = 20   # what a reader with no action of their own gets: the last few
+LINE_LIMIT = 300         # one action's line, at most (a long roll is cut; /game log has it whole)
+
+
+def since_last_own(seen: list[SeenAction], reader: str) -> tuple[list[SeenAction], bool]:
+    """The actions after the reader's own last one, and whether they have one (else the last few)."""
+    mine = [i for i, s in enumerate(seen) if s.record.actor == reader]
+    if mine:
+        return seen[mine[-1] + 1:], True
+    return seen[-SPECTATOR_ACTIONS:], False
+
+
+def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, events_of: Callable[[SeenAction], tuple],
+             name_of: Callable[[str], str], room: int = MESSAGE_LIMIT) -> str:
+    """The catch-up text for `reader` (their seat's name, or None for a spectator) within `room`
+    characters: the actions since their last one, a line each; then those that name them; past the
+    room, a count of each player's actions and a pointer to /game log."""
+    since, acted = since_last_own(seen, reader)
+    if not since:
+        return "Nothing has happened since your last action." if acted else "Nothing has happened in this game yet."
+    head = (f"Since your last action ({len(since)} action{'s' if len(since) != 1 else ''}):" if acted
+            else f"The last {len(since)} action{'s' if len(since) != 1 else ''}:")
+    lines = [_line(s, events_of(s)) for s in since]
+    touched = [line for s, line in zip(since, lines) if reader_name and s.record.actor != reader
+               and _names(reader_name, line.split(" ", 1)[1])]
+    # worth a section of its own when it picks some out of many
+    tail = ["What touched you:", *touched] if touched and len(since) > 3 and len(touched) < len(since) else []
+    text = "\n".join([head, *lines, *tail])
+    if len(text) <= room:
+        return text
+    counts: dict[str, int] = {}
+    for s in since:
+        counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
+    summary = ", ".join(f"{who} {n}" for who, n in counts.items())
+    pointer = f"\nEvery one of them: /game log count:{min(100, len(since))}"
+    first, last = since[0].number, since[-1].number
+    brief = [f"{head} #{first}–#{last}, by {summary}."]
+    budget = room - len(brief[0]) - len(pointer) - 40
+    shown = _fit([*tail[1:]] if tail else [], budget // 2) if tail else []
+    if shown:
+        brief += ["What touched you:", *shown]
+        budget -= sum(len(x) + 1 for x in shown) + 18
+    latest = _fit_from_end(lines, budget)
+    if latest:
+        brief += [f"The latest {len(latest)}:", *latest]
+    return "\n".join(brief) + pointer
+
+
+def _line(seen: SeenAction, events: tuple) -> str:
+    words = describe_events(events) or "(no public effect)"
+    line = f"#{seen.number} {words}"
+    return line if len(line) <= LINE_LIMIT else line[:LINE_LIMIT - 1].rstrip() + "…"
+
+
+def _names(name: str, text: str) -> bool:
+    """Whether `text` names the player `name` as a word (not inside another word)."""
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def _fit(lines: list[str], room: int) -> list[str]:
+    """The first lines that fit in `room` characters."""
+    out: list[str] = []
+    for line in lines:
+        if sum(len(x) + 1 for x in out) + len(line) + 1 > room:
+            break
+        out.append(line)
+    return out
+
+
+def _fit_from_end(lines: list[str], room: int) -> list[str]:
+    """The last lines that fit in `room` characters, in order."""
+    return list(reversed(_fit(list(reversed(lines)), room)))
+
+
+def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str]) -> str:
+    """For the turn message that pings `player`: how much happened since their last action and where to
+    read it ('' when little did)."""
+    since, acted = since_last_own(seen, player)
+    if not acted or len(since) < 2:
+        return ""
+    counts: dict[str, int] = {}
+    for s in since:
+        counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
+    by = ", ".join(f"{who} {n}" for who, n in counts.items())
+    return f"{name}: {len(since)} actions since your last one ({by}); /game catchup lists them for you."

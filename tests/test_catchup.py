@@ -1,0 +1,97 @@
+"""Catch-up (issue 26, item 1): what happened since a player's own last action, privately with /game catchup,
+and a line in the turn message that pings them; bounded to one message; built from the reader's view."""
+
+from __future__ import annotations
+
+import re
+
+from bot.cli.bench_games import PEOPLE, script
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
+from rules.registry import get_ruleset
+from tests.conftest import run_pitboss
+
+
+async def run(service, user: str, line: str, channel: str = "catch"):
+    return await service.execute(channel, Actor(user, user), parse(line))
+
+
+async def three_cars(service):
+    for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join car:brawler"),
+                       ("ben", "/game join car:torch"), ("cat", "/game join car:sniper"), ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+
+
+async def play_until_pinged(service, player: str, limit: int = 80):
+    """Play the seeded policy's moves until a reply pings `player` after others acted; that reply."""
+    ruleset = get_ruleset("speedway")
+    for actor, line in script_from_now(ruleset, await service._store.active_game("catch"), limit):
+        reply = await service.execute("catch", actor, parse(line))
+        assert reply.outcome == "applied", (line, reply.text)
+        if player in reply.mentions:
+            return reply
+    raise AssertionError(f"{player} was never pinged")
+
+
+def script_from_now(ruleset, game, moves: int):
+    """The policy's next moves from the stored state (bench_games.script plays from a fresh game)."""
+    import random
+
+    from bot.cli.bench_games import _pick
+
+    state, rng, out = ruleset.load_state(game.state), random.Random(3), []
+    while len(out) < moves and not ruleset.is_finished(state):
+        player = ruleset.acting_players(state)[0]
+        chosen = _pick([a for a in ruleset.legal_actions(state, player) if a.action is not None], rng)
+        state = ruleset.apply(state, player, chosen.action)[0]
+        out.append((Actor(player, player), chosen.command))
+    return out
+
+
+async def test_the_ping_says_how_much_happened_and_catchup_lists_it_a_line_each(service):
+    await three_cars(service)
+    ruleset = get_ruleset("speedway")
+    first = ruleset.acting_players(ruleset.load_state((await service._store.active_game("catch")).state))[0]
+    await play_until_pinged(service, next(p for p in ("ann", "ben", "cat") if p != first))   # someone else's turn
+    pinged = await play_until_pinged(service, first)
+    note = re.search(rf"{first}: (\d+) actions since your last one \(([^)]*)\); /game catchup lists them for you\.",
+                     pinged.text)
+    assert note, pinged.text
+    count = int(note.group(1))
+    caught = await run(service, first, "/game catchup")
+    assert caught.outcome == "shown" and caught.ephemeral and len(caught.text) <= MESSAGE_LIMIT
+    assert caught.text.startswith(f"Since your last action ({count} actions):")
+    log = await run(service, first, f"/game log count:{count}")
+    told = [line for line in log.text.splitlines() if line.startswith("#")]
+    if "Every one of them: /game log count:" in caught.text:   # too many for one message: who did how much
+        span = re.search(rf"#(\d+)–#(\d+), by {re.escape(note.group(2))}\.", caught.text)
+        assert span and int(span.group(2)) - int(span.group(1)) + 1 == count, caught.text
+        told = told[-3:]   # and the latest lines, whole
+    for line in told:   # each of them, with its rolls, as the log tells it
+        assert line[:299] in caught.text
+    watcher = await run(service, "zed", "/game catchup")
+    assert watcher.text.startswith("The last ")
+
+
+async def test_a_long_absence_is_summarised_within_one_message_and_points_to_the_log(service):
+    ruleset = get_ruleset("speedway")
+    for actor, line in [(PEOPLE[0], "/game new ruleset:speedway seed:11"), (PEOPLE[0], "/game join"),
+                        (PEOPLE[1], "/game join"), (PEOPLE[0], "/game start")]:
+        assert (await run(service, actor.id, line, "long")).outcome == "applied"
+    played = [(a, line) for a, line in script(ruleset, 11, 120)]
+    for actor, line in played:
+        assert (await service.execute("long", actor, parse(line))).outcome == "applied"
+    watcher = await run(service, "zed", "/game catchup", "long")   # the last 20, many with long rolls
+    assert len(watcher.text) <= MESSAGE_LIMIT
+    absent = await run(service, "nobody-seated", "/game catchup", "long")
+    assert absent.text == watcher.text
+
+
+def test_catchup_on_the_command_line(tmp_path):
+    db = str(tmp_path / "c.db")
+    where = ("--db", db, "--channel", "c")
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game start")):
+        assert run_pitboss("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
+    shown = run_pitboss("exec", *where, "--user", "ben", "/game catchup", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("private: Since your last action")
