@@ -534,7 +534,7 @@ async def test_a_private_answer_leaves_no_public_trace(fake, bot, record_latency
     before = len(fake.public_history("channel"))
     for command, options in (("odds", {"weapon": "front"}), ("game log", {}), ("game sheet", {}),
                              ("game verify", {}), ("games", {}), ("help", {}), ("help", {"command": "move"}),
-                             ("game catchup", {})):
+                             ("game catchup", {}), ("rules", {"topic": "skid"})):
         asked = await fake.responses(await fake.send_slash(active, "channel", command, options),
                                      timeout=RESPONSE_TIMEOUT)
         assert asked.callback.body == {"type": 5, "data": {"flags": 64}}, asked.describe()

@@ -13,7 +13,7 @@ from bot.table.jobs.heavy_jobs import log_rows
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
-from bot.table.service import helping, queries
+from bot.table.service import helping, queries, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, elsewhere, ended_here
@@ -54,6 +54,14 @@ class Asking:
         if typed:
             return helping.command_help(ruleset, state, actor.id, typed)
         return helping.general_help(ruleset, state, actor.id)
+
+    async def rules(self, channel: str, topic: str | None) -> Reply:
+        """`/rules`: this channel's game's topics, one topic, or every rule naming a word, privately."""
+        game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
+        if game is None:
+            games = ", ".join(f"/game new ruleset:{r}" for r in ruleset_ids())
+            raise GameError(f"/rules answers for the game of this channel, and none is here yet ({games}).")
+        return Reply("shown", rulebook.answer(get_ruleset(game.ruleset), topic), ephemeral=True)
 
     async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._table.load(channel, any_status=True)

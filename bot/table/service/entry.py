@@ -21,6 +21,7 @@ from bot.table.service.asking import Asking
 from bot.table.service.helping import command_names
 from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
+from bot.table.service.rulebook import topic_keys
 from bot.table.service.seating import Seating
 from bot.table.service.table import DELIVERY, Table
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
@@ -94,6 +95,8 @@ class GameService:
         if command == "help" and option == "command":
             names = command_names(get_ruleset(game.ruleset) if game is not None else None)
             return matching_offers([(name, name) for name in names], typed)
+        if command == "rules" and option == "topic":
+            return matching_offers(topic_keys(get_ruleset(game.ruleset)), typed) if game is not None else []
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
@@ -174,6 +177,8 @@ class GameService:
             return await self._asking.games(actor, guild)
         if command.name == "help":
             return await self._asking.help(channel, actor, command.options.get("command"))
+        if command.name == "rules":
+            return await self._asking.rules(channel, command.options.get("topic"))
         if command.name in QUERIES:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":

@@ -1,0 +1,125 @@
+"""`/rules`: the rules as this table plays them, read from the game's RULES.md: each section is a topic, and
+each row of its tables the seed's sentence with Pitboss's reading of it, the rulings and reconstructions
+marked as the file marks them. The code and test columns are left to the file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from bot.table.protocol.replies import MESSAGE_LIMIT
+from rules.engine import Ruleset
+from rules.errors import GameError
+
+# Columns of RULES.md's tables that are for developers, not players.
+_DEVELOPER_COLUMNS = {"code", "test", "tests"}
+_SEED_COLUMNS = {"seed", "seed sentence", "seed text", "rule"}
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One section of a game's RULES.md: its title, a short key to ask for it by, and its entries."""
+
+    title: str
+    key: str
+    entries: tuple[str, ...]
+
+
+def key_of(title: str) -> str:
+    """A section title as a topic key: 'Movement Phase' -> 'movement-phase'."""
+    return re.sub(r"[^a-z0-9]+", "-", title.casefold()).strip("-")
+
+
+@lru_cache(maxsize=16)
+def topics(ruleset_id: str) -> tuple[Topic, ...]:
+    """The topics of a game's RULES.md, in the file's order (none for a game without one)."""
+    try:
+        text = resources.files("rules").joinpath(ruleset_id, "RULES.md").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+        return ()
+    found: list[Topic] = []
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        title, _, body = section.partition("\n")
+        entries = _entries(body)
+        if entries:
+            found.append(Topic(title.strip(), key_of(title), tuple(entries)))
+    return tuple(found)
+
+
+def _entries(body: str) -> list[str]:
+    """A section's rows (the seed's words quoted, then the reading), its paragraphs and its list items."""
+    entries: list[str] = []
+    header: list[str] | None = None
+    paragraph: list[str] = []
+
+    def close_paragraph() -> None:
+        text = " ".join(paragraph)
+        if text and not text.lstrip("-* ").startswith(("Tests:", "Test:", "Code:")):   # like those columns
+            entries.append(text)
+        paragraph.clear()
+    for line in body.splitlines():
+        if line.startswith("|"):
+            close_paragraph()
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue   # the rule under the header
+            if header is None:
+                header = [c.casefold() for c in cells]
+                continue
+            kept = [(name, cell) for name, cell in zip(header, cells) if name not in _DEVELOPER_COLUMNS and cell]
+            seed = [f"> {cell}" for name, cell in kept if name in _SEED_COLUMNS]
+            reading = [cell for name, cell in kept if name not in _SEED_COLUMNS]
+            entries.append("\n".join([*seed, *reading]).replace("\\|", "|"))
+            continue
+        header = None
+        text = line.strip()
+        if not text or text.startswith(("- ", "* ")):
+            close_paragraph()
+        if text:
+            paragraph.append(text)
+    close_paragraph()
+    return entries
+
+
+def topic_keys(ruleset: Ruleset) -> list[tuple[str, str]]:
+    """(title, key) for autocomplete."""
+    return [(t.title, t.key) for t in topics(ruleset.id)]
+
+
+def answer(ruleset: Ruleset, asked: str | None) -> str:
+    """The list of topics, one topic's entries, or every entry naming all the words asked; one message."""
+    found = topics(ruleset.id)
+    if not found:
+        raise GameError(f"{ruleset.title} has no rules text to show.")
+    if not asked or not asked.strip():
+        listed = "\n".join(f"- `{t.key}`: {t.title}" for t in found)
+        return _fitted(f"The rules of {ruleset.title}, as this table plays them. Topics (`/rules topic:KEY`, or any "
+                       f"word, e.g. `/rules topic:{_example_word(ruleset)}`):\n{listed}", [])
+    wanted = key_of(asked)
+    exact = next((t for t in found if t.key == wanted or t.title.casefold() == asked.strip().casefold()), None)
+    if exact is not None:
+        return _fitted(f"**{exact.title}** ({ruleset.title}):", list(exact.entries))
+    words = [w for w in re.findall(r"\w+", asked.casefold()) if w]
+    hits = [f"*{t.title}*: {entry}" for t in found for entry in t.entries
+            if all(re.search(rf"\b{re.escape(w)}", entry.casefold()) for w in words)]
+    if not hits:
+        keys = ", ".join(t.key for t in found)
+        raise GameError(f"Nothing in the rules of {ruleset.title} names '{asked.strip()}'. Topics: {keys}.")
+    return _fitted(f"The rules of {ruleset.title} on '{asked.strip()}' ({len(hits)} found):", hits)
+
+
+def _example_word(ruleset: Ruleset) -> str:
+    return {"speedway": "skid", "battlecars": "oil", "track": "joker", "race": "boost"}.get(ruleset.id, "turn")
+
+
+def _fitted(head: str, entries: list[str]) -> str:
+    """The head and as many whole entries as fit in one message, then how many more there are."""
+    text = head
+    for index, entry in enumerate(entries):
+        if len(text) + len(entry) + 2 > MESSAGE_LIMIT - 90:
+            rest = len(entries) - index
+            return f"{text}\n\n… and {rest} more: ask for a narrower word, or read the game's RULES.md."
+        text += f"\n\n{entry}"
+    return text

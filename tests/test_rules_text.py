@@ -1,0 +1,67 @@
+"""`/rules` (issue 26, item 6): the rules as the table plays them, from each game's RULES.md: the topics,
+one topic (the seed's sentence quoted, then the reading, rulings and reconstructions marked), or every
+rule naming a word; suggested as you type; the same text on the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
+from bot.table.service.rulebook import topics
+from rules.registry import GAMES
+from tests.conftest import run_pitboss
+
+WORDS = {"speedway": "skid", "battlecars": "oil", "track": "joker", "race": "boost"}
+
+
+async def ask(service, channel: str, line: str):
+    return await service.execute(channel, Actor("ann", "ann"), parse(line))
+
+
+@pytest.mark.parametrize("ruleset_id", GAMES)
+async def test_rules_lists_the_topics_answers_one_and_finds_a_word(service, ruleset_id):
+    channel = f"rules-{ruleset_id}"
+    assert (await ask(service, channel, f"/game new ruleset:{ruleset_id}")).outcome == "applied"
+    found = topics(ruleset_id)
+    assert len(found) >= 5
+    listed = await ask(service, channel, "/rules")
+    assert listed.outcome == "shown" and listed.ephemeral and len(listed.text) <= MESSAGE_LIMIT
+    for topic in found:
+        assert f"- `{topic.key}`: {topic.title}" in listed.text
+    for topic in found:
+        one = await ask(service, channel, f"/rules topic:{topic.key}")
+        assert one.text.startswith(f"**{topic.title}**") and len(one.text) <= MESSAGE_LIMIT
+        assert topic.entries[0][:80] in one.text
+        assert "Tests: `" not in one.text   # the code and test columns and lists stay in the file
+    word = await ask(service, channel, f"/rules topic:{WORDS[ruleset_id]}")
+    assert f"on '{WORDS[ruleset_id]}'" in word.text and WORDS[ruleset_id] in word.text.casefold()
+    nothing = await ask(service, channel, "/rules topic:xyzzy")
+    assert nothing.outcome == "refused" and "Topics:" in nothing.text
+
+
+async def test_a_seed_sentence_is_quoted_and_the_rulings_and_reconstructions_marked(service):
+    assert (await ask(service, "marks", "/game new ruleset:speedway")).outcome == "applied"
+    components = await ask(service, "marks", "/rules topic:game-components")
+    assert "> Normal dice decide whether a shot hits" in components.text
+    assert "**RECONSTRUCTION**" in components.text
+    overview = await ask(service, "marks", "/rules topic:overview")
+    assert "check_victory" not in overview.text and "test_last_player" not in overview.text
+    upkeep = await ask(service, "marks", "/rules topic:player-turns-and-upkeep-phase")
+    assert '> 1. "Remove a number of Inertia tokens' in upkeep.text and "**RULING**" in upkeep.text
+
+
+async def test_topics_are_suggested_as_you_type_and_rules_need_a_game(service):
+    assert (await ask(service, "typed", "/game new ruleset:race")).outcome == "applied"
+    offers = await service.suggest("typed", Actor("ann", "ann"), "rules", "topic", "fin", {})
+    assert ("Finish", "finish") in offers
+    alone = await ask(service, "nowhere", "/rules")
+    assert alone.outcome == "refused" and "/game new ruleset:race" in alone.text
+
+
+def test_rules_on_the_command_line(tmp_path):
+    db = str(tmp_path / "r.db")
+    where = ("--db", db, "--channel", "c", "--user", "ann")
+    assert run_pitboss("exec", *where, "/game new ruleset:track", cwd=tmp_path).returncode == 0
+    shown = run_pitboss("exec", *where, "/rules topic:joker", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("private: The rules of Track")
