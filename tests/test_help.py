@@ -92,7 +92,8 @@ async def test_help_suggests_command_names_as_you_type(service):
     assert ("play", "play") in anywhere
 
 
-@pytest.mark.parametrize(("typed", "hint"), [("/game help", "Did you mean /help?"), ("/rules", ""),
+@pytest.mark.parametrize(("typed", "hint"), [("/game help", "Did you mean /help?"), ("/rule", "Did you mean /rules?"),
+                                             ("/xyzzy", ""),
                                              ("/mvoe", "Did you mean /move?")])
 def test_an_unknown_command_points_to_help_instead_of_listing_every_command(typed, hint):
     with pytest.raises(CommandSyntaxError) as refused:

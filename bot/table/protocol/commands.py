@@ -84,7 +84,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("rules", "The rules as this table plays them: the seed's words, the rulings, the reconstructions", (
-        OptionSpec("topic", "str", "A topic (suggested as you type) or any word, e.g. skid", suggest=True),
+        OptionSpec("topic", "str", "A topic (suggested as you type), or any word of the rules", suggest=True),
     ), query=True, private=True),
     CommandSpec("help", "What you can do now in this channel's game, and the commands", (
         OptionSpec("command", "str", "One command to explain, with an example (e.g. move, game join)",

@@ -96,7 +96,7 @@ def answer(ruleset: Ruleset, asked: str | None) -> str:
     if not asked or not asked.strip():
         listed = "\n".join(f"- `{t.key}`: {t.title}" for t in found)
         return _fitted(f"The rules of {ruleset.title}, as this table plays them. Topics (`/rules topic:KEY`, or any "
-                       f"word, e.g. `/rules topic:{_example_word(ruleset)}`):\n{listed}", [])
+                       f"word the rules use):\n{listed}", [])
     wanted = key_of(asked)
     exact = next((t for t in found if t.key == wanted or t.title.casefold() == asked.strip().casefold()), None)
     if exact is not None:
@@ -108,10 +108,6 @@ def answer(ruleset: Ruleset, asked: str | None) -> str:
         keys = ", ".join(t.key for t in found)
         raise GameError(f"Nothing in the rules of {ruleset.title} names '{asked.strip()}'. Topics: {keys}.")
     return _fitted(f"The rules of {ruleset.title} on '{asked.strip()}' ({len(hits)} found):", hits)
-
-
-def _example_word(ruleset: Ruleset) -> str:
-    return {"speedway": "skid", "battlecars": "oil", "track": "joker", "race": "boost"}.get(ruleset.id, "turn")
 
 
 def _fitted(head: str, entries: list[str]) -> str:
