@@ -16,8 +16,8 @@ from rules.registry import rulesets
 
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
-TABLE_HELP = ("game status", "game log", "game sheet", "undo", "game pause", "games", "game settings",
-              "game export", "game verify", "game replay", "game end")
+TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", "undo", "game pause", "games",
+              "game settings", "game export", "game verify", "game replay", "game end")
 
 
 def command_named(typed: str) -> str:
@@ -83,7 +83,7 @@ def command_names(ruleset: Ruleset | None) -> list[str]:
     if ruleset is None:
         return sorted(BY_NAME)
     own = [spec.name for spec in ruleset.grammar.commands]
-    return own + [spec.name for spec in TABLE_COMMANDS] + ["help"]
+    return own + [spec.name for spec in TABLE_COMMANDS]
 
 
 def _now_lines(legal: tuple[LegalAction, ...] | list[LegalAction]) -> list[str]:
