@@ -568,6 +568,7 @@ async def test_the_turn_message_keeps_every_action_of_the_turn(fake, bot, record
     content = message["content"]
     assert "The game started." in content and f"{active} set speed 0 -> 3." in content, content
     assert content.count(f"{active}: normal") == 2, content
-    assert content.rstrip().splitlines()[-1].startswith("Next: ") and content.count("Next: ") == 1, content
+    closing = content.rstrip().splitlines()[-2:]   # what waits now, and when its player is reminded
+    assert closing[0].startswith("Next: ") and closing[1].startswith("⏰ ") and content.count("Next: ") == 1, content
     assert len(fake.notifications()) == pings        # adding to the turn's message pings nobody
     assert_nothing_unexpected(fake, bot)
