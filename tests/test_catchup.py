@@ -9,7 +9,7 @@ from bot.cli.bench_games import PEOPLE, script
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from rules.registry import get_ruleset
-from tests.conftest import run_pitboss
+from tests.conftest import run_cli, run_pitboss
 
 
 async def run(service, user: str, line: str, channel: str = "catch"):
@@ -92,6 +92,6 @@ def test_catchup_on_the_command_line(tmp_path):
     where = ("--db", db, "--channel", "c")
     for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
                        ("ann", "/game start")):
-        assert run_pitboss("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
+        assert run_cli("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "--user", "ben", "/game catchup", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("private: Since your last action")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rules.registry import GAMES
 from tests.conftest import run_cli, run_pitboss
 
 pytestmark = pytest.mark.slow  # the command line, a process per command
@@ -283,7 +284,8 @@ def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
 
 def test_bench_prints_every_figure(tmp_path):
     """A small run of the benchmark: it must print each figure the README quotes (values not asserted)."""
-    result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", cwd=tmp_path)
+    result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", "--game-moves", "8",
+                         cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for pattern in (r"one channel, 4 moves.*cold.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
@@ -295,7 +297,10 @@ def test_bench_prints_every_figure(tmp_path):
                     r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
                     r"PNG by ISA-L level 1 \(isal\)",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
-                    r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB"):
+                    r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
+                    *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+"
+                      for game in GAMES),
+                    r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s"):
         assert re.search(pattern, out), (pattern, out)
 
 

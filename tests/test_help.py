@@ -10,7 +10,7 @@ from bot.table.protocol.commands import CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.helping import NOW_LINES
 from rules.registry import GAMES, get_ruleset
-from tests.conftest import run_pitboss
+from tests.conftest import run_cli, run_pitboss
 
 
 async def ask(service, channel: str, user: str, line: str):
@@ -106,7 +106,7 @@ def test_an_unknown_command_points_to_help_instead_of_listing_every_command(type
 def test_help_on_the_command_line(tmp_path):
     db = str(tmp_path / "help.db")
     where = ("--db", db, "--channel", "c", "--user", "ann")
-    assert run_pitboss("exec", *where, "/game new ruleset:race", cwd=tmp_path).returncode == 0
+    assert run_cli("exec", *where, "/game new ruleset:race", cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "/help command:brake", cwd=tmp_path)
     assert shown.returncode == 0 and "`/brake`:" in shown.stdout and "Example" in shown.stdout
 

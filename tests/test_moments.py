@@ -11,7 +11,7 @@ import pytest
 from bot.table.clock.moments import moment, plain_moments
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
-from tests.conftest import TABLE_TIME, run_pitboss
+from tests.conftest import TABLE_TIME, run_cli, run_pitboss
 
 HOUR = 3600
 
@@ -72,7 +72,7 @@ def test_the_command_line_shows_the_deadline_in_iso_time(tmp_path):
     for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game join car:brawler"),
                        ("bob", "/game join car:torch"), ("alice", "/game start"),
                        ("alice", "/game settings deadline_hours:24")):
-        assert run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
+        assert run_cli("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", "--db", db, "--channel", "c", "--user", "bob", "/game status", cwd=tmp_path)
     assert re.search(r"⏰ alice: deadline \d{4}-\d\d-\d\dT\d\d:\d\dZ \(in 2[34] h\), reminder \S+ \(in 1[12] h\)\.",
                      shown.stdout), shown.stdout

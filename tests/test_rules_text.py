@@ -10,7 +10,7 @@ from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from bot.table.service.rulebook import topics
 from rules.registry import GAMES
-from tests.conftest import run_pitboss
+from tests.conftest import run_cli, run_pitboss
 
 WORDS = {"speedway": "skid", "battlecars": "oil", "track": "joker", "race": "boost"}
 
@@ -62,6 +62,6 @@ async def test_topics_are_suggested_as_you_type_and_rules_need_a_game(service):
 def test_rules_on_the_command_line(tmp_path):
     db = str(tmp_path / "r.db")
     where = ("--db", db, "--channel", "c", "--user", "ann")
-    assert run_pitboss("exec", *where, "/game new ruleset:track", cwd=tmp_path).returncode == 0
+    assert run_cli("exec", *where, "/game new ruleset:track", cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "/rules topic:joker", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("private: The rules of Track")
