@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class Grammar:
     commands: tuple[CommandSpec, ...] = ()
     new_options: tuple[OptionSpec, ...] = ()
     join_options: tuple[OptionSpec, ...] = ()
+    # The /rules topic (a section of the game's RULES.md, by its key) a refusal of each command points to.
+    rules_topics: Mapping[str, str] = field(default_factory=dict)
 
 
 # What a verb, or one of its options, means in any game: the words Discord (and the command line's help)

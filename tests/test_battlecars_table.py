@@ -329,7 +329,8 @@ async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire
         assert reply.outcome == "applied", (line, reply.text)
     assert "ben may return fire at ann's driver: /fire weapon:... target:d1, or /hold." in reply.text
     elsewhere = await service.execute("bc-foot", Actor("ben", "ben"), parse("/fire weapon:a target:v1"))
-    assert elsewhere.outcome == "refused" and elsewhere.text == "Return fire goes back at ann's driver only."
+    assert elsewhere.outcome == "refused"
+    assert elsewhere.text == "Return fire goes back at ann's driver only. See /rules topic:firing-and-damage."
 
 
 async def test_refusals_name_what_the_table_takes_and_a_spectator_has_nothing_to_undo(service):

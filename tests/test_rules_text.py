@@ -65,3 +65,36 @@ def test_rules_on_the_command_line(tmp_path):
     assert run_cli("exec", *where, "/game new ruleset:track", cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "/rules topic:joker", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("private: The rules of Track")
+
+
+@pytest.mark.parametrize("ruleset_id", GAMES)
+def test_every_command_a_game_points_to_the_rules_for_names_a_topic_of_its_rules(ruleset_id):
+    from rules.registry import get_ruleset
+
+    ruleset = get_ruleset(ruleset_id)
+    keys = {t.key for t in topics(ruleset_id)}
+    own = {spec.name for spec in ruleset.grammar.commands}
+    assert ruleset.grammar.rules_topics and set(ruleset.grammar.rules_topics) <= own
+    assert set(ruleset.grammar.rules_topics.values()) <= keys
+
+
+@pytest.mark.parametrize(("ruleset_id", "line", "topic"), [
+    ("speedway", "/speed value:9", "player-turns-and-upkeep-phase"),
+    ("track", "/play card:QS move:out", "card-values"),
+    ("battlecars", "/speed value:9", "turn-structure-and-speed"),
+    ("race", "/accelerate", "speed-and-altitude"),
+])
+async def test_a_refused_move_points_to_the_rules_that_explain_it(service, ruleset_id, line, topic):
+    """Issue 26, item 6: a refusal that follows from a rule names its topic; one about who may act does not."""
+    from bot.cli.bench_games import _opening
+    from rules.registry import get_ruleset
+
+    channel = f"why-{ruleset_id}"
+    for actor, opening in _opening(get_ruleset(ruleset_id), 4):
+        assert (await service.execute(channel, actor, parse(opening))).outcome == "applied"
+    state = get_ruleset(ruleset_id).load_state((await service._store.active_game(channel)).state)
+    mover = get_ruleset(ruleset_id).acting_players(state)[0]
+    refused = await service.execute(channel, Actor(mover, mover), parse(line))
+    assert refused.outcome == "refused" and refused.text.endswith(f" See /rules topic:{topic}."), refused.text
+    stranger = await service.execute(channel, Actor("zed", "zed"), parse(line))
+    assert stranger.outcome == "refused" and "/rules" not in stranger.text

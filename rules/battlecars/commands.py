@@ -56,4 +56,9 @@ GRAMMAR = Grammar(
         ROUND_CAP,
     ),
     join_options=(_VEHICLE,),
+    rules_topics={
+        "speed": "turn-structure-and-speed", "move": "movement", "fire": "firing-and-damage",
+        "drop": "passive-weapons", "section": "firing-and-damage", "hold": "return-fire", "leave": "pedestrians",
+        "walk": "pedestrians", "board": "pedestrians", "reload": "pedestrians", "end": "movement"
+    },
 )

@@ -74,4 +74,10 @@ GRAMMAR = Grammar(
         OptionSpec("pilot", "str", f"Race: your pilot: {', '.join(data.racers())} or your group's own"),
         OptionSpec("vehicle", "str", f"Race: your vehicle: {', '.join(data.vehicles())} or your group's own"),
     ),
+    rules_topics={
+        "tune": "before-the-race-and-the-start", "brake": "speed-and-altitude", "steady": "speed-and-altitude",
+        "accelerate": "speed-and-altitude", "coast": "speed-and-altitude", "feature": "hazards-and-features",
+        "act": "actions-and-reactions", "react": "actions-and-reactions", "stabilize": "actions-and-reactions",
+        "gm": "the-game-master"
+    },
 )

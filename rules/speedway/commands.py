@@ -57,4 +57,8 @@ GRAMMAR = Grammar(
         ROUND_CAP,
     ),
     join_options=(_CAR,),
+    rules_topics={
+        "speed": "player-turns-and-upkeep-phase", "move": "movement-phase", "skid": "movement-phase",
+        "fire": "weapons", "drop": "defensive-weapons", "end": "movement-phase", "ram": "collisions"
+    },
 )

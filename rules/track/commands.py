@@ -40,4 +40,5 @@ GRAMMAR = Grammar(
         CommandSpec("hand", "Track: your cards and what you can play, privately", query=True),
     ),
     new_options=(*(_ruling_option(key, default) for key, default in data.ruling_defaults().items()), ROUND_CAP),
+    rules_topics={"play": "card-values", "discard": "a-turn"},
 )

@@ -4,6 +4,7 @@ computer seats' turns after it, and undo."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -43,7 +44,7 @@ from bot.table.trust.guards import plain_name
 from bot.table.trust.seen import is_public, logged, seen_log
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
-from rules.errors import GameError
+from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 
 log = logging.getLogger("pitboss.service")
@@ -83,7 +84,10 @@ class Acting:
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
         if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
             return await self.plans.plan(channel, actor, Command(command.name, options))
-        return await self.run_steps(channel, actor, [Command(command.name, options)], expected_version)
+        try:
+            return await self.run_steps(channel, actor, [Command(command.name, options)], expected_version)
+        except GameError as refused:
+            raise with_rules_topic(refused, await self._table.store.active_game(channel), command.name) from None
 
     async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         match = _BUTTON_ID.match(custom_id)
@@ -363,6 +367,22 @@ class _Said:
 
     def describe(self) -> str:
         return self.words
+
+
+# Refusals about who may act, not about the rules of a move: they point to no topic of /rules.
+_NOT_RULES = (NotYourTurn, NotSeated, NotHost, TableFull, GameOver)
+
+
+def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) -> GameError:
+    """A game's refusal of a move, pointing to the /rules topic that explains it when the game names one
+    for the command ('… See /rules topic:weapons.'); any other refusal as it is."""
+    topic = get_ruleset(game.ruleset).grammar.rules_topics.get(command) if game is not None else None
+    if topic is None or isinstance(refused, _NOT_RULES) or not type(refused).__module__.startswith("rules."):
+        return refused
+    pointed = copy.copy(refused)
+    pointed.message = f"{refused.message.rstrip()} See /rules topic:{topic}."
+    pointed.args = (pointed.message,)
+    return pointed
 
 
 def _plays_itself(ruleset: Ruleset, state: Any) -> bool:
