@@ -93,7 +93,7 @@ async def test_help_suggests_command_names_as_you_type(service):
 
 
 @pytest.mark.parametrize(("typed", "hint"), [("/game help", "Did you mean /help?"), ("/rule", "Did you mean /rules?"),
-                                             ("/xyzzy", ""),
+                                             ("/xyzzy", ""), ("/catchup", "Did you mean /game catchup?"),
                                              ("/mvoe", "Did you mean /move?")])
 def test_an_unknown_command_points_to_help_instead_of_listing_every_command(typed, hint):
     with pytest.raises(CommandSyntaxError) as refused:
@@ -133,3 +133,17 @@ async def test_game_settings_shows_every_setup_option_and_what_it_means(service,
         value = f"**{chosen[option.name]}**" if option.name in chosen else "as by default"
         assert f"- `{option.name}`: {value}. {option.description}." in shown.text
     assert "99" not in shown.text
+
+
+async def test_help_on_another_games_command_says_so_and_a_table_without_sheets_lists_none(service):
+    """The play-test's findings: a command of another game is not explained as if this table had it, a
+    mistyped name gets a suggestion, /HELP is /help, and a game with no car sheets does not offer /game sheet."""
+    assert (await ask(service, "race", "ann", "/game new ruleset:race")).outcome == "applied"
+    foreign = await ask(service, "race", "ann", "/help command:move")
+    assert foreign.text.startswith("Race (SW5e speeders) has no /move") and "Example" not in foreign.text
+    typo = await ask(service, "race", "ann", "/help command:brkae")
+    assert typo.outcome == "refused" and "Did you mean /brake?" in typo.text
+    assert (await ask(service, "race", "ann", "/help command:join")).text.startswith("`/game join`:")
+    assert "/game sheet" not in (await ask(service, "race", "ann", "/HELP")).text
+    assert (await ask(service, "spw", "ann", "/game new ruleset:speedway")).outcome == "applied"
+    assert "`/game sheet`" in (await ask(service, "spw", "ann", "/help")).text

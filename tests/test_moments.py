@@ -77,3 +77,48 @@ def test_the_command_line_shows_the_deadline_in_iso_time(tmp_path):
     assert re.search(r"⏰ alice: deadline \d{4}-\d\d-\d\dT\d\d:\d\dZ \(in 2[34] h\), reminder \S+ \(in 1[12] h\)\.",
                      shown.stdout), shown.stdout
     assert "<t:" not in shown.stdout
+
+
+async def test_a_gms_private_ruling_does_not_move_the_clock_the_racers_see(store):
+    """The play-test's finding: the GM's clock restarted on a private /gm change, so the public clock told
+    the racers the GM had done something. A private action leaves the clock where it was."""
+    import random
+
+    from bot.table.service.entry import GameService
+    from rules.registry import get_ruleset
+
+    now = [TABLE_TIME]
+    service = GameService(store, render=None, clock=lambda: now[0])
+    for user, line in (("gina", "/game new ruleset:race gm:yes tuning:0 seed:7"),
+                       ("alice", "/game join pilot:rookie vehicle:racing_swoop"),
+                       ("bob", "/game join pilot:champion vehicle:podracer"), ("gina", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    ruleset, rng = get_ruleset("race"), random.Random(1)
+    for _ in range(200):   # on to a section the GM readies
+        state = ruleset.load_state((await store.active_game("clock")).state)
+        waiting = ruleset.acting_players(state)
+        if waiting == ("gina",) and state.phase.name == "GM":
+            break
+        player = rng.choice(waiting)
+        if player == "gina":
+            await run(service, "gina", "/gm approve:yes")
+            continue
+        await run(service, player, rng.choice(ruleset.legal_actions(state, player)).command)
+    else:
+        raise AssertionError("the GM never readied a section")
+    before = (await run(service, "alice", "/game status")).text
+    now[0] += 3 * HOUR
+    assert (await run(service, "gina", "/gm change:2")).outcome == "applied"
+    assert (await run(service, "alice", "/game status")).text == before
+
+
+def test_one_clock_shared_by_many_waiting_players_is_written_once():
+    from bot.storage.store import Timer
+    from bot.table.clock.moments import clock_line
+    from bot.table.clock.settings import TableSettings
+
+    timers = [Timer(1, "c", p, "k", TABLE_TIME + 12 * HOUR, None) for p in ("p1", "p2", "p3")]
+    timers.append(Timer(1, "c", "p4", "k", TABLE_TIME + 12 * HOUR, TABLE_TIME + 24 * HOUR))
+    line = clock_line(("p1", "p2", "p3", "p4"), timers, TableSettings(), str, TABLE_TIME)
+    assert line == (f"⏰ p1, p2, p3: reminder {moment(TABLE_TIME + 12 * HOUR)}, no deadline; "
+                    f"p4: deadline {moment(TABLE_TIME + 24 * HOUR)}, reminder {moment(TABLE_TIME + 12 * HOUR)}.")

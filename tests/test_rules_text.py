@@ -98,3 +98,19 @@ async def test_a_refused_move_points_to_the_rules_that_explain_it(service, rules
     assert refused.outcome == "refused" and refused.text.endswith(f" See /rules topic:{topic}."), refused.text
     stranger = await service.execute(channel, Actor("zed", "zed"), parse(line))
     assert stranger.outcome == "refused" and "/rules" not in stranger.text
+
+
+async def test_a_long_topic_comes_a_page_at_a_time_and_every_entry_is_reached(service):
+    assert (await ask(service, "pages", "/game new ruleset:race")).outcome == "applied"
+    topic = next(t for t in topics("race") if t.key == "actions-and-reactions")
+    seen, page = "", 1
+    while True:
+        reply = await ask(service, "pages", f"/rules topic:{topic.key} page:{page}")
+        assert reply.outcome == "shown" and len(reply.text) <= MESSAGE_LIMIT
+        seen += reply.text
+        if "Next: `/rules" not in reply.text:
+            break
+        page += 1
+    assert page > 1 and all(entry[:60] in seen for entry in topic.entries)
+    past = await ask(service, "pages", f"/rules topic:{topic.key} page:{page + 1}")
+    assert past.outcome == "refused" and f"{page} pages" in past.text

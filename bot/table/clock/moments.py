@@ -28,8 +28,11 @@ def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableS
     """When each waited-on player's deadline falls and their next reminder comes, or until when they are
     away (a pause): '' when no clock runs for anyone waited on."""
     by_player = {t.player: t for t in timers}
-    parts = [f"{name(player)}: {words}" for player in waiting
-             if (words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now))]
+    clocks: dict[str, list[str]] = {}   # the same clock once, for everyone it runs for (six racers at the start)
+    for player in waiting:
+        if words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now):
+            clocks.setdefault(words, []).append(name(player))
+    parts = [f"{', '.join(names)}: {words}" for words, names in clocks.items()]
     return f"⏰ {'; '.join(parts)}." if parts else ""
 
 

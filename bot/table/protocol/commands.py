@@ -85,6 +85,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("rules", "The rules as this table plays them: the seed's words, the rulings, the reconstructions", (
         OptionSpec("topic", "str", "A topic (suggested as you type), or any word of the rules", suggest=True),
+        OptionSpec("page", "int", "The page of a long topic (it says how many it has)", min_value=1, max_value=50),
     ), query=True, private=True),
     CommandSpec("help", "What you can do now in this channel's game, and the commands", (
         OptionSpec("command", "str", "One command to explain, with an example (e.g. move, game join)",
@@ -242,6 +243,8 @@ def _nearest(name: str) -> str:
     words = name.split()
     if len(words) > 1 and words[-1] in BY_NAME:   # '/game help': /help
         return f" Did you mean /{words[-1]}?"
+    if f"game {name}" in BY_NAME:   # '/catchup': /game catchup
+        return f" Did you mean /game {name}?"
     close = difflib.get_close_matches(name, BY_NAME, n=1, cutoff=0.75)
     return f" Did you mean /{close[0]}?" if close else ""
 
@@ -302,7 +305,7 @@ def parse(line: str, read_file=None) -> Command:
     rest = words[1:]
     if name_parts[0] == "game" and rest and ":" not in rest[0]:
         name_parts.append(rest.pop(0))
-    spec = lookup(" ".join(name_parts))
+    spec = lookup(" ".join(name_parts).casefold())
     named = WORD_OPTIONS.get(spec.name)
     if named and rest and ":" not in rest[0]:
         rest[0] = f"{named}:{rest[0]}"

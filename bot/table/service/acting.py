@@ -247,8 +247,10 @@ class Acting:
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
                         await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
-                    elif actor_id in after[0] and not ruleset.is_computer(new_state, actor_id):
-                        await self._timers.restart_tx(ruleset, game, new_state, actor_id)   # they acted: anew
+                    elif actor_id in after[0] and public and not ruleset.is_computer(new_state, actor_id):
+                        # they acted: their clock starts anew; not for an action the channel may not learn
+                        # of (a GM's private ruling), whose time the public clock would show
+                        await self._timers.restart_tx(ruleset, game, new_state, actor_id)
                     if len(new_state.players) != len(state.players):
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on

@@ -55,13 +55,13 @@ class Asking:
             return helping.command_help(ruleset, state, actor.id, typed)
         return helping.general_help(ruleset, state, actor.id)
 
-    async def rules(self, channel: str, topic: str | None) -> Reply:
+    async def rules(self, channel: str, topic: str | None, page: int = 1) -> Reply:
         """`/rules`: this channel's game's topics, one topic, or every rule naming a word, privately."""
         game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
         if game is None:
             games = ", ".join(f"/game new ruleset:{r}" for r in ruleset_ids())
             raise GameError(f"/rules answers for the game of this channel, and none is here yet ({games}).")
-        return Reply("shown", rulebook.answer(get_ruleset(game.ruleset), topic), ephemeral=True)
+        return Reply("shown", rulebook.answer(get_ruleset(game.ruleset), topic, page), ephemeral=True)
 
     async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
         ruleset, game, state = await self._table.load(channel, any_status=True)

@@ -48,7 +48,8 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     for s in since:
         counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
     summary = ", ".join(f"{who} {n}" for who, n in counts.items())
-    pointer = f"\nEvery one of them: /game log count:{min(100, len(since))}"
+    pointer = (f"\nEvery one of them: /game log count:{min(100, len(since))}, then the earlier pages it names"
+               if len(since) > 10 else f"\nEvery one of them: /game log count:{len(since)}")
     first, last = since[0].number, since[-1].number
     brief = [f"{head} #{first}–#{last}, by {summary}."]
     budget = room - len(brief[0]) - len(pointer) - 40
@@ -56,7 +57,7 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     if shown:
         brief += ["What touched you:", *shown]
         budget -= sum(len(x) + 1 for x in shown) + 18
-    latest = _fit_from_end(lines, budget)
+    latest = _fit_from_end([line for line in lines if line not in shown], budget)
     if latest:
         brief += [f"The latest {len(latest)}:", *latest]
     return "\n".join(brief) + pointer

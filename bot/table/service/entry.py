@@ -178,7 +178,7 @@ class GameService:
         if command.name == "help":
             return await self._asking.help(channel, actor, command.options.get("command"))
         if command.name == "rules":
-            return await self._asking.rules(channel, command.options.get("topic"))
+            return await self._asking.rules(channel, command.options.get("topic"), command.options.get("page", 1))
         if command.name in QUERIES:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":

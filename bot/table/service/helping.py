@@ -4,12 +4,14 @@ it shows nobody's secrets."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from typing import Any
 
 from bot.table.protocol.commands import BY_NAME, TABLE_COMMANDS, CommandSpec, OptionSpec, game_spec
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
+from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
 from rules.errors import GameError
 from rules.registry import rulesets
@@ -28,9 +30,12 @@ def command_named(typed: str) -> str:
         return name
     joined = "-".join(words).casefold()   # commands whose own name has a dash (/game add-ai)
     for spec in BY_NAME.values():
-        if spec.name.replace(" ", "-") == joined:
+        if spec.name.replace(" ", "-") == joined or spec.name == f"game {name}":   # 'join' for /game join
             return spec.name
-    raise GameError(f"There is no command /{typed.strip().lstrip('/')}. /help lists the commands you can use here.")
+    close = difflib.get_close_matches(name, BY_NAME, n=1, cutoff=0.75)
+    hint = f" Did you mean /{close[0]}?" if close else ""
+    raise GameError(f"There is no command /{typed.strip().lstrip('/')}.{hint} /help lists the commands you can "
+                    f"use here.")
 
 
 def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
@@ -57,17 +62,20 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     own = [f"- `/{spec.name}`: {spec.description}" for spec in ruleset.grammar.commands]
     if own:
         lines += [f"{ruleset.title}'s commands:", *own]
-    lines.append(_table_lines(TABLE_HELP))
+    sheets = renderer(ruleset.id).render_sheets is not None
+    lines.append(_table_lines(tuple(n for n in TABLE_HELP if sheets or n != "game sheet")))
     return Reply("shown", _fitted(lines), ephemeral=True)
 
 
 def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str) -> Reply:
     """One command: what it does, its options, and an example (one the asker could send now, if any)."""
     name = command_named(typed)
+    if ruleset is not None and game_spec(ruleset, name) is None:
+        own = ", ".join(f"/{spec.name}" for spec in ruleset.grammar.commands)
+        return Reply("shown", f"{ruleset.title} has no /{name}: it belongs to another game. This game's own "
+                              f"commands: {own}.", ephemeral=True)
     spec = (game_spec(ruleset, name) if ruleset is not None else None) or BY_NAME[name]
     lines = [f"`/{spec.name}`: {spec.description}."]
-    if ruleset is not None and game_spec(ruleset, name) is None:
-        lines.append(f"{ruleset.title} has no /{name}: it belongs to another game.")
     lines += [_option_line(option) for option in spec.options]
     live = []
     if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):

@@ -88,34 +88,44 @@ def topic_keys(ruleset: Ruleset) -> list[tuple[str, str]]:
     return [(t.title, t.key) for t in topics(ruleset.id)]
 
 
-def answer(ruleset: Ruleset, asked: str | None) -> str:
-    """The list of topics, one topic's entries, or every entry naming all the words asked; one message."""
+def answer(ruleset: Ruleset, asked: str | None, page: int = 1) -> str:
+    """The list of topics, one topic's entries, or every entry naming all the words asked; one message a
+    page (a long topic says how to ask for the next)."""
     found = topics(ruleset.id)
     if not found:
         raise GameError(f"{ruleset.title} has no rules text to show.")
     if not asked or not asked.strip():
         listed = "\n".join(f"- `{t.key}`: {t.title}" for t in found)
-        return _fitted(f"The rules of {ruleset.title}, as this table plays them. Topics (`/rules topic:KEY`, or any "
-                       f"word the rules use):\n{listed}", [])
+        return (f"The rules of {ruleset.title}, as this table plays them. Topics (`/rules topic:KEY`, or any word "
+                f"the rules use):\n{listed}")[:MESSAGE_LIMIT]
     wanted = key_of(asked)
     exact = next((t for t in found if t.key == wanted or t.title.casefold() == asked.strip().casefold()), None)
     if exact is not None:
-        return _fitted(f"**{exact.title}** ({ruleset.title}):", list(exact.entries))
+        return _page(f"**{exact.title}** ({ruleset.title}):", list(exact.entries), page, exact.key)
     words = [w for w in re.findall(r"\w+", asked.casefold()) if w]
     hits = [f"*{t.title}*: {entry}" for t in found for entry in t.entries
             if all(re.search(rf"\b{re.escape(w)}", entry.casefold()) for w in words)]
     if not hits:
         keys = ", ".join(t.key for t in found)
         raise GameError(f"Nothing in the rules of {ruleset.title} names '{asked.strip()}'. Topics: {keys}.")
-    return _fitted(f"The rules of {ruleset.title} on '{asked.strip()}' ({len(hits)} found):", hits)
+    return _page(f"The rules of {ruleset.title} on '{asked.strip()}' ({len(hits)} found):", hits, page,
+                 asked.strip())
 
 
-def _fitted(head: str, entries: list[str]) -> str:
-    """The head and as many whole entries as fit in one message, then how many more there are."""
-    text = head
-    for index, entry in enumerate(entries):
-        if len(text) + len(entry) + 2 > MESSAGE_LIMIT - 90:
-            rest = len(entries) - index
-            return f"{text}\n\n… and {rest} more: ask for a narrower word, or read the game's RULES.md."
-        text += f"\n\n{entry}"
+def _page(head: str, entries: list[str], page: int, asked: str) -> str:
+    """Page `page` of the entries under their head, each page as many whole entries as fit one message,
+    and how to ask for the next."""
+    room = MESSAGE_LIMIT - len(head) - 120
+    pages: list[list[str]] = [[]]
+    for entry in entries:
+        entry = entry if len(entry) <= room else entry[:room - 1].rstrip() + "…"
+        if pages[-1] and sum(len(e) + 2 for e in pages[-1]) + len(entry) + 2 > room:
+            pages.append([])
+        pages[-1].append(entry)
+    if page > len(pages):
+        raise GameError(f"That topic has {len(pages)} page{'s' if len(pages) > 1 else ''}.")
+    text = head + "".join(f"\n\n{e}" for e in pages[page - 1])
+    if len(pages) > 1:
+        more = f" Next: `/rules topic:{asked} page:{page + 1}`." if page < len(pages) else ""
+        text += f"\n\n(page {page} of {len(pages)}.{more})"
     return text
