@@ -122,3 +122,16 @@ def test_one_clock_shared_by_many_waiting_players_is_written_once():
     line = clock_line(("p1", "p2", "p3", "p4"), timers, TableSettings(), str, TABLE_TIME)
     assert line == (f"⏰ p1, p2, p3: reminder {moment(TABLE_TIME + 12 * HOUR)}, no deadline; "
                     f"p4: deadline {moment(TABLE_TIME + 24 * HOUR)}, reminder {moment(TABLE_TIME + 12 * HOUR)}.")
+
+
+async def test_an_undone_declaration_puts_its_players_clock_back(service):
+    """The play-test's finding: a Battlecars speed counter taken back left its driver with no clock."""
+    for user, line in (("alice", "/game new ruleset:battlecars seed:9"), ("alice", "/game join vehicle:interceptor"),
+                       ("bob", "/game join vehicle:rammer"), ("alice", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    both = (await run(service, "carol", "/game status")).text.splitlines()[-1]
+    assert both.startswith("⏰ alice, bob: reminder")
+    assert (await run(service, "alice", "/speed value:3")).outcome == "applied"
+    assert (await run(service, "carol", "/game status")).text.splitlines()[-1].startswith("⏰ bob: reminder")
+    assert (await run(service, "alice", "/undo")).outcome == "applied"
+    assert (await run(service, "carol", "/game status")).text.splitlines()[-1] == both

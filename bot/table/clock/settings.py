@@ -37,7 +37,7 @@ class TableSettings:
 
     reminder_hours: float = 12.0
     deadline_hours: float | None = None
-    deadline_action: str = "autopilot"  # autopilot: keep speed, drive straight; skip: brake, drive straight
+    deadline_action: str = "autopilot"  # the game's autopilot as is, or at its most passive (skip)
     quiet_hours: tuple[int, int] | None = None  # UTC hours [start, end): no reminders or deadlines then
     pause_limit_hours: float = 168.0
     paused_until: dict[str, float] = field(default_factory=dict)

@@ -72,8 +72,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
                    min_value=1, max_value=720),
         OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
-        OptionSpec("deadline_action", "str", "At the deadline: autopilot (keep speed, drive straight) or "
-                   "skip (brake, drive straight)", choices=("autopilot", "skip")),
+        OptionSpec("deadline_action", "str", "At the deadline the computer plays the turn: by the rules "
+                   "(autopilot) or most cautiously (skip)", choices=("autopilot", "skip")),
         OptionSpec("quiet_hours", "str", "No reminders or deadlines in these UTC hours, e.g. 22-7, or none"),
         OptionSpec("pause_limit_hours", "int", "The longest /game pause a player may take",
                    min_value=0, max_value=2160),

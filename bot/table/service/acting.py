@@ -315,6 +315,8 @@ class Acting:
         try:
             async with self._table.write():
                 game = await self._table.store.undo_last_tx(game, last.seq, encode_state(previous))
+                # the game waits on the undoer again (a counter taken back): their clock runs anew
+                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         undone = describe_events(queries.events_of(ruleset, last))
