@@ -95,3 +95,14 @@ def test_catchup_on_the_command_line(tmp_path):
         assert run_cli("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
     shown = run_pitboss("exec", *where, "--user", "ben", "/game catchup", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("private: Since your last action")
+
+
+async def test_no_catch_up_line_for_players_who_only_sat_down_since(service):
+    """The play-test's finding: at a game's start the ping counted the lobby's joins as news."""
+    for user, line in (("ann", "/game new ruleset:race seed:3 tuning:0"), ("ann", "/game join pilot:rookie"),
+                       ("ben", "/game join pilot:veteran"), ("cat", "/game join pilot:champion"),
+                       ("dan", "/game join pilot:rookie")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    started = await run(service, "ann", "/game start")
+    assert started.outcome == "applied" and started.mentions
+    assert "since your last one" not in started.text

@@ -6,6 +6,7 @@ Built from the log as its reader may see it (bot.table.trust.seen), so no secret
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -93,10 +94,18 @@ def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[
     """For the turn message that pings `player`: how much happened since their last action and where to
     read it ('' when little did)."""
     since, acted = since_last_own(seen, player)
-    if not acted or len(since) < 2:
-        return ""
+    if not acted or len(since) < 2 or _took_a_seat(seen[len(seen) - len(since) - 1]):
+        return ""   # nothing much happened, or only the lobby filled up since they sat down
     counts: dict[str, int] = {}
     for s in since:
         counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
     by = ", ".join(f"{who} {n}" for who, n in counts.items())
     return f"{name}: {len(since)} actions since your last one ({by}); /game catchup lists them for you."
+
+
+def _took_a_seat(own: SeenAction) -> bool:
+    """Whether a player's action was their `/game join` (every game names that action Join)."""
+    try:
+        return json.loads(own.record.action).get("type") == "Join"
+    except (ValueError, AttributeError):
+        return False

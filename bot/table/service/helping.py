@@ -61,7 +61,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
         lines.append("You are watching (`/game join` takes a seat before the game starts).")
     own = [f"- `/{spec.name}`: {spec.description}" for spec in ruleset.grammar.commands]
     if own:
-        lines += [f"{ruleset.title}'s commands:", *own]
+        lines += [f"The commands of {ruleset.title}:", *own]
     sheets = renderer(ruleset.id).render_sheets is not None
     lines.append(_table_lines(tuple(n for n in TABLE_HELP if sheets or n != "game sheet")))
     return Reply("shown", _fitted(lines), ephemeral=True)
