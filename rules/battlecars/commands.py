@@ -52,7 +52,7 @@ GRAMMAR = Grammar(
         ), query=True),
     ),
     new_options=(
-        OptionSpec("board", "str", "The board", choices=data.board_ids()),
+        OptionSpec("board", "str", f"The board; default {data.board_ids()[0]}", choices=data.board_ids()),
         ROUND_CAP,
     ),
     join_options=(_VEHICLE,),

@@ -66,9 +66,11 @@ GRAMMAR = Grammar(
         CommandSpec("dcs", "Race: the DCs of the section and its features (the game master only)", query=True),
     ),
     new_options=(
-        OptionSpec("track", "str", "The track", choices=data.track_ids()),
-        OptionSpec("gm", "str", "yes seats you as a human game master", choices=("yes", "no")),
-        OptionSpec("tuning", "int", "Fine-tuning attempts before the start", min_value=0, max_value=3),
+        OptionSpec("track", "str", f"The track; default {data.track_ids()[0]}", choices=data.track_ids()),
+        OptionSpec("gm", "str", "yes: you sit as a human game master; no (default): the bot is the game master",
+                   choices=("yes", "no")),
+        OptionSpec("tuning", "int", "Fine-tuning attempts before the start; default "
+                   f"{data.table()['fine_tune_attempts']}", min_value=0, max_value=3),
     ),
     join_options=(
         OptionSpec("pilot", "str", f"Race: your pilot: {', '.join(data.racers())} or your group's own"),

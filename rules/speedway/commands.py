@@ -53,7 +53,8 @@ GRAMMAR = Grammar(
         ), query=True),
     ),
     new_options=(
-        OptionSpec("arena", "str", "The arena", choices=data.arena_ids()),
+        OptionSpec("arena", "str", f"The arena; default {data.table_limits()['default_arena']}",
+                   choices=data.arena_ids()),
         ROUND_CAP,
     ),
     join_options=(_CAR,),
