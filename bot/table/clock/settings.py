@@ -58,6 +58,15 @@ class TableSettings:
                 raise ValueError(f"paused_until has {player!r}: {until!r}")
 
     @classmethod
+    def or_defaults(cls, text: str) -> TableSettings:
+        """The stored settings, or the defaults where they cannot be read (to show a clock by, or to set
+        anew over)."""
+        try:
+            return cls.from_json(text)
+        except DamagedSettings:
+            return cls()
+
+    @classmethod
     def from_json(cls, text: str) -> TableSettings:
         """Decode stored settings through the codec, every field checked.
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord
-from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, timer_for, updated
+from bot.table.clock.settings import HOUR, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
@@ -60,11 +60,7 @@ class Timers:
                                            MESSAGE_LIMIT), ephemeral=True)
             if actor.id != game.host and not actor.is_admin:
                 raise GameError("Only the host or a server admin can change the table settings.")
-            try:
-                settings = TableSettings.from_json(game.settings)
-            except DamagedSettings:
-                settings = TableSettings()  # damaged settings are set again over the defaults
-            settings = updated(settings, options)
+            settings = updated(TableSettings.or_defaults(game.settings), options)   # damaged: set anew
             game = await self._table.store.set_settings_tx(game, settings.to_json())
             ruleset = get_ruleset(game.ruleset)
             await self.sync_tx(ruleset, game, ruleset.load_state(game.state), force=True)

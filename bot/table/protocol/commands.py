@@ -15,7 +15,7 @@ from rules.registry import ruleset_ids, rulesets
 
 __all__ = ["BY_NAME", "COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES",
            "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "declared_choices", "for_game", "foreign_to", "game_spec",
-           "lookup", "parse", "read_options", "shared_spec"]
+           "lookup", "nearest_command", "parse", "read_options", "shared_spec"]
 
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
@@ -234,11 +234,11 @@ def lookup(name: str) -> CommandSpec:
     try:
         return BY_NAME[name]
     except KeyError:
-        raise CommandSyntaxError(f"Unknown command /{name}.{_nearest(name)} /help lists the commands you can "
+        raise CommandSyntaxError(f"Unknown command /{name}.{nearest_command(name)} /help lists the commands you can "
                                  f"use here.") from None
 
 
-def _nearest(name: str) -> str:
+def nearest_command(name: str) -> str:
     """' Did you mean /x?' for a mistyped command (or one written under /game that is not), or ''."""
     words = name.split()
     if len(words) > 1 and words[-1] in BY_NAME:   # '/game help': /help

@@ -103,6 +103,18 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def whole_lines(lines: list[str], room: int) -> list[str]:
+    """The first of `lines` that fit in `room` characters, joined by line breaks (none cut)."""
+    kept: list[str] = []
+    used = -1
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
+
+
 MAX_SUGGESTIONS = 25  # Discord's limit for autocomplete results
 
 

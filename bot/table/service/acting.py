@@ -9,6 +9,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from bot.storage.store import GameRecord, StoreBusy, VersionConflict
@@ -42,6 +43,7 @@ from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
 from bot.table.trust.guards import plain_name
 from bot.table.trust.seen import is_public, logged, seen_log
+from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
@@ -210,9 +212,8 @@ class Acting:
         view of the log), pointing to /game catchup."""
         records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
         seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
-        names = {p: s.name for p in {r.record.actor for r in seen} | set(pinged) if (s := done.state.player(p))}
-        return "\n".join(note for p in pinged
-                          if (note := ping_note(seen, p, names.get(p, p), lambda q: names.get(q, q))))
+        name = partial(seat_name, done.state)
+        return "\n".join(note for p in pinged if (note := ping_note(seen, p, name(p), name)))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False) -> Applied:

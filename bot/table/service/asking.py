@@ -18,16 +18,12 @@ from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, elsewhere, ended_here
 from bot.table.trust.seen import hides_whole_actions, seen_log
+from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
 
 _SEATS_INDEXED = "seats_indexed"
-
-
-def _seat_name(state: Any, player: str) -> str:
-    seat = state.player(player)
-    return seat.name if seat is not None else player
 
 
 class Asking:
@@ -49,8 +45,10 @@ class Asking:
     async def help(self, channel: str, actor: Actor, typed: str | None) -> Reply:
         """`/help`, or `/help command:NAME`, for this channel's running game (or for no game)."""
         game = await self._table.store.active_game(channel)
-        ruleset = get_ruleset(game.ruleset) if game is not None else None
-        state = self._table.snapshots.load(ruleset, game.state) if ruleset is not None and game is not None else None
+        ruleset, state = None, None
+        if game is not None:
+            ruleset = get_ruleset(game.ruleset)
+            state = self._table.snapshots.load(ruleset, game.state)
         if typed:
             return helping.command_help(ruleset, state, actor.id, typed)
         return helping.general_help(ruleset, state, actor.id)
@@ -142,7 +140,7 @@ class Asking:
         seat = state.player(actor.id)
         seen = await self.seen_since(ruleset, game, state, actor.id)
         text = catch_up(seen, actor.id, seat.name if seat is not None else None,
-                        lambda s: queries.events_of(ruleset, s.record), lambda p: _seat_name(state, p))
+                        lambda s: queries.events_of(ruleset, s.record), lambda p: seat_name(state, p))
         return Reply("shown", text, ephemeral=True)
 
     async def replay_matches(self, game: GameRecord) -> bool:

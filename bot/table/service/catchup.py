@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable
 
-from bot.table.protocol.replies import MESSAGE_LIMIT
+from bot.table.protocol.replies import MESSAGE_LIMIT, clip, whole_lines
 from bot.table.trust.seen import SeenAction
 from rules.engine import describe_events
 
@@ -45,16 +45,13 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     text = "\n".join([head, *lines, *tail])
     if len(text) <= room:
         return text
-    counts: dict[str, int] = {}
-    for s in since:
-        counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
-    summary = ", ".join(f"{who} {n}" for who, n in counts.items())
+    summary = _by_whom(since, name_of)
     pointer = (f"\nEvery one of them: /game log count:{min(100, len(since))}, then the earlier pages it names"
                if len(since) > 10 else f"\nEvery one of them: /game log count:{len(since)}")
     first, last = since[0].number, since[-1].number
     brief = [f"{head} #{first}–#{last}, by {summary}."]
     budget = room - len(brief[0]) - len(pointer) - 40
-    shown = _fit([*tail[1:]] if tail else [], budget // 2) if tail else []
+    shown = whole_lines(touched, budget // 2) if tail else []
     if shown:
         brief += ["What touched you:", *shown]
         budget -= sum(len(x) + 1 for x in shown) + 18
@@ -65,9 +62,16 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
 
 
 def _line(seen: SeenAction, events: tuple) -> str:
-    words = describe_events(events) or "(no public effect)"
-    line = f"#{seen.number} {words}"
-    return line if len(line) <= LINE_LIMIT else line[:LINE_LIMIT - 1].rstrip() + "…"
+    return clip(f"#{seen.number} {describe_events(events) or '(no public effect)'}", LINE_LIMIT)
+
+
+def _by_whom(actions: list[SeenAction], name_of: Callable[[str], str]) -> str:
+    """How many of `actions` each player took, in the order they first acted: 'ben 10, cat 7'."""
+    counts: dict[str, int] = {}
+    for action in actions:
+        who = name_of(action.record.actor)
+        counts[who] = counts.get(who, 0) + 1
+    return ", ".join(f"{who} {n}" for who, n in counts.items())
 
 
 def _names(name: str, text: str) -> bool:
@@ -75,19 +79,9 @@ def _names(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
-def _fit(lines: list[str], room: int) -> list[str]:
-    """The first lines that fit in `room` characters."""
-    out: list[str] = []
-    for line in lines:
-        if sum(len(x) + 1 for x in out) + len(line) + 1 > room:
-            break
-        out.append(line)
-    return out
-
-
 def _fit_from_end(lines: list[str], room: int) -> list[str]:
     """The last lines that fit in `room` characters, in order."""
-    return list(reversed(_fit(list(reversed(lines)), room)))
+    return list(reversed(whole_lines(list(reversed(lines)), room)))
 
 
 def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str]) -> str:
@@ -96,11 +90,8 @@ def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[
     since, acted = since_last_own(seen, player)
     if not acted or len(since) < 2 or _took_a_seat(seen[len(seen) - len(since) - 1]):
         return ""   # nothing much happened, or only the lobby filled up since they sat down
-    counts: dict[str, int] = {}
-    for s in since:
-        counts[name_of(s.record.actor)] = counts.get(name_of(s.record.actor), 0) + 1
-    by = ", ".join(f"{who} {n}" for who, n in counts.items())
-    return f"{name}: {len(since)} actions since your last one ({by}); /game catchup lists them for you."
+    return (f"{name}: {len(since)} actions since your last one ({_by_whom(since, name_of)}); /game catchup lists "
+            f"them for you.")
 
 
 def _took_a_seat(own: SeenAction) -> bool:

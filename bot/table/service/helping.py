@@ -4,13 +4,12 @@ it shows nobody's secrets."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
 
-from bot.table.protocol.commands import BY_NAME, TABLE_COMMANDS, CommandSpec, OptionSpec, game_spec
-from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
+from bot.table.protocol.commands import BY_NAME, TABLE_COMMANDS, CommandSpec, OptionSpec, game_spec, nearest_command
+from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
 from rules.errors import GameError
@@ -32,10 +31,8 @@ def command_named(typed: str) -> str:
     for spec in BY_NAME.values():
         if spec.name.replace(" ", "-") == joined or spec.name == f"game {name}":   # 'join' for /game join
             return spec.name
-    close = difflib.get_close_matches(name, BY_NAME, n=1, cutoff=0.75)
-    hint = f" Did you mean /{close[0]}?" if close else ""
-    raise GameError(f"There is no command /{typed.strip().lstrip('/')}.{hint} /help lists the commands you can "
-                    f"use here.")
+    raise GameError(f"There is no command /{typed.strip().lstrip('/')}.{nearest_command(name)} /help lists the "
+                    f"commands you can use here.")
 
 
 def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
@@ -136,12 +133,8 @@ def _example(spec: CommandSpec) -> str:
 
 def _fitted(lines: list[str]) -> str:
     """The lines within one message: whole lines kept, the rest cut with a pointer to /help command:."""
-    text = ""
-    for line in lines:
-        if len(text) + len(line) + 1 > MESSAGE_LIMIT - 60:
-            return text + "\n… (`/help command:NAME` for the rest)"
-        text = f"{text}\n{line}" if text else line
-    return text
+    kept = whole_lines(lines, MESSAGE_LIMIT - 60)
+    return "\n".join(kept) + ("" if len(kept) == len(lines) else "\n… (`/help command:NAME` for the rest)")
 
 
 def setup_in_words(ruleset: Ruleset, stored: str) -> str:

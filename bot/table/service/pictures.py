@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import clock_line
-from bot.table.clock.settings import DamagedSettings, TableSettings
+from bot.table.clock.settings import TableSettings
 from bot.table.protocol.replies import (
     ALT_TEXT_LIMIT,
     MESSAGE_LIMIT,
@@ -23,6 +23,7 @@ from bot.table.service import queries
 from bot.table.service.recent import RECENT_ACTIONS
 from bot.table.service.table import Table
 from bot.table.trust.seen import seen_log
+from images.captions import seat_name
 from images.registry import renderer
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
@@ -63,10 +64,10 @@ class Pictures:
         """Start drawing the picture of `state`, which the public action `events` brings the game (`game`
         as it was before it) to, while that action is being written: its reply then waits for the longer
         of the two, not both. None when this process does not follow the game's recent actions."""
-        window = self._table.recent.get(game.id, game.version)
+        window = self._table.recent.after(game.id, game.version, events)
         if not self._table.render or window is None:
             return None
-        turn = turns_in([*window, events][-RECENT_ACTIONS:])
+        turn = turns_in(window)
         job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, ruleset.view(state, None), events, turn))
         job.add_done_callback(lambda done: done.cancelled() or done.exception())   # dropped: nobody reads it
         return DrawnAhead(state, events, turn, job)
@@ -117,13 +118,8 @@ class Pictures:
         """Each waited-on player's deadline and next reminder (or until when they are away), as moments."""
         if ruleset.is_finished(state) or not waiting:
             return ""
-        try:
-            settings = TableSettings.from_json(game.settings)
-        except DamagedSettings:
-            settings = TableSettings()
-        names = {p: seat.name for p in waiting if (seat := state.player(p)) is not None}
-        return clock_line(waiting, await self._table.store.timers(game.id), settings, lambda p: names.get(p, p),
-                          self._table.clock())
+        return clock_line(waiting, await self._table.store.timers(game.id), TableSettings.or_defaults(game.settings),
+                          lambda p: seat_name(state, p), self._table.clock())
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord, Timer
 from bot.table.clock.moments import player_clock
-from bot.table.clock.settings import DamagedSettings, TableSettings
+from bot.table.clock.settings import TableSettings
 from bot.table.protocol.replies import MESSAGE_LIMIT, Attachment, Reply, clip
 from bot.table.trust.commitment import commitment, reveal
 from bot.table.trust.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
@@ -89,11 +89,8 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
         mine = " — your turn!" if player_id in waiting else ""
         timer = (timers or {}).get(game.id)
         if mine and timer is not None:
-            try:
-                settings = TableSettings.from_json(game.settings)
-            except DamagedSettings:
-                settings = TableSettings()
-            clock = player_clock(timer, settings.paused_until.get(player_id, 0.0), now)
+            away = TableSettings.or_defaults(game.settings).paused_until.get(player_id, 0.0)
+            clock = player_clock(timer, away, now)
             mine += f" ⏰ {clock}." if clock else ""
         lines.append(f"<#{game.channel}> {ruleset.title}: {clip(ruleset.prompt(state), 150)}{mine}")
     text = "\n".join(lines) if lines else "You are not playing in any running game on this server."

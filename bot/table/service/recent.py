@@ -34,6 +34,12 @@ class RecentEvents:
         while len(self._windows) > GAMES_KEPT:
             self._windows.popitem(last=False)
 
+    def after(self, game_id: int, version: int, events: tuple) -> list[tuple] | None:
+        """The window as it will be once the public action `events` taking the game past `version` is
+        written (None when this process does not know the game at `version`)."""
+        window = self.get(game_id, version)
+        return None if window is None else [*window, events][-RECENT_ACTIONS:]
+
     def add(self, game_id: int, version: int, events: tuple, public: bool = True) -> None:
         """One more action just written, taking the game from `version - 1` to `version`; one the channel
         may not learn of (bot.table.trust.seen) moves the version on and adds nothing."""
