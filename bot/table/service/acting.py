@@ -196,13 +196,15 @@ class Acting:
         if stopped:
             own.append(stopped)
         own += [line.rstrip(".") + "." for line in unplayed]
-        reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                              self.reported(done, own, others), done.events, ahead)
-        newly = [p for p in reply.waiting_on if p not in (waiting_before or ()) and p != actor.id
-                 and not done.ruleset.is_computer(done.state, p)]
+        newly = [p for p in done.ruleset.acting_players(done.state) if p not in (waiting_before or ())
+                 and p != actor.id and not done.ruleset.is_computer(done.state, p)]
+        # the pinged players' notes are read while the picture is drawn
+        reply, notes = await asyncio.gather(
+            self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
+                                    self.reported(done, own, others), done.events, ahead),
+            self._catch_up_notes(done, newly))
         if not newly:
             return reply
-        notes = await self._catch_up_notes(done, newly)
         return replace(reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
                        else reply.text, next_line=f"{reply.next_line}\n{notes}" if notes and reply.next_line
                        else reply.next_line)
@@ -210,6 +212,8 @@ class Acting:
     async def _catch_up_notes(self, done: Applied, pinged: list[str]) -> str:
         """For each player the reply pings: how much happened since their last action (the channel's
         view of the log), pointing to /game catchup."""
+        if not pinged:
+            return ""
         records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
         seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -39,10 +39,12 @@ class DrawnAhead:
     last: tuple
     turn: tuple
     job: asyncio.Future
+    sheets: asyncio.Future   # the final sheets, when the action ends the game (else none)
 
     def drop(self) -> None:
         """Not wanted after all (the write failed, another step or a computer's move follows)."""
         self.job.cancel()
+        self.sheets.cancel()
 
 
 def turns_in(window: list[tuple]) -> tuple:
@@ -68,9 +70,12 @@ class Pictures:
         if not self._table.render or window is None:
             return None
         turn = turns_in(window)
-        job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, ruleset.view(state, None), events, turn))
-        job.add_done_callback(lambda done: done.cancelled() or done.exception())   # dropped: nobody reads it
-        return DrawnAhead(state, events, turn, job)
+        public = ruleset.view(state, None)
+        job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, public, events, turn))
+        sheets = asyncio.ensure_future(self._final_sheets(ruleset, public, ruleset.is_finished(state)))
+        for drawing in (job, sheets):   # dropped: nobody reads it
+            drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return DrawnAhead(state, events, turn, job, sheets)
 
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                        text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
@@ -81,18 +86,33 @@ class Pictures:
             last = await self.last_events(ruleset, game)
         public = ruleset.view(state, None)
         ended = outcome == "applied" and ruleset.is_finished(state)
-        image: bytes | None = None
-        files: tuple[Attachment, ...] = ()
+        drawn: asyncio.Future | None = None
         if self._table.render:
             turn = await self._recent_turns(ruleset, game)
             if ahead is not None and (ahead.state is not state or ahead.last is not last or ahead.turn != turn):
                 ahead.drop()
                 ahead = None
-            picture = ahead.job if ahead is not None else self._table.drawing.picture(ruleset.id, public, last, turn)
-            # the last picture and the final sheets are drawn side by side (on two render processes)
-            image, files = await asyncio.gather(picture, self._final_sheets(ruleset, public, ended))
+            # the last picture and the final sheets are drawn side by side (on two render processes), while
+            # this process words the reply
+            drawn = asyncio.gather(ahead.job, ahead.sheets) if ahead is not None else \
+                asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
+                               self._final_sheets(ruleset, public, ended))
         elif ahead is not None:
             ahead.drop()
+        try:
+            reply = await self._worded(ruleset, game, state, public, outcome, text, last)
+        except BaseException:
+            if drawn is not None:
+                drawn.cancel()
+            raise
+        if drawn is None:
+            return reply
+        image, files = await drawn
+        return replace(reply, image=image, files=files)
+
+    async def _worded(self, ruleset: Ruleset, game: GameRecord, state: Any, public: Any, outcome: str,
+                      text: str, last: tuple) -> Reply:
+        """The reply's words, buttons and alt text, without its picture."""
         waiting = ruleset.acting_players(state)
         humans = [p for p in waiting if not ruleset.is_computer(state, p)]
         # One player's legal actions are public buttons; when several wait (secret declarations), or
@@ -110,7 +130,7 @@ class Pictures:
         if last:  # the news first, as the picture's caption has it, in the room the table leaves
             room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
             alt = f"{clip('Last: ' + describe_events(last), room)} {alt}"
-        return Reply(outcome, clip(text, MESSAGE_LIMIT), image, clip(alt, ALT_TEXT_LIMIT), files=files,
+        return Reply(outcome, clip(text, MESSAGE_LIMIT), None, clip(alt, ALT_TEXT_LIMIT),
                      legal=legal, waiting_on=waiting, next_line=next_line,
                      game_id=game.id, version=game.version, buttons=buttons, turn_key=ruleset.turn_key(state))
 
