@@ -502,15 +502,17 @@ async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
     assert names == ["accelerate", "act", "board", "brake", "coast", "custom", "dcs", "discard", "drop", "end",
-                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "move", "odds", "play",
-                     "ram", "react", "reload", "rules", "section", "skid", "speed", "stabilize", "steady", "tune",
-                     "undo", "walk"]
+                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "me", "move", "odds",
+                     "play", "ram", "react", "reload", "rules", "section", "skid", "speed", "stabilize", "steady",
+                     "tune", "undo", "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "catchup", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet",
         "start", "status", "takeover", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
     assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group
+    me = next(c for c in payload if c["name"] == "me")
+    assert {o["name"]: o["type"] for o in me["options"]} == {"settings": 1, "away": 1, "back": 1}
 
     for command in payload:
         nodes = [command, *_walk_options(command)]

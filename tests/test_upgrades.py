@@ -21,9 +21,10 @@ from tests.conftest import ROOT, run_pitboss
 # last action's words, roll and shot), issue 13's start (rules revision 3, a Junkyard game): each with
 # its count of stored games; issue 14's first landing (a Battlecars game, rules revision 1); issue 16's landing
 # (secrets in flight: a half-declared Battlecars turn after a takeover, a GM's changed DC, timers running).
-# Issue 24's restructuring (schema 8: turn messages without their words; Race revision 2).
+# Issue 24's restructuring (schema 8: turn messages without their words; Race revision 2). Stop 33 (schema 9:
+# turn messages with their words), the last before players' own settings (schema 10).
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
-            "release21.db": 11, "release30.db": 11}
+            "release21.db": 11, "release30.db": 11, "release33.db": 11}
 
 
 @pytest.fixture(params=FIXTURES)

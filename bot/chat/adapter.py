@@ -14,6 +14,7 @@ import inspect
 import json
 import logging
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import discord
@@ -44,7 +45,7 @@ from bot.table.protocol.commands import (
     OptionSpec,
     coerce,
 )
-from bot.table.protocol.replies import Reply
+from bot.table.protocol.replies import Notice, Reply
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
@@ -145,6 +146,10 @@ class PitbossBehaviour(discord.Client):
         except Exception:
             log.exception("scheduler round failed")
             return
+        await self.post_notices(notices)
+
+    async def post_notices(self, notices: Sequence[Notice]) -> None:
+        """Post each notice in its channel; one that cannot be posted is logged and spoils no other."""
         for notice in notices:
             try:
                 channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
@@ -278,7 +283,8 @@ class PitbossBehaviour(discord.Client):
             await interaction.followup.send(APOLOGY, ephemeral=True)
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
-        """Private replies privately; accepted actions on the turn's message."""
+        """Private replies privately; accepted actions on the turn's message; then the notices the reply
+        brings to other channels."""
         if reply.ephemeral:
             await send_private(interaction, reply, deferred_public=not from_button)
         elif reply.outcome == "applied":
@@ -286,6 +292,7 @@ class PitbossBehaviour(discord.Client):
         else:
             await interaction.followup.send(reply.text, files=files_of(reply),
                                             allowed_mentions=discord.AllowedMentions.none())
+        await self.post_notices(reply.notices)
 
     async def on_app_command_error(self, interaction: discord.Interaction,
                                    error: app_commands.AppCommandError) -> None:

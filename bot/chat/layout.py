@@ -45,7 +45,8 @@ COMMAND_BUDGET = 4000
 NAME = re.compile(r"^[-_\w]{1,32}$")
 GAME_NEW = "game new"
 GROUPS = {("game",): "Create, join, start, show and end games",
-          ("game", "new"): "Create a game in this channel: pick the game"}
+          ("game", "new"): "Create a game in this channel: pick the game",
+          ("me",): "Your own clock in all your games on this server"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"
 OTHER_WORDS = "A new game of any other kind in this channel"
 RULESET_WORDS = "Which game to play (suggested as you type)"

@@ -126,6 +126,16 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE turn_messages ADD COLUMN body TEXT NOT NULL DEFAULT '';
     """,
+    # 10: a player's own settings on a server (/me settings: time zone, away hours, reminders), for all
+    # their games there.
+    """
+    CREATE TABLE player_settings (
+        guild TEXT NOT NULL,
+        player TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        PRIMARY KEY (guild, player)
+    );
+    """,
 )
 
 
@@ -510,6 +520,22 @@ class Store:
         """The first of a game's timers (a game that waits on one player has one)."""
         found = await self.timers_tx(game_id)
         return found[0] if found else None
+
+    async def player_settings_tx(self, guild: str, players: tuple[str, ...]) -> dict[str, str]:
+        """The stored /me settings of these players on a server (those who have any), as stored."""
+        if not players:
+            return {}
+        marks = ", ".join("?" for _ in players)
+        rows = await self.driver.fetchall(
+            f"SELECT player, settings FROM player_settings WHERE guild = ? AND player IN ({marks})", (guild, *players))
+        return {player: settings for player, settings in rows}
+
+    async def set_player_settings(self, guild: str, player: str, settings: str) -> None:
+        """Store one player's /me settings on a server."""
+        async with self.transaction():
+            await self.driver.execute(
+                "INSERT INTO player_settings (guild, player, settings) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild, player) DO UPDATE SET settings = excluded.settings", (guild, player, settings))
 
     # Plain reads and small writes (each its own short statement).
 

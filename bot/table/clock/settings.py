@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 
 from bot.storage.store import Timer
+from bot.table.clock.personal import PlayerSettings, hours_in_zone, out_of_away
 from rules.codec import CodecError, from_plain
 from rules.errors import BadOption, GameError
 
@@ -20,6 +21,7 @@ MAX_COMPUTER_ACTIONS = 20_000
 DEADLINE_ACTIONS = ("autopilot", "skip")
 MAX_TURN_HOURS = 720  # the longest reminder delay or deadline (/game settings allows 1-720)
 MAX_PAUSE_HOURS = 2160
+MAX_AWAY_LIMIT_HOURS = 24   # away hours are part of a day
 _QUIET = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
@@ -41,6 +43,8 @@ class TableSettings:
     quiet_hours: tuple[int, int] | None = None  # UTC hours [start, end): no reminders or deadlines then
     pause_limit_hours: float = 168.0
     paused_until: dict[str, float] = field(default_factory=dict)
+    # the most a player's away hours (/me settings away:) may push their deadline
+    away_limit_hours: float = 12.0
 
     def __post_init__(self) -> None:
         _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
@@ -53,6 +57,7 @@ class TableSettings:
             if not (0 <= start <= 23 and 0 <= end <= 23) or start == end:
                 raise ValueError(f"quiet_hours {start}-{end} are not two different hours of 0-23")
         _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
+        _check_range("away_limit_hours", self.away_limit_hours, 0, MAX_AWAY_LIMIT_HOURS)
         for player, until in self.paused_until.items():
             if not player or not math.isfinite(until) or until < 0:
                 raise ValueError(f"paused_until has {player!r}: {until!r}")
@@ -93,11 +98,15 @@ class TableSettings:
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
-    def describe(self) -> str:
+    def describe(self, reader: PlayerSettings | None = None, now: float = 0.0) -> str:
+        """The settings in words; the quiet hours also in the `reader`'s own time zone, as they fall today."""
         deadline = f"{self.deadline_hours:g} h, then {self.deadline_action}" if self.deadline_hours else "none"
         quiet = f"{self.quiet_hours[0]:02d}:00-{self.quiet_hours[1]:02d}:00 UTC" if self.quiet_hours else "none"
+        if self.quiet_hours and reader is not None and reader.time_zone != "UTC":
+            quiet += f" ({hours_in_zone(self.quiet_hours, reader.zone, now)} in {reader.time_zone})"
         return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; quiet hours: {quiet}; "
-                f"pauses up to {self.pause_limit_hours:g} h.")
+                f"pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
+                f"{self.away_limit_hours:g} h.")
 
 
 @cache
@@ -123,6 +132,8 @@ def updated(settings: TableSettings, options: dict) -> TableSettings:
         changes["pause_limit_hours"] = float(options["pause_limit_hours"])
     if "quiet_hours" in options:
         changes["quiet_hours"] = parse_quiet(options["quiet_hours"])
+    if "away_limit_hours" in options:
+        changes["away_limit_hours"] = float(options["away_limit_hours"])
     return replace(settings, **changes)
 
 
@@ -152,10 +163,27 @@ def out_of_quiet(settings: TableSettings, moment: float) -> float:
 
 
 def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, turn_key: str,
-              now: float) -> Timer:
+              now: float, personal: PlayerSettings | None = None) -> Timer:
     """The reminder and deadline for a wait that starts now (a turn begins, or the player just acted),
-    after any pause and quiet hours, with a token of its own."""
+    after any pause, the table's quiet hours and the player's own away hours, with a token of its own.
+    The player's settings may set their reminder's delay; their away hours push a deadline out of them
+    by at most the table's away_limit_hours."""
     start = max(now, settings.paused_until.get(player, 0.0))
-    reminder = out_of_quiet(settings, start + settings.reminder_hours * HOUR)
-    deadline = out_of_quiet(settings, start + settings.deadline_hours * HOUR) if settings.deadline_hours else None
+    delay = personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
+    reminder = _settled(settings, personal, start + delay * HOUR)
+    deadline = None
+    if settings.deadline_hours:
+        due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
+        deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
     return Timer(game_id, channel, player, turn_key, reminder, deadline, secrets.token_hex(8))
+
+
+def _settled(settings: TableSettings, personal: PlayerSettings | None, moment: float) -> float:
+    """The first moment at or after `moment` outside both the table's quiet hours and the player's away
+    hours (which may border each other)."""
+    for _ in range(8):
+        moved = out_of_away(personal, out_of_quiet(settings, moment))
+        if moved == moment:
+            break
+        moment = moved
+    return moment

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord
+from bot.table.clock.personal import PlayerSettings
 from bot.table.clock.settings import HOUR, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
@@ -36,17 +37,24 @@ class Timers:
         for player in set(current) - set(waiting):
             await self._table.store.clear_timer_tx(game.id, player)
         settings = TableSettings.from_json(game.settings)
-        for player in waiting:
-            if force or player == acted or player not in current or current[player].turn_key != key:
-                await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key,
-                                                               self._table.clock()))
+        starting = [p for p in waiting if force or p == acted or p not in current or current[p].turn_key != key]
+        own = await self.personal_tx(game, tuple(starting))
+        for player in starting:
+            await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key,
+                                                           self._table.clock(), own.get(player)))
 
     async def restart_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str) -> None:
         """The clock of a player who just acted and is still waited on in the same turn starts again (one
         write; the other players' clocks run on)."""
         settings = TableSettings.from_json(game.settings)
+        own = await self.personal_tx(game, (player,))
         await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player,
-                                                       ruleset.turn_key(state), self._table.clock()))
+                                                       ruleset.turn_key(state), self._table.clock(), own.get(player)))
+
+    async def personal_tx(self, game: GameRecord, players: tuple[str, ...]) -> dict[str, PlayerSettings]:
+        """The /me settings these players keep on the game's server (those who keep any)."""
+        stored = await self._table.store.player_settings_tx(game.guild, players)
+        return {player: PlayerSettings.from_json(text) for player, text in stored.items()}
 
     async def settings(self, channel: str, actor: Actor, options: dict) -> Reply:
         """Show the table settings, or change them (the host or a server admin)."""
@@ -56,8 +64,9 @@ class Timers:
                 raise NoGame()
             if not options:
                 rules = setup_in_words(get_ruleset(game.ruleset), game.options)
-                return Reply("shown", clip(f"{TableSettings.from_json(game.settings).describe()}\n{rules}",
-                                           MESSAGE_LIMIT), ephemeral=True)
+                reader = (await self.personal_tx(game, (actor.id,))).get(actor.id)
+                described = TableSettings.from_json(game.settings).describe(reader, self._table.clock())
+                return Reply("shown", clip(f"{described}\n{rules}", MESSAGE_LIMIT), ephemeral=True)
             if actor.id != game.host and not actor.is_admin:
                 raise GameError("Only the host or a server admin can change the table settings.")
             settings = updated(TableSettings.or_defaults(game.settings), options)   # damaged: set anew

@@ -77,11 +77,25 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("quiet_hours", "str", "No reminders or deadlines in these UTC hours, e.g. 22-7, or none"),
         OptionSpec("pause_limit_hours", "int", "The longest /game pause a player may take",
                    min_value=0, max_value=2160),
+        OptionSpec("away_limit_hours", "int", "The most a player's away hours (/me settings) may push a deadline",
+                   min_value=0, max_value=24),
     )),
     CommandSpec("game pause", "Pause your deadlines and reminders for a while (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
     CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
+    CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders", (
+        OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
+                   suggest=True),
+        OptionSpec("away", "str", "Hours of your day with no pings, e.g. 23-07 (deadlines move past them), or none"),
+        OptionSpec("reminder_hours", "int", "Your reminder comes after this many hours (0: as each table sets)",
+                   min_value=0, max_value=720),
+    ), private=True),
+    CommandSpec("me away", "Pause your reminders and deadlines in all your games here, said in each channel", (
+        OptionSpec("hours", "int", "How many hours (each table's pause limit holds)", required=True, min_value=1,
+                   max_value=2160),
+    ), private=True),
+    CommandSpec("me back", "End your /me away pause in all your games here", private=True),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("rules", "The rules as this table plays them: the seed's words, the rulings, the reconstructions", (
         OptionSpec("topic", "str", "A topic (suggested as you type), or any word of the rules", suggest=True),
@@ -96,6 +110,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
 _EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
              "game add-ai": lambda g: g.join_options}
 _TABLE_NAMES = frozenset(spec.name for spec in TABLE_COMMANDS)
+_GROUPS = frozenset(name.split()[0] for name in _TABLE_NAMES if " " in name)   # /game …, /me …
 _TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
 
 
@@ -303,7 +318,7 @@ def parse(line: str, read_file=None) -> Command:
         raise CommandSyntaxError("Commands start with /, e.g. /game status.")
     name_parts = [words[0][1:]]
     rest = words[1:]
-    if name_parts[0] == "game" and rest and ":" not in rest[0]:
+    if name_parts[0].casefold() in _GROUPS and rest and ":" not in rest[0]:
         name_parts.append(rest.pop(0))
     spec = lookup(" ".join(name_parts).casefold())
     named = WORD_OPTIONS.get(spec.name)

@@ -78,6 +78,7 @@ class Reply:
     # After a press in a player's private menu: that menu as it stands now (their next choices, or a
     # closing word when the game no longer waits on them), shown in place of the one pressed.
     panel: Reply | None = None
+    notices: tuple[Notice, ...] = ()   # posted in other channels too (a player's pause, announced in each game)
 
     @property
     def mention(self) -> str | None:

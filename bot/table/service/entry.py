@@ -10,6 +10,8 @@ from typing import Any
 import images
 from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
 from bot.table.clock.deadlines import Deadlines
+from bot.table.clock.personal import zone_offers
+from bot.table.clock.players import PlayerClocks
 from bot.table.clock.timers import Timers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
@@ -52,6 +54,7 @@ class GameService:
         self._seating = Seating(table, pictures)
         self._moving = Moving(table, self._timers, pictures)
         self._deadlines = Deadlines(table, self._acting, pictures)
+        self._players = PlayerClocks(table, self._timers)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None) -> Reply:
@@ -95,6 +98,8 @@ class GameService:
         if command == "help" and option == "command":
             names = command_names(get_ruleset(game.ruleset) if game is not None else None)
             return matching_offers([(name, name) for name in names], typed)
+        if command == "me settings" and option == "time_zone":
+            return zone_offers(typed)
         if command == "rules" and option == "topic":
             return matching_offers(topic_keys(get_ruleset(game.ruleset)), typed) if game is not None else []
         if game is None:
@@ -189,6 +194,12 @@ class GameService:
             return await self._timers.settings(channel, actor, command.options)
         if command.name == "game pause":
             return await self._timers.pause(channel, actor, command.options["hours"])
+        if command.name == "me settings":
+            return await self._players.settings(actor, guild, command.options)
+        if command.name == "me away":
+            return await self._players.away(actor, guild, command.options["hours"])
+        if command.name == "me back":
+            return await self._players.back(actor, guild)
         return await self._acting.act(channel, actor, command)
 
     async def turn_message(self, game_id: int) -> TurnMessage | None:

@@ -1,0 +1,145 @@
+"""A player's own clock on one server (`/me settings`): their time zone, their away hours each day in
+their own time, and how long before a reminder may come; and the moments these move."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import typing
+import zoneinfo
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+from rules.codec import CodecError, from_plain
+from rules.errors import BadOption
+
+HOUR = 3600.0
+MAX_REMINDER_HOURS = 720
+MAX_ZONE_LENGTH = 64
+ZONE_OFFERS = 25   # Discord shows at most 25 autocomplete choices
+_HOURS = re.compile(r"^(\d{1,2})(?::00)?-(\d{1,2})(?::00)?$")
+
+
+@dataclass(frozen=True)
+class PlayerSettings:
+    """One player's settings on one server; the defaults change nothing of the table's clock."""
+
+    time_zone: str = "UTC"
+    away: tuple[int, int] | None = None    # hours [start, end) of each day in `time_zone`: no pings then
+    reminder_hours: float | None = None    # their reminder comes after this many hours (None: the table's)
+
+    def __post_init__(self) -> None:
+        if self.time_zone not in zone_names():
+            raise ValueError(f"time_zone {self.time_zone!r} is no IANA time zone")
+        if self.away is not None:
+            start, end = self.away
+            if not (0 <= start <= 23 and 0 <= end <= 23) or start == end:
+                raise ValueError(f"away {start}-{end} are not two different hours of 0-23")
+        if self.reminder_hours is not None and not 1 <= self.reminder_hours <= MAX_REMINDER_HOURS:
+            raise ValueError(f"reminder_hours is {self.reminder_hours!r}, not 1-{MAX_REMINDER_HOURS}")
+
+    @classmethod
+    def from_json(cls, text: str | None) -> PlayerSettings:
+        """Stored settings, every field checked; the defaults for none, or for any that cannot be read
+        (a player's settings only ever move their own pings, so a damaged row must not stop a game)."""
+        try:
+            raw = json.loads(text or "{}")
+            if not isinstance(raw, dict) or set(raw) - set(_field_types()):
+                return cls()
+            return cls(**{name: from_plain(_field_types()[name], value) for name, value in raw.items()})
+        except (ValueError, TypeError, CodecError, RecursionError):
+            return cls()
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.time_zone)
+
+    def describe(self) -> str:
+        """The settings in words, for `/me settings`."""
+        away = f"{self.away[0]:02d}:00-{self.away[1]:02d}:00 your time" if self.away else "none"
+        reminder = f"after {self.reminder_hours:g} h" if self.reminder_hours else "as each table sets"
+        return f"Time zone: {self.time_zone}; away hours: {away}; reminders: {reminder}."
+
+
+@cache
+def _field_types() -> dict[str, typing.Any]:
+    return typing.get_type_hints(PlayerSettings)
+
+
+@cache
+def zone_names() -> frozenset[str]:
+    """Every IANA time zone name this machine knows (the tzdata package where the system has none)."""
+    return frozenset(zoneinfo.available_timezones() | {"UTC"})
+
+
+@cache
+def _by_key() -> dict[str, str]:
+    return {name.casefold(): name for name in zone_names()}
+
+
+def parse_zone(text: str) -> str:
+    """An IANA time zone name as typed (any case, spaces for underscores), or a refusal naming the
+    nearest ones."""
+    typed = " ".join(str(text).split())[:MAX_ZONE_LENGTH]
+    found = _by_key().get(typed.replace(" ", "_").casefold())
+    if found is not None:
+        return found
+    near = difflib.get_close_matches(typed.replace(" ", "_").casefold(), list(_by_key()), n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(_by_key()[n] for n in near)}?" if near else ""
+    raise BadOption(f"time_zone: an IANA time zone such as Europe/Paris or America/New_York.{hint}")
+
+
+def zone_offers(typed: str) -> list[tuple[str, str]]:
+    """Time zones for autocomplete: those starting with what was typed first, then those containing it."""
+    key = typed.strip().replace(" ", "_").casefold()
+    names = sorted(zone_names())
+    starting = [n for n in names if n.casefold().startswith(key)]
+    within = [n for n in names if key in n.casefold() and n not in starting]
+    return [(name, name) for name in (starting + within)[:ZONE_OFFERS]]
+
+
+def parse_hours(text: str, option: str) -> tuple[int, int] | None:
+    """'23-07' (or '23:00-07:00') -> (23, 7); 'none' -> None; a refusal naming `option` otherwise."""
+    if str(text).strip().lower() in ("none", "off", ""):
+        return None
+    match = _HOURS.match(str(text).strip())
+    if not match or not all(0 <= int(h) <= 23 for h in match.groups()) or int(match.group(1)) == int(match.group(2)):
+        raise BadOption(f"{option}: write START-END in whole hours of your day, e.g. 23-07, or none.")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _within(hours: tuple[int, int], hour: int) -> bool:
+    start, end = hours
+    return start <= hour < end if start < end else hour >= start or hour < end
+
+
+def local(moment: float, zone: zoneinfo.ZoneInfo) -> datetime:
+    return datetime.fromtimestamp(moment, UTC).astimezone(zone)
+
+
+def out_of_away(personal: PlayerSettings | None, moment: float) -> float:
+    """The first moment at or after `moment` outside the player's away hours (in their own time, so a
+    change of summer time moves it with them)."""
+    if personal is None or personal.away is None:
+        return moment
+    zone = personal.zone
+    for _ in range(48):   # an away stretch is under a day; a day has at most 25 local hours
+        when = local(moment, zone)
+        if not _within(personal.away, when.hour):
+            return moment
+        top = when.replace(minute=0, second=0, microsecond=0)
+        moment = max(moment + 1, (top + timedelta(hours=1)).timestamp())
+    return moment
+
+
+def hours_in_zone(hours: tuple[int, int], zone: zoneinfo.ZoneInfo, now: float) -> str:
+    """UTC hours [start, end) as the times they are today in `zone`: '23:00-08:00'."""
+    midnight = math.floor(now / 86400) * 86400
+    start, end = (local(midnight + h * HOUR, zone) for h in hours)
+    return f"{start:%H:%M}-{end:%H:%M}"

@@ -1,0 +1,124 @@
+"""`/me`: one player's own clock across all their games on a server: their settings (time zone, away
+hours, reminders), and a pause of every running game at once (`/me away`) that `/me back` ends, each
+announced in the games' channels."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.storage.store import GameRecord
+from bot.table.clock.moments import moment
+from bot.table.clock.personal import PlayerSettings, parse_hours, parse_zone
+from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings
+from bot.table.clock.timers import Timers
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Notice, Reply, clip
+from bot.table.service.table import Table, channel_mention
+from rules.errors import GameError
+from rules.registry import get_ruleset
+from rules.table import plural
+
+
+class PlayerClocks:
+    """The /me commands: a player's settings on a server, and their pause of all their games there."""
+
+    def __init__(self, table: Table, timers: Timers):
+        self._table, self._timers = table, timers
+
+    async def settings(self, actor: Actor, guild: str, options: dict) -> Reply:
+        """Show the player's settings (and their running pauses), or change them; a change counts from
+        each game's next wait on them, so it can never lengthen a turn already under way."""
+        stored = await self._table.store.player_settings_tx(guild, (actor.id,))
+        current = PlayerSettings.from_json(stored.get(actor.id))
+        if not options:
+            paused = [f"{self._where(game)} until {moment(until)}" for game, until in await self._paused(actor, guild)]
+            away = f"\nAway (/me away) in {', '.join(paused)}." if paused else ""
+            return Reply("shown", clip(f"Your settings on this server. {current.describe()}{away}\n"
+                                       f"Change them with /me settings time_zone: away: reminder_hours:.",
+                                       MESSAGE_LIMIT), ephemeral=True)
+        changes: dict = {}
+        if "time_zone" in options:
+            changes["time_zone"] = parse_zone(options["time_zone"])
+        if "away" in options:
+            changes["away"] = parse_hours(options["away"], "away")
+        if "reminder_hours" in options:
+            changes["reminder_hours"] = float(options["reminder_hours"]) or None
+        chosen = replace(current, **changes)
+        await self._table.store.set_player_settings(guild, actor.id, chosen.to_json())
+        return Reply("shown", f"Saved. {chosen.describe()} They count from your next turn in each game.",
+                     ephemeral=True)
+
+    async def away(self, actor: Actor, guild: str, hours: int) -> Reply:
+        """Pause the player's reminders and deadlines in every running game they sit in on this server,
+        each up to its table's pause limit, and say so in each game's channel."""
+        games = await self._seated_games(actor, guild)
+        if not games:
+            raise GameError("You sit in no running game on this server: there is nothing to pause.")
+        lines, notices = [], []
+        for game in games:
+            settings = TableSettings.or_defaults(game.settings)
+            allowed = min(float(hours), settings.pause_limit_hours)
+            if allowed <= 0:
+                lines.append(f"- {self._where(game)}: its table allows no pauses.")
+                continue
+            until = self._table.clock() + allowed * HOUR
+            if not await self._set_pause(game, actor.id, until):
+                continue
+            cut = f" (its table allows up to {settings.pause_limit_hours:g} h)" if allowed < hours else ""
+            lines.append(f"- {self._where(game)}: until {moment(until)}{cut}.")
+            notices.append(Notice(game.channel, Reply("shown", f"{actor.name} is away (/me away) until "
+                                                               f"{moment(until)}: their reminders and deadlines "
+                                                               f"in this game wait until then.")))
+        if not notices:
+            return Reply("shown", clip("Nothing was paused:\n" + "\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
+        paused = plural(len(notices), "game", "games")
+        text = clip(f"You are away in {paused}; /me back ends it.\n" + "\n".join(lines), MESSAGE_LIMIT)
+        return Reply("applied", text, ephemeral=True, notices=tuple(notices))
+
+    async def back(self, actor: Actor, guild: str) -> Reply:
+        """End the player's pauses in every game on this server, and say so in each game's channel."""
+        paused = await self._paused(actor, guild)
+        notices = [Notice(game.channel, Reply("shown", f"{actor.name} is back: their reminders and deadlines "
+                                                       f"in this game run again."))
+                   for game, _until in paused if await self._set_pause(game, actor.id, None)]
+        if not notices:
+            raise GameError("You are not away in any game on this server.")
+        return Reply("applied", f"Welcome back: your clock runs again in {plural(len(notices), 'game', 'games')}.",
+                     ephemeral=True, notices=tuple(notices))
+
+    async def _seated_games(self, actor: Actor, guild: str) -> list[GameRecord]:
+        """The running games on this server where the player holds a seat now."""
+        games = await self._table.store.active_games_of(guild, actor.id)
+        return [g for g in games if self._table.snapshots.load(get_ruleset(g.ruleset), g.state).player(actor.id)]
+
+    async def _paused(self, actor: Actor, guild: str) -> list[tuple[GameRecord, float]]:
+        """The player's games on this server whose pause for them still runs, with its end."""
+        now = self._table.clock()
+        found = []
+        for game in await self._seated_games(actor, guild):
+            until = TableSettings.or_defaults(game.settings).paused_until.get(actor.id, 0.0)
+            if until > now:
+                found.append((game, until))
+        return found
+
+    async def _set_pause(self, game: GameRecord, player: str, until: float | None) -> bool:
+        """Pause (or, with None, end the pause of) one player in one game, restarting the clocks as
+        /game pause does; False when the game ended or moved meanwhile, or its settings are damaged."""
+        async with self._table.write():
+            fresh = await self._table.store.active_game_tx(game.channel)
+            if fresh is None or fresh.id != game.id:
+                return False
+            try:
+                settings = TableSettings.from_json(fresh.settings)
+            except DamagedSettings:
+                return False
+            paused = {p: t for p, t in settings.paused_until.items() if p != player}
+            if until is not None:
+                paused[player] = until
+            fresh = await self._table.store.set_settings_tx(fresh, replace(settings, paused_until=paused).to_json())
+            ruleset = get_ruleset(fresh.ruleset)
+            await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), force=True)
+        return True
+
+    @staticmethod
+    def _where(game: GameRecord) -> str:
+        return f"{get_ruleset(game.ruleset).title} in {channel_mention(game.channel)}"
