@@ -572,3 +572,37 @@ async def test_the_turn_message_keeps_every_action_of_the_turn(fake, bot, record
     assert closing[0].startswith("Next: ") and closing[1].startswith("⏰ ") and content.count("Next: ") == 1, content
     assert len(fake.notifications()) == pings        # adding to the turn's message pings nobody
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_players_own_clock_and_their_pause_announced_in_each_game(fake, bot, record_latency):
+    """Issue 26, item 3: /me settings offers time zones as the player types and keeps what they chose,
+    privately; /me away pauses their games in the channel and in the thread, each told in its own
+    channel by a message of its own, without a ping; /me back says so in both."""
+    await lobby_of_two(fake, record_latency)
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    await slash(fake, "alice", "thread", "game new speedway", seed=8)
+    await slash(fake, "alice", "thread", "game join")
+    await slash(fake, "bob", "thread", "game join")
+    assert_public_map(await slash(fake, "alice", "thread", "game start"), record_latency)
+
+    asked = await fake.autocomplete("alice", "channel", "me settings", {"time_zone": "paris"}, focused="time_zone")
+    offered = (await fake.responses(asked, timeout=RESPONSE_TIMEOUT)).callback.body["data"]["choices"]
+    assert [c["value"] for c in offered] == ["Europe/Paris"]
+    before = {where: len(fake.public_history(where)) for where in ("channel", "thread")}
+    pings = len(fake.notifications())
+    saved = await slash(fake, "alice", "channel", "me settings", time_zone="Europe/Paris", away="23-07")
+    assert saved.callback.body == {"type": 5, "data": {"flags": 64}}, saved.describe()
+    assert saved.followups[0].ephemeral and saved.followups[0].content.startswith("Saved. Time zone: Europe/Paris")
+
+    away = await slash(fake, "alice", "channel", "me away", hours=24)
+    assert away.followups[0].ephemeral and away.followups[0].content.startswith("You are away in 2 games")
+    for where in ("channel", "thread"):
+        posted = fake.public_history(where)[before[where]:]
+        assert [m["content"].split(" until ")[0] for m in posted] == ["alice is away (/me away)"], posted
+    back = await slash(fake, "alice", "thread", "me back")
+    assert back.followups[0].content == "Welcome back: your clock runs again in 2 games."
+    for where in ("channel", "thread"):
+        assert fake.public_history(where)[-1]["content"] == \
+            "alice is back: their reminders and deadlines in this game run again."
+    assert len(fake.notifications()) == pings
+    assert_nothing_unexpected(fake, bot)
