@@ -11,7 +11,7 @@ class OptionSpec:
     """One command option, as on Discord: name, type, description, choices, range."""
 
     name: str
-    kind: str  # "str", "int" or "file"
+    kind: str  # "str", "int", "file" or "user" (a member: their id)
     description: str
     required: bool = False
     choices: tuple[str, ...] = ()

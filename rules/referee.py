@@ -15,9 +15,22 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from rules.errors import GameError
+from rules import seats
+from rules.errors import BadOption, GameError
 from rules.phases import PhaseTable, check_phase
-from rules.table import EndGame, GameEnded, TablePhase, TakeOver, take_over, who_ends
+from rules.table import (
+    SEAT_ACTIONS,
+    EndGame,
+    GameEnded,
+    OfferSeat,
+    Resigned,
+    SeatToComputer,
+    TablePhase,
+    TakeOver,
+    TakeSeat,
+    take_over,
+    who_ends,
+)
 
 Handler = Callable[[Any, str, Any], tuple[Any, tuple]]
 TABLE_ACTIONS = (EndGame, TakeOver)   # every game's, in every phase before the end
@@ -38,6 +51,12 @@ class Referee:
     # passing on.
     after: Callable[[Any], tuple[Any, tuple]] | None = None
     playing_on_a_view: str = "A view with hidden things removed cannot be played on."
+    # What becomes of a resigning seat's pieces (state, seat id, Resign) -> (state, events): the game's
+    # ruling, which also hands the turn on and ends the game as its rules say. None: no resignation.
+    resign: Handler | None = None
+    # Why the computer cannot play a seat (state, seat id) -> a refusal, or "" when it can. None: the
+    # game has no computer player.
+    computer_refuses: Callable[[Any, str], str] | None = None
 
     def __post_init__(self) -> None:
         own = self.phases.action_types - set(TABLE_ACTIONS)
@@ -58,6 +77,8 @@ class Referee:
         """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
         if getattr(state, "hidden", False):
             raise GameError(self.playing_on_a_view)
+        if isinstance(action, SEAT_ACTIONS):
+            return self._seat_change(state, actor, action)
         check_phase(self.phases, state, actor, action, self.check_turn)
         kind = type(action)
         if self.check_turn is not None and kind in self.phases.turn_actions:
@@ -72,3 +93,23 @@ class Referee:
             state, more = self.after(state)
             events += more
         return state, events
+
+    def _seat_change(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
+        """A seat changing hands (rules.seats), the same in every game but for what a resignation leaves."""
+        if isinstance(action, OfferSeat):
+            return seats.offer(state, actor, action)
+        if isinstance(action, TakeSeat):
+            return seats.take(state, actor, action)
+        if isinstance(action, SeatToComputer):
+            seat = seats.seat_named(state, actor, action.seat, action.by_admin)
+            refused = "This game has no computer player." if self.computer_refuses is None \
+                else self.computer_refuses(state, seat.id)
+            if refused:
+                raise BadOption(refused)
+            return seats.to_computer(state, actor, action)
+        if self.resign is None:
+            raise BadOption("This game takes no resignation.")
+        seat, state = seats.resigned(state, actor, action)
+        by = "" if seat.id == actor else (state.player(actor).name if state.player(actor) else "an admin")
+        state, events = self.resign(state, seat.id, action)
+        return state, (Resigned(seat.name, by),) + events

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from rules.codec import Registry
+from rules.codec import Registry, added_field
 from rules.errors import BadOption, NotHost
 
 T = TypeVar("T")
@@ -26,11 +26,15 @@ def required(value: T | None, missing: str, key: object = None) -> T:
 
 @dataclass(frozen=True)
 class Player:
-    """A seat at the table: who, their shown name, and whether the computer plays it."""
+    """A seat at the table: who, their shown name, and whether the computer plays it; once the game runs,
+    whom it is offered to, who took it over, and whether its player resigned (rules.seats)."""
 
     id: str
     name: str
     ai: bool = False
+    offered_to: str = added_field("")
+    played_by: str = added_field("")
+    resigned: bool = added_field(False)
 
 
 class TablePhase(StrEnum):
@@ -111,15 +115,104 @@ class HostChanged:
         return f"{self.host} took over as host."
 
 
+# --- seats that change hands in a running game (applied by rules.seats) ---------------------------
+
+@dataclass(frozen=True)
+class Resign:
+    """Leave a running game for good: `seat` (a player id or name) for the host or an admin; "" is one's own."""
+
+    seat: str = ""
+    by_admin: bool = False
+
+
+@dataclass(frozen=True)
+class OfferSeat:
+    """Offer a seat to the member `to` (their id), who takes it with TakeSeat."""
+
+    to: str
+    seat: str = ""
+    by_admin: bool = False
+
+
+@dataclass(frozen=True)
+class TakeSeat:
+    """Take the seat offered to the actor (`name`: how the table shows them), or take back one's own seat
+    from the computer. `seat` is the id the seat had, so the log says whose earlier actions are now the
+    taker's (rules.seats.completed fills it in)."""
+
+    name: str = ""
+    seat: str = ""
+
+
+@dataclass(frozen=True)
+class SeatToComputer:
+    """The computer plays `seat` until its player takes it back."""
+
+    seat: str = ""
+    by_admin: bool = False
+
+
+SEAT_ACTIONS = (Resign, OfferSeat, TakeSeat, SeatToComputer)
+
+
+@dataclass(frozen=True)
+class Resigned:
+    seat: str
+    by: str = ""
+
+    def describe(self) -> str:
+        return f"{self.seat} resigned." if not self.by else f"{self.by} resigned {self.seat}'s seat."
+
+
+@dataclass(frozen=True)
+class SeatOffered:
+    seat: str
+    to: str   # the member's id: the transport shows it as a mention
+    by: str = ""
+
+    def describe(self) -> str:
+        offered = f"{self.by} offers {self.seat}'s seat" if self.by else f"{self.seat} offers their seat"
+        return f"{offered} to {mention(self.to)}: /game seat take takes it."
+
+
+@dataclass(frozen=True)
+class SeatTaken:
+    seat: str
+    by: str            # the new holder's shown name ("" when a player took their own seat back)
+
+    def describe(self) -> str:
+        if not self.by:
+            return f"{self.seat} takes their seat back from the computer."
+        return f"{self.by} takes {self.seat}'s seat and plays it from now on."
+
+
+@dataclass(frozen=True)
+class SeatToComputerGiven:
+    seat: str
+    by: str = ""
+
+    def describe(self) -> str:
+        who = f"{self.by} gives {self.seat}'s seat" if self.by else f"{self.seat} gives their seat"
+        return f"{who} to the computer, which plays it until {self.seat} takes it back (/game seat take)."
+
+
+SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven)
+
+
+def mention(player_id: str) -> str:
+    """A member as a message names them: a mention on Discord (numeric ids), the id elsewhere."""
+    return f"<@{player_id}>" if player_id.isdigit() else player_id
+
+
 def register_table_actions(registry: Registry) -> None:
-    """Make the shared actions part of a ruleset's action registry."""
-    for cls in (EndGame, TakeOver):
+    """Make the shared actions part of a ruleset's action registry: ending, taking over, seats."""
+    for cls in (EndGame, TakeOver, *SEAT_ACTIONS):
         registry.register(cls)
 
 
 def register_table_events(registry: Registry) -> None:
     """Make the shared events part of a ruleset's event registry."""
-    for cls in (TurnBegan, GameEnded, HostChanged):
+    for cls in (TurnBegan, GameEnded, HostChanged, *SEAT_EVENTS):
         registry.register(cls)
 
 

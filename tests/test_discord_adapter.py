@@ -507,10 +507,13 @@ async def test_command_payload_respects_discord_limits(harness):
                      "tune", "undo", "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "catchup", "end", "export", "import", "join", "log", "new", "pause", "replay", "settings", "sheet",
-        "start", "status", "takeover", "verify"]
+        "add-ai", "catchup", "end", "export", "import", "join", "log", "new", "pause", "replay", "resign", "seat",
+        "settings", "sheet", "start", "status", "takeover", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
-    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups
+    seat = {o["name"]: o for o in subcommands["seat"]["options"]}
+    assert set(seat) == {"give", "take", "computer"}
+    assert {o["name"]: o["type"] for o in seat["give"]["options"]}["to"] == 6   # a member: Discord's user option
     me = next(c for c in payload if c["name"] == "me")
     assert {o["name"]: o["type"] for o in me["options"]} == {"settings": 1, "away": 1, "back": 1}
 

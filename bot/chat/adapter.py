@@ -251,6 +251,10 @@ class PitbossBehaviour(discord.Client):
                     if value.size > MAX_IMPORT_BYTES:
                         raise CommandSyntaxError(f"{key}: that file is too big ({value.size} bytes).")
                     values[key] = await value.read()
+                elif isinstance(value, (discord.User, discord.Member)):
+                    if value.bot:
+                        raise CommandSyntaxError(f"{key}: a bot cannot take a seat.")
+                    values[key] = str(value.id)
             command = coerce(BY_NAME[slash.command], values)
         except CommandSyntaxError as exc:
             return Reply("refused", str(exc), ephemeral=True, malformed=True)
@@ -314,6 +318,9 @@ def _annotation(option: OptionSpec, length: int = MAX_OPTION_LENGTH) -> Any:
     """The discord.py parameter type for an option, with its range or length limits."""
     if option.kind == "file":
         base: Any = discord.Attachment
+        return base if option.required else base | None
+    if option.kind == "user":
+        base = discord.User
         return base if option.required else base | None
     if option.kind == "int":
         low = option.min_value if option.min_value is not None else -(2**53)

@@ -23,6 +23,7 @@ from bot.table.protocol.replies import (
     PLAN_PREFIX,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
+    SEAT_PREFIX,
     Button,
     Reply,
 )
@@ -49,7 +50,8 @@ class TurnMessages(Protocol):
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
-                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX})"
+                   template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
+                            rf"|{SEAT_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to make one choice);
@@ -146,7 +148,7 @@ def content_and_mentions(reply: Reply) -> tuple[str, discord.AllowedMentions]:
     pinged = [player for player in reply.mentions if player.isdigit()]
     if pinged:
         # One ping to each player the game now waits on; nobody else can be mentioned.
-        text = f"{' '.join(f'<@{p}>' for p in pinged)} your turn.\n{reply.text}"
+        text = f"{' '.join(f'<@{p}>' for p in pinged)} {reply.ping_words}\n{reply.text}"
         return text[:2000], discord.AllowedMentions(everyone=False, roles=False,
                                                      users=[discord.Object(int(p)) for p in pinged])
     return reply.text, discord.AllowedMentions.none()

@@ -212,7 +212,8 @@ apply = Referee(
      Board: _then_hand_over(lambda state, actor, _a: pedestrians.board(state, _walking(state, actor))),
      Drop: lambda state, actor, action: passive.drop(state, _moving(state, actor).id, action.weapon),
      ChooseSection: _choose_section, EndMove: _end_move},
-    Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled)
+    Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled,
+    resign=turns.resign, computer_refuses=lambda _state, _seat: "")
 
 
 # --- what a player may do ------------------------------------------------------------------------

@@ -11,8 +11,9 @@ from rules.battlecars.events import GameDrawn, GameWon, MoveEnded
 from rules.battlecars.movement import carry_drift, left_to_move
 from rules.battlecars.passive import smoke_roll
 from rules.battlecars.pedestrians import new_turn
-from rules.battlecars.speed import waiting
+from rules.battlecars.speed import reveal, waiting
 from rules.battlecars.state import BattlecarsState, Phase
+from rules.errors import BadOption
 from rules.table import TurnBegan
 
 
@@ -94,3 +95,25 @@ def move_is_complete(state: BattlecarsState) -> bool:
     vehicle = state.vehicle_of(state.active)
     return state.pedestrian_of(state.active) is not None or vehicle is None or vehicle.destroyed or \
         left_to_move(vehicle) == 0
+
+
+def resign(state: BattlecarsState, player: str, _action: object) -> tuple[BattlecarsState, tuple]:
+    """Ruling (the seed is silent): a player who resigns is eliminated as if their driver were killed:
+    their vehicle stays where it is, empty, and their driver (aboard or on foot) leaves the board, with any
+    counter they had set. The last driver in the game then wins; a step that waited only on them goes on.
+    Not while the table waits on them to place a hit or return fire: they answer first."""
+    if state.phase in (Phase.SECTION, Phase.RETURN) and player in acting_players(state):
+        raise BadOption("Answer the question first (where the hit lands, or whether to return fire), then resign.")
+    state = replace(state, vehicles=tuple(replace(v, driver_out=True) if v.owner == player else v
+                                          for v in state.vehicles),
+                    pedestrians=tuple(p for p in state.pedestrians if p.owner != player),
+                    declared=tuple((p, s) for p, s in state.declared if p != player))
+    state, events = check_victory(state)
+    if state.phase == Phase.SPEED and not waiting(state):
+        state, revealed = reveal(state)
+        state, more = next_mover(state)
+        return state, events + revealed + more
+    if state.phase == Phase.MOVE and state.active == player:
+        state, more = next_mover(state)
+        return state, events + more
+    return state, events

@@ -374,7 +374,16 @@ PHASES = PhaseTable(
     over=(Phase.FINISHED,),
     turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
 )
-apply = Referee(PHASES, HANDLERS, Phase.FINISHED, cleared_on_end={"pending": None}, check_turn=_check_turn)
+
+
+def _computer_refuses(state: RaceState, seat: str) -> str:
+    """The computer races a racer; it does not sit as the GM."""
+    return "The computer does not sit as the GM: give the seat to another member (/game seat give)." \
+        if seat == state.gm else ""
+
+
+apply = Referee(PHASES, HANDLERS, Phase.FINISHED, cleared_on_end={"pending": None}, check_turn=_check_turn,
+                resign=steps.resign, computer_refuses=_computer_refuses)
 
 
 RULESET = Ruleset(

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 from rules.errors import BadOption, NotYourTurn
 from rules.names import plain_name
-from rules.race import data, flow, lobby
+from rules.race import data, flow, lobby, speed
 from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
 from rules.race.events import Chose, Rewarded, SectionChanged, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
-from rules.race.state import RaceState
+from rules.race.state import Phase, RaceState
 
 
 def _answering(state: RaceState, actor: str):
@@ -197,3 +197,40 @@ def _gm_only(state: RaceState, actor: str) -> None:
     if actor != state.gm:
         raise NotYourTurn("Only the game master does that.")
 
+
+
+def _features_on(state: RaceState) -> tuple[RaceState, tuple]:
+    state, events = flow.resolve_feature(state)
+    state, more = flow.next_feature(state)
+    return state, events + more
+
+
+# What ends each step racers answer together, once the last of them has answered.
+_STEP_DONE = {Phase.TUNE: lobby.go, Phase.PREPARE: flow.run_checks,
+              Phase.ACCELERATE: lambda state: flow.start_features(state, "before"), Phase.FEATURE: _features_on}
+
+
+def resign(state: RaceState, player: str, _action: object) -> tuple[RaceState, tuple]:
+    """Ruling (the seed is silent): a racer who resigns retires at once, out of the race like a wreck
+    (ranked among those out by when); the race finishes when nobody is left racing, a step everyone
+    answers goes on once the others have answered, and an action that was theirs passes to the next
+    racer. A seated GM does not resign (their seat is handed on, or the host ends the race), and nobody
+    resigns while an exchange of theirs waits on an answer."""
+    if player == state.gm:
+        raise BadOption("The GM does not resign: give the seat to another member (/game seat give) or the "
+                        "host ends the race (/game end).")
+    racer = state.racer_for(player)
+    pending = state.pending
+    if pending is not None and racer.id in (pending.actor, pending.target):
+        raise BadOption("Finish the exchange under way first (its answer or the GM's ruling), then resign.")
+    state, events = speed.go_out(state, racer.id, "retired")
+    if not state.racing():
+        state, more = flow.finish(state)
+        return state, events + more
+    if state.phase in _STEP_DONE and not flow.waiting(state):
+        state, more = _STEP_DONE[Phase(state.phase)](state)
+        return state, events + more
+    if state.phase == Phase.ACTION:
+        state, more = flow.skip_to_actor(state)
+        return state, events + more
+    return state, events

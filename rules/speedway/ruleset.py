@@ -13,7 +13,7 @@ from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn,
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
 from rules.referee import Referee
-from rules.speedway import ai, combat, data, hazards, lobby, movement
+from rules.speedway import ai, combat, data, hazards, lobby, movement, turns
 from rules.speedway.actions import (
     ACTIONS,
     AddComputer,
@@ -334,7 +334,7 @@ apply = Referee(
     {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
      AnswerSkid: _answer_skid, ChooseRam: _choose_ram, Fire: _fire, Drop: _drop, EndTurn: _end_turn},
     SpeedwayPhase.FINISHED, cleared_on_end={"active_car": None, "pending_skid": None, "pending_ram": None},
-    check_turn=_check_turn, after=check_victory)
+    check_turn=_check_turn, after=check_victory, resign=turns.resign, computer_refuses=lambda _state, _seat: "")
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

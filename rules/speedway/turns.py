@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rules.errors import BadOption
 from rules.speedway import collisions, data, hazards
 from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car, roll_symbols
@@ -160,3 +161,18 @@ def end_turn(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     else:
         state = replace(state, turn_index=index)
     return begin_turn(state)
+
+
+def resign(state: SpeedwayState, player: str, _action: object) -> tuple[SpeedwayState, tuple]:
+    """Ruling (the seed is silent): a player who resigns takes every car of theirs out of the game, each
+    left on the map as a wreck; the game ends if one player (or none) still has a car running, and a
+    turn of theirs under way passes on. Not while the table waits on them to choose a ram's outcome in
+    another's turn: they answer first."""
+    if state.pending_ram is not None and state.pending_ram.chooser == player and state.active_player != player:
+        raise BadOption("Choose the ram's outcome first (/ram), then resign.")
+    for car in state.cars_of(player):
+        state = state.with_car(replace(car, out=True, speed=0, skid=None, fire_chips=0))
+    if state.phase not in RUNNING or state.active_player != player:
+        return check_victory(state)
+    state = replace(state, pending_skid=None, pending_ram=None, moves_left=0)
+    return end_turn(state)

@@ -143,6 +143,15 @@ class GameWon:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class WonByResignation:
+    player: str
+
+    def describe(self) -> str:
+        return f"{self.player} wins: the other player resigned."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class GameDrawn:
     rounds: int
 

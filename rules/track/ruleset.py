@@ -16,7 +16,7 @@ from rules.errors import (
 )
 from rules.referee import Referee
 from rules.table import revision_option, rounds_option
-from rules.track import ai, cards, data, lobby
+from rules.track import ai, cards, data, lobby, turns
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
@@ -122,7 +122,8 @@ def _discard(state: TrackState, actor: str, action: Discard):
 apply = Referee(
     PHASES, {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, PlayCard: _play, Discard: _discard},
     TrackPhase.FINISHED, check_turn=_check_turn,
-    playing_on_a_view="A view with hidden cards removed cannot be played on.")
+    playing_on_a_view="A view with hidden cards removed cannot be played on.", resign=turns.resign,
+    computer_refuses=lambda _state, _seat: "")
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

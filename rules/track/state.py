@@ -71,6 +71,9 @@ class Player:
     name: str
     seat: int
     ai: bool = False
+    offered_to: str = added_field("")   # rules.seats: whom the seat is offered to,
+    played_by: str = added_field("")    # who took it over,
+    resigned: bool = added_field(False)  # and whether its player resigned
 
 
 @dataclass(frozen=True)

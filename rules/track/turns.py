@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.dice import shuffle
-from rules.track.events import CardDrawn, DeckReshuffled, GameDrawn, GameWon, TurnBegan
+from rules.track.events import CardDrawn, DeckReshuffled, GameDrawn, GameWon, TurnBegan, WonByResignation
 from rules.track.phases import TrackPhase
 from rules.track.state import CarMove, Hand, TrackState, evolve
 
@@ -58,3 +58,10 @@ def end_turn(state: TrackState, player: str, card: str,
                     draw_pile=pile, draw_count=len(pile), reshuffles=reshuffles, turn_index=index, round=rnd,
                     turn=state.turn + (phase == TrackPhase.PLAY), phase=phase)
     return state, events
+
+
+def resign(state: TrackState, player: str, _action: object) -> tuple[TrackState, tuple]:
+    """Ruling (the seed is silent): the race is between two, so a player who resigns concedes it: the other
+    player wins at once. Their cards stay hidden."""
+    other = next(p.id for p in state.players if p.id != player)
+    return evolve(state, phase=TrackPhase.FINISHED, winner=other), (WonByResignation(state.seated(other).name),)

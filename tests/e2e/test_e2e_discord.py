@@ -202,7 +202,7 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
     by_name = {c["name"]: c for c in commands}
     assert {"game", "speed", "move", "skid", "fire", "end"} <= set(by_name)
     subcommands = {o["name"]: o for o in by_name["game"]["options"]}
-    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2}  # a group
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups
     assert {"new", "join", "start", "status", "end"} <= set(subcommands)
     assert len(subcommands) <= 25
     rooms = {o["name"]: o for o in subcommands["new"]["options"]}  # /game new <game>: each game its own room
@@ -605,4 +605,36 @@ async def test_a_players_own_clock_and_their_pause_announced_in_each_game(fake, 
         assert fake.public_history(where)[-1]["content"] == \
             "alice is back: their reminders and deadlines in this game run again."
     assert len(fake.notifications()) == pings
+    assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, record_latency):
+    """Issue 26, item 4: /game seat give names a member (Discord's user option); the channel's message
+    pings that member alone with a "Take the seat" button; another member's press is refused privately;
+    their press hands them the seat, and the game's next ping goes to them, never to the old holder."""
+    await lobby_of_two(fake, record_latency)
+    started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    mover = next_player(started)
+    carol = fake.users["carol"].id
+    offered = assert_public_map(await slash(fake, mover, "channel", "game seat give", to="carol"), record_latency)
+    assert offered.content.startswith(f"<@{carol}> a seat is offered to you."), offered.content
+    assert [str(u) for u in offered.record.body["allowed_mentions"]["users"]] == [carol]
+    assert "Take the seat" in offered.buttons
+    refused = await press(fake, "admin", "channel", offered.message_id, "Take the seat")
+    assert_private_refusal(refused, record_latency, "No seat here is offered to you.", kind=DEFERRED_UPDATE)
+    pings = len(fake.notifications())
+    taken = assert_public_map(await press(fake, "carol", "channel", offered.message_id, "Take the seat"),
+                              record_latency, kind=DEFERRED_UPDATE)
+    assert f"takes {mover}'s seat" in taken.content
+    # carol plays the seat's turn (speed 0 ends it), the other player theirs, and the next ping is carol's:
+    # never the old holder's
+    shown = assert_public_map(await slash(fake, "carol", "channel", "speed", value="0"), record_latency)
+    for _ in range(6):   # the seat is still called mover; whoever the table waits on sets speed 0
+        if carol in [user for _message, user in fake.notifications()[pings:]]:
+            break
+        waited = next_player(shown)
+        shown = assert_public_map(await slash(fake, "carol" if waited == mover else waited, "channel", "speed",
+                                              value="0"), record_latency)
+    pinged = [user for _message, user in fake.notifications()[pings:]]
+    assert carol in pinged and fake.users[mover].id not in pinged, pinged
     assert_nothing_unexpected(fake, bot)

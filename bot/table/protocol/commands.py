@@ -20,6 +20,8 @@ __all__ = ["BY_NAME", "COMMANDS", "Command", "CommandSpec", "CommandSyntaxError"
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
 MAX_OPTION_LENGTH = 100
+_MENTION = re.compile(r"<@!?(\d{1,20})>")
+_MEMBER_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 # A command whose first bare word names one of its options: '/game new GAME' is
 # '/game new ruleset:GAME' (Discord shows each game its own /game new subcommand).
 WORD_OPTIONS = {"game new": "ruleset"}
@@ -37,6 +39,7 @@ class Command:
     options: dict = field(default_factory=dict)
 
 
+_VANISHED = "A vanished player's seat (host or admin)"
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
@@ -46,41 +49,52 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     )),
     CommandSpec("game join", "Take a seat in this channel's game"),
     CommandSpec("game add-ai", "Seat a computer player (host, before the start)"),
-    CommandSpec("game start", "Start the game: seat order, first deal or placement (host)"),
+    CommandSpec("game start", "Start the game (host)"),
     CommandSpec("game status", "Show the table and whose turn it is", query=True),
     CommandSpec("game end", "End this channel's game (host or server admin)"),
-    CommandSpec("game takeover", "Become the host of this channel's game (Manage Server)"),
+    CommandSpec("game takeover", "Become this game's host (Manage Server)"),
+    CommandSpec("game resign", "Leave this game for good", (
+        OptionSpec("player", "str", _VANISHED, suggest=True),
+    )),
+    CommandSpec("game seat give", "Offer your seat to a member", (
+        OptionSpec("to", "user", "The member", required=True),
+        OptionSpec("player", "str", _VANISHED, suggest=True),
+    )),
+    CommandSpec("game seat take", "Take a seat offered to you, or yours back"),
+    CommandSpec("game seat computer", "The computer plays your seat until you take it back", (
+        OptionSpec("player", "str", _VANISHED, suggest=True),
+    )),
     CommandSpec("game log", "Recent events of this channel's game, with their dice", (
         OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
-        OptionSpec("before", "int", "Page back: the actions before this number (#N in the log)", min_value=1,
+        OptionSpec("before", "int", "Page back: the actions before #N", min_value=1,
                    max_value=2**31),
     ), query=True, private=True),
-    CommandSpec("game catchup", "What happened since your last action: every move, its rolls, what touched you",
+    CommandSpec("game catchup", "What happened since your last action",
                 query=True, private=True),
     CommandSpec("game export", "The game's action log as a JSON file", query=True, private=True),
-    CommandSpec("game import", "Continue (or re-play) an exported game in this channel", (
+    CommandSpec("game import", "Continue or re-play an exported game here", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
     CommandSpec("game replay", "An animated GIF of the whole game so far", query=True),
-    CommandSpec("game sheet", "The full sheets of the cars, privately unless you choose public", (
-        OptionSpec("car", "str", "One car, by its id or name (every car if left out)"),
+    CommandSpec("game sheet", "The cars' full sheets, privately unless public", (
+        OptionSpec("car", "str", "One car (every car if left out)"),
         OptionSpec("public", "str", "Show the sheets to the whole channel", choices=("true", "false")),
     ), query=True, private=True, public_with=("public",)),
-    CommandSpec("game verify", "Re-run every roll from the seed and check the stored game", query=True,
+    CommandSpec("game verify", "Re-run every roll and check the stored game", query=True,
                 private=True),
-    CommandSpec("game settings", "Show or change reminders, the turn deadline and quiet hours (host)", (
+    CommandSpec("game settings", "Show or change the table's clock (host)", (
         OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
                    min_value=1, max_value=720),
         OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
-        OptionSpec("deadline_action", "str", "At the deadline the computer plays the turn: by the rules "
-                   "(autopilot) or most cautiously (skip)", choices=("autopilot", "skip")),
+        OptionSpec("deadline_action", "str", "At the deadline: play by the rules (autopilot) or most "
+                   "cautiously (skip)", choices=("autopilot", "skip")),
         OptionSpec("quiet_hours", "str", "No reminders or deadlines in these UTC hours, e.g. 22-7, or none"),
         OptionSpec("pause_limit_hours", "int", "The longest /game pause a player may take",
                    min_value=0, max_value=2160),
-        OptionSpec("away_limit_hours", "int", "The most a player's away hours (/me settings) may push a deadline",
+        OptionSpec("away_limit_hours", "int", "Most hours a player's away hours push a deadline",
                    min_value=0, max_value=24),
     )),
-    CommandSpec("game pause", "Pause your deadlines and reminders for a while (0 ends the pause)", (
+    CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
     CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
@@ -110,7 +124,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
 _EXTENDED = {"game new": lambda g: g.new_options, "game join": lambda g: g.join_options,
              "game add-ai": lambda g: g.join_options}
 _TABLE_NAMES = frozenset(spec.name for spec in TABLE_COMMANDS)
-_GROUPS = frozenset(name.split()[0] for name in _TABLE_NAMES if " " in name)   # /game …, /me …
+_GROUPS = frozenset(" ".join(name.split()[:i]) for name in _TABLE_NAMES
+                    for i in range(1, len(name.split())))   # /game …, /game seat …, /me …
 _TABLE_BY_NAME = {spec.name: spec for spec in TABLE_COMMANDS}
 
 
@@ -291,6 +306,12 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
             raise CommandSyntaxError(f"{option.name}: attach a file.")
         return bytes(value)
     text = str(value).strip()
+    if option.kind == "user":   # a member: their id, as Discord gives it or as a mention <@id> is written
+        member = _MENTION.fullmatch(text)
+        text = member.group(1) if member else text
+        if not _MEMBER_ID.fullmatch(text):
+            raise CommandSyntaxError(f"{option.name}: name a member of this server.")
+        return text
     if len(text) > MAX_OPTION_LENGTH:
         raise CommandSyntaxError(f"{option.name}: is too long.")
     if option.kind == "int":
@@ -318,7 +339,8 @@ def parse(line: str, read_file=None) -> Command:
         raise CommandSyntaxError("Commands start with /, e.g. /game status.")
     name_parts = [words[0][1:]]
     rest = words[1:]
-    if name_parts[0].casefold() in _GROUPS and rest and ":" not in rest[0]:
+    # a group's words (/game, /game seat, /me) take the next word as part of the name
+    while " ".join(name_parts).casefold() in _GROUPS and rest and ":" not in rest[0]:
         name_parts.append(rest.pop(0))
     spec = lookup(" ".join(name_parts).casefold())
     named = WORD_OPTIONS.get(spec.name)

@@ -17,6 +17,7 @@ CHOICES_PREFIX = "pc"  # a public button that opens the presser's own legal acti
 PRIVATE_PREFIX = "qb"  # a button of a player's private menu (see Scope)
 PRIVATE_MENU_PREFIX = "qm"
 PLAN_PREFIX = "pv"
+SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered to
 CANCEL_ID = "pv-cancel"
 
 
@@ -71,6 +72,7 @@ class Reply:
     version: int | None = None
     buttons: tuple[Button, ...] = ()
     mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
+    ping_words: str = "your turn."  # what the ping tells them
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
     malformed: bool = False  # refused because the command could not be read (the command line's exit 2)
@@ -205,6 +207,11 @@ def choices_button(game_id: int) -> Button:
     players waiting at once, or actions that show hidden things). Any message's will do, so its id
     carries no version (a count of actions some viewers may not know of: bot.table.trust.seen)."""
     return Button("Your move (private)", f"{CHOICES_PREFIX}:{game_id}:0:0", "", True)
+
+
+def seat_button(game_id: int) -> Button:
+    """"Take the seat": the member a seat is offered to takes it (anyone else is told it is not theirs)."""
+    return Button("Take the seat", f"{SEAT_PREFIX}:{game_id}:0:0", "/game seat take", True)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

@@ -26,6 +26,7 @@ from bot.table.protocol.replies import (
     MESSAGE_LIMIT,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
+    SEAT_PREFIX,
     Actor,
     Reply,
     Scope,
@@ -33,6 +34,7 @@ from bot.table.protocol.replies import (
     clip,
     group_buttons,
     private_scope,
+    seat_button,
 )
 from bot.table.service import queries
 from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
@@ -41,19 +43,22 @@ from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
-from bot.table.trust.guards import plain_name
+from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
 from bot.table.trust.seen import is_public, logged, seen_log
 from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
+from rules.seats import completed, seat_command_action
+from rules.table import SEAT_ACTIONS, SeatOffered
 
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
 _BUTTON_ID = re.compile(
     rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
+_SEAT_BUTTON_ID = re.compile(rf"^{SEAT_PREFIX}:(\d+):0:0$")
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,13 @@ class Acting:
     async def act(self, channel: str, actor: Actor, command: Command,
                   expected_version: int | None = None) -> Reply:
         options = dict(command.options)
-        if command.name in ("game end", "game takeover"):
+        if command.name in ("game end", "game takeover", "game resign", "game seat give", "game seat computer"):
             options["by_admin"] = actor.is_admin
-        if command.name == "game join":
+        if command.name in ("game join", "game seat take"):
             options["name"] = plain_name(actor.name)
+        if command.name == "game seat give" and (not valid_actor_id(str(options.get("to", "")))
+                                                 or str(options["to"]).startswith(COMPUTER_ID_PREFIX)):
+            raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
         if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
             return await self.plans.plan(channel, actor, Command(command.name, options))
@@ -92,6 +100,11 @@ class Acting:
             raise with_rules_topic(refused, await self._table.store.active_game(channel), command.name) from None
 
     async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
+        if (offered := _SEAT_BUTTON_ID.match(custom_id)) is not None:   # "Take the seat", for its member
+            game = await self._table.store.active_game(channel)
+            if game is None or game.id != int(offered.group(1)):
+                raise StaleButton("That seat belongs to a game that is no longer running here.")
+            return await self.act(channel, actor, Command("game seat take", {}))
         match = _BUTTON_ID.match(custom_id)
         if not match:
             raise GameError("That button is not one of mine.")
@@ -198,11 +211,15 @@ class Acting:
         own += [line.rstrip(".") + "." for line in unplayed]
         newly = [p for p in done.ruleset.acting_players(done.state) if p not in (waiting_before or ())
                  and p != actor.id and not done.ruleset.is_computer(done.state, p)]
+        offered = [e.to for e in events if isinstance(e, SeatOffered)]
         # the pinged players' notes are read while the picture is drawn
         reply, notes = await asyncio.gather(
             self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
                                     self.reported(done, own, others), done.events, ahead),
             self._catch_up_notes(done, newly))
+        if offered:   # the member offered a seat is told, and takes it with a press
+            return replace(reply, mentions=tuple(offered), ping_words="a seat is offered to you.",
+                           buttons=reply.buttons + (seat_button(done.game.id),))
         if not newly:
             return reply
         return replace(reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
@@ -237,8 +254,10 @@ class Acting:
                     ruleset = get_ruleset(game.ruleset)
                     if command is not None:
                         command = NotThisGame.fitted(ruleset, command)
-                        action = ruleset.command_to_action(command.name, command.options)
+                        action = seat_command_action(command.name, command.options) or \
+                            ruleset.command_to_action(command.name, command.options)
                     state = self._table.snapshots.load(ruleset, game.state)
+                    action = completed(state, actor_id, action)
                     new_state, events = ruleset.apply(state, actor_id, action)
                     public = is_public(ruleset, new_state, actor_id, action)
                     if last_step and public and not _plays_itself(ruleset, new_state):
@@ -256,7 +275,7 @@ class Acting:
                         # they acted: their clock starts anew; not for an action the channel may not learn
                         # of (a GM's private ruling), whose time the public clock would show
                         await self._timers.restart_tx(ruleset, game, new_state, actor_id)
-                    if len(new_state.players) != len(state.players):
+                    if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead)
@@ -312,6 +331,9 @@ class Acting:
             raise GameError("You are not playing in this game: there is nothing of yours to undo.")
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
+        if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
+            raise GameError("A seat that changed hands is not taken back by /undo: /game seat give, /game seat take "
+                            "and /game seat computer change it again.")
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
                                                                   log_rows(records[:-1]), items=len(records)))
         blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
@@ -364,8 +386,11 @@ class Acting:
 
     @staticmethod
     def _turn_of(ruleset: Ruleset, state: Any) -> tuple:
-        """Who the game waits on, in which turn: the timer only changes when this does."""
-        return ruleset.acting_players(state), ruleset.turn_key(state), ruleset.is_finished(state)
+        """Who the game waits on (and whether the computer plays each), in which turn: the timer only changes
+        when this does."""
+        waiting = ruleset.acting_players(state)
+        return waiting, tuple(ruleset.is_computer(state, p) for p in waiting), ruleset.turn_key(state), \
+            ruleset.is_finished(state)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
+from rules.seats import seats_line
 
 _SEATS_INDEXED = "seats_indexed"
 
@@ -69,7 +70,9 @@ class Asking:
             raise GameError(elsewhere(game) + " Use this command there.")
         if command.name == "game status":
             last = await self._pictures.last_events(ruleset, game)
-            text = ruleset.describe(state) + (f"\nLast: {describe_events(last)}" if last else "")
+            seats = seats_line(state)
+            text = ruleset.describe(state) + (f"\n{seats}" if seats else "") + \
+                (f"\nLast: {describe_events(last)}" if last else "")
             if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
                 reply = await self._pictures.with_map(ruleset, game, state, "shown", f"{elsewhere(game)}\n{text}", last)
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")

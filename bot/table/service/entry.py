@@ -33,6 +33,8 @@ from rules.registry import get_ruleset
 
 __all__ = ["Actor", "GameService", "Reply"]
 
+SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"})
+
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
@@ -108,6 +110,8 @@ class GameService:
         if foreign_to(ruleset, Command(command, chosen)):
             return []
         state = self._table.snapshots.load(ruleset, game.state)
+        if option == "player" and command in SEAT_COMMANDS:   # the seats, by name
+            return matching_offers([(p.name, p.name) for p in state.players if not p.resigned], typed)
         offers = ruleset.suggestions(state, actor.id, command, option, chosen) or \
             declared_choices(ruleset, command, option)
         return matching_offers(offers, typed)

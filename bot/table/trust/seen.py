@@ -17,6 +17,7 @@ from typing import Any
 from bot.storage.store import ActionRecord
 from rules.codec import decode_tagged
 from rules.engine import Logged, Ruleset
+from rules.seats import actors_now
 
 WITHHELD = "Withheld"   # the type an export gives an action in place of one the viewer may not read
 
@@ -55,7 +56,7 @@ def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], view
     secrets = ruleset.secrets
     if secrets is None or ruleset.is_finished(state):
         return [SeenAction(r.seq, r) for r in records]
-    entries = logged(ruleset, records)
+    entries = actors_now(logged(ruleset, records))   # judged by the seats as they are held now
     withheld = secrets.withheld(state, entries, viewer)
     seen: list[SeenAction] = []
     skipped = 0

@@ -1,0 +1,206 @@
+"""Seats that change hands in a running game, the same in every game: a player resigns, offers their
+seat to another member who takes it, or lets the computer play it until they take it back; the host or
+a server admin may do the same for a player who vanished. Each is an action like any other: logged,
+applied by the referee, replayed and verified.
+
+Rulings (every seed is silent on seats changing hands):
+- A seat taken by another member becomes theirs: the seat keeps its name, and its player id becomes
+  the new holder's everywhere in the game, so the turn, the pings, the hand and the clock go to them and
+  the old holder is no longer seated. The host's chair stays with its holder.
+- The computer plays a seat given to it as it plays its own seats, until its player takes it back.
+- A resignation is for good: what becomes of the seat's pieces is each game's own ruling
+  (`Referee.resign`), and the seat can then be neither offered nor taken.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import replace
+from typing import Any
+
+from rules.errors import BadOption, GameOver, NotHost, NotSeated, WrongPhase
+from rules.table import (
+    OfferSeat,
+    Resign,
+    SeatOffered,
+    SeatTaken,
+    SeatToComputer,
+    SeatToComputerGiven,
+    TablePhase,
+    TakeSeat,
+    mention,
+    name_key,
+)
+
+# --- applying them -------------------------------------------------------------------------------------
+
+# Fields that hold words, never a player id, though a name may read like one: left alone when a seat's
+# id changes. The host's chair stays with its holder.
+_NOT_IDS = frozenset({"name", "host", "ended_by", "played_by"})
+
+
+def renamed(value: Any, old: str, new: str) -> Any:
+    """`value` (a game's state, or any part of it) with the player id `old` replaced by `new` in every
+    field that holds player ids, keys and tuples included."""
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, tuple):
+        return tuple(renamed(v, old, new) for v in value)
+    if isinstance(value, dict):
+        return {renamed(k, old, new): renamed(v, old, new) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: renamed(getattr(value, f.name), old, new) for f in dataclasses.fields(value)
+                   if f.name not in _NOT_IDS}
+        changed = {k: v for k, v in changes.items() if v is not getattr(value, k) and v != getattr(value, k)}
+        return replace(value, **changed) if changed else value
+    return value
+
+
+def seat_named(state: Any, actor: str, named: str, by_admin: bool) -> Any:
+    """The seat an action is for: the actor's own (`named` empty), or the one `named` (by id or name),
+    which only the host or a server admin may act for."""
+    if not named:
+        seat = state.player(actor)
+        if seat is None:
+            raise NotSeated("You have no seat in this game.")
+        return seat
+    seat = state.player(named) or next((p for p in state.players if name_key(p.name) == name_key(named)), None)
+    if seat is None:
+        names = ", ".join(p.name for p in state.players)
+        raise BadOption(f"player: no seat is called {named!r} (seats: {names}).")
+    if seat.id != actor and actor != state.host and not by_admin:
+        raise NotHost("Only the host or a server admin can do that for another player's seat.")
+    return seat
+
+
+def _running(state: Any) -> None:
+    if state.phase == TablePhase.LOBBY:
+        raise WrongPhase("Seats change hands once the game has started; before that, join or leave the lobby.")
+    if state.phase == TablePhase.FINISHED:
+        raise GameOver("This game is over.")
+
+
+def _with_seat(state: Any, seat_id: str, **changes: Any) -> Any:
+    return replace(state, players=tuple(replace(p, **changes) if p.id == seat_id else p for p in state.players))
+
+
+def _by(state: Any, actor: str, seat: Any) -> str:
+    """Who acted for a seat not their own (the host or an admin), by name; "" for the seat's own player."""
+    if seat.id == actor:
+        return ""
+    own = state.player(actor)
+    return own.name if own is not None else "an admin"
+
+
+def offer(state: Any, actor: str, action: OfferSeat) -> tuple[Any, tuple]:
+    _running(state)
+    seat = seat_named(state, actor, action.seat, action.by_admin)
+    if seat.resigned:
+        raise BadOption(f"{seat.name} resigned: their seat is no longer in the game.")
+    if state.player(action.to) is not None:
+        raise BadOption(f"{mention(action.to)} already plays a seat in this game.")
+    offered = SeatOffered(seat.name, action.to, _by(state, actor, seat))
+    return _with_seat(state, seat.id, offered_to=action.to), (offered,)
+
+
+def _taken(state: Any, actor: str) -> Any:
+    """The seat `actor` may take: their own back from the computer, or the one offered to them."""
+    own = state.player(actor)
+    if own is not None:
+        if own.ai and not own.resigned and not own.id.startswith("ai-"):
+            return own
+        raise BadOption("You already play a seat in this game.")
+    seat = next((p for p in state.players if p.offered_to == actor and not p.resigned), None)
+    if seat is None:
+        raise BadOption("No seat here is offered to you.")
+    return seat
+
+
+def completed(state: Any, actor: str, action: Any) -> Any:
+    """A TakeSeat with the id of the seat it takes written in (the log then tells whose earlier actions
+    became the taker's); any other action as it is. Nothing to take: as it is (the referee refuses it)."""
+    if not isinstance(action, TakeSeat) or action.seat:
+        return action
+    try:
+        return replace(action, seat=_taken(state, actor).id)
+    except BadOption:
+        return action
+
+
+def take(state: Any, actor: str, action: TakeSeat) -> tuple[Any, tuple]:
+    _running(state)
+    seat = _taken(state, actor)
+    if action.seat and action.seat != seat.id:
+        raise BadOption("That seat is no longer offered to you.")
+    if seat.id == actor:
+        return _with_seat(state, seat.id, ai=False, offered_to=""), (SeatTaken(seat.name, ""),)
+    name = action.name.strip() or actor
+    state = _with_seat(state, seat.id, offered_to="", ai=False, played_by=name)
+    return renamed(state, seat.id, actor), (SeatTaken(seat.name, name),)
+
+
+def to_computer(state: Any, actor: str, action: SeatToComputer) -> tuple[Any, tuple]:
+    _running(state)
+    seat = seat_named(state, actor, action.seat, action.by_admin)
+    if seat.resigned:
+        raise BadOption(f"{seat.name} resigned: their seat is no longer in the game.")
+    if seat.ai:
+        raise BadOption(f"The computer already plays {seat.name}'s seat.")
+    given = SeatToComputerGiven(seat.name, _by(state, actor, seat))
+    return _with_seat(state, seat.id, ai=True, offered_to=""), (given,)
+
+
+def resigned(state: Any, actor: str, action: Resign) -> tuple[Any, Any]:
+    """The seat a resignation is for, checked (the game then says what becomes of its pieces), and the
+    state with it marked resigned."""
+    _running(state)
+    seat = seat_named(state, actor, action.seat, action.by_admin)
+    if seat.resigned:
+        raise BadOption(f"{seat.name} has already resigned.")
+    return seat, _with_seat(state, seat.id, resigned=True, offered_to="")
+
+
+def seat_command_action(name: str, options: dict[str, Any]) -> Any:
+    """The seat action a table command stands for (None for any other command); the service adds
+    `by_admin` and the taker's `name`."""
+    by_admin = bool(options.get("by_admin", False))
+    seat = str(options.get("player") or "")
+    if name == "game resign":
+        return Resign(seat, by_admin)
+    if name == "game seat give":
+        return OfferSeat(str(options["to"]), seat, by_admin)
+    if name == "game seat take":
+        return TakeSeat(str(options.get("name") or ""))
+    if name == "game seat computer":
+        return SeatToComputer(seat, by_admin)
+    return None
+
+
+def seats_line(state: Any) -> str:
+    """Who holds which seat, where any changed hands: 'Seats: alice (played by carol), bob (the computer
+    plays it)'; '' where every seat is its own player's."""
+    notes = []
+    for seat in state.players:
+        if seat.resigned:
+            notes.append(f"{seat.name} (resigned)")
+        elif seat.ai and not seat.id.startswith("ai-"):
+            notes.append(f"{seat.name} (the computer plays it until they take it back)")
+        elif seat.played_by:
+            notes.append(f"{seat.name} (played by {seat.played_by})")
+        elif seat.offered_to:
+            notes.append(f"{seat.name} (offered to {mention(seat.offered_to)})")
+    return f"Seats: {'; '.join(notes)}." if notes else ""
+
+
+def actors_now(entries: list) -> list:
+    """Logged actions (rules.engine.Logged) with each actor as the seat's holder is now: a seat's actions
+    from before it changed hands count as its taker's (a face-down counter, a GM's private ruling), so what
+    they hide is judged by the seat, never by who sat in it then."""
+    now: dict[str, str] = {}
+    out = []
+    for entry in reversed(entries):
+        out.append(replace(entry, actor=now.get(entry.actor, entry.actor)))
+        action = entry.action
+        if isinstance(action, TakeSeat) and action.seat and action.seat != entry.actor:
+            now[action.seat] = now.get(entry.actor, entry.actor)
+    return out[::-1]

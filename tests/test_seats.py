@@ -1,0 +1,217 @@
+"""Seats that change hands (issue 26, item 4), in every game: /game resign, /game seat give (taken with a
+button or /game seat take), /game seat computer until the player takes it back, and the host or an
+admin doing the same for a player who vanished. Each is a logged action that replays and verifies; the
+new holder is pinged and timed, the old one no longer."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.table.protocol.commands import CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor, seat_button
+from rules.registry import get_ruleset
+from rules.seats import renamed, seats_line
+from tests.conftest import run_cli
+
+GAMES = ("speedway", "battlecars", "track", "race")
+OPENINGS = {
+    "speedway": ("/game new ruleset:speedway seed:2", "/game join car:brawler", "/game join car:torch"),
+    "battlecars": ("/game new ruleset:battlecars seed:9", "/game join vehicle:interceptor",
+                   "/game join vehicle:rammer"),
+    "track": ("/game new ruleset:track seed:3", "/game join", "/game join"),
+    "race": ("/game new ruleset:race seed:3 tuning:0", "/game join pilot:rookie", "/game join pilot:veteran"),
+}
+
+
+async def run(service, user, line, channel="seats", admin=False):
+    return await service.execute(channel, Actor(user, user, admin), parse(line))
+
+
+async def started(service, game):
+    """A game of ann (the host) and ben, started; the reply of its start."""
+    new, ann_joins, ben_joins = OPENINGS[game]
+    for user, line in (("ann", new), ("ann", ann_joins), ("ben", ben_joins)):
+        assert (await run(service, user, line)).outcome == "applied", line
+    reply = await run(service, "ann", "/game start")
+    assert reply.outcome == "applied", reply.text
+    return reply
+
+
+async def verified(service, store, channel="seats"):
+    game = await store.active_game(channel) or await store.latest_game(channel)
+    assert await service.replay_matches(game), game.id
+    return game
+
+
+async def state_of(store, game_id, channel="seats"):
+    game = await store.active_game(channel) or await store.latest_game(channel)
+    return get_ruleset(game.ruleset).load_state(game.state)
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_seat_offered_and_taken_with_the_button_passes_the_turn_pings_and_clock(service, store, game):
+    start = await started(service, game)
+    mover = start.waiting_on[0]
+    offered = await run(service, mover, "/game seat give to:carol")
+    assert offered.outcome == "applied" and offered.mentions == ("carol",)
+    assert offered.ping_words == "a seat is offered to you."
+    assert f"{mover} offers their seat to carol" in offered.text
+    button = offered.buttons[-1]
+    assert button == seat_button(offered.game_id)
+
+    stranger = await service.press("seats", Actor("dave", "dave"), button.custom_id)
+    assert stranger.outcome == "refused" and stranger.text == "No seat here is offered to you."
+    taken = await service.press("seats", Actor("carol", "Carol"), button.custom_id)
+    assert taken.outcome == "applied", taken.text
+    assert f"Carol takes {mover}'s seat and plays it from now on." in taken.text
+    state = await state_of(store, taken.game_id)
+    assert state.player(mover) is None and state.player("carol").name == mover   # the seat keeps its name
+    assert "carol" in taken.waiting_on and mover not in taken.waiting_on
+    game = await verified(service, store)
+    timers = {t.player for t in await store.timers(game.id)}
+    assert "carol" in timers and mover not in timers
+    assert await store.timers_of(mover) == []
+    status = await run(service, "zed", "/game status")
+    assert f"Seats: {mover} (played by Carol)." in status.text
+    gone = await run(service, mover, "/game seat computer")
+    assert gone.outcome == "refused"   # no longer seated
+    games = await run(service, "carol", "/games")
+    assert "seats" in games.text
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_computer_plays_a_seat_until_its_player_takes_it_back(service, store, game):
+    start = await started(service, game)
+    mover = start.waiting_on[0]
+    other = "ben" if mover == "ann" else "ann"
+    handed = await run(service, other, "/game seat computer")
+    assert handed.outcome == "applied", handed.text
+    assert f"{other} gives their seat to the computer" in handed.text
+    state = await state_of(store, handed.game_id)
+    assert get_ruleset(game).is_computer(state, other)
+    assert other not in {t.player for t in await store.timers(handed.game_id)}
+    back = await run(service, other, "/game seat take")
+    assert back.outcome == "applied" and f"{other} takes their seat back from the computer." in back.text
+    assert not get_ruleset(game).is_computer(await state_of(store, back.game_id), other)
+    again = await run(service, other, "/game seat take")
+    assert again.outcome == "refused"
+    await verified(service, store)
+
+
+async def test_a_computer_seat_plays_its_turn_at_once(service, store):
+    """Speedway: the mover hands their seat to the computer in their own turn, which it then plays on."""
+    start = await started(service, "speedway")
+    mover = start.waiting_on[0]
+    other = "ben" if mover == "ann" else "ann"
+    handed = await run(service, mover, "/game seat computer")
+    assert handed.outcome == "applied" and handed.waiting_on == (other,), handed.text
+    assert handed.mentions == (other,)
+    await verified(service, store)
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_host_or_an_admin_acts_for_a_vanished_player_and_nobody_else(service, store, game):
+    await started(service, game)
+    refused = await run(service, "carol", "/game seat computer player:ben")
+    assert refused.outcome == "refused" and "Only the host or a server admin" in refused.text
+    not_host = await run(service, "ben", "/game seat give to:carol player:ann")
+    assert not_host.outcome == "refused"
+    unknown = await run(service, "ann", "/game seat computer player:nobody")
+    assert unknown.outcome == "refused" and "no seat is called 'nobody'" in unknown.text
+    by_admin = await run(service, "mod", "/game seat give to:dave player:ben", admin=True)
+    assert by_admin.outcome == "applied" and "an admin offers ben's seat to dave" in by_admin.text
+    by_host = await run(service, "ann", "/game seat computer player:ben")
+    assert by_host.outcome == "applied" and "ann gives ben's seat to the computer" in by_host.text
+    await verified(service, store)
+
+
+RESIGN_ENDS = {"speedway": True, "battlecars": True, "track": True, "race": False}
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_resignation_follows_each_games_ruling(service, store, game):
+    start = await started(service, game)
+    mover = start.waiting_on[0]
+    other = "ben" if mover == "ann" else "ann"
+    resigned = await run(service, mover, "/game resign")
+    assert resigned.outcome == "applied", resigned.text
+    assert f"{mover} resigned." in resigned.text
+    ruleset = get_ruleset(game)
+    state = await state_of(store, resigned.game_id)
+    assert ruleset.is_finished(state) == RESIGN_ENDS[game]
+    if RESIGN_ENDS[game]:
+        assert state.winner == other
+    else:   # the race goes on for the other racer; the retired one is out
+        assert state.racer_of(mover).out == "retired" and ruleset.acting_players(state) == (other,)
+        assert (await run(service, other, "/game resign")).outcome == "applied"
+        assert ruleset.is_finished(await state_of(store, 0))
+    await verified(service, store)
+    again = await run(service, mover, "/game resign")
+    assert again.outcome == "refused"
+
+
+async def test_seat_changes_are_refused_before_the_start_and_not_undone(service, store):
+    new, ann_joins, ben_joins = OPENINGS["speedway"]
+    for user, line in (("ann", new), ("ann", ann_joins), ("ben", ben_joins)):
+        await run(service, user, line)
+    early = await run(service, "ann", "/game resign")
+    assert early.outcome == "refused" and "once the game has started" in early.text
+    await run(service, "ann", "/game start")
+    state = await state_of(store, 0)
+    mover = get_ruleset("speedway").acting_players(state)[0]
+    seated = await run(service, mover, "/game seat give to:ben" if mover == "ann" else "/game seat give to:ann")
+    assert seated.outcome == "refused" and "already plays a seat" in seated.text
+    robot = await run(service, mover, "/game seat give to:ai-7")
+    assert robot.outcome == "refused"
+    with pytest.raises(CommandSyntaxError, match="to: name a member of this server"):
+        parse("/game seat give to:<@@@>")
+    assert (await run(service, mover, "/game seat give to:carol")).outcome == "applied"
+    undone = await run(service, mover, "/undo")
+    assert undone.outcome == "refused" and "not taken back by /undo" in undone.text
+
+
+def test_renaming_a_seat_touches_ids_not_names():
+    from rules.table import Player
+
+    seat = Player("ann", "ann")
+    assert renamed(seat, "ann", "carol") == Player("carol", "ann")
+    nested = {"ann": ("ann", "ben"), "x": [1]}
+    assert renamed(nested, "ann", "carol") == {"carol": ("carol", "ben"), "x": [1]}
+    assert seats_line(type("S", (), {"players": (Player("ben", "ben"),)})()) == ""
+
+
+def test_seats_change_hands_on_the_command_line(tmp_path):
+    db = str(tmp_path / "s.db")
+    where = ("--db", db, "--channel", "c")
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game start")):
+        assert run_cli("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
+    offered = run_cli("exec", *where, "--user", "ben", "/game seat give to:carol", cwd=tmp_path)
+    assert offered.returncode == 0 and offered.stdout.startswith("ping: carol\n"), offered.stdout
+    taken = run_cli("exec", *where, "--user", "carol", "/game seat take", cwd=tmp_path)
+    assert taken.returncode == 0 and "carol takes ben's seat" in taken.stdout
+    checked = run_cli("verify", "--db", db, cwd=tmp_path)
+    assert checked.returncode == 0 and "0 mismatches" in checked.stdout
+
+
+async def test_a_face_down_counter_stays_hidden_when_its_seat_changes_hands(service, store):
+    """Battlecars: ben sets his counter face down, then hands his seat to carol. The counter is the seat's
+    secret: ann's export still withholds it (judged by who holds the seat now), and carol's shows it."""
+    import json
+
+    await started(service, "battlecars")
+    assert (await run(service, "ben", "/speed value:2")).outcome == "applied"
+    assert (await run(service, "ben", "/game seat give to:carol")).outcome == "applied"
+    assert (await run(service, "carol", "/game seat take")).outcome == "applied"
+
+    def set_speeds(reply) -> list:
+        (export,) = reply.files
+        actions = [entry["action"] for entry in json.loads(export.data)["actions"]]
+        return [a for a in actions if a["type"] in ("SetSpeed", "Withheld")]
+
+    assert set_speeds(await run(service, "ann", "/game export")) == [
+        {"type": "Withheld", "stands_for": "a speed counter, face down"}]
+    assert set_speeds(await run(service, "carol", "/game export"))[0]["type"] == "SetSpeed"
+    assert (await run(service, "ben", "/game export")).files[0].data == \
+        (await run(service, "zed", "/game export")).files[0].data   # ben is a watcher now
+    await verified(service, store)
