@@ -96,6 +96,8 @@ class Referee:
 
     def _seat_change(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
         """A seat changing hands (rules.seats), the same in every game but for what a resignation leaves."""
+        if not seats.seats_change(state):
+            raise BadOption("This game's seats do not change hands.")
         if isinstance(action, OfferSeat):
             return seats.offer(state, actor, action)
         if isinstance(action, TakeSeat):

@@ -176,9 +176,20 @@ def seat_command_action(name: str, options: dict[str, Any]) -> Any:
     return None
 
 
+_SEAT_FIELDS = ("ai", "offered_to", "played_by", "resigned")
+
+
+def seats_change(state: Any) -> bool:
+    """Whether this game's seats can change hands: its seats keep what rules.table.Player keeps of it
+    (a game from outside the project may seat players its own way)."""
+    return all(all(hasattr(seat, name) for name in _SEAT_FIELDS) for seat in state.players)
+
+
 def seats_line(state: Any) -> str:
     """Who holds which seat, where any changed hands: 'Seats: alice (played by carol), bob (the computer
     plays it)'; '' where every seat is its own player's."""
+    if not seats_change(state):
+        return ""
     notes = []
     for seat in state.players:
         if seat.resigned:
@@ -196,6 +207,8 @@ def actors_now(entries: list) -> list:
     """Logged actions (rules.engine.Logged) with each actor as the seat's holder is now: a seat's actions
     from before it changed hands count as its taker's (a face-down counter, a GM's private ruling), so what
     they hide is judged by the seat, never by who sat in it then."""
+    if not any(isinstance(entry.action, TakeSeat) for entry in entries):   # the usual log: nobody swapped
+        return entries
     now: dict[str, str] = {}
     out = []
     for entry in reversed(entries):

@@ -162,3 +162,13 @@ async def test_a_game_without_its_own_suggestions_offers_what_its_legal_actions_
     assert toy.turn_in_words(()) == ""  # told event by event
     race = get_ruleset("race")  # no round cap at all
     assert race.round_cap is None and race.round_cap_of(race.setup({}, 1, "alice")) is None
+
+
+async def test_a_game_whose_seats_keep_no_holder_refuses_seat_changes_and_shows_no_seats_line(service, store):
+    """A game from outside the project may seat players its own way (the toy's Seat keeps an id and a name):
+    /game seat … and /game resign are refused in words, and /game status has no "Seats:" line."""
+    await started(service, "alice", "bob")
+    for line in ("/game seat computer", "/game resign", "/game seat give to:carol"):
+        refused = await run(service, "alice", line)
+        assert refused.outcome == "refused" and refused.text.startswith("This game's seats do not change hands.")
+    assert "Seats:" not in (await run(service, "carol", "/game status")).text

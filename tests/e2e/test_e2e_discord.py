@@ -637,4 +637,14 @@ async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, re
                                               value="0"), record_latency)
     pinged = [user for _message, user in fake.notifications()[pings:]]
     assert carol in pinged and fake.users[mover].id not in pinged, pinged
+
+    other = "bob" if mover == "alice" else "alice"
+    handed = assert_public_map(await slash(fake, other, "channel", "game seat computer"), record_latency)
+    assert f"{other} gives their seat to the computer" in handed.content
+    back = assert_public_map(await slash(fake, other, "channel", "game seat take"), record_latency)
+    assert f"{other} takes their seat back from the computer." in back.content
+    gone = await slash(fake, "carol", "channel", "game resign")   # the last map, and the final sheets
+    (posted,) = [r for r in gone.requests if r.files]
+    said = posted.body["content"]
+    assert f"{mover} resigned." in said and f"{other} wins" in said and len(posted.files) == 2, said
     assert_nothing_unexpected(fake, bot)
