@@ -54,6 +54,7 @@ class Referee:
     # What becomes of a resigning seat's pieces (state, seat id, Resign) -> (state, events): the game's
     # ruling, which also hands the turn on and ends the game as its rules say. None: no resignation.
     resign: Handler | None = None
+    resign_leaves: str = ""   # what a resignation leaves of the seat's pieces, in words ("Their cars are wrecks.")
     # Why the computer cannot play a seat (state, seat id) -> a refusal, or "" when it can. None: the
     # game has no computer player.
     computer_refuses: Callable[[Any, str], str] | None = None
@@ -112,6 +113,7 @@ class Referee:
         if self.resign is None:
             raise BadOption("This game takes no resignation.")
         seat, state = seats.resigned(state, actor, action)
-        by = "" if seat.id == actor else (state.player(actor).name if state.player(actor) else "an admin")
+        by = "" if seat.id == actor else (state.player(actor).name if state.player(actor)
+                                          else "the host" if actor == state.host else "an admin")
         state, events = self.resign(state, seat.id, action)
-        return state, (Resigned(seat.name, by),) + events
+        return state, (Resigned(seat.name, by, self.resign_leaves),) + events

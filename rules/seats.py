@@ -34,25 +34,31 @@ from rules.table import (
 
 # --- applying them -------------------------------------------------------------------------------------
 
-# Fields that hold words, never a player id, though a name may read like one: left alone when a seat's
-# id changes. The host's chair stays with its holder.
-_NOT_IDS = frozenset({"name", "host", "ended_by", "played_by"})
-
-
 def renamed(value: Any, old: str, new: str) -> Any:
-    """`value` (a game's state, or any part of it) with the player id `old` replaced by `new` in every
-    field that holds player ids, keys and tuples included."""
+    """`value` (a game's state, or any part of it) with the player id `old` replaced by `new` where a player
+    id is held: in the fields each dataclass names in its `player_ids` (a car's owner, the turn order, a
+    pending choice's chooser), however deep. Nothing else changes, though a car's type or id may read like
+    a player's id on the command line."""
+    if isinstance(value, tuple):
+        return tuple(renamed(v, old, new) for v in value)
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    ids = getattr(type(value), "player_ids", ())
+    changes = {}
+    for field in dataclasses.fields(value):
+        held = getattr(value, field.name)
+        changed = _replaced(held, old, new) if field.name in ids else renamed(held, old, new)
+        if changed != held:
+            changes[field.name] = changed
+    return replace(value, **changes) if changes else value
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """Every string `old` within a field of player ids (one id, or tuples of them) made `new`."""
     if isinstance(value, str):
         return new if value == old else value
     if isinstance(value, tuple):
-        return tuple(renamed(v, old, new) for v in value)
-    if isinstance(value, dict):
-        return {renamed(k, old, new): renamed(v, old, new) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: renamed(getattr(value, f.name), old, new) for f in dataclasses.fields(value)
-                   if f.name not in _NOT_IDS}
-        changed = {k: v for k, v in changes.items() if v is not getattr(value, k) and v != getattr(value, k)}
-        return replace(value, **changed) if changed else value
+        return tuple(_replaced(v, old, new) for v in value)
     return value
 
 
@@ -75,7 +81,7 @@ def seat_named(state: Any, actor: str, named: str, by_admin: bool) -> Any:
 
 def _running(state: Any) -> None:
     if state.phase == TablePhase.LOBBY:
-        raise WrongPhase("Seats change hands once the game has started; before that, join or leave the lobby.")
+        raise WrongPhase("Seats change hands once the game has started.")
     if state.phase == TablePhase.FINISHED:
         raise GameOver("This game is over.")
 
@@ -89,7 +95,7 @@ def _by(state: Any, actor: str, seat: Any) -> str:
     if seat.id == actor:
         return ""
     own = state.player(actor)
-    return own.name if own is not None else "an admin"
+    return own.name if own is not None else "the host" if actor == state.host else "an admin"
 
 
 def offer(state: Any, actor: str, action: OfferSeat) -> tuple[Any, tuple]:
@@ -99,6 +105,9 @@ def offer(state: Any, actor: str, action: OfferSeat) -> tuple[Any, tuple]:
         raise BadOption(f"{seat.name} resigned: their seat is no longer in the game.")
     if state.player(action.to) is not None:
         raise BadOption(f"{mention(action.to)} already plays a seat in this game.")
+    pending = next((p for p in state.players if p.offered_to == action.to and p.id != seat.id), None)
+    if pending is not None:
+        raise BadOption(f"{pending.name}'s seat is already offered to {mention(action.to)}: one offer at a time.")
     offered = SeatOffered(seat.name, action.to, _by(state, actor, seat))
     return _with_seat(state, seat.id, offered_to=action.to), (offered,)
 
@@ -107,7 +116,9 @@ def _taken(state: Any, actor: str) -> Any:
     """The seat `actor` may take: their own back from the computer, or the one offered to them."""
     own = state.player(actor)
     if own is not None:
-        if own.ai and not own.resigned and not own.id.startswith("ai-"):
+        if own.resigned:
+            raise BadOption("You resigned from this game: your seat is no longer in it.")
+        if own.ai and not own.id.startswith("ai-"):
             return own
         raise BadOption("You already play a seat in this game.")
     seat = next((p for p in state.players if p.offered_to == actor and not p.resigned), None)
@@ -135,7 +146,8 @@ def take(state: Any, actor: str, action: TakeSeat) -> tuple[Any, tuple]:
     if seat.id == actor:
         return _with_seat(state, seat.id, ai=False, offered_to=""), (SeatTaken(seat.name, ""),)
     name = action.name.strip() or actor
-    state = _with_seat(state, seat.id, offered_to="", ai=False, played_by=name)
+    back = name_key(name) == name_key(seat.name)   # the seat's own player, handed it back
+    state = _with_seat(state, seat.id, offered_to="", ai=False, played_by="" if back else name)
     return renamed(state, seat.id, actor), (SeatTaken(seat.name, name),)
 
 
@@ -192,14 +204,12 @@ def seats_line(state: Any) -> str:
         return ""
     notes = []
     for seat in state.players:
-        if seat.resigned:
-            notes.append(f"{seat.name} (resigned)")
-        elif seat.ai and not seat.id.startswith("ai-"):
-            notes.append(f"{seat.name} (the computer plays it until they take it back)")
-        elif seat.played_by:
-            notes.append(f"{seat.name} (played by {seat.played_by})")
-        elif seat.offered_to:
-            notes.append(f"{seat.name} (offered to {mention(seat.offered_to)})")
+        held = ([f"played by {seat.played_by}"] if seat.played_by else []) + \
+            (["resigned"] if seat.resigned else []) + \
+            (["the computer plays it for now"] if seat.ai and not seat.id.startswith("ai-") and not seat.resigned
+             else []) + ([f"offered to {mention(seat.offered_to)}"] if seat.offered_to else [])
+        if held:
+            notes.append(f"{seat.name} ({', '.join(held)})")
     return f"Seats: {'; '.join(notes)}." if notes else ""
 
 

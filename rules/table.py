@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from rules.codec import Registry, added_field
 from rules.errors import BadOption, NotHost
@@ -28,6 +28,8 @@ def required(value: T | None, missing: str, key: object = None) -> T:
 class Player:
     """A seat at the table: who, their shown name, and whether the computer plays it; once the game runs,
     whom it is offered to, who took it over, and whether its player resigned (rules.seats)."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("id",)   # fields holding player ids, renamed by rules.seats
 
     id: str
     name: str
@@ -159,9 +161,11 @@ SEAT_ACTIONS = (Resign, OfferSeat, TakeSeat, SeatToComputer)
 class Resigned:
     seat: str
     by: str = ""
+    left: str = ""   # what becomes of the seat's pieces, in the game's words
 
     def describe(self) -> str:
-        return f"{self.seat} resigned." if not self.by else f"{self.by} resigned {self.seat}'s seat."
+        said = f"{self.seat} resigned." if not self.by else f"{self.by} resigned {self.seat}'s seat."
+        return f"{said} {self.left}" if self.left else said
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,7 @@ class SeatToComputerGiven:
 
     def describe(self) -> str:
         who = f"{self.by} gives {self.seat}'s seat" if self.by else f"{self.seat} gives their seat"
-        return f"{who} to the computer, which plays it until {self.seat} takes it back (/game seat take)."
+        return f"{who} to the computer, which plays it until its player takes it back (/game seat take)."
 
 
 SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven)

@@ -170,14 +170,49 @@ async def test_seat_changes_are_refused_before_the_start_and_not_undone(service,
     assert undone.outcome == "refused" and "not taken back by /undo" in undone.text
 
 
-def test_renaming_a_seat_touches_ids_not_names():
+def test_renaming_a_seat_touches_player_ids_only():
+    """Only the fields a game names as holding player ids change: a car id or a car's type that reads like
+    the player's id (command-line ids are plain words) stays as it is."""
     from rules.table import Player
+    from rules.track.state import Car, Hand
 
-    seat = Player("ann", "ann")
-    assert renamed(seat, "ann", "carol") == Player("carol", "ann")
-    nested = {"ann": ("ann", "ben"), "x": [1]}
-    assert renamed(nested, "ann", "carol") == {"carol": ("carol", "ben"), "x": [1]}
+    assert renamed(Player("ann", "ann"), "ann", "carol") == Player("carol", "ann")
+    cars = (Car("c3", "c3"), Hand("c3", ("c3",), 1))
+    assert renamed(cars, "c3", "zed") == (Car("zed", "c3"), Hand("zed", ("c3",), 1))
     assert seats_line(type("S", (), {"players": (Player("ben", "ben"),)})()) == ""
+
+
+async def test_a_player_named_like_a_car_type_hands_the_seat_on_and_the_game_plays_on(service, store):
+    """The play-test's finding: host 'torch' (a Speedway car type) gave the seat away, and the take renamed
+    the car type too, breaking every later command."""
+    for user, line in (("torch", "/game new ruleset:speedway seed:3"), ("torch", "/game join car:brawler"),
+                       ("sniper", "/game join car:torch"), ("torch", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    assert (await run(service, "torch", "/game seat give to:carol")).outcome == "applied"
+    taken = await run(service, "carol", "/game seat take")
+    assert taken.outcome == "applied", taken.text
+    assert "Torch" in (await run(service, "zed", "/game status")).text   # sniper's car is still a Torch
+    waiting = taken.waiting_on[0]
+    assert (await run(service, waiting, "/speed value:1")).outcome == "applied"
+    await verified(service, store)
+
+
+async def test_one_offer_per_member_and_the_host_named_as_such(service, store):
+    """The play-test's findings: a second offer to the same member is refused (one offer at a time), an offer
+    to a member stays theirs when another seat changes hands, and a host without a seat is 'the host'."""
+    await started(service, "speedway")
+    assert (await run(service, "ann", "/game seat give to:carol")).outcome == "applied"
+    second = await run(service, "ben", "/game seat give to:carol")
+    assert second.outcome == "refused" and "one offer at a time" in second.text
+    assert (await run(service, "ben", "/game seat give to:dave")).outcome == "applied"
+    assert (await run(service, "carol", "/game seat take")).outcome == "applied"
+    assert (await run(service, "carol", "/game seat give to:erin")).outcome == "applied"
+    assert (await run(service, "erin", "/game seat take")).outcome == "applied"
+    status = await run(service, "zed", "/game status")
+    assert "ben (offered to dave)" in status.text, status.text
+    assert (await run(service, "dave", "/game seat take")).outcome == "applied"
+    hosted = await run(service, "ann", "/game seat computer player:ben")
+    assert hosted.outcome == "applied" and "the host gives ben's seat to the computer" in hosted.text
 
 
 def test_seats_change_hands_on_the_command_line(tmp_path):
@@ -214,4 +249,21 @@ async def test_a_face_down_counter_stays_hidden_when_its_seat_changes_hands(serv
     assert set_speeds(await run(service, "carol", "/game export"))[0]["type"] == "SetSpeed"
     assert (await run(service, "ben", "/game export")).files[0].data == \
         (await run(service, "zed", "/game export")).files[0].data   # ben is a watcher now
+    await verified(service, store)
+
+
+async def test_a_racer_who_resigns_while_tuning_starts_no_race(service, store):
+    """The play-test's finding: a racer who resigned while the others still tuned was still in the start's
+    move order. The start rolls for those still racing; the retired one is last."""
+    for user, line in (("ann", "/game new ruleset:race seed:8 tuning:1"), ("ann", "/game join pilot:rookie"),
+                       ("ben", "/game join pilot:veteran"), ("cat", "/game join pilot:champion"),
+                       ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    assert (await run(service, "ben", "/game resign")).outcome == "applied"
+    for user in ("ann", "cat"):
+        went = await run(service, user, "/tune ability:dex")
+        assert went.outcome == "applied", went.text
+    assert "The move order:" in went.text and "ben" not in went.text.split("The move order:")[1].split(".")[0]
+    state = await state_of(store, 0)
+    assert state.order[-1] == state.racer_of("ben").id
     await verified(service, store)

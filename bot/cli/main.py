@@ -107,7 +107,7 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
         print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
         return EXIT_REFUSED, None
     status = present(reply, channel, out_dir, stream)
-    if reply.outcome == "applied" and not reply.legal:   # a game whose choices are private (hands, counters)
+    if reply.outcome == "applied" and not reply.legal and reply.game_id is not None:   # private choices (hands)
         await show_own_choices(service, channel, actor.id, stream)
     return status, reply
 

@@ -213,7 +213,8 @@ apply = Referee(
      Drop: lambda state, actor, action: passive.drop(state, _moving(state, actor).id, action.weapon),
      ChooseSection: _choose_section, EndMove: _end_move},
     Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled,
-    resign=turns.resign, computer_refuses=lambda _state, _seat: "")
+    resign=turns.resign, resign_leaves="Their vehicle stands empty where it is; their driver leaves the board.",
+    computer_refuses=lambda _state, _seat: "")
 
 
 # --- what a player may do ------------------------------------------------------------------------

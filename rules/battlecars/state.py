@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import ClassVar
 
 from rules.battlecars import data
 from rules.battlecars.grid import Point
@@ -52,6 +53,8 @@ class Pod:
 @dataclass(frozen=True)
 class Vehicle:
     """A vehicle and its play mat: position, speed counter, armour boxes left, components lost."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
 
     id: str  # v1, v2, ...
     owner: str
@@ -120,6 +123,8 @@ class Vehicle:
 class Pedestrian:
     """A driver on foot (seed: "3 health points, a limited-use weapon, and can be run over")."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
+
     id: str        # d1 for the driver of v1
     owner: str
     name: str      # "alice's driver"
@@ -150,6 +155,8 @@ class Counter:
 class PendingHit:
     """A hit whose damage two or more sections could take: the target's driver chooses (seed)."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("chooser",)
+
     target: str     # vehicle id
     chooser: str    # its driver
     points: int
@@ -163,6 +170,8 @@ class PendingHit:
 class PendingReturn:
     """A vehicle fired upon may answer its attacker with one round (found)."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("chooser",)
+
     defender: str   # vehicle id
     chooser: str    # its driver
     attacker: str   # vehicle or pedestrian id
@@ -171,6 +180,8 @@ class PendingReturn:
 @dataclass(frozen=True)
 class BattlecarsState:
     """Everything a Battlecars game is."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("order", "active", "declared", "winner")
 
     board: str
     host: str

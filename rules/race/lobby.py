@@ -205,12 +205,13 @@ def go(state: RaceState) -> tuple[RaceState, tuple]:
     it, ties to the stronger vehicle, then Piloting checks until the tie breaks; all at 300 km/h."""
     events: tuple = ()
     scores = {}
-    for racer in state.racers:
+    starting = [r for r in state.racers if not r.out]   # one who resigned while tuning starts no race
+    for racer in starting:
         state, total, rolled = d20(state, racer.name, "initiative",
                                    (("initiative", state.pilot_spec(racer).initiative),))
         scores[racer.id] = (total, state.vehicle_spec(racer).str)
         events += (rolled,)
-    ordered = sorted(state.racers, key=lambda r: scores[r.id], reverse=True)
+    ordered = sorted(starting, key=lambda r: scores[r.id], reverse=True)
     tiebreak: dict[str, tuple] = {}
     for _ in range(data.table()["max_roll_offs"]):
         tied = [r for r in ordered if sum(scores[r.id] == scores[o.id] and tiebreak.get(r.id) == tiebreak.get(o.id)
@@ -221,8 +222,8 @@ def go(state: RaceState) -> tuple[RaceState, tuple]:
             state, total, rolled = checks.piloting(state, racer.id, "Piloting to break the tie")
             tiebreak[racer.id] = tiebreak.get(racer.id, ()) + (total,)
             events += (rolled,)
-        ordered = sorted(state.racers, key=lambda r: (scores[r.id], tiebreak.get(r.id, ())), reverse=True)
-    state = replace(state, order=tuple(r.id for r in ordered))
+        ordered = sorted(starting, key=lambda r: (scores[r.id], tiebreak.get(r.id, ())), reverse=True)
+    state = replace(state, order=tuple(r.id for r in ordered) + tuple(r.id for r in state.racers if r.out))
     events += (MoveOrder(tuple(r.name for r in ordered), data.table()["start_speed"]),)
     state, more = flow.open_section(state)
     return state, events + more

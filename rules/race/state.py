@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import ClassVar
 
 from rules.dice import DiceState
 from rules.race import data
@@ -36,6 +37,8 @@ TOGETHER = (Phase.TUNE, Phase.PREPARE, Phase.ACCELERATE, Phase.FEATURE)
 @dataclass(frozen=True)
 class Racer:
     """A racer on the track: pilot, vehicle and how they stand."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
 
     id: str               # r1, r2, ...
     owner: str            # the seat's player id
@@ -81,6 +84,8 @@ class Pending:
 @dataclass(frozen=True)
 class RaceState:
     """Everything a race is."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("gm", "winner")
 
     track: str
     host: str

@@ -334,7 +334,8 @@ apply = Referee(
     {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
      AnswerSkid: _answer_skid, ChooseRam: _choose_ram, Fire: _fire, Drop: _drop, EndTurn: _end_turn},
     SpeedwayPhase.FINISHED, cleared_on_end={"active_car": None, "pending_skid": None, "pending_ram": None},
-    check_turn=_check_turn, after=check_victory, resign=turns.resign, computer_refuses=lambda _state, _seat: "")
+    check_turn=_check_turn, after=check_victory, resign=turns.resign,
+    resign_leaves="Their cars are out, wrecks where they stand.", computer_refuses=lambda _state, _seat: "")
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from rules.codec import added_field
 from rules.dice import DiceState
@@ -74,6 +75,8 @@ class Systems:
 @dataclass(frozen=True)
 class Car:
     """One car: where it is, how fast, how wild, and its sheet."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
 
     id: str
     owner: str
@@ -148,6 +151,8 @@ class PendingSkid:
 class PendingRam:
     """A ramming roll-off was won: `chooser` picks outcome A or B (seed: Ramming Collisions)."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("chooser",)
+
     attacker: str
     defender: str
     struck: Hex
@@ -180,6 +185,8 @@ RAM_CHOICE_THAT_MATTERS = 4
 @dataclass(frozen=True)
 class SpeedwayState:
     """Everything a Speedway game is; replaying its action log from `dice.seed` rebuilds it."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("order", "winner")
 
     arena: str
     host: str

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rules.codec import added_field
 from rules.dice import DiceState
@@ -52,6 +53,8 @@ class Board:
 class Car:
     """One car (a peg): its owner, its number c1..c5 and where it is."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
+
     owner: str
     id: str  # "c1".."c5"
     where: str = PITS
@@ -67,6 +70,8 @@ class Car:
 class Player:
     """A seat: the seat index fixes the corner and start spot."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("id",)
+
     id: str
     name: str
     seat: int
@@ -80,6 +85,8 @@ class Player:
 class Hand:
     """A player's cards. `view` empties other players' hands; `size` always tells how many there are."""
 
+    player_ids: ClassVar[tuple[str, ...]] = ("player",)
+
     player: str
     cards: tuple[str, ...]
     size: int
@@ -88,6 +95,8 @@ class Hand:
 @dataclass(frozen=True)
 class CarMove:
     """One car's move in the last play, for the board's highlighted path."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("owner",)
 
     owner: str
     car: str
@@ -108,6 +117,8 @@ RULINGS_BEFORE_SEED_FIDELITY = {"joker_forced": False}
 @dataclass(frozen=True)
 class TrackState:
     """Everything a track game is; replaying its action log from `dice.seed` rebuilds it exactly."""
+
+    player_ids: ClassVar[tuple[str, ...]] = ("order", "winner")
 
     host: str
     dice: DiceState

@@ -20,6 +20,7 @@ HOUR = 3600.0
 MAX_REMINDER_HOURS = 720
 MAX_ZONE_LENGTH = 64
 ZONE_OFFERS = 25   # Discord shows at most 25 autocomplete choices
+_OFFSET = re.compile(r"(?i)(?:utc|gmt)([+-])(\d{1,2})")
 _HOURS = re.compile(r"^(\d{1,2})(?::00)?-(\d{1,2})(?::00)?$")
 
 
@@ -90,6 +91,13 @@ def parse_zone(text: str) -> str:
     found = _by_key().get(typed.replace(" ", "_").casefold())
     if found is not None:
         return found
+    offset = _OFFSET.fullmatch(typed.replace(" ", ""))
+    if offset:   # 'UTC+2': IANA's fixed zones count the other way (Etc/GMT-2 is two hours ahead of UTC)
+        sign, hours = offset.groups()
+        flipped = f"Etc/GMT{'-' if sign == '+' else '+'}{int(hours)}"
+        hint = f" A fixed offset is written {flipped} (IANA's sign is the other way), though a city's zone also " \
+               f"keeps its summer time." if flipped in zone_names() else ""
+        raise BadOption(f"time_zone: an IANA time zone such as Europe/Paris or America/New_York.{hint}")
     near = difflib.get_close_matches(typed.replace(" ", "_").casefold(), list(_by_key()), n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(_by_key()[n] for n in near)}?" if near else ""
     raise BadOption(f"time_zone: an IANA time zone such as Europe/Paris or America/New_York.{hint}")

@@ -332,8 +332,8 @@ class Acting:
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
-            raise GameError("A seat that changed hands is not taken back by /undo: /game seat give, /game seat take "
-                            "and /game seat computer change it again.")
+            raise GameError("A seat's change is not taken back by /undo: a resignation is final, and /game seat "
+                            "give, /game seat take and /game seat computer change a seat again.")
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
                                                                   log_rows(records[:-1]), items=len(records)))
         blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))

@@ -32,6 +32,11 @@ def command_named(typed: str) -> str:
     for spec in BY_NAME.values():
         if spec.name.replace(" ", "-") == joined or spec.name == f"game {name}":   # 'join' for /game join
             return spec.name
+    group = sorted(spec.name for spec in BY_NAME.values() if spec.name.startswith(f"{name} ")
+                   or spec.name.startswith(f"game {name} "))
+    if group:   # a group's name alone (/game seat, seat): its commands
+        raise GameError(f"/{typed.strip().lstrip('/')} is a group of commands: "
+                        f"{', '.join('/' + n for n in group)}. /help command:NAME explains one.")
     raise GameError(f"There is no command /{typed.strip().lstrip('/')}.{nearest_command(name)} /help lists the "
                     f"commands you can use here.")
 
