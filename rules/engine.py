@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
-from rules.errors import GameError
+from rules.errors import BadOption, GameError
 from rules.grammar import ROUND_CAP, Grammar
 from rules.referee import Referee
 from rules.table import TableState
@@ -44,6 +44,51 @@ class ComputerSeats:
 
     is_computer: Callable[[Any, str], bool]  # (state, player): cheap
     choose: Callable[[Any, str], Any]  # (state, player) -> an action, or None when it has nothing to do
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question a game asks a player, often off their turn, that they may settle in advance (`/orders
+    set`): its name, the answers it takes (as offered), whether `player` is asked it now, and the action an
+    answer picks among their legal ones now (None: the order does not settle it; the player is asked)."""
+
+    name: str
+    answers: tuple[str, ...]
+    asked: Callable[[Any, str], bool]
+    choose: Callable[[Any, str, str, tuple[LegalAction, ...]], Any]
+    read: Callable[[str], str] | None = None   # a typed answer as the order keeps it; None: one of `answers`
+
+    def kept(self, typed: str) -> str:
+        """The answer as an order keeps it, or a BadOption naming the answers."""
+        if self.read is not None:
+            return self.read(typed)
+        found = next((a for a in self.answers if a.casefold() == typed.strip().casefold()), None)
+        if found is None:
+            raise BadOption(f"answer: {self.name} takes {', '.join(self.answers)}.")
+        return found
+
+
+@dataclass(frozen=True)
+class StandingOrders:
+    """A game's questions a player may answer in advance, in the order an open question is looked up."""
+
+    questions: tuple[Question, ...]
+
+    def question(self, name: str) -> Question:
+        found = next((q for q in self.questions if q.name == name.strip().casefold()), None)
+        if found is None:
+            raise BadOption(f"question: one of {', '.join(q.name for q in self.questions)}.")
+        return found
+
+    def answer(self, state: Any, player: str, orders: Mapping[str, str],
+               legal: Callable[[], tuple[LegalAction, ...]]) -> tuple[str, Any] | None:
+        """The (question, action) an order of `player`'s settles now, or None."""
+        for question in self.questions:
+            if question.name in orders and question.asked(state, player):
+                action = question.choose(state, player, orders[question.name], legal())
+                if action is not None:
+                    return question.name, action
+        return None
 
 
 @dataclass(frozen=True)
@@ -174,6 +219,7 @@ class Ruleset(Generic[S]):
     queries: dict[str, Callable[[S, str, dict[str, Any]], str]] = field(default_factory=dict)  # by command
     computer: ComputerSeats | None = None
     autopilot: Autopilot | None = None
+    orders: StandingOrders | None = None   # questions a player may answer in advance (/orders)
     plans: TurnPlans | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal

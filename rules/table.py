@@ -200,7 +200,18 @@ class SeatToComputerGiven:
         return f"{who} to the computer, which plays it until its player takes it back (/game seat take)."
 
 
-SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven)
+@dataclass(frozen=True)
+class ByStandingOrder:
+    """An answer the table gave at once in a player's name, by the order they left (`/orders set`)."""
+
+    player: str
+    question: str
+
+    def describe(self) -> str:
+        return f"{self.player} answers by standing order ({self.question.replace('_', ' ')}):"
+
+
+SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven, ByStandingOrder)
 
 
 def mention(player_id: str) -> str:

@@ -47,7 +47,8 @@ GAME_NEW = "game new"
 GROUPS = {("game",): "Create, join, start, show and end games",
           ("game", "new"): "Create a game in this channel: pick the game",
           ("me",): "Your own clock in all your games on this server",
-          ("game", "seat"): "Hand a seat on, or take one"}
+          ("game", "seat"): "Hand a seat on, or take one",
+          ("orders",): "Answers given in advance to this game's questions, private to you"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"
 OTHER_WORDS = "A new game of any other kind in this channel"
 RULESET_WORDS = "Which game to play (suggested as you type)"

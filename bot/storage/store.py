@@ -136,6 +136,16 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild, player)
     );
     """,
+    # 11: standing orders (/orders): a player's answers in advance to a game's questions, private to them.
+    """
+    CREATE TABLE standing_orders (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        player TEXT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        PRIMARY KEY (game_id, player, question)
+    );
+    """,
 )
 
 
@@ -536,6 +546,32 @@ class Store:
             await self.driver.execute(
                 "INSERT INTO player_settings (guild, player, settings) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild, player) DO UPDATE SET settings = excluded.settings", (guild, player, settings))
+
+    async def standing_orders(self, game_id: int) -> dict[str, dict[str, str]]:
+        """Every seat's standing orders in a game: {player: {question: answer}}."""
+        rows = await self.driver.fetchall(
+            "SELECT player, question, answer FROM standing_orders WHERE game_id = ? ORDER BY player, question",
+            (game_id,))
+        orders: dict[str, dict[str, str]] = {}
+        for player, question, answer in rows:
+            orders.setdefault(player, {})[question] = answer
+        return orders
+
+    async def set_standing_order(self, game_id: int, player: str, question: str, answer: str | None) -> None:
+        """Keep one player's answer to one question in a game (None: drop it; an empty question: all)."""
+        async with self.transaction():
+            if answer is not None:
+                await self.driver.execute(
+                    "INSERT INTO standing_orders (game_id, player, question, answer) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (game_id, player, question) DO UPDATE SET answer = excluded.answer",
+                    (game_id, player, question, answer))
+            elif question:
+                await self.driver.execute(
+                    "DELETE FROM standing_orders WHERE game_id = ? AND player = ? AND question = ?",
+                    (game_id, player, question))
+            else:
+                await self.driver.execute("DELETE FROM standing_orders WHERE game_id = ? AND player = ?",
+                                          (game_id, player))
 
     # Plain reads and small writes (each its own short statement).
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from rules.battlecars import ai, combat, data, lobby, movement, passive, pedestrians, speed, turns
+from rules.battlecars import ai, combat, data, lobby, movement, orders, passive, pedestrians, speed, turns
 from rules.battlecars.actions import (
     ACTIONS,
     TURN_STEPS,
@@ -506,7 +506,7 @@ RULESET = Ruleset(
     secrets=Secrets(lambda state, log, viewer: last_of_each(
         log, {p for p, _ in state.declared if p != viewer}, SetSpeed, "a speed counter, face down")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
-    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
     plans=PLANS,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,

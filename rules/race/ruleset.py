@@ -11,7 +11,7 @@ from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
-from rules.race import ai, checks, data, flow, lobby, maneuvers, steps
+from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
 from rules.race.actions import (
     ACTIONS,
     Act,
@@ -392,7 +392,7 @@ RULESET = Ruleset(
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
     turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs},
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
-    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner),
+    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,
     secrets=Secrets(withheld, unseen),

@@ -13,7 +13,7 @@ from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn,
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
 from rules.referee import Referee
-from rules.speedway import ai, combat, data, hazards, lobby, movement, turns
+from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
 from rules.speedway.actions import (
     ACTIONS,
     AddComputer,
@@ -693,7 +693,7 @@ SPEEDWAY = Ruleset(
     revision=REVISION,
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
-    autopilot=Autopilot(autopilot_action, _autopilot_manner),
+    autopilot=Autopilot(autopilot_action, _autopilot_manner), orders=orders.ORDERS,
     forced=forced_action,
     plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
     undo_blocker=undo_blocker,

@@ -648,3 +648,28 @@ async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, re
     said = posted.body["content"]
     assert f"{mover} resigned." in said and f"{other} wins" in said and len(posted.files) == 2, said
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_standing_orders_are_set_privately_with_suggestions_and_never_shown(fake, bot, record_latency):
+    """Issue 27, item 1: /orders set offers the game's questions and each question's answers as the player
+    types, answers privately from the first moment, and /orders show gives the owner alone their orders;
+    nothing of them reaches the channel."""
+    await lobby_of_two(fake, record_latency)
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    before = len(fake.public_history("channel"))
+    asked = await fake.autocomplete("bob", "channel", "orders set", {"question": ""}, focused="question")
+    offered = (await fake.responses(asked, timeout=RESPONSE_TIMEOUT)).callback.body["data"]["choices"]
+    assert [c["value"] for c in offered] == ["swipe", "skid", "ram"]
+    asked = await fake.autocomplete("bob", "channel", "orders set", {"question": "ram", "answer": ""}, focused="answer")
+    offered = (await fake.responses(asked, timeout=RESPONSE_TIMEOUT)).callback.body["data"]["choices"]
+    assert [c["value"] for c in offered] == ["A", "B"]
+    kept = await slash(fake, "bob", "channel", "orders set", question="skid", answer="resist:55")
+    assert kept.callback.body == {"type": 5, "data": {"flags": 64}}, kept.describe()
+    assert kept.followups[0].ephemeral and "skid → resist:55" in kept.followups[0].content
+    shown = await slash(fake, "bob", "channel", "orders show")
+    assert shown.followups[0].ephemeral and "- skid: **resist:55**" in shown.followups[0].content
+    theirs = await slash(fake, "alice", "channel", "orders show")
+    assert "resist:55" not in theirs.followups[0].content
+    assert len(fake.public_history("channel")) == before
+    assert all("resist:55" not in m["content"] for m in fake.public_history("channel"))
+    assert_nothing_unexpected(fake, bot)

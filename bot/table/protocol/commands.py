@@ -110,6 +110,15 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    max_value=2160),
     ), private=True),
     CommandSpec("me back", "End your /me away pause in all your games here", private=True),
+    CommandSpec("orders set", "Answer one of this game's questions in advance, privately", (
+        OptionSpec("question", "str", "The question (suggested as you type)", required=True, suggest=True),
+        OptionSpec("answer", "str", "Your answer (suggested as you type)", required=True, suggest=True),
+    ), private=True),
+    CommandSpec("orders show", "Your standing orders in this game, and the questions it asks", query=True,
+                private=True),
+    CommandSpec("orders clear", "Drop a standing order (all of yours without question:)", (
+        OptionSpec("question", "str", "The question (suggested as you type)", suggest=True),
+    ), private=True),
     CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
     CommandSpec("rules", "The rules as this table plays them: the seed's words, the rulings, the reconstructions", (
         OptionSpec("topic", "str", "A topic (suggested as you type), or any word of the rules", suggest=True),

@@ -51,7 +51,7 @@ from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 from rules.seats import completed, seat_command_action
-from rules.table import SEAT_ACTIONS, SeatOffered
+from rules.table import SEAT_ACTIONS, ByStandingOrder, SeatOffered
 
 log = logging.getLogger("pitboss.service")
 
@@ -237,10 +237,12 @@ class Acting:
         return "\n".join(note for p in pinged if (note := ping_note(seen, p, name(p), name)))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
-                    expected_version: int | None = None, action: Any = None, last_step: bool = False) -> Applied:
+                    expected_version: int | None = None, action: Any = None, last_step: bool = False,
+                    told: tuple = ()) -> Applied:
         """Apply one command (or an action value the game itself offered) as one transaction,
         retrying only when nothing was written. The `last_step` of a command, when no computer's move
-        follows, has its picture drawn while it is written."""
+        follows, has its picture drawn while it is written. `told` are table events logged before the
+        action's own (an answer given by standing order says so)."""
         for attempt in range(WRITE_ATTEMPTS):
             ahead: DrawnAhead | None = None
             try:
@@ -259,6 +261,7 @@ class Acting:
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
                     new_state, events = ruleset.apply(state, actor_id, action)
+                    events = told + events
                     public = is_public(ruleset, new_state, actor_id, action)
                     if last_step and public and not _plays_itself(ruleset, new_state):
                         ahead = self._pictures.draw_ahead(ruleset, game, new_state, events)
@@ -296,14 +299,21 @@ class Acting:
         forced action), each through the same path as a person's; the (player, events) in order, a forced
         move's words saying so."""
         played: list[tuple[str, tuple]] = []
+        standing: dict[str, dict[str, str]] | None = None   # the game's standing orders, read once a question comes
         for _ in range(MAX_COMPUTER_ACTIONS):
             if done.ruleset.is_finished(done.state):
                 break
             player, action, forced = _next_automatic(done.ruleset, done.state)
+            told: tuple = ()
+            if player is None and _asked(done.ruleset, done.state):
+                if standing is None:
+                    standing = await self._table.store.standing_orders(done.game.id)
+                player, question, action = _by_order(done.ruleset, done.state, standing)
+                told = (ByStandingOrder(seat_name(done.state, player), question),) if player is not None else ()
             if player is None:
                 break
             try:
-                done = await self.apply(channel, player, None, action=action)
+                done = await self.apply(channel, player, None, action=action, told=told)
             except GameError as exc:  # a computer or a forced move refused is a bug: stop, keep the game
                 log.error("%s %s was refused %r: %s", "forced move of" if forced else "computer", player, action,
                           exc.message)
@@ -437,6 +447,25 @@ def _next_automatic(ruleset: Ruleset, state: Any) -> tuple[str | None, Any, bool
         elif (action := ruleset.forced_action(state, player)) is not None:
             return player, action, True
     return None, None, False
+
+
+def _asked(ruleset: Ruleset, state: Any) -> list[str]:
+    """The people asked now a question a standing order may settle."""
+    if ruleset.orders is None:
+        return []
+    return [p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p)
+            and any(q.asked(state, p) for q in ruleset.orders.questions)]
+
+
+def _by_order(ruleset: Ruleset, state: Any, standing: dict[str, dict[str, str]]) -> tuple[Any, str, Any]:
+    """(player, question, action) a standing order answers now, or (None, "", None)."""
+    assert ruleset.orders is not None
+    for player in _asked(ruleset, state):
+        legal = partial(ruleset.legal_actions, state, player)
+        found = ruleset.orders.answer(state, player, standing.get(player, {}), legal)
+        if found is not None:
+            return player, found[0], found[1]
+    return None, "", None
 
 
 def _ready(floating: list[PlanStep], state: Any) -> Command | None:

@@ -18,6 +18,7 @@ from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.protocol.commands import QUERIES, Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, refusal
+from bot.table.service import standing
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
 from bot.table.service.helping import command_names
@@ -25,6 +26,7 @@ from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seating import Seating
+from bot.table.service.standing import StandingOrders
 from bot.table.service.table import DELIVERY, Table
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
 from rules.engine import LegalAction
@@ -57,6 +59,7 @@ class GameService:
         self._moving = Moving(table, self._timers, pictures)
         self._deadlines = Deadlines(table, self._acting, pictures)
         self._players = PlayerClocks(table, self._timers)
+        self._orders = StandingOrders(table)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None) -> Reply:
@@ -102,6 +105,8 @@ class GameService:
             return matching_offers([(name, name) for name in names], typed)
         if command == "me settings" and option == "time_zone":
             return zone_offers(typed)
+        if command.startswith("orders "):
+            return matching_offers(standing.offers(get_ruleset(game.ruleset) if game else None, option, chosen), typed)
         if command == "rules" and option == "topic":
             return matching_offers(topic_keys(get_ruleset(game.ruleset)), typed) if game is not None else []
         if game is None:
@@ -188,6 +193,8 @@ class GameService:
             return await self._asking.help(channel, actor, command.options.get("command"))
         if command.name == "rules":
             return await self._asking.rules(channel, command.options.get("topic"), command.options.get("page", 1))
+        if command.name.startswith("orders "):
+            return await self._orders.run(channel, actor, command)
         if command.name in QUERIES:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":

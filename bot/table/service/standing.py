@@ -1,0 +1,69 @@
+"""`/orders`: a player's standing orders in this channel's game, answers given in advance to the questions
+the game asks off their turn (rules.engine.StandingOrders); private to their owner, kept per game, and
+carried out by the acting part of the service (Acting.play_computers) when their question comes."""
+
+from __future__ import annotations
+
+from bot.table.protocol.commands import Command
+from bot.table.protocol.refusals import NoGame
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
+from bot.table.service.table import Table
+from rules.engine import Ruleset
+from rules.errors import GameError
+from rules.registry import get_ruleset
+
+
+class StandingOrders:
+    """Set, show and clear one player's standing orders in the channel's running game."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    async def run(self, channel: str, actor: Actor, command: Command) -> Reply:
+        game = await self._table.store.active_game(channel)
+        if game is None:
+            raise NoGame()
+        ruleset = get_ruleset(game.ruleset)
+        if ruleset.orders is None:
+            raise GameError(f"{ruleset.title} asks no question a standing order could answer.")
+        state = self._table.snapshots.load(ruleset, game.state)
+        if state.player(actor.id) is None:
+            raise GameError("Only a player seated in this game keeps standing orders here.")
+        if command.name == "orders set":
+            question = ruleset.orders.question(str(command.options["question"]))
+            answer = question.kept(str(command.options["answer"]))
+            await self._table.store.set_standing_order(game.id, actor.id, question.name, answer)
+            now = " It is asked of you now: answer it this time." if question.asked(state, actor.id) else ""
+            return Reply("shown", f"Standing order kept (only you see it): {question.name} → {answer}. When the "
+                                  f"question comes, the table answers it at once in your name.{now} "
+                                  f"/orders clear drops it.", ephemeral=True)
+        if command.name == "orders clear":
+            named = command.options.get("question")
+            dropped = ruleset.orders.question(str(named)).name if named else ""
+            await self._table.store.set_standing_order(game.id, actor.id, dropped, None)
+            return Reply("shown", f"Dropped your standing order for {dropped}." if dropped
+                         else "Dropped all your standing orders in this game.", ephemeral=True)
+        return Reply("shown", _shown(ruleset, (await self._table.store.standing_orders(game.id)).get(actor.id, {})),
+                     ephemeral=True)
+
+
+def _shown(ruleset: Ruleset, mine: dict[str, str]) -> str:
+    """A player's orders, and every question the game lets them settle in advance with its answers."""
+    assert ruleset.orders is not None
+    lines = [f"Your standing orders in this {ruleset.title} game (only you see them):"]
+    lines += [f"- {q.name}: **{mine[q.name]}**" if q.name in mine else f"- {q.name}: none (answers: "
+              f"{', '.join(q.answers)})" for q in ruleset.orders.questions]
+    lines.append("/orders set question: answer: keeps one; /orders clear drops one or all.")
+    return clip("\n".join(lines), MESSAGE_LIMIT)
+
+
+def offers(ruleset: Ruleset | None, option: str, chosen: dict) -> list[tuple[str, str]]:
+    """Autocomplete for /orders: the game's questions, or the answers of the question chosen."""
+    if ruleset is None or ruleset.orders is None:
+        return []
+    if option == "question":
+        return [(q.name, q.name) for q in ruleset.orders.questions]
+    try:
+        return [(a, a) for a in ruleset.orders.question(str(chosen.get("question", ""))).answers]
+    except GameError:
+        return []
