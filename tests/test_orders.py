@@ -118,3 +118,37 @@ def test_orders_on_the_command_line(tmp_path):
     assert export.returncode == 0
     exported = list((tmp_path / "out").glob("*.json"))
     assert exported and all("dodge" not in json.dumps(json.loads(p.read_text())) for p in exported)
+
+
+async def test_an_order_not_yet_carried_out_shows_through_no_door(tmp_path):
+    """The trust property for orders: two games played alike, one where ben keeps orders for every question
+    (none of which has come), look the same to ann and to a watcher through every door; ben's own
+    /orders show differs."""
+    from bot.storage.store import Store
+    from bot.table.service.entry import GameService
+    from tests.conftest import TABLE_TIME
+    from tests.test_secrets import LOOKS, _face
+
+    async def world(name: str, keep: bool) -> dict:
+        store = await Store.open(str(tmp_path / f"{name}.db"))
+        service = GameService(store, clock=lambda: TABLE_TIME)
+        new, ann, ben = OPENINGS["speedway"]
+        for user, line in (("ann", new.format(seed=4)), ("ann", ann), ("ben", ben), ("ann", "/game start")):
+            assert (await run(service, user, line)).outcome == "applied"
+        for question, answer in ORDERS["speedway"].items() if keep else ():
+            await run(service, "ben", f"/orders set question:{question} answer:{answer}")
+        speedway = get_ruleset("speedway")
+        for _ in range(6):   # standing still, and ending the turn: no skid, swipe or ram can come
+            state = speedway.load_state((await store.active_game("orders")).state)
+            player = speedway.acting_players(state)[0]
+            offered = [a.command for a in speedway.legal_actions(state, player)]
+            line = next(c for c in ("/speed value:0", "/end") if c in offered)
+            assert (await run(service, player, line)).outcome == "applied"
+        faces = {(who, look): _face(await run(service, who, look)) for who in ("ann", "zed") for look in LOOKS}
+        faces["ben's own"] = _face(await run(service, "ben", "/orders show"))
+        await store.close()
+        return faces
+
+    kept, none = await world("kept", True), await world("none", False)
+    assert {k: v for k, v in kept.items() if k != "ben's own"} == {k: v for k, v in none.items() if k != "ben's own"}
+    assert kept["ben's own"] != none["ben's own"]
