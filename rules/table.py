@@ -211,7 +211,17 @@ class ByStandingOrder:
         return f"{self.player} answers by standing order ({self.question.replace('_', ' ')}):"
 
 
-SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven, ByStandingOrder)
+@dataclass(frozen=True)
+class PlayedByAutopilot:
+    """A missed deadline: the autopilot played this action for the player."""
+
+    player: str
+
+    def describe(self) -> str:
+        return f"The autopilot plays for {self.player}:"
+
+
+SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven, ByStandingOrder, PlayedByAutopilot)
 
 
 def mention(player_id: str) -> str:

@@ -573,6 +573,32 @@ class Store:
                 await self.driver.execute("DELETE FROM standing_orders WHERE game_id = ? AND player = ?",
                                           (game_id, player))
 
+    async def finished_games_of(self, guild: str, ruleset: str = "", player: str = "",
+                                limit: int = 200) -> list[GameRecord]:
+        """The games played to their end on a server (newest first, at most `limit`; moved ones left out),
+        of one game kind and one seated player when given."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        seated = " JOIN seats s ON s.game_id = g.id AND s.player = ?" if player else ""
+        kind = " AND g.ruleset = ?" if ruleset else ""
+        rows = await self.driver.fetchall(
+            f"SELECT {columns} FROM games g{seated} WHERE g.guild = ? AND g.status = 'finished'"
+            f" AND g.moved_to IS NULL{kind} ORDER BY g.id DESC LIMIT ?",
+            tuple(v for v in (player or None, guild, ruleset or None) if v is not None) + (limit,))
+        return [GameRecord(*row) for row in rows]
+
+    async def moves_of(self, game_ids: list[int], player: str) -> list[tuple[str, str | None, bool]]:
+        """A player's actions in these games: (when, when the action before it was, whether the autopilot
+        played it at a deadline), for how long they take to move and how often they miss a deadline."""
+        if not game_ids:
+            return []
+        marks = ", ".join("?" for _ in game_ids)
+        rows = await self.driver.fetchall(
+            "SELECT actor, created_at, previous, autopilot FROM (SELECT actor, created_at,"
+            " LAG(created_at) OVER (PARTITION BY game_id ORDER BY seq) AS previous,"
+            " events LIKE '%\"PlayedByAutopilot\"%' AS autopilot"
+            f" FROM actions WHERE game_id IN ({marks})) t WHERE actor = ?", (*game_ids, player))
+        return [(created, previous, bool(autopilot)) for _actor, created, previous, autopilot in rows]
+
     # Plain reads and small writes (each its own short statement).
 
     async def get_meta(self, key: str) -> str | None:

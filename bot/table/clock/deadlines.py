@@ -16,6 +16,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
+from rules.table import PlayedByAutopilot
 
 CLAIM_ATTEMPTS = 3   # a due turn whose game is written meanwhile is looked at again this many times
 
@@ -35,7 +36,9 @@ class Deadlines:
         action = ruleset.autopilot.play(state, timer.player, passive)
         if action is None:
             return None
-        return await self._acting.apply(timer.channel, timer.player, None, game.version, action=action)
+        seat = state.player(timer.player)
+        return await self._acting.apply(timer.channel, timer.player, None, game.version, action=action,
+                                        told=(PlayedByAutopilot(seat.name if seat else timer.player),))
 
     async def _still_due(self, timer: Timer) -> tuple[Ruleset, GameRecord, Any]:
         """The game a claimed timer is for, if the claim still stands: the game still waits on the

@@ -110,6 +110,13 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    max_value=2160),
     ), private=True),
     CommandSpec("me back", "End your /me away pause in all your games here", private=True),
+    CommandSpec("stats", "Your record here (or a member's): games, wins, draws, time to move", (
+        OptionSpec("player", "user", "Another member"),
+        OptionSpec("ruleset", "str", "One game", choices=ruleset_ids()),
+    ), query=True, private=True),
+    CommandSpec("standings", "This server's players of one game, by wins", (
+        OptionSpec("ruleset", "str", "The game", required=True, choices=ruleset_ids()),
+    ), query=True, private=True),
     CommandSpec("orders set", "Answer one of this game's questions in advance, privately", (
         OptionSpec("question", "str", "The question (suggested as you type)", required=True, suggest=True),
         OptionSpec("answer", "str", "Your answer (suggested as you type)", required=True, suggest=True),

@@ -41,6 +41,7 @@ from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
+from bot.table.service.standings import luck_words
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
@@ -217,6 +218,11 @@ class Acting:
             self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
                                     self.reported(done, own, others), done.events, ahead),
             self._catch_up_notes(done, newly))
+        if done.ruleset.is_finished(done.state):   # the end: each roller's luck, said once the game is over
+            _game, log = await self._table.store.game_and_actions(done.game.id)
+            if luck := await asyncio.to_thread(luck_words, log):
+                reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
+                                next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         if offered:   # the member offered a seat is told, and takes it with a press
             return replace(reply, mentions=tuple(offered), ping_words="a seat is offered to you.",
                            buttons=reply.buttons + (seat_button(done.game.id),))

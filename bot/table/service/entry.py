@@ -27,6 +27,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seating import Seating
 from bot.table.service.standing import StandingOrders
+from bot.table.service.standings import Standings
 from bot.table.service.table import DELIVERY, Table
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
 from rules.engine import LegalAction
@@ -60,6 +61,7 @@ class GameService:
         self._deadlines = Deadlines(table, self._acting, pictures)
         self._players = PlayerClocks(table, self._timers)
         self._orders = StandingOrders(table)
+        self._standings = Standings(table)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None) -> Reply:
@@ -195,6 +197,10 @@ class GameService:
             return await self._asking.rules(channel, command.options.get("topic"), command.options.get("page", 1))
         if command.name.startswith("orders "):
             return await self._orders.run(channel, actor, command)
+        if command.name == "stats":
+            return await self._standings.stats(actor, guild, command.options)
+        if command.name == "standings":
+            return await self._standings.standings(guild, command.options)
         if command.name in QUERIES:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":

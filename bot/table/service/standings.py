@@ -1,0 +1,144 @@
+"""`/stats` and `/standings`: what the games played to their end on a server say of each player (games,
+wins, draws, how long they take to move, the turns the autopilot played for them), and the end-of-game
+summary (the winner and the luck of each roller's dice against expectation, from the log), said once the
+game is over and never before."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.storage.store import ActionRecord, GameRecord
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
+from bot.table.service.table import Table
+from rules.errors import GameError
+from rules.registry import get_ruleset, ruleset_ids
+from rules.table import plural
+
+GAMES_READ = 200        # the most recent finished games one answer reads (a bound on its work)
+STANDINGS_SHOWN = 15
+_DICE = re.compile(r"(\d*)d(\d+)")
+
+
+@dataclass
+class Record:
+    """One player's finished games of one kind."""
+
+    name: str = ""
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    game_ids: list[int] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
+    """{game kind: {player id: Record}} from the final states of finished games (computer seats left out)."""
+    table: dict[str, dict[str, Record]] = {}
+    for game in games:
+        ruleset = get_ruleset(game.ruleset)
+        state = ruleset.load_state(game.state)
+        drawn = state.winner is None and state.ended_by is None   # ended by its host: neither won nor drawn
+        for seat in state.players:
+            if ruleset.is_computer(state, seat.id) and seat.id.startswith("ai-"):
+                continue
+            record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(seat.name))
+            record.games += 1
+            record.wins += state.winner == seat.id
+            record.draws += drawn
+            record.game_ids.append(game.id)
+    return table
+
+
+def _seconds(later: str, earlier: str) -> float:
+    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class Standings:
+    """The answers of /stats and /standings for one server."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    async def stats(self, actor: Actor, guild: str, options: dict) -> Reply:
+        """One player's record per game kind on this server (the asker's, or `player:`'s)."""
+        player = str(options.get("player") or actor.id)
+        kind = str(options.get("ruleset") or "")
+        games = await self._table.store.finished_games_of(guild, kind, player, GAMES_READ)
+        mine = {k: by[player] for k, by in (await asyncio.to_thread(records, games)).items() if player in by}
+        who = "Your" if player == actor.id else f"<@{player}>'s" if player.isdigit() else f"{player}'s"
+        if not mine:
+            return Reply("shown", f"{who} record: no game played to its end on this server yet.", ephemeral=True)
+        lines = [f"{who} record on this server (the last {GAMES_READ} finished games at most):"]
+        for ruleset_id, record in sorted(mine.items()):
+            moves = await self._table.store.moves_of(record.game_ids, player)
+            waits = [_seconds(at, before) for at, before, autopilot in moves if before and not autopilot]
+            median = f"median time to move {_duration(statistics.median(waits))}" if waits else "no move timed"
+            missed = sum(autopilot for _at, _before, autopilot in moves)
+            lines.append(f"- **{get_ruleset(ruleset_id).title}**: {plural(record.games, 'game', 'games')}, "
+                         f"{record.wins} won, {record.draws} drawn; {median}; the autopilot played "
+                         f"{plural(missed, 'action', 'actions')} for them")
+        return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
+
+    async def standings(self, guild: str, options: dict) -> Reply:
+        """The server's players of one game kind, by wins, then by the share of games won."""
+        kind = str(options.get("ruleset") or "")
+        if kind not in ruleset_ids():
+            raise GameError(f"ruleset: one of {', '.join(ruleset_ids())}.")
+        games = await self._table.store.finished_games_of(guild, kind, "", GAMES_READ)
+        by_player = (await asyncio.to_thread(records, games)).get(kind, {})
+        if not by_player:
+            return Reply("shown", f"No {get_ruleset(kind).title} game has been played to its end on this server yet.",
+                         ephemeral=True)
+        ranked = sorted(by_player.items(), key=lambda item: (-item[1].wins, -item[1].rate, item[1].name.casefold()))
+        lines = [f"**{get_ruleset(kind).title}** standings on this server ({len(games)} finished games):"]
+        lines += [f"{place}. {record.name}: {record.wins} won of {record.games} ({record.rate:.0%}), "
+                  f"{record.draws} drawn" for place, (_p, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
+        return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
+
+
+def dice_luck(log: Iterable[ActionRecord]) -> dict[str, tuple[int, float]]:
+    """Each roller's dice against expectation, from the log's rolls (any event with `dice` like "2d6" and
+    whole `faces`): {roller: (dice rolled, how many standard deviations above the average they fell)}."""
+    sums: dict[str, list[float]] = {}
+    for record in log:
+        for event in json.loads(record.events):
+            dice, faces = event.get("dice"), event.get("faces")
+            roller = event.get("who") or event.get("car")
+            kind = _DICE.fullmatch(dice) if isinstance(dice, str) else None
+            if not kind or not isinstance(roller, str) or not isinstance(faces, list) \
+                    or not all(type(f) is int for f in faces):
+                continue
+            sides = int(kind.group(2))
+            totals = sums.setdefault(roller, [0, 0.0, 0.0])
+            totals[0] += len(faces)
+            totals[1] += sum(faces) - len(faces) * (sides + 1) / 2
+            totals[2] += len(faces) * (sides * sides - 1) / 12
+    return {roller: (int(n), above / math.sqrt(spread) if spread else 0.0) for roller, (n, above, spread) in
+            sums.items()}
+
+
+def luck_words(log: Iterable[ActionRecord]) -> str:
+    """The end-of-game words on luck: each roller's dice against the average, luckiest first."""
+    luck = sorted(dice_luck(log).items(), key=lambda item: -item[1][1])
+    if not luck:
+        return ""
+    words = "; ".join(f"{roller} {n} dice, {z:+.1f} σ" for roller, (n, z) in luck)
+    return f"The dice against their average (σ: standard deviations; 0 is par): {words}."

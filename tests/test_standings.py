@@ -1,0 +1,103 @@
+"""Standings (issue 27, item 4): /stats per player and game kind (games, wins, draws, the median time to
+move, the actions the autopilot played for them), /standings per game kind for the server, and the luck of
+each roller's dice said once the game is over, never before."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from bot.cli.bench_games import script
+from bot.storage.store import ActionRecord, Store
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
+from bot.table.service.standings import dice_luck
+from rules.registry import get_ruleset
+from tests.conftest import run_cli
+
+HOUR = 3600.0
+BACKENDS = ("sqlite", "postgres")   # the store-backed test runs on both (LAG over the log on each)
+
+
+async def run(service, user, line, channel="st", guild="g1"):
+    return await service.execute(channel, Actor(user, user), parse(line), guild=guild)
+
+
+async def track_game(service, channel, winner, loser, guild="g1", end=False):
+    """A Track race that `winner` wins as `loser` resigns (or that its host ends)."""
+    for user, line in (("ann", "/game new ruleset:track seed:3"), (winner, "/game join"), (loser, "/game join")):
+        assert (await run(service, user, line, channel, guild)).outcome == "applied"
+    await run(service, "ann", "/game start", channel, guild)
+    last = await run(service, "ann" if end else loser, "/game end" if end else "/game resign", channel, guild)
+    assert last.outcome == "applied", last.text
+
+
+def test_the_luck_of_the_dice_is_measured_against_their_average():
+    events = [{"type": "DiceRolled", "who": "ann", "dice": "2d6", "faces": [6, 6]},
+              {"type": "DiceRolled", "car": "ben", "dice": "d20", "faces": [10]},
+              {"type": "DamageRolled", "car": "ben", "dice": ["gray"], "faces": ["A"]},   # symbols: not counted
+              {"type": "SpeedChosen", "who": "ann"}]
+    log = [ActionRecord(1, "ann", "{}", json.dumps(events))]
+    luck = dice_luck(log)
+    assert luck["ann"] == (2, (12 - 7) / math.sqrt(2 * 35 / 12))
+    assert luck["ben"] == (1, (10 - 10.5) / math.sqrt(399 / 12))
+
+
+async def test_a_game_says_its_dice_luck_once_it_is_over_and_never_before(service):
+    ruleset = get_ruleset("speedway")
+    for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join"),
+                       ("ben", "/game join"), ("ann", "/game start")):
+        await run(service, user, line)
+    people = {"ann": Actor("ann", "ann"), "ben": Actor("ben", "ben")}
+    replies = []
+    for actor, line in script(ruleset, 5, 400):
+        replies.append(await service.execute("st", people.get(actor.id, actor), parse(line), guild="g1"))
+    assert replies[-1].outcome == "applied" and "Game over" in replies[-1].text
+    assert "The dice against their average" in replies[-1].text and "σ" in replies[-1].text
+    assert not any("The dice against their average" in r.text for r in replies[:-1])
+
+
+async def test_stats_and_standings_count_each_players_games_on_their_server(db_path):
+    store = await Store.open(db_path)
+    clock = [1_800_000_000.0]
+    service = GameService(store, render=None, clock=lambda: clock[0])
+    await track_game(service, "t1", "ann", "ben")
+    await track_game(service, "t2", "ann", "ben")
+    await track_game(service, "t3", "ben", "ann")
+    await track_game(service, "t4", "ann", "ben", end=True)        # ended by its host: no winner, no draw
+    await track_game(service, "t5", "ben", "ann", guild="g2")       # another server
+    # a deadline the autopilot plays for ben in a Speedway game
+    for user, line in (("ann", "/game new ruleset:speedway seed:2"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game settings deadline_hours:1"), ("ann", "/game start")):
+        await run(service, user, line, "s1")
+    waiting = (await run(service, "zed", "/game status", "s1")).waiting_on
+    if waiting == ("ann",):
+        await run(service, "ann", "/speed value:0", "s1")
+        await run(service, "ann", "/end", "s1")
+    clock[0] += 2 * HOUR
+    assert any("autopilot" in n.reply.text for n in await service.run_due())
+    await run(service, "ann", "/game resign", "s1")
+
+    mine = await run(service, "ann", "/stats")
+    assert mine.ephemeral and "**Track (the card race)**: 4 games, 2 won, 0 drawn" in mine.text, mine.text
+    assert "**Speedway**: 1 game, 0 won" in mine.text
+    ben = await run(service, "ann", "/stats player:ben ruleset:speedway")
+    assert "ben's record" in ben.text and "the autopilot played 1 action for them" in ben.text, ben.text
+    board = await run(service, "zed", "/standings ruleset:track")
+    assert board.text.splitlines()[1:] == ["1. ann: 2 won of 4 (50%), 0 drawn", "2. ben: 1 won of 4 (25%), 0 drawn"]
+    assert board.text.startswith("**Track (the card race)** standings on this server (4 finished games):")
+    other = await run(service, "zed", "/standings ruleset:track", guild="g2")
+    assert "1. ben: 1 won of 1 (100%)" in other.text
+    none = await run(service, "zed", "/standings ruleset:race")
+    assert none.text == "No Race (SW5e speeders) game has been played to its end on this server yet."
+    await store.close()
+
+
+def test_standings_on_the_command_line(tmp_path):
+    db = str(tmp_path / "s.db")
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game start"), ("ben", "/game resign")):
+        assert run_cli("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
+    shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
+    assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
