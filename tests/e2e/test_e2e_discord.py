@@ -673,3 +673,19 @@ async def test_standing_orders_are_set_privately_with_suggestions_and_never_show
     assert len(fake.public_history("channel")) == before
     assert all("resist:55" not in m["content"] for m in fake.public_history("channel"))
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_stats_and_standings_answer_privately_after_a_game(fake, bot, record_latency):
+    """Issue 27, item 4: once a game has ended, /stats and /standings answer privately with the server's
+    record; the final message gave the dice's luck (none rolled here: no line)."""
+    await lobby_of_two(fake, record_latency)
+    assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    await slash(fake, "alice", "channel", "game resign")
+    before = len(fake.public_history("channel"))
+    mine = await slash(fake, "alice", "channel", "stats")
+    assert mine.followups[0].ephemeral and "**Speedway**: 1 game, 0 won, 0 drawn" in mine.followups[0].content
+    board = await slash(fake, "carol", "channel", "standings", ruleset="speedway")
+    said = board.followups[0].content
+    assert board.followups[0].ephemeral and said.splitlines()[1].startswith("1. bob: 1 won of 1 (100%)"), said
+    assert len(fake.public_history("channel")) == before
+    assert_nothing_unexpected(fake, bot)
