@@ -507,8 +507,8 @@ async def test_command_payload_respects_discord_limits(harness):
                      "standings", "stats", "steady", "tune", "undo", "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "catchup", "end", "export", "import", "join", "log", "new", "pause", "replay", "resign", "seat",
-        "settings", "sheet", "start", "status", "takeover", "verify"]
+        "add-ai", "catchup", "end", "export", "follow", "import", "join", "log", "new", "pause", "replay", "resign",
+        "seat", "settings", "sheet", "start", "status", "takeover", "unfollow", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
     assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups
     seat = {o["name"]: o for o in subcommands["seat"]["options"]}
@@ -663,7 +663,7 @@ def test_more_reads_name_value_pairs_and_suggests_the_next():
     assert [value for _label, value in offers] == ["ruling_1:true ruling_0:true", "ruling_1:true ruling_0:false",
                                                    "ruling_1:true ruling_2:true", "ruling_1:true ruling_2:false"]
     assert all(len(label) <= 100 for label, _value in offers)
-    assert slash.more_offers("")[0] == ("seed:  (Dice seed, to replay a game exactly (random if omitted))", "seed:")
+    assert slash.more_offers("")[0] == ("seed:  (Dice seed, to replay a game (random if left out))", "seed:")
 
 
 @pytest.fixture

@@ -146,6 +146,15 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, player, question)
     );
     """,
+    # 12: who follows a game without playing in it (/game follow): pinged once a round, or at its end.
+    """
+    CREATE TABLE followers (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        member TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('round', 'end')),
+        PRIMARY KEY (game_id, member)
+    );
+    """,
 )
 
 
@@ -598,6 +607,22 @@ class Store:
             " events LIKE '%\"PlayedByAutopilot\"%' AS autopilot"
             f" FROM actions WHERE game_id IN ({marks})) t WHERE actor = ?", (*game_ids, player))
         return [(created, previous, bool(autopilot)) for _actor, created, previous, autopilot in rows]
+
+    async def followers(self, game_id: int) -> list[tuple[str, str]]:
+        """Who follows a game, and how often they want a word: (member, 'round' or 'end')."""
+        rows = await self.driver.fetchall("SELECT member, mode FROM followers WHERE game_id = ? ORDER BY member",
+                                          (game_id,))
+        return [(member, mode) for member, mode in rows]
+
+    async def set_follower(self, game_id: int, member: str, mode: str | None) -> None:
+        """Follow a game ('round' or 'end'), or stop (None)."""
+        async with self.transaction():
+            if mode is None:
+                await self.driver.execute("DELETE FROM followers WHERE game_id = ? AND member = ?", (game_id, member))
+            else:
+                await self.driver.execute(
+                    "INSERT INTO followers (game_id, member, mode) VALUES (?, ?, ?)"
+                    " ON CONFLICT (game_id, member) DO UPDATE SET mode = excluded.mode", (game_id, member, mode))
 
     # Plain reads and small writes (each its own short statement).
 

@@ -8,13 +8,13 @@ from rules.track import data
 # The non-boolean rulings and their values; every other ruling is true or false.
 RULING_CHOICES = {"overshoot_own_corner": ("lane_only", "go_round"), "first_player": ("cut", "host")}
 _RULING_HELP = {
-    "exact_count_into_finish": "A move must fit the finish lane exactly (false: stop at the deepest hole)",
+    "exact_count_into_finish": "Exact count into the finish lane (false: stop at the deepest hole)",
     "overshoot_own_corner": "Past your corner, lane_only forbids the move; go_round laps again",
     "may_pass_own_cars": "Cars may pass their own team's cars",
-    "start_spot_safe": "A car on its own start spot cannot be bumped or swapped",
+    "start_spot_safe": "A car on its own start spot is safe",
     "seven_split_into_finish": "Part of a split 7 may go into the finish lane",
     "seven_may_split": "A 7 may be split between two cars",
-    "joker_forced": "A Joker that can move must be played (false: you may discard instead)",
+    "joker_forced": "A Joker that can move must be played",
     "first_player": "Who starts: cut (random) or host",
 }
 

@@ -689,3 +689,21 @@ async def test_stats_and_standings_answer_privately_after_a_game(fake, bot, reco
     assert board.followups[0].ephemeral and said.splitlines()[1].startswith("1. bob: 1 won of 1 (100%)"), said
     assert len(fake.public_history("channel")) == before
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_follower_is_pinged_in_a_message_of_its_own_when_a_round_begins(fake, bot, record_latency):
+    """Issue 27, item 5: /game follow (privately) brings its member one ping a round, in a message of its
+    own in the game's channel; the players' turn pings stay theirs."""
+    await lobby_of_two(fake, record_latency)
+    shown = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    kept = await slash(fake, "carol", "channel", "game follow")
+    assert kept.followups[0].ephemeral and "a ping once a round" in kept.followups[0].content
+    carol = fake.users["carol"].id
+    for _ in range(6):
+        if carol in [user for _message, user in fake.notifications()]:
+            break
+        shown = assert_public_map(await slash(fake, next_player(shown), "channel", "speed", value="0"),
+                                  record_latency)
+    (message,) = [m for m in fake.public_history("channel") if m["content"].startswith(f"<@{carol}>")]
+    assert "game here begins" in message["content"] and (message["id"], carol) in fake.notifications()
+    assert_nothing_unexpected(fake, bot)

@@ -44,7 +44,7 @@ _VANISHED = "A vanished player's seat (host or admin)"
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
         OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
-        OptionSpec("seed", "int", "Dice seed, to replay a game exactly (random if omitted)",
+        OptionSpec("seed", "int", "Dice seed, to replay a game (random if left out)",
                    min_value=0, max_value=2**53 - 1),
     )),
     CommandSpec("game join", "Take a seat in this channel's game"),
@@ -60,6 +60,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("to", "user", "The member", required=True),
         OptionSpec("player", "str", _VANISHED, suggest=True),
     )),
+    CommandSpec("game follow", "Watch this game: a ping once a round, or at its end", (
+        OptionSpec("mode", "str", "round (default) or end", choices=("round", "end")),
+    ), private=True),
+    CommandSpec("game unfollow", "Stop following this game", private=True),
     CommandSpec("game seat take", "Take a seat offered to you, or yours back"),
     CommandSpec("game seat computer", "The computer plays your seat until you take it back", (
         OptionSpec("player", "str", _VANISHED, suggest=True),

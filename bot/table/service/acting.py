@@ -38,6 +38,7 @@ from bot.table.protocol.replies import (
 )
 from bot.table.service import queries
 from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
+from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
@@ -73,6 +74,7 @@ class Applied:
     waiting_before: tuple[str, ...] = ()  # who the game waited on before this change
     public: bool = True  # whether the channel may learn of it (bot.table.trust.seen: a GM's private ruling may not)
     ahead: DrawnAhead | None = None  # its picture, started while it was written
+    round_before: int = 0  # the game's round before this change (followers hear of a new one)
 
 
 class Acting:
@@ -80,6 +82,7 @@ class Acting:
 
     def __init__(self, table: Table, timers: Timers, pictures: Pictures):
         self._table, self._timers, self._pictures = table, timers, pictures
+        self._following = Following(table)
         self.plans = Plans(table, self.run_steps)
 
     async def act(self, channel: str, actor: Actor, command: Command,
@@ -165,6 +168,7 @@ class Acting:
         waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why.
         A floating step (a plan's shot) is played at the first point where it can be, from `state` on."""
         waiting_before = None
+        round_before: int | None = None
         done = None
         events: list = []
         stopped = ""
@@ -185,6 +189,7 @@ class Acting:
                               if isinstance(step, Command)
                               else self.apply(channel, actor.id, None, version, action=step, last_step=last_step))
                 waiting_before = done.waiting_before if waiting_before is None else waiting_before
+                round_before = done.round_before if round_before is None else round_before
             except GameError as exc:
                 if done is None:
                     raise
@@ -223,6 +228,9 @@ class Acting:
             if luck := await asyncio.to_thread(luck_words, log):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
+        # followers hear of a new round, or of the end
+        if told := await self._following.news(done.ruleset, done.game.id, channel, round_before or 0, done.state):
+            reply = replace(reply, notices=reply.notices + told)
         if offered:   # the member offered a seat is told, and takes it with a press
             return replace(reply, mentions=tuple(offered), ping_words="a seat is offered to you.",
                            buttons=reply.buttons + (seat_button(done.game.id),))
@@ -287,7 +295,7 @@ class Acting:
                     if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
-                return Applied(ruleset, game, new_state, events, before[0], public, ahead)
+                return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:
                     ahead.drop()

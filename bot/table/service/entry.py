@@ -21,6 +21,7 @@ from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, re
 from bot.table.service import standing
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
+from bot.table.service.following import Following
 from bot.table.service.helping import command_names
 from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
@@ -62,6 +63,7 @@ class GameService:
         self._players = PlayerClocks(table, self._timers)
         self._orders = StandingOrders(table)
         self._standings = Standings(table)
+        self._following = Following(table)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None) -> Reply:
@@ -197,6 +199,9 @@ class GameService:
             return await self._asking.rules(channel, command.options.get("topic"), command.options.get("page", 1))
         if command.name.startswith("orders "):
             return await self._orders.run(channel, actor, command)
+        if command.name in ("game follow", "game unfollow"):
+            mode = command.options.get("mode", "round") if command.name == "game follow" else None
+            return await self._following.follow(channel, actor, mode)
         if command.name == "stats":
             return await self._standings.stats(actor, guild, command.options)
         if command.name == "standings":

@@ -1,0 +1,50 @@
+"""`/game follow` and `/game unfollow`: a member who watches a game without playing in it is pinged once a
+round (or only when it ends), in a message of its own in the game's channel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.table.protocol.refusals import NoGame
+from bot.table.protocol.replies import Actor, Notice, Reply
+from bot.table.service.table import Table
+from rules.engine import Ruleset
+from rules.errors import GameError
+from rules.registry import get_ruleset
+
+
+class Following:
+    """Followers of a channel's game: kept per game, told when a round begins or the game ends."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    async def follow(self, channel: str, actor: Actor, mode: str | None) -> Reply:
+        game = await self._table.store.active_game(channel)
+        if game is None:
+            raise NoGame()
+        ruleset = get_ruleset(game.ruleset)
+        if self._table.snapshots.load(ruleset, game.state).player(actor.id) is not None:
+            raise GameError("You play in this game: it pings you when it waits on you.")
+        if mode is None:
+            await self._table.store.set_follower(game.id, actor.id, None)
+            return Reply("shown", "You no longer follow this game.", ephemeral=True)
+        await self._table.store.set_follower(game.id, actor.id, mode)
+        when = "once a round" if mode == "round" else "when it ends"
+        return Reply("shown", f"You follow this {ruleset.title} game: a ping {when}. /game unfollow stops it.",
+                     ephemeral=True)
+
+    async def news(self, ruleset: Ruleset, game_id: int, channel: str, round_before: int, state: Any) -> tuple:
+        """The notice pinging this game's followers, when a round began since `round_before` or the game
+        ended; none otherwise (the followers are read only then)."""
+        ended = ruleset.is_finished(state)
+        if not ended and state.round <= round_before:
+            return ()
+        wanted = {"round", "end"} if ended else {"round"}
+        members = tuple(m for m, mode in await self._table.store.followers(game_id) if mode in wanted)
+        if not members:
+            return ()
+        words = f"The {ruleset.title} game here is over: {ruleset.prompt(state)}" if ended else \
+            f"Round {state.round + 1} of the {ruleset.title} game here begins. {ruleset.prompt(state)}"
+        return (Notice(channel, Reply("shown", words, mentions=members,
+                                      ping_words="(you follow this game; /game unfollow stops it)")),)
