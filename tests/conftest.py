@@ -190,6 +190,14 @@ def exec_in(db: str, cwd: Path, channel: str = "c"):
     return run
 
 
+def track_on_the_command_line(db: str, cwd: Path, channel: str = "c") -> None:
+    """A Track race of ann (the host) and ben, started through `pitboss exec`'s entry point."""
+    run = exec_in(db, cwd, channel)
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game start")):
+        run(user, line)
+
+
 def stored_state(ruleset, db: str, channel: str = "c"):
     """The latest game of `channel` in the SQLite file `db`, as `ruleset` reads it."""
     import sqlite3

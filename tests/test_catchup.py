@@ -9,7 +9,7 @@ from bot.cli.bench_games import PEOPLE, script
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from rules.registry import get_ruleset
-from tests.conftest import run_cli, run_pitboss
+from tests.conftest import run_pitboss, track_on_the_command_line
 
 
 async def run(service, user: str, line: str, channel: str = "catch"):
@@ -90,9 +90,7 @@ async def test_a_long_absence_is_summarised_within_one_message_and_points_to_the
 def test_catchup_on_the_command_line(tmp_path):
     db = str(tmp_path / "c.db")
     where = ("--db", db, "--channel", "c")
-    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
-                       ("ann", "/game start")):
-        assert run_cli("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
+    track_on_the_command_line(db, tmp_path)
     shown = run_pitboss("exec", *where, "--user", "ben", "/game catchup", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("private: Since your last action")
 

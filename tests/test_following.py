@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
-from tests.conftest import run_cli
+from tests.conftest import run_cli, track_on_the_command_line
 
 
 async def run(service, user, line, channel="f"):
@@ -51,8 +51,8 @@ async def test_a_follower_is_pinged_once_a_round_and_not_after_unfollowing(servi
 
 def test_following_on_the_command_line(tmp_path):
     db = str(tmp_path / "f.db")
-    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
-                       ("ann", "/game start"), ("zed", "/game follow mode:end")):
-        assert run_cli("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
+    track_on_the_command_line(db, tmp_path)
+    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/game follow mode:end",
+                   cwd=tmp_path).returncode == 0
     ended = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path)
     assert "[channel c] The Track (the card race) game here is over" in ended.stdout, ended.stdout

@@ -20,7 +20,7 @@ from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.errors import BadOption
-from tests.conftest import run_cli
+from tests.conftest import run_cli, track_on_the_command_line
 
 BACKENDS = ("sqlite", "postgres")   # the store-backed tests run on both (tests/conftest.py)
 HOUR = 3600.0
@@ -250,15 +250,13 @@ async def test_a_table_that_allows_no_pause_is_left_running(service):
 
 def test_the_command_line_prints_the_announcements_with_their_channels(tmp_path):
     db = str(tmp_path / "me.db")
-    for user, line in (("alice", "/game new ruleset:track seed:2"), ("alice", "/game join"), ("bob", "/game join"),
-                       ("alice", "/game start")):
-        assert run_cli("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
-    saved = run_cli("exec", "--db", db, "--channel", "elsewhere", "--user", "bob", "/me settings time_zone:utc",
+    track_on_the_command_line(db, tmp_path)   # ann and ben
+    saved = run_cli("exec", "--db", db, "--channel", "elsewhere", "--user", "ben", "/me settings time_zone:utc",
                     cwd=tmp_path)
     assert saved.returncode == 0 and saved.stdout.startswith("private: Saved. Time zone: UTC;")
-    away = run_cli("exec", "--db", db, "--channel", "elsewhere", "--user", "bob", "/me away hours:5", cwd=tmp_path)
+    away = run_cli("exec", "--db", db, "--channel", "elsewhere", "--user", "ben", "/me away hours:5", cwd=tmp_path)
     assert away.returncode == 0, away.stdout
     (announced,) = [line for line in away.stdout.splitlines() if line.startswith("[channel c] ")]
-    assert announced.startswith("[channel c] bob is away (/me away) until 20") and "(in 5 h)" in announced
-    malformed = run_cli("exec", "--db", db, "--channel", "c", "--user", "bob", "/me away hours:0", cwd=tmp_path)
+    assert announced.startswith("[channel c] ben is away (/me away) until 20") and "(in 5 h)" in announced
+    malformed = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/me away hours:0", cwd=tmp_path)
     assert malformed.returncode == 2

@@ -11,7 +11,7 @@ from bot.table.protocol.commands import CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor, seat_button
 from rules.registry import get_ruleset
 from rules.seats import renamed, seats_line
-from tests.conftest import run_cli
+from tests.conftest import run_cli, track_on_the_command_line
 
 GAMES = ("speedway", "battlecars", "track", "race")
 OPENINGS = {
@@ -35,6 +35,12 @@ async def started(service, game):
     reply = await run(service, "ann", "/game start")
     assert reply.outcome == "applied", reply.text
     return reply
+
+
+def movers(start) -> tuple[str, str]:
+    """The player a started game waits on, and the other one."""
+    mover = start.waiting_on[0]
+    return mover, "ben" if mover == "ann" else "ann"
 
 
 async def verified(service, store, channel="seats"):
@@ -81,9 +87,7 @@ async def test_a_seat_offered_and_taken_with_the_button_passes_the_turn_pings_an
 
 @pytest.mark.parametrize("game", GAMES)
 async def test_the_computer_plays_a_seat_until_its_player_takes_it_back(service, store, game):
-    start = await started(service, game)
-    mover = start.waiting_on[0]
-    other = "ben" if mover == "ann" else "ann"
+    mover, other = movers(await started(service, game))
     handed = await run(service, other, "/game seat computer")
     assert handed.outcome == "applied", handed.text
     assert f"{other} gives their seat to the computer" in handed.text
@@ -130,9 +134,7 @@ RESIGN_ENDS = {"speedway": True, "battlecars": True, "track": True, "race": Fals
 
 @pytest.mark.parametrize("game", GAMES)
 async def test_a_resignation_follows_each_games_ruling(service, store, game):
-    start = await started(service, game)
-    mover = start.waiting_on[0]
-    other = "ben" if mover == "ann" else "ann"
+    mover, other = movers(await started(service, game))
     resigned = await run(service, mover, "/game resign")
     assert resigned.outcome == "applied", resigned.text
     assert f"{mover} resigned." in resigned.text
@@ -218,9 +220,7 @@ async def test_one_offer_per_member_and_the_host_named_as_such(service, store):
 def test_seats_change_hands_on_the_command_line(tmp_path):
     db = str(tmp_path / "s.db")
     where = ("--db", db, "--channel", "c")
-    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
-                       ("ann", "/game start")):
-        assert run_cli("exec", *where, "--user", user, line, cwd=tmp_path).returncode == 0
+    track_on_the_command_line(db, tmp_path)
     offered = run_cli("exec", *where, "--user", "ben", "/game seat give to:carol", cwd=tmp_path)
     assert offered.returncode == 0 and offered.stdout.startswith("ping: carol\n"), offered.stdout
     taken = run_cli("exec", *where, "--user", "carol", "/game seat take", cwd=tmp_path)

@@ -14,7 +14,7 @@ from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from bot.table.service.standings import dice_luck
 from rules.registry import get_ruleset
-from tests.conftest import run_cli
+from tests.conftest import run_cli, track_on_the_command_line
 
 HOUR = 3600.0
 BACKENDS = ("sqlite", "postgres")   # the store-backed test runs on both (LAG over the log on each)
@@ -96,8 +96,7 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
 
 def test_standings_on_the_command_line(tmp_path):
     db = str(tmp_path / "s.db")
-    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join"),
-                       ("ann", "/game start"), ("ben", "/game resign")):
-        assert run_cli("exec", "--db", db, "--channel", "c", "--user", user, line, cwd=tmp_path).returncode == 0
+    track_on_the_command_line(db, tmp_path)
+    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path).returncode == 0
     shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
     assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
