@@ -43,7 +43,7 @@ class CommandSpec:
 
 # `/game new rounds:N`, for a game with a round cap (rules.engine.Ruleset.round_cap) to add to its
 # new_options: the same option, words and range in every game that has one.
-ROUND_CAP = OptionSpec("rounds", "int", "A draw after this many rounds (none if left out)",
+ROUND_CAP = OptionSpec("rounds", "int", "Draw after this many rounds",
                        min_value=1, max_value=1000)
 
 

@@ -542,15 +542,15 @@ async def test_each_game_has_its_own_room_for_its_setup(harness):
     rooms = _by_name(new)
     assert list(rooms) == list(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
     speedway = _by_name(rooms["speedway"])
-    assert list(speedway) == ["seed", "arena", "rounds"]
+    assert list(speedway) == ["seed", "thread", "arena", "rounds"]
     assert speedway["seed"]["type"] == 4 and (speedway["seed"]["min_value"], speedway["seed"]["max_value"]) == \
         (0, 2**53 - 1)
     assert [c["value"] for c in speedway["arena"]["choices"]] == ["classic", "duel", "junkyard"]
-    assert set(_by_name(rooms["track"])) == {"seed", "rounds", *track_data.ruling_defaults()}
+    assert set(_by_name(rooms["track"])) == {"seed", "thread", "rounds", *track_data.ruling_defaults()}
     race = _by_name(rooms["race"])
-    assert set(race) == {"seed", "track", "gm", "tuning"}  # no rounds: the race has no round cap
+    assert set(race) == {"seed", "thread", "track", "gm", "tuning"}  # no rounds: the race has no round cap
     assert (race["tuning"]["type"], race["tuning"]["min_value"], race["tuning"]["max_value"]) == (4, 0, 3)
-    assert set(_by_name(rooms["battlecars"])) == {"seed", "board", "rounds"}
+    assert set(_by_name(rooms["battlecars"])) == {"seed", "thread", "board", "rounds"}
 
 
 def _declared_texts() -> set[str]:
@@ -663,7 +663,7 @@ def test_more_reads_name_value_pairs_and_suggests_the_next():
     assert [value for _label, value in offers] == ["ruling_1:true ruling_0:true", "ruling_1:true ruling_0:false",
                                                    "ruling_1:true ruling_2:true", "ruling_1:true ruling_2:false"]
     assert all(len(label) <= 100 for label, _value in offers)
-    assert slash.more_offers("")[0] == ("seed:  (Dice seed, to replay a game (random if left out))", "seed:")
+    assert slash.more_offers("")[0] == ("seed:  (Dice seed (random if left out))", "seed:")
 
 
 @pytest.fixture

@@ -56,3 +56,13 @@ def test_following_on_the_command_line(tmp_path):
                    cwd=tmp_path).returncode == 0
     ended = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path)
     assert "[channel c] The Track (the card race) game here is over" in ended.stdout, ended.stdout
+
+
+def test_a_thread_is_discords_the_command_line_plays_in_its_channel(tmp_path):
+    db = str(tmp_path / "t.db")
+    said = run_cli("exec", "--db", db, "--channel", "c", "--user", "ann", "/game new ruleset:track thread:yes",
+                   cwd=tmp_path)
+    assert said.returncode == 1 and "thread:yes opens a Discord thread for the game" in said.stdout
+    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ann", "/game status", cwd=tmp_path).returncode == 1
+    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ann", "/game new ruleset:track thread:no",
+                   cwd=tmp_path).returncode == 0

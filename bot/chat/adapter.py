@@ -41,14 +41,16 @@ from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import (
     BY_NAME,
     MAX_OPTION_LENGTH,
+    Command,
     CommandSyntaxError,
     OptionSpec,
     coerce,
 )
-from bot.table.protocol.replies import Notice, Reply
+from bot.table.protocol.replies import Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
+from rules.registry import get_ruleset
 
 log = logging.getLogger("pitboss.discord")
 
@@ -258,8 +260,32 @@ class PitbossBehaviour(discord.Client):
             command = coerce(BY_NAME[slash.command], values)
         except CommandSyntaxError as exc:
             return Reply("refused", str(exc), ephemeral=True, malformed=True)
+        if command.name == "game new" and command.options.get("thread") == "yes":
+            return await self._in_a_new_thread(interaction, command)
         return await self.service.execute(channel_key(interaction), actor_of(interaction), command,
                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
+
+    async def _in_a_new_thread(self, interaction: discord.Interaction, command: Command) -> Reply:
+        """`/game new … thread:yes`: open a public thread off this channel and create the game there; the
+        channel is told where it is, and the lobby is posted in the thread. A permission the bot lacks is
+        named."""
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            return refusal("thread:yes opens a thread off a server's text channel; here, leave thread: out.")
+        title = get_ruleset(str(command.options["ruleset"])).title
+        try:
+            thread = await channel.create_thread(name=f"{title} · {plain_name(interaction.user.display_name)}"[:100],
+                                                 type=discord.ChannelType.public_thread, auto_archive_duration=10080)
+        except discord.Forbidden:
+            return refusal("I cannot open a thread here: I need the Create Public Threads and Send Messages in "
+                           "Threads permissions in this channel.")
+        options = {k: v for k, v in command.options.items() if k != "thread"}
+        reply = await self.service.execute(str(thread.id), actor_of(interaction), Command(command.name, options),
+                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
+        if reply.outcome != "applied":
+            return reply
+        return Reply("shown", f"A new {title} game is in {thread.mention}: /game join there.",
+                     notices=(Notice(str(thread.id), reply),))
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""

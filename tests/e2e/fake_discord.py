@@ -470,6 +470,8 @@ class FakeDiscord:
                                   owner_id=self.users["alice"].id),
         }
 
+        self.bot_creates_threads = True     # the bot's Create Public Threads permission
+        self.threads_created: list[FakeChannel] = []
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int | None = None
         self._thread: threading.Thread | None = None
@@ -1235,6 +1237,7 @@ class FakeDiscord:
         ("PATCH", r"/webhooks/(?P<app>\d+)/(?P<token>[^/]+)/messages/(?P<mid>\d+)", "edit_followup"),
         ("DELETE", r"/webhooks/(?P<app>\d+)/(?P<token>[^/]+)/messages/(?P<mid>\d+)", "delete_followup"),
         ("GET", r"/channels/(?P<cid>\d+)", "channel_get"),
+        ("POST", r"/channels/(?P<cid>\d+)/threads", "thread_create"),
         ("POST", r"/channels/(?P<cid>\d+)/messages", "channel_post"),
         ("GET", r"/channels/(?P<cid>\d+)/messages", "channel_history"),
         ("GET", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "channel_message_get"),
@@ -1589,6 +1592,29 @@ class FakeDiscord:
                 message["flags"] & EPHEMERAL:
             raise unknown_message()
         return message
+
+    async def _h_thread_create(self, record: HttpRecord, m: dict) -> Any:
+        """Start a thread without a message (POST /channels/{id}/threads), as Discord does: a public
+        thread of a text channel, named 1-100 characters, the bot its owner; THREAD_CREATE follows on the
+        gateway. Without Create Public Threads the bot gets 50013 Missing Permissions."""
+        self._require_bot_auth(record)
+        parent = self._known_channel(m["cid"])
+        body = record.body if isinstance(record.body, dict) else {}
+        if parent.type != 0:
+            raise invalid_form("a thread starts from a text channel")
+        if not self.bot_creates_threads:
+            raise DiscordError(403, 50013, "Missing Permissions")
+        name = body.get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            raise invalid_form("name: 1-100 characters")
+        if body.get("type", 12) != 11:
+            raise invalid_form("type: this fake opens public threads (11) only")
+        thread = FakeChannel(name, snowflake(), 11, self.guild_id, parent_id=parent.id, owner_id=self.bot_user.id)
+        self.channels[f"thread-{thread.id}"] = thread
+        self.threads_created.append(thread)
+        session = self._active_session()
+        await self._send_dispatch(session, "THREAD_CREATE", {**thread.channel_object(), "newly_created": True})
+        return thread.channel_object()
 
     async def _h_channel_get(self, record: HttpRecord, m: dict) -> Any:
         self._require_bot_auth(record)

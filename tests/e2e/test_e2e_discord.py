@@ -207,7 +207,7 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
     assert len(subcommands) <= 25
     rooms = {o["name"]: o for o in subcommands["new"]["options"]}  # /game new <game>: each game its own room
     assert set(rooms) == set(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
-    assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "arena", "rounds"}
+    assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "thread", "arena", "rounds"}
     (value,) = by_name["speed"]["options"]
     # Speedway's speed is a number, Battlecars' also R or 3PT: one Discord option, text suggested by
     # the channel's game, that each game then reads as its own (an int for Speedway).
@@ -707,3 +707,29 @@ async def test_a_follower_is_pinged_in_a_message_of_its_own_when_a_round_begins(
     (message,) = [m for m in fake.public_history("channel") if m["content"].startswith(f"<@{carol}>")]
     assert "game here begins" in message["content"] and (message["id"], carol) in fake.notifications()
     assert_nothing_unexpected(fake, bot)
+
+
+async def test_a_game_opens_a_thread_of_its_own_and_says_which_permission_it_lacks(fake, bot, record_latency):
+    """Issue 27, item 5: /game new … thread:yes opens one public thread off the channel and plays there: the
+    channel is told where, the lobby is the thread's, and the game's commands work in it; without Create
+    Public Threads the asker is told privately which permission is missing, and no thread or game is made."""
+    answered = await slash(fake, "alice", "channel", "game new speedway", thread="yes")
+    (thread,) = fake.threads_created
+    assert thread.parent_id == fake.channels["channel"].id and thread.name.startswith("Speedway · alice")
+    told = [m for m in fake.public_history("channel") if f"<#{thread.id}>" in m["content"]]
+    assert len(told) == 1 and "/game join there" in told[0]["content"], answered.describe()
+    (lobby,) = fake.channel_messages(thread)
+    assert lobby["content"].startswith("New Speedway game created by alice")
+    joined = assert_public_map(await slash(fake, "bob", thread, "game join"), record_latency)
+    assert "bob joined" in joined.content
+    assert_private_refusal(await slash(fake, "carol", "channel", "game status"), record_latency)   # no game here
+
+    fake.bot_creates_threads = False
+    refused = await slash(fake, "carol", "channel", "game new track", thread="yes")
+    assert_private_refusal(refused, record_latency, "I cannot open a thread here: I need the Create Public "
+                                                    "Threads and Send Messages in Threads permissions in this "
+                                                    "channel.")
+    assert len(fake.threads_created) == 1
+    # the one refused request is the thread Discord would not open for a bot without the permission
+    assert [line.split(" -> ")[1] for line in fake.unexpected()] == ["403 50013 Missing Permissions"]
+    assert "Traceback" not in bot.log_text(), bot.log_tail()

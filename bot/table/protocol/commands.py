@@ -44,8 +44,9 @@ _VANISHED = "A vanished player's seat (host or admin)"
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
         OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
-        OptionSpec("seed", "int", "Dice seed, to replay a game (random if left out)",
+        OptionSpec("seed", "int", "Dice seed (random if left out)",
                    min_value=0, max_value=2**53 - 1),
+        OptionSpec("thread", "str", "yes: play in a new public thread", choices=("yes", "no")),
     )),
     CommandSpec("game join", "Take a seat in this channel's game"),
     CommandSpec("game add-ai", "Seat a computer player (host, before the start)"),
@@ -87,7 +88,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game verify", "Re-run every roll and check the stored game", query=True,
                 private=True),
     CommandSpec("game settings", "Show or change the table's clock (host)", (
-        OptionSpec("reminder_hours", "int", "Remind the waiting player after this many hours",
+        OptionSpec("reminder_hours", "int", "Remind after this many hours",
                    min_value=1, max_value=720),
         OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
         OptionSpec("deadline_action", "str", "At the deadline: play by the rules (autopilot) or most "

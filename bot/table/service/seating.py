@@ -12,6 +12,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
 from bot.table.trust.commitment import MAX_SEED, announce
 from rules.codec import dumps, encode_state
+from rules.errors import GameError
 from rules.registry import get_ruleset
 
 
@@ -24,6 +25,9 @@ class Seating:
     async def new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
         options = NotThisGame.fitted(ruleset, Command("game new", options)).options
+        if options.pop("thread", "no") == "yes":   # the Discord adapter opens the thread and takes this option
+            raise GameError("thread:yes opens a Discord thread for the game; here the game is played in this "
+                            "channel (leave thread: out).")
         # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
         seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
         setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
