@@ -220,6 +220,9 @@ class Ruleset(Generic[S]):
     computer: ComputerSeats | None = None
     autopilot: Autopilot | None = None
     orders: StandingOrders | None = None   # questions a player may answer in advance (/orders)
+    # Dice the log names by a word, not "2d6", with their faces (a die with faces of its own): what the
+    # luck of a game's rolls is measured against.
+    named_dice: dict[str, tuple[int, ...]] = field(default_factory=dict)
     plans: TurnPlans | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal

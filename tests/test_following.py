@@ -41,12 +41,13 @@ async def test_a_follower_is_pinged_once_a_round_and_not_after_unfollowing(servi
     told = [n for r in replies for n in r.notices]
     assert len(told) == 1 and told[0].channel == "f" and told[0].reply.mentions == ("zed",)
     assert told[0].reply.text.startswith("Round 2 of the Track (the card race) game here begins.")
-    assert (await run(service, "zed", "/game unfollow")).text == "You no longer follow this game."
+    assert (await run(service, "zed", "/game unfollow")).text == "You do not follow this game (any more)."
     replies = await play_a_round(service)
     assert not [n for r in replies for n in r.notices]
     ended = await run(service, "ben", "/game resign")
     (said,) = ended.notices
-    assert said.reply.mentions == ("yan",) and said.reply.text.startswith("The Track (the card race) game here is over")
+    assert said.reply.mentions == ("yan",)
+    assert said.reply.text.startswith("The Track (the card race) game here has ended.")
 
 
 def test_following_on_the_command_line(tmp_path):
@@ -55,7 +56,7 @@ def test_following_on_the_command_line(tmp_path):
     assert run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/game follow mode:end",
                    cwd=tmp_path).returncode == 0
     ended = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path)
-    assert "[channel c] The Track (the card race) game here is over" in ended.stdout, ended.stdout
+    assert "[channel c] The Track (the card race) game here has ended." in ended.stdout, ended.stdout
 
 
 def test_a_thread_is_discords_the_command_line_plays_in_its_channel(tmp_path):
@@ -66,3 +67,16 @@ def test_a_thread_is_discords_the_command_line_plays_in_its_channel(tmp_path):
     assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ann", "/game status", cwd=tmp_path).returncode == 1
     assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ann", "/game new ruleset:track thread:no",
                    cwd=tmp_path).returncode == 0
+
+
+async def test_a_follower_who_joins_is_pinged_as_a_player_and_may_still_unfollow(service, store):
+    """The play-test's finding: a spectator who followed and then joined kept the follower's pings and
+    could not unfollow."""
+    await run(service, "ann", "/game new ruleset:speedway seed:2")
+    assert (await run(service, "dan", "/game follow")).outcome == "shown"
+    for user in ("ann", "dan"):
+        await run(service, user, "/game join")
+    await run(service, "ann", "/game start")
+    assert (await run(service, "dan", "/game unfollow")).outcome == "shown"
+    game = await store.active_game("f")
+    assert await store.followers(game.id) == []

@@ -33,6 +33,20 @@ async def track_game(service, channel, winner, loser, guild="g1", end=False):
     assert last.outcome == "applied", last.text
 
 
+def test_a_die_the_game_names_is_measured_against_its_own_faces():
+    """Speedway's white driver die is no d6: its faces come from the game (rules/speedway/data/dice.toml)."""
+    from rules.speedway import data
+
+    faces = data.driver_die()
+    mean = sum(faces) / len(faces)
+    spread = sum((f - mean) ** 2 for f in faces) / len(faces)
+    events = [{"type": "DiceRolled", "car": "ann", "dice": "white driver dice", "faces": [max(faces)] * 3}]
+    log = [ActionRecord(1, "ann", "{}", json.dumps(events))]
+    assert dice_luck(log) == {}   # unnamed: not measured
+    named = get_ruleset("speedway").named_dice
+    assert dice_luck(log, named)["ann"] == (3, 3 * (max(faces) - mean) / math.sqrt(3 * spread))
+
+
 def test_the_luck_of_the_dice_is_measured_against_their_average():
     events = [{"type": "DiceRolled", "who": "ann", "dice": "2d6", "faces": [6, 6]},
               {"type": "DiceRolled", "car": "ben", "dice": "d20", "faces": [10]},
@@ -65,7 +79,7 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
     await track_game(service, "t1", "ann", "ben")
     await track_game(service, "t2", "ann", "ben")
     await track_game(service, "t3", "ben", "ann")
-    await track_game(service, "t4", "ann", "ben", end=True)        # ended by its host: no winner, no draw
+    await track_game(service, "t4", "ann", "ben", end=True)        # ended by its host: not counted at all
     await track_game(service, "t5", "ben", "ann", guild="g2")       # another server
     # a deadline the autopilot plays for ben in a Speedway game
     for user, line in (("ann", "/game new ruleset:speedway seed:2"), ("ann", "/game join"), ("ben", "/game join"),
@@ -80,13 +94,13 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
     await run(service, "ann", "/game resign", "s1")
 
     mine = await run(service, "ann", "/stats")
-    assert mine.ephemeral and "**Track (the card race)**: 4 games, 2 won, 0 drawn" in mine.text, mine.text
+    assert mine.ephemeral and "**Track (the card race)**: 3 games, 2 won, 0 drawn" in mine.text, mine.text
     assert "**Speedway**: 1 game, 0 won" in mine.text
     ben = await run(service, "ann", "/stats player:ben ruleset:speedway")
     assert "ben's record" in ben.text and "the autopilot played 1 action for them" in ben.text, ben.text
     board = await run(service, "zed", "/standings ruleset:track")
-    assert board.text.splitlines()[1:] == ["1. ann: 2 won of 4 (50%), 0 drawn", "2. ben: 1 won of 4 (25%), 0 drawn"]
-    assert board.text.startswith("**Track (the card race)** standings on this server (4 finished games):")
+    assert board.text.splitlines()[1:] == ["1. ann: 2 won of 3 (67%), 0 drawn", "2. ben: 1 won of 3 (33%), 0 drawn"]
+    assert board.text.startswith("**Track (the card race)** standings on this server (3 games played to their end):")
     other = await run(service, "zed", "/standings ruleset:track", guild="g2")
     assert "1. ben: 1 won of 1 (100%)" in other.text
     none = await run(service, "zed", "/standings ruleset:race")

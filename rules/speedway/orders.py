@@ -24,7 +24,8 @@ def _read_skid(typed: str) -> str:
     at = _RESIST_AT.fullmatch(word)
     if at and 1 <= int(at.group(1)) <= 99:
         return f"resist:{int(at.group(1))}"
-    raise BadOption("answer: skid takes accept, resist, or resist:N (resist when the chance is at least N%).")
+    raise BadOption("answer: skid takes accept, resist, or resist:N (resist when the chance is at least N%, "
+                    "N from 1 to 99).")
 
 
 def _skidding(state: SpeedwayState, player: str) -> bool:

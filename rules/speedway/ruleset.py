@@ -694,6 +694,7 @@ SPEEDWAY = Ruleset(
     queries={"odds": odds},
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner), orders=orders.ORDERS,
+    named_dice={"white driver dice": data.driver_die()},
     forced=forced_action,
     plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
     undo_blocker=undo_blocker,

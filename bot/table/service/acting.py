@@ -225,7 +225,7 @@ class Acting:
             self._catch_up_notes(done, newly))
         if done.ruleset.is_finished(done.state):   # the end: each roller's luck, said once the game is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
-            if luck := await asyncio.to_thread(luck_words, log):
+            if luck := await asyncio.to_thread(luck_words, log, done.ruleset.named_dice):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         # followers hear of a new round, or of the end

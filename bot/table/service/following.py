@@ -24,11 +24,11 @@ class Following:
         if game is None:
             raise NoGame()
         ruleset = get_ruleset(game.ruleset)
-        if self._table.snapshots.load(ruleset, game.state).player(actor.id) is not None:
-            raise GameError("You play in this game: it pings you when it waits on you.")
         if mode is None:
             await self._table.store.set_follower(game.id, actor.id, None)
-            return Reply("shown", "You no longer follow this game.", ephemeral=True)
+            return Reply("shown", "You do not follow this game (any more).", ephemeral=True)
+        if self._table.snapshots.load(ruleset, game.state).player(actor.id) is not None:
+            raise GameError("You play in this game: it pings you when it waits on you.")
         await self._table.store.set_follower(game.id, actor.id, mode)
         when = "once a round" if mode == "round" else "when it ends"
         return Reply("shown", f"You follow this {ruleset.title} game: a ping {when}. /game unfollow stops it.",
@@ -41,10 +41,11 @@ class Following:
         if not ended and state.round <= round_before:
             return ()
         wanted = {"round", "end"} if ended else {"round"}
-        members = tuple(m for m, mode in await self._table.store.followers(game_id) if mode in wanted)
+        members = tuple(m for m, mode in await self._table.store.followers(game_id)
+                        if mode in wanted and state.player(m) is None)   # one who joined since: pinged as a player
         if not members:
             return ()
-        words = f"The {ruleset.title} game here is over: {ruleset.prompt(state)}" if ended else \
+        words = f"The {ruleset.title} game here has ended. {ruleset.prompt(state)}" if ended else \
             f"Round {state.round + 1} of the {ruleset.title} game here begins. {ruleset.prompt(state)}"
         return (Notice(channel, Reply("shown", words, mentions=members,
                                       ping_words="(you follow this game; /game unfollow stops it)")),)

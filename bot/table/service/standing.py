@@ -28,6 +28,8 @@ class StandingOrders:
             raise GameError(f"{ruleset.title} asks no question a standing order could answer.")
         state = self._table.snapshots.load(ruleset, game.state)
         if state.player(actor.id) is None:
+            if command.name == "orders show":   # what a player could settle in advance, for one deciding to join
+                return Reply("shown", _shown(ruleset, {}, seated=False), ephemeral=True)
             raise GameError("Only a player seated in this game keeps standing orders here.")
         if command.name == "orders set":
             question = ruleset.orders.question(str(command.options["question"]))
@@ -47,13 +49,15 @@ class StandingOrders:
                      ephemeral=True)
 
 
-def _shown(ruleset: Ruleset, mine: dict[str, str]) -> str:
+def _shown(ruleset: Ruleset, mine: dict[str, str], seated: bool = True) -> str:
     """A player's orders, and every question the game lets them settle in advance with its answers."""
     assert ruleset.orders is not None
-    lines = [f"Your standing orders in this {ruleset.title} game (only you see them):"]
-    lines += [f"- {q.name}: **{mine[q.name]}**" if q.name in mine else f"- {q.name}: none (answers: "
-              f"{', '.join(q.answers)})" for q in ruleset.orders.questions]
-    lines.append("/orders set question: answer: keeps one; /orders clear drops one or all.")
+    lines = [f"Your standing orders in this {ruleset.title} game (only you see them):" if seated else
+             f"The questions a player of this {ruleset.title} game may answer in advance:"]
+    lines += [f"- {q.name}: **{mine[q.name]}**" if q.name in mine else f"- {q.name}: "
+              f"{'none (answers: ' if seated else ''}{', '.join(q.answers)}{')' if seated else ''}"
+              for q in ruleset.orders.questions]
+    lines.append("/orders set question:NAME answer:WORD keeps one; /orders clear drops one, or all.")
     return clip("\n".join(lines), MESSAGE_LIMIT)
 
 

@@ -10,7 +10,7 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -47,7 +47,9 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
     for game in games:
         ruleset = get_ruleset(game.ruleset)
         state = ruleset.load_state(game.state)
-        drawn = state.winner is None and state.ended_by is None   # ended by its host: neither won nor drawn
+        if state.ended_by is not None:   # ended by its host or an admin, unplayed to its end: not counted
+            continue
+        drawn = state.winner is None
         for seat in state.players:
             if ruleset.is_computer(state, seat.id) and seat.id.startswith("ai-"):
                 continue
@@ -85,7 +87,8 @@ class Standings:
         mine = {k: by[player] for k, by in (await asyncio.to_thread(records, games)).items() if player in by}
         who = "Your" if player == actor.id else f"<@{player}>'s" if player.isdigit() else f"{player}'s"
         if not mine:
-            return Reply("shown", f"{who} record: no game played to its end on this server yet.", ephemeral=True)
+            what = f" of {get_ruleset(kind).title}" if kind else ""
+            return Reply("shown", f"{who} record: no game{what} played to its end on this server yet.", ephemeral=True)
         lines = [f"{who} record on this server (the last {GAMES_READ} finished games at most):"]
         for ruleset_id, record in sorted(mine.items()):
             moves = await self._table.store.moves_of(record.game_ids, player)
@@ -94,7 +97,7 @@ class Standings:
             missed = sum(autopilot for _at, _before, autopilot in moves)
             lines.append(f"- **{get_ruleset(ruleset_id).title}**: {plural(record.games, 'game', 'games')}, "
                          f"{record.wins} won, {record.draws} drawn; {median}; the autopilot played "
-                         f"{plural(missed, 'action', 'actions')} for them")
+                         f"{plural(missed, 'action', 'actions')} for {'you' if player == actor.id else 'them'}")
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
     async def standings(self, guild: str, options: dict) -> Reply:
@@ -108,36 +111,55 @@ class Standings:
             return Reply("shown", f"No {get_ruleset(kind).title} game has been played to its end on this server yet.",
                          ephemeral=True)
         ranked = sorted(by_player.items(), key=lambda item: (-item[1].wins, -item[1].rate, item[1].name.casefold()))
-        lines = [f"**{get_ruleset(kind).title}** standings on this server ({len(games)} finished games):"]
+        played = len({game_id for record in by_player.values() for game_id in record.game_ids})
+        lines = [f"**{get_ruleset(kind).title}** standings on this server "
+                 f"({plural(played, 'game played to its end', 'games played to their end')}):"]
         lines += [f"{place}. {record.name}: {record.wins} won of {record.games} ({record.rate:.0%}), "
                   f"{record.draws} drawn" for place, (_p, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
 
-def dice_luck(log: Iterable[ActionRecord]) -> dict[str, tuple[int, float]]:
-    """Each roller's dice against expectation, from the log's rolls (any event with `dice` like "2d6" and
-    whole `faces`): {roller: (dice rolled, how many standard deviations above the average they fell)}."""
+def dice_luck(log: Iterable[ActionRecord], named: Mapping[str, tuple[int, ...]] | None = None
+              ) -> dict[str, tuple[int, float]]:
+    """Each roller's dice against expectation, from the log's rolls (any event with whole `faces` and
+    `dice` like "2d6", or a die the game names with its faces (Ruleset.named_dice)):
+    {roller: (dice rolled, how many standard deviations above the average they fell)}."""
     sums: dict[str, list[float]] = {}
     for record in log:
         for event in json.loads(record.events):
             dice, faces = event.get("dice"), event.get("faces")
             roller = event.get("who") or event.get("car")
-            kind = _DICE.fullmatch(dice) if isinstance(dice, str) else None
-            if not kind or not isinstance(roller, str) or not isinstance(faces, list) \
+            die = _die(dice, named or {})
+            if die is None or not isinstance(roller, str) or not isinstance(faces, list) \
                     or not all(type(f) is int for f in faces):
                 continue
-            sides = int(kind.group(2))
+            mean, variance = die
             totals = sums.setdefault(roller, [0, 0.0, 0.0])
             totals[0] += len(faces)
-            totals[1] += sum(faces) - len(faces) * (sides + 1) / 2
-            totals[2] += len(faces) * (sides * sides - 1) / 12
+            totals[1] += sum(faces) - len(faces) * mean
+            totals[2] += len(faces) * variance
     return {roller: (int(n), above / math.sqrt(spread) if spread else 0.0) for roller, (n, above, spread) in
             sums.items()}
 
 
-def luck_words(log: Iterable[ActionRecord]) -> str:
+def _die(dice: object, named: Mapping[str, tuple[int, ...]]) -> tuple[float, float] | None:
+    """(mean, variance) of one die of a roll's kind: a die the game names, or an S-sided one ("2d6")."""
+    if not isinstance(dice, str):
+        return None
+    if dice in named:
+        faces = named[dice]
+        mean = sum(faces) / len(faces)
+        return mean, sum((f - mean) ** 2 for f in faces) / len(faces)
+    kind = _DICE.fullmatch(dice)
+    if not kind:
+        return None
+    sides = int(kind.group(2))
+    return (sides + 1) / 2, (sides * sides - 1) / 12
+
+
+def luck_words(log: Iterable[ActionRecord], named: Mapping[str, tuple[int, ...]] | None = None) -> str:
     """The end-of-game words on luck: each roller's dice against the average, luckiest first."""
-    luck = sorted(dice_luck(log).items(), key=lambda item: -item[1][1])
+    luck = sorted(dice_luck(log, named).items(), key=lambda item: -item[1][1])
     if not luck:
         return ""
     words = "; ".join(f"{roller} {n} dice, {z:+.1f} σ" for roller, (n, z) in luck)
