@@ -223,6 +223,9 @@ class Ruleset(Generic[S]):
     # Dice the log names by a word, not "2d6", with their faces (a die with faces of its own): what the
     # luck of a game's rolls is measured against.
     named_dice: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # How big the hit a logged event (as stored: a tagged dict) stands for, in the game's own measure, with
+    # words for it, or None for an event that is no hit: the end-of-game summary names the biggest.
+    hit_size: Callable[[dict], tuple[int, str] | None] | None = None
     plans: TurnPlans | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from bot.cli.bench_games import script
 from bot.storage.store import ActionRecord, Store
 from bot.table.protocol.commands import parse
@@ -69,7 +71,8 @@ async def test_a_game_says_its_dice_luck_once_it_is_over_and_never_before(servic
         replies.append(await service.execute("st", people.get(actor.id, actor), parse(line), guild="g1"))
     assert replies[-1].outcome == "applied" and "Game over" in replies[-1].text
     assert "The dice against their average" in replies[-1].text and "σ" in replies[-1].text
-    assert not any("The dice against their average" in r.text for r in replies[:-1])
+    assert "The biggest hit: " in replies[-1].text and " at once (" in replies[-1].text, replies[-1].text
+    assert not any("The dice against their average" in r.text or "The biggest hit" in r.text for r in replies[:-1])
 
 
 async def test_stats_and_standings_count_each_players_games_on_their_server(db_path):
@@ -114,3 +117,20 @@ def test_standings_on_the_command_line(tmp_path):
     assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path).returncode == 0
     shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
     assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
+
+
+@pytest.mark.parametrize(("game", "events", "words"), [
+    ("speedway", [{"type": "DamageTaken", "car": "ann", "effects": ["Armor -1"]},
+                  {"type": "DamageTaken", "car": "ben", "effects": ["Armor -1", "Engine -1"]}],
+     "ben took 2 at once (Armor -1, Engine -1)"),
+    ("battlecars", [{"type": "ArmourHit", "vehicle": "Gunwagon", "section": "front", "points": 4},
+                    {"type": "PedestrianHurt", "driver": "ann's driver", "points": 6, "left": "x"}],
+     "6 points on ann's driver, on foot"),
+    ("race", [{"type": "Damaged", "name": "Rookie", "points": 9, "hp": 3}], "9 damage to Rookie"),
+])
+def test_the_biggest_hit_is_measured_as_each_game_counts_damage(game, events, words):
+    from bot.table.service.standings import end_words
+
+    log = [ActionRecord(7, "ann", "{}", json.dumps(events))]
+    assert end_words(log, get_ruleset(game)).startswith(f"The biggest hit: {words} (#7).")
+    assert end_words(log, get_ruleset("track")) == ""   # a game of cards: no hit, no dice

@@ -396,3 +396,15 @@ class SceneryDamaged:
         if self.total >= self.strength:
             return f"The miss hits {what} for {self.points}: flattened ({self.total} of {self.strength})."
         return f"The miss hits {what} for {self.points}: {self.total} of {self.strength} damage."
+
+
+def hit_size(event: dict) -> tuple[int, str] | None:
+    """A logged event's hit, for the end-of-game summary: points on a vehicle's armour, or on a driver."""
+    points = event.get("points")
+    if type(points) is not int:
+        return None
+    if event.get("type") == "ArmourHit":
+        return points, f"{points} points on {event.get('vehicle')}'s {event.get('section')}"
+    if event.get("type") == "PedestrianHurt":
+        return points, f"{points} points on {event.get('driver')}, on foot"
+    return None

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules.battlecars import ai, combat, data, lobby, movement, orders, passive, pedestrians, speed, turns
+from rules.battlecars import events as battlecars_events
 from rules.battlecars.actions import (
     ACTIONS,
     TURN_STEPS,
@@ -507,6 +508,7 @@ RULESET = Ruleset(
         log, {p for p, _ in state.declared if p != viewer}, SetSpeed, "a speed counter, face down")),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
+    hit_size=battlecars_events.hit_size,
     plans=PLANS,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,

@@ -269,3 +269,11 @@ class RaceFinished:
         why = self.out or ("",) * len(self.standings)
         return "The race is over. " + ", ".join(f"{n}. {name}" + (f" ({reason})" if reason else "")
                                                 for n, (name, reason) in enumerate(zip(self.standings, why), 1)) + "."
+
+
+def hit_size(event: dict) -> tuple[int, str] | None:
+    """A logged event's hit, for the end-of-game summary: the damage a racer took."""
+    points = event.get("points")
+    if event.get("type") != "Damaged" or type(points) is not int:
+        return None
+    return points, f"{points} damage to {event.get('name')}"

@@ -12,6 +12,7 @@ from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset,
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
+from rules.race import events as race_events
 from rules.race.actions import (
     ACTIONS,
     Act,
@@ -393,6 +394,7 @@ RULESET = Ruleset(
     turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs},
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
+    hit_size=race_events.hit_size,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,
     secrets=Secrets(withheld, unseen),

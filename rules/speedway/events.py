@@ -383,3 +383,11 @@ class GameDrawn:
 
     def describe(self) -> str:
         return f"The game is a draw: {self.reason}."
+
+
+def hit_size(event: dict) -> tuple[int, str] | None:
+    """A logged event's hit, for the end-of-game summary: the damage effects a car took at once."""
+    if event.get("type") != "DamageTaken" or not isinstance(event.get("effects"), list):
+        return None
+    effects = [str(e) for e in event["effects"]]
+    return len(effects), f"{event.get('car')} took {len(effects)} at once ({', '.join(effects)})"

@@ -14,6 +14,7 @@ from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
 from rules.referee import Referee
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
+from rules.speedway import events as speedway_events
 from rules.speedway.actions import (
     ACTIONS,
     AddComputer,
@@ -695,6 +696,7 @@ SPEEDWAY = Ruleset(
     computer=ComputerSeats(is_computer, computer_action),
     autopilot=Autopilot(autopilot_action, _autopilot_manner), orders=orders.ORDERS,
     named_dice={"white driver dice": data.driver_die()},
+    hit_size=speedway_events.hit_size,
     forced=forced_action,
     plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
     undo_blocker=undo_blocker,

@@ -42,7 +42,7 @@ from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
-from bot.table.service.standings import luck_words
+from bot.table.service.standings import end_words
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
@@ -223,9 +223,9 @@ class Acting:
             self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
                                     self.reported(done, own, others), done.events, ahead),
             self._catch_up_notes(done, newly))
-        if done.ruleset.is_finished(done.state):   # the end: each roller's luck, said once the game is over
+        if done.ruleset.is_finished(done.state):   # the end: the biggest hit and the dice's luck, said once it is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
-            if luck := await asyncio.to_thread(luck_words, log, done.ruleset.named_dice):
+            if luck := await asyncio.to_thread(end_words, log, done.ruleset):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         # followers hear of a new round, or of the end

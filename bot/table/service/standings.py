@@ -10,13 +10,14 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.table import Table
+from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
 from rules.table import plural
@@ -157,10 +158,23 @@ def _die(dice: object, named: Mapping[str, tuple[int, ...]]) -> tuple[float, flo
     return (sides + 1) / 2, (sides * sides - 1) / 12
 
 
-def luck_words(log: Iterable[ActionRecord], named: Mapping[str, tuple[int, ...]] | None = None) -> str:
-    """The end-of-game words on luck: each roller's dice against the average, luckiest first."""
-    luck = sorted(dice_luck(log, named).items(), key=lambda item: -item[1][1])
-    if not luck:
-        return ""
-    words = "; ".join(f"{roller} {n} dice, {z:+.1f} σ" for roller, (n, z) in luck)
-    return f"The dice against their average (σ: standard deviations; 0 is par): {words}."
+def biggest_hit(log: Iterable[ActionRecord], hit_size: Callable[[dict], tuple[int, str] | None]) -> str:
+    """The game's biggest hit in its own measure, with the number of the action it came in (the first of
+    equal ones): '' when nothing was hit."""
+    best: tuple[int, int, str] | None = None
+    for record in log:
+        for event in json.loads(record.events):
+            if isinstance(event, dict) and (hit := hit_size(event)) is not None and (best is None or hit[0] > best[0]):
+                best = (hit[0], record.seq, hit[1])
+    return f"The biggest hit: {best[2]} (#{best[1]})." if best else ""
+
+
+def end_words(log: list[ActionRecord], ruleset: Ruleset) -> str:
+    """The end-of-game summary from the whole log: the biggest hit, then each roller's dice against their
+    average, luckiest first."""
+    lines = [biggest_hit(log, ruleset.hit_size)] if ruleset.hit_size is not None else []
+    luck = sorted(dice_luck(log, ruleset.named_dice).items(), key=lambda item: -item[1][1])
+    if luck:
+        words = "; ".join(f"{roller} {n} dice, {z:+.1f} σ" for roller, (n, z) in luck)
+        lines.append(f"The dice against their average (σ: standard deviations; 0 is par): {words}.")
+    return "\n".join(line for line in lines if line)
