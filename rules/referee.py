@@ -113,7 +113,6 @@ class Referee:
         if self.resign is None:
             raise BadOption("This game takes no resignation.")
         seat, state = seats.resigned(state, actor, action)
-        by = "" if seat.id == actor else (state.player(actor).name if state.player(actor)
-                                          else "the host" if actor == state.host else "an admin")
+        by = seats.acting_for(state, actor, seat)
         state, events = self.resign(state, seat.id, action)
         return state, (Resigned(seat.name, by, self.resign_leaves),) + events

@@ -28,6 +28,7 @@ from rules.table import (
     SeatToComputerGiven,
     TablePhase,
     TakeSeat,
+    born_computer,
     mention,
     name_key,
 )
@@ -90,7 +91,7 @@ def _with_seat(state: Any, seat_id: str, **changes: Any) -> Any:
     return replace(state, players=tuple(replace(p, **changes) if p.id == seat_id else p for p in state.players))
 
 
-def _by(state: Any, actor: str, seat: Any) -> str:
+def acting_for(state: Any, actor: str, seat: Any) -> str:
     """Who acted for a seat not their own (the host or an admin), by name; "" for the seat's own player."""
     if seat.id == actor:
         return ""
@@ -108,7 +109,7 @@ def offer(state: Any, actor: str, action: OfferSeat) -> tuple[Any, tuple]:
     pending = next((p for p in state.players if p.offered_to == action.to and p.id != seat.id), None)
     if pending is not None:
         raise BadOption(f"{pending.name}'s seat is already offered to {mention(action.to)}: one offer at a time.")
-    offered = SeatOffered(seat.name, action.to, _by(state, actor, seat))
+    offered = SeatOffered(seat.name, action.to, acting_for(state, actor, seat))
     return _with_seat(state, seat.id, offered_to=action.to), (offered,)
 
 
@@ -118,7 +119,7 @@ def _taken(state: Any, actor: str) -> Any:
     if own is not None:
         if own.resigned:
             raise BadOption("You resigned from this game: your seat is no longer in it.")
-        if own.ai and not own.id.startswith("ai-"):
+        if own.ai and not born_computer(own.id):
             return own
         raise BadOption("You already play a seat in this game.")
     seat = next((p for p in state.players if p.offered_to == actor and not p.resigned), None)
@@ -158,7 +159,7 @@ def to_computer(state: Any, actor: str, action: SeatToComputer) -> tuple[Any, tu
         raise BadOption(f"{seat.name} resigned: their seat is no longer in the game.")
     if seat.ai:
         raise BadOption(f"The computer already plays {seat.name}'s seat.")
-    given = SeatToComputerGiven(seat.name, _by(state, actor, seat))
+    given = SeatToComputerGiven(seat.name, acting_for(state, actor, seat))
     return _with_seat(state, seat.id, ai=True, offered_to=""), (given,)
 
 
@@ -206,7 +207,7 @@ def seats_line(state: Any) -> str:
     for seat in state.players:
         held = ([f"played by {seat.played_by}"] if seat.played_by else []) + \
             (["resigned"] if seat.resigned else []) + \
-            (["the computer plays it for now"] if seat.ai and not seat.id.startswith("ai-") and not seat.resigned
+            (["the computer plays it for now"] if seat.ai and not born_computer(seat.id) and not seat.resigned
              else []) + ([f"offered to {mention(seat.offered_to)}"] if seat.offered_to else [])
         if held:
             notes.append(f"{seat.name} ({', '.join(held)})")

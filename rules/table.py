@@ -310,16 +310,24 @@ def unique_name(base: str, taken: set[str], limit: int) -> str:
         number += 1
 
 
+COMPUTER_ID_PREFIX = "ai-"   # a computer seat's id: ai-1, ai-2, ... (never a person's: the table refuses it)
+
+
+def born_computer(player_id: str) -> bool:
+    """Whether a seat was made for the computer (/game add-ai), not a person's handed to it."""
+    return player_id.startswith(COMPUTER_ID_PREFIX)
+
+
 def computer_seat(player_ids: set[str], taken: set[str]) -> tuple[str, str]:
     """A new computer seat's (id, name): the first `ai-N` no seat has, and `RoboM`, M from N up, the
     first no name in `taken` (name keys) uses."""
     number = 1
-    while f"ai-{number}" in player_ids:
+    while f"{COMPUTER_ID_PREFIX}{number}" in player_ids:
         number += 1
     robo = number
     while name_key(f"Robo{robo}") in taken:
         robo += 1
-    return f"ai-{number}", f"Robo{robo}"
+    return f"{COMPUTER_ID_PREFIX}{number}", f"Robo{robo}"
 
 
 def plan_shot_option(options: dict[str, Any], example: str) -> tuple[str, str] | None:

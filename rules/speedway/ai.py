@@ -13,7 +13,7 @@ from rules.hexgrid import distance, step
 from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
 from rules.speedway.geometry import in_arc
-from rules.speedway.odds import driver_chance
+from rules.speedway.odds import driver_chance, resist_chance
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import Car, SpeedwayState
 
@@ -92,8 +92,7 @@ def _skid(state: SpeedwayState, car: Car, legal: list[str]) -> str:
     if "continue" in choices:
         return "/skid choice:continue"
     slid_open = all(_open(state, car, step(h, pending.vector)) for h in car.hexes)
-    chance = driver_chance(car.systems.rating("driver"), car.speed + car.inertia)
-    if chance >= RESIST_AT or not slid_open:
+    if resist_chance(car) >= RESIST_AT or not slid_open:
         return "/skid choice:resist"
     return "/skid choice:accept"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from rules.speedway import data
 
@@ -28,6 +29,12 @@ def chance_at_least(faces: tuple[int, ...], count: int, target: int) -> float:
 def hit_chance(dice: int, targeting: int, range_hexes: int) -> float:
     """P(dice d6 + Targeting >= range): the seed's to-hit roll."""
     return chance_at_least((1, 2, 3, 4, 5, 6), dice, range_hexes - targeting)
+
+
+def resist_chance(car: Any) -> float:
+    """The chance a car's driver resists the skid pending now: Driver dice against speed plus inertia (the
+    maneuver's inertia is already on the car)."""
+    return driver_chance(car.systems.rating("driver"), car.speed + car.inertia)
 
 
 def driver_chance(driver_dice: int, target: int) -> float:

@@ -9,7 +9,7 @@ import re
 from rules.engine import LegalAction, Question, StandingOrders
 from rules.errors import BadOption
 from rules.speedway.actions import AnswerSkid, ChooseRam
-from rules.speedway.odds import driver_chance
+from rules.speedway.odds import resist_chance
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import SpeedwayState
 
@@ -36,9 +36,7 @@ def _skid(state: SpeedwayState, player: str, answer: str, legal: tuple[LegalActi
     if not state.open_skid.skid_applies:
         return None
     if answer.startswith("resist:"):
-        car = state.current_car
-        chance = driver_chance(car.systems.rating("driver"), car.speed + car.inertia)
-        answer = "resist" if chance >= int(answer.partition(":")[2]) / 100 else "accept"
+        answer = "resist" if resist_chance(state.current_car) >= int(answer.partition(":")[2]) / 100 else "accept"
     return AnswerSkid(answer)
 
 

@@ -20,7 +20,7 @@ from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
-from rules.table import plural
+from rules.table import born_computer, plural
 
 GAMES_READ = 200        # the most recent finished games one answer reads (a bound on its work)
 STANDINGS_SHOWN = 15
@@ -52,7 +52,7 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
             continue
         drawn = state.winner is None
         for seat in state.players:
-            if ruleset.is_computer(state, seat.id) and seat.id.startswith("ai-"):
+            if born_computer(seat.id):
                 continue
             record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(seat.name))
             record.games += 1

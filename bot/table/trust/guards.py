@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 
 from rules.names import NAME_LIMIT as NAME_LIMIT  # the shell's doors clean names with the rules' function
 from rules.names import plain_name as plain_name
+from rules.table import COMPUTER_ID_PREFIX as COMPUTER_ID_PREFIX  # the table's, for the doors
 
 RATE_BURST = 30        # commands a person may send at once...
 RATE_PER_SECOND = 2.0  # ...and then this many per second, for as long as they like
@@ -85,7 +86,6 @@ def redacting_handler(*secrets: str, handler: logging.Handler | None = None) -> 
 
 # Player ids: Discord snowflakes, command-line names, computer seats (ai-N).
 _ACTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-COMPUTER_ID_PREFIX = "ai-"
 
 
 def valid_actor_id(actor_id: str) -> bool:
