@@ -77,5 +77,5 @@ SHARED_WORDS: dict[str, str] = {
     "odds weapon": "The weapon that would fire",
     "odds target": "The target: its id or its name",
     "game join vehicle": "Your vehicle (suggested as you type)",
-    "game add-ai vehicle": "The computer's vehicle (suggested as you type)",
+    "game add-ai vehicle": "Its vehicle (suggested as you type)",
 }

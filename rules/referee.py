@@ -24,6 +24,8 @@ from rules.table import (
     GameEnded,
     OfferSeat,
     Resigned,
+    Rollback,
+    RolledBack,
     SeatToComputer,
     TablePhase,
     TakeOver,
@@ -58,6 +60,10 @@ class Referee:
     # Why the computer cannot play a seat (state, seat id) -> a refusal, or "" when it can. None: the
     # game has no computer player.
     computer_refuses: Callable[[Any, str], str] | None = None
+    # What a game does when the table rolls it back, after the dice move to their new stream (state) ->
+    # state: a game that hides the order of what it draws re-orders it with the new dice, as the draws of
+    # the set-aside actions were seen. None: nothing more than the new dice.
+    on_rollback: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         own = self.phases.action_types - set(TABLE_ACTIONS)
@@ -80,6 +86,8 @@ class Referee:
             raise GameError(self.playing_on_a_view)
         if isinstance(action, SEAT_ACTIONS):
             return self._seat_change(state, actor, action)
+        if isinstance(action, Rollback):
+            return self._rolled_back(state, action)
         check_phase(self.phases, state, actor, action, self.check_turn)
         kind = type(action)
         if self.check_turn is not None and kind in self.phases.turn_actions:
@@ -94,6 +102,17 @@ class Referee:
             state, more = self.after(state)
             events += more
         return state, events
+
+    def _rolled_back(self, state: Any, action: Rollback) -> tuple[Any, tuple]:
+        """The game as it was at the action rolled back to (`state`), drawing on a new dice stream."""
+        if state.phase in self.phases.over:
+            raise BadOption("A game that has ended is not rolled back: its seed is revealed.")
+        if action.branch <= state.dice.branch:
+            raise BadOption("A rollback starts a dice stream the game has not drawn from.")
+        state = replace(state, dice=state.dice.on_branch(action.branch))
+        if self.on_rollback is not None:
+            state = self.on_rollback(state)
+        return state, (RolledBack(action.to, action.branch, action.set_aside),)
 
     def _seat_change(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
         """A seat changing hands (rules.seats), the same in every game but for what a resignation leaves."""

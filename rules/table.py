@@ -221,6 +221,34 @@ class PlayedByAutopilot:
         return f"The autopilot plays for {self.player}:"
 
 
+# --- a rollback the table voted for (bot.table.service.rollback) -------------------------------------
+
+@dataclass(frozen=True)
+class Rollback:
+    """The table agreed to return the game to its action #`to`: logged right after it, it moves the
+    dice onto stream `branch` (the game's rollback count), so no one knows the next dice. `set_aside`
+    counts the actions it set aside, as the channel counts them."""
+
+    to: int
+    branch: int
+    set_aside: int = 0
+
+
+@dataclass(frozen=True)
+class RolledBack:
+    to: int
+    branch: int
+    set_aside: int
+
+    def describe(self) -> str:
+        aside = plural(self.set_aside, "action", "actions")
+        return (f"The table voted to roll back to #{self.to}: {aside} set aside (/game log set_aside:{self.branch} "
+                f"reads them). The dice now come from a new stream of the seed.")
+
+
+# The actions the referee applies itself, in any phase of a running game, outside the games' phase tables.
+OUTSIDE_PHASES = (*SEAT_ACTIONS, Rollback)
+
 SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven, ByStandingOrder, PlayedByAutopilot)
 
 
@@ -231,13 +259,13 @@ def mention(player_id: str) -> str:
 
 def register_table_actions(registry: Registry) -> None:
     """Make the shared actions part of a ruleset's action registry: ending, taking over, seats."""
-    for cls in (EndGame, TakeOver, *SEAT_ACTIONS):
+    for cls in (EndGame, TakeOver, Rollback, *SEAT_ACTIONS):
         registry.register(cls)
 
 
 def register_table_events(registry: Registry) -> None:
     """Make the shared events part of a ruleset's event registry."""
-    for cls in (TurnBegan, GameEnded, HostChanged, *SEAT_EVENTS):
+    for cls in (TurnBegan, GameEnded, HostChanged, RolledBack, *SEAT_EVENTS):
         registry.register(cls)
 
 

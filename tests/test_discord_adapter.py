@@ -508,6 +508,7 @@ async def test_command_payload_respects_discord_limits(harness):
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "catchup", "end", "export", "follow", "import", "join", "log", "new", "pause", "replay", "resign",
+        "rollback",
         "seat", "settings", "sheet", "start", "status", "takeover", "unfollow", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
     assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups

@@ -26,7 +26,7 @@ from rules.speedway.actions import ChooseRam, EndGame, Join, Move, SetSpeed, Sta
 from rules.speedway.phases import PHASES as SPEEDWAY_PHASES
 from rules.speedway.phases import SpeedwayPhase
 from rules.speedway.state import SpeedwayState
-from rules.table import SEAT_ACTIONS
+from rules.table import OUTSIDE_PHASES
 from rules.track import ruleset as track
 from rules.track.actions import ACTIONS as TRACK_ACTIONS
 from rules.track.actions import Discard, PlayCard
@@ -86,7 +86,7 @@ def waited_on(state) -> str:
 def pairs(game: str, allowed: bool):
     module, table, actions, states = GAMES[game]
     return [(game, phase, cls) for phase in table.phases for cls in actions.classes()
-            if (cls in table.allowed(phase)) == allowed and cls not in SEAT_ACTIONS]   # theirs: test_seats.py
+            if (cls in table.allowed(phase)) == allowed and cls not in OUTSIDE_PHASES]   # test_seats.py, test_rollback.py
 
 
 REFUSED = pairs("speedway", False) + pairs("track", False)
@@ -112,8 +112,9 @@ def _ids(value):
 def test_the_table_covers_every_phase_and_every_action(game):
     module, table, actions, _ = GAMES[game]
     assert set(table.allows) == set(table.phases)
-    # the seats' actions are the referee's own, in every phase of a running game (tests/test_seats.py)
-    assert table.action_types == set(actions.classes()) - set(SEAT_ACTIONS) == \
+    # the seats' actions and the rollback are the referee's own, in every phase of a running game
+    # (tests/test_seats.py, tests/test_rollback.py)
+    assert table.action_types == set(actions.classes()) - set(OUTSIDE_PHASES) == \
         set(module.apply.handlers) | set(TABLE_ACTIONS)
     assert table.turn_actions <= table.action_types
     for phase in table.phases:
@@ -265,7 +266,7 @@ def test_every_registered_games_phase_table_covers_exactly_its_actions(ruleset_i
     phase of a running game), and no other."""
     ruleset = get_ruleset(ruleset_id)
     table = ruleset.apply.phases
-    assert table.action_types == set(ruleset.actions.classes()) - set(SEAT_ACTIONS)
+    assert table.action_types == set(ruleset.actions.classes()) - set(OUTSIDE_PHASES)
     assert set(ruleset.apply.handlers) | set(TABLE_ACTIONS) == table.action_types
     assert set(table.allows) == set(table.phases) and table.over
 

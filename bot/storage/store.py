@@ -8,6 +8,7 @@ replacement (compare-and-swap) against a writer that slipped in between.
 
 from __future__ import annotations
 
+import json
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from typing import Protocol
 from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
-           "NotMovable", "Store", "StoreBusy", "Timer", "TurnMessage", "VersionConflict", "is_postgres"]
+           "NotMovable", "RollbackVote", "Store", "StoreBusy", "Timer", "TurnMessage", "VersionConflict", "is_postgres"]
 
 # How each dialect spells the column types the migrations name.
 _TYPES = {
@@ -155,6 +156,28 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, member)
     );
     """,
+    # 13: a rollback the table voted for (/game rollback): the actions each rollback set aside, numbered as
+    # they were, and the one vote a game may have open.
+    """
+    CREATE TABLE set_aside (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        rollback INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        events TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (game_id, rollback, seq)
+    );
+    CREATE TABLE rollback_votes (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        to_seq INTEGER NOT NULL,
+        at_seq INTEGER NOT NULL,
+        proposer TEXT NOT NULL,
+        approvals TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -166,6 +189,17 @@ class TurnMessage:
     turn_key: str
     message_id: str
     body: str = ""
+
+
+@dataclass(frozen=True)
+class RollbackVote:
+    """An open vote on rolling a game back to its action `to_seq`, proposed when its last was `at_seq`."""
+
+    game_id: int
+    to_seq: int
+    at_seq: int
+    proposer: str
+    approvals: tuple[str, ...]   # who said yes so far (the proposer first)
 
 
 class VersionConflict(Exception):
@@ -420,6 +454,73 @@ class Store:
         await self.driver.execute("DELETE FROM actions WHERE game_id = ? AND seq = ?", (game.id, seq))
         return replace(game, version=game.version + 1, state=previous_state)
 
+    async def roll_back_tx(self, game: GameRecord, to_seq: int, rollback: int, state: str, actor: str,
+                           action: str, events: str) -> GameRecord:
+        """Set the actions after `to_seq` aside as rollback number `rollback`, log the rollback (`action`)
+        in their place and restore the snapshot `state`, if the game is still at `game.version`; the
+        game's vote closes."""
+        now = _now()
+        changed = await self.driver.execute(
+            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
+            (state, now, game.id, game.version))
+        if changed != 1:
+            raise VersionConflict(game.id)
+        await self.driver.execute(
+            "INSERT INTO set_aside (game_id, rollback, seq, actor, action, events, created_at)"
+            " SELECT game_id, ?, seq, actor, action, events, created_at FROM actions WHERE game_id = ? AND seq > ?",
+            (rollback, game.id, to_seq))
+        await self.driver.execute("DELETE FROM actions WHERE game_id = ? AND seq > ?", (game.id, to_seq))
+        await self.driver.execute(
+            "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (game.id, to_seq + 1, actor, action, events, now))
+        await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game.id,))
+        return replace(game, version=game.version + 1, state=state)
+
+    async def rollbacks(self, game_id: int) -> int:
+        """How many times a game was rolled back."""
+        (count,) = await self._one("SELECT COALESCE(MAX(rollback), 0) FROM set_aside WHERE game_id = ?", (game_id,))
+        return count
+
+    async def set_aside(self, game_id: int) -> dict[int, list[ActionRecord]]:
+        """The actions each of a game's rollbacks set aside, by rollback number, in their order."""
+        rows = await self.driver.fetchall(
+            "SELECT rollback, seq, actor, action, events FROM set_aside WHERE game_id = ? ORDER BY rollback, seq",
+            (game_id,))
+        branches: dict[int, list[ActionRecord]] = {}
+        for rollback, *record in rows:
+            branches.setdefault(rollback, []).append(ActionRecord(*record))
+        return branches
+
+    async def store_set_aside_tx(self, game_id: int, branches: dict[int, list[ActionRecord]]) -> None:
+        """Store an imported game's set-aside actions, by rollback number."""
+        now = _now()
+        for rollback, records in branches.items():
+            for r in records:
+                await self.driver.execute(
+                    "INSERT INTO set_aside (game_id, rollback, seq, actor, action, events, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)", (game_id, rollback, r.seq, r.actor, r.action, r.events, now))
+
+    async def rollback_vote(self, game_id: int) -> RollbackVote | None:
+        """A game's open rollback vote, if any."""
+        row = await self.driver.fetchone(
+            "SELECT to_seq, at_seq, proposer, approvals FROM rollback_votes WHERE game_id = ?", (game_id,))
+        if row is None:
+            return None
+        to_seq, at_seq, proposer, approvals = row
+        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)))
+
+    async def put_rollback_vote_tx(self, vote: RollbackVote) -> None:
+        """Open a game's rollback vote, or record its approvals so far."""
+        await self.driver.execute(
+            "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET to_seq = excluded.to_seq,"
+            " at_seq = excluded.at_seq, proposer = excluded.proposer, approvals = excluded.approvals",
+            (vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now()))
+
+    async def drop_rollback_vote_tx(self, game_id: int) -> None:
+        """Close a game's rollback vote."""
+        await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game_id,))
+
     async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
         """Move a running game to `channel` (see copy_game_tx); the old record is retired as moved.
         NotMovable when the source stopped running meanwhile (re-checked here, inside the write, so
@@ -450,6 +551,10 @@ class Store:
             " SELECT ?, seq, actor, action, events, created_at FROM actions WHERE game_id = ?", (game_id, source_id))
         await self.driver.execute("INSERT INTO seats (game_id, player) SELECT ?, player FROM seats WHERE game_id = ?",
                                   (game_id, source_id))
+        await self.driver.execute(
+            "INSERT INTO set_aside (game_id, rollback, seq, actor, action, events, created_at)"
+            " SELECT ?, rollback, seq, actor, action, events, created_at FROM set_aside WHERE game_id = ?",
+            (game_id, source_id))
         copied = await self._fetch_game("id = ?", (game_id,))
         assert copied is not None
         return copied

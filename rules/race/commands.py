@@ -67,13 +67,13 @@ GRAMMAR = Grammar(
     ),
     new_options=(
         OptionSpec("track", "str", f"The track; default {data.track_ids()[0]}", choices=data.track_ids()),
-        OptionSpec("gm", "str", "yes: you are the game master; no (default): the bot is",
+        OptionSpec("gm", "str", "yes: you are the game master (default: the bot)",
                    choices=("yes", "no")),
         OptionSpec("tuning", "int", "Fine-tuning attempts before the start; default "
                    f"{data.table()['fine_tune_attempts']}", min_value=0, max_value=3),
     ),
     join_options=(
-        OptionSpec("pilot", "str", f"Race: {', '.join(data.racers())} or your group's own"),
+        OptionSpec("pilot", "str", f"Race: {', '.join(data.racers())}, or your own"),
         OptionSpec("vehicle", "str", f"Race: your vehicle: {', '.join(data.vehicles())} or your group's own"),
     ),
     rules_topics={

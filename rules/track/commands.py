@@ -8,12 +8,12 @@ from rules.track import data
 # The non-boolean rulings and their values; every other ruling is true or false.
 RULING_CHOICES = {"overshoot_own_corner": ("lane_only", "go_round"), "first_player": ("cut", "host")}
 _RULING_HELP = {
-    "exact_count_into_finish": "Exact count into the finish lane (false: stop at the deepest hole)",
-    "overshoot_own_corner": "Past your corner, lane_only forbids the move; go_round laps again",
-    "may_pass_own_cars": "Cars may pass their own team's cars",
-    "start_spot_safe": "A car on its own start spot is safe",
-    "seven_split_into_finish": "Part of a split 7 may go into the finish lane",
-    "seven_may_split": "A 7 may be split between two cars",
+    "exact_count_into_finish": "Exact count into the finish lane (false: stop short)",
+    "overshoot_own_corner": "Past your corner: lane_only forbids it, go_round laps",
+    "may_pass_own_cars": "May pass your own cars",
+    "start_spot_safe": "Own start spot is safe",
+    "seven_split_into_finish": "A split 7 may enter the finish lane",
+    "seven_may_split": "A 7 may split between two cars",
     "joker_forced": "A Joker that can move must be played",
     "first_player": "Who starts: cut (random) or host",
 }

@@ -65,3 +65,10 @@ def resign(state: TrackState, player: str, _action: object) -> tuple[TrackState,
     player wins at once. Their cards stay hidden."""
     other = next(p.id for p in state.players if p.id != player)
     return evolve(state, phase=TrackPhase.FINISHED, winner=other), (WonByResignation(state.seated(other).name),)
+
+
+def reshuffled_after_rollback(state: TrackState) -> TrackState:
+    """The draw pile shuffled again from the rolled-back game's new dice stream: the players saw the
+    cards the set-aside actions drew, so the pile's old order would tell them their next draws."""
+    dice, pile = shuffle(state.dice, state.draw_pile)
+    return evolve(state, dice=dice, draw_pile=pile)

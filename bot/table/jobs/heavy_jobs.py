@@ -17,11 +17,13 @@ from typing import Any
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.jobs.replays import turn_frames
 from bot.table.service import queries
+from bot.table.trust.branches import lines_before_rollbacks
 from bot.table.trust.importer import BadImport, ImportedLog, read_export
 from bot.table.trust.seen import seen_log
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_steps, replay_with_events
+from rules.errors import GameError
 from rules.registry import get_ruleset
 
 LogRows = list[tuple[int, str, str, str]]
@@ -59,6 +61,23 @@ def snapshot_matches(ruleset_id: str, game: GameRecord, rows: LogRows) -> bool:
     return rebuilt_snapshot(ruleset_id, game, rows) == get_ruleset(ruleset_id).normalised_snapshot(game.state)
 
 
+def set_aside_replays(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: dict[int, LogRows]) -> bool:
+    """Whether every line the game was rolled back from re-runs from the seed to the events its set-aside
+    actions logged (`set_aside` rows carry their events; `rows` is the live log)."""
+    ruleset = get_ruleset(ruleset_id)
+    first = {k: aside[0][0] for k, aside in set_aside.items()}
+    try:
+        lines = lines_before_rollbacks(_records(rows), {k: _records(v) for k, v in set_aside.items()}, first)
+        for rollback, line in lines.items():
+            rerun = [events for _, events in _steps(ruleset, game, line)][1:]
+            for record, events in zip(line[first[rollback] - 1:], rerun[first[rollback] - 1:]):
+                if json.loads(record.events) != [encode_tagged(e) for e in events]:
+                    return False
+    except (GameError, ValueError, LookupError, TypeError, AttributeError):
+        return False
+    return True
+
+
 def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
     """The game's animated GIF, one frame a turn. ValueError when it cannot be drawn. Each action's
     events are made again by re-running it (the log's own need not be sent here)."""
@@ -74,9 +93,10 @@ def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
     return render_replay(ruleset_id, frames)[0]
 
 
-def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str):
-    """The /game export reply for `viewer` (its JSON file made here)."""
-    return queries.export(get_ruleset(ruleset_id), game, _records(rows), viewer)
+def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str, set_aside: dict[int, LogRows]):
+    """The /game export reply for `viewer` (its JSON file made here), with what each rollback set aside."""
+    return queries.export(get_ruleset(ruleset_id), game, _records(rows), viewer,
+                          {k: _records(v) for k, v in set_aside.items()})
 
 
 def read_import(data: bytes) -> ImportedLog:
@@ -98,6 +118,31 @@ def replay_import(data: bytes) -> tuple[str, str, list[tuple[str, str, str]], bo
     entries = [(actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
                for (actor, action), happened in zip(log_.actions, events)]
     return encode_state(first), encode_state(state), entries, log_.ruleset.is_finished(state)
+
+
+def replay_set_aside(data: bytes) -> dict[int, LogRows]:
+    """Re-run the lines an exported game was rolled back from: what each rollback set aside, as stored rows
+    with their events. BadImport when a line does not replay."""
+    log_ = read_export(data)
+    if not log_.set_aside or log_.seed is None:
+        return {}
+    live = list(log_.actions)
+    aside = {k: actions for k, (_, actions) in log_.set_aside.items()}
+    first = {k: seq for k, (seq, _) in log_.set_aside.items()}
+    try:
+        lines = lines_before_rollbacks(live, aside, first)
+    except ValueError:
+        raise BadImport("The game log is damaged: a rollback's set-aside actions do not follow its line.") from None
+    stored: dict[int, LogRows] = {}
+    for rollback, line in lines.items():
+        try:
+            _, _, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, line)
+        except ReplayRefused as exc:
+            raise BadImport(f"The actions set aside by rollback {rollback} do not replay: {exc.message}.") from None
+        stored[rollback] = [(seq, actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
+                            for seq, ((actor, action), happened) in enumerate(zip(line, events), start=1)
+                            if seq >= first[rollback]]
+    return stored
 
 
 def seat_ids(state: Any) -> tuple[str, ...]:

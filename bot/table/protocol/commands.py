@@ -46,13 +46,13 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
         OptionSpec("seed", "int", "Dice seed (random if left out)",
                    min_value=0, max_value=2**53 - 1),
-        OptionSpec("thread", "str", "yes: play in a new public thread", choices=("yes", "no")),
+        OptionSpec("thread", "str", "yes: play in a new thread", choices=("yes", "no")),
     )),
-    CommandSpec("game join", "Take a seat in this channel's game"),
-    CommandSpec("game add-ai", "Seat a computer player (host, before the start)"),
+    CommandSpec("game join", "Take a seat in this game"),
+    CommandSpec("game add-ai", "Seat a computer player (host)"),
     CommandSpec("game start", "Start the game (host)"),
     CommandSpec("game status", "Show the table and whose turn it is", query=True),
-    CommandSpec("game end", "End this channel's game (host or server admin)"),
+    CommandSpec("game end", "End this game (host or server admin)"),
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
     CommandSpec("game resign", "Leave this game for good", (
         OptionSpec("player", "str", _VANISHED, suggest=True),
@@ -61,7 +61,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("to", "user", "The member", required=True),
         OptionSpec("player", "str", _VANISHED, suggest=True),
     )),
-    CommandSpec("game follow", "Watch this game: a ping once a round, or at its end", (
+    CommandSpec("game follow", "Watch: a ping once a round, or at the end", (
         OptionSpec("mode", "str", "round (default) or end", choices=("round", "end")),
     ), private=True),
     CommandSpec("game unfollow", "Stop following this game", private=True),
@@ -69,10 +69,16 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game seat computer", "The computer plays your seat until you take it back", (
         OptionSpec("player", "str", _VANISHED, suggest=True),
     )),
-    CommandSpec("game log", "Recent events of this channel's game, with their dice", (
-        OptionSpec("count", "int", "How many recent actions (default 10)", min_value=1, max_value=100),
-        OptionSpec("before", "int", "Page back: the actions before #N", min_value=1,
+    CommandSpec("game rollback", "Vote to return the game to an earlier action", (
+        OptionSpec("to", "int", "Go back to action #N of /game log", min_value=0,
                    max_value=2**31),
+        OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
+    )),
+    CommandSpec("game log", "Recent events of the game, with their dice", (
+        OptionSpec("count", "int", "How many actions (default 10)", min_value=1, max_value=100),
+        OptionSpec("before", "int", "The actions before #N", min_value=1,
+                   max_value=2**31),
+        OptionSpec("set_aside", "int", "The actions rollback N set aside", min_value=1, max_value=1000),
     ), query=True, private=True),
     CommandSpec("game catchup", "What happened since your last action",
                 query=True, private=True),
@@ -80,23 +86,22 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game import", "Continue or re-play an exported game here", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
-    CommandSpec("game replay", "An animated GIF of the whole game so far", query=True),
+    CommandSpec("game replay", "An animated GIF of the game so far", query=True),
     CommandSpec("game sheet", "The cars' full sheets, privately unless public", (
         OptionSpec("car", "str", "One car (every car if left out)"),
-        OptionSpec("public", "str", "Show the sheets to the whole channel", choices=("true", "false")),
+        OptionSpec("public", "str", "Show them to the channel", choices=("true", "false")),
     ), query=True, private=True, public_with=("public",)),
-    CommandSpec("game verify", "Re-run every roll and check the stored game", query=True,
+    CommandSpec("game verify", "Re-run every roll and check the game", query=True,
                 private=True),
     CommandSpec("game settings", "Show or change the table's clock (host)", (
         OptionSpec("reminder_hours", "int", "Remind after this many hours",
                    min_value=1, max_value=720),
         OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
-        OptionSpec("deadline_action", "str", "At the deadline: play by the rules (autopilot) or most "
-                   "cautiously (skip)", choices=("autopilot", "skip")),
-        OptionSpec("quiet_hours", "str", "No reminders or deadlines in these UTC hours, e.g. 22-7, or none"),
-        OptionSpec("pause_limit_hours", "int", "The longest /game pause a player may take",
+        OptionSpec("deadline_action", "str", "At the deadline: autopilot plays by the rules, skip most safely", choices=("autopilot", "skip")),
+        OptionSpec("quiet_hours", "str", "UTC hours without reminders or deadlines, e.g. 22-7, or none"),
+        OptionSpec("pause_limit_hours", "int", "Longest /game pause allowed",
                    min_value=0, max_value=2160),
-        OptionSpec("away_limit_hours", "int", "Most hours a player's away hours push a deadline",
+        OptionSpec("away_limit_hours", "int", "Most hours /me away hours push a deadline",
                    min_value=0, max_value=24),
     )),
     CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (

@@ -18,6 +18,7 @@ PRIVATE_PREFIX = "qb"  # a button of a player's private menu (see Scope)
 PRIVATE_MENU_PREFIX = "qm"
 PLAN_PREFIX = "pv"
 SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered to
+VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 CANCEL_ID = "pv-cancel"
 
 

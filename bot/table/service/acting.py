@@ -53,7 +53,7 @@ from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 from rules.seats import completed, seat_command_action
-from rules.table import SEAT_ACTIONS, ByStandingOrder, SeatOffered
+from rules.table import SEAT_ACTIONS, ByStandingOrder, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
 
@@ -355,6 +355,9 @@ class Acting:
             raise GameError("You are not playing in this game: there is nothing of yours to undo.")
         if last.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
+        if isinstance(logged(ruleset, [last])[0].action, Rollback):
+            raise GameError("A rollback the table voted for is not taken back by /undo; /game rollback to:N "
+                            "opens another vote.")
         if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
             raise GameError("A seat's change is not taken back by /undo: a resignation is final, and /game seat "
                             "give, /game seat take and /game seat computer change a seat again.")

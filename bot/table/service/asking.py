@@ -77,6 +77,8 @@ class Asking:
                 reply = await self._pictures.with_map(ruleset, game, state, "shown", f"{elsewhere(game)}\n{text}", last)
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
             return await self._pictures.with_map(ruleset, game, state, "shown", text, last)
+        if command.name == "game log" and "set_aside" in command.options:
+            return await self._set_aside_log(ruleset, game, state, actor, command.options)
         if command.name == "game log":
             before, count = command.options.get("before"), command.options.get("count")
             if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
@@ -90,8 +92,9 @@ class Asking:
             return await self._catch_up(ruleset, game, state, actor)
         if command.name == "game export":
             records = await self._table.store.actions(game.id)
+            aside = {k: log_rows(v) for k, v in (await self._table.store.set_aside(game.id)).items()}
             return await self._table.heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
-                                               items=len(records))
+                                               aside, items=len(records) + sum(map(len, aside.values())))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
                                         await self._seen_count(ruleset, game, state, actor.id))
@@ -131,6 +134,21 @@ class Asking:
         return (f"{ruleset.prompt(state)} No game runs here now: start another with /game new, or look back "
                 f"with /game status, /game log or /game replay.")
 
+    async def _set_aside_log(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
+                             options: dict[str, Any]) -> Reply:
+        """`/game log set_aside:N`: the actions rollback N set aside, as the asker may see them, numbered as
+        they were when the table played them."""
+        rollback = options["set_aside"]
+        branches = await self._table.store.set_aside(game.id)
+        if rollback not in branches:
+            done = f"rollbacks 1 to {len(branches)}" if len(branches) > 1 else "rollback 1" if branches else "none"
+            raise GameError(f"set_aside: this game has no rollback {rollback} (it has {done}).")
+        records = branches[rollback]
+        seen = queries.log_page(seen_log(ruleset, state, records, actor.id), options.get("count"),
+                                options.get("before"))
+        reply = queries.game_log(ruleset, seen, options.get("before"))
+        return replace(reply, text=clip(f"Set aside by rollback {rollback}:\n{reply.text}", MESSAGE_LIMIT))
+
     async def seen_since(self, ruleset: Ruleset, game: GameRecord, state: Any, reader: str) -> list:
         """The log as `reader` may see it, as far back as a catch-up looks (CATCH_UP_ACTIONS)."""
         if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
@@ -151,8 +169,15 @@ class Asking:
         read as of one moment, so a game being played elsewhere is checked as it stood). A snapshot
         written under an earlier schema is compared as it would be written today."""
         game, records = await self._table.store.game_and_actions(game.id)
-        return await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
-                                           items=len(records))
+        set_aside = await self._table.store.set_aside(game.id)
+        if not await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
+                                           items=len(records)):
+            return False
+        if not set_aside:
+            return True
+        aside = {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in set_aside.items()}
+        return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game, log_rows(records), aside,
+                                           items=len(records) * (len(aside) + 1))
 
     async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
         """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""

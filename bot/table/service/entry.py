@@ -25,6 +25,7 @@ from bot.table.service.following import Following
 from bot.table.service.helping import command_names
 from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
+from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seating import Seating
 from bot.table.service.standing import StandingOrders
@@ -64,6 +65,7 @@ class GameService:
         self._orders = StandingOrders(table)
         self._standings = Standings(table)
         self._following = Following(table)
+        self._rollbacks = Rollbacks(table, self._timers, pictures)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None) -> Reply:
@@ -81,7 +83,9 @@ class GameService:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
         if (refused := self._at_the_door(actor, "")) is not None:
             return refused
-        work = self._acting.press(channel, actor, custom_id)
+        vote = VOTE_BUTTON.match(custom_id)
+        work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1") \
+            if vote is not None else self._acting.press(channel, actor, custom_id)
         return self._counted(actor, await self._guarded(channel, work, delivery))
 
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
@@ -210,6 +214,8 @@ class GameService:
             return await self._asking.query(channel, actor, command)
         if command.name == "undo":
             return await self._acting.undo(channel, actor)
+        if command.name == "game rollback":
+            return await self._rollbacks.run(channel, actor, command.options)
         if command.name == "game import":
             return await self._moving.import_game(channel, actor, command.options["file"], guild)
         if command.name == "game settings":

@@ -51,19 +51,26 @@ def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> l
     return seen[-(count or DEFAULT_LOG_COUNT):]
 
 
-def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str) -> Reply:
-    """The action log as `viewer` may see it, as JSON. The dice seed is included only once the game is
-    over; until then an action the viewer may not read is written as a stand-in (its number and actor
-    kept), and one they may not know of is left out (see bot.table.trust.seen)."""
+def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str,
+           set_aside: dict[int, list[ActionRecord]] | None = None) -> Reply:
+    """The action log as `viewer` may see it, as JSON, with the actions each rollback set aside. The dice
+    seed is included only once the game is over; until then an action the viewer may not read is written
+    as a stand-in (its number and actor kept), and one they may not know of is left out (see
+    bot.table.trust.seen)."""
     state = ruleset.load_state(game.state)
     finished = ruleset.is_finished(state)
     seen = seen_log(ruleset, state, records, viewer)
+    aside = [{"rollback": k, "actions": [{"seq": s.record.seq, "actor": s.record.actor, "action": s.action_json()}
+                                         for s in seen_log(ruleset, state, rows, viewer)]}
+             for k, rows in sorted((set_aside or {}).items())]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
         "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
         "status": game.status, "version": len(seen) if hides_whole_actions(ruleset, state) else game.version,
         "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()} for s in seen],
     }
+    if aside:
+        document["set_aside"] = aside
     if finished and game.status == "finished":
         document["seed"] = game.seed
     # Compact, so the longest game's export stays well inside what /game import reads back.

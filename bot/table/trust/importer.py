@@ -11,6 +11,7 @@ from typing import Any, TypeGuard
 
 from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, foreign_to
 from bot.table.service.queries import EXPORT_FORMAT
+from bot.table.trust.branches import MAX_ROLLBACKS
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.guards import plain_name, valid_actor_id
 from rules.codec import decode_tagged
@@ -46,6 +47,8 @@ class ImportedLog:
     seed: int | None
     actions: list[tuple[str, Any]]  # decoded only for a re-play within MAX_REPLAY_ACTIONS
     action_count: int = 0
+    # what each rollback set aside: its first action's number and its actions, decoded as `actions` are
+    set_aside: dict[int, tuple[int, list[tuple[str, Any]]]] = dataclasses.field(default_factory=dict)
 
     @property
     def ruleset(self) -> Ruleset:
@@ -157,6 +160,24 @@ def read_export(data: bytes) -> ImportedLog:
         raise _damaged("it has no list of actions")
     # A running game's log is only a ticket (the move copies the stored log), and so is a log too
     # long to re-play (only a copy of a game this bot holds can come of it): neither is decoded.
-    replayable = seed is not None and len(raw_actions) <= MAX_REPLAY_ACTIONS
+    raw_aside = document.get("set_aside", [])
+    if not isinstance(raw_aside, list) or len(raw_aside) > MAX_ROLLBACKS:
+        raise _damaged("its set-aside actions are not a short list")
+    count = len(raw_actions) + sum(len(a.get("actions", ())) if isinstance(a, dict) else 0 for a in raw_aside)
+    replayable = seed is not None and count <= MAX_REPLAY_ACTIONS
     actions = _actions(ruleset, raw_actions) if replayable else []
-    return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, len(raw_actions))
+    set_aside = dict(_set_aside(ruleset, entry) for entry in raw_aside) if replayable else {}
+    if len(set_aside) != len(raw_aside):
+        raise _damaged("a rollback's set-aside actions appear twice")
+    return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, count, set_aside)
+
+
+def _set_aside(ruleset: Ruleset, entry: Any) -> tuple[int, tuple[int, list[tuple[str, Any]]]]:
+    """One rollback's set-aside actions in an export: its number, its first action's number, the actions."""
+    if not isinstance(entry, dict) or not _whole_number(entry.get("rollback"), 1, MAX_ROLLBACKS + 1) \
+            or not isinstance(entry.get("actions"), list) or not entry["actions"]:
+        raise _damaged("a rollback's set-aside actions are malformed")
+    first = entry["actions"][0].get("seq") if isinstance(entry["actions"][0], dict) else None
+    if not _whole_number(first, 1, MAX_REPLAY_ACTIONS + 1):
+        raise _damaged("a rollback's set-aside actions are not numbered")
+    return entry["rollback"], (first, _actions(ruleset, entry["actions"]))

@@ -1,0 +1,30 @@
+"""The lines a rolled-back game was played on: each rebuilt from the live log and the actions set aside.
+
+A rollback to action #N keeps the log's first N actions, logs itself as action N+1 and sets the rest
+aside under its number. So the log as it stood just before the last rollback is the live log's first N
+actions followed by what that rollback set aside; and before each earlier one, the same step again on
+the line after it. Every line starts at the game's setup, so re-running one re-checks every roll of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+Row = TypeVar("Row")
+MAX_ROLLBACKS = 20   # per game: /game verify re-runs the line before each one
+
+
+def lines_before_rollbacks(live: Sequence[Row], set_aside: Mapping[int, Sequence[Row]],
+                           first_seq: Mapping[int, int]) -> dict[int, list[Row]]:
+    """The whole log just before each rollback, by rollback number. `first_seq[k]` is the number of the
+    first action rollback k set aside (rows are numbered from 1, one after another)."""
+    line = list(live)
+    lines: dict[int, list[Row]] = {}
+    for rollback in sorted(set_aside, reverse=True):
+        kept = first_seq[rollback] - 1
+        if not 0 <= kept <= len(line):
+            raise ValueError(f"rollback {rollback} set aside actions from #{kept + 1}, past its line's end")
+        line = line[:kept] + list(set_aside[rollback])
+        lines[rollback] = line
+    return lines
