@@ -333,8 +333,9 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
         if not _MEMBER_ID.fullmatch(text):
             raise CommandSyntaxError(f"{option.name}: name a member of this server.")
         return text
-    if len(text) > MAX_OPTION_LENGTH:
-        raise CommandSyntaxError(f"{option.name}: is too long.")
+    if len(text) > (option.max_length or MAX_OPTION_LENGTH):
+        raise CommandSyntaxError(f"{option.name}: is too long (at most {option.max_length or MAX_OPTION_LENGTH} "
+                                 f"characters).")
     if option.kind == "int":
         if isinstance(value, bool) or not re.fullmatch(r"-?\d{1,16}", text):
             raise CommandSyntaxError(f"{option.name}: must be a whole number.")
