@@ -1618,8 +1618,7 @@ class FakeDiscord:
         name = body.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
             raise invalid_form("name: 1-100 characters")
-        if "invitable" in body and kind != 12:
-            raise invalid_form("invitable: only a private thread takes it")
+        # `invitable` counts only for a private thread (discord.py sends it for every thread)
         thread = FakeChannel(name, snowflake(), kind, self.guild_id, parent_id=parent.id, owner_id=self.bot_user.id,
                              invitable=bool(body.get("invitable", True)))
         self.channels[f"thread-{thread.id}"] = thread
