@@ -150,7 +150,8 @@ class Logged:
 class Secrets:
     """What of a running game's log a viewer may not see, judged by what each action is (its kind, its
     turn, the secret it holds), never by where it sits in the log. Once a game is over nothing is
-    withheld: its export reveals the dice seed, and with it everything.
+    withheld but what is `kept` (words meant for one player): its export reveals the dice seed, and with
+    it everything else.
 
     `withheld(state, log, viewer)` gives, by action number, the actions of `log` the viewer may not read
     (a face-down counter, a file whose numbers only the GM may know), each with the words that stand in its
@@ -160,10 +161,24 @@ class Secrets:
 
     withheld: Callable[[Any, Sequence[Logged], str | None], dict[int, str]]
     unseen: Callable[[Any, Logged, str | None], bool] | None = None
+    # Like `withheld`, but kept from the viewer even once the game is over: words meant for one player
+    # (a seated GM's private note), which no seed reveals. None: nothing is kept past the end.
+    kept: Callable[[Any, Sequence[Logged], str | None], dict[int, str]] | None = None
 
     def is_unseen(self, state: Any, logged: Logged, viewer: str | None) -> bool:
         """Whether `viewer` may not learn that `logged` was taken at all."""
         return self.unseen is not None and self.unseen(state, logged, viewer)
+
+
+@dataclass(frozen=True)
+class GameMaster:
+    """A game that may seat a human game master: who sits as the GM now (None: nobody), the game's
+    commands that are the GM's (what the GM's private Discord thread takes), and the words of a GM's
+    private note (/gm tell) from its logged action (what its addressee's catch-up shows them)."""
+
+    seat: Callable[[Any], str | None]
+    commands: tuple[str, ...]
+    note: Callable[[Any], str | None] = lambda action: None   # a logged action's words if it is a private note
 
 
 def last_of_each(log: Sequence[Logged], players: set[str], kind: type, words: str) -> dict[int, str]:
@@ -244,6 +259,8 @@ class Ruleset(Generic[S]):
     # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
     # player who acted before it; None: the turn is told event by event.
     turn_summary: Callable[[tuple], str] | None = None
+    # A game that may seat a human game master (their private thread on Discord); None: it never does.
+    game_master: GameMaster | None = None
     # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
     snapshot_upgrades: Upgrades = field(default_factory=dict)
 

@@ -18,6 +18,7 @@ class OptionSpec:
     min_value: int | None = None
     max_value: int | None = None
     suggest: bool = False  # Discord offers what is legal now (autocomplete) instead of fixed choices
+    max_length: int | None = None  # a text longer than the usual 100 characters (a note); None: 100
 
 
 @dataclass(frozen=True)

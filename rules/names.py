@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 NAME_LIMIT = 32
+NOTE_LIMIT = 500   # a private note's words (a seated GM's /gm tell)
 
 # Markdown, mention and link syntax: a display name is shown as plain words, never as markup.
 _MARKUP = set("@#<>*_~`|\\[](){}:")

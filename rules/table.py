@@ -249,6 +249,19 @@ class RolledBack:
 # The actions the referee applies itself, in any phase of a running game, outside the games' phase tables.
 OUTSIDE_PHASES = (*SEAT_ACTIONS, Rollback)
 
+@dataclass(frozen=True)
+class NoteSent:
+    """A private note to one player (a seated GM's /gm tell): the channel learns only that it was sent; its
+    words are in the action, which only the sender and the addressee read (rules.engine.Secrets.kept)."""
+
+    name: str          # the addressee's shown name
+    to: str            # the addressee's player id: the transport pings them
+    by: str = "The GM"
+
+    def describe(self) -> str:
+        return f"{self.by} told {self.name} something."
+
+
 SEAT_EVENTS = (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven, ByStandingOrder, PlayedByAutopilot)
 
 
@@ -265,7 +278,7 @@ def register_table_actions(registry: Registry) -> None:
 
 def register_table_events(registry: Registry) -> None:
     """Make the shared events part of a ruleset's event registry."""
-    for cls in (TurnBegan, GameEnded, HostChanged, RolledBack, *SEAT_EVENTS):
+    for cls in (TurnBegan, GameEnded, HostChanged, RolledBack, NoteSent, *SEAT_EVENTS):
         registry.register(cls)
 
 

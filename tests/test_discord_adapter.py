@@ -502,9 +502,9 @@ async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)
     assert names == ["accelerate", "act", "board", "brake", "coast", "custom", "dcs", "discard", "drop", "end",
-                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "me", "move", "odds",
-                     "orders", "play", "ram", "react", "reload", "rules", "section", "skid", "speed", "stabilize",
-                     "standings", "stats", "steady", "tune", "undo", "walk"]
+                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "me", "move", "notes",
+                     "odds", "orders", "play", "ram", "react", "reload", "rules", "section", "skid", "speed",
+                     "stabilize", "standings", "stats", "steady", "tune", "undo", "walk"]
     game = next(c for c in payload if c["name"] == "game")
     assert sorted(o["name"] for o in game["options"]) == [
         "add-ai", "catchup", "end", "export", "follow", "import", "join", "log", "new", "pause", "replay", "resign",

@@ -86,7 +86,7 @@ def waited_on(state) -> str:
 def pairs(game: str, allowed: bool):
     module, table, actions, states = GAMES[game]
     return [(game, phase, cls) for phase in table.phases for cls in actions.classes()
-            if (cls in table.allowed(phase)) == allowed and cls not in OUTSIDE_PHASES]   # test_seats.py, test_rollback.py
+            if (cls in table.allowed(phase)) == allowed and cls not in OUTSIDE_PHASES]   # test_seats, test_rollback
 
 
 REFUSED = pairs("speedway", False) + pairs("track", False)

@@ -9,9 +9,10 @@ import random
 
 import pytest
 
+from bot.table.jobs.heavy_jobs import log_rows, rebuilt_snapshot
 from bot.table.protocol.commands import Command, CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor
-from rules.codec import decode_tagged
+from rules.codec import decode_tagged, encode_tagged
 from rules.dice import DiceState, roll_d6
 from rules.engine import replay_states
 from rules.registry import get_ruleset
@@ -117,10 +118,10 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
     game, live = await store.game_and_actions(game.id)
     shot = live[-1]
     assert fired(shot.events)
-    before_shot = ruleset.load_state((await _state_before_last(store, ruleset, game)))
+    before_shot = ruleset.load_state(await _state_before_last(store, ruleset, game))
     assert before_shot.dice.branch == 1
     _, rerun = ruleset.apply(before_shot, shot.actor, decode_tagged(ruleset.actions, json.loads(shot.action)))
-    assert json.loads(shot.events) == json.loads(json.dumps([_tagged(e) for e in rerun]))
+    assert json.loads(shot.events) == json.loads(json.dumps([encode_tagged(e) for e in rerun]))
     assert await service.replay_matches(game)
     verify = await run(service, "zed", "/game verify")
     assert "rebuilds the table exactly" in verify.text
@@ -128,14 +129,8 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
 
 async def _state_before_last(store, ruleset, game):
     """The snapshot the game had before its last action, rebuilt from its log."""
-    from bot.table.jobs.heavy_jobs import log_rows, rebuilt_snapshot
     _, records = await store.game_and_actions(game.id)
     return rebuilt_snapshot(ruleset.id, game, log_rows(records[:-1]))
-
-
-def _tagged(event):
-    from rules.codec import encode_tagged
-    return encode_tagged(event)
 
 
 def test_a_branch_draws_other_dice_from_the_same_count():

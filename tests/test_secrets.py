@@ -284,6 +284,41 @@ def test_a_gms_private_rulings_look_the_same_to_racers_however_many_and_whatever
     _run(lambda folder: _gm_worlds(seed, steps, rulings_a, rulings_b, folder))
 
 
+async def _note_worlds(words_a: str, words_b: str, end: bool, folder: str) -> None:
+    """The GM tells alice one thing in world a and another in b: to bob and carol (and the channel) the two
+    worlds look the same through every door, while the race runs and once it is over; alice reads her own."""
+    async with World(folder, "a") as a, World(folder, "b") as b:
+        for world, words in ((a, words_a), (b, words_b)):
+            await _race_lobby(world, None)
+            await world.must("alice", "/game join pilot:rookie vehicle:racing_swoop")
+            await world.must("bob", "/game join pilot:champion vehicle:podracer")
+            await world.must("gina", "/game start")
+            told = await world.must("gina", f'/gm racer:alice tell:"{words}"')
+            assert words not in repr(told.notices)          # the channel's line says nothing of it
+            if end:
+                await world.must("gina", "/game end")
+        await _same_to(("bob", "carol"), a, b)
+        for world, words in ((a, words_a), (b, words_b)):
+            for viewer in ("bob", "carol"):
+                assert words not in repr(await world.looks(viewer)), viewer
+            if not end:
+                assert words in (await world.do("alice", "/notes")).text
+                assert words not in (await world.do("bob", "/notes")).text
+        if words_a != words_b:
+            assert (await a.looks("alice"))["/game export"] != (await b.looks("alice"))["/game export"]
+
+
+NOTE_WORDS = st.lists(st.sampled_from(["zqbend", "zqwall", "zqleft", "zqboost", "zqmines"]), min_size=1,
+                      max_size=4).map(" ".join)
+
+
+@given(words_a=NOTE_WORDS, words_b=NOTE_WORDS, end=st.booleans())
+@example(words_a="zqbend", words_b="zqwall zqleft", end=True)
+@EXAMPLES
+def test_a_gms_note_looks_the_same_to_everyone_but_its_racer_whatever_it_says(words_a, words_b, end):
+    _run(lambda folder: _note_worlds(words_a, words_b, end, folder))
+
+
 # --- Track: the cards in another hand ------------------------------------------------------------------
 
 async def _hand_worlds(seed: int, steps: int, swap: int, folder: str) -> None:

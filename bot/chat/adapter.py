@@ -86,6 +86,12 @@ def channel_key(interaction: discord.Interaction) -> str:
     return str(interaction.channel_id)
 
 
+def in_private_thread(interaction: discord.Interaction) -> bool:
+    """Whether the interaction comes from a private thread (which may be a GM's: bot.table.service.gm_thread)."""
+    channel = interaction.channel
+    return isinstance(channel, discord.Thread) and channel.type == discord.ChannelType.private_thread
+
+
 class PitbossBehaviour(discord.Client):
     """What a Pitboss client does, whether it runs every shard of the bot or a range of them (the
     sharded client puts discord.AutoShardedClient between this and discord.Client)."""
@@ -262,8 +268,35 @@ class PitbossBehaviour(discord.Client):
             return Reply("refused", str(exc), ephemeral=True, malformed=True)
         if command.name == "game new" and command.options.get("thread") == "yes":
             return await self._in_a_new_thread(interaction, command)
+        if command.name == "gm" and command.options.get("thread") == "yes" and not in_private_thread(interaction):
+            return await self._gm_thread(interaction)
         return await self.service.execute(channel_key(interaction), actor_of(interaction), command,
-                                          guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
+                                          guild=str(interaction.guild_id or ""), delivery=str(interaction.id),
+                                          private_thread=in_private_thread(interaction))
+
+    async def _gm_thread(self, interaction: discord.Interaction) -> Reply:
+        """`/gm thread:yes`: open a private thread off the game's channel (nobody may invite others), add the
+        GM as its one member besides the bot, and link it to the game. Only a seated GM may; a permission the
+        bot lacks is named, and nothing is made."""
+        channel, actor = interaction.channel, actor_of(interaction)
+        if not isinstance(channel, discord.TextChannel):
+            return refusal("thread:yes opens a private thread off the game's text channel: use it there.")
+        if (refused := await self.service.gm_thread_refusal(str(channel.id), actor)) is not None:
+            return refused
+        try:
+            thread = await channel.create_thread(name=f"GM · {actor.name}"[:100], invitable=False,
+                                                 type=discord.ChannelType.private_thread, auto_archive_duration=10080)
+        except discord.Forbidden:
+            return refusal("I cannot open a private thread here: I need the Create Private Threads and Send "
+                           "Messages in Threads permissions in this channel.")
+        try:
+            await thread.add_user(interaction.user)
+        except discord.HTTPException:
+            with contextlib.suppress(discord.HTTPException):
+                await thread.delete()
+            return refusal("I cannot add you to a private thread here: I need the Send Messages in Threads "
+                           "permission in this channel.")
+        return await self.service.link_gm_thread(str(channel.id), actor, str(thread.id))
 
     async def _in_a_new_thread(self, interaction: discord.Interaction, command: Command) -> Reply:
         """`/game new … thread:yes`: open a public thread off this channel and create the game there; the
@@ -365,7 +398,7 @@ def make_command(slash: Slash, client: PitbossBehaviour) -> app_commands.Command
     parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                     annotation=discord.Interaction)]
     for option in slash.options:
-        length = MORE_LENGTH if option.name == slash.more else MAX_OPTION_LENGTH
+        length = MORE_LENGTH if option.name == slash.more else option.max_length or MAX_OPTION_LENGTH
         parameters.append(inspect.Parameter(
             option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=_annotation(option, length),
             default=inspect.Parameter.empty if option.required else None))
@@ -401,7 +434,8 @@ def _suggester(client: PitbossBehaviour, slash: Slash, option: str):
         else:
             chosen = slash.chosen(dict(vars(interaction.namespace)))
             offers = await client.service.suggest(channel_key(interaction), actor_of(interaction), slash.command,
-                                                  option, current, chosen)
+                                                  option, current, chosen,
+                                                  private_thread=in_private_thread(interaction))
         return [app_commands.Choice(name=label, value=value) for label, value in offers]
 
     return suggest

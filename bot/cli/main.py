@@ -85,7 +85,8 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
             path.write_bytes(attachment.data)
             print(f"file: {path}", file=stream)
     for notice in reply.notices:   # what the reply says in other channels
-        print(f"[channel {notice.channel}] {plain_moments(notice.reply.text)}", file=stream)
+        pinged = f" (ping: {', '.join(notice.reply.mentions)})" if notice.reply.mentions else ""
+        print(f"[channel {notice.channel}] {plain_moments(notice.reply.text)}{pinged}", file=stream)
     if reply.malformed:
         return EXIT_SYNTAX
     return EXIT_REFUSED if reply.outcome == "refused" else EXIT_OK

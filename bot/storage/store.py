@@ -178,6 +178,16 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TEXT NOT NULL
     );
     """,
+    # 14: the private thread a seated GM plans in, linked to its game; commands typed there act on the game
+    # in its channel.
+    """
+    CREATE TABLE gm_threads (
+        thread TEXT PRIMARY KEY,
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        gm TEXT NOT NULL
+    );
+    CREATE INDEX gm_threads_by_game ON gm_threads (game_id);
+    """,
 )
 
 
@@ -770,6 +780,18 @@ class Store:
             f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?",
             (after_id, limit))
         return [GameRecord(*row) for row in rows]
+
+    async def gm_thread_game(self, thread: str) -> tuple[int, str] | None:
+        """The game a GM's private thread is linked to, and the GM who opened it; None for any other channel."""
+        row = await self.driver.fetchone("SELECT game_id, gm FROM gm_threads WHERE thread = ?", (thread,))
+        return (int(row[0]), str(row[1])) if row else None
+
+    async def link_gm_thread(self, thread: str, game_id: int, gm: str) -> None:
+        """Link a GM's private thread to their game, in place of any thread the game had."""
+        async with self.transaction():
+            await self.driver.execute("DELETE FROM gm_threads WHERE game_id = ? OR thread = ?", (game_id, thread))
+            await self.driver.execute("INSERT INTO gm_threads (thread, game_id, gm) VALUES (?, ?, ?)",
+                                      (thread, game_id, gm))
 
     async def turn_message(self, game_id: int) -> TurnMessage | None:
         """The message showing a game's current turn: its turn key, its id and what it says so far."""

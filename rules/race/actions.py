@@ -113,6 +113,16 @@ class GmReward:
 
 @ACTIONS.register
 @dataclass(frozen=True)
+class GmTell:
+    """A seated GM sends one racer a private note (a table feature, not a rule): only that racer's player
+    and the GM read `text`; everyone else learns only that the GM told them something."""
+
+    racer: str
+    text: str
+
+
+@ACTIONS.register
+@dataclass(frozen=True)
 class Prepare:
     """Before the section's check: brake (down to `to` km/h at most; 0: as the roll allows, not below
     300), and change altitude: `descend` metres down, or `climb` metres up (only with a brake)."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rules.grammar import CommandSpec, Grammar, OptionSpec
+from rules.names import NOTE_LIMIT
 from rules.race import data
 from rules.race.actions import MANEUVERS, REACTIONS
 
@@ -56,14 +57,17 @@ GRAMMAR = Grammar(
             OptionSpec("altitude", "int", "The condition's altitude in metres (0: everywhere)", min_value=0,
                        max_value=1000),
             OptionSpec("approve", "str", "Approve (yes) or refuse (no) the action waiting", choices=("yes", "no")),
-            OptionSpec("racer", "str", "The racer a reward goes to"),
+            OptionSpec("racer", "str", "The racer a reward or a note goes to", suggest=True),
             OptionSpec("reward", "str", "An off-track reward for a show off, in words"),
-        ), private_with=("change", "condition")),
+            OptionSpec("tell", "str", "A private note to that racer: only they read it", max_length=NOTE_LIMIT),
+            OptionSpec("thread", "str", "yes: open your private GM thread off this channel", choices=("yes",)),
+        ), private_with=("change", "condition", "tell", "thread")),
         CommandSpec("custom", "Race: your group's own vehicles, racers or track, from a TOML or JSON file (host)", (
             OptionSpec("file", "file", "[vehicles.ID], [racers.ID] or [track] tables, as in the game's data files",
                        required=True),
         )),
         CommandSpec("dcs", "Race: the DCs of the section and its features (the game master only)", query=True),
+        CommandSpec("notes", "Race: the GM's private notes to you (the GM: all they sent)", query=True),
     ),
     new_options=(
         OptionSpec("track", "str", f"The track; default {data.track_ids()[0]}", choices=data.track_ids()),
@@ -80,6 +84,6 @@ GRAMMAR = Grammar(
         "tune": "before-the-race-and-the-start", "brake": "speed-and-altitude", "steady": "speed-and-altitude",
         "accelerate": "speed-and-altitude", "coast": "speed-and-altitude", "feature": "hazards-and-features",
         "act": "actions-and-reactions", "react": "actions-and-reactions", "stabilize": "actions-and-reactions",
-        "gm": "the-game-master"
+        "gm": "the-game-master", "notes": "the-game-master"
     },
 )

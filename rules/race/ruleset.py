@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Logged, Ruleset, Secrets
+from rules.engine import Autopilot, ComputerSeats, GameMaster, LegalAction, Logged, Ruleset, Secrets, suggest_legal
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
@@ -25,6 +25,7 @@ from rules.race.actions import (
     GmReveal,
     GmReward,
     GmRule,
+    GmTell,
     Join,
     Prepare,
     React,
@@ -39,9 +40,11 @@ from rules.race.commands import GRAMMAR
 from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
-from rules.race.state import Phase, Racer, RaceState
+from rules.race.state import GmNote, Phase, Racer, RaceState
 from rules.referee import TABLE_ACTIONS, Handler, Referee
 from rules.table import plural, revision_option
+
+_NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
 
 # 2: a straight section's check comes of its conditions only; a group's own file is held to what a track
 # needs (features, conditions, unique keys and names)
@@ -50,7 +53,7 @@ from rules.table import plural, revision_option
 REVISION = 3
 
 # What each phase allows (the table's ending and taking over are in every phase before the end, and a
-# seated GM's reward for a show off at any point of the race), and who may act: in the lobby anyone,
+# seated GM's reward for a show off and private notes at any point of the race), and who may act: in the lobby anyone,
 # after it only whoever the race waits on.
 _RUNNING = tuple(p for p in Phase if p not in (Phase.LOBBY, Phase.FINISHED))
 _OWN = {
@@ -71,6 +74,7 @@ HANDLERS: dict[type, Handler] = {
     GmReveal: steps.gm_reveal,
     Prepare: steps.prepare, Throttle: steps.throttle, TryFeature: steps.try_feature, Act: maneuvers.act,
     React: maneuvers.react, Stabilize: maneuvers.stabilize, GmRule: maneuvers.gm_rule, GmReward: steps.gm_reward,
+    GmTell: steps.gm_tell,
 }
 
 
@@ -184,10 +188,11 @@ def _action_choices(state: RaceState, racer: Racer) -> tuple[LegalAction, ...]:
 
 def view(state: RaceState, viewer: str | None) -> RaceState:
     """What `viewer` may see: the GM's DC changes only by the GM, a boost trap only by whoever's Perception
-    saw it, no dice seed. While a seated GM readies the next section, its conditions (which the GM may
-    be changing) are the GM's until the reveal tells them."""
+    saw it, a GM's note only by the GM and its racer's player, no dice seed. While a seated GM readies the
+    next section, its conditions (which the GM may be changing) are the GM's until the reveal tells them."""
     racers = tuple(r if r.owner == viewer else replace(r, sees_traps=()) for r in state.racers)
     gm = viewer is not None and viewer == state.gm
+    notes = state.notes if gm else tuple(n for n in state.notes if viewer is not None and _reads(state, n, viewer))
     changes = state.dc_changes if gm else ()
     track = state.custom_track
     if state.phase == Phase.GM and not gm:
@@ -195,7 +200,7 @@ def view(state: RaceState, viewer: str | None) -> RaceState:
                          for n, s in enumerate(state.the_track.sections))
         track = replace(state.the_track, sections=sections)
     return replace(state, racers=racers, dc_changes=changes, custom_track=track, dice=DiceState(0, state.dice.counter),
-                   hidden=True)
+                   hidden=True, notes=notes)
 
 
 def describe(state: RaceState) -> str:
@@ -321,6 +326,10 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         except UnicodeDecodeError:
             raise BadOption("The file is not UTF-8 text.") from None
     if command == "gm":
+        if options.get("tell"):
+            if not str(options.get("racer") or "").strip():
+                raise BadOption("tell: name the racer too: /gm racer:NAME tell:WORDS.")
+            return GmTell(str(options["racer"]), str(options["tell"]))
         if options.get("reward"):
             return GmReward(str(options.get("racer", "")), str(options["reward"]))
         if options.get("approve"):
@@ -336,7 +345,7 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         if yes("reveal"):
             return GmReveal()
         raise BadOption("/gm: change:N, condition:KIND [altitude:M] (or -KIND), reveal:yes, approve:yes|no, "
-                        "or racer:NAME reward:WORDS.")
+                        "racer:NAME reward:WORDS, racer:NAME tell:WORDS, or thread:yes.")
     raise BadOption(f"This game has no command /{command}.")
 
 
@@ -346,6 +355,51 @@ def withheld(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dic
     return {entry.seq: "the group's own file, with a track only its game master reads" for entry in log
             if isinstance(entry.action, AddCustom) and viewer not in (entry.actor, state.gm)
             and lobby.has_track(entry.action)}
+
+
+def notes_kept(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
+    """A GM's note is read only by the GM and its racer's player, even once the race is over: the others
+    learn only that the GM told that racer something."""
+    kept = {}
+    for entry in log:
+        if isinstance(entry.action, GmTell) and viewer != state.gm:
+            try:
+                racer: Racer | None = steps.named_racer(state, entry.action.racer)
+            except BadOption:   # an imported log naming nobody: kept all the same
+                racer = None
+            if racer is None or racer.owner != viewer:
+                kept[entry.seq] = f"a private note from the GM to {racer.name if racer else 'a racer'}"
+    return kept
+
+
+def notes(state: RaceState, player: str, _options: dict[str, Any]) -> str:
+    """/notes: the GM's private notes to the asker's racer (the GM: every note they sent), newest last."""
+    gm = player == state.gm
+    mine = state.notes if gm else tuple(n for n in state.notes if _reads(state, n, player))
+    if not mine:
+        return "You have sent no note yet: /gm racer:NAME tell:WORDS." if gm else "The GM has sent you no note."
+    lines: list[str] = []
+    for note in reversed(mine):
+        to = f" to {state.racer(note.racer).name}" if gm else ""
+        line = f"Lap {note.lap + 1}, section {note.section + 1}{to}: {note.text}"
+        if sum(len(x) + 1 for x in lines) + len(line) > _NOTES_ROOM:
+            break
+        lines.insert(0, line)
+    head = (f"Your notes to the racers ({len(mine)}; each read only by its racer and you):" if gm
+            else f"The GM's notes to you ({len(mine)}; only you and the GM read them):")
+    return "\n".join([head, *lines])
+
+
+def _reads(state: RaceState, note: GmNote, player: str) -> bool:
+    """Whether `player` races the racer a note went to."""
+    return any(r.id == note.racer and r.owner == player for r in state.racers)
+
+
+def suggest(state: RaceState, player: str, command: str, option: str, chosen: dict[str, Any]) -> list[tuple[str, str]]:
+    """The racers by name for the GM's racer: (a reward or a note); elsewhere what the legal actions use."""
+    if command == "gm" and option == "racer":
+        return [(r.name, r.name) for r in state.racers] if player == state.gm else []
+    return suggest_legal(legal_actions)(state, player, command, option, chosen)
 
 
 def unseen(state: RaceState, logged: Logged, viewer: str | None) -> bool:
@@ -369,7 +423,8 @@ def undo_blocker(before: RaceState, after: RaceState) -> str | None:
 
 PHASES = PhaseTable(
     Phase,
-    allows={**{phase: own + TABLE_ACTIONS + ((GmReward,) if phase in _RUNNING else ()) for phase, own in _OWN.items()},
+    allows={**{phase: own + TABLE_ACTIONS + ((GmReward, GmTell) if phase in _RUNNING else ())
+                for phase, own in _OWN.items()},
             Phase.FINISHED: ()},
     expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
     over=(Phase.FINISHED,),
@@ -391,11 +446,14 @@ RULESET = Ruleset(
     id="race", title="Race (SW5e speeders)", state_type=RaceState, actions=ACTIONS, events=EVENTS, setup=setup,
     apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs},
+    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs, "notes": notes},
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
     hit_size=race_events.hit_size,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,
-    secrets=Secrets(withheld, unseen),
+    secrets=Secrets(withheld, unseen, kept=notes_kept),
+    suggest=suggest,
+    game_master=GameMaster(lambda state: state.gm, ("gm", "dcs", "notes"),
+                           lambda action: steps.note_words(action.text) if isinstance(action, GmTell) else None),
 )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import ClassVar
 
+from rules.codec import added_field
 from rules.dice import DiceState
 from rules.race import data
 from rules.table import Player as Player  # the shared seat
@@ -82,6 +83,16 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class GmNote:
+    """A seated GM's private note to a racer (/gm tell), and where the race stood when it was sent."""
+
+    racer: str    # racer id
+    text: str     # cleaned as every free text is
+    lap: int = 0
+    section: int = 0
+
+
+@dataclass(frozen=True)
 class RaceState:
     """Everything a race is."""
 
@@ -112,6 +123,7 @@ class RaceState:
     hidden: bool = False           # a view: what the viewer may not see is blanked
     winner: str | None = None
     ended_by: str | None = None
+    notes: tuple[GmNote, ...] = added_field(())   # the GM's private notes (a view keeps the viewer's own)
 
 
     @property

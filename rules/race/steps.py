@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.errors import BadOption, NotYourTurn
-from rules.names import plain_name
+from rules.names import NOTE_LIMIT, plain_name
 from rules.race import data, flow, lobby, speed
-from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, Prepare, Throttle, TryFeature, Tune
+from rules.race.actions import GmChange, GmCondition, GmReveal, GmReward, GmTell, Prepare, Throttle, TryFeature, Tune
 from rules.race.events import Chose, Rewarded, SectionChanged, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
-from rules.race.state import Phase, RaceState
+from rules.race.state import GmNote, Phase, Racer, RaceState
+from rules.table import NoteSent
 
 
 def _answering(state: RaceState, actor: str):
@@ -183,14 +184,41 @@ def gm_reward(state: RaceState, actor: str, action: GmReward) -> tuple[RaceState
     """A seated GM rewards a racer (a Show off's off-track rewards), at any point of the race; the words
     are cleaned as every name is."""
     _gm_only(state, actor)
-    wanted = action.racer.strip().casefold()
-    racer = next((r for r in state.racers if wanted in (r.id, r.owner.casefold(), r.name.casefold())), None)
-    if racer is None:
-        raise BadOption(f"No racer '{action.racer.strip()[:40]}'. Racers: {', '.join(r.name for r in state.racers)}.")
+    racer = named_racer(state, action.racer)
     reward = plain_name(action.reward, "", 120)
     if not reward:
         raise BadOption("Say what the reward is, e.g. reward:a sponsor's credit chip.")
     return state, (Rewarded(racer.name, reward),)
+
+
+def gm_tell(state: RaceState, actor: str, action: GmTell) -> tuple[RaceState, tuple]:
+    """A seated GM's private note to one racer, at any point of the race (a table feature, not a rule): kept
+    in the state for that racer's player to read (/notes), its words cleaned as every free text is; the
+    channel is told only that the GM told them something. It takes no turn and changes nothing else."""
+    _gm_only(state, actor)
+    racer = named_racer(state, action.racer)
+    seat = state.player(racer.owner)
+    if seat is not None and seat.ai:
+        raise BadOption(f"{racer.name} is raced by the computer: nobody would read the note.")
+    text = note_words(action.text)
+    if not text:
+        raise BadOption("Say what the note says, e.g. tell:watch the left wall.")
+    note = GmNote(racer.id, text, state.lap, state.section)
+    return replace(state, notes=state.notes + (note,)), (NoteSent(racer.name, racer.owner),)
+
+
+def note_words(text: str) -> str:
+    """A note's words as they are kept and shown: cleaned as every free text is (no markup, no mention)."""
+    return plain_name(text, "", NOTE_LIMIT)
+
+
+def named_racer(state: RaceState, typed: str) -> Racer:
+    """The racer a GM names (by name, racer id or player id), or a short refusal listing the racers."""
+    wanted = typed.strip().casefold()
+    racer = next((r for r in state.racers if wanted in (r.id, r.owner.casefold(), r.name.casefold())), None)
+    if racer is None:
+        raise BadOption(f"No racer '{typed.strip()[:40]}'. Racers: {', '.join(r.name for r in state.racers)}.")
+    return racer
 
 
 def _gm_only(state: RaceState, actor: str) -> None:

@@ -43,6 +43,7 @@ TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 # Permission bits (discord.com/developers/docs/topics/permissions).
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
+MANAGE_THREADS = 1 << 34   # sees every private thread
 ADD_REACTIONS = 1 << 6
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
@@ -247,21 +248,23 @@ class FakeUser:
 class FakeChannel:
     name: str
     id: str
-    type: int  # 0 text channel, 11 public thread
+    type: int  # 0 text channel, 11 public thread, 12 private thread
     guild_id: str
     parent_id: str | None = None
     owner_id: str | None = None
+    invitable: bool = True   # a private thread: whether non-moderators may invite others
 
     def channel_object(self) -> dict:
         """The channel as Discord describes it (also the `channel` object of an interaction)."""
-        if self.type == 11:
-            return {"id": self.id, "type": 11, "guild_id": self.guild_id, "name": self.name,
+        if self.type in (11, 12):
+            metadata = {"invitable": self.invitable} if self.type == 12 else {}
+            return {"id": self.id, "type": self.type, "guild_id": self.guild_id, "name": self.name,
                     "parent_id": self.parent_id, "owner_id": self.owner_id, "last_message_id": None,
                     "rate_limit_per_user": 0, "message_count": 0, "member_count": 3, "total_message_sent": 0,
                     "flags": 0,
                     "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
                                         "archive_timestamp": TIMESTAMP, "locked": False,
-                                        "create_timestamp": TIMESTAMP}}
+                                        "create_timestamp": TIMESTAMP, **metadata}}
         return {"id": self.id, "type": self.type, "guild_id": self.guild_id, "name": self.name, "position": 0,
                 "permission_overwrites": [], "parent_id": None, "topic": None, "nsfw": False,
                 "rate_limit_per_user": 0, "last_message_id": None, "flags": 0}
@@ -471,7 +474,9 @@ class FakeDiscord:
         }
 
         self.bot_creates_threads = True     # the bot's Create Public Threads permission
+        self.bot_creates_private_threads = True   # the bot's Create Private Threads permission
         self.threads_created: list[FakeChannel] = []
+        self.thread_members: dict[str, list[str]] = {}   # private thread id -> its members' user ids, in order
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int | None = None
         self._thread: threading.Thread | None = None
@@ -1238,6 +1243,8 @@ class FakeDiscord:
         ("DELETE", r"/webhooks/(?P<app>\d+)/(?P<token>[^/]+)/messages/(?P<mid>\d+)", "delete_followup"),
         ("GET", r"/channels/(?P<cid>\d+)", "channel_get"),
         ("POST", r"/channels/(?P<cid>\d+)/threads", "thread_create"),
+        ("PUT", r"/channels/(?P<cid>\d+)/thread-members/(?P<uid>\d+)", "thread_member_add"),
+        ("GET", r"/channels/(?P<cid>\d+)/thread-members", "thread_members_get"),
         ("POST", r"/channels/(?P<cid>\d+)/messages", "channel_post"),
         ("GET", r"/channels/(?P<cid>\d+)/messages", "channel_history"),
         ("GET", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "channel_message_get"),
@@ -1594,27 +1601,79 @@ class FakeDiscord:
         return message
 
     async def _h_thread_create(self, record: HttpRecord, m: dict) -> Any:
-        """Start a thread without a message (POST /channels/{id}/threads), as Discord does: a public
-        thread of a text channel, named 1-100 characters, the bot its owner; THREAD_CREATE follows on the
-        gateway. Without Create Public Threads the bot gets 50013 Missing Permissions."""
+        """Start a thread without a message (POST /channels/{id}/threads), as Discord does: a public (11) or
+        private (12, with `invitable`) thread of a text channel, named 1-100 characters, the bot its owner
+        and, for a private one, its first member; THREAD_CREATE follows on the gateway. Without Create Public
+        (or Private) Threads the bot gets 50013 Missing Permissions."""
         self._require_bot_auth(record)
         parent = self._known_channel(m["cid"])
         body = record.body if isinstance(record.body, dict) else {}
         if parent.type != 0:
             raise invalid_form("a thread starts from a text channel")
-        if not self.bot_creates_threads:
+        kind = body.get("type", 12)   # Discord's default, for a thread with no message, is a private one
+        if kind not in (11, 12):
+            raise invalid_form("type: a thread of a text channel is public (11) or private (12)")
+        if not (self.bot_creates_threads if kind == 11 else self.bot_creates_private_threads):
             raise DiscordError(403, 50013, "Missing Permissions")
         name = body.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
             raise invalid_form("name: 1-100 characters")
-        if body.get("type", 12) != 11:
-            raise invalid_form("type: this fake opens public threads (11) only")
-        thread = FakeChannel(name, snowflake(), 11, self.guild_id, parent_id=parent.id, owner_id=self.bot_user.id)
+        # `invitable` counts only for a private thread (discord.py sends it for every thread)
+        thread = FakeChannel(name, snowflake(), kind, self.guild_id, parent_id=parent.id, owner_id=self.bot_user.id,
+                             invitable=bool(body.get("invitable", True)))
         self.channels[f"thread-{thread.id}"] = thread
+        if kind == 12:
+            self.thread_members[thread.id] = [self.bot_user.id]
         self.threads_created.append(thread)
         session = self._active_session()
         await self._send_dispatch(session, "THREAD_CREATE", {**thread.channel_object(), "newly_created": True})
         return thread.channel_object()
+
+    async def _h_thread_member_add(self, record: HttpRecord, m: dict) -> Any:
+        """Add Thread Member (PUT /channels/{thread}/thread-members/{user}): 204, and THREAD_MEMBERS_UPDATE
+        on the gateway. The bot must be in a private thread to add anyone to it."""
+        self._require_bot_auth(record)
+        thread = self._known_channel(m["cid"])
+        if thread.type not in (11, 12):
+            raise invalid_form("not a thread")
+        if m["uid"] not in {u.id for u in self.users.values()} | {self.bot_user.id}:
+            raise DiscordError(404, 10013, "Unknown User")
+        members = self.thread_members.setdefault(thread.id, [self.bot_user.id] if thread.type == 12 else [])
+        if thread.type == 12 and self.bot_user.id not in members:
+            raise DiscordError(403, 50001, "Missing Access")
+        if m["uid"] not in members:
+            members.append(m["uid"])
+            await self._send_dispatch(self._active_session(), "THREAD_MEMBERS_UPDATE", {
+                "id": thread.id, "guild_id": self.guild_id, "member_count": len(members),
+                "added_members": [{"id": thread.id, "user_id": m["uid"], "join_timestamp": TIMESTAMP, "flags": 0,
+                                   "member": self.member_object(self._member_by_id(m["uid"]))}]})
+        return None
+
+    async def _h_thread_members_get(self, record: HttpRecord, m: dict) -> Any:
+        self._require_bot_auth(record)
+        thread = self._known_channel(m["cid"])
+        return [{"id": thread.id, "user_id": uid, "join_timestamp": TIMESTAMP, "flags": 0}
+                for uid in self.thread_members.get(thread.id, [])]
+
+    def _member_by_id(self, user_id: str) -> FakeUser:
+        return next(u for u in (*self.users.values(), self.bot_user) if u.id == user_id)
+
+    def may_read(self, channel: str | FakeChannel, viewer: str | FakeUser) -> bool:
+        """Whether a member can read a channel, as Discord decides: a private thread only its members and
+        those with Manage Threads; anything else everyone here."""
+        thread = self._channel(channel)
+        if thread.type != 12:
+            return True
+        member = self._user(viewer)
+        members = self.snapshot(lambda f: list(f.thread_members.get(thread.id, [])))
+        return member.id in members or bool(self.permissions_of(member) & MANAGE_THREADS)
+
+    def read_messages(self, channel: str | FakeChannel, viewer: str | FakeUser) -> list[dict]:
+        """What GET /channels/{id}/messages answers a member: the messages they see, or, in a private thread
+        they are not in, 403 50001 Missing Access."""
+        if not self.may_read(channel, viewer):
+            raise DiscordError(403, 50001, "Missing Access")
+        return self.channel_messages(channel, viewer)
 
     async def _h_channel_get(self, record: HttpRecord, m: dict) -> Any:
         self._require_bot_auth(record)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from rules.race.ruleset import RULESET
 from rules.race.state import Phase, RaceState
+from tests.e2e.fake_discord import EPHEMERAL, DiscordError
 from tests.e2e.menus import press_in_menu, private_menu
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
@@ -123,3 +126,72 @@ async def test_a_step_three_racers_answer_together_is_one_public_message(fake, b
     assert len(fake.public_history("channel")) == messages + 1    # the next step's message, once
     assert len(fake.notifications()) > pings
     assert_nothing_unexpected(fake, bot)
+
+
+def _privately(exchange) -> str:
+    """The words of a reply only its asker sees: in the one response, or in the follow-up after a private
+    deferral."""
+    data = exchange.callback.body.get("data") or {}
+    if exchange.callback.body["type"] == 4:
+        assert data["flags"] & EPHEMERAL, exchange.describe()
+        return data["content"]
+    assert exchange.followups and exchange.followups[0].ephemeral, exchange.describe()
+    return exchange.followups[0].content
+
+
+def _seen_by(fake, viewer: str, channel) -> str:
+    """Every word a member can read in a channel: its messages, private ones to them included."""
+    return "\n".join(m["content"] for m in fake.read_messages(channel, viewer))
+
+
+async def test_a_gms_private_thread_and_a_note_only_its_racer_reads(fake, bot, record_latency):
+    """Issue 27, item 5: `/gm thread:yes` opens one private thread (type 12, nobody may invite) whose members
+    are exactly the GM and the bot; a /dcs typed there is answered there, out of every racer's sight, and a
+    command the thread does not take is refused. `/gm racer: tell:` pings the racer in the channel with one
+    public line; the note's words reach the racer (`/notes`) and the GM, and nobody else. Without Create
+    Private Threads the GM is told which permission is missing, and no thread is made."""
+    assert_public_map(await slash(fake, "carol", "channel", "game new race", gm="yes", tuning=0, seed=4),
+                      record_latency, title="Race")
+    for name in ("alice", "bob"):
+        assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),
+                          record_latency, title="Race")
+    assert_public_map(await slash(fake, "carol", "channel", "game start"), record_latency, title="Race")
+
+    refused = await slash(fake, "alice", "channel", "gm", thread="yes")   # a racer opens no GM thread
+    assert "Only the game master" in _privately(refused)
+    opened = await slash(fake, "carol", "channel", "gm", thread="yes")
+    (thread,) = fake.threads_created
+    assert thread.type == 12 and not thread.invitable and thread.parent_id == fake.channels["channel"].id
+    assert set(fake.thread_members[thread.id]) == {fake.users["carol"].id, fake.bot_user.id}
+    assert f"<#{thread.id}>" in _privately(opened)
+    assert "private GM thread" in _seen_by(fake, "carol", thread)
+    for racer in ("alice", "bob"):
+        with pytest.raises(DiscordError) as shut:
+            fake.read_messages(thread, racer)
+        assert shut.value.code == 50001
+
+    await slash(fake, "carol", thread, "dcs")
+    assert "DC" in _seen_by(fake, "carol", thread)
+    assert "DC" not in public_text(fake, "channel")
+    stray = await slash(fake, "carol", thread, "game status")
+    assert "play /game status in" in _privately(stray)
+
+    secret = "watch the left wall at the bend"
+    told = await slash(fake, "carol", "channel", "gm", racer="alice", tell=secret)
+    assert "only they and you read it" in _privately(told)
+    alice, bob = fake.users["alice"].id, fake.users["bob"].id
+    (line,) = [m for m in fake.public_history("channel") if "The GM told alice something" in m["content"]]
+    assert (line["id"], alice) in fake.notifications() and (line["id"], bob) not in fake.notifications()
+    read = await slash(fake, "alice", "channel", "notes")
+    assert secret in _privately(read)
+    assert "no note" in _privately(await slash(fake, "bob", "channel", "notes"))
+    assert secret in _seen_by(fake, "alice", "channel")
+    assert secret not in _seen_by(fake, "bob", "channel") and secret not in public_text(fake, "channel")
+    assert secret not in "\n".join(m["content"] for m in fake.public_history("channel"))
+
+    fake.bot_creates_private_threads = False
+    denied = await slash(fake, "carol", "channel", "gm", thread="yes")
+    assert "I need the Create Private Threads" in _privately(denied)
+    assert len(fake.threads_created) == 1
+    assert [line.split(" -> ")[1] for line in fake.unexpected()] == ["403 50013 Missing Permissions"]
+    assert "Traceback" not in bot.log_text(), bot.log_tail()

@@ -97,7 +97,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("reminder_hours", "int", "Remind after this many hours",
                    min_value=1, max_value=720),
         OptionSpec("deadline_hours", "int", "Turn deadline in hours (0: none)", min_value=0, max_value=720),
-        OptionSpec("deadline_action", "str", "At the deadline: autopilot plays by the rules, skip most safely", choices=("autopilot", "skip")),
+        OptionSpec("deadline_action", "str", "At the deadline: autopilot plays by the rules, skip most safely",
+                   choices=("autopilot", "skip")),
         OptionSpec("quiet_hours", "str", "UTC hours without reminders or deadlines, e.g. 22-7, or none"),
         OptionSpec("pause_limit_hours", "int", "Longest /game pause allowed",
                    min_value=0, max_value=2160),
@@ -338,8 +339,9 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
         if not _MEMBER_ID.fullmatch(text):
             raise CommandSyntaxError(f"{option.name}: name a member of this server.")
         return text
-    if len(text) > MAX_OPTION_LENGTH:
-        raise CommandSyntaxError(f"{option.name}: is too long.")
+    if len(text) > (option.max_length or MAX_OPTION_LENGTH):
+        raise CommandSyntaxError(f"{option.name}: is too long (at most {option.max_length or MAX_OPTION_LENGTH} "
+                                 f"characters).")
     if option.kind == "int":
         if isinstance(value, bool) or not re.fullmatch(r"-?\d{1,16}", text):
             raise CommandSyntaxError(f"{option.name}: must be a whole number.")

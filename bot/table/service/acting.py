@@ -28,6 +28,7 @@ from bot.table.protocol.replies import (
     PRIVATE_PREFIX,
     SEAT_PREFIX,
     Actor,
+    Notice,
     Reply,
     Scope,
     buttons_for,
@@ -53,7 +54,7 @@ from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 from rules.seats import completed, seat_command_action
-from rules.table import SEAT_ACTIONS, ByStandingOrder, Rollback, SeatOffered
+from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
 
@@ -210,6 +211,10 @@ class Acting:
         own = [e.describe() for e in events]
         if not public and not others:
             return self._told_privately(done, actor, own)
+        if (sent := [e for e in events if isinstance(e, NoteSent)]) and not others:
+            if ahead is not None:   # the channel gets one line, not the table
+                ahead.drop()
+            return self._note_sent(done, sent)
         if summarize is not None and (summary := summarize(tuple(events))):
             own.append(summary)
         if stopped:
@@ -288,9 +293,11 @@ class Acting:
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
                         await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
-                    elif actor_id in after[0] and public and not ruleset.is_computer(new_state, actor_id):
+                    elif actor_id in after[0] and public and not ruleset.is_computer(new_state, actor_id) \
+                            and not any(isinstance(e, NoteSent) for e in events):
                         # they acted: their clock starts anew; not for an action the channel may not learn
-                        # of (a GM's private ruling), whose time the public clock would show
+                        # of (a GM's private ruling), whose time the public clock would show, nor for a
+                        # note (a GM's /gm tell), which takes no turn
                         await self._timers.restart_tx(ruleset, game, new_state, actor_id)
                     if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
@@ -398,6 +405,18 @@ class Acting:
         return Reply("applied", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(legal, done.game.id, private_scope(ruleset.turn_key(state), legal)),
                      game_id=done.game.id, version=done.game.version)
+
+    @staticmethod
+    def _note_sent(done: Applied, notes: list[NoteSent]) -> Reply:
+        """A private note sent (a GM's /gm tell): its sender is answered privately; the channel gets one line
+        saying who was told something, pinging them, and they read it with /notes. No turn passes."""
+        names = ", ".join(n.name for n in notes)
+        said = " ".join(n.describe() for n in notes)
+        told = Reply("shown", f"{said} /notes reads it, privately.", mentions=tuple(n.to for n in notes),
+                     ping_words="a private note for you: /notes reads it.", game_id=done.game.id)
+        return Reply("applied", f"Sent to {names} privately: only they and you read it (/notes). The channel "
+                                f"hears only that you told them something.", ephemeral=True,
+                     game_id=done.game.id, version=done.game.version, notices=(Notice(done.game.channel, told),))
 
     @staticmethod
     def _group_menu(legal, game: GameRecord, first: int, scope: Scope) -> Reply:

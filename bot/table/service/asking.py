@@ -14,10 +14,10 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
 from bot.table.service import helping, queries, rulebook
-from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up
+from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, elsewhere, ended_here
-from bot.table.trust.seen import hides_whole_actions, seen_log
+from bot.table.trust.seen import hides_whole_actions, logged, seen_log
 from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
@@ -160,9 +160,13 @@ class Asking:
         channel's view of the last few actions)."""
         seat = state.player(actor.id)
         seen = await self.seen_since(ruleset, game, state, actor.id)
+        master = ruleset.game_master
+        notes = notes_since(seen, actor.id, lambda s: queries.events_of(ruleset, s.record),
+                            lambda s: master.note(logged(ruleset, [s.record])[0].action)) if master else ""
         text = catch_up(seen, actor.id, seat.name if seat is not None else None,
-                        lambda s: queries.events_of(ruleset, s.record), lambda p: seat_name(state, p))
-        return Reply("shown", text, ephemeral=True)
+                        lambda s: queries.events_of(ruleset, s.record), lambda p: seat_name(state, p),
+                        MESSAGE_LIMIT - len(notes) - 1)
+        return Reply("shown", f"{notes}\n{text}" if notes else text, ephemeral=True)
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """True when replaying the game's log from its seed rebuilds its stored snapshot exactly (both

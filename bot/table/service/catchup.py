@@ -13,6 +13,8 @@ from collections.abc import Callable
 from bot.table.protocol.replies import MESSAGE_LIMIT, clip, whole_lines
 from bot.table.trust.seen import SeenAction
 from rules.engine import describe_events
+from rules.names import NOTE_LIMIT
+from rules.table import NoteSent
 
 CATCH_UP_ACTIONS = 500   # how far back a catch-up reads the log (a week of a busy table)
 SPECTATOR_ACTIONS = 20   # what a reader with no action of their own gets: the last few
@@ -59,6 +61,19 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     if latest:
         brief += [f"The latest {len(latest)}:", *latest]
     return "\n".join(brief) + pointer
+
+
+def notes_since(seen: list[SeenAction], reader: str, events_of: Callable[[SeenAction], tuple],
+                words_of: Callable[[SeenAction], str | None]) -> str:
+    """The private notes sent to `reader` since their last action (a GM's /gm tell), with their words: only
+    notes whose action the reader may read, so nobody's catch-up shows another's note; '' when none."""
+    since, _acted = since_last_own(seen, reader)
+    lines = [f"#{s.number} {words}" for s in since if s.stand_in is None
+             and any(isinstance(e, NoteSent) and e.to == reader for e in events_of(s)) and (words := words_of(s))]
+    if not lines:
+        return ""
+    head = "Notes for you since your last action (only you and the GM read them; /notes has them all):"
+    return "\n".join([head, *whole_lines([clip(x, NOTE_LIMIT + 10) for x in reversed(lines)], MESSAGE_LIMIT // 2)])
 
 
 def _line(seen: SeenAction, events: tuple) -> str:

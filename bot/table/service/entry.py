@@ -22,6 +22,7 @@ from bot.table.service import standing
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
 from bot.table.service.following import Following
+from bot.table.service.gm_thread import GmThreads, in_the_thread
 from bot.table.service.helping import command_names
 from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
@@ -66,16 +67,27 @@ class GameService:
         self._standings = Standings(table)
         self._following = Following(table)
         self._rollbacks = Rollbacks(table, self._timers, pictures)
+        self._gm_threads = GmThreads(table)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
-                      delivery: str | None = None) -> Reply:
+                      delivery: str | None = None, private_thread: bool = False) -> Reply:
         """Run one command; game refusals and a busy database come back as private refusals.
 
         `delivery` names this delivery of the command (a Discord interaction id): a second delivery
-        of it is refused instead of being carried out again.
+        of it is refused instead of being carried out again. `private_thread`: the channel is a private
+        thread, which may be a GM's thread (bot.table.service.gm_thread): then the command acts on the
+        game it is linked to.
         """
         if (refused := self._at_the_door(actor, command.name)) is not None:
             return refused
+        if private_thread:
+            try:
+                game_channel = await self._gm_threads.game_channel(channel, actor, command)
+            except GameError as exc:
+                return refusal(exc.message)
+            if game_channel is not None:
+                reply = await self.execute(game_channel, actor, command, guild=guild, delivery=delivery)
+                return in_the_thread(reply, game_channel)
         reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
         return self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
 
@@ -92,6 +104,18 @@ class GameService:
         """Play a previewed plan, if the game has not moved on since the preview."""
         return await self._guarded(channel, self._acting.plans.confirm(channel, actor, custom_id), delivery)
 
+    async def gm_thread_refusal(self, channel: str, actor: Actor) -> Reply | None:
+        """Why `actor` may not open a GM's private thread off `channel` (a refusal), or None: they may."""
+        async def check() -> Reply:
+            await self._gm_threads.may_open(channel, actor)
+            return Reply("shown", "")
+        reply = await self._guarded(channel, check())
+        return reply if reply.outcome == "refused" else None
+
+    async def link_gm_thread(self, channel: str, actor: Actor, thread: str) -> Reply:
+        """Link the private thread the transport opened to the channel's game: the GM's thread from now on."""
+        return await self._guarded(channel, self._gm_threads.link(channel, actor, thread))
+
     async def own_choices(self, channel: str, player: str) -> tuple[LegalAction, ...]:
         """What the channel's game offers `player` now, for their eyes only (empty when it does not wait
         on them): what their "Your move (private)" menu shows."""
@@ -105,8 +129,12 @@ class GameService:
         return ruleset.legal_actions(state, player)
 
     async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
-                      chosen: dict[str, Any]) -> list[tuple[str, str]]:
-        """Autocomplete: what is legal now for this option, with odds, filtered by what was typed."""
+                      chosen: dict[str, Any], private_thread: bool = False) -> list[tuple[str, str]]:
+        """Autocomplete: what is legal now for this option, with odds, filtered by what was typed (in a GM's
+        thread, for the game it is linked to)."""
+        if private_thread and (linked := await self._store.gm_thread_game(channel)) is not None:
+            linked_game = await self._store.game(linked[0])
+            channel = linked_game.channel if linked_game is not None else channel
         game = await self._store.active_game(channel)
         if command == "help" and option == "command":
             names = command_names(get_ruleset(game.ruleset) if game is not None else None)
@@ -195,6 +223,9 @@ class GameService:
         """The part of the service that carries out a command."""
         if command.name == "game new":
             return await self._seating.new_game(channel, actor, command.options, guild)
+        if command.options.get("thread") == "yes":   # only /gm's: the Discord adapter opens the GM's thread
+            raise GameError("thread:yes opens the GM's private Discord thread; here there is none: use /gm and /dcs "
+                            "in this channel (their answers are private).")
         if command.name == "games":
             return await self._asking.games(actor, guild)
         if command.name == "help":

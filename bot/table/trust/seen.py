@@ -51,13 +51,21 @@ def hides_whole_actions(ruleset: Ruleset, state: Any) -> bool:
 
 def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], viewer: str | None) -> list[SeenAction]:
     """The records `viewer` may know of, in order, numbered as they count them, those they may not read
-    carrying their stand-in words. `state` is the game now; a finished game hides nothing. `records` is
+    carrying their stand-in words. `state` is the game now; a finished game hides only what is kept for one
+    player (a note). `records` is
     the whole log when hides_whole_actions, else any stretch of it."""
     secrets = ruleset.secrets
-    if secrets is None or ruleset.is_finished(state):
+    if secrets is None:
         return [SeenAction(r.seq, r) for r in records]
+    if ruleset.is_finished(state):   # over: only words meant for one player are still kept from the others
+        if secrets.kept is None:
+            return [SeenAction(r.seq, r) for r in records]
+        kept = secrets.kept(state, actors_now(logged(ruleset, records)), viewer)
+        return [SeenAction(r.seq, r, kept.get(r.seq)) for r in records]
     entries = actors_now(logged(ruleset, records))   # judged by the seats as they are held now
     withheld = secrets.withheld(state, entries, viewer)
+    if secrets.kept is not None:
+        withheld = {**withheld, **secrets.kept(state, entries, viewer)}
     seen: list[SeenAction] = []
     skipped = 0
     for record, entry in zip(records, entries):
