@@ -34,7 +34,7 @@ from tests.conftest import TABLE_TIME
 pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
 LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games", "/help",
-         "/game catchup",
+         "/game catchup", "/game log set_aside:1",
          "/help command:odds")
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -174,6 +174,15 @@ async def _declaration_worlds(game_id: str, seed: int, steps: int, folder: str) 
         assert await a.refusals("carol", probes) == await b.refusals("carol", probes)
         own_a, own_b = await a.looks("alice"), await b.looks("alice")
         assert own_a["/game export"] != own_b["/game export"]   # her own choice is hers to read
+        for world in (a, b):   # set aside by a rollback (issue 27, item 2), the choice is as secret as it was
+            record, _ruleset, _state = await world.game()
+            to = await world.store.action_count(record.id) - 2   # before her choice and the takeover
+            assert (await world.do("alice", f"/game rollback to:{to}")).outcome == "shown"
+            assert (await world.do("bob", "/game rollback vote:yes")).outcome == "shown"
+            await world.must("dan", "/game rollback vote:yes")
+        await _same_to(("bob", "carol"), a, b)
+        own_a, own_b = await a.looks("alice"), await b.looks("alice")
+        assert own_a["/game log set_aside:1"] != own_b["/game log set_aside:1"]
         return True
 
 

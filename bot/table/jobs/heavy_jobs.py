@@ -19,7 +19,7 @@ from bot.table.jobs.replays import turn_frames
 from bot.table.service import queries
 from bot.table.trust.branches import lines_before_rollbacks
 from bot.table.trust.importer import BadImport, ImportedLog, read_export
-from bot.table.trust.seen import seen_log
+from bot.table.trust.seen import SeenAction, seen_log
 from images.replay import render_replay
 from rules.codec import decode_tagged, dumps, encode_state, encode_tagged
 from rules.engine import ReplayRefused, Ruleset, replay_steps, replay_with_events
@@ -61,6 +61,28 @@ def snapshot_matches(ruleset_id: str, game: GameRecord, rows: LogRows) -> bool:
     return rebuilt_snapshot(ruleset_id, game, rows) == get_ruleset(ruleset_id).normalised_snapshot(game.state)
 
 
+def seen_set_aside(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord],
+                   set_aside: dict[int, list[ActionRecord]], viewer: str) -> dict[int, list[SeenAction]]:
+    """What `viewer` may see of each rollback's set-aside actions, judged as of the end of the line they were
+    on: a secret the table rolled back stays as secret as it was then (a finished game hides nothing)."""
+    state = ruleset.load_state(game.state)
+    if ruleset.secrets is None or ruleset.is_finished(state):
+        return {k: seen_log(ruleset, state, rows, viewer) for k, rows in set_aside.items()}
+    first = {k: rows[0].seq for k, rows in set_aside.items()}
+    seen: dict[int, list[SeenAction]] = {}
+    for rollback, line in lines_before_rollbacks(records, set_aside, first).items():
+        end = replayed_states(ruleset, game, line)[-1]
+        seen[rollback] = [s for s in seen_log(ruleset, end, line, viewer) if s.record.seq >= first[rollback]]
+    return seen
+
+
+def set_aside_page(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: dict[int, LogRows], viewer: str,
+                   rollback: int) -> list[SeenAction]:
+    """The actions rollback `rollback` set aside, as `viewer` may see them (see seen_set_aside)."""
+    aside = {k: _records(v) for k, v in set_aside.items() if k >= rollback}
+    return seen_set_aside(get_ruleset(ruleset_id), game, _records(rows), aside, viewer)[rollback]
+
+
 def set_aside_replays(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: dict[int, LogRows]) -> bool:
     """Whether every line the game was rolled back from re-runs from the seed to the events its set-aside
     actions logged (`set_aside` rows carry their events; `rows` is the live log)."""
@@ -95,8 +117,9 @@ def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
 
 def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str, set_aside: dict[int, LogRows]):
     """The /game export reply for `viewer` (its JSON file made here), with what each rollback set aside."""
-    return queries.export(get_ruleset(ruleset_id), game, _records(rows), viewer,
-                          {k: _records(v) for k, v in set_aside.items()})
+    ruleset, records = get_ruleset(ruleset_id), _records(rows)
+    aside = seen_set_aside(ruleset, game, records, {k: _records(v) for k, v in set_aside.items()}, viewer)
+    return queries.export(ruleset, game, records, viewer, aside)
 
 
 def read_import(data: bytes) -> ImportedLog:

@@ -143,9 +143,11 @@ class Asking:
         if rollback not in branches:
             done = f"rollbacks 1 to {len(branches)}" if len(branches) > 1 else "rollback 1" if branches else "none"
             raise GameError(f"set_aside: this game has no rollback {rollback} (it has {done}).")
-        records = branches[rollback]
-        seen = queries.log_page(seen_log(ruleset, state, records, actor.id), options.get("count"),
-                                options.get("before"))
+        records = await self._table.store.actions(game.id)
+        aside = {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in branches.items()}   # read whole
+        every = await self._table.heavy.run(heavy_jobs.set_aside_page, ruleset.id, game, log_rows(records), aside,
+                                            actor.id, rollback, items=len(records) * (len(aside) + 1))
+        seen = queries.log_page(every, options.get("count"), options.get("before"))
         reply = queries.game_log(ruleset, seen, options.get("before"))
         return replace(reply, text=clip(f"Set aside by rollback {rollback}:\n{reply.text}", MESSAGE_LIMIT))
 

@@ -52,7 +52,7 @@ def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> l
 
 
 def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str,
-           set_aside: dict[int, list[ActionRecord]] | None = None) -> Reply:
+           set_aside: dict[int, list[SeenAction]] | None = None) -> Reply:
     """The action log as `viewer` may see it, as JSON, with the actions each rollback set aside. The dice
     seed is included only once the game is over; until then an action the viewer may not read is written
     as a stand-in (its number and actor kept), and one they may not know of is left out (see
@@ -61,8 +61,7 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], view
     finished = ruleset.is_finished(state)
     seen = seen_log(ruleset, state, records, viewer)
     aside = [{"rollback": k, "actions": [{"seq": s.record.seq, "actor": s.record.actor, "action": s.action_json()}
-                                         for s in seen_log(ruleset, state, rows, viewer)]}
-             for k, rows in sorted((set_aside or {}).items())]
+                                         for s in seen]} for k, seen in sorted((set_aside or {}).items())]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
         "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
