@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.captions import Captioner, seat_name
+from images.closeup import Closeup
 from images.draw import build_palette, draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.race import course
@@ -221,5 +222,11 @@ def warm() -> None:
     reference_palette()
 
 
+def _closeup(view, last: tuple, turn: tuple, focus: str | None) -> Closeup:
+    from images.race.closeup import render_closeup_image
+
+    return render_closeup_image(view, last, turn, focus)
+
+
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), warm=warm)
+                    captioner=Captioner(name_of, colour_of), warm=warm, closeup=_closeup)
