@@ -32,6 +32,14 @@ def render_closeup(ruleset: str, view, last: tuple = (), turn: tuple = (), focus
     return to_png(draw(view, last, turn, focus).image)
 
 
+def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None) -> bytes:
+    """Render the close-up for a phone of a player's plan preview to PNG bytes (games that have both)."""
+    draw = renderer(ruleset).preview_closeup
+    if draw is None:
+        raise ValueError(f"{ruleset} has no close-up of its previews")
+    return to_png(draw(view, preview, focus).image)
+
+
 def render_sheets(ruleset: str, view, which: str = "") -> bytes:
     """Render the full car sheets of a game's public view (all, or the car `which` names) to PNG bytes;
     ValueError when the game draws none or nobody is seated."""

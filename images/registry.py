@@ -29,6 +29,8 @@ class Renderer:
     # or None) -> the close-up for a phone (images.closeup): a piece of the map round the acting vehicle
     # and what it reaches (the lead pack, the contested holes), at most 640 px wide, words >= 11 px at 400
     closeup: Callable[[Any, tuple, tuple, str | None], Closeup] | None = None
+    # (the view the preview is drawn from, the plan's preview, whose) -> the preview's close-up
+    preview_closeup: Callable[[Any, Any, str | None], Closeup] | None = None
     # (a public view, which car: its id or name, "" for all) -> the full sheets as a PNG; GameError when
     # no car fits, ValueError when there is nothing to draw
     render_sheets: Callable[[Any, str], bytes] | None = None

@@ -16,9 +16,10 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from images import palette as colours
+from images.battlecars.closeup import acting_vehicle, in_reach
 from images.battlecars.mats import render_mats
 from images.captions import Captioner, seat_name
-from images.closeup import Closeup
+from images.closeup import Closeup, Ruler, Spot, around, closeup, crop_box
 from images.draw import (
     Colour,
     ShiftedDraw,
@@ -660,12 +661,38 @@ def warm() -> None:
             palette_for(board_id, big)
 
 
-def _closeup(view, last: tuple, turn: tuple, focus: str | None) -> Closeup:
-    from images.battlecars.closeup import render_closeup_image
+def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple = (),
+                         focus: str | None = None) -> Closeup:
+    """The close-up for a phone of a public view (images.closeup): the board and what stands on it
+    (tokens without letters), cropped round the acting vehicle, the vehicles in its reach and the path
+    of `last` inside the rulers, everyone named on a tag and the grid's letters and numbers along the
+    edges (images.battlecars.closeup says which vehicle acts and what it reaches)."""
+    board = state.the_board
+    cell = cell_size(board)
+    image = board_image(state, last, turn, words=False)
+    inner = (LABELS, HEADER + LABELS, LABELS + board.width * cell, HEADER + LABELS + board.height * cell)
+    vehicle = acting_vehicle(state, focus)
+    shown = [vehicle, *in_reach(state, vehicle)] if vehicle is not None else list(state.vehicles)
+    driven = [parse_label(getattr(e, end)) for e in last if isinstance(e, (VehicleMoved, Drifted))
+              for end in ("from_point", "to_point")]   # the last move's (or a plan's) path
+    points = [_centre(p, cell, HEADER) for p in [v.point for v in shown if v.point is not None] + driven] or \
+        [((inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2)]
+    crop = crop_box(around(points, cell * 1.1), inner, (7 * cell, 5 * cell))
+    spots = [Spot(ident, *_centre(point, cell, HEADER), words, colour, cell * 0.45)
+             for ident, point, words, colour, _muted in _tag_words(state, font(TEXT, bold=True))]
+    ruler = Ruler(tuple((_centre((x, 0), cell, HEADER)[0], chr(ord("A") + x)) for x in range(board.width)),
+                  tuple((_centre((0, y), cell, HEADER)[1], str(y + 1)) for y in range(board.height)))
+    damaged = bool(state.scenery_damage)   # a damaged piece's badge ('7/20') is the map's own words
+    return closeup(image, crop, spots, ruler, map_text=TEXT if damaged else 0.0)
 
-    return render_closeup_image(view, last, turn, focus)
+
+def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = None) -> Closeup:
+    """The close-up of a plan's private preview: the planned path drawn as a move (as the preview's
+    picture draws it), cropped round the planning vehicle, its path and what its weapons reach."""
+    return render_closeup_image(state, preview.moves, (), focus)
 
 
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
                     captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats,
-                    warm=warm, closeup=_closeup)
+                    warm=warm,
+                    closeup=render_closeup_image, preview_closeup=render_preview_closeup)

@@ -17,6 +17,7 @@ from images.closeup import Closeup
 from images.draw import build_palette, draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.race import course
+from images.race.closeup import render_closeup_image
 from images.race.course import draw_course
 from images.reference import started
 from images.registry import Renderer
@@ -222,10 +223,8 @@ def warm() -> None:
     reference_palette()
 
 
-def _closeup(view, last: tuple, turn: tuple, focus: str | None) -> Closeup:
-    from images.race.closeup import render_closeup_image
-
-    return render_closeup_image(view, last, turn, focus)
+def _closeup(view: RaceState, _last: tuple, _turn: tuple, focus: str | None) -> Closeup:
+    return render_closeup_image(view, focus, WIDTH)
 
 
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),

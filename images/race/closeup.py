@@ -11,7 +11,6 @@ from PIL import Image
 
 from images.closeup import Closeup, Spot, around, closeup, crop_box
 from images.palette import PAPER, car_colour
-from images.race import WIDTH
 from images.race.course import HEIGHT, ROAD_BOTTOM, ROAD_TOP, TOKEN, draw_course, token_spots
 from rules.race.state import Racer, RaceState
 
@@ -31,17 +30,17 @@ def lead_pack(state: RaceState, focus: str | None = None) -> tuple[Racer, ...]:
     return tuple(pack + own)
 
 
-def render_closeup_image(state: RaceState, last: tuple = (), turn: tuple = (), focus: str | None = None) -> Closeup:
-    """The close-up of a public view: the course band cropped round the lead pack, drawn larger, each
-    racer named on a tag with its speed."""
-    band = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
+def render_closeup_image(state: RaceState, focus: str | None, width: int) -> Closeup:
+    """The close-up of a public view: the course band (`width` px, as the picture's) cropped round the
+    lead pack, drawn larger, each racer named on a tag with its speed."""
+    band = Image.new("RGB", (width, HEIGHT), PAPER)
     draw_course(band, 0, state)
     tokens = token_spots(state)
     pack = {r.id for r in lead_pack(state, focus)}
-    points = [(x, y) for racer, x, y in tokens if racer.id in pack] or [(WIDTH - 60.0, (ROAD_TOP + ROAD_BOTTOM) / 2)]
+    points = [(x, y) for racer, x, y in tokens if racer.id in pack] or [(width - 60.0, (ROAD_TOP + ROAD_BOTTOM) / 2)]
     must = around(points, TOKEN * 2)
     bottom = ROAD_BOTTOM + 14   # the sections' names above the road too; the hint below left out
-    crop = crop_box((must[0], 0, must[2], bottom), (0, 0, WIDTH, bottom), (260, bottom))
+    crop = crop_box((must[0], 0, must[2], bottom), (0, 0, width, bottom), (260, bottom))
     spots = [Spot(racer.id, x, y, f"{racer.name} · {racer.speed}", car_colour(racer.colour), TOKEN)
              for racer, x, y in tokens]
     return closeup(band, crop, spots, map_text=CAPTION_TEXT)

@@ -16,11 +16,16 @@ from images.speedway import style
 from images.speedway.arena import base_layer, frame
 from images.speedway.counters import draw_cars, midpoint
 from images.speedway.livery import liveried
+from images.speedway.preview import draw_plan, travelled
 from images.speedway.trails import draw_crashes, draw_trails
 from rules.hexgrid import from_offset, label
 from rules.speedway import data
 from rules.speedway.geometry import in_arc, range_hexes
+from rules.speedway.preview import TurnPreview
 from rules.speedway.state import Car, SpeedwayState
+
+TAG_TEXT = 18    # a car's tag's smallest words (images.speedway.counters.draw_tags), font px
+FIRE_TEXT = 11   # a burning car's count on its counter, font px
 
 
 def in_reach(state: SpeedwayState, car: Car) -> tuple[Car, ...]:
@@ -55,6 +60,22 @@ def _ruler(state: SpeedwayState) -> Ruler:
     return Ruler(columns, rows)
 
 
+def _spots(state: SpeedwayState) -> list[Spot]:
+    layout = frame(state.arena).layout
+    return [Spot(c.id, *midpoint(c, layout), _words(state, c), car_colour(c.colour), style.HEX * 1.6)
+            for c in state.cars if c.front is not None]
+
+
+def _crop(state: SpeedwayState, hexes: list, margin: float = 1.6,
+          least: tuple[float, float] = (18, 12)) -> tuple[float, float, float, float]:
+    """The piece of the arena holding every hex of `hexes` (the middle when none), `margin` hexes round
+    them, at least `least` hexes' sizes across."""
+    mf = frame(state.arena)
+    centres = [mf.layout.center(h) for h in hexes] or [(mf.width / 2, mf.height / 2)]
+    return crop_box(around(centres, style.HEX * margin), (0, 0, mf.width, mf.height),
+                    (least[0] * style.HEX, least[1] * style.HEX))
+
+
 def render_closeup_image(state: SpeedwayState, last: tuple = (), turn: tuple = (), focus: str | None = None) -> Closeup:
     """The close-up of a public view: the arena without its labels, the trails and cars, cropped round
     the acting car and the cars in its reach, the cars named and the hexes' letters and numbers along
@@ -65,12 +86,23 @@ def render_closeup_image(state: SpeedwayState, last: tuple = (), turn: tuple = (
     draw_trails(board, state, mf.layout, turn)
     draw_cars(board, state, mf.layout, None, words=False)
     draw_crashes(board, mf.layout, turn)
-    placed = [c for c in state.cars if c.front is not None]
     car = acting_car(state, focus)
-    shown = [car, *in_reach(state, car)] if car is not None else placed
-    hexes = [mf.layout.center(h) for c in shown for h in c.hexes] or [(mf.width / 2, mf.height / 2)]
-    must = around(hexes, style.HEX * 1.6)
-    crop = crop_box(must, (0, 0, mf.width, mf.height), (18 * style.HEX, 12 * style.HEX))
-    spots = [Spot(c.id, *midpoint(c, mf.layout), _words(state, c), car_colour(c.colour), style.HEX * 1.6)
-             for c in placed]
-    return closeup(board, crop, spots, _ruler(state))
+    shown = [car, *in_reach(state, car)] if car is not None else [c for c in state.cars if c.front is not None]
+    return closeup(board, _crop(state, [h for c in shown for h in c.hexes]), _spots(state), _ruler(state))
+
+
+def render_preview_closeup(state: SpeedwayState, preview: TurnPreview, focus: str | None = None) -> Closeup:
+    """The close-up of a planned turn: the plan drawn as its preview draws it (path, pins, odds, shots,
+    tags) on the arena without its hex labels, cropped round the car, the hexes it sweeps and the cars
+    its planned shots aim at; the map's own smallest words are its tags' (or a burning car's count)."""
+    state = liveried(state)
+    mf = frame(state.arena)
+    board: Image.Image = base_layer(state.arena, words=False).copy()
+    draw_plan(board, state, preview, mf.layout)
+    car = state.car(preview.car)
+    shots = (*preview.shots, *((preview.fire,) if preview.fire else ()))
+    aimed = [c for c in state.cars if c.front is not None and any(s.target in (c.id, c.name) for s in shots)]
+    hexes = [*car.hexes, *preview.end.hexes, *travelled(preview), *(h for c in aimed for h in c.hexes)]
+    burning = any(c.fire_chips > 1 for c in state.cars)
+    crop = _crop(state, hexes, 3.5, (26, 17))   # room for the badges the plan puts beside its path
+    return closeup(board, crop, (), _ruler(state), map_text=FIRE_TEXT if burning else TAG_TEXT)
