@@ -4,8 +4,8 @@ A ring hole is contested when its car has an opponent's car within CLOSE holes a
 way: a card of that size, or the 8 backwards, may land on it and send it to its pits). The close-up
 holds the contested pairs of the reader's own cars when they have any, else of the player the game
 waits on, else every pair, nearest first, as many as fit MOST page units across (so its words stay
-readable). With no contested hole, it holds the cars of that player out of the pits (the first of them when they
-stand too far apart; else their pits).
+readable). With no contested hole, it holds that player's cars on the ring (the first of them when they stand too
+far apart), else their start and pits: the way out.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from images.closeup import LEGIBLE, PHONE, Closeup, Spot, around, closeup, crop_box
 from images.track import style
 from images.track.board import SMALLEST_TEXT, board_height, draw_board, pits_label_box, pits_label_size
-from images.track.geometry import car_cell, centre, pit_cell
+from images.track.geometry import car_cell, centre, pit_cell, ring_cell
 from rules.track.state import RING, Car, TrackState
 
 CLOSE = 6
@@ -61,11 +61,12 @@ def _focus_points(state: TrackState, focus: str | None) -> list[tuple[float, flo
     seat = state.player(player)
     if seat is None:
         return []
-    out = [_where(state, c) for c in state.cars if c.owner == player and c.where != "pits"]
+    out = [_where(state, c) for c in state.cars if c.owner == player and c.where == RING]
     box = around(out, 0) if out else (0.0, 0.0, 0.0, 0.0)
     if box[2] - box[0] > MOST or box[3] - box[1] > MOST:
         out = out[:1]   # spread round the board: their first car's
-    return out or [centre(pit_cell(state.board, seat.seat, slot)) for slot in (0, state.board.cars_per_player - 1)]
+    start = centre(ring_cell(state.board, state.board.corners[seat.seat]))
+    return out or [start, centre(pit_cell(state.board, seat.seat, 0))]   # none out yet: the way out
 
 
 def render_closeup_image(state: TrackState, last: tuple = (), turn: tuple = (), focus: str | None = None) -> Closeup:
