@@ -17,7 +17,8 @@ from images.track.geometry import car_cell, centre, pit_cell, ring_cell
 from rules.track.state import RING, Car, TrackState
 
 CLOSE = 6
-MOST = SMALLEST_TEXT * PHONE / LEGIBLE - 2 * style.CELL   # the widest piece of contested holes, page units
+WIDEST = SMALLEST_TEXT * PHONE / LEGIBLE   # the widest piece whose words stay LEGIBLE, page units
+MOST = WIDEST - 2 * style.CELL   # the widest stretch of contested holes, page units
 SIDES = (800, 1000, 1240, 1600, 2000)   # the boards a close-up is drawn on (each kept, as the channel's is)
 
 
@@ -76,6 +77,8 @@ def render_closeup_image(state: TrackState, last: tuple = (), turn: tuple = (), 
     bounds = (0.0, 0.0, float(style.WIDTH), page_h)
     points = _focus_points(state, focus) or [(style.WIDTH / 2, page_h / 2)]
     page = crop_box(around(points, style.CAR + 40), bounds, (6 * style.CELL, 4 * style.CELL))
+    if page[2] - page[0] > WIDEST:   # too wide to read: round the first point only
+        page = crop_box(around(points[:1], style.CAR + 40), bounds, (6 * style.CELL, 4 * style.CELL))
     side = max([s for s in SIDES if (page[2] - page[0]) * s / style.WIDTH <= 640] or [SIDES[0]])
     k = side / style.WIDTH
     board = draw_board(state, side)
