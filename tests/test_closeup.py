@@ -255,3 +255,20 @@ def test_images_draws_each_games_close_up_as_a_png():
         ruleset_id, view, last = next(f for f in frames() if f[0] == ruleset_id)
         data = images.render_closeup(ruleset_id, view, last, last)
         assert png_size(data)[0] <= MAX_WIDTH
+
+
+def test_a_speedway_plan_preview_close_up_holds_the_path_and_reads_on_a_phone():
+    from images.speedway.arena import frame
+    from images.speedway.closeup import render_preview_closeup
+    from images.speedway.preview import travelled
+    from rules.speedway.preview import preview_turn
+    from tests.speedway_fixtures import active, driving
+    from tests.test_preview_render import WIGGLE
+
+    state = driving()
+    for maneuvers in (WIGGLE, ["normal"], ["normal"] * 5):
+        preview = preview_turn(state, active(state), maneuvers)
+        shot = render_preview_closeup(state, preview)
+        assert shot.image.width <= MAX_WIDTH and shot.smallest_on_phone() >= LEGIBLE
+        layout = frame(state.arena).layout
+        assert all(shot.holds(*layout.center(h)) for h in (*travelled(preview), *preview.end.hexes))
