@@ -272,3 +272,17 @@ def test_a_speedway_plan_preview_close_up_holds_the_path_and_reads_on_a_phone():
         assert shot.image.width <= MAX_WIDTH and shot.smallest_on_phone() >= LEGIBLE
         layout = frame(state.arena).layout
         assert all(shot.holds(*layout.center(h)) for h in (*travelled(preview), *preview.end.hexes))
+
+
+async def test_a_battlecars_plan_preview_can_be_a_close_up(service, store):
+    from rules.battlecars.ruleset import RULESET
+    from tests.test_battlecars_table import run, two_drivers
+
+    await two_drivers(service, "bc-close", alice="interceptor", bob="tank")
+    order = RULESET.load_state((await store.active_game("bc-close")).state).order
+    for player, value in zip(order, ("3", "1"), strict=True):
+        await run(service, player, f"/speed value:{value}", "bc-close")
+    whole = await run(service, order[0], "/move plan:ahead,ahead preview:yes", "bc-close")
+    close = await run(service, order[0], "/move plan:ahead,ahead preview:yes view:closeup", "bc-close")
+    assert close.ephemeral and close.image != whole.image and png_size(close.image)[0] <= MAX_WIDTH
+    assert [b.label for b in close.buttons] == ["Confirm", "Cancel"]
