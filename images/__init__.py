@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from images.draw import to_png
 from images.registry import renderer
 
 
@@ -19,6 +20,24 @@ def render_preview(ruleset: str, view, preview) -> bytes:
     if draw is None:
         raise ValueError(f"{ruleset} has no previews")
     return draw(view, preview)
+
+
+def render_closeup(ruleset: str, view, last: tuple = (), turn: tuple = (), focus: str | None = None) -> bytes:
+    """Render the close-up for a phone of a game's public view (images.closeup), centred on `focus`'s
+    vehicle when they have one, else the one the game waits on, to PNG bytes; ValueError when the game
+    draws none."""
+    draw = renderer(ruleset).closeup
+    if draw is None:
+        raise ValueError(f"{ruleset} has no close-up")
+    return to_png(draw(view, last, turn, focus).image)
+
+
+def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None) -> bytes:
+    """Render the close-up for a phone of a player's plan preview to PNG bytes (games that have both)."""
+    draw = renderer(ruleset).preview_closeup
+    if draw is None:
+        raise ValueError(f"{ruleset} has no close-up of its previews")
+    return to_png(draw(view, preview, focus).image)
 
 
 def render_sheets(ruleset: str, view, which: str = "") -> bytes:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from images.captions import Captioner
+from images.closeup import Closeup
 from rules.registry import GAMES
 
 
@@ -24,6 +25,12 @@ class Renderer:
     replay_map: Callable[[Any, tuple], Any]  # (a public view, its action's events) -> a frame's map (Pillow)
     captioner: Captioner  # words for a replay frame's caption line
     render_preview: Callable[[Any, Any], bytes] | None = None  # (view, the game's plan preview) -> PNG
+    # (a public view, the last action's events, the recent turns' events, whose close-up: a player's id
+    # or None) -> the close-up for a phone (images.closeup): a piece of the map round the acting vehicle
+    # and what it reaches (the lead pack, the contested holes), at most 640 px wide, words >= 11 px at 400
+    closeup: Callable[[Any, tuple, tuple, str | None], Closeup] | None = None
+    # (the view the preview is drawn from, the plan's preview, whose) -> the preview's close-up
+    preview_closeup: Callable[[Any, Any, str | None], Closeup] | None = None
     # (a public view, which car: its id or name, "" for all) -> the full sheets as a PNG; GameError when
     # no car fits, ValueError when there is nothing to draw
     render_sheets: Callable[[Any, str], bytes] | None = None

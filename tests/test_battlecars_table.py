@@ -340,7 +340,7 @@ async def test_refusals_name_what_the_table_takes_and_a_spectator_has_nothing_to
     moved = await run(service, "alice", "/move maneuver:normal", "bc-words")
     assert moved.outcome == "refused"
     assert moved.text == ("maneuver: is not an option of /move in Battlecars. "
-                          "Its options there: turn:, facing:, plan:, fire:, preview:.")
+                          "Its options there: turn:, facing:, plan:, fire:, preview:, view:.")
     undo = await run(service, "carol", "/undo", "bc-words")
     assert undo.outcome == "refused"
     assert undo.text == "You are not playing in this game: there is nothing of yours to undo."

@@ -16,8 +16,10 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from images import palette as colours
+from images.battlecars.closeup import acting_vehicle, in_reach
 from images.battlecars.mats import render_mats
 from images.captions import Captioner, seat_name
+from images.closeup import Closeup, Ruler, Spot, around, closeup, crop_box
 from images.draw import (
     Colour,
     ShiftedDraw,
@@ -128,9 +130,10 @@ def _board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int) ->
             draw_text(draw, (K * label_x, K * cy), str(y + 1), big, INK, "mm")
 
 
-def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool) -> None:
+def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool,
+           words: bool = True) -> None:
     """A top-down token: a rounded body along its facing in the driver's colour, a pale nose, and its
-    type's letter; a wreck greyed and crossed."""
+    type's letter (unless not `words`); a wreck greyed and crossed."""
     cx, cy = _centre(vehicle.point, cell, top)
     dx, dy = DIRECTIONS[vehicle.facing]
     length = math.hypot(dx, dy)
@@ -152,7 +155,7 @@ def _token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, act
     nose = [at(half_l, 0), at(half_l - cell * 0.22, half_w * 0.8), at(half_l - cell * 0.22, -half_w * 0.8)]
     draw.polygon(nose, fill=PAPER, outline=INK, width=K)
     letter = {"car": "", "bike": "", "truck": "T", "tank": "K"}[vehicle.spec.type]
-    if letter:
+    if letter and words:
         draw_text(draw, at(-half_l * 0.35, 0), letter, font(K * 16, bold=True), ink_on(fill), "mm")
     if vehicle.destroyed:
         for a, b in ((at(half_l, half_w), at(-half_l, -half_w)), (at(half_l, -half_w), at(-half_l, half_w))):
@@ -484,13 +487,7 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     `whole` draws the whole board afresh instead: the same pixels, which the tests compare."""
     board = state.the_board
     width, height = page_size(board)
-    image = _bare(board).copy()
-    marks = _marks(state, last, turn)
-    board_box = (0, HEADER, width - SIDEBAR, height)
-    pieces = [Piece(board_box, list(dict.fromkeys(paint for _box, paint in marks)), board_box)] if whole \
-        else _pieces(marks, board_box)
-    for piece in pieces:
-        image.paste(_redrawn(_bare_large(board), piece), piece.box[:2])
+    image = board_image(state, last, turn, whole)
     draw = ImageDraw.Draw(image)
     _tags(draw, state, cell_size(board), HEADER, (width, height))
     _header(draw, state, last, width, title)
@@ -503,7 +500,24 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     return image
 
 
-def _marks(state: BattlecarsState, last: tuple, turn: tuple) -> list[Mark]:
+def board_image(state: BattlecarsState, last: tuple = (), turn: tuple = (), whole: bool = False,
+                words: bool = True) -> Image.Image:
+    """The page with the board and what stands and happened on it (no tags, header or chips yet): the
+    kept bare board, with only the pieces where something is redrawn (all of it when `whole`). Without
+    `words`, the tokens leave out their type's letter (a close-up names them itself)."""
+    board = state.the_board
+    width, height = page_size(board)
+    image = _bare(board).copy()
+    marks = _marks(state, last, turn, words)
+    board_box = (0, HEADER, width - SIDEBAR, height)
+    pieces = [Piece(board_box, list(dict.fromkeys(paint for _box, paint in marks)), board_box)] if whole \
+        else _pieces(marks, board_box)
+    for piece in pieces:
+        image.paste(_redrawn(_bare_large(board), piece), piece.box[:2])
+    return image
+
+
+def _marks(state: BattlecarsState, last: tuple, turn: tuple, words: bool = True) -> list[Mark]:
     """What stands on the board and what just happened there, in the order it is drawn over the bare
     board, each with the box its drawing keeps within."""
     board = state.the_board
@@ -515,7 +529,7 @@ def _marks(state: BattlecarsState, last: tuple, turn: tuple) -> list[Mark]:
             acting = state.active == vehicle.owner and state.phase == Phase.MOVE and not vehicle.driver_out
 
             def token(draw: ImageDraw.ImageDraw, vehicle=vehicle, acting=acting) -> None:
-                _token(draw, vehicle, cell, top, acting)
+                _token(draw, vehicle, cell, top, acting, words)
             marks.append((_box_around(_centre(vehicle.point, cell, top), cell * 0.5 + 4, cell * 0.5 + 4), token))
     for walker in state.pedestrians:
         def figure(draw: ImageDraw.ImageDraw, walker=walker) -> None:
@@ -647,6 +661,38 @@ def warm() -> None:
             palette_for(board_id, big)
 
 
+def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple = (),
+                         focus: str | None = None) -> Closeup:
+    """The close-up for a phone of a public view (images.closeup): the board and what stands on it
+    (tokens without letters), cropped round the acting vehicle, the vehicles in its reach and the path
+    of `last` inside the rulers, everyone named on a tag and the grid's letters and numbers along the
+    edges (images.battlecars.closeup says which vehicle acts and what it reaches)."""
+    board = state.the_board
+    cell = cell_size(board)
+    image = board_image(state, last, turn, words=False)
+    inner = (LABELS, HEADER + LABELS, LABELS + board.width * cell, HEADER + LABELS + board.height * cell)
+    vehicle = acting_vehicle(state, focus)
+    shown = [vehicle, *in_reach(state, vehicle)] if vehicle is not None else list(state.vehicles)
+    driven = [parse_label(getattr(e, end)) for e in last if isinstance(e, (VehicleMoved, Drifted))
+              for end in ("from_point", "to_point")]   # the last move's (or a plan's) path
+    points = [_centre(p, cell, HEADER) for p in [v.point for v in shown if v.point is not None] + driven] or \
+        [((inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2)]
+    crop = crop_box(around(points, cell * 1.1), inner, (7 * cell, 5 * cell))
+    spots = [Spot(ident, *_centre(point, cell, HEADER), words, colour, cell * 0.45)
+             for ident, point, words, colour, _muted in _tag_words(state, font(TEXT, bold=True))]
+    ruler = Ruler(tuple((_centre((x, 0), cell, HEADER)[0], chr(ord("A") + x)) for x in range(board.width)),
+                  tuple((_centre((0, y), cell, HEADER)[1], str(y + 1)) for y in range(board.height)))
+    damaged = bool(state.scenery_damage)   # a damaged piece's badge ('7/20') is the map's own words
+    return closeup(image, crop, spots, ruler, map_text=TEXT if damaged else 0.0)
+
+
+def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = None) -> Closeup:
+    """The close-up of a plan's private preview: the planned path drawn as a move (as the preview's
+    picture draws it), cropped round the planning vehicle, its path and what its weapons reach."""
+    return render_closeup_image(state, preview.moves, (), focus)
+
+
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
                     captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats,
-                    warm=warm)
+                    warm=warm,
+                    closeup=render_closeup_image, preview_closeup=render_preview_closeup)

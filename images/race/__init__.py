@@ -13,9 +13,11 @@ from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.captions import Captioner, seat_name
+from images.closeup import Closeup
 from images.draw import build_palette, draw_text, ellipsize, style_colours, to_png, wrap
 from images.fonts import font
 from images.race import course
+from images.race.closeup import render_closeup_image
 from images.race.course import draw_course
 from images.reference import started
 from images.registry import Renderer
@@ -221,5 +223,9 @@ def warm() -> None:
     reference_palette()
 
 
+def _closeup(view: RaceState, _last: tuple, _turn: tuple, focus: str | None) -> Closeup:
+    return render_closeup_image(view, focus, WIDTH)
+
+
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), warm=warm)
+                    captioner=Captioner(name_of, colour_of), warm=warm, closeup=_closeup)

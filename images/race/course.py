@@ -17,7 +17,7 @@ from images import palette as colours
 from images.draw import Colour, draw_text, ellipsize, ink_on, wrap
 from images.fonts import font
 from rules.race import data
-from rules.race.state import Phase, RaceState
+from rules.race.state import Phase, Racer, RaceState
 
 SUPER = 3
 LEFT, RIGHT = 20, 1020      # the road's ends; the finish flag stands after it
@@ -58,21 +58,28 @@ def draw_course(image: Image.Image, top: int, state: RaceState) -> None:
     track = state.the_track
     current = current_index(state)
     image.paste(_road(track, current, image.width), (0, top))
-    racing = state.racing() if current is not None else ()
-    if current is not None and racing:
-        x0, x1 = spans(len(track.sections), current)[current]
-        step = min(2 * TOKEN + 10, (x1 - x0 - 2 * TOKEN) / max(1, len(racing)))
-        middle = (ROAD_TOP + ROAD_BOTTOM) / 2 + top
-        for place, racer in enumerate(racing, start=1):   # the leader furthest along the road
-            x = x1 - TOKEN - 6 - (place - 1) * step
-            token = _token(colours.car_colour(racer.colour), str(place))
-            image.paste(token, (round(x - token.width / 2), round(middle - token.height / 2)), token)
+    for place, (racer, x, y) in enumerate(token_spots(state, top), start=1):
+        token = _token(colours.car_colour(racer.colour), str(place))
+        image.paste(token, (round(x - token.width / 2), round(y - token.height / 2)), token)
     hint = next_hint(state)
     if hint:
         draw = ImageDraw.Draw(image)
         face = font(TEXT)
         for row, line in enumerate(wrap(hint, face, image.width - 40, 2)):
             draw_text(draw, (20, top + HINT_Y + row * 26), line, face, colours.INK, "lm")
+
+
+def token_spots(state: RaceState, top: int = 0) -> list[tuple[Racer, float, float]]:
+    """Where each racer's token stands on the current section (the band `top` pixels down), in the move
+    order: the leader furthest along the road. None in the lobby and once the race is over."""
+    current = current_index(state)
+    racing = state.racing() if current is not None else ()
+    if current is None or not racing:
+        return []
+    x0, x1 = spans(len(state.the_track.sections), current)[current]
+    step = min(2 * TOKEN + 10, (x1 - x0 - 2 * TOKEN) / max(1, len(racing)))
+    middle = (ROAD_TOP + ROAD_BOTTOM) / 2 + top
+    return [(racer, x1 - TOKEN - 6 - place * step, middle) for place, racer in enumerate(racing)]
 
 
 def next_hint(state: RaceState) -> str:

@@ -9,6 +9,7 @@ from PIL import Image
 
 from images import palette
 from images.captions import Captioner
+from images.closeup import Closeup
 from images.draw import build_palette, style_colours, to_png
 from images.palette import PAPER
 from images.reference import started
@@ -126,7 +127,20 @@ def _render_preview(view: SpeedwayState, preview) -> bytes:
     return render_preview(liveried(view), preview)
 
 
+def _preview_closeup(view: SpeedwayState, preview, focus: str | None) -> Closeup:
+    from images.speedway.closeup import render_preview_closeup
+
+    return render_preview_closeup(view, preview, focus)
+
+
+def _closeup(view, last: tuple, turn: tuple, focus: str | None) -> Closeup:
+    from images.speedway.closeup import render_closeup_image
+
+    return render_closeup_image(view, last, turn, focus)
+
+
 RENDERER = Renderer(render=render_speedway,
                     replay_map=lambda state, events: map_band(liveried(state), events, events),
                     captioner=Captioner(name_of, lambda state, name: colour_of(liveried(state), name)),
-                    render_preview=_render_preview, render_sheets=render_sheets, warm=warm)
+                    render_preview=_render_preview, render_sheets=render_sheets, warm=warm,
+                    closeup=_closeup, preview_closeup=_preview_closeup)

@@ -62,8 +62,9 @@ def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> 
 
 
 @cache
-def base_layer(arena_id: str) -> Image.Image:
-    """The arena with nothing on it; copy before drawing on it."""
+def base_layer(arena_id: str, words: bool = True) -> Image.Image:
+    """The arena with nothing on it (without its hex and edge labels when not `words`: a close-up
+    writes its own); copy before drawing on it."""
     arena = data.arena(arena_id)
     mf = frame(arena_id)
     image = Image.new("RGB", (mf.width, mf.height), palette.WALL)
@@ -73,10 +74,12 @@ def base_layer(arena_id: str) -> Image.Image:
     open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
     for h in open_hexes:
         draw.polygon(mf.layout.corners(h), fill=palette.FIELD, outline=palette.GRID, width=2)
-        draw_text(draw, mf.layout.center(h), label(h), small, palette.HEX_LABEL, "mm")
+        if words:
+            draw_text(draw, mf.layout.center(h), label(h), small, palette.HEX_LABEL, "mm")
     for h in open_hexes:
         for direction, delta in enumerate(DIRECTIONS):
             if not arena.is_open(add(h, delta)):
                 draw.line(mf.layout.edge(h, direction), fill=palette.INK, width=5)
-    _edge_labels(draw, arena, mf)
+    if words:
+        _edge_labels(draw, arena, mf)
     return image

@@ -190,9 +190,10 @@ def _ghost_hexes(state: SpeedwayState) -> tuple[Car | None, tuple]:
 
 
 def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
-              shot: Shot | None = None) -> tuple[dict[str, Box], list[Box]]:
+              shot: Shot | None = None, words: bool = True) -> tuple[dict[str, Box], list[Box]]:
     """Draw every placed car, its skid marks and the last action's `shot`; return each counter's box by
-    car id and the marks' boxes."""
+    car id and the marks' boxes. Without `words`, a burning car's flame badge leaves out its count (a
+    close-up writes it on the car's tag)."""
     draw = ImageDraw.Draw(image)
     ghost_car, ghosts = _ghost_hexes(state)
     if ghost_car is not None:
@@ -203,7 +204,7 @@ def draw_cars(image: Image.Image, state: SpeedwayState, layout: HexLayout,
     boxes, marks = {}, list(hazards)
     for car in sorted(placed, key=lambda c: not c.out):   # wrecks underneath the cars still running
         sprite = counter_sprite(car.colour, car.facing, car.id == state.active_car, car.in_control,
-                                car.out, min(car.fire_chips, 9))
+                                car.out, min(car.fire_chips, 9 if words else 1))
         boxes[car.id] = _paste(image, sprite, midpoint(car, layout))
     for h in ghosts:
         corners = layout.corners(h, 0.92)

@@ -11,6 +11,7 @@ from functools import cache
 from PIL import Image
 
 from images.captions import Captioner
+from images.closeup import Closeup
 from images.draw import build_palette, style_colours, to_png
 from images.reference import started
 from images.registry import Renderer
@@ -60,5 +61,11 @@ def warm() -> None:
     warm_board(TRACK.setup({}, 0, "p0").board, BOARD)
 
 
+def _closeup(view, last: tuple, turn: tuple, focus: str | None) -> Closeup:
+    from images.track.closeup import render_closeup_image
+
+    return render_closeup_image(view, last, turn, focus)
+
+
 RENDERER = Renderer(render=render_track, replay_map=lambda state, _last: draw_board(state, REPLAY_SIDE),
-                    captioner=Captioner(name_of, colour_of), warm=warm)
+                    captioner=Captioner(name_of, colour_of), warm=warm, closeup=_closeup)

@@ -274,14 +274,31 @@ def _pits_span(b: Board, seat: int) -> tuple[float, float, float]:
     return min(x for x, _ in pits) - half, max(x for x, _ in pits) + half, pits[0][1]
 
 
+PITS_TEXT = 26      # the pits' labels, page units (fitted smaller for a long name)
+SMALLEST_TEXT = 26  # the board's smallest words but a fitted pits label, page units
+
+
+def pits_label_box(b: Board, seat: int) -> tuple[float, float, float, float]:
+    """Where "PITS · <name>" stands above (or below) a seat's pits: its box, page units."""
+    x0, x1, y = _pits_span(b, seat)
+    label_y = y - style.CELL / 2 - 12 if seat % 2 == 0 else y + style.CELL / 2 + 14
+    return x0, label_y - 20, x1, label_y + 20
+
+
+def pits_label_size(b: Board, seat: int, name: str, side: int) -> int:
+    """The font pixel size a seat's pits label is drawn in on a board `side` px wide."""
+    x0, _y0, x1, _y1 = pits_label_box(b, seat)
+    k = side / style.WIDTH
+    return int(fit_font(f"PITS \u00b7 {name}", round(PITS_TEXT * k), (x1 - x0) * k, True).size)
+
+
 @lru_cache(maxsize=64)
 def _pits_label(b: Board, seat: int, name: str, side: int) -> Piece:
     """"PITS · <name>" above (or below) a seat's pits."""
-    x0, x1, y = _pits_span(b, seat)
-    label_y = y - style.CELL / 2 - 12 if seat % 2 == 0 else y + style.CELL / 2 + 14
-    return _drawn(side, (x0, label_y - 20, x1, label_y + 20),
-                  lambda pen: pen.text(((x0 + x1) / 2, label_y), f"PITS \u00b7 {name}", 26, style.INK, "mm", True,
-                                       max_width=x1 - x0))
+    x0, y0, x1, y1 = pits_label_box(b, seat)
+    return _drawn(side, (x0, y0, x1, y1),
+                  lambda pen: pen.text(((x0 + x1) / 2, (y0 + y1) / 2), f"PITS \u00b7 {name}", PITS_TEXT, style.INK,
+                                       "mm", True, max_width=x1 - x0))
 
 
 def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tuple, side: int) -> None:

@@ -23,6 +23,8 @@ GRAMMAR = Grammar(
             OptionSpec("fire", "str", "Fire at the first point of the path that allows it, e.g. A@v2"),
             OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
                        choices=("yes", "no")),
+            OptionSpec("view", "str", "The preview's picture: full map, or closeup for a phone",
+                       choices=("full", "closeup")),
         )),
         CommandSpec("fire", "Battlecars: fire a pod or the turret along a line", (
             OptionSpec("weapon", "str", "A pod's letter (A-F), turret, or pistol on foot", required=True,

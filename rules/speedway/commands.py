@@ -26,6 +26,8 @@ GRAMMAR = Grammar(
             OptionSpec("fire", "str", "Fire at the first point of the path that allows it, e.g. front@bob"),
             OptionSpec("preview", "str", "yes: show the planned path privately first, with Confirm",
                        choices=("yes", "no")),
+            OptionSpec("view", "str", "The preview's picture: full map, or closeup for a phone",
+                       choices=("full", "closeup")),
         )),
         CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
             OptionSpec("choice", "str",

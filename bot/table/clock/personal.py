@@ -21,6 +21,7 @@ MAX_REMINDER_HOURS = 720
 MAX_ZONE_LENGTH = 64
 ZONE_OFFERS = 25   # Discord shows at most 25 autocomplete choices
 _OFFSET = re.compile(r"(?i)(?:utc|gmt)([+-])(\d{1,2})")
+VIEWS = ("full", "closeup")   # how a player's own pictures are drawn (`/me settings view:`, `/game status view:`)
 _HOURS = re.compile(r"^(\d{1,2})(?::00)?-(\d{1,2})(?::00)?$")
 
 
@@ -31,6 +32,7 @@ class PlayerSettings:
     time_zone: str = "UTC"
     away: tuple[int, int] | None = None    # hours [start, end) of each day in `time_zone`: no pings then
     reminder_hours: float | None = None    # their reminder comes after this many hours (None: the table's)
+    view: str = "full"   # their private pictures (status, plan previews): the whole map, or a close-up for a phone
 
     def __post_init__(self) -> None:
         if self.time_zone not in zone_names():
@@ -41,6 +43,8 @@ class PlayerSettings:
                 raise ValueError(f"away {start}-{end} are not two different hours of 0-23")
         if self.reminder_hours is not None and not 1 <= self.reminder_hours <= MAX_REMINDER_HOURS:
             raise ValueError(f"reminder_hours is {self.reminder_hours!r}, not 1-{MAX_REMINDER_HOURS}")
+        if self.view not in VIEWS:
+            raise ValueError(f"view is {self.view!r}, not one of {', '.join(VIEWS)}")
 
     @classmethod
     def from_json(cls, text: str | None) -> PlayerSettings:
@@ -65,7 +69,9 @@ class PlayerSettings:
         """The settings in words, for `/me settings`."""
         away = f"{self.away[0]:02d}:00-{self.away[1]:02d}:00 your time" if self.away else "none"
         reminder = f"after {self.reminder_hours:g} h" if self.reminder_hours else "as each table sets"
-        return f"Time zone: {self.time_zone}; away hours: {away}; reminders: {reminder}."
+        pictures = "close-ups for a phone (view:closeup)" if self.view == "closeup" else "the full map"
+        return (f"Time zone: {self.time_zone}; away hours: {away}; reminders: {reminder}; "
+                f"your private pictures: {pictures}.")
 
 
 @cache
@@ -120,6 +126,14 @@ def parse_hours(text: str, option: str) -> tuple[int, int] | None:
     if not match or not all(0 <= int(h) <= 23 for h in match.groups()) or int(match.group(1)) == int(match.group(2)):
         raise BadOption(f"{option}: write START-END in whole hours of your day, e.g. 23-07, or none.")
     return int(match.group(1)), int(match.group(2))
+
+
+def parse_view(text: str) -> str:
+    """'full' or 'closeup' as typed (any case), or a short refusal."""
+    typed = str(text).strip().lower().replace("-", "").replace(" ", "")
+    if typed not in VIEWS:
+        raise BadOption("view: full (the whole map) or closeup (a piece of it for a phone).")
+    return typed
 
 
 def _within(hours: tuple[int, int], hour: int) -> bool:

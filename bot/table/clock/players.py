@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
-from bot.table.clock.personal import PlayerSettings, parse_hours, parse_zone
+from bot.table.clock.personal import PlayerSettings, parse_hours, parse_view, parse_zone
 from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings
 from bot.table.clock.timers import Timers
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Notice, Reply, clip
@@ -33,7 +33,7 @@ class PlayerClocks:
             paused = [f"{self._where(game)} until {moment(until)}" for game, until in await self._paused(actor, guild)]
             away = f"\nAway (/me away) in {', '.join(paused)}." if paused else ""
             return Reply("shown", clip(f"Your settings on this server. {current.describe()}{away}\n"
-                                       f"Change them with /me settings time_zone: away: reminder_hours:.",
+                                       f"Change them with /me settings time_zone: away: reminder_hours: view:.",
                                        MESSAGE_LIMIT), ephemeral=True)
         changes: dict = {}
         if "time_zone" in options:
@@ -42,10 +42,12 @@ class PlayerClocks:
             changes["away"] = parse_hours(options["away"], "away")
         if "reminder_hours" in options:
             changes["reminder_hours"] = float(options["reminder_hours"]) or None
+        if "view" in options:
+            changes["view"] = parse_view(options["view"])
         chosen = replace(current, **changes)
         await self._table.store.set_player_settings(guild, actor.id, chosen.to_json())
-        return Reply("shown", f"Saved. {chosen.describe()} They count from your next turn in each game.",
-                     ephemeral=True)
+        clock = " They count from your next turn in each game." if set(options) - {"view"} else ""
+        return Reply("shown", f"Saved. {chosen.describe()}{clock}", ephemeral=True)
 
     async def away(self, actor: Actor, guild: str, hours: int) -> Reply:
         """Pause the player's reminders and deadlines in every running game they sit in on this server,

@@ -110,8 +110,27 @@ class Drawing:
             return await self.processes.draw(images.render, ruleset_id, view, last, turn)
         return await asyncio.get_running_loop().run_in_executor(THREADS, self.render, ruleset_id, view, last, turn)
 
+    async def closeup(self, ruleset_id: str, view: Any, last: tuple, turn: tuple, focus: str | None) -> bytes | None:
+        """The close-up for a phone (images.render_closeup), centred on `focus`'s vehicle when they have one;
+        None when this service draws no pictures."""
+        if self.render is None:
+            return None
+        return await self._draw(images.render_closeup, ruleset_id, view, last, turn, focus)
+
+    async def preview_closeup(self, ruleset_id: str, view: Any, preview: Any, focus: str | None) -> bytes | None:
+        """The close-up of a plan's preview (images.render_preview_closeup); None when this service draws
+        no pictures."""
+        if self.render is None:
+            return None
+        return await self._draw(images.render_preview_closeup, ruleset_id, view, preview, focus)
+
+    async def _draw(self, job: Callable[..., bytes], ruleset_id: str, *args: Any) -> bytes:
+        """`job(ruleset_id, *args)` on the render processes (a built-in game's, when there are some), else
+        on a thread."""
+        if self.processes is not None and is_built_in(ruleset_id):
+            return await self.processes.draw(job, ruleset_id, *args)
+        return await asyncio.get_running_loop().run_in_executor(THREADS, job, ruleset_id, *args)
+
     async def sheets(self, ruleset_id: str, view: Any, which: str = "") -> bytes:
         """The full car sheets (images.render_sheets): ValueError when there are none to draw."""
-        if self.processes is not None and is_built_in(ruleset_id):
-            return await self.processes.draw(images.render_sheets, ruleset_id, view, which)
-        return await asyncio.get_running_loop().run_in_executor(THREADS, images.render_sheets, ruleset_id, view, which)
+        return await self._draw(images.render_sheets, ruleset_id, view, which)

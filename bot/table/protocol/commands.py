@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from bot.table.clock.personal import VIEWS
 from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
 from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
@@ -51,7 +52,9 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game join", "Take a seat in this game"),
     CommandSpec("game add-ai", "Seat a computer player (host)"),
     CommandSpec("game start", "Start the game (host)"),
-    CommandSpec("game status", "Show the table and whose turn it is", query=True),
+    CommandSpec("game status", "Show the table and whose turn it is", (
+        OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS),
+    ), query=True),
     CommandSpec("game end", "End this game (host or server admin)"),
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
     CommandSpec("game resign", "Leave this game for good", (
@@ -115,6 +118,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("away", "str", "Hours of your day with no pings, e.g. 23-07 (deadlines move past them), or none"),
         OptionSpec("reminder_hours", "int", "Your reminder comes after this many hours (0: as each table sets)",
                    min_value=0, max_value=720),
+        OptionSpec("view", "str", "Your private status and previews: full map, or closeup for a phone", choices=VIEWS),
     ), private=True),
     CommandSpec("me away", "Pause your reminders and deadlines in all your games here, said in each channel", (
         OptionSpec("hours", "int", "How many hours (each table's pause limit holds)", required=True, min_value=1,

@@ -15,7 +15,7 @@ from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
 from bot.table.service import helping, queries, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
-from bot.table.service.pictures import Pictures
+from bot.table.service.pictures import Pictures, wanted_view
 from bot.table.service.table import Table, elsewhere, ended_here
 from bot.table.trust.seen import hides_whole_actions, logged, seen_log
 from images.captions import seat_name
@@ -74,9 +74,13 @@ class Asking:
             text = ruleset.describe(state) + (f"\n{seats}" if seats else "") + \
                 (f"\nLast: {describe_events(last)}" if last else "")
             if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
-                reply = await self._pictures.with_map(ruleset, game, state, "shown", f"{elsewhere(game)}\n{text}", last)
+                text = f"{elsewhere(game)}\n{text}"
+            if await wanted_view(self._table, game, actor.id, command.options.get("view")) == "closeup":
+                return await self._pictures.closeup(ruleset, game, state, text, last, actor.id)
+            reply = await self._pictures.with_map(ruleset, game, state, "shown", text, last)
+            if game.status == "finished" and not ended:
                 return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
-            return await self._pictures.with_map(ruleset, game, state, "shown", text, last)
+            return reply
         if command.name == "game log" and "set_aside" in command.options:
             return await self._set_aside_log(ruleset, game, state, actor, command.options)
         if command.name == "game log":

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import clock_line
+from bot.table.clock.personal import PlayerSettings, parse_view
 from bot.table.clock.settings import TableSettings
 from bot.table.protocol.replies import (
     ALT_TEXT_LIMIT,
@@ -54,6 +55,15 @@ def turns_in(window: list[tuple]) -> tuple:
     starts = [i for i, e in enumerate(events) if isinstance(e, TurnBegan)]
     latest = {events[i].player: i for i in starts[:-1]}   # each player's last turn before this one
     return tuple(events[min(latest.values()):] if latest else events)
+
+
+async def wanted_view(table: Table, game: GameRecord, reader: str, typed: str | None) -> str:
+    """How `reader` wants their own picture drawn: the command's view: (`typed`), else their /me settings
+    view: on the game's server, else the full map."""
+    if typed:
+        return parse_view(typed)
+    stored = await table.store.player_settings_tx(game.guild, (reader,))
+    return PlayerSettings.from_json(stored.get(reader)).view
 
 
 class Pictures:
@@ -109,6 +119,27 @@ class Pictures:
             return reply
         image, files = await drawn
         return replace(reply, image=image, files=files)
+
+    async def closeup(self, ruleset: Ruleset, game: GameRecord, state: Any, text: str, last: tuple,
+                      reader: str) -> Reply:
+        """The status as a private reply with the close-up for a phone (images.closeup), drawn from the
+        same public view and recent events as the channel's picture, centred on the reader's own vehicle
+        when they have one (else the one the game waits on); the channel's picture keeps the full map."""
+        public = ruleset.view(state, None)
+        drawn: asyncio.Future | None = None
+        if self._table.render and renderer(ruleset.id).closeup is not None:
+            turn = await self._recent_turns(ruleset, game)
+            drawn = asyncio.ensure_future(self._table.drawing.closeup(ruleset.id, public, last, turn, reader))
+        try:
+            reply = await self._worded(ruleset, game, state, public, "shown", text, last)
+        except BaseException:
+            if drawn is not None:
+                drawn.cancel()
+            raise
+        image = await drawn if drawn is not None else None
+        alt = clip(f"A close-up of the map for a phone. {reply.alt_text or ''}", ALT_TEXT_LIMIT)
+        return replace(reply, image=image, alt_text=alt, ephemeral=True, buttons=(), legal=(), waiting_on=(),
+                       next_line="", turn_key="")
 
     async def _worded(self, ruleset: Ruleset, game: GameRecord, state: Any, public: Any, outcome: str,
                       text: str, last: tuple) -> Reply:

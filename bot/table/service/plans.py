@@ -15,7 +15,9 @@ from bot.storage.store import GameRecord
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame, StaleButton
 from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
+from bot.table.service.pictures import wanted_view
 from bot.table.service.table import Table
+from images.registry import renderer
 from rules.engine import Ruleset, TurnPlans
 from rules.errors import GameError
 
@@ -30,11 +32,12 @@ class Plans:
         """Each step through the normal path, one logged action each, stopping wherever the game
         needs a decision; or, when asked, a private preview first."""
         ruleset, game, state = await self._table.load(channel)
-        options = NotThisGame.fitted(ruleset, command).options
+        options = dict(NotThisGame.fitted(ruleset, command).options)
+        view = options.pop("view", None)   # how a preview is drawn, not part of the plan
         if ruleset.plans is None or not ruleset.plans.is_plan(command.name, options):
             return await self._run_steps(channel, actor, [Command(command.name, options)])
         if ruleset.plans.wants_preview(options):
-            return await self._preview(ruleset, game, state, actor, options)
+            return await self._preview(ruleset, game, state, actor, options, view)
         return await self._play_plan(channel, actor, ruleset, state, options)
 
     async def _play_plan(self, channel: str, actor: Actor, ruleset: Ruleset, state: Any, options: dict[str, Any],
@@ -48,12 +51,19 @@ class Plans:
                                      floating=floating, state=state)
 
     async def _preview(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
-                       options: dict[str, Any]) -> Reply:
-        """The plan worked out without dice, privately, with Confirm and Cancel: nothing is applied yet."""
+                       options: dict[str, Any], view: str | None = None) -> Reply:
+        """The plan worked out without dice, privately, with Confirm and Cancel: nothing is applied yet.
+        Its picture is the whole map, or a close-up for a phone (view:closeup, or the player's /me
+        settings view:), drawn from the same view."""
         plans = _plans_of(ruleset)
         preview = plans.preview(state, actor.id, options)
-        image = await asyncio.to_thread(images.render_preview, ruleset.id, ruleset.view(state, actor.id), preview) \
-            if self._table.render else None
+        seen = ruleset.view(state, actor.id)
+        image = None
+        if self._table.render:
+            closeup = renderer(ruleset.id).preview_closeup is not None and \
+                await wanted_view(self._table, game, actor.id, view) == "closeup"
+            image = await self._table.drawing.preview_closeup(ruleset.id, seen, preview, actor.id) if closeup \
+                else await asyncio.to_thread(images.render_preview, ruleset.id, seen, preview)
         confirm = Button("Confirm", plan_id(game.id, game.version, plans.encode(options, preview)), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
         words = plans.describe(state, options, preview)

@@ -1,0 +1,46 @@
+"""Battlecars' close-up for a phone: the vehicle it centres on and the vehicles its weapons reach.
+
+The close-up itself is drawn by images.battlecars.render_closeup_image, with the board's own drawing.
+
+"The acting vehicle" is the vehicle of the player the close-up is for, when they have one, else the
+vehicle of the player moving now (`state.active`), else none: the close-up then holds every vehicle.
+A vehicle is within reach when one of the acting vehicle's working missile weapons (not destroyed,
+rounds left) could fire at it by its lines, arc and range (a nearer target or a blocker on the line
+left out: it is still worth seeing).
+"""
+
+from __future__ import annotations
+
+from rules.battlecars import data
+from rules.battlecars.combat import lines_of
+from rules.battlecars.grid import line_to
+from rules.battlecars.state import BattlecarsState, Vehicle
+
+
+def in_reach(state: BattlecarsState, vehicle: Vehicle) -> tuple[Vehicle, ...]:
+    """The other placed vehicles one of `vehicle`'s working missile weapons reaches (lines, arc, range)."""
+    if vehicle.point is None:
+        return ()
+    weapons = [w for w in vehicle.weapons() if not w.destroyed and w.rounds > 0
+               and data.rounds()[w.load].kind != "passive"]
+    found = []
+    for other in state.vehicles:
+        if other.id == vehicle.id or other.point is None or other.destroyed:
+            continue
+        line = line_to(vehicle.point, other.point)
+        if line is None:
+            continue
+        facing, distance = line
+        if any(facing in lines_of(vehicle, w) and distance <= (data.rounds()[w.load].max_range or distance)
+               for w in weapons):
+            found.append(other)
+    return tuple(found)
+
+
+def acting_vehicle(state: BattlecarsState, focus: str | None) -> Vehicle | None:
+    """The vehicle the close-up centres on: the reader's own, else the mover's."""
+    for player in (focus, state.active):
+        vehicle = state.vehicle_of(player)
+        if vehicle is not None and vehicle.point is not None:
+            return vehicle
+    return None
