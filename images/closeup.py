@@ -26,6 +26,8 @@ MIN_WIDTH = 480      # a small piece is drawn larger than its pixels, to this wi
 PHONE = 400          # how wide a phone shows a picture
 LEGIBLE = 11         # the least height, in px at PHONE wide, of any word in a close-up
 Box = tuple[float, float, float, float]
+# The share of a ruled close-up's width and height its coordinate bands cover (left; top), at the most.
+RULED_LEFT, RULED_TOP = 0.07, 0.11
 
 
 @dataclass(frozen=True)
@@ -75,18 +77,27 @@ def around(points: Sequence[tuple[float, float]], margin: float) -> Box:
     return min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin
 
 
-def crop_box(must: Box, bounds: Box, least: tuple[float, float]) -> Box:
+def crop_box(must: Box, bounds: Box, least: tuple[float, float], ruled: bool = False) -> Box:
     """A box holding `must`, at least `least` (width, height), landscape or square (no taller than
-    wide where the map allows), slid to lie within `bounds`."""
+    wide where the map allows), slid to lie within `bounds`. A `ruled` close-up's coordinate bands cover
+    its left and top edges: `must` is kept clear of them where the map allows."""
     x0, y0, x1, y1 = must
     w, h = max(x1 - x0, least[0]), max(y1 - y0, least[1])
+    if ruled:
+        w, h = max(w, (x1 - x0) / (1 - RULED_LEFT)), max(h, (y1 - y0) / (1 - RULED_TOP))
     w = max(w, h)           # never portrait
     h = max(h, w / 2)       # nor a thin strip
     bw, bh = bounds[2] - bounds[0], bounds[3] - bounds[1]
+    if ruled:   # the whole map, and its bands beside it
+        bw, bh = bw / (1 - RULED_LEFT), bh / (1 - RULED_TOP)
     w, h = min(w, bw), min(h, bh)
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    left = min(max(cx - w / 2, bounds[0]), bounds[2] - w)
-    top = min(max(cy - h / 2, bounds[1]), bounds[3] - h)
+    left, top = (x0 + x1) / 2 - w / 2, (y0 + y1) / 2 - h / 2
+    low_x, low_y = bounds[0], bounds[1]
+    if ruled:   # the bands may lie beyond the map's edge (blank paper there), over no piece of it
+        left, top = min(left, x0 - RULED_LEFT * w), min(top, y0 - RULED_TOP * h)
+        low_x, low_y = low_x - RULED_LEFT * w, low_y - RULED_TOP * h
+    left = max(min(left, bounds[2] - w), low_x)
+    top = max(min(top, bounds[3] - h), low_y)
     return round(left), round(top), round(left + w), round(top + h)
 
 
@@ -96,13 +107,18 @@ def face_size(width: int) -> int:
 
 
 def closeup(board: Image.Image, crop: Box, spots: Sequence[Spot] = (), ruler: Ruler = Ruler(),
-            map_text: float = 0.0) -> Closeup:
+            map_text: float = 0.0, map_box: Box | None = None) -> Closeup:
     """The piece `crop` of `board` (a map drawn at its own scale) at most MAX_WIDTH wide, with the
-    spots named and the ruler written over it. `map_text` is the smallest words' font pixel size the
-    map itself holds inside `crop` (0: none): the close-up's smallest is the least of it scaled and
-    its own words'."""
+    spots named and the ruler written over it. Only the map's `map_box` (all of `board` when None) is
+    shown: the crop's part beyond it is blank paper. `map_text` is the smallest words' font pixel size
+    the map itself holds inside `crop` (0: none): the close-up's smallest is the least of it scaled
+    and its own words'."""
     x0, y0, x1, y1 = (round(v) for v in crop)
-    piece = board.crop((x0, y0, x1, y1)).convert("RGB")
+    mx0, my0, mx1, my1 = (round(v) for v in (map_box or (0, 0, board.width, board.height)))
+    piece = Image.new("RGB", (x1 - x0, y1 - y0), PAPER)
+    shown = (max(x0, mx0), max(y0, my0), min(x1, mx1), min(y1, my1))
+    if shown[0] < shown[2] and shown[1] < shown[3]:
+        piece.paste(board.crop(shown).convert("RGB"), (shown[0] - x0, shown[1] - y0))
     width = min(MAX_WIDTH, max(MIN_WIDTH, piece.width))
     scale = width / piece.width
     image = piece if scale == 1 else piece.resize((width, max(1, round(piece.height * scale))),

@@ -9,13 +9,15 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PIL import Image
 
 import images
 from bot.table.clock.personal import parse_view
 from bot.table.protocol.commands import CommandSyntaxError, parse
 from images import draw as drawing
-from images.closeup import LEGIBLE, MAX_WIDTH, PHONE, Closeup, face_size
+from images.closeup import LEGIBLE, MAX_WIDTH, PHONE, RULED_LEFT, RULED_TOP, Closeup, crop_box, face_size
 from images.registry import renderer
 from rules.errors import BadOption
 from tests.conftest import exec_in, run_cli
@@ -286,3 +288,19 @@ async def test_a_battlecars_plan_preview_can_be_a_close_up(service, store):
     close = await run(service, order[0], "/move plan:ahead,ahead preview:yes view:closeup", "bc-close")
     assert close.ephemeral and close.image != whole.image and png_size(close.image)[0] <= MAX_WIDTH
     assert [b.label for b in close.buttons] == ["Confirm", "Cancel"]
+
+
+@given(x=st.floats(0, 900), y=st.floats(0, 500), w=st.floats(1, 900), h=st.floats(1, 500),
+       ruled=st.booleans())
+def test_a_crop_holds_what_must_show_landscape_and_clear_of_its_rulers(x, y, w, h, ruled):
+    """What must show, inside the map, is in the crop; the crop is never portrait; and when the map leaves
+    room, a ruled crop keeps what must show clear of the coordinate bands on its left and top."""
+    bounds = (0.0, 0.0, 1000.0, 600.0)
+    must = (x, y, min(x + w, 1000.0), min(y + h, 600.0))
+    left, top, right, bottom = crop_box(must, bounds, (100.0, 80.0), ruled)
+    assert right - left >= bottom - top - 1
+    assert left - 1 <= must[0] and must[2] <= right + 1 and top - 1 <= must[1] and must[3] <= bottom + 1
+    if ruled:
+        assert must[0] - left >= RULED_LEFT * (right - left) - 1 and must[1] - top >= RULED_TOP * (bottom - top) - 1
+    else:
+        assert bounds[0] <= left and right <= bounds[2] and bounds[1] <= top and bottom <= bounds[3]

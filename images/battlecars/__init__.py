@@ -677,13 +677,13 @@ def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple =
               for end in ("from_point", "to_point")]   # the last move's (or a plan's) path
     points = [_centre(p, cell, HEADER) for p in [v.point for v in shown if v.point is not None] + driven] or \
         [((inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2)]
-    crop = crop_box(around(points, cell * 1.1), inner, (7 * cell, 5 * cell))
+    crop = crop_box(around(points, cell * 1.1), inner, (7 * cell, 5 * cell), ruled=True)
     spots = [Spot(ident, *_centre(point, cell, HEADER), words, colour, cell * 0.45)
              for ident, point, words, colour, _muted in _tag_words(state, font(TEXT, bold=True))]
     ruler = Ruler(tuple((_centre((x, 0), cell, HEADER)[0], chr(ord("A") + x)) for x in range(board.width)),
                   tuple((_centre((0, y), cell, HEADER)[1], str(y + 1)) for y in range(board.height)))
     damaged = bool(state.scenery_damage)   # a damaged piece's badge ('7/20') is the map's own words
-    return closeup(image, crop, spots, ruler, map_text=TEXT if damaged else 0.0)
+    return closeup(image, crop, spots, ruler, map_text=TEXT if damaged else 0.0, map_box=inner)
 
 
 def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = None) -> Closeup:

@@ -73,7 +73,7 @@ def _crop(state: SpeedwayState, hexes: list, margin: float = 1.6,
     mf = frame(state.arena)
     centres = [mf.layout.center(h) for h in hexes] or [(mf.width / 2, mf.height / 2)]
     return crop_box(around(centres, style.HEX * margin), (0, 0, mf.width, mf.height),
-                    (least[0] * style.HEX, least[1] * style.HEX))
+                    (least[0] * style.HEX, least[1] * style.HEX), ruled=True)
 
 
 def render_closeup_image(state: SpeedwayState, last: tuple = (), turn: tuple = (), focus: str | None = None) -> Closeup:
