@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
 from bot.table.jobs.heavy_jobs import log_rows, rebuilt_snapshot
 from bot.table.protocol.commands import Command, CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor
-from rules.codec import decode_tagged, encode_tagged
+from rules.codec import decode_tagged, encode_state, encode_tagged
 from rules.dice import DiceState, roll_d6
 from rules.engine import replay_states
 from rules.registry import get_ruleset
@@ -241,6 +242,8 @@ async def test_the_set_aside_actions_are_in_the_log_the_export_and_a_replayed_im
     assert {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in (await store.set_aside(copy.id)).items()} \
         == {k: [(r.seq, r.actor, r.action, r.events) for r in v]
             for k, v in (await store.set_aside(original.id)).items()}
+    assert await store.line_ends(copy.id) == await store.line_ends(original.id)
+    assert await service.replay_matches(copy)
 
 
 async def test_verify_catches_a_set_aside_action_that_was_changed(service, store):
@@ -250,7 +253,16 @@ async def test_verify_catches_a_set_aside_action_that_was_changed(service, store
     assert (await run(service, "ben", "/game rollback vote:yes")).outcome == "applied"
     assert await service.replay_matches(await store.active_game(CHANNEL))
     async with store.transaction():
-        await store.driver.execute("UPDATE set_aside SET events = '[]' WHERE game_id = ? AND seq = 6", (record.id,))
+        await store.driver.execute("UPDATE set_aside SET actor = 'ben' WHERE game_id = ? AND seq = 6", (record.id,))
+    assert not await service.replay_matches(await store.active_game(CHANNEL))
+    async with store.transaction():
+        await store.driver.execute("UPDATE set_aside SET actor = 'ann' WHERE game_id = ? AND seq = 6", (record.id,))
+    assert await service.replay_matches(await store.active_game(CHANNEL))
+    (snapshot,) = (await store.line_ends(record.id)).values()
+    state = get_ruleset("battlecars").load_state(snapshot)
+    forged = encode_state(replace(state, dice=replace(state.dice, counter=state.dice.counter + 1)))
+    async with store.transaction():   # the line's end as if another die had come up
+        await store.driver.execute("UPDATE rollbacks SET snapshot = ? WHERE game_id = ?", (forged, record.id))
     assert not await service.replay_matches(await store.active_game(CHANNEL))
 
 

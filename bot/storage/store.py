@@ -157,8 +157,15 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     # 13: a rollback the table voted for (/game rollback): the actions each rollback set aside, numbered as
-    # they were, and the one vote a game may have open.
+    # they were, the snapshot the game had then (what /game verify re-runs that line to), and the one vote
+    # a game may have open.
     """
+    CREATE TABLE rollbacks (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        rollback INTEGER NOT NULL,
+        snapshot TEXT NOT NULL,
+        PRIMARY KEY (game_id, rollback)
+    );
     CREATE TABLE set_aside (
         game_id {bigint} NOT NULL REFERENCES games (id),
         rollback INTEGER NOT NULL,
@@ -479,6 +486,8 @@ class Store:
             "INSERT INTO set_aside (game_id, rollback, seq, actor, action, events, created_at)"
             " SELECT game_id, ?, seq, actor, action, events, created_at FROM actions WHERE game_id = ? AND seq > ?",
             (rollback, game.id, to_seq))
+        await self.driver.execute("INSERT INTO rollbacks (game_id, rollback, snapshot) VALUES (?, ?, ?)",
+                                  (game.id, rollback, game.state))
         await self.driver.execute("DELETE FROM actions WHERE game_id = ? AND seq > ?", (game.id, to_seq))
         await self.driver.execute(
             "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -501,9 +510,18 @@ class Store:
             branches.setdefault(rollback, []).append(ActionRecord(*record))
         return branches
 
-    async def store_set_aside_tx(self, game_id: int, branches: dict[int, list[ActionRecord]]) -> None:
-        """Store an imported game's set-aside actions, by rollback number."""
+    async def line_ends(self, game_id: int) -> dict[int, str]:
+        """The snapshot a game had when each of its rollbacks set its line aside, by rollback number."""
+        rows = await self.driver.fetchall("SELECT rollback, snapshot FROM rollbacks WHERE game_id = ?", (game_id,))
+        return dict(rows)
+
+    async def store_set_aside_tx(self, game_id: int, branches: dict[int, list[ActionRecord]],
+                                 line_ends: dict[int, str]) -> None:
+        """Store an imported game's set-aside actions and the snapshot each line ended at, by rollback number."""
         now = _now()
+        for rollback, snapshot in line_ends.items():
+            await self.driver.execute("INSERT INTO rollbacks (game_id, rollback, snapshot) VALUES (?, ?, ?)",
+                                      (game_id, rollback, snapshot))
         for rollback, records in branches.items():
             for r in records:
                 await self.driver.execute(
@@ -565,6 +583,9 @@ class Store:
             "INSERT INTO set_aside (game_id, rollback, seq, actor, action, events, created_at)"
             " SELECT ?, rollback, seq, actor, action, events, created_at FROM set_aside WHERE game_id = ?",
             (game_id, source_id))
+        await self.driver.execute("INSERT INTO rollbacks (game_id, rollback, snapshot)"
+                                  " SELECT ?, rollback, snapshot FROM rollbacks WHERE game_id = ?",
+                                  (game_id, source_id))
         copied = await self._fetch_game("id = ?", (game_id,))
         assert copied is not None
         return copied

@@ -83,21 +83,21 @@ def set_aside_page(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: 
     return seen_set_aside(get_ruleset(ruleset_id), game, _records(rows), aside, viewer)[rollback]
 
 
-def set_aside_replays(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: dict[int, LogRows]) -> bool:
-    """Whether every line the game was rolled back from re-runs from the seed to the events its set-aside
-    actions logged (`set_aside` rows carry their events; `rows` is the live log)."""
+def set_aside_replays(ruleset_id: str, game: GameRecord, rows: LogRows, set_aside: dict[int, LogRows],
+                      line_ends: dict[int, str]) -> bool:
+    """Whether every line the game was rolled back from re-runs from the seed to the snapshot the game had
+    when the rollback set it aside (`rows` is the live log; a snapshot written under an earlier schema is
+    compared as it would be written today)."""
     ruleset = get_ruleset(ruleset_id)
     first = {k: aside[0][0] for k, aside in set_aside.items()}
+    if set(line_ends) != set(set_aside):
+        return False
     try:
         lines = lines_before_rollbacks(_records(rows), {k: _records(v) for k, v in set_aside.items()}, first)
-        for rollback, line in lines.items():
-            rerun = [events for _, events in _steps(ruleset, game, line)][1:]
-            for record, events in zip(line[first[rollback] - 1:], rerun[first[rollback] - 1:]):
-                if json.loads(record.events) != [encode_tagged(e) for e in events]:
-                    return False
+        return all(encode_state(replayed_states(ruleset, game, line)[-1]) == ruleset.normalised_snapshot(line_ends[k])
+                   for k, line in lines.items())
     except (GameError, ValueError, LookupError, TypeError, AttributeError):
         return False
-    return True
 
 
 def replay_gif(ruleset_id: str, game: GameRecord, rows: LogRows) -> bytes:
@@ -143,12 +143,12 @@ def replay_import(data: bytes) -> tuple[str, str, list[tuple[str, str, str]], bo
     return encode_state(first), encode_state(state), entries, log_.ruleset.is_finished(state)
 
 
-def replay_set_aside(data: bytes) -> dict[int, LogRows]:
+def replay_set_aside(data: bytes) -> tuple[dict[int, LogRows], dict[int, str]]:
     """Re-run the lines an exported game was rolled back from: what each rollback set aside, as stored rows
-    with their events. BadImport when a line does not replay."""
+    with their events, and the snapshot each line ends at. BadImport when a line does not replay."""
     log_ = read_export(data)
     if not log_.set_aside or log_.seed is None:
-        return {}
+        return {}, {}
     live = list(log_.actions)
     aside = {k: actions for k, (_, actions) in log_.set_aside.items()}
     first = {k: seq for k, (seq, _) in log_.set_aside.items()}
@@ -157,15 +157,17 @@ def replay_set_aside(data: bytes) -> dict[int, LogRows]:
     except ValueError:
         raise BadImport("The game log is damaged: a rollback's set-aside actions do not follow its line.") from None
     stored: dict[int, LogRows] = {}
+    ends: dict[int, str] = {}
     for rollback, line in lines.items():
         try:
-            _, _, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, line)
+            _, end, events = replay_with_events(log_.ruleset, log_.options, log_.seed, log_.host, line)
         except ReplayRefused as exc:
             raise BadImport(f"The actions set aside by rollback {rollback} do not replay: {exc.message}.") from None
         stored[rollback] = [(seq, actor, dumps(encode_tagged(action)), dumps([encode_tagged(e) for e in happened]))
                             for seq, ((actor, action), happened) in enumerate(zip(line, events), start=1)
                             if seq >= first[rollback]]
-    return stored
+        ends[rollback] = encode_state(end)
+    return stored, ends
 
 
 def seat_ids(state: Any) -> tuple[str, ...]:

@@ -185,8 +185,9 @@ class Asking:
             return False
         if not set_aside:
             return True
-        aside = {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in set_aside.items()}
+        aside = {k: log_rows(v) for k, v in set_aside.items()}
         return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game, log_rows(records), aside,
+                                           await self._table.store.line_ends(game.id),
                                            items=len(records) * (len(aside) + 1))
 
     async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:

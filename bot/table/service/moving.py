@@ -77,8 +77,8 @@ class Moving:
                                                                       items=log_.action_count)
         if not finished:
             raise BadImport(_ONLY_FINISHED)
-        set_aside = await self._table.heavy.run(heavy_jobs.replay_set_aside, data, items=log_.action_count) \
-            if log_.set_aside else {}
+        set_aside, line_ends = await self._table.heavy.run(heavy_jobs.replay_set_aside, data,
+                                                           items=log_.action_count) if log_.set_aside else ({}, {})
         ruleset = log_.ruleset
         state = ruleset.load_state(final)
         try:
@@ -87,7 +87,7 @@ class Moving:
                                                               dumps(log_.options), first, guild)
                 game = await self._table.store.append_log_tx(game, entries, final, "finished")
                 await self._table.store.store_set_aside_tx(
-                    game.id, {k: [ActionRecord(*row) for row in rows] for k, rows in set_aside.items()})
+                    game.id, {k: [ActionRecord(*row) for row in rows] for k, rows in set_aside.items()}, line_ends)
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
