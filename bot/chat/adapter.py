@@ -27,6 +27,7 @@ from bot.chat.views import (
     CancelPlanButton,
     ConfirmPlanButton,
     answer_privately,
+    content_and_mentions,
     files_of,
     post_notice,
     publish,
@@ -352,9 +353,13 @@ class PitbossBehaviour(discord.Client):
             await send_private(interaction, reply, deferred_public=not from_button)
         elif reply.outcome == "applied":
             await publish(self.service, interaction, reply, from_button=from_button)
-        else:
-            await interaction.followup.send(reply.text, files=files_of(reply),
-                                            allowed_mentions=discord.AllowedMentions.none())
+        else:   # a public answer that changes no game (a rollback's vote): it may ask for a press and ping
+            content, mentions = content_and_mentions(reply)
+            if reply.mentions and not from_button:
+                # a follow-up would fill in the "thinking…" placeholder, whose edit never notifies
+                await interaction.delete_original_response()
+            await interaction.followup.send(content, files=files_of(reply),
+                                            view=view_for(reply) or discord.utils.MISSING, allowed_mentions=mentions)
         await self.post_notices(reply.notices)
 
     async def on_app_command_error(self, interaction: discord.Interaction,

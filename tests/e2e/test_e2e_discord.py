@@ -733,3 +733,31 @@ async def test_a_game_opens_a_thread_of_its_own_and_says_which_permission_it_lac
     # the one refused request is the thread Discord would not open for a bot without the permission
     assert [line.split(" -> ")[1] for line in fake.unexpected()] == ["403 50013 Missing Permissions"]
     assert "Traceback" not in bot.log_text(), bot.log_tail()
+
+
+async def test_the_table_votes_a_rollback_with_its_buttons(fake, bot, record_latency):
+    """Issue 27, item 2: /game rollback to:N asks every seated player in one public message with Yes and No
+    buttons, pinging those who must answer; a stranger's press is refused privately; the last yes posts the
+    rolled-back map; the set-aside actions are read privately with /game log set_aside:1."""
+    await lobby_of_two(fake, record_latency)
+    shown = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    for _ in range(3):
+        shown = assert_public_map(await slash(fake, next_player(shown), "channel", "speed", value="0"),
+                                  record_latency)
+    asked = await slash(fake, "alice", "channel", "game rollback", to=3)
+    assert not asked.rejected, asked.describe()
+    (question,) = [r for r in asked.requests if r.kind in ("followup", "channel_message_edit")]
+    content = question.body["content"]
+    assert content.startswith(f"<@{fake.users['bob'].id}> vote on the rollback."), content
+    assert "alice proposes rolling the game back to #3, setting aside 3 actions" in content
+    message_id = str(question.response["id"])
+    assert set(buttons_of(fake.message(message_id))) == {"Yes, roll back", "No"}
+    refused = await press(fake, "carol", "channel", message_id, "Yes, roll back")
+    assert_private_refusal(refused, record_latency, kind=DEFERRED_UPDATE)
+    done = assert_public_map(await press(fake, "bob", "channel", message_id, "Yes, roll back"), record_latency,
+                             kind=DEFERRED_UPDATE)
+    assert "The table voted to roll back to #3: 3 actions set aside" in done.content
+    read = await slash(fake, "carol", "channel", "game log", set_aside=1)
+    data = read.callback.body["data"] if read.kinds == ["callback"] else read.requests[-1].body
+    assert data["flags"] & EPHEMERAL and data["content"].startswith("Set aside by rollback 1:\n#4 ")
+    assert_nothing_unexpected(fake, bot)
