@@ -127,10 +127,15 @@ def test_standings_on_the_command_line(tmp_path):
                     {"type": "PedestrianHurt", "driver": "ann's driver", "points": 6, "left": "x"}],
      "6 points on ann's driver, on foot"),
     ("race", [{"type": "Damaged", "name": "Rookie", "points": 9, "hp": 3}], "9 damage to Rookie"),
+    ("track", [{"type": "CarBumped", "car": "ann's 3", "at": "hole 7", "by": "ben's 1", "holes": 12},
+               {"type": "CarsSwapped", "car": "ann's 2", "from_spot": "pits", "target": "ben's 4", "at": "hole 40",
+                "holes": 31},
+               {"type": "CarBumped", "car": "ben's 5", "at": "hole 9", "by": "ann's 1"}],   # an older log's: no holes
+     "ann's 2's Joker sent ben's 4 back to the pits from 31 holes along"),
 ])
 def test_the_biggest_hit_is_measured_as_each_game_counts_damage(game, events, words):
     from bot.table.service.standings import end_words
 
     log = [ActionRecord(7, "ann", "{}", json.dumps(events))]
     assert end_words(log, get_ruleset(game)).startswith(f"The biggest hit: {words} (#7).")
-    assert end_words(log, get_ruleset("track")) == ""   # a game of cards: no hit, no dice
+    assert end_words([ActionRecord(7, "ann", "{}", "[]")], get_ruleset(game)) == ""   # nothing hit, no dice

@@ -281,7 +281,7 @@ def test_tip_that_corner_is_ten_from_the_opponents_start():
     after, events = play(state, B, "/play card:10H car:c1")
     assert where(after, B, "c1") == (RING, 0)
     assert where(after, A, "c1") == (PITS, 0)
-    assert CarBumped("alice c1", "hole 0", "bob c1") in events
+    assert CarBumped("alice c1", "hole 0", "bob c1", holes=28) in events
 
 
 def test_eight_wraps_around_the_ring_and_cannot_move_lane_or_pit_cars():
@@ -305,7 +305,7 @@ def test_joker_swaps_a_ring_car_with_an_opponent_car():
     after, events = play(state, A, "/play card:JK move:swap car:c2 target:c4")
     assert where(after, A, "c2") == (RING, 30)
     assert where(after, B, "c4") == (PITS, 0)
-    assert CarsSwapped("alice c2", "hole 10", "bob c4", "hole 30") in events
+    assert CarsSwapped("alice c2", "hole 10", "bob c4", "hole 30", holes=4) in events
     assert after.occupant(RING, 10) is None
 
 
@@ -313,7 +313,7 @@ def test_joker_swaps_from_the_pits():
     state = table(alice_hand=("JK", "2C", "3C"), bob={"c4": (RING, 30)})
     after, events = play(state, A, "/play card:JK move:swap car:pits target:c4")
     assert where(after, A, "c1") == (RING, 30) and where(after, B, "c4") == (PITS, 0)
-    assert events[1] == CarsSwapped("alice c1", "alice's pits", "bob c4", "hole 30")
+    assert events[1] == CarsSwapped("alice c1", "alice's pits", "bob c4", "hole 30", holes=4)
     assert "/play card:JK move:swap car:pits target:c4" in commands(state, A)
 
 
@@ -356,7 +356,7 @@ def test_landing_on_an_opponent_sends_it_to_its_pits_and_passing_one_does_not():
     state = table(alice_hand=("5H", "9H", "3C"), alice={"c1": (RING, 10)}, bob={"c2": (RING, 15), "c3": (RING, 12)})
     after, events = play(state, A, "/play card:5H car:c1")
     assert where(after, B, "c2") == (PITS, 0) and where(after, B, "c3") == (RING, 12)
-    assert CarBumped("bob c2", "hole 15", "alice c1") in events
+    assert CarBumped("bob c2", "hole 15", "alice c1", holes=25) in events
 
 
 def test_coming_out_onto_an_opponent_on_the_start_bumps_it():

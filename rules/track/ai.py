@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.track import cards
 from rules.track.actions import Discard, PlayCard
-from rules.track.moves import distance_to_corner
+from rules.track.moves import holes_come
 from rules.track.plays import has_forced_move, legal_plays
 from rules.track.state import LANE, PITS, Car, TrackState
 
@@ -15,7 +15,7 @@ def progress(state: TrackState, car: Car) -> int:
         return 0
     if car.where == LANE:
         return 30 + 3 * car.spot
-    return 1 + state.board.ring_holes - 8 - distance_to_corner(state, car)
+    return 1 + holes_come(state, car)
 
 
 def score(state: TrackState, player: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.codec import Registry
+from rules.codec import Registry, added_field
 from rules.table import GameEnded as GameEnded  # shared
 from rules.table import HostChanged as HostChanged
 from rules.table import TurnBegan as TurnBegan
@@ -75,6 +75,7 @@ class CarBumped:
     car: str
     at: str
     by: str
+    holes: int = added_field(0)   # how far along its course the car sent back had come (0 in older logs)
 
     def describe(self) -> str:
         return f"{self.by} landed on {self.car} at {self.at}: {self.car} goes back to the pits."
@@ -87,6 +88,7 @@ class CarsSwapped:
     from_spot: str
     target: str
     at: str
+    holes: int = added_field(0)   # how far along its course the car sent back had come (0 in older logs)
 
     def describe(self) -> str:
         return (f"Joker: {self.car} ({self.from_spot}) took {self.target}'s place at {self.at}; "
@@ -158,3 +160,15 @@ class GameDrawn:
     def describe(self) -> str:
         return f"The round limit ({self.rounds}) was reached: the game is a draw."
 
+
+
+def hit_size(event: dict) -> tuple[int, str] | None:
+    """A logged event's hit, for the end-of-game summary: the holes a car sent back to the pits had come."""
+    holes = event.get("holes")
+    if type(holes) is not int or holes <= 0:
+        return None
+    if event.get("type") == "CarBumped":
+        return holes, f"{event.get('by')} sent {event.get('car')} back to the pits from {holes} holes along"
+    if event.get("type") == "CarsSwapped":
+        return holes, f"{event.get('car')}'s Joker sent {event.get('target')} back to the pits from {holes} holes along"
+    return None

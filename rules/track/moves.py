@@ -45,6 +45,11 @@ def distance_to_corner(state: TrackState, car: Car) -> int:
     return (state.corner_of(car.owner) - car.spot) % state.board.ring_holes
 
 
+def holes_come(state: TrackState, car: Car) -> int:
+    """How far a ring car has come from its owner's start spot, in holes."""
+    return state.board.ring_holes - 8 - distance_to_corner(state, car)
+
+
 def forward_path(state: TrackState, car: Car, count: int, into_lane: bool = True) -> tuple[tuple[str, int], ...]:
     """Every spot a car passes moving `count` forward, the last one its destination; IllegalPlay if it can't."""
     board, rulings = state.board, state.rulings
@@ -131,7 +136,8 @@ def relocate(state: TrackState, car: Car, where: str, spot: int, steps: int,
                                       for c in state.cars))
     events += (CarMoved(car_label(state, car), steps, where_label(state, car), where_label(state, moved)),)
     if bumped is not None:
-        events += (CarBumped(car_label(state, bumped), where_label(state, moved), car_label(state, car)),)
+        events += (CarBumped(car_label(state, bumped), where_label(state, moved), car_label(state, car),
+                             holes_come(state, bumped)),)
     if moved.finished and not car.finished:
         count = sum(1 for c in state.cars_of(car.owner) if c.finished)
         events += (CarFinished(car_label(state, moved), count),)

@@ -15,6 +15,7 @@ from rules.track.moves import (
     car_label,
     check_landing,
     forward_path,
+    holes_come,
     move_backward,
     move_forward,
     on_field,
@@ -137,7 +138,8 @@ def _swap(state: TrackState, player: str, car_id: str, target_id: str):
     moved = replace(mine, where=RING, spot=target.spot)
     state = state.with_car(moved)
     move = CarMove(player, mine.id, mine.where, mine.spot, RING, target.spot, (target.spot,))
-    event = CarsSwapped(car_label(state, mine), from_label, car_label(state, target), f"hole {target.spot}")
+    event = CarsSwapped(car_label(state, mine), from_label, car_label(state, target), f"hole {target.spot}",
+                        holes_come(state, target))
     return state, (event,), (move,)
 
 

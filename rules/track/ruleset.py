@@ -29,7 +29,7 @@ from rules.track.actions import (
 )
 from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.errors import MustPlay, NotInHand
-from rules.track.events import EVENTS, CardDiscarded, CardPlayed
+from rules.track.events import EVENTS, CardDiscarded, CardPlayed, hit_size
 from rules.track.moves import car_label, short_label, where_label
 from rules.track.phases import PHASES, TrackPhase
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
@@ -295,6 +295,7 @@ TRACK = Ruleset(
     describe=describe,
     command_to_action=command_to_action,
     is_finished=lambda state: state.phase == TrackPhase.FINISHED,
+    hit_size=hit_size,
     acting_players=acting_players,
     prompt=prompt,
     turn_key=turn_key,
