@@ -126,6 +126,16 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
     assert await service.replay_matches(game)
     verify = await run(service, "zed", "/game verify")
     assert "rebuilds the table exactly" in verify.text
+    # the finished game's export re-plays elsewhere to the same table, the shot set aside included
+    assert (await run(service, "ann", "/game end")).outcome == "applied"
+    exported = await run(service, "ann", "/game export")
+    imported = await service.execute("elsewhere", Actor("ann", "ann"),
+                                     Command("game import", {"file": exported.files[0].data}))
+    assert imported.outcome == "applied", imported.text
+    copy = await store.latest_game("elsewhere")
+    assert copy.state == (await store.latest_game(CHANNEL)).state
+    assert [r.action for r in (await store.set_aside(copy.id))[1]] == [r.action for r in set_aside[1]]
+    assert await service.replay_matches(copy)
 
 
 async def _state_before_last(store, ruleset, game):
