@@ -22,9 +22,10 @@ from tests.conftest import ROOT, run_pitboss
 # its count of stored games; issue 14's first landing (a Battlecars game, rules revision 1); issue 16's landing
 # (secrets in flight: a half-declared Battlecars turn after a takeover, a GM's changed DC, timers running).
 # Issue 24's restructuring (schema 8: turn messages without their words; Race revision 2). Stop 33 (schema 9:
-# turn messages with their words), the last before players' own settings (schema 10).
+# turn messages with their words), the last before players' own settings (schema 10). Stop 34 (schema 12:
+# settings, standing orders, followers, seats that changed hands), the last before rollbacks and GM threads.
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
-            "release21.db": 11, "release30.db": 11, "release33.db": 11}
+            "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -50,6 +51,27 @@ async def test_every_stored_game_verifies_and_the_running_ones_play_on(old_datab
             reply = await service.execute(game.channel, Actor(player, player), parse(command), guild="guild-1")
             assert reply.outcome == "applied", (game.channel, command, reply.text)
             assert await service.replay_matches(await store.active_game(game.channel))
+    finally:
+        await store.close()
+
+
+async def test_a_game_stored_before_rollbacks_rolls_back_and_verifies(tmp_path):
+    """A game made by the code before rollbacks (release34.db) votes itself back, plays on and verifies;
+    its settings, orders and follower are still read."""
+    path = tmp_path / "release34.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release34.db", path)
+    store = await Store.open(str(path))
+    try:
+        service = GameService(store, render=None)
+        game = await store.active_game("chan-seats")
+        assert await store.standing_orders(game.id) and await store.followers(game.id) == [("quin", "round")]
+        count = await store.action_count(game.id)
+        rolled = await service.execute("chan-seats", Actor("rae", "rae"), parse(f"/game rollback to:{count - 3}"),
+                                       guild="guild-1")   # oli's seat is the computer's: rae alone votes
+        assert rolled.outcome == "applied" and "The table voted to roll back" in rolled.text, rolled.text
+        game = await store.active_game("chan-seats")
+        assert get_ruleset("speedway").load_state(game.state).dice.branch == 1
+        assert await service.replay_matches(game)
     finally:
         await store.close()
 
