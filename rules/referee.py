@@ -107,9 +107,11 @@ class Referee:
         """The game as it was at the action rolled back to (`state`), drawing on a new dice stream."""
         if state.phase in self.phases.over:
             raise BadOption("A game that has ended is not rolled back: its seed is revealed.")
-        if action.branch <= state.dice.branch:
-            raise BadOption("A rollback starts a dice stream the game has not drawn from.")
-        state = replace(state, dice=state.dice.on_branch(action.branch))
+        dice = getattr(state, "dice", None)   # a game with no dice (a plug-in) has no stream to move
+        if dice is not None:
+            if action.branch <= dice.branch:
+                raise BadOption("A rollback starts a dice stream the game has not drawn from.")
+            state = replace(state, dice=dice.on_branch(action.branch))
         if self.on_rollback is not None:
             state = self.on_rollback(state)
         return state, (RolledBack(action.to, action.branch, action.set_aside),)

@@ -234,6 +234,9 @@ async def test_the_set_aside_actions_are_in_the_log_the_export_and_a_replayed_im
     await play(service, store, "battlecars", 2, seed=5)
     log = await run(service, "ann", "/game log set_aside:1")
     assert log.ephemeral and log.text.startswith("Set aside by rollback 1:\n#5 ")
+    assert "Earlier" not in log.text   # nothing before its first
+    last = await run(service, "ann", "/game log set_aside:1 count:1")
+    assert last.text.endswith("\nEarlier: /game log set_aside:1 before:11"), last.text
     second = await run(service, "ann", "/game log set_aside:2")
     assert second.text.startswith("Set aside by rollback 2:\n#5 The table voted to roll back to #4")
     assert await service.replay_matches(await store.active_game(CHANNEL))

@@ -152,7 +152,8 @@ class Asking:
         every = await self._table.heavy.run(heavy_jobs.set_aside_page, ruleset.id, game, log_rows(records), aside,
                                             actor.id, rollback, items=len(records) * (len(aside) + 1))
         seen = queries.log_page(every, options.get("count"), options.get("before"))
-        reply = queries.game_log(ruleset, seen, options.get("before"))
+        reply = queries.game_log(ruleset, seen, options.get("before"), every[0].number if every else 1,
+                                 f"/game log set_aside:{rollback}")
         return replace(reply, text=clip(f"Set aside by rollback {rollback}:\n{reply.text}", MESSAGE_LIMIT))
 
     async def seen_since(self, ruleset: Ruleset, game: GameRecord, state: Any, reader: str) -> list:

@@ -23,10 +23,11 @@ def events_of(ruleset: Ruleset, record: ActionRecord) -> tuple:
     return tuple(decode_tagged(ruleset.events, e) for e in json.loads(record.events))
 
 
-def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None) -> Reply:
+def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None, first: int = 1,
+             command: str = "/game log") -> Reply:
     """The actions' events (a viewer's view of the most recent ones, or of those before #`before`, when
-    paging back), dice included, privately. What does not fit in one message is left to the next page,
-    which the reply names."""
+    paging back), dice included, privately. What does not fit in one message is left to the next page
+    (down to #`first`), which the reply names as `command` with before:."""
     if not seen:
         text = "Nothing has happened in this game yet." if before is None else f"Nothing is logged before #{before}."
         return Reply("shown", text, ephemeral=True)
@@ -39,8 +40,8 @@ def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None
         shown.insert(0, clip(line, MESSAGE_LIMIT - footer_room))
     oldest = seen[len(seen) - len(shown)].number
     text = "\n".join(shown)
-    if oldest > 1:
-        text += f"\nEarlier: /game log before:{oldest}"
+    if oldest > first:
+        text += f"\nEarlier: {command} before:{oldest}"
     return Reply("shown", text, ephemeral=True)
 
 

@@ -34,7 +34,8 @@ MAX_SET_ASIDE = 200   # actions one rollback may set aside (re-running the rest 
 
 def voters(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
     """Who votes on a rollback: every seated person still in the game (not the computer's seats)."""
-    return tuple(p.id for p in state.players if not p.resigned and not ruleset.is_computer(state, p.id))
+    return tuple(p.id for p in state.players
+                 if not getattr(p, "resigned", False) and not ruleset.is_computer(state, p.id))
 
 
 def vote_buttons(game_id: int, at_seq: int) -> tuple[Button, ...]:
