@@ -25,6 +25,7 @@ from bot.table.protocol.replies import Reply
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
+from bot.version import VERSION
 from rules.registry import ruleset_ids, rulesets
 
 log = logging.getLogger("pitboss.cli")
@@ -366,6 +367,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitboss", description="A game master for vehicle board games.")
+    parser.add_argument("--version", action="version", version=f"pitboss {VERSION}")
     sub = parser.add_subparsers(dest="mode", required=True)
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
