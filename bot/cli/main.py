@@ -361,7 +361,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     from bot.chat.adapter import run_bot
 
-    run_bot(token, target, guild_id=args.guild, shards=shards)
+    run_bot(token, target, guild_id=args.guild, shards=shards, force_sync=args.sync)
     return EXIT_OK
 
 
@@ -377,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
     run.set_defaults(func=_run)
     run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
+    run.add_argument("--sync", action="store_true",
+                     help="sync the slash commands at start even when they look unchanged")
     run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
                      help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
                           "(env PITBOSS_SHARDS); give every process the same database")
