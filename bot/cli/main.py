@@ -365,6 +365,25 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _client_id(text: str) -> int:
+    """An application's client id: the number the developer portal shows (a Discord snowflake)."""
+    if not text.isdigit() or not 0 < int(text) < 2**64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a client id: copy the application's number "
+                                         f"from the Discord developer portal (General Information)")
+    return int(text)
+
+
+def _invite(args: argparse.Namespace) -> int:
+    """`pitboss invite`: the URL that adds the bot to a server, and what each permission it asks for is for."""
+    from bot.chat.invite import PERMISSIONS, SCOPES, invite_url
+
+    print(invite_url(args.client_id))
+    print(f"scopes: {', '.join(SCOPES)}")
+    for name, _bit, why in PERMISSIONS:
+        print(f"  {name}: {why}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitboss", description="A game master for vehicle board games.")
     parser.add_argument("--version", action="version", version=f"pitboss {VERSION}")
@@ -382,6 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
                      help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
                           "(env PITBOSS_SHARDS); give every process the same database")
+
+    invite = sub.add_parser("invite", help="print the URL that adds the bot to a server, with the permissions "
+                                           "it needs")
+    invite.set_defaults(func=_invite)
+    invite.add_argument("--client-id", type=_client_id, required=True,
+                        help="the application's client id (developer portal, General Information)")
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.set_defaults(func=_local(_in_loop(_play)))
