@@ -34,6 +34,7 @@ from bot.chat.views import (
     send_private,
     view_for,
 )
+from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
 from bot.storage.store import Store
 from bot.storage.target import split_password
 from bot.table.jobs.drawing import RenderProcesses
@@ -130,6 +131,10 @@ class PitbossBehaviour(discord.Client):
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
+        if (path := heartbeat_path()) is not None:
+            write_heartbeat(path, connected=False)   # not yet: a file left by an earlier run says nothing now
+            self.heartbeat.change_interval(seconds=beat_seconds())
+            self.heartbeat.start()
         if self.sync_commands:
             await self.sync_if_changed(force=self.force_sync)
 
@@ -174,8 +179,36 @@ class PitbossBehaviour(discord.Client):
     async def _scheduler_waits_for_ready(self) -> None:
         await self.wait_until_ready()
 
+    def gateway_connected(self) -> bool:
+        """Whether every gateway connection this process runs (one, or each of its shards) is open."""
+        if self.is_closed() or not self.is_ready():
+            return False
+        shards = getattr(self, "shards", None)   # a sharded client's ShardInfo by id
+        if isinstance(shards, dict):
+            return bool(shards) and not any(shard.is_closed() for shard in shards.values())
+        return self.ws is not None and self.ws.open
+
+    @tasks.loop(seconds=BEAT_SECONDS)
+    async def heartbeat(self) -> None:
+        """Write the heartbeat file (PITBOSS_HEARTBEAT) `pitboss health` reads; a failure is logged once a beat."""
+        path = heartbeat_path()
+        try:
+            if path is not None:
+                write_heartbeat(path, connected=self.gateway_connected())
+        except OSError:
+            log.exception("could not write the heartbeat %s", path)
+
+    @heartbeat.before_loop
+    async def _heartbeat_waits_for_ready(self) -> None:
+        await self.wait_until_ready()
+
     async def close(self) -> None:
         self.scheduler.cancel()
+        self.heartbeat.cancel()
+        path = heartbeat_path()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                write_heartbeat(path, connected=False)
         await super().close()
         if self.warming is not None:
             self.warming.cancel()

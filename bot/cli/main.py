@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.cli.checks import health, unwritable_database
 from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
@@ -343,13 +344,10 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_SYNTAX
         shards = (tuple(range(first, last + 1)), count)
     target = _db_path(args)
-    if not is_postgres(target) and os.path.exists(target):
-        from bot.storage.sqlite import writable
-
-        if not writable(target):
-            print(f"error: {target} is read-only here; the bot must write its games (verify, backup and "
-                  f"/game status through exec can read it as it is).", file=sys.stderr)
-            return EXIT_SYNTAX
+    problem = unwritable_database(target)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_SYNTAX
     try:
         asyncio.run(_opens(target))
     except NewerDatabase as exc:
@@ -401,6 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
                      help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
                           "(env PITBOSS_SHARDS); give every process the same database")
+
+    check = with_db(sub.add_parser("health", help="exit 0 while the running bot is connected to Discord and its "
+                                                  "database answers (Docker's HEALTHCHECK; env PITBOSS_HEARTBEAT)"))
+    check.set_defaults(func=lambda args: health(_db_path(args)))
 
     invite = sub.add_parser("invite", help="print the URL that adds the bot to a server, with the permissions "
                                            "it needs")
