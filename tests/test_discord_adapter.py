@@ -498,6 +498,37 @@ def _walk_options(command: dict):
         yield from _walk_options(option)
 
 
+async def test_commands_sync_per_application_and_guild_and_when_forced(harness, monkeypatch):
+    """The "commands unchanged" digest names the application and the guild: the same commands under
+    another application (a database restored into a staging bot), or for another guild, sync again."""
+    client = harness.client
+    synced: list[object] = []
+
+    async def sync(*, guild=None):
+        synced.append(guild)
+        return []
+
+    monkeypatch.setattr(client.tree, "sync", sync)
+    assert await client.sync_if_changed() and not await client.sync_if_changed()
+    client._connection.application_id = APP_ID + 1   # the same database, another application
+    assert await client.sync_if_changed() and not await client.sync_if_changed()
+    client.guild_id = 4242   # the same application, synced to one guild
+    assert await client.sync_if_changed() and not await client.sync_if_changed()
+    assert await client.sync_if_changed(force=True)   # pitboss run --sync
+    assert len(synced) == 4 and synced[2].id == 4242
+
+
+async def test_no_command_hides_itself_behind_a_default_permission(harness):
+    """Discord's default_member_permissions applies to a top-level command as a whole, and every one holds
+    commands players use (/game join beside /game takeover): none declares one, the service checks admins
+    itself (docs/operating.md, "Admin commands")."""
+    for command in harness.client.command_payload():
+        assert command.get("default_member_permissions") is None, command["name"]
+        assert all("default_member_permissions" not in node for node in _walk_options(command))
+    game = {o["name"] for o in next(c for c in harness.client.command_payload() if c["name"] == "game")["options"]}
+    assert {"takeover", "settings", "import"} <= game and {"join", "status"} <= game
+
+
 async def test_command_payload_respects_discord_limits(harness):
     payload = harness.client.command_payload()
     names = sorted(command["name"] for command in payload)

@@ -287,3 +287,20 @@ async def test_play_banner_and_errors_never_show_the_password(postgres_url, tmp_
     for text in (played.stdout, played.stderr, unreachable.stdout, unreachable.stderr,
                  log.read_text() if log.exists() else ""):
         assert "secret" not in text
+
+
+@pytest.mark.slow
+@pytest.mark.sqlite_only
+def test_run_on_a_folder_it_cannot_write_names_the_user_id_and_the_folder(tmp_path):
+    """A bind mount owned by another user (`-v ./data:/data`): one line saying who needs which folder."""
+    if os.geteuid() == 0 and not _can_drop_root_privileges():
+        pytest.skip("running as root without CAP_SETPCAP: a child cannot be made to obey file modes")
+    folder = tmp_path / "data"
+    folder.mkdir(mode=0o555)
+    try:
+        bot = _run_unprivileged("run", "--db", str(folder / "pitboss.db"), cwd=tmp_path)
+    finally:
+        folder.chmod(0o755)
+    assert bot.returncode == 2 and "Traceback" not in bot.stderr, bot.stderr
+    assert f"user {os.getuid()}:{os.getgid()} cannot write the folder {folder}" in bot.stderr
+    assert list(folder.iterdir()) == []

@@ -10,9 +10,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot.storage.store import MIGRATIONS, NewerDatabase, Store, VersionConflict
+from bot.storage.store import MIGRATED_BY_KEY, MIGRATIONS, NewerDatabase, Store, VersionConflict
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
+from bot.version import VERSION
 from rules.codec import decode_state, encode_state
 from rules.speedway.state import SpeedwayState
 from tests.conftest import ROOT, Table, run_pitboss
@@ -218,6 +219,29 @@ async def test_a_database_written_by_a_newer_pitboss_is_refused_at_open(table, s
         await Store.open(db_path)
     assert f"schema version {later}" in str(refused.value) and f"up to {len(MIGRATIONS)}" in str(refused.value)
     assert await snapshot_counts(store) == before
+
+
+async def test_a_migration_records_the_pitboss_release_and_a_newer_one_is_named_when_refused(table, store, db_path):
+    """The database records the release that last migrated it; one a later release migrated is refused
+    by name, so the operator knows which Pitboss to run."""
+    assert await store.migrated_by() == VERSION
+    await start_two_player_game(table)
+    await store.driver.execute("INSERT INTO schema_migrations VALUES (?, ?)", (len(MIGRATIONS) + 1, "later"))
+    await store.set_meta(MIGRATED_BY_KEY, "9.4.2")
+    with pytest.raises(NewerDatabase) as refused:
+        await Store.open(db_path)
+    assert refused.value.written_by == "9.4.2"
+    assert "written by Pitboss 9.4.2" in str(refused.value) and f"this Pitboss {VERSION}" in str(refused.value)
+
+
+async def test_a_current_database_is_not_written_on_open(store, db_path):
+    """Opening a database that needs no migration leaves the recorded release alone (a read-only file opens)."""
+    await store.set_meta(MIGRATED_BY_KEY, "0.0.9")   # as if an older release had migrated it last
+    again = await Store.open(db_path)
+    try:
+        assert await again.migrated_by() == "0.0.9"
+    finally:
+        await again.close()
 
 
 @pytest.mark.slow

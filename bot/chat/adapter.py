@@ -34,6 +34,7 @@ from bot.chat.views import (
     send_private,
     view_for,
 )
+from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
 from bot.storage.store import Store
 from bot.storage.target import split_password
 from bot.table.jobs.drawing import RenderProcesses
@@ -98,7 +99,8 @@ class PitbossBehaviour(discord.Client):
     sharded client puts discord.AutoShardedClient between this and discord.Client)."""
 
     def __init__(self, db_path: str | None = None, *, service: GameService | None = None,
-                 guild_id: int | None = None, sync_commands: bool = True, **options: Any):
+                 guild_id: int | None = None, sync_commands: bool = True, force_sync: bool = False,
+                 **options: Any):
         super().__init__(intents=discord.Intents.default(), **options)
         self.db_path = db_path
         self._service = service
@@ -108,6 +110,7 @@ class PitbossBehaviour(discord.Client):
         self.warming: asyncio.Future | None = None
         self.guild_id = guild_id
         self.sync_commands = sync_commands
+        self.force_sync = force_sync
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)
         build_commands(self.tree, self)
@@ -128,8 +131,12 @@ class PitbossBehaviour(discord.Client):
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
+        if (path := heartbeat_path()) is not None:
+            write_heartbeat(path, connected=False)   # not yet: a file left by an earlier run says nothing now
+            self.heartbeat.change_interval(seconds=beat_seconds())
+            self.heartbeat.start()
         if self.sync_commands:
-            await self.sync_if_changed()
+            await self.sync_if_changed(force=self.force_sync)
 
     @property
     def service(self) -> GameService:
@@ -172,8 +179,36 @@ class PitbossBehaviour(discord.Client):
     async def _scheduler_waits_for_ready(self) -> None:
         await self.wait_until_ready()
 
+    def gateway_connected(self) -> bool:
+        """Whether every gateway connection this process runs (one, or each of its shards) is open."""
+        if self.is_closed() or not self.is_ready():
+            return False
+        shards = getattr(self, "shards", None)   # a sharded client's ShardInfo by id
+        if isinstance(shards, dict):
+            return bool(shards) and not any(shard.is_closed() for shard in shards.values())
+        return self.ws is not None and self.ws.open
+
+    @tasks.loop(seconds=BEAT_SECONDS)
+    async def heartbeat(self) -> None:
+        """Write the heartbeat file (PITBOSS_HEARTBEAT) `pitboss health` reads; a failure is logged once a beat."""
+        path = heartbeat_path()
+        try:
+            if path is not None:
+                write_heartbeat(path, connected=self.gateway_connected())
+        except OSError:
+            log.exception("could not write the heartbeat %s", path)
+
+    @heartbeat.before_loop
+    async def _heartbeat_waits_for_ready(self) -> None:
+        await self.wait_until_ready()
+
     async def close(self) -> None:
         self.scheduler.cancel()
+        self.heartbeat.cancel()
+        path = heartbeat_path()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                write_heartbeat(path, connected=False)
         await super().close()
         if self.warming is not None:
             self.warming.cancel()
@@ -193,13 +228,20 @@ class PitbossBehaviour(discord.Client):
             self.tree.copy_global_to(guild=guild)
         return [cmd.to_dict(self.tree) for cmd in self.tree.get_commands(guild=guild)]
 
-    async def sync_if_changed(self) -> bool:
-        """Sync the command tree only when its payload differs from the last synced one."""
+    def sync_digest(self) -> str:
+        """What a sync is compared by: the commands, the application they belong to and the guild they go
+        to (none: global). A database restored under another application (a staging bot) therefore syncs."""
         payload = json.dumps(self.command_payload(), sort_keys=True)
-        digest = hashlib.sha256(f"{self.guild_id}:{payload}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.application_id}:{self.guild_id}:{payload}".encode()).hexdigest()
+
+    async def sync_if_changed(self, *, force: bool = False) -> bool:
+        """Sync the command tree when its digest differs from the last synced one, or always (`force`:
+        `pitboss run --sync`)."""
+        digest = self.sync_digest()
         store = self.store
-        if store is not None and await store.get_meta(SYNC_HASH_KEY) == digest:
-            log.info("commands unchanged; not syncing")
+        if not force and store is not None and await store.get_meta(SYNC_HASH_KEY) == digest:
+            log.info("commands unchanged for application %s; not syncing (pitboss run --sync forces it)",
+                     self.application_id)
             return False
         await self.tree.sync(guild=self._sync_scope())
         if store is not None:
@@ -472,20 +514,21 @@ class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
 
 
 def run_bot(token: str, db_path: str, guild_id: str | None = None,
-            shards: tuple[tuple[int, ...], int] | None = None) -> None:
+            shards: tuple[tuple[int, ...], int] | None = None, *, force_sync: bool = False) -> None:
     """Run the bot until interrupted; discord.py handles reconnects.
 
     `shards` (ids, count) runs those Discord shards in this process: several processes sharing one
     database (PostgreSQL for real scale) serve one bot. Only the process with shard 0 syncs the
-    commands; every process runs the scheduler, whose due timers are claimed in the database so
-    each is sent once, and an interaction delivered to two processes is carried out once.
+    commands (`force_sync`: even when they look unchanged); every process runs the scheduler, whose due
+    timers are claimed in the database so each is sent once, and an interaction delivered to two
+    processes is carried out once.
     """
     guild = int(guild_id) if guild_id else None
     if shards is None:
-        client: discord.Client = PitbossClient(db_path, guild_id=guild)
+        client: discord.Client = PitbossClient(db_path, guild_id=guild, force_sync=force_sync)
     else:
         ids, count = shards
-        client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids,
+        client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids, force_sync=force_sync,
                                       shard_ids=list(ids), shard_count=count)
     _url, db_password = split_password(db_path)
     client.run(token, log_level=logging.INFO, root_logger=True,

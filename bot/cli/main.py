@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.cli.checks import health, unwritable_database
 from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
@@ -25,6 +26,7 @@ from bot.table.protocol.replies import Reply
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
+from bot.version import VERSION
 from rules.registry import ruleset_ids, rulesets
 
 log = logging.getLogger("pitboss.cli")
@@ -342,13 +344,10 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_SYNTAX
         shards = (tuple(range(first, last + 1)), count)
     target = _db_path(args)
-    if not is_postgres(target) and os.path.exists(target):
-        from bot.storage.sqlite import writable
-
-        if not writable(target):
-            print(f"error: {target} is read-only here; the bot must write its games (verify, backup and "
-                  f"/game status through exec can read it as it is).", file=sys.stderr)
-            return EXIT_SYNTAX
+    problem = unwritable_database(target)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_SYNTAX
     try:
         asyncio.run(_opens(target))
     except NewerDatabase as exc:
@@ -360,12 +359,32 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     from bot.chat.adapter import run_bot
 
-    run_bot(token, target, guild_id=args.guild, shards=shards)
+    run_bot(token, target, guild_id=args.guild, shards=shards, force_sync=args.sync)
+    return EXIT_OK
+
+
+def _client_id(text: str) -> int:
+    """An application's client id: the number the developer portal shows (a Discord snowflake)."""
+    if not text.isdigit() or not 0 < int(text) < 2**64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a client id: copy the application's number "
+                                         f"from the Discord developer portal (General Information)")
+    return int(text)
+
+
+def _invite(args: argparse.Namespace) -> int:
+    """`pitboss invite`: the URL that adds the bot to a server, and what each permission it asks for is for."""
+    from bot.chat.invite import PERMISSIONS, SCOPES, invite_url
+
+    print(invite_url(args.client_id))
+    print(f"scopes: {', '.join(SCOPES)}")
+    for name, _bit, why in PERMISSIONS:
+        print(f"  {name}: {why}")
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitboss", description="A game master for vehicle board games.")
+    parser.add_argument("--version", action="version", version=f"pitboss {VERSION}")
     sub = parser.add_subparsers(dest="mode", required=True)
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -375,9 +394,21 @@ def build_parser() -> argparse.ArgumentParser:
     run = with_db(sub.add_parser("run", help="run the Discord bot (token from DISCORD_TOKEN)"))
     run.set_defaults(func=_run)
     run.add_argument("--guild", help="sync commands to this guild id only (instant, for testing)")
+    run.add_argument("--sync", action="store_true",
+                     help="sync the slash commands at start even when they look unchanged")
     run.add_argument("--shards", default=os.environ.get("PITBOSS_SHARDS"),
                      help="run these Discord shards of COUNT in this process, e.g. 0-1/4 or 2/4 "
                           "(env PITBOSS_SHARDS); give every process the same database")
+
+    check = with_db(sub.add_parser("health", help="exit 0 while the running bot is connected to Discord and its "
+                                                  "database answers (Docker's HEALTHCHECK; env PITBOSS_HEARTBEAT)"))
+    check.set_defaults(func=lambda args: health(_db_path(args)))
+
+    invite = sub.add_parser("invite", help="print the URL that adds the bot to a server, with the permissions "
+                                           "it needs")
+    invite.set_defaults(func=_invite)
+    invite.add_argument("--client-id", type=_client_id, required=True,
+                        help="the application's client id (developer portal, General Information)")
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.set_defaults(func=_local(_in_loop(_play)))

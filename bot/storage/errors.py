@@ -18,8 +18,11 @@ class BackupFailed(Exception):
 class NewerDatabase(Exception):
     """The database was migrated by a newer Pitboss than this one: its schema is unknown here."""
 
-    def __init__(self, found: int, known: int):
-        super().__init__(f"This database was written by a newer Pitboss (schema version {found}; this Pitboss "
-                         f"knows versions up to {known}). Nothing was changed: upgrade Pitboss to open it.")
+    def __init__(self, found: int, known: int, written_by: str | None = None, running: str = ""):
+        by = f"Pitboss {written_by}" if written_by else "a newer Pitboss"
+        this = f"this Pitboss {running}" if running else "this Pitboss"
+        super().__init__(f"This database was written by {by} (schema version {found}; {this} knows versions up "
+                         f"to {known}). Nothing was changed: upgrade Pitboss to open it.")
         self.found = found
         self.known = known
+        self.written_by = written_by

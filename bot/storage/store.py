@@ -15,9 +15,12 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
+from bot.version import VERSION
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
            "NotMovable", "RollbackVote", "Store", "StoreBusy", "Timer", "TurnMessage", "VersionConflict", "is_postgres"]
+
+MIGRATED_BY_KEY = "migrated_by"  # meta: the Pitboss release that last migrated the database
 
 # How each dialect spells the column types the migrations name.
 _TYPES = {
@@ -378,7 +381,7 @@ class Store:
         # A schema newer than this code knows is refused before anything reads or writes it.
         applied = await self._applied_migrations()
         if applied > len(MIGRATIONS):
-            raise NewerDatabase(applied, len(MIGRATIONS))
+            raise await self._newer(applied)
         if applied == len(MIGRATIONS):
             return
         types = _TYPES[self.driver.dialect]
@@ -389,12 +392,27 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
             (current,) = await self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
             if current > len(MIGRATIONS):   # a newer Pitboss migrated it meanwhile
-                raise NewerDatabase(current, len(MIGRATIONS))
+                raise await self._newer(current)
             for version, script in enumerate(MIGRATIONS, start=1):
                 if version <= current:
                     continue
                 await self.driver.executescript(script.format(**types))
                 await self.driver.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, _now()))
+            if current < len(MIGRATIONS):
+                await self.driver.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE"
+                                          " SET value = excluded.value", (MIGRATED_BY_KEY, VERSION))
+
+    async def _newer(self, found: int) -> NewerDatabase:
+        """The refusal of a database a later Pitboss migrated, naming the release that did (when it said)."""
+        try:
+            written_by = await self.get_meta(MIGRATED_BY_KEY)
+        except Exception:  # a schema unknown here may keep its settings elsewhere: the refusal stands anyway
+            written_by = None
+        return NewerDatabase(found, len(MIGRATIONS), written_by, VERSION)
+
+    async def migrated_by(self) -> str | None:
+        """The Pitboss release that last migrated this database (None: one older than 0.1.0)."""
+        return await self.get_meta(MIGRATED_BY_KEY)
 
     async def schema_version(self) -> int:
         return (await self._one("SELECT MAX(version) FROM schema_migrations"))[0]
