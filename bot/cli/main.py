@@ -360,8 +360,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     from bot.chat.adapter import run_bot
 
-    run_bot(token, target, guild_id=args.guild, shards=shards)
-    return EXIT_OK
+    return run_bot(token, target, guild_id=args.guild, shards=shards)
 
 
 def build_parser() -> argparse.ArgumentParser:
