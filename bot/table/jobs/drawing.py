@@ -69,9 +69,9 @@ class RenderProcesses:
     """Warmed render processes (bot.table.jobs.workers), `start` of them at once and more while pictures
     overlap, up to `processes`; a picture no warm process can take is drawn on a thread."""
 
-    def __init__(self, processes: int, start: int | None = None):
+    def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None):
         self.processes = processes
-        self._workers = ProcessWorkers(processes, _warm_worker, "pitboss-render", start=start)
+        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start)
         self._drawing = 0   # pictures being drawn now, here or on a process
 
     @classmethod
