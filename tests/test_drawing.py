@@ -10,7 +10,7 @@ import pytest
 
 import images
 from bot.table.jobs import drawing
-from bot.table.jobs.drawing import Drawing, RenderProcesses, process_count
+from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
@@ -88,11 +88,45 @@ def test_plug_in_games_and_custom_renderers_draw_on_threads(workers):
     assert not is_built_in("toy") and is_built_in("speedway")
 
 
-@pytest.mark.parametrize("value, expected", [("0", 0), ("1", 1), ("", None), ("two", None), ("-1", None),
-                                             ("999", None)])
-def test_how_many_processes(monkeypatch, value, expected):
-    monkeypatch.setenv(drawing.ENV, value)
-    assert process_count() == (expected if expected is not None else os.cpu_count() + 1)
+def _slow_warm() -> None:
+    """A render process's warm-up made artificially slow: no picture can come from it for a minute."""
+    import time
+
+    time.sleep(60)
+
+
+async def test_the_first_picture_does_not_wait_for_a_warm_up(frames):
+    """Issue 28, item 4: while the render process is still warming up (here for a minute), the first
+    picture is drawn on a thread at once, the same bytes; the process is left to warm meanwhile."""
+    import asyncio
+
+    ruleset, view, last = frames[3]
+    pool = RenderProcesses(1, warm=_slow_warm)
+    try:
+        assert pool.started == 1
+        drawn = await asyncio.wait_for(pool.draw(images.render, ruleset, view, last, ()), 30)
+        assert drawn == images.render(ruleset, view, last, ())
+        assert await pool.draw(os.getpid) == os.getpid()   # still drawn here: the process is not warm
+    finally:
+        pool.close()
+
+
+async def test_render_processes_start_only_while_pictures_overlap():
+    """On demand (none at start): one picture at a time starts no process; pictures that overlap start
+    one, and it takes pictures once warm; never more than the most allowed."""
+    import asyncio
+
+    pool = RenderProcesses(2, start=0)
+    try:
+        for _ in range(5):
+            assert await pool.draw(os.getpid) == os.getpid()
+        assert pool.started == 0
+        await asyncio.gather(*(pool.draw(_nap, 0.2) for _ in range(3)))
+        assert pool.started == 1
+        await pool.warm()
+        assert pool.started == 2 and os.getpid() not in {await pool.draw(os.getpid) for _ in range(3)}
+    finally:
+        pool.close()
 
 
 def _unsendable():

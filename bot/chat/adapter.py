@@ -14,6 +14,7 @@ import inspect
 import json
 import logging
 import os
+import signal
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,6 +64,10 @@ FRESH_SECONDS = 1.0
 QUICK_ANSWER_SECONDS = 1.2
 DEFAULT_TICK_SECONDS = 30.0
 SYNC_HASH_KEY = "discord_commands_hash"
+# On SIGTERM the commands in flight get this long to finish: with the closing after it, the bot is
+# gone well within the 3 s a redeploy allows (docker stop kills at 10 s).
+IN_FLIGHT_SECONDS = 2.0
+STOPPING = "I am restarting; please try again in a few seconds. Nothing was changed."
 
 
 def tick_seconds() -> float:
@@ -107,7 +112,8 @@ class PitbossBehaviour(discord.Client):
         self.store: Store | None = None
         self.render_processes: RenderProcesses | None = None
         self.heavy: HeavyWork | None = None
-        self.warming: asyncio.Future | None = None
+        self.stopping = False   # set by shut_down: no new command is taken
+        self._in_flight: set[asyncio.Task] = set()
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.force_sync = force_sync
@@ -120,12 +126,10 @@ class PitbossBehaviour(discord.Client):
             if self.db_path is None:
                 raise ValueError("a Pitboss client needs a database path or a service")
             self.store = await Store.open(self.db_path)
-            # the worker processes a busy bot draws and re-runs logs in: they warm up while the bot
-            # connects (a move that comes sooner waits for them)
+            # the worker processes a busy bot draws and re-runs logs in, started when the work asks for
+            # them (bot.table.jobs.drawing): until one is warm, a picture is drawn here, at once
             self.render_processes = RenderProcesses.configured()
             self.heavy = HeavyWork(process=True)
-            self.warming = asyncio.ensure_future(asyncio.gather(
-                *(workers.warm() for workers in (self.render_processes, self.heavy) if workers is not None)))
             self._service = GameService(self.store, rate_limit=RateLimit(),
                                         render_processes=self.render_processes, heavy=self.heavy)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
@@ -202,6 +206,29 @@ class PitbossBehaviour(discord.Client):
     async def _heartbeat_waits_for_ready(self) -> None:
         await self.wait_until_ready()
 
+    async def shut_down(self, wait: float = IN_FLIGHT_SECONDS) -> None:
+        """A graceful stop (SIGTERM, SIGINT): take no new command, let the ones in flight finish (for at
+        most `wait` seconds), then close the connection, the workers and the database."""
+        self.stopping = True
+        self.scheduler.cancel()
+        if self._in_flight:
+            log.info("stopping: waiting for %d commands in flight", len(self._in_flight))
+            await asyncio.wait(set(self._in_flight), timeout=wait)
+        await self.close()
+
+    def _taken(self) -> bool:
+        """Count the running task as a command in flight (shut_down waits for it); False when stopping."""
+        task = asyncio.current_task()
+        if self.stopping or task is None:
+            return not self.stopping
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return True
+
+    async def _refuse_while_stopping(self, interaction: discord.Interaction) -> None:
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(STOPPING, ephemeral=True)
+
     async def close(self) -> None:
         self.scheduler.cancel()
         self.heartbeat.cancel()
@@ -210,11 +237,9 @@ class PitbossBehaviour(discord.Client):
             with contextlib.suppress(OSError):
                 write_heartbeat(path, connected=False)
         await super().close()
-        if self.warming is not None:
-            self.warming.cancel()
-        for workers in (self.render_processes, self.heavy):
-            if workers is not None:
-                workers.close()
+        pools = [workers for workers in (self.render_processes, self.heavy) if workers is not None]
+        # every pool at once, each stopping its workers together: one short wait in all
+        await asyncio.gather(*(asyncio.to_thread(workers.close) for workers in pools))
         if self.store is not None:
             await self.store.close()
 
@@ -270,6 +295,9 @@ class PitbossBehaviour(discord.Client):
         interaction, an answer within QUICK_ANSWER_SECONDS): a refusal is then answered privately with no
         public "thinking…" before it; an accepted action, or one that takes longer, is deferred publicly
         and shown on the turn's message."""
+        if not self._taken():
+            await self._refuse_while_stopping(interaction)
+            return
         if slash.is_private(raw):
             if not await self.acknowledge(interaction, thinking=True, private=True):
                 return
@@ -374,6 +402,9 @@ class PitbossBehaviour(discord.Client):
     async def _pressed(self, interaction: discord.Interaction, custom_id: str, run, done: str = "") -> None:
         """A component press: acknowledge at once, `run` it through the service, and present the reply
         (`done`: the words the pressed message then shows, once the press was applied)."""
+        if not self._taken():
+            await self._refuse_while_stopping(interaction)
+            return
         if not await self.acknowledge(interaction, thinking=False):
             return
         try:
@@ -514,8 +545,9 @@ class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
 
 
 def run_bot(token: str, db_path: str, guild_id: str | None = None,
-            shards: tuple[tuple[int, ...], int] | None = None, *, force_sync: bool = False) -> None:
-    """Run the bot until interrupted; discord.py handles reconnects.
+            shards: tuple[tuple[int, ...], int] | None = None, *, force_sync: bool = False) -> int:
+    """Run the bot until SIGTERM or SIGINT, then stop gracefully (shut_down) and return 0; discord.py
+    handles reconnects.
 
     `shards` (ids, count) runs those Discord shards in this process: several processes sharing one
     database (PostgreSQL for real scale) serve one bot. Only the process with shard 0 syncs the
@@ -525,11 +557,34 @@ def run_bot(token: str, db_path: str, guild_id: str | None = None,
     """
     guild = int(guild_id) if guild_id else None
     if shards is None:
-        client: discord.Client = PitbossClient(db_path, guild_id=guild, force_sync=force_sync)
+        client: PitbossBehaviour = PitbossClient(db_path, guild_id=guild, force_sync=force_sync)
     else:
         ids, count = shards
         client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids, force_sync=force_sync,
                                       shard_ids=list(ids), shard_count=count)
     _url, db_password = split_password(db_path)
-    client.run(token, log_level=logging.INFO, root_logger=True,
-               log_handler=redacting_handler(token, db_password or ""))
+    discord.utils.setup_logging(handler=redacting_handler(token, db_password or ""), level=logging.INFO, root=True)
+    return asyncio.run(serve(client, token))
+
+
+async def serve(client: PitbossBehaviour, token: str) -> int:
+    """Run `client` until it fails (its exception raised here) or a SIGTERM or SIGINT comes: then the
+    graceful stop, and 0. Python's default for SIGTERM would kill the bot mid-command, and as a
+    container's PID 1 it ignores the signal until docker kills it."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with client:
+        running = asyncio.ensure_future(client.start(token))
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if not stop.is_set():
+            stopped.cancel()
+            running.result()   # start() ended by itself: its failure (a refused token) is raised
+            return 0
+        log.info("stopping on a signal")
+        await client.shut_down()
+        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
+            await asyncio.wait_for(running, 1.0)
+    return 0

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from bot.cli.bench_games import every_game, percentile
+from bot.cli.bench_memory import PeakMemory, tree_mb
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -176,23 +178,42 @@ def _rss_mb(pid: int | str = "self") -> float:
     return 0.0
 
 
+def service_of(store: Store, workers: RenderProcesses | None, heavy: HeavyWork) -> GameService:
+    """The service the bench plays through: pictures on `workers`, long jobs on `heavy`, as `pitboss run`."""
+    return GameService(store, render_processes=workers, heavy=heavy)
+
+
+async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int]:
+    """(MB, processes) of a bot that has just started a game and played a few moves in it, then idles: as
+    `pitboss run` holds it (the Discord library loaded), before any load started a worker process."""
+    import bot.chat.adapter  # noqa: F401 - what the running bot's process holds besides the games
+
+    await _open_game(service, "bench-idle", seed)
+    await _play(service, "bench-idle", _script(seed, 6), Samples())
+    settle_memory()
+    await asyncio.sleep(0.5)
+    return tree_mb()
+
+
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
                 stream: TextIO = sys.stdout, game_moves: int = 200) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)
     workers = RenderProcesses.configured()
+    heavy = HeavyWork(process=True)   # as `pitboss run`: started by the first long job
     try:
         say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
         say(f"pitboss bench: Speedway, 2 cars on the classic arena, "
             f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}; PNG by {encoder_name()}")
-        if workers is not None:   # as `pitboss run` starts them, before its first move
+        idle = await _idle_with_a_game(service_of(store, workers, heavy), seed)
+        if workers is not None:   # a busy bot's steady state: every render process it may use, warm
             started = time.perf_counter()
             await workers.warm()
             say(f"{workers.processes} render processes ({drawing.ENV}), started and warmed in "
                 f"{time.perf_counter() - started:.2f} s")
         else:
             say(f"pictures drawn on threads ({drawing.ENV}=0)")
-        service = GameService(store, render_processes=workers)
+        service = service_of(store, workers, heavy)
 
         one = Samples()
         seed = await _one_channel(service, "bench-one", seed, single, one)
@@ -212,7 +233,9 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         for i, name in enumerate(names):
             await _open_game(service, name, seed + i)
         started = time.perf_counter()
-        counts = await asyncio.gather(*(_play(service, name, script, many) for name, script in zip(names, scripts)))
+        async with PeakMemory() as loaded:
+            counts = await asyncio.gather(*(_play(service, name, script, many)
+                                            for name, script in zip(names, scripts)))
         wall = time.perf_counter() - started
         lat = many.latencies
         say(f"{channels} channels at once, {sum(counts)} moves in {wall:.2f} s: {sum(counts) / wall:.1f} moves/s; "
@@ -243,8 +266,12 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         say(f"resident memory: the bot's process {_rss_mb():.0f} MB now, {peak:.0f} MB peak"
             + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
                if workers_mb else ""))
+        say(f"memory (proportional set size, the bot and all its processes): idle with one game {idle[0]:.0f} MB "
+            f"in {idle[1]} processes; under the load of {channels} channels {loaded.peak[0]:.0f} MB "
+            f"in {loaded.peak[1]} processes")
     finally:
         if workers is not None:
             workers.close()
+        heavy.close()
         await store.close()
     return 0

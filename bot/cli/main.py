@@ -359,8 +359,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     from bot.chat.adapter import run_bot
 
-    run_bot(token, target, guild_id=args.guild, shards=shards, force_sync=args.sync)
-    return EXIT_OK
+    return run_bot(token, target, guild_id=args.guild, shards=shards, force_sync=args.sync)
 
 
 def _client_id(text: str) -> int:

@@ -473,6 +473,7 @@ class FakeDiscord:
                                   owner_id=self.users["alice"].id),
         }
 
+        self.hold: dict[str, float] = {}   # route kind -> seconds the next such request waits for its answer
         self.bot_creates_threads = True     # the bot's Create Public Threads permission
         self.bot_creates_private_threads = True   # the bot's Create Private Threads permission
         self.threads_created: list[FakeChannel] = []
@@ -1177,6 +1178,8 @@ class FakeDiscord:
             return self._answer(record, DiscordError(400, 50109, f"The request body contains invalid JSON: {exc}"))
         try:
             handler, args = self._route(record)
+            if (held := self.hold.pop(record.kind, 0.0)) > 0:   # a slow Discord: the bot waits on this answer
+                await asyncio.sleep(held)
             result = await handler(record, *args)
         except DiscordError as exc:
             return self._answer(record, exc)

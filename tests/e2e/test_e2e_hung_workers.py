@@ -48,6 +48,9 @@ async def test_stopped_workers_freeze_no_channel_and_lose_nothing(fake, start_bo
         await lobby_of_two(fake, record_latency, channel, seed=seed)
         turns[channel] = assert_public_map(await slash(fake, "alice", channel, "game start"), record_latency)
         movers[channel] = next_player(turns[channel])
+    # the long-job process starts with the first long job (issue 28): one verify starts it
+    verified = await slash(fake, "carol", "channel", "game verify")
+    assert "rebuilds the table exactly" in verified.followups[-1].content
     for _ in range(300):   # the three workers (two render, one long-job) are up
         stopped = worker_pids(bot.proc.pid)
         if len(stopped) == 3:

@@ -2,9 +2,16 @@
 
 Drawing a picture is mostly Python and Pillow calls that hold the GIL, so with many channels moving at
 once the render threads take turns on one core (issue 16 measured 1.4 of 2 cores busy). A long-running
-bot (`pitboss run`, the bench) therefore draws its pictures in worker processes (bot.table.jobs.workers),
-warmed at start: every game's fonts, palettes and sprites are made once. The public view and the last
+bot (`pitboss run`, the bench) therefore draws in worker processes (bot.table.jobs.workers) when it is
+busy: every game's fonts, palettes and sprites are made once in each. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
+
+A render process costs 70-80 MB, so by default none runs at start (issue 28): the bot draws on its own
+thread, at once, and starts a process only when pictures overlap (more at once than its processes and
+its own thread can draw), one at a time, up to one per CPU it may use (bot.table.jobs.cpus). An idle
+bot with a game thus stays one process; a busy one grows. $PITBOSS_RENDER_PROCESSES=N instead starts
+N at once (0: threads only). Until a process is warm, its pictures are drawn here: the first command
+after a start never waits for a warm-up.
 
 One-shot processes (`pitboss exec`, scripts, most tests) keep the threads: starting two interpreters
 would cost them more than every picture they draw. Plug-in games, whose renderers are registered at
@@ -22,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 import images
+from bot.table.jobs.cpus import usable_cpus
 from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied
 from images.registry import is_built_in
 from rules.registry import GAMES
@@ -37,14 +45,16 @@ PICTURE_SECONDS = 4.0
 THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
 
 
-def process_count() -> int:
-    """How many render processes a long-running bot starts: $PITBOSS_RENDER_PROCESSES (0 draws on
-    threads), by default one more than the machine has cores (the bot's own process leaves a core
-    part idle, waiting on its database and its clients: a third worker on two cores kept them 1.86
-    busy instead of 1.72), and never more."""
-    most = (os.cpu_count() or 1) + 1
+def process_count() -> tuple[int, int]:
+    """(most, at start): how many render processes a long-running bot may run, and how many it starts at
+    once. $PITBOSS_RENDER_PROCESSES=N: N from the start (0 draws on threads); unset (or "auto"): none at
+    start, growing on demand. Never more than the CPUs the process may run on (its affinity and cgroup
+    quota): one CPU gives one render process."""
+    most = usable_cpus()
     raw = os.environ.get(ENV, "").strip()
-    return min(int(raw), most) if raw.isdigit() else most
+    if raw.isdigit():
+        return min(int(raw), most), min(int(raw), most)
+    return most, 0
 
 
 def _warm_worker() -> None:
@@ -56,33 +66,47 @@ def _warm_worker() -> None:
 
 
 class RenderProcesses:
-    """Warmed render processes (bot.table.jobs.workers); a picture whose worker died is drawn on a thread."""
+    """Warmed render processes (bot.table.jobs.workers), `start` of them at once and more while pictures
+    overlap, up to `processes`; a picture no warm process can take is drawn on a thread."""
 
-    def __init__(self, processes: int):
+    def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None):
         self.processes = processes
-        self._workers = ProcessWorkers(processes, _warm_worker, "pitboss-render")
+        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start)
+        self._drawing = 0   # pictures being drawn now, here or on a process
 
     @classmethod
     def configured(cls) -> RenderProcesses | None:
-        """The render processes a long-running bot starts (process_count), or None to draw on threads."""
-        count = process_count()
-        return cls(count) if count else None
+        """The render processes a long-running bot may use (process_count), or None to draw on threads."""
+        most, start = process_count()
+        return cls(most, start) if most else None
+
+    @property
+    def started(self) -> int:
+        """How many render processes run now (warm or warming)."""
+        return self._workers.started
 
     async def warm(self) -> None:
-        """Wait until every worker has warmed up (the first moves then pay nothing)."""
-        await self._workers.warm()
+        """Start every render process not started yet, and wait until all are warm (a bench's steady state)."""
+        await self._workers.warm(every=True)
 
     async def draw(self, job: Callable[..., Any], *args: Any) -> Any:
         """`job(*args)` (images.render or images.render_sheets of a built-in game) on a worker, or on a
         thread when none is warm yet, or none answers within PICTURE_SECONDS (it died, or hangs and is
-        replaced)."""
+        replaced). A picture that overlaps more than the processes and one thread can draw starts another."""
+        self._drawing += 1
         try:
-            return await self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True)
-        except NoneWarm:
-            pass   # starting (or starting again): the thread draws meanwhile
-        except WorkerDied as why:
-            log.warning("no render process drew this picture (%s); drawing it on a thread", why)
-        return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
+            if self._drawing > self._workers.started + 1:
+                self._workers.grow()
+            if self._workers.started:
+                try:
+                    return await self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True)
+                except NoneWarm:
+                    pass   # starting (or starting again): the thread draws meanwhile
+                except WorkerDied as why:
+                    log.warning("no render process drew this picture (%s); drawing it on a thread", why)
+            return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
+        finally:
+            self._drawing -= 1
 
     def pids(self) -> list[int]:
         """The render processes' ids."""

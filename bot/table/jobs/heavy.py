@@ -8,7 +8,8 @@ The jobs (bot.table.jobs.heavy_jobs) take and return plain data, so they run on 
 worker process alike. A thread still shares the GIL with the loop, and some steps hold it for tens
 of milliseconds at a time (json of a whole log, a GIF's frames): issue 16 measured 40-75 ms stalls.
 A long-running bot therefore runs them in one warmed worker process (`HeavyWork(process=True)`),
-where nothing they do can hold the loop; one-shot commands keep the thread, which starts for free.
+started by the first long job, where nothing they do can hold the loop; one-shot commands keep the
+thread, which starts for free.
 In the process each job has a deadline grown with the log it handles: one that hangs past it is
 refused, its worker replaced, and the channel that asked is free again.
 """
@@ -72,12 +73,18 @@ class HeavyWork:
         self.process = process
         self._thread = None if process else concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="pitboss-heavy")
-        self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy") if process else None
+        # started by the first long job (whose wait for it counts against no deadline): an idle bot
+        # keeps no process it does not use
+        self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy", start=0) if process else None
 
     async def warm(self) -> None:
-        """Wait until the worker process has started and warmed up (nothing to do for a thread)."""
+        """Start the worker process and wait until it has warmed up (nothing to do for a thread)."""
         if self._worker is not None:
-            await self._worker.warm()
+            await self._worker.warm(every=True)
+
+    def pids(self) -> list[int]:
+        """The worker process's id, when it runs."""
+        return self._worker.pids() if self._worker is not None else []
 
     async def run(self, job: Callable[..., Any], *args: Any, items: int = 0) -> Any:
         """Run `job(*args)` on the worker, a job over `items` actions (or games); TooBusy at once when

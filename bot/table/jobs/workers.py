@@ -16,6 +16,10 @@ hangs instead of dying (stopped, wedged) gives no answer by then: it is killed a
 job raises WorkerHung, so no caller (nor the channel lock it holds) waits past its deadline. Only a
 warmed worker takes jobs: a new one joins the idle workers once it says it is ready, and one that
 is not ready within WARM_SECONDS is replaced in turn.
+
+A pool may start fewer workers than it may have (`start`), and grow on demand up to `count`: a process
+costs tens of megabytes, so an idle bot keeps none it does not use. Closing stops every worker at once
+(their sockets closed, then a shared short wait, stragglers killed), never one after another.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ import contextlib
 import logging
 import multiprocessing
 import pickle
+import signal
 import socket
 import struct
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -52,7 +58,9 @@ class NoneWarm(WorkerDied):
 
 
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
-    """A worker's life: warm up, say so, then answer jobs until the pipe closes."""
+    """A worker's life: warm up, say so, then answer jobs until the pipe closes. Ctrl-C in a terminal
+    reaches the whole process group: the bot stops its workers itself, so they ignore it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         warm()
     try:
@@ -100,13 +108,11 @@ class _Worker:
         else:
             self.sock.close()
 
-    def stop(self) -> None:
-        """End the worker: its socket closes and it exits (killed if it does not within 0.5 s)."""
+    def hang_up(self) -> None:
+        """Close the bot's end: a waiting worker reads the end and exits; one still warming is told to end."""
         self._close_socket()
-        self.process.join(timeout=0.5)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=1.0)
+        if self.process.is_alive() and not self.ready:
+            self.process.terminate()
 
     def kill(self) -> None:
         """End a worker that may be hung (stopped, wedged): killed at once, whatever it was doing."""
@@ -131,15 +137,33 @@ async def _receive(reader: asyncio.StreamReader) -> Any:
     return pickle.loads(await reader.readexactly(size))
 
 
+STOP_SECONDS = 0.5   # how long closing waits, for all the workers together, before it kills what is left
+
+
+def stop_all(workers: list[_Worker], wait: float = STOP_SECONDS) -> None:
+    """Stop `workers` together: every socket closed at once, one shared wait of `wait` seconds for them to
+    exit, then whatever is left killed and reaped."""
+    for worker in workers:
+        worker.hang_up()
+    end = time.monotonic() + wait
+    for worker in workers:
+        worker.process.join(timeout=max(0.0, end - time.monotonic()))
+    for worker in workers:
+        if worker.process.is_alive():
+            worker.kill()
+
+
 class ProcessWorkers:
-    """`count` worker processes, each warmed by `warm` (a picklable function) before its first job."""
+    """Up to `count` worker processes, each warmed by `warm` (a picklable function) before its first job;
+    `start` of them (all by default) started now, the others when the work asks for them (grow)."""
 
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
-                 warm_seconds: float = WARM_SECONDS):
+                 warm_seconds: float = WARM_SECONDS, start: int | None = None):
         self.count = count
         self._warm = warm
         self._warm_seconds = warm_seconds
-        self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count)]
+        self._name = name
+        self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count if start is None else min(start, count))]
         self._idle: asyncio.LifoQueue | None = None
         self._became_ready = asyncio.Event()   # bound to a loop only when first awaited
         self._starting: set[asyncio.Task] = set()
@@ -177,8 +201,28 @@ class ProcessWorkers:
         self._queue().put_nowait(worker)
         self._became_ready.set()
 
-    async def warm(self) -> None:
-        """Wait until every worker has warmed up (at most WARM_SECONDS for each start)."""
+    def grow(self) -> bool:
+        """Start one more worker, when fewer than `count` run and none is still starting; whether one was."""
+        if len(self._workers) >= self.count or any(not w.ready for w in self._workers):
+            return False
+        worker = _Worker(self._warm, f"{self._name}-{len(self._workers)}")
+        self._workers.append(worker)
+        if self._idle is not None:   # else _queue() awaits it with the others
+            self._await_ready(worker)
+        return True
+
+    @property
+    def started(self) -> int:
+        """How many workers run now (warm or warming)."""
+        return len(self._workers)
+
+    async def warm(self, every: bool = False) -> None:
+        """Wait until every running worker has warmed up (at most WARM_SECONDS for each start); `every`:
+        start the ones not yet started first, up to `count`."""
+        while every and len(self._workers) < self.count:
+            self._workers.append(_Worker(self._warm, f"{self._name}-{len(self._workers)}"))
+            if self._idle is not None:
+                self._await_ready(self._workers[-1])
         self._queue()
         loop = asyncio.get_running_loop()
         end = loop.time() + self._warm_seconds
@@ -194,10 +238,13 @@ class ProcessWorkers:
         is replaced, and nothing of the job's result is used. `only_warm`: NoneWarm at once rather
         than wait while no worker is warm yet (the caller has another way, as a picture its thread)."""
         loop = asyncio.get_running_loop()
-        end = loop.time() + deadline
         idle = self._queue()
-        if only_warm and idle.empty() and not self._busy:
-            raise NoneWarm("no worker is warm yet")
+        if idle.empty() and not self._busy:   # none warm yet: starting, or not started
+            if only_warm:
+                raise NoneWarm("no worker is warm yet")
+            self.grow()
+            await self.warm()   # a first start's warm-up does not count against the job's deadline
+        end = loop.time() + deadline
         try:
             worker = await asyncio.wait_for(idle.get(), deadline)
         except TimeoutError:
@@ -255,8 +302,7 @@ class ProcessWorkers:
         return [pid for w in self._workers if (pid := w.process.pid) is not None]
 
     def close(self) -> None:
-        """Stop every worker (a job in flight is abandoned)."""
+        """Stop every worker together (a job in flight is abandoned)."""
         for task in list(self._starting):
             task.cancel()
-        for worker in self._workers:
-            worker.stop()
+        stop_all(self._workers)

@@ -1,0 +1,75 @@
+"""The bench's memory figures: proportional set size (PSS) of the bot's process and all its children.
+
+PSS shares each page among the processes that map it, so a sum over processes counts shared libraries
+once; where /proc/PID/smaps_rollup is missing (old kernels, other systems) resident size stands in.
+Linux's /proc is read directly (no psutil).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional set size in MB (its resident size where PSS is not shown; 0 when gone)."""
+    for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+        try:
+            for line in (PROC / str(pid) / name).read_text().splitlines():
+                if line.startswith(key):
+                    return int(line.split()[1]) / 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of `pid` (children, their children, ...), read from /proc/*/stat."""
+    parents: dict[int, list[int]] = {}
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def tree_mb(pid: int | None = None) -> tuple[float, int]:
+    """(MB, processes): the PSS summed over `pid` (this process by default) and all its descendants."""
+    root = os.getpid() if pid is None else pid
+    pids = [root, *children(root)]
+    return sum(pss_mb(p) for p in pids), len(pids)
+
+
+class PeakMemory:
+    """Samples tree_mb() every `every` seconds while running (async with), keeping the largest sum."""
+
+    def __init__(self, every: float = 0.25):
+        self.every = every
+        self.peak: tuple[float, int] = (0.0, 0)
+        self._task: asyncio.Task | None = None
+
+    async def _sample(self) -> None:
+        while True:
+            self.peak = max(self.peak, await asyncio.to_thread(tree_mb))
+            await asyncio.sleep(self.every)
+
+    async def __aenter__(self) -> PeakMemory:
+        self._task = asyncio.ensure_future(self._sample())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        self.peak = max(self.peak, tree_mb())

@@ -1,0 +1,109 @@
+"""End to end: stopping `pitboss run` (issue 28, items 1 and 4).
+
+SIGTERM (as `docker stop` sends) with a command in flight: the command is answered, the workers and the
+database are closed, and the bot exits 0 within 3 s, leaving no child process. And the first picture
+after READY comes promptly, on one CPU too: it never waits for a render process's warm-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import time
+
+import pytest
+
+from bot.cli.bench_memory import children
+from tests.conftest import process_gone
+from tests.e2e.conftest import BotProcess
+from tests.e2e.test_e2e_discord import assert_public_map, lobby_of_two, next_player, slash
+
+STOPPED_WITHIN = 3.0   # seconds from SIGTERM to exit: the acceptance's own bound
+FIRST_PICTURE_WITHIN = 5.0   # seconds from sending the first command after READY to its picture: the acceptance's
+
+
+async def _exited(bot: BotProcess, within: float) -> tuple[int | None, float]:
+    """Wait (at most `within` seconds, then a little more to report it) for the bot to exit: (code, took)."""
+    began = time.monotonic()
+    while bot.proc is not None and bot.proc.poll() is None and time.monotonic() - began < within + 5:
+        await asyncio.sleep(0.02)
+    return (bot.proc.poll() if bot.proc is not None else None), time.monotonic() - began
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_lets_the_command_in_flight_finish_and_exits_0(fake, start_bot, record_latency, sig):
+    bot = start_bot()
+    await lobby_of_two(fake, record_latency)
+    turn = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
+    mover = next_player(turn)
+    assert bot.proc is not None
+    for _ in range(300):   # the render process the e2e bot starts (PITBOSS_RENDER_PROCESSES=1) is up
+        kids = children(bot.proc.pid)
+        if kids:
+            break
+        await asyncio.sleep(0.05)
+    assert kids, "the bot started no worker process"
+
+    fake.hold["callback"] = 1.0   # Discord answers the move's acknowledgement slowly: the move is in flight
+    sent = await fake.send_slash(mover, "channel", "speed", {"value": "2"})
+    for _ in range(600):
+        if any(sent in record.path for record in fake.requests("callback")):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        pytest.fail("the move was never acknowledged")
+    kids = children(bot.proc.pid)
+    bot.proc.send_signal(sig)
+    code, took = await _exited(bot, STOPPED_WITHIN)
+    print(f"\n{signal.Signals(sig).name}: exit {code} after {took:.2f} s")
+    assert code == 0, bot.log_tail()
+    assert took < STOPPED_WITHIN, bot.log_tail()
+    exchange = await fake.responses(sent, timeout=5)
+    assert exchange.callback is not None and exchange.original_deleted, exchange.describe()
+    assert "set speed 0 -> 2" in fake.message(turn.message_id)["content"]   # the move was answered
+    for _ in range(100):   # its children end with it (the resource tracker reads the end of its pipe)
+        if all(process_gone(pid) for pid in kids):
+            break
+        await asyncio.sleep(0.05)
+    assert all(process_gone(pid) for pid in kids), kids
+    log = bot.log_text()
+    assert "stopping on a signal" in log and "Traceback" not in log, bot.log_tail()
+
+
+class _OnOneCpu(BotProcess):
+    """`pitboss run` pinned to one CPU (`taskset -c 0`), its render processes on demand (the default)."""
+
+    def command(self) -> list[str]:
+        return ["taskset", "-c", "0", *super().command()]
+
+
+async def _four_commands(fake, channel: str) -> tuple[float, float]:
+    """`/game new`, two joins and `/game start` in `channel`: (seconds to the first picture, to the last)."""
+    began = time.monotonic()
+    timings = []
+    for user, command, options in (("alice", "game new speedway", {"seed": 5}), ("alice", "game join", {}),
+                                   ("bob", "game join", {}), ("alice", "game start", {})):
+        exchange = await slash(fake, user, channel, command, **options)
+        assert any(record.files for record in exchange.requests), exchange.describe()   # each with its picture
+        timings.append(time.monotonic() - began)
+    return timings[0], timings[-1]
+
+
+@pytest.mark.parametrize("one_cpu", [False, True])
+async def test_the_first_picture_after_ready_comes_promptly(fake, tmp_path, one_cpu):
+    """Issue 28, item 4: the first four commands after READY (each answered with its picture) take at most
+    3x what the same four take once warm, and the first picture comes within 5 s, on one CPU too (both
+    bounds are the acceptance's own)."""
+    bot = (_OnOneCpu if one_cpu else BotProcess)(fake, tmp_path / "bot", env={"PITBOSS_RENDER_PROCESSES": "auto"})
+    try:
+        bot.start()
+        first, cold = await _four_commands(fake, "channel")
+        _first, warm = await _four_commands(fake, "thread")
+        print(f"\nfirst picture after READY {first:.2f} s; four commands cold {cold:.2f} s, warm {warm:.2f} s"
+              f"{' (one CPU)' if one_cpu else ''}")
+        assert first < FIRST_PICTURE_WITHIN
+        assert cold <= 3 * warm, (cold, warm)
+        assert not re.search("Traceback", bot.log_text()), bot.log_tail()
+    finally:
+        bot.stop()
