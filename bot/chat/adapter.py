@@ -18,6 +18,7 @@ import signal
 from collections.abc import Sequence
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import tasks
@@ -544,6 +545,9 @@ class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
     """The same, running a range of the bot's Discord shards in this process."""
 
 
+EXIT_UNREACHABLE = 1   # the token refused, or Discord not reached: said in one line, no traceback
+
+
 def run_bot(token: str, db_path: str, guild_id: str | None = None,
             shards: tuple[tuple[int, ...], int] | None = None, *, force_sync: bool = False) -> int:
     """Run the bot until SIGTERM or SIGINT, then stop gracefully (shut_down) and return 0; discord.py
@@ -564,7 +568,13 @@ def run_bot(token: str, db_path: str, guild_id: str | None = None,
                                       shard_ids=list(ids), shard_count=count)
     _url, db_password = split_password(db_path)
     discord.utils.setup_logging(handler=redacting_handler(token, db_password or ""), level=logging.INFO, root=True)
-    return asyncio.run(serve(client, token))
+    try:
+        return asyncio.run(serve(client, token))
+    except discord.LoginFailure:
+        log.error("Discord refused the token: copy the bot's token from the developer portal into DISCORD_TOKEN.")
+    except (aiohttp.ClientConnectorError, discord.GatewayNotFound) as exc:
+        log.error("Discord cannot be reached from here (%s): check the network and DNS of this host.", exc)
+    return EXIT_UNREACHABLE
 
 
 async def serve(client: PitbossBehaviour, token: str) -> int:
