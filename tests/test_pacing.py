@@ -29,7 +29,7 @@ async def test_no_more_than_the_rate_start_in_any_window():
     pacer = GlobalPacer(45, clock=clock, sleep=clock.sleep)
     starts = []
     for _ in range(200):
-        await pacer.wait()
+        pacer.done(await pacer.wait())   # answered at once
         starts.append(clock.now)
     for first in starts:
         assert sum(first <= s < first + 1.0 for s in starts) <= 45
@@ -43,12 +43,22 @@ async def test_requests_waiting_together_keep_their_order_and_the_pace():
     order: list[tuple[int, float]] = []
 
     async def one(n: int) -> None:
-        await pacer.wait()
+        pacer.done(await pacer.wait())
         order.append((n, clock.now))
 
     await asyncio.gather(*(one(n) for n in range(7)))
     assert [n for n, _ in order] == list(range(7))
     assert [at for _, at in order] == [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]
+
+
+async def test_a_request_in_flight_holds_its_place_until_a_window_after_its_answer():
+    clock = Clock()
+    pacer = GlobalPacer(1, clock=clock, sleep=clock.sleep)
+    place = await pacer.wait()
+    clock.now = 5.0   # answered only now: it may have reached Discord just before
+    pacer.done(place)
+    pacer.done(await pacer.wait())
+    assert clock.now == 6.0
 
 
 CREATED = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)

@@ -11,7 +11,7 @@ limit with a margin; the interaction routes (discord.py's webhook adapter) do no
 from __future__ import annotations
 
 import asyncio
-import collections
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -21,6 +21,7 @@ import discord
 
 DISCORD_GLOBAL_LIMIT = 50   # requests a second, across every server of the bot
 GLOBAL_RATE = 45            # ours: a margin for the clocks and for requests discord.py retries
+IN_FLIGHT_POLL = 0.05       # seconds between looks while every place is held by a request in flight
 
 
 def global_rate() -> int:
@@ -29,7 +30,9 @@ def global_rate() -> int:
 
 
 class GlobalPacer:
-    """At most `rate` requests start in any `window` seconds (a sliding log of the last starts)."""
+    """At most `rate` requests arrive in any `window` seconds: a request holds its place from its start
+    until `window` after its answer (it arrived somewhere in between), so a stalled loop that sends
+    late, or a slow answer, never crowds more than `rate` into one window at Discord."""
 
     def __init__(self, rate: int = GLOBAL_RATE, window: float = 1.0, *,
                  clock: Callable[[], float] = time.monotonic,
@@ -41,23 +44,29 @@ class GlobalPacer:
         self.clock = clock
         self.sleep = sleep
         self.waited = 0          # how many requests had to wait for a place (for the logs and tests)
-        self._starts: collections.deque[float] = collections.deque()
+        self._places: list[list[float]] = []   # each: [when its request was answered]; inf while in flight
         self._lock = asyncio.Lock()
 
-    async def wait(self) -> None:
-        """Return when one more request may start; requests start in the order they asked."""
+    async def wait(self) -> list[float]:
+        """Return, in the order asked, when one more request may start: its place, for `done`."""
         async with self._lock:
-            now = self.clock()
-            if len(self._starts) >= self.rate and self._starts[0] + self.window > now:
-                self.waited += 1
+            waited = False
             while True:
-                while self._starts and self._starts[0] + self.window <= now:
-                    self._starts.popleft()
-                if len(self._starts) < self.rate:
-                    break
-                await self.sleep(self._starts[0] + self.window - now)
                 now = self.clock()
-            self._starts.append(now)
+                self._places = [p for p in self._places if p[0] + self.window > now]
+                if len(self._places) < self.rate:
+                    break
+                waited = True
+                earliest = min(p[0] for p in self._places)
+                await self.sleep(earliest + self.window - now if earliest < math.inf else IN_FLIGHT_POLL)
+            self.waited += waited
+            place = [math.inf]
+            self._places.append(place)
+            return place
+
+    def done(self, place: list[float]) -> None:
+        """The request holding `place` was answered: it counts for one more window from now."""
+        place[0] = self.clock()
 
 
 def pace(http: discord.http.HTTPClient, pacer: GlobalPacer) -> None:
@@ -65,7 +74,10 @@ def pace(http: discord.http.HTTPClient, pacer: GlobalPacer) -> None:
     send = http.request
 
     async def request(route: discord.http.Route, **kwargs: Any) -> Any:
-        await pacer.wait()
-        return await send(route, **kwargs)
+        place = await pacer.wait()
+        try:
+            return await send(route, **kwargs)
+        finally:
+            pacer.done(place)
 
     http.request = request  # type: ignore[method-assign]

@@ -735,6 +735,11 @@ class FakeDiscord:
     # Sending interactions
     # ----------------------------------------------------------------------------------------
 
+    def add_user(self, name: str) -> FakeUser:
+        """Another member of the guild (before the bot connects: GUILD_CREATE lists it)."""
+        user = self.users[name] = FakeUser(name, snowflake())
+        return user
+
     def add_channel(self, name: str) -> FakeChannel:
         """Another text channel of the guild (before the bot connects: GUILD_CREATE lists it)."""
         channel = self.channels[name] = FakeChannel(name, snowflake(), 0, self.guild_id)
