@@ -300,6 +300,7 @@ def test_bench_prints_every_figure(tmp_path):
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+"
                       for game in GAMES),
+                    *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures" for game in GAMES),
                     r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s"):
         assert re.search(pattern, out), (pattern, out)
 

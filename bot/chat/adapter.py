@@ -24,6 +24,8 @@ from discord import app_commands
 from discord.ext import tasks
 
 from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
+from bot.chat.pacing import GlobalPacer, global_rate, pace
+from bot.chat.routes import InteractionWebhooks
 from bot.chat.views import (
     ActionButton,
     CancelPlanButton,
@@ -118,6 +120,9 @@ class PitbossBehaviour(discord.Client):
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.force_sync = force_sync
+        self.webhooks = InteractionWebhooks()   # which interaction posted each turn message (tokens: memory only)
+        self.pacer = GlobalPacer(global_rate())  # every request outside the interaction routes waits here
+        pace(self.http, self.pacer)
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)
         build_commands(self.tree, self)
@@ -426,7 +431,7 @@ class PitbossBehaviour(discord.Client):
         if reply.ephemeral:
             await send_private(interaction, reply, deferred_public=not from_button)
         elif reply.outcome == "applied":
-            await publish(self.service, interaction, reply, from_button=from_button)
+            await publish(self.service, interaction, reply, from_button=from_button, webhooks=self.webhooks)
         else:   # a public answer that changes no game (a rollback's vote): it may ask for a press and ping
             content, mentions = content_and_mentions(reply)
             if reply.mentions and not from_button:

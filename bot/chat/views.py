@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import discord
 
+from bot.chat.routes import InteractionWebhooks, edit_message
 from bot.storage.store import TurnMessage
 from bot.table.protocol.replies import (
     BUTTON_PREFIX,
@@ -180,10 +181,14 @@ async def answer_privately(interaction: discord.Interaction, reply: Reply) -> No
 
 
 async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: Reply, *,
-                  from_button: bool) -> None:
+                  from_button: bool, webhooks: InteractionWebhooks) -> None:
     """Show an accepted action on its turn's message: added to what the message says of the turn so far
     (every action of the turn stays in the channel), or a new message when the turn passed, when the
-    message is full, or when the action pings someone (a new message is how a ping reaches them)."""
+    message is full, or when the action pings someone (a new message is how a ping reaches them).
+
+    Each edit takes the cheapest route (bot.chat.routes.edit_message): a move whose turn message was
+    posted by an interaction, or pressed on it, spends no request of the global rate limit; a new turn
+    message is a follow-up, remembered with the interaction that posted it."""
     news = _news(reply)
     view = view_for(reply)
     previous = await turns.turn_message(reply.game_id) if reply.game_id else None
@@ -192,8 +197,8 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
         content = _with_next(body, reply)
         if len(content) <= MESSAGE_CHARACTERS:
             try:
-                message = interaction.channel.get_partial_message(int(previous.message_id))  # type: ignore[union-attr]
-                await message.edit(content=content, attachments=files_of(reply), view=view,
+                await edit_message(interaction, previous.message_id, webhooks, from_button=from_button,
+                                   content=content, attachments=files_of(reply), view=view,
                                    allowed_mentions=discord.AllowedMentions.none())
                 if reply.game_id is not None:
                     await turns.remember_turn_message(reply.game_id, reply.turn_key, previous.message_id, body)
@@ -203,7 +208,7 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
             except discord.HTTPException:
                 log.info("turn message %s could not be edited; posting a new one", previous.message_id)
     if previous is not None:
-        await _retire(interaction, previous.message_id)
+        await _retire(interaction, previous.message_id, webhooks, from_button=from_button)
     if not from_button:
         # A follow-up would fill in the "thinking…" placeholder, and an edit never notifies: post
         # the turn's message as a new one so its ping reaches the player.
@@ -211,6 +216,7 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
     content, mentions = content_and_mentions(replace(reply, text=_with_next(news, reply)))
     message = await interaction.followup.send(content, files=files_of(reply), view=view or discord.utils.MISSING,
                                               allowed_mentions=mentions, wait=True)
+    webhooks.remember(str(message.id), interaction)
     if reply.game_id is not None:
         await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), news)
 
@@ -236,10 +242,10 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), _news(reply))
 
 
-async def _retire(interaction: discord.Interaction, message_id: str) -> None:
+async def _retire(interaction: discord.Interaction, message_id: str, webhooks: InteractionWebhooks, *,
+                  from_button: bool) -> None:
     """Take the buttons off an earlier turn's message (best effort: it may be gone)."""
     try:
-        message = interaction.channel.get_partial_message(int(message_id))  # type: ignore[union-attr]
-        await message.edit(view=None)
+        await edit_message(interaction, message_id, webhooks, from_button=from_button, view=None)
     except (discord.HTTPException, ValueError):
         log.info("could not retire turn message %s", message_id)

@@ -135,6 +135,9 @@ async def every_game(service: GameService, say: Callable[[str], None], moves: in
         plain = yardstick(figures.pictures)
         say(f"game {ruleset.id}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
             f"yardstick {plain * 1000:.1f} ms, ratio {p50 / plain:.2f}")
+        sizes = [len(picture) for picture in figures.pictures]
+        say(f"game {ruleset.id}: bytes median {statistics.median(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
+            f"over {len(sizes)} pictures")
     mix = [games[i % len(games)] for i in range(channels)]
     openings, scripts = [], []
     for i, ruleset in enumerate(mix):

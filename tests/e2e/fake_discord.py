@@ -6,6 +6,10 @@ It speaks just enough of Discord for discord.py 2.7 (see /work/shared/notes/disc
   command sync (global and guild), interaction callbacks (3-second deadline, one acknowledgement),
   follow-up webhooks (multipart `payload_json` + `files[n]`), editing and deleting responses, channel
   messages; everything else is recorded as unexpected and answered 404.
+- Discord's rate limits (tests/e2e/fake_limits.py): per-route buckets and their `X-RateLimit-*` headers,
+  the global limit of 50 requests a second outside the interaction routes, their 429s with
+  `retry_after`, and a count of requests by route kind; an interaction token lives 15 minutes on the
+  fake's clock, which `advance` moves on without waiting.
 - the gateway websocket at /gateway: HELLO, heartbeat ACKs, IDENTIFY -> READY + GUILD_CREATE, RESUME.
 - a Python API for tests: `send_slash`, `click`, `autocomplete` build INTERACTION_CREATE payloads the
   way Discord does (checked against the commands the bot synced) and `responses` waits for what the
@@ -34,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.e2e.fake_limits import Limited, RateLimits
 
 API = "/api/v10"
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -138,9 +144,9 @@ def invalid_form(*problems: str) -> DiscordError:
                                                                       "message": p} for p in problems]})
 
 
-def json_response(body: Any, status: int = 200) -> web.Response:
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """JSON with exactly `Content-Type: application/json` (discord.py parses nothing else as JSON)."""
-    response = web.Response(status=status, body=json.dumps(body).encode())
+    response = web.Response(status=status, body=json.dumps(body).encode(), headers=headers)
     response.headers["Content-Type"] = "application/json"
     return response
 
@@ -412,6 +418,7 @@ class _Interaction:
     payload: dict
     attachment_size_limit: int
     dispatched_at: float = 0.0
+    born: float = 0.0  # on the fake's clock (FakeDiscord.now): when its token's life began
     ack_type: int | None = None
     invalid: bool = False  # the deadline passed without an acknowledgement
     original_id: str | None = None
@@ -455,6 +462,8 @@ class FakeDiscord:
         self.attachment_size_limit = attachment_size_limit
         self.privileged_intents = {name: PRIVILEGED_INTENTS[name] for name in privileged_intents}
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.limits = RateLimits()
+        self.clock_offset = 0.0  # how far `advance` moved the fake's clock past time.monotonic()
 
         self.app_id = snowflake()
         self.bot_user = FakeUser("Pitboss", self.app_id, bot=True)  # bot user id == application id
@@ -601,6 +610,24 @@ class FakeDiscord:
         """Run `fn(self)` on the fake's loop and return a deep copy of its result."""
         return self._blocking(self._snapshot(lambda: fn(self)))
 
+    def now(self) -> float:
+        """The fake's clock: time.monotonic() moved on by `advance` (interaction tokens age by it)."""
+        return time.monotonic() + self.clock_offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the fake's clock on, as if `seconds` had passed (e.g. past an interaction token's life)."""
+        def move(f: FakeDiscord) -> None:
+            f.clock_offset += seconds
+        self.snapshot(move)
+
+    def request_counts(self) -> dict[str, int]:
+        """Every request the bot made so far, counted by route kind (refused ones too)."""
+        return self.snapshot(lambda f: dict(f.limits.counts))
+
+    def rate_limited(self) -> dict[str, int]:
+        """The 429s the fake answered so far, by scope: "global" and "user" (a route's bucket)."""
+        return self.snapshot(lambda f: dict(f.limits.limited))
+
     def requests(self, kind: str | None = None) -> list[HttpRecord]:
         return self.snapshot(lambda f: [r for r in f._requests if kind is None or r.kind == kind])
 
@@ -708,6 +735,16 @@ class FakeDiscord:
     # ----------------------------------------------------------------------------------------
     # Sending interactions
     # ----------------------------------------------------------------------------------------
+
+    def add_user(self, name: str) -> FakeUser:
+        """Another member of the guild (before the bot connects: GUILD_CREATE lists it)."""
+        user = self.users[name] = FakeUser(name, snowflake())
+        return user
+
+    def add_channel(self, name: str) -> FakeChannel:
+        """Another text channel of the guild (before the bot connects: GUILD_CREATE lists it)."""
+        channel = self.channels[name] = FakeChannel(name, snowflake(), 0, self.guild_id)
+        return channel
 
     def _user(self, user: str | FakeUser) -> FakeUser:
         return user if isinstance(user, FakeUser) else self.users[user]
@@ -868,6 +905,7 @@ class FakeDiscord:
         self._by_token[state.token] = state
         # The clock starts before the frame is written: the bot may answer before send_str returns.
         state.dispatched_at = state.last_activity = time.monotonic()
+        state.born = self.now()
         await self._send_dispatch(session, "INTERACTION_CREATE", payload)
         self._notify()
         return state.id
@@ -996,12 +1034,12 @@ class FakeDiscord:
         return await self._bridge(now())
 
     def _channel_records(self, state: _Interaction) -> list[HttpRecord]:
-        """Bot requests on channel messages while this interaction was the latest one dispatched (the
-        tests send one interaction at a time, so these are the bot's work for it)."""
+        """Bot requests on channel messages, or on messages through another interaction's webhook (the turn
+        message its follow-up posted), while this interaction was the latest one dispatched (the tests send
+        one interaction at a time, so these are the bot's work for it)."""
         later = [i.dispatched_at for i in self._interactions.values() if i.dispatched_at > state.dispatched_at]
         until = min(later, default=float("inf"))
-        return [r for r in self._requests if r.kind.startswith("channel_") and
-                state.dispatched_at <= r.at < until]
+        return [r for r in self._requests if _on_others_behalf(r, state.id) and state.dispatched_at <= r.at < until]
 
     def _exchange(self, state: _Interaction) -> Exchange:
         original = self._messages.get(state.original_id) if state.original_id else None
@@ -1126,8 +1164,8 @@ class FakeDiscord:
                 "hoist": False, "icon": None, "unicode_emoji": None, "managed": False, "mentionable": False,
                 "flags": 0}
         members = [self.member_object(u) for u in (*self.users.values(), self.bot_user)]
-        channel = self.channels["channel"].channel_object()
-        channel.pop("guild_id")
+        channels = [{k: v for k, v in c.channel_object().items() if k != "guild_id"}
+                    for c in self.channels.values() if c.type == 0]   # every text channel (add_channel's too)
         return {
             "id": self.guild_id, "name": "Pit Lane Club", "unavailable": False, "owner_id": self.owner.id,
             "member_count": len(members), "large": False, "joined_at": TIMESTAMP, "icon": None, "splash": None,
@@ -1137,7 +1175,7 @@ class FakeDiscord:
                  "permissions": str(self.role_permissions[self.guild_id])},
                 {**role, "id": self.moderator_role, "name": "Moderators", "position": 1,
                  "permissions": str(self.role_permissions[self.moderator_role])}],
-            "channels": [channel],
+            "channels": channels,
             "threads": [self.channels["thread"].channel_object()],
             "members": members, "voice_states": [], "presences": [], "stage_instances": [],
             "guild_scheduled_events": [], "soundboard_sounds": [], "premium_tier": 0,
@@ -1176,26 +1214,37 @@ class FakeDiscord:
         except Exception as exc:  # a malformed body is the bot's bug; record and refuse it
             record.kind = "malformed"
             return self._answer(record, DiscordError(400, 50109, f"The request body contains invalid JSON: {exc}"))
+        headers: dict[str, str] = {}
         try:
             handler, args = self._route(record)
             if (held := self.hold.pop(record.kind, 0.0)) > 0:   # a slow Discord: the bot waits on this answer
                 await asyncio.sleep(held)
+            headers, limited = self.limits.admit(record.kind, _major(args))
+            if limited is not None:
+                return self._limited(record, limited)
             result = await handler(record, *args)
         except DiscordError as exc:
-            return self._answer(record, exc)
+            return self._answer(record, exc, headers)
         except Exception as exc:  # a bug in the fake: answer 500 and make it visible
             self._problems.append(f"fake Discord crashed on {record.method} {record.path}: {exc!r}")
             return self._answer(record, DiscordError(500, 0, f"fake Discord error: {exc!r}"))
-        if record.kind.startswith("channel_"):
+        if _on_others_behalf(record, None):
             self._touch_latest_interaction(record.at)
         if result is None:
             record.status = 204
             self._notify()
-            return web.Response(status=204)
+            return web.Response(status=204, headers=headers)
         status, body = result if isinstance(result, tuple) else (200, result)
         record.status, record.response = status, body
         self._notify()
-        return json_response(body, status)
+        return json_response(body, status, headers)
+
+    def _limited(self, record: HttpRecord, limited: Limited) -> web.Response:
+        scope = limited.headers.get("X-RateLimit-Scope", "")
+        record.status, record.response = 429, limited.body
+        record.error = f"429 {scope} rate limit, retry after {limited.body['retry_after']}s"
+        self._notify()
+        return json_response(limited.body, 429, limited.headers)
 
     def _touch_latest_interaction(self, at: float) -> None:
         latest = max((i for i in self._interactions.values() if i.dispatched_at <= at),
@@ -1203,10 +1252,10 @@ class FakeDiscord:
         if latest is not None:
             latest.last_activity = max(latest.last_activity, time.monotonic())
 
-    def _answer(self, record: HttpRecord, error: DiscordError) -> web.Response:
+    def _answer(self, record: HttpRecord, error: DiscordError, headers: dict[str, str] | None = None) -> web.Response:
         record.status, record.error, record.response = error.status, f"{error.code} {error.message}", error.body()
         self._notify()
-        return json_response(error.body(), error.status)
+        return json_response(error.body(), error.status, headers)
 
     async def _outside_api(self, request: web.Request) -> web.StreamResponse:
         record = HttpRecord(time.monotonic(), request.method, request.path, dict(request.query),
@@ -1374,7 +1423,7 @@ class FakeDiscord:
         record.interaction_id = state.id
         state.requests.append(record)
         state.last_activity = record.at
-        if record.at - state.dispatched_at > self.token_lifetime:
+        if self.now() - state.born > self.token_lifetime:
             raise DiscordError(401, 50027, "Invalid Webhook Token")
         if state.ack_type is None:
             raise unknown_webhook()  # no initial response (yet, or ever): the token is not usable
@@ -1760,6 +1809,19 @@ def _notified(body: dict) -> list[str]:
         return mentioned
     permitted = {str(u) for u in allowed.get("users") or []}
     return [u for u in mentioned if u in permitted]
+
+
+def _major(args: tuple) -> str:
+    """A request's major parameters (what its route bucket is kept per): channel, webhook token, interaction."""
+    found = args[0] if args else {}
+    return "/".join(str(found[k]) for k in ("cid", "token", "iid") if k in found)
+
+
+def _on_others_behalf(record: HttpRecord, interaction_id: str | None) -> bool:
+    """A request on a message made for whichever interaction came latest: a channel route, or an edit through
+    an earlier interaction's webhook (the turn message its follow-up posted)."""
+    return record.kind.startswith("channel_") or (
+        record.kind in ("edit_followup", "delete_followup") and record.interaction_id != interaction_id)
 
 
 def _public_message(message: dict) -> dict:

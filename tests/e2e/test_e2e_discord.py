@@ -42,6 +42,7 @@ from tests.e2e.fake_discord import (
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FIRST_RESPONSE_BUDGET = 2.0  # seconds; Discord's hard limit is 3
 RESPONSE_TIMEOUT = 15.0  # a bound on every wait for the bot, far above normal (~0.2 s)
+EDITS = ("edit_original", "edit_followup", "channel_message_edit")   # the routes that edit a turn's message
 USER_AGENT = re.compile(r"^DiscordBot \(https://github\.com/Rapptz/discord\.py 2\.\d+\.\d+\)")
 
 
@@ -54,7 +55,9 @@ USER_AGENT = re.compile(r"^DiscordBot \(https://github\.com/Rapptz/discord\.py 2
 class Shown:
     """The public map an accepted command produced."""
 
-    via: str  # "followup" (a new turn message) or "channel_message_edit" (the turn's message edited)
+    via: str  # "followup" (a new turn message), or how the turn's message was edited: "edit_original" (the
+    # pressed message, through its press), "edit_followup" (through the interaction that posted it, while
+    # its token lives) or "channel_message_edit" (the channel route, bound by the global rate limit)
     record: HttpRecord
     message_id: str
     content: str
@@ -106,7 +109,7 @@ def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_C
     with_files = [r for r in exchange.requests if r.files]
     assert len(with_files) == 1, exchange.describe()
     (record,) = with_files
-    assert record.kind in ("followup", "channel_message_edit"), exchange.describe()
+    assert record.kind in ("followup", *EDITS), exchange.describe()
     body = record.body
     assert not int(body.get("flags") or 0) & EPHEMERAL
     assert body.get("allowed_mentions") is not None  # never discord.py's default of "ping everything"
@@ -126,6 +129,9 @@ def assert_public_map(exchange: Exchange, record_latency, kind: int = DEFERRED_C
             assert followup.replaced_original != exchange.original_deleted, exchange.describe()
     else:
         message_id = record.path.rsplit("/", 1)[1]
+        if record.kind == "edit_original":   # a press edits the message it is on through its own response
+            assert kind == DEFERRED_UPDATE and exchange.original is not None, exchange.describe()
+            message_id = exchange.original["id"]
         message = exchange.original if kind == DEFERRED_UPDATE else None
         if kind == DEFERRED_CHANNEL_MESSAGE:
             assert exchange.original_deleted, exchange.describe()  # the deferral does not linger
@@ -258,8 +264,9 @@ async def test_a_game_played_by_slash_commands(fake, bot, record_latency):
     move = assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
     assert f"{active}: normal" in move.content
     assert "speed 2" in move.description
-    # Moves within the turn edit the turn's message.
-    assert speed.via == move.via == "channel_message_edit"
+    # Moves within the turn edit the turn's message, through the interaction that posted it (its token
+    # lives 15 minutes): no request of the global rate limit.
+    assert speed.via == move.via == "edit_followup"
     assert speed.message_id == move.message_id == started.message_id
 
     # What the channel shows: the lobby message (buttons retired) and the turn message, now with the
@@ -313,7 +320,8 @@ async def test_a_thread_has_its_own_game(fake, bot, record_latency):
     assert created.payload["channel"]["parent_id"] == fake.channels["channel"].id
     joined = assert_public_map(await slash(fake, "carol", "thread", "game join"), record_latency)
     assert "carol joined" in joined.content
-    assert joined.record.path.startswith(f"/channels/{thread.id}/messages/")  # the thread's own message
+    assert joined.via == "edit_followup"   # through the interaction that posted the thread's lobby message
+    assert fake.message(joined.message_id)["channel_id"] == thread.id  # the thread's own message
 
     # The host of the channel's game is not the host in the thread, and the games do not mix.
     refused = await slash(fake, "alice", "thread", "game start")
@@ -361,7 +369,8 @@ async def test_the_game_survives_sigkill_and_restart(fake, bot, restart_bot, rec
     pressed = assert_public_map(await press(fake, active, "channel", started.message_id, "Speed 2"),
                                 record_latency, kind=DEFERRED_UPDATE)
     assert f"{active} set speed 0 -> 2" in pressed.content
-    assert pressed.via == "channel_message_edit" and pressed.message_id == started.message_id
+    # (edited through the press's own interaction: the message it is on)
+    assert pressed.via == "edit_original" and pressed.message_id == started.message_id
     # ... and play goes on by slash command too.
     move = assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
     assert f"{active}: normal" in move.content
