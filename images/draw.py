@@ -253,8 +253,9 @@ def build_palette(reference: Image.Image, key_colours: tuple[Colour, ...] = (), 
 
 
 def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: int = 256,
-           palette: Image.Image | None = None) -> bytes:
-    """Encode deterministically (images.png): 256 colours, fixed compression, no metadata (0 colours keeps RGB).
+           palette: Image.Image | None = None, level: int = 0) -> bytes:
+    """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest), no
+    metadata (0 colours keeps RGB).
 
     Every pixel is mapped to its nearest entry of `palette` (Pillow does that quickly), or of one built
     from this picture (`build_palette`): building a palette is most of the cost of encoding, so a
@@ -263,7 +264,7 @@ def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: in
     if colours:
         palette = palette or build_palette(image, key_colours, colours)
         image = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    return png.encode(image)
+    return png.encode(image, level)
 
 
 def chip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, text: str, font: ImageFont.FreeTypeFont,

@@ -122,3 +122,32 @@ def test_the_same_states_give_the_same_bytes_in_two_processes():
         for seed in (1, 2)
     }
     assert digests == {here.hexdigest()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(images(), st.integers(1, 9))
+def test_a_harder_deflate_writes_the_same_pixels(image, level):
+    assert _same_picture(_decoded(png.encode(image, level)), image)
+
+
+def test_each_games_channel_picture_is_deflated_smaller_than_the_fast_way():
+    """The channel picture's zlib-ng level (PNG_LEVEL beside each renderer) gives fewer bytes than ISA-L
+    for the same pixels, in every game (issue 28, item 8); without zlib-ng, ISA-L writes them."""
+    assert png.SMALL_DEFLATE is not None, "zlib-ng is missing: pictures are written larger"
+    frames: dict[str, tuple] = {}
+    for game, view, events in game_frames(every=40):
+        frames.setdefault(game, (view, events))
+    assert set(frames) == {"speedway", "track", "battlecars", "race"}
+    for game, (view, events) in frames.items():
+        small = render(game, view, events, ())
+        picture = _decoded(small)
+        fast = png.encode(picture)
+        assert len(small) < len(fast) * 0.95, (game, len(small), len(fast))
+        assert _same_picture(_decoded(fast), picture)
+
+
+def test_without_zlib_ng_the_fast_deflate_writes(monkeypatch):
+    image = Image.radial_gradient("L").convert("P")
+    monkeypatch.setattr(png, "SMALL_DEFLATE", None)
+    assert png.encode(image, 5) == png.encode(image)
+    assert png.encoder_name(5).startswith("ISA-L")

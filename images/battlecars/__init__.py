@@ -63,6 +63,10 @@ ChipLines = tuple[tuple[str, str, str], str, str]   # (name, mat, ' · OUT' or '
 Mark = tuple[tuple[float, ...], Callable[[ImageDraw.ImageDraw], None]]   # its box, its paint
 GROUND = {"road": ROAD, "grass": GRASS, "building": BUILDING, "trees": GRASS}
 
+# The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
+# (a move at most half a plain Pillow PNG's time; docs/performance.md).
+PNG_LEVEL = 3
+
 
 def cell_size(board: data.Board) -> int:
     """Pixels between points: 13 x 9 boards get 52, the joined 17 x 13 board 39."""
@@ -633,7 +637,7 @@ KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE) + TR
 
 def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last, turn=turn), palette=palette_for(state.board, state.big))
+    return to_png(render_image(state, last, turn=turn), palette=palette_for(state.board, state.big), level=PNG_LEVEL)
 
 
 def render_plan(state: BattlecarsState, preview) -> bytes:

@@ -39,6 +39,10 @@ LIT = colours.HIGHLIGHT
 TRACK = (222, 216, 204)
 GOOD, BAD = colours.GOOD, colours.BAD
 
+# The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
+# (a move at most half a plain Pillow PNG's time; docs/performance.md).
+PNG_LEVEL = 3
+
 
 name_of = seat_name   # the caption's and the picture's words for who acts
 
@@ -206,7 +210,7 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), palette=reference_palette())
+    return to_png(render_image(state, last), palette=reference_palette(), level=PNG_LEVEL)
 
 
 @cache

@@ -33,6 +33,10 @@ WIDE_MAP = 800      # maps at least this wide carry the chips under them; narrow
 SIDEBAR = 330       # the chips' column beside a narrow map
 SHEETS_WIDTH = 1000  # the car sheets picture
 
+# The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
+# (a move at most half a plain Pillow PNG's time; docs/performance.md).
+PNG_LEVEL = 5
+
 
 def map_band(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """The map alone: the arena, the trails and crashes of `turn`, the cars and hazards, the shot `last`
@@ -111,7 +115,7 @@ def palette_for(arena: str):
 def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Speedway state, its last action's events and its recent turn's to PNG bytes (the same
     input always gives the same bytes)."""
-    return to_png(render_image(state, last, turn), palette=palette_for(state.arena))
+    return to_png(render_image(state, last, turn), palette=palette_for(state.arena), level=PNG_LEVEL)
 
 
 def warm() -> None:

@@ -26,6 +26,10 @@ KEY_COLOURS = style_colours(style)
 SIDEBAR = 420   # the column of words beside the board
 REPLAY_SIDE = 640  # a replay frame's board: the frame's width, so it is not shrunk twice
 
+# The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
+# (a move at most half a plain Pillow PNG's time; docs/performance.md).
+PNG_LEVEL = 3
+
 
 def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
     """The whole picture as a Pillow image: the board, and beside it whose turn, the last card and the
@@ -40,7 +44,7 @@ def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
 def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
     input gives the same bytes. A card race needs no trail of the turn: `turn` is not drawn."""
-    return to_png(render_image(state, last), palette=reference_palette())
+    return to_png(render_image(state, last), palette=reference_palette(), level=PNG_LEVEL)
 
 
 @cache
