@@ -8,9 +8,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import discord
+import pytest
 
-from bot.chat.pacing import GlobalPacer
+from bot.chat.pacing import GLOBAL_RATE, GlobalPacer, global_rate
 from bot.chat.routes import MARGIN, TOKEN_LIFE, InteractionWebhooks, edit_message
+from tests.conftest import run_cli
 
 
 class Clock:
@@ -135,3 +137,23 @@ def test_the_oldest_tokens_go_first_beyond_the_limit():
     for n in range(5):
         webhooks.remember(str(n), interaction(Webhook()))
     assert len(webhooks) == 3 and webhooks.webhook("0") is None and webhooks.webhook("4") is not None
+
+
+def test_a_process_of_some_shards_takes_their_share_of_the_one_global_budget(monkeypatch):
+    """Discord's global limit is the bot token's, across its processes: shards 0-1 of 4 pace to half."""
+    monkeypatch.delenv("PITBOSS_GLOBAL_RATE", raising=False)
+    assert global_rate() == GLOBAL_RATE
+    assert global_rate(2 / 4) == GLOBAL_RATE // 2 and global_rate(1 / 100) == 1
+    monkeypatch.setenv("PITBOSS_GLOBAL_RATE", "20")
+    assert global_rate(0.5) == 20
+    for bad in ("0", "51", "fast", "-3"):
+        monkeypatch.setenv("PITBOSS_GLOBAL_RATE", bad)
+        with pytest.raises(ValueError, match="PITBOSS_GLOBAL_RATE must be a whole number"):
+            global_rate()
+
+
+def test_pitboss_run_refuses_a_malformed_global_rate_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITBOSS_GLOBAL_RATE", "lots")
+    monkeypatch.setenv("DISCORD_TOKEN", "a.b.c")
+    done = run_cli("run", "--db", str(tmp_path / "p.db"), cwd=tmp_path)
+    assert done.returncode == 2 and "PITBOSS_GLOBAL_RATE must be a whole number" in done.stderr, done.stderr

@@ -121,7 +121,9 @@ class PitbossBehaviour(discord.Client):
         self.sync_commands = sync_commands
         self.force_sync = force_sync
         self.webhooks = InteractionWebhooks()   # which interaction posted each turn message (tokens: memory only)
-        self.pacer = GlobalPacer(global_rate())  # every request outside the interaction routes waits here
+        shards, count = options.get("shard_ids"), options.get("shard_count")
+        share = len(shards) / count if shards and count else 1.0   # this process's part of the bot's shards
+        self.pacer = GlobalPacer(global_rate(share))   # every request outside the interaction routes waits here
         pace(self.http, self.pacer)
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)

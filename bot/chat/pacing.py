@@ -24,9 +24,17 @@ GLOBAL_RATE = 45            # ours: a margin for the clocks and for requests dis
 IN_FLIGHT_POLL = 0.05       # seconds between looks while every place is held by a request in flight
 
 
-def global_rate() -> int:
-    """Requests a second the bot allows itself (env PITBOSS_GLOBAL_RATE, default GLOBAL_RATE)."""
-    return int(os.environ.get("PITBOSS_GLOBAL_RATE", GLOBAL_RATE))
+def global_rate(share: float = 1.0) -> int:
+    """Requests a second this process allows itself: PITBOSS_GLOBAL_RATE when set, else its `share` of
+    GLOBAL_RATE. Discord's limit is one budget for the bot token, so a process running some of the bot's
+    shards takes their part of it (shards 0-1 of 4: half), and the processes together stay under it."""
+    given = os.environ.get("PITBOSS_GLOBAL_RATE", "").strip()
+    if not given:
+        return max(1, math.floor(GLOBAL_RATE * share))
+    if not given.isdigit() or not 1 <= int(given) <= DISCORD_GLOBAL_LIMIT:
+        raise ValueError(f"PITBOSS_GLOBAL_RATE must be a whole number of requests a second from 1 to "
+                         f"{DISCORD_GLOBAL_LIMIT}, not {given!r}")
+    return int(given)
 
 
 class GlobalPacer:

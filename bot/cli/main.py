@@ -358,6 +358,13 @@ def _run(args: argparse.Namespace) -> int:
         print("error: set DISCORD_TOKEN to the bot's token (see README: Running on Discord).", file=sys.stderr)
         return EXIT_SYNTAX
     from bot.chat.adapter import run_bot
+    from bot.chat.pacing import global_rate
+
+    try:
+        global_rate()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SYNTAX
 
     return run_bot(token, target, guild_id=args.guild, shards=shards, force_sync=args.sync)
 
