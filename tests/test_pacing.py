@@ -146,7 +146,9 @@ def test_a_process_of_some_shards_takes_their_share_of_the_one_global_budget(mon
     assert global_rate(2 / 4) == GLOBAL_RATE // 2 and global_rate(1 / 100) == 1
     monkeypatch.setenv("PITBOSS_GLOBAL_RATE", "20")
     assert global_rate(0.5) == 20
-    for bad in ("0", "51", "fast", "-3"):
+    monkeypatch.setenv("PITBOSS_GLOBAL_RATE", "500")   # a large bot's raised limit, its processes' share
+    assert global_rate() == 500
+    for bad in ("0", "10001", "fast", "-3"):
         monkeypatch.setenv("PITBOSS_GLOBAL_RATE", bad)
         with pytest.raises(ValueError, match="PITBOSS_GLOBAL_RATE must be a whole number"):
             global_rate()

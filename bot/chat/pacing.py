@@ -21,6 +21,7 @@ import discord
 
 DISCORD_GLOBAL_LIMIT = 50   # requests a second, across every server of the bot
 GLOBAL_RATE = 45            # ours: a margin for the clocks and for requests discord.py retries
+MOST_RATE = 10_000          # PITBOSS_GLOBAL_RATE's bound: a large bot may be granted a higher limit than 50
 IN_FLIGHT_POLL = 0.05       # seconds between looks while every place is held by a request in flight
 
 
@@ -31,9 +32,9 @@ def global_rate(share: float = 1.0) -> int:
     given = os.environ.get("PITBOSS_GLOBAL_RATE", "").strip()
     if not given:
         return max(1, math.floor(GLOBAL_RATE * share))
-    if not given.isdigit() or not 1 <= int(given) <= DISCORD_GLOBAL_LIMIT:
+    if not given.isdigit() or not 1 <= int(given) <= MOST_RATE:
         raise ValueError(f"PITBOSS_GLOBAL_RATE must be a whole number of requests a second from 1 to "
-                         f"{DISCORD_GLOBAL_LIMIT}, not {given!r}")
+                         f"{MOST_RATE}, not {given!r}")
     return int(given)
 
 
