@@ -199,7 +199,7 @@ async def test_refusals_change_nothing(service, store):
     record, records = await play(service, store, "battlecars", 4)
     for user, line, words in (
             ("zed", "/game rollback to:1", "Only the seated players vote"),
-            ("ann", f"/game rollback to:{len(records)}", "to: give an action before the last: 0 (the start) to"),
+            ("ann", f"/game rollback to:{len(records)}", "to: give an action before the last (at most"),
             ("ann", "/game rollback", "Give to:N to propose"),
             ("ann", "/game rollback to:2", "to: that is before the game started"),
             ("ann", "/game rollback to:1 vote:yes", "Give to:N to propose"),
@@ -219,8 +219,13 @@ async def test_alone_with_the_computer_a_rollback_needs_no_vote_and_undo_leaves_
     record, records = await play(service, store, "battlecars", 3)
     done = await run(service, "ann", "/game rollback to:4")
     assert done.outcome == "applied" and "The table voted to roll back to #4" in done.text
+    await run(service, "ann", "/game end")
+    await started(service, "battlecars")   # two people: the rollback is the last action, and the proposer's
+    await play(service, store, "battlecars", 3)
+    await run(service, "ann", "/game rollback to:4")
+    assert (await run(service, "ben", "/game rollback vote:yes")).outcome == "applied"
     undo = await run(service, "ann", "/undo")
-    assert undo.outcome == "refused" and "not taken back by /undo" in undo.text
+    assert undo.outcome == "refused" and "not taken back by /undo" in undo.text, undo.text
 
 
 async def test_the_set_aside_actions_are_in_the_log_the_export_and_a_replayed_import(service, store):
@@ -290,3 +295,74 @@ def test_the_command_line_votes_and_rolls_back(tmp_path):
     cli("ann", "/speed value:2")
     assert "ann proposes rolling the game back to #3" in cli("ann", "/game rollback to:3")
     assert "The table voted to roll back to #3: 1 action set aside" in cli("ben", "/game rollback vote:yes")
+
+
+async def test_a_rollback_to_a_computers_turn_lets_it_play_at_once(service, store):
+    """The game as it was may wait on a computer seat: it plays, as after any move (a play-test found the game
+    stuck there for good)."""
+    for user, line in (("ann", "/game new ruleset:speedway seed:5 arena:duel"), ("ann", "/game join car:brawler"),
+                       ("ben", "/game join car:torch"), ("ann", "/game add-ai"), ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    ruleset = get_ruleset("speedway")
+    record, records = await play(service, store, "speedway", 40)
+    computer = [r.seq for r in records if r.actor.startswith("ai-")]
+    assert computer, "the computer never played"
+    to = computer[-1] - 1   # just before one of the computer's actions: it is the computer's turn
+    proposed = await run(service, "ann", f"/game rollback to:{to}")
+    done = proposed if proposed.outcome == "applied" else await run(service, "ben", "/game rollback vote:yes")
+    assert done.outcome == "applied", done.text
+    state = ruleset.load_state((await store.active_game(CHANNEL)).state)
+    waiting = ruleset.acting_players(state)
+    assert waiting and not any(ruleset.is_computer(state, p) for p in waiting), waiting
+    assert set(done.mentions) == set(waiting)
+    assert await service.replay_matches(await store.active_game(CHANNEL))
+
+
+async def test_a_rollback_goes_no_further_back_than_a_seat_changing_hands(service, store):
+    await started(service, "battlecars")
+    await play(service, store, "battlecars", 4)
+    resigned = await run(service, "ben", "/game rollback to:4")
+    assert resigned.outcome == "shown"
+    assert (await run(service, "ann", "/game rollback vote:no")).outcome == "shown"
+    assert (await run(service, "ann", "/game seat give to:carol")).outcome == "applied"
+    assert (await run(service, "carol", "/game seat take")).outcome == "applied"
+    count = await store.action_count((await store.active_game(CHANNEL)).id)
+    refused = await run(service, "carol", "/game rollback to:4")
+    assert refused.outcome == "refused" and f"A seat changed hands at #{count}" in refused.text, refused.text
+    assert f"to #{count} at the earliest" in refused.text
+
+
+async def test_a_second_yes_is_refused_and_pings_nobody(service, store):
+    await started(service, "battlecars")
+    await play(service, store, "battlecars", 4)
+    assert (await run(service, "ann", "/game rollback to:4")).outcome == "shown"
+    again = await run(service, "ann", "/game rollback vote:yes")
+    assert again.outcome == "refused" and "You already voted yes" in again.text and not again.mentions
+
+
+async def test_a_running_game_rolled_back_moves_by_its_export_with_what_it_set_aside(service, store):
+    await started(service, "battlecars")
+    record, _ = await play(service, store, "battlecars", 6)
+    await run(service, "ann", "/game rollback to:4")
+    assert (await run(service, "ben", "/game rollback vote:yes")).outcome == "applied"
+    exported = await run(service, "ann", "/game export")
+    moved = await service.execute("elsewhere", Actor("ann", "ann"), Command("game import",
+                                                                            {"file": exported.files[0].data}))
+    assert moved.outcome == "applied" and "moved here" in moved.text, moved.text
+    game = await store.active_game("elsewhere")
+    assert list(await store.set_aside(game.id)) == [1] and await store.line_ends(game.id)
+    assert await service.replay_matches(game)
+
+
+async def test_a_battlecars_rollback_into_a_speed_step_takes_the_counters_set_there_up(service, store):
+    """ann set her counter face down, ben's revealed both; rolled back between the two, ben has seen hers, so
+    both set a counter again (a play-test found ben choosing with hers known)."""
+    await started(service, "battlecars")
+    assert (await run(service, "ann", "/speed value:2")).outcome == "applied"
+    assert (await run(service, "ben", "/speed value:2")).outcome == "applied"   # both revealed
+    await run(service, "ben", "/game rollback to:4")
+    assert (await run(service, "ann", "/game rollback vote:yes")).outcome == "applied"
+    ruleset = get_ruleset("battlecars")
+    state = ruleset.load_state((await store.active_game(CHANNEL)).state)
+    assert state.declared == () and set(ruleset.acting_players(state)) == {"ann", "ben"}
+    assert await service.replay_matches(await store.active_game(CHANNEL))

@@ -201,6 +201,12 @@ def _settled(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     return state, events
 
 
+def _counters_taken_up(state: BattlecarsState) -> BattlecarsState:
+    """A table's rollback into a speed step takes up the face-down counters already set: the actions it set
+    aside revealed them, so every driver sets a counter again."""
+    return replace(state, declared=()) if state.phase == Phase.SPEED else state
+
+
 # The referee (rules.referee) admits each action by the phase table and the turn, runs its handler,
 # then settles the table.
 apply = Referee(
@@ -215,7 +221,7 @@ apply = Referee(
      ChooseSection: _choose_section, EndMove: _end_move},
     Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled,
     resign=turns.resign, resign_leaves="Their vehicle stands empty where it is; their driver leaves the board.",
-    computer_refuses=lambda _state, _seat: "")
+    computer_refuses=lambda _state, _seat: "", on_rollback=_counters_taken_up)
 
 
 # --- what a player may do ------------------------------------------------------------------------

@@ -66,7 +66,7 @@ class GameService:
         self._orders = StandingOrders(table)
         self._standings = Standings(table)
         self._following = Following(table)
-        self._rollbacks = Rollbacks(table, self._timers, pictures)
+        self._rollbacks = Rollbacks(table, self._timers, pictures, self._acting)
         self._gm_threads = GmThreads(table)
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",

@@ -18,15 +18,16 @@ from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import VOTE_PREFIX, Actor, Button, Reply
+from bot.table.service.acting import Acting, Applied
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
 from bot.table.trust.branches import MAX_ROLLBACKS
-from bot.table.trust.seen import seen_log
+from bot.table.trust.seen import logged, seen_log
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
-from rules.table import Rollback, TablePhase, plural
+from rules.table import SEAT_ACTIONS, Rollback, TablePhase, plural
 
 VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")
 MAX_SET_ASIDE = 200   # actions one rollback may set aside (re-running the rest is bounded by the log)
@@ -47,8 +48,8 @@ def vote_buttons(game_id: int, at_seq: int) -> tuple[Button, ...]:
 class Rollbacks:
     """Proposals, votes and the rollback itself, for the channel's running game."""
 
-    def __init__(self, table: Table, timers: Timers, pictures: Pictures):
-        self._table, self._timers, self._pictures = table, timers, pictures
+    def __init__(self, table: Table, timers: Timers, pictures: Pictures, acting: Acting):
+        self._table, self._timers, self._pictures, self._acting = table, timers, pictures, acting
 
     async def run(self, channel: str, actor: Actor, options: dict[str, Any]) -> Reply:
         """`/game rollback to:N` proposes; `/game rollback vote:yes|no` answers the open vote."""
@@ -102,8 +103,9 @@ class Rollbacks:
             async with self._table.write():
                 await self._table.store.drop_rollback_vote_tx(game.id)
             return Reply("shown", f"{name} votes no: the game is not rolled back to #{to}, and plays on as it is.")
-        vote = RollbackVote(vote.game_id, vote.to_seq, vote.at_seq, vote.proposer,
-                            tuple(dict.fromkeys(vote.approvals + (actor.id,))))
+        if actor.id in vote.approvals:
+            raise GameError(f"You already voted yes to rolling back to #{to}; the vote waits on the others.")
+        vote = RollbackVote(vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, vote.approvals + (actor.id,))
         aside = _public_after(ruleset, state, records, vote.to_seq)
         if set(voters(ruleset, state)) <= set(vote.approvals):
             return await self._roll_back(channel, ruleset, game, records, vote, to, aside)
@@ -158,8 +160,12 @@ class Rollbacks:
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
         except VersionConflict:
             raise GameError("The game moved on while I was rolling it back; nothing was rolled back.") from None
-        waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
-        reply = await self._pictures.with_map(ruleset, game, state, "applied", describe_events(events), events)
+        # the game as it was may wait on a computer seat: it plays at once, as after any move
+        done, others = await self._acting.play_computers(channel, Applied(ruleset, game, state, events))
+        waiting = tuple(p for p in ruleset.acting_players(done.state) if not ruleset.is_computer(done.state, p))
+        text = self._acting.reported(done, [describe_events(events)], others)
+        reply = await self._pictures.with_map(ruleset, done.game, done.state, "applied", text,
+                                              None if others else events)
         return replace(reply, mentions=waiting)
 
 
@@ -197,9 +203,15 @@ def _cut(ruleset: Ruleset, state: Any, records: list[ActionRecord], to: int) -> 
     for a number with nothing after it, or too much."""
     public = _public(ruleset, state, records)
     if not 0 <= to < len(public):
-        raise GameError(f"to: give an action before the last: 0 (the start) to {len(public) - 1}, as /game log "
-                        f"numbers them." if public else "Nothing has happened in this game yet.")
+        raise GameError(f"to: give an action before the last (at most {len(public) - 1}), as the channel's "
+                        f"/game log numbers them." if public else "Nothing has happened in this game yet.")
     aside = len(public) - to
     if aside > MAX_SET_ASIDE:
         raise GameError(f"A rollback sets aside at most {MAX_SET_ASIDE} actions; #{to} is {aside} back.")
-    return (public[to - 1] if to else 0), aside
+    cut = public[to - 1] if to else 0
+    changed = [e.seq for e in logged(ruleset, records[cut:]) if isinstance(e.action, SEAT_ACTIONS)]
+    if changed:   # a resignation is final, and a seat's new holder would lose it without a say
+        last = _number(ruleset, state, records, changed[-1])
+        raise GameError(f"A seat changed hands at #{last} (a resignation, a seat given or taken): a rollback "
+                        f"goes back no further than that, to #{last} at the earliest.")
+    return cut, aside

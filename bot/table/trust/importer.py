@@ -14,6 +14,7 @@ from bot.table.service.queries import EXPORT_FORMAT
 from bot.table.trust.branches import MAX_ROLLBACKS
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.guards import plain_name, valid_actor_id
+from bot.table.trust.seen import WITHHELD
 from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError
@@ -129,6 +130,10 @@ def _actions(ruleset: Ruleset, raw: list) -> list[tuple[str, Any]]:
     for number, entry in enumerate(raw, start=1):
         if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict):
             raise _damaged(f"action #{number} is malformed")
+        if entry["action"].get("type") == WITHHELD:
+            raise BadImport(f"That export withholds action #{number} from whoever made it (a secret of another "
+                            f"player's, such as a GM's note): only an export that shows every action can be "
+                            f"re-played, such as the game master's.")
         actor = _actor(entry.get("actor"), f"the actor of action #{number}")
         try:
             action = decode_tagged(ruleset.actions, entry["action"])
@@ -166,9 +171,10 @@ def read_export(data: bytes) -> ImportedLog:
     count = len(raw_actions) + sum(len(a.get("actions", ())) if isinstance(a, dict) else 0 for a in raw_aside)
     replayable = seed is not None and count <= MAX_REPLAY_ACTIONS
     actions = _actions(ruleset, raw_actions) if replayable else []
-    set_aside = dict(_set_aside(ruleset, entry) for entry in raw_aside) if replayable else {}
-    if len(set_aside) != len(raw_aside):
+    numbers = [entry.get("rollback") if isinstance(entry, dict) else None for entry in raw_aside]
+    if len(set(map(str, numbers))) != len(numbers):
         raise _damaged("a rollback's set-aside actions appear twice")
+    set_aside = dict(_set_aside(ruleset, entry) for entry in raw_aside) if replayable else {}
     return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, count, set_aside)
 
 
