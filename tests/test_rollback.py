@@ -125,7 +125,8 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
     assert json.loads(shot.events) == json.loads(json.dumps([encode_tagged(e) for e in rerun]))
     assert await service.replay_matches(game)
     verify = await run(service, "zed", "/game verify")
-    assert "rebuilds the table exactly" in verify.text
+    assert "from the seed, and the line its rollback set aside to where it stood, rebuilds the table exactly" \
+        in verify.text, verify.text
     # the finished game's export re-plays elsewhere to the same table, the shot set aside included
     assert (await run(service, "ann", "/game end")).outcome == "applied"
     exported = await run(service, "ann", "/game export")

@@ -101,7 +101,8 @@ class Asking:
                                                aside, items=len(records) + sum(map(len, aside.values())))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
-                                        await self._seen_count(ruleset, game, state, actor.id))
+                                        await self._seen_count(ruleset, game, state, actor.id),
+                                        await self._table.store.rollbacks(game.id))
         if command.name == "game replay":
             game, records = await self._table.store.game_and_actions(game.id)
             try:

@@ -104,13 +104,15 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
     return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
 
 
-def verification(game: GameRecord, replays: bool, finished: bool, count: int) -> Reply:
-    """Whether every roll re-runs to the stored game (its `count` actions, as the asker counts them), and
-    the revealed seed once it is over."""
+def verification(game: GameRecord, replays: bool, finished: bool, count: int, lines: int = 0) -> Reply:
+    """Whether every roll re-runs to the stored game (its `count` actions, as the asker counts them, and
+    the `lines` its rollbacks set aside), and the revealed seed once it is over."""
     if not replays:
         return Reply("shown", f"Game {game.id} does NOT replay to its stored state: please report this.",
                      ephemeral=True)
-    text = f"Game {game.id}: replaying all {count} actions from the seed rebuilds the table exactly."
+    aside = f", and each of the {lines} lines its rollbacks set aside to where it stood," if lines > 1 else \
+        ", and the line its rollback set aside to where it stood," if lines else ""
+    text = f"Game {game.id}: replaying all {count} actions from the seed{aside} rebuilds the table exactly."
     if finished:
         text += " " + reveal(game.seed)
     else:
