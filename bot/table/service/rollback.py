@@ -71,17 +71,18 @@ class Rollbacks:
         ruleset, game, state, records = await self._running(channel)
         self._check_voter(ruleset, state, actor)
         open_vote = await self._table.store.rollback_vote(game.id)
+        public = _public(ruleset, state, records)
         if open_vote is not None and open_vote.at_seq == _last_seq(records):
-            to = _number(ruleset, state, records, open_vote.to_seq)
+            to = _number(public, open_vote.to_seq)
             raise GameError(f"A vote is open already: roll back to #{to}. Answer it with its buttons or /game "
                             f"rollback vote:yes|no.")
         if await self._table.store.rollbacks(game.id) >= MAX_ROLLBACKS:
             raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
-        cut, aside = _cut(ruleset, state, records, to)
-        await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
+        cut, aside = _cut(ruleset, records, public, to)
+        at_cut = await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
         vote = RollbackVote(game.id, cut, _last_seq(records), actor.id, (actor.id,))
         if set(voters(ruleset, state)) <= set(vote.approvals):
-            return await self._roll_back(channel, ruleset, game, records, vote, to, aside)
+            return await self._roll_back(channel, ruleset, game, records, vote, to, aside, at_cut)
         async with self._table.write():
             await self._table.store.put_rollback_vote_tx(vote)
         return self._asked(ruleset, state, game, vote, to, aside)
@@ -98,7 +99,8 @@ class Rollbacks:
                                   "back; /game rollback to:N opens a new one.")
         self._check_voter(ruleset, state, actor)
         name = state.player(actor.id).name
-        to = _number(ruleset, state, records, vote.to_seq)
+        public = _public(ruleset, state, records)
+        to = _number(public, vote.to_seq)
         if not yes:
             async with self._table.write():
                 await self._table.store.drop_rollback_vote_tx(game.id)
@@ -106,7 +108,7 @@ class Rollbacks:
         if actor.id in vote.approvals:
             raise GameError(f"You already voted yes to rolling back to #{to}; the vote waits on the others.")
         vote = RollbackVote(vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, vote.approvals + (actor.id,))
-        aside = _public_after(ruleset, state, records, vote.to_seq)
+        aside = len(public) - to
         if set(voters(ruleset, state)) <= set(vote.approvals):
             return await self._roll_back(channel, ruleset, game, records, vote, to, aside)
         async with self._table.write():
@@ -144,10 +146,12 @@ class Rollbacks:
                      buttons=vote_buttons(game.id, vote.at_seq), game_id=game.id, version=game.version)
 
     async def _roll_back(self, channel: str, ruleset: Ruleset, game: GameRecord, records: list[ActionRecord],
-                         vote: RollbackVote, to: int, aside: int) -> Reply:
-        """Everyone agreed: the game as it was at the vote's action, on the next dice stream; the actions
-        after it set aside, all in one write that checks nobody moved meanwhile."""
-        at_cut = await self._state_at(ruleset, game, records, vote.to_seq)
+                         vote: RollbackVote, to: int, aside: int, at_cut: Any = None) -> Reply:
+        """Everyone agreed: the game as it was at the vote's action (`at_cut`, when already rebuilt), on the
+        next dice stream; the actions after it set aside, all in one write that checks nobody moved
+        meanwhile."""
+        if at_cut is None:
+            at_cut = await self._state_at(ruleset, game, records, vote.to_seq)
         branch = await self._table.store.rollbacks(game.id) + 1
         action = Rollback(to, branch, aside)
         state, events = ruleset.apply(at_cut, vote.proposer, action)
@@ -168,7 +172,6 @@ class Rollbacks:
                                               None if others else events)
         return replace(reply, mentions=waiting)
 
-
     async def _state_at(self, ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], cut: int) -> Any:
         """The game as it was after its stored action `cut`, rebuilt off the loop; GameError before the start
         of play (a rollback never unseats anyone)."""
@@ -188,20 +191,14 @@ def _public(ruleset: Ruleset, state: Any, records: list[ActionRecord]) -> list[i
     return [s.record.seq for s in seen_log(ruleset, state, records, None)]
 
 
-def _number(ruleset: Ruleset, state: Any, records: list[ActionRecord], seq: int) -> int:
-    """The channel's number of the stored action `seq` (0: the start)."""
-    return sum(1 for s in _public(ruleset, state, records) if s <= seq)
+def _number(public: list[int], seq: int) -> int:
+    """The channel's number of the stored action `seq` (0: the start), given its actions' stored numbers."""
+    return sum(1 for s in public if s <= seq)
 
 
-def _public_after(ruleset: Ruleset, state: Any, records: list[ActionRecord], seq: int) -> int:
-    """How many actions the channel knows of after the stored action `seq`."""
-    return sum(1 for s in _public(ruleset, state, records) if s > seq)
-
-
-def _cut(ruleset: Ruleset, state: Any, records: list[ActionRecord], to: int) -> tuple[int, int]:
-    """The stored number of the channel's action #`to` and how many channel actions follow it; GameError
-    for a number with nothing after it, or too much."""
-    public = _public(ruleset, state, records)
+def _cut(ruleset: Ruleset, records: list[ActionRecord], public: list[int], to: int) -> tuple[int, int]:
+    """The stored number of the channel's action #`to` (`public`: its actions' stored numbers) and how many
+    channel actions follow it; GameError for a number with nothing after it, or too much."""
     if not 0 <= to < len(public):
         raise GameError(f"to: give an action before the last (at most {len(public) - 1}), as the channel's "
                         f"/game log numbers them." if public else "Nothing has happened in this game yet.")
@@ -211,7 +208,7 @@ def _cut(ruleset: Ruleset, state: Any, records: list[ActionRecord], to: int) -> 
     cut = public[to - 1] if to else 0
     changed = [e.seq for e in logged(ruleset, records[cut:]) if isinstance(e.action, SEAT_ACTIONS)]
     if changed:   # a resignation is final, and a seat's new holder would lose it without a say
-        last = _number(ruleset, state, records, changed[-1])
+        last = _number(public, changed[-1])
         raise GameError(f"A seat changed hands at #{last} (a resignation, a seat given or taken): a rollback "
                         f"goes back no further than that, to #{last} at the earliest.")
     return cut, aside
