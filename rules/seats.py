@@ -1,6 +1,6 @@
 """Seats that change hands in a running game, the same in every game: a player resigns, offers their
 seat to another member who takes it, or lets the computer play it until they take it back; the host or
-a server admin may do the same for a player who vanished. Each is an action like any other: logged,
+a server admin may do the same for a player who is gone. Each is an action like any other: logged,
 applied by the referee, replayed and verified.
 
 Rulings (every seed is silent on seats changing hands):
@@ -10,18 +10,36 @@ Rulings (every seed is silent on seats changing hands):
 - The computer plays a seat given to it as it plays its own seats, until its player takes it back.
 - A resignation is for good: what becomes of the seat's pieces is each game's own ruling
   (`Referee.resign`), and the seat can then be neither offered nor taken.
+- A resigned seat is never asked anything: a question the game still puts to it (where a hit on its
+  empty vehicle lands) is answered at once by the computer's choice, or the one legal answer, or the
+  first, as a computer seat's is (`for_resigned`); the resigned player's own answer is refused.
+- The host or a server admin may act on another player's seat (give it to the computer, offer it to a
+  member, resign it) only when that player is gone: a deadline's autopilot played for the seat since its
+  player last acted themselves, or they have not acted themselves for the table's bound (`/game settings
+  gone_hours:`, 72 hours unless the host sets another). Their own actions are those logged under their id
+  that no autopilot, standing order or computer played (`last_own_action`; a move the table played for
+  them because it was no choice cannot be told apart, and counts as theirs). A refusal says when they
+  would count as gone. The seat's holder is always told: the public message pings them and says who did
+  what to their seat.
+- Seat changes cannot flood the table: they count against each member's rate limit (never refunded, as
+  moves are), an offer already standing to the same member is not made again, and a seat changes hands at
+  most `SEAT_CHANGES` times an hour (the bot counts them in the log).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from rules.errors import BadOption, GameOver, NotHost, NotSeated, WrongPhase
 from rules.table import (
+    ByStandingOrder,
     OfferSeat,
+    PlayedByAutopilot,
     Resign,
+    Resigned,
     SeatOffered,
     SeatTaken,
     SeatToComputer,
@@ -106,6 +124,8 @@ def offer(state: Any, actor: str, action: OfferSeat) -> tuple[Any, tuple]:
         raise BadOption(f"{seat.name} resigned: their seat is no longer in the game.")
     if state.player(action.to) is not None:
         raise BadOption(f"{mention(action.to)} already plays a seat in this game.")
+    if seat.offered_to == action.to:
+        raise BadOption(f"{seat.name}'s seat is already offered to {mention(action.to)}.")
     pending = next((p for p in state.players if p.offered_to == action.to and p.id != seat.id), None)
     if pending is not None:
         raise BadOption(f"{pending.name}'s seat is already offered to {mention(action.to)}: one offer at a time.")
@@ -228,3 +248,62 @@ def actors_now(entries: list) -> list:
         if isinstance(action, TakeSeat) and action.seat and action.seat != entry.actor:
             now[action.seat] = now.get(entry.actor, entry.actor)
     return out[::-1]
+
+
+# --- who is gone, and how often a seat changed hands (read from the log, newest action first) -------------
+
+SEAT_CHANGES = 6   # the most times one seat changes hands in an hour
+
+
+def is_resigned(state: Any, player: str) -> bool:
+    """Whether `player`'s seat resigned (a game whose seats keep no such mark has none)."""
+    return bool(getattr(state.player(player), "resigned", False))
+
+
+def for_resigned(ruleset: Any, state: Any, player: str) -> Any:
+    """What the table answers for a resigned seat the game still asks something: the computer's choice,
+    else the answer that is no choice, else the first legal one; None when nothing is asked of it."""
+    action = ruleset.computer.choose(state, player) if ruleset.computer is not None else None
+    if action is None:
+        action = ruleset.forced_action(state, player)
+    if action is None:
+        action = next((a.action for a in ruleset.legal_actions(state, player) if a.action is not None), None)
+    return action
+
+
+def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any) -> tuple[int | None, bool]:
+    """Where in `entries` ((actor, events) of a game's log, newest first) the player holding `seat` last
+    acted themselves (None: not among them), and whether a deadline's autopilot played for the seat since.
+    Not theirs: what the autopilot or a standing order answered in their name, or the computer played while
+    it held the seat (from the time it was given it until its player took it back)."""
+    computer = bool(getattr(seat, "ai", False))
+    autopilot = False
+    for index, (actor, events) in enumerate(entries):
+        own = actor == seat.id
+        for event in events:
+            if isinstance(event, SeatTaken) and event.seat == seat.name and own:
+                return index, autopilot   # taken (back) by its holder: an action of theirs
+            if isinstance(event, SeatToComputerGiven) and event.seat == seat.name:
+                if own:
+                    return index, autopilot
+                computer = False   # before it, the seat's player played it
+        if not own or computer:
+            continue
+        if any(isinstance(e, PlayedByAutopilot) and e.player == seat.name for e in events):
+            autopilot = True
+        elif not any(isinstance(e, ByStandingOrder) and e.player == seat.name for e in events):
+            return index, autopilot
+    return None, autopilot
+
+
+def changes_of(events: tuple, seat: Any) -> int:
+    """How many times these events change `seat`'s hands (offered, taken, given to the computer)."""
+    return sum(1 for e in events if isinstance(e, (SeatOffered, SeatTaken, SeatToComputerGiven))
+               and e.seat == seat.name)
+
+
+def told_of(events: tuple, state: Any) -> tuple[str, ...]:
+    """The holders of the seats someone else acted on in these events (the host or an admin): each is pinged
+    and told. Their ids in `state`, the state after the events (a seat keeps its name)."""
+    names = [e.seat for e in events if isinstance(e, (SeatOffered, SeatToComputerGiven, Resigned)) and e.by]
+    return tuple(dict.fromkeys(p.id for name in names for p in state.players if p.name == name))

@@ -5,6 +5,8 @@ new holder is pinged and timed, the old one no longer."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 
 from bot.table.protocol.commands import CommandSyntaxError, parse
@@ -41,6 +43,18 @@ def movers(start) -> tuple[str, str]:
     """The player a started game waits on, and the other one."""
     mover = start.waiting_on[0]
     return mover, "ben" if mover == "ann" else "ann"
+
+
+async def time_passes(store, hours, channel="seats"):
+    """Every logged action of the channel's game moved `hours` into the past, as if that long had passed
+    since (the log's own clock stamps it: what tells how long a player has been silent)."""
+    game = await store.active_game(channel)
+    rows = await store.driver.fetchall("SELECT seq, created_at FROM actions WHERE game_id = ?", (game.id,))
+    async with store.transaction():
+        for seq, created in rows:
+            moved = (datetime.fromisoformat(created) - timedelta(hours=hours)).isoformat(timespec="seconds")
+            await store.driver.execute("UPDATE actions SET created_at = ? WHERE game_id = ? AND seq = ?",
+                                       (moved, game.id, seq))
 
 
 async def verified(service, store, channel="seats"):
@@ -122,6 +136,7 @@ async def test_the_host_or_an_admin_acts_for_a_vanished_player_and_nobody_else(s
     assert not_host.outcome == "refused"
     unknown = await run(service, "ann", "/game seat computer player:nobody")
     assert unknown.outcome == "refused" and "no seat is called 'nobody'" in unknown.text
+    await time_passes(store, 73)   # ben is gone (silent for the table's 72 hours)
     by_admin = await run(service, "mod", "/game seat give to:dave player:ben", admin=True)
     assert by_admin.outcome == "applied" and "an admin offers ben's seat to dave" in by_admin.text
     by_host = await run(service, "ann", "/game seat computer player:ben")
@@ -213,6 +228,7 @@ async def test_one_offer_per_member_and_the_host_named_as_such(service, store):
     status = await run(service, "zed", "/game status")
     assert "ben (offered to dave)" in status.text, status.text
     assert (await run(service, "dave", "/game seat take")).outcome == "applied"
+    await time_passes(store, 73)
     hosted = await run(service, "ann", "/game seat computer player:ben")
     assert hosted.outcome == "applied" and "the host gives ben's seat to the computer" in hosted.text
 

@@ -877,6 +877,16 @@ class Store:
             (game_id, min(before, SEQ_LIMIT) if before is not None else SEQ_LIMIT, count))
         return [ActionRecord(*row) for row in reversed(rows)]
 
+    async def recent_ages(self, game_id: int, count: int,
+                          before: int | None = None) -> list[tuple[ActionRecord, float]]:
+        """Like `recent_actions`, newest first, each with how many seconds ago it was logged (by the clock
+        that stamps the log): how long a player has been silent, how often a seat changed hands."""
+        rows = await self.driver.fetchall(
+            "SELECT seq, actor, action, events, created_at FROM actions WHERE game_id = ? AND seq < ?"
+            " ORDER BY seq DESC LIMIT ?", (game_id, min(before, SEQ_LIMIT) if before is not None else SEQ_LIMIT, count))
+        now = datetime.now(UTC)
+        return [(ActionRecord(*row[:4]), (now - datetime.fromisoformat(row[4])).total_seconds()) for row in rows]
+
     async def actions_tx(self, game_id: int) -> list[ActionRecord]:
         """A game's action log, read inside the current transaction, LOG_PAGE rows a statement: one read
         of a 10,000-action log held the event loop up for ~30 ms (the driver's thread builds every row

@@ -35,7 +35,8 @@ class DamagedSettings(GameError):
 
 @dataclass(frozen=True)
 class TableSettings:
-    """Humane defaults: a reminder after 12 hours, no deadline unless the host sets one."""
+    """Humane defaults: a reminder after 12 hours, no deadline unless the host sets one, and a player who
+    has not acted for 72 hours counts as gone (the host or an admin may then act on their seat)."""
 
     reminder_hours: float = 12.0
     deadline_hours: float | None = None
@@ -45,6 +46,7 @@ class TableSettings:
     paused_until: dict[str, float] = field(default_factory=dict)
     # the most a player's away hours (/me settings away:) may push their deadline
     away_limit_hours: float = 12.0
+    gone_hours: float = 72.0   # silent this long, a player counts as gone (rules.seats)
 
     def __post_init__(self) -> None:
         _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
@@ -58,6 +60,7 @@ class TableSettings:
                 raise ValueError(f"quiet_hours {start}-{end} are not two different hours of 0-23")
         _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
         _check_range("away_limit_hours", self.away_limit_hours, 0, MAX_AWAY_LIMIT_HOURS)
+        _check_range("gone_hours", self.gone_hours, 1, MAX_TURN_HOURS)
         for player, until in self.paused_until.items():
             if not player or not math.isfinite(until) or until < 0:
                 raise ValueError(f"paused_until has {player!r}: {until!r}")
@@ -106,7 +109,8 @@ class TableSettings:
             quiet += f" ({hours_in_zone(self.quiet_hours, reader.zone, now)} in {reader.time_zone})"
         return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; quiet hours: {quiet}; "
                 f"pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
-                f"{self.away_limit_hours:g} h.")
+                f"{self.away_limit_hours:g} h; a player silent for {self.gone_hours:g} h counts as gone (the host "
+                f"may then act on their seat).")
 
 
 @cache
@@ -134,6 +138,8 @@ def updated(settings: TableSettings, options: dict) -> TableSettings:
         changes["quiet_hours"] = parse_quiet(options["quiet_hours"])
     if "away_limit_hours" in options:
         changes["away_limit_hours"] = float(options["away_limit_hours"])
+    if "gone_hours" in options:
+        changes["gone_hours"] = float(options["gone_hours"])
     return replace(settings, **changes)
 
 

@@ -107,6 +107,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    min_value=0, max_value=2160),
         OptionSpec("away_limit_hours", "int", "Most hours /me away hours push a deadline",
                    min_value=0, max_value=24),
+        OptionSpec("gone_hours", "int", "Silent this long, a player is gone: the host may act on their seat",
+                   min_value=1, max_value=720),
     )),
     CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),

@@ -43,6 +43,7 @@ from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
+from bot.table.service.seat_powers import SEAT_COMMANDS, SeatPowers
 from bot.table.service.standings import end_words
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
@@ -53,7 +54,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
-from rules.seats import completed, seat_command_action
+from rules.seats import completed, for_resigned, is_resigned, seat_command_action, told_of
 from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
@@ -84,6 +85,7 @@ class Acting:
     def __init__(self, table: Table, timers: Timers, pictures: Pictures):
         self._table, self._timers, self._pictures = table, timers, pictures
         self._following = Following(table)
+        self._seat_powers = SeatPowers(table)
         self.plans = Plans(table, self.run_steps)
 
     async def act(self, channel: str, actor: Actor, command: Command,
@@ -96,6 +98,8 @@ class Acting:
         if command.name == "game seat give" and (not valid_actor_id(str(options.get("to", "")))
                                                  or str(options["to"]).startswith(COMPUTER_ID_PREFIX)):
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
+        if command.name in SEAT_COMMANDS:
+            await self._seat_powers.check(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
         if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
             return await self.plans.plan(channel, actor, Command(command.name, options))
@@ -186,9 +190,10 @@ class Acting:
             try:
                 version = expected_version if index == 0 else None
                 last_step = not queue and not pending
-                done = await (self.apply(channel, actor.id, step, version, last_step=last_step)
+                done = await (self.apply(channel, actor.id, step, version, last_step=last_step, by_person=True)
                               if isinstance(step, Command)
-                              else self.apply(channel, actor.id, None, version, action=step, last_step=last_step))
+                              else self.apply(channel, actor.id, None, version, action=step, last_step=last_step,
+                                              by_person=True))
                 waiting_before = done.waiting_before if waiting_before is None else waiting_before
                 round_before = done.round_before if round_before is None else round_before
             except GameError as exc:
@@ -223,6 +228,7 @@ class Acting:
         newly = [p for p in done.ruleset.acting_players(done.state) if p not in (waiting_before or ())
                  and p != actor.id and not done.ruleset.is_computer(done.state, p)]
         offered = [e.to for e in events if isinstance(e, SeatOffered)]
+        holders = [p for p in told_of(tuple(events), done.state) if p != actor.id]   # a power over their seat
         # the pinged players' notes are read while the picture is drawn
         reply, notes = await asyncio.gather(
             self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
@@ -236,9 +242,12 @@ class Acting:
         # followers hear of a new round, or of the end
         if told := await self._following.news(done.ruleset, done.game.id, channel, round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)
-        if offered:   # the member offered a seat is told, and takes it with a press
-            return replace(reply, mentions=tuple(offered), ping_words="a seat is offered to you.",
-                           buttons=reply.buttons + (seat_button(done.game.id),))
+        if offered or holders:   # the member offered a seat is told, and takes it with a press; a seat's
+            # holder is told of what someone else did to it
+            words = "someone acted on your seat (below)." if not offered else \
+                "a seat is offered to you." if not holders else "a seat changes hands (below)."
+            return replace(reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words,
+                           buttons=reply.buttons + ((seat_button(done.game.id),) if offered else ()))
         if not newly:
             return reply
         return replace(reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
@@ -257,11 +266,12 @@ class Acting:
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,
-                    told: tuple = ()) -> Applied:
+                    told: tuple = (), by_person: bool = False) -> Applied:
         """Apply one command (or an action value the game itself offered) as one transaction,
         retrying only when nothing was written. The `last_step` of a command, when no computer's move
         follows, has its picture drawn while it is written. `told` are table events logged before the
-        action's own (an answer given by standing order says so)."""
+        action's own (an answer given by standing order says so). `by_person`: the actor themselves acts
+        (not the table for them), which a resigned seat's player may no longer do in the game."""
         for attempt in range(WRITE_ATTEMPTS):
             ahead: DrawnAhead | None = None
             try:
@@ -279,6 +289,9 @@ class Acting:
                             ruleset.command_to_action(command.name, command.options)
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
+                    if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
+                        raise GameError("You resigned from this game: the table answers what it still asks of "
+                                        "your seat.")
                     new_state, events = ruleset.apply(state, actor_id, action)
                     events = told + events
                     public = is_public(ruleset, new_state, actor_id, action)
@@ -316,15 +329,15 @@ class Acting:
         raise AssertionError("unreachable")
 
     async def play_computers(self, channel: str, done: Applied) -> tuple[Applied, list[tuple[str, tuple]]]:
-        """Let every waiting computer seat play, and play a person's move that is no choice (the game's
-        forced action), each through the same path as a person's; the (player, events) in order, a forced
-        move's words saying so."""
+        """Let every waiting computer seat play, answer what a resigned seat is still asked, and play a
+        person's move that is no choice (the game's forced action), each through the same path as a person's;
+        the (player, events) in order, a forced or resigned seat's move's words saying so."""
         played: list[tuple[str, tuple]] = []
         standing: dict[str, dict[str, str]] | None = None   # the game's standing orders, read once a question comes
         for _ in range(MAX_COMPUTER_ACTIONS):
             if done.ruleset.is_finished(done.state):
                 break
-            player, action, forced = _next_automatic(done.ruleset, done.state)
+            player, action, why = _next_automatic(done.ruleset, done.state)
             told: tuple = ()
             if player is None and _asked(done.ruleset, done.state):
                 if standing is None:
@@ -336,11 +349,10 @@ class Acting:
             try:
                 done = await self.apply(channel, player, None, action=action, told=told)
             except GameError as exc:  # a computer or a forced move refused is a bug: stop, keep the game
-                log.error("%s %s was refused %r: %s", "forced move of" if forced else "computer", player, action,
-                          exc.message)
+                log.error("%s %s was refused %r: %s", why or "computer", player, action, exc.message)
                 break
             seat = done.state.player(player)
-            told = (_Said(f"{seat.name if seat else player} had no choice:"),) if forced else ()
+            told = (_Said(f"{seat.name if seat else player} {_WHY[why]}"),) if why else ()
             played.append((player, told + done.events))
         return done, played
 
@@ -468,21 +480,28 @@ def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) 
 def _plays_itself(ruleset: Ruleset, state: Any) -> bool:
     """Whether a move plays itself next (a waiting computer seat, or a person's forced move)."""
     return not ruleset.is_finished(state) and any(
-        ruleset.is_computer(state, p) or ruleset.forced_action(state, p) is not None
+        ruleset.is_computer(state, p) or is_resigned(state, p) or ruleset.forced_action(state, p) is not None
         for p in ruleset.acting_players(state))
 
 
-def _next_automatic(ruleset: Ruleset, state: Any) -> tuple[str | None, Any, bool]:
-    """The next move that plays itself: a waiting computer seat's choice, or a person's move that is no
-    choice; (player, action, forced), or (None, None, False) when everyone waiting has to choose."""
+_WHY = {"forced": "had no choice:", "resigned": "resigned: the table answers for their seat:"}
+
+
+def _next_automatic(ruleset: Ruleset, state: Any) -> tuple[str | None, Any, str]:
+    """The next move that plays itself: a waiting computer seat's choice, what a resigned seat is still
+    asked (rules.seats.for_resigned), or a person's move that is no choice; (player, action, why: "" for a
+    computer seat, else a key of _WHY), or (None, None, "") when everyone waiting has to choose."""
     for player in ruleset.acting_players(state):
-        if ruleset.is_computer(state, player):
+        if is_resigned(state, player):
+            if (action := for_resigned(ruleset, state, player)) is not None:
+                return player, action, "resigned"
+        elif ruleset.is_computer(state, player):
             action = ruleset.computer.choose(state, player) if ruleset.computer is not None else None
             if action is not None:
-                return player, action, False
+                return player, action, ""
         elif (action := ruleset.forced_action(state, player)) is not None:
-            return player, action, True
-    return None, None, False
+            return player, action, "forced"
+    return None, None, ""
 
 
 def _asked(ruleset: Ruleset, state: Any) -> list[str]:

@@ -17,7 +17,7 @@ from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.protocol.commands import QUERIES, Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
-from bot.table.protocol.replies import Actor, Notice, Reply, matching_offers, refusal
+from bot.table.protocol.replies import SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service import standing
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
@@ -28,6 +28,7 @@ from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
+from bot.table.service.seat_powers import SEAT_COMMANDS as SEAT_CHANGES
 from bot.table.service.seating import Seating
 from bot.table.service.standing import StandingOrders
 from bot.table.service.standings import Standings
@@ -39,11 +40,12 @@ from rules.registry import get_ruleset
 
 __all__ = ["Actor", "GameService", "Reply"]
 
-SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"})
+SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"})   # those naming a player
 
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
-_NOT_REFUNDED = _TABLE_BUDGET | {"undo"}
+# Nor do an undo (move-and-undo would loop for free) or a seat's change (each one logs and pings a member).
+_NOT_REFUNDED = _TABLE_BUDGET | {"undo"} | SEAT_CHANGES
 
 
 class GameService:
@@ -98,7 +100,8 @@ class GameService:
         vote = VOTE_BUTTON.match(custom_id)
         work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1") \
             if vote is not None else self._acting.press(channel, actor, custom_id)
-        return self._counted(actor, await self._guarded(channel, work, delivery))
+        taken = custom_id.startswith(f"{SEAT_PREFIX}:")   # "Take the seat": a seat's change, never refunded
+        return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
 
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
         """Play a previewed plan, if the game has not moved on since the preview."""

@@ -1,0 +1,98 @@
+"""Who may change a seat's hands now, read from the log (rules.seats has the rulings): the host or an admin
+acts on another's seat only once its player is gone, and no seat changes hands more than SEAT_CHANGES
+times an hour."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bot.table.clock.moments import moment
+from bot.table.clock.settings import HOUR, TableSettings
+from bot.table.protocol.commands import Command
+from bot.table.protocol.replies import Actor
+from bot.table.service import queries
+from bot.table.service.table import Table
+from rules.engine import Ruleset
+from rules.errors import GameError
+from rules.registry import get_ruleset
+from rules.seats import SEAT_CHANGES, changes_of, completed, last_own_action, seat_named, seats_change
+from rules.table import TablePhase, TakeSeat
+
+SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat take", "game seat computer"})
+_PAGE = 200   # log entries read at a time, newest first
+
+
+class SeatPowers:
+    """Checks a seat command against the log before it is applied."""
+
+    def __init__(self, table: Table):
+        self._table = table
+
+    async def check(self, channel: str, actor: Actor, command: Command) -> None:
+        """Refuse (a GameError) a seat command the table does not allow now; anything else about it is the
+        rules' to refuse (rules.seats)."""
+        game = await self._table.store.active_game(channel)
+        if game is None:
+            return
+        ruleset = get_ruleset(game.ruleset)
+        state = self._table.snapshots.load(ruleset, game.state)
+        if not seats_change(state) or state.phase in (TablePhase.LOBBY, TablePhase.FINISHED):
+            return
+        seat = _seat_of(state, actor, command)
+        if seat is None:
+            return
+        entries: list[tuple[str, tuple]] = []
+        ages: list[float] = []
+        before: int | None = None
+        bound = TableSettings.or_defaults(game.settings).gone_hours * HOUR
+        acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
+        while True:
+            page = await self._table.store.recent_ages(game.id, _PAGE, before)
+            entries += [(record.actor, queries.events_of(ruleset, record)) for record, _age in page]
+            ages += [age for _record, age in page]
+            found, _autopilot = last_own_action(entries, seat)
+            if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or found is not None)):
+                break
+            before = page[-1][0].seq
+        _not_too_often(entries, ages, seat)
+        if acting_for:
+            self._gone(ruleset, entries, ages, seat, bound)
+
+    def _gone(self, ruleset: Ruleset, entries: list[tuple[str, tuple]], ages: list[float], seat: Any,
+              bound: float) -> None:
+        """Nothing, when the seat's player is gone; otherwise a refusal saying when they would be."""
+        found, autopilot = last_own_action(entries, seat)
+        if found is None or autopilot or ages[found] >= bound:
+            return
+        left = bound - ages[found]
+        raise GameError(f"{seat.name} is still playing (they last acted {_hours(ages[found])} ago): the host or an "
+                        f"admin may act on their seat only once they are gone, silent for {_hours(bound)} "
+                        f"({moment(self._table.clock() + left)}) or past a deadline.")
+
+
+def _seat_of(state: Any, actor: Actor, command: Command) -> Any:
+    """The seat a seat command is for (None: none the rules would accept; they refuse it then)."""
+    try:
+        if command.name == "game seat take":
+            taken = completed(state, actor.id, TakeSeat())
+            return state.player(taken.seat) if taken.seat else None
+        return seat_named(state, actor.id, str(command.options.get("player") or ""),
+                          bool(command.options.get("by_admin", False)))
+    except GameError:
+        return None
+
+
+def _not_too_often(entries: list[tuple[str, tuple]], ages: list[float], seat: Any) -> None:
+    """Refuse a change to a seat that already changed hands SEAT_CHANGES times in the last hour."""
+    recent = [age for (_actor, events), age in zip(entries, ages, strict=True) if age < HOUR
+              for _ in range(changes_of(events, seat))]
+    if len(recent) >= SEAT_CHANGES:
+        wait = max(60.0, HOUR - recent[SEAT_CHANGES - 1])
+        raise GameError(f"{seat.name}'s seat changed hands {len(recent)} times in the last hour: it can change "
+                        f"again in {math.ceil(wait / 60)} min.")
+
+
+def _hours(seconds: float) -> str:
+    hours = seconds / HOUR
+    return f"{hours:.0f} h" if hours >= 1 else f"{max(1, math.ceil(seconds / 60))} min"
