@@ -290,7 +290,7 @@ class Acting:
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
                     if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
-                        raise GameError("You resigned from this game: the table answers what it still asks of "
+                        raise NotSeated("You resigned from this game: the table answers what it still asks of "
                                         "your seat.")
                     new_state, events = ruleset.apply(state, actor_id, action)
                     events = told + events

@@ -1,0 +1,230 @@
+"""Who may act on a seat, and how often (issue 36, items 3, 5 and 8): the host or an admin acts on another
+player's seat only once that player is gone (past a deadline, or silent for the table's bound), and the
+seat's holder is pinged; a resigned seat is never waited on; seat commands cannot flood the table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.table.service.entry import GameService
+from bot.table.trust.guards import RateLimit
+from rules.registry import get_ruleset
+from rules.seats import SEAT_CHANGES, last_own_action
+from rules.table import ByStandingOrder, PlayedByAutopilot, Player, SeatTaken, SeatToComputerGiven
+from tests.test_scheduler import Clock
+from tests.test_seats import GAMES, movers, run, started, state_of, time_passes, verified
+
+CHANNEL = "seats"
+
+
+async def log_length(store) -> int:
+    game = await store.active_game(CHANNEL) or await store.latest_game(CHANNEL)
+    return await store.action_count(game.id)
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_host_acts_on_a_seat_only_once_its_player_is_gone_and_the_player_is_pinged(service, store, game):
+    """Item 3: ben has just acted, so the host's /game seat computer for his seat is refused (nothing
+    changes) and told when ben would count as gone; silent past the table's bound, his seat is the host's
+    to hand on, and the public reply pings ben and says who did what to his seat."""
+    await started(service, game)
+    before = await log_length(store)
+    refused = await run(service, "ann", "/game seat computer player:ben")
+    assert refused.outcome == "refused" and refused.ephemeral
+    assert refused.text.startswith("ben is still playing (they last acted "), refused.text
+    assert "only once they are gone, silent for 72 h (<t:" in refused.text and "past a deadline" in refused.text
+    assert await log_length(store) == before
+    by_admin = await run(service, "mod", "/game seat give to:dave player:ben", admin=True)
+    assert by_admin.outcome == "refused" and "ben is still playing" in by_admin.text
+
+    await time_passes(store, 73)
+    given = await run(service, "ann", "/game seat computer player:ben")
+    assert given.outcome == "applied", given.text
+    assert "ann gives ben's seat to the computer" in given.text
+    assert given.mentions == ("ben",) and given.ping_words == "someone acted on your seat (below)."
+    assert get_ruleset(game).is_computer(await state_of(store, given.game_id), "ben")
+    await verified(service, store)
+
+
+async def test_the_table_sets_its_bound_and_a_seat_offered_for_a_gone_player_pings_both(service, store):
+    await started(service, "track")
+    assert (await run(service, "ann", "/game settings gone_hours:2")).outcome == "shown"
+    early = await run(service, "ann", "/game seat give to:carol player:ben")
+    assert early.outcome == "refused" and "silent for 2 h" in early.text, early.text
+    await time_passes(store, 3)
+    offered = await run(service, "ann", "/game seat give to:carol player:ben")
+    assert offered.outcome == "applied", offered.text
+    assert offered.mentions == ("carol", "ben") and offered.ping_words == "a seat changes hands (below)."
+    assert "ann offers ben's seat to carol" in offered.text
+    resigned = await run(service, "ann", "/game resign player:ben")   # still gone: resigning it is the host's too
+    assert resigned.outcome == "applied" and resigned.mentions == ("ben",)
+    assert "ann resigned ben's seat." in resigned.text
+
+
+async def test_a_missed_deadline_makes_a_player_gone_at_once(store):
+    """The autopilot played ben's turn at his deadline: he counts as gone though the log is minutes old."""
+    clock = Clock()
+    service = GameService(store, render=None, clock=clock)
+    await started(service, "speedway")
+    assert (await run(service, "ann", "/game settings deadline_hours:24")).outcome == "shown"
+    ruleset = get_ruleset("speedway")
+    for _ in range(10):   # ann plays until the game waits on ben
+        state = await state_of(store, 0)
+        if ruleset.acting_players(state) == ("ben",):
+            break
+        legal = ruleset.legal_actions(state, "ann")
+        assert (await run(service, "ann", legal[0].command)).outcome == "applied"
+    assert (await run(service, "ann", "/game seat computer player:ben")).outcome == "refused"
+    clock.advance(25)
+    assert any("ben's deadline passed" in n.reply.text for n in await service.run_due())
+    given = await run(service, "ann", "/game seat computer player:ben")
+    assert given.outcome == "applied" and given.mentions == ("ben",), given.text
+
+
+def test_what_the_table_played_in_a_players_name_is_not_their_own_action():
+    """The log read newest first: the autopilot's, a standing order's and the computer's moves under ben's id
+    are not his; taking the seat back, or giving it to the computer himself, is."""
+    ben = Player("ben", "ben")
+    autopilot = ("ben", (PlayedByAutopilot("ben"),))
+    ordered = ("ben", (ByStandingOrder("ben", "hit_location"),))
+    own = ("ben", ())
+    assert last_own_action([autopilot, ordered, ("ann", ()), own], ben) == (3, True)
+    assert last_own_action([ordered, own], ben) == (1, False)
+    with_computer = Player("ben", "ben", ai=True)
+    given_by_host = ("ann", (SeatToComputerGiven("ben", "ann"),))
+    assert last_own_action([own, own, given_by_host, own], with_computer) == (3, False)
+    assert last_own_action([own, ("ben", (SeatToComputerGiven("ben"),))], with_computer) == (1, False)
+    assert last_own_action([own, ("ben", (SeatTaken("ben", ""),)), own], ben) == (0, False)
+    assert last_own_action([("ann", ())], ben) == (None, False)
+
+
+async def test_two_hundred_offers_at_once_apply_one_and_ping_once(store):
+    """Item 8: seat commands count against the member's rate limit (never refunded), and an offer standing
+    to the same member is not made again: 200 offers to carol apply once, ping her once, log one action."""
+    service = GameService(store, render=None, rate_limit=RateLimit())
+    mover, _other = movers(await started(service, "speedway"))
+    before = await log_length(store)
+    replies = [await run(service, mover, "/game seat give to:carol") for _ in range(200)]
+    assert [r.outcome for r in replies].count("applied") == 1
+    assert sum(r.mentions.count("carol") for r in replies) == 1
+    assert "already offered to carol" in replies[1].text
+    assert sum("faster than I take them" in r.text for r in replies) >= 200 - 30
+    assert await log_length(store) == before + 1
+
+
+async def test_toggling_a_seat_is_bounded_per_hour(service, store):
+    """Item 8: computer/take toggled 100 times changes the seat SEAT_CHANGES times in an hour, no more; an
+    hour later it may change again."""
+    _mover, other = movers(await started(service, "speedway"))
+    before = await log_length(store)
+    replies = [await run(service, other, line) for _ in range(50)
+               for line in ("/game seat computer", "/game seat take")]
+    assert [r.outcome for r in replies].count("applied") == SEAT_CHANGES
+    refused = replies[SEAT_CHANGES]
+    assert refused.outcome == "refused" and refused.ephemeral
+    assert refused.text.startswith(f"{other}'s seat changed hands {SEAT_CHANGES} times in the last hour: it can "
+                                   f"change again in "), refused.text
+    assert await log_length(store) == before + SEAT_CHANGES
+    await time_passes(store, 1.1)
+    assert (await run(service, other, "/game seat computer")).outcome == "applied"
+    await verified(service, store)
+
+
+# --- item 5: a resigned seat is never waited on ------------------------------------------------------------
+
+THREE = {
+    "speedway": ("/game new ruleset:speedway seed:{seed} arena:duel", "car:brawler", "car:torch", "car:sniper"),
+    "battlecars": ("/game new ruleset:battlecars seed:{seed}", "vehicle:interceptor", "vehicle:rammer",
+                   "vehicle:interceptor"),
+    "track": ("/game new ruleset:track seed:{seed}", "", ""),   # two seats at most
+    "race": ("/game new ruleset:race seed:{seed} tuning:0", "pilot:rookie", "pilot:veteran", "pilot:champion"),
+}
+PLAYERS = ("ann", "ben", "cal")
+
+
+async def three_seated(service, game, seed):
+    new, *joins = THREE[game]
+    assert (await run(service, "ann", new.format(seed=seed))).outcome == "applied"
+    for user, options in zip(PLAYERS, joins, strict=False):
+        assert (await run(service, user, f"/game join {options}".strip())).outcome == "applied"
+    assert (await run(service, "ann", "/game start")).outcome == "applied"
+
+
+async def play_with_a_resignation(service, store, game, seed, resigner, resign_at, pick, moves=400, check=True):
+    """Seeded moves of whoever is waited on (`pick` chooses among the legal actions), `resigner` resigning
+    after `resign_at` of them (or as soon after as the game lets them); after every step, the game waits on
+    no resigned seat."""
+    ruleset = get_ruleset(game)
+    resigned = False
+    for move in range(moves):
+        state = await state_of(store, 0)
+        if ruleset.is_finished(state) or not check and any(state.player(p).resigned
+                                                             for p in ruleset.acting_players(state)):
+            break
+        assert not any(state.player(p).resigned for p in ruleset.acting_players(state)), (game, seed, move)
+        if move >= resign_at and not resigned:
+            resigned = (await run(service, resigner, "/game resign")).outcome == "applied"
+            if resigned:
+                continue
+        player = ruleset.acting_players(state)[0]
+        legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
+        chosen = pick(ruleset, state, player, legal)
+        reply = await run(service, player, chosen.command)
+        assert reply.outcome == "applied", (game, seed, move, chosen.command, reply.text)
+    if check:
+        await verified(service, store)
+    return resigned
+
+
+def computer_pick(ruleset, state, player, legal):
+    """The computer's choice, as a person would type it."""
+    choice = ruleset.computer.choose(state, player)
+    return next((a for a in legal if a.action == choice), legal[0])
+
+
+async def test_battlecars_answers_a_resigned_drivers_hit_itself(service, store):
+    """Item 5, seed 9: cal resigns; a hit on cal's empty vehicle then asks where it lands. The table answers
+    it at once (cal is never waited on, the game goes on)."""
+    await three_seated(service, "battlecars", 9)
+    assert await play_with_a_resignation(service, store, "battlecars", 9, "cal", 17, computer_pick, moves=40)
+    _game, records = await store.game_and_actions((await store.latest_game(CHANNEL)).id)
+    resigned_at = next(i for i, r in enumerate(records) if '"Resigned"' in r.events)
+    answered = [r for r in records[resigned_at + 1:] if r.actor == "cal"]
+    assert [r.action for r in answered] == ['{"section":"front","type":"ChooseSection"}']
+
+
+async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service, store, monkeypatch):
+    """Item 5: were a game ever to wait on a resigned seat (the table unable to answer), its player's own
+    answer is refused all the same."""
+    import bot.table.service.acting as acting
+
+    monkeypatch.setattr(acting, "for_resigned", lambda *_: None)
+    await three_seated(service, "battlecars", 9)
+    await play_with_a_resignation(service, store, "battlecars", 9, "cal", 17, computer_pick, moves=21,
+                                  check=False)
+    state = await state_of(store, 0)
+    assert get_ruleset("battlecars").acting_players(state) == ("cal",)
+    refused = await run(service, "cal", "/section choice:front")
+    assert refused.outcome == "refused", refused.text
+    assert refused.text == "You resigned from this game: the table answers what it still asks of your seat."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+async def test_random_games_never_wait_on_a_resigned_seat(store, game):
+    """Item 5, the property across games: seeded random games of three (Track: two) where one seat resigns
+    at a random step; after every step the game waits on no resigned seat."""
+    service = GameService(store, render=None)
+    rng = random.Random(f"{game}-36")
+    for round_ in range(2):
+        channel_game = await store.active_game(CHANNEL)
+        if channel_game is not None:
+            assert (await run(service, "ann", "/game end")).outcome == "applied"
+        seed = rng.randrange(1, 1000)
+        await three_seated(service, game, seed)
+        seated = PLAYERS[:len(THREE[game]) - 1]
+        await play_with_a_resignation(service, store, game, seed, rng.choice(seated), rng.randrange(5, 40),
+                                      lambda _r, _s, _p, legal: rng.choice(legal), moves=120)
+        del round_
