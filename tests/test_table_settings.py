@@ -39,7 +39,7 @@ def test_settings_stored_by_earlier_releases_load_as_before(release, tmp_path):
         assert settings == released_decoder(text)
         assert settings.to_json() == released_decoder(text).to_json()
         if text != "{}":   # what was stored, and the defaults of settings added since
-            assert json.loads(settings.to_json()) == {"away_limit_hours": 12.0, **json.loads(text)}
+            assert json.loads(settings.to_json()) == {"away_limit_hours": 12.0, "gone_hours": 72.0, **json.loads(text)}
 
 
 hours = st.integers(min_value=1, max_value=720)
