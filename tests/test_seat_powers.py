@@ -197,7 +197,8 @@ async def test_battlecars_answers_a_resigned_drivers_hit_itself(service, store):
 
 async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service, store, monkeypatch):
     """Item 5: were a game ever to wait on a resigned seat (the table unable to answer), its player's own
-    answer is refused all the same."""
+    answer is refused all the same; a game stored so before the fix moves on when they try, the table
+    answering in their place."""
     import bot.table.service.acting as acting
 
     monkeypatch.setattr(acting, "for_resigned", lambda *_: None)
@@ -209,6 +210,15 @@ async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service,
     refused = await run(service, "cal", "/section choice:front")
     assert refused.outcome == "refused", refused.text
     assert refused.text == "You resigned from this game: the table answers what it still asks of your seat."
+    monkeypatch.undo()   # the game as a release before the fix stored it, stuck on cal
+    answered = await run(service, "cal", "/section choice:rear")
+    assert answered.outcome == "applied", answered.text
+    assert answered.text.startswith("You resigned from this game: the table answers what it still asks of your "
+                                    "seat.\ncal resigned: the table answers for their seat:"), answered.text
+    assert "cal" not in answered.waiting_on and answered.mentions
+    _game, records = await store.game_and_actions((await store.active_game(CHANNEL)).id)
+    assert '"section":"front"' in [r.action for r in records if r.actor == "cal"][-1]   # the table's, not cal's
+    await verified(service, store)
 
 
 @pytest.mark.slow

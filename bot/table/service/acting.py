@@ -198,6 +198,8 @@ class Acting:
                 round_before = done.round_before if round_before is None else round_before
             except GameError as exc:
                 if done is None:
+                    if isinstance(exc, _ResignedSeat) and (answered := await self._answered_for(channel, exc)):
+                        return answered
                     raise
                 stopped = f"The plan paused before step {index + 1}: {exc.message}"
                 break
@@ -290,8 +292,8 @@ class Acting:
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
                     if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
-                        raise NotSeated("You resigned from this game: the table answers what it still asks of "
-                                        "your seat.")
+                        raise _ResignedSeat("You resigned from this game: the table answers what it still asks "
+                                            "of your seat.")
                     new_state, events = ruleset.apply(state, actor_id, action)
                     events = told + events
                     public = is_public(ruleset, new_state, actor_id, action)
@@ -355,6 +357,18 @@ class Acting:
             told = (_Said(f"{seat.name if seat else player} {_WHY[why]}"),) if why else ()
             played.append((player, told + done.events))
         return done, played
+
+    async def _answered_for(self, channel: str, refused: GameError) -> Reply | None:
+        """A game stored waiting on a resigned seat (before the table answered for such seats) moves on: the
+        table answers now, in place of the resigned player's own answer; None when it has nothing to answer."""
+        ruleset, game, state = await self._table.load(channel)
+        done, others = await self.play_computers(channel, Applied(ruleset, game, state, ()))
+        if not others:
+            return None
+        reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
+                                              self.reported(done, [refused.message], others), done.events)
+        waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
+        return replace(reply, mentions=waiting) if waiting else reply
 
     async def undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since. The state
@@ -449,6 +463,10 @@ class Acting:
         waiting = ruleset.acting_players(state)
         return waiting, tuple(ruleset.is_computer(state, p) for p in waiting), ruleset.turn_key(state), \
             ruleset.is_finished(state)
+
+
+class _ResignedSeat(NotSeated):
+    """A resigned seat's player answering for it themselves: refused, the table answers instead."""
 
 
 @dataclass(frozen=True)
