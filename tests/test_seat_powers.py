@@ -128,8 +128,10 @@ async def test_toggling_a_seat_is_bounded_per_hour(service, store):
                                    f"change again in "), refused.text
     assert await log_length(store) == before + SEAT_CHANGES
     await time_passes(store, 1.1)
-    assert (await run(service, other, "/game seat computer")).outcome == "applied"
+    again = [await run(service, other, line) for line in ("/game seat computer", "/game seat take") * 4]
+    assert [r.outcome for r in again].count("applied") == SEAT_CHANGES
     await verified(service, store)
+    assert (await run(service, other, "/game resign")).outcome == "applied"   # a final change is never held back
 
 
 # --- item 5: a resigned seat is never waited on ------------------------------------------------------------

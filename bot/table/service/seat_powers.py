@@ -55,7 +55,8 @@ class SeatPowers:
             if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or found is not None)):
                 break
             before = page[-1][0].seq
-        _not_too_often(entries, ages, seat)
+        if command.name != "game resign":   # a resignation is final: it floods nothing
+            _not_too_often(entries, ages, seat)
         if acting_for:
             self._gone(ruleset, entries, ages, seat, bound)
 
