@@ -306,4 +306,5 @@ def told_of(events: tuple, state: Any) -> tuple[str, ...]:
     """The holders of the seats someone else acted on in these events (the host or an admin): each is pinged
     and told. Their ids in `state`, the state after the events (a seat keeps its name)."""
     names = [e.seat for e in events if isinstance(e, (SeatOffered, SeatToComputerGiven, Resigned)) and e.by]
-    return tuple(dict.fromkeys(p.id for name in names for p in state.players if p.name == name))
+    return tuple(dict.fromkeys(p.id for name in names for p in state.players
+                               if p.name == name and not born_computer(p.id)))

@@ -13,10 +13,17 @@ from bot.table.trust.guards import RateLimit
 from rules.registry import get_ruleset
 from rules.seats import SEAT_CHANGES, last_own_action
 from rules.table import ByStandingOrder, PlayedByAutopilot, Player, SeatTaken, SeatToComputerGiven
+from tests.conftest import TABLE_TIME
 from tests.test_scheduler import Clock
 from tests.test_seats import GAMES, movers, run, started, state_of, time_passes, verified
 
 CHANNEL = "seats"
+
+
+@pytest.fixture
+def service(store):
+    """The table without its pictures (what these tests check is in the words and the log)."""
+    return GameService(store, render=None, clock=lambda: TABLE_TIME)
 
 
 async def log_length(store) -> int:
@@ -46,6 +53,17 @@ async def test_the_host_acts_on_a_seat_only_once_its_player_is_gone_and_the_play
     assert given.mentions == ("ben",) and given.ping_words == "someone acted on your seat (below)."
     assert get_ruleset(game).is_computer(await state_of(store, given.game_id), "ben")
     await verified(service, store)
+
+
+async def test_a_computer_seat_has_no_player_to_wait_for(service, store):
+    """A seat made for the computer (/game add-ai) has nobody to be gone: the host may offer it at once, and
+    nobody is pinged but the member offered it."""
+    for user, line in (("ann", "/game new ruleset:speedway seed:5 arena:duel"), ("ann", "/game join car:brawler"),
+                       ("ann", "/game add-ai"), ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    robot = next(p for p in (await state_of(store, 0)).players if p.id != "ann")
+    offered = await run(service, "ann", f"/game seat give to:carol player:{robot.name}")
+    assert offered.outcome == "applied" and offered.mentions == ("carol",), offered.text
 
 
 async def test_the_table_sets_its_bound_and_a_seat_offered_for_a_gone_player_pings_both(service, store):
