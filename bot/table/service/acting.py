@@ -43,7 +43,7 @@ from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
-from bot.table.service.seat_powers import SEAT_COMMANDS, SeatPowers
+from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
 from bot.table.service.standings import end_words
 from bot.table.service.table import Table
 from bot.table.trust.commitment import reveal
@@ -98,7 +98,7 @@ class Acting:
         if command.name == "game seat give" and (not valid_actor_id(str(options.get("to", "")))
                                                  or str(options["to"]).startswith(COMPUTER_ID_PREFIX)):
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
-        if command.name in SEAT_COMMANDS:
+        if command.name in SEAT_CHANGE_COMMANDS:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
         if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):

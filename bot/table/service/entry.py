@@ -28,7 +28,7 @@ from bot.table.service.moving import Moving
 from bot.table.service.pictures import Pictures
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
-from bot.table.service.seat_powers import SEAT_COMMANDS as SEAT_CHANGES
+from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
 from bot.table.service.seating import Seating
 from bot.table.service.standing import StandingOrders
 from bot.table.service.standings import Standings
@@ -45,7 +45,7 @@ SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 # Nor do an undo (move-and-undo would loop for free) or a seat's change (each one logs and pings a member).
-_NOT_REFUNDED = _TABLE_BUDGET | {"undo"} | SEAT_CHANGES
+_NOT_REFUNDED = _TABLE_BUDGET | {"undo"} | SEAT_CHANGE_COMMANDS
 
 
 class GameService:

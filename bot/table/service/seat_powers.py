@@ -19,7 +19,7 @@ from rules.registry import get_ruleset
 from rules.seats import SEAT_CHANGES, changes_of, completed, last_own_action, seat_named, seats_change
 from rules.table import TablePhase, TakeSeat
 
-SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat take", "game seat computer"})
+SEAT_CHANGE_COMMANDS = frozenset({"game resign", "game seat give", "game seat take", "game seat computer"})
 _PAGE = 200   # log entries read at a time, newest first
 
 
