@@ -242,6 +242,19 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), _news(reply))
 
 
+async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks: InteractionWebhooks, *,
+                       from_button: bool) -> None:
+    """Rewrite the earlier messages a reply changes (a finished vote's question, turns a rollback set aside),
+    each by the cheapest route, pinging nobody (best effort: a message may be gone)."""
+    for edit in reply.edits:
+        try:
+            await edit_message(interaction, edit.message_id, webhooks, from_button=from_button, content=edit.text,
+                               view=view_for(Reply("shown", "", buttons=edit.buttons)),
+                               allowed_mentions=discord.AllowedMentions.none())
+        except (discord.HTTPException, ValueError):
+            log.info("could not edit message %s", edit.message_id)
+
+
 async def _retire(interaction: discord.Interaction, message_id: str, webhooks: InteractionWebhooks, *,
                   from_button: bool) -> None:
     """Take the buttons off an earlier turn's message (best effort: it may be gone)."""
