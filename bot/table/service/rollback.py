@@ -101,9 +101,10 @@ class Rollbacks:
         raise GameError("Many votes came at once and yours was not counted; please vote again.")
 
     async def lapse_if_passed(self, reply: Reply) -> Reply:
-        """After an action the channel was shown: the open vote lapses if the channel saw the game move on
-        since it opened, and its message says so (a vote is otherwise found lapsed by the next vote)."""
-        if reply.outcome != "applied" or reply.ephemeral or reply.game_id is None:
+        """After any action: the open vote lapses if the channel saw the game move on since it opened (an
+        action it may not learn of changes nothing), and its message says so. A move made elsewhere (a
+        deadline's autopilot) leaves the vote to be found lapsed by the next vote or proposal."""
+        if reply.outcome != "applied" or reply.game_id is None:
             return reply
         vote = await self._table.store.rollback_vote(reply.game_id)
         if vote is None:
