@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -91,7 +92,7 @@ class Rollbacks:
         return await self._retried(lambda: self._vote(channel, actor, yes, proposal))
 
     @staticmethod
-    async def _retried(work: Any) -> Reply:
+    async def _retried(work: Callable[[], Awaitable[Reply]]) -> Reply:
         """`work` again while another vote or proposal changed the stored vote under it."""
         for _ in range(VOTE_TRIES):
             try:
@@ -112,7 +113,7 @@ class Rollbacks:
         game, records = await self._table.store.game_and_actions(reply.game_id)
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
-        if game.status != "active" or _last(_public(ruleset, state, records)) == vote.at_seq:
+        if game.status == "active" and _last(_public(ruleset, state, records)) == vote.at_seq:
             return reply
         try:
             async with self._table.write():
