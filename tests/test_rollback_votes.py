@@ -182,3 +182,15 @@ async def test_a_vote_edits_its_one_message_and_a_rollback_marks_the_turns_it_se
     assert [(e.message_id, e.text[:37], e.buttons) for e in moved.edits] == [
         ("question3", "Lapsed: ben proposed rolling the game", ())]
     assert (await run(service, "cal", "/game rollback vote:yes")).text.startswith("No rollback vote is open here")
+
+
+async def test_a_vote_opened_before_proposals_had_names_is_still_answered_by_command(service, store):
+    """A vote stored by 602805d (no proposal named): its buttons are over, /game rollback vote:yes still counts."""
+    await started(service, "battlecars")
+    record, records = await play(service, store, "battlecars", 6)
+    await run(service, "ann", f"/game rollback to:{len(records) - 2}")
+    async with store.transaction():
+        await store.driver.execute("UPDATE rollback_votes SET proposal = '', message_id = ''")
+    old_kind = f"{VOTE_PREFIX}:{record.id}:{records[-1].seq}:1"
+    assert (await service.press(CHANNEL, Actor("ben", "ben"), old_kind)).text == "That vote is over."
+    assert (await run(service, "ben", "/game rollback vote:yes")).outcome == "applied"
