@@ -66,8 +66,11 @@ async def test_a_game_stored_before_rollbacks_rolls_back_and_verifies(tmp_path):
         game = await store.active_game("chan-seats")
         assert await store.standing_orders(game.id) and await store.followers(game.id) == [("quin", "round")]
         count = await store.action_count(game.id)
-        rolled = await service.execute("chan-seats", Actor("rae", "rae"), parse(f"/game rollback to:{count - 3}"),
-                                       guild="guild-1")   # oli's seat is the computer's: rae alone votes
+        asked = await service.execute("chan-seats", Actor("rae", "rae"), parse(f"/game rollback to:{count - 3}"),
+                                      guild="guild-1")
+        assert asked.mentions == ("oli",), asked.text   # the computer plays oli's seat for oli, who still votes
+        rolled = await service.execute("chan-seats", Actor("oli", "oli"), parse("/game rollback vote:yes"),
+                                       guild="guild-1")
         assert rolled.outcome == "applied" and "The table voted to roll back" in rolled.text, rolled.text
         game = await store.active_game("chan-seats")
         assert get_ruleset("speedway").load_state(game.state).dice.branch == 1

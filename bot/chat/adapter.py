@@ -32,6 +32,7 @@ from bot.chat.views import (
     ConfirmPlanButton,
     answer_privately,
     content_and_mentions,
+    edit_earlier,
     files_of,
     post_notice,
     publish,
@@ -322,6 +323,7 @@ class PitbossBehaviour(discord.Client):
             await asyncio.wait({work}, timeout=QUICK_ANSWER_SECONDS)
         if work.done() and not work.cancelled() and work.exception() is None and work.result().ephemeral:
             await answer_privately(interaction, work.result())
+            await edit_earlier(interaction, work.result(), self.webhooks, from_button=False)
             return
         if not await self.acknowledge(interaction, thinking=True):
             if work.done() and work.exception() is None and work.result().outcome == "applied":
@@ -428,8 +430,8 @@ class PitbossBehaviour(discord.Client):
             await interaction.followup.send(APOLOGY, ephemeral=True)
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
-        """Private replies privately; accepted actions on the turn's message; then the notices the reply
-        brings to other channels."""
+        """Private replies privately; accepted actions on the turn's message; then the earlier messages the
+        reply rewrites, and the notices it brings to other channels."""
         if reply.ephemeral:
             await send_private(interaction, reply, deferred_public=not from_button)
         elif reply.outcome == "applied":
@@ -439,8 +441,13 @@ class PitbossBehaviour(discord.Client):
             if reply.mentions and not from_button:
                 # a follow-up would fill in the "thinking…" placeholder, whose edit never notifies
                 await interaction.delete_original_response()
-            await interaction.followup.send(content, files=files_of(reply),
-                                            view=view_for(reply) or discord.utils.MISSING, allowed_mentions=mentions)
+            message = await interaction.followup.send(content, files=files_of(reply), wait=True,
+                                                      view=view_for(reply) or discord.utils.MISSING,
+                                                      allowed_mentions=mentions)
+            if reply.vote_proposal and reply.game_id is not None:   # the vote's question: edited as it goes on
+                self.webhooks.remember(str(message.id), interaction)
+                await self.service.remember_vote_message(reply.game_id, reply.vote_proposal, str(message.id))
+        await edit_earlier(interaction, reply, self.webhooks, from_button=from_button)
         await self.post_notices(reply.notices)
 
     async def on_app_command_error(self, interaction: discord.Interaction,

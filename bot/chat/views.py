@@ -27,6 +27,7 @@ from bot.table.protocol.replies import (
     SEAT_PREFIX,
     VOTE_PREFIX,
     Button,
+    Edit,
     Reply,
 )
 
@@ -234,12 +235,35 @@ def _with_next(body: str, reply: Reply) -> str:
 
 
 async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:
-    """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel."""
+    """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel, and rewrite the
+    earlier messages it changes."""
     content, mentions = content_and_mentions(reply)
     message = await channel.send(content, files=files_of(reply), view=view_for(reply) or discord.utils.MISSING,
                                  allowed_mentions=mentions)
     if reply.outcome == "applied" and reply.game_id is not None:
         await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), _news(reply))
+    for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
+        try:
+            await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
+        except discord.HTTPException:
+            log.info("could not edit message %s", edit.message_id)
+
+
+def _rewritten(edit: Edit) -> dict[str, Any]:
+    """What an edit of an earlier message sends: its new words and buttons (none: they come off), no ping."""
+    return {"content": edit.text, "view": view_for(Reply("shown", "", buttons=edit.buttons)),
+            "allowed_mentions": discord.AllowedMentions.none()}
+
+
+async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks: InteractionWebhooks, *,
+                       from_button: bool) -> None:
+    """Rewrite the earlier messages a reply changes (a finished vote's question, turns a rollback set aside),
+    each by the cheapest route, pinging nobody (best effort: a message may be gone)."""
+    for edit in reply.edits:
+        try:
+            await edit_message(interaction, edit.message_id, webhooks, from_button=from_button, **_rewritten(edit))
+        except (discord.HTTPException, ValueError):
+            log.info("could not edit message %s", edit.message_id)
 
 
 async def _retire(interaction: discord.Interaction, message_id: str, webhooks: InteractionWebhooks, *,

@@ -18,7 +18,8 @@ from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 from bot.version import VERSION
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
-           "NotMovable", "RollbackVote", "Store", "StoreBusy", "Timer", "TurnMessage", "VersionConflict", "is_postgres"]
+           "NotMovable", "RollbackVote", "Store", "StoreBusy", "Timer", "ToldMessage", "TurnMessage", "VersionConflict",
+           "VoteChanged", "is_postgres"]
 
 MIGRATED_BY_KEY = "migrated_by"  # meta: the Pitboss release that last migrated the database
 
@@ -198,6 +199,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX gm_threads_by_game ON gm_threads (game_id);
     """,
+    # 15: a rollback vote's identity (its buttons name it, so a press drawn for one proposal never counts for
+    # another) and the public message that asks it (edited as the votes come in, and to its outcome); and the
+    # last few turn messages of each game with the first action each told, so a rollback can mark those that
+    # told the actions it set aside.
+    """
+    ALTER TABLE rollback_votes ADD COLUMN proposal TEXT NOT NULL DEFAULT '';
+    ALTER TABLE rollback_votes ADD COLUMN message_id TEXT NOT NULL DEFAULT '';
+    CREATE TABLE told_messages (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        message_id TEXT NOT NULL,
+        first_seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (game_id, message_id)
+    );
+    """,
 )
 
 
@@ -213,17 +229,37 @@ class TurnMessage:
 
 @dataclass(frozen=True)
 class RollbackVote:
-    """An open vote on rolling a game back to its action `to_seq`, proposed when its last was `at_seq`."""
+    """An open vote on rolling a game back to its action `to_seq`, proposed when the last action the channel
+    knew of was `at_seq`."""
 
     game_id: int
     to_seq: int
     at_seq: int
     proposer: str
     approvals: tuple[str, ...]   # who said yes so far (the proposer first)
+    proposal: str = ""           # the proposal's identity, named by its buttons ("": opened before it had one)
+    message_id: str = ""         # the public message asking it, once the transport posted it
+
+
+@dataclass(frozen=True)
+class ToldMessage:
+    """One of a game's recent turn messages: its Discord id, the stored number of the first action it told,
+    and its words."""
+
+    message_id: str
+    first_seq: int
+    body: str
+
+
+TOLD_KEPT = 6   # turn messages remembered per game (a rollback marks at most the last few it set aside)
 
 
 class VersionConflict(Exception):
     """The snapshot changed since it was read: the caller must reload and retry."""
+
+
+class VoteChanged(Exception):
+    """The game's rollback vote changed since it was read (another yes, a no, a new proposal): read it again."""
 
 
 class ChannelTaken(Exception):
@@ -490,11 +526,14 @@ class Store:
         return replace(game, version=game.version + 1, state=previous_state)
 
     async def roll_back_tx(self, game: GameRecord, to_seq: int, rollback: int, state: str, actor: str,
-                           action: str, events: str) -> GameRecord:
+                           action: str, events: str, vote: RollbackVote | None = None) -> GameRecord:
         """Set the actions after `to_seq` aside as rollback number `rollback`, log the rollback (`action`)
         in their place and restore the snapshot `state`, if the game is still at `game.version`; the
-        game's vote closes."""
+        game's vote closes (`vote`: the one that carried it, which must still stand as read, else
+        VoteChanged), and the turn messages that told the set-aside actions are forgotten."""
         now = _now()
+        if vote is not None:
+            await self._close_vote_tx(vote, as_read=True)
         changed = await self.driver.execute(
             "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
             (state, now, game.id, game.version))
@@ -511,6 +550,8 @@ class Store:
             "INSERT INTO actions (game_id, seq, actor, action, events, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (game.id, to_seq + 1, actor, action, events, now))
         await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game.id,))
+        await self.driver.execute("DELETE FROM told_messages WHERE game_id = ? AND first_seq > ?", (game.id, to_seq))
+        await self.driver.execute("DELETE FROM turn_messages WHERE game_id = ?", (game.id,))
         return replace(game, version=game.version + 1, state=state)
 
     async def rollbacks(self, game_id: int) -> int:
@@ -549,23 +590,67 @@ class Store:
     async def rollback_vote(self, game_id: int) -> RollbackVote | None:
         """A game's open rollback vote, if any."""
         row = await self.driver.fetchone(
-            "SELECT to_seq, at_seq, proposer, approvals FROM rollback_votes WHERE game_id = ?", (game_id,))
+            "SELECT to_seq, at_seq, proposer, approvals, proposal, message_id FROM rollback_votes WHERE game_id = ?",
+            (game_id,))
         if row is None:
             return None
-        to_seq, at_seq, proposer, approvals = row
-        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)))
+        to_seq, at_seq, proposer, approvals, proposal, message_id = row
+        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)), proposal, message_id)
 
-    async def put_rollback_vote_tx(self, vote: RollbackVote) -> None:
-        """Open a game's rollback vote, or record its approvals so far."""
-        await self.driver.execute(
-            "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET to_seq = excluded.to_seq,"
-            " at_seq = excluded.at_seq, proposer = excluded.proposer, approvals = excluded.approvals",
-            (vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now()))
+    async def open_rollback_vote_tx(self, vote: RollbackVote, replacing: RollbackVote | None) -> None:
+        """Open a game's rollback vote in place of `replacing` (the vote read before, lapsed; None: there was
+        none); VoteChanged if the stored vote is no longer that one (two proposals at once: one opens)."""
+        if replacing is None:
+            opened = await self.driver.execute(
+                "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                (vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(),
+                 vote.proposal))
+        else:
+            opened = await self.driver.execute(
+                "UPDATE rollback_votes SET to_seq = ?, at_seq = ?, proposer = ?, approvals = ?, created_at = ?,"
+                " proposal = ?, message_id = '' WHERE game_id = ? AND proposal = ? AND approvals = ?",
+                (vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(), vote.proposal,
+                 vote.game_id, replacing.proposal, json.dumps(list(replacing.approvals))))
+        if opened != 1:
+            raise VoteChanged(vote.game_id)
 
-    async def drop_rollback_vote_tx(self, game_id: int) -> None:
-        """Close a game's rollback vote."""
-        await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game_id,))
+    async def approve_rollback_vote_tx(self, vote: RollbackVote, voter: str) -> RollbackVote:
+        """Add `voter`'s yes to `vote` as it was read: a compare-and-swap on its approvals, so two yes votes
+        at once never lose one (VoteChanged for the one that lost the race: it reads the vote again)."""
+        approved = replace(vote, approvals=(*vote.approvals, voter))
+        changed = await self.driver.execute(
+            "UPDATE rollback_votes SET approvals = ? WHERE game_id = ? AND proposal = ? AND approvals = ?",
+            (json.dumps(list(approved.approvals)), vote.game_id, vote.proposal, json.dumps(list(vote.approvals))))
+        if changed != 1:
+            raise VoteChanged(vote.game_id)
+        return approved
+
+    async def close_rollback_vote_tx(self, vote: RollbackVote) -> None:
+        """Close a game's rollback vote (a no, or lapsed); VoteChanged if that proposal is no longer open."""
+        await self._close_vote_tx(vote, as_read=False)
+
+    async def _close_vote_tx(self, vote: RollbackVote, as_read: bool) -> None:
+        """Delete `vote` (`as_read`: only with the approvals it was read with)."""
+        sql = "DELETE FROM rollback_votes WHERE game_id = ? AND proposal = ?"
+        params: tuple = (vote.game_id, vote.proposal)
+        if as_read:
+            sql, params = sql + " AND approvals = ?", (*params, json.dumps(list(vote.approvals)))
+        if await self.driver.execute(sql, params) != 1:
+            raise VoteChanged(vote.game_id)
+
+    async def set_vote_message(self, game_id: int, proposal: str, message_id: str) -> None:
+        """Remember the public message that asks the game's vote `proposal` (nothing if it closed meanwhile)."""
+        async with self.transaction():
+            await self.driver.execute("UPDATE rollback_votes SET message_id = ? WHERE game_id = ? AND proposal = ?",
+                                      (message_id, game_id, proposal))
+
+    async def told_messages(self, game_id: int) -> list[ToldMessage]:
+        """A game's last few turn messages (TOLD_KEPT), oldest first."""
+        rows = await self.driver.fetchall(
+            "SELECT message_id, first_seq, body FROM told_messages WHERE game_id = ? ORDER BY first_seq, message_id",
+            (game_id,))
+        return [ToldMessage(*row) for row in rows]
 
     async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
         """Move a running game to `channel` (see copy_game_tx); the old record is retired as moved.
@@ -839,12 +924,25 @@ class Store:
         return TurnMessage(*row) if row else None
 
     async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
-        """Remember which message shows the current turn, and what it says so far."""
+        """Remember which message shows the current turn, and what it says so far; a new message is kept
+        among the game's last few with the first action it told (the last one logged now)."""
         async with self.transaction():
             await self.driver.execute(
                 "INSERT INTO turn_messages (game_id, turn_key, message_id, body) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (game_id) DO UPDATE SET turn_key = excluded.turn_key,"
                 " message_id = excluded.message_id, body = excluded.body", (game_id, turn_key, message_id, body))
+            told = await self.driver.execute("UPDATE told_messages SET body = ? WHERE game_id = ? AND message_id = ?",
+                                             (body, game_id, message_id))
+            if told:
+                return
+            await self.driver.execute(
+                "INSERT INTO told_messages (game_id, message_id, first_seq, body)"
+                " SELECT ?, ?, COALESCE(MAX(seq), 0), ? FROM actions WHERE game_id = ?",
+                (game_id, message_id, body, game_id))
+            await self.driver.execute(
+                "DELETE FROM told_messages WHERE game_id = ? AND message_id NOT IN (SELECT message_id FROM"
+                " told_messages WHERE game_id = ? ORDER BY first_seq DESC, message_id DESC LIMIT ?)",
+                (game_id, game_id, TOLD_KEPT))
 
     async def all_games(self) -> list[GameRecord]:
         """Every stored game, oldest first."""

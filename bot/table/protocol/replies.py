@@ -46,6 +46,16 @@ class Button:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """One of our earlier public messages rewritten in place (a finished vote's question, a turn a rollback
+    set aside): its new words and buttons (none: its buttons come off). An edit never pings."""
+
+    message_id: str
+    text: str
+    buttons: tuple[Button, ...] = ()
+
+
+@dataclass(frozen=True)
 class Attachment:
     """A file to post with a reply (a JSON export, an animated replay)."""
 
@@ -82,6 +92,8 @@ class Reply:
     # closing word when the game no longer waits on them), shown in place of the one pressed.
     panel: Reply | None = None
     notices: tuple[Notice, ...] = ()   # posted in other channels too (a player's pause, announced in each game)
+    edits: tuple[Edit, ...] = ()       # earlier messages of the channel rewritten along with this reply
+    vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
 
     @property
     def mention(self) -> str | None:

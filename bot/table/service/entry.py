@@ -208,7 +208,7 @@ class GameService:
         async with self._table.lock_for(channel):
             token = DELIVERY.set(delivery)
             try:
-                return await work
+                return await self._rollbacks.lapse_if_passed(await work)
             except NoGame as exc:
                 return refusal(await self._asking.why_no_game(channel) or exc.message)
             except NotThisGame as exc:
@@ -271,6 +271,10 @@ class GameService:
     async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
         """Record the message that now shows the game's current turn, and what it says so far."""
         await self._store.set_turn_message(game_id, turn_key, message_id, body)
+
+    async def remember_vote_message(self, game_id: int, proposal: str, message_id: str) -> None:
+        """Record the public message that asks a game's rollback vote `proposal` (edited as it goes on)."""
+        await self._store.set_vote_message(game_id, proposal, message_id)
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """Whether replaying the game's log from its seed rebuilds its stored snapshot exactly."""

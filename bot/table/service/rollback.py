@@ -1,23 +1,33 @@
 """`/game rollback`: the seated humans vote to return the game to an earlier action; the dice go on from a
 new stream of the committed seed, and the actions set aside stay readable (/game log set_aside:N).
 
-Numbers are the channel's, as its /game log counts the actions. A vote belongs to the log as it stood
-when it opened: any action since makes it lapse, so nobody's yes ever sets aside an action they did not
-see. Computer seats abstain; one person at a table of computers rolls back alone.
+Numbers are the channel's, as its /game log counts the actions. A vote belongs to the log as the channel
+knew it when it opened: any action the channel sees since makes it lapse, so nobody's yes ever sets aside an
+action they did not see; an action the channel may not learn of (a seated GM's private ruling) does not, so
+no vote tells anyone that one was made, and a rollback sets such a ruling aside with everything after its
+target (the GM, who saw the vote open, may make it again). Every seat votes through its holder, a person's
+seat the computer plays for now too; only the seats made for the computer abstain. A player who is the only
+voter rolls back alone, but never past a roll of the dice (one person would be choosing their dice).
+
+One public message asks the vote, pinging those it asks once; each vote edits it, and it ends edited to the
+vote's outcome with its buttons gone. Its buttons name the proposal they were drawn for, so a press on an
+older proposal's message never counts for a later one.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from bot.storage.store import ActionRecord, GameRecord, RollbackVote, VersionConflict
+from bot.storage.store import ActionRecord, GameRecord, RollbackVote, ToldMessage, VersionConflict, VoteChanged
 from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
-from bot.table.protocol.replies import VOTE_PREFIX, Actor, Button, Reply
+from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button, Edit, Reply, clip
 from bot.table.service.acting import Acting, Applied
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
@@ -27,22 +37,33 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
-from rules.table import SEAT_ACTIONS, Rollback, TablePhase, plural
+from rules.table import SEAT_ACTIONS, Rollback, TablePhase, born_computer, plural
 
-VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")
+VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")   # the game, the proposal, yes or no
 MAX_SET_ASIDE = 200   # actions one rollback may set aside (re-running the rest is bounded by the log)
+PROPOSAL_FLOOR = 1 << 47   # proposals are numbered from here: a button of the old kind (a log position) names none
+VOTE_TRIES = 8        # reads of a vote that others changed meanwhile before a voter is asked to vote again
+MAX_MARKED = 5        # earlier turn messages a rollback marks as set aside (each an edit: Discord's budget)
+OVER = "That vote is over."
 
 
 def voters(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
-    """Who votes on a rollback: every seated person still in the game (not the computer's seats)."""
-    return tuple(p.id for p in state.players
-                 if not getattr(p, "resigned", False) and not ruleset.is_computer(state, p.id))
+    """Who votes on a rollback: every seat still in the game, through its holder (a person's seat the
+    computer plays for now too); only the seats made for the computer abstain."""
+    return tuple(p.id for p in state.players if not getattr(p, "resigned", False)
+                 and not (born_computer(p.id) and ruleset.is_computer(state, p.id)))
 
 
-def vote_buttons(game_id: int, at_seq: int) -> tuple[Button, ...]:
-    """Yes and no, for the vote opened when the log ended at `at_seq` (a later vote's buttons differ)."""
-    return (Button("Yes, roll back", f"{VOTE_PREFIX}:{game_id}:{at_seq}:1", "/game rollback vote:yes", True),
-            Button("No", f"{VOTE_PREFIX}:{game_id}:{at_seq}:0", "/game rollback vote:no"))
+def vote_buttons(game_id: int, proposal: str) -> tuple[Button, ...]:
+    """Yes and no, for the proposal they are drawn for (another proposal's buttons differ)."""
+    return (Button("Yes, roll back", f"{VOTE_PREFIX}:{game_id}:{proposal}:1", "/game rollback vote:yes", True),
+            Button("No", f"{VOTE_PREFIX}:{game_id}:{proposal}:0", "/game rollback vote:no"))
+
+
+def dice_rolled(before: Any, after: Any) -> bool:
+    """Whether a game rolled dice between two of its states (a game without dice never does)."""
+    then, now = getattr(before, "dice", None), getattr(after, "dice", None)
+    return then is not None and now is not None and now.counter != then.counter
 
 
 class Rollbacks:
@@ -57,63 +78,122 @@ class Rollbacks:
             raise GameError("Give to:N to propose a rollback to action #N, or vote:yes|no to answer the open vote.")
         if "vote" in options:
             return await self.vote(channel, actor, options["vote"] == "yes")
-        return await self.propose(channel, actor, int(options["to"]))
+        return await self._retried(lambda: self._propose(channel, actor, int(options["to"])))
 
-    async def press(self, channel: str, actor: Actor, game_id: int, at_seq: int, yes: bool) -> Reply:
-        """A vote button: for the vote it was drawn for only."""
+    async def press(self, channel: str, actor: Actor, game_id: int, proposal: int, yes: bool) -> Reply:
+        """A vote button: for the proposal it was drawn for only (a button of the old kind names none)."""
         game = await self._table.store.active_game(channel)
-        vote = await self._table.store.rollback_vote(game.id) if game is not None else None
-        if game is None or game.id != game_id or vote is None or vote.at_seq != at_seq:
-            raise GameError("That vote is over.")
-        return await self.vote(channel, actor, yes)
+        if game is None or game.id != game_id or proposal < PROPOSAL_FLOOR:
+            raise GameError(OVER)
+        return await self.vote(channel, actor, yes, str(proposal))
 
-    async def propose(self, channel: str, actor: Actor, to: int) -> Reply:
+    async def vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None = None) -> Reply:
+        """A yes or no to the open vote (`proposal`: only if it is still that one)."""
+        return await self._retried(lambda: self._vote(channel, actor, yes, proposal))
+
+    @staticmethod
+    async def _retried(work: Callable[[], Awaitable[Reply]]) -> Reply:
+        """`work` again while another vote or proposal changed the stored vote under it."""
+        for _ in range(VOTE_TRIES):
+            try:
+                return await work()
+            except VoteChanged:
+                continue
+        raise GameError("Many votes came at once and yours was not counted; please vote again.")
+
+    async def lapse_if_passed(self, reply: Reply) -> Reply:
+        """After any action: the open vote lapses if the channel saw the game move on since it opened (an
+        action it may not learn of changes nothing), and its message says so. A move made elsewhere (a
+        deadline's autopilot) leaves the vote to be found lapsed by the next vote or proposal."""
+        if reply.outcome != "applied" or reply.game_id is None:
+            return reply
+        vote = await self._table.store.rollback_vote(reply.game_id)
+        if vote is None:
+            return reply
+        game, records = await self._table.store.game_and_actions(reply.game_id)
+        ruleset = get_ruleset(game.ruleset)
+        state = self._table.snapshots.load(ruleset, game.state)
+        if game.status == "active" and _last(_public(ruleset, state, records)) == vote.at_seq:
+            return reply
+        try:
+            async with self._table.write():
+                await self._table.store.close_rollback_vote_tx(vote)
+        except VoteChanged:
+            return reply
+        return replace(reply, edits=reply.edits + _closed(vote, _lapsed(ruleset, state, vote, records)))
+
+    async def _propose(self, channel: str, actor: Actor, to: int) -> Reply:
         ruleset, game, state, records = await self._running(channel)
         self._check_voter(ruleset, state, actor)
         open_vote = await self._table.store.rollback_vote(game.id)
         public = _public(ruleset, state, records)
-        if open_vote is not None and open_vote.at_seq == _last_seq(records):
-            to = _number(public, open_vote.to_seq)
-            raise GameError(f"A vote is open already: roll back to #{to}. Answer it with its buttons or /game "
+        if open_vote is not None and open_vote.at_seq == _last(public):
+            shown = _number(public, open_vote.to_seq)
+            raise GameError(f"A vote is open already: roll back to #{shown}. Answer it with its buttons or /game "
                             f"rollback vote:yes|no.")
         if await self._table.store.rollbacks(game.id) >= MAX_ROLLBACKS:
             raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
         cut, aside = _cut(ruleset, records, public, to)
         at_cut = await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
-        vote = RollbackVote(game.id, cut, _last_seq(records), actor.id, (actor.id,))
+        proposal = str(PROPOSAL_FLOOR + secrets.randbits(46))
+        vote = RollbackVote(game.id, cut, _last(public), actor.id, (actor.id,), proposal)
+        lapsed = _closed(open_vote, _lapsed(ruleset, state, open_vote, records)) if open_vote is not None else ()
         if set(voters(ruleset, state)) <= set(vote.approvals):
-            return await self._roll_back(channel, ruleset, game, records, vote, to, aside, at_cut)
+            done = await self._roll_back(channel, ruleset, game, state, records, vote, to, aside, open_vote, at_cut)
+            return replace(done, edits=lapsed + done.edits)
         async with self._table.write():
-            await self._table.store.put_rollback_vote_tx(vote)
-        return self._asked(ruleset, state, game, vote, to, aside)
+            await self._table.store.open_rollback_vote_tx(vote, open_vote)
+        asked = _question(ruleset, state, vote, to, aside)
+        return Reply("shown", asked, mentions=_waiting(ruleset, state, vote), ping_words="vote on the rollback.",
+                     buttons=vote_buttons(game.id, proposal), game_id=game.id, version=game.version,
+                     vote_proposal=proposal, edits=lapsed)
 
-    async def vote(self, channel: str, actor: Actor, yes: bool) -> Reply:
+    async def _vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None) -> Reply:
         ruleset, game, state, records = await self._running(channel)
         vote = await self._table.store.rollback_vote(game.id)
+        if proposal is not None and (vote is None or vote.proposal != proposal):
+            raise GameError(OVER)
         if vote is None:
             raise GameError("No rollback vote is open here; /game rollback to:N opens one.")
-        if vote.at_seq != _last_seq(records):
+        public = _public(ruleset, state, records)
+        if vote.at_seq != _last(public):
             async with self._table.write():
-                await self._table.store.drop_rollback_vote_tx(game.id)
-            return Reply("shown", "The game moved on since that vote opened, so it lapsed and nothing was rolled "
-                                  "back; /game rollback to:N opens a new one.")
+                await self._table.store.close_rollback_vote_tx(vote)
+            said = ("The game moved on since that vote opened, so it lapsed and nothing was rolled back; /game "
+                    "rollback to:N opens a new one.")
+            return self._told(vote, said, _lapsed(ruleset, state, vote, records))
         self._check_voter(ruleset, state, actor)
         name = state.player(actor.id).name
-        public = _public(ruleset, state, records)
         to = _number(public, vote.to_seq)
+        aside = len(public) - to
         if not yes:
             async with self._table.write():
-                await self._table.store.drop_rollback_vote_tx(game.id)
-            return Reply("shown", f"{name} votes no: the game is not rolled back to #{to}, and plays on as it is.")
+                await self._table.store.close_rollback_vote_tx(vote)
+            said = f"{name} votes no: the game is not rolled back to #{to}, and plays on as it is."
+            return self._told(vote, said, f"Refused: {_proposed(state, vote, to, aside)}, and {name} voted no; "
+                                          f"the game plays on as it is.")
         if actor.id in vote.approvals:
             raise GameError(f"You already voted yes to rolling back to #{to}; the vote waits on the others.")
-        vote = RollbackVote(vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, vote.approvals + (actor.id,))
-        aside = len(public) - to
-        if set(voters(ruleset, state)) <= set(vote.approvals):
-            return await self._roll_back(channel, ruleset, game, records, vote, to, aside)
+        if set(voters(ruleset, state)) <= {*vote.approvals, actor.id}:
+            return await self._roll_back(channel, ruleset, game, state, records, vote, to, aside, vote)
         async with self._table.write():
-            await self._table.store.put_rollback_vote_tx(vote)
-        return self._asked(ruleset, state, game, vote, to, aside, f"{name} votes yes.")
+            approved = await self._table.store.approve_rollback_vote_tx(vote, actor.id)
+        asked = _question(ruleset, state, approved, to, aside)
+        buttons = vote_buttons(game.id, vote.proposal) if vote.proposal else ()
+        if not vote.message_id:   # its message is unknown (asked before one was kept): asked again, pinging nobody
+            return Reply("shown", f"{name} votes yes. {asked}", buttons=buttons, game_id=game.id,
+                         version=game.version, vote_proposal=vote.proposal)
+        waiting = ", ".join(state.player(p).name for p in _waiting(ruleset, state, approved))
+        return Reply("shown", f"You vote yes to rolling back to #{to}; the vote waits on {waiting}.", ephemeral=True,
+                     edits=(Edit(vote.message_id, asked, buttons),))
+
+    @staticmethod
+    def _told(vote: RollbackVote, said: str, outcome: str) -> Reply:
+        """A vote that ended without a rollback: its message edited to `outcome`, and the voter told `said`
+        privately; in public when its message is unknown."""
+        if not vote.message_id:
+            return Reply("shown", said)
+        return Reply("shown", said, ephemeral=True, edits=_closed(vote, outcome))
 
     async def _running(self, channel: str) -> tuple[Ruleset, GameRecord, Any, list[ActionRecord]]:
         game = await self._table.store.active_game(channel)
@@ -129,37 +209,29 @@ class Rollbacks:
     @staticmethod
     def _check_voter(ruleset: Ruleset, state: Any, actor: Actor) -> None:
         if actor.id not in voters(ruleset, state):
-            raise GameError("Only the seated players vote on a rollback (a seat the computer plays abstains).")
+            raise GameError("Only the seated players vote on a rollback (a seat made for the computer abstains).")
 
-    @staticmethod
-    def _asked(ruleset: Ruleset, state: Any, game: GameRecord, vote: RollbackVote, to: int, aside: int,
-               said: str = "") -> Reply:
-        """The public question: who proposed what, who has said yes, whom it waits on."""
-        waiting = tuple(p for p in voters(ruleset, state) if p not in vote.approvals)
-        proposer = state.player(vote.proposer)
-        text = (f"{said} " if said else "") + (
-            f"{proposer.name if proposer else 'A player'} proposes rolling the game back to #{to}, setting aside "
-            f"{plural(aside, 'action', 'actions')} (kept in /game log). Every seated player must agree; the dice "
-            f"then come from a new stream. Waiting on {', '.join(state.player(p).name for p in waiting)}: vote "
-            f"with the buttons or /game rollback vote:yes|no. Any move first ends the vote.")
-        return Reply("shown", text, mentions=waiting, ping_words="vote on the rollback.",
-                     buttons=vote_buttons(game.id, vote.at_seq), game_id=game.id, version=game.version)
-
-    async def _roll_back(self, channel: str, ruleset: Ruleset, game: GameRecord, records: list[ActionRecord],
-                         vote: RollbackVote, to: int, aside: int, at_cut: Any = None) -> Reply:
-        """Everyone agreed: the game as it was at the vote's action (`at_cut`, when already rebuilt), on the
+    async def _roll_back(self, channel: str, ruleset: Ruleset, game: GameRecord, now: Any,
+                         records: list[ActionRecord], vote: RollbackVote, to: int, aside: int,
+                         closing: RollbackVote | None, at_cut: Any = None) -> Reply:
+        """Everyone agreed to `vote`: the game as it was at its action (`at_cut`, when already rebuilt), on the
         next dice stream; the actions after it set aside, all in one write that checks nobody moved
-        meanwhile."""
+        meanwhile and the stored vote it closes (`closing`, as read) still stands. A lone voter never rolls
+        back past a roll of the dice."""
         if at_cut is None:
             at_cut = await self._state_at(ruleset, game, records, vote.to_seq)
+        if len(voters(ruleset, now)) == 1 and dice_rolled(at_cut, now):
+            raise GameError(f"Dice were rolled since #{to}: you are the only player who votes here, so the "
+                            f"game is not rolled back past them.")
         branch = await self._table.store.rollbacks(game.id) + 1
+        told = await self._table.store.told_messages(game.id)
         action = Rollback(to, branch, aside)
         state, events = ruleset.apply(at_cut, vote.proposer, action)
         try:
             async with self._table.write():
                 game = await self._table.store.roll_back_tx(
                     game, vote.to_seq, branch, encode_state(state), vote.proposer, dumps(encode_tagged(action)),
-                    dumps([encode_tagged(e) for e in events]))
+                    dumps([encode_tagged(e) for e in events]), closing)
                 await self._timers.sync_tx(ruleset, game, state, force=True)
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
         except VersionConflict:
@@ -170,7 +242,9 @@ class Rollbacks:
         text = self._acting.reported(done, [describe_events(events)], others)
         reply = await self._pictures.with_map(ruleset, done.game, done.state, "applied", text,
                                               None if others else events)
-        return replace(reply, mentions=waiting)
+        approved = f"Approved: {_proposed(now, vote, to, aside)}, and the table rolled the game back."
+        edits = (*_closed(vote, approved), *_marked(told, records, vote.to_seq, to, branch))
+        return replace(reply, mentions=waiting, edits=edits)
 
     async def _state_at(self, ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], cut: int) -> Any:
         """The game as it was after its stored action `cut`, rebuilt off the loop; GameError before the start
@@ -182,8 +256,60 @@ class Rollbacks:
         return state
 
 
-def _last_seq(records: list[ActionRecord]) -> int:
-    return records[-1].seq if records else 0
+def _last(public: list[int]) -> int:
+    """The stored number of the last action the channel knows of (0: none): what a vote belongs to."""
+    return public[-1] if public else 0
+
+
+def _waiting(ruleset: Ruleset, state: Any, vote: RollbackVote) -> tuple[str, ...]:
+    return tuple(p for p in voters(ruleset, state) if p not in vote.approvals)
+
+
+def _proposed(state: Any, vote: RollbackVote, to: int, aside: int) -> str:
+    """Who proposed what, in a few words."""
+    proposer = state.player(vote.proposer)
+    return (f"{proposer.name if proposer else 'A player'} proposed rolling the game back to #{to}, setting aside "
+            f"{plural(aside, 'action', 'actions')}")
+
+
+def _question(ruleset: Ruleset, state: Any, vote: RollbackVote, to: int, aside: int) -> str:
+    """The public question: who proposed what, who has said yes, whom it waits on."""
+    agreed = ", ".join(state.player(p).name for p in vote.approvals if state.player(p) is not None)
+    waiting = ", ".join(state.player(p).name for p in _waiting(ruleset, state, vote))
+    proposer = state.player(vote.proposer)
+    return (f"{proposer.name if proposer else 'A player'} proposes rolling the game back to #{to}, setting aside "
+            f"{plural(aside, 'action', 'actions')} (kept in /game log). Every seated player must agree; the dice "
+            f"then come from a new stream. Yes so far: {agreed}. Waiting on {waiting}: vote with the buttons or "
+            f"/game rollback vote:yes|no. Any move first ends the vote.")
+
+
+def _lapsed(ruleset: Ruleset, state: Any, vote: RollbackVote, records: list[ActionRecord]) -> str:
+    """What a lapsed vote's message then says (numbered as the channel knew the log when it opened)."""
+    public = [seq for seq in _public(ruleset, state, records) if seq <= vote.at_seq]
+    to = _number(public, vote.to_seq)
+    return (f"Lapsed: {_proposed(state, vote, to, len(public) - to)}, and the game moved on before everyone "
+            f"agreed; nothing was rolled back.")
+
+
+def _closed(vote: RollbackVote, outcome: str) -> tuple[Edit, ...]:
+    """A finished vote's message edited to its outcome, its buttons gone (nothing when it is unknown)."""
+    return (Edit(vote.message_id, outcome),) if vote.message_id else ()
+
+
+def _marked(told: list[ToldMessage], records: list[ActionRecord], cut: int, to: int, branch: int) -> list[Edit]:
+    """The last MAX_MARKED turn messages that told actions a rollback to the channel's #`to` (stored `cut`)
+    set aside, each marked as set aside at its head (its buttons gone)."""
+    last = records[-1].seq if records else 0
+    marks = []
+    for i, message in enumerate(told):
+        told_up_to = told[i + 1].first_seq - 1 if i + 1 < len(told) else last
+        if told_up_to <= cut:
+            continue
+        head = (f"Set aside by the rollback to #{to}" if message.first_seq > cut else
+                f"What follows #{to} here was set aside by the rollback to #{to}")
+        text = f"{head} (/game log set_aside:{branch} reads it):\n{message.body}"
+        marks.append(Edit(message.message_id, clip(text, MESSAGE_LIMIT)))
+    return marks[-MAX_MARKED:]
 
 
 def _public(ruleset: Ruleset, state: Any, records: list[ActionRecord]) -> list[int]:
