@@ -13,6 +13,7 @@ from bot.table.service.entry import GameService
 from bot.table.service.rollback import MAX_MARKED
 from rules.registry import get_ruleset
 from tests.test_rollback import CHANNEL, play, run, started
+from tests.test_seats import time_passes
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -35,6 +36,7 @@ async def test_a_seat_handed_to_the_computer_still_votes_through_its_holder(serv
     """Item 3: the host gave ben's seat to the computer; her rollback then waits on ben's vote."""
     await started(service, "battlecars")
     await play(service, store, "battlecars", 3)
+    await time_passes(store, 73, CHANNEL)   # ben is gone: the host may act on his seat (issue 36 item 3)
     assert (await run(service, "ann", "/game seat computer player:ben")).outcome == "applied"
     await play(service, store, "battlecars", 3, seed=2)
     before = await store.game_and_actions((await store.active_game(CHANNEL)).id)
