@@ -153,7 +153,7 @@ class Rollbacks:
         if at_cut is None:
             at_cut = await self._state_at(ruleset, game, records, vote.to_seq)
         branch = await self._table.store.rollbacks(game.id) + 1
-        action = Rollback(to, branch, aside)
+        action = Rollback(to, branch, aside, redeal=True)
         state, events = ruleset.apply(at_cut, vote.proposer, action)
         try:
             async with self._table.write():
