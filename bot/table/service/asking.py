@@ -90,13 +90,7 @@ class Asking:
                                         count, before)
             else:
                 records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
-                if before is not None and records and ruleset.secrets is not None:
-                    # a secret is judged by what came after it too (a rollback that took it up): the page
-                    # is judged with the rest of the log
-                    after = await self._table.store.action_count(game.id) - records[0].seq + 1
-                    records = await self._table.store.recent_actions(game.id, after)
-                seen = seen_log(ruleset, state, records, actor.id)
-                page = [s for s in seen if before is None or s.record.seq < before]
+                page = seen_log(ruleset, state, records, actor.id)
             return queries.game_log(ruleset, page, before)
         if command.name == "game catchup":
             return await self._catch_up(ruleset, game, state, actor)
