@@ -24,8 +24,9 @@ _NO_MOVE = (*TABLE_ACTIONS, *OUTSIDE_PHASES)   # what a speed step may see besid
 
 
 def face_down(state: BattlecarsState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
-    """A `withheld` (rules.engine.Secrets): every counter in `log` (the whole line, or a stretch of it that
-    runs to its end, `state`) not yet turned up, or taken up by a rollback, but the viewer's own."""
+    """A `withheld` (rules.engine.Secrets): every counter in `log` not yet turned up, or taken up by a
+    rollback, but the viewer's own. `log` is a line of play, or a stretch of it that runs to its end, and
+    `state` the game there."""
     hidden: list[Logged] = []
     unturned: list[Logged] = []   # counters set since the last move
     rolled_back = False           # a rollback since them: a counter set next shows it returned to their step

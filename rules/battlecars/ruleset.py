@@ -203,7 +203,8 @@ def _settled(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
 
 def _counters_taken_up(state: BattlecarsState, _rollback: Rollback) -> BattlecarsState:
     """A table's rollback into a speed step takes up the face-down counters already set: the actions it set
-    aside revealed them, so every driver sets a counter again."""
+    aside may have revealed them, so every driver sets a counter again (and the counters taken up stay
+    withheld: counters.face_down)."""
     return replace(state, declared=()) if state.phase == Phase.SPEED else state
 
 
