@@ -183,7 +183,8 @@ async def _declaration_worlds(game_id: str, seed: int, steps: int, folder: str) 
         await _same_to(("bob", "carol"), a, b)
         own_a, own_b = await a.looks("alice"), await b.looks("alice")
         assert own_a["/game export"] != own_b["/game export"]   # her set-aside choice is still hers to read
-        await _kept_before_a_rollback(a, b, choices, declare)
+        if game_id == "battlecars":   # the toy's rollback leaves its declarations as they were
+            await _kept_before_a_rollback(a, b, choices, declare)
         return True
 
 
