@@ -60,10 +60,11 @@ class Referee:
     # Why the computer cannot play a seat (state, seat id) -> a refusal, or "" when it can. None: the
     # game has no computer player.
     computer_refuses: Callable[[Any, str], str] | None = None
-    # What a game does when the table rolls it back, after the dice move to their new stream (state) ->
-    # state: a game that hides the order of what it draws re-orders it with the new dice, as the draws of
-    # the set-aside actions were seen. None: nothing more than the new dice.
-    on_rollback: Callable[[Any], Any] | None = None
+    # What a game does with its hidden things when the table rolls it back, after the dice move to their
+    # new stream (state, the Rollback) -> state: the set-aside actions showed what they played and drew, so
+    # a game deals anew what they made known (a hand, a pile's order) with the new dice, or takes up what
+    # was set face down. None: nothing more than the new dice.
+    on_rollback: Callable[[Any, Rollback], Any] | None = None
 
     def __post_init__(self) -> None:
         own = self.phases.action_types - set(TABLE_ACTIONS)
@@ -113,7 +114,7 @@ class Referee:
                 raise BadOption("A rollback starts a dice stream the game has not drawn from.")
             state = replace(state, dice=dice.on_branch(action.branch))
         if self.on_rollback is not None:
-            state = self.on_rollback(state)
+            state = self.on_rollback(state, action)
         return state, (RolledBack(action.to, action.branch, action.set_aside),)
 
     def _seat_change(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:

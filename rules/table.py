@@ -227,11 +227,14 @@ class PlayedByAutopilot:
 class Rollback:
     """The table agreed to return the game to its action #`to`: logged right after it, it moves the
     dice onto stream `branch` (the game's rollback count), so no one knows the next dice. `set_aside`
-    counts the actions it set aside, as the channel counts them."""
+    counts the actions it set aside, as the channel counts them. `redeal`: the game also deals anew what
+    it keeps hidden (rules.referee.Referee.on_rollback), as every rollback logged since issue 36 does; a
+    rollback logged before, without it, replays as it was played."""
 
     to: int
     branch: int
     set_aside: int = 0
+    redeal: bool = added_field(False)
 
 
 @dataclass(frozen=True)

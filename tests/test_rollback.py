@@ -98,7 +98,7 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
     assert [r.seq for r in live] == list(range(1, to + 2))
     assert live[:to] == records[:to]
     ruleset = get_ruleset("speedway")
-    assert decode_tagged(ruleset.actions, json.loads(live[-1].action)) == Rollback(to, 1, 5)
+    assert decode_tagged(ruleset.actions, json.loads(live[-1].action)) == Rollback(to, 1, 5, redeal=True)
     set_aside = await store.set_aside(game.id)
     assert [r.seq for r in set_aside[1]] == list(range(to + 1, to + 6))
     assert [(r.actor, r.action, r.events) for r in set_aside[1]] == \
@@ -168,7 +168,7 @@ async def test_every_game_rolls_back_replays_and_verifies(service, store, game):
     assert await service.replay_matches(await store.active_game(CHANNEL))
 
 
-async def test_track_shuffles_its_draw_pile_again_so_the_seen_draws_do_not_come_back(service, store):
+async def test_track_deals_its_hands_and_draw_pile_again_so_the_seen_cards_do_not_come_back(service, store):
     await started(service, "track")
     record, records = await play(service, store, "track", 6)
     ruleset = get_ruleset("track")
@@ -178,8 +178,12 @@ async def test_track_shuffles_its_draw_pile_again_so_the_seen_draws_do_not_come_
     await run(service, "ann", "/game rollback to:4")
     await run(service, "ben", "/game rollback vote:yes")
     state = ruleset.load_state((await store.active_game(CHANNEL)).state)
-    assert sorted(state.draw_pile) == sorted(at_two.draw_pile) and state.draw_pile != at_two.draw_pile
-    assert state.hands == at_two.hands
+    def unseen(table):   # every card held or in the pile
+        return sorted([card for hand in table.hands for card in hand.cards] + list(table.draw_pile))
+    assert unseen(state) == unseen(at_two)
+    assert [(h.player, h.size) for h in state.hands] == [(h.player, h.size) for h in at_two.hands]
+    assert state.hands != at_two.hands and state.draw_pile != at_two.draw_pile
+    assert state.discard_pile == at_two.discard_pile
 
 
 async def test_a_move_during_the_vote_makes_it_lapse(service, store):

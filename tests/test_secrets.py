@@ -183,7 +183,28 @@ async def _declaration_worlds(game_id: str, seed: int, steps: int, folder: str) 
         await _same_to(("bob", "carol"), a, b)
         own_a, own_b = await a.looks("alice"), await b.looks("alice")
         assert own_a["/game export"] != own_b["/game export"]   # her set-aside choice is still hers to read
+        if game_id == "battlecars":   # the toy's rollback leaves its declarations as they were
+            await _kept_before_a_rollback(a, b, choices, declare)
         return True
+
+
+async def _kept_before_a_rollback(a: World, b: World, choices: list[str], declare: str) -> None:
+    """Her choice made again, then bob's while dan's is still to come; rolled back to hers (bob's set aside),
+    hers was never turned up: it is as secret to dan and a spectator as it was (issue 36, item 2)."""
+    _game, ruleset, state = await a.game()
+    if {"alice", "bob", "dan"} - set(ruleset.acting_players(state)):
+        return   # bob's choice would turn the others up
+    for world, choice in ((a, choices[0]), (b, choices[-1])):
+        await world.must("alice", choice)
+        _game, ruleset, state = await world.game()
+        await world.must("bob", next(x.command for x in ruleset.legal_actions(state, "bob")
+                                     if x.command.startswith(declare)))
+        record, _ruleset, _state = await world.game()
+        to = await world.store.action_count(record.id) - 1
+        assert (await world.do("alice", f"/game rollback to:{to}")).outcome == "shown"
+        assert (await world.do("bob", "/game rollback vote:yes")).outcome == "shown"
+        await world.must("dan", "/game rollback vote:yes")
+    await _same_to(("dan", "carol"), a, b)
 
 
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 60))

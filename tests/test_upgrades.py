@@ -24,8 +24,10 @@ from tests.conftest import ROOT, run_pitboss
 # Issue 24's restructuring (schema 8: turn messages without their words; Race revision 2). Stop 33 (schema 9:
 # turn messages with their words), the last before players' own settings (schema 10). Stop 34 (schema 12:
 # settings, standing orders, followers, seats that changed hands), the last before rollbacks and GM threads.
+# 602805d's rollbacks (a Track rollback logged before it dealt anew; tests/fixtures/make_rollback_db.py).
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
-            "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13}
+            "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13,
+            "rollbacks602805d.db": 2}
 
 
 @pytest.fixture(params=FIXTURES)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from rules.battlecars import ai, combat, data, lobby, movement, orders, passive, pedestrians, speed, turns
+from rules.battlecars import ai, combat, counters, data, lobby, movement, orders, passive, pedestrians, speed, turns
 from rules.battlecars import events as battlecars_events
 from rules.battlecars.actions import (
     ACTIONS,
@@ -39,11 +39,11 @@ from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
+from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Referee
-from rules.table import revision_option, rounds_option
+from rules.table import Rollback, revision_option, rounds_option
 
 REVISION = 3
 
@@ -201,9 +201,10 @@ def _settled(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     return state, events
 
 
-def _counters_taken_up(state: BattlecarsState) -> BattlecarsState:
+def _counters_taken_up(state: BattlecarsState, _rollback: Rollback) -> BattlecarsState:
     """A table's rollback into a speed step takes up the face-down counters already set: the actions it set
-    aside revealed them, so every driver sets a counter again."""
+    aside may have revealed them, so every driver sets a counter again (and the counters taken up stay
+    withheld: counters.face_down)."""
     return replace(state, declared=()) if state.phase == Phase.SPEED else state
 
 
@@ -510,8 +511,7 @@ RULESET = Ruleset(
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
     turn_key=turn_key, grammar=GRAMMAR, round_cap=lambda state: state.max_rounds, revision=REVISION,
     private_actions=True, queries={"odds": odds},
-    secrets=Secrets(lambda state, log, viewer: last_of_each(
-        log, {p for p, _ in state.declared if p != viewer}, SetSpeed, "a speed counter, face down")),
+    secrets=Secrets(counters.face_down),
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
     autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
     hit_size=battlecars_events.hit_size,

@@ -123,7 +123,7 @@ apply = Referee(
     PHASES, {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, PlayCard: _play, Discard: _discard},
     TrackPhase.FINISHED, check_turn=_check_turn,
     playing_on_a_view="A view with hidden cards removed cannot be played on.", resign=turns.resign,
-    computer_refuses=lambda _state, _seat: "", on_rollback=turns.reshuffled_after_rollback)
+    computer_refuses=lambda _state, _seat: "", on_rollback=turns.dealt_again_after_rollback)
 
 
 # --- what can be done, seen and said -----------------------------------------------------------

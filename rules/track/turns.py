@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.dice import shuffle
+from rules.table import Rollback
 from rules.track.events import CardDrawn, DeckReshuffled, GameDrawn, GameWon, TurnBegan, WonByResignation
 from rules.track.phases import TrackPhase
 from rules.track.state import CarMove, Hand, TrackState, evolve
@@ -67,8 +68,18 @@ def resign(state: TrackState, player: str, _action: object) -> tuple[TrackState,
     return evolve(state, phase=TrackPhase.FINISHED, winner=other), (WonByResignation(state.seated(other).name),)
 
 
-def reshuffled_after_rollback(state: TrackState) -> TrackState:
-    """The draw pile shuffled again from the rolled-back game's new dice stream: the players saw the
-    cards the set-aside actions drew, so the pile's old order would tell them their next draws."""
-    dice, pile = shuffle(state.dice, state.draw_pile)
-    return evolve(state, dice=dice, draw_pile=pile)
+def dealt_again_after_rollback(state: TrackState, rollback: Rollback) -> TrackState:
+    """Ruling (the seed is silent): a rollback deals anew from the new dice stream. The set-aside plays
+    showed cards that are back in their players' hands, and their draws the pile's order, so every card
+    held and the draw pile are shuffled together, each hand, in seat order, is dealt as many cards as it
+    held, and the rest is the draw pile; the discards stay as they lie. A rollback logged before this
+    ruling (`redeal` unset) shuffled the draw pile only, and replays so."""
+    if not rollback.redeal:
+        dice, pile = shuffle(state.dice, state.draw_pile)
+        return evolve(state, dice=dice, draw_pile=pile)
+    dice, deck = shuffle(state.dice, tuple(card for hand in state.hands for card in hand.cards) + state.draw_pile)
+    hands, dealt = [], 0
+    for hand in state.hands:
+        hands.append(Hand(hand.player, deck[dealt:dealt + len(hand.cards)], len(hand.cards)))
+        dealt += len(hand.cards)
+    return evolve(state, dice=dice, hands=tuple(hands), draw_pile=deck[dealt:], draw_count=len(deck) - dealt)

@@ -220,13 +220,17 @@ class Rollbacks:
         back past a roll of the dice."""
         if at_cut is None:
             at_cut = await self._state_at(ruleset, game, records, vote.to_seq)
-        if len(voters(ruleset, now)) == 1 and dice_rolled(at_cut, now):
+        lone = len(voters(ruleset, now)) == 1
+        if lone and dice_rolled(at_cut, now):
             raise GameError(f"Dice were rolled since #{to}: you are the only player who votes here, so the "
                             f"game is not rolled back past them.")
         branch = await self._table.store.rollbacks(game.id) + 1
         told = await self._table.store.told_messages(game.id)
-        action = Rollback(to, branch, aside)
+        action = Rollback(to, branch, aside, redeal=True)
         state, events = ruleset.apply(at_cut, vote.proposer, action)
+        if lone and dice_rolled(at_cut, state):   # a rollback that deals anew: one voter would fish for cards
+            raise GameError("This game's rollback deals its hidden cards anew with the dice: you are the only "
+                            "player who votes here, so the game is not rolled back.")
         try:
             async with self._table.write():
                 game = await self._table.store.roll_back_tx(

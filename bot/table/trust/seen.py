@@ -53,7 +53,9 @@ def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], view
     """The records `viewer` may know of, in order, numbered as they count them, those they may not read
     carrying their stand-in words. `state` is the game now; a finished game hides only what is kept for one
     player (a note). `records` is
-    the whole log when hides_whole_actions, else any stretch of it."""
+    the whole log when hides_whole_actions, else any stretch of it; a stand-in is judged right only on a
+    stretch that runs to the log's end (a secret is judged by what came after it too: a rollback that took
+    it up), and `/game log`, which shows the events alone, is the one door that pages back."""
     secrets = ruleset.secrets
     if secrets is None:
         return [SeenAction(r.seq, r) for r in records]
