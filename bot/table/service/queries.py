@@ -61,7 +61,7 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], view
     state = ruleset.load_state(game.state)
     finished = ruleset.is_finished(state)
     seen = seen_log(ruleset, state, records, viewer)
-    aside = [{"rollback": k, "actions": [{"seq": s.record.seq, "actor": s.record.actor, "action": s.action_json()}
+    aside = [{"rollback": k, "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()}
                                          for s in seen]} for k, seen in sorted((set_aside or {}).items())]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
