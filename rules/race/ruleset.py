@@ -174,6 +174,12 @@ def _action_choices(state: RaceState, racer: Racer) -> tuple[LegalAction, ...]:
             label += f" ({odds:.0%})" if odds is not None else ""
             caught = maneuvers.caught_chance(state, racer, maneuver)
             label += f" · illegal: judges catch {caught:.0%}" if caught is not None else ""
+            targets = maneuvers.attack_targets(state, racer) if maneuver == "attack" else []
+            if len(targets) > 1:   # each target its own choice: "/act maneuver:attack" alone names none
+                choices += [LegalAction(f"/act maneuver:attack target:{other.id}", f"{label} {other.name}",
+                                        group="Attack", action=Act("attack", target=other.id))
+                            for _way, other in targets]
+                continue
             choices.append(LegalAction(f"/act maneuver:{maneuver}", label, action=Act(maneuver),
                                        primary=maneuver == "pass"))
     for then in ("pass", "sweep"):
