@@ -101,7 +101,7 @@ class Asking:
                                                aside, items=len(records) + sum(map(len, aside.values())))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
-                                        await self._seen_count(ruleset, game, state, actor.id),
+                                        await self._table.seen_count(ruleset, game, state, actor.id),
                                         await self._table.store.rollbacks(game.id))
         if command.name == "game replay":
             game, records = await self._table.store.game_and_actions(game.id)
@@ -192,11 +192,6 @@ class Asking:
                                            await self._table.store.line_ends(game.id),
                                            items=len(records) * (len(aside) + 1))
 
-    async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
-        """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""
-        if hides_whole_actions(ruleset, state):
-            return len(seen_log(ruleset, state, await self._table.store.actions(game.id), viewer))
-        return await self._table.store.action_count(game.id)
 
     async def _index_seats(self) -> None:
         """Record the seats of games stored before the seats index existed (once per database)."""

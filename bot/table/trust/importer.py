@@ -11,7 +11,7 @@ from typing import Any, TypeGuard
 
 from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, foreign_to
 from bot.table.service.queries import EXPORT_FORMAT
-from bot.table.trust.branches import MAX_ROLLBACKS
+from bot.table.trust.branches import MAX_ROLLBACKS, lines_before_rollbacks, unaccounted
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.guards import plain_name, valid_actor_id
 from bot.table.trust.seen import WITHHELD
@@ -19,6 +19,7 @@ from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
+from rules.table import Rollback
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).
@@ -175,7 +176,22 @@ def read_export(data: bytes) -> ImportedLog:
     if len(set(map(str, numbers))) != len(numbers):
         raise _damaged("a rollback's set-aside actions appear twice")
     set_aside = dict(_set_aside(ruleset, entry) for entry in raw_aside) if replayable else {}
+    if set_aside:
+        _accounted(actions, set_aside)
     return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, count, set_aside)
+
+
+def _accounted(actions: list[tuple[str, Any]], set_aside: dict[int, tuple[int, list[tuple[str, Any]]]]) -> None:
+    """Refuse set-aside actions the log's own rollbacks do not account for (each re-run costs a whole line)."""
+    try:
+        lines = lines_before_rollbacks(actions, {k: a for k, (_, a) in set_aside.items()},
+                                       {k: seq for k, (seq, _) in set_aside.items()})
+    except ValueError:
+        raise _damaged("a rollback's set-aside actions do not follow its line") from None
+    why = unaccounted(actions, lines, {k: seq for k, (seq, _) in set_aside.items()},
+                      lambda row: row[1].branch if isinstance(row[1], Rollback) else None)
+    if why:
+        raise _damaged(why)
 
 
 def _set_aside(ruleset: Ruleset, entry: Any) -> tuple[int, tuple[int, list[tuple[str, Any]]]]:
