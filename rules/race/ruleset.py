@@ -42,7 +42,7 @@ from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
 from rules.referee import TABLE_ACTIONS, Handler, Referee
-from rules.table import plural, revision_option
+from rules.table import HOST_NAME, plural, revision_option
 
 _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
 
@@ -102,7 +102,7 @@ def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
         raise BadOption("gm: yes or no.")
     state = RaceState(track=track, host=host, dice=DiceState(seed), revision=revision, tune_attempts=tuning)
     if gm == "yes":
-        state, _events = lobby.become_gm(state, host, BecomeGm(host))
+        state, _events = lobby.become_gm(state, host, BecomeGm(host), str(options.get(HOST_NAME) or ""))
     return state
 
 

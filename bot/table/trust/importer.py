@@ -19,7 +19,7 @@ from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
-from rules.table import Rollback
+from rules.table import HOST_NAME, Rollback
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).
@@ -104,6 +104,9 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     revision = options.pop("revision", None)
     if revision is not None and not _whole_number(revision, 1, ruleset.revision + 1):
         raise _damaged("the rules revision is not one this bot knows")
+    host_name = options.pop(HOST_NAME, None)
+    if host_name is not None and (ruleset.game_master is None or not isinstance(host_name, str)):
+        raise _damaged("the host's name is not one this game keeps")
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
             any(key in _SETUP_KEYS for key in options):
         raise _damaged("an option has a value of the wrong kind")
@@ -115,6 +118,8 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     except CommandSyntaxError as exc:
         raise _damaged(f"an option is not valid ({exc})") from None
     typed = {k: v for k, v in typed.items() if k not in _SETUP_KEYS}
+    if host_name is not None:
+        typed[HOST_NAME] = plain_name(host_name)
     return typed if revision is None else {**typed, "revision": revision}
 
 
