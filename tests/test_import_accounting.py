@@ -11,7 +11,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from tests.conftest import TABLE_TIME
-from tests.test_rollback import CHANNEL, play, run, started
+from tests.test_rollback import play, run, started
 
 
 async def _finished_with_a_rollback(service, store) -> dict:
@@ -36,7 +36,8 @@ async def test_set_aside_lines_the_log_does_not_account_for_are_refused(service,
         other = GameService(elsewhere, render=None, clock=lambda: TABLE_TIME)
         invented = dict(document, set_aside=[dict(document["set_aside"][0], rollback=k) for k in range(1, 21)])
         refused = await _imported(other, invented, "invented")
-        assert refused.outcome == "refused" and "is logged where its set-aside actions begin" in refused.text, refused.text
+        assert refused.outcome == "refused", refused.text
+        assert "is logged where its set-aside actions begin" in refused.text, refused.text
         moved = dict(document, set_aside=[dict(document["set_aside"][0], rollback=2)])   # numbered past the log's
         assert "numbered 1, 2, 3" in (await _imported(other, moved, "moved")).text
         early = [dict(a, seq=a["seq"] - 1) for a in document["set_aside"][0]["actions"]]   # begins a step early
