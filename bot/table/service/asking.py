@@ -85,18 +85,18 @@ class Asking:
             return await self._set_aside_log(ruleset, game, state, actor, command.options)
         if command.name == "game log":
             before, count = command.options.get("before"), command.options.get("count")
-            channel = None
+            channels: dict[int, int] | None = None
             if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
                 records = await self._table.store.actions(game.id)
                 seen = seen_log(ruleset, state, records, actor.id)
                 page = queries.log_page(seen, count, before)
                 public = seen_log(ruleset, state, records, None)
                 if len(public) < len(seen):   # they know of actions the channel does not: both numberings
-                    channel = {s.record.seq: s.number for s in public}
+                    channels = {s.record.seq: s.number for s in public}
             else:
                 records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
                 page = seen_log(ruleset, state, records, actor.id)
-            return queries.game_log(ruleset, page, before, channel=channel)
+            return queries.game_log(ruleset, page, before, channel=channels)
         if command.name == "game catchup":
             return await self._catch_up(ruleset, game, state, actor)
         if command.name == "game export":
