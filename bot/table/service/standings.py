@@ -54,7 +54,7 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
         drawn = state.winner is None
         master = ruleset.game_master.seat(state) if ruleset.game_master is not None else None
         for seat in state.players:
-            if born_computer(seat.id) or seat.id == master:   # a seated GM referees: no racer's record
+            if born_computer(seat.id) or seat.id == master:   # a seated GM referees: no player's record
                 continue
             record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(seat.name))
             record.games += 1
