@@ -17,6 +17,8 @@ from tests.conftest import TABLE_TIME
 
 RACE = get_ruleset("race")
 RULINGS = ("/gm change:3", "/gm change:-3", "/gm change:0")   # three rulings, the section as it was
+QUIET = ("/act maneuver:none", "/feature attempt:no", "/coast", "/steady", "/stabilize attempt:no",
+         "/react reaction:none")   # moves that roll no dice
 
 
 def _face(reply: Reply) -> tuple:
@@ -42,8 +44,9 @@ class World:
     async def state(self):
         return RACE.load_state((await self.store.latest_game("c")).state)
 
-    async def to_gm_step(self, rng: random.Random) -> str:
-        """Racers play seeded moves until the GM readies the next section; who acted last."""
+    async def to_gm_step(self, rng: random.Random, quiet: bool = False) -> str:
+        """Racers play seeded moves (`quiet`: one that rolls no dice where there is one) until the GM readies
+        the next section; who acted last."""
         last = ""
         for _ in range(300):
             state = await self.state()
@@ -54,7 +57,8 @@ class World:
                 await self.must("gina", "/gm approve:yes")
                 continue
             last = rng.choice(sorted(waiting))
-            await self.must(last, rng.choice(RACE.legal_actions(state, last)).command)
+            legal = [a.command for a in RACE.legal_actions(state, last)]
+            await self.must(last, rng.choice([c for c in legal if quiet and c in QUIET] or legal))
         raise AssertionError("the race never reached the GM's next step")
 
 
@@ -107,3 +111,28 @@ async def test_a_racer_reads_the_same_undo_export_and_set_aside_log_whatever_the
     gm = json.loads(gm_export.files[0].data)
     assert len(gm["actions"]) + len(gm["set_aside"][0]["actions"]) == \
         len(exported["actions"]) + len(aside) + 2 * len(RULINGS)
+
+
+async def _quiet_undo(store: Store, rulings: tuple[str, ...]) -> tuple:
+    """Racers who roll no dice hand the turn to the GM, who rules privately (or not): the last racer's /undo."""
+    world = World(store)
+    await world.must("gina", "/game new ruleset:race gm:yes tuning:0 seed:4")
+    await world.must("alice", "/game join pilot:rookie vehicle:racing_swoop")
+    await world.must("bob", "/game join pilot:champion vehicle:podracer")
+    await world.must("gina", "/game start")
+    await world.must("gina", "/gm reveal:yes")
+    last = await world.to_gm_step(random.Random(1), quiet=True)
+    for ruling in rulings:
+        await world.must("gina", ruling)
+    return last, _face(await world.do(last, "/undo"))
+
+
+async def test_an_action_that_handed_the_turn_to_the_gm_is_not_taken_back_whether_or_not_they_ruled(tmp_path: Path):
+    a, b = await Store.open(str(tmp_path / "a.db")), await Store.open(str(tmp_path / "b.db"))
+    try:
+        plain, ruled = await _quiet_undo(a, ()), await _quiet_undo(b, RULINGS[:1])
+    finally:
+        await a.close()
+        await b.close()
+    assert plain == ruled
+    assert plain[1][:2] == ("refused", "That cannot be undone: it passed the turn to gina.")
