@@ -48,3 +48,11 @@ async def test_an_undo_the_channel_may_see_is_still_said_in_the_channel(harness)
     said = [r for r in requests if not r.is_callback and not r.flags & EPHEMERAL]
     assert any("Undone" in (r.json or {}).get("content", "") for r in said), requests
     assert len(await harness.store.actions(game.id)) == game.version   # the speed was taken back
+
+
+async def test_a_status_a_players_own_settings_make_a_close_up_is_private_from_the_first_moment(harness):  # noqa: F811
+    await _speedway(harness)
+    await harness.run(BOB, "me settings", view="closeup")
+    requests = await harness.run(BOB, "game status")
+    assert requests[0].json == PRIVATE_DEFERRAL, requests
+    assert not any(r.is_delete_original for r in requests), requests
