@@ -30,7 +30,8 @@ class CommandSpec:
     options: tuple[OptionSpec, ...] = ()
     query: bool = False  # only reads the game: answered privately, never logged
     # Options that make the answer private from the first moment (a seated GM's private ruling): given
-    # any of them, the command is acknowledged privately, so the channel never sees it was used.
+    # any of them, the command is acknowledged privately, so the channel never sees it was used. An entry
+    # "option:value" makes it private with that value only (a close-up: "view:closeup").
     private_with: tuple[str, ...] = ()
     # Answered to the asker alone, always (a hand, the log): acknowledged privately from the first
     # moment, unless one of `public_with` is set to true (a sheet shown to the channel).

@@ -156,6 +156,10 @@ class SeatToComputer:
 
 SEAT_ACTIONS = (Resign, OfferSeat, TakeSeat, SeatToComputer)
 
+# The setup option /game new adds for a game that may seat a game master (rules.engine.GameMaster): the host's
+# shown name, so a host a game seats at setup (as its GM) is named as the others are, never by their id.
+HOST_NAME = "host_name"
+
 
 @dataclass(frozen=True)
 class Resigned:

@@ -93,7 +93,7 @@ async def test_alone_against_the_computer_a_rollback_is_refused_so_no_set_aside_
     game, records = await store.game_and_actions((await store.active_game(CHANNEL)).id)
     computer = [r.seq for r in records if r.actor.startswith("ai-")]
     refused = await run(service, "ann", f"/game rollback to:{computer[-4]}")
-    assert refused.outcome == "refused" and "deals its hidden cards anew" in refused.text, refused.text
+    assert refused.outcome == "refused" and "deals what it hides anew" in refused.text, refused.text
     assert await store.game_and_actions(game.id) == (game, records)
     assert "has no rollback 1" in (await run(service, "ann", "/game log set_aside:1")).text
 

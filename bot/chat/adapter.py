@@ -40,7 +40,7 @@ from bot.chat.views import (
     view_for,
 )
 from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
-from bot.storage.store import Store
+from bot.storage.store import Store, StoreBusy
 from bot.storage.target import split_password
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
@@ -66,6 +66,7 @@ APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please t
 # interaction must be this fresh when it arrives, and the answer come this soon (else it is deferred).
 FRESH_SECONDS = 1.0
 QUICK_ANSWER_SECONDS = 1.2
+OWN_DEFAULTS_SECONDS = 0.3   # a player's own settings, read before an answer that they may make private
 DEFAULT_TICK_SECONDS = 30.0
 SYNC_HASH_KEY = "discord_commands_hash"
 # On SIGTERM the commands in flight get this long to finish: with the closing after it, the bot is
@@ -307,7 +308,9 @@ class PitbossBehaviour(discord.Client):
         if not self._taken():
             await self._refuse_while_stopping(interaction)
             return
-        if slash.is_private(raw):
+        # a command some option makes private may be made so by the user's own settings (a close-up)
+        if slash.is_private(raw) or slash.private_with and slash.is_private(
+                await self._with_own_defaults(interaction, raw)):
             if not await self.acknowledge(interaction, thinking=True, private=True):
                 return
             reply = await self._carried_out(interaction, slash, raw)
@@ -330,6 +333,16 @@ class PitbossBehaviour(discord.Client):
                 log.warning("interaction %s was carried out but could not be shown", interaction.id)
             return
         await self.present(interaction, await work, from_button=False)
+
+    async def _with_own_defaults(self, interaction: discord.Interaction, raw: dict[str, Any]) -> dict[str, Any]:
+        """`raw` with the options the user's own settings choose where it leaves them out (a close-up by their
+        /me settings view:): read within OWN_DEFAULTS_SECONDS, else as typed (the acknowledgement waits on it)."""
+        try:
+            own = await asyncio.wait_for(self.service.own_defaults(str(interaction.guild_id or ""),
+                                                                   str(interaction.user.id)), OWN_DEFAULTS_SECONDS)
+        except (TimeoutError, StoreBusy):
+            return raw
+        return {**own, **{k: v for k, v in raw.items() if v is not None}}
 
     async def _carried_out(self, interaction: discord.Interaction, slash: Slash, raw: dict[str, Any]) -> Reply:
         """The service's reply to a slash command (a malformed one is refused here, privately)."""

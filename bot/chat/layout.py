@@ -110,7 +110,7 @@ class Slash:
         values = self._so_far(given)
         if self.private:
             return not any(str(values.get(option)).lower() == "true" for option in self.public_with)
-        return any(values.get(option) is not None for option in self.private_with)
+        return any(_given(values, entry) for entry in self.private_with)
 
     def listed_offers(self, option: str, typed: str) -> list[tuple[str, str]]:
         """Suggestions for an option whose values are its declared choices."""
@@ -299,3 +299,10 @@ def _too_many_verbs(by_root: dict[str, list[Slash]], games: tuple[Ruleset, ...])
     biggest = ", ".join(f"{game} {count}" for count, game in own[:3])
     return (f"{len(by_root)} top-level slash commands, past Discord's {MAX_COMMANDS}: group some verbs under "
             f"one command (the most top-level verbs: {biggest})")
+
+
+def _given(values: dict[str, object], entry: str) -> bool:
+    """Whether an option of `private_with` is given ("option"), or given with its value ("option:value")."""
+    option, _colon, value = entry.partition(":")
+    given = values.get(option)
+    return given is not None and (not value or str(given).strip().lower() == value)

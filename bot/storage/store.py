@@ -617,7 +617,7 @@ class Store:
 
     async def approve_rollback_vote_tx(self, vote: RollbackVote, voter: str) -> RollbackVote:
         """Add `voter`'s yes to `vote` as it was read: a compare-and-swap on its approvals, so two yes votes
-        at once never lose one (VoteChanged for the one that lost the race: it reads the vote again)."""
+        at once never lose one (VoteChanged for the one that came second: it reads the vote again)."""
         approved = replace(vote, approvals=(*vote.approvals, voter))
         changed = await self.driver.execute(
             "UPDATE rollback_votes SET approvals = ? WHERE game_id = ? AND proposal = ? AND approvals = ?",

@@ -165,15 +165,16 @@ def _parse(text: str, strict: bool = True) -> dict:
     return raw
 
 
-def become_gm(state: RaceState, actor: str, action: BecomeGm) -> tuple[RaceState, tuple]:
-    """The host seats a human game master (who does not race) before the start."""
+def become_gm(state: RaceState, actor: str, action: BecomeGm, name: str = "") -> tuple[RaceState, tuple]:
+    """The host seats a human game master (who does not race) before the start, by `name` (their id when none
+    is known)."""
     if actor != state.host:
         raise NotHost("Only the host seats the game master.")
     if state.phase != Phase.LOBBY:
         raise WrongPhase("The game master is seated before the start.")
     if state.player(action.player) is not None and any(s[0] == action.player for s in state.seats):
         raise BadOption("A racer cannot also be the game master.")
-    player = state.player(action.player) or Player(action.player, action.player[:MAX_NAME_LENGTH])
+    player = state.player(action.player) or Player(action.player, (name or action.player)[:MAX_NAME_LENGTH])
     players = state.players if state.player(action.player) else state.players + (player,)
     return replace(state, gm=action.player, players=players), (GmSeated(player.name),)
 

@@ -426,8 +426,7 @@ def _feint(state: RaceState, racer_id: str, then: str) -> tuple[RaceState, str, 
 def _attack(state: RaceState, racer_id: str, target: str, approved: bool, weapon: str = "") -> tuple[RaceState, tuple]:
     """Seed: a weapon attack on the racer ahead or behind; the one attacked may shoot back."""
     racer = state.racer(racer_id)
-    ahead, behind = state.ahead_of(racer_id), state.behind(racer_id)
-    near = [(way, r) for way, r in (("ahead", ahead), ("behind", behind)) if r is not None and armed(state, racer, way)]
+    near = attack_targets(state, racer)
     wanted = target.strip().casefold()
     chosen = next(((way, r) for way, r in near if wanted in (r.id, r.name.casefold(), r.owner.casefold())), None)
     if chosen is None:
@@ -448,6 +447,13 @@ def _attack(state: RaceState, racer_id: str, target: str, approved: bool, weapon
             or not armed(state, state.racer(other.id), way_to(state, other.id, racer_id, "attack_back")):
         return _done(state, events)
     return replace(state, phase=Phase.REACTION, pending=pending), events
+
+
+def attack_targets(state: RaceState, racer: Racer) -> list[tuple[str, Racer]]:
+    """The racers `racer` may attack, each with the way it shoots ('ahead', 'behind'): just ahead or behind,
+    where a weapon bears."""
+    near = (("ahead", state.ahead_of(racer.id)), ("behind", state.behind(racer.id)))
+    return [(way, r) for way, r in near if r is not None and armed(state, racer, way)]
 
 
 def armed(state: RaceState, racer: Racer, way: str) -> tuple[data.Weapon, ...]:

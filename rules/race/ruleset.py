@@ -42,7 +42,7 @@ from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
 from rules.referee import TABLE_ACTIONS, Handler, Referee
-from rules.table import plural, revision_option
+from rules.table import HOST_NAME, plural, revision_option
 
 _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
 
@@ -102,7 +102,7 @@ def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
         raise BadOption("gm: yes or no.")
     state = RaceState(track=track, host=host, dice=DiceState(seed), revision=revision, tune_attempts=tuning)
     if gm == "yes":
-        state, _events = lobby.become_gm(state, host, BecomeGm(host))
+        state, _events = lobby.become_gm(state, host, BecomeGm(host), str(options.get(HOST_NAME) or ""))
     return state
 
 
@@ -174,6 +174,12 @@ def _action_choices(state: RaceState, racer: Racer) -> tuple[LegalAction, ...]:
             label += f" ({odds:.0%})" if odds is not None else ""
             caught = maneuvers.caught_chance(state, racer, maneuver)
             label += f" · illegal: judges catch {caught:.0%}" if caught is not None else ""
+            targets = maneuvers.attack_targets(state, racer) if maneuver == "attack" else []
+            if len(targets) > 1:   # each target its own choice: "/act maneuver:attack" alone names none
+                choices += [LegalAction(f"/act maneuver:attack target:{other.id}", f"{label} {other.name}",
+                                        group="Attack", action=Act("attack", target=other.id))
+                            for _way, other in targets]
+                continue
             choices.append(LegalAction(f"/act maneuver:{maneuver}", label, action=Act(maneuver),
                                        primary=maneuver == "pass"))
     for then in ("pass", "sweep"):

@@ -62,10 +62,12 @@ class PlayerClocks:
             if allowed <= 0:
                 lines.append(f"- {self._where(game)}: its table allows no pauses.")
                 continue
-            until = self._table.clock() + allowed * HOUR
-            if not await self._set_pause(game, actor.id, until):
+            until = await self._set_pause(game, actor.id, allowed)
+            if until is None:
                 continue
-            cut = f" (its table allows up to {settings.pause_limit_hours:g} h)" if allowed < hours else ""
+            renewed = until - settings.pause_limit_hours * HOUR < self._table.clock()   # capped from an earlier start
+            cut = "" if until >= self._table.clock() + hours * HOUR else \
+                f" (its table allows up to {settings.pause_limit_hours:g} h{' from when your pause began' * renewed})"
             lines.append(f"- {self._where(game)}: until {moment(until)}{cut}.")
             notices.append(Notice(game.channel, Reply("shown", f"{actor.name} is away (/me away) until "
                                                                f"{moment(until)}: their reminders and deadlines "
@@ -81,7 +83,7 @@ class PlayerClocks:
         paused = await self._paused(actor, guild)
         notices = [Notice(game.channel, Reply("shown", f"{actor.name} is back: their reminders and deadlines "
                                                        f"in this game run again."))
-                   for game, _until in paused if await self._set_pause(game, actor.id, None)]
+                   for game, _until in paused if await self._set_pause(game, actor.id, None) is not None]
         if not notices:
             raise GameError("You are not away in any game on this server.")
         return Reply("applied", f"Welcome back: your clock runs again in {plural(len(notices), 'game', 'games')}.",
@@ -102,24 +104,25 @@ class PlayerClocks:
                 found.append((game, until))
         return found
 
-    async def _set_pause(self, game: GameRecord, player: str, until: float | None) -> bool:
-        """Pause (or, with None, end the pause of) one player in one game, restarting the clocks as
-        /game pause does; False when the game ended or moved meanwhile, or its settings are damaged."""
+    async def _set_pause(self, game: GameRecord, player: str, hours: float | None) -> float | None:
+        """Pause one player in one game for `hours` (capped from when their pause began: TableSettings.pause_for),
+        or with None end their pause, restarting the clocks as /game pause does; when the pause ends (now, for
+        an end), or None when the game ended or moved meanwhile, or its settings are damaged."""
         async with self._table.write():
             fresh = await self._table.store.active_game_tx(game.channel)
             if fresh is None or fresh.id != game.id:
-                return False
+                return None
             try:
                 settings = TableSettings.from_json(fresh.settings)
             except DamagedSettings:
-                return False
-            paused = {p: t for p, t in settings.paused_until.items() if p != player}
-            if until is not None:
-                paused[player] = until
-            fresh = await self._table.store.set_settings_tx(fresh, replace(settings, paused_until=paused).to_json())
+                return None
+            now = self._table.clock()
+            settings, until = (settings.unpaused(player), now) if hours is None else \
+                settings.pause_for(player, now, hours)
+            fresh = await self._table.store.set_settings_tx(fresh, settings.to_json())
             ruleset = get_ruleset(fresh.ruleset)
             await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), force=True)
-        return True
+        return until
 
     @staticmethod
     def _where(game: GameRecord) -> str:

@@ -47,6 +47,9 @@ class TableSettings:
     # the most a player's away hours (/me settings away:) may push their deadline
     away_limit_hours: float = 12.0
     gone_hours: float = 72.0   # silent this long, a player counts as gone (rules.seats)
+    # when each player's pause began: a pause renewed (or ended and begun again) before the limit has run
+    # from then ends no later than that (the limit holds across renewals)
+    paused_since: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
@@ -61,9 +64,25 @@ class TableSettings:
         _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
         _check_range("away_limit_hours", self.away_limit_hours, 0, MAX_AWAY_LIMIT_HOURS)
         _check_range("gone_hours", self.gone_hours, 1, MAX_TURN_HOURS)
-        for player, until in self.paused_until.items():
-            if not player or not math.isfinite(until) or until < 0:
-                raise ValueError(f"paused_until has {player!r}: {until!r}")
+        for name, moments in (("paused_until", self.paused_until), ("paused_since", self.paused_since)):
+            for player, until in moments.items():
+                if not player or not math.isfinite(until) or until < 0:
+                    raise ValueError(f"{name} has {player!r}: {until!r}")
+
+    def pause_for(self, player: str, now: float, hours: float) -> tuple[TableSettings, float]:
+        """These settings with `player` paused for `hours` from `now`, and when the pause ends: no later than
+        the table's limit after their pause began, however often it is renewed or ended and begun again
+        meanwhile (a pause begun once the limit has run since the last began starts anew)."""
+        since = self.paused_since.get(player, -math.inf)
+        if since + self.pause_limit_hours * HOUR <= now:
+            since = now
+        until = min(now + hours * HOUR, since + self.pause_limit_hours * HOUR)
+        return replace(self, paused_until={**self.paused_until, player: until},
+                       paused_since={**self.paused_since, player: since}), until
+
+    def unpaused(self, player: str) -> TableSettings:
+        """These settings with `player`'s pause ended (when it began is kept: the limit still counts from it)."""
+        return replace(self, paused_until={p: t for p, t in self.paused_until.items() if p != player})
 
     @classmethod
     def or_defaults(cls, text: str) -> TableSettings:
@@ -99,7 +118,10 @@ class TableSettings:
             raise DamagedSettings(str(exc)[:200]) from None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        plain = asdict(self)
+        if not self.paused_since:   # as settings were written before pauses kept when they began
+            del plain["paused_since"]
+        return json.dumps(plain, sort_keys=True)
 
     def describe(self, reader: PlayerSettings | None = None, now: float = 0.0) -> str:
         """The settings in words; the quiet hours also in the `reader`'s own time zone, as they fall today."""

@@ -3,10 +3,10 @@ settings and a player's pause, which set them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord
+from bot.table.clock.moments import moment
 from bot.table.clock.personal import PlayerSettings
 from bot.table.clock.settings import HOUR, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
@@ -88,12 +88,14 @@ class Timers:
             settings = TableSettings.from_json(game.settings)
             if hours > settings.pause_limit_hours:
                 raise GameError(f"The host allows pauses of up to {settings.pause_limit_hours:g} hours.")
-            paused = dict(settings.paused_until)
-            paused.pop(actor.id, None)
-            if hours:
-                paused[actor.id] = self._table.clock() + hours * HOUR
-            game = await self._table.store.set_settings_tx(game, replace(settings, paused_until=paused).to_json())
+            now = self._table.clock()
+            settings, until = settings.pause_for(actor.id, now, hours) if hours else (settings.unpaused(actor.id), now)
+            game = await self._table.store.set_settings_tx(game, settings.to_json())
             await self.sync_tx(ruleset, game, state, force=True)
-        if hours:
-            return Reply("shown", f"{actor.name} is away for {hours} h: their reminders and deadlines wait.")
-        return Reply("shown", f"{actor.name} is back: reminders and deadlines run again.")
+        if not hours:
+            return Reply("shown", f"{actor.name} is back: reminders and deadlines run again.")
+        if until < now + hours * HOUR:
+            return Reply("shown", f"{actor.name} is away until {moment(until)} (their pause began "
+                                  f"{moment(until - settings.pause_limit_hours * HOUR)}; the host allows "
+                                  f"{settings.pause_limit_hours:g} h): their reminders and deadlines wait.")
+        return Reply("shown", f"{actor.name} is away for {hours} h: their reminders and deadlines wait.")

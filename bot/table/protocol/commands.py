@@ -54,7 +54,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game start", "Start the game (host)"),
     CommandSpec("game status", "Show the table and whose turn it is", (
         OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS),
-    ), query=True),
+    ), query=True, private_with=("view:closeup",)),
     CommandSpec("game end", "End this game (host or server admin)"),
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
     CommandSpec("game resign", "Leave this game for good", (
@@ -143,7 +143,9 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("orders clear", "Drop a standing order (all of yours without question:)", (
         OptionSpec("question", "str", "The question (suggested as you type)", suggest=True),
     ), private=True),
-    CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)"),
+    # private from the first moment: its refusals and the undo of a private action are the asker's alone (a
+    # public undo is then said in the channel by a message of its own)
+    CommandSpec("undo", "Take back your own last action (only if no dice were rolled since)", private=True),
     CommandSpec("rules", "The rules as this table plays them: the seed's words, the rulings, the reconstructions", (
         OptionSpec("topic", "str", "A topic (suggested as you type), or any word of the rules", suggest=True),
         OptionSpec("page", "int", "The page of a long topic (it says how many it has)", min_value=1, max_value=50),

@@ -51,7 +51,7 @@ from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_i
 from bot.table.trust.seen import is_public, logged, seen_log
 from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
-from rules.engine import LegalAction, PlanStep, Ruleset, describe_events
+from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 from rules.seats import completed, for_resigned, is_resigned, seat_command_action, told_of
@@ -373,7 +373,8 @@ class Acting:
     async def undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since. The state
         before it is rebuilt off the loop and outside any write; the write then checks that the game
-        has not moved on meanwhile."""
+        has not moved on meanwhile. Judged on the log as the actor may know it: an action they may not
+        learn of (a GM's private ruling) changes no word of a refusal (bot.table.trust.seen)."""
         game = await self._table.store.active_game(channel)
         if game is None:
             raise NoGame()
@@ -383,20 +384,28 @@ class Acting:
             raise GameError(f"{ruleset.title} takes no action back.")
         if not records:
             raise GameError("There is nothing to undo.")
-        last = records[-1]
-        if ruleset.load_state(game.state).player(actor.id) is None:
+        now = ruleset.load_state(game.state)
+        if now.player(actor.id) is None:
             raise GameError("You are not playing in this game: there is nothing of yours to undo.")
-        if last.actor != actor.id:
+        known = seen_log(ruleset, now, records, actor.id)
+        if not known or known[-1].record.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
+        last = known[-1].record
         if isinstance(logged(ruleset, [last])[0].action, Rollback):
             raise GameError("A rollback the table voted for is not taken back by /undo; /game rollback to:N "
                             "opens another vote.")
         if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
             raise GameError("A seat's change is not taken back by /undo: a resignation is final, and /game seat "
                             "give, /game seat take and /game seat computer change a seat again.")
+        mine = records.index(last)
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
-                                                                  log_rows(records[:-1]), items=len(records)))
-        blocker = ruleset.undo_blocker(previous, ruleset.load_state(game.state))
+                                                                  log_rows(records[:mine]), items=mine))
+        after = now if last is records[-1] else ruleset.load_state(await self._table.heavy.run(
+            heavy_jobs.rebuilt_snapshot, ruleset.id, game, log_rows(records[:mine + 1]), items=mine + 1))
+        # what follows their action unseen was taken by someone _unseen_next names: "the game moved on" is for
+        # an action no legal list offers
+        blocker = ruleset.undo_blocker(previous, after) or _unseen_next(ruleset, after, actor.id) or \
+            ("the game moved on" if last is not records[-1] else None)
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
         try:
@@ -493,6 +502,17 @@ def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) 
     pointed.message = f"{refused.message.rstrip()} See /rules topic:{topic}."
     pointed.args = (pointed.message,)
     return pointed
+
+
+def _unseen_next(ruleset: Ruleset, state: Any, viewer: str) -> str:
+    """Why `viewer`'s action that led to `state` is not taken back: the game now waits on someone who may act
+    out of the viewer's sight (a seated GM readying a section), so whether they did must not show; '' if not."""
+    if ruleset.secrets is None or ruleset.is_finished(state):
+        return ""
+    unseen = [p for p in ruleset.acting_players(state) if p != viewer and any(
+        a.action is not None and ruleset.secrets.is_unseen(state, Logged(0, p, a.action), viewer)
+        for a in ruleset.legal_actions(state, p))]
+    return f"it passed the turn to {', '.join(seat_name(state, p) for p in unseen)}" if unseen else ""
 
 
 def _plays_itself(ruleset: Ruleset, state: Any) -> bool:

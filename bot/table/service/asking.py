@@ -85,13 +85,18 @@ class Asking:
             return await self._set_aside_log(ruleset, game, state, actor, command.options)
         if command.name == "game log":
             before, count = command.options.get("before"), command.options.get("count")
+            channels: dict[int, int] | None = None
             if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
-                page = queries.log_page(seen_log(ruleset, state, await self._table.store.actions(game.id), actor.id),
-                                        count, before)
+                records = await self._table.store.actions(game.id)
+                seen = seen_log(ruleset, state, records, actor.id)
+                page = queries.log_page(seen, count, before)
+                public = seen_log(ruleset, state, records, None)
+                if len(public) < len(seen):   # they know of actions the channel does not: both numberings
+                    channels = {s.record.seq: s.number for s in public}
             else:
                 records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
                 page = seen_log(ruleset, state, records, actor.id)
-            return queries.game_log(ruleset, page, before)
+            return queries.game_log(ruleset, page, before, channel=channels)
         if command.name == "game catchup":
             return await self._catch_up(ruleset, game, state, actor)
         if command.name == "game export":
@@ -101,7 +106,7 @@ class Asking:
                                                aside, items=len(records) + sum(map(len, aside.values())))
         if command.name == "game verify":
             return queries.verification(game, await self.replay_matches(game), ended,
-                                        await self._seen_count(ruleset, game, state, actor.id),
+                                        await self._table.seen_count(ruleset, game, state, actor.id),
                                         await self._table.store.rollbacks(game.id))
         if command.name == "game replay":
             game, records = await self._table.store.game_and_actions(game.id)
@@ -192,11 +197,6 @@ class Asking:
                                            await self._table.store.line_ends(game.id),
                                            items=len(records) * (len(aside) + 1))
 
-    async def _seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str) -> int:
-        """How many actions the game has, as `viewer` counts them (those they may not know of left out)."""
-        if hides_whole_actions(ruleset, state):
-            return len(seen_log(ruleset, state, await self._table.store.actions(game.id), viewer))
-        return await self._table.store.action_count(game.id)
 
     async def _index_seats(self) -> None:
         """Record the seats of games stored before the seats index existed (once per database)."""

@@ -84,7 +84,7 @@ def _by_whom(actions: list[SeenAction], name_of: Callable[[str], str]) -> str:
     """How many of `actions` each player took, in the order they first acted: 'ben 10, cat 7'."""
     counts: dict[str, int] = {}
     for action in actions:
-        who = name_of(action.record.actor)
+        who = name_of(action.actor)   # a seat that changed hands counts under its name, not its old holder's id
         counts[who] = counts.get(who, 0) + 1
     return ", ".join(f"{who} {n}" for who, n in counts.items())
 

@@ -10,7 +10,7 @@ from typing import Any
 import images
 from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
 from bot.table.clock.deadlines import Deadlines
-from bot.table.clock.personal import zone_offers
+from bot.table.clock.personal import PlayerSettings, zone_offers
 from bot.table.clock.players import PlayerClocks
 from bot.table.clock.timers import Timers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
@@ -118,6 +118,12 @@ class GameService:
     async def link_gm_thread(self, channel: str, actor: Actor, thread: str) -> Reply:
         """Link the private thread the transport opened to the channel's game: the GM's thread from now on."""
         return await self._guarded(channel, self._gm_threads.link(channel, actor, thread))
+
+    async def own_defaults(self, guild: str, player: str) -> dict[str, str]:
+        """The options a player's own settings on a server choose when a command leaves them out (view:
+        their pictures, a close-up answered privately)."""
+        stored = await self._store.player_settings_tx(guild, (player,))
+        return {"view": PlayerSettings.from_json(stored.get(player)).view}
 
     async def own_choices(self, channel: str, player: str) -> tuple[LegalAction, ...]:
         """What the channel's game offers `player` now, for their eyes only (empty when it does not wait

@@ -14,6 +14,7 @@ from bot.table.trust.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS
 from rules.codec import dumps
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.table import plural
 
 _ONLY_FINISHED = ("Only a finished game can be re-played from its log (its export has the seed). "
                   "A running game is moved by its host's or a server admin's export.")
@@ -61,10 +62,11 @@ class Moving:
         except NotMovable:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
-        count = await self._table.store.action_count(game.id)
+        count = await self._table.seen_count(ruleset, game, state)
         return await self._pictures.with_map(ruleset, game, state, "applied",
                                              f"Game {source.id} moved here from {channel_mention(source.channel)} "
-                                    f"with its {count} actions and table settings; it stopped there.")
+                                             f"with its {plural(count, 'action', 'actions')} and table settings; it "
+                                             f"stopped there.")
 
     async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)
@@ -92,8 +94,7 @@ class Moving:
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
         return await self._pictures.with_map(ruleset, game, state, "applied",
-                                             f"Game {log_.source_game} re-played here from its log: "
-                                    f"{len(entries)} actions (finished).")
+                                             _replayed(log_.source_game, len(entries)))
 
     async def _copy_finished(self, channel: str, source: GameRecord, guild: str) -> Reply:
         """A finished game this bot holds, imported again: a finished copy of the stored game and log
@@ -107,6 +108,11 @@ class Moving:
                 game = await self._table.store.copy_game_tx(source.id, channel, guild, "finished")
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
-        return await self._pictures.with_map(ruleset, game, state, "applied",
-                                             f"Game {source.id} re-played here from its log: {game.version} changes "
-                                    f"(finished).")
+        return await self._pictures.with_map(ruleset, game, state, "applied", _replayed(
+            source.id, await self._table.seen_count(ruleset, game, state)))
+
+
+def _replayed(source: int, count: int) -> str:
+    """The words of a finished game re-played from its log, however it was (a copy of one this bot holds, or a
+    re-run of the file): its count of actions as the channel counts them."""
+    return f"Game {source} re-played here from its log: {plural(count, 'action', 'actions')} (finished)."

@@ -23,16 +23,22 @@ def events_of(ruleset: Ruleset, record: ActionRecord) -> tuple:
     return tuple(decode_tagged(ruleset.events, e) for e in json.loads(record.events))
 
 
+CHANNEL_NUMBERS = ("Your numbers count the actions only you know of; the channel's, which /game rollback to: "
+                   "takes, are in brackets.")
+
+
 def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None, first: int = 1,
-             command: str = "/game log") -> Reply:
+             command: str = "/game log", channel: dict[int, int] | None = None) -> Reply:
     """The actions' events (a viewer's view of the most recent ones, or of those before #`before`, when
     paging back), dice included, privately. What does not fit in one message is left to the next page
-    (down to #`first`), which the reply names as `command` with before:."""
+    (down to #`first`), which the reply names as `command` with before:. `channel` (stored number ->
+    the channel's), for a viewer who knows of actions the channel does not (a seated GM): each line also
+    gives the channel's number, the one /game rollback to: takes."""
     if not seen:
         text = "Nothing has happened in this game yet." if before is None else f"Nothing is logged before #{before}."
         return Reply("shown", text, ephemeral=True)
-    lines = [f"#{s.number} " + describe_events(events_of(ruleset, s.record)) for s in seen]
-    footer_room = 80
+    lines = [_numbered(s, channel) + describe_events(events_of(ruleset, s.record)) for s in seen]
+    footer_room = 80 + (len(CHANNEL_NUMBERS) + 1 if channel is not None else 0)
     shown: list[str] = []
     for line in reversed(lines):    # the newest first, as many whole lines as fit
         if sum(len(x) + 1 for x in shown) + len(line) + 1 > MESSAGE_LIMIT - footer_room and shown:
@@ -42,7 +48,19 @@ def game_log(ruleset: Ruleset, seen: list[SeenAction], before: int | None = None
     text = "\n".join(shown)
     if oldest > first:
         text += f"\nEarlier: {command} before:{oldest}"
+    if channel is not None:
+        text = f"{CHANNEL_NUMBERS}\n{text}"
     return Reply("shown", text, ephemeral=True)
+
+
+def _numbered(seen: SeenAction, channel: dict[int, int] | None) -> str:
+    """An action's number as its viewer counts it, and the channel's beside it where they differ."""
+    if channel is None:
+        return f"#{seen.number} "
+    public = channel.get(seen.record.seq)
+    if public is None:
+        return f"#{seen.number} (only you know of it) "
+    return f"#{seen.number} " if public == seen.number else f"#{seen.number} [#{public}] "
 
 
 def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> list[SeenAction]:
@@ -61,7 +79,7 @@ def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], view
     state = ruleset.load_state(game.state)
     finished = ruleset.is_finished(state)
     seen = seen_log(ruleset, state, records, viewer)
-    aside = [{"rollback": k, "actions": [{"seq": s.record.seq, "actor": s.record.actor, "action": s.action_json()}
+    aside = [{"rollback": k, "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()}
                                          for s in seen]} for k, seen in sorted((set_aside or {}).items())]
     document: dict[str, Any] = {
         "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,

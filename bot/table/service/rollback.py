@@ -228,8 +228,8 @@ class Rollbacks:
         told = await self._table.store.told_messages(game.id)
         action = Rollback(to, branch, aside, redeal=True)
         state, events = ruleset.apply(at_cut, vote.proposer, action)
-        if lone and dice_rolled(at_cut, state):   # a rollback that deals anew: one voter would fish for cards
-            raise GameError("This game's rollback deals its hidden cards anew with the dice: you are the only "
+        if lone and dice_rolled(at_cut, state):   # a rollback that deals anew: one voter would fish for a deal
+            raise GameError("A rollback of this game deals what it hides anew with the dice: you are the only "
                             "player who votes here, so the game is not rolled back.")
         try:
             async with self._table.write():

@@ -11,9 +11,11 @@ from bot.table.protocol.replies import Actor, Reply, refusal
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
 from bot.table.trust.commitment import MAX_SEED, announce
+from bot.table.trust.guards import plain_name
 from rules.codec import dumps, encode_state
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.table import HOST_NAME
 
 
 class Seating:
@@ -31,6 +33,8 @@ class Seating:
         # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
         seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
         setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
+        if ruleset.game_master is not None:   # a host it seats as the GM is named as any player
+            setup_options[HOST_NAME] = plain_name(actor.name)
         state = ruleset.setup(setup_options, seed, actor.id)
         try:
             async with self._table.write():

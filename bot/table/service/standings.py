@@ -43,7 +43,8 @@ class Record:
 
 
 def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
-    """{game kind: {player id: Record}} from the final states of finished games (computer seats left out)."""
+    """{game kind: {player id: Record}} from the final states of finished games (computer seats and a seated GM
+    left out)."""
     table: dict[str, dict[str, Record]] = {}
     for game in games:
         ruleset = get_ruleset(game.ruleset)
@@ -51,8 +52,9 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
         if state.ended_by is not None:   # ended by its host or an admin, unplayed to its end: not counted
             continue
         drawn = state.winner is None
+        master = ruleset.game_master.seat(state) if ruleset.game_master is not None else None
         for seat in state.players:
-            if born_computer(seat.id):
+            if born_computer(seat.id) or seat.id == master:   # a seated GM referees: no player's record
                 continue
             record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(seat.name))
             record.games += 1

@@ -16,6 +16,7 @@ from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.refusals import NoGame
 from bot.table.service.recent import RecentEvents
 from bot.table.service.snapshots import DecodedSnapshots
+from bot.table.trust.seen import hides_whole_actions, seen_log
 from rules.engine import Ruleset
 from rules.registry import get_ruleset
 
@@ -67,6 +68,14 @@ class Table:
             raise NoGame()
         ruleset = get_ruleset(game.ruleset)
         return ruleset, game, self.snapshots.load(ruleset, game.state)
+
+
+    async def seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str | None = None) -> int:
+        """How many actions the game has, as `viewer` counts them (the channel's count: None), those they may
+        not know of left out (bot.table.trust.seen)."""
+        if hides_whole_actions(ruleset, state):
+            return len(seen_log(ruleset, state, await self.store.actions(game.id), viewer))
+        return await self.store.action_count(game.id)
 
 
 def ended_here(ruleset: Ruleset, game: GameRecord, state: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any, TypeGuard
 
 from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, foreign_to
 from bot.table.service.queries import EXPORT_FORMAT
-from bot.table.trust.branches import MAX_ROLLBACKS
+from bot.table.trust.branches import MAX_ROLLBACKS, lines_before_rollbacks, unaccounted
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.guards import plain_name, valid_actor_id
 from bot.table.trust.seen import WITHHELD
@@ -19,6 +19,7 @@ from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
+from rules.table import HOST_NAME, Rollback
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).
@@ -103,6 +104,9 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     revision = options.pop("revision", None)
     if revision is not None and not _whole_number(revision, 1, ruleset.revision + 1):
         raise _damaged("the rules revision is not one this bot knows")
+    host_name = options.pop(HOST_NAME, None)
+    if host_name is not None and (ruleset.game_master is None or not isinstance(host_name, str)):
+        raise _damaged("the host's name is not one this game keeps")
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
             any(key in _SETUP_KEYS for key in options):
         raise _damaged("an option has a value of the wrong kind")
@@ -114,6 +118,8 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     except CommandSyntaxError as exc:
         raise _damaged(f"an option is not valid ({exc})") from None
     typed = {k: v for k, v in typed.items() if k not in _SETUP_KEYS}
+    if host_name is not None:
+        typed[HOST_NAME] = plain_name(host_name)
     return typed if revision is None else {**typed, "revision": revision}
 
 
@@ -175,7 +181,22 @@ def read_export(data: bytes) -> ImportedLog:
     if len(set(map(str, numbers))) != len(numbers):
         raise _damaged("a rollback's set-aside actions appear twice")
     set_aside = dict(_set_aside(ruleset, entry) for entry in raw_aside) if replayable else {}
+    if set_aside:
+        _accounted(actions, set_aside)
     return ImportedLog(ruleset.id, game_id, host, options, seed_commitment, seed, actions, count, set_aside)
+
+
+def _accounted(actions: list[tuple[str, Any]], set_aside: dict[int, tuple[int, list[tuple[str, Any]]]]) -> None:
+    """Refuse set-aside actions the log's own rollbacks do not account for (each re-run costs a whole line)."""
+    try:
+        lines = lines_before_rollbacks(actions, {k: a for k, (_, a) in set_aside.items()},
+                                       {k: seq for k, (seq, _) in set_aside.items()})
+    except ValueError:
+        raise _damaged("a rollback's set-aside actions do not follow its line") from None
+    why = unaccounted(actions, lines, {k: seq for k, (seq, _) in set_aside.items()},
+                      lambda row: row[1].branch if isinstance(row[1], Rollback) else None)
+    if why:
+        raise _damaged(why)
 
 
 def _set_aside(ruleset: Ruleset, entry: Any) -> tuple[int, tuple[int, list[tuple[str, Any]]]]:

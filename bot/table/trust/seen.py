@@ -30,6 +30,12 @@ class SeenAction:
     number: int
     record: ActionRecord
     stand_in: str | None = None
+    holder: str = ""   # who holds the action's seat now, where that is not who took it (a seat that changed hands)
+
+    @property
+    def actor(self) -> str:
+        """Whose action it counts as: its seat's holder now (its taker's, for a seat that changed hands)."""
+        return self.holder or self.record.actor
 
     def action_json(self) -> Any:
         """The action as an export writes it for this viewer."""
@@ -57,14 +63,13 @@ def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], view
     stretch that runs to the log's end (a secret is judged by what came after it too: a rollback that took
     it up), and `/game log`, which shows the events alone, is the one door that pages back."""
     secrets = ruleset.secrets
-    if secrets is None:
-        return [SeenAction(r.seq, r) for r in records]
-    if ruleset.is_finished(state):   # over: only words meant for one player are still kept from the others
-        if secrets.kept is None:
-            return [SeenAction(r.seq, r) for r in records]
-        kept = secrets.kept(state, actors_now(logged(ruleset, records)), viewer)
-        return [SeenAction(r.seq, r, kept.get(r.seq)) for r in records]
+    if secrets is None or ruleset.is_finished(state) and secrets.kept is None:
+        return [SeenAction(r.seq, r, None, _holder(r, h)) for r, h in zip(records, holders(ruleset, records))]
     entries = actors_now(logged(ruleset, records))   # judged by the seats as they are held now
+    if ruleset.is_finished(state):   # over: only words meant for one player are still kept from the others
+        assert secrets.kept is not None
+        kept = secrets.kept(state, entries, viewer)
+        return [SeenAction(r.seq, r, kept.get(r.seq), _holder(r, e.actor)) for r, e in zip(records, entries)]
     withheld = secrets.withheld(state, entries, viewer)
     if secrets.kept is not None:
         withheld = {**withheld, **secrets.kept(state, entries, viewer)}
@@ -74,8 +79,20 @@ def seen_log(ruleset: Ruleset, state: Any, records: Sequence[ActionRecord], view
         if secrets.is_unseen(state, entry, viewer):
             skipped += 1
             continue
-        seen.append(SeenAction(record.seq - skipped, record, withheld.get(record.seq)))
+        seen.append(SeenAction(record.seq - skipped, record, withheld.get(record.seq), _holder(record, entry.actor)))
     return seen
+
+
+def holders(ruleset: Ruleset, records: Sequence[ActionRecord]) -> list[str]:
+    """Each record's actor as its seat is held now (rules.seats.actors_now), decoding only a log in which a
+    seat changed hands."""
+    if not any('"TakeSeat"' in r.action for r in records):
+        return [r.actor for r in records]
+    return [entry.actor for entry in actors_now(logged(ruleset, records))]
+
+
+def _holder(record: ActionRecord, now: str) -> str:
+    return "" if now == record.actor else now
 
 
 def is_public(ruleset: Ruleset, state: Any, actor: str, action: Any) -> bool:
