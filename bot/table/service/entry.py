@@ -61,7 +61,7 @@ class GameService:
         self._asking = Asking(table, pictures)
         self._seating = Seating(table, pictures)
         self._moving = Moving(table, self._timers, pictures)
-        self._deadlines = Deadlines(table, self._acting, pictures)
+        self._deadlines = Deadlines(table, self._acting, pictures, self._timers)
         self._players = PlayerClocks(table, self._timers)
         self._orders = StandingOrders(table)
         self._standings = Standings(table)
