@@ -568,7 +568,8 @@ class Store:
         await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game_id,))
 
     async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
-        """Move a running game to `channel` (see copy_game_tx); the old record is retired as moved.
+        """Move a running game to `channel` (see copy_game_tx), with its standing orders and followers; the
+        old record is retired as moved.
         NotMovable when the source stopped running meanwhile (re-checked here, inside the write, so
         two moves cannot both win); ChannelTaken when `channel` has a game."""
         retired = await self.driver.execute(
@@ -577,7 +578,14 @@ class Store:
         if retired != 1:
             raise NotMovable(source_id)
         await self.clear_timer_tx(source_id)
-        return await self.copy_game_tx(source_id, channel, guild, "active")
+        moved = await self.copy_game_tx(source_id, channel, guild, "active")
+        # what the table keeps beside the log moves too: the players' standing orders and the followers
+        await self.driver.execute("INSERT INTO standing_orders (game_id, player, question, answer)"
+                                  " SELECT ?, player, question, answer FROM standing_orders WHERE game_id = ?",
+                                  (moved.id, source_id))
+        await self.driver.execute("INSERT INTO followers (game_id, member, mode)"
+                                  " SELECT ?, member, mode FROM followers WHERE game_id = ?", (moved.id, source_id))
+        return moved
 
     async def copy_game_tx(self, source_id: int, channel: str, guild: str, status: str) -> GameRecord:
         """A new record of a stored game in `channel`, with `status`: the same snapshot, version,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
 from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
@@ -62,9 +64,13 @@ class Moving:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
         count = await self._table.store.action_count(game.id)
-        return await self._pictures.with_map(ruleset, game, state, "applied",
-                                             f"Game {source.id} moved here from {channel_mention(source.channel)} "
-                                    f"with its {count} actions and table settings; it stopped there.")
+        followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
+        reply = await self._pictures.with_map(ruleset, game, state, "applied",
+                                              f"Game {source.id} moved here from {channel_mention(source.channel)} "
+                                              f"with its {count} actions, table settings, standing orders and "
+                                              f"followers; it stopped there.")
+        # followers would otherwise never learn where the game went
+        return replace(reply, mentions=followers, ping_words="the game you follow moved here.") if followers else reply
 
     async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)
