@@ -846,6 +846,14 @@ class Store:
             "SELECT turn_key, message_id, body FROM turn_messages WHERE game_id = ?", (game_id,))
         return TurnMessage(*row) if row else None
 
+    async def shown_turns(self) -> list[tuple[GameRecord, str]]:
+        """Every running game with a turn message, and the turn key that message shows (a chat table's games)."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        rows = await self.driver.fetchall(
+            f"SELECT {columns}, t.turn_key FROM games g JOIN turn_messages t ON t.game_id = g.id"
+            " WHERE g.status = 'active' ORDER BY g.id")
+        return [(GameRecord(*row[:-1]), row[-1]) for row in rows]
+
     async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
         """Remember which message shows the current turn, and what it says so far."""
         async with self.transaction():
