@@ -91,8 +91,10 @@ async def play_out_by_deadlines(clock, store, service) -> int:
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(ruleset_id=st.sampled_from([r for r in ruleset_ids() if get_ruleset(r).selfplay is not None]),
        seed=st.integers(0, 10_000), humans=st.integers(1, 3), computers=st.integers(0, 1))
-def test_deadlines_alone_carry_any_game_to_its_end(tmp_path_factory, ruleset_id, seed, humans, computers):
+def test_deadlines_alone_carry_any_game_to_its_end(tmp_path_factory, caplog, ruleset_id, seed, humans, computers):
     import asyncio
+
+    caplog.clear()
 
     async def check():
         db = str(tmp_path_factory.mktemp("live") / "pitboss.db")
@@ -104,6 +106,7 @@ def test_deadlines_alone_carry_any_game_to_its_end(tmp_path_factory, ruleset_id,
         finally:
             await store.close()
     asyncio.run(check())
+    assert [r.getMessage() for r in caplog.records if r.name == "pitboss.deadlines"] == []   # no pick refused
 
 
 # --- Speedway: the autopilot keeps a ram's obligations ------------------------------------------------------
