@@ -230,3 +230,24 @@ async def test_a_deadline_whose_autopilot_plays_nothing_keeps_the_players_clock(
             assert timer.player == "alice" and timer.deadline_due is not None and timer.deadline_due > clock.now
     finally:
         await store.close()
+
+
+async def test_a_step_refused_mid_turn_keeps_what_was_played_and_tells_it(db_path, monkeypatch):
+    from rules.speedway.actions import EndTurn, SetSpeed
+
+    def play(state, player, passive):   # sets a speed, then ends the turn with every Move still to make
+        if state.deciding_player != player:
+            return None
+        return SetSpeed(2) if state.phase == "upkeep" else EndTurn()
+
+    broken_autopilot(monkeypatch, play)
+    clock, store, service = await speedway_duel_with_a_deadline(db_path)
+    try:
+        clock.now += 2.01 * HOUR
+        (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
+        assert "alice set speed 0 -> 2" in notice.reply.text, notice.reply.text   # the part played is told ...
+        assert notice.reply.text.count("alice: normal") == 2, notice.reply.text   # ... and the turn is finished
+        assert notice.reply.mentions == ("bob",)
+        await live_timers(store, get_ruleset("speedway"), await store.latest_game("chan-1"), autopilot_checked=False)
+    finally:
+        await store.close()

@@ -655,7 +655,7 @@ def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -
 
 
 def _autopilot_manner(passive: bool) -> str:
-    return f"{'braking hard' if passive else 'keeping speed'}, straight ahead, no fire"
+    return f"{'braking hard' if passive else 'keeping speed'}, straight ahead unless a ram owes a Turn, no fire"
 
 
 def turn_key(state: SpeedwayState) -> str:
