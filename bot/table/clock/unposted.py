@@ -3,7 +3,8 @@
 A move is stored, then its turn message is posted and the turn key it shows remembered
 (bot.chat.views.publish). A process killed between the two leaves the game in a later turn than its turn
 message shows, and nobody pinged: on start, each such game posts its turn anew, pinging whom it waits on.
-A kill within one turn (its turn key unchanged) loses only that move's words, which the log keeps.
+A kill within one turn (its turn key unchanged) loses only that move's words, which the log keeps; a kill
+after the message was posted but before its turn key was remembered pings once more (harmless).
 """
 
 from __future__ import annotations
