@@ -33,7 +33,8 @@ async def test_a_moved_game_keeps_its_standing_orders_and_followers(db_path):
         moved = await service.execute("after", Actor("ann", "ann"),
                                       Command("game import", {"file": exported.files[0].data}), guild="g1")
         assert moved.outcome == "applied", moved.text
-        assert moved.mentions == ("zed",) and "moved here" in moved.ping_words   # the follower learns where it went
+        (told,) = moved.notices   # the follower learns where it went, in the channel they followed it in
+        assert told.channel == "before" and told.reply.mentions == ("zed",) and "moved to after" in told.reply.text
         shown = await run(service, "ben", "/orders show", "after")
         assert "ram" in shown.text and shown.ephemeral, shown.text                # ben's orders came along, still his
         answered, asked_in_vain = await play_on(service, store, "after")
