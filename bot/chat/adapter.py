@@ -118,6 +118,8 @@ class PitbossBehaviour(discord.Client):
         self.render_processes: RenderProcesses | None = None
         self.heavy: HeavyWork | None = None
         self.stopping = False   # set by shut_down: no new command is taken
+        # whether this process looked for moves a crash left unposted (the one with shard 0 does, once)
+        self.caught_up = False
         self._in_flight: set[asyncio.Task] = set()
         self.guild_id = guild_id
         self.sync_commands = sync_commands
@@ -166,11 +168,18 @@ class PitbossBehaviour(discord.Client):
 
     @tasks.loop(seconds=DEFAULT_TICK_SECONDS)
     async def scheduler(self) -> None:
-        """One round: post the reminders and autopilot turns that fell due.
+        """One round: post the reminders and autopilot turns that fell due (the first round, before them,
+        the turns of games whose last move a crash kept from the channel: GameService.unposted).
 
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
         failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
         """
+        if not self.caught_up:   # the first round after start: moves a crash kept from the channel
+            self.caught_up = True
+            try:
+                await self.post_notices(await self.service.unposted() if self.sync_commands else [])
+            except Exception:
+                log.exception("could not look for moves left unposted by a crash")
         try:
             notices = await self.service.run_due()
         except Exception:

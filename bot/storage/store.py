@@ -653,7 +653,8 @@ class Store:
         return [ToldMessage(*row) for row in rows]
 
     async def move_game_tx(self, source_id: int, channel: str, guild: str) -> GameRecord:
-        """Move a running game to `channel` (see copy_game_tx); the old record is retired as moved.
+        """Move a running game to `channel` (see copy_game_tx), with its standing orders and followers; the
+        old record is retired as moved.
         NotMovable when the source stopped running meanwhile (re-checked here, inside the write, so
         two moves cannot both win); ChannelTaken when `channel` has a game."""
         retired = await self.driver.execute(
@@ -662,7 +663,14 @@ class Store:
         if retired != 1:
             raise NotMovable(source_id)
         await self.clear_timer_tx(source_id)
-        return await self.copy_game_tx(source_id, channel, guild, "active")
+        moved = await self.copy_game_tx(source_id, channel, guild, "active")
+        # what the table keeps beside the log moves too: the players' standing orders and the followers
+        await self.driver.execute("INSERT INTO standing_orders (game_id, player, question, answer)"
+                                  " SELECT ?, player, question, answer FROM standing_orders WHERE game_id = ?",
+                                  (moved.id, source_id))
+        await self.driver.execute("INSERT INTO followers (game_id, member, mode)"
+                                  " SELECT ?, member, mode FROM followers WHERE game_id = ?", (moved.id, source_id))
+        return moved
 
     async def copy_game_tx(self, source_id: int, channel: str, guild: str, status: str) -> GameRecord:
         """A new record of a stored game in `channel`, with `status`: the same snapshot, version,
@@ -922,6 +930,14 @@ class Store:
         row = await self.driver.fetchone(
             "SELECT turn_key, message_id, body FROM turn_messages WHERE game_id = ?", (game_id,))
         return TurnMessage(*row) if row else None
+
+    async def shown_turns(self) -> list[tuple[GameRecord, str]]:
+        """Every running game with a turn message, and the turn key that message shows (a chat table's games)."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        rows = await self.driver.fetchall(
+            f"SELECT {columns}, t.turn_key FROM games g JOIN turn_messages t ON t.game_id = g.id"
+            " WHERE g.status = 'active' ORDER BY g.id")
+        return [(GameRecord(*row[:-1]), row[-1]) for row in rows]
 
     async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
         """Remember which message shows the current turn, and what it says so far; a new message is kept

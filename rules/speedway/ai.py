@@ -114,6 +114,11 @@ def _drop(state: SpeedwayState, car: Car, legal: list[str]) -> str | None:
     return drops[0] if behind else None
 
 
+def obliged_turn(state: SpeedwayState, car: Car) -> str:
+    """The Turn a car that must Turn (a ram's outcome A) takes when its driver is away: the safer side."""
+    return max(("turn-left", "turn-right"), key=lambda name: (_maneuver_score(state, car, name), name))
+
+
 def choose_command(state: SpeedwayState, player: str, legal: list[str]) -> str:
     """The command this computer driver plays now; `legal` are the commands it may use."""
     if not legal:

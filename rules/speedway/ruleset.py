@@ -634,11 +634,13 @@ def forced_action(state: SpeedwayState, player: str) -> Any:
 
 def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -> Any:
     """What a deadline plays for an absent driver: keep speed (or, `passive`, brake hard), drive
-    straight, no fire. None when `player` has nothing to do now."""
+    straight, no fire; every obligation kept: a car that must Turn takes the better Turn, and a ram's
+    winner picks the outcome that spares its own car (B as the attacker, A as the defender). None when
+    `player` has nothing to do now."""
     if state.phase not in RUNNING or state.deciding_player != player:
         return None
     if state.phase == SpeedwayPhase.RAM:
-        return ChooseRam("A")
+        return ChooseRam("B" if state.car(state.open_ram.attacker).owner == player else "A")
     car = state.current_car
     if state.phase == SpeedwayPhase.UPKEEP:
         low, high = speed_range(car)
@@ -647,11 +649,13 @@ def autopilot_action(state: SpeedwayState, player: str, passive: bool = False) -
         return AnswerSkid("accept" if "accept" in skid_choices(state) else "continue")
     if state.moves_left == 0:
         return EndTurn()
-    return Move(SLIDE if not car.in_control else "normal")
+    if not car.in_control:
+        return Move(SLIDE)
+    return Move(ai.obliged_turn(state, car) if car.must_turn else "normal")
 
 
 def _autopilot_manner(passive: bool) -> str:
-    return f"{'braking hard' if passive else 'keeping speed'}, straight ahead, no fire"
+    return f"{'braking hard' if passive else 'keeping speed'}, straight ahead unless a ram owes a Turn, no fire"
 
 
 def turn_key(state: SpeedwayState) -> str:

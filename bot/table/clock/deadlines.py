@@ -3,12 +3,14 @@ rules, if the claim still stands."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings
+from bot.table.clock.timers import Timers
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
 from bot.table.service.acting import Acting
@@ -16,29 +18,62 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
+from rules.registry import get_ruleset
 from rules.table import PlayedByAutopilot
 
 CLAIM_ATTEMPTS = 3   # a due turn whose game is written meanwhile is looked at again this many times
+FALLBACKS = 5   # listed actions tried in turn when the autopilot's pick is refused (a bug, logged)
+
+log = logging.getLogger("pitboss.deadlines")
 
 
 class Deadlines:
     """Reminders and the deadline autopilot, for timers the store has claimed."""
 
-    def __init__(self, table: Table, acting: Acting, pictures: Pictures):
-        self._table, self._acting, self._pictures = table, acting, pictures
+    def __init__(self, table: Table, acting: Acting, pictures: Pictures, timers: Timers):
+        self._table, self._acting, self._pictures, self._timers = table, acting, pictures, timers
 
     async def _autopilot_step(self, ruleset: Ruleset, game: GameRecord, state: Any, timer: Timer,
                               passive: bool) -> Any:
         """One action the autopilot plays for the player, applied only if the game is still as it was
-        read (StaleButton otherwise); None when it has nothing to play."""
+        read (StaleButton otherwise); None when it has nothing to play. The autopilot plays only what
+        the game lists as legal: a pick that is not listed, or that the game refuses, is a bug, logged,
+        and the first listed action the game takes is played instead (GameError when none is)."""
         if ruleset.autopilot is None:
             return None
         action = ruleset.autopilot.play(state, timer.player, passive)
         if action is None:
             return None
+        legal = [option.action for option in ruleset.legal_actions(state, timer.player) if option.action is not None]
+        if action not in legal:
+            log.error("the autopilot of %s picked %r, not a legal action now", ruleset.id, action)
         seat = state.player(timer.player)
-        return await self._acting.apply(timer.channel, timer.player, None, game.version, action=action,
-                                        told=(PlayedByAutopilot(seat.name if seat else timer.player),))
+        told = (PlayedByAutopilot(seat.name if seat else timer.player),)
+        tries = ([action] if action in legal else []) + [a for a in legal if a != action][:FALLBACKS]
+        for candidate in tries:
+            try:
+                return await self._acting.apply(timer.channel, timer.player, None, game.version, action=candidate,
+                                                told=told)
+            except StaleButton:
+                raise
+            except GameError as exc:
+                log.error("the autopilot's %r was refused in %s: %s", candidate, ruleset.id, exc.message)
+        raise GameError("the autopilot found nothing the game takes")
+
+    async def _keep_clock(self, timer: Timer) -> None:
+        """Whatever a deadline did, the game keeps a clock for everyone it waits on: a claimed timer whose
+        player the game still waits on in the same turn starts again (the autopilot played nothing)."""
+        async with self._table.write():
+            game = await self._table.store.active_game_tx(timer.channel)
+            if game is None or game.id != timer.game_id:
+                return
+            ruleset = get_ruleset(game.ruleset)
+            state = self._table.snapshots.load(ruleset, game.state)
+            waiting = () if ruleset.is_finished(state) else ruleset.acting_players(state)
+            now = {t.player: t for t in await self._table.store.timers_tx(game.id)}.get(timer.player)
+            stopped = now is None or (now.token == timer.token and now.deadline_due is None)
+            if stopped and timer.player in waiting and not ruleset.is_computer(state, timer.player):
+                await self._timers.restart_tx(ruleset, game, state, timer.player)
 
     async def _still_due(self, timer: Timer) -> tuple[Ruleset, GameRecord, Any]:
         """The game a claimed timer is for, if the claim still stands: the game still waits on the
@@ -52,13 +87,27 @@ class Deadlines:
         return ruleset, game, state
 
     async def due(self, kind: str, timer: Timer) -> Reply:
-        """What a claimed reminder or deadline sends: the reminder, or the turn the autopilot played."""
+        """What a claimed reminder or deadline sends: the reminder, or the turn the autopilot played.
+        A deadline never leaves the game without a clock for its player, whatever happened."""
+        if kind == "reminder":
+            return await self._reminder(timer)
+        try:
+            return await self._deadline(timer)
+        finally:
+            await self._keep_clock(timer)
+
+    async def _reminder(self, timer: Timer) -> Reply:
+        """A claimed reminder, if the game still waits on its player."""
         ruleset, game, state = await self._still_due(timer)
         name = state.player(timer.player).name
-        if kind == "reminder":
-            deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
-            return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",
-                         mentions=(timer.player,))
+        deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
+        return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",
+                     mentions=(timer.player,))
+
+    async def _deadline(self, timer: Timer) -> Reply:
+        """The turn the autopilot plays at a claimed deadline, if the game still waits on its player."""
+        ruleset, game, state = await self._still_due(timer)
+        name = state.player(timer.player).name
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
         passive = TableSettings.from_json(game.settings).deadline_action == "skip"
@@ -84,6 +133,8 @@ class Deadlines:
                 step = await self._autopilot_step(ruleset, done.game, state, timer, passive)
             except StaleButton:
                 break   # the player (or someone) acted meanwhile: the rest of the turn is theirs
+            except GameError:
+                break   # logged: what was played is told, and the player's clock runs on (_keep_clock)
             if step is None:
                 break
             done = step

@@ -13,6 +13,7 @@ from bot.table.clock.deadlines import Deadlines
 from bot.table.clock.personal import PlayerSettings, zone_offers
 from bot.table.clock.players import PlayerClocks
 from bot.table.clock.timers import Timers
+from bot.table.clock.unposted import Unposted
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.protocol.commands import QUERIES, Command, declared_choices, foreign_to
@@ -63,7 +64,8 @@ class GameService:
         self._asking = Asking(table, pictures)
         self._seating = Seating(table, pictures)
         self._moving = Moving(table, self._timers, pictures)
-        self._deadlines = Deadlines(table, self._acting, pictures)
+        self._deadlines = Deadlines(table, self._acting, pictures, self._timers)
+        self._unposted = Unposted(table, pictures)
         self._players = PlayerClocks(table, self._timers)
         self._orders = StandingOrders(table)
         self._standings = Standings(table)
@@ -173,6 +175,11 @@ class GameService:
         second process never sends it twice.
         """
         return await self.send_claimed(await self._store.claim_due(self._table.clock()))
+
+    async def unposted(self) -> list[Notice]:
+        """On start: the turn of each game whose last move was carried out but never posted (a crash
+        between the two), pinging whom it waits on (bot.table.clock.unposted)."""
+        return await self._unposted.notices()
 
     async def send_claimed(self, claimed: list[tuple[str, Timer]]) -> list[Notice]:
         """The notices of reminders and deadlines claimed (bot.storage.store.Store.claim_due): a claim

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
 from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
-from bot.table.protocol.replies import Actor, Reply, refusal
+from bot.table.protocol.replies import Actor, Notice, Reply, refusal
 from bot.table.service.pictures import Pictures
 from bot.table.service.table import Table, channel_mention, ended_here
 from bot.table.trust.commitment import commitment
@@ -63,10 +65,17 @@ class Moving:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
         count = await self._table.seen_count(ruleset, game, state)
-        return await self._pictures.with_map(ruleset, game, state, "applied",
-                                             f"Game {source.id} moved here from {channel_mention(source.channel)} "
-                                             f"with its {plural(count, 'action', 'actions')} and table settings; it "
-                                             f"stopped there.")
+        reply = await self._pictures.with_map(ruleset, game, state, "applied",
+                                              f"Game {source.id} moved here from {channel_mention(source.channel)} "
+                                              f"with its {plural(count, 'action', 'actions')}, table settings, "
+                                              f"standing orders and followers; it stopped there.")
+        # the followers are told, where they followed it (a channel they can read), where it went
+        if followers := tuple(member for member, _mode in await self._table.store.followers(game.id)):
+            told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; you still "
+                                  f"follow it there.", mentions=followers, ping_words="(you follow this game; "
+                                  "/game unfollow in its new channel stops it)")
+            reply = replace(reply, notices=reply.notices + (Notice(source.channel, told),))
+        return reply
 
     async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)

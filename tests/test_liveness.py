@@ -1,0 +1,253 @@
+"""The game never stands still (issue 36, item 6): at a table with deadlines where the absent players never
+act, firing every due deadline moves the game on until it ends, and each game always keeps a live timer
+(one with a deadline) for every person it waits on. Every autopilot plays only what the game lists as
+legal; an autopilot's refused step falls back to a legal action and never leaves the game without a clock."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.storage.store import Store
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
+from rules.registry import get_ruleset, ruleset_ids
+
+HOUR = 3600.0
+T0 = 1_800_000_000.0   # 2027-01-15 08:00 UTC
+MAX_DEADLINES = 400    # a short game of absent players ends well within this many deadlines
+ROUNDS = {"speedway": "rounds:12", "battlecars": "rounds:6", "track": "rounds:40", "race": ""}
+
+
+class Clock:
+    def __init__(self, now: float = T0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def run(service, user, line, channel="chan-1"):
+    return await service.execute(channel, Actor(user, user), parse(line), guild="g1")
+
+
+async def live_timers(store, ruleset, game, autopilot_checked: bool = True) -> None:
+    """Every person the game waits on has a timer with a deadline, and the autopilot would play for them
+    only what the game lists as legal."""
+    state = ruleset.load_state(game.state)
+    waiting = [p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p)]
+    timers = {t.player: t for t in await store.timers(game.id)}
+    for player in waiting:
+        for passive in (False, True) if autopilot_checked else ():
+            played = ruleset.autopilot.play(state, player, passive)
+            assert played in [o.action for o in ruleset.legal_actions(state, player)], (state.phase, played)
+        assert player in timers and timers[player].deadline_due is not None, (player, state.phase, timers)
+
+
+async def absent_table(db_path, ruleset_id: str, seed: int, humans: int, computers: int):
+    """A game with a 1-hour deadline of `humans` people who join and never act again, and some computers."""
+    clock = Clock()
+    store = await Store.open(db_path)
+    service = GameService(store, render=None, clock=clock)
+    plan = get_ruleset(ruleset_id).selfplay
+    assert plan is not None
+    rng = random.Random(seed)
+    seats = plan.seats(rng)
+    options = " ".join(o for o in plan.new_options(rng).split() if not o.startswith("rounds:"))
+    new = await run(service, "p0", f"/game new ruleset:{ruleset_id} seed:{seed} {options} {ROUNDS[ruleset_id]}")
+    assert new.outcome == "applied", new.text
+    assert (await run(service, "p0", "/game settings deadline_hours:1")).outcome == "shown"
+    humans = min(humans, len(seats))
+    for index in range(min(humans + computers, len(seats))):
+        line = seats[index]
+        user = f"p{index}"
+        if index < humans:
+            line = line.replace("/game add-ai", "/game join")
+        reply = await run(service, "p0" if index >= humans else user, line)
+        assert reply.outcome == "applied", reply.text
+    started = await run(service, "p0", "/game start")
+    assert started.outcome == "applied", started.text
+    return clock, store, service
+
+
+async def play_out_by_deadlines(clock, store, service) -> int:
+    """Fire due deadlines until the game ends: each one moves it on. The deadlines fired."""
+    for fired in range(MAX_DEADLINES):
+        game = await store.latest_game("chan-1")
+        ruleset = get_ruleset(game.ruleset)
+        if game.status == "finished":
+            return fired
+        await live_timers(store, ruleset, game)
+        clock.now += 1.01 * HOUR
+        await service.run_due()
+        after = await store.latest_game("chan-1")
+        assert after.version > game.version, f"the deadline did not move {game.ruleset} on"
+    raise AssertionError(f"not over after {MAX_DEADLINES} deadlines")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(ruleset_id=st.sampled_from([r for r in ruleset_ids() if get_ruleset(r).selfplay is not None]),
+       seed=st.integers(0, 10_000), humans=st.integers(1, 3), computers=st.integers(0, 1))
+def test_deadlines_alone_carry_any_game_to_its_end(tmp_path_factory, caplog, ruleset_id, seed, humans, computers):
+    import asyncio
+
+    caplog.clear()
+
+    async def check():
+        db = str(tmp_path_factory.mktemp("live") / "pitboss.db")
+        clock, store, service = await absent_table(db, ruleset_id, seed, max(humans, 2 - computers), computers)
+        try:
+            await play_out_by_deadlines(clock, store, service)
+            game = await store.latest_game("chan-1")
+            assert await service.replay_matches(game)
+        finally:
+            await store.close()
+    asyncio.run(check())
+    assert [r.getMessage() for r in caplog.records if r.name == "pitboss.deadlines"] == []   # no pick refused
+
+
+# --- Speedway: the autopilot keeps a ram's obligations ------------------------------------------------------
+
+def test_speedways_autopilot_spares_its_own_car_after_a_ram_and_turns_when_it_must():
+    from rules.speedway.actions import ChooseRam, Move
+    from rules.speedway.ruleset import SPEEDWAY, legal_actions
+    from tests.test_speedway_collisions import act, car_of, ram
+
+    won, _ = act(ram(1), "alice", Move("normal"))   # seed 1: alice, the attacker, won the roll-off
+    assert won.pending_ram.chooser == "alice"
+    assert SPEEDWAY.autopilot.play(won, "alice", False) == ChooseRam("B")   # not A: that would turn her own car
+    lost, _ = act(ram(8), "alice", Move("normal"))  # seed 8: bob, the defender, won it
+    assert SPEEDWAY.autopilot.play(lost, "bob", False) == ChooseRam("A")
+    turning, _ = act(won, "alice", ChooseRam("A"))
+    assert car_of(turning, "alice").must_turn
+    legal = [option.action for option in legal_actions(turning, "alice")]
+    for passive in (False, True):
+        played = SPEEDWAY.autopilot.play(turning, "alice", passive)
+        assert played in legal and played.maneuver.startswith("turn-")
+
+
+async def duel_pit_with_an_absent_carol(db_path):
+    """Seed 14 on the Duel Pit, alice/carol/bob joined in that order, a 12-hour deadline: alice and bob play
+    as the computer would, carol plays her first turn and never again (issue 36's reproduction)."""
+    from rules.speedway import ai
+
+    clock = Clock()
+    store = await Store.open(db_path)
+    service = GameService(store, render=None, clock=clock)
+    for user, line in (("alice", "/game new ruleset:speedway seed:14 arena:duel"),
+                       ("alice", "/game settings deadline_hours:12"), ("alice", "/game join"),
+                       ("carol", "/game join"), ("bob", "/game join"), ("alice", "/game start")):
+        assert (await run(service, user, line)).outcome in ("applied", "shown")
+    return clock, store, service, ai
+
+
+async def test_a_ram_that_obliges_an_absent_drivers_car_to_turn_never_stalls_the_game(db_path):
+    clock, store, service, ai = await duel_pit_with_an_absent_carol(db_path)
+    ruleset = get_ruleset("speedway")
+    carol_played = carol_done = False
+    try:
+        for _ in range(2000):
+            game = await store.latest_game("chan-1")
+            state = ruleset.load_state(game.state)
+            if game.status == "finished" or state.round > 6:
+                break
+            (player,) = ruleset.acting_players(state)
+            carol_done = carol_done or carol_played and player != "carol"   # her first turn is over
+            if player != "carol" or not carol_done:
+                legal = [option.command for option in ruleset.legal_actions(state, player)]
+                carol_played = carol_played or player == "carol"
+                reply = await run(service, player, ai.choose_command(state, player, legal))
+                assert reply.outcome == "applied", reply.text
+                continue
+            await live_timers(store, ruleset, game)
+            clock.now += 12.01 * HOUR
+            notices = await service.run_due()
+            assert any("deadline passed" in notice.reply.text for notice in notices)
+            assert (await store.latest_game("chan-1")).version > game.version   # the deadline moved it on
+        assert state.round > 6
+        game = await store.latest_game("chan-1")
+        rams = [record.action for record in await store.actions(game.id)
+                if record.actor == "carol" and "ChooseRam" in record.action]
+        assert rams == ['{"outcome":"B","type":"ChooseRam"}']   # her car rammed and won: she spared it the Turn
+        assert await service.replay_matches(game)
+    finally:
+        await store.close()
+
+
+# --- the deadline path: a refused step falls back, and the clock never stops ---------------------------------
+
+def broken_autopilot(monkeypatch, play) -> None:
+    """Speedway with an autopilot that plays `play(state, player, passive)` (a bug on purpose)."""
+    from dataclasses import replace
+
+    from rules import registry
+    from rules.engine import Autopilot
+
+    speedway = get_ruleset("speedway")
+    monkeypatch.setitem(registry._LOADED, "speedway", replace(speedway, autopilot=Autopilot(play, lambda _: "oddly")))
+
+
+async def speedway_duel_with_a_deadline(db_path):
+    clock = Clock()
+    store = await Store.open(db_path)
+    service = GameService(store, render=None, clock=clock)
+    for user, line in (("alice", "/game new ruleset:speedway seed:2"), ("alice", "/game settings deadline_hours:2"),
+                       ("alice", "/game join"), ("bob", "/game join"), ("alice", "/game start")):
+        assert (await run(service, user, line)).outcome in ("applied", "shown")
+    return clock, store, service
+
+
+async def test_an_autopilot_step_the_game_refuses_falls_back_to_a_legal_action(db_path, monkeypatch, caplog):
+    from rules.speedway.actions import EndTurn
+
+    broken_autopilot(monkeypatch, lambda state, player, passive: EndTurn())   # not legal in Upkeep
+    clock, store, service = await speedway_duel_with_a_deadline(db_path)
+    try:
+        clock.now += 2.01 * HOUR
+        (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
+        assert "alice's deadline passed" in notice.reply.text and "keeps speed 0" in notice.reply.text
+        game = await store.latest_game("chan-1")
+        state = get_ruleset("speedway").load_state(game.state)
+        assert state.active_player == "bob" and notice.reply.mentions == ("bob",)   # the whole turn, passed on
+        assert "not a legal action" in caplog.text   # the bug is logged
+        await live_timers(store, get_ruleset("speedway"), game, autopilot_checked=False)
+    finally:
+        await store.close()
+
+
+async def test_a_deadline_whose_autopilot_plays_nothing_keeps_the_players_clock(db_path, monkeypatch):
+    broken_autopilot(monkeypatch, lambda state, player, passive: None)
+    clock, store, service = await speedway_duel_with_a_deadline(db_path)
+    try:
+        for _ in range(2):   # each deadline comes round again: the game is never left without a clock
+            clock.now += 2.01 * HOUR
+            await service.run_due()
+            game = await store.latest_game("chan-1")
+            (timer,) = await store.timers(game.id)
+            assert timer.player == "alice" and timer.deadline_due is not None and timer.deadline_due > clock.now
+    finally:
+        await store.close()
+
+
+async def test_a_step_refused_mid_turn_keeps_what_was_played_and_tells_it(db_path, monkeypatch):
+    from rules.speedway.actions import EndTurn, SetSpeed
+
+    def play(state, player, passive):   # sets a speed, then ends the turn with every Move still to make
+        if state.deciding_player != player:
+            return None
+        return SetSpeed(2) if state.phase == "upkeep" else EndTurn()
+
+    broken_autopilot(monkeypatch, play)
+    clock, store, service = await speedway_duel_with_a_deadline(db_path)
+    try:
+        clock.now += 2.01 * HOUR
+        (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
+        assert "alice set speed 0 -> 2" in notice.reply.text, notice.reply.text   # the part played is told ...
+        assert notice.reply.text.count("alice: normal") == 2, notice.reply.text   # ... and the turn is finished
+        assert notice.reply.mentions == ("bob",)
+        await live_timers(store, get_ruleset("speedway"), await store.latest_game("chan-1"), autopilot_checked=False)
+    finally:
+        await store.close()
