@@ -118,8 +118,6 @@ class PitbossBehaviour(discord.Client):
         self.render_processes: RenderProcesses | None = None
         self.heavy: HeavyWork | None = None
         self.stopping = False   # set by shut_down: no new command is taken
-        # whether this process looked for moves a crash left unposted (the one with shard 0 does, once)
-        self.caught_up = False
         self._in_flight: set[asyncio.Task] = set()
         self.guild_id = guild_id
         self.sync_commands = sync_commands
@@ -153,6 +151,16 @@ class PitbossBehaviour(discord.Client):
             self.heartbeat.start()
         if self.sync_commands:
             await self.sync_if_changed(force=self.force_sync)
+            await self.post_unposted()
+
+    async def post_unposted(self) -> None:
+        """The turns of games whose last move a crash kept from the channel (GameService.unposted), posted
+        before the gateway connects: no command of this process can be in flight yet, so none is taken for
+        one. Only the process with shard 0 looks."""
+        try:
+            await self.post_notices(await self.service.unposted())
+        except Exception:
+            log.exception("could not look for moves left unposted by a crash")
 
     @property
     def service(self) -> GameService:
@@ -168,18 +176,11 @@ class PitbossBehaviour(discord.Client):
 
     @tasks.loop(seconds=DEFAULT_TICK_SECONDS)
     async def scheduler(self) -> None:
-        """One round: post the reminders and autopilot turns that fell due (the first round, before them,
-        the turns of games whose last move a crash kept from the channel: GameService.unposted).
+        """One round: post the reminders and autopilot turns that fell due.
 
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
         failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
         """
-        if not self.caught_up:   # the first round after start: moves a crash kept from the channel
-            self.caught_up = True
-            try:
-                await self.post_notices(await self.service.unposted() if self.sync_commands else [])
-            except Exception:
-                log.exception("could not look for moves left unposted by a crash")
         try:
             notices = await self.service.run_due()
         except Exception:
