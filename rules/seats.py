@@ -271,18 +271,22 @@ def for_resigned(ruleset: Any, state: Any, player: str) -> Any:
     return action
 
 
-def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any) -> tuple[int | None, bool]:
+def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any,
+                    taking_counts: bool = True) -> tuple[int | None, bool]:
     """Where in `entries` ((actor, events) of a game's log, newest first) the player holding `seat` last
     acted themselves (None: not among them), and whether a deadline's autopilot played for the seat since.
     Not theirs: what the autopilot or a standing order answered in their name, or the computer played while
-    it held the seat (from the time it was given it until its player took it back)."""
+    it held the seat (from the time it was given it until its player took it back). `taking_counts`: taking
+    the seat (back) is an action of theirs; else (what a catch-up counts) only their play is."""
     computer = bool(getattr(seat, "ai", False))
     autopilot = False
     for index, (actor, events) in enumerate(entries):
         own = actor == seat.id
         for event in events:
             if isinstance(event, SeatTaken) and event.seat == seat.name and own:
-                return index, autopilot   # taken (back) by its holder: an action of theirs
+                if taking_counts:
+                    return index, autopilot   # taken (back) by its holder: an action of theirs
+                computer = True   # before it the seat was the computer's or another's, not played by them
             if isinstance(event, SeatToComputerGiven) and event.seat == seat.name:
                 if own:
                     return index, autopilot

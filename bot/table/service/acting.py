@@ -264,7 +264,10 @@ class Acting:
         records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
         seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)
-        return "\n".join(note for p in pinged if (note := ping_note(seen, p, name(p), name)))
+        def events(seen_action: Any) -> tuple:
+            return queries.events_of(done.ruleset, seen_action.record)
+        return "\n".join(note for p in pinged
+                         if (note := ping_note(seen, p, name(p), name, events, done.state.player(p))))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,
