@@ -142,14 +142,24 @@ async def test_toggling_a_seat_is_bounded_per_hour(service, store):
     assert [r.outcome for r in replies].count("applied") == SEAT_CHANGES
     refused = replies[SEAT_CHANGES]
     assert refused.outcome == "refused" and refused.ephemeral
-    assert refused.text.startswith(f"{other}'s seat changed hands {SEAT_CHANGES} times in the last hour: it can "
-                                   f"change again in "), refused.text
+    assert refused.text.startswith(f"{other}'s seat was offered or changed hands {SEAT_CHANGES} times in the last "
+                                   f"hour: try again in "), refused.text
     assert await log_length(store) == before + SEAT_CHANGES
     await time_passes(store, 1.1)
     again = [await run(service, other, line) for line in ("/game seat computer", "/game seat take") * 4]
     assert [r.outcome for r in again].count("applied") == SEAT_CHANGES
     await verified(service, store)
     assert (await run(service, other, "/game resign")).outcome == "applied"   # a final change is never held back
+
+
+async def test_offers_that_were_never_taken_are_not_called_changes_of_hands(service, store):
+    """Play-test of issue 36: a seat offered to one member after another, never taken, is refused for its
+    offers, not for changing hands it never changed."""
+    mover, _other = movers(await started(service, "speedway"))
+    replies = [await run(service, mover, f"/game seat give to:m{n}") for n in range(SEAT_CHANGES + 1)]
+    assert [r.outcome for r in replies].count("applied") == SEAT_CHANGES
+    assert replies[-1].text.startswith(f"{mover}'s seat was offered or changed hands {SEAT_CHANGES} times"), \
+        replies[-1].text
 
 
 # --- item 5: a resigned seat is never waited on ------------------------------------------------------------
