@@ -255,6 +255,14 @@ def actors_now(entries: list) -> list:
 SEAT_CHANGES = 6   # the most times one seat changes hands in an hour
 
 
+def answer_first(state: Any, player: str, question: str) -> BadOption:
+    """The refusal of a resignation while the table waits on the seat to `question`: named, and with the way
+    on, so the host or an admin resigning a gone player's seat reads what unblocks it too."""
+    seat = state.player(player)
+    return BadOption(f"First {seat.name if seat is not None else player} must {question} (/game seat computer lets "
+                     f"the computer do it); then resign.")
+
+
 def is_resigned(state: Any, player: str) -> bool:
     """Whether `player`'s seat resigned (a game whose seats keep no such mark has none)."""
     return bool(getattr(state.player(player), "resigned", False))

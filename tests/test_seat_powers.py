@@ -251,6 +251,33 @@ async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service,
     await verified(service, store)
 
 
+async def test_a_host_resigning_a_gone_drivers_seat_at_a_question_reads_who_must_answer_and_the_way_on(
+        service, store):
+    """Play-test of issue 36: the game waits on a gone driver to place a hit; the host's resignation of their
+    seat is refused naming them (not 'Answer the question first', which the host cannot) and the computer that
+    may answer it; that way on works."""
+    from rules.battlecars.state import Phase
+
+    ruleset = get_ruleset("battlecars")
+    await three_seated(service, "battlecars", 9)
+    for _ in range(60):   # the computer's moves for all, until a hit asks another driver where it lands
+        state = await state_of(store, 0)
+        player = ruleset.acting_players(state)[0]
+        if state.phase in (Phase.SECTION, Phase.RETURN) and player != state.active and player != "ann":
+            break
+        chosen = computer_pick(ruleset, state, player, [a for a in ruleset.legal_actions(state, player) if a.action])
+        assert (await run(service, player, chosen.command)).outcome == "applied"
+    asked = player
+    await time_passes(store, 80, CHANNEL)
+    refused = await run(service, "ann", f"/game resign player:{asked}")
+    assert refused.outcome == "refused"
+    assert refused.text == (f"First {asked} must say where the hit lands or whether to return fire (/game seat "
+                            "computer lets the computer do it); then resign."), refused.text
+    given = await run(service, "ann", f"/game seat computer player:{asked}")
+    assert given.outcome == "applied" and asked not in given.waiting_on, given.text
+    await verified(service, store)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 async def test_random_games_never_wait_on_a_resigned_seat(store, game):
