@@ -138,7 +138,7 @@ def _taken(state: Any, actor: str) -> Any:
     own = state.player(actor)
     if own is not None:
         if own.resigned:
-            raise BadOption("You resigned from this game: your seat is no longer in it.")
+            raise BadOption("Your seat was resigned: it is no longer in this game.")
         if own.ai and not born_computer(own.id):
             return own
         raise BadOption("You already play a seat in this game.")

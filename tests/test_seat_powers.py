@@ -239,16 +239,27 @@ async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service,
     assert get_ruleset("battlecars").acting_players(state) == ("cal",)
     refused = await run(service, "cal", "/section choice:front")
     assert refused.outcome == "refused", refused.text
-    assert refused.text == "You resigned from this game: the table answers what it still asks of your seat."
+    assert refused.text == "Your seat was resigned from this game: the table answers what it still asks of it."
     monkeypatch.undo()   # the game as a release before the fix stored it, stuck on cal
     answered = await run(service, "cal", "/section choice:rear")
     assert answered.outcome == "applied", answered.text
-    assert answered.text.startswith("You resigned from this game: the table answers what it still asks of your "
-                                    "seat.\ncal resigned: the table answers for their seat:"), answered.text
+    assert answered.text.startswith("Your seat was resigned from this game: the table answers what it still asks of "
+                                    "it.\ncal resigned: the table answers for their seat:"), answered.text
     assert "cal" not in answered.waiting_on and answered.mentions
     _game, records = await store.game_and_actions((await store.active_game(CHANNEL)).id)
     assert '"section":"front"' in [r.action for r in records if r.actor == "cal"][-1]   # the table's, not cal's
     await verified(service, store)
+
+
+async def test_a_player_whose_seat_the_host_resigned_is_not_told_they_resigned(service, store):
+    """Play-test of issue 36: the host resigns a gone racer's seat; back, the racer's move and /game seat take
+    are refused saying their seat was resigned, not "You resigned", which they never did."""
+    await three_seated(service, "race", 3)
+    await time_passes(store, 80, CHANNEL)
+    assert (await run(service, "ann", "/game resign player:ben")).outcome == "applied"
+    for line in ("/coast", "/game seat take"):
+        refused = await run(service, "ben", line)
+        assert refused.outcome == "refused" and refused.text.startswith("Your seat was resigned"), refused.text
 
 
 async def test_a_host_resigning_a_gone_drivers_seat_at_a_question_reads_who_must_answer_and_the_way_on(

@@ -295,8 +295,8 @@ class Acting:
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
                     if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
-                        raise _ResignedSeat("You resigned from this game: the table answers what it still asks "
-                                            "of your seat.")
+                        raise _ResignedSeat("Your seat was resigned from this game: the table answers what it "
+                                            "still asks of it.")
                     new_state, events = ruleset.apply(state, actor_id, action)
                     events = told + events
                     public = is_public(ruleset, new_state, actor_id, action)
