@@ -54,6 +54,7 @@ class Moving:
             raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
                             "running game.")
         ruleset = log_.ruleset
+        voting = await self._table.store.rollback_vote(source.id) is not None   # not carried: said where it was asked
         try:
             async with self._table.write():
                 game = await self._table.store.move_game_tx(source.id, channel, guild)
@@ -74,7 +75,9 @@ class Moving:
         reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
         followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
         told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; it goes on "
-                              f"there{', and you still follow it' if followers else ''}.", mentions=followers,
+                              f"there{', and you still follow it' if followers else ''}."
+                              f"{' The rollback vote open here ended with the move.' if voting else ''}",
+                     mentions=followers,
                      ping_words="(you follow this game; /game unfollow in its new channel stops it)")
         return replace(reply, notices=reply.notices + (Notice(source.channel, told),))
 
