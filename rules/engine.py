@@ -98,6 +98,12 @@ class Autopilot:
 
     play: Callable[[Any, str, bool], Any]
     describe: Callable[[bool], str]  # how it plays, for the deadline notice
+    # how it plays for one seat now, where seats play differently (a game master's seat); else `describe`
+    describe_for: Callable[[Any, str, bool], str] | None = None
+
+    def manner(self, state: Any, player: str, passive: bool) -> str:
+        """How it plays for `player` now, for the deadline notice."""
+        return self.describe_for(state, player, passive) if self.describe_for is not None else self.describe(passive)
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,7 @@ def _taken(state: Any, actor: str) -> Any:
     own = state.player(actor)
     if own is not None:
         if own.resigned:
-            raise BadOption("You resigned from this game: your seat is no longer in it.")
+            raise BadOption("Your seat was resigned: it is no longer in this game.")
         if own.ai and not born_computer(own.id):
             return own
         raise BadOption("You already play a seat in this game.")
@@ -255,6 +255,14 @@ def actors_now(entries: list) -> list:
 SEAT_CHANGES = 6   # the most times one seat changes hands in an hour
 
 
+def answer_first(state: Any, player: str, question: str) -> BadOption:
+    """The refusal of a resignation while the table waits on the seat to `question`: named, and with the way
+    on, so the host or an admin resigning a gone player's seat reads what unblocks it too."""
+    seat = state.player(player)
+    return BadOption(f"First {seat.name if seat is not None else player} must {question} (/game seat computer lets "
+                     f"the computer do it); then resign.")
+
+
 def is_resigned(state: Any, player: str) -> bool:
     """Whether `player`'s seat resigned (a game whose seats keep no such mark has none)."""
     return bool(getattr(state.player(player), "resigned", False))
@@ -271,18 +279,22 @@ def for_resigned(ruleset: Any, state: Any, player: str) -> Any:
     return action
 
 
-def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any) -> tuple[int | None, bool]:
+def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any,
+                    taking_counts: bool = True) -> tuple[int | None, bool]:
     """Where in `entries` ((actor, events) of a game's log, newest first) the player holding `seat` last
     acted themselves (None: not among them), and whether a deadline's autopilot played for the seat since.
     Not theirs: what the autopilot or a standing order answered in their name, or the computer played while
-    it held the seat (from the time it was given it until its player took it back)."""
+    it held the seat (from the time it was given it until its player took it back). `taking_counts`: taking
+    the seat (back) is an action of theirs; else (what a catch-up counts) only their play is."""
     computer = bool(getattr(seat, "ai", False))
     autopilot = False
     for index, (actor, events) in enumerate(entries):
         own = actor == seat.id
         for event in events:
             if isinstance(event, SeatTaken) and event.seat == seat.name and own:
-                return index, autopilot   # taken (back) by its holder: an action of theirs
+                if taking_counts:
+                    return index, autopilot   # taken (back) by its holder: an action of theirs
+                computer = True   # before it the seat was the computer's or another's, not played by them
             if isinstance(event, SeatToComputerGiven) and event.seat == seat.name:
                 if own:
                     return index, autopilot

@@ -104,3 +104,40 @@ async def test_no_catch_up_line_for_players_who_only_sat_down_since(service):
     started = await run(service, "ann", "/game start")
     assert started.outcome == "applied" and started.mentions
     assert "since your last one" not in started.text
+
+
+async def test_a_player_back_after_the_autopilot_and_the_computer_played_for_them_reads_all_of_it(store):
+    """Issue 36 play-test: a player whose seat the autopilot and then the computer played (given to it by the
+    host once they were gone) reads everything since they last played themselves, also after taking the
+    seat back; not 'Nothing has happened', as when the seat's moves counted as theirs."""
+    from bot.table.service.entry import GameService
+
+    now = [1_800_000_000.0]
+    service = GameService(store, render=None, clock=lambda: now[0])
+    for user, line in (("ann", "/game new ruleset:track seed:9"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game settings deadline_hours:12"), ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome in ("applied", "shown"), line
+    for _ in range(2):   # ann, then ben, play themselves
+        player = await own_turn(service)
+        choice = (await service.own_choices("catch", player))[0]
+        assert (await run(service, player, choice.command)).outcome == "applied"
+    choice = (await service.own_choices("catch", "ann"))[0]
+    assert (await run(service, "ann", choice.command)).outcome == "applied"
+    now[0] += 13 * 3600   # ben's deadline passes: the autopilot plays for him
+    assert await service.run_due()
+    choice = (await service.own_choices("catch", "ann"))[0]
+    assert (await run(service, "ann", choice.command)).outcome == "applied"
+    given = await run(service, "ann", "/game seat computer player:ben")   # ben is gone: past a deadline
+    assert given.outcome == "applied", given.text
+    for when in ("before", "after"):
+        if when == "after":
+            assert (await run(service, "ben", "/game seat take")).outcome == "applied"
+        caught = (await run(service, "ben", "/game catchup")).text
+        assert not caught.startswith("Nothing"), (when, caught)
+        assert "The autopilot plays for ben" in caught and "gives ben's seat to the computer" in caught, caught
+
+
+async def own_turn(service) -> str:
+    ruleset = get_ruleset("track")
+    game = await service._store.active_game("catch")
+    return ruleset.acting_players(ruleset.load_state(game.state))[0]

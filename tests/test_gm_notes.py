@@ -110,6 +110,19 @@ async def test_the_gms_thread_takes_the_gms_commands_for_the_channels_game_and_o
     assert "no game" in unlinked.text.lower()   # a private thread of no GM: a channel like any other
 
 
+async def test_a_moved_games_gm_thread_points_to_where_it_went_not_that_it_is_over(service):
+    """Play-test of issue 36: after the host moves a race (export, import in another channel), the GM's old
+    thread says where the game went and how to open a new thread there, not "the game is over"."""
+    await _race(service)
+    await service.link_gm_thread("c", Actor("gina", "gina"), "t1")
+    exported = await _do(service, "gina", "/game export")
+    moved = await service.execute("d", Actor("gina", "gina"), Command("game import", {"file": exported.files[0].data}))
+    assert moved.outcome == "applied", moved.text
+    stale = await _do(service, "gina", "/gm change:2", "t1", private_thread=True)
+    assert stale.outcome == "refused" and stale.ephemeral
+    assert stale.text == "This GM thread's game moved to d: open a new GM thread there with /gm thread:yes.", stale.text
+
+
 async def test_a_gm_thread_is_refused_for_a_race_without_a_seated_gm_and_for_another_game(service):
     await _do(service, "ann", "/game new ruleset:race tuning:0 seed:2")
     assert "no seated GM" in (await service.gm_thread_refusal("c", Actor("ann", "ann"))).text

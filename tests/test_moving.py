@@ -43,6 +43,33 @@ async def test_a_moved_game_keeps_its_standing_orders_and_followers(db_path):
         await store.close()
 
 
+async def test_a_moved_game_pings_whom_it_waits_on_there_and_tells_its_old_channel(db_path):
+    """Play-test of issue 36: a game moved with nobody following it pinged nobody, and its old channel heard
+    nothing: the player it waited on had no way to learn it had moved, nor those asked to vote that the vote
+    they were pinged for had ended."""
+    store = await Store.open(db_path)
+    service = GameService(store, render=None)
+    try:
+        for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join car:brawler"),
+                           ("ben", "/game join car:brawler"), ("ann", "/game start")):
+            assert (await run(service, user, line, "before")).outcome == "applied", line
+        for _ in range(3):
+            mover = (await run(service, "ann", "/game status", "before")).waiting_on[0]
+            assert (await run(service, mover, "/speed value:0", "before")).outcome == "applied"
+        assert (await run(service, "ann", "/game rollback to:4", "before")).outcome == "shown"   # a vote stays open
+        exported = await run(service, "ann", "/game export", "before")
+        moved = await service.execute("after", Actor("ann", "ann"),
+                                      Command("game import", {"file": exported.files[0].data}), guild="g1")
+        assert moved.outcome == "applied", moved.text
+        assert moved.mentions == moved.waiting_on and moved.mentions, (moved.mentions, moved.waiting_on)
+        (told,) = moved.notices
+        assert told.channel == "before" and not told.reply.mentions
+        assert told.reply.text == ("The Speedway game here moved to after; it goes on there. The rollback vote open "
+                                   "here ended with the move."), told.reply.text
+    finally:
+        await store.close()
+
+
 async def play_on(service, store, channel: str, moves: int = 400) -> tuple[int, int]:
     """Random legal moves (attacks preferred) until the game ends: answers given by standing order, and the
     times a covered question was put to a person."""

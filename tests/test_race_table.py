@@ -514,3 +514,20 @@ async def test_the_other_three_games_play_exactly_as_alone_beside_a_race_at_the_
                                                                   ("race", race))))
     assert together == alone
     assert RULESET.load_state(raced[1]).phase != Phase.LOBBY
+
+
+async def test_the_deadline_notice_for_an_absent_gm_tells_what_the_autopilot_does_for_a_gm(store):
+    """Play-test of issue 36: a seated GM's deadline told the channel the autopilot 'holds the speed,
+    accelerates to a safe pace…' for them, a racer's manner; it says what it does for the GM."""
+    from bot.table.service.entry import GameService
+
+    now = [1_800_000_000.0]
+    service = GameService(store, render=None, clock=lambda: now[0])
+    for user, line in (("gina", "/game new ruleset:race seed:11 tuning:0 gm:yes"), ("ann", "/game join"),
+                       ("ben", "/game join"), ("gina", "/game settings deadline_hours:6"), ("gina", "/game start")):
+        assert (await service.execute("c", Actor(user, user), parse(line))).outcome in ("applied", "shown"), line
+    now[0] += 7 * 3600
+    (notice,) = [n for n in await service.run_due() if n.reply.outcome == "applied"]
+    assert notice.reply.text.startswith(
+        "gina's deadline passed: the autopilot plays for them (reveals the section as the GM readied it, and refuses "
+        "an action that waits on a ruling)."), notice.reply.text

@@ -142,14 +142,24 @@ async def test_toggling_a_seat_is_bounded_per_hour(service, store):
     assert [r.outcome for r in replies].count("applied") == SEAT_CHANGES
     refused = replies[SEAT_CHANGES]
     assert refused.outcome == "refused" and refused.ephemeral
-    assert refused.text.startswith(f"{other}'s seat changed hands {SEAT_CHANGES} times in the last hour: it can "
-                                   f"change again in "), refused.text
+    assert refused.text.startswith(f"{other}'s seat was offered or changed hands {SEAT_CHANGES} times in the last "
+                                   f"hour: try again in "), refused.text
     assert await log_length(store) == before + SEAT_CHANGES
     await time_passes(store, 1.1)
     again = [await run(service, other, line) for line in ("/game seat computer", "/game seat take") * 4]
     assert [r.outcome for r in again].count("applied") == SEAT_CHANGES
     await verified(service, store)
     assert (await run(service, other, "/game resign")).outcome == "applied"   # a final change is never held back
+
+
+async def test_offers_that_were_never_taken_are_not_called_changes_of_hands(service, store):
+    """Play-test of issue 36: a seat offered to one member after another, never taken, is refused for its
+    offers, not for changing hands it never changed."""
+    mover, _other = movers(await started(service, "speedway"))
+    replies = [await run(service, mover, f"/game seat give to:m{n}") for n in range(SEAT_CHANGES + 1)]
+    assert [r.outcome for r in replies].count("applied") == SEAT_CHANGES
+    assert replies[-1].text.startswith(f"{mover}'s seat was offered or changed hands {SEAT_CHANGES} times"), \
+        replies[-1].text
 
 
 # --- item 5: a resigned seat is never waited on ------------------------------------------------------------
@@ -229,15 +239,53 @@ async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service,
     assert get_ruleset("battlecars").acting_players(state) == ("cal",)
     refused = await run(service, "cal", "/section choice:front")
     assert refused.outcome == "refused", refused.text
-    assert refused.text == "You resigned from this game: the table answers what it still asks of your seat."
+    assert refused.text == "Your seat was resigned from this game: the table answers what it still asks of it."
     monkeypatch.undo()   # the game as a release before the fix stored it, stuck on cal
     answered = await run(service, "cal", "/section choice:rear")
     assert answered.outcome == "applied", answered.text
-    assert answered.text.startswith("You resigned from this game: the table answers what it still asks of your "
-                                    "seat.\ncal resigned: the table answers for their seat:"), answered.text
+    assert answered.text.startswith("Your seat was resigned from this game: the table answers what it still asks of "
+                                    "it.\ncal resigned: the table answers for their seat:"), answered.text
     assert "cal" not in answered.waiting_on and answered.mentions
     _game, records = await store.game_and_actions((await store.active_game(CHANNEL)).id)
     assert '"section":"front"' in [r.action for r in records if r.actor == "cal"][-1]   # the table's, not cal's
+    await verified(service, store)
+
+
+async def test_a_player_whose_seat_the_host_resigned_is_not_told_they_resigned(service, store):
+    """Play-test of issue 36: the host resigns a gone racer's seat; back, the racer's move and /game seat take
+    are refused saying their seat was resigned, not "You resigned", which they never did."""
+    await three_seated(service, "race", 3)
+    await time_passes(store, 80, CHANNEL)
+    assert (await run(service, "ann", "/game resign player:ben")).outcome == "applied"
+    for line in ("/coast", "/game seat take"):
+        refused = await run(service, "ben", line)
+        assert refused.outcome == "refused" and refused.text.startswith("Your seat was resigned"), refused.text
+
+
+async def test_a_host_resigning_a_gone_drivers_seat_at_a_question_reads_who_must_answer_and_the_way_on(
+        service, store):
+    """Play-test of issue 36: the game waits on a gone driver to place a hit; the host's resignation of their
+    seat is refused naming them (not 'Answer the question first', which the host cannot) and the computer that
+    may answer it; that way on works."""
+    from rules.battlecars.state import Phase
+
+    ruleset = get_ruleset("battlecars")
+    await three_seated(service, "battlecars", 9)
+    for _ in range(60):   # the computer's moves for all, until a hit asks another driver where it lands
+        state = await state_of(store, 0)
+        player = ruleset.acting_players(state)[0]
+        if state.phase in (Phase.SECTION, Phase.RETURN) and player != state.active and player != "ann":
+            break
+        chosen = computer_pick(ruleset, state, player, [a for a in ruleset.legal_actions(state, player) if a.action])
+        assert (await run(service, player, chosen.command)).outcome == "applied"
+    asked = player
+    await time_passes(store, 80, CHANNEL)
+    refused = await run(service, "ann", f"/game resign player:{asked}")
+    assert refused.outcome == "refused"
+    assert refused.text == (f"First {asked} must say where the hit lands or whether to return fire (/game seat "
+                            "computer lets the computer do it); then resign."), refused.text
+    given = await run(service, "ann", f"/game seat computer player:{asked}")
+    assert given.outcome == "applied" and asked not in given.waiting_on, given.text
     await verified(service, store)
 
 

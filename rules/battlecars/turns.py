@@ -13,7 +13,7 @@ from rules.battlecars.passive import smoke_roll
 from rules.battlecars.pedestrians import new_turn
 from rules.battlecars.speed import reveal, waiting
 from rules.battlecars.state import BattlecarsState, Phase
-from rules.errors import BadOption
+from rules.seats import answer_first
 from rules.table import TurnBegan
 
 
@@ -103,7 +103,7 @@ def resign(state: BattlecarsState, player: str, _action: object) -> tuple[Battle
     counter they had set. The last driver in the game then wins; a step that waited only on them goes on.
     Not while the table waits on them to place a hit or return fire: they answer first."""
     if state.phase in (Phase.SECTION, Phase.RETURN) and player in acting_players(state):
-        raise BadOption("Answer the question first (where the hit lands, or whether to return fire), then resign.")
+        raise answer_first(state, player, "say where the hit lands or whether to return fire")
     state = replace(state, vehicles=tuple(replace(v, driver_out=True) if v.owner == player else v
                                           for v in state.vehicles),
                     pedestrians=tuple(p for p in state.pedestrians if p.owner != player),

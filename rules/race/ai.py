@@ -147,6 +147,13 @@ def autopilot_action(state: RaceState, player: str, passive: bool = False) -> An
     return None
 
 
+def autopilot_manner_for(state: RaceState, player: str, passive: bool) -> str:
+    """How the autopilot plays for `player` now: the GM's part, or a racer's."""
+    if player == state.gm:
+        return "reveals the section as the GM readied it, and refuses an action that waits on a ruling"
+    return autopilot_manner(passive)
+
+
 def autopilot_manner(passive: bool) -> str:
     """How the autopilot races, for the deadline notice."""
     return ("holds the speed, coasts, takes helpful features, avoids harmful ones, takes no action and "

@@ -454,7 +454,7 @@ RULESET = Ruleset(
     is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
     turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs, "notes": notes},
     computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
-    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
+    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner, ai.autopilot_manner_for), orders=orders.ORDERS,
     hit_size=race_events.hit_size,
     undo_blocker=undo_blocker,
     selfplay=SELFPLAY,

@@ -14,6 +14,7 @@ from rules.race.events import Chose, Rewarded, SectionChanged, Tuned
 from rules.race.rolls import ABILITY_NAMES, d20, vehicle_roll
 from rules.race.speed import gain, lose
 from rules.race.state import GmNote, Phase, Racer, RaceState
+from rules.seats import answer_first
 from rules.table import NoteSent
 
 
@@ -250,7 +251,7 @@ def resign(state: RaceState, player: str, _action: object) -> tuple[RaceState, t
     racer = state.racer_for(player)
     pending = state.pending
     if pending is not None and racer.id in (pending.actor, pending.target):
-        raise BadOption("Finish the exchange under way first (its answer or the GM's ruling), then resign.")
+        raise answer_first(state, player, "finish the exchange under way (its answer or the GM's ruling)")
     state, events = speed.go_out(state, racer.id, "retired")
     if not state.racing():
         state, more = flow.finish(state)

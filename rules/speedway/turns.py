@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.errors import BadOption
+from rules.seats import answer_first
 from rules.speedway import collisions, data, hazards
 from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car, roll_symbols
@@ -169,7 +169,7 @@ def resign(state: SpeedwayState, player: str, _action: object) -> tuple[Speedway
     turn of theirs under way passes on. Not while the table waits on them to choose a ram's outcome in
     another's turn: they answer first."""
     if state.pending_ram is not None and state.pending_ram.chooser == player and state.active_player != player:
-        raise BadOption("Choose the ram's outcome first (/ram), then resign.")
+        raise answer_first(state, player, "choose the ram's outcome with /ram")
     for car in state.cars_of(player):
         state = state.with_car(replace(car, out=True, speed=0, skid=None, fire_chips=0))
     if state.phase not in RUNNING or state.active_player != player:

@@ -111,7 +111,8 @@ class Deadlines:
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
         passive = TableSettings.from_json(game.settings).deadline_action == "skip"
-        lines = [f"{name}'s deadline passed: the autopilot plays for them ({ruleset.autopilot.describe(passive)})."]
+        manner = ruleset.autopilot.manner(state, timer.player, passive)
+        lines = [f"{name}'s deadline passed: the autopilot plays for them ({manner})."]
         own: list = []
         done = None
         for attempt in range(CLAIM_ATTEMPTS):

@@ -264,7 +264,10 @@ class Acting:
         records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
         seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)
-        return "\n".join(note for p in pinged if (note := ping_note(seen, p, name(p), name)))
+        def events(seen_action: Any) -> tuple:
+            return queries.events_of(done.ruleset, seen_action.record)
+        return "\n".join(note for p in pinged
+                         if (note := ping_note(seen, p, name(p), name, events, done.state.player(p))))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,
@@ -292,8 +295,8 @@ class Acting:
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
                     if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
-                        raise _ResignedSeat("You resigned from this game: the table answers what it still asks "
-                                            "of your seat.")
+                        raise _ResignedSeat("Your seat was resigned from this game: the table answers what it "
+                                            "still asks of it.")
                     new_state, events = ruleset.apply(state, actor_id, action)
                     events = told + events
                     public = is_public(ruleset, new_state, actor_id, action)

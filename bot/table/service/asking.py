@@ -178,7 +178,7 @@ class Asking:
                             lambda s: master.note(logged(ruleset, [s.record])[0].action)) if master else ""
         text = catch_up(seen, actor.id, seat.name if seat is not None else None,
                         lambda s: queries.events_of(ruleset, s.record), lambda p: seat_name(state, p),
-                        MESSAGE_LIMIT - len(notes) - 1)
+                        MESSAGE_LIMIT - len(notes) - 1, seat)
         return Reply("shown", f"{notes}\n{text}" if notes else text, ephemeral=True)
 
     async def replay_matches(self, game: GameRecord) -> bool:

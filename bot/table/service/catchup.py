@@ -9,32 +9,45 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 from bot.table.protocol.replies import MESSAGE_LIMIT, clip, whole_lines
 from bot.table.trust.seen import SeenAction
 from rules.engine import describe_events
 from rules.names import NOTE_LIMIT
+from rules.seats import last_own_action
 from rules.table import NoteSent
 
 CATCH_UP_ACTIONS = 500   # how far back a catch-up reads the log (a week of a busy table)
 SPECTATOR_ACTIONS = 20   # what a reader with no action of their own gets: the last few
 LINE_LIMIT = 300         # one action's line, at most (a long roll is cut; /game log has it whole)
 
+Events = Callable[[SeenAction], tuple]
 
-def since_last_own(seen: list[SeenAction], reader: str) -> tuple[list[SeenAction], bool]:
-    """The actions after the reader's own last one, and whether they have one (else the last few)."""
-    mine = [i for i, s in enumerate(seen) if s.record.actor == reader]
+
+def since_last_own(seen: list[SeenAction], reader: str, events_of: Events | None = None,
+                   seat: Any = None) -> tuple[list[SeenAction], bool]:
+    """The actions after the reader's own last one, and whether they have one (else the last few). Given
+    their seat, own means played by them: not what the autopilot, a standing order or the computer played
+    for it, nor their taking it back (rules.seats.last_own_action), so a player back from days away reads
+    everything since they last played."""
+    if seat is not None and events_of is not None:
+        found, _autopilot = last_own_action([(s.record.actor, events_of(s)) for s in reversed(seen)], seat,
+                                            taking_counts=False)
+        mine = [] if found is None else [len(seen) - 1 - found]
+    else:
+        mine = [i for i, s in enumerate(seen) if s.record.actor == reader]
     if mine:
         return seen[mine[-1] + 1:], True
     return seen[-SPECTATOR_ACTIONS:], False
 
 
-def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, events_of: Callable[[SeenAction], tuple],
-             name_of: Callable[[str], str], room: int = MESSAGE_LIMIT) -> str:
+def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, events_of: Events,
+             name_of: Callable[[str], str], room: int = MESSAGE_LIMIT, seat: Any = None) -> str:
     """The catch-up text for `reader` (their seat's name, or None for a spectator) within `room`
     characters: the actions since their last one, a line each; then those that name them; past the
     room, a count of each player's actions and a pointer to /game log."""
-    since, acted = since_last_own(seen, reader)
+    since, acted = since_last_own(seen, reader, events_of, seat)
     if not since:
         return "Nothing has happened since your last action." if acted else "Nothing has happened in this game yet."
     head = (f"Since your last action ({len(since)} action{'s' if len(since) != 1 else ''}):" if acted
@@ -99,10 +112,11 @@ def _fit_from_end(lines: list[str], room: int) -> list[str]:
     return list(reversed(whole_lines(list(reversed(lines)), room)))
 
 
-def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str]) -> str:
+def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str],
+              events_of: Events | None = None, seat: Any = None) -> str:
     """For the turn message that pings `player`: how much happened since their last action and where to
     read it ('' when little did)."""
-    since, acted = since_last_own(seen, player)
+    since, acted = since_last_own(seen, player, events_of, seat)
     if not acted or len(since) < 2 or _took_a_seat(seen[len(seen) - len(since) - 1]):
         return ""   # nothing much happened, or only the lobby filled up since they sat down
     return (f"{name}: {len(since)} actions since your last one ({_by_whom(since, name_of)}); /game catchup lists "

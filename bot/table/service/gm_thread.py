@@ -56,6 +56,9 @@ class GmThreads:
         if linked is None:
             return None
         game = await self._table.store.game(linked[0])
+        if game is not None and game.moved_to is not None:
+            raise GameError(f"This GM thread's game moved to {channel_mention(game.moved_to)}: open a new GM thread "
+                            f"there with /gm thread:yes.")
         if game is None or game.status != "active":
             raise GameError("This GM thread's game is over: it takes no more commands.")
         ruleset = get_ruleset(game.ruleset)

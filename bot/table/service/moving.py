@@ -54,6 +54,7 @@ class Moving:
             raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
                             "running game.")
         ruleset = log_.ruleset
+        voting = await self._table.store.rollback_vote(source.id) is not None   # not carried: said where it was asked
         try:
             async with self._table.write():
                 game = await self._table.store.move_game_tx(source.id, channel, guild)
@@ -69,13 +70,16 @@ class Moving:
                                               f"Game {source.id} moved here from {channel_mention(source.channel)} "
                                               f"with its {plural(count, 'action', 'actions')}, table settings, "
                                               f"standing orders and followers; it stopped there.")
-        # the followers are told, where they followed it (a channel they can read), where it went
-        if followers := tuple(member for member, _mode in await self._table.store.followers(game.id)):
-            told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; you still "
-                                  f"follow it there.", mentions=followers, ping_words="(you follow this game; "
-                                  "/game unfollow in its new channel stops it)")
-            reply = replace(reply, notices=reply.notices + (Notice(source.channel, told),))
-        return reply
+        # whoever it waits on is pinged where it went; its old channel is told where it went, its followers pinged
+        waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+        reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
+        followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
+        told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; it goes on "
+                              f"there{', and you still follow it' if followers else ''}."
+                              f"{' The rollback vote open here ended with the move.' if voting else ''}",
+                     mentions=followers,
+                     ping_words="(you follow this game; /game unfollow in its new channel stops it)")
+        return replace(reply, notices=reply.notices + (Notice(source.channel, told),))
 
     async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)

@@ -85,13 +85,14 @@ def _seat_of(state: Any, actor: Actor, command: Command) -> Any:
 
 
 def _not_too_often(entries: list[tuple[str, tuple]], ages: list[float], seat: Any) -> None:
-    """Refuse a change to a seat that already changed hands SEAT_CHANGES times in the last hour."""
+    """Refuse a change to a seat that was already offered or changed hands SEAT_CHANGES times in the last hour
+    (an offer counts: each pings a member)."""
     recent = [age for (_actor, events), age in zip(entries, ages, strict=True) if age < HOUR
               for _ in range(changes_of(events, seat))]
     if len(recent) >= SEAT_CHANGES:
         wait = max(60.0, HOUR - recent[SEAT_CHANGES - 1])
-        raise GameError(f"{seat.name}'s seat changed hands {len(recent)} times in the last hour: it can change "
-                        f"again in {math.ceil(wait / 60)} min.")
+        raise GameError(f"{seat.name}'s seat was offered or changed hands {len(recent)} times in the last hour: "
+                        f"try again in {math.ceil(wait / 60)} min.")
 
 
 def _hours(seconds: float) -> str:
