@@ -67,9 +67,10 @@ class Moving:
                             "nothing was moved.") from None
         count = await self._table.seen_count(ruleset, game, state)
         reply = await self._pictures.with_map(ruleset, game, state, "applied",
-                                              f"Game {source.id} moved here from {channel_mention(source.channel)} "
-                                              f"with its {plural(count, 'action', 'actions')}, table settings, "
-                                              f"standing orders and followers; it stopped there.")
+                                              f"The {ruleset.title} game moved here from "
+                                              f"{channel_mention(source.channel)} with its "
+                                              f"{plural(count, 'action', 'actions')}, table settings, standing "
+                                              f"orders and followers; it stopped there.")
         # whoever it waits on is pinged where it went; its old channel is told where it went, its followers pinged
         waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
