@@ -11,13 +11,17 @@ are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 - liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
   such human has a live timer with a deadline where the table has deadlines; firing every due deadline
   moves the game on (a step of its own: `fire_deadlines`);
-- secrecy: a second world runs in lockstep with the first, forked where a player makes a choice nobody
-  else may see (two choices whose rules-view is the same to every other viewer: a face-down counter, a
-  secret move, a GM's private ruling against none); while the fork lasts, every other viewer's doors and
-  every reply to them (their /undo, their votes) must be the same in both worlds. When the rules reveal the
-  secret (the views part) the second world becomes the first's twin again. Besides: no door of a running
-  game shows its seed, and no set-aside line shows a viewer a hidden choice another seat holds now
-  (a card back in their hand);
+- secrecy: a second world runs in lockstep with the first (every command in both), forked where a player
+  makes a choice nobody else may see: a legal action whose rules-view is the same to every other viewer as
+  the one played in the first world, and which the spectator's export withholds in both (a face-down
+  counter, a secret move), or a GM's private ruling made in the first world only. While the fork lasts,
+  the spectator's and another seat's doors (export, log, status, catch-up, every set-aside log) and every
+  reply and clock notice to anyone but the secret's holder (their /undo, their votes and vote buttons)
+  must be the same in both worlds. Once the rules reveal the secret (the spectator's views part, or the
+  game ends) the second world becomes the first's twin again, so a secret revealed and then rolled back
+  is not compared (item 2 is out of this form's reach). Besides: no door of a running game shows its
+  planted dice seed, and no set-aside line shows the spectator a choice that only its player's own view
+  holds now (a card back in their hand: item 1);
 - authority: every logged action is its holder's, the computer's, the autopilot's at a deadline, a
   standing order's, the rules' forced one, or a power the rules give (the host's or an admin's seat
   powers, a rollback every person seated voted for, by buttons naming the rollback they voted on), and a
@@ -697,7 +701,7 @@ def _settings(examples: int, steps: int) -> settings:
                     suppress_health_check=list(HealthCheck), print_blob=True)
 
 
-FAST = _settings(3, 20)
+FAST = _settings(5, 22)
 SLOW = _settings(8, 40)
 
 
