@@ -1,0 +1,862 @@
+"""One model of the whole table (issue 36, the design step), for every registered game.
+
+A hypothesis state machine plays a table through the real service on a real SQLite store: two humans (and
+a computer seat where the game has them), a spectator, the host or an admin, members a seat is offered to,
+and for the race a seated GM. Any of them issues any command: a move from the legal list, `/undo`, seat
+give, take and computer (one's own or, as the host or an admin, another's), resign, rollback proposals and
+votes by command and by button, standing orders, `/me away`, follow, GM rulings, export and import into
+another channel; a clock the test moves fires reminders and deadlines. After every step four invariants
+are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
+
+- liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
+  such human has a live timer with a deadline where the table has deadlines; firing every due deadline
+  moves the game on (a step of its own: `fire_deadlines`);
+- secrecy: a second world runs in lockstep with the first (every command in both), forked where a player
+  makes a choice nobody else may see: a legal action whose rules-view is the same to every other viewer as
+  the one played in the first world, and which the spectator's export withholds in both (a face-down
+  counter, a secret move), or a GM's private ruling made in the first world only. While the fork lasts,
+  the spectator's and another seat's doors (export, log, status, catch-up, every set-aside log) and every
+  reply and clock notice to anyone but the secret's holder (their /undo, their votes and vote buttons)
+  must be the same in both worlds. Once the rules reveal the secret (the spectator's views part, or the
+  game ends) the second world becomes the first's twin again, so a secret revealed and then rolled back
+  is not compared (item 2 is out of this form's reach). Besides: no door of a running game shows its
+  planted dice seed, and no set-aside line shows the spectator a choice that only its player's own view
+  holds now (a card back in their hand: item 1);
+- authority: every logged action is its holder's, the computer's, the autopilot's at a deadline, a
+  standing order's, the rules' forced one, or a power the rules give (the host's or an admin's seat
+  powers, a rollback every person seated voted for, by buttons naming the rollback they voted on), and a
+  power over another's seat pings that seat's holder;
+- durability: re-running the log and every set-aside line rebuilds the stored state (`/game verify`).
+
+A check that 602805d fails because of a known issue item stands behind a switch in KNOWN: the check is
+real, and the switch says which item it waits for. Empty KNOWN once those fixes are in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from bot.table.jobs.heavy_jobs import replayed_states
+from bot.table.protocol.commands import Command
+from bot.table.protocol.replies import Reply, seat_button
+from rules.codec import encode_state, encode_tagged
+from rules.registry import get_ruleset, ruleset_ids
+from rules.table import SEAT_ACTIONS, Rollback, TakeSeat
+from tests.table_model import Clock, World, decoded
+from tests.test_secrets import _face
+
+# Checks 602805d fails for a known issue item; each name says the item. Emptied once the fixes are merged.
+KNOWN: set[str] = {
+    "item1_set_aside_hands",        # a Track rollback's set-aside line shows cards back in a hand
+    "item3_power_untold",           # the host or an admin acts on another's seat and nobody pings them
+    "item3_computer_seat_vote",     # a seat the computer plays for a person does not vote on a rollback
+    "item4_old_button",             # an older proposal's Yes approves the rollback open now
+    "item7_gm_ruling_counts",       # a GM's private rulings show through the log's numbering
+    "item10_move_drops_orders",     # moving a game drops its standing orders and followers
+    "new_plugin_seats_crash",       # a plug-in's own seat type: /game seat take raises AttributeError
+    "new_resigned_counter_shown",   # a resigned driver's face-down counter is in everyone's export
+}
+
+HOUR = 3600.0
+SEED = 7_373_737_373_000   # planted: a running game's doors never show it (the last digits vary)
+OPENINGS = {
+    "speedway": ("/game new ruleset:speedway seed:{seed} arena:duel", "/game join car:brawler",
+                 "/game join car:torch"),
+    "battlecars": ("/game new ruleset:battlecars seed:{seed}", "/game join vehicle:interceptor",
+                   "/game join vehicle:rammer"),
+    "track": ("/game new ruleset:track seed:{seed}", "/game join", "/game join"),
+    "race": ("/game new ruleset:race seed:{seed} tuning:0 gm:yes", "/game join pilot:rookie",
+             "/game join pilot:veteran"),
+    "toy": ("/game new ruleset:toy seed:{seed}", "/game join", "/game join"),
+}
+HUMANS = ("ann", "ben")
+NEWCOMERS = ("cat", "dan")     # members a seat may be offered to
+SPECTATOR = "zed"
+ADMIN = "mod"
+GM = "gina"                    # the race's seated GM (and its host)
+RULINGS = ("/gm change:3", "/gm change:-2", "/gm condition:fog altitude:3", "/gm condition:darkness")
+
+
+def seats_change_hands(self: TableModel) -> bool:
+    """Whether the seat commands may be tried: always, once a plug-in game's own seat type is served (a toy
+    seat without the table's seat fields made /game seat take raise, see KNOWN)."""
+    state = self.state()
+    return self.running() and (not known("new_plugin_seats_crash") or
+                               all(hasattr(p, "offered_to") for p in state.players))
+
+
+def known(check: str) -> bool:
+    """Whether a check waits for its issue item's fix (see KNOWN)."""
+    return check in KNOWN
+
+
+@dataclass
+class Step:
+    """The step just taken: who did what, and what they were told."""
+
+    user: str
+    kind: str
+    replies: list[Reply] = field(default_factory=list)
+    target: str = ""   # whose seat a seat command names, when not the user's own
+
+
+@dataclass
+class Count:
+    """Steps and examples run, per game (quoted in the issue note)."""
+
+    steps: int = 0
+    examples: int = 0
+    forks: int = 0
+    rollbacks: int = 0
+    moved: int = 0
+
+
+COUNTS: dict[str, Count] = {}
+
+
+class TableModel(RuleBasedStateMachine):
+    """The whole table of one game (GAME, set by `machine_for`)."""
+
+    GAME = "toy"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folder = tempfile.mkdtemp(prefix="table-model-")
+        self.loop = asyncio.new_event_loop()
+        self.time = Clock()
+        self.a = World(self.folder, "a", self.time, self.loop).open()
+        self.b = World(self.folder, "b", self.time, self.loop).open()
+        self.ruleset = get_ruleset(self.GAME)
+        self.channel = "c0"
+        self.moves = 0
+        self.host = GM if self.GAME == "race" else "ann"
+        self.deadlines = False
+        self.fork: str | None = None   # the seat whose secret the two worlds differ in
+        self.ruling = False            # the secret is a GM's private ruling (in one world only)
+        self.seen: list[tuple[int, str, str]] = []   # the log as last checked
+        self.step: Step | None = None
+        self.buttons: list[tuple[str, int]] = []   # vote buttons drawn: (custom id, the target they showed)
+        self.approvals: dict[int, set[str]] = {}   # who said yes to which target, in the vote open now
+        self.orders: set[str] = set()
+        self.followers: set[str] = set()
+        self.count = COUNTS.setdefault(self.GAME, Count())
+        self.count.examples += 1
+
+    def teardown(self) -> None:
+        self.a.close()
+        self.b.close()
+        self.loop.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # --- driving both worlds ---------------------------------------------------------------------------
+
+    def both(self, user: str, line: str | Command, admin: bool = False, kind: str = "command",
+             target: str = "") -> Reply:
+        """`line` by `user` in both worlds; while they are forked, what a viewer other than the secret's
+        holder is told must be the same in both."""
+        reply = self.a.do(self.channel, user, line, admin)
+        twin = self.b.do(self.channel, user, line, admin)
+        self.compare_replies(user, reply, twin, line)
+        self.step = Step(user, kind, [reply], target)
+        self.count.steps += 1
+        return reply
+
+    def compare_replies(self, user: str, reply: Reply, twin: Reply, what: Any) -> None:
+        if self.fork is None or self.ruling_fork_untold():
+            return
+        if user == self.holder_of(self.fork) or self.views_part():
+            if reply.outcome != twin.outcome or self.views_part():
+                self.unfork()   # the holder chose differently, or the rules revealed it: one world again
+            return
+        assert _face(reply) == _face(twin), ("secrecy: a reply differs with another's secret", user, what,
+                                              reply.text, twin.text)
+
+    def unfork(self) -> None:
+        self.a.copy_to(self.b)
+        self.fork = None
+        self.ruling = False
+
+    def ruling_fork_untold(self) -> bool:
+        """A GM's private ruling still shows through the log's numbering (a vote's lapse and its buttons, an
+        /undo refusal, the set-aside numbers): while item 7 waits, such a fork is not compared."""
+        return self.ruling and known("item7_gm_ruling_counts")
+
+    def game(self, world: World | None = None) -> Any:
+        return (world or self.a).game(self.channel)
+
+    def state(self, world: World | None = None) -> Any:
+        game = self.game(world)
+        return None if game is None else self.ruleset.load_state(game.state)
+
+    def running(self) -> bool:
+        game = self.game()
+        return game is not None and game.status == "active" and not self.ruleset.is_finished(self.state())
+
+    def holder_of(self, seat: str) -> str:
+        """Who holds the seat named `seat` now (its id), or "" once it is gone."""
+        state = self.state()
+        found = [p for p in state.players if p.name == seat] if state is not None else []
+        return found[0].id if found else ""
+
+    def seat_of(self, user: str) -> Any:
+        state = self.state()
+        return state.player(user) if state is not None else None
+
+    def people(self) -> tuple[str, ...]:
+        """Everyone who may type a command here."""
+        return (*HUMANS, *NEWCOMERS, SPECTATOR, self.host)
+
+    # --- setting up ----------------------------------------------------------------------------------
+
+    @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans())
+    def set_up(self, seed: int, computer: bool, deadlines: bool) -> None:
+        new, first, second = OPENINGS[self.GAME]
+        self.deadlines = deadlines
+        for user, line in ((self.host, new.format(seed=SEED + seed)), ("ann", first), ("ben", second)):
+            assert self.both(user, line).outcome == "applied", line
+        if computer and self.ruleset.computer is not None:
+            self.both(self.host, "/game add-ai")
+        if deadlines:
+            self.both(self.host, "/game settings deadline_hours:12")
+        started = self.both(self.host, "/game start")
+        assert started.outcome == "applied", started.text
+        self.seen = [(r.seq, r.actor, r.action) for r in self.a.log(self.game())]
+
+    # --- moves ---------------------------------------------------------------------------------------
+
+    @precondition(lambda self: self.running())
+    @rule(pick=st.integers(0, 10_000), fork=st.booleans())
+    def move(self, pick: int, fork: bool) -> None:
+        """Whoever the game waits on plays one of their legal actions (in the other world, when `fork`, one
+        nobody else can tell from it)."""
+        state = self.state()
+        waiting = [p for p in self.ruleset.acting_players(state) if not self.ruleset.is_computer(state, p)]
+        if not waiting:
+            return
+        player = waiting[pick % len(waiting)]
+        legal = [a for a in self.ruleset.legal_actions(state, player) if not a.command.startswith("/game")]
+        if not legal:
+            return
+        chosen = legal[pick % len(legal)]
+        before = len(self.a.log(self.game()))
+        reply = self.a.do(self.channel, player, chosen.command)
+        other = self.secret_twin(state, player, chosen, legal) if fork and self.fork is None and \
+            reply.outcome == "applied" and self.withheld(self.a, before) else None
+        twin = self.b.do(self.channel, player, (other or chosen).command)
+        if other is not None and self.withheld(self.b, before):
+            self.fork = self.seat_of(player).name
+            self.ruling = player == getattr(state, "gm", None)   # the GM's choice: told by the numbering
+            self.count.forks += 1
+        elif other is not None:
+            self.unfork()
+        else:
+            self.compare_replies(player, reply, twin, chosen.command)
+        self.step = Step(player, "move", [reply])
+        self.count.steps += 1
+        if not known("item15_listed_refused"):
+            assert reply.outcome == "applied", ("a legal action listed was refused", player, chosen.command,
+                                                reply.text)
+
+    def withheld(self, world: World, before: int) -> bool:
+        """Whether the spectator's export withholds the action logged after the first `before` (or leaves it
+        out): a secret."""
+        game = world.game(self.channel)
+        export = world.do(self.channel, SPECTATOR, "/game export")
+        if not export.files or game is None or len(world.log(game)) <= before:
+            return False
+        made = world.log(game)[before].seq
+        actions = {a["seq"]: a["action"] for a in json.loads(export.files[0].data)["actions"]}
+        return made not in actions or actions[made].get("type") == "Withheld"
+
+    def secret_twin(self, state: Any, player: str, chosen: Any, legal: list) -> Any:
+        """Another legal action of `player` that leaves the game looking the same to everyone else."""
+        if chosen.action is None:
+            return None
+        after, _ = self.ruleset.apply(state, player, chosen.action)
+        others = [p.id for p in state.players if p.id != player] + [SPECTATOR]
+        for other in legal:
+            if other.action is None or other.action == chosen.action:
+                continue
+            twin, _ = self.ruleset.apply(state, player, other.action)
+            if all(self.ruleset.view(twin, v) == self.ruleset.view(after, v) for v in others) and \
+                    self.ruleset.acting_players(twin) == self.ruleset.acting_players(after):
+                return other
+        return None
+
+    @precondition(lambda self: self.running())
+    @rule(who=st.integers(0, 9), pick=st.integers(0, 10_000))
+    def stray(self, who: int, pick: int) -> None:
+        """Someone plays a move the game offers another seat: it is refused (authority checks the log)."""
+        state = self.state()
+        waiting = self.ruleset.acting_players(state)
+        player = waiting[pick % len(waiting)] if waiting else ""
+        legal = [a for a in self.ruleset.legal_actions(state, player)] if player else []
+        people = [p for p in self.people() if p != player]
+        if legal:
+            self.both(people[who % len(people)], legal[pick % len(legal)].command)
+
+    @precondition(lambda self: self.running())
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, GM)))
+    def undo(self, who: str) -> None:
+        self.both(who, "/undo")
+
+    # --- seats ---------------------------------------------------------------------------------------
+
+    @precondition(seats_change_hands)
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)), to=st.sampled_from(NEWCOMERS))
+    def seat_give(self, who: str, to: str) -> None:
+        self.both(who, f"/game seat give to:{to}")
+
+    @precondition(seats_change_hands)
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)), button=st.booleans())
+    def seat_take(self, who: str, button: bool) -> None:
+        if button:
+            game = self.game()
+            self.press(who, seat_button(game.id).custom_id)
+        else:
+            self.both(who, "/game seat take")
+
+    @precondition(seats_change_hands)
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)))
+    def seat_computer(self, who: str) -> None:
+        self.both(who, "/game seat computer")
+
+    @precondition(seats_change_hands)
+    @rule(power=st.sampled_from(("host", "admin")), seat=st.sampled_from(HUMANS),
+          kind=st.sampled_from(("computer", "give", "resign")), to=st.sampled_from(NEWCOMERS))
+    def seat_power(self, power: str, seat: str, kind: str, to: str) -> None:
+        """The host or an admin acts on another's seat (named by the seat's name)."""
+        user, admin = (self.host, False) if power == "host" else (ADMIN, True)
+        line = {"computer": f"/game seat computer player:{seat}", "give": f"/game seat give to:{to} player:{seat}",
+                "resign": f"/game resign player:{seat}"}[kind]
+        self.both(user, line, admin=admin, kind="power", target=self.holder_of(seat))
+
+    @precondition(seats_change_hands)
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)))
+    def resign(self, who: str) -> None:
+        self.both(who, "/game resign")
+
+    # --- rollbacks -----------------------------------------------------------------------------------
+
+    @precondition(lambda self: self.running())
+    @rule(proposer=st.integers(0, 9), back=st.integers(1, 8),
+          answers=st.lists(st.tuples(st.integers(0, 9), st.sampled_from((True, True, True, False)), st.booleans()),
+                           min_size=1, max_size=3))
+    def propose(self, proposer: int, back: int, answers: tuple = ()) -> None:
+        """A rollback `back` actions before the channel's last, and the answers that follow it at once (each
+        by command or by the proposal's button)."""
+        who = self.voter(proposer)
+        count = self.public_count()
+        to = max(0, count - back)
+        reply = self.both(who, f"/game rollback to:{to}")
+        if reply.outcome == "shown" and reply.buttons:
+            self.approvals = {to: {who}}
+            self.buttons += [(b.custom_id, to) for b in reply.buttons]
+            for voter, yes, button in answers:
+                if button:   # the buttons just drawn: yes, then no
+                    self.vote_button(self.voter(voter), len(self.buttons) - len(reply.buttons) + (0 if yes else 1))
+                else:
+                    self.vote(self.voter(voter), yes)
+        if reply.outcome == "applied":
+            self.approvals = {to: {who}}
+
+    def voter(self, pick: int) -> str:
+        """Mostly a seated person, sometimes anyone."""
+        state = self.state()
+        seated = [p.id for p in state.players if not p.id.startswith("ai-")] if state is not None else []
+        anyone = seated * 3 + [SPECTATOR, NEWCOMERS[0]]
+        return anyone[pick % len(anyone)]
+
+    def public_count(self) -> int:
+        """How many actions the channel's /game log numbers (what `to:` counts)."""
+        log = self.a.do(self.channel, SPECTATOR, "/game log count:1").text
+        number = log.split(" ", 1)[0].lstrip("#") if log.startswith("#") else ""
+        return int(number) if number.isdigit() else 0
+
+    @precondition(lambda self: self.running())
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, GM, SPECTATOR)), yes=st.booleans())
+    def vote(self, who: str, yes: bool) -> None:
+        if not self.running():
+            return
+        vote = self.a.run(self.a.store.rollback_vote(self.game().id))
+        target = next((t for t in self.approvals), None)
+        reply = self.both(who, f"/game rollback vote:{'yes' if yes else 'no'}")
+        if yes and reply.outcome in ("shown", "applied") and vote is not None and target is not None:
+            self.approvals.setdefault(target, set()).add(who)
+
+    @precondition(lambda self: self.running() and self.buttons)
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, GM)), pick=st.integers(0, 100))
+    def vote_button(self, who: str, pick: int) -> None:
+        """A press of any vote button drawn so far (an older proposal's too)."""
+        if not self.running():
+            return
+        custom_id, target = self.buttons[pick % len(self.buttons)]
+        if known("item4_old_button"):   # the vote the button's position names, whatever target it showed
+            target = next(iter(self.approvals), target)
+        reply = self.press(who, custom_id)
+        if custom_id.endswith(":1") and reply.outcome in ("shown", "applied"):
+            self.approvals.setdefault(target, set()).add(who)
+
+    def press(self, user: str, custom_id: str) -> Reply:
+        reply = self.a.press(self.channel, user, custom_id)
+        twin = self.b.press(self.channel, user, custom_id)
+        self.compare_replies(user, reply, twin, custom_id)
+        self.step = Step(user, "press", [reply])
+        self.count.steps += 1
+        return reply
+
+    # --- the table around the game -------------------------------------------------------------------
+
+    @precondition(lambda self: self.running() and self.ruleset.orders is not None)
+    @rule(who=st.sampled_from(HUMANS), pick=st.integers(0, 100))
+    def standing_order(self, who: str, pick: int) -> None:
+        questions = self.ruleset.orders.questions
+        question = questions[pick % len(questions)]
+        answer = question.answers[pick % len(question.answers)]
+        reply = self.both(who, f"/orders set question:{question.name} answer:{answer}")
+        if reply.outcome != "refused":
+            self.orders.add(who)
+
+    @precondition(lambda self: self.running())
+    @rule(who=st.sampled_from(HUMANS), hours=st.integers(1, 30), back=st.booleans())
+    def away(self, who: str, hours: int, back: bool) -> None:
+        self.both(who, "/me back" if back else f"/me away hours:{hours}")
+
+    @precondition(lambda self: self.running())
+    @rule(who=st.sampled_from((SPECTATOR, *NEWCOMERS)))
+    def follow(self, who: str) -> None:
+        if self.both(who, "/game follow").outcome != "refused":
+            self.followers.add(who)
+
+    @precondition(lambda self: self.running() and self.GAME == "race")
+    @rule(ruling=st.sampled_from(RULINGS), fork=st.booleans())
+    def gm_ruling(self, ruling: str, fork: bool) -> None:
+        """The seated GM rules privately; when `fork`, in the first world only (the racers cannot tell)."""
+        if not fork or self.fork is not None:
+            self.both(GM, ruling)
+            return
+        reply = self.a.do(self.channel, GM, ruling)
+        self.step = Step(GM, "ruling", [reply])
+        self.count.steps += 1
+        if reply.outcome == "applied":
+            self.fork = self.seat_of(GM).name if self.seat_of(GM) else GM
+            self.ruling = True
+            self.count.forks += 1
+
+    @precondition(lambda self: self.running() and self.moves < 2)
+    @rule()
+    def move_game(self) -> None:
+        """The host exports the running game and imports it into another channel: it moves there."""
+        exported = self.a.do(self.channel, self.host, "/game export")
+        twin = self.b.do(self.channel, self.host, "/game export")
+        if exported.outcome == "refused" or not exported.files:
+            return
+        self.moves += 1
+        there = f"c{self.moves}"
+        orders = self.a.run(self.a.store.standing_orders(self.game().id))
+        followers = self.a.run(self.a.store.followers(self.game().id))
+        moved = self.a.do(there, self.host, Command("game import", {"file": exported.files[0].data}))
+        self.b.do(there, self.host, Command("game import", {"file": twin.files[0].data}))
+        assert moved.outcome == "applied", moved.text
+        self.channel = there
+        self.step = Step(self.host, "move_game", [moved])
+        self.count.moved += 1
+        game = self.game()
+        if not known("item10_move_drops_orders"):
+            assert self.a.run(self.a.store.standing_orders(game.id)) == orders, "moving dropped standing orders"
+            assert self.a.run(self.a.store.followers(game.id)) == followers, "moving dropped the followers"
+
+    @precondition(lambda self: self.running())
+    @rule(hours=st.sampled_from((1.0, 6.0, 13.0, 30.0)))
+    def clock(self, hours: float) -> None:
+        """Time passes; whatever is due is sent in both worlds."""
+        self.time.now += hours * HOUR
+        self.due()
+
+    def due(self) -> list:
+        notices = self.a.due()
+        twins = self.b.due()
+        if self.fork is not None and not self.ruling_fork_untold() and not self.views_part():
+            assert [(n.channel, _face(n.reply)) for n in notices] == [(n.channel, _face(n.reply)) for n in twins], \
+                "secrecy: the clock's notices differ with another's secret"
+        self.step = Step("", "clock", [n.reply for n in notices])
+        self.count.steps += 1
+        return notices
+
+    @precondition(lambda self: self.running() and self.deadlines)
+    @rule()
+    def fire_deadlines(self) -> None:
+        """Past every deadline: the game moves on (liveness)."""
+        game = self.game()
+        timers = self.a.run(self.a.store.timers(game.id))
+        dues = [t.deadline_due for t in timers if t.deadline_due is not None]
+        if not dues:
+            return
+        self.time.now = max(self.time.now, max(dues)) + 1
+        self.due()
+        after = self.game()
+        if not known("item6_deadline_stall"):
+            assert (after.id, after.version) != (game.id, game.version) or after.channel != self.channel, \
+                ("liveness: every deadline passed and the game did not move", self.ruleset.prompt(self.state()))
+
+    @rule(who=st.sampled_from((SPECTATOR, *HUMANS)))
+    def look(self, who: str) -> None:
+        """Someone reads the table (always possible, the game over too)."""
+        self.both(who, "/game status", kind="look")
+
+    # --- the invariants ------------------------------------------------------------------------------
+
+    @invariant()
+    def table_invariants(self) -> None:
+        if self.step is None:
+            return
+        game = self.game()
+        if game is None:
+            return
+        self.check_authority(game)
+        self.check_liveness(game)
+        self.check_durability(game)
+        self.check_secrecy(game)
+
+    def check_liveness(self, game: Any) -> None:
+        state = self.ruleset.load_state(game.state)
+        if game.status != "active" or self.ruleset.is_finished(state):
+            return
+        waiting = self.ruleset.acting_players(state)
+        assert waiting, "liveness: a running game waits on nobody"
+        for player in waiting:
+            seat = state.player(player)
+            assert seat is not None, f"liveness: it waits on {player}, who holds no seat"
+            if not known("item5_resigned_wait"):
+                assert not getattr(seat, "resigned", False), \
+                    f"liveness: it waits on {player}, who resigned ({self.ruleset.prompt(state)})"
+        if not self.deadlines:
+            return
+        timers = {t.player: t for t in self.a.run(self.a.store.timers(game.id))}
+        for player in waiting:
+            if self.ruleset.is_computer(state, player):
+                continue
+            if not known("item6_deadline_stall"):
+                assert player in timers and timers[player].deadline_due is not None, \
+                    f"liveness: no live deadline for {player}, whom the game waits on"
+
+    def check_durability(self, game: Any) -> None:
+        assert self.a.run(self.a.service.replay_matches(game)), "durability: the log does not replay to the state"
+
+    def check_authority(self, game: Any) -> None:
+        records = self.a.log(game)
+        now = [(r.seq, r.actor, r.action) for r in records]
+        old = set(self.seen)
+        fresh = [i for i, r in enumerate(now) if r not in old]
+        self.seen = now
+        step = self.step
+        assert step is not None
+        states: list | None = None
+        for i in fresh:
+            record = records[i]
+            action = decoded(game, record)
+            if isinstance(action, Rollback):
+                self.check_rollback_votes(game, records, i, action)
+                continue
+            if record.actor == step.user:
+                if isinstance(action, SEAT_ACTIONS):
+                    self.check_power_told(action, step)
+                continue
+            if record.actor.startswith("ai-"):
+                continue
+            if states is None:
+                states = replayed_states(self.ruleset, game, records)
+            before = states[i]
+            if self.ruleset.is_computer(before, record.actor):
+                continue
+            if step.kind == "clock" and record.actor in self.ruleset.acting_players(before):
+                continue   # the autopilot, at the player's deadline
+            if record.actor in self.orders and '"ByStandingOrder"' in record.events:
+                continue
+            if self.ruleset.forced is not None and self.ruleset.forced_action(before, record.actor) == action:
+                continue
+            raise AssertionError(f"authority: {step.user or 'the clock'} ({step.kind}) applied "
+                                 f"{encode_tagged(action)} for {record.actor}")
+
+    def check_power_told(self, action: Any, step: Step) -> None:
+        """A power over another's seat pings that seat's holder."""
+        if isinstance(action, TakeSeat) or not getattr(action, "seat", ""):
+            return
+        holder = step.target
+        if holder and holder != step.user and not holder.startswith("ai-") and not known("item3_power_untold"):
+            told = {m for r in step.replies for m in r.mentions}
+            assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
+                                    f"({type(action).__name__}) without telling them", step.replies[0].text)
+
+    def check_rollback_votes(self, game: Any, records: list, index: int, action: Rollback) -> None:
+        """A rollback applies only once every person seated (a seat the computer plays for them included)
+        said yes to this very rollback."""
+        state = replayed_states(self.ruleset, game, records[:index])[-1]
+        people = {p.id for p in state.players if not getattr(p, "resigned", False) and not p.id.startswith("ai-")
+                  and not (known("item3_computer_seat_vote") and self.ruleset.is_computer(state, p.id))}
+        said = self.approvals.get(action.to, set())
+        missing = people - said
+        self.count.rollbacks += 1
+        self.approvals = {}
+        assert not missing, (f"authority: rolled back to #{action.to} without the yes of {sorted(missing)} "
+                             f"(yes to it: {sorted(said)})")
+
+    def check_secrecy(self, game: Any) -> None:
+        state = self.ruleset.load_state(game.state)
+        running = game.status == "active" and not self.ruleset.is_finished(state)
+        if running:
+            self.check_seed_hidden(game)
+            if not known("item1_set_aside_hands"):
+                self.check_set_aside_hides_hands(game, state)
+        if self.fork is None:
+            return
+        if not running or self.views_part():   # over: its export reveals the seed, and everything with it
+            self.unfork()
+            return
+        if self.ruling_fork_untold():
+            return
+        if known("new_resigned_counter_shown") and not self.holder_of(self.fork) or \
+                any(p.resigned for p in state.players if p.name == self.fork and hasattr(p, "resigned")) and \
+                known("new_resigned_counter_shown"):
+            self.unfork()   # a resigned seat's secret is shown to all
+            return
+        owner = self.holder_of(self.fork)
+        viewers = [SPECTATOR] + [p.id for p in state.players if p.id != owner and not p.id.startswith("ai-")]
+        rollbacks = self.a.rollbacks(game)
+        for viewer in viewers[:2]:
+            seen_a = self.a.looks(self.channel, viewer, rollbacks)
+            seen_b = self.b.looks(self.channel, viewer, rollbacks)
+            for door in seen_a:
+                assert seen_a[door] == seen_b[door], (f"secrecy: {viewer}'s {door} differs with {owner}'s secret",
+                                                      seen_a[door][1][:300], seen_b[door][1][:300])
+
+    def views_part(self) -> bool:
+        """Whether the two worlds' games differ to the spectator by the rules' own view (a secret revealed)."""
+        a, b = self.game(self.a), self.game(self.b)
+        if a is None or b is None or a.status != b.status:
+            return True
+        sa, sb = self.ruleset.load_state(a.state), self.ruleset.load_state(b.state)
+        return self.ruleset.view(sa, SPECTATOR) != self.ruleset.view(sb, SPECTATOR) or \
+            self.ruleset.acting_players(sa) != self.ruleset.acting_players(sb)
+
+    def check_seed_hidden(self, game: Any) -> None:
+        seed = str(game.seed)
+        for line in ("/game export", "/game status", "/game log count:100"):
+            reply = self.a.do(self.channel, SPECTATOR, line)
+            shown = reply.text + "".join(f.data.decode(errors="replace") for f in reply.files)
+            assert seed not in shown, f"secrecy: {line} shows the dice seed of a running game"
+
+    def check_set_aside_hides_hands(self, game: Any, state: Any) -> None:
+        """No set-aside line shows a viewer an action another seat could take again now, when the game's
+        legal actions show hidden things (a card played, then rolled back into its player's hand)."""
+        if not self.ruleset.private_actions or not self.a.rollbacks(game):
+            return
+        export = self.a.do(self.channel, SPECTATOR, "/game export")
+        if not export.files:
+            return
+        document = json.loads(export.files[0].data)
+        seen = {(a.get("actor"), json.dumps(a.get("action"), sort_keys=True))
+                for line in document.get("set_aside", ()) for a in line.get("actions", ())}
+        public = json.dumps(encode_tagged_state(self.ruleset.view(state, SPECTATOR)))
+        for player in self.ruleset.acting_players(state):
+            own = json.dumps(encode_tagged_state(self.ruleset.view(state, player)))
+            for legal in self.ruleset.legal_actions(state, player):
+                if legal.action is None:
+                    continue
+                encoded = encode_tagged(legal.action)
+                hidden = [v for k, v in encoded.items() if k != "type" and isinstance(v, str) and len(v) > 1
+                          and f'"{v}"' in own and f'"{v}"' not in public]   # a card only its holder sees
+                key = (player, json.dumps(encoded, sort_keys=True))
+                assert not hidden or key not in seen, (f"secrecy: a set-aside line shows the spectator "
+                                                       f"{player}'s hidden {hidden}, back with them now")
+
+
+def encode_tagged_state(state: Any) -> Any:
+    return json.loads(encode_state(state))
+
+
+def machine_for(game: str) -> type[TableModel]:
+    return type(f"TableModel_{game}", (TableModel,), {"GAME": game})
+
+
+def _settings(examples: int, steps: int) -> settings:
+    return settings(max_examples=examples, stateful_step_count=steps, deadline=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck), print_blob=True)
+
+
+FAST = _settings(5, 22)
+SLOW = _settings(8, 40)
+
+
+def _run(game: str, tier: settings) -> None:
+    """Run the model of `game` for the tier's budget and print how much of the table it played."""
+    COUNTS[game] = Count()
+    run_state_machine_as_test(machine_for(game), settings=tier)
+    count = COUNTS[game]
+    print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
+          f"{count.rollbacks} rollbacks, {count.moved} moves")
+
+
+@pytest.mark.parametrize("game", sorted(ruleset_ids()))
+def test_the_whole_table_keeps_its_invariants(game):
+    _run(game, FAST)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(ruleset_ids()))
+def test_the_whole_table_keeps_its_invariants_longer(game):
+    _run(game, SLOW)
+
+
+# --- what the model found, shrunk (each behind its KNOWN switch until its fix is merged) ------------------
+
+def _found(check: str):
+    """A regression test of a known item: it must fail while `check` is in KNOWN (strict), and pass after."""
+    return pytest.mark.xfail(known(check), reason=f"KNOWN: {check}", strict=True)
+
+
+def _table(game: str, computer: bool = False) -> TableModel:
+    table = machine_for(game)()
+    table.set_up(seed=0, computer=computer, deadlines=False)
+    return table
+
+
+@_found("item3_power_untold")
+def test_model_found_the_host_giving_a_seat_to_the_computer_tells_nobody():
+    """Issue 36, item 3: the host hands ben's seat to the computer, and ben is not pinged."""
+    table = _table("battlecars")
+    try:
+        reply = table.both("ann", "/game seat computer player:ben")
+        assert reply.outcome == "applied", reply.text
+        assert "ben" in reply.mentions
+    finally:
+        table.teardown()
+
+
+@_found("item10_move_drops_orders")
+def test_model_found_moving_a_game_drops_its_followers():
+    """Issue 36, item 10: zed follows the game; the host moves it by its export; zed follows it no more."""
+    table = _table("toy")
+    try:
+        table.follow("zed")
+        table.move_game()
+        assert table.channel == "c1"
+        assert table.a.run(table.a.store.followers(table.game().id)) == [("zed", "round")]
+    finally:
+        table.teardown()
+
+
+@_found("new_plugin_seats_crash")
+def test_model_found_a_plugin_games_seat_cannot_be_taken_without_a_traceback():
+    """New: a plug-in game whose seat type is its own (the toy's, without the table's seat fields) raised
+    AttributeError at `/game seat take`: a refusal, or the seat taken, never an exception."""
+    table = _table("toy")
+    try:
+        assert table.both("cat", "/game seat take").outcome in ("refused", "applied")
+        assert table.both("ann", "/game seat take").outcome in ("refused", "applied")
+    finally:
+        table.teardown()
+
+
+@_found("item3_computer_seat_vote")
+def test_model_found_a_rollback_applies_without_the_person_whose_seat_the_computer_plays():
+    """Issue 36, item 3 (its vote half): ann hands her seat to the computer; ben proposes a rollback and it
+    applies at once, though the seat is ann's and so is its vote."""
+    table = _table("track")
+    try:
+        assert table.both("ann", "/game seat computer").outcome == "applied"
+        state = table.state()
+        (play, *_) = [a for a in table.ruleset.legal_actions(state, "ben") if not a.command.startswith("/game")]
+        assert table.both("ben", play.command).outcome == "applied"   # then the computer plays for ann
+        reply = table.both("ben", f"/game rollback to:{table.public_count() - 1}")
+        assert reply.outcome == "shown" and "ann" in reply.mentions, reply.text
+    finally:
+        table.teardown()
+
+
+@_found("item7_gm_ruling_counts")
+def test_model_found_a_racers_export_numbers_set_aside_actions_by_the_gms_private_rulings():
+    """Issue 36, item 7: the GM rules privately in one world and not in the other; after the same rollback
+    the spectator's export numbers the set-aside actions differently (by their stored number)."""
+    table = _table("race", computer=True)
+    try:
+        table.gm_ruling("/gm change:3", fork=True)
+        assert table.fork is not None
+        for pick in range(6):
+            table.move(pick, fork=False)
+        to = table.public_count() - 2
+        for user in ("ann", "ben", GM):
+            table.both(user, f"/game rollback to:{to}" if user == "ann" else "/game rollback vote:yes")
+        assert table.a.rollbacks(table.game()) == 1
+        exports = [json.loads(w.do(table.channel, SPECTATOR, "/game export").files[0].data)["set_aside"]
+                   for w in (table.a, table.b)]
+        assert exports[0] == exports[1]
+    finally:
+        table.teardown()
+
+
+@_found("new_resigned_counter_shown")
+def test_model_found_a_resigned_drivers_face_down_counter_is_read_by_everyone():
+    """New: ann sets her counter face down (4 in one world, 3 in the other) and resigns; the game runs on
+    (ben and a computer seat), and the spectator's export shows her counter."""
+    table = _table("battlecars", computer=True)
+    try:
+        table.move(0, fork=True)
+        assert table.fork == "ann"
+        table.both("ann", "/game resign")
+        exports = [json.loads(w.do(table.channel, SPECTATOR, "/game export").files[0].data)["actions"]
+                   for w in (table.a, table.b)]
+        assert table.running() and exports[0] == exports[1]
+    finally:
+        table.teardown()
+
+
+@_found("item1_set_aside_hands")
+def test_model_found_a_track_rollback_shows_the_cards_back_in_a_hand():
+    """Issue 36, item 1: four plays, a unanimous rollback of three: the spectator's set-aside line shows
+    cards that are back in their players' hands."""
+    table = _table("track")
+    try:
+        for pick in range(4):
+            table.move(pick, fork=False)
+            table.table_invariants()
+        table.propose(0, 3, [(1, True, False), (4, True, False)])   # by ann, ben says yes
+        assert table.a.rollbacks(table.game()) == 1
+        table.check_set_aside_hides_hands(table.game(), table.state())
+    finally:
+        table.teardown()
+
+
+@_found("item4_old_button")
+def test_model_found_an_older_proposals_yes_approves_another_rollback():
+    """Issue 36, item 4: ann proposes one action back, ben says no and proposes three back at the same
+    position; ann's Yes on her own older message approves ben's rollback."""
+    table = _table("battlecars")
+    try:
+        for pick in range(4):
+            table.move(pick, fork=False)
+        count = table.public_count()
+        first = table.both("ann", f"/game rollback to:{count - 1}")
+        assert table.both("ben", "/game rollback vote:no").outcome == "shown"
+        assert table.both("ben", f"/game rollback to:{count - 3}").outcome == "shown"
+        pressed = table.press("ann", first.buttons[0].custom_id)
+        assert pressed.outcome == "refused", pressed.text   # her yes was to another rollback
+    finally:
+        table.teardown()
