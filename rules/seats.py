@@ -150,8 +150,9 @@ def _taken(state: Any, actor: str) -> Any:
 
 def completed(state: Any, actor: str, action: Any) -> Any:
     """A TakeSeat with the id of the seat it takes written in (the log then tells whose earlier actions
-    became the taker's); any other action as it is. Nothing to take: as it is (the referee refuses it)."""
-    if not isinstance(action, TakeSeat) or action.seat:
+    became the taker's); any other action as it is. Nothing to take, or a game whose seats keep to
+    themselves (a plug-in's own seat type): as it is (the referee refuses it)."""
+    if not isinstance(action, TakeSeat) or action.seat or not seats_change(state):
         return action
     try:
         return replace(action, seat=_taken(state, actor).id)

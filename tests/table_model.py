@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,21 @@ class World:
 
     def due(self) -> list:
         return self.run(self.service.run_due())
+
+    def age_log(self, seconds: float) -> None:
+        """Every logged action `seconds` older: the log's stamps (the wall clock's, which tell how long a
+        player has been silent) keep step with the test's clock as it moves on."""
+        assert self.store is not None
+        store = self.store
+
+        async def aged() -> None:
+            rows = await store.driver.fetchall("SELECT game_id, seq, created_at FROM actions")
+            async with store.transaction():
+                for game, seq, created in rows:
+                    moved = (datetime.fromisoformat(created) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
+                    await store.driver.execute("UPDATE actions SET created_at = ? WHERE game_id = ? AND seq = ?",
+                                               (moved, game, seq))
+        self.run(aged())
 
     def game(self, channel: str) -> GameRecord | None:
         assert self.store is not None

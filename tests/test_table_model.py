@@ -28,8 +28,8 @@ are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
   power over another's seat pings that seat's holder;
 - durability: re-running the log and every set-aside line rebuilds the stored state (`/game verify`).
 
-A check that 602805d fails because of a known issue item stands behind a switch in KNOWN: the check is
-real, and the switch says which item it waits for. Empty KNOWN once those fixes are in.
+What it found on 602805d (issue 36's items 1, 3, 4, 7 and 10, and two new breaks) is shrunk into the named
+`test_model_found_*` regression tests at the end of this file.
 """
 
 from __future__ import annotations
@@ -62,18 +62,6 @@ from rules.table import SEAT_ACTIONS, Rollback, TakeSeat
 from tests.table_model import Clock, World, decoded
 from tests.test_secrets import _face
 
-# Checks 602805d fails for a known issue item; each name says the item. Emptied once the fixes are merged.
-KNOWN: set[str] = {
-    "item1_set_aside_hands",        # a Track rollback's set-aside line shows cards back in a hand
-    "item3_power_untold",           # the host or an admin acts on another's seat and nobody pings them
-    "item3_computer_seat_vote",     # a seat the computer plays for a person does not vote on a rollback
-    "item4_old_button",             # an older proposal's Yes approves the rollback open now
-    "item7_gm_ruling_counts",       # a GM's private rulings show through the log's numbering
-    "item10_move_drops_orders",     # moving a game drops its standing orders and followers
-    "new_plugin_seats_crash",       # a plug-in's own seat type: /game seat take raises AttributeError
-    "new_resigned_counter_shown",   # a resigned driver's face-down counter is in everyone's export
-}
-
 HOUR = 3600.0
 SEED = 7_373_737_373_000   # planted: a running game's doors never show it (the last digits vary)
 OPENINGS = {
@@ -95,16 +83,9 @@ RULINGS = ("/gm change:3", "/gm change:-2", "/gm condition:fog altitude:3", "/gm
 
 
 def seats_change_hands(self: TableModel) -> bool:
-    """Whether the seat commands may be tried: always, once a plug-in game's own seat type is served (a toy
-    seat without the table's seat fields made /game seat take raise, see KNOWN)."""
-    state = self.state()
-    return self.running() and (not known("new_plugin_seats_crash") or
-                               all(hasattr(p, "offered_to") for p in state.players))
-
-
-def known(check: str) -> bool:
-    """Whether a check waits for its issue item's fix (see KNOWN)."""
-    return check in KNOWN
+    """Whether the seat commands may be tried: in every running game (a plug-in's own seat type refuses
+    them)."""
+    return self.running()
 
 
 @dataclass
@@ -149,7 +130,6 @@ class TableModel(RuleBasedStateMachine):
         self.host = GM if self.GAME == "race" else "ann"
         self.deadlines = False
         self.fork: str | None = None   # the seat whose secret the two worlds differ in
-        self.ruling = False            # the secret is a GM's private ruling (in one world only)
         self.seen: list[tuple[int, str, str]] = []   # the log as last checked
         self.step: Step | None = None
         self.buttons: list[tuple[str, int]] = []   # vote buttons drawn: (custom id, the target they showed)
@@ -179,7 +159,7 @@ class TableModel(RuleBasedStateMachine):
         return reply
 
     def compare_replies(self, user: str, reply: Reply, twin: Reply, what: Any) -> None:
-        if self.fork is None or self.ruling_fork_untold():
+        if self.fork is None:
             return
         if user == self.holder_of(self.fork) or self.views_part():
             if reply.outcome != twin.outcome or self.views_part():
@@ -191,12 +171,6 @@ class TableModel(RuleBasedStateMachine):
     def unfork(self) -> None:
         self.a.copy_to(self.b)
         self.fork = None
-        self.ruling = False
-
-    def ruling_fork_untold(self) -> bool:
-        """A GM's private ruling still shows through the log's numbering (a vote's lapse and its buttons, an
-        /undo refusal, the set-aside numbers): while item 7 waits, such a fork is not compared."""
-        return self.ruling and known("item7_gm_ruling_counts")
 
     def game(self, world: World | None = None) -> Any:
         return (world or self.a).game(self.channel)
@@ -262,7 +236,6 @@ class TableModel(RuleBasedStateMachine):
         twin = self.b.do(self.channel, player, (other or chosen).command)
         if other is not None and self.withheld(self.b, before):
             self.fork = self.seat_of(player).name
-            self.ruling = player == getattr(state, "gm", None)   # the GM's choice: told by the numbering
             self.count.forks += 1
         elif other is not None:
             self.unfork()
@@ -270,9 +243,7 @@ class TableModel(RuleBasedStateMachine):
             self.compare_replies(player, reply, twin, chosen.command)
         self.step = Step(player, "move", [reply])
         self.count.steps += 1
-        if not known("item15_listed_refused"):
-            assert reply.outcome == "applied", ("a legal action listed was refused", player, chosen.command,
-                                                reply.text)
+        assert reply.outcome == "applied", ("a legal action listed was refused", player, chosen.command, reply.text)
 
     def withheld(self, world: World, before: int) -> bool:
         """Whether the spectator's export withholds the action logged after the first `before` (or leaves it
@@ -358,10 +329,10 @@ class TableModel(RuleBasedStateMachine):
     @precondition(lambda self: self.running())
     @rule(proposer=st.integers(0, 9), back=st.integers(1, 8),
           answers=st.lists(st.tuples(st.integers(0, 9), st.sampled_from((True, True, True, False)), st.booleans()),
-                           min_size=1, max_size=3))
-    def propose(self, proposer: int, back: int, answers: tuple = ()) -> None:
+                           min_size=1, max_size=3), everyone=st.booleans())
+    def propose(self, proposer: int, back: int, answers: tuple = (), everyone: bool = False) -> None:
         """A rollback `back` actions before the channel's last, and the answers that follow it at once (each
-        by command or by the proposal's button)."""
+        by command or by the proposal's button); `everyone`: then every seated person presses Yes."""
         who = self.voter(proposer)
         count = self.public_count()
         to = max(0, count - back)
@@ -374,8 +345,18 @@ class TableModel(RuleBasedStateMachine):
                     self.vote_button(self.voter(voter), len(self.buttons) - len(reply.buttons) + (0 if yes else 1))
                 else:
                     self.vote(self.voter(voter), yes)
+            state = self.state()
+            for person in [p.id for p in state.players if not p.id.startswith("ai-")] if everyone else ():
+                if self.running() and self.buttons[-2][0] == reply.buttons[0].custom_id:
+                    self.vote_button(person, len(self.buttons) - 2)
         if reply.outcome == "applied":
             self.approvals = {to: {who}}
+
+    @precondition(lambda self: self.running())
+    @rule(proposer=st.integers(0, 9), back=st.integers(1, 8))
+    def roll_back_together(self, proposer: int, back: int) -> None:
+        """A rollback every seated person agrees to, by the proposal's buttons."""
+        self.propose(proposer, back, (), everyone=True)
 
     def voter(self, pick: int) -> str:
         """Mostly a seated person, sometimes anyone."""
@@ -408,8 +389,6 @@ class TableModel(RuleBasedStateMachine):
         if not self.running():
             return
         custom_id, target = self.buttons[pick % len(self.buttons)]
-        if known("item4_old_button"):   # the vote the button's position names, whatever target it showed
-            target = next(iter(self.approvals), target)
         reply = self.press(who, custom_id)
         if custom_id.endswith(":1") and reply.outcome in ("shown", "applied"):
             self.approvals.setdefault(target, set()).add(who)
@@ -457,7 +436,6 @@ class TableModel(RuleBasedStateMachine):
         self.count.steps += 1
         if reply.outcome == "applied":
             self.fork = self.seat_of(GM).name if self.seat_of(GM) else GM
-            self.ruling = True
             self.count.forks += 1
 
     @precondition(lambda self: self.running() and self.moves < 2)
@@ -479,21 +457,27 @@ class TableModel(RuleBasedStateMachine):
         self.step = Step(self.host, "move_game", [moved])
         self.count.moved += 1
         game = self.game()
-        if not known("item10_move_drops_orders"):
-            assert self.a.run(self.a.store.standing_orders(game.id)) == orders, "moving dropped standing orders"
-            assert self.a.run(self.a.store.followers(game.id)) == followers, "moving dropped the followers"
+        assert self.a.run(self.a.store.standing_orders(game.id)) == orders, "moving dropped standing orders"
+        assert self.a.run(self.a.store.followers(game.id)) == followers, "moving dropped the followers"
 
     @precondition(lambda self: self.running())
-    @rule(hours=st.sampled_from((1.0, 6.0, 13.0, 30.0)))
+    @rule(hours=st.sampled_from((1.0, 6.0, 13.0, 30.0, 80.0)))
     def clock(self, hours: float) -> None:
-        """Time passes; whatever is due is sent in both worlds."""
-        self.time.now += hours * HOUR
+        """Time passes (80 h: past the table's 72 h, every player is gone); whatever is due is sent in both
+        worlds."""
+        self.pass_time(hours * HOUR)
         self.due()
+
+    def pass_time(self, seconds: float) -> None:
+        """The test's clock and the log's stamps move on together, in both worlds."""
+        self.time.now += seconds
+        self.a.age_log(seconds)
+        self.b.age_log(seconds)
 
     def due(self) -> list:
         notices = self.a.due()
         twins = self.b.due()
-        if self.fork is not None and not self.ruling_fork_untold() and not self.views_part():
+        if self.fork is not None and not self.views_part():
             assert [(n.channel, _face(n.reply)) for n in notices] == [(n.channel, _face(n.reply)) for n in twins], \
                 "secrecy: the clock's notices differ with another's secret"
         self.step = Step("", "clock", [n.reply for n in notices])
@@ -509,12 +493,11 @@ class TableModel(RuleBasedStateMachine):
         dues = [t.deadline_due for t in timers if t.deadline_due is not None]
         if not dues:
             return
-        self.time.now = max(self.time.now, max(dues)) + 1
+        self.pass_time(max(0.0, max(dues) + 1 - self.time.now))
         self.due()
         after = self.game()
-        if not known("item6_deadline_stall"):
-            assert (after.id, after.version) != (game.id, game.version) or after.channel != self.channel, \
-                ("liveness: every deadline passed and the game did not move", self.ruleset.prompt(self.state()))
+        assert (after.id, after.version) != (game.id, game.version) or after.channel != self.channel, \
+            ("liveness: every deadline passed and the game did not move", self.ruleset.prompt(self.state()))
 
     @rule(who=st.sampled_from((SPECTATOR, *HUMANS)))
     def look(self, who: str) -> None:
@@ -544,18 +527,16 @@ class TableModel(RuleBasedStateMachine):
         for player in waiting:
             seat = state.player(player)
             assert seat is not None, f"liveness: it waits on {player}, who holds no seat"
-            if not known("item5_resigned_wait"):
-                assert not getattr(seat, "resigned", False), \
-                    f"liveness: it waits on {player}, who resigned ({self.ruleset.prompt(state)})"
+            assert not getattr(seat, "resigned", False), \
+                f"liveness: it waits on {player}, who resigned ({self.ruleset.prompt(state)})"
         if not self.deadlines:
             return
         timers = {t.player: t for t in self.a.run(self.a.store.timers(game.id))}
         for player in waiting:
             if self.ruleset.is_computer(state, player):
                 continue
-            if not known("item6_deadline_stall"):
-                assert player in timers and timers[player].deadline_due is not None, \
-                    f"liveness: no live deadline for {player}, whom the game waits on"
+            assert player in timers and timers[player].deadline_due is not None, \
+                f"liveness: no live deadline for {player}, whom the game waits on"
 
     def check_durability(self, game: Any) -> None:
         assert self.a.run(self.a.service.replay_matches(game)), "durability: the log does not replay to the state"
@@ -600,7 +581,7 @@ class TableModel(RuleBasedStateMachine):
         if isinstance(action, TakeSeat) or not getattr(action, "seat", ""):
             return
         holder = step.target
-        if holder and holder != step.user and not holder.startswith("ai-") and not known("item3_power_untold"):
+        if holder and holder != step.user and not holder.startswith("ai-"):
             told = {m for r in step.replies for m in r.mentions}
             assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
                                     f"({type(action).__name__}) without telling them", step.replies[0].text)
@@ -610,7 +591,7 @@ class TableModel(RuleBasedStateMachine):
         said yes to this very rollback."""
         state = replayed_states(self.ruleset, game, records[:index])[-1]
         people = {p.id for p in state.players if not getattr(p, "resigned", False) and not p.id.startswith("ai-")
-                  and not (known("item3_computer_seat_vote") and self.ruleset.is_computer(state, p.id))}
+}
         said = self.approvals.get(action.to, set())
         missing = people - said
         self.count.rollbacks += 1
@@ -623,19 +604,11 @@ class TableModel(RuleBasedStateMachine):
         running = game.status == "active" and not self.ruleset.is_finished(state)
         if running:
             self.check_seed_hidden(game)
-            if not known("item1_set_aside_hands"):
-                self.check_set_aside_hides_hands(game, state)
+            self.check_set_aside_hides_hands(game, state)
         if self.fork is None:
             return
         if not running or self.views_part():   # over: its export reveals the seed, and everything with it
             self.unfork()
-            return
-        if self.ruling_fork_untold():
-            return
-        if known("new_resigned_counter_shown") and not self.holder_of(self.fork) or \
-                any(p.resigned for p in state.players if p.name == self.fork and hasattr(p, "resigned")) and \
-                known("new_resigned_counter_shown"):
-            self.unfork()   # a resigned seat's secret is shown to all
             return
         owner = self.holder_of(self.fork)
         viewers = [SPECTATOR] + [p.id for p in state.players if p.id != owner and not p.id.startswith("ai-")]
@@ -725,11 +698,7 @@ def test_the_whole_table_keeps_its_invariants_longer(game):
     _run(game, SLOW)
 
 
-# --- what the model found, shrunk (each behind its KNOWN switch until its fix is merged) ------------------
-
-def _found(check: str):
-    """A regression test of a known item: it must fail while `check` is in KNOWN (strict), and pass after."""
-    return pytest.mark.xfail(known(check), reason=f"KNOWN: {check}", strict=True)
+# --- what the model found on 602805d, shrunk (each fails there) ---------------------------------------------
 
 
 def _table(game: str, computer: bool = False) -> TableModel:
@@ -738,11 +707,12 @@ def _table(game: str, computer: bool = False) -> TableModel:
     return table
 
 
-@_found("item3_power_untold")
 def test_model_found_the_host_giving_a_seat_to_the_computer_tells_nobody():
-    """Issue 36, item 3: the host hands ben's seat to the computer, and ben is not pinged."""
+    """Issue 36, item 3: the host hands ben's seat to the computer, and ben is not pinged (ben is gone first:
+    the host may act on his seat only then)."""
     table = _table("battlecars")
     try:
+        table.pass_time(73 * HOUR)
         reply = table.both("ann", "/game seat computer player:ben")
         assert reply.outcome == "applied", reply.text
         assert "ben" in reply.mentions
@@ -750,7 +720,6 @@ def test_model_found_the_host_giving_a_seat_to_the_computer_tells_nobody():
         table.teardown()
 
 
-@_found("item10_move_drops_orders")
 def test_model_found_moving_a_game_drops_its_followers():
     """Issue 36, item 10: zed follows the game; the host moves it by its export; zed follows it no more."""
     table = _table("toy")
@@ -763,7 +732,6 @@ def test_model_found_moving_a_game_drops_its_followers():
         table.teardown()
 
 
-@_found("new_plugin_seats_crash")
 def test_model_found_a_plugin_games_seat_cannot_be_taken_without_a_traceback():
     """New: a plug-in game whose seat type is its own (the toy's, without the table's seat fields) raised
     AttributeError at `/game seat take`: a refusal, or the seat taken, never an exception."""
@@ -775,7 +743,6 @@ def test_model_found_a_plugin_games_seat_cannot_be_taken_without_a_traceback():
         table.teardown()
 
 
-@_found("item3_computer_seat_vote")
 def test_model_found_a_rollback_applies_without_the_person_whose_seat_the_computer_plays():
     """Issue 36, item 3 (its vote half): ann hands her seat to the computer; ben proposes a rollback and it
     applies at once, though the seat is ann's and so is its vote."""
@@ -791,7 +758,6 @@ def test_model_found_a_rollback_applies_without_the_person_whose_seat_the_comput
         table.teardown()
 
 
-@_found("item7_gm_ruling_counts")
 def test_model_found_a_racers_export_numbers_set_aside_actions_by_the_gms_private_rulings():
     """Issue 36, item 7: the GM rules privately in one world and not in the other; after the same rollback
     the spectator's export numbers the set-aside actions differently (by their stored number)."""
@@ -812,7 +778,6 @@ def test_model_found_a_racers_export_numbers_set_aside_actions_by_the_gms_privat
         table.teardown()
 
 
-@_found("new_resigned_counter_shown")
 def test_model_found_a_resigned_drivers_face_down_counter_is_read_by_everyone():
     """New: ann sets her counter face down (4 in one world, 3 in the other) and resigns; the game runs on
     (ben and a computer seat), and the spectator's export shows her counter."""
@@ -828,7 +793,6 @@ def test_model_found_a_resigned_drivers_face_down_counter_is_read_by_everyone():
         table.teardown()
 
 
-@_found("item1_set_aside_hands")
 def test_model_found_a_track_rollback_shows_the_cards_back_in_a_hand():
     """Issue 36, item 1: four plays, a unanimous rollback of three: the spectator's set-aside line shows
     cards that are back in their players' hands."""
@@ -844,7 +808,6 @@ def test_model_found_a_track_rollback_shows_the_cards_back_in_a_hand():
         table.teardown()
 
 
-@_found("item4_old_button")
 def test_model_found_an_older_proposals_yes_approves_another_rollback():
     """Issue 36, item 4: ann proposes one action back, ben says no and proposes three back at the same
     position; ann's Yes on her own older message approves ben's rollback."""

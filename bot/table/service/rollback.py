@@ -16,8 +16,8 @@ older proposal's message never counts for a later one.
 
 from __future__ import annotations
 
+import hashlib
 import re
-import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -135,7 +135,7 @@ class Rollbacks:
             raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
         cut, aside = _cut(ruleset, records, public, to)
         at_cut = await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
-        proposal = str(PROPOSAL_FLOOR + secrets.randbits(46))
+        proposal = _proposal_id(game.id, to, len(public), actor.id, self._table.clock())
         vote = RollbackVote(game.id, cut, _last(public), actor.id, (actor.id,), proposal)
         lapsed = _closed(open_vote, _lapsed(ruleset, state, open_vote, records)) if open_vote is not None else ()
         if set(voters(ruleset, state)) <= set(vote.approvals):
@@ -258,6 +258,15 @@ class Rollbacks:
         if state.phase == TablePhase.LOBBY:
             raise GameError("to: that is before the game started; a rollback goes back no further than its start.")
         return state
+
+
+def _proposal_id(game_id: int, to: int, known: int, proposer: str, now: float) -> str:
+    """A proposal's name on its buttons, drawn from what the channel knows of it (its target and the actions
+    it knew of, as numbered there) and when it was made (the table's clock): another proposal's differs, it
+    tells nothing hidden (a GM's private ruling changes no proposal's name), and two copies of a game on
+    one clock (a test's two worlds) name theirs alike."""
+    digest = hashlib.blake2b(repr((game_id, to, known, proposer, now)).encode(), digest_size=8).digest()
+    return str(PROPOSAL_FLOOR + int.from_bytes(digest, "big") % (1 << 46))
 
 
 def _last(public: list[int]) -> int:
