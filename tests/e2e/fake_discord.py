@@ -464,6 +464,8 @@ class FakeDiscord:
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.limits = RateLimits()
         self.clock_offset = 0.0  # how far `advance` moved the fake's clock past time.monotonic()
+        # how long ago each interaction was made when it reaches the bot (a gateway under load delivers late)
+        self.interaction_delay_ms = 0
 
         self.app_id = snowflake()
         self.bot_user = FakeUser("Pitboss", self.app_id, bot=True)  # bot user id == application id
@@ -780,7 +782,7 @@ class FakeDiscord:
     def _interaction_payload(self, kind: int, user: FakeUser, channel: FakeChannel, data: dict,
                              message: dict | None = None) -> dict:
         # As Discord's: the id holds the moment the interaction was made (a bot may read its age there).
-        interaction_id = snowflake(round(time.time() * 1000) - BASE_MS)
+        interaction_id = snowflake(round(time.time() * 1000) - BASE_MS - self.interaction_delay_ms)
         payload = {
             "id": interaction_id, "application_id": self.app_id, "type": kind,
             "token": f"itok.{interaction_id}.{secrets.token_urlsafe(24)}", "version": 1,
