@@ -714,6 +714,17 @@ def test_a_boost_trap_is_seen_by_passive_perception_and_throws_at_the_hazard_wit
     saw(seen, *(f"{b} at {alt} m" for b in ("missed", "thrown", "held") for alt in (1, 10)))
 
 
+@pytest.mark.parametrize(FEATURE, features_walk("boost_trap"))
+def test_a_racer_who_sees_a_boost_trap_reads_it_on_their_own_button(track, section, stage, index, feature, sample):
+    """Seed: "Pilots with high enough passive perception might see the foul": the racer who sees it reads it on
+    their own button (Race's choices are offered only privately); one who does not reads a boost strip."""
+    state = at_feature(track, section, stage, index, seat("ann"), seat("bob"))
+    key = flow.trap_key(state.section, flow.feature_index(state))
+    state = replace(state, racers=tuple(replace(r, sees_traps=(key,)) if r.id == "r1" else r for r in state.racers))
+    labels = {player: RULESET.legal_actions(state, player)[0].label for player in ("ann", "bob")}
+    assert labels == {"ann": "Go for the boost strip: you see it is a trap", "bob": "Go for the boost strip"}
+
+
 @pytest.mark.parametrize(FEATURE, features_walk("trampoline"))
 def test_a_trampoline_lifts_costs_speed_and_halves_the_gap(track, section, stage, index, feature, sample):
     """Seed: "gains listed altitude and loses the same amount of speed ... the gap's speed requirement is halved"."""

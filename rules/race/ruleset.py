@@ -143,7 +143,10 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
         feature = flow.stage_features(state)[state.feature]
         name = flow.FEATURE_NAMES[feature.kind]
         verb = "Go for" if feature.positive else "Avoid"
-        return (LegalAction("/feature attempt:yes", f"{verb} the {name}", action=TryFeature(True)),
+        # the foul a racer's passive Perception saw is named on their own buttons (offered only privately)
+        seen = flow.trap_key(state.section, flow.feature_index(state)) in state.racer_for(player).sees_traps
+        return (LegalAction("/feature attempt:yes", f"{verb} the {name}" + (": you see it is a trap" if seen else ""),
+                            action=TryFeature(True)),
                 LegalAction("/feature attempt:no", "Leave it" if feature.positive else "Ride through",
                             action=TryFeature(False)))
     if state.phase == Phase.ACTION:
