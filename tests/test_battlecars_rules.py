@@ -979,6 +979,19 @@ def test_a_pedestrian_boards_its_own_vehicle_beside_it_at_speed_0():
     assert not vehicle(state, "alice").driver_out and vehicle(state, "alice").speed == 0
 
 
+def test_a_driver_on_foot_is_not_offered_a_shot_at_their_own_vehicle():
+    """Issue 37, item 10: out of their vehicle, alice was offered `/fire weapon:pistol target:v1` (her own
+    empty car) first of all, while /odds said no shot was open. Her own vehicle is offered as neither; the
+    other driver's is, wherever a line reaches it."""
+    from rules.battlecars.ruleset import odds
+
+    state, _ = on_foot(table(("alice", "rammer", "C5", "E", 0), ("bob", "tank", "B7", "W", 0)), "alice")
+    state = replace_active(state, "alice")
+    shots = [a.command for a in RULESET.legal_actions(state, "alice") if a.command.startswith("/fire")]
+    assert shots == ["/fire weapon:pistol target:v2"], shots
+    assert "(v1)" not in odds(state, "alice", {})
+
+
 def test_odds_give_each_open_shot_and_a_turns_skid_chance_and_change_nothing():
     from rules.battlecars.ruleset import odds
 

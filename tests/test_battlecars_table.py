@@ -319,18 +319,19 @@ async def test_joining_suggests_the_mats_as_you_type(service):
 
 async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire(service):
     """The prompt named a pedestrian attacker as a vehicle and failed (KeyError 'd1'), so the move that
-    opened the return fire was refused with an apology. Seed 1003 of the bench's policy gets there."""
+    opened the return fire was refused with an apology. Seed 1004 of the bench's policy gets there (1003
+    did until a driver on foot was no longer offered a shot at their own vehicle)."""
     from bot.cli.bench_games import _opening, script
 
-    for actor, line in _opening(RULESET, 1003):
+    for actor, line in _opening(RULESET, 1004):
         assert (await service.execute("bc-foot", actor, parse(line))).outcome == "applied"
-    for actor, line in script(RULESET, 1003, 50):
+    for actor, line in script(RULESET, 1004, 78):
         reply = await service.execute("bc-foot", actor, parse(line))
         assert reply.outcome == "applied", (line, reply.text)
-    assert "ben may return fire at ann's driver: /fire weapon:... target:d1, or /hold." in reply.text
-    elsewhere = await service.execute("bc-foot", Actor("ben", "ben"), parse("/fire weapon:a target:v1"))
+    assert "ann may return fire at ben's driver: /fire weapon:... target:d2, or /hold." in reply.text
+    elsewhere = await service.execute("bc-foot", Actor("ann", "ann"), parse("/fire weapon:a target:v2"))
     assert elsewhere.outcome == "refused"
-    assert elsewhere.text == "Return fire goes back at ann's driver only. See /rules topic:firing-and-damage."
+    assert elsewhere.text == "Return fire goes back at ben's driver only. See /rules topic:firing-and-damage."
 
 
 async def test_refusals_name_what_the_table_takes_and_a_spectator_has_nothing_to_undo(service):

@@ -284,6 +284,8 @@ def _on_foot_actions(state: BattlecarsState, walker: Pedestrian) -> tuple[LegalA
     """A pedestrian's choices: the pistol's shots, a point's walk, boarding, reloading, the end of the move."""
     offers = []
     for target in combat.targets(state):
+        if target.owner == walker.owner:   # their own vehicle: never offered, as /odds never counts it
+            continue
         try:
             combat.check_pistol(state, walker, target)
         except GameError:
