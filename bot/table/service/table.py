@@ -69,7 +69,6 @@ class Table:
         ruleset = get_ruleset(game.ruleset)
         return ruleset, game, self.snapshots.load(ruleset, game.state)
 
-
     async def seen_count(self, ruleset: Ruleset, game: GameRecord, state: Any, viewer: str | None = None) -> int:
         """How many actions the game has, as `viewer` counts them (the channel's count: None), those they may
         not know of left out (bot.table.trust.seen)."""
