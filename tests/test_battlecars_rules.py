@@ -316,18 +316,68 @@ def test_a_shunt_ram_takes_away_the_rammed_vehicles_speed():
     assert hits == {"bob": ("rear", ram.total), "alice": ("front", ram.total // 2)}
 
 
-def test_a_tank_takes_no_side_or_shunt_ram_damage_half_head_on_and_its_rammer_takes_all():
-    """Seed: "Rammers take full damage when hitting a tank; the tank takes no damage from side or shunt
-    rams and half damage from head-on collisions"; crash bars halve their own vehicle's (reconstruction)."""
+@pytest.mark.parametrize("revision", [3, 4])
+def test_a_tank_takes_no_side_or_shunt_ram_damage_half_head_on_and_its_rammer_takes_all(revision):
+    """Seed, Tank Special Rules: "Rammers take full damage when hitting a tank; the tank takes no damage
+    from side or shunt rams and half damage from head-on collisions"; crash bars halve their own
+    vehicle's (reconstruction). The same in every revision for a car ramming a tank."""
     from rules.battlecars.rams import damages
 
     tank, car, barred = (vehicle(table(("a", d, "A1", "E", 0), ("b", "tank", "M1", "W", 0)), "a")
                          for d in ("tank", "marauder", "rammer"))
-    assert damages("side", 15, car, tank) == (15, 0)
-    assert damages("shunt", 15, car, tank) == (15, 0)
-    assert damages("head-on", 15, car, tank) == (15, 7)
-    assert damages("side", 15, barred, car) == (3, 15)              # half of half, rounded down
-    assert damages("head-on", 15, car, barred) == (15, 7)
+    assert damages("side", 15, car, tank, revision) == (15, 0)
+    assert damages("shunt", 15, car, tank, revision) == (15, 0)
+    assert damages("head-on", 15, car, tank, revision) == (15, 7)
+    assert damages("side", 15, barred, car, revision) == (3, 15)              # half of half, rounded down
+    assert damages("head-on", 15, car, barred, revision) == (15, 7)
+
+
+def test_a_ramming_tank_takes_the_tanks_share_from_revision_4_and_all_of_it_before():
+    """Seed, Tank Special Rules: "the tank takes no damage from side or shunt rams and half damage from
+    head-on collisions" (issue 37 item 7), whichever vehicle rams; Player Reference: "Tank ... immune to
+    side/shunt rams". Ramming a tank, a tank takes the tank's share too (ruling: the sentence about the
+    tank outweighs "Rammers take full damage when hitting a tank"). Revision 3 and before gave a ramming
+    tank a car's share, and a tank ramming a tank all of it."""
+    from rules.battlecars.rams import damages
+
+    tank, car = (vehicle(table(("a", d, "A1", "E", 0), ("b", "tank", "M1", "W", 0)), "a") for d in ("tank", "marauder"))
+    assert [damages(kind, 15, tank, car, 4) for kind in ("head-on", "side", "shunt")] == [(7, 15), (0, 15), (0, 15)]
+    assert [damages(kind, 15, tank, tank, 4) for kind in ("head-on", "side", "shunt")] == [(7, 7), (0, 0), (0, 0)]
+    assert [damages(kind, 15, tank, car, 3) for kind in ("head-on", "side", "shunt")] == [(15, 15), (7, 15), (7, 15)]
+    assert [damages(kind, 15, tank, tank, 3) for kind in ("head-on", "side", "shunt")] == [(15, 7), (15, 0), (15, 0)]
+
+
+@pytest.mark.parametrize("revision", [3, 4])
+def test_a_tank_ramming_a_car_head_on_takes_half_from_revision_4(revision):
+    """Seed, Tank Special Rules: "the tank takes no damage ... and half damage from head-on collisions"
+    (issue 37 item 7). A game stored under revision 3 replays as played: the ramming tank took it all."""
+    state = replace(table(("alice", "tank", "C5", "E", 2), ("bob", "marauder", "D5", "W", 2)), revision=revision)
+    state, events = act(state, "alice", Move("ahead"))
+    (ram,) = rolls(events, "rolls the head-on ram")
+    hits = {h.vehicle: (h.section, h.points) for h in of(events, ArmourHit)}
+    assert hits == {"bob": ("front", ram.total), "alice": ("front", ram.total // 2 if revision >= 4 else ram.total)}
+    assert ram.total // 2 != ram.total and (vehicle(state, "alice").speed, vehicle(state, "bob").speed) == (0, 0)
+
+
+@pytest.mark.parametrize("revision", [3, 4])
+def test_a_tank_side_ramming_a_car_takes_nothing_from_revision_4(revision):
+    """Seed, Tank Special Rules: "the tank takes no damage from side or shunt rams" (issue 37 item 7);
+    the rammed car still takes all of it ("Rammed vehicle takes full damage"). Revision 3: the tank took half."""
+    state = replace(table(("alice", "tank", "D4", "S", 2), ("bob", "marauder", "D5", "E", 2)), revision=revision)
+    state, events = act(state, "alice", Move("ahead"))
+    (ram,) = rolls(events, "rolls the side ram")
+    hits = {h.vehicle: (h.section, h.points) for h in of(events, ArmourHit)}
+    assert ram.total >= 2
+    if revision >= 4:
+        assert hits == {"bob": ("middle", ram.total)}
+    else:
+        assert hits == {"bob": ("middle", ram.total), "alice": ("front", ram.total // 2)}
+
+
+def test_new_battlecars_games_are_revision_4():
+    """Every new game records the newest revision; a game stored without one stays revision 1."""
+    assert RULESET.revision == 4 and RULESET.new_game_options({})["revision"] == 4
+    assert RULESET.setup({}, 1, "alice").revision == 1
 
 
 # --- firing ------------------------------------------------------------------------------------------
@@ -1108,8 +1158,8 @@ def test_a_shunt_never_goes_below_zero_and_half_is_rounded_down():
     from rules.battlecars.rams import damages
 
     car = vehicle(table(("a", "marauder", "A1", "E", 0), ("b", "tank", "M1", "W", 0)), "a")
-    assert damages("shunt", 0, car, car) == (0, 0)
-    assert damages("side", 7, car, car) == (3, 7) and damages("shunt", 1, car, car) == (0, 1)
+    assert damages("shunt", 0, car, car, 4) == (0, 0)
+    assert damages("side", 7, car, car, 4) == (3, 7) and damages("shunt", 1, car, car, 4) == (0, 1)
 
 
 def test_autocomplete_offers_only_legal_values_labelled_with_their_odds():

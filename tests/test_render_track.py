@@ -205,3 +205,24 @@ def test_the_last_move_line_never_crosses_the_discard_card():
     assert across and all(not crosses(a, z, card) for m in swaps for a, z in _drawn_legs(state, m))
     swapped = replace(state, cars=(Car(A, "c1", RING, 30), *state.cars[1:]), last_moves=(across[0],))
     image_of(public(swapped))
+
+
+def test_a_joker_swap_out_of_the_finish_rings_the_finish_hole_it_left():
+    """Seed 002's Joker "from anywhere" (Track revision 4, issue 37 item 9): the picture rings the F3 the
+    car left, in the last move's colour, and the car stands on the hole it took."""
+    from images.track import board as board_module
+    from images.track import geometry
+    from images.track import style as track_style
+
+    state = replace(started(), revision=4, cars=(Car(A, "c1", LANE, 3), Car(B, "c1", RING, 16)),
+                    order=(A, B), turn_index=0)
+    state = state.with_hand(A, ("JK", "2C", "3C"))
+    swap = TRACK.command_to_action(*parse_command("/play card:JK move:swap car:c1 target:c1"))
+    state, _ = TRACK.apply(state, A, swap)
+    image = board_module.draw_board(TRACK.view(state, None)).convert("RGB")
+    scale, b = board_module.BOARD / track_style.WIDTH, state.board
+    x, y = board_module.centre(geometry.lane_cell(b, 0, 3))
+    strip = [image.getpixel((round((x + dx) * scale), round(y * scale))) for dx in range(track_style.HOLE + 14)]
+    assert min(max(abs(p - q) for p, q in zip(pixel, track_style.PATH)) for pixel in strip) < 20
+    x, y = board_module.centre(geometry.ring_cell(b, 16))
+    assert image.getpixel((round((x + track_style.CAR * 0.7) * scale), round(y * scale))) == track_style.seat_colour(0)

@@ -350,6 +350,46 @@ def test_joker_is_not_forced_by_default():
         play(forced, A, "/discard card:2C")
 
 
+REV4 = {"revision": 4}
+
+
+def test_a_joker_swaps_a_car_out_of_the_finish_from_revision_4():
+    """Seed, card values: "Joker = exchange one of your pieces (from anywhere including your Home area)
+    with any of your opponent's pieces (opponent's piece goes to his/her Home)" (issue 37 item 9): no
+    sentence limits "anywhere", so from revision 4 a car in F1-F5 may be swapped too, offered in the
+    legal plays and autocomplete like any other. A revision 3 game refuses it, as it was played."""
+    spots = {"c1": (LANE, 5), "c2": (LANE, 3), "c3": (RING, 4)}     # alice's c1 in F5, c2 in F3
+    state = table(alice_hand=("JK", "2C", "3C"), alice=spots, bob={"c4": (RING, 16)}, options=REV4)
+    swaps = [c for c in commands(state, A) if "move:swap" in c]
+    assert swaps == [f"/play card:JK move:swap car:{car} target:c4" for car in ("c1", "c2", "c3", "pits")]
+    cars = [v for _l, v in TRACK.suggestions(state, A, "play", "car", {"card": "JK", "move": "swap"})]
+    assert {"c1", "c2"} <= set(cars)
+    after, events = play(state, A, "/play card:JK move:swap car:c2 target:c4")
+    assert where(after, A, "c2") == (RING, 16) and where(after, B, "c4") == (PITS, 0)
+    assert events[1] == CarsSwapped("alice c2", "alice's F3", "bob c4", "hole 16", holes=26)
+    assert (LANE, 3) not in {(c.where, c.spot) for c in after.cars_of(A)}
+    old = table(alice_hand=("JK", "2C", "3C"), alice=spots, bob={"c4": (RING, 16)}, options={"revision": 3})
+    assert [c for c in commands(old, A) if "move:swap" in c] == [f"/play card:JK move:swap car:{car} target:c4"
+                                                                  for car in ("c3", "pits")]
+    with pytest.raises(IllegalPlay, match="white dot only"):
+        play(old, A, "/play card:JK move:swap car:c2 target:c4")
+
+
+def test_a_car_swapped_out_of_the_finish_counts_no_more_and_a_joker_never_finishes_one():
+    """Seed: "The first player to get all five of his/her pieces into their Finish area wins!" A Joker
+    puts your car on the opponent's ring hole and theirs in their Home, so it never moves a car into a
+    finish: four of alice's cars finished, one swapped out leaves three, and the game goes on; bob's turn
+    comes, and the car comes back into the finish by a card's exact count like any other."""
+    finish = {"c1": (LANE, 5), "c2": (LANE, 4), "c3": (LANE, 3), "c4": (LANE, 2), "c5": (RING, 30)}
+    state = table(alice_hand=("JK", "AH", "3C"), alice=finish, bob={"c1": (RING, 34)}, options=REV4)
+    after, _ = play(state, A, "/play card:JK move:swap car:c4 target:c1")
+    assert sum(c.finished for c in after.cars_of(A)) == 3 and where(after, A, "c4") == (RING, 34)
+    assert after.phase == "play" and after.winner is None and after.active_player == B
+    back = replace(after, turn_index=0).with_hand(A, ("4H", "2C", "3C"))
+    back, _ = play(back, A, "/play card:4H car:c4")              # 34 -> 35 -> corner 0 -> W -> F1
+    assert where(back, A, "c4") == (LANE, 1) and sum(c.finished for c in back.cars_of(A)) == 4
+
+
 # --- bumping, safety, passing, exact count -------------------------------------------------------
 
 def test_landing_on_an_opponent_sends_it_to_its_pits_and_passing_one_does_not():

@@ -13,6 +13,11 @@ Which ram it is follows where the rammer comes from, seen from the rammed vehicl
 front or a front quarter, head on; from either side, a side ram; from behind or a rear quarter, a shunt.
 The rammed vehicle takes the damage on that section; the rammer on its front (its rear when reversing).
 Crash bars halve the damage their vehicle takes in a ram (reconstruction).
+
+From rules revision 4 the tank's exceptions hold whichever vehicle rams, as the sentence says them of
+the tank and the vehicle table calls it "immune to side/shunt rams": a tank that rams takes nothing in a
+side or shunt ram and half head on, even when it rams a tank. Earlier revisions gave them only to a
+rammed tank (a ramming tank took full damage head on, half otherwise, and all of it hitting a tank).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
 
 KINDS = {0: "head-on", 1: "head-on", 7: "head-on", 2: "side", 6: "side", 3: "shunt", 4: "shunt", 5: "shunt"}
 SECTION = {"head-on": "front", "side": "middle", "shunt": "rear"}
+TANK_EITHER_WAY = 4   # the rules revision from which a ramming tank takes the tank's share too
 
 
 def _speed(vehicle: Vehicle) -> int:
@@ -39,13 +45,21 @@ def ram_kind(rammer: Vehicle, rammed: Vehicle) -> str:
     return KINDS[bearing(point_of(rammed), rammed.facing, point_of(rammer))]
 
 
-def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle) -> tuple[int, int]:
-    """(to the rammer, to the rammed) from the ram's total, with the tank's exceptions and crash bars."""
+def _tank_share(kind: str, total: int) -> int:
+    """What a tank takes of a ram's total: nothing from a side or shunt ram, half head on."""
+    return total // 2 if kind == "head-on" else 0
+
+
+def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle, revision: int) -> tuple[int, int]:
+    """(to the rammer, to the rammed) from the ram's total, with the tank's exceptions (for a ramming
+    tank too from revision 4) and crash bars."""
     to_rammer = total if kind == "head-on" else total // 2
     to_rammed = total
     if rammed.spec.type == "tank":
         to_rammer = total
-        to_rammed = total // 2 if kind == "head-on" else 0
+        to_rammed = _tank_share(kind, total)
+    if rammer.spec.type == "tank" and revision >= TANK_EITHER_WAY:
+        to_rammer = _tank_share(kind, total)
     if rammer.has("crash_bars"):
         to_rammer //= 2
     if rammed.has("crash_bars"):
@@ -75,7 +89,7 @@ def ram(state: BattlecarsState, rammer_id: str, rammed_id: str) -> tuple[Battlec
     else:
         modifier, rule = -_speed(rammed), "3d6 - rammed vehicle's speed"
     total = max(0, sum(faces) + modifier)
-    to_rammer, to_rammed = damages(kind, total, rammer, rammed)
+    to_rammer, to_rammed = damages(kind, total, rammer, rammed, state.revision)
     events: tuple = (Rammed(rammer.name, rammed.name, kind, label(point_of(rammed))),
                      DiceRolled(rammer.name, f"rolls the {kind} ram", rule, "d6", faces, total, modifier=modifier))
     reversing = rammer.speed == REVERSE

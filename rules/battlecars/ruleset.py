@@ -45,7 +45,7 @@ from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Referee
 from rules.table import Rollback, revision_option, rounds_option
 
-REVISION = 3
+REVISION = 4
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:

@@ -22,7 +22,7 @@ from rules.track.moves import (
     relocate,
     where_label,
 )
-from rules.track.state import LANE, PITS, RING, SEED_FIDELITY, Car, CarMove, TrackState
+from rules.track.state import JOKER_FROM_FINISH, LANE, PITS, RING, SEED_FIDELITY, Car, CarMove, TrackState
 
 # A way to play a card worth trying: (command, action, the split in reverse order or "", what a quick
 # check moves: (car, count), "split", or None when only resolving the play tells)
@@ -112,6 +112,14 @@ def _split_seven(state: TrackState, player: str, split: str):
     return state, events, moves
 
 
+def joker_source(state: TrackState, car: Car) -> bool:
+    """Whether a Joker may swap `car`: "from anywhere including your Home area" (seed), so from revision 4
+    any car; revision 3 not from the finish holes, revisions 1-2 not from the lane at all (ruling 8)."""
+    if car.where != LANE or state.revision >= JOKER_FROM_FINISH:
+        return True
+    return not car.finished and state.revision >= SEED_FIDELITY
+
+
 def _swap(state: TrackState, player: str, car_id: str, target_id: str):
     if not target_id:
         raise BadOption("Name the opponent's car to swap with: target:c1 (for example).")
@@ -119,7 +127,7 @@ def _swap(state: TrackState, player: str, car_id: str, target_id: str):
         mine = _pit_car(state, player, car_id)
     else:
         mine = _own_car(state, player, car_id)
-    if mine.where == LANE and (mine.finished or state.revision < SEED_FIDELITY):
+    if not joker_source(state, mine):
         where = "the pits, the ring or its white dot" if state.revision >= SEED_FIDELITY else "the pits or the ring"
         raise IllegalPlay(f"{car_label(state, mine)} is on {where_label(state, mine)}: a Joker swaps a car "
                           f"from {where} only.")
@@ -213,8 +221,7 @@ def candidate_plays(state: TrackState, player: str, card: str) -> list[Candidate
     base = f"/play card:{card}"
     if rank == cards.JOKER:
         out.append((f"{base} move:out", PlayCard(card, move="out"), "", None))
-        sources = [c.id for c in mine if c.where == RING or (c.where == LANE and not c.finished
-                                                                 and state.revision >= SEED_FIDELITY)]
+        sources = [c.id for c in mine if c.where != PITS and joker_source(state, c)]
         if any(c.where == PITS for c in mine):
             sources.append("pits")
         for target in state.cars:

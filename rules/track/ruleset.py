@@ -38,8 +38,9 @@ from rules.track.state import RULINGS_BEFORE_SEED_FIDELITY, SEED_FIDELITY, Board
 from rules.track.turns import end_turn
 
 # The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own;
-# 3 follows the seed's Joker (state.SEED_FIDELITY). Games stored without one are revision 1.
-REVISION = 3
+# 3 follows the seed's Joker (state.SEED_FIDELITY); 4 lets it swap a car from the finish holes
+# (state.JOKER_FROM_FINISH). Games stored without one are revision 1.
+REVISION = 4
 
 HAND_LISTING_LIMIT = 1500  # a private reply holds 2,000 characters; longer lists are summed up per card
 

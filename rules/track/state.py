@@ -110,6 +110,8 @@ class CarMove:
 # Rules revision 3 follows the seed's Joker (RULES.md "Rules revisions"): a Joker that can move must be
 # played by default, and it may swap a car from its own white dot.
 SEED_FIDELITY = 3
+# Rules revision 4 referees "from anywhere" as written: a Joker may swap a car out of its finish holes.
+JOKER_FROM_FINISH = 4
 # Ruling defaults of the games stored before revision 3, which replay as they were played.
 RULINGS_BEFORE_SEED_FIDELITY = {"joker_forced": False}
 
@@ -143,8 +145,8 @@ class TrackState:
     max_rounds: int | None = None
     hidden: bool = False  # True in a view with hidden information removed
     # The rules revision (setup option "revision"): 2 gives every seat a unique name and computer
-    # seats ids of their own; 3 (SEED_FIDELITY) follows the seed on the Joker. Left out of a snapshot
-    # while 1, as before it existed.
+    # seats ids of their own; 3 (SEED_FIDELITY) follows the seed on the Joker; 4 (JOKER_FROM_FINISH) lets
+    # it swap a finished car. Left out of a snapshot while 1, as before it existed.
     revision: int = added_field(1)
 
     def player(self, player_id: str | None) -> Player | None:
