@@ -1,15 +1,18 @@
-"""What a game provides: the Ruleset protocol (a core and optional capabilities), legal actions, replay."""
+"""What a game provides: the Ruleset base class (a core, a referee and optional capabilities), its example
+opening, legal actions, replay."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from types import FunctionType, MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from rules.codec import Registry, Upgrades, decode_state, encode_state, normalised_snapshot
 from rules.errors import BadOption, GameError
 from rules.grammar import ROUND_CAP, Grammar
-from rules.referee import Referee
+from rules.referee import Referee, table_command_action
 from rules.table import TableState
 
 S = TypeVar("S", bound=TableState)  # a game's state type
@@ -44,6 +47,9 @@ class ComputerSeats:
 
     is_computer: Callable[[Any, str], bool]  # (state, player): cheap
     choose: Callable[[Any, str], Any]  # (state, player) -> an action, or None when it has nothing to do
+    # (state, seat id) -> why the computer cannot play that seat now (`/game seat computer`), or "" when it
+    # can. None: it can play any seat.
+    refuses: Callable[[Any, str], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -207,14 +213,49 @@ def event_type(name: str) -> Callable[[dict], bool]:
 
 
 @dataclass(frozen=True)
-class Ruleset(Generic[S]):
+class ExampleOpening:
+    """How a game is set up and started so that it waits on a player's move: its `/game new` options
+    (beyond the game and the seed), then the commands, in order, each with the player who types it. The
+    host (the first player named) makes the game; every cross-game suite, the bench and the tests start
+    the game this way, so a game that brings one is covered by them all."""
+
+    options: str    # what /game new takes besides ruleset: and seed: ("" for none)
+    commands: tuple[tuple[str, str], ...]   # (player, command line), e.g. ("ann", "/game join car:brawler")
+
+    def __post_init__(self) -> None:
+        players = {player for player, _ in self.commands}
+        if len(players) < 2 or not any(line.strip() == "/game start" for _, line in self.commands):
+            raise ValueError("an example opening seats two players or more and starts the game")
+
+    @property
+    def host(self) -> str:
+        """Who makes the game (and so may start it)."""
+        return self.commands[0][0]
+
+    def new_game(self, ruleset_id: str, seed: int) -> str:
+        """The /game new line of this opening with `seed`."""
+        return " ".join(filter(None, (f"/game new ruleset:{ruleset_id} seed:{seed}", self.options)))
+
+    def lines(self, ruleset_id: str, seed: int) -> list[tuple[str, str]]:
+        """Every command of the opening, /game new first, each with the player who types it."""
+        return [(self.host, self.new_game(ruleset_id, seed)), *self.commands]
+
+
+class Ruleset(Referee, Generic[S]):
     """A game: a small core of pure functions over immutable state, and the capabilities it offers.
+
+    A game is a subclass, registered as one instance (`RULESET`). It sets its identity (`id`, `title`,
+    `state_type`, `actions`, `events`), its referee (`phases`, `handlers`: rules.referee.Referee, which
+    applies every action, checks the turn, and derives `is_finished` from the phase table), its required
+    `example` opening, and the core operations (`setup`, `legal_actions`, `view`, `describe`,
+    `game_command`, `acting_players`, `prompt`, `turn_key`); instantiating one without them is a
+    TypeError. Everything else has a default.
 
     A capability left at None (or empty) is one the game does not have; the shell then does not
     offer it (no computer seats, no deadline autopilot, no plans, no undo). Where a missing capability
-    has a natural default, the shell asks these methods, never the field, and the default lives
+    has a natural default, the shell asks these methods, never the attribute, and the default lives
     here: `suggestions` (what the legal actions use), `round_cap_of` (no cap), `turn_in_words` (told
-    event by event), `is_computer` (nobody).
+    event by event), `is_computer` (nobody), `forced_action` (none).
     """
 
     id: str
@@ -222,61 +263,111 @@ class Ruleset(Generic[S]):
     state_type: type[S]
     actions: Registry
     events: Registry
-    setup: Callable[[dict[str, Any], int, str], S]
-    apply: Referee   # the phase table, the handlers and the after-step (rules.referee)
-    legal_actions: Callable[[S, str], tuple[LegalAction, ...]]
-    view: Callable[[S, str | None], S]  # what a viewer may see: a player's id, or None for the channel
-    describe: Callable[[S], str]
-    command_to_action: Callable[[str, dict[str, Any]], Any]
-    is_finished: Callable[[S], bool]
-    acting_players: Callable[[S], tuple[str, ...]]  # everyone the game waits on, in order
-    prompt: Callable[[S], str]
-    turn_key: Callable[[S], str]  # changes exactly when the turn passes to someone else
+    example: ExampleOpening   # required: how the game is set up and started (every cross-game suite uses it)
     grammar: Grammar = Grammar()  # the game's own commands and its /game new and /game join options
     # The newest rules revision. A new game stores it as its setup option "revision"; a game stored
     # without one is revision 1 and keeps replaying (and playing) exactly as it always did.
     revision: int = 1
     private_actions: bool = False  # legal actions show hidden things: offered only in private replies
-    queries: dict[str, Callable[[S, str, dict[str, Any]], str]] = field(default_factory=dict)  # by command
+    queries: Mapping[str, Callable[[S, str, dict[str, Any]], str]] = MappingProxyType({})  # by command
     computer: ComputerSeats | None = None
     autopilot: Autopilot | None = None
     orders: StandingOrders | None = None   # questions a player may answer in advance (/orders)
+    plans: TurnPlans | None = None
+    selfplay: SelfplaySetup | None = None
+    # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
+    # replay, alt text) goes through it. None: the log holds no secret.
+    secrets: Secrets | None = None
+    # A game that may seat a human game master (their private thread on Discord); None: it never does.
+    game_master: GameMaster | None = None
     # Dice the log names by a word, not "2d6", with their faces (a die with faces of its own): what the
     # luck of a game's rolls is measured against.
-    named_dice: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    named_dice: Mapping[str, tuple[int, ...]] = MappingProxyType({})
     # How big the hit a logged event (as stored: a tagged dict) stands for, in the game's own measure, with
     # words for it, or None for an event that is no hit: the end-of-game summary names the biggest.
     hit_size: Callable[[dict], tuple[int, str] | None] | None = None
-    plans: TurnPlans | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal
     # actions use now (suggest_legal)
     suggest: Callable[[S, str, str, str, dict[str, Any]], list[tuple[str, str]]] | None = None
-    selfplay: SelfplaySetup | None = None
     # A game with a round cap (`/game new rounds:N`, declared by ROUND_CAP among its new_options): the cap
     # a state was set up with (None: none set). None: the game has no round cap, and takes no rounds:.
     round_cap: Callable[[S], int | None] | None = None
-    # What of a running game's log a viewer may not see: every output of the log (export, log, pictures,
-    # replay, alt text) goes through it. None: the log holds no secret.
-    secrets: Secrets | None = None
     # (state, player) -> the action that plays itself for a person with no choice to make (a car with no
     # engine left setting its speed to 0), which the table takes and says so; None: the player has a choice
     forced: Callable[[S, str], Any] | None = None
     # Another seat's whole turn in a few words (its moves, shots, hits and damage), for the reply to the
     # player who acted before it; None: the turn is told event by event.
     turn_summary: Callable[[tuple], str] | None = None
-    # A game that may seat a human game master (their private thread on Discord); None: it never does.
-    game_master: GameMaster | None = None
     # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
-    snapshot_upgrades: Upgrades = field(default_factory=dict)
+    snapshot_upgrades: Upgrades = MappingProxyType({})
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.apply, Referee):
-            raise TypeError(f"{self.id} applies its actions through rules.referee.Referee (its phase table and "
-                            f"handlers), not a function of its own")
+    _REQUIRED = ("id", "title", "state_type", "actions", "events", "phases", "handlers", "example")
+
+    def __init__(self) -> None:
+        missing = [name for name in self._REQUIRED if not hasattr(self, name)]
+        if missing:
+            raise TypeError(f"{type(self).__name__} is no game without {', '.join(missing)}")
+        if not isinstance(self.example, ExampleOpening):
+            raise TypeError(f"{self.id}: its example is a rules.engine.ExampleOpening")
         if (ROUND_CAP in self.grammar.new_options) != (self.round_cap is not None):
             raise TypeError(f"{self.id}: a game with a round cap declares ROUND_CAP among its /game new options, "
                             f"and only such a game")
+        self._check_referee()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+    def variant(self, **changes: Any) -> Ruleset[S]:
+        """This game with some of its attributes changed (a subclass's one instance), as tests build one; a
+        function given stays a plain function (as `undo_blocker` is), never a method."""
+        kept = {name: staticmethod(v) if isinstance(v, FunctionType) else v for name, v in changes.items()}
+        return type(f"{type(self).__name__}Variant", (type(self),), kept)()
+
+    # --- the core: what every game writes -------------------------------------------------------------
+
+    @abstractmethod
+    def setup(self, options: dict[str, Any], seed: int, host: str) -> S:
+        """A new game in the lobby; `options` are its /game new options."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, player: str) -> tuple[LegalAction, ...]:
+        """What `player` may do now, each written as a command, with a label for its button."""
+
+    @abstractmethod
+    def view(self, state: S, viewer: str | None) -> S:
+        """What a viewer may see: a player's id, or None for the channel."""
+
+    @abstractmethod
+    def describe(self, state: S) -> str:
+        """The table in public words (alt text, logs)."""
+
+    @abstractmethod
+    def game_command(self, command: str, options: dict[str, Any]) -> Any:
+        """One of the game's own typed commands (its joins and start included) as an action; BadOption
+        for a command it does not have."""
+
+    @abstractmethod
+    def prompt(self, state: S) -> str:
+        """What the game waits for, in one line."""
+
+    @abstractmethod
+    def turn_key(self, state: S) -> str:
+        """A string that changes exactly when the turn passes to someone else."""
+
+    def command_to_action(self, command: str, options: dict[str, Any]) -> Any:
+        """A typed command as an action: the table's commands every game shares (ending, taking over, the
+        seats) here, the game's own by `game_command`."""
+        table = table_command_action(command, options)
+        return table if table is not None else self.game_command(command, options)
+
+    def computer_refuses(self, state: S, seat: str) -> str:
+        """Why the computer cannot play a seat now, or "" when it can (from the game's computer seats)."""
+        if self.computer is None:
+            return "This game has no computer player."
+        return self.computer.refuses(state, seat) if self.computer.refuses is not None else ""
+
+    # --- what the shell asks, with the defaults of a missing capability ----------------------------
 
     def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The setup options a new game is stored with: `options` and today's rules revision (a game

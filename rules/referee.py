@@ -1,22 +1,24 @@
-"""The referee: the one way a game applies an action.
+"""The referee: the one way a game applies an action, the base every game's Ruleset inherits.
 
 A game declares its phase table (rules.phases.PhaseTable: which actions each phase allows, which only
-the player waited on may take), a handler for each of its own actions, and an after-step (victory, the
-hand-over to the next player). The referee refuses what the phase does not allow and a turn action by
-anyone the game is not waiting on, ends the game and hands the host's chair over the same way for
-every game, dispatches to the handler, and runs the after-step. Handlers then deal with their own
-rules only.
+the player waited on may take), a handler for each of its own actions, and may override the after-step
+(victory, the hand-over to the next player). The referee refuses what the phase does not allow and a
+turn action by anyone the game is not waiting on (by default: `check_turn`), ends the game and hands
+the host's chair over the same way for every game, dispatches to the handler, and runs the after-step.
+Handlers then deal with their own rules only.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from rules import seats
-from rules.errors import BadOption, GameError
+from rules.errors import BadOption, GameError, NotSeated, NotYourTurn
 from rules.phases import PhaseTable, check_phase
 from rules.table import (
     SEAT_ACTIONS,
@@ -39,34 +41,47 @@ TABLE_ACTIONS = (EndGame, TakeOver)   # every game's, in every phase before the 
 
 
 @dataclass(frozen=True)
-class Referee:
-    """A game's `apply`: refuse by phase and turn, end and take over, dispatch, then the after-step."""
+class Resignation:
+    """A game that takes resignations: what becomes of a resigning seat's pieces (state, seat id, Resign) ->
+    (state, events), the game's ruling, which also hands the turn on and ends the game as its rules say;
+    and what it leaves of them, in words ("Their cars are wrecks.")."""
+
+    rule: Handler
+    leaves: str = ""
+
+
+def table_command_action(command: str, options: Mapping[str, Any]) -> Any:
+    """The action a table command every game shares stands for (ending, taking over, the seats), or None
+    for any other command."""
+    by_admin = bool(options.get("by_admin", False))
+    if command == "game end":
+        return EndGame(by_admin=by_admin)
+    if command == "game takeover":
+        return TakeOver(by_admin=by_admin)
+    return seats.seat_command_action(command, dict(options))
+
+
+class Referee(ABC):
+    """A game's `apply`: refuse by phase and turn, end and take over, dispatch, then the after-step.
+
+    A game sets `phases` and `handlers` (one for each of its own action types); the rest has defaults."""
 
     phases: PhaseTable
-    handlers: Mapping[type, Handler]   # one for each of the game's own action types
-    finished: StrEnum                  # the phase of a game that is over
+    handlers: Mapping[type, Handler]
     # The fields an ended game clears (whose move it was, a question left open), by name.
-    cleared_on_end: Mapping[str, Any] = field(default_factory=dict)
-    # Raises NotSeated or NotYourTurn for a player the game is not waiting on (turn actions only).
-    check_turn: Callable[[Any, str], None] | None = None
-    # (the state after one of the game's own actions) -> (the state, more events): victory, the turn
-    # passing on.
-    after: Callable[[Any], tuple[Any, tuple]] | None = None
+    cleared_on_end: Mapping[str, Any] = MappingProxyType({})
     playing_on_a_view: str = "A view with hidden things removed cannot be played on."
-    # What becomes of a resigning seat's pieces (state, seat id, Resign) -> (state, events): the game's
-    # ruling, which also hands the turn on and ends the game as its rules say. None: no resignation.
-    resign: Handler | None = None
-    resign_leaves: str = ""   # what a resignation leaves of the seat's pieces, in words ("Their cars are wrecks.")
-    # Why the computer cannot play a seat (state, seat id) -> a refusal, or "" when it can. None: the
-    # game has no computer player.
-    computer_refuses: Callable[[Any, str], str] | None = None
-    # What a game does with its hidden things when the table rolls it back, after the dice move to their
-    # new stream (state, the Rollback) -> state: the set-aside actions showed what they played and drew, so
-    # a game deals anew what they made known (a hand, a pile's order) with the new dice, or takes up what
-    # was set face down. None: nothing more than the new dice.
-    on_rollback: Callable[[Any, Rollback], Any] | None = None
+    resignation: Resignation | None = None   # None: the game takes no resignation
+    after_lobby: bool = False   # the after-step also runs after an action taken in the lobby
 
-    def __post_init__(self) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "apply" in vars(cls):
+            raise TypeError(f"{cls.__name__} applies its actions through rules.referee.Referee (its phase table, "
+                            f"handlers and after-step), not an apply of its own")
+
+    def _check_referee(self) -> None:
+        """Refuse a phase table and handlers that do not fit (a ValueError naming what is wrong)."""
         own = self.phases.action_types - set(TABLE_ACTIONS)
         if set(self.handlers) != own:
             missing = sorted(t.__name__ for t in own - set(self.handlers))
@@ -76,12 +91,52 @@ class Referee:
         playing = [p for p in self.phases.phases if p not in self.phases.over]
         if any(not set(TABLE_ACTIONS) <= self.phases.allowed(p) for p in playing):
             raise ValueError("every phase before the end allows ending the game and taking it over")
-        if self.finished not in self.phases.over or self.finished != TablePhase.FINISHED:
+        values = {p.value: p for p in self.phases.phases}
+        finished = values.get(TablePhase.FINISHED)
+        if finished is None or finished not in frozenset(self.phases.over):
             raise ValueError("the finished phase is one after the game, of the table's value")
-        if TablePhase.LOBBY not in set(self.phases.phases):
+        if TablePhase.LOBBY not in values:
             raise ValueError("a game's phases begin with the table's lobby")
 
-    def __call__(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
+    @property
+    def finished(self) -> StrEnum:
+        """The phase of a game that is over (the game's own member of the table's value)."""
+        return self.phases.phases(TablePhase.FINISHED)
+
+    def is_finished(self, state: Any) -> bool:
+        """Whether the game is over: its phase is one the phase table puts after the game."""
+        return self.phases.phase_of(state) in self.phases.over
+
+    @abstractmethod
+    def acting_players(self, state: Any) -> tuple[str, ...]:
+        """Everyone the game waits on, in order."""
+
+    def check_turn(self, state: Any, actor: str) -> None:
+        """Refuse a turn action by a player the game is not waiting on (NotSeated, NotYourTurn). A game
+        words its own refusals by overriding it; one whose every action is open to all overrides it to pass."""
+        if state.player(actor) is None:
+            raise NotSeated("You are not playing in this game.")
+        if actor not in self.acting_players(state):
+            raise NotYourTurn("It is not your turn.")
+
+    def after(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
+        """The step after one of the game's own actions (`action`, taken by `actor`; `state` is the state it
+        left): victory, the turn passing on. By default nothing. It does not run after the table's actions,
+        nor after one taken in the lobby unless `after_lobby`."""
+        return state, ()
+
+    def computer_refuses(self, state: Any, seat: str) -> str:
+        """Why the computer cannot play a seat now, or "" when it can."""
+        return "This game has no computer player."
+
+    def on_rollback(self, state: Any, action: Rollback, /) -> Any:
+        """What the game does with its hidden things when the table rolls it back, after the dice move to
+        their new stream: the set-aside actions showed what they played and drew, so a game deals anew what
+        they made known (a hand, a pile's order) with the new dice, or takes up what was set face down. By
+        default nothing more than the new dice."""
+        return state
+
+    def apply(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
         """Referee one action by `actor`: the new state and its events, or a GameError (nothing changes)."""
         if getattr(state, "hidden", False):
             raise GameError(self.playing_on_a_view)
@@ -91,16 +146,17 @@ class Referee:
             return self._rolled_back(state, action)
         check_phase(self.phases, state, actor, action, self.check_turn)
         kind = type(action)
-        if self.check_turn is not None and kind in self.phases.turn_actions:
+        if kind in self.phases.turn_actions:
             self.check_turn(state, actor)
         if kind is EndGame:
             by = who_ends(state, actor, action)
             return replace(state, phase=self.finished, ended_by=by, **self.cleared_on_end), (GameEnded(by),)
         if kind is TakeOver:
             return take_over(state, actor, action)
+        in_lobby = state.phase == TablePhase.LOBBY
         state, events = self.handlers[kind](state, actor, action)
-        if self.after is not None:   # after the game's own actions only: the table's change no turn
-            state, more = self.after(state)
+        if self.after_lobby or not in_lobby:   # after the game's own actions only: the table's change no turn
+            state, more = self.after(state, actor, action)
             events += more
         return state, events
 
@@ -113,8 +169,7 @@ class Referee:
             if action.branch <= dice.branch:
                 raise BadOption("A rollback starts a dice stream the game has not drawn from.")
             state = replace(state, dice=dice.on_branch(action.branch))
-        if self.on_rollback is not None:
-            state = self.on_rollback(state, action)
+        state = self.on_rollback(state, action)
         return state, (RolledBack(action.to, action.branch, action.set_aside),)
 
     def _seat_change(self, state: Any, actor: str, action: Any) -> tuple[Any, tuple]:
@@ -127,14 +182,13 @@ class Referee:
             return seats.take(state, actor, action)
         if isinstance(action, SeatToComputer):
             seat = seats.seat_named(state, actor, action.seat, action.by_admin)
-            refused = "This game has no computer player." if self.computer_refuses is None \
-                else self.computer_refuses(state, seat.id)
+            refused = self.computer_refuses(state, seat.id)
             if refused:
                 raise BadOption(refused)
             return seats.to_computer(state, actor, action)
-        if self.resign is None:
+        if self.resignation is None:
             raise BadOption("This game takes no resignation.")
         seat, state = seats.resigned(state, actor, action)
         by = seats.acting_for(state, actor, seat)
-        state, events = self.resign(state, seat.id, action)
-        return state, (Resigned(seat.name, by, self.resign_leaves),) + events
+        state, events = self.resignation.rule(state, seat.id, action)
+        return state, (Resigned(seat.name, by, self.resignation.leaves),) + events

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import io
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -623,7 +623,7 @@ async def test_options_are_typed_as_their_game_declares(harness):
 
 def _toy_game(ruleset_id: str, options: tuple[OptionSpec, ...], seat: OptionSpec | None = None):
     grammar = Grammar(new_options=options, join_options=(seat,) if seat else ())
-    return replace(get_ruleset("track"), id=ruleset_id, title=ruleset_id.title(), grammar=grammar, round_cap=None)
+    return get_ruleset("track").variant(id=ruleset_id, title=ruleset_id.title(), grammar=grammar, round_cap=None)
 
 
 def _many_games() -> tuple:
@@ -665,10 +665,10 @@ def test_more_top_level_commands_than_discord_takes_stop_the_build_with_the_reas
     """Discord takes 100 top-level slash commands; past that no layout can fit, so the build says why."""
     def verbs(prefix: str, count: int) -> tuple[CommandSpec, ...]:
         return tuple(CommandSpec(f"{prefix}{i}", f"Verb {i}") for i in range(count))
-    fits = replace(_toy_game("fits", ()), grammar=Grammar(commands=verbs("v", 100 - len(_roots()))))
+    fits = _toy_game("fits", ()).variant(grammar=Grammar(commands=verbs("v", 100 - len(_roots()))))
     assert len({s.path[0] for s in discord_layout(build_grammar((fits,)), (fits,))}) == 100
-    wordy = replace(_toy_game("wordy", ()), grammar=Grammar(commands=verbs("w", 80)))
-    small = replace(_toy_game("small", ()), grammar=Grammar(commands=verbs("s", 30)))
+    wordy = _toy_game("wordy", ()).variant(grammar=Grammar(commands=verbs("w", 80)))
+    small = _toy_game("small", ()).variant(grammar=Grammar(commands=verbs("s", 30)))
     with pytest.raises(ValueError, match=r"top-level slash commands, past Discord's 100: .*wordy 80, small 30"):
         discord_layout(build_grammar((wordy, small)), (wordy, small))
 

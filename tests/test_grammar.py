@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from bot.table.protocol.commands import (
@@ -56,7 +54,7 @@ def test_two_games_may_share_a_verb_with_options_of_their_own():
         OptionSpec("maneuver", "str", "Toy's own maneuvers", choices=("hop",)),
     ))
     seat = OptionSpec("car", "int", "Seat number", min_value=1, max_value=9)
-    toy = replace(TRACK, id="toy", title="Toy", grammar=Grammar(commands=(toy_move,), join_options=(seat,)),
+    toy = TRACK.variant(id="toy", title="Toy", grammar=Grammar(commands=(toy_move,), join_options=(seat,)),
                   round_cap=None)
     shared = {spec.name: spec for spec in build_grammar((SPEEDWAY, toy))}
     move = {o.name: o for o in shared["move"].options}
@@ -87,7 +85,7 @@ def test_a_shared_option_keeps_the_type_the_games_agree_on():
     def game(ruleset_id: str, low: int, high: int, words: str, required: bool = True):
         verb = CommandSpec("speed", f"{ruleset_id}: set a speed", (
             OptionSpec("value", "int", words, required=required, min_value=low, max_value=high),))
-        return replace(TRACK, id=ruleset_id, title=ruleset_id, grammar=Grammar(commands=(verb,)), round_cap=None)
+        return TRACK.variant(id=ruleset_id, title=ruleset_id, grammar=Grammar(commands=(verb,)), round_cap=None)
 
     shared = {spec.name: spec for spec in build_grammar((game("a", 0, 9, "Up to 9"), game("b", 2, 40, "2 to 40")))}
     (value,) = shared["speed"].options
@@ -115,7 +113,7 @@ def test_the_command_line_takes_the_game_as_a_word_or_as_ruleset():
 
 def test_no_number_of_setup_options_stops_the_grammar():
     many = tuple(OptionSpec(f"ruling_{i}", "str", f"Ruling {i}", choices=("true", "false")) for i in range(40))
-    big = replace(TRACK, id="big", title="Big", grammar=Grammar(new_options=many), round_cap=None)
+    big = TRACK.variant(id="big", title="Big", grammar=Grammar(new_options=many), round_cap=None)
     new = {spec.name: spec for spec in build_grammar((SPEEDWAY, TRACK, big))}["game new"]
     assert {f"ruling_{i}" for i in range(40)} <= {o.name for o in new.options}
     assert coerce(new, {"ruleset": "track", "ruling_39": "TRUE"}).options["ruling_39"] == "true"
@@ -123,9 +121,9 @@ def test_no_number_of_setup_options_stops_the_grammar():
 
 def test_a_game_cannot_take_a_table_command_or_mix_a_query_with_an_action():
     with pytest.raises(ValueError, match="table command"):
-        build_grammar((replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("undo", "mine"),)),
+        build_grammar((TRACK.variant(id="x", grammar=Grammar(commands=(CommandSpec("undo", "mine"),)),
                                round_cap=None),))
-    looks = replace(TRACK, id="x", grammar=Grammar(commands=(CommandSpec("move", "a look", query=True),)),
+    looks = TRACK.variant(id="x", grammar=Grammar(commands=(CommandSpec("move", "a look", query=True),)),
                     round_cap=None)
     with pytest.raises(ValueError, match="query in one game"):
         build_grammar((SPEEDWAY, looks))

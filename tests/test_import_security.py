@@ -459,7 +459,7 @@ def test_an_imported_option_is_checked_as_its_own_game_declares_it(monkeypatch, 
     from rules.grammar import ROUND_CAP, OptionSpec
     speedway = get_ruleset("speedway")
     boards = OptionSpec("board", "str", "Which board", choices=("small", "large"))
-    variant = replace(speedway, grammar=replace(speedway.grammar, new_options=(boards, ROUND_CAP)))
+    variant = speedway.variant(grammar=replace(speedway.grammar, new_options=(boards, ROUND_CAP)))
     monkeypatch.setattr(importer, "get_ruleset", lambda _id: variant)
     document = {"format": importer.EXPORT_FORMAT, "format_version": 1, "ruleset": "speedway", "game_id": 7,
                 "host": "alice", "seed_commitment": commitment(5), "options": {"board": board}, "actions": []}

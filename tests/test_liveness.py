@@ -181,13 +181,12 @@ async def test_a_ram_that_obliges_an_absent_drivers_car_to_turn_never_stalls_the
 
 def broken_autopilot(monkeypatch, play) -> None:
     """Speedway with an autopilot that plays `play(state, player, passive)` (a bug on purpose)."""
-    from dataclasses import replace
 
     from rules import registry
     from rules.engine import Autopilot
 
     speedway = get_ruleset("speedway")
-    monkeypatch.setitem(registry._LOADED, "speedway", replace(speedway, autopilot=Autopilot(play, lambda _: "oddly")))
+    monkeypatch.setitem(registry._LOADED, "speedway", speedway.variant(autopilot=Autopilot(play, lambda _: "oddly")))
 
 
 async def speedway_duel_with_a_deadline(db_path):

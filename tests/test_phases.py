@@ -68,7 +68,7 @@ def _track_states() -> dict[TrackPhase, TrackState]:
     for name in ("alice", "bob"):
         seated, _ = track.apply(seated, name, track.Join(name))
     playing = track_started()
-    over, _ = track.apply(playing, "alice", track.EndGame())
+    over, _ = track.apply(playing, "alice", EndGame())
     return {TrackPhase.LOBBY: seated, TrackPhase.PLAY: playing, TrackPhase.FINISHED: over}
 
 
@@ -115,7 +115,7 @@ def test_the_table_covers_every_phase_and_every_action(game):
     # the seats' actions and the rollback are the referee's own, in every phase of a running game
     # (tests/test_seats.py, tests/test_rollback.py)
     assert table.action_types == set(actions.classes()) - set(OUTSIDE_PHASES) == \
-        set(module.apply.handlers) | set(TABLE_ACTIONS)
+        set(module.RULESET.handlers) | set(TABLE_ACTIONS)
     assert table.turn_actions <= table.action_types
     for phase in table.phases:
         assert phase in table.over or table.expects[phase]
@@ -138,7 +138,7 @@ def test_an_action_the_phase_allows_reaches_its_handler(game, phase, cls, monkey
     module, _, _, _ = GAMES[game]
     state = state_in(game, phase)
     calls = []
-    monkeypatch.setitem(module.apply.handlers, cls,
+    monkeypatch.setitem(module.RULESET.handlers, cls,
                         lambda s, actor, action: (calls.append((actor, action)) or (s, ())))
     action = sample(cls)
     module.apply(state, waited_on(state), action)
@@ -265,9 +265,9 @@ def test_every_registered_games_phase_table_covers_exactly_its_actions(ruleset_i
     allowed by some phase and has a handler (or is the table's, or a seat's, which the referee takes in any
     phase of a running game), and no other."""
     ruleset = get_ruleset(ruleset_id)
-    table = ruleset.apply.phases
+    table = ruleset.phases
     assert table.action_types == set(ruleset.actions.classes()) - set(OUTSIDE_PHASES)
-    assert set(ruleset.apply.handlers) | set(TABLE_ACTIONS) == table.action_types
+    assert set(ruleset.handlers) | set(TABLE_ACTIONS) == table.action_types
     assert set(table.allows) == set(table.phases) and table.over
 
 
@@ -275,7 +275,9 @@ def test_a_game_cannot_be_registered_without_its_referee():
 
     toy = get_ruleset("toy")
     with pytest.raises(TypeError, match="Referee"):
-        dataclasses.replace(toy, apply=lambda state, actor, action: (state, ()))
+        class OwnReferee(type(toy)):
+            def apply(self, state, actor, action):
+                return state, ()
 
 
 @pytest.mark.parametrize("ruleset_id", ruleset_ids())
@@ -287,7 +289,7 @@ def test_every_games_state_keeps_the_table_contract_and_the_shared_phases(rulese
     ruleset = get_ruleset(ruleset_id)
     state = ruleset.setup({"revision": ruleset.revision} if ruleset.revision > 1 else {}, 1, "host")
     assert isinstance(state, TableState) and state.phase == TablePhase.LOBBY
-    assert TablePhase.FINISHED in ruleset.apply.phases.over
+    assert TablePhase.FINISHED in ruleset.phases.over
     ended, _ = ruleset.apply(state, "host", EndGame())
     assert ended.phase == TablePhase.FINISHED and ruleset.is_finished(ended) and isinstance(ended, TableState)
 

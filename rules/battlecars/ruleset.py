@@ -16,7 +16,6 @@ from rules.battlecars.actions import (
     Board,
     ChooseSection,
     Drop,
-    EndGame,
     EndMove,
     Fire,
     HoldFire,
@@ -26,7 +25,6 @@ from rules.battlecars.actions import (
     Reload,
     SetSpeed,
     Start,
-    TakeOver,
     ThreePointTurn,
     Walk,
 )
@@ -39,10 +37,10 @@ from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets
+from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
-from rules.referee import TABLE_ACTIONS, Referee
+from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.table import Rollback, revision_option, rounds_option
 
 REVISION = 4
@@ -208,21 +206,17 @@ def _counters_taken_up(state: BattlecarsState, _rollback: Rollback) -> Battlecar
     return replace(state, declared=()) if state.phase == Phase.SPEED else state
 
 
-# The referee (rules.referee) admits each action by the phase table and the turn, runs its handler,
-# then settles the table.
-apply = Referee(
-    PHASES,
-    {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
-     ThreePointTurn: _three_point_turn, Fire: _fire, HoldFire: _hold,
-     Leave: _then_hand_over(lambda state, actor, _a: pedestrians.leave(state, _moving(state, actor))),
-     Walk: lambda state, actor, action: pedestrians.walk(state, _walking(state, actor), action.direction),
-     Reload: _then_hand_over(lambda state, actor, _a: pedestrians.reload(state, _walking(state, actor))),
-     Board: _then_hand_over(lambda state, actor, _a: pedestrians.board(state, _walking(state, actor))),
-     Drop: lambda state, actor, action: passive.drop(state, _moving(state, actor).id, action.weapon),
-     ChooseSection: _choose_section, EndMove: _end_move},
-    Phase.FINISHED, cleared_on_end={"active": None, "pending_hit": None}, check_turn=_check_acting, after=_settled,
-    resign=turns.resign, resign_leaves="Their vehicle stands empty where it is; their driver leaves the board.",
-    computer_refuses=lambda _state, _seat: "", on_rollback=_counters_taken_up)
+# One handler per action of the game's own (the referee, rules.referee, admits each by the phase table and the
+# turn, runs its handler, then settles the table).
+HANDLERS: dict[type, Handler] = {
+    Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
+    ThreePointTurn: _three_point_turn, Fire: _fire, HoldFire: _hold,
+    Leave: _then_hand_over(lambda state, actor, _a: pedestrians.leave(state, _moving(state, actor))),
+    Walk: lambda state, actor, action: pedestrians.walk(state, _walking(state, actor), action.direction),
+    Reload: _then_hand_over(lambda state, actor, _a: pedestrians.reload(state, _walking(state, actor))),
+    Board: _then_hand_over(lambda state, actor, _a: pedestrians.board(state, _walking(state, actor))),
+    Drop: lambda state, actor, action: passive.drop(state, _moving(state, actor).id, action.weapon),
+    ChooseSection: _choose_section, EndMove: _end_move}
 
 
 # --- what a player may do ------------------------------------------------------------------------
@@ -318,10 +312,6 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return AddComputer(options.get("vehicle", ""))
     if command == "game start":
         return Start()
-    if command == "game end":
-        return EndGame(bool(options.get("by_admin")))
-    if command == "game takeover":
-        return TakeOver(bool(options.get("by_admin")))
     if command == "speed":
         return SetSpeed(speed.parse_speed(options["value"]))
     if command == "move":
@@ -507,17 +497,50 @@ def turn_key(state: BattlecarsState) -> str:
     return f"{state.phase}:{state.round}:{state.active or ''}"
 
 
-RULESET = Ruleset(
-    id="battlecars", title="Battlecars", state_type=BattlecarsState, actions=ACTIONS, events=EVENTS, setup=setup,
-    apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, round_cap=lambda state: state.max_rounds, revision=REVISION,
-    private_actions=True, queries={"odds": odds},
-    secrets=Secrets(counters.face_down),
-    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
-    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner), orders=orders.ORDERS,
-    hit_size=battlecars_events.hit_size,
-    plans=PLANS,
-    undo_blocker=undo_blocker,
-    selfplay=SELFPLAY,
-)
+class Battlecars(Ruleset[BattlecarsState]):
+    """Battlecars, vehicles and drivers on foot (seed 001)."""
+
+    id = "battlecars"
+    title = "Battlecars"
+    state_type = BattlecarsState
+    actions, events = ACTIONS, EVENTS
+    example = ExampleOpening("", (("ann", "/game join vehicle:interceptor"), ("ben", "/game join vehicle:rammer"),
+                                  ("ann", "/game start")))
+    grammar = GRAMMAR
+    revision = REVISION
+    private_actions = True
+
+    phases = PHASES
+    handlers = HANDLERS
+    cleared_on_end = {"active": None, "pending_hit": None}
+    resignation = Resignation(turns.resign, "Their vehicle stands empty where it is; their driver leaves the board.")
+
+    setup = staticmethod(setup)
+    legal_actions = staticmethod(legal_actions)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    game_command = staticmethod(command_to_action)
+    acting_players = staticmethod(acting_players)
+    prompt = staticmethod(prompt)
+    turn_key = staticmethod(turn_key)
+    check_turn = staticmethod(_check_acting)
+    on_rollback = staticmethod(_counters_taken_up)
+
+    def after(self, state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsState, tuple]:
+        """After every action of the game: the table settled (victory, a driver out handing over)."""
+        return _settled(state)
+
+    round_cap = staticmethod(lambda state: state.max_rounds)
+    queries = {"odds": odds}
+    secrets = Secrets(counters.face_down)
+    computer = ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action)
+    autopilot = Autopilot(ai.autopilot_action, ai.autopilot_manner)
+    orders = orders.ORDERS
+    hit_size = staticmethod(battlecars_events.hit_size)
+    plans = PLANS
+    undo_blocker = staticmethod(undo_blocker)
+    selfplay = SELFPLAY
+
+
+RULESET = Battlecars()
+apply = RULESET.apply   # the referee (rules.referee.Referee.apply), as tools and tests call it

@@ -8,7 +8,17 @@ from dataclasses import replace
 from typing import Any
 
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, GameMaster, LegalAction, Logged, Ruleset, Secrets, suggest_legal
+from rules.engine import (
+    Autopilot,
+    ComputerSeats,
+    ExampleOpening,
+    GameMaster,
+    LegalAction,
+    Logged,
+    Ruleset,
+    Secrets,
+    suggest_legal,
+)
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
@@ -19,7 +29,6 @@ from rules.race.actions import (
     AddComputer,
     AddCustom,
     BecomeGm,
-    EndGame,
     GmChange,
     GmCondition,
     GmReveal,
@@ -31,7 +40,6 @@ from rules.race.actions import (
     React,
     Stabilize,
     Start,
-    TakeOver,
     Throttle,
     TryFeature,
     Tune,
@@ -41,7 +49,7 @@ from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
-from rules.referee import TABLE_ACTIONS, Handler, Referee
+from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.table import HOST_NAME, plural, revision_option
 
 _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
@@ -311,8 +319,6 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
     made = {
         "game join": lambda: Join(str(options.get("name", "")), str(options.get("pilot", "")),
                                   str(options.get("vehicle", ""))),
-        "game end": lambda: EndGame(by_admin=bool(options.get("by_admin", False))),
-        "game takeover": lambda: TakeOver(by_admin=bool(options.get("by_admin", False))),
         "tune": lambda: Tune(str(options.get("ability", "")).strip().lower().replace("ready", "")),
         "brake": lambda: Prepare(True, number("to"), number("descend"), number("climb")),
         "steady": lambda: Prepare(False, 0, number("descend"), 0),
@@ -447,22 +453,47 @@ def _computer_refuses(state: RaceState, seat: str) -> str:
         if seat == state.gm else ""
 
 
-apply = Referee(PHASES, HANDLERS, Phase.FINISHED, cleared_on_end={"pending": None}, check_turn=_check_turn,
-                resign=steps.resign, computer_refuses=_computer_refuses)
+class Race(Ruleset[RaceState]):
+    """The SW5e speeder race, with a game master (seed 003)."""
+
+    id = "race"
+    title = "Race (SW5e speeders)"
+    state_type = RaceState
+    actions, events = ACTIONS, EVENTS
+    example = ExampleOpening("tuning:0", (("ann", "/game join pilot:rookie"), ("ben", "/game join pilot:veteran"),
+                                          ("ann", "/game start")))
+    grammar = GRAMMAR
+    revision = REVISION
+    private_actions = True
+
+    phases = PHASES
+    handlers = HANDLERS
+    cleared_on_end = {"pending": None}
+    resignation = Resignation(steps.resign)
+
+    setup = staticmethod(setup)
+    legal_actions = staticmethod(legal_actions)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    game_command = staticmethod(command_to_action)
+    acting_players = staticmethod(acting_players)
+    prompt = staticmethod(prompt)
+    turn_key = staticmethod(turn_key)
+    check_turn = staticmethod(_check_turn)
+
+    queries = {"dcs": dcs, "notes": notes}
+    computer = ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action,
+                             _computer_refuses)
+    autopilot = Autopilot(ai.autopilot_action, ai.autopilot_manner, ai.autopilot_manner_for)
+    orders = orders.ORDERS
+    hit_size = staticmethod(race_events.hit_size)
+    undo_blocker = staticmethod(undo_blocker)
+    selfplay = SELFPLAY
+    secrets = Secrets(withheld, unseen, kept=notes_kept)
+    suggest = staticmethod(suggest)
+    game_master = GameMaster(lambda state: state.gm, ("gm", "dcs", "notes"),
+                             lambda action: steps.note_words(action.text) if isinstance(action, GmTell) else None)
 
 
-RULESET = Ruleset(
-    id="race", title="Race (SW5e speeders)", state_type=RaceState, actions=ACTIONS, events=EVENTS, setup=setup,
-    apply=apply, legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == Phase.FINISHED, acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, revision=REVISION, private_actions=True, queries={"dcs": dcs, "notes": notes},
-    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action),
-    autopilot=Autopilot(ai.autopilot_action, ai.autopilot_manner, ai.autopilot_manner_for), orders=orders.ORDERS,
-    hit_size=race_events.hit_size,
-    undo_blocker=undo_blocker,
-    selfplay=SELFPLAY,
-    secrets=Secrets(withheld, unseen, kept=notes_kept),
-    suggest=suggest,
-    game_master=GameMaster(lambda state: state.gm, ("gm", "dcs", "notes"),
-                           lambda action: steps.note_words(action.text) if isinstance(action, GmTell) else None),
-)
+RULESET = Race()
+apply = RULESET.apply   # the referee (rules.referee.Referee.apply), as tools and tests call it

@@ -8,11 +8,11 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, chosen_action, suggest_legal
+from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, chosen_action, suggest_legal
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
-from rules.referee import Referee
+from rules.referee import Resignation
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
 from rules.speedway import events as speedway_events
 from rules.speedway.actions import (
@@ -21,14 +21,12 @@ from rules.speedway.actions import (
     AnswerSkid,
     ChooseRam,
     Drop,
-    EndGame,
     EndTurn,
     Fire,
     Join,
     Move,
     SetSpeed,
     Start,
-    TakeOver,
 )
 from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
@@ -328,17 +326,6 @@ def _end_turn(state: SpeedwayState, actor: str, action: EndTurn):
     return finish_car(state)
 
 
-# The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
-# its handler and the victory check.
-apply = Referee(
-    PHASES,
-    {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed, Move: _move,
-     AnswerSkid: _answer_skid, ChooseRam: _choose_ram, Fire: _fire, Drop: _drop, EndTurn: _end_turn},
-    SpeedwayPhase.FINISHED, cleared_on_end={"active_car": None, "pending_skid": None, "pending_ram": None},
-    check_turn=_check_turn, after=check_victory, resign=turns.resign,
-    resign_leaves="Their cars are out, wrecks where they stand.", computer_refuses=lambda _state, _seat: "")
-
-
 # --- what can be done, seen and said -----------------------------------------------------------
 
 def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
@@ -496,10 +483,6 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return Join(name=options.get("name", ""), car=options.get("car", ""))
     if command == "game add-ai":
         return AddComputer(car=options.get("car", ""))
-    if command == "game end":
-        return EndGame(by_admin=bool(options.get("by_admin", False)))
-    if command == "game takeover":
-        return TakeOver(by_admin=bool(options.get("by_admin", False)))
     if command == "speed":
         return SetSpeed(int(options["value"]))
     if command == "move":
@@ -677,38 +660,58 @@ def acting_players(state: SpeedwayState) -> tuple[str, ...]:
     return (state.deciding_player,) if state.deciding_player else ()
 
 
-SPEEDWAY = Ruleset(
-    id="speedway",
-    title="Speedway",
-    state_type=SpeedwayState,
-    actions=ACTIONS,
-    events=EVENTS,
-    setup=setup,
-    apply=apply,
-    legal_actions=legal_actions,
-    view=view,
-    describe=describe,
-    command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == SpeedwayPhase.FINISHED,
-    acting_players=acting_players,
-    prompt=prompt,
-    turn_key=turn_key,
-    grammar=GRAMMAR,
-    round_cap=lambda state: state.max_rounds,
-    revision=REVISION,
-    queries={"odds": odds},
-    computer=ComputerSeats(is_computer, computer_action),
-    autopilot=Autopilot(autopilot_action, _autopilot_manner), orders=orders.ORDERS,
-    named_dice={"white driver dice": data.driver_die()},
-    hit_size=speedway_events.hit_size,
-    forced=forced_action,
-    plans=turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text),
-    undo_blocker=undo_blocker,
-    suggest=suggest,
-    selfplay=SELFPLAY,
-    turn_summary=turn_summary,
-    # Schema 2: the last action's words, roll and shot are drawn from the log's events, not stored.
-    snapshot_upgrades={1: without_fields("last_action", "last_roll", "last_shot")},
-)
+class Speedway(Ruleset[SpeedwayState]):
+    """Speedway, the arena duel (seed 000)."""
 
+    id = "speedway"
+    title = "Speedway"
+    state_type = SpeedwayState
+    actions, events = ACTIONS, EVENTS
+    example = ExampleOpening("arena:duel", (("ann", "/game join car:brawler"), ("ben", "/game join car:torch"),
+                                            ("ann", "/game start")))
+    grammar = GRAMMAR
+    revision = REVISION
+
+    # The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
+    # its handler and the victory check.
+    phases = PHASES
+    handlers = {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, SetSpeed: _set_speed,
+                Move: _move, AnswerSkid: _answer_skid, ChooseRam: _choose_ram, Fire: _fire, Drop: _drop,
+                EndTurn: _end_turn}
+    cleared_on_end = {"active_car": None, "pending_skid": None, "pending_ram": None}
+    resignation = Resignation(turns.resign, "Their cars are out, wrecks where they stand.")
+
+    setup = staticmethod(setup)
+    legal_actions = staticmethod(legal_actions)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    game_command = staticmethod(command_to_action)
+    acting_players = staticmethod(acting_players)
+    prompt = staticmethod(prompt)
+    turn_key = staticmethod(turn_key)
+    check_turn = staticmethod(_check_turn)
+
+    def after(self, state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState, tuple]:
+        """After every action of the race: the victory check."""
+        return check_victory(state)
+
+    round_cap = staticmethod(lambda state: state.max_rounds)
+    queries = {"odds": odds}
+    computer = ComputerSeats(is_computer, computer_action)
+    autopilot = Autopilot(autopilot_action, _autopilot_manner)
+    orders = orders.ORDERS
+    named_dice = {"white driver dice": data.driver_die()}
+    hit_size = staticmethod(speedway_events.hit_size)
+    forced = staticmethod(forced_action)
+    plans = turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text)
+    undo_blocker = staticmethod(undo_blocker)
+    suggest = staticmethod(suggest)
+    selfplay = SELFPLAY
+    turn_summary = staticmethod(turn_summary)
+    # Schema 2: the last action's words, roll and shot are drawn from the log's events, not stored.
+    snapshot_upgrades = {1: without_fields("last_action", "last_roll", "last_shot")}
+
+
+SPEEDWAY = Speedway()
+apply = SPEEDWAY.apply   # the referee (rules.referee.Referee.apply), as tools and tests call it
 RULESET = SPEEDWAY  # what rules.registry looks up

@@ -8,24 +8,22 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset
+from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset
 from rules.errors import (
     BadOption,
     NotSeated,
     NotYourTurn,
 )
-from rules.referee import Referee
+from rules.referee import Resignation
 from rules.table import revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
     Discard,
-    EndGame,
     Join,
     PlayCard,
     Start,
-    TakeOver,
 )
 from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.errors import MustPlay, NotInHand
@@ -118,15 +116,6 @@ def _discard(state: TrackState, actor: str, action: Discard):
     return state, (CardDiscarded(state.seated(actor).name, card),) + more
 
 
-# The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
-# its handler.
-apply = Referee(
-    PHASES, {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, PlayCard: _play, Discard: _discard},
-    TrackPhase.FINISHED, check_turn=_check_turn,
-    playing_on_a_view="A view with hidden cards removed cannot be played on.", resign=turns.resign,
-    computer_refuses=lambda _state, _seat: "", on_rollback=turns.dealt_again_after_rollback)
-
-
 # --- what can be done, seen and said -----------------------------------------------------------
 
 def legal_actions(state: TrackState, player: str) -> tuple[LegalAction, ...]:
@@ -210,16 +199,12 @@ def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = 
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
-    """Translate a typed command into an action: /play card:7H car:c1, /discard card:3C, /game …"""
+    """Translate one of the game's typed commands into an action: /play card:7H car:c1, /discard card:3C, /game …"""
     simple = {"game start": Start, "game add-ai": AddComputer}
     if command in simple:
         return simple[command]()
     if command == "game join":
         return Join(name=str(options.get("name", "")))
-    if command == "game end":
-        return EndGame(by_admin=bool(options.get("by_admin", False)))
-    if command == "game takeover":
-        return TakeOver(by_admin=bool(options.get("by_admin", False)))
     if command == "play":
         if not options.get("card"):
             raise BadOption("Name the card: /play card:7H (see /hand).")
@@ -283,34 +268,48 @@ def car_summary(state: TrackState) -> list[str]:
     return [f"{car_label(state, c)} {where_label(state, c)}" for c in state.cars]
 
 
-TRACK = Ruleset(
-    id="track",
-    title="Track (the card race)",
-    state_type=TrackState,
-    actions=ACTIONS,
-    events=EVENTS,
-    setup=setup,
-    apply=apply,
-    legal_actions=legal_actions,
-    view=view,
-    describe=describe,
-    command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == TrackPhase.FINISHED,
-    hit_size=hit_size,
-    acting_players=acting_players,
-    prompt=prompt,
-    turn_key=turn_key,
-    grammar=GRAMMAR,
-    round_cap=lambda state: state.max_rounds,
-    revision=REVISION,
-    private_actions=True,
-    queries={"hand": hand_text},
-    computer=ComputerSeats(is_computer, computer_action),
-    autopilot=Autopilot(autopilot_action, lambda passive: "what a computer player would play"),
-    undo_blocker=undo_blocker,
-    selfplay=SELFPLAY,
-    # Schema 2: the last action's words are drawn from the log's events, not stored.
-    snapshot_upgrades={1: without_fields("last_action")},
-)
+class Track(Ruleset[TrackState]):
+    """Track, the card race (seed 002)."""
 
+    id = "track"
+    title = "Track (the card race)"
+    state_type = TrackState
+    actions, events = ACTIONS, EVENTS
+    example = ExampleOpening("", (("ann", "/game join"), ("ben", "/game join"), ("ann", "/game start")))
+    grammar = GRAMMAR
+    revision = REVISION
+    private_actions = True
+
+    # The referee (rules.referee) admits each action by the phase table (`PHASES`) and the turn, then runs
+    # its handler.
+    phases = PHASES
+    handlers = {Join: lobby.join, AddComputer: lobby.add_computer, Start: lobby.start, PlayCard: _play,
+                Discard: _discard}
+    playing_on_a_view = "A view with hidden cards removed cannot be played on."
+    resignation = Resignation(turns.resign)
+
+    setup = staticmethod(setup)
+    legal_actions = staticmethod(legal_actions)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    game_command = staticmethod(command_to_action)
+    acting_players = staticmethod(acting_players)
+    prompt = staticmethod(prompt)
+    turn_key = staticmethod(turn_key)
+    check_turn = staticmethod(_check_turn)
+    on_rollback = staticmethod(turns.dealt_again_after_rollback)
+
+    hit_size = staticmethod(hit_size)
+    round_cap = staticmethod(lambda state: state.max_rounds)
+    queries = {"hand": hand_text}
+    computer = ComputerSeats(is_computer, computer_action)
+    autopilot = Autopilot(autopilot_action, lambda passive: "what a computer player would play")
+    undo_blocker = staticmethod(undo_blocker)
+    selfplay = SELFPLAY
+    # Schema 2: the last action's words are drawn from the log's events, not stored.
+    snapshot_upgrades = {1: without_fields("last_action")}
+
+
+TRACK = Track()
+apply = TRACK.apply   # the referee (rules.referee.Referee.apply), as tools and tests call it
 RULESET = TRACK  # what rules.registry looks up

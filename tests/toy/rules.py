@@ -12,12 +12,12 @@ from enum import StrEnum
 from typing import Any
 
 from rules.codec import Registry
-from rules.engine import Autopilot, ComputerSeats, LegalAction, Ruleset, Secrets, last_of_each
+from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets, last_of_each
 from rules.errors import BadOption, NotHost, NotSeated, NotYourTurn, WrongPhase
 from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 from rules.phases import PhaseTable
-from rules.referee import TABLE_ACTIONS, Referee
-from rules.table import EndGame, TakeOver, register_table_actions, register_table_events
+from rules.referee import TABLE_ACTIONS
+from rules.table import register_table_actions, register_table_events
 
 SIZE = 5
 DIRECTIONS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
@@ -186,8 +186,7 @@ PHASES = PhaseTable(
     over=(ToyPhase.FINISHED,),
     turn_actions=(Declare,),
 )
-apply = Referee(PHASES, {Join: _seat, AddComputer: _seat, Start: _start, Declare: _declare}, ToyPhase.FINISHED,
-                check_turn=_check_turn)
+HANDLERS = {Join: _seat, AddComputer: _seat, Start: _start, Declare: _declare}
 
 
 def view(state: ToyState, viewer: str | None) -> ToyState:
@@ -213,10 +212,6 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
         return simple[command]()
     if command == "game join":
         return Join(options.get("name", ""))
-    if command == "game end":
-        return EndGame(bool(options.get("by_admin")))
-    if command == "game takeover":
-        return TakeOver(bool(options.get("by_admin")))
     if command == "move":
         return Declare(options["direction"])
     raise BadOption(f"Toy has no command /{command}.")
@@ -254,14 +249,35 @@ GRAMMAR = Grammar(commands=(
     )),
 ), new_options=(ROUND_CAP,))
 
-RULESET = Ruleset(
-    id="toy", title="Toy", state_type=ToyState, actions=ACTIONS, events=EVENTS, setup=setup, apply=apply,
-    legal_actions=legal_actions, view=view, describe=describe, command_to_action=command_to_action,
-    is_finished=lambda state: state.phase == "finished", acting_players=acting_players, prompt=prompt,
-    turn_key=turn_key, grammar=GRAMMAR, private_actions=True, round_cap=lambda state: state.max_rounds,
-    secrets=Secrets(lambda state, log, viewer: last_of_each(
-        log, {p for p, _ in state.declared if p != viewer}, Declare, "a move, declared in secret")),
-    computer=ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer),
-    autopilot=Autopilot(lambda state, p, passive: Declare("north") if p in acting_players(state) else None,
-                        lambda passive: "it goes north"),
-)
+class Toy(Ruleset[ToyState]):
+    """The toy race: a game is a Ruleset subclass, registered as one instance."""
+
+    id = "toy"
+    title = "Toy"
+    state_type = ToyState
+    actions, events = ACTIONS, EVENTS
+    example = ExampleOpening("", (("ann", "/game join"), ("ben", "/game join"), ("ann", "/game start")))
+    grammar = GRAMMAR
+    private_actions = True
+    phases = PHASES
+    handlers = HANDLERS
+
+    setup = staticmethod(setup)
+    legal_actions = staticmethod(legal_actions)
+    view = staticmethod(view)
+    describe = staticmethod(describe)
+    game_command = staticmethod(command_to_action)
+    acting_players = staticmethod(acting_players)
+    prompt = staticmethod(prompt)
+    turn_key = staticmethod(turn_key)
+    check_turn = staticmethod(_check_turn)
+
+    round_cap = staticmethod(lambda state: state.max_rounds)
+    secrets = Secrets(lambda state, log, viewer: last_of_each(
+        log, {p for p, _ in state.declared if p != viewer}, Declare, "a move, declared in secret"))
+    computer = ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), _computer)
+    autopilot = Autopilot(lambda state, p, passive: Declare("north") if p in acting_players(state) else None,
+                          lambda passive: "it goes north")
+
+
+RULESET = Toy()

@@ -54,7 +54,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
-from rules.seats import completed, for_resigned, is_resigned, seat_command_action, told_of
+from rules.seats import completed, for_resigned, is_resigned, told_of
 from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
@@ -290,11 +290,10 @@ class Acting:
                     ruleset = get_ruleset(game.ruleset)
                     if command is not None:
                         command = NotThisGame.fitted(ruleset, command)
-                        action = seat_command_action(command.name, command.options) or \
-                            ruleset.command_to_action(command.name, command.options)
+                        action = ruleset.command_to_action(command.name, command.options)
                     state = self._table.snapshots.load(ruleset, game.state)
                     action = completed(state, actor_id, action)
-                    if by_person and is_resigned(state, actor_id) and type(action) in ruleset.apply.handlers:
+                    if by_person and is_resigned(state, actor_id) and type(action) in ruleset.handlers:
                         raise _ResignedSeat("Your seat was resigned from this game: the table answers what it "
                                             "still asks of it.")
                     new_state, events = ruleset.apply(state, actor_id, action)
