@@ -181,26 +181,22 @@ def test_the_header_tells_the_roll_that_mattered_not_a_smoke_marker_that_stayed(
 
 
 @pytest.mark.parametrize("name", ["Al", "Charlotte", "Maximilianus", "W" * 32])
-def test_a_chip_title_keeps_the_drivers_name_and_whether_the_vehicle_is_out(name):
-    """Issue 25, item 8: a title too long for its chip ('Gunwagon ·…') cuts the mat's name first, never
-    the driver's name (unless it alone is too long) nor ' · OUT', and always fits."""
-    from images.battlecars.chips import chip_title
-    from images.battlecars.style import CHIP_INSET, SIDEBAR
+def test_a_chip_shows_the_vehicles_name_whole_and_the_drivers_name_legible_on_a_phone(name):
+    """Issue 37, item 12: the mat's name was cut ('Charlotte · Int… · OUT') and 9 px on a 420 px phone.
+    It has a line of its own, never cut; the driver's name is 11 px there (a longer name smaller, down to
+    the smallest words, and cut only when it alone is too long, never ' · OUT'); every line fits."""
+    from images.battlecars.chips import chip_words
+    from images.battlecars.style import CHIP_INSET, SIDEBAR, TEXT
 
     room = SIDEBAR - 22 - CHIP_INSET
+    widest = max(page_size(data.board(board, big=big))[0] for board in data.board_ids() for big in (False, True))
     for mat in data.vehicles().values():
         for gone in ("", " · OUT"):
-            face, words = chip_title((name, mat.name, gone), room)
-            assert face.getlength(words) <= room
-            assert words.endswith(gone)
-            if face.getlength(f"{name} · {mat.name[0]}…{gone}") <= room:
-                assert words.startswith(f"{name} · ")
-            elif face.getlength(name + gone) <= room:   # no room for even a letter of the mat
-                assert words == name + gone
-            else:
-                assert words.startswith(name[:3]) and words.endswith(f"…{gone}")
-    assert chip_title(("Al", "Gunwagon", " · OUT"), room)[1] == "Al · Gunwagon · OUT"
-    assert chip_title(("Charlotte", "Interceptor", " · OUT"), room)[1] == "Charlotte · Int… · OUT"
+            (head, title, _), (_, vehicle, _), *_rest = lines = chip_words(((name, mat.name, gone), "", ""), room)
+            assert all(face.getlength(words) <= room for face, words, _muted in lines)
+            assert vehicle == mat.name and title.endswith(gone)
+            assert head.size >= TEXT and (head.size * 420 / widest >= 11 or len(name) > 9)
+            assert title == name + gone if len(name) < 16 else title.startswith(name[:3]) and f"…{gone}" in title
 
 
 def test_each_vehicle_leaves_a_trail_of_its_recent_turns_in_its_own_colour():

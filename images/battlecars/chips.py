@@ -1,5 +1,5 @@
-"""The chips beside the board: each vehicle's mat in three lines (name and mat, speed and armour,
-components or health on foot) on a card with its driver's colour bar."""
+"""The chips beside the board: each vehicle's mat in four lines (the driver's name, the mat's name, speed
+and armour, components or health on foot) on a card with its driver's colour bar."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from images.battlecars.style import CHIP_INSET, INK, MUTED, PAPER, TEXT, K
+from images.battlecars.style import CHIP_INSET, INK, MUTED, PAPER, TEXT, TITLE, K
 from images.draw import Colour, draw_text, ellipsize, fit_font
 from images.fonts import font
 from rules.battlecars.state import BattlecarsState, Vehicle, speed_label
 
 ChipLines = tuple[tuple[str, str, str], str, str]   # (name, mat, ' · OUT' or ''), then two lines
+ChipLine = tuple[ImageFont.FreeTypeFont, str, bool]   # a line's face, words and whether muted
+ROWS = (21, 50, 75, 100)   # where a chip's four lines stand, from its top
 
 
 @lru_cache(maxsize=64)
@@ -30,33 +32,33 @@ def _chip_frame(fill: Colour, active: bool, size: tuple[int, int]) -> Image.Imag
 
 @lru_cache(maxsize=256)
 def chip_image(lines: ChipLines, fill: Colour, destroyed: bool, active: bool,
-          size: tuple[int, int]) -> Image.Image:
-    """One vehicle's mat in three lines (chip_lines), `size` page pixels (and its outline's last pixel):
-    name and mat, speed and armour F/M/R, components and rounds; kept, since a move changes one
-    vehicle's chip at most. The words are drawn at the picture's size over the kept frame."""
+               size: tuple[int, int]) -> Image.Image:
+    """One vehicle's mat in four lines (chip_lines), `size` page pixels (and its outline's last pixel):
+    the driver's name (and whether the vehicle is out), the mat's name, speed and armour F/M/R,
+    components and rounds; kept, since a move changes one vehicle's chip at most. The words are drawn
+    at the picture's size over the kept frame."""
     chip = _chip_frame(fill, active, size).copy()
     draw = ImageDraw.Draw(chip)
-    left, width = 22, size[0] - CHIP_INSET
-    title, *rest = lines
-    head, words = chip_title(title, width)
-    draw_text(draw, (left, 19), words, head, INK, "lm")
-    body = font(TEXT)
-    for row, text in enumerate(rest):
-        draw_text(draw, (left, 45 + row * 25), ellipsize(text, body, width), body, MUTED if destroyed else INK, "lm")
+    for (face, text, muted), y in zip(chip_words(lines, size[0] - CHIP_INSET, destroyed), ROWS):
+        draw_text(draw, (22, y), text, face, MUTED if muted else INK, "lm")
     return chip
 
 
-def chip_title(title: tuple[str, str, str], room: float, scale: int = 1) -> tuple[ImageFont.FreeTypeFont, str]:
-    """A chip's first line in `room` pixels at `scale` times the page: 'name · mat · OUT' at the largest
-    size that fits, down to the smallest text; past that the mat's name is cut short, never the
-    driver's name (unless it alone is too long) nor whether the vehicle is out."""
-    name, mat, gone = title
-    whole = f"{name} · {mat}{gone}"
-    face = fit_font(whole, scale * 24, room, bold=True, minimum=scale * TEXT)
-    if face.getlength(whole) <= room:
-        return face, whole
-    if face.getlength(f"{name} · {mat[0]}…{gone}") <= room:
-        return face, f"{name} · {ellipsize(mat, face, room - face.getlength(f'{name} · {gone}'))}{gone}"
+def chip_words(lines: ChipLines, room: float, destroyed: bool = False) -> list[ChipLine]:
+    """A chip's four lines as drawn in `room` pixels: each one's face, words and whether it is muted (a
+    destroyed vehicle's figures)."""
+    (name, mat, gone), *rest = lines
+    bold, body = font(TEXT, bold=True), font(TEXT)
+    return [(*chip_title((name, gone), room), False), (bold, ellipsize(mat, bold, room), False),
+            *((body, ellipsize(text, body, room), destroyed) for text in rest)]
+
+
+def chip_title(title: tuple[str, str], room: float) -> tuple[ImageFont.FreeTypeFont, str]:
+    """A chip's first line in `room` pixels: 'name · OUT' at the largest size that fits from TITLE
+    down to the smallest text; past that the driver's name is cut short, never whether the vehicle is
+    out. The mat's name has the next line to itself, so it is never cut."""
+    name, gone = title
+    face = fit_font(name + gone, TITLE, room, bold=True, minimum=TEXT)
     return face, ellipsize(name, face, room - face.getlength(gone)) + gone
 
 
