@@ -152,7 +152,10 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
     if state.phase == Phase.ACTION:
         return _action_choices(state, state.racer_for(player))
     if state.phase == Phase.REACTION:
-        return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
+        caught = maneuvers.reaction_caught_chance(state)
+        judges = f" · illegal: judges catch {caught:.0%}" if caught is not None else ""
+        return tuple(LegalAction(f"/react reaction:{r}", r.capitalize() + (judges if r == "attack" else ""),
+                                 action=React(r))
                      for r in maneuvers.REACTIONS_TO[state.the_pending.kind]
                      if maneuvers.reaction_why_not(state, r) is None)
     if state.phase == Phase.STABILIZE:
@@ -246,9 +249,10 @@ def prompt(state: RaceState) -> str:
     if state.phase == Phase.FEATURE:
         return f"Waiting on {names}: {_feature_ask(state)}."
     if state.phase == Phase.ACTION:
-        banned = maneuvers.illegal_here(state)
-        judges = f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
-        return f"Waiting on {names}: your action: /act maneuver:…{judges}."
+        return f"Waiting on {names}: your action: /act maneuver:…{_judges(maneuvers.illegal_here(state))}."
+    if state.phase == Phase.REACTION and maneuvers.reaction_why_not(state, "attack") is None \
+            and maneuvers.reaction_caught_chance(state) is not None:   # shooting back is one answer open
+        return f"Waiting on {names}: react to the racer who targets you: /react reaction:…{_judges('weapon attacks')}."
     asks = {
         Phase.TUNE: "fine-tune the vehicle (/tune ability:str|dex|con) or /tune ability:ready",
         Phase.GM: "the GM readies the next section (/gm change:N, then /gm reveal:yes)",
@@ -259,6 +263,11 @@ def prompt(state: RaceState) -> str:
         Phase.APPROVAL: "the GM approves or refuses the action (/gm approve:yes|no)",
     }
     return f"Waiting on {names}: {asks[state.phase]}."
+
+
+def _judges(banned: str) -> str:
+    """The warning that what the judges watch for may disqualify: '' when they watch for nothing."""
+    return f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
 
 
 def _feature_ask(state: RaceState) -> str:
