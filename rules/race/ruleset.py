@@ -414,10 +414,20 @@ def _reads(state: RaceState, note: GmNote, player: str) -> bool:
 
 
 def suggest(state: RaceState, player: str, command: str, option: str, chosen: dict[str, Any]) -> list[tuple[str, str]]:
-    """The racers by name for the GM's racer: (a reward or a note); elsewhere what the legal actions use."""
+    """The racers by name for the GM's racer: (a reward or a note); the vehicles and pilots at /game join and
+    /game add-ai (free text in the grammar: a group may bring its own); elsewhere what the legal actions use."""
     if command == "gm" and option == "racer":
         return [(r.name, r.name) for r in state.racers] if player == state.gm else []
+    if command in ("game join", "game add-ai") and option in ("vehicle", "pilot"):
+        return _grid_choices(state, option)
     return suggest_legal(legal_actions)(state, player, command, option, chosen)
+
+
+def _grid_choices(state: RaceState, option: str) -> list[tuple[str, str]]:
+    """The vehicles (with their top speed) or pilots a racer may join with: the built-in ones and the group's own."""
+    if option == "vehicle":
+        return [(f"{v.name} ({v.max_speed} km/h)", v.id) for v in (*data.vehicles().values(), *state.custom_vehicles)]
+    return [(p.name, p.id) for p in (*data.racers().values(), *state.custom_pilots)]
 
 
 def unseen(state: RaceState, logged: Logged, viewer: str | None) -> bool:
@@ -439,12 +449,15 @@ def undo_blocker(before: RaceState, after: RaceState) -> str | None:
     return "dice were rolled" if after.dice.counter != before.dice.counter else None
 
 
+GRID_CLOSED = "The race has started: the grid is closed. You can watch, and join the next race."
 PHASES = PhaseTable(
     Phase,
     allows={**{phase: own + TABLE_ACTIONS + ((GmReward, GmTell) if phase in _RUNNING else ())
                 for phase, own in _OWN.items()},
             Phase.FINISHED: ()},
     expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
+    refusals={Join: GRID_CLOSED, AddComputer: GRID_CLOSED, Start: "The race has already started.",
+              AddCustom: "A group's own vehicles, racers and track are added in the lobby, before the start."},
     over=(Phase.FINISHED,),
     turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
 )
