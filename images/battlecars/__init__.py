@@ -19,7 +19,7 @@ from images import palette as colours
 from images.battlecars.board import board_image
 from images.battlecars.chips import chip_image, chip_lines
 from images.battlecars.closeup import acting_vehicle, in_reach
-from images.battlecars.header import colour_of, draw_header, name_of
+from images.battlecars.header import colour_of, draw_header, name_of, turn_words
 from images.battlecars.mats import render_mats
 from images.battlecars.style import (
     BUILDING,
@@ -145,6 +145,6 @@ def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = 
 
 
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), render_preview=render_plan, render_sheets=render_mats,
-                    warm=warm,
+                    captioner=Captioner(name_of, colour_of, turn_words), render_preview=render_plan,
+                    render_sheets=render_mats, warm=warm,
                     closeup=render_closeup_image, preview_closeup=render_preview_closeup)

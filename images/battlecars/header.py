@@ -21,6 +21,11 @@ def colour_of(state: BattlecarsState, pid: str | None):
     return colours.car_colour(vehicle.colour) if vehicle else MUTED
 
 
+def turn_words(state: BattlecarsState) -> str:
+    """The game's step in a replay's caption, as the header says it: 'Turn 3'."""
+    return f"Turn {state.round + 1}"
+
+
 def headline(state: BattlecarsState) -> str:
     """The header's title: the lobby, whose move it is, or the result."""
     if state.phase == Phase.LOBBY:
