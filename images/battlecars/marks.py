@@ -18,7 +18,7 @@ from rules.battlecars.state import BattlecarsState, Vehicle
 
 
 def draw_token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool,
-           words: bool = True) -> None:
+               words: bool = True) -> None:
     """A top-down token: a rounded body along its facing in the driver's colour, a pale nose, and its
     type's letter (unless not `words`); a wreck greyed and crossed."""
     cx, cy = centre(vehicle.point, cell, top)
