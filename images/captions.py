@@ -29,7 +29,7 @@ def round_words(state) -> str:
 @dataclass(frozen=True)
 class Captioner:
     """Words for a frame's caption line, given how a ruleset names who acts, their colour, and the
-    game's step in its own word (a Race's lap and section, Battlecars' turn)."""
+    game's step in its own words (a lap and a section, a turn)."""
 
     name_of: Callable  # (state, player id) -> display name
     colour_of: Callable  # (state, player id) -> RGB

@@ -54,7 +54,7 @@ async def test_a_seed_sentence_is_quoted_and_the_rulings_and_reconstructions_mar
 
 
 CODE = re.compile(r"\.py\b|\.toml\b|\.db\b|::|tests/|rules/|\b[A-Z]\w*\.[a-z_]+\b|`\w+\([^`]*\)`"
-                  r"|`[A-Z0-9]+_[A-Z0-9_]+`")
+                  r"|`[A-Z0-9]+_[A-Z0-9_]+`|\(`[a-z_]+`\)|legal_actions|undo_blocker|unique_name|_from`")
 
 
 @pytest.mark.parametrize("ruleset_id", GAMES)

@@ -83,14 +83,13 @@ def _entries(body: str) -> list[str]:
     return entries
 
 
-# What RULES.md cites for developers inside its words: a file or folder (`data/dice.toml`, `turns.py`,
-# `tests/...`), a test (`rr::test_...`), a field or call of the code (`Car.skid`, `view(state, player)`).
+# What RULES.md cites for developers inside its words: a file or folder (a data file, a module, the
+# tests), a test (`xx::test_...`), a field, call or constant of the code (`Thing.field`, `f(a, b)`).
 _CODE = r"(?:[\w./-]*\.(?:py|toml|db)\b[^`]*|(?:tests|rules|bot|images|data)/[^`]*|\w+::\w*[^`]*|[A-Z]\w*\.[a-z_]\w*|" \
-        r"\w+\([^`]*\)|[A-Z][A-Z0-9]*_[A-Z0-9_]+|(?:[A-Z][a-z]+){2,}|None|" \
-        + "|".join(("legal_actions", "unique_name", "undo_blocker", "track_from", "vehicle_from", "racer_from",
-                    "armor_priority", "angle_factor", "dealt_again_after_rollback")) + ")"
+        r"\w+\([^`]*\)|[A-Z][A-Z0-9]*_[A-Z0-9_]+|(?:[A-Z][a-z]+){2,}|None)"
 _CITED = re.compile(rf"`{_CODE}`(?::(?= ))?|(?<![`\w])(?:\w+\.py|\w+::\w+)\b")
-_EMPTIED = re.compile(r"\(\s*(?:(?:[;,:]|and|or|see|in|as)\s*)*\)")
+# a parenthesis left holding nothing, or only code names (`some_key`): the data keys or functions it cited
+_EMPTIED = re.compile(r"\(\s*(?:(?:[;,:]|and|or|see|in|as|`[a-z_]+`)\s*)*\)")
 
 
 def for_players(text: str) -> str:
