@@ -21,12 +21,19 @@ def seat_name(state, player_id: str | None) -> str:
     return player.name if player else (player_id or "")
 
 
+def round_words(state) -> str:
+    """A game's step in a caption, for games that play in rounds: 'Round 3'."""
+    return f"Round {state.round + 1}"
+
+
 @dataclass(frozen=True)
 class Captioner:
-    """Words for a frame's caption line, given how a ruleset names who acts, and their colour."""
+    """Words for a frame's caption line, given how a ruleset names who acts, their colour, and the
+    game's step in its own words (a lap and a section, a turn)."""
 
     name_of: Callable  # (state, player id) -> display name
     colour_of: Callable  # (state, player id) -> RGB
+    step_of: Callable = round_words  # (state) -> 'Round 3'
 
     def __call__(self, state, actor: str, events: tuple) -> tuple[str, str, tuple | None, str]:
         """(head, who, who's colour, what happened) for the caption of `state`, reached by `actor`'s
@@ -42,5 +49,5 @@ class Captioner:
                     else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
             head = f"Game over · {head}"
         else:
-            head = "Lobby" if state.phase == TablePhase.LOBBY else f"Round {state.round + 1}"
+            head = "Lobby" if state.phase == TablePhase.LOBBY else self.step_of(state)
         return head, who, self.colour_of(state, actor), text or "new game"

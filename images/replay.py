@@ -8,7 +8,8 @@ changed rectangle but repaints all of it, so the same palette frames came out ~3
 ~10 times in full colour) for a whole duel. So: GIF, "image/gif".
 
 Frames show only the map (no car sheets), shrunk to a phone-friendly width, under a one-line
-caption "Round N · who · last action". The same states always give the same bytes.
+caption "Round N · who · last action" (each game its own word for the step: "Lap 1 · section 3",
+"Turn 3"). The same states always give the same bytes.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def _speedway_held(view, _closeup: Closeup) -> list[tuple[float, float]]:
 
 
 def _battlecars_held(view, _closeup: Closeup) -> list[tuple[float, float]]:
-    from images.battlecars import HEADER, _centre, cell_size
+    from images.battlecars.style import HEADER, cell_size, centre
     from rules.battlecars import data
     from rules.battlecars.combat import lines_of
     from rules.battlecars.grid import line_to
@@ -79,7 +79,7 @@ def _battlecars_held(view, _closeup: Closeup) -> list[tuple[float, float]]:
                 reach.append(other)
                 break
     cell = cell_size(view.the_board)
-    return [_centre(v.point, cell, HEADER) for v in (vehicle, *reach)]
+    return [centre(v.point, cell, HEADER) for v in (vehicle, *reach)]
 
 
 def _race_held(view, _closeup: Closeup) -> list[tuple[float, float]]:

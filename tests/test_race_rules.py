@@ -1340,6 +1340,52 @@ def test_an_illegal_ram_says_so_with_the_judges_odds_before_it_is_taken():
     assert all("illegal" not in a.label for a in RULESET.legal_actions(legal, "bob"))
 
 
+def test_an_illegal_weapon_reaction_says_so_before_it_is_taken():
+    """Issue 37, item 11: on the Dune Sea weapons are illegal (judges' DC 12). Passed, ann may shoot at the
+    passer (seed: "Weapon Attacks can be used as a reaction to being passed"), but her Attack button now
+    says that the judges may catch her, with the chance (her sidearm is loud: Deception at disadvantage),
+    and the typed prompt warns that a racer caught is disqualified; where weapons are legal, neither."""
+    from rules.race import maneuvers
+
+    state, _ = apply(race("ann", seat("bob", 350)), "bob", Act("pass"))
+    assert state.phase == Phase.REACTION
+    unseen = (21 - (12 - state.pilot_spec(racer(state, "r1")).deception)) / 20
+    sidearm = state.pilot_spec(racer(state, "r1")).sidearm
+    chance = 1 - (unseen * unseen if sidearm.loud else unseen)
+    labels = {a.command: a.label for a in RULESET.legal_actions(state, "ann")}
+    assert labels["/react reaction:attack"] == f"Attack · illegal: judges catch {chance:.0%}"
+    assert labels["/react reaction:block"] == "Block"
+    assert maneuvers.reaction_caught_chance(state) == pytest.approx(chance)
+    assert RULESET.prompt(state) == ("Waiting on ann: react to the racer who targets you: /react reaction:… (weapon "
+                                     "attacks are illegal on this track: a racer the judges catch is disqualified).")
+    legal, _ = apply(race("ann", seat("bob", 350), track="outlaw_gauntlet"), "bob", Act("pass"))
+    assert all("illegal" not in a.label for a in RULESET.legal_actions(legal, "ann"))
+    assert "illegal" not in RULESET.prompt(legal)
+
+
+@pytest.mark.parametrize("track, seed", [("cloud_city", 15), ("cloud_city", 21), ("cloud_city", 22)])
+def test_computer_racers_never_risk_the_judges(track, seed):
+    """Issue 37, item 11: where rams and weapons are illegal the computer rammed anyway (Robo3 on Cloud
+    City, caught and disqualified in these races); now no computer racer ever faces the judges."""
+    _state, events = computer_race(track, seed, tuple(data.vehicles()))
+    assert not rolls(events, "Deception against the judges")
+
+
+def test_the_computer_and_the_autopilot_do_not_shoot_back_where_weapons_are_illegal():
+    """Issue 37, item 11: shot at on the Dune Sea, where weapons are illegal, the computer and a deadline's
+    autopilot used to shoot back and face the judges; now they let it be. Where weapons are legal, both
+    shoot back."""
+    from rules.race import ai
+
+    for track, answer in (("dune_sea", React("none")), ("outlaw_gauntlet", React("attack"))):
+        for seed in SEEDS:
+            state, _ = apply(race("ann", seat("bob", 350), track=track, seed=seed), "bob", Act("attack"))
+            if state.phase == Phase.REACTION:    # bob was not disqualified: ann may shoot back
+                break
+        assert state.the_pending.kind == "attack_back"
+        assert ai.computer_action(state, "ann") == answer and ai.autopilot_action(state, "ann") == answer
+
+
 def test_a_features_prompt_says_what_each_answer_does():
     """Issue 25, item 10: on a hazard the typed prompt says that yes tries to avoid it and no rides through."""
     section, stage, index = next((n, stage, i) for n, s in enumerate(data.track("dune_sea").sections)

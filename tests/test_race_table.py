@@ -387,6 +387,40 @@ async def test_a_groups_own_vehicle_and_racer_join_the_grid_with_clean_names(ser
     assert (skiff.max_speed, skiff.hull_dice, skiff.hull_die, skiff.ac) == (50 + (18 + 1 - 3) * 25, 7, 8, 12)
 
 
+async def test_joining_suggests_the_vehicles_and_pilots_as_you_type(service):
+    """Issue 37, item 11: /game join vehicle: is free text in the Race (a group may bring its own), so on
+    Discord it is autocomplete, and it offered nothing; now it offers every vehicle, the group's own too."""
+    from bot.table.protocol.commands import Command
+    from rules.race import data
+
+    assert (await run(service, "alice", "/game new ruleset:race tuning:0", "chan-s")).outcome == "applied"
+    bob = Actor("bob", "bob")
+    offers = await service.suggest("chan-s", bob, "game join", "vehicle", "", {})
+    assert [value for _label, value in offers] == list(data.vehicles())
+    assert all(label.endswith(" km/h)") for label, _value in offers)
+    assert (await service.execute("chan-s", Actor("alice", "alice"), Command("custom", {"file": CUSTOM}))).outcome \
+        == "applied"
+    assert [value for _label, value in await service.suggest("chan-s", bob, "game join", "vehicle", "sand", {})] \
+        == ["sandskiff"]
+    pilots = await service.suggest("chan-s", bob, "game join", "pilot", "", {})
+    assert [value for _label, value in pilots] == [*data.racers(), "ace"]
+    assert await service.suggest("chan-s", bob, "game add-ai", "vehicle", "sand", {}) != []
+
+
+async def test_a_late_join_is_told_the_grid_is_closed_not_another_racers_prompt(service):
+    """Issue 37, item 11: a /game join once the race is under way was answered with the prompt of the racer
+    the race waits on; now the joiner reads that the grid is closed, and nothing of anyone's turn."""
+    for line in ("/game new ruleset:race tuning:0 seed:3", "/game join"):
+        assert (await run(service, "ann", line, "chan-l")).outcome == "applied"
+    assert (await run(service, "bob", "/game join", "chan-l")).outcome == "applied"
+    assert (await run(service, "ann", "/game start", "chan-l")).outcome == "applied"
+    late = await run(service, "cat", "/game join vehicle:swoop", "chan-l")
+    assert late.outcome == "refused"
+    assert late.text == "The race has started: the grid is closed. You can watch, and join the next race."
+    again = await run(service, "ann", "/game join", "chan-l")
+    assert again.outcome == "refused" and "grid is closed" in again.text
+
+
 def test_opposed_odds_are_exact_and_shown_on_the_maneuver_buttons():
     """The chance of a pass is d20 + ours beating d20 + theirs, worked out exactly (advantage: the higher
     of two); the action buttons carry it."""

@@ -102,7 +102,8 @@ def test_every_word_stays_above_9_px_on_a_phone_and_no_chip_figure_is_cut():
     driver on foot), fit the chip without an ellipsis."""
     from dataclasses import replace
 
-    from images.battlecars import CHIP_INSET, SIDEBAR, TEXT, chip_lines
+    from images.battlecars.chips import chip_lines
+    from images.battlecars.style import CHIP_INSET, SIDEBAR, TEXT
     from images.fonts import font
     from rules.battlecars.state import Pedestrian
 
@@ -144,7 +145,8 @@ def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
     is not ringed as the one acting; the header names the driver who must choose where a hit lands."""
     from dataclasses import replace
 
-    from images.battlecars import _tag_words, _title
+    from images.battlecars.header import headline
+    from images.battlecars.tags import tag_words
     from images.fonts import font
     from rules.battlecars.actions import Leave
     from rules.battlecars.state import PendingHit, Phase
@@ -153,7 +155,7 @@ def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
     state = table(("alice", "interceptor", "C5", "E", 0), ("bob", "rammer", "M1", "W", 0))
     mover = state.active
     state, _ = RULESET.apply(state, mover, Leave())
-    tags = {ident: text for ident, _point, text, _colour, _muted in _tag_words(state, font(23, bold=True))}
+    tags = {ident: text for ident, _point, text, _colour, _muted in tag_words(state, font(23, bold=True))}
     walker = state.pedestrian_of(mover)
     assert tags[walker.id] == f"{walker.name} · 3♥"
     assert tags[state.vehicle_of(mover).id] == state.vehicle_of(mover).name     # empty: no speed shown
@@ -161,13 +163,13 @@ def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
     hit = PendingHit(state.vehicle_of(other).id, other, 3, ("front", "middle"), False, state.vehicle_of(mover).id,
                      False)
     deciding = replace(state, phase=Phase.SECTION, pending_hit=hit)
-    assert _title(deciding) == f"Turn {state.round + 1} · {state.seat(other).name} chooses where the hit lands"
+    assert headline(deciding) == f"Turn {state.round + 1} · {state.seat(other).name} chooses where the hit lands"
 
 
 def test_the_header_tells_the_roll_that_mattered_not_a_smoke_marker_that_stayed():
     """Issue 25, item 8: a smoke marker's end-of-turn roll that left it in place is no news; the header's
     two lines keep the shot and its damage. A roll that made it drift is told."""
-    from images.battlecars import news
+    from images.battlecars.header import news
     from rules.battlecars.events import DiceRolled, WeaponFired
 
     shot = (WeaponFired("alice's driver", "a pistol", "bob", 3),
@@ -179,32 +181,31 @@ def test_the_header_tells_the_roll_that_mattered_not_a_smoke_marker_that_stayed(
 
 
 @pytest.mark.parametrize("name", ["Al", "Charlotte", "Maximilianus", "W" * 32])
-def test_a_chip_title_keeps_the_drivers_name_and_whether_the_vehicle_is_out(name):
-    """Issue 25, item 8: a title too long for its chip ('Gunwagon ·…') cuts the mat's name first, never
-    the driver's name (unless it alone is too long) nor ' · OUT', and always fits."""
-    from images.battlecars import CHIP_INSET, SIDEBAR, chip_title
+def test_a_chip_shows_the_vehicles_name_whole_and_the_drivers_name_legible_on_a_phone(name):
+    """Issue 37, item 12: the mat's name was cut ('Charlotte · Int… · OUT') and 9 px on a 420 px phone.
+    It has a line of its own, never cut; the driver's name is 11 px there (a longer name smaller, down to
+    the smallest words, and cut only when it alone is too long, never ' · OUT'); every line fits."""
+    from images.battlecars.chips import chip_words
+    from images.battlecars.style import CHIP_INSET, SIDEBAR, TEXT
 
     room = SIDEBAR - 22 - CHIP_INSET
+    widest = max(page_size(data.board(board, big=big))[0] for board in data.board_ids() for big in (False, True))
     for mat in data.vehicles().values():
         for gone in ("", " · OUT"):
-            face, words = chip_title((name, mat.name, gone), room)
-            assert face.getlength(words) <= room
-            assert words.endswith(gone)
-            if face.getlength(f"{name} · {mat.name[0]}…{gone}") <= room:
-                assert words.startswith(f"{name} · ")
-            elif face.getlength(name + gone) <= room:   # no room for even a letter of the mat
-                assert words == name + gone
-            else:
-                assert words.startswith(name[:3]) and words.endswith(f"…{gone}")
-    assert chip_title(("Al", "Gunwagon", " · OUT"), room)[1] == "Al · Gunwagon · OUT"
-    assert chip_title(("Charlotte", "Interceptor", " · OUT"), room)[1] == "Charlotte · Int… · OUT"
+            (head, title, _), (_, vehicle, _), *_rest = lines = chip_words(((name, mat.name, gone), "", ""), room)
+            assert all(face.getlength(words) <= room for face, words, _muted in lines)
+            assert vehicle == mat.name and title.endswith(gone)
+            assert head.size >= TEXT and (head.size * 420 / widest >= 11 or len(name) > 9)
+            assert title == name + gone if len(name) < 16 else title.startswith(name[:3]) and f"…{gone}" in title
 
 
 def test_each_vehicle_leaves_a_trail_of_its_recent_turns_in_its_own_colour():
     """Issue 25, item 8: like Speedway's, the picture shows where each vehicle went in the recent turns
     (the events it is given as `turn`): a faint line in the vehicle's colour with a dot on every point it
     passed, and nothing of it without those events."""
-    from images.battlecars import HEADER, TRAILS, _centre, cell_size, render_image, trails
+    from images.battlecars import render_image
+    from images.battlecars.marks import trails
+    from images.battlecars.style import HEADER, TRAILS, cell_size, centre
     from tests.render_frames import game_frames
 
     frames = [(view, last) for game, view, last in game_frames(1) if game == "battlecars"]
@@ -219,7 +220,7 @@ def test_each_vehicle_leaves_a_trail_of_its_recent_turns_in_its_own_colour():
                       and not any(p in trails(last).get(n, []) for n in trails(last))]
             if not passed:
                 continue
-            x, y = _centre(passed[0], cell_size(view.the_board), HEADER)
+            x, y = centre(passed[0], cell_size(view.the_board), HEADER)
             with_trails = render_image(view, last, turn=turn).getpixel((round(x), round(y)))
             without = render_image(view, last).getpixel((round(x), round(y)))
             assert with_trails == TRAILS[vehicle.colour % len(TRAILS)], (index, name, passed[0])

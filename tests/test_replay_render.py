@@ -157,6 +157,19 @@ def test_caption_names_who_acted_and_the_game_over():
     assert caption(steps[2].view, steps[2].actor, steps[2].events)[1:4:2] == ("bob", "joined with a Torch.")
 
 
+def test_a_caption_counts_the_games_steps_in_its_own_words():
+    """Issue 37, item 12: a race's replay said "Round 7", a word the seed never uses: a track is laps of
+    sections. It says "Lap 2 · section 3" now; Battlecars' says "Turn N" as its own header does."""
+    from tests.race_helpers import race
+    from tests.test_render_battlecars import game
+
+    racing = race("ann", "bob", section=2, lap=1)
+    assert renderer("race").captioner(racing, "ann", ())[0] == "Lap 2 · section 3"
+    driving = game("open", 2)
+    assert renderer("battlecars").captioner(driving, driving.active, ())[0] == f"Turn {driving.round + 1}"
+    assert renderer("speedway").captioner(duel_states(40)[-1].view, "alice", ())[0].startswith("Round ")
+
+
 def test_a_frame_shows_its_own_actions_shot():
     """A frame is drawn from its step's events: the shot line is there only with the shot's events."""
     steps = duel_states(400)

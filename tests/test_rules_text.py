@@ -4,6 +4,8 @@ rule naming a word; suggested as you type; the same text on the command line."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.table.protocol.commands import parse
@@ -49,6 +51,27 @@ async def test_a_seed_sentence_is_quoted_and_the_rulings_and_reconstructions_mar
     assert "check_victory" not in overview.text and "test_last_player" not in overview.text
     upkeep = await ask(service, "marks", "/rules topic:player-turns-and-upkeep-phase")
     assert '> 1. "Remove a number of Inertia tokens' in upkeep.text and "**RULING**" in upkeep.text
+
+
+CODE = re.compile(r"\.py\b|\.toml\b|\.db\b|::|tests/|rules/|\b[A-Z]\w*\.[a-z_]+\b|`\w+\([^`]*\)`"
+                  r"|`[A-Z0-9]+_[A-Z0-9_]+`|\(`[a-z_]+`\)|legal_actions|undo_blocker|unique_name|_from`")
+
+
+@pytest.mark.parametrize("ruleset_id", GAMES)
+def test_the_rules_players_read_name_no_code_file_or_test(ruleset_id):
+    """Issue 37, item 12: /rules quoted `Car.skid` and `data/maneuvers.toml` to players. What RULES.md cites
+    for developers (the code's fields and calls, data files, modules, tests) stays in the file."""
+    served = [entry for topic in topics(ruleset_id) for entry in topic.entries]
+    assert served and [e for e in served if CODE.search(e)] == []
+    assert all("( " not in e and "()" not in e for e in served)
+
+
+async def test_the_skid_reads_in_the_games_words(service):
+    """The two the issue names: the skid indicator and the maneuvers' data, as a player reads them."""
+    assert (await ask(service, "skid", "/game new ruleset:speedway")).outcome == "applied"
+    skid = (await ask(service, "skid", "/rules topic:skid")).text
+    assert "Skid indicator\nholds the skid direction while Out Of Control" in skid
+    assert "Car.skid" not in skid and "data/maneuvers.toml" not in skid and "maneuvers.toml" not in skid
 
 
 async def test_topics_are_suggested_as_you_type_and_rules_need_a_game(service):

@@ -60,6 +60,22 @@ def test_the_luck_of_the_dice_is_measured_against_their_average():
     assert luck["ben"] == (1, (10 - 10.5) / math.sqrt(399 / 12))
 
 
+def test_the_luck_line_counts_only_the_seats_a_computers_marked():
+    """Issue 37, item 12: the luck line counted 'Smoke' (a smoke cloud's drift) and "Robo1's driver" (on
+    foot) as players; now only the seats' rolls count, and a computer seat says it is one."""
+    from bot.table.service.standings import end_words
+    from rules.table import Player
+
+    events = [{"type": "DiceRolled", "who": who, "dice": "d6", "faces": [face]}
+              for who, face in (("ann", 6), ("Smoke", 1), ("Robo1's driver", 2), ("Robo1", 3), ("ben", 1))]
+    log = [ActionRecord(1, "ann", "{}", json.dumps(events))]
+    seats = (Player("ann", "ann"), Player("ai-1", "Robo1", ai=True), Player("ben", "ben"))
+    line = end_words(log, get_ruleset("battlecars"), seats)
+    assert line.startswith("The dice against their average (σ: standard deviations; 0 is par): ann 1 dice, +1.5 σ; "
+                           "Robo1 (computer) 1 dice, -0.3 σ; ben 1 dice, -1.5 σ."), line
+    assert "Smoke" not in line and "driver" not in line
+
+
 async def test_a_game_says_its_dice_luck_once_it_is_over_and_never_before(service):
     ruleset = get_ruleset("speedway")
     for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join"),

@@ -47,6 +47,11 @@ PNG_LEVEL = 3
 name_of = seat_name   # the caption's and the picture's words for who acts
 
 
+def lap_and_section(state: RaceState) -> str:
+    """The race's step in a replay's caption, in its own words (seed: a track of sections): 'Lap 1 · section 3'."""
+    return f"Lap {state.lap + 1} · section {state.section + 1}"
+
+
 def colour_of(state: RaceState, pid: str | None):
     racer = state.racer_of(pid)
     return colours.car_colour(racer.colour) if racer else MUTED
@@ -232,4 +237,4 @@ def _closeup(view: RaceState, _last: tuple, _turn: tuple, focus: str | None) -> 
 
 
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of), warm=warm, closeup=_closeup)
+                    captioner=Captioner(name_of, colour_of, lap_and_section), warm=warm, closeup=_closeup)

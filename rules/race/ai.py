@@ -45,8 +45,8 @@ def _action_choice(state: RaceState, racer: Racer) -> Act:
     pilot = state.pilot_spec(racer)
     ahead = state.ahead_of(racer.id)
     if can("ram") and ahead is not None and racer.hp * 3 > spec.hp * 2 and spec.con >= state.vehicle_spec(ahead).con \
-            and (maneuvers.legality(state, "ram") == "legal" or pilot.deception + 10 >= state.the_track.judges_dc):
-        return Act("ram")   # a sturdier vehicle shoves; a smooth talker risks the judges
+            and maneuvers.legality(state, "ram") == "legal":
+        return Act("ram")   # a sturdier vehicle shoves where ramming is legal: the computer never risks the judges
     if can("pass"):
         if can("feint", "pass") and ahead is not None and pilot.deception > state.pilot_spec(ahead).insight:
             return Act("feint", "pass")
@@ -70,8 +70,9 @@ def _action_choice(state: RaceState, racer: Racer) -> Act:
 
 
 def _can_shoot(state: RaceState) -> bool:
-    """Whether the racer answering may shoot back (a weapon bears, the GM did not refuse it)."""
-    return maneuvers.reaction_why_not(state, "attack") is None
+    """Whether the racer answering may shoot back (a weapon bears, the GM did not refuse it) with no judge
+    to disqualify it: the computer and the autopilot never take an illegal shot."""
+    return maneuvers.reaction_why_not(state, "attack") is None and maneuvers.reaction_caught_chance(state) is None
 
 
 def _reaction(state: RaceState, racer: Racer) -> React:

@@ -77,7 +77,7 @@ GRAMMAR = Grammar(
                    f"{data.table()['fine_tune_attempts']}", min_value=0, max_value=3),
     ),
     join_options=(
-        OptionSpec("pilot", "str", f"Race: {', '.join(data.racers())}, or your own"),
+        OptionSpec("pilot", "str", f"Race: {', '.join(data.racers())}, or your own", suggest=True),
         OptionSpec("vehicle", "str", f"Race: your vehicle: {', '.join(data.vehicles())} or your group's own"),
     ),
     rules_topics={

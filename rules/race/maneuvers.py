@@ -58,10 +58,27 @@ def caught_chance(state: RaceState, racer: Racer, kind: str) -> float | None:
     where it is legal, or a seated GM rules on it ("ask"; with the bot as GM, "ask" is illegal)."""
     if not _judged_here(state, kind):
         return None
+    weapons = [w for way in ("ahead", "behind") for w in armed(state, racer, way)] if kind == "attack" else []
+    return _caught(state, racer, bool(weapons) and weapons[0].loud)
+
+
+def reaction_caught_chance(state: RaceState) -> float | None:
+    """The chance the judges catch the racer answering with a weapon (the one that bears on the racer who
+    targets it) and disqualify it: as `_resolve` and `_pass` judge it, a shot where weapons are legal, one
+    the GM approved, or one a seated GM rules on first (a shot at a passer) is never judged; None then."""
+    pending = state.the_pending
+    target = state.racer(pending.target)
+    arms = armed(state, target, way_to(state, target.id, pending.actor, pending.kind))
+    if legality(state, "attack") == "legal" or pending.approved or not arms or \
+            pending.kind in ("pass", "forced_pass") and state.gm is not None:
+        return None
+    return _caught(state, target, arms[0].loud)
+
+
+def _caught(state: RaceState, racer: Racer, loud: bool) -> float:
+    """Seed: a failed Deception check against the track's DC, with disadvantage for a loud weapon."""
     need = state.the_track.judges_dc - state.pilot_spec(racer).deception   # a d20 this high is unseen
     unseen = min(1.0, max(0.0, (21 - need) / 20))
-    weapons = [w for way in ("ahead", "behind") for w in armed(state, racer, way)] if kind == "attack" else []
-    loud = bool(weapons) and weapons[0].loud
     return 1 - (unseen * unseen if loud else unseen)
 
 

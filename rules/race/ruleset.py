@@ -160,7 +160,10 @@ def legal_actions(state: RaceState, player: str) -> tuple[LegalAction, ...]:
     if state.phase == Phase.ACTION:
         return _action_choices(state, state.racer_for(player))
     if state.phase == Phase.REACTION:
-        return tuple(LegalAction(f"/react reaction:{r}", r.capitalize(), action=React(r))
+        caught = maneuvers.reaction_caught_chance(state)
+        judges = f" · illegal: judges catch {caught:.0%}" if caught is not None else ""
+        return tuple(LegalAction(f"/react reaction:{r}", r.capitalize() + (judges if r == "attack" else ""),
+                                 action=React(r))
                      for r in maneuvers.REACTIONS_TO[state.the_pending.kind]
                      if maneuvers.reaction_why_not(state, r) is None)
     if state.phase == Phase.STABILIZE:
@@ -254,9 +257,10 @@ def prompt(state: RaceState) -> str:
     if state.phase == Phase.FEATURE:
         return f"Waiting on {names}: {_feature_ask(state)}."
     if state.phase == Phase.ACTION:
-        banned = maneuvers.illegal_here(state)
-        judges = f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
-        return f"Waiting on {names}: your action: /act maneuver:…{judges}."
+        return f"Waiting on {names}: your action: /act maneuver:…{_judges(maneuvers.illegal_here(state))}."
+    if state.phase == Phase.REACTION and maneuvers.reaction_why_not(state, "attack") is None \
+            and maneuvers.reaction_caught_chance(state) is not None:   # shooting back is one answer open
+        return f"Waiting on {names}: react to the racer who targets you: /react reaction:…{_judges('weapon attacks')}."
     asks = {
         Phase.TUNE: "fine-tune the vehicle (/tune ability:str|dex|con) or /tune ability:ready",
         Phase.GM: "the GM readies the next section (/gm change:N, then /gm reveal:yes)",
@@ -267,6 +271,11 @@ def prompt(state: RaceState) -> str:
         Phase.APPROVAL: "the GM approves or refuses the action (/gm approve:yes|no)",
     }
     return f"Waiting on {names}: {asks[state.phase]}."
+
+
+def _judges(banned: str) -> str:
+    """The warning that what the judges watch for may disqualify: '' when they watch for nothing."""
+    return f" ({banned} are illegal on this track: a racer the judges catch is disqualified)" if banned else ""
 
 
 def _feature_ask(state: RaceState) -> str:
@@ -411,10 +420,20 @@ def _reads(state: RaceState, note: GmNote, player: str) -> bool:
 
 
 def suggest(state: RaceState, player: str, command: str, option: str, chosen: dict[str, Any]) -> list[tuple[str, str]]:
-    """The racers by name for the GM's racer: (a reward or a note); elsewhere what the legal actions use."""
+    """The racers by name for the GM's racer: (a reward or a note); the vehicles and pilots at /game join and
+    /game add-ai (free text in the grammar: a group may bring its own); elsewhere what the legal actions use."""
     if command == "gm" and option == "racer":
         return [(r.name, r.name) for r in state.racers] if player == state.gm else []
+    if command in ("game join", "game add-ai") and option in ("vehicle", "pilot"):
+        return _grid_choices(state, option)
     return suggest_legal(legal_actions)(state, player, command, option, chosen)
+
+
+def _grid_choices(state: RaceState, option: str) -> list[tuple[str, str]]:
+    """The vehicles (with their top speed) or pilots a racer may join with: the built-in ones and the group's own."""
+    if option == "vehicle":
+        return [(f"{v.name} ({v.max_speed} km/h)", v.id) for v in (*data.vehicles().values(), *state.custom_vehicles)]
+    return [(p.name, p.id) for p in (*data.racers().values(), *state.custom_pilots)]
 
 
 def unseen(state: RaceState, logged: Logged, viewer: str | None) -> bool:
@@ -436,12 +455,15 @@ def undo_blocker(before: RaceState, after: RaceState) -> str | None:
     return "dice were rolled" if after.dice.counter != before.dice.counter else None
 
 
+GRID_CLOSED = "The race has started: the grid is closed. You can watch, and join the next race."
 PHASES = PhaseTable(
     Phase,
     allows={**{phase: own + TABLE_ACTIONS + ((GmReward, GmTell) if phase in _RUNNING else ())
                 for phase, own in _OWN.items()},
             Phase.FINISHED: ()},
     expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
+    refusals={Join: GRID_CLOSED, AddComputer: GRID_CLOSED, Start: "The race has already started.",
+              AddCustom: "A group's own vehicles, racers and track are added in the lobby, before the start."},
     over=(Phase.FINISHED,),
     turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
 )

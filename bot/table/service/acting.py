@@ -238,7 +238,7 @@ class Acting:
             self._catch_up_notes(done, newly))
         if done.ruleset.is_finished(done.state):   # the end: the biggest hit and the dice's luck, said once it is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
-            if luck := await asyncio.to_thread(end_words, log, done.ruleset):
+            if luck := await asyncio.to_thread(end_words, log, done.ruleset, done.state.players):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         # followers hear of a new round, or of the end

@@ -57,7 +57,7 @@ def _entries(body: str) -> list[str]:
     def close_paragraph() -> None:
         text = " ".join(paragraph)
         if text and not text.lstrip("-* ").startswith(("Tests:", "Test:", "Code:")):   # like those columns
-            entries.append(text)
+            entries.append(for_players(text))
         paragraph.clear()
     for line in body.splitlines():
         if line.startswith("|"):
@@ -71,7 +71,7 @@ def _entries(body: str) -> list[str]:
             kept = [(name, cell) for name, cell in zip(header, cells) if name not in _DEVELOPER_COLUMNS and cell]
             seed = [f"> {cell}" for name, cell in kept if name in _SEED_COLUMNS]
             reading = [cell for name, cell in kept if name not in _SEED_COLUMNS]
-            entries.append("\n".join([*seed, *reading]).replace("\\|", "|"))
+            entries.append(for_players("\n".join([*seed, *reading]).replace("\\|", "|")))
             continue
         header = None
         text = line.strip()
@@ -81,6 +81,26 @@ def _entries(body: str) -> list[str]:
             paragraph.append(text)
     close_paragraph()
     return entries
+
+
+# What RULES.md cites for developers inside its words: a file or folder (a data file, a module, the
+# tests), a test (`xx::test_...`), a field, call or constant of the code (`Thing.field`, `f(a, b)`).
+_CODE = r"(?:[\w./-]*\.(?:py|toml|db)\b[^`]*|(?:tests|rules|bot|images|data)/[^`]*|\w+::\w*[^`]*|[A-Z]\w*\.[a-z_]\w*|" \
+        r"\w+\([^`]*\)|[A-Z][A-Z0-9]*_[A-Z0-9_]+|(?:[A-Z][a-z]+){2,}|None)"
+_CITED = re.compile(rf"`{_CODE}`(?::(?= ))?|(?<![`\w])(?:\w+\.py|\w+::\w+)\b")
+# a parenthesis left holding nothing, or only code names (`some_key`): the data keys or functions it cited
+_EMPTIED = re.compile(r"\(\s*(?:(?:[;,:]|and|or|see|in|as|`[a-z_]+`)\s*)*\)")
+
+
+def for_players(text: str) -> str:
+    """An entry in the game's words: the code, files and tests RULES.md cites for developers left out (a
+    parenthesis they leave empty goes too)."""
+    text = _EMPTIED.sub("", _CITED.sub("", text))
+    text = re.sub(r"\(\s*[;,]?\s*", "(", text)
+    text = re.sub(r"(?m)^[ \t]*[,;:]?[ \t]*", "", text)
+    text = re.sub(r"\s*[;,]\s*\)", ")", text)
+    text = re.sub(r"[ \t]+([.,;:)])", r"\1", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
 def topic_keys(ruleset: Ruleset) -> list[tuple[str, str]]:

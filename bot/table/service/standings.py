@@ -20,7 +20,7 @@ from bot.table.service.table import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
-from rules.table import born_computer, plural
+from rules.table import Player, born_computer, plural
 
 GAMES_READ = 200        # the most recent finished games one answer reads (a bound on its work)
 STANDINGS_SHOWN = 15
@@ -171,11 +171,16 @@ def biggest_hit(log: Iterable[ActionRecord], hit_size: Callable[[dict], tuple[in
     return f"The biggest hit: {best[2]} (#{best[1]})." if best else ""
 
 
-def end_words(log: list[ActionRecord], ruleset: Ruleset) -> str:
-    """The end-of-game summary from the whole log: the biggest hit, then each roller's dice against their
-    average, luckiest first."""
+def end_words(log: list[ActionRecord], ruleset: Ruleset, seats: Iterable[Player] | None = None) -> str:
+    """The end-of-game summary from the whole log: the biggest hit, then each player's dice against their
+    average, luckiest first: only the rolls made under a seat's name (a smoke cloud's drift, a driver on
+    foot, a hazard are no player), a computer seat's marked so; every roller when `seats` is None."""
     lines = [biggest_hit(log, ruleset.hit_size)] if ruleset.hit_size is not None else []
-    luck = sorted(dice_luck(log, ruleset.named_dice).items(), key=lambda item: -item[1][1])
+    rolled = dice_luck(log, ruleset.named_dice)
+    if seats is not None:
+        names = {seat.name: seat.name + (" (computer)" if seat.ai or born_computer(seat.id) else "") for seat in seats}
+        rolled = {names[roller]: luck for roller, luck in rolled.items() if roller in names}
+    luck = sorted(rolled.items(), key=lambda item: -item[1][1])
     if luck:
         words = "; ".join(f"{roller} {n} dice, {z:+.1f} σ" for roller, (n, z) in luck)
         lines.append(f"The dice against their average (σ: standard deviations; 0 is par): {words}.")
