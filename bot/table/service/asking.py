@@ -10,7 +10,7 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows
-from bot.table.protocol.commands import Command
+from bot.table.protocol.commands import Command, setup_line
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
 from bot.table.service import helping, queries, rulebook
@@ -58,7 +58,7 @@ class Asking:
         """`/rules`: this channel's game's topics, one topic, or every rule naming a word, privately."""
         game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
         if game is None:
-            games = ", ".join(f"/game new ruleset:{r}" for r in ruleset_ids())
+            games = ", ".join(setup_line(r) for r in ruleset_ids())
             raise GameError(f"/rules answers for the game of this channel, and none is here yet ({games}).")
         return Reply("shown", rulebook.answer(get_ruleset(game.ruleset), topic, page), ephemeral=True)
 
@@ -141,7 +141,8 @@ class Asking:
         if not ruleset.is_finished(state):
             return None
         # a finished game's prompt says so and how it ended ("Game over: alice wins.")
-        return (f"{ruleset.prompt(state)} No game runs here now: start another with /game new, or look back "
+        return (f"{ruleset.prompt(state)} No game runs here now: start another with "
+                f"{setup_line(ruleset.id)}, or look back "
                 f"with /game status, /game log or /game replay.")
 
     async def _set_aside_log(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
