@@ -27,9 +27,20 @@ from PIL import Image
 
 from bot.chat import adapter
 from bot.chat.adapter import APOLOGY, PitbossClient, build_commands
-from bot.chat.layout import GROUPS, MORE_WORDS, OTHER_WORDS, RULESET_WORDS, Slash, discord_layout, folded, room
+from bot.chat.layout import (
+    COMMAND_BUDGET,
+    GROUPS,
+    MORE_SETUP_WORDS,
+    MORE_WORDS,
+    OTHER_WORDS,
+    RULESET_WORDS,
+    Slash,
+    discord_layout,
+    folded,
+    room,
+)
 from bot.storage.store import Store
-from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, build_grammar
+from bot.table.protocol.commands import COMMANDS, TABLE_COMMANDS, CommandSyntaxError, build_grammar, game_spec
 from bot.table.protocol.replies import Notice, Reply
 from bot.table.service.entry import GameService
 from rules.codec import decode_state
@@ -353,7 +364,7 @@ def _assert_private_refusal(requests: list[Request], text: str) -> None:
 
 
 async def test_game_new_defers_before_rendering_then_posts_map_with_alt_text(harness):
-    requests = await harness.run(ALICE, "game new speedway", seed=7)
+    requests = await harness.run(ALICE, "new speedway", seed=7)
 
     assert requests[0].is_callback and requests[0].json == {"type": DEFERRED_CHANNEL_MESSAGE}
     assert requests[0].params == {"with_response": "1"}
@@ -373,7 +384,7 @@ async def test_game_new_defers_before_rendering_then_posts_map_with_alt_text(har
 
 
 async def test_refusal_deletes_the_deferral_and_answers_ephemerally(harness):
-    await harness.run(ALICE, "game new speedway", seed=7)
+    await harness.run(ALICE, "new speedway", seed=7)
     await harness.run(ALICE, "game join")
     await harness.run(BOB, "game join")
     before = await harness.game()
@@ -413,7 +424,7 @@ async def test_mini_game_over_the_adapter(harness):
         versions.append((await harness.game()).version)
         return edit
 
-    await accepted(ALICE, "game new speedway", seed=7)
+    await accepted(ALICE, "new speedway", seed=7)
     joined = await edited(ALICE, "game join")
     assert "alice joined" in joined.json["content"]
     await edited(BOB, "game join")
@@ -448,7 +459,7 @@ async def test_mini_game_over_the_adapter(harness):
 
 
 async def test_service_exception_becomes_a_private_generic_apology(harness, monkeypatch, caplog):
-    await harness.run(ALICE, "game new speedway", seed=7)
+    await harness.run(ALICE, "new speedway", seed=7)
     before = await harness.game()
 
     async def boom(*_args: Any, **_kwargs: Any):
@@ -529,20 +540,59 @@ async def test_no_command_hides_itself_behind_a_default_permission(harness):
     assert {"takeover", "settings", "import"} <= game and {"join", "status"} <= game
 
 
+def _leaves(payload: list[dict]) -> dict[tuple[str, ...], dict]:
+    """Every command a player can send, by its path: a top-level command, a subcommand, one in a group."""
+    leaves = {}
+
+    def walk(node: dict, path: tuple[str, ...]) -> None:
+        nested = [o for o in node.get("options") or () if o["type"] in (1, 2)]
+        for child in nested:
+            walk(child, (*path, child["name"]))
+        if not nested:
+            leaves[path] = node
+    for command in payload:
+        walk(command, (command["name"],))
+    return leaves
+
+
+def _reachability_problems(payload: list[dict], commands, games) -> list[str]:
+    """What of the grammar a player cannot reach on Discord: a command missing, an option of it missing,
+    a fixed choice offered only as text or suggestions; and a game's setup that is not `/new <game>` or
+    `/newN <game>`, or gave up a fixed choice. Empty when everything is reachable as declared."""
+    leaves, problems = _leaves(payload), []
+    setup = {path[-1]: node for path, node in leaves.items() if path[0].startswith("new") and len(path) == 2}
+    for spec in commands:
+        node = leaves.get(spec.path)
+        declared = [(spec.path, node, o) for o in spec.options if spec.name != "game new"]
+        if spec.name == "game new":
+            if node is not None:
+                problems.append("/game new is on Discord beside /new")
+            for ruleset in games:
+                own = game_spec(ruleset, "game new")
+                room_node = setup.get(ruleset.id)
+                declared += [(("new", ruleset.id), room_node, o) for o in own.options if o.name != "ruleset"]
+        elif node is None:
+            problems.append(f"/{spec.name} is not on Discord")
+        for path, at, option in declared:
+            shown = {o["name"]: o for o in (at or {}).get("options") or ()}.get(option.name)
+            if shown is None:
+                problems.append(f"/{' '.join(path)} {option.name}: not reachable")
+            elif option.choices and not option.suggest and ([c["value"] for c in shown.get("choices") or ()]
+                                                             != list(option.choices) or shown.get("autocomplete")):
+                problems.append(f"/{' '.join(path)} {option.name}: its fixed choices became text or suggestions")
+    return problems
+
+
 async def test_command_payload_respects_discord_limits(harness):
+    """Every command of the grammar and every option each game declares is reachable on Discord with its
+    fixed choices; each game is set up by /new <game> (not /game new); the table's groups hold theirs."""
     payload = harness.client.command_payload()
-    names = sorted(command["name"] for command in payload)
-    assert names == ["accelerate", "act", "board", "brake", "coast", "custom", "dcs", "discard", "drop", "end",
-                     "feature", "fire", "game", "games", "gm", "hand", "help", "hold", "leave", "me", "move", "notes",
-                     "odds", "orders", "play", "ram", "react", "reload", "rules", "section", "skid", "speed",
-                     "stabilize", "standings", "stats", "steady", "tune", "undo", "walk"]
+    assert _reachability_problems(payload, COMMANDS, rulesets()) == []
+    assert set(_leaves(payload)) == {spec.path for spec in COMMANDS if spec.name != "game new"} | \
+        {("new", r) for r in ruleset_ids()}
     game = next(c for c in payload if c["name"] == "game")
-    assert sorted(o["name"] for o in game["options"]) == [
-        "add-ai", "catchup", "end", "export", "follow", "import", "join", "log", "new", "pause", "replay", "resign",
-        "rollback",
-        "seat", "settings", "sheet", "start", "status", "takeover", "unfollow", "verify"]
     subcommands = {o["name"]: o for o in game["options"]}
-    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"seat": 2}  # groups
     seat = {o["name"]: o for o in subcommands["seat"]["options"]}
     assert set(seat) == {"give", "take", "computer"}
     assert {o["name"]: o["type"] for o in seat["give"]["options"]}["to"] == 6   # a member: Discord's user option
@@ -568,9 +618,8 @@ def _by_name(node: dict) -> dict[str, dict]:
 
 
 async def test_each_game_has_its_own_room_for_its_setup(harness):
-    """/game new <game>: one subcommand per game in a group, each with only that game's options."""
-    game = next(c for c in harness.client.command_payload() if c["name"] == "game")
-    new = _by_name(game)["new"]
+    """/new <game>: one subcommand per game, each with only that game's options."""
+    new = next(c for c in harness.client.command_payload() if c["name"] == "new")
     rooms = _by_name(new)
     assert list(rooms) == list(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
     speedway = _by_name(rooms["speedway"])
@@ -591,7 +640,8 @@ def _declared_texts() -> set[str]:
     options = [o for spec in specs for o in spec.options]
     options += [o for r in rulesets() for o in r.grammar.new_options + r.grammar.join_options]
     texts = {spec.description for spec in specs} | {o.description for o in options}
-    texts |= set(GROUPS.values()) | {MORE_WORDS, OTHER_WORDS, RULESET_WORDS} | set(SHARED_WORDS.values())
+    texts |= set(GROUPS.values()) | {MORE_WORDS, OTHER_WORDS, RULESET_WORDS, MORE_SETUP_WORDS} | \
+        set(SHARED_WORDS.values())
     return texts | {f"A new game of {r.title} in this channel" for r in rulesets()}
 
 
@@ -645,20 +695,34 @@ async def test_many_games_and_many_setup_options_still_fit_discords_limits(harne
     build_commands(tree, harness.client, layout)  # the tree discord.py would sync
     payload = [command.to_dict(tree) for command in tree.get_commands()]
     for command in payload:
-        assert command_problems(command, total_limit=4000) == [], command["name"]
-    # Every game can be set up, with every option it declares: in its own room or in the shared one.
-    rooms = {s.path[-1]: s for s in layout if s.path[:2] == ("game", "new")}
-    shared = rooms.pop("other")
-    assert set(rooms) | set(next(o for o in shared.options if o.name == "ruleset").choices) == \
-        {r.id for r in games}
-    for ruleset in games:
-        slash = rooms.get(ruleset.id, shared)
-        offered = {o.name for o in slash.options + slash.folded}
-        assert {o.name for o in ruleset.grammar.new_options} <= offered, ruleset.id
+        assert command_problems(command, total_limit=COMMAND_BUDGET) == [], command["name"]
+    # Every game is set up in its own room, with every option it declares as it declares it: the rooms
+    # fill /new, then /new2 and /new3.
+    rooms = {s.path[-1]: s for s in layout if s.fixed}
+    assert set(rooms) == {r.id for r in games}
+    assert {s.path[0] for s in rooms.values()} == {"new", "new2", "new3"}
+    seats = ("/game join ", "/game add-ai ")   # thirty games' seats: more than 25 options (below)
+    assert [p for p in _reachability_problems(payload, build_grammar(games), games) if not p.startswith(seats)] == []
     # /game join: thirty seats are more than Discord's 25 options; the rest are written in more:.
     join = next(s for s in layout if s.path == ("game", "join"))
     assert len(join.options) == 25 and join.more == "more"
     assert {o.name for o in join.options + join.folded} >= {f"seat{i}" for i in range(30)}
+
+
+async def test_five_more_copies_of_the_largest_setup_keep_every_fixed_choice_within_budget(harness):
+    """Issue 37 item 3: the synced commands leave room for ten games. Five renamed copies of the game
+    with the most setup beside the registered games: every command within the budget, no fixed-choice
+    option turned into text or suggestions, and the first games' setup where it was (/new <game>)."""
+    largest = max(rulesets(), key=lambda r: room(r).characters())
+    games = (*rulesets(), *(replace(largest, id=f"{largest.id}{i}", title=f"{largest.title} {i}") for i in range(2, 7)))
+    tree = harness.client.tree
+    tree.clear_commands(guild=None)
+    build_commands(tree, harness.client, discord_layout(build_grammar(games), games))
+    payload = [command.to_dict(tree) for command in tree.get_commands()]
+    for command in payload:
+        assert command_problems(command, total_limit=COMMAND_BUDGET) == [], command["name"]
+    assert _reachability_problems(payload, build_grammar(games), games) == []
+    assert {("new", r) for r in ruleset_ids()} <= set(_leaves(payload))
 
 
 def test_more_top_level_commands_than_discord_takes_stop_the_build_with_the_reason():
@@ -674,8 +738,8 @@ def test_more_top_level_commands_than_discord_takes_stop_the_build_with_the_reas
 
 
 def _roots() -> set[str]:
-    """The table's own top-level commands."""
-    return {s.path[0] for s in discord_layout(build_grammar(()), ())}
+    """The table's own top-level commands, and /new for the one game's setup."""
+    return {s.path[0] for s in discord_layout(build_grammar(()), ())} | {"new"}
 
 
 def _rulings_room() -> Slash:
@@ -703,18 +767,18 @@ async def folded_harness(tmp_path, monkeypatch):
     """The harness, with Track's setup options written in more: (as if the budget had run out)."""
     laid_out = discord_layout()
     monkeypatch.setattr(adapter, "discord_layout",
-                        lambda: tuple(folded(s) if s.path == ("game", "new", "track") else s for s in laid_out))
+                        lambda: tuple(folded(s) if s.path == ("new", "track") else s for s in laid_out))
     async with _harness(tmp_path) as made:
         yield made
 
 
 async def test_a_game_set_up_through_more_and_a_malformed_one_refused(folded_harness):
-    requests = await folded_harness.run(ALICE, "game new track", more="seven_may_split:false seed:3")
+    requests = await folded_harness.run(ALICE, "new track", more="seven_may_split:false seed:3")
     _assert_public_with_map(requests)
     game = await folded_harness.game()
     assert (game.ruleset, game.seed, json.loads(game.options)["seven_may_split"]) == ("track", 3, "false")
     await folded_harness.run(ALICE, "game end")
-    requests = await folded_harness.run(ALICE, "game new track", more="seven_may_split")
+    requests = await folded_harness.run(ALICE, "new track", more="seven_may_split")
     _assert_private_refusal(requests, "'seven_may_split' is not an option; write name:value.")
 
 
@@ -744,7 +808,7 @@ async def test_sync_if_changed_syncs_once_then_skips(harness, monkeypatch):
 
 async def test_the_same_interaction_delivered_twice_is_applied_once(harness):
     """A gateway replay (or a second process on the token) hands the bot one interaction twice."""
-    await harness.run(ALICE, "game new speedway", seed=7)
+    await harness.run(ALICE, "new speedway", seed=7)
     version = (await harness.game()).version
     payload = interaction_payload(ALICE, "game join", 999)
     await harness.deliver(payload)
@@ -823,7 +887,7 @@ def _autocomplete(player: Player, command: str, seq: int, focused: str, **values
 
 
 async def test_more_is_suggested_as_you_type_without_a_game(folded_harness):
-    requests = await folded_harness.deliver(_autocomplete(ALICE, "game new track", 1, "more",
+    requests = await folded_harness.deliver(_autocomplete(ALICE, "new track", 1, "more",
                                                           more="seven_may_split:false jok"))
     (answer,) = requests
     assert answer.json["type"] == 8
@@ -832,7 +896,7 @@ async def test_more_is_suggested_as_you_type_without_a_game(folded_harness):
 
 
 async def test_a_shared_option_is_suggested_by_the_channels_game(harness):
-    await harness.run(ALICE, "game new battlecars", seed=3)
+    await harness.run(ALICE, "new battlecars", seed=3)
     await harness.run(ALICE, "game join", vehicle="interceptor")
     await harness.run(BOB, "game join", vehicle="rammer")
     await harness.run(ALICE, "game start")
@@ -845,7 +909,7 @@ async def test_a_full_turn_message_goes_on_in_a_new_one(harness):
     """Issue 25, item 1: an action is added to its turn's message while Discord's 2,000 characters allow;
     past that the turn goes on in a new message (the full one keeps its words and loses its buttons),
     which pings nobody."""
-    await harness.run(ALICE, "game new speedway", seed=7)
+    await harness.run(ALICE, "new speedway", seed=7)
     await harness.run(ALICE, "game join")
     await harness.run(BOB, "game join")
     await harness.run(ALICE, "game start")

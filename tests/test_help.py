@@ -29,7 +29,7 @@ async def test_outside_a_game_help_lists_the_games_and_how_to_start_one(service)
     reply = await ask(service, "empty", "ann", "/help")
     assert reply.outcome == "shown" and reply.ephemeral
     for ruleset_id in GAMES:
-        assert f"/game new ruleset:{ruleset_id}" in reply.text
+        assert f"`/new {ruleset_id}`" in reply.text
     assert "/game join" in reply.text and "/help command:NAME" in reply.text
 
 

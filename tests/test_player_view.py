@@ -31,7 +31,7 @@ async def test_a_move_after_the_end_says_the_game_is_over_and_how(table):
     refused = await table("alice", "/speed value:2")
     assert refused.outcome == "refused"
     assert refused.text.startswith("Game over (ended by alice). No game runs here now: start another with "
-                                   "/game new")
+                                   "/new speedway")
     fresh = await table("alice", "/game status")                      # the table can still be looked at
     assert fresh.outcome == "shown"
 

@@ -20,9 +20,9 @@ def no_quick_answer(monkeypatch):
 
 
 async def _speedway(harness) -> None:   # noqa: F811 - the fixture, imported
-    for player, command in ((ALICE, "game new speedway"), (ALICE, "game join"), (BOB, "game join"),
+    for player, command in ((ALICE, "new speedway"), (ALICE, "game join"), (BOB, "game join"),
                             (ALICE, "game start")):
-        await harness.run(player, command, **({"seed": 7} if command == "game new speedway" else {}))
+        await harness.run(player, command, **({"seed": 7} if command == "new speedway" else {}))
 
 
 async def test_an_undo_refused_and_a_close_up_are_private_from_the_first_moment(harness):   # noqa: F811

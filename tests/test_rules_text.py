@@ -79,7 +79,7 @@ async def test_topics_are_suggested_as_you_type_and_rules_need_a_game(service):
     offers = await service.suggest("typed", Actor("ann", "ann"), "rules", "topic", "fin", {})
     assert ("Finish", "finish") in offers
     alone = await ask(service, "nowhere", "/rules")
-    assert alone.outcome == "refused" and "/game new ruleset:race" in alone.text
+    assert alone.outcome == "refused" and "/new race" in alone.text
 
 
 def test_rules_on_the_command_line(tmp_path):

@@ -109,7 +109,7 @@ async def test_ended_game_frees_the_channel_and_is_kept(table, store):
 
 async def test_no_game_refusal(table):
     reply = await table("alice", "/speed value:1")
-    assert reply.outcome == "refused" and "/game new" in reply.text
+    assert reply.outcome == "refused" and "/new speedway" in reply.text
 
 
 @pytest.mark.sqlite_only

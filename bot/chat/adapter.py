@@ -403,7 +403,7 @@ class PitbossBehaviour(discord.Client):
         return await self.service.link_gm_thread(str(channel.id), actor, str(thread.id))
 
     async def _in_a_new_thread(self, interaction: discord.Interaction, command: Command) -> Reply:
-        """`/game new … thread:yes`: open a public thread off this channel and create the game there; the
+        """`/new … thread:yes`: open a public thread off this channel and create the game there; the
         channel is told where it is, and the lobby is posted in the thread. A permission the bot lacks is
         named."""
         channel = interaction.channel
@@ -560,7 +560,7 @@ def _suggester(client: PitbossBehaviour, slash: Slash, option: str):
 def build_commands(tree: app_commands.CommandTree, client: PitbossBehaviour,
                    layout: tuple[Slash, ...] | None = None) -> None:
     """Register every command of the layout (default: the registered games'): top-level commands, and
-    groups (/game, /game new) holding their subcommands."""
+    groups (/game, /new) holding their subcommands."""
     groups: dict[tuple[str, ...], app_commands.Group] = {}
 
     def group(path: tuple[str, ...]) -> app_commands.Group:

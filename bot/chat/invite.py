@@ -18,7 +18,7 @@ PERMISSIONS: tuple[tuple[str, int, str], ...] = (
     ("Send Messages", 1 << 11, "post turns, reminders and notices"),
     ("Attach Files", 1 << 15, "attach the map pictures and exports"),
     ("Read Message History", 1 << 16, "see the channel's earlier messages: the turn's message it edits"),
-    ("Create Public Threads", 1 << 35, "/game new … thread:yes"),
+    ("Create Public Threads", 1 << 35, "/new … thread:yes"),
     ("Create Private Threads", 1 << 36, "/gm thread:yes, the game master's planning thread"),
     ("Send Messages in Threads", 1 << 38, "play in a thread, add the GM to their private thread"),
 )

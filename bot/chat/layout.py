@@ -1,16 +1,19 @@
 """How the command grammar is laid out on Discord, within Discord's limits (no discord import here).
 
-Each game its own room for its setup: `/game new <game>` is one subcommand per game, carrying only
-that game's options (and the table's own, seed:). Every other command is the grammar's: a /game
+Each game its own room for its setup: `/new <game>` is one subcommand per game, carrying only that
+game's options (and the table's own, seed: and thread:). Every other command is the grammar's: a /game
 subcommand or a top-level verb, whose options several games may share (bot.table.protocol.commands
-.shared_spec). What the service receives is unchanged: `Command("game new", {"ruleset": <game>, ...})`.
+.shared_spec). What the service receives is unchanged: `Command("game new", {"ruleset": <game>, ...})`;
+the command line takes `/new <game>` and `/game new ruleset:<game>` alike, Discord only `/new <game>`
+(a /game new beside it would spend /game's budget a second time).
 
 Discord caps a command's options at 25, a group's subcommands at 25, and a top-level command with
-everything nested in it at a character budget. When games outgrow that, the layout gives way one
-step at a time, a game's room before the table's commands, the biggest first: fixed choices become
-suggestions as you type; then a command's optional options are written in one text option,
-`more:"name:value name:value"`, suggested as you type; last, games beyond the budget share one
-`/game new other ruleset:<game>` room. Nothing a game declares is ever lost, and no text is cut.
+everything nested in it at a character budget. The games' setup rooms fill `/new`, then `/new2`, `/new3`...
+(each within the budget), so a game's fixed choices stay fixed however many games there are. Past that a
+command gives way one step at a time, the biggest first: fixed choices become suggestions as you type;
+then a command's optional options are written in one text option, `more:"name:value name:value"`,
+suggested as you type. A game whose id Discord cannot show as a name is set up in the shared room
+`/new other ruleset:<game>`. Nothing a game declares is ever lost, and no text is cut.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from bot.table.protocol.commands import (
     COMMANDS,
+    SETUP,
     CommandSpec,
     CommandSyntaxError,
     OptionSpec,
@@ -44,13 +48,14 @@ MAX_COMMANDS = 100  # top-level slash commands of one application (globally, or 
 COMMAND_BUDGET = 4000
 NAME = re.compile(r"^[-_\w]{1,32}$")
 GAME_NEW = "game new"
-GROUPS = {("game",): "Create, join, start, show and end games",
-          ("game", "new"): "Create a game in this channel: pick the game",
+GROUPS = {("game",): "Join, start, show and end games",
+          (SETUP,): "Create a game in this channel: pick the game",
           ("me",): "Your own clock in all your games on this server",
           ("game", "seat"): "Hand a seat on, or take one",
           ("orders",): "Answers given in advance to this game's questions, private to you"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"
 OTHER_WORDS = "A new game of any other kind in this channel"
+MORE_SETUP_WORDS = "Create a game in this channel: more games"
 RULESET_WORDS = "Which game to play (suggested as you type)"
 MORE_LENGTH = 1000
 
@@ -59,7 +64,7 @@ MORE_LENGTH = 1000
 class Slash:
     """One slash command as Discord shows it, and what using it hands the service."""
 
-    path: tuple[str, ...]  # ("game", "new", <game id>): a top-level command, a subcommand, or one in a group
+    path: tuple[str, ...]  # ("new", <game id>): a top-level command, a subcommand, or one in a group
     description: str
     options: tuple[OptionSpec, ...]  # as Discord shows them (`more` last, when some are folded into it)
     command: str  # the grammar's command it runs ("game new")
@@ -187,23 +192,23 @@ def plain(spec: CommandSpec) -> Slash:
 
 
 def room(ruleset: Ruleset) -> Slash:
-    """`/game new <game>`: that game's own setup options (and the table's seed:), its own words."""
+    """`/new <game>`: that game's own setup options (and the table's seed:), its own words."""
     spec = game_spec(ruleset, GAME_NEW)
     assert spec is not None  # every game has the table's commands
     options = _ordered(o for o in spec.options if o.name != "ruleset")
-    return Slash(("game", "new", ruleset.id), f"A new game of {ruleset.title} in this channel", options,
+    return Slash((SETUP, ruleset.id), f"A new game of {ruleset.title} in this channel", options,
                  GAME_NEW, fixed=(("ruleset", ruleset.id),), listed=tuple(o.name for o in options if o.suggest))
 
 
 def other_room(games: list[Ruleset], taken: set[str]) -> Slash:
-    """`/game new other ruleset:<game>`: one room for the games that have none of their own."""
+    """`/new other ruleset:<game>`: one room for the games that have none of their own."""
     specs = [spec for spec in (game_spec(r, GAME_NEW) for r in games) if spec is not None]
     shared = shared_spec(GAME_NEW, specs)
     name = next(n for n in ("other", "other-game", "other-games") if n not in taken)
     pick = OptionSpec("ruleset", "str", RULESET_WORDS, required=True, choices=tuple(r.id for r in games),
                       suggest=True)
     rest = tuple(replace(o, required=False) for o in shared.options if o.name != "ruleset")
-    return folded(Slash(("game", "new", name), OTHER_WORDS, (pick, *rest), GAME_NEW, listed=("ruleset",)))
+    return folded(Slash((SETUP, name), OTHER_WORDS, (pick, *rest), GAME_NEW, listed=("ruleset",)))
 
 
 def _worded(slash: Slash) -> Slash:
@@ -230,66 +235,62 @@ def root_characters(slashes: list[Slash]) -> int:
 
 def group_words(path: tuple[str, ...]) -> str:
     """A group's description."""
-    return GROUPS.get(path, f"/{' '.join(path)} commands")
+    more_setup = len(path) == 1 and path[0].startswith(SETUP) and path[0][len(SETUP):].isdigit()
+    return GROUPS.get(path, MORE_SETUP_WORDS if more_setup else f"/{' '.join(path)} commands")
 
 
-def _relieved(slashes: list[Slash], giving: list[int], step: Callable[[Slash], Slash]) -> list[Slash]:
-    """`step` applied to the commands at `giving`, the biggest first, until the whole fits the budget."""
+def _relieved(slashes: list[Slash], step: Callable[[Slash], Slash]) -> list[Slash]:
+    """`step` applied to the commands, the biggest first, until the whole fits the budget."""
     slashes = list(slashes)
-    for index in sorted(giving, key=lambda i: -slashes[i].characters()):
+    for index in sorted(range(len(slashes)), key=lambda i: -slashes[i].characters()):
         if root_characters(slashes) <= COMMAND_BUDGET:
             break
         slashes[index] = step(slashes[index])
     return slashes
 
 
-def _fitted(slashes: list[Slash], games: dict[str, Ruleset]) -> list[Slash]:
-    """One top-level command's commands, given way until they fit Discord's limits: rooms first."""
+def _fitted(slashes: list[Slash]) -> list[Slash]:
+    """One top-level command's commands, given way until they fit Discord's limits."""
     slashes = [_within_options(_worded(s)) for s in slashes]
-    rooms = [i for i, s in enumerate(slashes) if s.fixed]
     for step in (as_suggestions, folded):
-        slashes = _relieved(slashes, rooms, step)
-    slashes = _sharing_rooms(slashes, games)
-    table = [i for i, s in enumerate(slashes) if not s.fixed]
-    for step in (as_suggestions, folded):
-        slashes = _relieved(slashes, table, step)
+        slashes = _relieved(slashes, step)
     return slashes
 
 
-def _sharing_rooms(slashes: list[Slash], games: dict[str, Ruleset]) -> list[Slash]:
-    """Games beyond the budget (or beyond a group's 25) move, the last registered first, into one shared
-    room; a game whose id Discord cannot show as a name starts there."""
-    own = [s for s in slashes if s.fixed and NAME.match(s.path[-1]) and s.path[-1] == s.path[-1].lower()]
-    moved = [games[dict(s.fixed)["ruleset"]] for s in slashes if s.fixed and s not in own]
-    at = next((i for i, s in enumerate(slashes) if s.fixed), 0)  # where /game new stands among /game's
-    rest = [s for s in slashes if not s.fixed]
-
-    def shared() -> list[Slash]:
-        return [other_room(moved, {s.path[-1] for s in own})] if moved else []
-
-    def layout() -> list[Slash]:
-        return rest[:at] + own + shared() + rest[at:]
-
-    while own and (len(own) + bool(moved) > MAX_OPTIONS or root_characters(layout()) > COMMAND_BUDGET):
-        moved.insert(0, games[dict(own.pop().fixed)["ruleset"]])
-    for room_of_all in shared():
-        log.warning("/game new: %s share the room /game new %s (Discord's limits)", ", ".join(r.id for r in moved),
-                    room_of_all.path[-1])
-    return layout()
+def setup_rooms(games: tuple[Ruleset, ...], taken: set[str]) -> list[Slash]:
+    """Every game's setup room in registration order, filling `/new` and then `/new2`, `/new3`... (no name
+    in `taken`), each within the budget and a group's 25 subcommands; a game whose id Discord cannot show
+    as a name is set up in the shared room `/new other`."""
+    rooms = [_within_options(_worded(room(r))) for r in games]
+    own = [s for s in rooms if NAME.match(s.path[-1]) and s.path[-1] == s.path[-1].lower()]
+    moved = [r for r, s in zip(games, rooms, strict=True) if s not in own]
+    shared = [_worded(other_room(moved, {s.path[-1] for s in own}))] if moved else []
+    for room_of_all in shared:
+        log.warning("/%s: %s share the room /%s %s (Discord cannot show their ids as names)", SETUP,
+                    ", ".join(r.id for r in moved), SETUP, room_of_all.path[-1])
+    names = (name for name in (SETUP, *(f"{SETUP}{i}" for i in range(2, MAX_COMMANDS + 2))) if name not in taken)
+    roots: list[list[Slash]] = []
+    name = SETUP
+    for slash in own + shared:
+        if not roots or len(roots[-1]) == MAX_OPTIONS or root_characters([*roots[-1], slash]) > COMMAND_BUDGET:
+            name = next(names)
+            roots.append([])
+        roots[-1].append(replace(slash, path=(name, slash.path[-1])))
+    return [slash for root in roots for slash in root]
 
 
 def discord_layout(commands: tuple[CommandSpec, ...] = COMMANDS,
                    games: tuple[Ruleset, ...] | None = None) -> tuple[Slash, ...]:
     """Every slash command Discord shows, grouped by top-level command, each within Discord's limits."""
     games = rulesets() if games is None else games
+    taken = {spec.path[0] for spec in commands if spec.name != GAME_NEW}
     by_root: dict[str, list[Slash]] = {}
     for spec in commands:
-        for slash in [room(r) for r in games] if spec.name == GAME_NEW else [plain(spec)]:
+        for slash in setup_rooms(games, taken) if spec.name == GAME_NEW else [plain(spec)]:
             by_root.setdefault(slash.path[0], []).append(slash)
     if len(by_root) > MAX_COMMANDS:
         raise ValueError(_too_many_verbs(by_root, games))
-    by_id = {r.id: r for r in games}
-    return tuple(slash for slashes in by_root.values() for slash in _fitted(slashes, by_id))
+    return tuple(slash for slashes in by_root.values() for slash in _fitted(slashes))
 
 
 def _too_many_verbs(by_root: dict[str, list[Slash]], games: tuple[Ruleset, ...]) -> str:

@@ -21,7 +21,7 @@ from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
 from bot.table.clock.moments import plain_moments
-from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse
+from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse, setup_line
 from bot.table.protocol.replies import Reply
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
@@ -151,7 +151,7 @@ def play_help() -> str:
     """The prompt's help: how lines are written, and each game's own commands (from the registry)."""
     games = rulesets()
     lines = ["Each line is NAME> /command, e.g.",
-             f"  alice> /game new ruleset:{games[0].id}        (games: {', '.join(g.id for g in games)})",
+             f"  alice> {setup_line(games[0].id)}        (games: {', '.join(g.id for g in games)})",
              "  alice> /game join", "  bob> /game join", "  alice> /game start",
              "A line that starts with / acts as the player the game now waits on (hot-seat play), or else "
              "as the last named one. 'help' shows this, 'quit' leaves."]
@@ -199,7 +199,7 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
             if match:
                 actor_name, line = match.group(1), match.group(2)
             elif not line.startswith("/") or actor_name is None:
-                print(f"error: write NAME> /command (e.g. alice> /game new ruleset:{ruleset_ids()[0]})")
+                print(f"error: write NAME> /command (e.g. alice> {setup_line(ruleset_ids()[0])})")
                 continue
             if not interactive:
                 print(f"{actor_name}> {line}")

@@ -38,7 +38,7 @@ async def set_speed(fake, player: str, public_message: dict, label: str) -> None
 
 
 async def test_speed_counters_are_set_in_private_and_revealed_together(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new battlecars"),
+    made = assert_public_map(await slash(fake, "alice", "channel", "new battlecars"),
                              record_latency, title="Battlecars")
     assert "New Battlecars game" in made.content
     for name, mat in (("alice", "sentinel"), ("bob", "tank")):
@@ -73,7 +73,7 @@ async def test_a_move_is_one_press_a_point_in_a_menu_that_updates_in_place(fake,
     """Issue 25, item 2: once a driver has opened their private menu, every point of their move is one
     press in it: the menu shows the next choices in place after each press, and no press is answered
     "out of date"."""
-    assert_public_map(await slash(fake, "alice", "channel", "game new battlecars", seed=11), record_latency,
+    assert_public_map(await slash(fake, "alice", "channel", "new battlecars", seed=11), record_latency,
                       title="Battlecars")
     for name, vehicle in (("alice", "interceptor"), ("bob", "rammer")):
         assert_public_map(await slash(fake, name, "channel", "game join", vehicle=vehicle), record_latency,

@@ -181,7 +181,7 @@ def assert_nothing_unexpected(fake: FakeDiscord, bot) -> None:
 
 
 async def lobby_of_two(fake: FakeDiscord, record_latency, channel: str = "channel", seed: int = 7) -> Shown:
-    created = assert_public_map(await slash(fake, "alice", channel, "game new speedway", seed=seed),
+    created = assert_public_map(await slash(fake, "alice", channel, "new speedway", seed=seed),
                                 record_latency)
     assert "New Speedway game created by alice" in created.content
     joined = assert_public_map(await slash(fake, "alice", channel, "game join"), record_latency)
@@ -206,12 +206,12 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
         assert command_characters(command) < 4000
     assert len([c for c in commands if c.get("type", 1) == 1]) <= 100
     by_name = {c["name"]: c for c in commands}
-    assert {"game", "speed", "move", "skid", "fire", "end"} <= set(by_name)
+    assert {"game", "new", "speed", "move", "skid", "fire", "end"} <= set(by_name)
     subcommands = {o["name"]: o for o in by_name["game"]["options"]}
-    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"new": 2, "seat": 2}  # groups
-    assert {"new", "join", "start", "status", "end"} <= set(subcommands)
+    assert {name: o["type"] for name, o in subcommands.items() if o["type"] != 1} == {"seat": 2}  # groups
+    assert {"join", "start", "status", "end"} <= set(subcommands) and "new" not in subcommands
     assert len(subcommands) <= 25
-    rooms = {o["name"]: o for o in subcommands["new"]["options"]}  # /game new <game>: each game its own room
+    rooms = {o["name"]: o for o in by_name["new"]["options"]}  # /new <game>: each game its own room
     assert set(rooms) == set(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
     assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "thread", "arena", "rounds"}
     (value,) = by_name["speed"]["options"]
@@ -314,7 +314,7 @@ async def test_a_thread_has_its_own_game(fake, bot, record_latency):
     await lobby_of_two(fake, record_latency, channel="channel", seed=7)
     thread = fake.channels["thread"]
 
-    created = await slash(fake, "carol", "thread", "game new speedway", seed=8)
+    created = await slash(fake, "carol", "thread", "new speedway", seed=8)
     assert "New Speedway game created by carol" in assert_public_map(created, record_latency).content
     assert created.payload["channel"]["type"] == 11
     assert created.payload["channel"]["parent_id"] == fake.channels["channel"].id
@@ -417,7 +417,7 @@ async def test_guild_sync_and_guild_scoped_interactions(fake, start_bot, record_
     assert put.path == f"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands"
     assert fake.synced_commands() == [] and {c["name"] for c in fake.synced_commands(guild=True)} >= {"game"}
 
-    created = await slash(fake, "admin", "channel", "game new speedway", seed=3)
+    created = await slash(fake, "admin", "channel", "new speedway", seed=3)
     assert created.payload["data"]["guild_id"] == fake.guild_id  # discord.py looks guild commands up by it
     assert_public_map(created, record_latency)
     # A server admin (Manage Server through a role) may end anyone's game; a plain member may not.
@@ -433,7 +433,7 @@ async def test_gateway_reconnect_resumes_the_session(fake, bot, record_latency):
     assert resumed["session_id"] == first["session_id"]
     assert 6 in resumed["ops"] and 2 not in resumed["ops"]  # RESUME, no new IDENTIFY
     assert len(fake.identifies()) == 1
-    exchange = await slash(fake, "alice", "channel", "game new speedway", seed=1)
+    exchange = await slash(fake, "alice", "channel", "new speedway", seed=1)
     assert_public_map(exchange, record_latency)
     assert_nothing_unexpected(fake, bot)
 
@@ -452,7 +452,7 @@ async def test_late_and_duplicate_acknowledgements_are_refused_like_discord(fake
     # process running the same token) gets 400 code 40060.
     exchange = await slash(fake, "alice", "channel", "game status")
     assert_private_refusal(exchange, record_latency,
-                           "No game is running in this channel. Create one with /game new speedway "
+                           "No game is running in this channel. Create one with /new speedway "
                            f"(games: {', '.join(ruleset_ids())}).")
     url = f"{fake.url}/api/v10/interactions/{exchange.id}/{exchange.token}/callback"
     async with aiohttp.ClientSession() as session, \
@@ -589,7 +589,7 @@ async def test_a_players_own_clock_and_their_pause_announced_in_each_game(fake, 
     channel by a message of its own, without a ping; /me back says so in both."""
     await lobby_of_two(fake, record_latency)
     assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
-    await slash(fake, "alice", "thread", "game new speedway", seed=8)
+    await slash(fake, "alice", "thread", "new speedway", seed=8)
     await slash(fake, "alice", "thread", "game join")
     await slash(fake, "bob", "thread", "game join")
     assert_public_map(await slash(fake, "alice", "thread", "game start"), record_latency)
@@ -722,7 +722,7 @@ async def test_a_game_opens_a_thread_of_its_own_and_says_which_permission_it_lac
     """Issue 27, item 5: /game new … thread:yes opens one public thread off the channel and plays there: the
     channel is told where, the lobby is the thread's, and the game's commands work in it; without Create
     Public Threads the asker is told privately which permission is missing, and no thread or game is made."""
-    answered = await slash(fake, "alice", "channel", "game new speedway", thread="yes")
+    answered = await slash(fake, "alice", "channel", "new speedway", thread="yes")
     (thread,) = fake.threads_created
     assert thread.parent_id == fake.channels["channel"].id and thread.name.startswith("Speedway · alice")
     told = [m for m in fake.public_history("channel") if f"<#{thread.id}>" in m["content"]]
@@ -734,7 +734,7 @@ async def test_a_game_opens_a_thread_of_its_own_and_says_which_permission_it_lac
     assert_private_refusal(await slash(fake, "carol", "channel", "game status"), record_latency)   # no game here
 
     fake.bot_creates_threads = False
-    refused = await slash(fake, "carol", "channel", "game new track", thread="yes")
+    refused = await slash(fake, "carol", "channel", "new track", thread="yes")
     assert_private_refusal(refused, record_latency, "I cannot open a thread here: I need the Create Public "
                                                     "Threads and Send Messages in Threads permissions in this "
                                                     "channel.")

@@ -37,7 +37,7 @@ async def test_heavy_jobs_leave_other_channels_answered_within_a_second(fake, st
     await store_running_game(store, garage.id, log, alice, guild=fake.guild_id)
     await store.close()
     start_bot(db=db)
-    for line in ("game new speedway", "game join"):
+    for line in ("new speedway", "game join"):
         assert (await slash(fake, "carol", "channel", line)).callback is not None
 
     # The heaviest import: a re-play of the longest log allowed.

@@ -140,7 +140,7 @@ def press_finished(exchange: Exchange) -> bool:
 
 async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bot, record_latency):
     began = time.monotonic()
-    created = assert_public_map(await slash(fake, "alice", "channel", "game new speedway",
+    created = assert_public_map(await slash(fake, "alice", "channel", "new speedway",
                                             seed=SEED, arena=ARENA), record_latency)
     assert "New Speedway game created by alice" in created.content
     for name in ("alice", "bob"):
@@ -315,7 +315,7 @@ def assert_reminder(fake: FakeDiscord, reminder: dict, user_id: str, name: str) 
 
 async def start_game(fake: FakeDiscord, record_latency, channel: str, host: str, guest: str, seed: int) -> str:
     """New game, host and guest join, host starts; returns the name of the player it waits on."""
-    assert_public_map(await slash(fake, host, channel, "game new speedway", seed=seed), record_latency)
+    assert_public_map(await slash(fake, host, channel, "new speedway", seed=seed), record_latency)
     assert_public_map(await slash(fake, host, channel, "game join"), record_latency)
     assert_public_map(await slash(fake, guest, channel, "game join"), record_latency)
     started = assert_public_map(await slash(fake, host, channel, "game start"), record_latency)

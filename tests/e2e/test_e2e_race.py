@@ -38,7 +38,7 @@ def latest(fake) -> dict:
 
 
 async def test_a_race_is_played_through_private_menus_and_no_dc_is_public(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new race",
+    made = assert_public_map(await slash(fake, "alice", "channel", "new race",
                                          track="outlaw_gauntlet", tuning=0, seed=7), record_latency, title="Race")
     assert "New Race" in made.content
     for name in ("alice", "bob"):
@@ -77,7 +77,7 @@ async def test_a_gms_private_ruling_leaves_no_trace_in_the_channel(fake, bot, re
     """Issue 23, item 7: `/gm change` answered in the channel with an empty line. It is acknowledged
     privately from the first moment (nobody else sees "thinking…" or who used a command), answered to
     the GM alone, and the channel's messages are not touched; the reveal that follows is public."""
-    assert_public_map(await slash(fake, "carol", "channel", "game new race", gm="yes", tuning=0, seed=4),
+    assert_public_map(await slash(fake, "carol", "channel", "new race", gm="yes", tuning=0, seed=4),
                       record_latency, title="Race")
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),
@@ -101,7 +101,7 @@ async def test_a_gms_private_ruling_leaves_no_trace_in_the_channel(fake, bot, re
 async def test_a_step_three_racers_answer_together_is_one_public_message(fake, bot, record_latency):
     """Issue 25, item 3: while a simultaneous step waits on three racers, each answer edits the step's one
     public message (no new message, no new picture posted, no second ping); the next step starts the next."""
-    assert_public_map(await slash(fake, "alice", "channel", "game new race", track="dune_sea", tuning=0, seed=4),
+    assert_public_map(await slash(fake, "alice", "channel", "new race", track="dune_sea", tuning=0, seed=4),
                       record_latency, title="Race")
     names = ("alice", "bob", "carol")
     for name in names:
@@ -150,7 +150,7 @@ async def test_a_gms_private_thread_and_a_note_only_its_racer_reads(fake, bot, r
     command the thread does not take is refused. `/gm racer: tell:` pings the racer in the channel with one
     public line; the note's words reach the racer (`/notes`) and the GM, and nobody else. Without Create
     Private Threads the GM is told which permission is missing, and no thread is made."""
-    assert_public_map(await slash(fake, "carol", "channel", "game new race", gm="yes", tuning=0, seed=4),
+    assert_public_map(await slash(fake, "carol", "channel", "new race", gm="yes", tuning=0, seed=4),
                       record_latency, title="Race")
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join", pilot="rookie", vehicle="racing_swoop"),

@@ -38,7 +38,7 @@ def tables(fake: FakeDiscord) -> list[str]:
 
 async def set_up(fake: FakeDiscord, table: str) -> None:
     host, guest = table.replace("table-", "host"), table.replace("table-", "guest")
-    for user, command, options in ((host, "game new speedway", {"seed": 7}), (host, "game join", {}),
+    for user, command, options in ((host, "new speedway", {"seed": 7}), (host, "game join", {}),
                                    (guest, "game join", {}), (host, "game start", {})):
         await answered(fake, await fake.send_slash(user, table, command, options))
 

@@ -82,7 +82,7 @@ async def _four_commands(fake, channel: str) -> tuple[float, float]:
     """`/game new`, two joins and `/game start` in `channel`: (seconds to the first picture, to the last)."""
     began = time.monotonic()
     timings = []
-    for user, command, options in (("alice", "game new speedway", {"seed": 5}), ("alice", "game join", {}),
+    for user, command, options in (("alice", "new speedway", {"seed": 5}), ("alice", "game join", {}),
                                    ("bob", "game join", {}), ("alice", "game start", {})):
         exchange = await slash(fake, user, channel, command, **options)
         assert any(record.files for record in exchange.requests), exchange.describe()   # each with its picture

@@ -36,7 +36,7 @@ async def declare(fake, player: str, public_message: dict, direction: str) -> No
 
 
 async def test_a_toy_round_is_declared_secretly_by_buttons_and_revealed(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new toy"), record_latency,
+    made = assert_public_map(await slash(fake, "alice", "channel", "new toy"), record_latency,
                              title="Toy")
     assert "New Toy game" in made.content
     for name in ("alice", "bob"):

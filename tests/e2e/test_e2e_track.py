@@ -37,7 +37,7 @@ def public_text(fake, channel: str) -> str:
 
 
 async def test_a_track_game_is_played_from_private_hands(fake, bot, record_latency):
-    made = assert_public_map(await slash(fake, "alice", "channel", "game new track", seed=SEED),
+    made = assert_public_map(await slash(fake, "alice", "channel", "new track", seed=SEED),
                              record_latency, title="Track")
     assert "New Track (the card race) game created by alice" in made.content
     for name in ("alice", "bob"):
@@ -97,7 +97,7 @@ async def test_a_hand_with_many_plays_opens_a_private_menu_per_card(fake, bot, r
     from rules.codec import encode_state
     from tests.test_track_table import spread_out
 
-    assert_public_map(await slash(fake, "alice", "channel", "game new track", seed=SEED),
+    assert_public_map(await slash(fake, "alice", "channel", "new track", seed=SEED),
                       record_latency, title="Track")
     for name in ("alice", "bob"):
         assert_public_map(await slash(fake, name, "channel", "game join"), record_latency, title="Track")

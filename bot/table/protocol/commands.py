@@ -15,8 +15,9 @@ from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets
 
 __all__ = ["BY_NAME", "COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES",
-           "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "declared_choices", "for_game", "foreign_to", "game_spec",
-           "lookup", "nearest_command", "parse", "read_options", "shared_spec"]
+           "SETUP", "SPELLINGS", "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "declared_choices", "for_game",
+           "foreign_to", "game_spec", "lookup", "nearest_command", "parse", "read_options", "setup_line", "shared_spec",
+           "spelled"]
 
 load_plugins()  # games from outside the project register before the grammar (and its game list) is built
 
@@ -24,8 +25,22 @@ MAX_OPTION_LENGTH = 100
 _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 # A command whose first bare word names one of its options: '/game new GAME' is
-# '/game new ruleset:GAME' (Discord shows each game its own /game new subcommand).
+# '/game new ruleset:GAME' (Discord shows each game its own subcommand of /new).
 WORD_OPTIONS = {"game new": "ruleset"}
+# Other spellings of a command: '/new GAME' is '/game new GAME', the one spelling of a game's setup Discord
+# has (bot.chat.layout); the command line and scripts take both.
+SPELLINGS = {"new": "game new"}
+SETUP = "new"   # the top-level command holding every game's setup on Discord
+
+
+def spelled(name: str) -> str:
+    """A command's name as players write it everywhere: 'new' for 'game new'."""
+    return next((short for short, full in SPELLINGS.items() if full == name), name)
+
+
+def setup_line(ruleset_id: str, *options: str) -> str:
+    """How a player creates a game of `ruleset_id`, the same on Discord and the command line: '/new GAME'."""
+    return " ".join((f"/{SETUP} {ruleset_id}", *options))
 
 
 class CommandSyntaxError(ValueError):
@@ -218,7 +233,7 @@ def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
     declared: dict[str, list[CommandSpec]] = {}
     for ruleset in rulesets:
         for spec in ruleset.grammar.commands:
-            if spec.name in _TABLE_NAMES:
+            if spec.name in _TABLE_NAMES or spec.path[0] in SPELLINGS:
                 raise ValueError(f"/{spec.name} is a table command; {ruleset.id} cannot declare it")
             # a game's own query is answered from its queries, to the asker alone
             declared.setdefault(spec.name, []).append(replace(spec, private=True) if spec.query else spec)
@@ -295,9 +310,9 @@ _OPTION = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
 
 
 def lookup(name: str) -> CommandSpec:
-    """The spec of a command by its space-separated name."""
+    """The spec of a command by its space-separated name (or another spelling of it, SPELLINGS)."""
     try:
-        return BY_NAME[name]
+        return BY_NAME[SPELLINGS.get(name, name)]
     except KeyError:
         raise CommandSyntaxError(f"Unknown command /{name}.{nearest_command(name)} /help lists the commands you can "
                                  f"use here.") from None
@@ -369,7 +384,7 @@ def _coerce_value(spec: CommandSpec, option: OptionSpec, value: object) -> objec
 
 def parse(line: str, read_file=None) -> Command:
     """Parse a command typed as in Discord, e.g. '/game join', '/move direction:north' or
-    '/game new GAME seed:7' (the same as '/game new ruleset:GAME seed:7')."""
+    '/new GAME seed:7' (the same as '/game new GAME seed:7' and '/game new ruleset:GAME seed:7')."""
     words = _words(line)
     if not words or not words[0].startswith("/"):
         raise CommandSyntaxError("Commands start with /, e.g. /game status.")
@@ -382,7 +397,10 @@ def parse(line: str, read_file=None) -> Command:
     named = WORD_OPTIONS.get(spec.name)
     if named and rest and ":" not in rest[0]:
         rest[0] = f"{named}:{rest[0]}"
-    return coerce(spec, options_of(rest), read_file)
+    options = options_of(rest)
+    if spec.name == SPELLINGS[SETUP] and "ruleset" not in options:
+        raise CommandSyntaxError(f"Name the game: {setup_line(ruleset_ids()[0])} (games: {', '.join(ruleset_ids())}).")
+    return coerce(spec, options, read_file)
 
 
 def read_options(text: str) -> dict[str, str]:

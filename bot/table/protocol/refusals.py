@@ -5,7 +5,7 @@ No game here, a stale button, another game's command.
 
 from __future__ import annotations
 
-from bot.table.protocol.commands import CommandSyntaxError, for_game, foreign_to
+from bot.table.protocol.commands import CommandSyntaxError, for_game, foreign_to, setup_line
 from rules.errors import GameError
 from rules.registry import ruleset_ids
 
@@ -15,7 +15,7 @@ class NoGame(GameError):
 
     def __init__(self) -> None:
         games = ruleset_ids()
-        super().__init__(f"No game is running in this channel. Create one with /game new {games[0]} "
+        super().__init__(f"No game is running in this channel. Create one with {setup_line(games[0])} "
                          f"(games: {', '.join(games)}).")
 
 

@@ -4,13 +4,15 @@ the game's own queries, and the games a player is in."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.storage.store import GameRecord
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows
-from bot.table.protocol.commands import Command
+from bot.table.protocol import compiled as typed
+from bot.table.protocol.commands import Command, setup_line
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
 from bot.table.service import helping, queries, rulebook
@@ -27,12 +29,31 @@ from rules.seats import seats_line
 _SEATS_INDEXED = "seats_indexed"
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A query's game, read once: its rules, its record and state, who asks, and whether it ended here."""
+
+    ruleset: Ruleset
+    game: GameRecord
+    state: Any
+    actor: Actor
+    ended: bool
+
+
 class Asking:
     """The read-only commands: each reads the game once and answers as its reader may see it."""
 
     def __init__(self, table: Table, pictures: Pictures):
         self._table, self._pictures = table, pictures
         self._seats_indexed = False
+        # Each query's answer (bot.table.protocol.compiled): a new query is one entry.
+        self._answers: dict[type[typed.TableCommand], Callable[[Asked, Any], Awaitable[Reply]]] = {
+            typed.GameStatus: self._status, typed.GameLog: self._log,
+            typed.Catchup: lambda at, _q: self._catch_up(at.ruleset, at.game, at.state, at.actor),
+            typed.Export: self._export, typed.Verify: self._verify, typed.Replay: self._replay,
+            typed.Sheet: lambda at, q: self._pictures.sheets(at.ruleset, at.state, q.options),
+            typed.GameQuery: self._own,
+        }
 
     async def games(self, actor: Actor, guild: str) -> Reply:
         """The running games a player sits in on this server."""
@@ -58,74 +79,90 @@ class Asking:
         """`/rules`: this channel's game's topics, one topic, or every rule naming a word, privately."""
         game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
         if game is None:
-            games = ", ".join(f"/game new ruleset:{r}" for r in ruleset_ids())
+            games = ", ".join(setup_line(r) for r in ruleset_ids())
             raise GameError(f"/rules answers for the game of this channel, and none is here yet ({games}).")
         return Reply("shown", rulebook.answer(get_ruleset(game.ruleset), topic, page), ephemeral=True)
 
     async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
+        """A command that only reads the channel's game, checked against that game, answered by its type's
+        answer (`_answers`)."""
         ruleset, game, state = await self._table.load(channel, any_status=True)
-        command = NotThisGame.fitted(ruleset, command)
+        query = typed.compiled(NotThisGame.fitted(ruleset, command))
         ended = ended_here(ruleset, game, state)
-        if game.status == "finished" and not ended and command.name != "game status":
+        if game.status == "finished" and not ended and not isinstance(query, typed.GameStatus):
             raise GameError(elsewhere(game) + " Use this command there.")
-        if command.name == "game status":
-            last = await self._pictures.last_events(ruleset, game)
-            seats = seats_line(state)
-            text = ruleset.describe(state) + (f"\n{seats}" if seats else "") + \
-                (f"\nLast: {describe_events(last)}" if last else "")
-            if game.status == "finished" and not ended:  # the table as it left: no buttons, no turn here
-                text = f"{elsewhere(game)}\n{text}"
-            if await wanted_view(self._table, game, actor.id, command.options.get("view")) == "closeup":
-                return await self._pictures.closeup(ruleset, game, state, text, last, actor.id)
-            reply = await self._pictures.with_map(ruleset, game, state, "shown", text, last)
-            if game.status == "finished" and not ended:
-                return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
-            return reply
-        if command.name == "game log" and "set_aside" in command.options:
-            return await self._set_aside_log(ruleset, game, state, actor, command.options)
-        if command.name == "game log":
-            before, count = command.options.get("before"), command.options.get("count")
-            channels: dict[int, int] | None = None
-            if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
-                records = await self._table.store.actions(game.id)
-                seen = seen_log(ruleset, state, records, actor.id)
-                page = queries.log_page(seen, count, before)
-                public = seen_log(ruleset, state, records, None)
-                if len(public) < len(seen):   # they know of actions the channel does not: both numberings
-                    channels = {s.record.seq: s.number for s in public}
-            else:
-                records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
-                page = seen_log(ruleset, state, records, actor.id)
-            return queries.game_log(ruleset, page, before, channel=channels)
-        if command.name == "game catchup":
-            return await self._catch_up(ruleset, game, state, actor)
-        if command.name == "game export":
+        return await typed.handler_of(self._answers, query)(Asked(ruleset, game, state, actor, ended), query)
+
+    async def _status(self, at: Asked, query: typed.GameStatus) -> Reply:
+        """`/game status`: the table, its seats and the last events; a close-up for who asks for one."""
+        ruleset, game, state = at.ruleset, at.game, at.state
+        last = await self._pictures.last_events(ruleset, game)
+        seats = seats_line(state)
+        text = ruleset.describe(state) + (f"\n{seats}" if seats else "") + \
+            (f"\nLast: {describe_events(last)}" if last else "")
+        if game.status == "finished" and not at.ended:  # the table as it left: no buttons, no turn here
+            text = f"{elsewhere(game)}\n{text}"
+        if await wanted_view(self._table, game, at.actor.id, query.view) == "closeup":
+            return await self._pictures.closeup(ruleset, game, state, text, last, at.actor.id)
+        reply = await self._pictures.with_map(ruleset, game, state, "shown", text, last)
+        if game.status == "finished" and not at.ended:
+            return replace(reply, legal=(), buttons=(), waiting_on=(), turn_key="")
+        return reply
+
+    async def _log(self, at: Asked, query: typed.GameLog) -> Reply:
+        """`/game log`: the recent actions as the asker may see them (or those a rollback set aside)."""
+        ruleset, game, state, actor = at.ruleset, at.game, at.state, at.actor
+        if "set_aside" in query.options:
+            return await self._set_aside_log(ruleset, game, state, actor, query.options)
+        before, count = query.options.get("before"), query.options.get("count")
+        channels: dict[int, int] | None = None
+        if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
             records = await self._table.store.actions(game.id)
-            aside = {k: log_rows(v) for k, v in (await self._table.store.set_aside(game.id)).items()}
-            return await self._table.heavy.run(heavy_jobs.export_file, ruleset.id, game, log_rows(records), actor.id,
-                                               aside, items=len(records) + sum(map(len, aside.values())))
-        if command.name == "game verify":
-            return queries.verification(game, await self.replay_matches(game), ended,
-                                        await self._table.seen_count(ruleset, game, state, actor.id),
-                                        await self._table.store.rollbacks(game.id))
-        if command.name == "game replay":
-            game, records = await self._table.store.game_and_actions(game.id)
-            try:
-                data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
-                                                   items=len(records))
-            except ValueError as exc:  # no renderer for this game, or too big even at its smallest
-                raise GameError(f"No replay of this game can be made: {exc}.") from None
-            count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
-                else len(records)
-            about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {count} "
-                     f"actions, ending: {ruleset.prompt(state)}")
-            return Reply("shown", f"Game {game.id} so far: {count} actions, one frame per turn.",
-                         files=(Attachment(f"pitboss-game-{game.id}.gif", data, clip(about, 1000)),))
-        if command.name == "game sheet":
-            return await self._pictures.sheets(ruleset, state, command.options)
+            seen = seen_log(ruleset, state, records, actor.id)
+            page = queries.log_page(seen, count, before)
+            public = seen_log(ruleset, state, records, None)
+            if len(public) < len(seen):   # they know of actions the channel does not: both numberings
+                channels = {s.record.seq: s.number for s in public}
+        else:
+            records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
+            page = seen_log(ruleset, state, records, actor.id)
+        return queries.game_log(ruleset, page, before, channel=channels)
+
+    async def _export(self, at: Asked, _query: typed.Export) -> Reply:
+        """`/game export`: the action log (and what rollbacks set aside) as a file, as the asker may see it."""
+        records = await self._table.store.actions(at.game.id)
+        aside = {k: log_rows(v) for k, v in (await self._table.store.set_aside(at.game.id)).items()}
+        return await self._table.heavy.run(heavy_jobs.export_file, at.ruleset.id, at.game, log_rows(records),
+                                           at.actor.id, aside, items=len(records) + sum(map(len, aside.values())))
+
+    async def _verify(self, at: Asked, _query: typed.Verify) -> Reply:
+        """`/game verify`: every roll re-run."""
+        return queries.verification(at.game, await self.replay_matches(at.game), at.ended,
+                                    await self._table.seen_count(at.ruleset, at.game, at.state, at.actor.id),
+                                    await self._table.store.rollbacks(at.game.id))
+
+    async def _replay(self, at: Asked, _query: typed.Replay) -> Reply:
+        """`/game replay`: an animated GIF of the game so far."""
+        ruleset, state = at.ruleset, at.state
+        game, records = await self._table.store.game_and_actions(at.game.id)
+        try:
+            data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
+                                               items=len(records))
+        except ValueError as exc:  # no renderer for this game, or too big even at its smallest
+            raise GameError(f"No replay of this game can be made: {exc}.") from None
+        count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
+            else len(records)
+        about = (f"An animation of {ruleset.title} game {game.id}, one frame per turn over {count} "
+                 f"actions, ending: {ruleset.prompt(state)}")
+        return Reply("shown", f"Game {game.id} so far: {count} actions, one frame per turn.",
+                     files=(Attachment(f"pitboss-game-{game.id}.gif", data, clip(about, 1000)),))
+
+    async def _own(self, at: Asked, query: typed.GameQuery) -> Reply:
+        """One of the game's own queries (/hand...), answered by its rules, privately."""
+        ruleset, game, state, actor = at.ruleset, at.game, at.state, at.actor
         if game.status == "finished":
             raise NoGame()
-        text = ruleset.queries[command.name](state, actor.id, command.options)
+        text = ruleset.queries[query.sent.name](state, actor.id, query.sent.options)
         # A private reply may carry the buttons a public one cannot (what only this player may see).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
@@ -141,7 +178,8 @@ class Asking:
         if not ruleset.is_finished(state):
             return None
         # a finished game's prompt says so and how it ended ("Game over: alice wins.")
-        return (f"{ruleset.prompt(state)} No game runs here now: start another with /game new, or look back "
+        return (f"{ruleset.prompt(state)} No game runs here now: start another with "
+                f"{setup_line(ruleset.id)}, or look back "
                 f"with /game status, /game log or /game replay.")
 
     async def _set_aside_log(self, ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,

@@ -4,7 +4,8 @@ service carries it out (seating, acting, asking, moving games, the clock)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 import images
@@ -16,7 +17,8 @@ from bot.table.clock.timers import Timers
 from bot.table.clock.unposted import Unposted
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
-from bot.table.protocol.commands import QUERIES, Command, declared_choices, foreign_to
+from bot.table.protocol import compiled as typed
+from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service import standing
@@ -49,6 +51,20 @@ _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai",
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"} | SEAT_CHANGE_COMMANDS
 
 
+@dataclass(frozen=True)
+class Sent:
+    """Where a command came from, as its handler needs it: the channel, who sent it, their server, and the
+    command as parsed."""
+
+    channel: str
+    actor: Actor
+    guild: str
+    command: Command
+
+
+Handler = Callable[[Sent, Any], Awaitable[Reply]]   # one compiled command's handler (any TableCommand)
+
+
 class GameService:
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
@@ -72,6 +88,7 @@ class GameService:
         self._following = Following(table)
         self._rollbacks = Rollbacks(table, self._timers, pictures, self._acting)
         self._gm_threads = GmThreads(table)
+        self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None, private_thread: bool = False) -> Reply:
@@ -236,46 +253,38 @@ class GameService:
                 DELIVERY.reset(token)
 
     async def _dispatch(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply:
-        """The part of the service that carries out a command."""
-        if command.name == "game new":
-            return await self._seating.new_game(channel, actor, command.options, guild)
-        if command.options.get("thread") == "yes":   # only /gm's: the Discord adapter opens the GM's thread
+        """The part of the service that carries out a command: its type's handler (`_handlers`)."""
+        compiled = typed.compiled(command)
+        if not isinstance(compiled, typed.NewGame) and command.options.get("thread") == "yes":   # only /gm's:
+            # the Discord adapter opens the GM's thread
             raise GameError("thread:yes opens the GM's private Discord thread; here there is none: use /gm and /dcs "
                             "in this channel (their answers are private).")
-        if command.name == "games":
-            return await self._asking.games(actor, guild)
-        if command.name == "help":
-            return await self._asking.help(channel, actor, command.options.get("command"))
-        if command.name == "rules":
-            return await self._asking.rules(channel, command.options.get("topic"), command.options.get("page", 1))
-        if command.name.startswith("orders "):
-            return await self._orders.run(channel, actor, command)
-        if command.name in ("game follow", "game unfollow"):
-            mode = command.options.get("mode", "round") if command.name == "game follow" else None
-            return await self._following.follow(channel, actor, mode)
-        if command.name == "stats":
-            return await self._standings.stats(actor, guild, command.options)
-        if command.name == "standings":
-            return await self._standings.standings(guild, command.options)
-        if command.name in QUERIES:
-            return await self._asking.query(channel, actor, command)
-        if command.name == "undo":
-            return await self._acting.undo(channel, actor)
-        if command.name == "game rollback":
-            return await self._rollbacks.run(channel, actor, command.options)
-        if command.name == "game import":
-            return await self._moving.import_game(channel, actor, command.options["file"], guild)
-        if command.name == "game settings":
-            return await self._timers.settings(channel, actor, command.options)
-        if command.name == "game pause":
-            return await self._timers.pause(channel, actor, command.options["hours"])
-        if command.name == "me settings":
-            return await self._players.settings(actor, guild, command.options)
-        if command.name == "me away":
-            return await self._players.away(actor, guild, command.options["hours"])
-        if command.name == "me back":
-            return await self._players.back(actor, guild)
-        return await self._acting.act(channel, actor, command)
+        return await typed.handler_of(self._handlers, compiled)(Sent(channel, actor, guild, command), compiled)
+
+    def _handlers_table(self) -> dict[type[typed.TableCommand], Handler]:
+        """Each compiled command's handler (bot.table.protocol.compiled): a new table command is one entry."""
+        asking, players, timers = self._asking, self._players, self._timers
+        return {
+            typed.NewGame: lambda at, c: self._seating.new_game(at.channel, at.actor, c.options, at.guild),
+            typed.Games: lambda at, _c: asking.games(at.actor, at.guild),
+            typed.Help: lambda at, c: asking.help(at.channel, at.actor, c.command),
+            typed.Rules: lambda at, c: asking.rules(at.channel, c.topic, c.page),
+            typed.Orders: lambda at, c: self._orders.run(at.channel, at.actor, c.sent),
+            typed.Follow: lambda at, c: self._following.follow(at.channel, at.actor, c.mode),
+            typed.Unfollow: lambda at, _c: self._following.follow(at.channel, at.actor, None),
+            typed.Stats: lambda at, c: self._standings.stats(at.actor, at.guild, c.options),
+            typed.Standings: lambda at, c: self._standings.standings(at.guild, c.options),
+            typed.Query: lambda at, _c: asking.query(at.channel, at.actor, at.command),
+            typed.Undo: lambda at, _c: self._acting.undo(at.channel, at.actor),
+            typed.Rollback: lambda at, c: self._rollbacks.run(at.channel, at.actor, c.options),
+            typed.Import: lambda at, c: self._moving.import_game(at.channel, at.actor, c.file, at.guild),
+            typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),
+            typed.Pause: lambda at, c: timers.pause(at.channel, at.actor, c.hours),
+            typed.MySettings: lambda at, c: players.settings(at.actor, at.guild, c.options),
+            typed.Away: lambda at, c: players.away(at.actor, at.guild, c.hours),
+            typed.Back: lambda at, _c: players.back(at.actor, at.guild),
+            typed.Play: lambda at, c: self._acting.act(at.channel, at.actor, c.sent),
+        }
 
     async def turn_message(self, game_id: int) -> TurnMessage | None:
         """The message a transport uses to show the current turn, and what it says so far."""

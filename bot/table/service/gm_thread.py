@@ -31,7 +31,7 @@ class GmThreads:
             raise GameError(f"{ruleset.title} has no game master, so no GM thread.")
         gm = master.seat(state)
         if gm is None:
-            raise GameError("This game has no seated GM (/game new … gm:yes), so no GM thread.")
+            raise GameError("This game has no seated GM (/new … gm:yes), so no GM thread.")
         if actor.id != gm:
             raise GameError("Only the game master opens the GM's thread.")
         return game

@@ -8,7 +8,17 @@ import json
 import re
 from typing import Any
 
-from bot.table.protocol.commands import BY_NAME, TABLE_COMMANDS, CommandSpec, OptionSpec, game_spec, nearest_command
+from bot.table.protocol.commands import (
+    BY_NAME,
+    TABLE_COMMANDS,
+    WORD_OPTIONS,
+    CommandSpec,
+    OptionSpec,
+    game_spec,
+    nearest_command,
+    setup_line,
+    spelled,
+)
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
@@ -47,7 +57,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     """What the asker can do now, whose turn it is, then the game's and the table's commands; outside a
     game, the games and how to start one."""
     if ruleset is None:
-        games = "\n".join(f"- **{r.title}**: `/game new ruleset:{r.id}`" for r in rulesets())
+        games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n{_table_lines(('game new', 'games'))}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
@@ -55,7 +65,8 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     waiting = ruleset.acting_players(state)
     lines = [f"**{ruleset.title}**: {ruleset.prompt(state)}"]
     if ruleset.is_finished(state):
-        lines.append("The game is over: `/game status` shows how it ended, `/game new` starts another.")
+        lines.append(f"The game is over: `/game status` shows how it ended, `{setup_line(ruleset.id)}` starts "
+                     f"another.")
     elif actor_id in waiting:
         lines.append("You can now:")
         lines += _now_lines(ruleset.legal_actions(state, actor_id))
@@ -80,8 +91,8 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
         return Reply("shown", f"{ruleset.title} has no /{name}: it belongs to another game. This game's own "
                               f"commands: {own}.", ephemeral=True)
     spec = (game_spec(ruleset, name) if ruleset is not None else None) or BY_NAME[name]
-    lines = [f"`/{spec.name}`: {spec.description}."]
-    lines += [_option_line(option) for option in spec.options]
+    lines = [f"`/{spelled(spec.name)}`: {spec.description}."]
+    lines += [_option_line(option, option.name == WORD_OPTIONS.get(spec.name)) for option in spec.options]
     live = []
     if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):
         live = [a.command for a in ruleset.legal_actions(state, actor_id)
@@ -91,12 +102,12 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
 
 
 def command_names(ruleset: Ruleset | None) -> list[str]:
-    """The commands `/help command:` offers: the channel's game's own and the table's (every command
-    outside a game)."""
+    """The commands `/help command:` offers, as players write them: the channel's game's own and the
+    table's (every command outside a game)."""
     if ruleset is None:
-        return sorted(BY_NAME)
+        return sorted(spelled(name) for name in BY_NAME)
     own = [spec.name for spec in ruleset.grammar.commands]
-    return own + [spec.name for spec in TABLE_COMMANDS]
+    return own + [spelled(spec.name) for spec in TABLE_COMMANDS]
 
 
 def _now_lines(legal: tuple[LegalAction, ...] | list[LegalAction]) -> list[str]:
@@ -114,28 +125,30 @@ def _adds(label: str, command: str) -> bool:
 
 
 def _table_lines(names: tuple[str, ...]) -> str:
-    listed = " · ".join(f"`/{name}`" for name in names if name in BY_NAME)
+    listed = " · ".join(f"`/{spelled(name)}`" for name in names if name in BY_NAME)
     return f"Table commands: {listed} · `/help command:NAME` explains one."
 
 
-def _option_line(option: OptionSpec) -> str:
+def _option_line(option: OptionSpec, bare: bool = False) -> str:
+    """One option explained; `bare`: written as the command's first word, without its name (/new GAME)."""
     need = "required" if option.required else "optional"
     values = f"; one of {', '.join(option.choices)}" if option.choices and len(option.choices) <= 12 else ""
     if option.kind == "int" and option.min_value is not None and option.max_value is not None:
         values = f"; {option.min_value} to {option.max_value}"
-    return f"- `{option.name}:` ({need}) {option.description}{values}"
+    written = option.name.upper() if bare else f"{option.name}:"
+    return f"- `{written}` ({need}) {option.description}{values}"
 
 
 def _example(spec: CommandSpec) -> str:
     """The command with a plausible value for each required option (its first choice, its least number), or
     for its first option with choices when none is required."""
-    parts = [f"/{spec.name}"]
+    parts = [f"/{spelled(spec.name)}"]
     shown = [o for o in spec.options if o.required] or [o for o in spec.options if o.choices][:1]
     for option in spec.options:
         if option in shown:
             value = option.choices[0] if option.choices else (
                 str(option.min_value) if option.kind == "int" and option.min_value is not None else option.name.upper())
-            parts.append(f"{option.name}:{value}")
+            parts.append(value if option.name == WORD_OPTIONS.get(spec.name) else f"{option.name}:{value}")
     return " ".join(parts)
 
 

@@ -1,0 +1,269 @@
+"""The grammar's commands compiled into types the service routes on (issue 37 item 4).
+
+Each command the table carries out itself is a small frozen dataclass named after its grammar command
+(`@named("game pause")`), holding its options as typed fields; `compiled` turns a parsed `Command` into
+one. The service keeps one handler per type (bot.table.service.entry.GameService._handlers, and
+Asking._answers for the queries), so a new table command is a dataclass here and one entry there, and a
+reader follows a command from `compiled` to its handler by its type. A game's own moves and the seat
+commands its rules referee (/game join, /game start...) stay `Play`; a game's own queries `GameQuery`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar, TypeVar
+
+from bot.table.protocol.commands import QUERIES, Command
+
+__all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery", "GameStatus", "Games", "Help",
+           "Import", "MySettings", "NewGame", "Orders", "Pause", "Play", "Query", "Replay", "Rollback", "Rules",
+           "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo", "Unfollow", "Verify", "compiled",
+           "handler_of"]
+
+
+class TableCommand:
+    """A command compiled for the service: its fields are the options it reads, by name."""
+
+    names: ClassVar[tuple[str, ...]] = ()   # the grammar commands compiled into this type
+
+    @classmethod
+    def of(cls, command: Command) -> TableCommand:
+        """This type from a parsed command: a field `sent` takes the command itself, `options` all its
+        options, any other field the option of its name (the field's default when it is left out)."""
+        given: dict[str, Any] = {}
+        for field in fields(cls):  # type: ignore[arg-type]
+            if field.name == "sent":
+                given["sent"] = command
+            elif field.name == "options":
+                given["options"] = command.options
+            elif field.name in command.options or field.default is MISSING:
+                given[field.name] = command.options[field.name]
+        return cls(**given)
+
+
+class Query(TableCommand):
+    """A command that only reads the game (answered by bot.table.service.asking.Asking.query)."""
+
+
+_NAMED: dict[str, type[TableCommand]] = {}
+_Kind = TypeVar("_Kind", bound=type[TableCommand])
+
+
+def named(*names: str) -> Callable[[_Kind], _Kind]:
+    """Register a type as what the grammar commands `names` compile into."""
+    def register(kind: _Kind) -> _Kind:
+        for name in names:
+            if name in _NAMED:
+                raise ValueError(f"/{name} is already compiled into {_NAMED[name].__name__}")
+            _NAMED[name] = kind
+        kind.names = names
+        return kind
+    return register
+
+
+def compiled(command: Command) -> TableCommand:
+    """`command` as its type: a table command's own, a game's query, or a move the game referees."""
+    kind = _NAMED.get(command.name)
+    if kind is not None:
+        return kind.of(command)
+    return GameQuery(command) if command.name in QUERIES else Play(command)
+
+
+_Handler = TypeVar("_Handler")
+
+
+def handler_of(handlers: Mapping[type[TableCommand], _Handler], command: TableCommand) -> _Handler:
+    """The handler of `command`'s type, or of the nearest type it is a kind of (a Query)."""
+    return next(handlers[kind] for kind in type(command).__mro__ if kind in handlers)
+
+
+@named("game new")
+@dataclass(frozen=True)
+class NewGame(TableCommand):
+    """/new GAME (and /game new): a new game in a channel that has none."""
+
+    options: dict
+
+
+@named("games")
+@dataclass(frozen=True)
+class Games(TableCommand):
+    """/games: the running games a player sits in on this server."""
+
+
+@named("help")
+@dataclass(frozen=True)
+class Help(TableCommand):
+    """/help, or /help command:NAME."""
+
+    command: str | None = None
+
+
+@named("rules")
+@dataclass(frozen=True)
+class Rules(TableCommand):
+    """/rules: the channel's game's rules, one topic, or every rule naming a word."""
+
+    topic: str | None = None
+    page: int = 1
+
+
+@named("orders set", "orders show", "orders clear")
+@dataclass(frozen=True)
+class Orders(TableCommand):
+    """/orders set, show and clear: a player's standing orders in the channel's game."""
+
+    sent: Command
+
+
+@named("game follow")
+@dataclass(frozen=True)
+class Follow(TableCommand):
+    """/game follow: a ping once a round (or at the end) for a spectator."""
+
+    mode: str = "round"
+
+
+@named("game unfollow")
+@dataclass(frozen=True)
+class Unfollow(TableCommand):
+    """/game unfollow."""
+
+
+@named("stats")
+@dataclass(frozen=True)
+class Stats(TableCommand):
+    """/stats: a member's record on this server."""
+
+    options: dict
+
+
+@named("standings")
+@dataclass(frozen=True)
+class Standings(TableCommand):
+    """/standings: this server's players of one game, by wins."""
+
+    options: dict
+
+
+@named("undo")
+@dataclass(frozen=True)
+class Undo(TableCommand):
+    """/undo: take back one's own last action."""
+
+
+@named("game rollback")
+@dataclass(frozen=True)
+class Rollback(TableCommand):
+    """/game rollback: propose or answer a vote to return the game to an earlier action."""
+
+    options: dict
+
+
+@named("game import")
+@dataclass(frozen=True)
+class Import(TableCommand):
+    """/game import: continue or re-play an exported game here."""
+
+    file: bytes
+
+
+@named("game settings")
+@dataclass(frozen=True)
+class TableSettings(TableCommand):
+    """/game settings: show or change the table's clock."""
+
+    options: dict
+
+
+@named("game pause")
+@dataclass(frozen=True)
+class Pause(TableCommand):
+    """/game pause: pause one's deadlines and reminders at this table."""
+
+    hours: int
+
+
+@named("me settings")
+@dataclass(frozen=True)
+class MySettings(TableCommand):
+    """/me settings: a player's own clock on this server."""
+
+    options: dict
+
+
+@named("me away")
+@dataclass(frozen=True)
+class Away(TableCommand):
+    """/me away: pause one's clock in every game on this server."""
+
+    hours: int
+
+
+@named("me back")
+@dataclass(frozen=True)
+class Back(TableCommand):
+    """/me back: end a /me away pause."""
+
+
+@named("game status")
+@dataclass(frozen=True)
+class GameStatus(Query):
+    """/game status: the table and whose turn it is."""
+
+    view: str | None = None
+
+
+@named("game log")
+@dataclass(frozen=True)
+class GameLog(Query):
+    """/game log: recent events, or those a rollback set aside."""
+
+    options: dict
+
+
+@named("game catchup")
+@dataclass(frozen=True)
+class Catchup(Query):
+    """/game catchup: what happened since one's own last action."""
+
+
+@named("game export")
+@dataclass(frozen=True)
+class Export(Query):
+    """/game export: the action log as a file."""
+
+
+@named("game verify")
+@dataclass(frozen=True)
+class Verify(Query):
+    """/game verify: re-run every roll and check the game."""
+
+
+@named("game replay")
+@dataclass(frozen=True)
+class Replay(Query):
+    """/game replay: an animated GIF of the game so far."""
+
+
+@named("game sheet")
+@dataclass(frozen=True)
+class Sheet(Query):
+    """/game sheet: the cars' full sheets."""
+
+    options: dict
+
+
+@dataclass(frozen=True)
+class GameQuery(Query):
+    """A game's own query (/hand, /odds...), answered by its rules."""
+
+    sent: Command
+
+
+@dataclass(frozen=True)
+class Play(TableCommand):
+    """A move the game's rules referee: its own commands and the seat commands (Acting.act)."""
+
+    sent: Command
