@@ -714,7 +714,7 @@ async def test_five_more_copies_of_the_largest_setup_keep_every_fixed_choice_wit
     with the most setup beside the registered games: every command within the budget, no fixed-choice
     option turned into text or suggestions, and the first games' setup where it was (/new <game>)."""
     largest = max(rulesets(), key=lambda r: room(r).characters())
-    games = (*rulesets(), *(replace(largest, id=f"{largest.id}{i}", title=f"{largest.title} {i}") for i in range(2, 7)))
+    games = (*rulesets(), *(largest.variant(id=f"{largest.id}{i}", title=f"{largest.title} {i}") for i in range(2, 7)))
     tree = harness.client.tree
     tree.clear_commands(guild=None)
     build_commands(tree, harness.client, discord_layout(build_grammar(games), games))
