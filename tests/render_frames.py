@@ -10,7 +10,7 @@ from bot.cli.selfplay import play_one, selfplay_games
 from bot.storage.store import Store
 from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.service.entry import GameService
-from bot.table.service.queries import events_of
+from bot.table.trust.export import events_of
 from rules.registry import get_ruleset
 
 

@@ -164,3 +164,23 @@ def test_bot_rooms_import_only_downwards():
             if module.startswith(room + "."):
                 bad = {t for t in targets if any(t == f or t.startswith(f + ".") for f in forbidden)}
                 assert not bad, f"{module} imports {bad}"
+
+
+# bot/table's rooms, top first: the service's use cases, the work kept off the loop, what keeps a table
+# honest, what the service takes and gives, the clock's arithmetic, and the plug-in games' loader.
+TABLE_ROOMS = ("service", "jobs", "trust", "protocol", "clock", "plugins")
+
+
+def test_table_rooms_import_only_downwards():
+    """Inside bot/table a room imports only rooms below it, so each can be read without those above."""
+    graph = import_graph()
+    rank = {room: number for number, room in enumerate(TABLE_ROOMS)}
+    upward = []
+    for module, targets in graph.items():
+        if not module.startswith("bot.table."):
+            continue
+        room = module.split(".")[2]
+        assert room in rank, f"{module} is in a room TABLE_ROOMS does not place"
+        upward += [f"{module} -> {t}" for t in targets
+                   if t.startswith("bot.table.") and rank[t.split(".")[2]] < rank[room]]
+    assert upward == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.table.protocol import compiled as typed
-from bot.table.protocol.commands import COMMANDS, QUERIES, TABLE_COMMANDS, Command, parse
+from bot.table.protocol.commands import TABLE_COMMANDS, Command, command_table, parse
 from rules.registry import rulesets
 
 # The table commands whose outcome the game's rules referee (rules.seats.seat_command_action).
@@ -15,7 +15,7 @@ REFEREED = {"game join", "game add-ai", "game start", "game end", "game takeover
 
 
 def test_every_command_of_the_grammar_has_one_handler_in_the_service(service):
-    for spec in COMMANDS:
+    for spec in command_table().commands:
         compiled = typed.compiled(Command(spec.name, {}) if spec.name not in _REQUIRED else _REQUIRED[spec.name])
         handler = typed.handler_of(service._handlers, compiled)
         assert callable(handler), spec.name
@@ -32,7 +32,7 @@ def test_each_table_query_has_its_own_answer(service):
     for spec in TABLE_COMMANDS:
         compiled = typed.compiled(_REQUIRED.get(spec.name, Command(spec.name, {})))
         if isinstance(compiled, typed.Query):
-            assert spec.name in QUERIES and type(compiled) in answers, spec.name
+            assert spec.name in command_table().queries and type(compiled) in answers, spec.name
     own = [name for game in rulesets() for name in game.queries]
     assert own and all(type(typed.compiled(Command(name, {}))) is typed.GameQuery for name in own)
     assert typed.GameQuery in answers

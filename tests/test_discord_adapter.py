@@ -40,7 +40,7 @@ from bot.chat.layout import (
     room,
 )
 from bot.storage.store import Store
-from bot.table.protocol.commands import COMMANDS, TABLE_COMMANDS, CommandSyntaxError, build_grammar, game_spec
+from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, build_grammar, command_table, game_spec
 from bot.table.protocol.replies import Notice, Reply
 from bot.table.service.entry import GameService
 from rules.codec import decode_state
@@ -587,8 +587,8 @@ async def test_command_payload_respects_discord_limits(harness):
     """Every command of the grammar and every option each game declares is reachable on Discord with its
     fixed choices; each game is set up by /new <game> (not /game new); the table's groups hold theirs."""
     payload = harness.client.command_payload()
-    assert _reachability_problems(payload, COMMANDS, rulesets()) == []
-    assert set(_leaves(payload)) == {spec.path for spec in COMMANDS if spec.name != "game new"} | \
+    assert _reachability_problems(payload, command_table().commands, rulesets()) == []
+    assert set(_leaves(payload)) == {spec.path for spec in command_table().commands if spec.name != "game new"} | \
         {("new", r) for r in ruleset_ids()}
     game = next(c for c in payload if c["name"] == "game")
     subcommands = {o["name"]: o for o in game["options"]}

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.protocol.commands import COMMANDS, CommandSyntaxError, parse
+from bot.table.protocol.commands import CommandSyntaxError, command_table, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 
 BACKENDS = ("sqlite", "postgres")  # the service fuzz runs on both (tests/conftest.py)
-NAMES = [spec.name for spec in COMMANDS]
-OPTIONS = sorted({o.name for spec in COMMANDS for o in spec.options} | {"x", "seed", "plan"})
+NAMES = [spec.name for spec in command_table().commands]
+OPTIONS = sorted({o.name for spec in command_table().commands for o in spec.options} | {"x", "seed", "plan"})
 VALUES = st.one_of(
     st.text(max_size=30),
     st.integers(-10**20, 10**20).map(str),

@@ -5,13 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bot.table.protocol.commands import (
-    COMMANDS,
-    QUERIES,
     TABLE_COMMANDS,
     Command,
     CommandSyntaxError,
     build_grammar,
     coerce,
+    command_table,
     for_game,
     lookup,
     parse,
@@ -24,7 +23,7 @@ SPEEDWAY_MANEUVERS = next(o for o in lookup("move").options if o.name == "maneuv
 
 
 def test_every_command_fits_discords_limits():
-    for spec in COMMANDS:
+    for spec in command_table().commands:
         assert 1 <= len(spec.description) <= 100, spec.name
         assert len(spec.options) <= 25, spec.name
         required_seen_last = [o.required for o in spec.options]
@@ -36,7 +35,7 @@ def test_every_command_fits_discords_limits():
 
 
 def test_the_grammar_is_the_table_plus_each_rulesets_own():
-    names = {spec.name for spec in COMMANDS}
+    names = {spec.name for spec in command_table().commands}
     assert names == {s.name for s in TABLE_COMMANDS} | {s.name for r in ruleset_ids()
                                                       for s in get_ruleset(r).grammar.commands}
     assert {"speed", "move", "fire", "odds"} <= {s.name for s in SPEEDWAY.grammar.commands}
@@ -44,8 +43,8 @@ def test_the_grammar_is_the_table_plus_each_rulesets_own():
     new = {o.name for o in lookup("game new").options}
     assert {"arena", "seven_may_split", "joker_forced", "board", "rounds", "seed"} <= new
     assert {o.name for o in lookup("game join").options} == {"car", "vehicle", "pilot"}
-    assert set(QUERIES) >= {"odds", "hand", "game status", "game log", "game export"}
-    assert "play" not in QUERIES and "game new" not in QUERIES
+    assert set(command_table().queries) >= {"odds", "hand", "game status", "game log", "game export"}
+    assert "play" not in command_table().queries and "game new" not in command_table().queries
 
 
 def test_two_games_may_share_a_verb_with_options_of_their_own():

@@ -121,7 +121,7 @@ async def test_your_own_result_comes_whole_and_the_computers_turn_is_summed_up(t
     reply = await table("alice", "/end")
     (record,) = [r for r in await store.actions((await store.active_game("chan-1")).id)
                  if r.actor == "alice"][-1:]
-    from bot.table.service.queries import events_of
+    from bot.table.trust.export import events_of
     from rules.speedway.ruleset import SPEEDWAY
 
     for event in events_of(SPEEDWAY, record):           # alice's own /end, every word of it

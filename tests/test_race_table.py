@@ -12,7 +12,7 @@ from PIL import Image
 
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
-from bot.table.service.queries import events_of
+from bot.table.trust.export import events_of
 from images.race import HEIGHT, TEXT, WIDTH, course, render_race
 from rules.errors import GameError
 from rules.race.ruleset import RULESET

@@ -1,8 +1,9 @@
 """The Discord front door: slash commands that defer, call the service, and post the map.
 
-Only this module imports discord. It parses interactions into the shared command grammar, runs
-them through the GameService, and presents replies: public messages with the PNG attached (alt
-text set) for accepted actions, ephemeral messages for refusals, a generic apology for bugs.
+Only bot/chat imports discord (this module, its views, its request pacing and routes). This module
+parses interactions into the shared command grammar, runs them through the GameService, and presents
+replies: public messages with the PNG attached (alt text set) for accepted actions, ephemeral messages
+for refusals, a generic apology for bugs.
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import (
-    BY_NAME,
     MAX_OPTION_LENGTH,
     Command,
     CommandSyntaxError,
     OptionSpec,
     coerce,
+    command_table,
 )
 from bot.table.protocol.replies import Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
@@ -367,7 +368,7 @@ class PitbossBehaviour(discord.Client):
                     if value.bot:
                         raise CommandSyntaxError(f"{key}: a bot cannot take a seat.")
                     values[key] = str(value.id)
-            command = coerce(BY_NAME[slash.command], values)
+            command = coerce(command_table().by_name[slash.command], values)
         except CommandSyntaxError as exc:
             return Reply("refused", str(exc), ephemeral=True, malformed=True)
         if command.name == "game new" and command.options.get("thread") == "yes":

@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from bot.table.protocol.commands import (
-    COMMANDS,
     SETUP,
     CommandSpec,
     CommandSyntaxError,
     OptionSpec,
+    command_table,
     game_spec,
     read_options,
     shared_spec,
@@ -279,9 +279,10 @@ def setup_rooms(games: tuple[Ruleset, ...], taken: set[str]) -> list[Slash]:
     return [slash for root in roots for slash in root]
 
 
-def discord_layout(commands: tuple[CommandSpec, ...] = COMMANDS,
+def discord_layout(commands: tuple[CommandSpec, ...] | None = None,
                    games: tuple[Ruleset, ...] | None = None) -> tuple[Slash, ...]:
     """Every slash command Discord shows, grouped by top-level command, each within Discord's limits."""
+    commands = command_table().commands if commands is None else commands
     games = rulesets() if games is None else games
     taken = {spec.path[0] for spec in commands if spec.name != GAME_NEW}
     by_root: dict[str, list[Slash]] = {}

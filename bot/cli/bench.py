@@ -34,7 +34,7 @@ from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
-from bot.table.service.queries import events_of
+from bot.table.trust.export import events_of
 from images.draw import to_png
 from images.png import encoder_name
 from images.speedway import palette_for, render_image

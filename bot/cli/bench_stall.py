@@ -26,8 +26,8 @@ from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
 from bot.table.protocol.commands import Command, parse
 from bot.table.service.entry import Actor, GameService
-from bot.table.service.queries import EXPORT_FORMAT
 from bot.table.trust.commitment import commitment
+from bot.table.trust.export import EXPORT_FORMAT
 from bot.table.trust.importer import MAX_REPLAY_ACTIONS
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import replay_with_events

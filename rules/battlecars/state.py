@@ -284,7 +284,3 @@ class BattlecarsState:
 
     def counter_at(self, point: Point) -> Counter | None:
         return next((c for c in self.counters if c.point == point), None)
-
-    def in_play(self) -> tuple[Vehicle, ...]:
-        """The vehicles not destroyed."""
-        return tuple(v for v in self.vehicles if not v.destroyed)

@@ -9,7 +9,7 @@ from rules.errors import BadOption
 from rules.track import cards
 from rules.track.actions import PlayCard
 from rules.track.errors import IllegalPlay
-from rules.track.events import CarCameOut, CardPlayed, CarsSwapped
+from rules.track.events import CarCameOut, CarsSwapped
 from rules.track.moves import (
     backward_path,
     car_label,
@@ -203,10 +203,6 @@ def resolve(state: TrackState, player: str, action: PlayCard, card: str = ""):
         raise BadOption(f"{card} is worth 1 or 11 (or comes out): add move:1, move:11 or move:out.")
     state, events, m = _pick_car(state, player, car_id, lambda car: move_forward(state, car, count))
     return state, events, (m,), str(count)
-
-
-def play_event(state: TrackState, player: str, card: str, use: str) -> CardPlayed:
-    return CardPlayed(state.seated(player).name, card, use)
 
 
 # --- every legal play --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from rules.track.actions import (
 from rules.track.commands import GRAMMAR, RULING_CHOICES
 from rules.track.errors import MustPlay, NotInHand
 from rules.track.events import EVENTS, CardDiscarded, CardPlayed, hit_size
-from rules.track.moves import car_label, short_label, where_label
+from rules.track.moves import short_label, where_label
 from rules.track.phases import PHASES, TrackPhase
 from rules.track.plays import has_forced_move, iter_legal_plays, legal_plays, resolve
 from rules.track.selfplay import SELFPLAY
@@ -261,11 +261,6 @@ def undo_blocker(before: TrackState, after: TrackState) -> str | None:
 
 def acting_players(state: TrackState) -> tuple[str, ...]:
     return (state.active_player,) if state.active_player else ()
-
-
-def car_summary(state: TrackState) -> list[str]:
-    """One phrase per car, e.g. 'alice c3 hole 12' (for renderers and logs)."""
-    return [f"{car_label(state, c)} {where_label(state, c)}" for c in state.cars]
 
 
 class Track(Ruleset[TrackState]):

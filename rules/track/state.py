@@ -179,9 +179,6 @@ class TrackState:
                 return h
         raise KeyError(player_id)
 
-    def opponents(self, player_id: str) -> tuple[str, ...]:
-        return tuple(p.id for p in self.players if p.id != player_id)
-
     @property
     def active_player(self) -> str | None:
         if self.phase != TrackPhase.PLAY or not self.order:

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.jobs.replays import turn_frames
-from bot.table.service import queries
+from bot.table.trust import export
 from bot.table.trust.branches import lines_before_rollbacks
 from bot.table.trust.importer import BadImport, ImportedLog, read_export
 from bot.table.trust.seen import SeenAction, seen_log
@@ -119,7 +119,7 @@ def export_file(ruleset_id: str, game: GameRecord, rows: LogRows, viewer: str, s
     """The /game export reply for `viewer` (its JSON file made here), with what each rollback set aside."""
     ruleset, records = get_ruleset(ruleset_id), _records(rows)
     aside = seen_set_aside(ruleset, game, records, {k: _records(v) for k, v in set_aside.items()}, viewer)
-    return queries.export(ruleset, game, records, viewer, aside)
+    return export.export(ruleset, game, records, viewer, aside)
 
 
 def read_import(data: bytes) -> ImportedLog:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.storage.store import ActionRecord
-from bot.table.service.queries import events_of
+from bot.table.trust.export import events_of
 from images.replay import Step
 from rules.engine import Ruleset
 

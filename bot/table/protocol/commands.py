@@ -7,6 +7,7 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from bot.table.clock.personal import VIEWS
 from bot.table.plugins import load_plugins
@@ -14,12 +15,9 @@ from rules.engine import Ruleset
 from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
 from rules.registry import ruleset_ids, rulesets
 
-__all__ = ["BY_NAME", "COMMANDS", "Command", "CommandSpec", "CommandSyntaxError", "OptionSpec", "QUERIES",
-           "SETUP", "SPELLINGS", "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "declared_choices", "for_game",
-           "foreign_to", "game_spec", "lookup", "nearest_command", "parse", "read_options", "setup_line", "shared_spec",
-           "spelled"]
-
-load_plugins()  # games from outside the project register before the grammar (and its game list) is built
+__all__ = ["Command", "CommandSpec", "CommandSyntaxError", "CommandTable", "OptionSpec", "SETUP", "SPELLINGS",
+           "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "command_table", "declared_choices", "for_game", "foreign_to",
+           "game_spec", "lookup", "nearest_command", "parse", "read_options", "setup_line", "shared_spec", "spelled"]
 
 MAX_OPTION_LENGTH = 100
 _MENTION = re.compile(r"<@!?(\d{1,20})>")
@@ -59,7 +57,7 @@ _VANISHED = "A vanished player's seat (host or admin)"
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
-        OptionSpec("ruleset", "str", "Which game to play", required=True, choices=ruleset_ids()),
+        OptionSpec("ruleset", "str", "Which game to play", required=True),
         OptionSpec("seed", "int", "Dice seed (random if left out)",
                    min_value=0, max_value=2**53 - 1),
         OptionSpec("thread", "str", "yes: play in a new thread", choices=("yes", "no")),
@@ -144,10 +142,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("me back", "End your /me away pause in all your games here", private=True),
     CommandSpec("stats", "Your record here (or a member's): games, wins, draws, time to move", (
         OptionSpec("player", "user", "Another member"),
-        OptionSpec("ruleset", "str", "One game", choices=ruleset_ids()),
+        OptionSpec("ruleset", "str", "One game"),
     ), query=True, private=True),
     CommandSpec("standings", "This server's players of one game, by wins", (
-        OptionSpec("ruleset", "str", "The game", required=True, choices=ruleset_ids()),
+        OptionSpec("ruleset", "str", "The game", required=True),
     ), query=True, private=True),
     CommandSpec("orders set", "Answer one of this game's questions in advance, privately", (
         OptionSpec("question", "str", "The question (suggested as you type)", required=True, suggest=True),
@@ -254,14 +252,37 @@ def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
         return own[name]
     if name not in _TABLE_BY_NAME:
         return None
-    base = _TABLE_BY_NAME[name]
+    base = _naming_the_games(_TABLE_BY_NAME[name], ruleset_ids())
     if name in _EXTENDED:
         return CommandSpec(base.name, base.description, base.options + _EXTENDED[name](ruleset.grammar), base.query)
     return base
 
 
-COMMANDS = build_grammar(rulesets())
-QUERIES = tuple(spec.name for spec in COMMANDS if spec.query)
+@dataclass(frozen=True)
+class CommandTable:
+    """Every command of the table and of every registered game, merged: what both adapters take."""
+
+    commands: tuple[CommandSpec, ...]
+    by_name: Mapping[str, CommandSpec]
+    queries: tuple[str, ...]   # the commands that only read a game
+
+
+def _naming_the_games(spec: CommandSpec, ids: tuple[str, ...]) -> CommandSpec:
+    """`spec` with its `ruleset:` option choosing among the registered games (known only once they are)."""
+    options = tuple(replace(o, choices=ids) if o.name == "ruleset" else o for o in spec.options)
+    return replace(spec, options=options) if options != spec.options else spec
+
+
+@cache
+def command_table() -> CommandTable:
+    """The merged grammar, built the first time it is asked for: the games from outside the project
+    ($PITBOSS_GAMES, bot.table.plugins) register first, so importing this module loads no game."""
+    load_plugins()
+    commands = tuple(_naming_the_games(spec, ruleset_ids()) for spec in build_grammar(rulesets()))
+    return CommandTable(commands, {spec.name: spec for spec in commands},
+                        tuple(spec.name for spec in commands if spec.query))
+
+
 SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from the actor, never typed
 
 
@@ -305,14 +326,13 @@ def for_game(ruleset: Ruleset, command: Command) -> Command:
     return Command(command.name, {**command.options, **checked.options})
 
 
-BY_NAME = {spec.name: spec for spec in COMMANDS}
 _OPTION = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
 
 
 def lookup(name: str) -> CommandSpec:
     """The spec of a command by its space-separated name (or another spelling of it, SPELLINGS)."""
     try:
-        return BY_NAME[SPELLINGS.get(name, name)]
+        return command_table().by_name[SPELLINGS.get(name, name)]
     except KeyError:
         raise CommandSyntaxError(f"Unknown command /{name}.{nearest_command(name)} /help lists the commands you can "
                                  f"use here.") from None
@@ -321,11 +341,11 @@ def lookup(name: str) -> CommandSpec:
 def nearest_command(name: str) -> str:
     """' Did you mean /x?' for a mistyped command (or one written under /game that is not), or ''."""
     words = name.split()
-    if len(words) > 1 and words[-1] in BY_NAME:   # '/game help': /help
+    if len(words) > 1 and words[-1] in command_table().by_name:   # '/game help': /help
         return f" Did you mean /{words[-1]}?"
-    if f"game {name}" in BY_NAME:   # '/catchup': /game catchup
+    if f"game {name}" in command_table().by_name:   # '/catchup': /game catchup
         return f" Did you mean /game {name}?"
-    close = difflib.get_close_matches(name, BY_NAME, n=1, cutoff=0.75)
+    close = difflib.get_close_matches(name, command_table().by_name, n=1, cutoff=0.75)
     return f" Did you mean /{close[0]}?" if close else ""
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
-from bot.table.protocol.commands import QUERIES, Command
+from bot.table.protocol.commands import Command, command_table
 
 __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery", "GameStatus", "Games", "Help",
            "Import", "MySettings", "NewGame", "Orders", "Pause", "Play", "Query", "Replay", "Rollback", "Rules",
@@ -67,7 +67,7 @@ def compiled(command: Command) -> TableCommand:
     kind = _NAMED.get(command.name)
     if kind is not None:
         return kind.of(command)
-    return GameQuery(command) if command.name in QUERIES else Play(command)
+    return GameQuery(command) if command.name in command_table().queries else Play(command)
 
 
 _Handler = TypeVar("_Handler")

@@ -8,13 +8,12 @@ import copy
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 from bot.storage.store import GameRecord, StoreBusy, VersionConflict
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
-from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.commands import Command, parse
@@ -37,16 +36,17 @@ from bot.table.protocol.replies import (
     private_scope,
     seat_button,
 )
-from bot.table.service import queries
 from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
+from bot.table.service.shared import Table
 from bot.table.service.standings import end_words
-from bot.table.service.table import Table
+from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
+from bot.table.trust.export import events_of
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
 from bot.table.trust.seen import is_public, logged, seen_log
 from images.captions import seat_name
@@ -77,6 +77,29 @@ class Applied:
     public: bool = True  # whether the channel may learn of it (bot.table.trust.seen: a GM's private ruling may not)
     ahead: DrawnAhead | None = None  # its picture, started while it was written
     round_before: int = 0  # the game's round before this change (followers hear of a new one)
+
+
+@dataclass
+class _Run:
+    """What a run of one player's steps did so far: the last step applied, every event, why it stopped."""
+
+    done: Applied | None = None
+    events: list = field(default_factory=list)
+    played: int = 0
+    public: bool = False   # whether the channel may learn of any step
+    waiting_before: tuple[str, ...] | None = None   # whom the game waited on before the first step
+    round_before: int | None = None
+    stopped: str = ""
+    unplayed: list[str] = field(default_factory=list)   # floating steps that never found their point
+
+    def took(self, done: Applied) -> None:
+        """Count one more applied step."""
+        self.waiting_before = done.waiting_before if self.waiting_before is None else self.waiting_before
+        self.round_before = done.round_before if self.round_before is None else self.round_before
+        self.done = done
+        self.events.extend(done.events)
+        self.public = self.public or done.public
+        self.played += 1
 
 
 class Acting:
@@ -168,55 +191,67 @@ class Acting:
 
     async def run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
                         summarize: Callable[[tuple], str] | None = None, floating: Sequence[PlanStep] = (),
-                         state: Any = None) -> Reply:
+                        state: Any = None) -> Reply:
         """Apply steps in order (commands, or action values the game offered) while the game still
         waits on `actor`; a step the game refuses (a decision it needs first) ends the run and says why.
         A floating step (a plan's shot) is played at the first point where it can be, from `state` on."""
-        waiting_before = None
-        round_before: int | None = None
-        done = None
-        events: list = []
-        stopped = ""
-        public = False   # whether the channel may learn of any step
-        queue, pending, index = list(steps), list(floating), 0
+        try:
+            run = await self._played_steps(channel, actor, steps, expected_version, floating, state)
+        except _ResignedSeat as exc:
+            if answered := await self._answered_for(channel, exc):
+                return answered
+            raise
+        return await self._reply_to_run(channel, actor, run, summarize)
+
+    async def _played_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None,
+                            floating: Sequence[PlanStep], state: Any) -> _Run:
+        """The loop of run_steps: each step applied in its own transaction until the steps run out, the
+        turn passes or the game refuses one (the first step's refusal is raised: nothing was played)."""
+        run = _Run()
+        queue, pending = list(steps), list(floating)
         while queue or pending:
-            step = _ready(pending, done.state if done is not None else state)
+            step = _ready(pending, run.done.state if run.done is not None else state)
             if step is None and not queue:
                 break
             step = step or queue.pop(0)
-            if done is not None and actor.id not in done.ruleset.acting_players(done.state):
-                stopped = f"The plan ended after step {index}: the turn passed."
+            if run.done is not None and actor.id not in run.done.ruleset.acting_players(run.done.state):
+                run.stopped = f"The plan ended after step {run.played}: the turn passed."
                 break
             try:
-                version = expected_version if index == 0 else None
+                version = expected_version if run.played == 0 else None
                 last_step = not queue and not pending
                 done = await (self.apply(channel, actor.id, step, version, last_step=last_step, by_person=True)
                               if isinstance(step, Command)
                               else self.apply(channel, actor.id, None, version, action=step, last_step=last_step,
                                               by_person=True))
-                waiting_before = done.waiting_before if waiting_before is None else waiting_before
-                round_before = done.round_before if round_before is None else round_before
             except GameError as exc:
-                if done is None:
-                    if isinstance(exc, _ResignedSeat) and (answered := await self._answered_for(channel, exc)):
-                        return answered
+                if run.done is None:
                     raise
-                stopped = f"The plan paused before step {index + 1}: {exc.message}"
+                run.stopped = f"The plan paused before step {run.played + 1}: {exc.message}"
                 break
-            events.extend(done.events)
-            public = public or done.public
-            index += 1
-        if done is None:   # only a floating step, never ready
+            run.took(done)
+        if run.done is None:   # only a floating step, never ready
             raise GameError(f"/{pending[0].name} cannot be played now: {_why_not(pending[0], state).rstrip('.')}.")
-        unplayed = [f"/{s.name} was not played: {'the plan stopped first' if stopped else _why_not(s, done.state)}"
-                    for s in pending]
+        stopped_first = "the plan stopped first"
+        run.unplayed = [f"/{s.name} was not played: {stopped_first if run.stopped else _why_not(s, run.done.state)}"
+                        for s in pending]
+        return run
+
+    async def _reply_to_run(self, channel: str, actor: Actor, run: _Run,
+                            summarize: Callable[[tuple], str] | None) -> Reply:
+        """What the table says once `actor`'s steps are played and the computers after them: privately
+        when the channel may learn of none of it, else the picture with every step, the players it now
+        waits on pinged with what happened since their last action, a seat's holder or a member offered
+        a seat told, followers told of a new round or the end."""
+        done, events = run.done, run.events
+        assert done is not None
         ahead = done.ahead
         done, others = await self.play_computers(channel, done)
-        if ahead is not None and (others or not public):   # the picture is of a later state, or none
+        if ahead is not None and (others or not run.public):   # the picture is of a later state, or none
             ahead.drop()
             ahead = None
         own = [e.describe() for e in events]
-        if not public and not others:
+        if not run.public and not others:
             return self._told_privately(done, actor, own)
         if (sent := [e for e in events if isinstance(e, NoteSent)]) and not others:
             if ahead is not None:   # the channel gets one line, not the table
@@ -224,10 +259,10 @@ class Acting:
             return self._note_sent(done, sent)
         if summarize is not None and (summary := summarize(tuple(events))):
             own.append(summary)
-        if stopped:
-            own.append(stopped)
-        own += [line.rstrip(".") + "." for line in unplayed]
-        newly = [p for p in done.ruleset.acting_players(done.state) if p not in (waiting_before or ())
+        if run.stopped:
+            own.append(run.stopped)
+        own += [line.rstrip(".") + "." for line in run.unplayed]
+        newly = [p for p in done.ruleset.acting_players(done.state) if p not in (run.waiting_before or ())
                  and p != actor.id and not done.ruleset.is_computer(done.state, p)]
         offered = [e.to for e in events if isinstance(e, SeatOffered)]
         holders = [p for p in told_of(tuple(events), done.state) if p != actor.id]   # a power over their seat
@@ -242,7 +277,7 @@ class Acting:
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         # followers hear of a new round, or of the end
-        if told := await self._following.news(done.ruleset, done.game.id, channel, round_before or 0, done.state):
+        if told := await self._following.news(done.ruleset, done.game.id, channel, run.round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)
         if offered or holders:   # the member offered a seat is told, and takes it with a press; a seat's
             # holder is told of what someone else did to it
@@ -265,7 +300,7 @@ class Acting:
         seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)
         def events(seen_action: Any) -> tuple:
-            return queries.events_of(done.ruleset, seen_action.record)
+            return events_of(done.ruleset, seen_action.record)
         return "\n".join(note for p in pinged
                          if (note := ping_note(seen, p, name(p), name, events, done.state.player(p))))
 
@@ -417,7 +452,7 @@ class Acting:
                 await self._timers.sync_tx(ruleset, game, previous, acted=actor.id)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
-        undone = describe_events(queries.events_of(ruleset, last))
+        undone = describe_events(events_of(ruleset, last))
         if not is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action):
             return Reply("applied", clip(f"Undone: {undone or 'the last action'} Only you see this.", MESSAGE_LIMIT),
                          ephemeral=True, game_id=game.id, version=game.version)

@@ -15,10 +15,11 @@ from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, setup_line
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
-from bot.table.service import helping, queries, rulebook
+from bot.table.service import answers, helping, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
 from bot.table.service.pictures import Pictures, wanted_view
-from bot.table.service.table import Table, elsewhere, ended_here
+from bot.table.service.shared import Table, elsewhere, ended_here
+from bot.table.trust.export import events_of
 from bot.table.trust.seen import hides_whole_actions, logged, seen_log
 from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
@@ -61,7 +62,7 @@ class Asking:
         games = await self._table.store.active_games_of(guild, actor.id)
         timers = {t.game_id: t for t in await self._table.store.timers_of(actor.id)}
         # up to 50 snapshots to decode: ~17 ms, off the loop
-        return await asyncio.to_thread(queries.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()},
+        return await asyncio.to_thread(answers.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()},
                                        timers, self._table.clock())
 
     async def help(self, channel: str, actor: Actor, typed: str | None) -> Reply:
@@ -119,14 +120,14 @@ class Asking:
         if hides_whole_actions(ruleset, state):   # the viewer's numbers are made from the whole log
             records = await self._table.store.actions(game.id)
             seen = seen_log(ruleset, state, records, actor.id)
-            page = queries.log_page(seen, count, before)
+            page = answers.log_page(seen, count, before)
             public = seen_log(ruleset, state, records, None)
             if len(public) < len(seen):   # they know of actions the channel does not: both numberings
                 channels = {s.record.seq: s.number for s in public}
         else:
-            records = await self._table.store.recent_actions(game.id, count or queries.DEFAULT_LOG_COUNT, before)
+            records = await self._table.store.recent_actions(game.id, count or answers.DEFAULT_LOG_COUNT, before)
             page = seen_log(ruleset, state, records, actor.id)
-        return queries.game_log(ruleset, page, before, channel=channels)
+        return answers.game_log(ruleset, page, before, channel=channels)
 
     async def _export(self, at: Asked, _query: typed.Export) -> Reply:
         """`/game export`: the action log (and what rollbacks set aside) as a file, as the asker may see it."""
@@ -137,7 +138,7 @@ class Asking:
 
     async def _verify(self, at: Asked, _query: typed.Verify) -> Reply:
         """`/game verify`: every roll re-run."""
-        return queries.verification(at.game, await self.replay_matches(at.game), at.ended,
+        return answers.verification(at.game, await self.replay_matches(at.game), at.ended,
                                     await self._table.seen_count(at.ruleset, at.game, at.state, at.actor.id),
                                     await self._table.store.rollbacks(at.game.id))
 
@@ -195,8 +196,8 @@ class Asking:
         aside = {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in branches.items()}   # read whole
         every = await self._table.heavy.run(heavy_jobs.set_aside_page, ruleset.id, game, log_rows(records), aside,
                                             actor.id, rollback, items=len(records) * (len(aside) + 1))
-        seen = queries.log_page(every, options.get("count"), options.get("before"))
-        reply = queries.game_log(ruleset, seen, options.get("before"), every[0].number if every else 1,
+        seen = answers.log_page(every, options.get("count"), options.get("before"))
+        reply = answers.game_log(ruleset, seen, options.get("before"), every[0].number if every else 1,
                                  f"/game log set_aside:{rollback}")
         return replace(reply, text=clip(f"Set aside by rollback {rollback}:\n{reply.text}", MESSAGE_LIMIT))
 
@@ -212,10 +213,10 @@ class Asking:
         seat = state.player(actor.id)
         seen = await self.seen_since(ruleset, game, state, actor.id)
         master = ruleset.game_master
-        notes = notes_since(seen, actor.id, lambda s: queries.events_of(ruleset, s.record),
+        notes = notes_since(seen, actor.id, lambda s: events_of(ruleset, s.record),
                             lambda s: master.note(logged(ruleset, [s.record])[0].action)) if master else ""
         text = catch_up(seen, actor.id, seat.name if seat is not None else None,
-                        lambda s: queries.events_of(ruleset, s.record), lambda p: seat_name(state, p),
+                        lambda s: events_of(ruleset, s.record), lambda p: seat_name(state, p),
                         MESSAGE_LIMIT - len(notes) - 1, seat)
         return Reply("shown", f"{notes}\n{text}" if notes else text, ephemeral=True)
 

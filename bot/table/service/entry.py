@@ -10,32 +10,32 @@ from typing import Any
 
 import images
 from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
-from bot.table.clock.deadlines import Deadlines
 from bot.table.clock.personal import PlayerSettings, zone_offers
-from bot.table.clock.players import PlayerClocks
-from bot.table.clock.timers import Timers
-from bot.table.clock.unposted import Unposted
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
-from bot.table.service import standing
+from bot.table.service import orders
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
+from bot.table.service.deadlines import Deadlines
 from bot.table.service.following import Following
 from bot.table.service.gm_thread import GmThreads, in_the_thread
 from bot.table.service.helping import command_names
-from bot.table.service.moving import Moving
+from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
+from bot.table.service.players import PlayerClocks
+from bot.table.service.relocation import Moving
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
 from bot.table.service.seating import Seating
-from bot.table.service.standing import StandingOrders
+from bot.table.service.shared import DELIVERY, Table
 from bot.table.service.standings import Standings
-from bot.table.service.table import DELIVERY, Table
+from bot.table.service.timers import Timers
+from bot.table.service.unposted import Unposted
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
 from rules.engine import LegalAction
 from rules.errors import GameError
@@ -170,7 +170,7 @@ class GameService:
         if command == "me settings" and option == "time_zone":
             return zone_offers(typed)
         if command.startswith("orders "):
-            return matching_offers(standing.offers(get_ruleset(game.ruleset) if game else None, option, chosen), typed)
+            return matching_offers(orders.offers(get_ruleset(game.ruleset) if game else None, option, chosen), typed)
         if command == "rules" and option == "topic":
             return matching_offers(topic_keys(get_ruleset(game.ruleset)), typed) if game is not None else []
         if game is None:
@@ -195,7 +195,7 @@ class GameService:
 
     async def unposted(self) -> list[Notice]:
         """On start: the turn of each game whose last move was carried out but never posted (a crash
-        between the two), pinging whom it waits on (bot.table.clock.unposted)."""
+        between the two), pinging whom it waits on (bot.table.service.unposted)."""
         return await self._unposted.notices()
 
     async def send_claimed(self, claimed: list[tuple[str, Timer]]) -> list[Notice]:

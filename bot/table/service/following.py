@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import Actor, Notice, Reply
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset

@@ -10,7 +10,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Actor, Notice, Reply
-from bot.table.service.table import Table, channel_mention
+from bot.table.service.shared import Table, channel_mention
 from rules.errors import GameError
 from rules.registry import get_ruleset
 

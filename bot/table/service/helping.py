@@ -9,11 +9,11 @@ import re
 from typing import Any
 
 from bot.table.protocol.commands import (
-    BY_NAME,
     TABLE_COMMANDS,
     WORD_OPTIONS,
     CommandSpec,
     OptionSpec,
+    command_table,
     game_spec,
     nearest_command,
     setup_line,
@@ -38,13 +38,13 @@ def command_named(typed: str) -> str:
     """A command's grammar name from what a player typed: '/game join', 'game-join', 'Move'."""
     words = typed.strip().lstrip("/").replace("-", " ").split()
     name = " ".join(words).casefold()
-    if name in BY_NAME:
+    if name in command_table().by_name:
         return name
     joined = "-".join(words).casefold()   # commands whose own name has a dash (/game add-ai)
-    for spec in BY_NAME.values():
+    for spec in command_table().by_name.values():
         if spec.name.replace(" ", "-") == joined or spec.name == f"game {name}":   # 'join' for /game join
             return spec.name
-    group = sorted(spec.name for spec in BY_NAME.values() if spec.name.startswith(f"{name} ")
+    group = sorted(spec.name for spec in command_table().by_name.values() if spec.name.startswith(f"{name} ")
                    or spec.name.startswith(f"game {name} "))
     if group:   # a group's name alone (/game seat, seat): its commands
         raise GameError(f"/{typed.strip().lstrip('/')} is a group of commands: "
@@ -90,7 +90,7 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
         own = ", ".join(f"/{spec.name}" for spec in ruleset.grammar.commands)
         return Reply("shown", f"{ruleset.title} has no /{name}: it belongs to another game. This game's own "
                               f"commands: {own}.", ephemeral=True)
-    spec = (game_spec(ruleset, name) if ruleset is not None else None) or BY_NAME[name]
+    spec = (game_spec(ruleset, name) if ruleset is not None else None) or command_table().by_name[name]
     lines = [f"`/{spelled(spec.name)}`: {spec.description}."]
     lines += [_option_line(option, option.name == WORD_OPTIONS.get(spec.name)) for option in spec.options]
     live = []
@@ -105,7 +105,7 @@ def command_names(ruleset: Ruleset | None) -> list[str]:
     """The commands `/help command:` offers, as players write them: the channel's game's own and the
     table's (every command outside a game)."""
     if ruleset is None:
-        return sorted(spelled(name) for name in BY_NAME)
+        return sorted(spelled(name) for name in command_table().by_name)
     own = [spec.name for spec in ruleset.grammar.commands]
     return own + [spelled(spec.name) for spec in TABLE_COMMANDS]
 
@@ -125,7 +125,7 @@ def _adds(label: str, command: str) -> bool:
 
 
 def _table_lines(names: tuple[str, ...]) -> str:
-    listed = " · ".join(f"`/{spelled(name)}`" for name in names if name in BY_NAME)
+    listed = " · ".join(f"`/{spelled(name)}`" for name in names if name in command_table().by_name)
     return f"Table commands: {listed} · `/help command:NAME` explains one."
 
 

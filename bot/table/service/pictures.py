@@ -20,9 +20,9 @@ from bot.table.protocol.replies import (
     clip,
     public_scope,
 )
-from bot.table.service import queries
 from bot.table.service.recent import RECENT_ACTIONS
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
+from bot.table.trust.export import events_of
 from bot.table.trust.seen import seen_log
 from images.captions import seat_name
 from images.registry import renderer
@@ -199,7 +199,7 @@ class Pictures:
         if window is None:
             records = await self._table.store.recent_actions(game.id, RECENT_ACTIONS)
             state = self._table.snapshots.load(ruleset, game.state)
-            window = [queries.events_of(ruleset, s.record) for s in seen_log(ruleset, state, records, None)]
+            window = [events_of(ruleset, s.record) for s in seen_log(ruleset, state, records, None)]
             self._table.recent.put(game.id, game.version, window)
         return window
 

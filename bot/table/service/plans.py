@@ -16,7 +16,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame, StaleButton
 from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
 from bot.table.service.pictures import wanted_view
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from images.registry import renderer
 from rules.engine import Ruleset, TurnPlans
 from rules.errors import GameError

@@ -23,14 +23,14 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord, RollbackVote, ToldMessage, VersionConflict, VoteChanged
-from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button, Edit, Reply, clip
 from bot.table.service.acting import Acting, Applied
 from bot.table.service.pictures import Pictures
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
+from bot.table.service.timers import Timers
 from bot.table.trust.branches import MAX_ROLLBACKS
 from bot.table.trust.seen import logged, seen_log
 from rules.codec import dumps, encode_state, encode_tagged

@@ -11,8 +11,8 @@ from bot.table.clock.moments import moment
 from bot.table.clock.settings import HOUR, TableSettings
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Actor
-from bot.table.service import queries
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
+from bot.table.trust.export import events_of
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -49,7 +49,7 @@ class SeatPowers:
         acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
         while True:
             page = await self._table.store.recent_ages(game.id, _PAGE, before)
-            entries += [(record.actor, queries.events_of(ruleset, record)) for record, _age in page]
+            entries += [(record.actor, events_of(ruleset, record)) for record, _age in page]
             ages += [age for _record, age in page]
             found, _autopilot = last_own_action(entries, seat)
             if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or found is not None)):

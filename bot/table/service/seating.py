@@ -9,7 +9,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame
 from bot.table.protocol.replies import Actor, Reply, refusal
 from bot.table.service.pictures import Pictures
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from bot.table.trust.commitment import MAX_SEED, announce
 from bot.table.trust.guards import plain_name
 from rules.codec import dumps, encode_state

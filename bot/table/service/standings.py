@@ -16,7 +16,7 @@ from datetime import datetime
 
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, foreign_to
-from bot.table.service.queries import EXPORT_FORMAT
 from bot.table.trust.branches import MAX_ROLLBACKS, lines_before_rollbacks, unaccounted
 from bot.table.trust.commitment import MAX_SEED, commitment
+from bot.table.trust.export import EXPORT_FORMAT
 from bot.table.trust.guards import plain_name, valid_actor_id
 from bot.table.trust.seen import WITHHELD
 from rules.codec import decode_tagged

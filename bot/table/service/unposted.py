@@ -15,7 +15,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord
 from bot.table.protocol.replies import Notice
 from bot.table.service.pictures import Pictures
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from bot.table.trust.seen import is_public, logged
 from rules.registry import get_ruleset
 

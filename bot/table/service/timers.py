@@ -12,7 +12,7 @@ from bot.table.clock.settings import HOUR, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset

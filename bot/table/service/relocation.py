@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
-from bot.table.clock.timers import Timers
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.replies import Actor, Notice, Reply, refusal
 from bot.table.service.pictures import Pictures
-from bot.table.service.table import Table, channel_mention, ended_here
+from bot.table.service.shared import Table, channel_mention, ended_here
+from bot.table.service.timers import Timers
 from bot.table.trust.commitment import commitment
 from bot.table.trust.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
 from rules.codec import dumps

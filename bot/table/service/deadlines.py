@@ -10,12 +10,12 @@ from typing import Any
 from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings
-from bot.table.clock.timers import Timers
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
 from bot.table.service.acting import Acting
 from bot.table.service.pictures import Pictures
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
+from bot.table.service.timers import Timers
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset

@@ -10,9 +10,9 @@ from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
 from bot.table.clock.personal import PlayerSettings, parse_hours, parse_view, parse_zone
 from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings
-from bot.table.clock.timers import Timers
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Notice, Reply, clip
-from bot.table.service.table import Table, channel_mention
+from bot.table.service.shared import Table, channel_mention
+from bot.table.service.timers import Timers
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.table import plural

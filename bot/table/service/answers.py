@@ -1,26 +1,18 @@
-"""Read-only table commands: the log, an export, the games a player is in, verification."""
+"""What the read-only table commands answer, in words: a page of the log, the games a player is in, a
+verification. (bot.table.service.asking runs them; the export file is bot.table.trust.export.)"""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from bot.storage.store import ActionRecord, GameRecord, Timer
+from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import player_clock
 from bot.table.clock.settings import TableSettings
-from bot.table.protocol.replies import MESSAGE_LIMIT, Attachment, Reply, clip
+from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
 from bot.table.trust.commitment import commitment, reveal
-from bot.table.trust.seen import WITHHELD, SeenAction, hides_whole_actions, seen_log
-from rules.codec import decode_tagged
+from bot.table.trust.export import events_of
+from bot.table.trust.seen import SeenAction
 from rules.engine import Ruleset, describe_events
 
-EXPORT_FORMAT = "pitboss-game-log"
 DEFAULT_LOG_COUNT = 10
-
-
-def events_of(ruleset: Ruleset, record: ActionRecord) -> tuple:
-    """The events a logged action produced, as the game's event values."""
-    return tuple(decode_tagged(ruleset.events, e) for e in json.loads(record.events))
 
 
 CHANNEL_NUMBERS = ("Your numbers count the actions only you know of; the channel's, which /game rollback to: "
@@ -68,36 +60,6 @@ def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> l
     if before is not None:
         seen = [s for s in seen if s.number < before]
     return seen[-(count or DEFAULT_LOG_COUNT):]
-
-
-def export(ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], viewer: str,
-           set_aside: dict[int, list[SeenAction]] | None = None) -> Reply:
-    """The action log as `viewer` may see it, as JSON, with the actions each rollback set aside. The dice
-    seed is included only once the game is over; until then an action the viewer may not read is written
-    as a stand-in (its number and actor kept), and one they may not know of is left out (see
-    bot.table.trust.seen)."""
-    state = ruleset.load_state(game.state)
-    finished = ruleset.is_finished(state)
-    seen = seen_log(ruleset, state, records, viewer)
-    aside = [{"rollback": k, "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()}
-                                         for s in seen]} for k, seen in sorted((set_aside or {}).items())]
-    document: dict[str, Any] = {
-        "format": EXPORT_FORMAT, "format_version": 1, "game_id": game.id, "ruleset": game.ruleset,
-        "host": game.host, "options": json.loads(game.options), "seed_commitment": commitment(game.seed),
-        "status": game.status, "version": len(seen) if hides_whole_actions(ruleset, state) else game.version,
-        "actions": [{"seq": s.number, "actor": s.record.actor, "action": s.action_json()} for s in seen],
-    }
-    if aside:
-        document["set_aside"] = aside
-    if finished and game.status == "finished":
-        document["seed"] = game.seed
-    # Compact, so the longest game's export stays well inside what /game import reads back.
-    data = json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
-    note = "" if "seed" in document else " The dice seed stays secret until the game ends."
-    if any(s.stand_in is not None for s in seen):
-        note += f" What is still secret to you is written as \"{WITHHELD}\"."
-    return Reply("shown", f"The log of game {game.id}: {len(seen)} actions.{note}", ephemeral=True,
-                 files=(Attachment(f"pitboss-game-{game.id}.json", data, "Game log (JSON)"),))
 
 
 def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Ruleset],

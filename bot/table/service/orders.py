@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
-from bot.table.service.table import Table
+from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
