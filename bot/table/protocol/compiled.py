@@ -17,9 +17,9 @@ from typing import Any, ClassVar, TypeVar
 from bot.table.protocol.commands import Command, command_table
 
 __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery", "GameStatus", "Games", "Help",
-           "Import", "MySettings", "NewGame", "Orders", "Pause", "Play", "Query", "Replay", "Rollback", "Rules",
-           "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo", "Unfollow", "Verify", "compiled",
-           "handler_of"]
+           "Import", "MySettings", "NewGame", "OrdersClear", "OrdersSet", "OrdersShow", "Pause", "Play", "Query",
+           "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
+           "Unfollow", "Verify", "compiled", "handler_of"]
 
 
 class TableCommand:
@@ -109,12 +109,27 @@ class Rules(TableCommand):
     page: int = 1
 
 
-@named("orders set", "orders show", "orders clear")
+@named("orders set")
 @dataclass(frozen=True)
-class Orders(TableCommand):
-    """/orders set, show and clear: a player's standing orders in the channel's game."""
+class OrdersSet(TableCommand):
+    """/orders set: answer one of the game's questions in advance."""
 
-    sent: Command
+    question: str
+    answer: str
+
+
+@named("orders show")
+@dataclass(frozen=True)
+class OrdersShow(TableCommand):
+    """/orders show: one's standing orders, and the questions one may answer in advance."""
+
+
+@named("orders clear")
+@dataclass(frozen=True)
+class OrdersClear(TableCommand):
+    """/orders clear: drop one standing order, or all of them."""
+
+    question: str | None = None
 
 
 @named("game follow")

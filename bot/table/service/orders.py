@@ -4,7 +4,9 @@ carried out by the acting part of the service (Acting.play_computers) when their
 
 from __future__ import annotations
 
-from bot.table.protocol.commands import Command
+from typing import Any
+
+from bot.storage.store import GameRecord
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.shared import Table
@@ -19,7 +21,9 @@ class StandingOrders:
     def __init__(self, table: Table):
         self._table = table
 
-    async def run(self, channel: str, actor: Actor, command: Command) -> Reply:
+    async def _game(self, channel: str, actor: Actor, seated: bool = True) -> tuple[GameRecord, Ruleset, Any]:
+        """The channel's running game, its rules and state, for a game that has questions; with `seated`,
+        only for a player seated in it."""
         game = await self._table.store.active_game(channel)
         if game is None:
             raise NoGame()
@@ -27,24 +31,37 @@ class StandingOrders:
         if ruleset.orders is None:
             raise GameError(f"{ruleset.title} asks no question a standing order could answer.")
         state = self._table.snapshots.load(ruleset, game.state)
-        if state.player(actor.id) is None:
-            if command.name == "orders show":   # what a player could settle in advance, for one deciding to join
-                return Reply("shown", _shown(ruleset, {}, seated=False), ephemeral=True)
+        if seated and state.player(actor.id) is None:
             raise GameError("Only a player seated in this game keeps standing orders here.")
-        if command.name == "orders set":
-            question = ruleset.orders.question(str(command.options["question"]))
-            answer = question.kept(str(command.options["answer"]))
-            await self._table.store.set_standing_order(game.id, actor.id, question.name, answer)
-            now = " It is asked of you now: answer it this time." if question.asked(state, actor.id) else ""
-            return Reply("shown", f"Standing order kept (only you see it): {question.name} → {answer}. When the "
-                                  f"question comes, the table answers it at once in your name.{now} "
-                                  f"/orders clear drops it.", ephemeral=True)
-        if command.name == "orders clear":
-            named = command.options.get("question")
-            dropped = ruleset.orders.question(str(named)).name if named else ""
-            await self._table.store.set_standing_order(game.id, actor.id, dropped, None)
-            return Reply("shown", f"Dropped your standing order for {dropped}." if dropped
-                         else "Dropped all your standing orders in this game.", ephemeral=True)
+        return game, ruleset, state
+
+    async def set(self, channel: str, actor: Actor, question_name: str, answer_given: str) -> Reply:
+        """/orders set: keep an answer to one question, given when the question comes."""
+        game, ruleset, state = await self._game(channel, actor)
+        assert ruleset.orders is not None
+        question = ruleset.orders.question(question_name)
+        answer = question.kept(answer_given)
+        await self._table.store.set_standing_order(game.id, actor.id, question.name, answer)
+        now = " It is asked of you now: answer it this time." if question.asked(state, actor.id) else ""
+        return Reply("shown", f"Standing order kept (only you see it): {question.name} → {answer}. When the "
+                              f"question comes, the table answers it at once in your name.{now} "
+                              f"/orders clear drops it.", ephemeral=True)
+
+    async def clear(self, channel: str, actor: Actor, question_name: str | None) -> Reply:
+        """/orders clear: drop one standing order, or every one in this game."""
+        game, ruleset, _state = await self._game(channel, actor)
+        assert ruleset.orders is not None
+        dropped = ruleset.orders.question(question_name).name if question_name else ""
+        await self._table.store.set_standing_order(game.id, actor.id, dropped, None)
+        return Reply("shown", f"Dropped your standing order for {dropped}." if dropped
+                     else "Dropped all your standing orders in this game.", ephemeral=True)
+
+    async def show(self, channel: str, actor: Actor) -> Reply:
+        """/orders show: one's orders; to a player not seated, what a player could settle in advance (for
+        one deciding to join)."""
+        game, ruleset, state = await self._game(channel, actor, seated=False)
+        if state.player(actor.id) is None:
+            return Reply("shown", _shown(ruleset, {}, seated=False), ephemeral=True)
         return Reply("shown", _shown(ruleset, (await self._table.store.standing_orders(game.id)).get(actor.id, {})),
                      ephemeral=True)
 
