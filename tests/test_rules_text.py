@@ -86,12 +86,12 @@ def test_every_command_a_game_points_to_the_rules_for_names_a_topic_of_its_rules
 ])
 async def test_a_refused_move_points_to_the_rules_that_explain_it(service, ruleset_id, line, topic):
     """Issue 26, item 6: a refusal that follows from a rule names its topic; one about who may act does not."""
-    from bot.cli.bench_games import _opening
     from rules.registry import get_ruleset
 
     channel = f"why-{ruleset_id}"
-    for actor, opening in _opening(get_ruleset(ruleset_id), 4):
-        assert (await service.execute(channel, actor, parse(opening))).outcome == "applied"
+    for user, opening in (("ann", f"/game new ruleset:{ruleset_id} seed:4"), ("ann", "/game join"),
+                          ("ben", "/game join"), ("ann", "/game start")):
+        assert (await service.execute(channel, Actor(user, user), parse(opening))).outcome == "applied"
     state = get_ruleset(ruleset_id).load_state((await service._store.active_game(channel)).state)
     mover = get_ruleset(ruleset_id).acting_players(state)[0]
     refused = await service.execute(channel, Actor(mover, mover), parse(line))
