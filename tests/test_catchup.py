@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.cli.bench_games import PEOPLE, _opening, script
+from bot.cli.bench_games import _opening, script
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from rules.registry import get_ruleset

@@ -14,8 +14,8 @@ from rules.registry import get_ruleset
 from rules.seats import SEAT_CHANGES, last_own_action, seats_change
 from rules.table import ByStandingOrder, PlayedByAutopilot, Player, SeatTaken, SeatToComputerGiven
 from tests.conftest import TABLE_TIME
-from tests.test_scheduler import Clock
 from tests.examples import lines, third_join
+from tests.test_scheduler import Clock
 from tests.test_seats import GAMES, movers, run, seats_fixed, started, state_of, time_passes, verified
 
 CHANNEL = "seats"
