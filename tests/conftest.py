@@ -16,7 +16,7 @@ from pathlib import Path
 
 # A third game, from outside the project, plays in every test (and in every bot or CLI process the tests
 # start): the framework must hold with a game it was not written for (tests/toy).
-os.environ["PITBOSS_GAMES"] = "tests.toy"
+os.environ["PITBOSS_GAMES"] = "tests.toy,tests.walkthrough"
 
 import pytest  # noqa: E402
 
