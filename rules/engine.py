@@ -221,16 +221,19 @@ class ExampleOpening:
 
     options: str    # what /game new takes besides ruleset: and seed: ("" for none)
     commands: tuple[tuple[str, str], ...]   # (player, command line), e.g. ("ann", "/game join car:brawler")
+    maker: str = ""   # who makes the game when not the first player named (a game master who takes no seat)
+    # What the opening's seated game master may rule at any time, privately (a suite tries them); () for none.
+    gm_rulings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         players = {player for player, _ in self.commands}
-        if len(players) < 2 or not any(line.strip() == "/game start" for _, line in self.commands):
-            raise ValueError("an example opening seats two players or more and starts the game")
+        if len(players) < 2 or self.commands[-1][1].strip() != "/game start":
+            raise ValueError("an example opening seats two players or more and its last command starts the game")
 
     @property
     def host(self) -> str:
         """Who makes the game (and so may start it)."""
-        return self.commands[0][0]
+        return self.maker or self.commands[0][0]
 
     def new_game(self, ruleset_id: str, seed: int) -> str:
         """The /game new line of this opening with `seed`."""
@@ -264,6 +267,9 @@ class Ruleset(Referee, Generic[S]):
     actions: Registry
     events: Registry
     example: ExampleOpening   # required: how the game is set up and started (every cross-game suite uses it)
+    # The game set up another way that matters to a suite (a seated game master): the suite testing that
+    # plays the one it needs, where the game has one, and `example` otherwise.
+    more_examples: tuple[ExampleOpening, ...] = ()
     grammar: Grammar = Grammar()  # the game's own commands and its /game new and /game join options
     # The newest rules revision. A new game stores it as its setup option "revision"; a game stored
     # without one is revision 1 and keeps replaying (and playing) exactly as it always did.

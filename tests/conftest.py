@@ -16,13 +16,16 @@ from pathlib import Path
 
 # A third game, from outside the project, plays in every test (and in every bot or CLI process the tests
 # start): the framework must hold with a game it was not written for (tests/toy).
-os.environ["PITBOSS_GAMES"] = "tests.toy"
+os.environ["PITBOSS_GAMES"] = "tests.toy,tests.walkthrough"
 
 import pytest  # noqa: E402
 
 from bot.storage.store import Store  # noqa: E402
+from bot.table.plugins import load_plugins  # noqa: E402
 from bot.table.protocol.commands import parse  # noqa: E402
 from bot.table.service.entry import Actor, GameService  # noqa: E402
+
+load_plugins()   # before collection: suites parametrized by the registry cover the plug-ins too
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,7 @@
 """The layering of DESIGN.md, enforced: rules is pure, images never reaches into bot."""
 
 import ast
+import os
 import sys
 from pathlib import Path
 
@@ -184,3 +185,15 @@ def test_table_rooms_import_only_downwards():
         upward += [f"{module} -> {t}" for t in targets
                    if t.startswith("bot.table.") and rank[t.split(".")[2]] < rank[room]]
     assert upward == []
+
+
+def test_importing_the_command_grammar_loads_no_game_and_reads_no_environment():
+    """The grammar is built the first time it is asked for (command_table), not when it is imported: a
+    tool that imports the shell's modules starts no game's rules and no plug-in named in $PITBOSS_GAMES."""
+    import subprocess
+
+    probe = ("import sys, bot.table.protocol.commands as c, bot.table.service.entry, rules.registry as r\n"
+             "assert not r._LOADED and not r._PLUGINS and 'tests.toy' not in sys.modules, (r._LOADED, r._PLUGINS)\n"
+             "c.command_table(); assert r._PLUGINS and r._LOADED")
+    env = {**os.environ, "PITBOSS_GAMES": "tests.toy"}
+    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, timeout=120)

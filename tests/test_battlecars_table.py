@@ -321,11 +321,14 @@ async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire
     """The prompt named a pedestrian attacker as a vehicle and failed (KeyError 'd1'), so the move that
     opened the return fire was refused with an apology. Seed 1004 of the bench's policy gets there (1003
     did until a driver on foot was no longer offered a shot at their own vehicle)."""
-    from bot.cli.bench_games import _opening, script
+    from bot.cli.bench_games import PEOPLE, script
 
-    for actor, line in _opening(RULESET, 1004):
+    ann, ben = PEOPLE[:2]
+    opening = [(ann, "/game new ruleset:battlecars seed:1004"), (ann, "/game join"), (ben, "/game join"),
+               (ann, "/game start")]
+    for actor, line in opening:
         assert (await service.execute("bc-foot", actor, parse(line))).outcome == "applied"
-    for actor, line in script(RULESET, 1004, 78):
+    for actor, line in script(RULESET, 1004, 78, opening):
         reply = await service.execute("bc-foot", actor, parse(line))
         assert reply.outcome == "applied", (line, reply.text)
     assert "ann may return fire at ben's driver: /fire weapon:... target:d2, or /hold." in reply.text

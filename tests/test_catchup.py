@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.cli.bench_games import PEOPLE, script
+from bot.cli.bench_games import _opening, script
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from rules.registry import get_ruleset
@@ -75,8 +75,7 @@ async def test_the_ping_says_how_much_happened_and_catchup_lists_it_a_line_each(
 
 async def test_a_long_absence_is_summarised_within_one_message_and_points_to_the_log(service):
     ruleset = get_ruleset("speedway")
-    for actor, line in [(PEOPLE[0], "/game new ruleset:speedway seed:11"), (PEOPLE[0], "/game join"),
-                        (PEOPLE[1], "/game join"), (PEOPLE[0], "/game start")]:
+    for actor, line in _opening(ruleset, 11):
         assert (await run(service, actor.id, line, "long")).outcome == "applied"
     played = [(a, line) for a, line in script(ruleset, 11, 120)]
     for actor, line in played:

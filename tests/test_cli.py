@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.registry import GAMES
+from rules.registry import ruleset_ids
 from tests.conftest import run_cli, run_pitboss
 
 pytestmark = pytest.mark.slow  # the command line, a process per command
@@ -299,8 +299,9 @@ def test_bench_prints_every_figure(tmp_path):
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+"
-                      for game in GAMES),
-                    *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures" for game in GAMES),
+                      for game in ruleset_ids()),
+                    *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures"
+                      for game in ruleset_ids()),
                     r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s"):
         assert re.search(pattern, out), (pattern, out)
 

@@ -12,6 +12,7 @@ from bot.storage.store import Store
 from bot.table.protocol.commands import CommandSyntaxError, command_table, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
+from tests.examples import games, lines
 
 BACKENDS = ("sqlite", "postgres")  # the service fuzz runs on both (tests/conftest.py)
 NAMES = [spec.name for spec in command_table().commands]
@@ -45,22 +46,21 @@ def test_random_lines_parse_or_refuse_cleanly():
     check()
 
 
-SETUPS = {
-    "speedway": ["/game new ruleset:speedway seed:3", "/game join", "/game join car:torch", "/game start"],
-    "track": ["/game new ruleset:track seed:3", "/game join", "/game join", "/game start"],
-}
+GAMES = games()
+EXAMPLES = max(60, 600 // len(GAMES))   # the budget the first two games had, shared among them all
 
 
-@pytest.mark.parametrize("ruleset", SETUPS)
+@pytest.mark.parametrize("ruleset", GAMES)
 def test_random_commands_never_crash_the_service_and_refusals_change_nothing(db_path, ruleset):
     loop = asyncio.new_event_loop()
     store = loop.run_until_complete(Store.open(db_path))
     service = GameService(store, render=None)
-    users = [Actor("alice", "alice"), Actor("bob", "bob"), Actor("mod", "mod", is_admin=True)]
-    for user, line in zip((users[0], users[0], users[1], users[0]), SETUPS[ruleset]):
-        loop.run_until_complete(service.execute("c", user, parse(line)))
+    opening = lines(ruleset, 3)
+    users = [Actor(name, name) for name in dict.fromkeys(p for p, _ in opening)] + [Actor("mod", "mod", is_admin=True)]
+    for user, line in opening:
+        loop.run_until_complete(service.execute("c", Actor(user, user), parse(line)))
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(LINES, st.sampled_from(users))
     def check(line, user):
         try:

@@ -9,8 +9,9 @@ from bot.cli.bench_games import _opening, script
 from bot.table.protocol.commands import CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.helping import NOW_LINES
-from rules.registry import GAMES, get_ruleset
+from rules.registry import get_ruleset
 from tests.conftest import run_cli, run_pitboss
+from tests.examples import games
 
 
 async def ask(service, channel: str, user: str, line: str):
@@ -28,12 +29,12 @@ async def started(service, ruleset_id: str, channel: str, moves: int = 3):
 async def test_outside_a_game_help_lists_the_games_and_how_to_start_one(service):
     reply = await ask(service, "empty", "ann", "/help")
     assert reply.outcome == "shown" and reply.ephemeral
-    for ruleset_id in GAMES:
+    for ruleset_id in games():
         assert f"`/new {ruleset_id}`" in reply.text
     assert "/game join" in reply.text and "/help command:NAME" in reply.text
 
 
-@pytest.mark.parametrize("ruleset_id", GAMES)
+@pytest.mark.parametrize("ruleset_id", games())
 async def test_help_lists_what_the_asker_can_do_now_and_whose_turn_it_is(service, ruleset_id):
     channel = f"help-{ruleset_id}"
     ruleset, state = await started(service, ruleset_id, channel)
@@ -55,7 +56,7 @@ async def test_help_lists_what_the_asker_can_do_now_and_whose_turn_it_is(service
         assert "Nothing is yours to play now" in idle.text and "You can now" not in idle.text
 
 
-@pytest.mark.parametrize("ruleset_id", GAMES)
+@pytest.mark.parametrize("ruleset_id", games())
 async def test_every_command_of_every_game_is_explained_with_an_example_that_reads(service, ruleset_id):
     channel = f"explain-{ruleset_id}"
     ruleset, state = await started(service, ruleset_id, channel, moves=0)

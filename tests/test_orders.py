@@ -14,18 +14,15 @@ from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
 from rules.registry import get_ruleset
 from tests.conftest import run_cli
+from tests.examples import games_with, lines
 
-OPENINGS = {
-    "speedway": ("/game new ruleset:speedway seed:{seed} arena:duel", "/game join car:brawler", "/game join car:torch"),
-    "battlecars": ("/game new ruleset:battlecars seed:{seed}", "/game join vehicle:interceptor",
-                   "/game join vehicle:rammer"),
-    "race": ("/game new ruleset:race seed:{seed} tuning:0", "/game join pilot:rookie", "/game join pilot:veteran"),
-}
-ORDERS = {
-    "speedway": {"skid": "resist:40", "swipe": "yes", "ram": "A"},
-    "battlecars": {"return_fire": "attacker", "hit_section": "rear"},
-    "race": {"reaction": "none", "stabilize": "yes"},
-}
+SEED = 9
+GAMES = games_with("orders")   # every registered game that asks questions a player may answer in advance
+
+
+def standing_answers(game: str) -> dict[str, str]:
+    """An order for each question the game asks: its last answer as offered (seeded: they come up)."""
+    return {q.name: q.answers[-1] for q in get_ruleset(game).orders.questions}
 
 
 async def run(service, user, line, channel="orders"):
@@ -35,13 +32,12 @@ async def run(service, user, line, channel="orders"):
 async def play(service, store, game, seed, moves=400, orders=True):
     """A seeded game of ann and ben, each with an order for every question the game asks (or none); the
     number of answers given by standing order, and of times a covered question was put to a person."""
-    new, ann, ben = OPENINGS[game]
-    for user, line in (("ann", new.format(seed=seed)), ("ann", ann), ("ben", ben)):
+    for user, line in lines(game, seed, start=False):
         assert (await run(service, user, line)).outcome == "applied", line
     for user in ("ann", "ben") if orders else ():
-        for question, answer in ORDERS[game].items():
+        for question, answer in standing_answers(game).items():
             assert (await run(service, user, f"/orders set question:{question} answer:{answer}")).outcome == "shown"
-    reply = await run(service, "ann", "/game start")
+    reply = await run(service, *lines(game, seed)[-1])
     ruleset = get_ruleset(game)
     rng = random.Random(seed)
     asked_in_vain = 0
@@ -52,7 +48,7 @@ async def play(service, store, game, seed, moves=400, orders=True):
         state = ruleset.load_state(record.state)
         for player in ruleset.acting_players(state):
             asked_in_vain += orders and any(q.asked(state, player) and q.choose(
-                state, player, ORDERS[game][q.name], ruleset.legal_actions(state, player)) is not None
+                state, player, standing_answers(game)[q.name], ruleset.legal_actions(state, player)) is not None
                 for q in ruleset.orders.questions)
         player = ruleset.acting_players(state)[0]
         legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
@@ -68,9 +64,9 @@ async def play(service, store, game, seed, moves=400, orders=True):
     return len(ordered), asked_in_vain, log
 
 
-@pytest.mark.parametrize(("game", "seed"), [("speedway", 5), ("battlecars", 9), ("race", 3)])
-async def test_a_question_an_order_covers_is_answered_at_once_and_the_game_replays(service, store, game, seed):
-    answered, asked_in_vain, log = await play(service, store, game, seed)
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_question_an_order_covers_is_answered_at_once_and_the_game_replays(service, store, game):
+    answered, asked_in_vain, log = await play(service, store, game, SEED)
     assert answered >= 2, answered          # the questions came, and the orders answered them
     assert asked_in_vain == 0               # never was a person left waiting on one an order covers
     assert " answers by standing order (" in log.text, log.text   # the log says so, as the channel did
@@ -82,8 +78,7 @@ async def test_without_orders_the_same_questions_wait_for_their_player(service, 
 
 
 async def test_orders_are_private_checked_and_cleared(service, store):
-    new, ann, ben = OPENINGS["speedway"]
-    for user, line in (("ann", new.format(seed=2)), ("ann", ann), ("ben", ben), ("ann", "/game start")):
+    for user, line in lines("speedway", 2):
         await run(service, user, line)
     kept = await run(service, "ben", "/orders set question:skid answer:resist>=65%")
     assert kept.ephemeral and "skid → resist:65" in kept.text
@@ -132,10 +127,9 @@ async def test_an_order_not_yet_carried_out_shows_through_no_door(tmp_path):
     async def world(name: str, keep: bool) -> dict:
         store = await Store.open(str(tmp_path / f"{name}.db"))
         service = GameService(store, clock=lambda: TABLE_TIME)
-        new, ann, ben = OPENINGS["speedway"]
-        for user, line in (("ann", new.format(seed=4)), ("ann", ann), ("ben", ben), ("ann", "/game start")):
+        for user, line in lines("speedway", 4):
             assert (await run(service, user, line)).outcome == "applied"
-        for question, answer in ORDERS["speedway"].items() if keep else ():
+        for question, answer in standing_answers("speedway").items() if keep else ():
             await run(service, "ben", f"/orders set question:{question} answer:{answer}")
         speedway = get_ruleset("speedway")
         for _ in range(6):   # standing still, and ending the turn: no skid, swipe or ram can come

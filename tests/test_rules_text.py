@@ -11,17 +11,21 @@ import pytest
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor
 from bot.table.service.rulebook import topics
-from rules.registry import GAMES
+from rules.registry import get_ruleset
 from tests.conftest import run_cli, run_pitboss
+from tests.examples import games
 
-WORDS = {"speedway": "skid", "battlecars": "oil", "track": "joker", "race": "boost"}
+
+def a_word_of(ruleset_id: str) -> str:
+    """A word every game's rules use: the name of its first own command."""
+    return get_ruleset(ruleset_id).grammar.commands[0].name
 
 
 async def ask(service, channel: str, line: str):
     return await service.execute(channel, Actor("ann", "ann"), parse(line))
 
 
-@pytest.mark.parametrize("ruleset_id", GAMES)
+@pytest.mark.parametrize("ruleset_id", games())
 async def test_rules_lists_the_topics_answers_one_and_finds_a_word(service, ruleset_id):
     channel = f"rules-{ruleset_id}"
     assert (await ask(service, channel, f"/game new ruleset:{ruleset_id}")).outcome == "applied"
@@ -36,8 +40,8 @@ async def test_rules_lists_the_topics_answers_one_and_finds_a_word(service, rule
         assert one.text.startswith(f"**{topic.title}**") and len(one.text) <= MESSAGE_LIMIT
         assert topic.entries[0][:80] in one.text
         assert "Tests: `" not in one.text   # the code and test columns and lists stay in the file
-    word = await ask(service, channel, f"/rules topic:{WORDS[ruleset_id]}")
-    assert f"on '{WORDS[ruleset_id]}'" in word.text and WORDS[ruleset_id] in word.text.casefold()
+    word = await ask(service, channel, f"/rules topic:{a_word_of(ruleset_id)}")
+    assert f"on '{a_word_of(ruleset_id)}'" in word.text and a_word_of(ruleset_id) in word.text.casefold()
     nothing = await ask(service, channel, "/rules topic:xyzzy")
     assert nothing.outcome == "refused" and "Topics:" in nothing.text
 
@@ -57,7 +61,7 @@ CODE = re.compile(r"\.py\b|\.toml\b|\.db\b|::|tests/|rules/|\b[A-Z]\w*\.[a-z_]+\
                   r"|`[A-Z0-9]+_[A-Z0-9_]+`|\(`[a-z_]+`\)|legal_actions|undo_blocker|unique_name|_from`")
 
 
-@pytest.mark.parametrize("ruleset_id", GAMES)
+@pytest.mark.parametrize("ruleset_id", games())
 def test_the_rules_players_read_name_no_code_file_or_test(ruleset_id):
     """Issue 37, item 12: /rules quoted `Car.skid` and `data/maneuvers.toml` to players. What RULES.md cites
     for developers (the code's fields and calls, data files, modules, tests) stays in the file."""
@@ -90,10 +94,8 @@ def test_rules_on_the_command_line(tmp_path):
     assert shown.returncode == 0 and shown.stdout.startswith("private: The rules of Track")
 
 
-@pytest.mark.parametrize("ruleset_id", GAMES)
+@pytest.mark.parametrize("ruleset_id", games())
 def test_every_command_a_game_points_to_the_rules_for_names_a_topic_of_its_rules(ruleset_id):
-    from rules.registry import get_ruleset
-
     ruleset = get_ruleset(ruleset_id)
     keys = {t.key for t in topics(ruleset_id)}
     own = {spec.name for spec in ruleset.grammar.commands}
@@ -109,12 +111,10 @@ def test_every_command_a_game_points_to_the_rules_for_names_a_topic_of_its_rules
 ])
 async def test_a_refused_move_points_to_the_rules_that_explain_it(service, ruleset_id, line, topic):
     """Issue 26, item 6: a refusal that follows from a rule names its topic; one about who may act does not."""
-    from bot.cli.bench_games import _opening
-    from rules.registry import get_ruleset
-
     channel = f"why-{ruleset_id}"
-    for actor, opening in _opening(get_ruleset(ruleset_id), 4):
-        assert (await service.execute(channel, actor, parse(opening))).outcome == "applied"
+    for user, opening in (("ann", f"/game new ruleset:{ruleset_id} seed:4"), ("ann", "/game join"),
+                          ("ben", "/game join"), ("ann", "/game start")):
+        assert (await service.execute(channel, Actor(user, user), parse(opening))).outcome == "applied"
     state = get_ruleset(ruleset_id).load_state((await service._store.active_game(channel)).state)
     mover = get_ruleset(ruleset_id).acting_players(state)[0]
     refused = await service.execute(channel, Actor(mover, mover), parse(line))

@@ -12,17 +12,12 @@ import pytest
 from bot.table.protocol.commands import CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor, seat_button
 from rules.registry import get_ruleset
-from rules.seats import renamed, seats_line
+from rules.seats import renamed, seats_change, seats_line
 from tests.conftest import run_cli, track_on_the_command_line
+from tests.examples import games, lines
 
-GAMES = ("speedway", "battlecars", "track", "race")
-OPENINGS = {
-    "speedway": ("/game new ruleset:speedway seed:2", "/game join car:brawler", "/game join car:torch"),
-    "battlecars": ("/game new ruleset:battlecars seed:9", "/game join vehicle:interceptor",
-                   "/game join vehicle:rammer"),
-    "track": ("/game new ruleset:track seed:3", "/game join", "/game join"),
-    "race": ("/game new ruleset:race seed:3 tuning:0", "/game join pilot:rookie", "/game join pilot:veteran"),
-}
+GAMES = games()   # every registered game, each set up by its own example opening
+SEED = 2
 
 
 async def run(service, user, line, channel="seats", admin=False):
@@ -30,13 +25,21 @@ async def run(service, user, line, channel="seats", admin=False):
 
 
 async def started(service, game):
-    """A game of ann (the host) and ben, started; the reply of its start."""
-    new, ann_joins, ben_joins = OPENINGS[game]
-    for user, line in (("ann", new), ("ann", ann_joins), ("ben", ben_joins)):
-        assert (await run(service, user, line)).outcome == "applied", line
-    reply = await run(service, "ann", "/game start")
-    assert reply.outcome == "applied", reply.text
+    """A game of ann and ben by its example opening, started; the reply of its start."""
+    for user, line in lines(game, SEED):
+        reply = await run(service, user, line)
+        assert reply.outcome == "applied", (line, reply.text)
     return reply
+
+
+async def seats_fixed(service, store, game, line, user="ann") -> bool:
+    """Whether the game's seats never change hands (a plug-in seating players its own way): then `line`
+    is refused, saying so, and nothing is logged."""
+    if seats_change(await state_of(store, 0)):
+        return False
+    refused = await run(service, user, line)
+    assert refused.outcome == "refused" and "seats do not change hands" in refused.text, refused.text
+    return True
 
 
 def movers(start) -> tuple[str, str]:
@@ -72,6 +75,8 @@ async def state_of(store, game_id, channel="seats"):
 async def test_a_seat_offered_and_taken_with_the_button_passes_the_turn_pings_and_clock(service, store, game):
     start = await started(service, game)
     mover = start.waiting_on[0]
+    if await seats_fixed(service, store, game, "/game seat give to:carol", mover):
+        return
     offered = await run(service, mover, "/game seat give to:carol")
     assert offered.outcome == "applied" and offered.mentions == ("carol",)
     assert offered.ping_words == "a seat is offered to you."
@@ -102,6 +107,12 @@ async def test_a_seat_offered_and_taken_with_the_button_passes_the_turn_pings_an
 @pytest.mark.parametrize("game", GAMES)
 async def test_the_computer_plays_a_seat_until_its_player_takes_it_back(service, store, game):
     mover, other = movers(await started(service, game))
+    if await seats_fixed(service, store, game, "/game seat computer", other):
+        return
+    if get_ruleset(game).computer is None:
+        refused = await run(service, other, "/game seat computer")
+        assert refused.outcome == "refused" and refused.text == "This game has no computer player."
+        return
     handed = await run(service, other, "/game seat computer")
     assert handed.outcome == "applied", handed.text
     assert f"{other} gives their seat to the computer" in handed.text
@@ -130,6 +141,8 @@ async def test_a_computer_seat_plays_its_turn_at_once(service, store):
 @pytest.mark.parametrize("game", GAMES)
 async def test_the_host_or_an_admin_acts_for_a_vanished_player_and_nobody_else(service, store, game):
     await started(service, game)
+    if await seats_fixed(service, store, game, "/game seat give to:dave player:ben"):
+        return
     refused = await run(service, "carol", "/game seat computer player:ben")
     assert refused.outcome == "refused" and "Only the host or a server admin" in refused.text
     not_host = await run(service, "ben", "/game seat give to:carol player:ann")
@@ -139,27 +152,33 @@ async def test_the_host_or_an_admin_acts_for_a_vanished_player_and_nobody_else(s
     await time_passes(store, 73)   # ben is gone (silent for the table's 72 hours)
     by_admin = await run(service, "mod", "/game seat give to:dave player:ben", admin=True)
     assert by_admin.outcome == "applied" and "an admin offers ben's seat to dave" in by_admin.text
-    by_host = await run(service, "ann", "/game seat computer player:ben")
-    assert by_host.outcome == "applied" and "ann gives ben's seat to the computer" in by_host.text
+    if get_ruleset(game).computer is not None:
+        by_host = await run(service, "ann", "/game seat computer player:ben")
+        assert by_host.outcome == "applied" and "ann gives ben's seat to the computer" in by_host.text
     await verified(service, store)
-
-
-RESIGN_ENDS = {"speedway": True, "battlecars": True, "track": True, "race": False}
 
 
 @pytest.mark.parametrize("game", GAMES)
 async def test_a_resignation_follows_each_games_ruling(service, store, game):
+    """The game's ruling ends it, the other player winning, or it goes on without the resigned seat (a
+    race goes on for the other racer) until the last one resigns too; a game that takes no resignation
+    says so."""
     mover, other = movers(await started(service, game))
+    ruleset = get_ruleset(game)
+    if await seats_fixed(service, store, game, "/game resign", mover):
+        return
+    if ruleset.resignation is None:
+        refused = await run(service, mover, "/game resign")
+        assert refused.outcome == "refused" and refused.text == "This game takes no resignation."
+        return
     resigned = await run(service, mover, "/game resign")
     assert resigned.outcome == "applied", resigned.text
     assert f"{mover} resigned." in resigned.text
-    ruleset = get_ruleset(game)
     state = await state_of(store, resigned.game_id)
-    assert ruleset.is_finished(state) == RESIGN_ENDS[game]
-    if RESIGN_ENDS[game]:
+    if ruleset.is_finished(state):
         assert state.winner == other
-    else:   # the race goes on for the other racer; the retired one is out
-        assert state.racer_of(mover).out == "retired" and ruleset.acting_players(state) == (other,)
+    else:   # it goes on for the other player; the resigned one is waited on no more
+        assert ruleset.acting_players(state) == (other,)
         assert (await run(service, other, "/game resign")).outcome == "applied"
         assert ruleset.is_finished(await state_of(store, 0))
     await verified(service, store)
@@ -168,8 +187,7 @@ async def test_a_resignation_follows_each_games_ruling(service, store, game):
 
 
 async def test_seat_changes_are_refused_before_the_start_and_not_undone(service, store):
-    new, ann_joins, ben_joins = OPENINGS["speedway"]
-    for user, line in (("ann", new), ("ann", ann_joins), ("ben", ben_joins)):
+    for user, line in lines("speedway", SEED, start=False):
         await run(service, user, line)
     early = await run(service, "ann", "/game resign")
     assert early.outcome == "refused" and "once the game has started" in early.text

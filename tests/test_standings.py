@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from bot.cli.bench_games import script
+from bot.cli.bench_games import _opening, script
 from bot.storage.store import ActionRecord, Store
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
@@ -78,9 +78,8 @@ def test_the_luck_line_counts_only_the_seats_a_computers_marked():
 
 async def test_a_game_says_its_dice_luck_once_it_is_over_and_never_before(service):
     ruleset = get_ruleset("speedway")
-    for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join"),
-                       ("ben", "/game join"), ("ann", "/game start")):
-        await run(service, user, line)
+    for actor, line in _opening(ruleset, 5):
+        await run(service, actor.id, line)
     people = {"ann": Actor("ann", "ann"), "ben": Actor("ben", "ben")}
     replies = []
     for actor, line in script(ruleset, 5, 400):

@@ -57,29 +57,26 @@ from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, seat_button
 from rules.codec import encode_state, encode_tagged
-from rules.registry import get_ruleset, ruleset_ids
+from rules.engine import ExampleOpening
+from rules.registry import get_ruleset
 from rules.table import SEAT_ACTIONS, Rollback, TakeSeat
+from tests.examples import games, lines
 from tests.table_model import Clock, World, decoded
 from tests.test_secrets import _face
 
 HOUR = 3600.0
 SEED = 7_373_737_373_000   # planted: a running game's doors never show it (the last digits vary)
-OPENINGS = {
-    "speedway": ("/game new ruleset:speedway seed:{seed} arena:duel", "/game join car:brawler",
-                 "/game join car:torch"),
-    "battlecars": ("/game new ruleset:battlecars seed:{seed}", "/game join vehicle:interceptor",
-                   "/game join vehicle:rammer"),
-    "track": ("/game new ruleset:track seed:{seed}", "/game join", "/game join"),
-    "race": ("/game new ruleset:race seed:{seed} tuning:0 gm:yes", "/game join pilot:rookie",
-             "/game join pilot:veteran"),
-    "toy": ("/game new ruleset:toy seed:{seed}", "/game join", "/game join"),
-}
 HUMANS = ("ann", "ben")
 NEWCOMERS = ("cat", "dan")     # members a seat may be offered to
 SPECTATOR = "zed"
 ADMIN = "mod"
-GM = "gina"                    # the race's seated GM (and its host)
-RULINGS = ("/gm change:3", "/gm change:-2", "/gm condition:fog altitude:3", "/gm condition:darkness")
+GM = "gina"                    # a seated GM (and the host), where the game's opening seats one
+
+
+def opening_of(ruleset: Any) -> ExampleOpening:
+    """The game's example opening, or the one seating a game master where it has one (the model tries their
+    private rulings too)."""
+    return next((o for o in ruleset.more_examples if o.gm_rulings), ruleset.example)
 
 
 def seats_change_hands(self: TableModel) -> bool:
@@ -127,7 +124,9 @@ class TableModel(RuleBasedStateMachine):
         self.ruleset = get_ruleset(self.GAME)
         self.channel = "c0"
         self.moves = 0
-        self.host = GM if self.GAME == "race" else "ann"
+        self.opening = opening_of(self.ruleset)
+        self.host = self.opening.host
+        assert self.host in (*HUMANS, GM) and {p for p, _ in self.opening.commands} <= {*HUMANS, self.host}
         self.deadlines = False
         self.fork: str | None = None   # the seat whose secret the two worlds differ in
         self.seen: list[tuple[int, str, str]] = []   # the log as last checked
@@ -201,15 +200,15 @@ class TableModel(RuleBasedStateMachine):
 
     @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans())
     def set_up(self, seed: int, computer: bool, deadlines: bool) -> None:
-        new, first, second = OPENINGS[self.GAME]
+        *opening, (starter, start) = lines(self.GAME, SEED + seed, self.opening)
         self.deadlines = deadlines
-        for user, line in ((self.host, new.format(seed=SEED + seed)), ("ann", first), ("ben", second)):
+        for user, line in opening:
             assert self.both(user, line).outcome == "applied", line
         if computer and self.ruleset.computer is not None:
             self.both(self.host, "/game add-ai")
         if deadlines:
             self.both(self.host, "/game settings deadline_hours:12")
-        started = self.both(self.host, "/game start")
+        started = self.both(starter, start)
         assert started.outcome == "applied", started.text
         self.seen = [(r.seq, r.actor, r.action) for r in self.a.log(self.game())]
 
@@ -424,10 +423,11 @@ class TableModel(RuleBasedStateMachine):
         if self.both(who, "/game follow").outcome != "refused":
             self.followers.add(who)
 
-    @precondition(lambda self: self.running() and self.GAME == "race")
-    @rule(ruling=st.sampled_from(RULINGS), fork=st.booleans())
-    def gm_ruling(self, ruling: str, fork: bool) -> None:
+    @precondition(lambda self: self.running() and self.opening.gm_rulings)
+    @rule(pick=st.integers(0, 100), fork=st.booleans())
+    def gm_ruling(self, pick: int, fork: bool) -> None:
         """The seated GM rules privately; when `fork`, in the first world only (the racers cannot tell)."""
+        ruling = self.opening.gm_rulings[pick % len(self.opening.gm_rulings)]
         if not fork or self.fork is not None:
             self.both(GM, ruling)
             return
@@ -687,13 +687,13 @@ def _run(game: str, tier: settings) -> None:
           f"{count.rollbacks} rollbacks, {count.moved} moves")
 
 
-@pytest.mark.parametrize("game", sorted(ruleset_ids()))
+@pytest.mark.parametrize("game", games())
 def test_the_whole_table_keeps_its_invariants(game):
     _run(game, FAST)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", sorted(ruleset_ids()))
+@pytest.mark.parametrize("game", games())
 def test_the_whole_table_keeps_its_invariants_longer(game):
     _run(game, SLOW)
 
@@ -763,7 +763,7 @@ def test_model_found_a_racers_export_numbers_set_aside_actions_by_the_gms_privat
     the spectator's export numbers the set-aside actions differently (by their stored number)."""
     table = _table("race", computer=True)
     try:
-        table.gm_ruling("/gm change:3", fork=True)
+        table.gm_ruling(0, fork=True)   # /gm change:3
         assert table.fork is not None
         for pick in range(6):
             table.move(pick, fork=False)

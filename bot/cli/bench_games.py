@@ -50,16 +50,24 @@ def _pick(legal: list[LegalAction], rng: random.Random) -> LegalAction:
 
 
 def _opening(ruleset: Ruleset, seed: int) -> list[tuple[Actor, str]]:
-    """The commands that make a game of two people: its creation, the joins and the start."""
-    return [(PEOPLE[0], f"/game new ruleset:{ruleset.id} seed:{seed}"), (PEOPLE[0], "/game join"),
-            (PEOPLE[1], "/game join"), (PEOPLE[0], "/game start")]
+    """The commands that make a game: the game's own example opening (rules.engine.ExampleOpening), its
+    creation with `seed`, the joins and the start."""
+    return [(_person(player), line) for player, line in ruleset.example.lines(ruleset.id, seed)]
 
 
-def script(ruleset: Ruleset, seed: int, moves: int) -> list[tuple[Actor, str]]:
-    """The first `moves` commands (fewer if the game ends) of the game `_opening` makes with `seed`, as
-    the policy picks them, worked out with the rules alone."""
-    state = ruleset.setup(ruleset.new_game_options({}), seed, PEOPLE[0].id)
-    for actor, line in _opening(ruleset, seed)[1:]:
+def _person(name: str) -> Actor:
+    return next((p for p in PEOPLE if p.id == name), Actor(name, name))
+
+
+def script(ruleset: Ruleset, seed: int, moves: int,
+           opening: list[tuple[Actor, str]] | None = None) -> list[tuple[Actor, str]]:
+    """The first `moves` commands (fewer if the game ends) of the game `opening` (by default `_opening`'s)
+    makes with `seed`, as the policy picks them, worked out with the rules alone."""
+    opening = opening or _opening(ruleset, seed)
+    host, made = opening[0][0], parse(opening[0][1]).options
+    options = {k: v for k, v in made.items() if k not in ("ruleset", "seed")}
+    state = ruleset.setup(ruleset.new_game_options(options), seed, host.id)
+    for actor, line in opening[1:]:
         command = parse(line)
         action = ruleset.command_to_action(command.name, {**command.options, "name": actor.name})
         state = ruleset.apply(state, actor.id, action)[0]
@@ -72,7 +80,7 @@ def script(ruleset: Ruleset, seed: int, moves: int) -> list[tuple[Actor, str]]:
             break
         chosen = _pick(legal, rng)
         state = ruleset.apply(state, player, chosen.action)[0]
-        played.append((next(p for p in PEOPLE if p.id == player), chosen.command))
+        played.append((_person(player), chosen.command))
     return played
 
 

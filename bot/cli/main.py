@@ -21,6 +21,7 @@ from bot.storage.errors import BackupFailed, NewerDatabase
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
 from bot.table.clock.moments import plain_moments
+from bot.table.plugins import load_plugins
 from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse, setup_line
 from bot.table.protocol.replies import Reply
 from bot.table.service.entry import Actor, GameService
@@ -473,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    load_plugins()   # the games named in $PITBOSS_GAMES register before any command (or --ruleset choice) sees the list
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -484,6 +484,11 @@ class Race(Ruleset[RaceState]):
     actions, events = ACTIONS, EVENTS
     example = ExampleOpening("tuning:0", (("ann", "/game join pilot:rookie"), ("ben", "/game join pilot:veteran"),
                                           ("ann", "/game start")))
+    more_examples = (ExampleOpening(   # a seated game master, who makes the game and rules privately
+        "tuning:0 gm:yes", (("ann", "/game join pilot:rookie"), ("ben", "/game join pilot:veteran"),
+                            ("gina", "/game start")),
+        maker="gina", gm_rulings=("/gm change:3", "/gm change:-2", "/gm condition:fog altitude:3",
+                                  "/gm condition:darkness")),)
     grammar = GRAMMAR
     revision = REVISION
     private_actions = True

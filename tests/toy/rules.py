@@ -247,7 +247,7 @@ GRAMMAR = Grammar(commands=(
         OptionSpec("direction", "str", "Toy: where your token goes", required=True,
                    choices=tuple(DIRECTIONS)),
     )),
-), new_options=(ROUND_CAP,))
+), new_options=(ROUND_CAP,), rules_topics={"move": "moving"})
 
 class Toy(Ruleset[ToyState]):
     """The toy race: a game is a Ruleset subclass, registered as one instance."""

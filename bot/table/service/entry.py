@@ -13,6 +13,7 @@ from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Ti
 from bot.table.clock.personal import PlayerSettings, zone_offers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
+from bot.table.plugins import load_plugins
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
@@ -71,6 +72,7 @@ class GameService:
     def __init__(self, store: Store, render: Callable[[str, Any, tuple, tuple], bytes] | None = images.render,
                  clock: Callable[[], float] = time.time, rate_limit: RateLimit | None = None,
                  render_processes: RenderProcesses | None = None, heavy: HeavyWork = HEAVY):
+        load_plugins()   # a stored game of a plug-in ($PITBOSS_GAMES) plays wherever a service runs
         self._store = store
         self._rate_limit = rate_limit  # the Discord bot sets one; scripts and tests drive many commands
         table = self._table = Table(store, render, Drawing(render, render_processes), clock, heavy)

@@ -12,6 +12,7 @@ from importlib import resources
 from bot.table.protocol.replies import MESSAGE_LIMIT
 from rules.engine import Ruleset
 from rules.errors import GameError
+from rules.registry import get_ruleset
 
 # Columns of RULES.md's tables that are for developers, not players.
 _DEVELOPER_COLUMNS = {"code", "test", "tests"}
@@ -34,10 +35,12 @@ def key_of(title: str) -> str:
 
 @lru_cache(maxsize=16)
 def topics(ruleset_id: str) -> tuple[Topic, ...]:
-    """The topics of a game's RULES.md, in the file's order (none for a game without one)."""
+    """The topics of a game's RULES.md (beside its rules: rules/<id>/, or a plug-in's package), in the
+    file's order (none for a game without one)."""
     try:
-        text = resources.files("rules").joinpath(ruleset_id, "RULES.md").read_text(encoding="utf-8")
-    except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+        package = type(get_ruleset(ruleset_id)).__module__.rpartition(".")[0]
+        text = resources.files(package).joinpath("RULES.md").read_text(encoding="utf-8")
+    except (KeyError, FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
         return ()
     found: list[Topic] = []
     for section in re.split(r"^## ", text, flags=re.M)[1:]:
