@@ -172,3 +172,14 @@ async def test_a_game_whose_seats_keep_no_holder_refuses_seat_changes_and_shows_
         refused = await run(service, "alice", line)
         assert refused.outcome == "refused" and refused.text.startswith("This game's seats do not change hands.")
     assert "Seats:" not in (await run(service, "carol", "/game status")).text
+
+
+async def test_a_host_setting_deadlines_for_a_game_without_an_autopilot_is_told_they_only_remind(service, monkeypatch):
+    monkeypatch.setattr(type(get_ruleset("toy")), "autopilot", None)
+    await started(service, "bob")
+    changed = await run(service, "alice", "/game settings deadline_hours:24")
+    assert changed.outcome == "shown"
+    assert "Toy has no autopilot: at a deadline the table reminds the player and plays for nobody." in changed.text
+    monkeypatch.undo()
+    told = await run(service, "alice", "/game settings deadline_hours:12")
+    assert "no autopilot" not in told.text

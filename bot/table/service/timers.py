@@ -73,7 +73,9 @@ class Timers:
             game = await self._table.store.set_settings_tx(game, settings.to_json())
             ruleset = get_ruleset(game.ruleset)
             await self.sync_tx(ruleset, game, ruleset.load_state(game.state), force=True)
-        return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}")
+        only_reminds = f" {ruleset.title} has no autopilot: at a deadline the table reminds the player and plays " \
+            "for nobody." if settings.deadline_hours and ruleset.autopilot is None else ""
+        return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}{only_reminds}")
 
     async def pause(self, channel: str, actor: Actor, hours: int) -> Reply:
         """A player's vacation: their reminders and deadlines wait, up to the host's limit."""
