@@ -25,9 +25,11 @@ from tests.conftest import ROOT, run_pitboss
 # turn messages with their words), the last before players' own settings (schema 10). Stop 34 (schema 12:
 # settings, standing orders, followers, seats that changed hands), the last before rollbacks and GM threads.
 # 602805d's rollbacks (a Track rollback logged before it dealt anew; tests/fixtures/make_rollback_db.py).
+# Stop 36, release 0.2.0 (schema 15, made with git 68207b8): the last before Battlecars' and Track's rules
+# revision 4 and games as classes.
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
             "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13,
-            "rollbacks602805d.db": 2}
+            "rollbacks602805d.db": 2, "release36.db": 13}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -220,5 +222,27 @@ async def test_a_race_stored_before_revision_3_keeps_its_turn_keys(tmp_path):
             timers = await store.timers(game.id)
             assert {t.turn_key for t in timers} <= {race.turn_key(state)}
         assert race.new_game_options({})["revision"] == 3
+    finally:
+        await store.close()
+
+
+async def test_games_of_release_0_2_0_keep_the_rules_revision_they_began_under(tmp_path):
+    """Battlecars and Track games stored by 0.2.0 (revision 3) play on under revision 3: a tank ramming
+    still takes what it took then, a Joker still leaves a finished car be."""
+    path = tmp_path / "release36.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release36.db", path)
+    store = await Store.open(str(path))
+    try:
+        service = GameService(store, render=None)
+        for channel in ("chan-cars", "chan-track"):
+            game = await store.active_game(channel)
+            ruleset = get_ruleset(game.ruleset)
+            assert ruleset.revision == 4 and json.loads(game.options)["revision"] == 3
+            state = decode_state(ruleset.state_type, game.state)
+            player = ruleset.acting_players(state)[0]
+            command = ruleset.legal_actions(state, player)[0].command
+            assert (await service.execute(channel, Actor(player, player), parse(command))).outcome == "applied"
+            after = await store.active_game(channel)
+            assert json.loads(after.options)["revision"] == 3 and await service.replay_matches(after)
     finally:
         await store.close()
