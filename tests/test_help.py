@@ -148,3 +148,22 @@ async def test_help_on_another_games_command_says_so_and_a_table_without_sheets_
     assert "/game sheet" not in (await ask(service, "race", "ann", "/HELP")).text
     assert (await ask(service, "spw", "ann", "/game new ruleset:speedway")).outcome == "applied"
     assert "`/game sheet`" in (await ask(service, "spw", "ann", "/help")).text
+
+
+async def test_help_on_new_game_explains_that_games_setup_and_the_game_group_lists_no_game_new(service):
+    """The issue 37 play-test: `/new race` is a command on Discord, yet `/help command:new race` answered
+    "There is no command /new race"; and `/help command:game` listed `/game new`, which Discord does not
+    have. Now `new GAME` explains that game's own setup options (whatever game the channel holds), and the
+    /game group lists setup as `/new`."""
+    assert (await ask(service, "setup", "ann", "/game new ruleset:speedway")).outcome == "applied"
+    for typed in ("new race", "/new race", "game new race"):
+        race = await ask(service, "setup", "ann", f'/help command:"{typed}"')
+        assert race.outcome == "shown" and race.text.startswith("`/new race`:"), race.text
+        assert "`track:`" in race.text and "`tuning:`" in race.text and "`arena:`" not in race.text
+        assert "RULESET" not in race.text and "Example: `/new race" in race.text
+    group = await ask(service, "empty", "ann", "/help command:game")
+    assert "/game new" not in group.text and "/game join" in group.text
+    outside = await ask(service, "empty", "ann", "/help command:new")
+    assert "`/help command:new GAME`" in outside.text and "`arena:`" not in outside.text
+    inside = await ask(service, "setup", "ann", "/help command:new")   # the channel's game's options
+    assert inside.text.startswith("`/new`:") and "`arena:`" in inside.text and "`track:`" not in inside.text

@@ -68,6 +68,9 @@ def test_the_rules_players_read_name_no_code_file_or_test(ruleset_id):
     served = [entry for topic in topics(ruleset_id) for entry in topic.entries]
     assert served and [e for e in served if CODE.search(e)] == []
     assert all("( " not in e and "()" not in e for e in served)
+    # nor the punctuation around a citation left behind (the play-test: 'a real file:)', 'fire chips\n.',
+    # and '15, .50-Cal MG' read '15,.50-Cal MG')
+    assert [e for e in served if re.search(r":\)|\n[.,;:]+$|[,;]\.\d", e)] == []
 
 
 async def test_the_skid_reads_in_the_games_words(service):

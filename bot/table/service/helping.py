@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from bot.table.protocol.commands import (
+    SETUP,
     TABLE_COMMANDS,
     WORD_OPTIONS,
     CommandSpec,
@@ -23,7 +24,7 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
 from rules.errors import GameError
-from rules.registry import rulesets
+from rules.registry import get_ruleset, ruleset_ids, rulesets
 
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
@@ -44,9 +45,9 @@ def command_named(typed: str) -> str:
     for spec in command_table().by_name.values():
         if spec.name.replace(" ", "-") == joined or spec.name == f"game {name}":   # 'join' for /game join
             return spec.name
-    group = sorted(spec.name for spec in command_table().by_name.values() if spec.name.startswith(f"{name} ")
-                   or spec.name.startswith(f"game {name} "))
-    if group:   # a group's name alone (/game seat, seat): its commands
+    group = sorted(spelled(spec.name) for spec in command_table().by_name.values()
+                   if spelled(spec.name).startswith((f"{name} ", f"game {name} ")))   # not /game new: it is /new
+    if group:   # a group's name alone (/game seat, seat): its commands, as players write them (/new)
         raise GameError(f"/{typed.strip().lstrip('/')} is a group of commands: "
                         f"{', '.join('/' + n for n in group)}. /help command:NAME explains one.")
     raise GameError(f"There is no command /{typed.strip().lstrip('/')}.{nearest_command(name)} /help lists the "
@@ -85,7 +86,12 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
 
 def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str) -> Reply:
     """One command: what it does, its options, and an example (one the asker could send now, if any)."""
+    chosen = _setup_of(typed)
+    if chosen is not None:
+        return _setup_help(chosen)
     name = command_named(typed)
+    if name == "game new" and ruleset is None:   # every game's options at once would not say whose they are
+        return _setup_games()
     if ruleset is not None and game_spec(ruleset, name) is None:
         own = ", ".join(f"/{spec.name}" for spec in ruleset.grammar.commands)
         return Reply("shown", f"{ruleset.title} has no /{name}: it belongs to another game. This game's own "
@@ -99,6 +105,31 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
                 if a.command == f"/{name}" or a.command.startswith(f"/{name} ")]
     lines.append(f"Example{' you could send now' if live else ''}: `{live[0] if live else _example(spec)}`")
     return Reply("shown", _fitted(lines), ephemeral=True)
+
+
+def _setup_of(typed: str) -> Ruleset | None:
+    """The game named in '/new GAME' or 'game new GAME' (Discord's /new has one command a game), if any."""
+    words = typed.strip().lstrip("/").casefold().split()
+    words = words[1:] if words[:2] == ["game", "new"] else words
+    return get_ruleset(words[1]) if len(words) == 2 and words[0] == SETUP and words[1] in ruleset_ids() else None
+
+
+def _setup_help(ruleset: Ruleset) -> Reply:
+    """One game's setup: its own options (the game is already named), and an example."""
+    spec = game_spec(ruleset, "game new")
+    options = [o for o in spec.options if o.name != WORD_OPTIONS["game new"]] if spec is not None else []
+    lines = [f"`{setup_line(ruleset.id)}`: create a game of {ruleset.title} in this channel.",
+             *(_option_line(option) for option in options), f"Example: `{setup_line(ruleset.id)}`"]
+    return Reply("shown", _fitted(lines), ephemeral=True)
+
+
+def _setup_games() -> Reply:
+    """/new outside a game: the games it creates, and how to read one game's setup options."""
+    games = ", ".join(ruleset_ids())
+    text = (f"`/{SETUP} GAME`: create a game in this channel; GAME is one of {games}. "
+            f"`/help command:{setup_line('GAME')[1:]}` explains one game's setup options "
+            f"(`/help command:{setup_line(ruleset_ids()[0])[1:]}`).")
+    return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
 
 
 def command_names(ruleset: Ruleset | None) -> list[str]:

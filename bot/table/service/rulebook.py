@@ -101,8 +101,9 @@ def for_players(text: str) -> str:
     text = _EMPTIED.sub("", _CITED.sub("", text))
     text = re.sub(r"\(\s*[;,]?\s*", "(", text)
     text = re.sub(r"(?m)^[ \t]*[,;:]?[ \t]*", "", text)
-    text = re.sub(r"\s*[;,]\s*\)", ")", text)
-    text = re.sub(r"[ \t]+([.,;:)])", r"\1", text)
+    text = re.sub(r"\s*[;,:]\s*\)", ")", text)
+    text = re.sub(r"[ \t]+([.,;:)])(?!\d)", r"\1", text)   # not before a number: '15, .50-Cal MG'
+    text = re.sub(r"(?m)\n[.,;:]+$", "", text)   # a reading that was only citations leaves its full stop
     return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
