@@ -57,10 +57,12 @@ def _warm_worker() -> None:
     import bot.table.jobs.heavy_jobs  # noqa: F401 - imported now rather than in the first job
     from bot.table.jobs.memory import settle_memory
     from bot.table.plugins import load_plugins
+    from rules.registry import rulesets
 
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
     load_plugins()
+    rulesets()   # every game's rules imported now: a job's deadline counts its own work, not imports
     settle_memory()
 
 
