@@ -215,3 +215,14 @@ def _settled(settings: TableSettings, personal: PlayerSettings | None, moment: f
             break
         moment = moved
     return moment
+
+
+def back_from_away(settings: TableSettings, personal: PlayerSettings | None, moment: float) -> float:
+    """When a player away at `moment` may be pinged: out of their away hours and the table's quiet hours."""
+    return _settled(settings, personal, moment)
+
+
+def reminder_lead(settings: TableSettings) -> float:
+    """The least a reminder must leave before an autopilot's deadline to be worth sending (seconds): an hour,
+    or a quarter of a deadline shorter than four hours; none without a deadline."""
+    return min(HOUR, settings.deadline_hours * HOUR / 4) if settings.deadline_hours else 0.0

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment
-from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings
+from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings, reminder_lead
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
 from bot.table.service.acting import Acting
@@ -99,6 +99,9 @@ class Deadlines:
     async def _reminder(self, timer: Timer) -> Reply:
         """A claimed reminder, if the game still waits on its player."""
         ruleset, game, state = await self._still_due(timer)
+        if ruleset.autopilot is not None and timer.deadline_due is not None and \
+                timer.deadline_due - self._table.clock() < reminder_lead(TableSettings.or_defaults(game.settings)):
+            raise GameError("too late to remind")   # the autopilot plays before they could act on it
         name = state.player(timer.player).name
         deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
         return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",

@@ -21,6 +21,7 @@ from bot.table.protocol.replies import SEAT_PREFIX, Actor, Notice, Reply, matchi
 from bot.table.service import orders
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
+from bot.table.service.away import AwayPings
 from bot.table.service.deadlines import Deadlines
 from bot.table.service.following import Following
 from bot.table.service.gm_thread import GmThreads, in_the_thread
@@ -90,6 +91,7 @@ class GameService:
         self._following = Following(table)
         self._rollbacks = Rollbacks(table, self._timers, pictures, self._acting)
         self._gm_threads = GmThreads(table)
+        self._away = AwayPings(table)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -198,7 +200,7 @@ class GameService:
     async def unposted(self) -> list[Notice]:
         """On start: the turn of each game whose last move was carried out but never posted (a crash
         between the two), pinging whom it waits on (bot.table.service.unposted)."""
-        return await self._unposted.notices()
+        return [Notice(n.channel, await self._away.held(n.channel, n.reply)) for n in await self._unposted.notices()]
 
     async def send_claimed(self, claimed: list[tuple[str, Timer]]) -> list[Notice]:
         """The notices of reminders and deadlines claimed (bot.storage.store.Store.claim_due): a claim
@@ -240,7 +242,7 @@ class GameService:
         async with self._table.lock_for(channel):
             token = DELIVERY.set(delivery)
             try:
-                return await self._rollbacks.lapse_if_passed(await work)
+                return await self._away.held(channel, await self._rollbacks.lapse_if_passed(await work))
             except NoGame as exc:
                 return refusal(await self._asking.why_no_game(channel) or exc.message)
             except NotThisGame as exc:
