@@ -50,7 +50,8 @@ def test_one_run_on_turn_pushes_no_other_action_out():
             assert lines[1] == "bob's turn: 0 Moves.", lines[1]
         assert "alice's standing order (return fire): alice fires pod A at bob, range 4." in lines, text
         ending = ["bob is destroyed (its fuel tank is gone).", "alice wins: the last driver left."]
-        assert lines[-3:] == [*ending, "(the whole turn: /game log)"] if ruleset is TRACK else lines[-2:] == ending, text
+        pointer = ["(the whole turn: /game log)"] if ruleset is TRACK else []   # only where a line was cut
+        assert lines[-len(ending) - len(pointer):] == ending + pointer, text
 
 
 def test_a_long_answer_by_standing_order_is_no_computers_turn():
@@ -103,9 +104,8 @@ async def test_a_races_final_standings_reach_the_channel(service, store):
 async def test_the_ram_that_ends_a_battlecars_game_reaches_the_channel(service, store):
     """Seed 3: ann crashes, her car takes thirty lines of internal hits, and Robo1 wins: her crash, the
     first line, used to be cut."""
-    replies = await _play(service, store, "battlecars", 3, ["/game join vehicle:interceptor",
-                                                            "/game add-ai vehicle:rammer", "/game add-ai vehicle:rammer"],
-                          {}, 40)
+    seats = ["/game join vehicle:interceptor", "/game add-ai vehicle:rammer", "/game add-ai vehicle:rammer"]
+    replies = await _play(service, store, "battlecars", 3, seats, {}, 40)
     _who, last = replies[-1]
     assert await store.active_game("lines") is None and len(last.text) <= 2000
     lines = last.text.splitlines()
