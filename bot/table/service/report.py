@@ -1,8 +1,8 @@
 """The words of a reply to a move: the mover's own events, then the other seats' turns, every one told.
 
 When computer seats (or the autopilot) act after a player's command, a long exchange used to keep only
-its latest lines whole, so one run-on turn (a computer's Battlecars turn, over 1,000 characters) pushed
-the rest out: the player's own ram, the last turn's win, a race's final standings. Now every action keeps
+its latest lines whole, so one run-on turn (a computer's, over 1,000 characters) pushed the rest out:
+the player's own ram, the last turn's win, the final standings. Now every action keeps
 a line: when they do not all fit, the longest are shortened first (summed up by their game where it can,
 else their middle events left out, never their end, where a win or the standings is told); `/game log`
 keeps everything. A standing order's answer is told as its owner's standing order, not as a turn.
