@@ -60,6 +60,7 @@ from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatO
 log = logging.getLogger("pitboss.service")
 
 WRITE_ATTEMPTS = 5
+_END_WORDS_ROOM = 400   # the biggest hit and the dice's luck, told after a finished game's Next: line
 _BUTTON_ID = re.compile(
     rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 _SEAT_BUTTON_ID = re.compile(rf"^{SEAT_PREFIX}:(\d+):0:0$")
@@ -283,13 +284,16 @@ class Acting:
             # holder is told of what someone else did to it
             words = "someone acted on your seat (below)." if not offered else \
                 "a seat is offered to you." if not holders else "a seat changes hands (below)."
-            return replace(reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words,
-                           buttons=reply.buttons + ((seat_button(done.game.id),) if offered else ()))
+            return with_order_owners(replace(
+                reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words,
+                buttons=reply.buttons + ((seat_button(done.game.id),) if offered else ())),
+                others, done.state, actor.id)
         if not newly:
-            return reply
-        return replace(reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
-                       else reply.text, next_line=f"{reply.next_line}\n{notes}" if notes and reply.next_line
-                       else reply.next_line)
+            return with_order_owners(reply, others, done.state, actor.id)
+        return with_order_owners(replace(
+            reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
+            else reply.text, next_line=f"{reply.next_line}\n{notes}" if notes and reply.next_line
+            else reply.next_line), others, done.state, actor.id)
 
     async def _catch_up_notes(self, done: Applied, pinged: list[str]) -> str:
         """For each player the reply pings: how much happened since their last action (the channel's
@@ -405,7 +409,7 @@ class Acting:
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
                                               self.reported(done, [refused.message], others), done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
-        return replace(reply, mentions=waiting) if waiting else reply
+        return with_order_owners(replace(reply, mentions=waiting) if waiting else reply, others, done.state)
 
     async def undo(self, channel: str, actor: Actor) -> Reply:
         """Take back the actor's own last action, if nothing was rolled or revealed since. The state
@@ -462,9 +466,10 @@ class Acting:
     @staticmethod
     def reported(done: Applied, own: list[str], others: list) -> str:
         """The reply's words: the actor's own events whole, the other seats' turns in the room left, and
-        the revealed seed at the end of a game."""
+        the revealed seed at the end of a game (and room for the end's words that follow the Next: line)."""
         ending = reveal(done.game.seed) if done.ruleset.is_finished(done.state) else ""
-        text = report(done.ruleset, done.state, own, others, MESSAGE_LIMIT - 300 - len(ending) - 1)
+        room = MESSAGE_LIMIT - 300 - (len(ending) + 1 + _END_WORDS_ROOM if ending else 0)
+        text = report(done.ruleset, done.state, own, others, room)
         return f"{text}\n{ending}" if ending else text
 
     @staticmethod
@@ -523,6 +528,21 @@ class _Said:
 
     def describe(self) -> str:
         return self.words
+
+
+def with_order_owners(reply: Reply, others: Sequence[tuple[str, tuple]], state: Any, actor: str = "") -> Reply:
+    """`reply` pinging, besides whom it pings already, each player (not `actor`, who reads it anyway) whose
+    standing order answered among `others`: once it fired its answer is public, told in the reply's line
+    "NAME's standing order (question): …" (bot.table.service.report)."""
+    owners = [p for p in dict.fromkeys(p for p, events in others if any(isinstance(e, ByStandingOrder) for e in events))
+              if p != actor and p not in reply.mentions]
+    if not owners:
+        return reply
+    names = ", ".join(seat_name(state, p) for p in owners)
+    told = f"{names}: your standing order answered (below)." if reply.mentions else \
+        "your standing order answered (below)."
+    return replace(reply, mentions=reply.mentions + tuple(owners),
+                   ping_words=f"{reply.ping_words} {told}" if reply.mentions else told)
 
 
 # Refusals about who may act, not about the rules of a move: they point to no topic of /rules.

@@ -12,7 +12,7 @@ from bot.table.clock.moments import moment
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings, reminder_lead
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
-from bot.table.service.acting import Acting
+from bot.table.service.acting import Acting, with_order_owners
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
@@ -150,4 +150,4 @@ class Deadlines:
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
         if waiting:
             reply = replace(reply, mentions=waiting)
-        return reply
+        return with_order_owners(reply, others, done.state)

@@ -27,7 +27,7 @@ from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button, Edit, Reply, clip
-from bot.table.service.acting import Acting, Applied
+from bot.table.service.acting import Acting, Applied, with_order_owners
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
@@ -248,7 +248,7 @@ class Rollbacks:
                                               None if others else events)
         approved = f"Approved: {_proposed(now, vote, to, aside)}, and the table rolled the game back."
         edits = (*_closed(vote, approved), *_marked(told, records, vote.to_seq, to, branch))
-        return replace(reply, mentions=waiting, edits=edits)
+        return with_order_owners(replace(reply, mentions=waiting, edits=edits), others, done.state)
 
     async def _state_at(self, ruleset: Ruleset, game: GameRecord, records: list[ActionRecord], cut: int) -> Any:
         """The game as it was after its stored action `cut`, rebuilt off the loop; GameError before the start
