@@ -110,3 +110,26 @@ async def test_a_member_who_takes_a_seat_reads_its_story_and_is_named_as_its_hol
     await play(service, "dave")   # his own play: from now on the catch-up counts from it
     await play(service, "ann")
     assert (await run(service, "dave", "/game catchup")).text.startswith("Since your last action (1 action):")
+
+
+def test_an_answer_given_by_standing_order_is_told_as_played_for_its_owner():
+    """The third who plays in a player's name: their standing order (the log's words say so; the head counts it)."""
+    from bot.storage.store import ActionRecord
+    from bot.table.service.catchup import catch_up
+    from bot.table.trust.seen import SeenAction
+    from rules.table import ByStandingOrder, Player
+
+    class Said:
+        def __init__(self, words: str) -> None:
+            self.words = words
+
+        def describe(self) -> str:
+            return self.words
+
+    log = [("ann", (Said("ann moves."),)), ("ben", (Said("ben shoots at ann."),)),
+           ("ann", (ByStandingOrder("ann", "return_fire"), Said("ann fires back."))), ("ben", (Said("ben moves."),))]
+    seen = [SeenAction(n, ActionRecord(n, actor, "{}", "[]")) for n, (actor, _events) in enumerate(log, 1)]
+    caught = catch_up(seen, "ann", "ann", lambda s: log[s.number - 1][1], lambda p: p, seat=Player("ann", "ann"))
+    head = "Since your last action (3 actions; 1 of them played for you: a standing order 1):"
+    told = "#3 ann answers by standing order (return fire): ann fires back."
+    assert caught.startswith(f"{head}\n#2 ben shoots at ann.\n{told}"), caught
