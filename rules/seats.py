@@ -219,6 +219,17 @@ def seats_change(state: Any) -> bool:
     return all(all(hasattr(seat, name) for name in _SEAT_FIELDS) for seat in state.players)
 
 
+def holder_name(state: Any, player: str) -> str:
+    """How words addressed to the person playing a seat name them: the member who took it over, with the
+    seat's own name, which stays the game's name for its pieces ('dave (playing Bob)'); else the seat's
+    name (the id of someone not seated)."""
+    seat = state.player(player)
+    if seat is None:
+        return player
+    by = getattr(seat, "played_by", "")
+    return f"{by} (playing {seat.name})" if by else seat.name
+
+
 def seats_line(state: Any) -> str:
     """Who holds which seat, where any changed hands: 'Seats: alice (played by carol), bob (the computer
     plays it)'; '' where every seat is its own player's."""

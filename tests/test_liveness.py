@@ -210,7 +210,8 @@ async def test_an_autopilot_step_the_game_refuses_falls_back_to_a_legal_action(d
         assert "alice's deadline passed" in notice.reply.text and "keeps speed 0" in notice.reply.text
         game = await store.latest_game("chan-1")
         state = get_ruleset("speedway").load_state(game.state)
-        assert state.active_player == "bob" and notice.reply.mentions == ("bob",)   # the whole turn, passed on
+        # the whole turn, passed on (alice is pinged too: the autopilot played for her)
+        assert state.active_player == "bob" and notice.reply.mentions == ("bob", "alice")
         assert "not a legal action" in caplog.text   # the bug is logged
         await live_timers(store, get_ruleset("speedway"), game, autopilot_checked=False)
     finally:
@@ -246,7 +247,7 @@ async def test_a_step_refused_mid_turn_keeps_what_was_played_and_tells_it(db_pat
         (notice,) = [n for n in await service.run_due() if "deadline passed" in n.reply.text]
         assert "alice set speed 0 -> 2" in notice.reply.text, notice.reply.text   # the part played is told ...
         assert notice.reply.text.count("alice: normal") == 2, notice.reply.text   # ... and the turn is finished
-        assert notice.reply.mentions == ("bob",)
+        assert notice.reply.mentions == ("bob", "alice")
         await live_timers(store, get_ruleset("speedway"), await store.latest_game("chan-1"), autopilot_checked=False)
     finally:
         await store.close()

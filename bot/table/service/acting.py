@@ -54,7 +54,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
-from rules.seats import completed, for_resigned, is_resigned, told_of
+from rules.seats import completed, for_resigned, holder_name, is_resigned, told_of
 from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
@@ -306,7 +306,8 @@ class Acting:
         def events(seen_action: Any) -> tuple:
             return events_of(done.ruleset, seen_action.record)
         return "\n".join(note for p in pinged
-                         if (note := ping_note(seen, p, name(p), name, events, done.state.player(p))))
+                         if (note := ping_note(seen, p, holder_name(done.state, p), name, events,
+                                               done.state.player(p))))
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,

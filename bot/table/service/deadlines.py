@@ -19,6 +19,7 @@ from bot.table.service.timers import Timers
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import holder_name
 from rules.table import PlayedByAutopilot
 
 CLAIM_ATTEMPTS = 3   # a due turn whose game is written meanwhile is looked at again this many times
@@ -102,7 +103,7 @@ class Deadlines:
         if ruleset.autopilot is not None and timer.deadline_due is not None and \
                 timer.deadline_due - self._table.clock() < reminder_lead(TableSettings.or_defaults(game.settings)):
             raise GameError("too late to remind")   # the autopilot plays before they could act on it
-        name = state.player(timer.player).name
+        name = holder_name(state, timer.player)   # the member playing the seat now, whom the reminder pings
         deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
         return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",
                      mentions=(timer.player,))
@@ -110,12 +111,14 @@ class Deadlines:
     async def _deadline(self, timer: Timer) -> Reply:
         """The turn the autopilot plays at a claimed deadline, if the game still waits on its player."""
         ruleset, game, state = await self._still_due(timer)
-        name = state.player(timer.player).name
+        seat = state.player(timer.player)
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
         passive = TableSettings.from_json(game.settings).deadline_action == "skip"
         manner = ruleset.autopilot.manner(state, timer.player, passive)
-        lines = [f"{name}'s deadline passed: the autopilot plays for them ({manner})."]
+        holder = getattr(seat, "played_by", "") or seat.name   # the member whose deadline it was
+        whose = f" ({seat.name}'s seat)" if holder != seat.name else ""
+        lines = [f"{holder}'s deadline passed{whose}: the autopilot plays for them ({manner})."]
         own: list = []
         done = None
         for attempt in range(CLAIM_ATTEMPTS):
@@ -148,6 +151,13 @@ class Deadlines:
         text = self._acting.reported(done, lines, own + others)
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied", text, done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
-        if waiting:
+        # the player it played for is pinged too: back, they read what was played in their name
+        absent = () if timer.player in waiting or done.ruleset.is_computer(done.state, timer.player) \
+            else (timer.player,)
+        if absent:
+            played_for = f"{holder}, the autopilot played for you at your deadline (/game catchup tells what happened)."
+            reply = replace(reply, mentions=waiting + absent,
+                            ping_words=f"your turn; {played_for}" if waiting else played_for)
+        elif waiting:
             reply = replace(reply, mentions=waiting)
         return with_order_owners(reply, others, done.state)

@@ -24,10 +24,10 @@ from bot.table.service.recent import RECENT_ACTIONS
 from bot.table.service.shared import Table
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import seen_log
-from images.captions import seat_name
 from images.registry import renderer
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
+from rules.seats import holder_name
 from rules.table import TurnBegan
 
 
@@ -170,7 +170,7 @@ class Pictures:
         if ruleset.is_finished(state) or not waiting:
             return ""
         return clock_line(waiting, await self._table.store.timers(game.id), TableSettings.or_defaults(game.settings),
-                          lambda p: seat_name(state, p), self._table.clock())
+                          lambda p: holder_name(state, p), self._table.clock())
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""
