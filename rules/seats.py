@@ -213,6 +213,20 @@ def seat_command_action(name: str, options: dict[str, Any]) -> Any:
 _SEAT_FIELDS = ("ai", "offered_to", "played_by", "resigned")
 
 
+def holder(seat: Any) -> str:
+    """Who holds a seat now, by their shown name: the member who took it (the seat keeps its own name), else
+    its own player. The record of a finished game (/stats, /standings) credits this holder: the seat's id is
+    theirs once they took it."""
+    return getattr(seat, "played_by", "") or seat.name
+
+
+def addressed(seat: Any) -> str:
+    """A seat as words addressed to its player name it: "Carol's seat (dave)" once dave took Carol's seat, else
+    its name (the game's pieces keep the seat's name: "Carol's Brawler")."""
+    taker = getattr(seat, "played_by", "")
+    return f"{seat.name}'s seat ({taker})" if taker else seat.name
+
+
 def seats_change(state: Any) -> bool:
     """Whether this game's seats can change hands: its seats keep what rules.table.Player keeps of it
     (a game from outside the project may seat players its own way)."""

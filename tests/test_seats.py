@@ -171,7 +171,7 @@ async def test_a_resignation_follows_each_games_ruling(service, store, game):
         refused = await run(service, mover, "/game resign")
         assert refused.outcome == "refused" and refused.text == "This game takes no resignation."
         return
-    resigned = await run(service, mover, "/game resign")
+    resigned = await run(service, mover, "/game resign confirm:yes")
     assert resigned.outcome == "applied", resigned.text
     assert f"{mover} resigned." in resigned.text
     state = await state_of(store, resigned.game_id)
@@ -179,7 +179,7 @@ async def test_a_resignation_follows_each_games_ruling(service, store, game):
         assert state.winner == other
     else:   # it goes on for the other player; the resigned one is waited on no more
         assert ruleset.acting_players(state) == (other,)
-        assert (await run(service, other, "/game resign")).outcome == "applied"
+        assert (await run(service, other, "/game resign confirm:yes")).outcome == "applied"
         assert ruleset.is_finished(await state_of(store, 0))
     await verified(service, store)
     again = await run(service, mover, "/game resign")
@@ -293,7 +293,7 @@ async def test_a_racer_who_resigns_while_tuning_starts_no_race(service, store):
                        ("ben", "/game join pilot:veteran"), ("cat", "/game join pilot:champion"),
                        ("ann", "/game start")):
         assert (await run(service, user, line)).outcome == "applied", line
-    assert (await run(service, "ben", "/game resign")).outcome == "applied"
+    assert (await run(service, "ben", "/game resign confirm:yes")).outcome == "applied"
     for user in ("ann", "cat"):
         went = await run(service, user, "/tune ability:dex")
         assert went.outcome == "applied", went.text

@@ -652,7 +652,7 @@ async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, re
     assert f"{other} gives their seat to the computer" in handed.content
     back = assert_public_map(await slash(fake, other, "channel", "game seat take"), record_latency)
     assert f"{other} takes their seat back from the computer." in back.content
-    gone = await slash(fake, "carol", "channel", "game resign")   # the last map, and the final sheets
+    gone = await slash(fake, "carol", "channel", "game resign", confirm="yes")   # the last map, and the final sheets
     (posted,) = [r for r in gone.requests if r.files]
     said = posted.body["content"]
     assert f"{mover} resigned." in said and f"{other} wins" in said and len(posted.files) == 2, said
@@ -689,7 +689,7 @@ async def test_stats_and_standings_answer_privately_after_a_game(fake, bot, reco
     record; the final message gave the dice's luck (none rolled here: no line)."""
     await lobby_of_two(fake, record_latency)
     assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
-    await slash(fake, "alice", "channel", "game resign")
+    await slash(fake, "alice", "channel", "game resign", confirm="yes")
     before = len(fake.public_history("channel"))
     mine = await slash(fake, "alice", "channel", "stats")
     assert mine.followups[0].ephemeral and "**Speedway**: 1 game, 0 won, 0 drawn" in mine.followups[0].content

@@ -33,6 +33,12 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game replay", "game end")
+# What a command's one-line description cannot hold, said after its options by /help command:NAME.
+_CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
+           "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
+NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+         "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
+                        "confirm (a Resign for good button, or confirm:yes)."}
 
 
 def command_named(typed: str) -> str:
@@ -99,6 +105,7 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
     spec = (game_spec(ruleset, name) if ruleset is not None else None) or command_table().by_name[name]
     lines = [f"`/{spelled(spec.name)}`: {spec.description}."]
     lines += [_option_line(option, option.name == WORD_OPTIONS.get(spec.name)) for option in spec.options]
+    lines += [NOTES[spec.name]] if spec.name in NOTES else []
     live = []
     if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):
         live = [a.command for a in ruleset.legal_actions(state, actor_id)
