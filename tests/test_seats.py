@@ -301,3 +301,43 @@ async def test_a_racer_who_resigns_while_tuning_starts_no_race(service, store):
     state = await state_of(store, 0)
     assert state.order[-1] == state.racer_of("ben").id
     await verified(service, store)
+
+
+async def log_size(store) -> int:
+    game = await store.active_game("seats") or await store.latest_game("seats")
+    return await store.action_count(game.id)
+
+
+async def test_a_resignation_asks_first_and_changes_nothing_until_confirmed(service, store):
+    """Issue 38, item 9: /game resign was final at once. Unconfirmed it says privately what it would do and
+    how to confirm (a Resign for good button, or confirm:yes), and changes nothing; the button is its asker's."""
+    mover, other = movers(await started(service, "speedway"))
+    before = await log_size(store)
+    asked = await run(service, mover, "/game resign")
+    assert asked.outcome == "shown" and asked.ephemeral, asked.text
+    assert asked.text.startswith("Resign your seat for good? Their cars are out") and \
+        "Nothing has changed yet: press Resign for good (only you see it), or send /game resign confirm:yes." \
+        in asked.text, asked.text
+    (button,) = asked.buttons
+    assert button.label == "Resign for good" and button.command == "/game resign confirm:yes"
+    assert await log_size(store) == before and not (await state_of(store, 0)).player(mover).resigned
+    watcher = await run(service, "zed", "/game resign")
+    assert watcher.outcome == "refused" and watcher.text == "You have no seat in this game."
+    not_theirs = await service.press("seats", Actor(other, other), button.custom_id)
+    assert not_theirs.outcome == "refused"   # not theirs to resign (nor the host's: the mover is not gone)
+    pressed = await service.press("seats", Actor(mover, mover), button.custom_id)
+    assert pressed.outcome == "applied" and f"{mover} resigned." in pressed.text, pressed.text
+    assert (await state_of(store, 0)).player(mover).resigned
+    await verified(service, store)
+
+
+def test_a_resignation_is_confirmed_by_typing_on_the_command_line(tmp_path):
+    db = str(tmp_path / "s.db")
+    where = ("--db", db, "--channel", "c")
+    track_on_the_command_line(db, tmp_path)
+    asked = run_cli("exec", *where, "--user", "ben", "/game resign", cwd=tmp_path)
+    assert asked.returncode == 0 and "send /game resign confirm:yes" in asked.stdout, asked.stdout
+    status = run_cli("exec", *where, "--user", "zed", "/game status", cwd=tmp_path)
+    assert "wins" not in status.stdout and "resigned" not in status.stdout
+    done = run_cli("exec", *where, "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
+    assert done.returncode == 0 and "ben resigned." in done.stdout and "ann wins" in done.stdout, done.stdout
