@@ -233,6 +233,28 @@ def seats_change(state: Any) -> bool:
     return all(all(hasattr(seat, name) for name in _SEAT_FIELDS) for seat in state.players)
 
 
+def held_now(events: tuple, state: Any) -> list[str]:
+    """A line for each seat these events changed, saying who holds it now (`state`: the state after them):
+    what a seat change answers, in a message of its own."""
+    lines = []
+    for event in events:
+        seat = next((p for p in state.players if p.name == getattr(event, "seat", None)), None)
+        if seat is None or not isinstance(event, (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven)):
+            continue
+        whose = "their seat" if holder(seat) == seat.name else f"{seat.name}'s seat"
+        if isinstance(event, Resigned):
+            now = f"{seat.name}'s seat is out of the game: nobody holds it now."
+        elif isinstance(event, SeatOffered):
+            now = f"{holder(seat)} still holds {whose} until {mention(event.to)} takes it."
+        elif isinstance(event, SeatToComputerGiven):
+            now = f"the computer plays {seat.name}'s seat now, until {holder(seat)} takes it back."
+        else:
+            now = f"{holder(seat)} holds {whose} now." if event.by else \
+                f"{seat.name} holds their seat again; the computer no longer plays it."
+        lines.append(f"Seat change: {now}")
+    return lines
+
+
 def seats_line(state: Any) -> str:
     """Who holds which seat, where any changed hands: 'Seats: alice (played by carol), bob (the computer
     plays it)'; '' where every seat is its own player's."""

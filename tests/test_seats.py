@@ -341,3 +341,28 @@ def test_a_resignation_is_confirmed_by_typing_on_the_command_line(tmp_path):
     assert "wins" not in status.stdout and "resigned" not in status.stdout
     done = run_cli("exec", *where, "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
     assert done.returncode == 0 and "ben resigned." in done.stdout and "ann wins" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("game", ("speedway", "battlecars", "race", "track"))
+async def test_a_seat_change_answers_who_holds_it_and_the_prompt_names_the_holder(service, store, game):
+    """Issue 38, item 9: a seat change got no answer of its own (on Discord it was folded into the turn's
+    message), and the prompt kept the old holder's name ("Next: Round 4, Carol" while dave played). Each
+    change now answers in a message of its own who holds the seat; words addressed to the seat's player name
+    its holder, while its pieces keep the seat's name."""
+    mover, _other = movers(await started(service, game))
+    offered = await run(service, mover, "/game seat give to:carol")
+    assert offered.own_message and offered.text.startswith(
+        f"Seat change: {mover} still holds their seat until carol takes it."), offered.text
+    taken = await run(service, "carol", "/game seat take")
+    assert taken.own_message and taken.text.startswith(f"Seat change: carol holds {mover}'s seat now."), taken.text
+    assert f"{mover}'s seat (carol)" in taken.next_line and f"⏰ {mover}:" not in taken.next_line, taken.next_line
+    status = await run(service, "zed", "/game status")
+    assert f"{mover}'s seat (carol)" in status.text, status.text
+    if get_ruleset(game).computer is not None:
+        given = await run(service, "carol", "/game seat computer")
+        assert given.own_message and f"Seat change: the computer plays {mover}'s seat now, until carol takes it " \
+            "back." in given.text, given.text
+    resigned = await run(service, "carol", "/game resign confirm:yes")
+    assert resigned.own_message and f"Seat change: {mover}'s seat is out of the game: nobody holds it now." \
+        in resigned.text, resigned.text
+    await verified(service, store)

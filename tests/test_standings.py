@@ -31,7 +31,8 @@ async def track_game(service, channel, winner, loser, guild="g1", end=False):
     for user, line in (("ann", "/game new ruleset:track seed:3"), (winner, "/game join"), (loser, "/game join")):
         assert (await run(service, user, line, channel, guild)).outcome == "applied"
     await run(service, "ann", "/game start", channel, guild)
-    last = await run(service, "ann" if end else loser, "/game end" if end else "/game resign confirm:yes", channel, guild)
+    last = await run(service, "ann" if end else loser, "/game end" if end else "/game resign confirm:yes", channel,
+                     guild)
     assert last.outcome == "applied", last.text
 
 
@@ -129,7 +130,8 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
 def test_standings_on_the_command_line(tmp_path):
     db = str(tmp_path / "s.db")
     track_on_the_command_line(db, tmp_path)
-    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign confirm:yes", cwd=tmp_path).returncode == 0
+    resigned = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
+    assert resigned.returncode == 0
     shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
     assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
 

@@ -95,6 +95,7 @@ class Reply:
     notices: tuple[Notice, ...] = ()   # posted in other channels too (a player's pause, announced in each game)
     edits: tuple[Edit, ...] = ()       # earlier messages of the channel rewritten along with this reply
     vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
+    own_message: bool = False   # shown as a message of its own, never added to the turn's (a seat change)
 
     @property
     def mention(self) -> str | None:

@@ -56,7 +56,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
-from rules.seats import completed, for_resigned, is_resigned, seat_named, told_of
+from rules.seats import addressed, completed, for_resigned, held_now, is_resigned, seat_named, told_of
 from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
@@ -189,7 +189,7 @@ class Acting:
                 raise GameError("You are not playing in this game; you can watch, but not press.")
             # not "X's turn": in a step played together (secret speeds) it is nobody's turn, and the
             # presser has played their part; the prompt says what the table waits for
-            names = ", ".join(state.player(p).name for p in waiting) or "nobody"
+            names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
         mine = private_scope(ruleset.turn_key(state), legal)
@@ -285,7 +285,8 @@ class Acting:
         if ahead is not None and (others or not run.public):   # the picture is of a later state, or none
             ahead.drop()
             ahead = None
-        own = [e.describe() for e in events]
+        changed = held_now(tuple(events), done.state)   # a seat change says who holds the seat now, first
+        own = changed + [e.describe() for e in events]
         if not run.public and not others:
             return self._told_privately(done, actor, own)
         if (sent := [e for e in events if isinstance(e, NoteSent)]) and not others:
@@ -311,6 +312,8 @@ class Acting:
             if luck := await asyncio.to_thread(end_words, log, done.ruleset, done.state.players):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
+        if changed:
+            reply = replace(reply, own_message=True)
         # followers hear of a new round, or of the end
         if told := await self._following.news(done.ruleset, done.game.id, channel, run.round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)

@@ -25,6 +25,7 @@ from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
+from rules.seats import addressed
 
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
@@ -79,7 +80,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
         lines += _now_lines(ruleset.legal_actions(state, actor_id))
     elif seated:
         lines.append("Nothing is yours to play now: the table waits for "
-                     f"{', '.join(state.player(p).name for p in waiting) or 'nobody'}.")
+                     f"{', '.join(addressed(state.player(p)) for p in waiting) or 'nobody'}.")
     else:
         lines.append("You are watching (`/game join` takes a seat before the game starts).")
     own = [f"- `/{spec.name}`: {spec.description}" for spec in ruleset.grammar.commands]

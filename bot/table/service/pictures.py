@@ -28,6 +28,7 @@ from images.captions import seat_name
 from images.registry import renderer
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
+from rules.seats import addressed
 from rules.table import TurnBegan
 
 
@@ -170,7 +171,8 @@ class Pictures:
         if ruleset.is_finished(state) or not waiting:
             return ""
         return clock_line(waiting, await self._table.store.timers(game.id), TableSettings.or_defaults(game.settings),
-                          lambda p: seat_name(state, p), self._table.clock())
+                          lambda p: addressed(state.player(p)) if state.player(p) else seat_name(state, p),
+                          self._table.clock())
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""
