@@ -213,6 +213,20 @@ def seat_command_action(name: str, options: dict[str, Any]) -> Any:
 _SEAT_FIELDS = ("ai", "offered_to", "played_by", "resigned")
 
 
+def holder(seat: Any) -> str:
+    """Who holds a seat now, by their shown name: the member who took it (the seat keeps its own name), else
+    its own player. The record of a finished game (/stats, /standings) credits this holder: the seat's id is
+    theirs once they took it."""
+    return getattr(seat, "played_by", "") or seat.name
+
+
+def addressed(seat: Any) -> str:
+    """A seat as words addressed to its player name it: "Carol's seat (dave)" once dave took Carol's seat, else
+    its name (the game's pieces keep the seat's name: "Carol's Brawler")."""
+    taker = getattr(seat, "played_by", "")
+    return f"{seat.name}'s seat ({taker})" if taker else seat.name
+
+
 def seats_change(state: Any) -> bool:
     """Whether this game's seats can change hands: its seats keep what rules.table.Player keeps of it
     (a game from outside the project may seat players its own way)."""
@@ -220,14 +234,32 @@ def seats_change(state: Any) -> bool:
 
 
 def holder_name(state: Any, player: str) -> str:
-    """How words addressed to the person playing a seat name them: the member who took it over, with the
-    seat's own name, which stays the game's name for its pieces ('dave (playing Bob)'); else the seat's
-    name (the id of someone not seated)."""
+    """How words addressed to the person playing a seat name them (`addressed`), by the player's id; the id
+    itself for someone not seated."""
     seat = state.player(player)
-    if seat is None:
-        return player
-    by = getattr(seat, "played_by", "")
-    return f"{by} (playing {seat.name})" if by else seat.name
+    return addressed(seat) if seat is not None else player
+
+
+def held_now(events: tuple, state: Any) -> list[str]:
+    """A line for each seat these events changed, saying who holds it now (`state`: the state after them):
+    what a seat change answers, in a message of its own."""
+    lines = []
+    for event in events:
+        seat = next((p for p in state.players if p.name == getattr(event, "seat", None)), None)
+        if seat is None or not isinstance(event, (Resigned, SeatOffered, SeatTaken, SeatToComputerGiven)):
+            continue
+        whose = "their seat" if holder(seat) == seat.name else f"{seat.name}'s seat"
+        if isinstance(event, Resigned):
+            now = f"{seat.name}'s seat is out of the game: nobody holds it now."
+        elif isinstance(event, SeatOffered):
+            now = f"{holder(seat)} still holds {whose} until {mention(event.to)} takes it."
+        elif isinstance(event, SeatToComputerGiven):
+            now = f"the computer plays {seat.name}'s seat now, until {holder(seat)} takes it back."
+        else:
+            now = f"{holder(seat)} holds {whose} now." if event.by else \
+                f"{seat.name} holds their seat again; the computer no longer plays it."
+        lines.append(f"Seat change: {now}")
+    return lines
 
 
 def seats_line(state: Any) -> str:

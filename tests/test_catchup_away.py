@@ -95,12 +95,12 @@ async def test_a_member_who_takes_a_seat_reads_its_story_and_is_named_as_its_hol
     assert ben_played and all(line[:200] in story for line in ben_played), (ben_played, story)
     pinged = await play(service, "ann")   # dave's turn now: pinged, named, pointed to the seat's story
     assert pinged.mentions == ("dave",)
-    assert "dave (playing ben): you play ben's seat now; /game catchup tells you what happened to it." in pinged.text
-    assert "⏰ dave (playing ben): deadline" in pinged.text
+    assert "ben's seat (dave): you play ben's seat now; /game catchup tells you what happened to it." in pinged.text
+    assert "⏰ ben's seat (dave): deadline" in pinged.text
     clock.now += 6.5 * HOUR
     (reminder,) = [n.reply for n in await service.run_due()]
     assert reminder.mentions == ("dave",)
-    assert reminder.text.startswith("Reminder: the game is waiting for dave (playing ben). "), reminder.text
+    assert reminder.text.startswith("Reminder: the game is waiting for ben's seat (dave). "), reminder.text
     notice = await missed(service, clock, "dave")
     assert notice.text.startswith("dave's deadline passed (ben's seat): the autopilot plays for them")
     assert notice.mentions == ("ann", "dave") and "The autopilot plays for ben:" in notice.text   # the game's words

@@ -44,7 +44,7 @@ async def test_a_follower_is_pinged_once_a_round_and_not_after_unfollowing(servi
     assert (await run(service, "zed", "/game unfollow")).text == "You do not follow this game (any more)."
     replies = await play_a_round(service)
     assert not [n for r in replies for n in r.notices]
-    ended = await run(service, "ben", "/game resign")
+    ended = await run(service, "ben", "/game resign confirm:yes")
     (said,) = ended.notices
     assert said.reply.mentions == ("yan",)
     assert said.reply.text.startswith("The Track (the card race) game here has ended.")
@@ -55,7 +55,7 @@ def test_following_on_the_command_line(tmp_path):
     track_on_the_command_line(db, tmp_path)
     assert run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/game follow mode:end",
                    cwd=tmp_path).returncode == 0
-    ended = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path)
+    ended = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
     assert "[channel c] The Track (the card race) game here has ended." in ended.stdout, ended.stdout
 
 

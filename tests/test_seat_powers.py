@@ -84,7 +84,8 @@ async def test_the_table_sets_its_bound_and_a_seat_offered_for_a_gone_player_pin
     assert offered.outcome == "applied", offered.text
     assert offered.mentions == ("carol", "ben") and offered.ping_words == "a seat changes hands (below)."
     assert "ann offers ben's seat to carol" in offered.text
-    resigned = await run(service, "ann", "/game resign player:ben")   # still gone: resigning it is the host's too
+    # still gone: resigning it is the host's too
+    resigned = await run(service, "ann", "/game resign confirm:yes player:ben")
     assert resigned.outcome == "applied" and resigned.mentions == ("ben",)
     assert "ann resigned ben's seat." in resigned.text
 
@@ -157,7 +158,8 @@ async def test_toggling_a_seat_is_bounded_per_hour(service, store):
     again = [await run(service, other, line) for line in ("/game seat computer", "/game seat take") * 4]
     assert [r.outcome for r in again].count("applied") == SEAT_CHANGES
     await verified(service, store)
-    assert (await run(service, other, "/game resign")).outcome == "applied"   # a final change is never held back
+    final = await run(service, other, "/game resign confirm:yes")
+    assert final.outcome == "applied"   # a final change is never held back
 
 
 async def test_offers_that_were_never_taken_are_not_called_changes_of_hands(service, store):
@@ -214,7 +216,7 @@ async def play_with_a_resignation(service, store, game, seed, resigner, resign_a
             break
         assert not any(state.player(p).resigned for p in ruleset.acting_players(state)), (game, seed, move)
         if move >= resign_at and not resigned:
-            resigned = (await run(service, resigner, "/game resign")).outcome == "applied"
+            resigned = (await run(service, resigner, "/game resign confirm:yes")).outcome == "applied"
             if resigned:
                 continue
         player = ruleset.acting_players(state)[0]
@@ -275,7 +277,7 @@ async def test_a_player_whose_seat_the_host_resigned_is_not_told_they_resigned(s
     are refused saying their seat was resigned, not "You resigned", which they never did."""
     await three_seated(service, "race", 3)
     await time_passes(store, 80, CHANNEL)
-    assert (await run(service, "ann", "/game resign player:ben")).outcome == "applied"
+    assert (await run(service, "ann", "/game resign confirm:yes player:ben")).outcome == "applied"
     for line in ("/coast", "/game seat take"):
         refused = await run(service, "ben", line)
         assert refused.outcome == "refused" and refused.text.startswith("Your seat was resigned"), refused.text

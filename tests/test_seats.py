@@ -171,7 +171,7 @@ async def test_a_resignation_follows_each_games_ruling(service, store, game):
         refused = await run(service, mover, "/game resign")
         assert refused.outcome == "refused" and refused.text == "This game takes no resignation."
         return
-    resigned = await run(service, mover, "/game resign")
+    resigned = await run(service, mover, "/game resign confirm:yes")
     assert resigned.outcome == "applied", resigned.text
     assert f"{mover} resigned." in resigned.text
     state = await state_of(store, resigned.game_id)
@@ -179,7 +179,7 @@ async def test_a_resignation_follows_each_games_ruling(service, store, game):
         assert state.winner == other
     else:   # it goes on for the other player; the resigned one is waited on no more
         assert ruleset.acting_players(state) == (other,)
-        assert (await run(service, other, "/game resign")).outcome == "applied"
+        assert (await run(service, other, "/game resign confirm:yes")).outcome == "applied"
         assert ruleset.is_finished(await state_of(store, 0))
     await verified(service, store)
     again = await run(service, mover, "/game resign")
@@ -293,11 +293,76 @@ async def test_a_racer_who_resigns_while_tuning_starts_no_race(service, store):
                        ("ben", "/game join pilot:veteran"), ("cat", "/game join pilot:champion"),
                        ("ann", "/game start")):
         assert (await run(service, user, line)).outcome == "applied", line
-    assert (await run(service, "ben", "/game resign")).outcome == "applied"
+    assert (await run(service, "ben", "/game resign confirm:yes")).outcome == "applied"
     for user in ("ann", "cat"):
         went = await run(service, user, "/tune ability:dex")
         assert went.outcome == "applied", went.text
     assert "The move order:" in went.text and "ben" not in went.text.split("The move order:")[1].split(".")[0]
     state = await state_of(store, 0)
     assert state.order[-1] == state.racer_of("ben").id
+    await verified(service, store)
+
+
+async def log_size(store) -> int:
+    game = await store.active_game("seats") or await store.latest_game("seats")
+    return await store.action_count(game.id)
+
+
+async def test_a_resignation_asks_first_and_changes_nothing_until_confirmed(service, store):
+    """Issue 38, item 9: /game resign was final at once. Unconfirmed it says privately what it would do and
+    how to confirm (a Resign for good button, or confirm:yes), and changes nothing; the button is its asker's."""
+    mover, other = movers(await started(service, "speedway"))
+    before = await log_size(store)
+    asked = await run(service, mover, "/game resign")
+    assert asked.outcome == "shown" and asked.ephemeral, asked.text
+    assert asked.text.startswith("Resign your seat for good? Their cars are out") and \
+        "Nothing has changed yet: press Resign for good (only you see it), or send /game resign confirm:yes." \
+        in asked.text, asked.text
+    (button,) = asked.buttons
+    assert button.label == "Resign for good" and button.command == "/game resign confirm:yes"
+    assert await log_size(store) == before and not (await state_of(store, 0)).player(mover).resigned
+    watcher = await run(service, "zed", "/game resign")
+    assert watcher.outcome == "refused" and watcher.text == "You have no seat in this game."
+    not_theirs = await service.press("seats", Actor(other, other), button.custom_id)
+    assert not_theirs.outcome == "refused"   # not theirs to resign (nor the host's: the mover is not gone)
+    pressed = await service.press("seats", Actor(mover, mover), button.custom_id)
+    assert pressed.outcome == "applied" and f"{mover} resigned." in pressed.text, pressed.text
+    assert (await state_of(store, 0)).player(mover).resigned
+    await verified(service, store)
+
+
+def test_a_resignation_is_confirmed_by_typing_on_the_command_line(tmp_path):
+    db = str(tmp_path / "s.db")
+    where = ("--db", db, "--channel", "c")
+    track_on_the_command_line(db, tmp_path)
+    asked = run_cli("exec", *where, "--user", "ben", "/game resign", cwd=tmp_path)
+    assert asked.returncode == 0 and "send /game resign confirm:yes" in asked.stdout, asked.stdout
+    status = run_cli("exec", *where, "--user", "zed", "/game status", cwd=tmp_path)
+    assert "wins" not in status.stdout and "resigned" not in status.stdout
+    done = run_cli("exec", *where, "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
+    assert done.returncode == 0 and "ben resigned." in done.stdout and "ann wins" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("game", ("speedway", "battlecars", "race", "track"))
+async def test_a_seat_change_answers_who_holds_it_and_the_prompt_names_the_holder(service, store, game):
+    """Issue 38, item 9: a seat change got no answer of its own (on Discord it was folded into the turn's
+    message), and the prompt kept the old holder's name ("Next: Round 4, Carol" while dave played). Each
+    change now answers in a message of its own who holds the seat; words addressed to the seat's player name
+    its holder, while its pieces keep the seat's name."""
+    mover, _other = movers(await started(service, game))
+    offered = await run(service, mover, "/game seat give to:carol")
+    assert offered.own_message and offered.text.startswith(
+        f"Seat change: {mover} still holds their seat until carol takes it."), offered.text
+    taken = await run(service, "carol", "/game seat take")
+    assert taken.own_message and taken.text.startswith(f"Seat change: carol holds {mover}'s seat now."), taken.text
+    assert f"{mover}'s seat (carol)" in taken.next_line and f"⏰ {mover}:" not in taken.next_line, taken.next_line
+    status = await run(service, "zed", "/game status")
+    assert f"{mover}'s seat (carol)" in status.text, status.text
+    if get_ruleset(game).computer is not None:
+        given = await run(service, "carol", "/game seat computer")
+        assert given.own_message and f"Seat change: the computer plays {mover}'s seat now, until carol takes it " \
+            "back." in given.text, given.text
+    resigned = await run(service, "carol", "/game resign confirm:yes")
+    assert resigned.own_message and f"Seat change: {mover}'s seat is out of the game: nobody holds it now." \
+        in resigned.text, resigned.text
     await verified(service, store)

@@ -31,7 +31,8 @@ async def track_game(service, channel, winner, loser, guild="g1", end=False):
     for user, line in (("ann", "/game new ruleset:track seed:3"), (winner, "/game join"), (loser, "/game join")):
         assert (await run(service, user, line, channel, guild)).outcome == "applied"
     await run(service, "ann", "/game start", channel, guild)
-    last = await run(service, "ann" if end else loser, "/game end" if end else "/game resign", channel, guild)
+    last = await run(service, "ann" if end else loser, "/game end" if end else "/game resign confirm:yes", channel,
+                     guild)
     assert last.outcome == "applied", last.text
 
 
@@ -109,7 +110,7 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
         await run(service, "ann", "/end", "s1")
     clock[0] += 2 * HOUR
     assert any("autopilot" in n.reply.text for n in await service.run_due())
-    await run(service, "ann", "/game resign", "s1")
+    await run(service, "ann", "/game resign confirm:yes", "s1")
 
     mine = await run(service, "ann", "/stats")
     assert mine.ephemeral and "**Track (the card race)**: 3 games, 2 won, 0 drawn" in mine.text, mine.text
@@ -129,7 +130,8 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
 def test_standings_on_the_command_line(tmp_path):
     db = str(tmp_path / "s.db")
     track_on_the_command_line(db, tmp_path)
-    assert run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign", cwd=tmp_path).returncode == 0
+    resigned = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
+    assert resigned.returncode == 0
     shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
     assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
 
@@ -154,3 +156,18 @@ def test_the_biggest_hit_is_measured_as_each_game_counts_damage(game, events, wo
     log = [ActionRecord(7, "ann", "{}", json.dumps(events))]
     assert end_words(log, get_ruleset(game)).startswith(f"The biggest hit: {words} (#7).")
     assert end_words([ActionRecord(7, "ann", "{}", "[]")], get_ruleset(game)) == ""   # nothing hit, no dice
+
+
+async def test_a_finished_games_record_credits_the_seats_holder_at_the_end(service):
+    """Issue 38, item 9: carol handed her seat to dave, who lost the race; /standings named the loss carol's
+    while /stats gave it to dave. Both now credit the holder at the end, by his own name."""
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("carol", "/game join"),
+                       ("ann", "/game start"), ("carol", "/game seat give to:dave"), ("dave", "/game seat take"),
+                       ("dave", "/game resign confirm:yes")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    board = await run(service, "zed", "/standings ruleset:track")
+    assert board.text.splitlines()[1:] == ["1. ann: 1 won of 1 (100%), 0 drawn", "2. dave: 0 won of 1 (0%), 0 drawn"]
+    assert "**Track (the card race)**: 1 game, 0 won" in (await run(service, "dave", "/stats")).text
+    assert "no game played to its end" in (await run(service, "carol", "/stats")).text
+    told = await run(service, "zed", "/help command:stats")
+    assert "counts for the member who held it at the end" in told.text, told.text

@@ -315,13 +315,13 @@ class TableModel(RuleBasedStateMachine):
         """The host or an admin acts on another's seat (named by the seat's name)."""
         user, admin = (self.host, False) if power == "host" else (ADMIN, True)
         line = {"computer": f"/game seat computer player:{seat}", "give": f"/game seat give to:{to} player:{seat}",
-                "resign": f"/game resign player:{seat}"}[kind]
+                "resign": f"/game resign confirm:yes player:{seat}"}[kind]
         self.both(user, line, admin=admin, kind="power", target=self.holder_of(seat))
 
     @precondition(seats_change_hands)
     @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)))
     def resign(self, who: str) -> None:
-        self.both(who, "/game resign")
+        self.both(who, "/game resign confirm:yes")
 
     # --- rollbacks -----------------------------------------------------------------------------------
 
@@ -785,7 +785,7 @@ def test_model_found_a_resigned_drivers_face_down_counter_is_read_by_everyone():
     try:
         table.move(0, fork=True)
         assert table.fork == "ann"
-        table.both("ann", "/game resign")
+        table.both("ann", "/game resign confirm:yes")
         exports = [json.loads(w.do(table.channel, SPECTATOR, "/game export").files[0].data)["actions"]
                    for w in (table.a, table.b)]
         assert table.running() and exports[0] == exports[1]

@@ -75,9 +75,9 @@ async def test_a_resigned_hare_leaves_the_race_and_the_last_one_running_wins(tab
     for user, line in (("ann", "/game new ruleset:hare seed:1"), ("ann", "/game join"), ("ben", "/game join"),
                        ("cal", "/game join"), ("ann", "/game start")):
         assert (await table(user, line)).outcome == "applied", line
-    assert (await table("ann", "/game resign")).outcome == "applied"
+    assert (await table("ann", "/game resign confirm:yes")).outcome == "applied"
     hare = get_ruleset("hare")
     state = hare.load_state((await store.active_game("chan-1")).state)
     assert hare.acting_players(state) == ("ben",) and not hare.is_finished(state)
-    done = await table("ben", "/game resign")
+    done = await table("ben", "/game resign confirm:yes")
     assert done.outcome == "applied" and "cal wins the race." in done.text

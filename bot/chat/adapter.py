@@ -54,7 +54,7 @@ from bot.table.protocol.commands import (
     coerce,
     command_table,
 )
-from bot.table.protocol.replies import Notice, Reply, refusal
+from bot.table.protocol.replies import RESIGN_PREFIX, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
@@ -427,7 +427,8 @@ class PitbossBehaviour(discord.Client):
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""
-        await self._pressed(interaction, custom_id, self.service.press)
+        resigned = "Resigned: the channel's message says so." if custom_id.startswith(f"{RESIGN_PREFIX}:") else ""
+        await self._pressed(interaction, custom_id, self.service.press, done=resigned)   # the private ask closes
 
     async def run_plan(self, interaction: discord.Interaction, custom_id: str) -> None:
         """Confirm on a private preview: drive the plan, then close the preview."""

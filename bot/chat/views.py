@@ -24,6 +24,7 @@ from bot.table.protocol.replies import (
     PLAN_PREFIX,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
+    RESIGN_PREFIX,
     SEAT_PREFIX,
     VOTE_PREFIX,
     Button,
@@ -54,7 +55,7 @@ class TurnMessages(Protocol):
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
-                            rf"|{SEAT_PREFIX}|{VOTE_PREFIX})"
+                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to make one choice);
@@ -185,7 +186,8 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
                   from_button: bool, webhooks: InteractionWebhooks) -> None:
     """Show an accepted action on its turn's message: added to what the message says of the turn so far
     (every action of the turn stays in the channel), or a new message when the turn passed, when the
-    message is full, or when the action pings someone (a new message is how a ping reaches them).
+    message is full, when the action pings someone (a new message is how a ping reaches them), or when it is
+    one to answer in a message of its own (a seat change).
 
     Each edit takes the cheapest route (bot.chat.routes.edit_message): a move whose turn message was
     posted by an interaction, or pressed on it, spends no request of the global rate limit; a new turn
@@ -193,7 +195,7 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
     news = _news(reply)
     view = view_for(reply)
     previous = await turns.turn_message(reply.game_id) if reply.game_id else None
-    if previous is not None and previous.turn_key == reply.turn_key and not reply.mentions:
+    if previous is not None and previous.turn_key == reply.turn_key and not reply.mentions and not reply.own_message:
         body = f"{previous.body}\n{news}" if previous.body else news
         content = _with_next(body, reply)
         if len(content) <= MESSAGE_CHARACTERS:

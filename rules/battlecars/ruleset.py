@@ -41,6 +41,7 @@ from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, 
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
+from rules.seats import addressed
 from rules.table import Rollback, revision_option, rounds_option
 
 REVISION = 4
@@ -359,15 +360,15 @@ def prompt(state: BattlecarsState) -> str:
         return f"Game over: {state.seat(state.winner).name} wins." if state.winner else "Game over: a draw."
     turn = f"Turn {state.round + 1}"
     if state.phase == Phase.SPEED:
-        names = ", ".join(state.seat(p).name for p in speed.waiting(state))
+        names = ", ".join(addressed(state.seat(p)) for p in speed.waiting(state))
         return f"{turn}: {names} to set a speed counter in secret (/speed value:...)."
     if state.phase == Phase.RETURN:
         pending = state.open_return
-        return (f"{turn}: {state.seat(pending.chooser).name} may return fire at "
+        return (f"{turn}: {addressed(state.seat(pending.chooser))} may return fire at "
                 f"{state.target(pending.attacker).name}: /fire weapon:... target:{pending.attacker}, or /hold.")
     if state.phase == Phase.SECTION:
         hit = state.open_hit
-        return (f"{turn}: {state.seat(hit.chooser).name} chooses where the hit lands: "
+        return (f"{turn}: {addressed(state.seat(hit.chooser))} chooses where the hit lands: "
                 f"/section choice:{'|'.join(hit.sections)} ({hit.points} points).")
     walker = state.pedestrian_of(state.active)
     if walker is not None:

@@ -50,6 +50,7 @@ from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
+from rules.seats import addressed
 from rules.table import HOST_NAME, plural, revision_option
 
 _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
@@ -92,7 +93,7 @@ def _check_turn(state: RaceState, actor: str) -> None:
         return
     if state.player(actor) is None:
         raise NotSeated("You are not in this race; you can watch.")
-    names = ", ".join(_name(state, p) for p in acting_players(state)) or "nobody"
+    names = ", ".join(_addressed(state, p) for p in acting_players(state)) or "nobody"
     raise NotYourTurn(f"The race waits on {names}, not you.")
 
 
@@ -117,6 +118,12 @@ def setup(options: dict[str, Any], seed: int, host: str) -> RaceState:
 def _name(state: RaceState, player: str | None) -> str:
     seat = state.player(player)
     return seat.name if seat else (player or "")
+
+
+def _addressed(state: RaceState, player: str) -> str:
+    """A seat as words addressed to its player name it: its holder too once another member took it."""
+    seat = state.player(player)
+    return addressed(seat) if seat else player
 
 
 # --- what can be done ------------------------------------------------------------------------------
@@ -253,7 +260,7 @@ def prompt(state: RaceState) -> str:
         if state.ended_by:
             return f"The race was ended by {state.ended_by}."
         return f"The race is over: {_name(state, state.winner)} wins." if state.winner else "The race is over."
-    names = ", ".join(_name(state, p) for p in acting_players(state))
+    names = ", ".join(_addressed(state, p) for p in acting_players(state))
     if state.phase == Phase.FEATURE:
         return f"Waiting on {names}: {_feature_ask(state)}."
     if state.phase == Phase.ACTION:

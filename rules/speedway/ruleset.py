@@ -13,6 +13,7 @@ from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn,
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
 from rules.referee import Resignation
+from rules.seats import addressed
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
 from rules.speedway import events as speedway_events
 from rules.speedway.actions import (
@@ -122,7 +123,7 @@ def _phase_hint(state: SpeedwayState) -> str:
         low, high = speed_range(car)
         return f"First set {car.name}'s speed for this turn: /speed value:{low}..{high}."
     if state.phase == SpeedwayPhase.RAM:
-        chooser = state.seat(state.open_ram.chooser).name
+        chooser = addressed(state.seat(state.open_ram.chooser))
         return f"{chooser} won the ramming roll-off and picks /ram outcome:A or /ram outcome:B."
     if state.phase == SpeedwayPhase.SKID:
         return f"{car.name} must answer: " + ", ".join(f"/skid choice:{c}" for c in skid_choices(state)) + "."
@@ -430,7 +431,7 @@ def prompt(state: SpeedwayState) -> str:
         if state.winner:
             return f"Game over: {state.seat(state.winner).name} wins."
         return "Game over: a draw."
-    return f"Round {state.round + 1}, {state.seat(state.deciding_player).name}: {_phase_hint(state)}"
+    return f"Round {state.round + 1}, {addressed(state.seat(state.deciding_player))}: {_phase_hint(state)}"
 
 
 def _odds_car(state: SpeedwayState, player: str) -> tuple[Car, str]:

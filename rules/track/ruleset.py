@@ -15,6 +15,7 @@ from rules.errors import (
     NotYourTurn,
 )
 from rules.referee import Resignation
+from rules.seats import addressed
 from rules.table import revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
 from rules.track.actions import (
@@ -173,7 +174,7 @@ def prompt(state: TrackState) -> str:
         if state.winner:
             return f"Game over: {state.seated(state.winner).name} wins."
         return "Game over: a draw."
-    name = state.seated(state.active_player).name
+    name = addressed(state.seated(state.active_player))
     return (f"Round {state.round + 1}, {name}: play a card with /play card:… (your hand: /hand), "
             f"or /discard card:… when no card can move.")
 

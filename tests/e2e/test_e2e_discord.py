@@ -648,14 +648,22 @@ async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, re
     assert carol in pinged and fake.users[mover].id not in pinged, pinged
 
     other = "bob" if mover == "alice" else "alice"
+    # issue 38, item 9: each seat change answers in a message of its own, saying who holds the seat now
     handed = assert_public_map(await slash(fake, other, "channel", "game seat computer"), record_latency)
-    assert f"{other} gives their seat to the computer" in handed.content
+    assert handed.via == "followup" and f"{other} gives their seat to the computer" in handed.content
+    assert handed.content.startswith(f"Seat change: the computer plays {other}'s seat now"), handed.content
     back = assert_public_map(await slash(fake, other, "channel", "game seat take"), record_latency)
-    assert f"{other} takes their seat back from the computer." in back.content
-    gone = await slash(fake, "carol", "channel", "game resign")   # the last map, and the final sheets
-    (posted,) = [r for r in gone.requests if r.files]
+    assert back.via == "followup" and f"{other} takes their seat back from the computer." in back.content
+    # a resignation asks first, privately; its Resign for good button resigns
+    asked = await slash(fake, "carol", "channel", "game resign")
+    assert asked.callback_type == CHANNEL_MESSAGE and asked.original["flags"] & EPHEMERAL, asked.describe()
+    assert "Nothing has changed yet" in asked.original["content"] and not asked.followups
+    pressed = await fake.click("carol", "channel", asked.original, buttons_of(asked.original)["Resign for good"])
+    gone = await fake.responses(pressed, timeout=RESPONSE_TIMEOUT)
+    (posted,) = [r for r in gone.requests if r.files]   # the last map, and the final sheets
     said = posted.body["content"]
     assert f"{mover} resigned." in said and f"{other} wins" in said and len(posted.files) == 2, said
+    assert fake.message(asked.original["id"])["content"] == "Resigned: the channel's message says so."
     assert_nothing_unexpected(fake, bot)
 
 
@@ -689,7 +697,7 @@ async def test_stats_and_standings_answer_privately_after_a_game(fake, bot, reco
     record; the final message gave the dice's luck (none rolled here: no line)."""
     await lobby_of_two(fake, record_latency)
     assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
-    await slash(fake, "alice", "channel", "game resign")
+    await slash(fake, "alice", "channel", "game resign", confirm="yes")
     before = len(fake.public_history("channel"))
     mine = await slash(fake, "alice", "channel", "stats")
     assert mine.followups[0].ephemeral and "**Speedway**: 1 game, 0 won, 0 drawn" in mine.followups[0].content

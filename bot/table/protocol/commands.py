@@ -72,6 +72,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
     CommandSpec("game resign", "Leave this game for good", (
         OptionSpec("player", "str", _VANISHED, suggest=True),
+        OptionSpec("confirm", "str", "yes: resign now (without it, nothing changes)", choices=("yes",)),
     )),
     CommandSpec("game seat give", "Offer your seat to a member", (
         OptionSpec("to", "user", "The member", required=True),

@@ -18,6 +18,7 @@ PRIVATE_PREFIX = "qb"  # a button of a player's private menu (see Scope)
 PRIVATE_MENU_PREFIX = "qm"
 PLAN_PREFIX = "pv"
 SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered to
+RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game resign (rules.seats)
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 CANCEL_ID = "pv-cancel"
 
@@ -94,6 +95,7 @@ class Reply:
     notices: tuple[Notice, ...] = ()   # posted in other channels too (a player's pause, announced in each game)
     edits: tuple[Edit, ...] = ()       # earlier messages of the channel rewritten along with this reply
     vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
+    own_message: bool = False   # shown as a message of its own, never added to the turn's (a seat change)
 
     @property
     def mention(self) -> str | None:
@@ -225,6 +227,12 @@ def choices_button(game_id: int) -> Button:
 def seat_button(game_id: int) -> Button:
     """"Take the seat": the member a seat is offered to takes it (anyone else is told it is not theirs)."""
     return Button("Take the seat", f"{SEAT_PREFIX}:{game_id}:0:0", "/game seat take", True)
+
+
+def resign_button(game_id: int, seat_index: int, command: str) -> Button:
+    """"Resign for good": confirms a resignation of the seat at `seat_index` of the game's seats (a seat keeps
+    its place when it changes hands), shown privately to whoever asked to resign it."""
+    return Button("Resign for good", f"{RESIGN_PREFIX}:{game_id}:0:{seat_index}", command)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

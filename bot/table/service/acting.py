@@ -25,6 +25,7 @@ from bot.table.protocol.replies import (
     MESSAGE_LIMIT,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
+    RESIGN_PREFIX,
     SEAT_PREFIX,
     Actor,
     Notice,
@@ -34,6 +35,7 @@ from bot.table.protocol.replies import (
     clip,
     group_buttons,
     private_scope,
+    resign_button,
     seat_button,
 )
 from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
@@ -54,8 +56,8 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
-from rules.seats import completed, for_resigned, holder_name, is_resigned, told_of
-from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Rollback, SeatOffered
+from rules.seats import addressed, completed, for_resigned, held_now, holder_name, is_resigned, seat_named, told_of
+from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered
 
 log = logging.getLogger("pitboss.service")
 
@@ -64,6 +66,7 @@ _END_WORDS_ROOM = 400   # the biggest hit and the dice's luck, told after a fini
 _BUTTON_ID = re.compile(
     rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 _SEAT_BUTTON_ID = re.compile(rf"^{SEAT_PREFIX}:(\d+):0:0$")
+_RESIGN_BUTTON_ID = re.compile(rf"^{RESIGN_PREFIX}:(\d+):0:(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ class Acting:
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
         if command.name in SEAT_CHANGE_COMMANDS:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
+        if command.name == "game resign" and options.pop("confirm", "") != "yes":   # final: asked first
+            return await self._resign_asked(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
         if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
             return await self.plans.plan(channel, actor, Command(command.name, options))
@@ -132,12 +137,42 @@ class Acting:
         except GameError as refused:
             raise with_rules_topic(refused, await self._table.store.active_game(channel), command.name) from None
 
+    async def _resign_asked(self, channel: str, actor: Actor, command: Command) -> Reply:
+        """An unconfirmed /game resign changes nothing: refused as the resignation itself would be, else it says
+        privately what it would do and how to confirm it (a button, or the typed confirm:yes)."""
+        ruleset, game, state = await self._table.load(channel)
+        try:
+            command = NotThisGame.fitted(ruleset, command)
+            action = completed(state, actor.id, ruleset.command_to_action(command.name, command.options))
+            _after, events = ruleset.apply(state, actor.id, action)   # tried, never stored
+        except GameError as refused:
+            raise with_rules_topic(refused, game, command.name) from None
+        seat = seat_named(state, actor.id, action.seat, action.by_admin)
+        named = "" if seat.id == actor.id else f" player:{seat.name}" if " " not in seat.name \
+            else f' "player:{seat.name}"'
+        typed = f"/game resign confirm:yes{named}"
+        left = next((e.left for e in events if isinstance(e, Resigned)), "")
+        whose = "your seat" if not named else f"{seat.name}'s seat"
+        text = (f"Resign {whose} for good? {left + ' ' if left else ''}A resignation is final: neither /undo nor "
+                f"a rollback takes it back. Nothing has changed yet: press Resign for good (only you see it), or "
+                f"send {typed}.")
+        button = resign_button(game.id, state.players.index(seat), typed)
+        return Reply("shown", text, ephemeral=True, buttons=(button,), game_id=game.id, version=game.version)
+
     async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         if (offered := _SEAT_BUTTON_ID.match(custom_id)) is not None:   # "Take the seat", for its member
             game = await self._table.store.active_game(channel)
             if game is None or game.id != int(offered.group(1)):
                 raise StaleButton("That seat belongs to a game that is no longer running here.")
             return await self.act(channel, actor, Command("game seat take", {}))
+        if (resigning := _RESIGN_BUTTON_ID.match(custom_id)) is not None:   # "Resign for good", privately
+            ruleset, game, state = await self._table.load(channel)
+            index = int(resigning.group(2))
+            if game.id != int(resigning.group(1)) or index >= len(state.players):
+                raise StaleButton("That resignation belongs to a game that is no longer running here.")
+            seat = state.players[index]
+            named = {} if seat.id == actor.id else {"player": seat.id}
+            return await self.act(channel, actor, Command("game resign", {**named, "confirm": "yes"}))
         match = _BUTTON_ID.match(custom_id)
         if not match:
             raise GameError("That button is not one of mine.")
@@ -155,7 +190,7 @@ class Acting:
                 raise GameError("You are not playing in this game; you can watch, but not press.")
             # not "X's turn": in a step played together (secret speeds) it is nobody's turn, and the
             # presser has played their part; the prompt says what the table waits for
-            names = ", ".join(state.player(p).name for p in waiting) or "nobody"
+            names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
         mine = private_scope(ruleset.turn_key(state), legal)
@@ -251,7 +286,8 @@ class Acting:
         if ahead is not None and (others or not run.public):   # the picture is of a later state, or none
             ahead.drop()
             ahead = None
-        own = [e.describe() for e in events]
+        changed = held_now(tuple(events), done.state)   # a seat change says who holds the seat now, first
+        own = changed + [e.describe() for e in events]
         if not run.public and not others:
             return self._told_privately(done, actor, own)
         if (sent := [e for e in events if isinstance(e, NoteSent)]) and not others:
@@ -277,6 +313,8 @@ class Acting:
             if luck := await asyncio.to_thread(end_words, log, done.ruleset, done.state.players):
                 reply = replace(reply, text=clip(f"{reply.text}\n{luck}", MESSAGE_LIMIT),
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
+        if changed:
+            reply = replace(reply, own_message=True)
         # followers hear of a new round, or of the end
         if told := await self._following.news(done.ruleset, done.game.id, channel, run.round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)

@@ -17,7 +17,7 @@ from bot.table.plugins import load_plugins
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
-from bot.table.protocol.replies import SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
+from bot.table.protocol.replies import RESIGN_PREFIX, SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
 from bot.table.service import orders
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
@@ -123,7 +123,7 @@ class GameService:
         vote = VOTE_BUTTON.match(custom_id)
         work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1") \
             if vote is not None else self._acting.press(channel, actor, custom_id)
-        taken = custom_id.startswith(f"{SEAT_PREFIX}:")   # "Take the seat": a seat's change, never refunded
+        taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
         return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
 
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:

@@ -25,6 +25,7 @@ from images.registry import renderer
 from rules.engine import LegalAction, Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids, rulesets
+from rules.seats import addressed
 
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
@@ -33,6 +34,12 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game replay", "game end")
+# What a command's one-line description cannot hold, said after its options by /help command:NAME.
+_CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
+           "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
+NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+         "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
+                        "confirm (a Resign for good button, or confirm:yes)."}
 
 
 def command_named(typed: str) -> str:
@@ -73,7 +80,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
         lines += _now_lines(ruleset.legal_actions(state, actor_id))
     elif seated:
         lines.append("Nothing is yours to play now: the table waits for "
-                     f"{', '.join(state.player(p).name for p in waiting) or 'nobody'}.")
+                     f"{', '.join(addressed(state.player(p)) for p in waiting) or 'nobody'}.")
     else:
         lines.append("You are watching (`/game join` takes a seat before the game starts).")
     own = [f"- `/{spec.name}`: {spec.description}" for spec in ruleset.grammar.commands]
@@ -99,6 +106,7 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
     spec = (game_spec(ruleset, name) if ruleset is not None else None) or command_table().by_name[name]
     lines = [f"`/{spelled(spec.name)}`: {spec.description}."]
     lines += [_option_line(option, option.name == WORD_OPTIONS.get(spec.name)) for option in spec.options]
+    lines += [NOTES[spec.name]] if spec.name in NOTES else []
     live = []
     if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):
         live = [a.command for a in ruleset.legal_actions(state, actor_id)

@@ -170,7 +170,8 @@ class Pictures:
         if ruleset.is_finished(state) or not waiting:
             return ""
         return clock_line(waiting, await self._table.store.timers(game.id), TableSettings.or_defaults(game.settings),
-                          lambda p: holder_name(state, p), self._table.clock())
+                          lambda p: holder_name(state, p),
+                          self._table.clock())
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""

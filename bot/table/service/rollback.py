@@ -37,6 +37,7 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import addressed
 from rules.table import SEAT_ACTIONS, Rollback, TablePhase, born_computer, plural
 
 VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")   # the game, the proposal, yes or no
@@ -183,7 +184,7 @@ class Rollbacks:
         if not vote.message_id:   # its message is unknown (asked before one was kept): asked again, pinging nobody
             return Reply("shown", f"{name} votes yes. {asked}", buttons=buttons, game_id=game.id,
                          version=game.version, vote_proposal=vote.proposal)
-        waiting = ", ".join(state.player(p).name for p in _waiting(ruleset, state, approved))
+        waiting = ", ".join(addressed(state.player(p)) for p in _waiting(ruleset, state, approved))
         return Reply("shown", f"You vote yes to rolling back to #{to}; the vote waits on {waiting}.", ephemeral=True,
                      edits=(Edit(vote.message_id, asked, buttons),))
 
@@ -288,7 +289,7 @@ def _proposed(state: Any, vote: RollbackVote, to: int, aside: int) -> str:
 def _question(ruleset: Ruleset, state: Any, vote: RollbackVote, to: int, aside: int) -> str:
     """The public question: who proposed what, who has said yes, whom it waits on."""
     agreed = ", ".join(state.player(p).name for p in vote.approvals if state.player(p) is not None)
-    waiting = ", ".join(state.player(p).name for p in _waiting(ruleset, state, vote))
+    waiting = ", ".join(addressed(state.player(p)) for p in _waiting(ruleset, state, vote))
     proposer = state.player(vote.proposer)
     return (f"{proposer.name if proposer else 'A player'} proposes rolling the game back to #{to}, setting aside "
             f"{plural(aside, 'action', 'actions')} (kept in /game log). Every seated player must agree; the dice "

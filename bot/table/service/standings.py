@@ -20,6 +20,7 @@ from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
+from rules.seats import holder
 from rules.table import Player, born_computer, plural
 
 GAMES_READ = 200        # the most recent finished games one answer reads (a bound on its work)
@@ -44,7 +45,8 @@ class Record:
 
 def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
     """{game kind: {player id: Record}} from the final states of finished games (computer seats and a seated GM
-    left out)."""
+    left out). A seat that changed hands counts for the member who held it at the end, by their own name, in
+    /stats and /standings alike (rules.seats.holder)."""
     table: dict[str, dict[str, Record]] = {}
     for game in games:
         ruleset = get_ruleset(game.ruleset)
@@ -56,7 +58,7 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
         for seat in state.players:
             if born_computer(seat.id) or seat.id == master:   # a seated GM referees: no player's record
                 continue
-            record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(seat.name))
+            record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(holder(seat)))
             record.games += 1
             record.wins += state.winner == seat.id
             record.draws += drawn
