@@ -53,7 +53,7 @@ async def test_followers_hear_of_each_round_the_autopilot_opens(db_path):
             assert any("deadline passed" in n.reply.text for n in notices), [n.reply.text for n in notices]
             told += [n for n in notices if "zed" in n.reply.mentions]
         assert [n.reply.text.split(".")[0] for n in told] == \
-            ["Round 2 of the Track (the card race) game here begins", "Round 3 of the Track (the card race) game here begins"]
+            [f"Round {r} of the Track (the card race) game here begins" for r in (2, 3)]
         assert all(n.channel == "t" and not n.reply.notices for n in told)
     finally:
         await store.close()
