@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.storage.store import Store, TurnMessage
+from bot.storage.store import TurnMessage
 from bot.table.clock.moments import moment
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor, Button, Reply
@@ -39,45 +39,37 @@ async def track_with_deadlines(service, follower_mode: str = "round") -> None:
         assert (await run(service, user, line)).outcome in ("applied", "shown"), line
 
 
-async def test_followers_hear_of_each_round_the_autopilot_opens(db_path):
+async def test_followers_hear_of_each_round_the_autopilot_opens(store):
     """The week's finding: nobody acted, the autopilot played every turn, and the follower heard nothing."""
     clock = Clock()
-    store = await Store.open(db_path)
-    try:
-        service = GameService(store, render=None, clock=clock)
-        await track_with_deadlines(service)
-        told = []
-        for _ in range(4):   # two turns a round: two rounds opened by the autopilot alone
-            clock.now += 1.01 * HOUR
-            notices = await service.run_due()
-            assert any("deadline passed" in n.reply.text for n in notices), [n.reply.text for n in notices]
-            told += [n for n in notices if "zed" in n.reply.mentions]
-        assert [n.reply.text.split(".")[0] for n in told] == \
-            [f"Round {r} of the Track (the card race) game here begins" for r in (2, 3)]
-        assert all(n.channel == "t" and not n.reply.notices for n in told)
-    finally:
-        await store.close()
+    service = GameService(store, render=None, clock=clock)
+    await track_with_deadlines(service)
+    told = []
+    for _ in range(4):   # two turns a round: two rounds opened by the autopilot alone
+        clock.now += 1.01 * HOUR
+        notices = await service.run_due()
+        assert any("deadline passed" in n.reply.text for n in notices), [n.reply.text for n in notices]
+        told += [n for n in notices if "zed" in n.reply.mentions]
+    assert [n.reply.text.split(".")[0] for n in told] == \
+        [f"Round {r} of the Track (the card race) game here begins" for r in (2, 3)]
+    assert all(n.channel == "t" and not n.reply.notices for n in told)
 
 
-async def test_an_ending_the_autopilot_plays_pings_the_seated_and_the_followers(db_path):
+async def test_an_ending_the_autopilot_plays_pings_the_seated_and_the_followers(store):
     clock = Clock()
-    store = await Store.open(db_path)
-    try:
-        service = GameService(store, render=None, clock=clock)
-        await track_with_deadlines(service, follower_mode="end")
-        for _ in range(200):
-            clock.now += 1.01 * HOUR
-            notices = await service.run_due()
-            if (await store.active_game("t")) is None:
-                break
-        else:
-            raise AssertionError("the autopilot never ended the race")
-        (final,) = [n for n in notices if n.reply.outcome == "applied"]
-        assert final.reply.mentions == ("ann", "ben") and final.reply.ping_words == "the game has ended."
-        (follower,) = [n for n in notices if n is not final]
-        assert follower.reply.mentions == ("zed",) and "has ended" in follower.reply.text
-    finally:
-        await store.close()
+    service = GameService(store, render=None, clock=clock)
+    await track_with_deadlines(service, follower_mode="end")
+    for _ in range(200):
+        clock.now += 1.01 * HOUR
+        notices = await service.run_due()
+        if (await store.active_game("t")) is None:
+            break
+    else:
+        raise AssertionError("the autopilot never ended the race")
+    (final,) = [n for n in notices if n.reply.outcome == "applied"]
+    assert final.reply.mentions == ("ann", "ben") and final.reply.ping_words == "the game has ended."
+    (follower,) = [n for n in notices if n is not final]
+    assert follower.reply.mentions == ("zed",) and "has ended" in follower.reply.text
 
 
 @pytest.mark.sqlite_only
@@ -108,7 +100,6 @@ async def test_games_shows_each_games_deadline_also_in_the_askers_own_time_zone(
     assert f"your turn! ⏰ deadline {moment(deadline)}" in mine and "(Fri 15 Jan 10:00 Europe/Berlin)." in mine
 
 
-@pytest.mark.sqlite_only
 async def test_a_status_becomes_the_turn_message_only_while_the_game_is_as_it_showed(service, store):
     await track_with_deadlines(service)
     status = await run(service, "zed", "/game status")
