@@ -405,9 +405,11 @@ async def test_mini_game_over_the_adapter(harness):
 
     async def accepted(player: Player, command: str, **values: Any) -> Request:
         requests = await harness.run(player, command, **values)
-        # A new turn takes the buttons off the previous turn's message first.
+        # A new turn takes the buttons off the previous turn's message first, and its closing Next: and clock
+        # lines (issue 38, item 5)
         retired = [r for r in requests if r.method == "PATCH"]
-        assert all(r.json.get("components") == [] and "content" not in r.json for r in retired), retired
+        assert all(r.json.get("components") == [] and "Next: " not in r.json["content"] and "<t:" not in
+                   r.json["content"] for r in retired), retired
         assert len(retired) <= 1
         followup = _assert_public_with_map([r for r in requests if r.method != "PATCH"])
         versions.append((await harness.game()).version)
@@ -922,7 +924,7 @@ async def test_a_full_turn_message_goes_on_in_a_new_one(harness):
     requests = await harness.run(mover, "speed", value="2")
 
     retired = [r for r in requests if r.method == "PATCH"]
-    assert len(retired) == 1 and retired[0].json.get("components") == [] and "content" not in retired[0].json
+    assert len(retired) == 1 and retired[0].json.get("components") == [] and retired[0].json["content"] == "x" * 1950
     followup = _assert_public_with_map([r for r in requests if r.method != "PATCH"])
     assert followup.json["content"].startswith(f"{mover.name} set speed") and "x" * 10 not in followup.content
     assert followup.json["allowed_mentions"] == {"parse": []}      # going on pings nobody

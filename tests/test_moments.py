@@ -37,8 +37,8 @@ async def test_the_turn_message_status_and_games_show_the_deadline_and_the_next_
     assert status.text.endswith(clock)
     mine = await run(service, "alice", "/games")
     assert f"your turn! ⏰ deadline {moment(TABLE_TIME + 24 * HOUR)}" in mine.text
-    other = await run(service, "bob", "/games")
-    assert "⏰" not in other.text   # bob's games do not wait on him
+    other = await run(service, "bob", "/games")   # the game waits on alice: bob sees her deadline (issue 38, item 5)
+    assert other.text.endswith(f"⏰ alice: deadline {moment(TABLE_TIME + 24 * HOUR)}.") and "reminder" not in other.text
 
 
 async def test_without_a_deadline_the_reminder_shows_and_a_pause_says_until_when(service):

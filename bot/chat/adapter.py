@@ -36,8 +36,10 @@ from bot.chat.views import (
     edit_earlier,
     files_of,
     post_notice,
+    present_status,
     publish,
     send_private,
+    shows_live_turn,
     view_for,
 )
 from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
@@ -472,6 +474,10 @@ class PitbossBehaviour(discord.Client):
             if reply.vote_proposal and reply.game_id is not None:   # the vote's question: edited as it goes on
                 self.webhooks.remember(str(message.id), interaction)
                 await self.service.remember_vote_message(reply.game_id, reply.vote_proposal, str(message.id))
+            if shows_live_turn(reply):   # a public status with the live buttons: the turn's message from now on
+                self.webhooks.remember(str(message.id), interaction)
+                await present_status(self.service, interaction, reply, str(message.id), self.webhooks,
+                                     from_button=from_button)
         await edit_earlier(interaction, reply, self.webhooks, from_button=from_button)
         await self.post_notices(reply.notices)
 

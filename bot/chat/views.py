@@ -52,6 +52,9 @@ class TurnMessages(Protocol):
 
     async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None: ...
 
+    async def status_took_turn(self, game_id: int, version: int, turn_key: str, message_id: str,
+                               body: str) -> bool: ...
+
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
@@ -211,7 +214,7 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
             except discord.HTTPException:
                 log.info("turn message %s could not be edited; posting a new one", previous.message_id)
     if previous is not None:
-        await _retire(interaction, previous.message_id, webhooks, from_button=from_button)
+        await _retire(interaction, previous, webhooks, from_button=from_button)
     if not from_button:
         # A follow-up would fill in the "thinking…" placeholder, and an edit never notifies: post
         # the turn's message as a new one so its ping reaches the player.
@@ -238,17 +241,61 @@ def _with_next(body: str, reply: Reply) -> str:
 
 async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:
     """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel, and rewrite the
-    earlier messages it changes."""
+    earlier messages it changes. A new turn's message (or a status showing the live turn) supersedes the
+    turn's earlier message, whose buttons and clock come off (the channel route: no interaction here)."""
     content, mentions = content_and_mentions(reply)
+    takes_turn = reply.game_id is not None and (reply.outcome == "applied" or shows_live_turn(reply))
+    previous = await turns.turn_message(reply.game_id) if takes_turn and reply.game_id is not None else None
     message = await channel.send(content, files=files_of(reply), view=view_for(reply) or discord.utils.MISSING,
                                  allowed_mentions=mentions)
     if reply.outcome == "applied" and reply.game_id is not None:
         await turns.remember_turn_message(reply.game_id, reply.turn_key, str(message.id), _news(reply))
+    elif takes_turn and not await _status_took_turn(turns, reply, str(message.id)):
+        previous = None
+        await _quietly(message.edit(view=None), str(message.id))   # the game moved on: its buttons are stale
+    if previous is not None and previous.message_id != str(message.id):
+        await _quietly(channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
+            **_retired(previous)), previous.message_id)
     for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
         try:
             await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
         except discord.HTTPException:
             log.info("could not edit message %s", edit.message_id)
+
+
+def shows_live_turn(reply: Reply) -> bool:
+    """Whether a public read-only reply carries the game's live buttons (a public /game status): only the
+    turn's one message may, so such a reply becomes the turn's message (present_status)."""
+    return reply.outcome == "shown" and not reply.ephemeral and reply.game_id is not None \
+        and bool(reply.buttons) and bool(reply.turn_key) and not reply.vote_proposal
+
+
+async def present_status(turns: TurnMessages, interaction: discord.Interaction, reply: Reply, message_id: str,
+                         webhooks: InteractionWebhooks, *, from_button: bool) -> None:
+    """A public status posted with the live turn's buttons (`message_id`) becomes the turn's message: a press
+    there is played there, and the message it supersedes loses its buttons and clock (one edit, by the
+    cheapest route). When the game moved on before it was posted, its own buttons come off instead."""
+    previous = await turns.turn_message(reply.game_id) if reply.game_id is not None else None
+    if not await _status_took_turn(turns, reply, message_id):
+        previous = None
+        await _quietly(edit_message(interaction, message_id, webhooks, from_button=from_button, view=None), message_id)
+    if previous is not None and previous.message_id != message_id:
+        await _retire(interaction, previous, webhooks, from_button=from_button)
+
+
+async def _status_took_turn(turns: TurnMessages, reply: Reply, message_id: str) -> bool:
+    """Make a status showing the live turn its turn's message, if the game is still as the status showed it."""
+    if reply.game_id is None or reply.version is None:
+        return False
+    return await turns.status_took_turn(reply.game_id, reply.version, reply.turn_key, message_id, _news(reply))
+
+
+async def _quietly(edit: Any, message_id: str) -> None:
+    """An edit of an earlier message, best effort (it may be gone)."""
+    try:
+        await edit
+    except (discord.HTTPException, ValueError):
+        log.info("could not edit message %s", message_id)
 
 
 def _rewritten(edit: Edit) -> dict[str, Any]:
@@ -268,10 +315,19 @@ async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks:
             log.info("could not edit message %s", edit.message_id)
 
 
-async def _retire(interaction: discord.Interaction, message_id: str, webhooks: InteractionWebhooks, *,
+async def _retire(interaction: discord.Interaction, previous: TurnMessage, webhooks: InteractionWebhooks, *,
                   from_button: bool) -> None:
-    """Take the buttons off an earlier turn's message (best effort: it may be gone)."""
+    """Take the buttons off an earlier turn's message, and its clock (best effort: it may be gone)."""
     try:
-        await edit_message(interaction, message_id, webhooks, from_button=from_button, view=None)
+        await edit_message(interaction, previous.message_id, webhooks, from_button=from_button, **_retired(previous))
     except (discord.HTTPException, ValueError):
-        log.info("could not retire turn message %s", message_id)
+        log.info("could not retire turn message %s", previous.message_id)
+
+
+def _retired(previous: TurnMessage) -> dict[str, Any]:
+    """What a superseded turn message keeps: the turn's words without its closing Next: and clock lines (a
+    clock Discord would count on for ever, "in 11 hours", then "… ago"), and no buttons. A message whose
+    words were never remembered (stored before they were) keeps them, and loses only its buttons."""
+    if not previous.body:
+        return {"view": None}
+    return {"view": None, "content": previous.body, "allowed_mentions": discord.AllowedMentions.none()}

@@ -111,7 +111,9 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
         print("Sorry, something went wrong on my side. Nothing was changed.", file=stream)
         return EXIT_REFUSED, None
     status = present(reply, channel, out_dir, stream)
-    if reply.outcome == "applied" and not reply.legal and reply.game_id is not None:   # private choices (hands)
+    # private choices (hands), after an action and after the asker's own look at the table
+    shows_table = reply.outcome == "applied" or command.name == "game status" and reply.outcome != "refused"
+    if shows_table and not reply.legal and reply.game_id is not None:
         await show_own_choices(service, channel, actor.id, stream)
     return status, reply
 

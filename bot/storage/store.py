@@ -782,6 +782,16 @@ class Store:
             f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE player = ? ORDER BY game_id", (player,))
         return [Timer(*row) for row in rows]
 
+    async def timers_of_games(self, game_ids: list[int]) -> list[Timer]:
+        """The timers of these games (one per waiting player), in one read."""
+        if not game_ids:
+            return []
+        marks = ", ".join("?" for _ in game_ids)
+        rows = await self.driver.fetchall(
+            f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id IN ({marks}) ORDER BY game_id, player",
+            tuple(game_ids))
+        return [Timer(*row) for row in rows]
+
     async def timer(self, game_id: int) -> Timer | None:
         """The first of a game's timers (a game that waits on one player has one)."""
         found = await self.timers_tx(game_id)
@@ -939,9 +949,11 @@ class Store:
             " WHERE g.status = 'active' ORDER BY g.id")
         return [(GameRecord(*row[:-1]), row[-1]) for row in rows]
 
-    async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
+    async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "",
+                               tells_next: bool = False) -> None:
         """Remember which message shows the current turn, and what it says so far; a new message is kept
-        among the game's last few with the first action it told (the last one logged now)."""
+        among the game's last few with the first action it told (the last one logged now, or the next one
+        for a message that told none yet: `tells_next`, a status that became the turn's message)."""
         async with self.transaction():
             await self.driver.execute(
                 "INSERT INTO turn_messages (game_id, turn_key, message_id, body) VALUES (?, ?, ?, ?)"
@@ -953,8 +965,8 @@ class Store:
                 return
             await self.driver.execute(
                 "INSERT INTO told_messages (game_id, message_id, first_seq, body)"
-                " SELECT ?, ?, COALESCE(MAX(seq), 0), ? FROM actions WHERE game_id = ?",
-                (game_id, message_id, body, game_id))
+                " SELECT ?, ?, COALESCE(MAX(seq), 0) + ?, ? FROM actions WHERE game_id = ?",
+                (game_id, message_id, int(tells_next), body, game_id))
             await self.driver.execute(
                 "DELETE FROM told_messages WHERE game_id = ? AND message_id NOT IN (SELECT message_id FROM"
                 " told_messages WHERE game_id = ? ORDER BY first_seq DESC, message_id DESC LIMIT ?)",

@@ -365,12 +365,14 @@ async def test_the_game_survives_sigkill_and_restart(fake, bot, restart_bot, rec
     assert len(fake.command_puts()) == 1
     assert [r.path for r in fake.requests() if r.method == "GET"] == ["/users/@me", "/oauth2/applications/@me"] * 2
 
-    # A button drawn before the crash still works (a DynamicItem keyed by game and version) ...
-    pressed = assert_public_map(await press(fake, active, "channel", started.message_id, "Speed 2"),
+    # A button drawn before the crash still works (a DynamicItem keyed by game and version: the status asked
+    # since, now the turn's live message, carries the very ids drawn before it) ...
+    assert after.buttons == before.buttons and not buttons_of(fake.message(before.message_id))
+    pressed = assert_public_map(await press(fake, active, "channel", after.message_id, "Speed 2"),
                                 record_latency, kind=DEFERRED_UPDATE)
     assert f"{active} set speed 0 -> 2" in pressed.content
     # (edited through the press's own interaction: the message it is on)
-    assert pressed.via == "edit_original" and pressed.message_id == started.message_id
+    assert pressed.via == "edit_original" and pressed.message_id == after.message_id
     # ... and play goes on by slash command too.
     move = assert_public_map(await slash(fake, active, "channel", "move", maneuver="normal"), record_latency)
     assert f"{active}: normal" in move.content

@@ -203,8 +203,12 @@ async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bo
             _, _, after = db.game(game_id)
             # One message per turn: a new one (pinging the player now waited on) when the turn passed or
             # the game now waits on someone else (a ram's outcome, say); otherwise the same one, edited.
+            # The end pings the other player still seated (issue 38, item 5), in a message of its own.
             waiting_after = acting_players(after)
-            ping = waiting_after[0] if waiting_after and waiting_after[0] != player else None
+            ended = after.phase == "finished"
+            ping = next(p.id for p in after.players if p.id != player) if ended else \
+                waiting_after[0] if waiting_after and waiting_after[0] != player else None
+            words = "the game has ended." if ended else "your turn."
             expect_new = turn_key(after) != turn_key(state) or ping is not None
 
             # Exactly one public request carries the PNG: the turn's message edited, or a new turn's message.
@@ -225,7 +229,7 @@ async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bo
                 shown_id = followup.message["id"]
                 new_messages += 1
                 if ping is not None:
-                    assert record.body["content"].startswith(f"<@{ping}> your turn."), record.body["content"]
+                    assert record.body["content"].startswith(f"<@{ping}> {words}"), record.body["content"]
                     assert followup.notified == [ping]
                     pings += 1
                     mid_turn_pings += turn_key(after) == turn_key(state)

@@ -127,7 +127,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
-    CommandSpec("games", "Your running games on this server, and whose turn it is", private=True),
+    CommandSpec("games", "Your running games on this server: whose turn it is, and each one's deadline", private=True),
     CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders", (
         OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
                    suggest=True),

@@ -88,7 +88,7 @@ class Reply:
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
     malformed: bool = False  # refused because the command could not be read (the command line's exit 2)
-    next_line: str = ""   # the closing "Next: ..." line of an accepted action's text (what waits now)
+    next_line: str = ""   # the closing lines of a table's text: an action's "Next: ..." and clock, a status's clock
     # After a press in a player's private menu: that menu as it stands now (their next choices, or a
     # closing word when the game no longer waits on them), shown in place of the one pressed.
     panel: Reply | None = None

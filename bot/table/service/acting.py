@@ -318,6 +318,11 @@ class Acting:
         # followers hear of a new round, or of the end
         if told := await self._following.news(done.ruleset, done.game.id, channel, run.round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)
+        if done.ruleset.is_finished(done.state):   # the end pings every person still seated (and a seat's holder
+            # told of what was done to it), but not who ended it
+            pinged = tuple(dict.fromkeys(holders + [p for p in seated_people(done.ruleset, done.state)
+                                                    if p != actor.id]))
+            return replace(reply, mentions=pinged, ping_words=ENDED) if pinged else reply
         if offered or holders:   # the member offered a seat is told, and takes it with a press; a seat's
             # holder is told of what someone else did to it
             words = "someone acted on your seat (below)." if not offered else \
@@ -553,6 +558,14 @@ class Acting:
         waiting = ruleset.acting_players(state)
         return waiting, tuple(ruleset.is_computer(state, p) for p in waiting), ruleset.turn_key(state), \
             ruleset.is_finished(state)
+
+
+ENDED = "the game has ended."   # what the final message's ping says
+
+
+def seated_people(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
+    """The people holding a seat (not the computer's, not a resigned one): those the end of a game pings."""
+    return tuple(p.id for p in state.players if not ruleset.is_computer(state, p.id) and not is_resigned(state, p.id))
 
 
 class _ResignedSeat(NotSeated):

@@ -3,13 +3,17 @@ verification. (bot.table.service.asking runs them; the export file is bot.table.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.storage.store import GameRecord, Timer
-from bot.table.clock.moments import player_clock
+from bot.table.clock.moments import moment, player_clock
+from bot.table.clock.personal import PlayerSettings, local
 from bot.table.clock.settings import TableSettings
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
 from bot.table.trust.commitment import commitment, reveal
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import SeenAction
+from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
 
 DEFAULT_LOG_COUNT = 10
@@ -63,9 +67,13 @@ def log_page(seen: list[SeenAction], count: int | None, before: int | None) -> l
 
 
 def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Ruleset],
-             timers: dict[int, Timer] | None = None, now: float = 0.0) -> Reply:
-    """The running games on this server that a player sits in, with whose turn it is and, where a game
-    waits on them, when their deadline falls and their next reminder comes."""
+             timers: list[Timer] | None = None, now: float = 0.0, reader: PlayerSettings | None = None) -> Reply:
+    """The running games on this server that a player sits in, with whose turn it is and when the game's
+    deadline falls (also in the asker's own time zone, when their /me settings name one); where a game
+    waits on them, their next reminder too."""
+    by_game: dict[int, dict[str, Timer]] = {}
+    for timer in timers or ():
+        by_game.setdefault(timer.game_id, {})[timer.player] = timer
     lines = []
     for game in games:
         ruleset = rulesets[game.ruleset]
@@ -73,15 +81,42 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
         if state.player(player_id) is None:
             continue
         waiting = ruleset.acting_players(state)
-        mine = " — your turn!" if player_id in waiting else ""
-        timer = (timers or {}).get(game.id)
-        if mine and timer is not None:
-            away = TableSettings.or_defaults(game.settings).paused_until.get(player_id, 0.0)
-            clock = player_clock(timer, away, now)
-            mine += f" ⏰ {clock}." if clock else ""
+        clocks = by_game.get(game.id, {})
+        away = TableSettings.or_defaults(game.settings).paused_until
+        if player_id in waiting:
+            clock = player_clock(clocks.get(player_id), away.get(player_id, 0.0), now)
+            mine = " — your turn!" + (f" ⏰ {clock}{_own_time(clocks.get(player_id), reader)}." if clock else "")
+        else:
+            mine = _their_deadlines(state, waiting, clocks, away, now, reader)
         lines.append(f"<#{game.channel}> {ruleset.title}: {clip(ruleset.prompt(state), 150)}{mine}")
     text = "\n".join(lines) if lines else "You are not playing in any running game on this server."
     return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
+
+
+def _their_deadlines(state: Any, waiting: tuple[str, ...], clocks: dict[str, Timer], away: dict[str, float],
+                     now: float, reader: PlayerSettings | None) -> str:
+    """When the deadline of each player a game waits on falls (the same deadline once): '' when none runs."""
+    named: dict[str, list[str]] = {}
+    for player in waiting:
+        timer = clocks.get(player)
+        if timer is None or timer.deadline_due is None:
+            continue
+        paused = away.get(player, 0.0)
+        words = f"deadline {moment(timer.deadline_due)}{_own_time(timer, reader)}"
+        if paused > now:
+            words = f"away until {moment(paused)}, then {words}"
+        named.setdefault(words, []).append(seat_name(state, player))
+    parts = [f"{', '.join(names)}: {words}" for words, names in named.items()]
+    return f" ⏰ {'; '.join(parts)}." if parts else ""
+
+
+def _own_time(timer: Timer | None, reader: PlayerSettings | None) -> str:
+    """A deadline as the asker's own clock reads it, when their /me settings name a time zone (Discord shows a
+    moment in the device's zone; the command line in UTC)."""
+    if timer is None or timer.deadline_due is None or reader is None or reader.time_zone == "UTC":
+        return ""
+    when = local(timer.deadline_due, reader.zone)
+    return f" ({when:%a} {when.day} {when:%b %H:%M} {reader.time_zone})"
 
 
 def verification(game: GameRecord, replays: bool, finished: bool, count: int, lines: int = 0) -> Reply:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.storage.store import GameRecord
+from bot.table.clock.personal import PlayerSettings
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import log_rows
 from bot.table.protocol import compiled as typed
@@ -60,10 +61,12 @@ class Asking:
         """The running games a player sits in on this server."""
         await self._index_seats()
         games = await self._table.store.active_games_of(guild, actor.id)
-        timers = {t.game_id: t for t in await self._table.store.timers_of(actor.id)}
+        timers = await self._table.store.timers_of_games([game.id for game in games])
+        stored = await self._table.store.player_settings_tx(guild, (actor.id,))
+        reader = PlayerSettings.from_json(stored.get(actor.id))
         # up to 50 snapshots to decode: ~17 ms, off the loop
         return await asyncio.to_thread(answers.games_of, actor.id, games, {r: get_ruleset(r) for r in ruleset_ids()},
-                                       timers, self._table.clock())
+                                       timers, self._table.clock(), reader)
 
     async def help(self, channel: str, actor: Actor, typed: str | None) -> Reply:
         """`/help`, or `/help command:NAME`, for this channel's running game (or for no game)."""

@@ -12,7 +12,8 @@ from bot.table.clock.moments import moment
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings, reminder_lead
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
-from bot.table.service.acting import Acting, with_order_owners
+from bot.table.service.acting import ENDED, Acting, seated_people, with_order_owners
+from bot.table.service.following import Following
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
@@ -33,6 +34,7 @@ class Deadlines:
 
     def __init__(self, table: Table, acting: Acting, pictures: Pictures, timers: Timers):
         self._table, self._acting, self._pictures, self._timers = table, acting, pictures, timers
+        self._following = Following(table)
 
     async def _autopilot_step(self, ruleset: Ruleset, game: GameRecord, state: Any, timer: Timer,
                               passive: bool) -> Any:
@@ -111,6 +113,7 @@ class Deadlines:
     async def _deadline(self, timer: Timer) -> Reply:
         """The turn the autopilot plays at a claimed deadline, if the game still waits on its player."""
         ruleset, game, state = await self._still_due(timer)
+        round_before = state.round
         seat = state.player(timer.player)
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
@@ -151,13 +154,19 @@ class Deadlines:
         text = self._acting.reported(done, lines, own + others)
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied", text, done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
-        # the player it played for is pinged too: back, they read what was played in their name
-        absent = () if timer.player in waiting or done.ruleset.is_computer(done.state, timer.player) \
-            else (timer.player,)
-        if absent:
-            played_for = f"{holder}, the autopilot played for you at your deadline (/game catchup tells what happened)."
-            reply = replace(reply, mentions=waiting + absent,
-                            ping_words=f"your turn; {played_for}" if waiting else played_for)
-        elif waiting:
-            reply = replace(reply, mentions=waiting)
-        return with_order_owners(reply, others, done.state)
+        if done.ruleset.is_finished(done.state):   # the end pings everyone still seated
+            reply = replace(reply, mentions=seated_people(done.ruleset, done.state), ping_words=ENDED)
+        else:
+            # the player it played for is pinged too: back, they read what was played in their name
+            absent = () if timer.player in waiting or done.ruleset.is_computer(done.state, timer.player) \
+                else (timer.player,)
+            if absent:
+                played_for = f"{holder}, the autopilot played for you at your deadline (/game catchup tells what " \
+                    "happened)."
+                reply = replace(reply, mentions=waiting + absent,
+                                ping_words=f"your turn; {played_for}" if waiting else played_for)
+            elif waiting:
+                reply = replace(reply, mentions=waiting)
+        # followers hear of a round the autopilot opened, or of the end, as when a player acts
+        told = await self._following.news(done.ruleset, done.game.id, timer.channel, round_before, done.state)
+        return with_order_owners(replace(reply, notices=reply.notices + told), others, done.state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import images
@@ -208,8 +208,8 @@ class GameService:
         notices = []
         for kind, timer in claimed:
             reply = await self._guarded(timer.channel, self._deadlines.due(kind, timer))
-            if reply.outcome != "refused":
-                notices.append(Notice(timer.channel, reply))
+            if reply.outcome != "refused":   # with the notices it brings (followers told of a new round)
+                notices += [Notice(timer.channel, replace(reply, notices=())), *reply.notices]
         return notices
 
     def _at_the_door(self, actor: Actor, command: str) -> Reply | None:
@@ -299,6 +299,16 @@ class GameService:
     async def remember_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "") -> None:
         """Record the message that now shows the game's current turn, and what it says so far."""
         await self._store.set_turn_message(game_id, turn_key, message_id, body)
+
+    async def status_took_turn(self, game_id: int, version: int, turn_key: str, message_id: str, body: str) -> bool:
+        """A public status posted with the live turn's buttons becomes the message showing the game's turn
+        (`body`: its words, without its clock), if the game is still at the `version` it showed; False when
+        the game moved on meanwhile (its buttons are stale then). It tells the actions logged from now on."""
+        game = await self._store.game(game_id)
+        if game is None or game.status != "active" or game.version != version:
+            return False
+        await self._store.set_turn_message(game_id, turn_key, message_id, body, tells_next=True)
+        return True
 
     async def remember_vote_message(self, game_id: int, proposal: str, message_id: str) -> None:
         """Record the public message that asks a game's rollback vote `proposal` (edited as it goes on)."""

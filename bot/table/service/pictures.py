@@ -152,11 +152,11 @@ class Pictures:
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
             (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
         clock = await self._clock(ruleset, game, state, tuple(humans))
-        next_line = "\n".join(p for p in (f"Next: {ruleset.prompt(state)}", clock) if p) if outcome == "applied" else ""
+        # what waits now closes the text: an accepted action's Next: line and the clock, a status's clock
+        next_line = "\n".join(p for p in (f"Next: {ruleset.prompt(state)}", clock) if p) if outcome == "applied" \
+            else clock
         if next_line:
             text = f"{text}\n{next_line}"
-        elif clock:
-            text = f"{text}\n{clock}"
         alt = ruleset.describe(public)
         if last:  # the news first, as the picture's caption has it, in the room the table leaves
             room = max(ALT_TEXT_LIMIT // 8, ALT_TEXT_LIMIT - len(alt) - 1)
