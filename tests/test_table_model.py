@@ -675,7 +675,7 @@ def _settings(examples: int, steps: int) -> settings:
 
 
 FAST = _settings(5, 22)
-SLOW = _settings(8, 40)
+SLOW = _settings(6, 40)
 
 
 def _run(game: str, tier: settings) -> None:
