@@ -4,7 +4,8 @@ waits on them; a reminder that cannot leave time to act before the autopilot's d
 
 from __future__ import annotations
 
-from bot.storage.store import Store
+from bot.storage.store import Store, Timer
+from bot.table.clock.moments import moment, player_clock
 from bot.table.clock.settings import HOUR, TableSettings, reminder_lead
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
@@ -128,3 +129,14 @@ async def test_after_downtime_the_autopilot_comes_without_a_reminder_a_reminder_
     (reminded,) = await service.run_due()
     assert reminded.reply.text.startswith("Reminder:") and reminded.reply.mentions == waiting
     await store.close()
+
+
+def test_a_reminder_too_close_to_the_autopilot_is_not_shown_in_the_clock_line_either():
+    """Finding 3: a reminder less than the lead before an autopilot's deadline is not sent, so the turn's
+    clock line does not promise it; one that leaves the lead is shown as before, and so is any reminder
+    before the deadline where no lead applies (a game without an autopilot)."""
+    deadline = T0 + 13 * HOUR
+    late, early = (Timer(1, "c", "alice", "k", deadline - gap, deadline) for gap in (0.5 * HOUR, HOUR))
+    assert player_clock(late, 0.0, T0, HOUR) == f"deadline {moment(deadline)}"
+    assert player_clock(early, 0.0, T0, HOUR) == f"deadline {moment(deadline)}, reminder {moment(deadline - HOUR)}"
+    assert player_clock(late, 0.0, T0) == f"deadline {moment(deadline)}, reminder {moment(deadline - 0.5 * HOUR)}"

@@ -24,19 +24,20 @@ def moment(unix: float) -> str:
 
 
 def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableSettings, name: Callable[[str], str],
-               now: float) -> str:
+               now: float, lead: float = 0.0) -> str:
     """When each waited-on player's deadline falls and their next reminder comes, or until when they are
-    away (a pause): '' when no clock runs for anyone waited on."""
+    away (a pause): '' when no clock runs for anyone waited on. A reminder due less than `lead` before the
+    deadline is not shown: it is not sent (bot.table.service.deadlines)."""
     by_player = {t.player: t for t in timers}
     clocks: dict[str, list[str]] = {}   # the same clock once, for everyone it runs for (six racers at the start)
     for player in waiting:
-        if words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now):
+        if words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now, lead):
             clocks.setdefault(words, []).append(name(player))
     parts = [f"{', '.join(names)}: {words}" for words, names in clocks.items()]
     return f"⏰ {'; '.join(parts)}." if parts else ""
 
 
-def player_clock(timer: Timer | None, away_until: float, now: float) -> str:
+def player_clock(timer: Timer | None, away_until: float, now: float, lead: float = 0.0) -> str:
     """One waited-on player's clock in words: 'deadline …, reminder …', 'away until … (then deadline …)',
     'reminder …, no deadline', or '' when none runs."""
     deadline = timer.deadline_due if timer is not None else None
@@ -44,7 +45,8 @@ def player_clock(timer: Timer | None, away_until: float, now: float) -> str:
     if away_until > now:
         return f"away until {moment(away_until)}" + (f", then deadline {moment(deadline)}" if deadline else "")
     if deadline is not None:
-        soon = f", reminder {moment(reminder)}" if reminder is not None and reminder < deadline else ""
+        sent = reminder is not None and reminder < deadline and deadline - reminder >= lead
+        soon = f", reminder {moment(reminder)}" if sent and reminder is not None else ""
         return f"deadline {moment(deadline)}{soon}"
     return f"reminder {moment(reminder)}, no deadline" if reminder is not None else ""
 

@@ -9,7 +9,7 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import clock_line
 from bot.table.clock.personal import PlayerSettings, parse_view
-from bot.table.clock.settings import TableSettings
+from bot.table.clock.settings import TableSettings, reminder_lead
 from bot.table.protocol.replies import (
     ALT_TEXT_LIMIT,
     MESSAGE_LIMIT,
@@ -169,9 +169,10 @@ class Pictures:
         """Each waited-on player's deadline and next reminder (or until when they are away), as moments."""
         if ruleset.is_finished(state) or not waiting:
             return ""
-        return clock_line(waiting, await self._table.store.timers(game.id), TableSettings.or_defaults(game.settings),
-                          lambda p: holder_name(state, p),
-                          self._table.clock())
+        settings = TableSettings.or_defaults(game.settings)
+        lead = reminder_lead(settings) if ruleset.autopilot is not None else 0.0   # a later reminder is not sent
+        return clock_line(waiting, await self._table.store.timers(game.id), settings,
+                          lambda p: holder_name(state, p), self._table.clock(), lead)
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""
