@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -59,15 +60,16 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     then those that name them; past the room, a count of each player's actions and a pointer to /game log.
     A member who took the seat over and has not played it yet reads its story instead (`seat_story`)."""
     since, acted = since_last_own(seen, reader, events_of, seat)
-    story = None if acted else seat_story(seen, seat, events_of)
+    took = None if acted else _taken_over(seen, seat, events_of)
+    story = None if took is None else seat_story(seen, seat, events_of, took)
     if story is not None:
         since = story
     elif not since:
         return "Nothing has happened since your last action." if acted else "Nothing has happened in this game yet."
     stand_ins = played_for(since, seat, events_of)
     count = _actions(len(since)) + (f"; {_stand_in_words(stand_ins)}" if stand_ins else "")
-    if story is not None:
-        head = f"{_story_words(seen, seat, events_of)} ({count}):"
+    if took is not None:   # a story: the seat's, since it was taken over
+        head = f"{_story_words(seen, seat, took)} ({count}):"
     else:
         head = f"Since your last action ({count}):" if acted else f"The last {_actions(len(since))}" + (
             f" ({_stand_in_words(stand_ins)}):" if stand_ins else ":")
@@ -101,11 +103,12 @@ def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, event
     return "\n".join(brief) + pointer
 
 
-def seat_story(seen: list[SeenAction], seat: Any, events_of: Events | None) -> list[SeenAction] | None:
+def seat_story(seen: list[SeenAction], seat: Any, events_of: Events | None,
+               took: SeenAction | None = None) -> list[SeenAction] | None:
     """For a member who took `seat` over from another and has not played it since: what happened to the seat
     (its own actions and those naming it) as far back as `seen` reaches; None for anyone else (a seat's own
-    player, a spectator)."""
-    if _taken_over(seen, seat, events_of) is None:
+    player, a spectator). `took`: the taking over, where the caller found it already (`_taken_over`)."""
+    if (took or _taken_over(seen, seat, events_of)) is None:
         return None
     assert events_of is not None
     return [s for s in seen if s.actor == seat.id or _names(seat.name, describe_events(events_of(s)))]
@@ -119,10 +122,8 @@ def _taken_over(seen: list[SeenAction], seat: Any, events_of: Events | None) -> 
         isinstance(e, SeatTaken) and e.seat == seat.name and e.by for e in events_of(s))), None)
 
 
-def _story_words(seen: list[SeenAction], seat: Any, events_of: Events) -> str:
+def _story_words(seen: list[SeenAction], seat: Any, took: SeenAction) -> str:
     """'ben's seat, yours since #18: what happened to it since the game began'."""
-    took = _taken_over(seen, seat, events_of)
-    assert took is not None
     began = "the game began" if seen[0].number == 1 else f"#{seen[0].number}"
     return f"{seat.name}'s seat, yours since #{took.number}: what happened to it since {began}"
 
@@ -154,9 +155,7 @@ def played_for(since: list[SeenAction], seat: Any, events_of: Events | None) -> 
 
 def _stand_in_words(stand_ins: dict[int, str]) -> str:
     """'3 of them played for you: the autopilot 2, the computer 1'."""
-    counts: dict[str, int] = {}
-    for _number, who in sorted(stand_ins.items()):
-        counts[who] = counts.get(who, 0) + 1
+    counts = Counter(who for _number, who in sorted(stand_ins.items()))
     return (f"{len(stand_ins)} of them played for you: " +
             ", ".join(f"{who} {n}" for who, n in counts.items()))
 
@@ -215,7 +214,7 @@ def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[
     happened since their last action and where to read it ('' when little did); a member who took the seat
     over and has not played it yet is pointed to its story."""
     since, acted = since_last_own(seen, player, events_of, seat)
-    if not acted and seat_story(seen, seat, events_of) is not None:
+    if not acted and _taken_over(seen, seat, events_of) is not None:
         return f"{name}: you play {seat.name}'s seat now; /game catchup tells you what happened to it."
     if not acted or len(since) < 2 or _took_a_seat(seen[len(seen) - len(since) - 1]):
         return ""   # nothing much happened, or only the lobby filled up since they sat down
