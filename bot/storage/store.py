@@ -214,6 +214,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, message_id)
     );
     """,
+    # 16: what a game's one open vote is on (issue 38): a rollback, or a result by agreement (/game propose
+    # draw|end); a vote stored before is a rollback's.
+    """
+    ALTER TABLE rollback_votes ADD COLUMN kind TEXT NOT NULL DEFAULT 'rollback';
+    """,
 )
 
 
@@ -229,8 +234,8 @@ class TurnMessage:
 
 @dataclass(frozen=True)
 class RollbackVote:
-    """An open vote on rolling a game back to its action `to_seq`, proposed when the last action the channel
-    knew of was `at_seq`."""
+    """A game's open vote, proposed when the last action the channel knew of was `at_seq`: on rolling it back
+    to its action `to_seq`, or (`kind` "draw" or "end") on a result by agreement (`to_seq` is `at_seq` then)."""
 
     game_id: int
     to_seq: int
@@ -239,6 +244,7 @@ class RollbackVote:
     approvals: tuple[str, ...]   # who said yes so far (the proposer first)
     proposal: str = ""           # the proposal's identity, named by its buttons ("": opened before it had one)
     message_id: str = ""         # the public message asking it, once the transport posted it
+    kind: str = "rollback"       # what it is on: "rollback", or a result by agreement ("draw", "end")
 
 
 @dataclass(frozen=True)
@@ -588,30 +594,31 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?, ?, ?)", (game_id, rollback, r.seq, r.actor, r.action, r.events, now))
 
     async def rollback_vote(self, game_id: int) -> RollbackVote | None:
-        """A game's open rollback vote, if any."""
+        """A game's open vote (a rollback's, or a result by agreement), if any."""
         row = await self.driver.fetchone(
-            "SELECT to_seq, at_seq, proposer, approvals, proposal, message_id FROM rollback_votes WHERE game_id = ?",
-            (game_id,))
+            "SELECT to_seq, at_seq, proposer, approvals, proposal, message_id, kind FROM rollback_votes"
+            " WHERE game_id = ?", (game_id,))
         if row is None:
             return None
-        to_seq, at_seq, proposer, approvals, proposal, message_id = row
-        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)), proposal, message_id)
+        to_seq, at_seq, proposer, approvals, proposal, message_id, kind = row
+        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)), proposal, message_id,
+                            kind)
 
     async def open_rollback_vote_tx(self, vote: RollbackVote, replacing: RollbackVote | None) -> None:
         """Open a game's rollback vote in place of `replacing` (the vote read before, lapsed; None: there was
         none); VoteChanged if the stored vote is no longer that one (two proposals at once: one opens)."""
         if replacing is None:
             opened = await self.driver.execute(
-                "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(),
-                 vote.proposal))
+                 vote.proposal, vote.kind))
         else:
             opened = await self.driver.execute(
                 "UPDATE rollback_votes SET to_seq = ?, at_seq = ?, proposer = ?, approvals = ?, created_at = ?,"
-                " proposal = ?, message_id = '' WHERE game_id = ? AND proposal = ? AND approvals = ?",
+                " proposal = ?, message_id = '', kind = ? WHERE game_id = ? AND proposal = ? AND approvals = ?",
                 (vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(), vote.proposal,
-                 vote.game_id, replacing.proposal, json.dumps(list(replacing.approvals))))
+                 vote.kind, vote.game_id, replacing.proposal, json.dumps(list(replacing.approvals))))
         if opened != 1:
             raise VoteChanged(vote.game_id)
 
@@ -626,9 +633,10 @@ class Store:
             raise VoteChanged(vote.game_id)
         return approved
 
-    async def close_rollback_vote_tx(self, vote: RollbackVote) -> None:
-        """Close a game's rollback vote (a no, or lapsed); VoteChanged if that proposal is no longer open."""
-        await self._close_vote_tx(vote, as_read=False)
+    async def close_rollback_vote_tx(self, vote: RollbackVote, as_read: bool = False) -> None:
+        """Close a game's vote (a no, or lapsed; `as_read`: carried, only with the approvals it was read with);
+        VoteChanged if that proposal is no longer open (or, `as_read`, someone voted meanwhile)."""
+        await self._close_vote_tx(vote, as_read=as_read)
 
     async def _close_vote_tx(self, vote: RollbackVote, as_read: bool) -> None:
         """Delete `vote` (`as_read`: only with the approvals it was read with)."""

@@ -16,7 +16,7 @@ from rules.errors import (
 )
 from rules.referee import Resignation
 from rules.seats import addressed
-from rules.table import revision_option, rounds_option
+from rules.table import agreed_words, revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
 from rules.track.actions import (
     ACTIONS,
@@ -171,6 +171,8 @@ def prompt(state: TrackState) -> str:
     if state.phase == TrackPhase.FINISHED:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
+        if state.agreed:
+            return agreed_words(state.agreed)
         if state.winner:
             return f"Game over: {state.seated(state.winner).name} wins."
         return "Game over: a draw."

@@ -24,7 +24,7 @@ _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 # A command whose first bare word names one of its options: '/game new GAME' is
 # '/game new ruleset:GAME' (Discord shows each game its own subcommand of /new).
-WORD_OPTIONS = {"game new": "ruleset"}
+WORD_OPTIONS = {"game new": "ruleset", "game propose": "result"}   # '/game propose draw' too
 # Other spellings of a command: '/new GAME' is '/game new GAME', the one spelling of a game's setup Discord
 # has (bot.chat.layout); the command line and scripts take both.
 SPELLINGS = {"new": "game new"}
@@ -89,6 +89,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game rollback", "Vote to return the game to an earlier action", (
         OptionSpec("to", "int", "Go back to action #N of /game log", min_value=0,
                    max_value=2**31),
+        OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
+    )),
+    CommandSpec("game propose", "Vote to end the game as a draw, or with no winner", (
+        OptionSpec("result", "str", "draw: among the players still in; end: no winner", choices=("draw", "end")),
         OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
     )),
     CommandSpec("game log", "Recent events of the game, with their dice", (

@@ -20,6 +20,7 @@ __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery"
            "Import", "MySettings", "NewGame", "OrdersClear", "OrdersSet", "OrdersShow", "Pause", "Play", "Query",
            "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
            "Unfollow", "Verify", "compiled", "handler_of"]
+__all__ += ["Propose"]   # issue 38 finding 15 (kept apart: other commands of the issue are added above)
 
 
 class TableCommand:
@@ -172,6 +173,14 @@ class Undo(TableCommand):
 @dataclass(frozen=True)
 class Rollback(TableCommand):
     """/game rollback: propose or answer a vote to return the game to an earlier action."""
+
+    options: dict
+
+
+@named("game propose")
+@dataclass(frozen=True)
+class Propose(TableCommand):
+    """/game propose: propose or answer a vote on a result by agreement (a draw, or an end with no winner)."""
 
     options: dict
 

@@ -283,6 +283,7 @@ class GameService:
             typed.Query: lambda at, _c: asking.query(at.channel, at.actor, at.command),
             typed.Undo: lambda at, _c: self._acting.undo(at.channel, at.actor),
             typed.Rollback: lambda at, c: self._rollbacks.run(at.channel, at.actor, c.options),
+            typed.Propose: lambda at, c: self._rollbacks.propose(at.channel, at.actor, c.options),
             typed.Import: lambda at, c: self._moving.import_game(at.channel, at.actor, c.file, at.guild),
             typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),
             typed.Pause: lambda at, c: timers.pause(at.channel, at.actor, c.hours),
