@@ -247,6 +247,8 @@ class Rollbacks:
         if ruleset.is_finished(state):
             raise GameError("This game is over and its seed revealed: it is not rolled back." if kind == "rollback"
                             else "This game is over: its result stands.")
+        if kind in AGREED and not hasattr(state, "agreed"):   # a plug-in's game that keeps no agreed result
+            raise GameError(f"{ruleset.title} takes no result by agreement: the host ends it with /game end.")
         if kind in AGREED and state.phase == TablePhase.LOBBY:
             raise GameError("The game has not started: a result is agreed only in a running game (the host ends "
                             "a lobby with /game end).")
