@@ -5,6 +5,8 @@ One vote is open at a time; a no closes it, and the game moving on lapses it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.storage.store import Store
@@ -219,3 +221,14 @@ def test_a_draw_agreed_on_the_command_line(tmp_path):
     voted = run_pitboss("exec", "--db", db, "--channel", "1", "--user", "ben", "/game propose vote:yes", cwd=tmp_path)
     assert voted.returncode == 0 and "The table agreed to a draw: ann, ben share it." in voted.stdout, voted.stderr
     assert "Game over: a draw by agreement." in voted.stdout
+
+
+async def test_help_and_the_docs_name_the_proposal(service, store):
+    """/help lists /game propose at a running table and explains it; docs/commands.md names both forms."""
+    await started(service, "track")
+    listed = await run(service, "ann", "/help")
+    assert "/game propose" in listed.text
+    explained = await run(service, "ann", '/help command:"game propose"')
+    assert explained.outcome == "shown" and "a draw among the players still in" in explained.text, explained.text
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
+    assert "`/game propose draw\\|end`, `/game propose vote:yes\\|no`" in docs

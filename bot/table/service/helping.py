@@ -40,6 +40,10 @@ _CREDIT = ("A seat that changed hands counts for the member who held it at the e
 NOTES = {"stats": _CREDIT, "standings": _CREDIT,
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
+NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
+                         "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
+                         "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "
+                         "counts the result.")
 
 
 def command_named(typed: str) -> str:

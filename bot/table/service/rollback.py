@@ -147,8 +147,8 @@ class Rollbacks:
         open_vote = await self._table.store.rollback_vote(game.id)
         public = _public(ruleset, state, records)
         if open_vote is not None and open_vote.at_seq == _last(public):
-            raise GameError(f"A vote is open already: {_on(state, open_vote, public, 'roll back')}. Answer it with its buttons or "
-                            f"{_command(open_vote.kind)} vote:yes|no.")
+            raise GameError(f"A vote is open already: {_on(state, open_vote, public, 'roll back')}. Answer it with "
+                            f"its buttons or {_command(open_vote.kind)} vote:yes|no.")
         if kind == "rollback":
             if await self._table.store.rollbacks(game.id) >= MAX_ROLLBACKS:
                 raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
