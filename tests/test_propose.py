@@ -5,6 +5,8 @@ One vote is open at a time; a no closes it, and the game moving on lapses it."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,8 +15,9 @@ from bot.storage.store import Store
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor, Edit
 from bot.table.service.entry import GameService
+from bot.table.service.rollback import PROPOSAL_FLOOR
 from rules.registry import get_ruleset
-from tests.conftest import run_cli, run_pitboss
+from tests.conftest import ROOT, run_cli, run_pitboss
 from tests.examples import games, lines, third_join
 from tests.test_player_clock import Clock, speedway_waiting_on_alice
 
@@ -232,3 +235,24 @@ async def test_help_and_the_docs_name_the_proposal(service, store):
     assert explained.outcome == "shown" and "a draw among the players still in" in explained.text, explained.text
     docs = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
     assert "`/game propose draw\\|end`, `/game propose vote:yes\\|no`" in docs
+
+
+async def test_a_rollback_vote_stored_before_proposals_still_loads_and_carries(tmp_path):
+    """A vote left open in a release 0.2.0 database (schema 15, before votes had a kind) is a rollback's: a
+    proposal's vote command is refused, naming it, and its own carries it."""
+    path = tmp_path / "release36.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release36.db", path)
+    with sqlite3.connect(path) as old:   # as 0.2.0 stored it: carol proposed rolling chan-track back to #30
+        old.execute("INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal)"
+                    " VALUES (3, 30, 33, 'carol', '[\"carol\"]', '2026-01-01T00:00:00', ?)", (str(PROPOSAL_FLOOR + 5),))
+    store = await Store.open(str(path))
+    try:
+        service = GameService(store, render=None)
+        vote = await store.rollback_vote(3)
+        assert vote is not None and vote.kind == "rollback" and vote.approvals == ("carol",)
+        other = await run(service, "dave", "/game propose vote:yes", "chan-track")
+        assert other.outcome == "refused" and "/game rollback vote:yes|no answers it" in other.text, other.text
+        rolled = await run(service, "dave", "/game rollback vote:yes", "chan-track")
+        assert rolled.outcome == "applied" and "The table voted to roll back to #30" in rolled.text, rolled.text
+    finally:
+        await store.close()
