@@ -59,7 +59,7 @@ from bot.table.protocol.replies import Reply, seat_button
 from rules.codec import encode_state, encode_tagged
 from rules.engine import ExampleOpening
 from rules.registry import get_ruleset
-from rules.table import SEAT_ACTIONS, Rollback, TakeSeat
+from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TakeSeat
 from tests.examples import games, lines
 from tests.table_model import Clock, World, decoded
 from tests.test_secrets import _face
@@ -103,6 +103,7 @@ class Count:
     examples: int = 0
     forks: int = 0
     rollbacks: int = 0
+    agreed: int = 0   # results by agreement (/game propose)
     moved: int = 0
 
 
@@ -131,8 +132,9 @@ class TableModel(RuleBasedStateMachine):
         self.fork: str | None = None   # the seat whose secret the two worlds differ in
         self.seen: list[tuple[int, str, str]] = []   # the log as last checked
         self.step: Step | None = None
-        self.buttons: list[tuple[str, int]] = []   # vote buttons drawn: (custom id, the target they showed)
-        self.approvals: dict[int, set[str]] = {}   # who said yes to which target, in the vote open now
+        self.buttons: list[tuple[str, int | str]] = []   # vote buttons drawn: (custom id, the target shown)
+        self.approvals: dict[int | str, set[str]] = {}   # who said yes to which target (a rollback's #, a
+        # result by agreement), in the vote open now
         self.orders: set[str] = set()
         self.followers: set[str] = set()
         self.count = COUNTS.setdefault(self.GAME, Count())
@@ -357,6 +359,35 @@ class TableModel(RuleBasedStateMachine):
         """A rollback every seated person agrees to, by the proposal's buttons."""
         self.propose(proposer, back, (), everyone=True)
 
+    @precondition(lambda self: self.running())
+    @rule(proposer=st.integers(0, 9), result=st.sampled_from(("draw", "end")),
+          answers=st.lists(st.tuples(st.integers(0, 9), st.sampled_from((True, True, False)), st.booleans()),
+                           min_size=1, max_size=3), everyone=st.integers(0, 3))
+    def propose_result(self, proposer: int, result: str, answers: tuple, everyone: int) -> None:
+        """A result by agreement (issue 38 finding 15), voted on as a rollback is: the answers that follow it at
+        once (by command or by its buttons); `everyone` 0: then every seated person presses Yes."""
+        who = self.voter(proposer)
+        reply = self.both(who, f"/game propose {result}")
+        if reply.outcome == "applied":   # a lone voter agreed alone
+            self.approvals = {result: {who}}
+        if reply.outcome != "shown" or not reply.buttons:
+            return
+        self.approvals = {result: {who}}
+        self.buttons += [(b.custom_id, result) for b in reply.buttons]
+        yes_at = len(self.buttons) - 2
+        for voter, yes, button in answers:
+            if button:
+                self.vote_button(self.voter(voter), yes_at + (0 if yes else 1))
+            elif self.running():
+                person = self.voter(voter)
+                said = self.both(person, f"/game propose vote:{'yes' if yes else 'no'}")
+                if yes and said.outcome in ("shown", "applied"):
+                    self.approvals.setdefault(result, set()).add(person)
+        state = self.state()
+        for person in [p.id for p in state.players if not p.id.startswith("ai-")] if everyone == 0 else ():
+            if self.running():
+                self.vote_button(person, yes_at)
+
     def voter(self, pick: int) -> str:
         """Mostly a seated person, sometimes anyone."""
         state = self.state()
@@ -553,7 +584,7 @@ class TableModel(RuleBasedStateMachine):
         for i in fresh:
             record = records[i]
             action = decoded(game, record)
-            if isinstance(action, Rollback):
+            if isinstance(action, Rollback | AgreeResult):
                 self.check_rollback_votes(game, records, i, action)
                 continue
             if record.actor == step.user:
@@ -586,17 +617,19 @@ class TableModel(RuleBasedStateMachine):
             assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
                                     f"({type(action).__name__}) without telling them", step.replies[0].text)
 
-    def check_rollback_votes(self, game: Any, records: list, index: int, action: Rollback) -> None:
-        """A rollback applies only once every person seated (a seat the computer plays for them included)
-        said yes to this very rollback."""
+    def check_rollback_votes(self, game: Any, records: list, index: int, action: Rollback | AgreeResult) -> None:
+        """A rollback (or a result by agreement) applies only once every person seated (a seat the computer
+        plays for them included) said yes to this very rollback (or result)."""
         state = replayed_states(self.ruleset, game, records[:index])[-1]
         people = {p.id for p in state.players if not getattr(p, "resigned", False) and not p.id.startswith("ai-")
 }
-        said = self.approvals.get(action.to, set())
+        target: int | str = action.to if isinstance(action, Rollback) else action.result
+        said = self.approvals.get(target, set())
         missing = people - said
-        self.count.rollbacks += 1
+        self.count.rollbacks += isinstance(action, Rollback)
+        self.count.agreed += isinstance(action, AgreeResult)
         self.approvals = {}
-        assert not missing, (f"authority: rolled back to #{action.to} without the yes of {sorted(missing)} "
+        assert not missing, (f"authority: {type(action).__name__} {target} without the yes of {sorted(missing)} "
                              f"(yes to it: {sorted(said)})")
 
     def check_secrecy(self, game: Any) -> None:
@@ -684,7 +717,7 @@ def _run(game: str, tier: settings) -> None:
     run_state_machine_as_test(machine_for(game), settings=tier)
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
-          f"{count.rollbacks} rollbacks, {count.moved} moves")
+          f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.moved} moves")
 
 
 @pytest.mark.parametrize("game", games())
