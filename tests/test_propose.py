@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor, Edit
 from bot.table.service.entry import GameService
 from bot.table.service.rollback import PROPOSAL_FLOOR
+from bot.table.service.standings import records
+from rules.codec import encode_state
 from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_cli, run_pitboss
 from tests.examples import games, lines, third_join
@@ -256,3 +259,14 @@ async def test_a_rollback_vote_stored_before_proposals_still_loads_and_carries(t
         assert rolled.outcome == "applied" and "The table voted to roll back to #30" in rolled.text, rolled.text
     finally:
         await store.close()
+
+
+async def test_a_resigned_player_never_counts_a_draw(service, store):
+    """/stats: a game drawn by the rules (no vehicle left running) counts as lost for a seat that resigned before
+    it, drawn for the others (before issue 38 every seat of a drawn game counted a draw)."""
+    await started(service, "battlecars", extra=(third_join("battlecars"),))
+    assert (await run(service, "cal", "/game resign confirm:yes")).outcome == "applied"
+    game, state = await state_of(store)
+    drawn = replace(state, phase=type(state.phase).FINISHED, winner=None)   # as the rules leave a draw
+    by = records([replace(game, status="finished", state=encode_state(drawn))])["battlecars"]
+    assert (by["ann"].draws, by["ben"].draws, by["cal"].draws, by["cal"].games) == (1, 1, 0, 1)
