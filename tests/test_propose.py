@@ -121,7 +121,7 @@ async def test_a_no_closes_the_vote_and_a_move_lapses_it(service, store):
     asked = await run(service, "ann", "/game propose end")
     await service.remember_vote_message(game.id, asked.vote_proposal, "m1")
     refused = await run(service, "ben", "/game propose vote:no")
-    assert refused.ephemeral and refused.text == "ben votes no: the game is not ended, and plays on as it is."
+    assert refused.ephemeral and refused.text == "ben votes no: the game is not ended; the game plays on as it is."
     assert refused.edits == (Edit("m1", "Refused: ann proposed ending the game with no winner, and ben voted no; "
                                         "the game plays on as it is."),)
     old = await service.press(CHANNEL, Actor("ben", "ben"), yes_button(asked).custom_id)

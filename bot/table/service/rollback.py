@@ -194,7 +194,7 @@ class Rollbacks:
         if not yes:
             async with self._table.write():
                 await self._table.store.close_rollback_vote_tx(vote)
-            said = f"{name} votes no: {_not_done(state, vote, public)}, and plays on as it is."
+            said = f"{name} votes no: {_not_done(state, vote, public)}; the game plays on as it is."
             return self._told(vote, said, f"Refused: {_proposed(state, vote, public)}, and {name} voted no; "
                                           f"the game plays on as it is.")
         if actor.id in vote.approvals:
