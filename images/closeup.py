@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PIL import Image, ImageDraw
 
@@ -60,6 +60,7 @@ class Closeup:
     crop: Box
     spots: dict[str, tuple[float, float]] = field(default_factory=dict)
     smallest: float = 0.0
+    named: tuple[str, ...] = ()   # the spots its tags name: those it shows whole
 
     def smallest_on_phone(self) -> float:
         """The smallest words' height when the picture is shown PHONE px wide."""
@@ -134,7 +135,8 @@ def closeup(board: Image.Image, crop: Box, spots: Sequence[Spot] = (), ruler: Ru
     inside = [s for s in spots if _shown_whole(_disc(s, at, scale), image.size, taken)]
     _name_spots(draw, inside, at, scale, size, taken)
     smallest = min(size, map_text * scale) if map_text else size
-    return Closeup(image, (x0, y0, x1, y1), {s.key: (s.x, s.y) for s in spots}, smallest)
+    return Closeup(image, (x0, y0, x1, y1), {s.key: (s.x, s.y) for s in spots}, smallest,
+                   tuple(s.key for s in inside))
 
 
 def captioned(shot: Closeup, words: str) -> Closeup:
@@ -152,7 +154,7 @@ def captioned(shot: Closeup, words: str) -> Closeup:
     draw.rectangle([0, piece.height, width, image.height], fill=INK)
     face = font(size, bold=True)
     draw_text(draw, (width / 2, piece.height + band / 2), ellipsize(words, face, width - size), face, PAPER, "mm")
-    return Closeup(image, shot.crop, shot.spots, min(shot.smallest * scale, size))
+    return replace(shot, image=image, smallest=min(shot.smallest * scale, size))
 
 
 def _disc(spot: Spot, at, scale: float) -> Box:
