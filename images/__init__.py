@@ -39,7 +39,8 @@ def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None
     draw = renderer(ruleset).preview_closeup
     if draw is None:
         raise ValueError(f"{ruleset} has no close-up of its previews")
-    return to_png(captioned(draw(view, preview, focus), f"Your plan, not driven yet · {whose_turn(ruleset, view)}").image)
+    words = f"Your plan, not driven yet · {whose_turn(ruleset, view)}"
+    return to_png(captioned(draw(view, preview, focus), words).image)
 
 
 def whose_turn(ruleset: str, view) -> str:

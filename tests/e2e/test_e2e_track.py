@@ -116,7 +116,8 @@ async def test_a_hand_with_many_plays_opens_a_private_menu_per_card(fake, bot, r
 
     async def press(custom_id: str) -> tuple[dict, list[dict]]:
         """Press a button of alice's private message: the message as it then stands, its buttons."""
-        exchange = await fake.responses(await fake.click("alice", "channel", panel, custom_id), timeout=RESPONSE_TIMEOUT)
+        clicked = await fake.click("alice", "channel", panel, custom_id)
+        exchange = await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)
         assert not exchange.rejected and not exchange.followups, exchange.describe()   # no new message
         assert exchange.callback_type in (DEFERRED_UPDATE, UPDATE_MESSAGE), exchange.describe()
         shown = fake.message(panel)

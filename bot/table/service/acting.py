@@ -21,8 +21,8 @@ from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.protocol.replies import (
     BUTTON_PREFIX,
     CHOICES_PREFIX,
-    MENU_PREFIX,
     MAX_BUTTONS,
+    MENU_PREFIX,
     MESSAGE_LIMIT,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
