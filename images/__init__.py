@@ -39,7 +39,7 @@ def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None
     draw = renderer(ruleset).preview_closeup
     if draw is None:
         raise ValueError(f"{ruleset} has no close-up of its previews")
-    words = f"Your plan, not driven yet · {whose_turn(ruleset, view)}"
+    words = f"Your plan, not driven yet · {renderer(ruleset).captioner.heading(view)}"
     return to_png(captioned(draw(view, preview, focus), words).image)
 
 

@@ -60,5 +60,6 @@ class Captioner:
         if state.phase in (TablePhase.FINISHED, TablePhase.LOBBY) or not waiting:
             return head
         names = [self.name_of(state, p) for p in waiting]
-        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}" if len(names) <= 3 \
+            else f"{len(names)} players"   # named while a phone's line holds them
         return f"{head} · {who} to move"

@@ -121,13 +121,14 @@ def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple =
     (tokens without letters), cropped round the acting vehicle, the vehicles in its reach, its nearest
     rival and the path of `last` inside the rulers, everyone named on a tag and the grid's letters and
     numbers along the edges (images.battlecars.closeup says which vehicle acts and what it reaches). A
-    `plan`'s path (`last`) ends in a ghost of its vehicle, tagged "Ends here"."""
+    `plan`'s path (`last`) ends in a ghost of its vehicle, tagged "Ends here" (and the plan is drawn large:
+    the nearest rival is held only when in reach)."""
     board = state.the_board
     cell = cell_size(board)
     image = board_image(state, last, turn, words=False, plan=plan)
     inner = (LABELS, HEADER + LABELS, LABELS + board.width * cell, HEADER + LABELS + board.height * cell)
     vehicle = acting_vehicle(state, focus)
-    shown = held(state, vehicle) if vehicle is not None else list(state.vehicles)
+    shown = held(state, vehicle, rival_too=not plan) if vehicle is not None else list(state.vehicles)
     driven = [parse_label(getattr(e, end)) for e in last if isinstance(e, (VehicleMoved, Drifted))
               for end in ("from_point", "to_point")]   # the last move's (or a plan's) path
     points = [centre(p, cell, HEADER) for p in [v.point for v in shown if v.point is not None] + driven] or \
@@ -149,7 +150,7 @@ PLAN_END = "plan-end"   # the spot of a plan's end in its close-up
 def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = None) -> Closeup:
     """The close-up of a plan's private preview: the planned path drawn as a move (as the preview's
     picture draws it) to a ghost of the vehicle where it ends, cropped round the planning vehicle, its
-    path, what its weapons reach and its nearest rival."""
+    path and what its weapons reach."""
     return render_closeup_image(state, preview.moves, (), focus, plan=True)
 
 

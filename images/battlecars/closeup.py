@@ -58,8 +58,9 @@ def nearest_rival(state: BattlecarsState, vehicle: Vehicle) -> Vehicle | None:
     return min(rivals, key=lambda v: (math.dist(here, v.point or here), v.id), default=None)
 
 
-def held(state: BattlecarsState, vehicle: Vehicle) -> list[Vehicle]:
-    """What the close-up holds round `vehicle`: itself, what its weapons reach and its nearest rival."""
-    rival = nearest_rival(state, vehicle)
+def held(state: BattlecarsState, vehicle: Vehicle, rival_too: bool = True) -> list[Vehicle]:
+    """What the close-up holds round `vehicle`: itself, what its weapons reach and (`rival_too`) its nearest
+    rival."""
+    rival = nearest_rival(state, vehicle) if rival_too else None
     reached = list(in_reach(state, vehicle))
     return [vehicle, *reached, *([rival] if rival is not None and rival not in reached else [])]
