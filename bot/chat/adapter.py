@@ -448,6 +448,10 @@ class PitbossBehaviour(discord.Client):
             reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id))
             if done and reply.outcome == "applied":
                 await interaction.edit_original_response(content=done, view=None, attachments=[])
+            if reply.in_place:   # a private menu's next page: the pressed message shows it, no new message
+                await interaction.edit_original_response(content=reply.text, view=view_for(reply),
+                                                         allowed_mentions=discord.AllowedMentions.none())
+                return
             await self.present(interaction, reply, from_button=True)
             if reply.panel is not None:   # the private menu pressed shows the next choices in place
                 await interaction.edit_original_response(content=reply.panel.text, view=view_for(reply.panel),
