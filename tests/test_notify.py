@@ -6,7 +6,9 @@ on them, with its deadline in their own time; the channel keeps every action lin
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sqlite3
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -19,7 +21,7 @@ from bot.table.protocol.commands import Command, CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli, run_pitboss
 from tests.test_player_clock import Clock
 
 BACKENDS = ("sqlite", "postgres")   # digests and timers are stored: both backends (tests/conftest.py)
@@ -189,3 +191,41 @@ async def test_an_older_database_keeps_its_players_settings_and_takes_a_digest(t
         assert saved.outcome == "shown" and await store.digest_due(guild, player) is not None
     finally:
         await store.close()
+
+
+async def test_help_and_the_settings_name_every_choice_of_notify(db_path):
+    _clock, store, service = await opened(db_path)
+    explained = await run(service, "ann", '/help command:"me settings"')
+    assert explained.outcome == "shown" and len(explained.text) <= 2000
+    for words in ("notify", "channel", "dm", "digest", "direct message", "08:00", "deadline in your time"):
+        assert words in explained.text, words
+    await store.close()
+
+
+@pytest.mark.slow   # a process per command
+def test_the_command_line_prints_a_direct_message_and_tick_prints_a_due_digest(tmp_path):
+    db = str(tmp_path / "game.db")
+
+    def exec_as(user, line, runner=run_cli):
+        return runner("exec", "--db", db, "--channel", "42", "--user", user, line, cwd=tmp_path)
+
+    assert exec_as("ann", "/me settings notify:dm").returncode == 0
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join"), ("ben", "/game join")):
+        assert exec_as(user, line).returncode == 0
+    assert exec_as("ann", "/game start").returncode == 0
+    status = exec_as("ben", "/game status").stdout
+    play = re.search(r"^private: choices for ben: (/[^|\n]+?)(?: \||$)", status, re.M).group(1)
+    played = exec_as("ben", play, runner=run_pitboss)
+    assert played.returncode == 0 and "ben played" in played.stdout, played.stdout
+    assert "ping: ann" not in played.stdout
+    assert "dm to ann: **Track (the card race)** in <#42>: your turn.\n  Next: Round 1, ann:" in played.stdout
+    assert re.search(r"^  Your choices \(only you see this\): ", played.stdout, re.M)
+    assert exec_as("ann", "/me settings notify:digest").returncode == 0
+    with sqlite3.connect(db) as connection:   # as the clock would at the end of her away hours
+        connection.execute("UPDATE player_notices SET digest_due = 0 WHERE player = 'ann'")
+    ticked = run_pitboss("tick", "--db", db, cwd=tmp_path)
+    assert ticked.returncode == 0 and "dm to ann: Your daily digest: 1 game waits on you.\n" \
+        "  - **Track (the card race)** in <#42>: no deadline. Round 1, ann:" in ticked.stdout, ticked.stdout
+    assert "0 notices sent, 1 digests" in ticked.stdout
+    again = run_pitboss("tick", "--db", db, cwd=tmp_path)
+    assert "dm to" not in again.stdout and "0 notices sent\n" in again.stdout
