@@ -183,23 +183,20 @@ class PitbossBehaviour(discord.Client):
 
     @tasks.loop(seconds=DEFAULT_TICK_SECONDS)
     async def scheduler(self) -> None:
-        """One round: post the reminders and autopilot turns that fell due.
+        """One round: post the reminders and autopilot turns that fell due, then send the daily digests due.
 
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
         failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
         """
-        try:
-            notices = await self.service.run_due()
-        except Exception:
-            log.exception("scheduler round failed")
-            return
-        await self.post_notices(notices)
-        try:
-            digests = await self.service.due_digests()
-        except Exception:
-            log.exception("could not look for due digests")
-            return
-        await self.send_direct(digests)
+        rounds: tuple[tuple[Any, Any], ...] = ((self.service.run_due, self.post_notices),
+                                               (self.service.due_digests, self.send_direct))
+        for take, send in rounds:
+            try:
+                due = await take()
+            except Exception:
+                log.exception("scheduler round failed")
+                continue
+            await send(due)
 
     async def post_notices(self, notices: Sequence[Notice]) -> None:
         """Post each notice in its channel (and send its direct messages); one that cannot be posted is logged
