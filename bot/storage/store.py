@@ -219,6 +219,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE rollback_votes ADD COLUMN kind TEXT NOT NULL DEFAULT 'rollback';
     """,
+    # 17: what the table keeps for a player's notices on a server (/me settings notify:): when their next daily
+    # digest is due, and whether they were told their direct messages are closed to the bot (told once).
+    """
+    CREATE TABLE player_notices (
+        guild TEXT NOT NULL,
+        player TEXT NOT NULL,
+        digest_due {real},
+        dms_closed_told INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild, player)
+    );
+    CREATE INDEX player_notices_digest ON player_notices (digest_due);
+    """,
 )
 
 
@@ -820,6 +832,49 @@ class Store:
             await self.driver.execute(
                 "INSERT INTO player_settings (guild, player, settings) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild, player) DO UPDATE SET settings = excluded.settings", (guild, player, settings))
+
+    async def set_digest_due(self, guild: str, player: str, due: float | None) -> None:
+        """When a player's next digest on a server is due (None: they get none)."""
+        async with self.transaction():
+            await self.set_digest_due_tx(guild, player, due)
+
+    async def set_digest_due_tx(self, guild: str, player: str, due: float | None) -> None:
+        await self.driver.execute(
+            "INSERT INTO player_notices (guild, player, digest_due) VALUES (?, ?, ?)"
+            " ON CONFLICT (guild, player) DO UPDATE SET digest_due = excluded.digest_due", (guild, player, due))
+
+    async def digest_due(self, guild: str, player: str) -> float | None:
+        row = await self.driver.fetchone(
+            "SELECT digest_due FROM player_notices WHERE guild = ? AND player = ?", (guild, player))
+        return row[0] if row else None
+
+    async def claim_digests_tx(self, now: float) -> list[tuple[str, str, float]]:
+        """Take every digest due by `now` (guild, player, when it was due), each moved a day on in the same
+        transaction, so no other process (nor this one after a restart) sends it again; the caller sets the
+        exact next moment. On PostgreSQL, rows another process is claiming are skipped."""
+        rows = await self.driver.fetchall(
+            "SELECT guild, player, digest_due FROM player_notices WHERE digest_due IS NOT NULL AND digest_due <= ?"
+            f" ORDER BY guild, player{self.driver.skip_locked}", (now,))
+        for guild, player, due in rows:
+            await self.driver.execute("UPDATE player_notices SET digest_due = ? WHERE guild = ? AND player = ?",
+                                      (max(due, now) + 86400.0, guild, player))
+        return [(guild, player, due) for guild, player, due in rows]
+
+    async def dms_closed_first(self, guild: str, player: str) -> bool:
+        """Note that a player's direct messages are closed to the bot: True the first time (they are told so
+        once), False when they were told already."""
+        async with self.transaction():
+            changed = await self.driver.execute(
+                "INSERT INTO player_notices (guild, player, dms_closed_told) VALUES (?, ?, 1)"
+                " ON CONFLICT (guild, player) DO UPDATE SET dms_closed_told = 1"
+                " WHERE player_notices.dms_closed_told = 0", (guild, player))
+        return changed > 0
+
+    async def forget_dms_closed(self, guild: str, player: str) -> None:
+        """A player chose where their pings go anew: a closed inbox is told again."""
+        async with self.transaction():
+            await self.driver.execute("UPDATE player_notices SET dms_closed_told = 0 WHERE guild = ? AND player = ?",
+                                      (guild, player))
 
     async def standing_orders(self, game_id: int) -> dict[str, dict[str, str]]:
         """Every seat's standing orders in a game: {player: {question: answer}}."""

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from bot.table.clock.personal import VIEWS
+from bot.table.clock.personal import NOTIFY, VIEWS
 from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
 from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
@@ -132,13 +132,15 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
     CommandSpec("games", "Your running games on this server: whose turn it is, and each one's deadline", private=True),
-    CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders", (
+    CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders, pings", (
         OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
                    suggest=True),
         OptionSpec("away", "str", "Hours of your day with no pings, e.g. 23-07 (deadlines move past them), or none"),
         OptionSpec("reminder_hours", "int", "Your reminder comes after this many hours (0: as each table sets)",
                    min_value=0, max_value=720),
         OptionSpec("view", "str", "Your private status and previews: full map, or closeup for a phone", choices=VIEWS),
+        OptionSpec("notify", "str", "Your pings: in the channel, by direct message, or a daily digest",
+                   choices=NOTIFY),
     ), private=True),
     CommandSpec("me away", "Pause your reminders and deadlines in all your games here, said in each channel", (
         OptionSpec("hours", "int", "How many hours (each table's pause limit holds)", required=True, min_value=1,

@@ -66,6 +66,18 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Direct:
+    """A direct message to one player (their `/me settings notify:dm`, or their daily digest), and what the
+    game's channel says to them instead when they accept no direct messages (`fallback`, pinging them)."""
+
+    player: str
+    text: str
+    guild: str
+    channel: str
+    fallback: str
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a transport shows: text, an optional PNG with alt text, and whether it is private.
 
@@ -97,6 +109,7 @@ class Reply:
     edits: tuple[Edit, ...] = ()       # earlier messages of the channel rewritten along with this reply
     vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
     own_message: bool = False   # shown as a message of its own, never added to the turn's (a seat change)
+    direct: tuple[Direct, ...] = ()   # the pings that go by direct message instead (bot.table.service.away)
 
     @property
     def mention(self) -> str | None:

@@ -38,6 +38,12 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
 NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+         "me settings": "notify:dm sends your own turn pings and reminders by direct message, with only what you "
+                        "may see (the channel keeps every action line and mentions nobody for you; inside your away "
+                        "hours they wait); if your direct messages are closed to me they come in the channel, said "
+                        "once. notify:digest pings you never, and sends one direct message a day when your away hours "
+                        "end (08:00 your time without any): each game here waiting on you, with its deadline in your "
+                        "time.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
