@@ -43,7 +43,10 @@ class AwayPings:
             return reply
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
-        game = await self._table.store.active_game(channel)
+        # the reply's own game: one that just ended (its end pings the seated) is no longer active
+        game = await self._table.store.game(reply.game_id) if reply.game_id is not None else None
+        if game is None:
+            game = await self._table.store.active_game(channel)
         if game is None:
             return reply
         try:
