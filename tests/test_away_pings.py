@@ -140,3 +140,15 @@ def test_a_reminder_too_close_to_the_autopilot_is_not_shown_in_the_clock_line_ei
     assert player_clock(late, 0.0, T0, HOUR) == f"deadline {moment(deadline)}"
     assert player_clock(early, 0.0, T0, HOUR) == f"deadline {moment(deadline)}, reminder {moment(deadline - HOUR)}"
     assert player_clock(late, 0.0, T0) == f"deadline {moment(deadline)}, reminder {moment(deadline - 0.5 * HOUR)}"
+
+
+async def test_the_message_that_ends_a_game_in_a_players_night_does_not_ping_them(db_path):
+    """The end pings everyone still seated, but not inside their away hours: the game no longer waits on
+    them, so nothing pings them later either (the week replayed in tests/e2e/test_e2e_week.py found it)."""
+    clock, store, service = await opened(db_path, NIGHT_IN_TOKYO)
+    await run(service, "ann", "/me settings time_zone:Asia/Tokyo away:23-7")
+    await track(service)
+    ended = await run(service, "ben", "/game resign confirm:yes")
+    assert ended.outcome == "applied" and await store.active_game("f") is None, ended.text
+    assert ended.mentions == (), ended
+    await store.close()

@@ -133,3 +133,24 @@ def test_an_answer_given_by_standing_order_is_told_as_played_for_its_owner():
     head = "Since your last action (3 actions; 1 of them played for you: a standing order 1):"
     told = "#3 ann answers by standing order (return fire): ann fires back."
     assert caught.startswith(f"{head}\n#2 ben shoots at ann.\n{told}"), caught
+
+
+async def test_a_standing_order_that_answers_in_the_autopilots_turn_pings_its_owner(store):
+    """Finding 8 at a deadline (seed 1): the autopilot plays cid's turn, the computer's turn after it draws
+    ben's standing order, and the notice pings ben too, saying why; the line says it was his order."""
+    clock = Clock()
+    service = GameService(store, render=None, clock=clock)
+    for user, line in (("ann", "/game new ruleset:battlecars seed:1"), ("ann", "/game join vehicle:interceptor"),
+                       ("ben", "/game join vehicle:rammer"), ("cid", "/game join vehicle:interceptor"),
+                       ("ann", "/game add-ai vehicle:rammer"), ("ann", "/game settings deadline_hours:1"),
+                       *((user, f"/orders set question:{order}") for user in ("ann", "ben", "cid")
+                         for order in ("return_fire answer:attacker", "hit_section answer:front")),
+                       ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome in ("applied", "shown"), line
+    notices = []
+    for _ in range(5):   # five rounds of deadlines: at the last the computer's shot draws ben's order
+        clock.now += 1.01 * HOUR
+        notices += [n.reply for n in await service.run_due()]
+    (notice,) = [n for n in notices if "'s standing order" in n.text]
+    assert notice.text.startswith("cid's deadline passed") and "ben's standing order (return fire): " in notice.text
+    assert "ben" in notice.mentions and "ben: your standing order answered (below)." in notice.ping_words, notice

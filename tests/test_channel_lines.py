@@ -128,3 +128,21 @@ async def test_a_standing_order_is_told_as_its_owners_and_pings_them(service, st
         assert line.startswith(f"{owner}'s standing order (return fire): {owner} fires "), line
         assert owner in reply.mentions and "your standing order answered (below)." in reply.ping_words, reply
         assert " answers by standing order" not in reply.text
+
+
+async def test_a_rollback_pings_the_owner_of_a_standing_order_that_answers_after_it(service, store):
+    """Seed 1: ben's third action draws ann's standing order (return fire). Rolled back to that action, the
+    game plays on at once and her order answers again: the rollback's reply says so and pings her."""
+    orders = {"ben": {"return_fire": "attacker"}, "ann": {"return_fire": "attacker"}}
+    replies = await _play(service, store, "battlecars", 1, ["/game join vehicle:interceptor",
+                                                            "/game join vehicle:rammer",
+                                                            "/game add-ai vehicle:rammer"], orders, 3)
+    who, last = replies[-1]
+    assert who == "ben" and "ann's standing order (return fire): " in last.text, last.text
+    game = await store.active_game("lines")
+    to = max(r.seq for r in await store.recent_actions(game.id, 20) if r.actor == "ben")
+    run = lambda user, line: service.execute("lines", Actor(user, user), parse(line))   # noqa: E731
+    assert (await run("ann", f"/game rollback to:{to}")).outcome == "shown"
+    rolled = await run("ben", "/game rollback vote:yes")
+    assert rolled.outcome == "applied" and "ann's standing order (return fire): ann fires " in rolled.text, rolled.text
+    assert "ann" in rolled.mentions and "ann: your standing order answered (below)." in rolled.ping_words, rolled

@@ -22,6 +22,7 @@ from tests.e2e.fake_discord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIM = Path(__file__).with_name("discord_redirect.py")
+CLOCK = Path(__file__).with_name("fake_clock.py")   # the shim's table clock, when PITBOSS_E2E_CLOCK is set
 STARTUP_TIMEOUT = 30.0  # from spawning the process to READY (normally ~1.5 s)
 KILL_TIMEOUT = 10.0
 
@@ -43,6 +44,7 @@ class BotProcess:
         self.shim_dir = workdir / "shim"
         self.shim_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SHIM, self.shim_dir / "sitecustomize.py")
+        shutil.copyfile(CLOCK, self.shim_dir / "e2e_clock.py")
         self.proc: subprocess.Popen | None = None
         self.starts = 0
         self.startup_seconds: list[float] = []

@@ -12,7 +12,9 @@ Product code is not touched. It acts only when PITBOSS_E2E_FAKE_DISCORD is set (
   `resume_gateway_url`;
 - sets the CDN base (`discord.asset.Asset.BASE`), which only matters if the bot fetches assets;
 - refuses every outgoing connection that is not to the loopback interface, so a redirect that stops
-  working fails loudly instead of sending the fake token to the real Discord.
+  working fails loudly instead of sending the fake token to the real Discord;
+- when PITBOSS_E2E_CLOCK names a file, gives the table that file's clock (fake_clock.py, copied beside
+  this file as `e2e_clock`).
 """
 
 import os
@@ -51,3 +53,8 @@ if _FAKE:
     discord.asset.Asset.BASE = _FAKE
     print(f"e2e: discord.py {discord.__version__} redirected: REST {discord.http.Route.BASE}, "
           f"gateway {discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY}", file=sys.stderr, flush=True)
+
+    if os.environ.get("PITBOSS_E2E_CLOCK"):
+        import e2e_clock
+
+        e2e_clock.install(os.environ["PITBOSS_E2E_CLOCK"])

@@ -46,16 +46,17 @@ class AwayPings:
             return reply
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
-        game = await self._table.store.active_game(channel)
-        running = game is not None
-        if game is None:   # the end of a game pings too: by direct message, or not at all for a digest
-            game = await self._table.store.latest_game(channel)
-            if game is None:
-                return reply
+        # the reply's own game: one that just ended (its end pings the seated) is no longer active, and its
+        # end pings by direct message too, or not at all for a digest or an away player
+        game = await self._table.store.game(reply.game_id) if reply.game_id is not None else None
+        if game is None:
+            game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
+        if game is None:
+            return reply
         stored = await self._table.store.player_settings_tx(game.guild, reply.mentions)
         own = {player: PlayerSettings.from_json(stored[player]) for player in reply.mentions if player in stored}
         quiet = {player for player, personal in own.items() if personal.notify == "digest"}   # their digest tells
-        back = await self._away(game, reply, own, quiet) if running else {}
+        back = await self._away(game, reply, own, quiet)
         pinged = tuple(p for p in reply.mentions if p not in back and p not in quiet)
         by_dm = tuple(p for p in pinged if p in own and own[p].notify == "dm")
         if back:
