@@ -49,6 +49,7 @@ options = st.fixed_dictionaries({}, optional={
     "deadline_action": st.sampled_from(["autopilot", "skip"]),
     "quiet_hours": st.sampled_from(["none", "22-7", "0-23", "9-17", "23-0"]),
     "pause_limit_hours": st.integers(min_value=0, max_value=2160),
+    "grace": st.integers(min_value=0, max_value=3),
 })
 pauses = st.dictionaries(st.text(min_size=1, max_size=20), st.floats(min_value=0, max_value=4e9))
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from bot.storage.store import Timer
-from bot.table.clock.settings import TableSettings
+from bot.table.clock.settings import GRACE_TOKEN, TableSettings
 
 # A moment as the service writes it: the date and time, then how long from now, both Discord's.
 _MOMENT = re.compile(r"<t:(\d{1,12}):f> \(<t:\1:R>\)")
@@ -31,8 +31,9 @@ def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableS
     by_player = {t.player: t for t in timers}
     clocks: dict[str, list[str]] = {}   # the same clock once, for everyone it runs for (six racers at the start)
     for player in waiting:
-        if words := player_clock(by_player.get(player), settings.paused_until.get(player, 0.0), now, lead):
-            clocks.setdefault(words, []).append(name(player))
+        timer = by_player.get(player)
+        if words := player_clock(timer, settings.paused_until.get(player, 0.0), now, lead):
+            clocks.setdefault(words + grace_words(settings, player, timer), []).append(name(player))
     parts = [f"{', '.join(names)}: {words}" for words, names in clocks.items()]
     return f"⏰ {'; '.join(parts)}." if parts else ""
 
@@ -49,6 +50,17 @@ def player_clock(timer: Timer | None, away_until: float, now: float, lead: float
         soon = f", reminder {moment(reminder)}" if sent and reminder is not None else ""
         return f"deadline {moment(deadline)}{soon}"
     return f"reminder {moment(reminder)}, no deadline" if reminder is not None else ""
+
+
+def grace_words(settings: TableSettings, player: str, timer: Timer | None) -> str:
+    """What a missed deadline brings, where the table grants grace: ' (then grace: +6 h, 1 of 2 left)' while
+    the player has some and this deadline is not already one a grace extended."""
+    if not settings.grace or timer is None or timer.deadline_due is None:
+        return ""
+    if timer.token.startswith(GRACE_TOKEN):
+        return " (extended by grace: then the autopilot)"
+    left = settings.grace - settings.grace_used.get(player, 0)
+    return f" (then grace: +{settings.grace_hours():g} h, {left} of {settings.grace} left)" if left > 0 else ""
 
 
 def plain_moments(text: str, now: float | None = None) -> str:

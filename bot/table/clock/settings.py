@@ -22,6 +22,10 @@ DEADLINE_ACTIONS = ("autopilot", "skip")
 MAX_TURN_HOURS = 720  # the longest reminder delay or deadline (/game settings allows 1-720)
 MAX_PAUSE_HOURS = 2160
 MAX_AWAY_LIMIT_HOURS = 24   # away hours are part of a day
+MAX_GRACE = 3   # missed deadlines a table may excuse per player per game (/game settings grace:)
+GRACE_HOURS = 24.0   # how long a grace extends a deadline when the table sets no deadline_hours (a bank's)
+CLOCKS = ("deadline", "bank")   # a flat deadline per wait, or a time bank per player
+MAX_BANK_HOURS = 2160
 _QUIET = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
@@ -50,6 +54,13 @@ class TableSettings:
     # when each player's pause began: a pause renewed (or ended and begun again) before the limit has run
     # from then ends no later than that (the limit holds across renewals)
     paused_since: dict[str, float] = field(default_factory=dict)
+    # grace (issue 38 finding 12): a player's first `grace` missed deadlines in a game each extend that
+    # deadline once; `grace_used` counts them per seat, as table history (a rollback does not restore it)
+    grace: int = 0
+    grace_used: dict[str, int] = field(default_factory=dict)
+    # a plan each player previewed but did not confirm: (turn key, the plan as its Confirm button encodes it),
+    # played at their deadline instead of the autopilot's choice while it is still legal
+    previewed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
@@ -64,6 +75,10 @@ class TableSettings:
         _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
         _check_range("away_limit_hours", self.away_limit_hours, 0, MAX_AWAY_LIMIT_HOURS)
         _check_range("gone_hours", self.gone_hours, 1, MAX_TURN_HOURS)
+        if not 0 <= self.grace <= MAX_GRACE:
+            raise ValueError(f"grace is {self.grace!r}, not 0-{MAX_GRACE}")
+        if any(not player or not 0 <= used <= MAX_GRACE for player, used in self.grace_used.items()):
+            raise ValueError(f"grace_used is {self.grace_used!r}")
         for name, moments in (("paused_until", self.paused_until), ("paused_since", self.paused_since)):
             for player, until in moments.items():
                 if not player or not math.isfinite(until) or until < 0:
@@ -119,9 +134,23 @@ class TableSettings:
 
     def to_json(self) -> str:
         plain = asdict(self)
-        if not self.paused_since:   # as settings were written before pauses kept when they began
-            del plain["paused_since"]
+        for name in _LATER_FIELDS:   # at their defaults, settings are written as before these fields were added
+            if plain[name] == _DEFAULTS[name]:
+                del plain[name]
         return json.dumps(plain, sort_keys=True)
+
+    def grace_hours(self) -> float:
+        """How long a grace extends a missed deadline: the table's deadline_hours (24 h when it sets none)."""
+        return self.deadline_hours or GRACE_HOURS
+
+    def graced(self, player: str) -> TableSettings:
+        """These settings with one more of `player`'s graces used."""
+        return replace(self, grace_used={**self.grace_used, player: self.grace_used.get(player, 0) + 1})
+
+    def with_preview(self, player: str, preview: tuple[str, str] | None) -> TableSettings:
+        """These settings keeping `player`'s previewed plan (None: dropping it)."""
+        kept = {p: plan for p, plan in self.previewed.items() if p != player}
+        return replace(self, previewed={**kept, player: preview} if preview is not None else kept)
 
     def describe(self, reader: PlayerSettings | None = None, now: float = 0.0) -> str:
         """The settings in words; the quiet hours also in the `reader`'s own time zone, as they fall today."""
@@ -129,8 +158,10 @@ class TableSettings:
         quiet = f"{self.quiet_hours[0]:02d}:00-{self.quiet_hours[1]:02d}:00 UTC" if self.quiet_hours else "none"
         if self.quiet_hours and reader is not None and reader.time_zone != "UTC":
             quiet += f" ({hours_in_zone(self.quiet_hours, reader.zone, now)} in {reader.time_zone})"
-        return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; quiet hours: {quiet}; "
-                f"pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
+        grace = f"{self.grace} missed deadline{'s' if self.grace != 1 else ''} per player extended by " \
+            f"{self.grace_hours():g} h first" if self.grace else "none"
+        return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; grace: {grace}; quiet hours: "
+                f"{quiet}; pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
                 f"{self.away_limit_hours:g} h; a player silent for {self.gone_hours:g} h counts as gone (the host "
                 f"may then act on their seat).")
 
@@ -140,9 +171,16 @@ def _field_types() -> dict[str, typing.Any]:
     return typing.get_type_hints(TableSettings)
 
 
+# fields added after settings were first stored: left out of what is written while at their defaults
+_LATER_FIELDS = ("paused_since", "grace", "grace_used", "previewed")
+
+
 def _check_range(name: str, hours: float, low: float, high: float) -> None:
     if not low <= hours <= high:  # also refuses NaN
         raise ValueError(f"{name} is {hours!r}, not {low}-{high}")
+
+
+_DEFAULTS = asdict(TableSettings())
 
 
 def updated(settings: TableSettings, options: dict) -> TableSettings:
@@ -162,6 +200,10 @@ def updated(settings: TableSettings, options: dict) -> TableSettings:
         changes["away_limit_hours"] = float(options["away_limit_hours"])
     if "gone_hours" in options:
         changes["gone_hours"] = float(options["gone_hours"])
+    if "grace" in options:
+        changes["grace"] = int(options["grace"])
+        if not 0 <= changes["grace"] <= MAX_GRACE:
+            raise BadOption(f"grace: 0-{MAX_GRACE} missed deadlines per player.")
     return replace(settings, **changes)
 
 
@@ -204,6 +246,17 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
         due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
         deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
     return Timer(game_id, channel, player, turn_key, reminder, deadline, secrets.token_hex(8))
+
+
+GRACE_TOKEN = "grace-"   # a timer's token begins so when a grace extended its deadline: not extended again
+
+
+def extended_timer(settings: TableSettings, timer: Timer, now: float, personal: PlayerSettings | None) -> Timer:
+    """A missed deadline extended by a grace: a new wait of the grace's length from `now`, out of the quiet and
+    away hours as any deadline, its token marked so the new deadline is not extended again."""
+    fresh = timer_for(replace(settings, deadline_hours=settings.grace_hours(), paused_until={}), timer.game_id,
+                      timer.channel, timer.player, timer.turn_key, now, personal)
+    return replace(fresh, token=GRACE_TOKEN + fresh.token)
 
 
 def _settled(settings: TableSettings, personal: PlayerSettings | None, moment: float) -> float:

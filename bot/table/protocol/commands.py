@@ -123,6 +123,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    min_value=0, max_value=24),
         OptionSpec("gone_hours", "int", "Silent this long, a player is gone: the host may act on their seat",
                    min_value=1, max_value=720),
+        OptionSpec("grace", "int", "Each player's first N missed deadlines are extended once before the autopilot",
+                   min_value=0, max_value=3),
     )),
     CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),

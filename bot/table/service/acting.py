@@ -239,10 +239,20 @@ class Acting:
             raise
         return await self._reply_to_run(channel, actor, run, summarize)
 
+    async def play_for(self, channel: str, player: str, steps: list, floating: Sequence[PlanStep], state: Any,
+                       expected_version: int, told: tuple) -> tuple[Applied, list]:
+        """A player's plan played by the table in their name (at their deadline), each step logged with
+        `told` first: the last step applied and every event, as run_steps plays it."""
+        run = await self._played_steps(channel, Actor(player, player), steps, expected_version, floating, state,
+                                       told=told)
+        assert run.done is not None
+        return run.done, run.events
+
     async def _played_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None,
-                            floating: Sequence[PlanStep], state: Any) -> _Run:
+                            floating: Sequence[PlanStep], state: Any, told: tuple = ()) -> _Run:
         """The loop of run_steps: each step applied in its own transaction until the steps run out, the
-        turn passes or the game refuses one (the first step's refusal is raised: nothing was played)."""
+        turn passes or the game refuses one (the first step's refusal is raised: nothing was played).
+        With `told`, the table plays the steps for the player (not they themselves)."""
         run = _Run()
         queue, pending = list(steps), list(floating)
         while queue or pending:
@@ -255,11 +265,13 @@ class Acting:
                 break
             try:
                 version = expected_version if run.played == 0 else None
-                last_step = not queue and not pending
-                done = await (self.apply(channel, actor.id, step, version, last_step=last_step, by_person=True)
+                last_step = not queue and not pending and not told   # the deadline draws its own picture
+                by_person = not told
+                done = await (self.apply(channel, actor.id, step, version, last_step=last_step, told=told,
+                                         by_person=by_person)
                               if isinstance(step, Command)
                               else self.apply(channel, actor.id, None, version, action=step, last_step=last_step,
-                                              by_person=True))
+                                              told=told, by_person=by_person))
             except GameError as exc:
                 if run.done is None:
                     raise

@@ -38,6 +38,9 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
 NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+         "game settings": "grace:N excuses each player's first N missed deadlines: each is extended once by "
+                          "deadline_hours before the autopilot plays (a rollback gives no grace back); a plan "
+                          "previewed and not confirmed is played at the deadline while it is still legal.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 

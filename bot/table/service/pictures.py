@@ -171,6 +171,7 @@ class Pictures:
             return ""
         settings = TableSettings.or_defaults(game.settings)
         lead = reminder_lead(settings) if ruleset.autopilot is not None else 0.0   # a later reminder is not sent
+        settings = settings if ruleset.autopilot is not None else replace(settings, grace=0)   # nothing to excuse
         return clock_line(waiting, await self._table.store.timers(game.id), settings,
                           lambda p: holder_name(state, p), self._table.clock(), lead)
 

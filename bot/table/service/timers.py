@@ -3,6 +3,7 @@ settings and a player's pause, which set them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -38,6 +39,7 @@ class Timers:
             await self._table.store.clear_timer_tx(game.id, player)
         settings = TableSettings.from_json(game.settings)
         starting = [p for p in waiting if force or p == acted or p not in current or current[p].turn_key != key]
+        await self._forget_previews_tx(game, settings, (set(current) - set(waiting)) | ({acted} if acted else set()))
         own = await self.personal_tx(game, tuple(starting))
         for player in starting:
             await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key,
@@ -47,9 +49,16 @@ class Timers:
         """The clock of a player who just acted and is still waited on in the same turn starts again (one
         write; the other players' clocks run on)."""
         settings = TableSettings.from_json(game.settings)
+        await self._forget_previews_tx(game, settings, {player})
         own = await self.personal_tx(game, (player,))
         await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player,
                                                        ruleset.turn_key(state), self._table.clock(), own.get(player)))
+
+    async def _forget_previews_tx(self, game: GameRecord, settings: TableSettings, players: set[str]) -> None:
+        """A previewed plan is kept only while its player has not acted and the wait it was made in lasts."""
+        if dropped := players & set(settings.previewed):
+            kept = {p: plan for p, plan in settings.previewed.items() if p not in dropped}
+            await self._table.store.set_settings_tx(game, replace(settings, previewed=kept).to_json())
 
     async def personal_tx(self, game: GameRecord, players: tuple[str, ...]) -> dict[str, PlayerSettings]:
         """The /me settings these players keep on the game's server (those who keep any)."""
