@@ -5,7 +5,8 @@ a computer seat where the game has them), a spectator, the host or an admin, mem
 and for the race a seated GM. Any of them issues any command: a move from the legal list, `/undo`, seat
 give, take and computer (one's own or, as the host or an admin, another's), resign, rollback proposals and
 votes by command and by button, standing orders, `/me away`, follow, GM rulings, export and import into
-another channel; a clock the test moves fires reminders and deadlines. After every step four invariants
+another channel; a clock the test moves fires reminders and deadlines (a flat deadline or a time bank, with or
+without grace: `fire_deadlines` fires again after a grace extends one). After every step four invariants
 are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 
 - liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
@@ -198,8 +199,9 @@ class TableModel(RuleBasedStateMachine):
 
     # --- setting up ----------------------------------------------------------------------------------
 
-    @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans(), grace=st.booleans())
-    def set_up(self, seed: int, computer: bool, deadlines: bool, grace: bool = False) -> None:
+    @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans(), grace=st.booleans(),
+                bank=st.booleans())
+    def set_up(self, seed: int, computer: bool, deadlines: bool, grace: bool = False, bank: bool = False) -> None:
         *opening, (starter, start) = lines(self.GAME, SEED + seed, self.opening)
         self.deadlines = deadlines
         for user, line in opening:
@@ -207,7 +209,8 @@ class TableModel(RuleBasedStateMachine):
         if computer and self.ruleset.computer is not None:
             self.both(self.host, "/game add-ai")
         if deadlines:
-            self.both(self.host, "/game settings deadline_hours:12" + (" grace:1" if grace else ""))
+            clock = "clock:bank bank_hours:12 increment_hours:2" if bank else "deadline_hours:12"
+            self.both(self.host, f"/game settings {clock}" + (" grace:1" if grace else ""))
         started = self.both(starter, start)
         assert started.outcome == "applied", started.text
         self.seen = [(r.seq, r.actor, r.action) for r in self.a.log(self.game())]

@@ -1,8 +1,11 @@
 """End to end, the table's clock on each player's terms (issue 38 findings 12 and 13): a missed deadline
-excused by grace, said in the channel with a ping to the player. The test makes the deadline due by writing
-the bot's timer (as the hours would), as tests/e2e/test_e2e_long_games.py does for a reminder."""
+excused by grace, said in the channel with a ping to the player; then a time bank, shown in the status. The
+test makes the deadline due by writing the bot's timer (as the hours would), as
+tests/e2e/test_e2e_long_games.py does for a reminder."""
 
 from __future__ import annotations
+
+import re
 
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, slash
@@ -30,4 +33,9 @@ async def test_a_missed_deadline_is_excused_by_grace_in_the_channel(fake, start_
     finally:
         db.close()
     assert excused["content"].startswith(f"<@{fake.users[waiting].id}>")   # the player is pinged
+    banked = await slash(fake, "alice", "channel", "game settings", clock="bank", bank_hours=10, increment_hours=2)
+    assert "a time bank of 10 h a player" in banked.followups[0].content, banked.describe()
+    status = await slash(fake, "bob", "channel", "game status")
+    shown = " ".join(f.content for f in status.followups) + (status.callback.body.get("data") or {}).get("content", "")
+    assert re.search(rf"⏰ {waiting}: bank (10:00|9:59) left, runs out <t:\d+:f>", shown), status.describe()
     assert_nothing_unexpected(fake, bot)

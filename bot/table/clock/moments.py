@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
 from bot.storage.store import Timer
+from bot.table.clock.bank import hours_minutes
 from bot.table.clock.settings import GRACE_TOKEN, TableSettings
 
 # A moment as the service writes it: the date and time, then how long from now, both Discord's.
@@ -24,25 +25,33 @@ def moment(unix: float) -> str:
 
 
 def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableSettings, name: Callable[[str], str],
-               now: float, lead: float = 0.0) -> str:
+               now: float, lead: float = 0.0, banks: Mapping[str, float] | None = None) -> str:
     """When each waited-on player's deadline falls and their next reminder comes, or until when they are
     away (a pause): '' when no clock runs for anyone waited on. A reminder due less than `lead` before the
-    deadline is not shown: it is not sent (bot.table.service.deadlines)."""
+    deadline is not shown: it is not sent (bot.table.service.deadlines). Under a time bank, `banks` holds
+    the seconds left in each waited-on player's bank now, shown with when it runs out."""
     by_player = {t.player: t for t in timers}
     clocks: dict[str, list[str]] = {}   # the same clock once, for everyone it runs for (six racers at the start)
     for player in waiting:
         timer = by_player.get(player)
-        if words := player_clock(timer, settings.paused_until.get(player, 0.0), now, lead):
+        bank = banks.get(player) if banks is not None else None
+        if words := player_clock(timer, settings.paused_until.get(player, 0.0), now, lead, bank):
             clocks.setdefault(words + grace_words(settings, player, timer), []).append(name(player))
     parts = [f"{', '.join(names)}: {words}" for words, names in clocks.items()]
     return f"⏰ {'; '.join(parts)}." if parts else ""
 
 
-def player_clock(timer: Timer | None, away_until: float, now: float, lead: float = 0.0) -> str:
+def player_clock(timer: Timer | None, away_until: float, now: float, lead: float = 0.0,
+                 bank: float | None = None) -> str:
     """One waited-on player's clock in words: 'deadline …, reminder …', 'away until … (then deadline …)',
-    'reminder …, no deadline', or '' when none runs."""
+    'reminder …, no deadline', under a time bank 'bank 5:30 left, runs out …', or '' when none runs."""
     deadline = timer.deadline_due if timer is not None else None
     reminder = timer.reminder_due if timer is not None else None
+    if bank is not None and deadline is not None and timer is not None:
+        spent = bank <= 0 or timer.token.startswith(GRACE_TOKEN)
+        ends = f"bank empty, deadline {moment(deadline)}" if spent else \
+            f"bank {hours_minutes(bank)} left, runs out {moment(deadline)}"
+        return f"away until {moment(away_until)}, then {ends}" if away_until > now else ends
     if away_until > now:
         return f"away until {moment(away_until)}" + (f", then deadline {moment(deadline)}" if deadline else "")
     if deadline is not None:

@@ -125,6 +125,13 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    min_value=1, max_value=720),
         OptionSpec("grace", "int", "Each player's first N missed deadlines are extended once before the autopilot",
                    min_value=0, max_value=3),
+        OptionSpec("clock", "str", "deadline: a flat deadline a turn; bank: each player's time bank",
+                   choices=("deadline", "bank")),
+        OptionSpec("bank_hours", "int", "clock:bank: hours each bank starts with, spent outside away hours",
+                   min_value=1, max_value=720),
+        OptionSpec("increment_hours", "int", "clock:bank: hours a move adds to the bank", min_value=0, max_value=720),
+        OptionSpec("cap_hours", "int", "clock:bank: the most a bank may hold (at least bank_hours)",
+                   min_value=1, max_value=2160),
     )),
     CommandSpec("game pause", "Pause your deadlines and reminders (0 ends the pause)", (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),

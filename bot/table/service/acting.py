@@ -402,15 +402,17 @@ class Acting:
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._table.snapshots.remember(ruleset, snapshot, new_state)
+                    if seat_ids(new_state) != seat_ids(state):   # a seat's bank and grace stay the seat's
+                        game = await self._timers.seats_renamed_tx(game, state, new_state)
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
-                        await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
+                        game = await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
                     elif actor_id in after[0] and public and not ruleset.is_computer(new_state, actor_id) \
                             and not any(isinstance(e, NoteSent) for e in events):
                         # they acted: their clock starts anew; not for an action the channel may not learn
                         # of (a GM's private ruling), whose time the public clock would show, nor for a
                         # note (a GM's /gm tell), which takes no turn
-                        await self._timers.restart_tx(ruleset, game, new_state, actor_id)
+                        game = await self._timers.restart_tx(ruleset, game, new_state, actor_id)
                     if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
@@ -509,7 +511,7 @@ class Acting:
             async with self._table.write():
                 game = await self._table.store.undo_last_tx(game, last.seq, encode_state(previous))
                 # the game waits on the undoer again (a counter taken back): their clock runs anew
-                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id)
+                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id, moved=False)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         undone = describe_events(events_of(ruleset, last))

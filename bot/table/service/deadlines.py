@@ -115,7 +115,7 @@ class Deadlines:
             now = {t.player: t for t in await self._table.store.timers_tx(game.id)}.get(timer.player)
             stopped = now is None or (now.token == timer.token and now.deadline_due is None)
             if stopped and timer.player in waiting and not ruleset.is_computer(state, timer.player):
-                await self._timers.restart_tx(ruleset, game, state, timer.player)
+                await self._timers.restart_tx(ruleset, game, state, timer.player, after_deadline=True)
 
     async def _still_due(self, timer: Timer) -> tuple[Ruleset, GameRecord, Any]:
         """The game a claimed timer is for, if the claim still stands: the game still waits on the

@@ -40,7 +40,10 @@ _CREDIT = ("A seat that changed hands counts for the member who held it at the e
 NOTES = {"stats": _CREDIT, "standings": _CREDIT,
          "game settings": "grace:N excuses each player's first N missed deadlines: each is extended once by "
                           "deadline_hours before the autopilot plays (a rollback gives no grace back); a plan "
-                          "previewed and not confirmed is played at the deadline while it is still legal.",
+                          "previewed and not confirmed is played at the deadline while it is still legal. "
+                          "clock:bank bank_hours:B gives each seat a time bank instead: spent only while the game "
+                          "waits on it and outside its player's away hours; each move adds increment_hours, up to "
+                          "cap_hours; an empty bank means the deadline action. clock:deadline goes back.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 
