@@ -12,8 +12,9 @@ from tests.examples import games
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-# Sections every game's RULES.md has: how its seats change hands and how a rollback treats it.
-REQUIRED_SECTIONS = ("Seats that change hands", "Rollbacks")
+# Sections every game's RULES.md has: how its seats change hands, how a rollback treats it, and the grace and
+# time bank rulings (issue 38 findings 12 and 13).
+REQUIRED_SECTIONS = ("Seats that change hands", "Rollbacks", "Grace and the time bank")
 # A short name for a test file, as each RULES.md defines its own near the top: "`bc::` is
 # `tests/test_battlecars_rules.py`", "`drv` = `test_speedway_driving.py`", "`rr::` (`tests/...`)".
 _PREFIX = re.compile(r"`(\w+)(?:::)?`\s*(?:is\b|=|\(|the\s[^`]*?\bin\b)?\s*`(?:tests/)?([\w/]+\.py)`")

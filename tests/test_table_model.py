@@ -5,7 +5,8 @@ a computer seat where the game has them), a spectator, the host or an admin, mem
 and for the race a seated GM. Any of them issues any command: a move from the legal list, `/undo`, seat
 give, take and computer (one's own or, as the host or an admin, another's), resign, rollback proposals and
 votes by command and by button, standing orders, `/me away`, `/me settings notify:`, follow, GM rulings,
-export and import into another channel; a clock the test moves fires reminders and deadlines. After every
+export and import into another channel; a clock the test moves fires reminders and deadlines (a flat deadline
+or a time bank, with or without grace: `fire_deadlines` fires again after a grace extends one). After every
 step four invariants are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 
 - liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
@@ -211,8 +212,9 @@ class TableModel(RuleBasedStateMachine):
 
     # --- setting up ----------------------------------------------------------------------------------
 
-    @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans())
-    def set_up(self, seed: int, computer: bool, deadlines: bool) -> None:
+    @initialize(seed=st.integers(0, 999), computer=st.booleans(), deadlines=st.booleans(), grace=st.booleans(),
+                bank=st.booleans())
+    def set_up(self, seed: int, computer: bool, deadlines: bool, grace: bool = False, bank: bool = False) -> None:
         *opening, (starter, start) = lines(self.GAME, SEED + seed, self.opening)
         self.deadlines = deadlines
         for user, line in opening:
@@ -220,7 +222,8 @@ class TableModel(RuleBasedStateMachine):
         if computer and self.ruleset.computer is not None:
             self.both(self.host, "/game add-ai")
         if deadlines:
-            self.both(self.host, "/game settings deadline_hours:12")
+            clock = "clock:bank bank_hours:12 increment_hours:2" if bank else "deadline_hours:12"
+            self.both(self.host, f"/game settings {clock}" + (" grace:1" if grace else ""))
         started = self.both(starter, start)
         assert started.outcome == "applied", started.text
         self.seen = [(r.seq, r.actor, r.action) for r in self.a.log(self.game())]
@@ -536,15 +539,18 @@ class TableModel(RuleBasedStateMachine):
     @precondition(lambda self: self.running() and self.deadlines)
     @rule()
     def fire_deadlines(self) -> None:
-        """Past every deadline: the game moves on (liveness)."""
+        """Past every deadline: the game moves on (liveness), once each grace (one a player) has extended it."""
         game = self.game()
-        timers = self.a.run(self.a.store.timers(game.id))
-        dues = [t.deadline_due for t in timers if t.deadline_due is not None]
-        if not dues:
-            return
-        self.pass_time(max(0.0, max(dues) + 1 - self.time.now))
-        self.due()
-        after = self.game()
+        for _ in range(1 + len(HUMANS) + len(NEWCOMERS)):
+            timers = self.a.run(self.a.store.timers(game.id))
+            dues = [t.deadline_due for t in timers if t.deadline_due is not None]
+            if not dues:
+                return
+            self.pass_time(max(0.0, max(dues) + 1 - self.time.now))
+            self.due()
+            after = self.game()
+            if (after.id, after.version) != (game.id, game.version) or after.channel != self.channel:
+                break
         assert (after.id, after.version) != (game.id, game.version) or after.channel != self.channel, \
             ("liveness: every deadline passed and the game did not move", self.ruleset.prompt(self.state()))
 

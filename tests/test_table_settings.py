@@ -49,6 +49,7 @@ options = st.fixed_dictionaries({}, optional={
     "deadline_action": st.sampled_from(["autopilot", "skip"]),
     "quiet_hours": st.sampled_from(["none", "22-7", "0-23", "9-17", "23-0"]),
     "pause_limit_hours": st.integers(min_value=0, max_value=2160),
+    "grace": st.integers(min_value=0, max_value=3),
 })
 pauses = st.dictionaries(st.text(min_size=1, max_size=20), st.floats(min_value=0, max_value=4e9))
 
@@ -88,6 +89,13 @@ def test_whatever_the_settings_command_writes_reads_back_identically(changes, pa
     ('{"paused_until": {"alice": -5}}', "paused_until has 'alice'"),
     ('{"paused_until": {"": 5}}', "paused_until has ''"),
     ('{"colour": "red"}', "unknown 'colour'"),
+    ('{"grace": 4}', "grace is 4"),
+    ('{"grace_used": {"alice": -1}}', "grace_used is"),
+    ('{"clock": "hourglass"}', "clock is 'hourglass'"),
+    ('{"clock": "bank"}', "a bank clock without bank_hours"),
+    ('{"clock": "bank", "bank_hours": 10, "cap_hours": 5}', "cap_hours is 5.0"),
+    ('{"banks": {"alice": -1}}', "banks has 'alice'"),
+    ('{"previewed": {"alice": "n.n"}}', "previewed: "),
     ('[' * 100_000 + ']' * 100_000, ""),
 ])
 def test_damaged_settings_are_refused_with_the_reason(text, why):

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 
 from bot.storage.store import Timer
+from bot.table.clock.bank import runs_out, waking_seconds
 from bot.table.clock.personal import PlayerSettings, hours_in_zone, out_of_away
 from rules.codec import CodecError, from_plain
 from rules.errors import BadOption, GameError
@@ -22,6 +23,10 @@ DEADLINE_ACTIONS = ("autopilot", "skip")
 MAX_TURN_HOURS = 720  # the longest reminder delay or deadline (/game settings allows 1-720)
 MAX_PAUSE_HOURS = 2160
 MAX_AWAY_LIMIT_HOURS = 24   # away hours are part of a day
+MAX_GRACE = 3   # missed deadlines a table may excuse per player per game (/game settings grace:)
+GRACE_HOURS = 24.0   # how long a grace extends a deadline when the table sets no deadline_hours (a bank's)
+CLOCKS = ("deadline", "bank")   # a flat deadline per wait, or a time bank per player
+MAX_BANK_HOURS = 2160
 _QUIET = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
 
@@ -50,6 +55,21 @@ class TableSettings:
     # when each player's pause began: a pause renewed (or ended and begun again) before the limit has run
     # from then ends no later than that (the limit holds across renewals)
     paused_since: dict[str, float] = field(default_factory=dict)
+    # grace (issue 38 finding 12): a player's first `grace` missed deadlines in a game each extend that
+    # deadline once; `grace_used` counts them per seat, as table history (a rollback does not restore it)
+    grace: int = 0
+    grace_used: dict[str, int] = field(default_factory=dict)
+    # a plan each player previewed but did not confirm: (turn key, the plan as its Confirm button encodes it),
+    # played at their deadline instead of the autopilot's choice while it is still legal
+    previewed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # the clock (issue 38 finding 13): a flat deadline per wait, or each seat's time bank, spent only while the
+    # game waits on it and outside its player's away hours; a move adds the increment, up to the cap
+    clock: str = "deadline"
+    bank_hours: float | None = None
+    increment_hours: float = 0.0
+    cap_hours: float | None = None   # None: the bank's own size
+    banks: dict[str, float] = field(default_factory=dict)   # seconds left, as of when it last stopped or started
+    bank_since: dict[str, float] = field(default_factory=dict)   # each seat whose bank runs: since when
 
     def __post_init__(self) -> None:
         _check_range("reminder_hours", self.reminder_hours, 1, MAX_TURN_HOURS)
@@ -64,7 +84,21 @@ class TableSettings:
         _check_range("pause_limit_hours", self.pause_limit_hours, 0, MAX_PAUSE_HOURS)
         _check_range("away_limit_hours", self.away_limit_hours, 0, MAX_AWAY_LIMIT_HOURS)
         _check_range("gone_hours", self.gone_hours, 1, MAX_TURN_HOURS)
-        for name, moments in (("paused_until", self.paused_until), ("paused_since", self.paused_since)):
+        if not 0 <= self.grace <= MAX_GRACE:
+            raise ValueError(f"grace is {self.grace!r}, not 0-{MAX_GRACE}")
+        if any(not player or not 0 <= used <= MAX_GRACE for player, used in self.grace_used.items()):
+            raise ValueError(f"grace_used is {self.grace_used!r}")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock is {self.clock!r}, not one of {', '.join(CLOCKS)}")
+        if self.clock == "bank" and self.bank_hours is None:
+            raise ValueError("a bank clock without bank_hours")
+        if self.bank_hours is not None:
+            _check_range("bank_hours", self.bank_hours, 1, MAX_TURN_HOURS)
+        _check_range("increment_hours", self.increment_hours, 0, MAX_TURN_HOURS)
+        if self.cap_hours is not None:
+            _check_range("cap_hours", self.cap_hours, self.bank_hours or 1, MAX_BANK_HOURS)
+        for name, moments in (("paused_until", self.paused_until), ("paused_since", self.paused_since),
+                              ("banks", self.banks), ("bank_since", self.bank_since)):
             for player, until in moments.items():
                 if not player or not math.isfinite(until) or until < 0:
                     raise ValueError(f"{name} has {player!r}: {until!r}")
@@ -119,18 +153,85 @@ class TableSettings:
 
     def to_json(self) -> str:
         plain = asdict(self)
-        if not self.paused_since:   # as settings were written before pauses kept when they began
-            del plain["paused_since"]
+        for name in _LATER_FIELDS:   # at their defaults, settings are written as before these fields were added
+            if plain[name] == _DEFAULTS[name]:
+                del plain[name]
         return json.dumps(plain, sort_keys=True)
+
+    @property
+    def banked(self) -> bool:
+        """Whether each seat's clock is a time bank (not a flat deadline)."""
+        return self.clock == "bank" and self.bank_hours is not None
+
+    def bank_left(self, player: str, now: float, personal: PlayerSettings | None) -> float:
+        """The seconds left in `player`'s bank at `now` (a full bank for a seat that has not spent any)."""
+        assert self.bank_hours is not None
+        left = self.banks.get(player, self.bank_hours * HOUR)
+        since = self.bank_since.get(player)
+        return max(0.0, left - waking_seconds(personal, since, now)) if since is not None else left
+
+    def bank_stopped(self, player: str, now: float, personal: PlayerSettings | None,
+                     increments: int = 0) -> TableSettings:
+        """These settings with `player`'s bank stopped at `now` (what ran is spent), plus the increment when
+        they (or the table in their name) moved (`increments` 1, up to the cap), or less it when that move
+        was undone (-1)."""
+        if not self.banked or (player not in self.bank_since and not increments):
+            return self
+        left = self.bank_left(player, now, personal)
+        if increments:
+            assert self.bank_hours is not None
+            left = min(max(0.0, left + increments * self.increment_hours * HOUR),
+                       (self.cap_hours or self.bank_hours) * HOUR)
+        return replace(self, banks={**self.banks, player: left},
+                       bank_since={p: t for p, t in self.bank_since.items() if p != player})
+
+    def bank_started(self, player: str, start: float) -> TableSettings:
+        """These settings with `player`'s bank running from `start` (a pause's end, or now)."""
+        return replace(self, bank_since={**self.bank_since, player: start}) if self.banked else self
+
+    def seats_renamed(self, renamed: dict[str, str]) -> TableSettings:
+        """These settings with what belongs to a seat (its bank, its grace used) under the seat's new player id
+        (a seat taken over by another member: the seat keeps its bank; the old holder's pause is theirs)."""
+        def moved(kept: dict) -> dict:
+            return {renamed.get(player, player): value for player, value in kept.items()}
+        return replace(self, banks=moved(self.banks), bank_since=moved(self.bank_since),
+                       grace_used=moved(self.grace_used),
+                       previewed={p: v for p, v in self.previewed.items() if p not in renamed})
+
+    def grace_hours(self) -> float:
+        """How long a grace extends a missed deadline: the table's deadline_hours (24 h when it sets none)."""
+        return self.deadline_hours or GRACE_HOURS
+
+    def graced(self, player: str) -> TableSettings:
+        """These settings with one more of `player`'s graces used."""
+        return replace(self, grace_used={**self.grace_used, player: self.grace_used.get(player, 0) + 1})
+
+    def without_previews(self, players: set[str]) -> TableSettings:
+        """These settings without these players' previewed plans (they acted, or the wait ended)."""
+        if not players & set(self.previewed):
+            return self
+        return replace(self, previewed={p: plan for p, plan in self.previewed.items() if p not in players})
+
+    def with_preview(self, player: str, preview: tuple[str, str] | None) -> TableSettings:
+        """These settings keeping `player`'s previewed plan (None: dropping it)."""
+        kept = {p: plan for p, plan in self.previewed.items() if p != player}
+        return replace(self, previewed={**kept, player: preview} if preview is not None else kept)
 
     def describe(self, reader: PlayerSettings | None = None, now: float = 0.0) -> str:
         """The settings in words; the quiet hours also in the `reader`'s own time zone, as they fall today."""
         deadline = f"{self.deadline_hours:g} h, then {self.deadline_action}" if self.deadline_hours else "none"
+        if self.banked:
+            assert self.bank_hours is not None
+            deadline = f"a time bank of {self.bank_hours:g} h a player (counted outside their away hours), " \
+                f"+{self.increment_hours:g} h a move up to {self.cap_hours or self.bank_hours:g} h; when it is " \
+                f"empty, {self.deadline_action}"
         quiet = f"{self.quiet_hours[0]:02d}:00-{self.quiet_hours[1]:02d}:00 UTC" if self.quiet_hours else "none"
         if self.quiet_hours and reader is not None and reader.time_zone != "UTC":
             quiet += f" ({hours_in_zone(self.quiet_hours, reader.zone, now)} in {reader.time_zone})"
-        return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; quiet hours: {quiet}; "
-                f"pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
+        grace = f"{self.grace} missed deadline{'s' if self.grace != 1 else ''} per player extended by " \
+            f"{self.grace_hours():g} h first" if self.grace else "none"
+        return (f"Reminder after {self.reminder_hours:g} h; deadline: {deadline}; grace: {grace}; quiet hours: "
+                f"{quiet}; pauses up to {self.pause_limit_hours:g} h; away hours may push a deadline up to "
                 f"{self.away_limit_hours:g} h; a player silent for {self.gone_hours:g} h counts as gone (the host "
                 f"may then act on their seat).")
 
@@ -140,9 +241,17 @@ def _field_types() -> dict[str, typing.Any]:
     return typing.get_type_hints(TableSettings)
 
 
+# fields added after settings were first stored: left out of what is written while at their defaults
+_LATER_FIELDS = ("paused_since", "grace", "grace_used", "previewed", "clock", "bank_hours", "increment_hours",
+                 "cap_hours", "banks", "bank_since")
+
+
 def _check_range(name: str, hours: float, low: float, high: float) -> None:
     if not low <= hours <= high:  # also refuses NaN
         raise ValueError(f"{name} is {hours!r}, not {low}-{high}")
+
+
+_DEFAULTS = asdict(TableSettings())
 
 
 def updated(settings: TableSettings, options: dict) -> TableSettings:
@@ -162,7 +271,41 @@ def updated(settings: TableSettings, options: dict) -> TableSettings:
         changes["away_limit_hours"] = float(options["away_limit_hours"])
     if "gone_hours" in options:
         changes["gone_hours"] = float(options["gone_hours"])
+    changes.update(_clock_changes(settings, options))
+    if "grace" in options:
+        changes["grace"] = int(options["grace"])
+        if not 0 <= changes["grace"] <= MAX_GRACE:
+            raise BadOption(f"grace: 0-{MAX_GRACE} missed deadlines per player.")
     return replace(settings, **changes)
+
+
+_BANK_OPTIONS = ("bank_hours", "increment_hours", "cap_hours")
+
+
+def _clock_changes(settings: TableSettings, options: dict) -> dict:
+    """The clock options of `/game settings`: clock:bank with its hours (every bank starts full again when its
+    size changes), or clock:deadline (the banks are dropped); short refusals for what does not fit."""
+    clock = options.get("clock", settings.clock)
+    given = {name: float(options[name]) for name in _BANK_OPTIONS if name in options}
+    if clock not in CLOCKS:
+        raise BadOption(f"clock: {' or '.join(CLOCKS)}.")
+    if clock == "deadline":
+        if given:
+            raise BadOption(f"{', '.join(given)}: a time bank's; add clock:bank.")
+        return {"clock": "deadline", "bank_hours": None, "increment_hours": 0.0, "cap_hours": None, "banks": {},
+                "bank_since": {}} if settings.clock != "deadline" else {}
+    bank = given.get("bank_hours", settings.bank_hours)
+    if bank is None:
+        raise BadOption("clock:bank needs bank_hours:B, the hours each player's bank starts with.")
+    kept = settings.cap_hours if settings.cap_hours is not None and settings.cap_hours >= bank else None
+    cap = given.get("cap_hours", kept)
+    if cap is not None and cap < bank:
+        raise BadOption(f"cap_hours ({cap:g}) must be at least bank_hours ({bank:g}).")
+    changes: dict = {"clock": "bank", "bank_hours": bank, "cap_hours": cap,
+                     "increment_hours": given.get("increment_hours", settings.increment_hours)}
+    if bank != settings.bank_hours or settings.clock != "bank":
+        changes.update(banks={}, bank_since={})   # every bank starts full
+    return changes
 
 
 def parse_quiet(text: str) -> tuple[int, int] | None:
@@ -191,19 +334,35 @@ def out_of_quiet(settings: TableSettings, moment: float) -> float:
 
 
 def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, turn_key: str,
-              now: float, personal: PlayerSettings | None = None) -> Timer:
+              now: float, personal: PlayerSettings | None = None, least: float | None = None) -> Timer:
     """The reminder and deadline for a wait that starts now (a turn begins, or the player just acted),
     after any pause, the table's quiet hours and the player's own away hours, with a token of its own.
     The player's settings may set their reminder's delay; their away hours push a deadline out of them
-    by at most the table's away_limit_hours."""
+    by at most the table's away_limit_hours. Under a time bank the deadline is when their bank runs out,
+    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds)."""
     start = max(now, settings.paused_until.get(player, 0.0))
     delay = personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
     reminder = _settled(settings, personal, start + delay * HOUR)
     deadline = None
-    if settings.deadline_hours:
+    if settings.banked:
+        left = settings.bank_left(player, start, personal) if least is None else max(least, 0.0)
+        deadline = out_of_quiet(settings, runs_out(personal, start, left))
+    elif settings.deadline_hours:
         due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
         deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
     return Timer(game_id, channel, player, turn_key, reminder, deadline, secrets.token_hex(8))
+
+
+GRACE_TOKEN = "grace-"   # a timer's token begins so when a grace extended its deadline: not extended again
+
+
+def extended_timer(settings: TableSettings, timer: Timer, now: float, personal: PlayerSettings | None) -> Timer:
+    """A missed deadline extended by a grace: a new wait of the grace's length from `now`, out of the quiet and
+    away hours as any deadline, its token marked so the new deadline is not extended again."""
+    flat = replace(settings, deadline_hours=settings.grace_hours(), paused_until={}, clock="deadline")
+    fresh = timer_for(flat, timer.game_id,
+                      timer.channel, timer.player, timer.turn_key, now, personal)
+    return replace(fresh, token=GRACE_TOKEN + fresh.token)
 
 
 def _settled(settings: TableSettings, personal: PlayerSettings | None, moment: float) -> float:

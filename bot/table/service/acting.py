@@ -247,10 +247,20 @@ class Acting:
             raise
         return await self._reply_to_run(channel, actor, run, summarize)
 
+    async def play_for(self, channel: str, player: str, steps: list, floating: Sequence[PlanStep], state: Any,
+                       expected_version: int, told: tuple) -> tuple[Applied, list]:
+        """A player's plan played by the table in their name (at their deadline), each step logged with
+        `told` first: the last step applied and every event, as run_steps plays it."""
+        run = await self._played_steps(channel, Actor(player, player), steps, expected_version, floating, state,
+                                       told=told)
+        assert run.done is not None
+        return run.done, run.events
+
     async def _played_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None,
-                            floating: Sequence[PlanStep], state: Any) -> _Run:
+                            floating: Sequence[PlanStep], state: Any, told: tuple = ()) -> _Run:
         """The loop of run_steps: each step applied in its own transaction until the steps run out, the
-        turn passes or the game refuses one (the first step's refusal is raised: nothing was played)."""
+        turn passes or the game refuses one (the first step's refusal is raised: nothing was played).
+        With `told`, the table plays the steps for the player (not they themselves)."""
         run = _Run()
         queue, pending = list(steps), list(floating)
         while queue or pending:
@@ -263,11 +273,13 @@ class Acting:
                 break
             try:
                 version = expected_version if run.played == 0 else None
-                last_step = not queue and not pending
-                done = await (self.apply(channel, actor.id, step, version, last_step=last_step, by_person=True)
+                last_step = not queue and not pending and not told   # the deadline draws its own picture
+                by_person = not told
+                done = await (self.apply(channel, actor.id, step, version, last_step=last_step, told=told,
+                                         by_person=by_person)
                               if isinstance(step, Command)
                               else self.apply(channel, actor.id, None, version, action=step, last_step=last_step,
-                                              by_person=True))
+                                              told=told, by_person=by_person))
             except GameError as exc:
                 if run.done is None:
                     raise
@@ -398,15 +410,17 @@ class Acting:
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._table.snapshots.remember(ruleset, snapshot, new_state)
+                    if seat_ids(new_state) != seat_ids(state):   # a seat's bank and grace stay the seat's
+                        game = await self._timers.seats_renamed_tx(game, state, new_state)
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
-                        await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
+                        game = await self._timers.sync_tx(ruleset, game, new_state, acted=actor_id)
                     elif actor_id in after[0] and public and not ruleset.is_computer(new_state, actor_id) \
                             and not any(isinstance(e, NoteSent) for e in events):
                         # they acted: their clock starts anew; not for an action the channel may not learn
                         # of (a GM's private ruling), whose time the public clock would show, nor for a
                         # note (a GM's /gm tell), which takes no turn
-                        await self._timers.restart_tx(ruleset, game, new_state, actor_id)
+                        game = await self._timers.restart_tx(ruleset, game, new_state, actor_id)
                     if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
@@ -505,7 +519,7 @@ class Acting:
             async with self._table.write():
                 game = await self._table.store.undo_last_tx(game, last.seq, encode_state(previous))
                 # the game waits on the undoer again (a counter taken back): their clock runs anew
-                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id)
+                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id, moved=False)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         undone = describe_events(events_of(ruleset, last))

@@ -9,7 +9,8 @@ from typing import Any
 
 from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment
-from bot.table.clock.settings import MAX_COMPUTER_ACTIONS, TableSettings, reminder_lead
+from bot.table.clock.settings import GRACE_TOKEN, MAX_COMPUTER_ACTIONS, TableSettings, extended_timer, reminder_lead
+from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import Reply
 from bot.table.service.acting import ENDED, Acting, seated_people, with_order_owners
@@ -17,7 +18,7 @@ from bot.table.service.following import Following
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
-from rules.engine import Ruleset
+from rules.engine import PlanStep, Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import holder_name
@@ -63,6 +64,44 @@ class Deadlines:
                 log.error("the autopilot's %r was refused in %s: %s", candidate, ruleset.id, exc.message)
         raise GameError("the autopilot found nothing the game takes")
 
+    async def _plan_step(self, ruleset: Ruleset, game: GameRecord, state: Any, timer: Timer,
+                         plan: tuple[list, list]) -> Any:
+        """The player's previewed plan played for them (each step marked as played by the table, as the
+        autopilot's are); the autopilot finishes the turn if the plan leaves it unfinished."""
+        seat = state.player(timer.player)
+        told = (PlayedByAutopilot(seat.name if seat else timer.player),)
+        steps, floating = plan
+        done, events = await self._acting.play_for(timer.channel, timer.player, steps, floating, state, game.version,
+                                                   told)
+        return replace(done, events=tuple(events))
+
+    async def _grace(self, ruleset: Ruleset, state: Any, timer: Timer, who: str) -> Reply | None:
+        """A missed deadline excused: while the player has grace left (`/game settings grace:`), this
+        deadline (once: not one a grace already extended) moves on by the table's deadline hours, said in
+        the channel with a ping to the player; None when no grace is left and the deadline action comes."""
+        if timer.token.startswith(GRACE_TOKEN):
+            return None
+        async with self._table.write():
+            game = await self._table.store.active_game_tx(timer.channel)
+            if game is None or game.id != timer.game_id:
+                raise GameError("stale timer")
+            settings = TableSettings.from_json(game.settings)
+            used = settings.grace_used.get(timer.player, 0)
+            if used >= settings.grace:
+                return None
+            current = {t.player: t for t in await self._table.store.timers_tx(game.id)}.get(timer.player)
+            if current is None or current.token != timer.token:
+                raise GameError("stale timer")   # they acted (or the clock restarted) since the claim
+            settings = settings.graced(timer.player)
+            await self._table.store.set_settings_tx(game, settings.to_json())
+            personal = (await self._timers.personal_tx(game, (timer.player,))).get(timer.player)
+            extended = extended_timer(settings, timer, self._table.clock(), personal)
+            await self._table.store.set_timer_tx(extended)
+        assert extended.deadline_due is not None
+        return Reply("shown", f"{who} missed the deadline: grace {used + 1} of {settings.grace} used, new deadline "
+                              f"{moment(extended.deadline_due)}; then the autopilot plays. {ruleset.prompt(state)}",
+                     mentions=(timer.player,))
+
     async def _keep_clock(self, timer: Timer) -> None:
         """Whatever a deadline did, the game keeps a clock for everyone it waits on: a claimed timer whose
         player the game still waits on in the same turn starts again (the autopilot played nothing)."""
@@ -76,7 +115,7 @@ class Deadlines:
             now = {t.player: t for t in await self._table.store.timers_tx(game.id)}.get(timer.player)
             stopped = now is None or (now.token == timer.token and now.deadline_due is None)
             if stopped and timer.player in waiting and not ruleset.is_computer(state, timer.player):
-                await self._timers.restart_tx(ruleset, game, state, timer.player)
+                await self._timers.restart_tx(ruleset, game, state, timer.player, after_deadline=True)
 
     async def _still_due(self, timer: Timer) -> tuple[Ruleset, GameRecord, Any]:
         """The game a claimed timer is for, if the claim still stands: the game still waits on the
@@ -120,21 +159,31 @@ class Deadlines:
         seat = state.player(timer.player)
         if ruleset.autopilot is None:
             raise GameError("no autopilot")  # the game has none: the deadline only reminds
-        passive = TableSettings.from_json(game.settings).deadline_action == "skip"
-        manner = ruleset.autopilot.manner(state, timer.player, passive)
         holder = getattr(seat, "played_by", "") or seat.name   # the member whose deadline it was
         whose = f" ({seat.name}'s seat)" if holder != seat.name else ""
-        lines = [f"{holder}'s deadline passed{whose}: the autopilot plays for them ({manner})."]
+        if (excused := await self._grace(ruleset, state, timer, f"{holder}{whose}")) is not None:
+            return excused
+        settings = TableSettings.from_json(game.settings)
+        passive = settings.deadline_action == "skip"
+        manner = ruleset.autopilot.manner(state, timer.player, passive)
+        plan, why_not = previewed_plan(ruleset, state, timer, settings)
+        if plan is not None:
+            lines = [f"{holder}'s deadline passed{whose}: the plan they previewed is played for them."]
+        else:
+            instead = f"the plan they previewed cannot be played now ({why_not.rstrip('.')}), so " if why_not else ""
+            lines = [f"{holder}'s deadline passed{whose}: {instead}the autopilot plays for them ({manner})."]
         own: list = []
         done = None
         for attempt in range(CLAIM_ATTEMPTS):
             try:
-                done = await self._autopilot_step(ruleset, game, state, timer, passive)
+                done = await self._plan_step(ruleset, game, state, timer, plan) if plan is not None else \
+                    await self._autopilot_step(ruleset, game, state, timer, passive)
                 break
             except StaleButton:   # written meanwhile (another process): is the claim still good?
                 if attempt == CLAIM_ATTEMPTS - 1:
                     raise
                 ruleset, game, state = await self._still_due(timer)
+                plan = None   # the game moved on: what was previewed is not played on another state
         if done is None:
             raise GameError("nothing to play")
         own.append((timer.player, done.events))
@@ -173,3 +222,25 @@ class Deadlines:
         # followers hear of a round the autopilot opened, or of the end, as when a player acts
         told = await self._following.news(done.ruleset, done.game.id, timer.channel, round_before, done.state)
         return with_order_owners(replace(reply, notices=reply.notices + told), others, done.state)
+
+
+def previewed_plan(ruleset: Ruleset, state: Any, timer: Timer,
+                   settings: TableSettings) -> tuple[tuple[list, list] | None, str]:
+    """The plan the player previewed in this turn and did not confirm, as (steps, floating steps) when the
+    game still takes it as written; else None and why not ('' when there is none)."""
+    kept = settings.previewed.get(timer.player)
+    if kept is None or ruleset.plans is None:
+        return None, ""
+    turn_key, encoded = kept
+    if turn_key != timer.turn_key:
+        return None, ""
+    try:
+        planned: list[PlanStep] = ruleset.plans.steps(state, timer.player, ruleset.plans.decode(encoded))
+    except ValueError:
+        return None, ""
+    except GameError as exc:
+        return None, exc.message
+    steps = [Command(s.name, s.options) for s in planned if s.why_not is None]
+    if not steps:
+        return None, "nothing of it can be played first"
+    return (steps, [s for s in planned if s.why_not is not None]), ""

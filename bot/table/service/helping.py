@@ -44,6 +44,12 @@ NOTES = {"stats": _CREDIT, "standings": _CREDIT,
                         "once. notify:digest pings you never, and sends one direct message a day when your away hours "
                         "end (08:00 your time without any): each game here waiting on you, with its deadline in your "
                         "time.",
+         "game settings": "grace:N excuses each player's first N missed deadlines: each is extended once by "
+                          "deadline_hours before the autopilot plays (a rollback gives no grace back); a plan "
+                          "previewed and not confirmed is played at the deadline while it is still legal. "
+                          "clock:bank bank_hours:B gives each seat a time bank instead: spent only while the game "
+                          "waits on it and outside its player's away hours; each move adds increment_hours, up to "
+                          "cap_hours; an empty bank means the deadline action. clock:deadline goes back.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "

@@ -171,8 +171,14 @@ class Pictures:
             return ""
         settings = TableSettings.or_defaults(game.settings)
         lead = reminder_lead(settings) if ruleset.autopilot is not None else 0.0   # a later reminder is not sent
+        settings = settings if ruleset.autopilot is not None else replace(settings, grace=0)   # nothing to excuse
+        now, banks = self._table.clock(), None
+        if settings.banked:   # each bank as it stands now, counted in its player's own waking hours
+            stored = await self._table.store.player_settings_tx(game.guild, waiting)
+            banks = {p: settings.bank_left(p, now, PlayerSettings.from_json(stored[p]) if p in stored else None)
+                     for p in waiting}
         return clock_line(waiting, await self._table.store.timers(game.id), settings,
-                          lambda p: holder_name(state, p), self._table.clock(), lead)
+                          lambda p: holder_name(state, p), now, lead, banks)
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
         """The events of the game's last logged action the channel may know of (none before the first)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 import images
 from bot.storage.store import GameRecord
+from bot.table.clock.settings import DamagedSettings, TableSettings
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame, StaleButton
 from bot.table.protocol.replies import ALT_TEXT_LIMIT, CANCEL_ID, Actor, Button, Reply, clip, parse_plan_id, plan_id
@@ -64,11 +65,29 @@ class Plans:
                 await wanted_view(self._table, game, actor.id, view) == "closeup"
             image = await self._table.drawing.preview_closeup(ruleset.id, seen, preview, actor.id) if closeup \
                 else await asyncio.to_thread(images.render_preview, ruleset.id, seen, preview)
-        confirm = Button("Confirm", plan_id(game.id, game.version, plans.encode(options, preview)), "confirm")
+        encoded = plans.encode(options, preview)
+        await self._keep_preview(ruleset, game, state, actor.id, encoded)
+        confirm = Button("Confirm", plan_id(game.id, game.version, encoded), "confirm")
         cancel = Button("Cancel", CANCEL_ID, "cancel")
         words = plans.describe(state, options, preview)
         return Reply("shown", words, image, clip(f"A preview of the plan on the map. {words}", ALT_TEXT_LIMIT),
                      ephemeral=True, buttons=(confirm, cancel), game_id=game.id, version=game.version)
+
+    async def _keep_preview(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str, encoded: str) -> None:
+        """Keep the plan a player previewed on their turn: played at their deadline if they neither confirm
+        it nor act first (bot.table.service.deadlines). Not kept over damaged settings, or once the game moved."""
+        if player not in ruleset.acting_players(state):
+            return
+        async with self._table.store.transaction():
+            fresh = await self._table.store.active_game_tx(game.channel)
+            if fresh is None or fresh.id != game.id or fresh.version != game.version:
+                return
+            try:
+                settings = TableSettings.from_json(fresh.settings)
+            except DamagedSettings:
+                return
+            await self._table.store.set_settings_tx(
+                fresh, settings.with_preview(player, (ruleset.turn_key(state), encoded)).to_json())
 
     async def confirm(self, channel: str, actor: Actor, custom_id: str) -> Reply:
         """Play a previewed plan, if the game has not moved on since the preview."""

@@ -8,7 +8,7 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
 from bot.table.clock.personal import PlayerSettings
-from bot.table.clock.settings import HOUR, TableSettings, timer_for, updated
+from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, timer_for, updated
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
@@ -25,31 +25,75 @@ class Timers:
         self._table = table
 
     async def sync_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False,
-                      acted: str | None = None) -> None:
+                      acted: str | None = None, moved: bool = True) -> GameRecord:
         """A reminder and deadline clock for each person the game waits on: started when it starts
         waiting on them, kept while it still does in the same turn, dropped when it no longer does.
         A deadline measures how long the game has waited on a player without an action from them, so
-        the clock of `acted`, who just acted and is still waited on, starts again."""
+        the clock of `acted`, who just acted and is still waited on, starts again. Under a time bank, a
+        bank runs while its clock does; `acted` ending their wait is a move that earns the increment (not
+        `moved`: an undo, which takes back what the undone move earned). The game record, its settings as
+        written."""
         waiting = () if ruleset.is_finished(state) else \
             tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         key = ruleset.turn_key(state)
         current = {t.player: t for t in await self._table.store.timers_tx(game.id)}
-        for player in set(current) - set(waiting):
+        ended = set(current) - set(waiting)
+        for player in ended:
             await self._table.store.clear_timer_tx(game.id, player)
         settings = TableSettings.from_json(game.settings)
         starting = [p for p in waiting if force or p == acted or p not in current or current[p].turn_key != key]
-        own = await self.personal_tx(game, tuple(starting))
+        now = self._table.clock()
+        own = await self.personal_tx(game, tuple(starting) + (tuple(ended) if settings.banked else ()))
+        kept = settings.without_previews(ended | ({acted} if acted else set()))
+        for player in sorted(ended | set(starting)):
+            ends_wait = player in current and (player not in waiting or current[player].turn_key != key)
+            if player != acted:
+                increments = 0
+            elif moved:
+                increments = 1 if ends_wait else 0
+            else:   # an undo: the undone move had ended their wait (they had no clock), so it earned one
+                increments = -1 if player not in current else 0
+            kept = kept.bank_stopped(player, now, own.get(player), increments)
         for player in starting:
-            await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player, key,
-                                                           self._table.clock(), own.get(player)))
+            kept = kept.bank_started(player, max(now, kept.paused_until.get(player, 0.0)))
+        if kept != settings:
+            game = await self._table.store.set_settings_tx(game, kept.to_json())
+        for player in starting:
+            await self._table.store.set_timer_tx(timer_for(kept, game.id, game.channel, player, key, now,
+                                                           own.get(player)))
+        return game
 
-    async def restart_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str) -> None:
+    async def restart_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str,
+                         after_deadline: bool = False) -> GameRecord:
         """The clock of a player who just acted and is still waited on in the same turn starts again (one
-        write; the other players' clocks run on)."""
+        write; the other players' clocks run on). After a deadline that played nothing, an empty bank waits
+        as a grace would (not a deadline due at once, again and again). The game record, its settings as
+        written."""
         settings = TableSettings.from_json(game.settings)
-        own = await self.personal_tx(game, (player,))
-        await self._table.store.set_timer_tx(timer_for(settings, game.id, game.channel, player,
-                                                       ruleset.turn_key(state), self._table.clock(), own.get(player)))
+        now = self._table.clock()
+        own = (await self.personal_tx(game, (player,))).get(player)
+        kept = settings.without_previews({player}).bank_stopped(player, now, own)
+        kept = kept.bank_started(player, max(now, kept.paused_until.get(player, 0.0)))
+        if kept != settings:
+            game = await self._table.store.set_settings_tx(game, kept.to_json())
+        least = kept.grace_hours() * HOUR if after_deadline and kept.banked else None
+        await self._table.store.set_timer_tx(timer_for(kept, game.id, game.channel, player, ruleset.turn_key(state),
+                                                       now, own, least))
+        return game
+
+    async def seats_renamed_tx(self, game: GameRecord, before: Any, after: Any) -> GameRecord:
+        """A seat taken over under its new holder's id keeps what is the seat's in the table settings (its
+        bank and grace used); the game record with them."""
+        renamed = {old.id: new.id for old, new in zip(before.players, after.players, strict=False)
+                   if old.id != new.id and old.name == new.name}
+        if not renamed:
+            return game
+        try:
+            settings = TableSettings.from_json(game.settings)
+        except DamagedSettings:
+            return game
+        moved = settings.seats_renamed(renamed)
+        return game if moved == settings else await self._table.store.set_settings_tx(game, moved.to_json())
 
     async def personal_tx(self, game: GameRecord, players: tuple[str, ...]) -> dict[str, PlayerSettings]:
         """The /me settings these players keep on the game's server (those who keep any)."""
@@ -74,7 +118,7 @@ class Timers:
             ruleset = get_ruleset(game.ruleset)
             await self.sync_tx(ruleset, game, ruleset.load_state(game.state), force=True)
         only_reminds = f" {ruleset.title} has no autopilot: at a deadline the table reminds the player and plays " \
-            "for nobody." if settings.deadline_hours and ruleset.autopilot is None else ""
+            "for nobody." if (settings.deadline_hours or settings.banked) and ruleset.autopilot is None else ""
         return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}{only_reminds}")
 
     async def pause(self, channel: str, actor: Actor, hours: int) -> Reply:
