@@ -176,8 +176,8 @@ def test_the_digest_hour_follows_summer_time():
 
 
 async def test_an_older_database_keeps_its_players_settings_and_takes_a_digest(tmp_path):
-    path = tmp_path / "release36.db"
-    shutil.copyfile(ROOT / "tests" / "fixtures" / "release36.db", path)
+    path = tmp_path / "release38.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release38.db", path)
     store = await Store.open(str(path))
     try:
         rows = await store.driver.fetchall("SELECT guild, player, settings FROM player_settings")

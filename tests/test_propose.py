@@ -243,8 +243,8 @@ async def test_help_and_the_docs_name_the_proposal(service, store):
 async def test_a_rollback_vote_stored_before_proposals_still_loads_and_carries(tmp_path):
     """A vote left open in a release 0.2.0 database (schema 15, before votes had a kind) is a rollback's: a
     proposal's vote command is refused, naming it, and its own carries it."""
-    path = tmp_path / "release36.db"
-    shutil.copyfile(ROOT / "tests" / "fixtures" / "release36.db", path)
+    path = tmp_path / "release38.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release38.db", path)
     with sqlite3.connect(path) as old:   # as 0.2.0 stored it: carol proposed rolling chan-track back to #30
         old.execute("INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal)"
                     " VALUES (3, 30, 33, 'carol', '[\"carol\"]', '2026-01-01T00:00:00', ?)", (str(PROPOSAL_FLOOR + 5),))

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import time
 
 import pytest
 
@@ -16,6 +17,7 @@ from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
 from tests.conftest import ROOT, run_pitboss
+from tests.test_scheduler import Clock
 
 # stop 8 (schema 5), stop 9 (schema 6, rules revision 2), issue 11 (schema 7, snapshots still holding the
 # last action's words, roll and shot), issue 13's start (rules revision 3, a Junkyard game): each with
@@ -29,7 +31,7 @@ from tests.conftest import ROOT, run_pitboss
 # revision 4 and games as classes.
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
             "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13,
-            "rollbacks602805d.db": 2, "release36.db": 13}
+            "rollbacks602805d.db": 2, "release36.db": 13, "release38.db": 13}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -244,5 +246,32 @@ async def test_games_of_release_0_2_0_keep_the_rules_revision_they_began_under(t
             assert (await service.execute(channel, Actor(player, player), parse(command))).outcome == "applied"
             after = await store.active_game(channel)
             assert json.loads(after.options)["revision"] == 3 and await service.replay_matches(after)
+    finally:
+        await store.close()
+
+
+async def test_a_game_stored_before_grace_and_banks_takes_both_and_its_clock_runs_on(tmp_path):
+    """A race stored by the code before issue 38's clock (release38.db, a deadline and a timer running) takes
+    a grace and a time bank from its host: the bank runs out, the grace extends it once, then the autopilot
+    plays, and the game still verifies."""
+    path = tmp_path / "release38.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release38.db", path)
+    store = await Store.open(str(path))
+    try:
+        clock = Clock(time.time())
+        service = GameService(store, render=None, clock=clock)
+        game = await store.active_game("chan-race")
+        changed = await service.execute("chan-race", Actor(game.host, game.host), parse(
+            "/game settings grace:1 clock:bank bank_hours:2 increment_hours:1 cap_hours:4"))
+        assert "a time bank of 2 h a player" in changed.text and "grace: 1 missed deadline" in changed.text
+        clock.advance(2.5)
+        told = [n.reply.text for n in await service.run_due() if not n.reply.text.startswith("Reminder")]
+        assert any("missed the deadline: grace 1 of 1 used" in text for text in told), told
+        before = len(await store.actions(game.id))
+        clock.advance(24.5)   # the grace extends by the table's deadline_hours (24 in this fixture)
+        told = [n.reply.text for n in await service.run_due() if not n.reply.text.startswith("Reminder")]
+        assert any("the autopilot plays for" in text for text in told), told
+        assert len(await store.actions(game.id)) > before
+        assert await service.replay_matches(await store.active_game("chan-race"))
     finally:
         await store.close()
