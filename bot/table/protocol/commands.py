@@ -91,6 +91,9 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    max_value=2**31),
         OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
     )),
+    CommandSpec("game rematch", "After the end: the same game again, seats turned by one (each player says yes)", (
+        OptionSpec("vote", "str", "Answer the proposed rematch (yes if left out)", choices=("yes", "no")),
+    )),
     CommandSpec("game log", "Recent events of the game, with their dice", (
         OptionSpec("count", "int", "How many actions (default 10)", min_value=1, max_value=100),
         OptionSpec("before", "int", "The actions before #N", min_value=1,

@@ -18,8 +18,8 @@ from bot.table.protocol.commands import Command, command_table
 
 __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery", "GameStatus", "Games", "Help",
            "Import", "MySettings", "NewGame", "OrdersClear", "OrdersSet", "OrdersShow", "Pause", "Play", "Query",
-           "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
-           "Unfollow", "Verify", "compiled", "handler_of"]
+           "Rematch", "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings",
+           "Undo", "Unfollow", "Verify", "compiled", "handler_of"]
 
 
 class TableCommand:
@@ -174,6 +174,14 @@ class Rollback(TableCommand):
     """/game rollback: propose or answer a vote to return the game to an earlier action."""
 
     options: dict
+
+
+@named("game rematch")
+@dataclass(frozen=True)
+class Rematch(TableCommand):
+    """/game rematch: propose the same game again after its end, or answer the proposal."""
+
+    vote: str = "yes"
 
 
 @named("game import")
