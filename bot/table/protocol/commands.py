@@ -54,6 +54,9 @@ class Command:
 
 
 _VANISHED = "A vanished player's seat (host or admin)"
+# An earlier game of the channel, read after another began there (a rematch): by its number, as /game rematch says it.
+_EARLIER = OptionSpec("game", "int", "An earlier finished game of this channel, by its number", min_value=1,
+                      max_value=2**53 - 1)
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
@@ -66,7 +69,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game add-ai", "Seat a computer player (host)"),
     CommandSpec("game start", "Start the game (host)"),
     CommandSpec("game status", "Show the table and whose turn it is", (
-        OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS),
+        OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS), _EARLIER,
     ), query=True, private_with=("view:closeup",)),
     CommandSpec("game end", "End this game (host or server admin)"),
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
@@ -98,20 +101,20 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("count", "int", "How many actions (default 10)", min_value=1, max_value=100),
         OptionSpec("before", "int", "The actions before #N", min_value=1,
                    max_value=2**31),
-        OptionSpec("set_aside", "int", "The actions rollback N set aside", min_value=1, max_value=1000),
+        OptionSpec("set_aside", "int", "The actions rollback N set aside", min_value=1, max_value=1000), _EARLIER,
     ), query=True, private=True),
     CommandSpec("game catchup", "What happened since your last action",
                 query=True, private=True),
-    CommandSpec("game export", "The game's action log as a JSON file", query=True, private=True),
+    CommandSpec("game export", "The game's action log as a JSON file", (_EARLIER,), query=True, private=True),
     CommandSpec("game import", "Continue or re-play an exported game here", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
-    CommandSpec("game replay", "An animated GIF of the game so far", query=True),
+    CommandSpec("game replay", "An animated GIF of the game so far", (_EARLIER,), query=True),
     CommandSpec("game sheet", "The cars' full sheets, privately unless public", (
         OptionSpec("car", "str", "One car (every car if left out)"),
         OptionSpec("public", "str", "Show them to the channel", choices=("true", "false")),
     ), query=True, private=True, public_with=("public",)),
-    CommandSpec("game verify", "Re-run every roll and check the game", query=True,
+    CommandSpec("game verify", "Re-run every roll and check the game", (_EARLIER,), query=True,
                 private=True),
     CommandSpec("game settings", "Show or change the table's clock (host)", (
         OptionSpec("reminder_hours", "int", "Remind after this many hours",

@@ -43,7 +43,8 @@ class AwayPings:
             return reply
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
-        game = await self._table.store.active_game(channel)
+        # the channel's game, or the one that ended here (its final message, a rematch's question)
+        game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
         if game is None:
             return reply
         try:

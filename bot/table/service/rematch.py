@@ -5,8 +5,9 @@ the new game is made when all have answered.
 Rulings:
 - Where: the channel (or thread) the game ended in, as a new game beside the finished one, as `/new` there
   makes one; one running game per channel holds (a game made here meanwhile calls the rematch off). The
-  finished game keeps its record: /stats and /standings count it, `pitboss verify` checks it, and until
-  the rematch is made the channel's /game log, export, replay and verify read it.
+  finished game keeps its record: /stats and /standings count it, `pitboss verify` checks it, and the
+  channel's /game status, log, export, replay and verify read it (until the rematch is made, as the
+  channel's last game; then by `game:N`, which the rematch's message names).
 - Who is asked: every person seated at the end, through the seat's holder (a seat another member took is
   theirs; a seat the computer plays for its person is still that person's), a resigned player too (a
   resignation leaves that game, not the next). The seats made for the computer stay computer seats, asked
@@ -14,11 +15,11 @@ Rulings:
   `vote:no` (or No) a no. One rematch per finished game: once it is made, or called off, it is not asked
   again.
 - The new game replays the finished game's lobby: its options (under today's rules revision), the host's
-  lobby steps (a race's own vehicles), then each seat's join in the turned order, each by its holder now,
+  lobby steps (a group's own vehicles), then each seat's join in the turned order, each by its holder now,
   the computer seats by the host; then the start, when everyone said yes. A player's no leaves their seat
   open: the lobby stays open for anyone to /game join, and the host starts it as usual.
-- The host is the finished game's host, or the proposer when the host said no. A seated game master (a
-  race's) is the host's chair: when the game master says no, the rematch is called off.
+- The host is the finished game's host, or the proposer when the host said no. A seated game master is the
+  host's chair: when the game master says no, the rematch is called off.
 - The table's settings (its clock, grace, any pause still running) come along; standing orders and
   followers do not.
 """
@@ -231,7 +232,8 @@ class Rematches:
         done, others = await self._acting.play_computers(channel, Applied(ruleset, game, state, events))
         order = ", ".join(p.name for p in state.players if not (gm and p.id == gm))
         lines = [f"Rematch of game {old.id}: game {game.id}, {ruleset.title}, the same options and seats with new "
-                 f"dice, the seat order turned by one ({order}). {announce(seed)}"]
+                 f"dice, the seat order turned by one ({order}). {announce(seed)} Game {old.id} stays readable: "
+                 f"/game log game:{old.id} (and status, export, replay, verify)."]
         if declined:
             lines.append(f"{_names(old_state, tuple(declined))} said no: the seat stays open. /game join takes it, "
                          f"and the host ({_names(state, (host,))}) starts the game with /game start.")
