@@ -13,6 +13,7 @@ from bot.table.protocol.replies import Actor
 from bot.table.service import rematch
 from rules.registry import get_ruleset
 from rules.table import born_computer
+from tests.conftest import exec_in, run_pitboss, stored_state, track_on_the_command_line
 from tests.examples import games, lines, third_join
 
 BACKENDS = ("sqlite", "postgres")   # the proposal is stored: both backends (tests/conftest.py)
@@ -238,3 +239,22 @@ async def test_help_names_the_rematch(service):
     assert "/game rematch" in (await run(service, "ann", "/help", channel="nothing")).text
     told = await run(service, "ann", '/help command:"game rematch"')
     assert "the first seat going last" in told.text and "vote" in told.text
+
+
+@pytest.mark.sqlite_only
+def test_the_command_line_proposes_and_answers_a_rematch(tmp_path):
+    """`pitboss exec` (each a process of its own): ann proposes after the end, ben's yes makes the game, pinging
+    whom it waits on; a second proposal is refused with exit status 1."""
+    db = str(tmp_path / "cli.db")
+    track_on_the_command_line(db, tmp_path)
+    exec_in(db, tmp_path)("ann", "/game end")
+    common = ("exec", "--db", db, "--channel", "c", "--user")
+    asked = run_pitboss(*common, "ann", "/game rematch", cwd=tmp_path)
+    assert asked.returncode == 0 and "ping: ben" in asked.stdout and "proposes a rematch of game 1" in asked.stdout
+    made = run_pitboss(*common, "ben", "/game rematch", cwd=tmp_path)
+    assert made.returncode == 0 and "Rematch of game 1: game 2, Track" in made.stdout, made.stdout
+    assert stored_state(get_ruleset("track"), db).phase != "lobby"
+    again = run_pitboss(*common, "ben", "/game rematch", cwd=tmp_path)
+    assert again.returncode == 1 and again.stdout.startswith("refused: The game here is not over"), again.stdout
+    log = run_pitboss(*common, "zed", "/game log game:1", cwd=tmp_path)
+    assert log.returncode == 0 and "#4 The game was ended by ann." in log.stdout
