@@ -106,6 +106,8 @@ async def test_refusals_before_the_end_by_a_stranger_twice_and_after_it_is_made(
     assert made.outcome == "applied"
     again = await run(service, "ann", "/game rematch")
     assert again.outcome == "refused" and "not over" in again.text   # the rematch runs here now
+    stale = await press(service, "ben", rematch_of(final))   # while the rematch runs, and after it ended
+    assert stale.outcome == "refused" and "earlier game" in stale.text
     assert (await run(service, "ann", "/game end")).outcome == "applied"
     stale = await press(service, "ben", rematch_of(final))
     assert stale.outcome == "refused" and "earlier game" in stale.text
@@ -176,6 +178,20 @@ async def test_seats_resigned_taken_and_computer(service, store):
     assert next(p for p in state.players if p.id == "dave").name == "dave"
     computer = [p for p in state.players if p.id.startswith("ai-")]
     assert len(computer) == 1 and computer[0].ai
+
+
+async def test_a_player_alone_with_the_computer_gets_the_rematch_at_once(service, store):
+    """ann and a computer driver: her Rematch makes and starts the new game at once (the computer is asked
+    nothing), the computer's seat still the computer's."""
+    for line in ("/game new ruleset:speedway seed:3 arena:duel", "/game join car:brawler", "/game add-ai",
+                 "/game start"):
+        assert (await run(service, "ann", line)).outcome == "applied", line
+    final = await run(service, "ann", "/game end")
+    made = await press(service, "ann", rematch_of(final))
+    assert made.outcome == "applied" and "Rematch of game 1: game 2" in made.text, made.text
+    state = get_ruleset("speedway").load_state((await store.active_game(CHANNEL)).state)
+    assert [(p.id.startswith("ai-"), p.ai) for p in state.players] == [(True, True), (False, False)]
+    assert state.phase != "lobby"
 
 
 async def test_the_table_s_settings_come_along_and_an_open_rollback_vote_ends_with_the_game(service, store):

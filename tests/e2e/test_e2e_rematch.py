@@ -32,6 +32,7 @@ async def test_the_final_messages_rematch_button_and_the_answers_start_the_new_g
     started = assert_public_map(await press(fake, "bob", "channel", question, "Yes, rematch"), record_latency,
                                 kind=DEFERRED_UPDATE)
     assert "Rematch of game 1: game 2, Speedway" in started.content and "Next: Round 1" in started.content
+    assert started.message_id != question
     assert fake.message(question)["content"] == "Agreed: the rematch of game 1 is game 2, below."
     assert not buttons_of(fake.message(question))
     assert_nothing_unexpected(fake, bot)

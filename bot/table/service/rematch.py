@@ -52,6 +52,7 @@ from rules.table import HOST_NAME, TablePhase, born_computer
 REMATCH_BUTTON = re.compile(rf"^{REMATCH_PREFIX}:(\d+):0:([01])$")   # the finished game, yes or no
 REMATCH_PROPOSAL = "rematch"   # the vote_proposal of a rematch's question (its message is remembered)
 ANSWER_TRIES = 8
+_EARLIER = "That button belongs to an earlier game here; a rematch repeats the channel's last game, once it ended."
 
 
 def new_seed() -> int:
@@ -115,6 +116,8 @@ class Rematches:
     async def _finished(self, channel: str, game_id: int | None) -> tuple[Ruleset, GameRecord, Any]:
         """The channel's game that ended here, which a rematch repeats; refusals for anything else."""
         running = await self._table.store.active_game(channel)
+        if running is not None and game_id is not None:
+            raise GameError(_EARLIER)
         if running is not None:
             ruleset = get_ruleset(running.ruleset)
             if self._table.snapshots.load(ruleset, running.state).phase == TablePhase.LOBBY:
@@ -126,7 +129,7 @@ class Rematches:
         if game is None:
             raise NoGame()
         if game_id is not None and game.id != game_id:
-            raise GameError("That button belongs to an earlier game here; a rematch repeats the last one.")
+            raise GameError(_EARLIER)
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
         if not ended_here(ruleset, game, state):
