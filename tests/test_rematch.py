@@ -274,3 +274,28 @@ def test_the_command_line_proposes_and_answers_a_rematch(tmp_path):
     assert again.returncode == 1 and again.stdout.startswith("refused: The game here is not over"), again.stdout
     log = run_pitboss(*common, "zed", "/game log game:1", cwd=tmp_path)
     assert log.returncode == 0 and "#4 The game was ended by ann." in log.stdout
+
+
+async def test_the_lobby_comes_back_whole_a_group_s_own_track_and_a_second_car(service, store):
+    """A race on the group's own track (added by the host in the lobby) comes back on it; a Speedway player's
+    second car comes back too, the first car's join going last."""
+    from bot.table.protocol.commands import Command
+    from tests.test_race_table import SHORT_TRACK
+
+    for user, line in (("ann", "/game new ruleset:race seed:4 tuning:0"), ("ann", Command("custom", {
+            "file": SHORT_TRACK.encode()})), ("ann", "/game join pilot:rookie"), ("ben", "/game join pilot:veteran"),
+            ("ann", "/game start"), ("ann", "/game end")):
+        command = parse(line) if isinstance(line, str) else line
+        assert (await service.execute("race", Actor(user, user), command)).outcome == "applied", line
+    await run(service, "ann", "/game rematch", "race")
+    assert (await run(service, "ben", "/game rematch", "race")).outcome == "applied"
+    state = get_ruleset("race").load_state((await store.active_game("race")).state)
+    assert state.the_track.name == "Short Hop" and [s[0] for s in state.seats] == ["ben", "ann"]
+    for user, line in (("ann", "/game new ruleset:speedway seed:4 arena:classic"), ("ann", "/game join car:brawler"),
+                       ("ben", "/game join car:torch"), ("ann", "/game join car:sniper"), ("ann", "/game start"),
+                       ("ann", "/game end")):
+        assert (await run(service, user, line, "cars")).outcome == "applied", line
+    await run(service, "ben", "/game rematch", "cars")
+    assert (await run(service, "ann", "/game rematch", "cars")).outcome == "applied"
+    state = get_ruleset("speedway").load_state((await store.active_game("cars")).state)
+    assert [(c.owner, c.design) for c in state.cars] == [("ben", "torch"), ("ann", "sniper"), ("ann", "brawler")]
