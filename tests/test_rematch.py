@@ -215,6 +215,9 @@ async def test_the_table_s_settings_come_along_and_an_open_rollback_vote_ends_wi
     assert json.loads(new.settings)["deadline_hours"] == 24
     timers = await store.timers(new.id)
     assert timers and all(t.deadline_due is not None for t in timers) and made.mentions
+    late = max(t.deadline_due for t in timers) + 1
+    told = [n.reply.text for _ in range(3) for n in await service.send_claimed(await store.claim_due(late))]
+    assert any("autopilot" in text for text in told) and (await store.game(new.id)).version > new.version, told
     stats = await run(service, "ann", "/stats")
     assert "Battlecars**: 1 game, 1 won" in stats.text, stats.text   # the rematch, running, counts nothing
 
