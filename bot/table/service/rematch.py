@@ -20,7 +20,7 @@ Rulings:
   open: the lobby stays open for anyone to /game join, and the host starts it as usual.
 - The host is the finished game's host, or the proposer when the host said no. A seated game master is the
   host's chair: when the game master says no, the rematch is called off.
-- The table's settings (its clock, grace, any pause still running) come along; standing orders and
+- The table's settings (its clock, any pause still running) come along; standing orders and
   followers do not.
 """
 
