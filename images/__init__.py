@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from images.closeup import captioned
 from images.draw import to_png
 from images.registry import renderer
+from rules.registry import get_ruleset
 
 
 def render(ruleset: str, view, last: tuple = (), turn: tuple = ()) -> bytes:
@@ -29,7 +31,7 @@ def render_closeup(ruleset: str, view, last: tuple = (), turn: tuple = (), focus
     draw = renderer(ruleset).closeup
     if draw is None:
         raise ValueError(f"{ruleset} has no close-up")
-    return to_png(draw(view, last, turn, focus).image)
+    return to_png(captioned(draw(view, last, turn, focus), whose_turn(ruleset, view)).image)
 
 
 def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None) -> bytes:
@@ -37,7 +39,13 @@ def render_preview_closeup(ruleset: str, view, preview, focus: str | None = None
     draw = renderer(ruleset).preview_closeup
     if draw is None:
         raise ValueError(f"{ruleset} has no close-up of its previews")
-    return to_png(draw(view, preview, focus).image)
+    words = f"Your plan, not driven yet · {renderer(ruleset).captioner.heading(view)}"
+    return to_png(captioned(draw(view, preview, focus), words).image)
+
+
+def whose_turn(ruleset: str, view) -> str:
+    """A close-up's caption: the game's step and whom it waits on ('Round 4 · carol to move'), or its result."""
+    return renderer(ruleset).captioner.whose_turn(view, tuple(get_ruleset(ruleset).acting_players(view)))
 
 
 def render_sheets(ruleset: str, view, which: str = "") -> bytes:

@@ -44,10 +44,22 @@ class Captioner:
             if who and text.startswith(lead):
                 text = text[len(lead):]
                 break
+        return self.heading(state), who, self.colour_of(state, actor), text or "new game"
+
+    def heading(self, state) -> str:
+        """The game's step ('Round 3', 'Lobby'), or its result once it is over ('Game over · alice wins')."""
         if state.phase == TablePhase.FINISHED:
             head = (f"{self.name_of(state, state.winner)} wins" if state.winner
                     else f"Ended by {state.ended_by}" if state.ended_by else "Draw")
-            head = f"Game over · {head}"
-        else:
-            head = "Lobby" if state.phase == TablePhase.LOBBY else self.step_of(state)
-        return head, who, self.colour_of(state, actor), text or "new game"
+            return f"Game over · {head}"
+        return "Lobby" if state.phase == TablePhase.LOBBY else self.step_of(state)
+
+    def whose_turn(self, state, waiting: tuple[str, ...]) -> str:
+        """The heading and who the game waits on: 'Round 4 · carol to move' (the result once it is over)."""
+        head = self.heading(state)
+        if state.phase in (TablePhase.FINISHED, TablePhase.LOBBY) or not waiting:
+            return head
+        names = [self.name_of(state, p) for p in waiting]
+        who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}" if len(names) <= 3 \
+            else f"{len(names)} players"   # named while a phone's line holds them
+        return f"{head} · {who} to move"

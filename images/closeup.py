@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PIL import Image, ImageDraw
 
-from images.draw import Colour, draw_text
+from images.draw import Colour, draw_text, ellipsize
 from images.fonts import font
 from images.palette import INK, PAPER
 
@@ -60,6 +60,7 @@ class Closeup:
     crop: Box
     spots: dict[str, tuple[float, float]] = field(default_factory=dict)
     smallest: float = 0.0
+    named: tuple[str, ...] = ()   # the spots its tags name: those it shows whole
 
     def smallest_on_phone(self) -> float:
         """The smallest words' height when the picture is shown PHONE px wide."""
@@ -130,10 +131,43 @@ def closeup(board: Image.Image, crop: Box, spots: Sequence[Spot] = (), ruler: Ru
 
     draw = ImageDraw.Draw(image)
     taken = _write_ruler(draw, ruler, (x0, y0, x1, y1), at, size)
-    inside = [s for s in spots if x0 <= s.x <= x1 and y0 <= s.y <= y1]
+    # a tag names only what the picture shows whole: a thing cut by its edge or under its bands goes unnamed
+    inside = [s for s in spots if _shown_whole(_disc(s, at, scale), image.size, taken)]
     _name_spots(draw, inside, at, scale, size, taken)
     smallest = min(size, map_text * scale) if map_text else size
-    return Closeup(image, (x0, y0, x1, y1), {s.key: (s.x, s.y) for s in spots}, smallest)
+    return Closeup(image, (x0, y0, x1, y1), {s.key: (s.x, s.y) for s in spots}, smallest,
+                   tuple(s.key for s in inside))
+
+
+def captioned(shot: Closeup, words: str) -> Closeup:
+    """`shot` with a dark band along its bottom saying `words` (whose turn it is, or the result) in its
+    tags' size; a picture the band would make taller than wide has its map drawn smaller, on paper."""
+    width, height = shot.image.size
+    size = face_size(width)
+    band = round(size * 1.8)
+    scale = min(1.0, (width - band) / height)
+    image = Image.new("RGB", (width, round(height * scale) + band), PAPER)
+    piece = shot.image if scale == 1 else shot.image.resize((round(width * scale), round(height * scale)),
+                                                             Image.Resampling.LANCZOS)
+    image.paste(piece, ((width - piece.width) // 2, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, piece.height, width, image.height], fill=INK)
+    face = font(size, bold=True)
+    draw_text(draw, (width / 2, piece.height + band / 2), ellipsize(words, face, width - size), face, PAPER, "mm")
+    return replace(shot, image=image, smallest=min(shot.smallest * scale, size))
+
+
+def _disc(spot: Spot, at, scale: float) -> Box:
+    x, y = at(spot.x, spot.y)
+    r = spot.radius * scale
+    return x - r, y - r, x + r, y + r
+
+
+def _shown_whole(box: Box, size: tuple[int, int], bands: Sequence[Box]) -> bool:
+    """Whether `box` (output pixels, a pixel's slack) lies in a picture of `size`, clear of its ruler bands."""
+    x0, y0, x1, y1 = box
+    inside = x0 >= -1 and y0 >= -1 and x1 <= size[0] + 1 and y1 <= size[1] + 1
+    return inside and all(_overlap((x0 + 1, y0 + 1, x1 - 1, y1 - 1), band) == 0 for band in bands)
 
 
 def _write_ruler(draw: ImageDraw.ImageDraw, ruler: Ruler, crop: Box, at, size: int) -> list[Box]:
@@ -189,17 +223,16 @@ def _name_spots(draw: ImageDraw.ImageDraw, spots: Sequence[Spot], at, scale: flo
         x, y = at(spot.x, spot.y)
         r = spot.radius * scale
         w, h = face.getlength(spot.words) + 2 * pad + bar, size + 2 * pad
-        options = [(x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
-                   (x - r - w - 2, y - h / 2)]
+        # each place as it would stand, pushed inside the picture, so what it covers there is counted
+        options = [(min(max(left, 0), width - w), min(max(top, 0), height - h))
+                   for left, top in ((x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
+                                     (x - r - w - 2, y - h / 2))]
 
         def cost(left_top: tuple[float, float], w=w, h=h) -> float:
             box = (left_top[0], left_top[1], left_top[0] + w, left_top[1] + h)
-            outside = _overlap(box, (0, 0, width, height))
-            return (w * h - outside) * 50 + sum(_overlap(box, b) for b in placed) * 10 \
-                + sum(_overlap(box, d) for d in discs) * 3
+            return sum(_overlap(box, b) for b in placed) + sum(_overlap(box, d) for d in discs)
 
         left, top = min(options, key=cost)
-        left, top = min(max(left, 0), width - w), min(max(top, 0), height - h)
         box = (left, top, left + w, top + h)
         placed.append(box)
         draw.rounded_rectangle(box, radius=pad, fill=PAPER, outline=INK, width=max(2, round(size / 10)))

@@ -276,6 +276,8 @@ class Ruleset(Referee, Generic[S]):
     revision: int = 1
     private_actions: bool = False  # legal actions show hidden things: offered only in private replies
     queries: Mapping[str, Callable[[S, str, dict[str, Any]], str]] = MappingProxyType({})  # by command
+    # (state, player) -> what that player alone reads beside their private choices (their hand); None: nothing
+    own_words: Callable[[S, str], str] | None = None
     computer: ComputerSeats | None = None
     autopilot: Autopilot | None = None
     orders: StandingOrders | None = None   # questions a player may answer in advance (/orders)

@@ -21,11 +21,14 @@ from rules import seats
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn
 from rules.phases import PhaseTable, check_phase
 from rules.table import (
+    AGREED_RESULTS,
     SEAT_ACTIONS,
+    AgreeResult,
     EndGame,
     GameEnded,
     OfferSeat,
     Resigned,
+    ResultAgreed,
     Rollback,
     RolledBack,
     SeatToComputer,
@@ -144,6 +147,8 @@ class Referee(ABC):
             return self._seat_change(state, actor, action)
         if isinstance(action, Rollback):
             return self._rolled_back(state, action)
+        if isinstance(action, AgreeResult):
+            return self._agreed(state, action)
         check_phase(self.phases, state, actor, action, self.check_turn)
         kind = type(action)
         if kind in self.phases.turn_actions:
@@ -159,6 +164,21 @@ class Referee(ABC):
             state, more = self.after(state, actor, action)
             events += more
         return state, events
+
+    def still_in(self, state: Any) -> tuple[str, ...]:
+        """The seats still in the game (those who share a draw by agreement): by default every seat whose
+        player did not resign; a game with eliminations leaves out the eliminated too."""
+        return tuple(p.id for p in state.players if not getattr(p, "resigned", False))
+
+    def _agreed(self, state: Any, action: AgreeResult) -> tuple[Any, tuple]:
+        """The table agreed to end the running game: a draw among the players still in, or no result."""
+        if state.phase in self.phases.over or state.phase == TablePhase.LOBBY:
+            raise BadOption("Only a running game ends by agreement.")
+        if action.result not in AGREED_RESULTS or not hasattr(state, "agreed"):
+            raise BadOption("This game takes no result by agreement.")
+        drawn = tuple(state.player(p).name for p in self.still_in(state)) if action.result == "draw" else ()
+        state = replace(state, phase=self.finished, winner=None, agreed=action.result, **self.cleared_on_end)
+        return state, (ResultAgreed(action.result, drawn),)
 
     def _rolled_back(self, state: Any, action: Rollback) -> tuple[Any, tuple]:
         """The game as it was at the action rolled back to (`state`), drawing on a new dice stream."""

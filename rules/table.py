@@ -253,8 +253,37 @@ class RolledBack:
                 f"reads them). The dice now come from a new stream of the seed.")
 
 
+# --- a result the table agreed to (bot.table.service.proposals) --------------------------------------
+
+AGREED_RESULTS = ("draw", "end")
+
+
+@dataclass(frozen=True)
+class AgreeResult:
+    """Every seated player agreed (/game propose): `result` "draw" ends the game as a draw among the players
+    still in, "end" ends it with no winner; the game records which in its `agreed`."""
+
+    result: str
+
+
+@dataclass(frozen=True)
+class ResultAgreed:
+    result: str
+    drawn: tuple[str, ...] = ()   # the names of the players still in, who share a draw
+
+    def describe(self) -> str:
+        if self.result == "draw":
+            return f"The table agreed to a draw: {', '.join(self.drawn) or 'nobody still in'} share it."
+        return "The table agreed to end the game: it ends with no winner."
+
+
+def agreed_words(agreed: str) -> str:
+    """How a finished game's prompt says it ended by agreement (`agreed`: its AgreeResult's result)."""
+    return "Game over: a draw by agreement." if agreed == "draw" else "Game over: ended by agreement, with no winner."
+
+
 # The actions the referee applies itself, in any phase of a running game, outside the games' phase tables.
-OUTSIDE_PHASES = (*SEAT_ACTIONS, Rollback)
+OUTSIDE_PHASES = (*SEAT_ACTIONS, Rollback, AgreeResult)
 
 @dataclass(frozen=True)
 class NoteSent:
@@ -279,13 +308,13 @@ def mention(player_id: str) -> str:
 
 def register_table_actions(registry: Registry) -> None:
     """Make the shared actions part of a ruleset's action registry: ending, taking over, seats."""
-    for cls in (EndGame, TakeOver, Rollback, *SEAT_ACTIONS):
+    for cls in (EndGame, TakeOver, Rollback, AgreeResult, *SEAT_ACTIONS):
         registry.register(cls)
 
 
 def register_table_events(registry: Registry) -> None:
     """Make the shared events part of a ruleset's event registry."""
-    for cls in (TurnBegan, GameEnded, HostChanged, RolledBack, NoteSent, *SEAT_EVENTS):
+    for cls in (TurnBegan, GameEnded, HostChanged, RolledBack, ResultAgreed, NoteSent, *SEAT_EVENTS):
         registry.register(cls)
 
 

@@ -76,7 +76,7 @@ async def test_five_actions_with_a_shot_are_voted_back_and_the_shot_replays_on_t
     assert (unchanged.version, unchanged.state) == before   # a vote alone changes nothing
 
     refused = await run(service, "ben", "/game rollback vote:no")
-    assert refused.text == f"ben votes no: the game is not rolled back to #{to}, and plays on as it is."
+    assert refused.text == f"ben votes no: the game is not rolled back to #{to}; the game plays on as it is."
     after_no = await store.active_game(CHANNEL)
     assert (after_no.version, after_no.state) == before
     assert [r.seq for r in (await store.game_and_actions(game.id))[1]] == [r.seq for r in records]

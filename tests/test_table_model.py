@@ -4,9 +4,9 @@ A hypothesis state machine plays a table through the real service on a real SQLi
 a computer seat where the game has them), a spectator, the host or an admin, members a seat is offered to,
 and for the race a seated GM. Any of them issues any command: a move from the legal list, `/undo`, seat
 give, take and computer (one's own or, as the host or an admin, another's), resign, rollback proposals and
-votes by command and by button, standing orders, `/me away`, follow, GM rulings, export and import into
-another channel; a clock the test moves fires reminders and deadlines. After every step four invariants
-are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
+votes by command and by button, standing orders, `/me away`, `/me settings notify:`, follow, GM rulings,
+export and import into another channel; a clock the test moves fires reminders and deadlines. After every
+step four invariants are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 
 - liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
   such human has a live timer with a deadline where the table has deadlines; firing every due deadline
@@ -14,18 +14,20 @@ are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 - secrecy: a second world runs in lockstep with the first (every command in both), forked where a player
   makes a choice nobody else may see: a legal action whose rules-view is the same to every other viewer as
   the one played in the first world, and which the spectator's export withholds in both (a face-down
-  counter, a secret move), or a GM's private ruling made in the first world only. While the fork lasts,
-  the spectator's and another seat's doors (export, log, status, catch-up, every set-aside log) and every
-  reply and clock notice to anyone but the secret's holder (their /undo, their votes and vote buttons)
-  must be the same in both worlds. Once the rules reveal the secret (the spectator's views part, or the
-  game ends) the second world becomes the first's twin again, so a secret revealed and then rolled back
-  is not compared (item 2 is out of this form's reach). Besides: no door of a running game shows its
-  planted dice seed, and no set-aside line shows the spectator a choice that only its player's own view
-  holds now (a card back in their hand: item 1);
+  counter, a secret move), or a GM's private ruling made in the first world only. While the fork lasts, the
+  spectator's and another seat's doors (export, log, status, catch-up, every set-aside log) and every reply
+  and clock notice to anyone but the secret's holder (their /undo, their votes and vote buttons), and every
+  direct message to anyone but the holder, must be the same in both worlds. Once the rules reveal the
+  secret (the spectator's views part, or the game ends) the second world becomes the first's twin again, so
+  a secret revealed and then rolled back is not compared (item 2 is out of this form's reach). Besides: no
+  door of a running game shows its planted dice seed, and no set-aside line shows the spectator a choice
+  that only its player's own view holds now (a card back in their hand: item 1);
 - authority: every logged action is its holder's, the computer's, the autopilot's at a deadline, a
   standing order's, the rules' forced one, or a power the rules give (the host's or an admin's seat
   powers, a rollback every person seated voted for, by buttons naming the rollback they voted on), and a
-  power over another's seat pings that seat's holder;
+  power over another's seat pings that seat's holder; every ping goes where its member chose (the channel
+  mentions only those who keep it, a direct message goes only to a `notify:dm` member, a digest member is
+  pinged nowhere);
 - durability: re-running the log and every set-aside line rebuilds the stored state (`/game verify`).
 
 What it found on 602805d (issue 36's items 1, 3, 4, 7 and 10, and two new breaks) is shrunk into the named
@@ -59,7 +61,7 @@ from bot.table.protocol.replies import Reply, seat_button
 from rules.codec import encode_state, encode_tagged
 from rules.engine import ExampleOpening
 from rules.registry import get_ruleset
-from rules.table import SEAT_ACTIONS, Rollback, TakeSeat
+from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TakeSeat
 from tests.examples import games, lines
 from tests.table_model import Clock, World, decoded
 from tests.test_secrets import _face
@@ -103,6 +105,7 @@ class Count:
     examples: int = 0
     forks: int = 0
     rollbacks: int = 0
+    agreed: int = 0   # results by agreement (/game propose)
     moved: int = 0
 
 
@@ -131,10 +134,12 @@ class TableModel(RuleBasedStateMachine):
         self.fork: str | None = None   # the seat whose secret the two worlds differ in
         self.seen: list[tuple[int, str, str]] = []   # the log as last checked
         self.step: Step | None = None
-        self.buttons: list[tuple[str, int]] = []   # vote buttons drawn: (custom id, the target they showed)
-        self.approvals: dict[int, set[str]] = {}   # who said yes to which target, in the vote open now
+        self.buttons: list[tuple[str, int | str]] = []   # vote buttons drawn: (custom id, the target shown)
+        self.approvals: dict[int | str, set[str]] = {}   # who said yes to which target (a rollback's #, a
+        # result by agreement), in the vote open now
         self.orders: set[str] = set()
         self.followers: set[str] = set()
+        self.notify: dict[str, str] = {}   # where each member chose their pings (`/me settings notify:`)
         self.count = COUNTS.setdefault(self.GAME, Count())
         self.count.examples += 1
 
@@ -166,6 +171,14 @@ class TableModel(RuleBasedStateMachine):
             return
         assert _face(reply) == _face(twin), ("secrecy: a reply differs with another's secret", user, what,
                                               reply.text, twin.text)
+        self.compare_direct([reply], [twin], what)
+
+    def compare_direct(self, replies: list[Reply], twins: list[Reply], what: Any) -> None:
+        """While forked, a direct message to anyone but the secret's holder is the same in both worlds."""
+        holder = self.holder_of(self.fork) if self.fork is not None else ""
+        sent, other = ([(d.player, d.text) for r in group for n in (r, *(x.reply for x in r.notices))
+                        for d in n.direct if d.player != holder] for group in (replies, twins))
+        assert sent == other, ("secrecy: a direct message differs with another's secret", what, sent, other)
 
     def unfork(self) -> None:
         self.a.copy_to(self.b)
@@ -357,6 +370,35 @@ class TableModel(RuleBasedStateMachine):
         """A rollback every seated person agrees to, by the proposal's buttons."""
         self.propose(proposer, back, (), everyone=True)
 
+    @precondition(lambda self: self.running())
+    @rule(proposer=st.integers(0, 9), result=st.sampled_from(("draw", "end")),
+          answers=st.lists(st.tuples(st.integers(0, 9), st.sampled_from((True, True, False)), st.booleans()),
+                           min_size=1, max_size=3), everyone=st.integers(0, 3))
+    def propose_result(self, proposer: int, result: str, answers: tuple, everyone: int) -> None:
+        """A result by agreement (issue 38 finding 15), voted on as a rollback is: the answers that follow it at
+        once (by command or by its buttons); `everyone` 0: then every seated person presses Yes."""
+        who = self.voter(proposer)
+        reply = self.both(who, f"/game propose {result}")
+        if reply.outcome == "applied":   # a lone voter agreed alone
+            self.approvals = {result: {who}}
+        if reply.outcome != "shown" or not reply.buttons:
+            return
+        self.approvals = {result: {who}}
+        self.buttons += [(b.custom_id, result) for b in reply.buttons]
+        yes_at = len(self.buttons) - 2
+        for voter, yes, button in answers:
+            if button:
+                self.vote_button(self.voter(voter), yes_at + (0 if yes else 1))
+            elif self.running():
+                person = self.voter(voter)
+                said = self.both(person, f"/game propose vote:{'yes' if yes else 'no'}")
+                if yes and said.outcome in ("shown", "applied"):
+                    self.approvals.setdefault(result, set()).add(person)
+        state = self.state()
+        for person in [p.id for p in state.players if not p.id.startswith("ai-")] if everyone == 0 else ():
+            if self.running():
+                self.vote_button(person, yes_at)
+
     def voter(self, pick: int) -> str:
         """Mostly a seated person, sometimes anyone."""
         state = self.state()
@@ -416,6 +458,12 @@ class TableModel(RuleBasedStateMachine):
     @rule(who=st.sampled_from(HUMANS), hours=st.integers(1, 30), back=st.booleans())
     def away(self, who: str, hours: int, back: bool) -> None:
         self.both(who, "/me back" if back else f"/me away hours:{hours}")
+
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, SPECTATOR)), how=st.sampled_from(("channel", "dm", "digest")))
+    def notify(self, who: str, how: str) -> None:
+        """A member chooses where their pings go (issue 38, finding 11)."""
+        assert self.both(who, f"/me settings notify:{how}").outcome == "shown"
+        self.notify[who] = how
 
     @precondition(lambda self: self.running())
     @rule(who=st.sampled_from((SPECTATOR, *NEWCOMERS)))
@@ -480,6 +528,7 @@ class TableModel(RuleBasedStateMachine):
         if self.fork is not None and not self.views_part():
             assert [(n.channel, _face(n.reply)) for n in notices] == [(n.channel, _face(n.reply)) for n in twins], \
                 "secrecy: the clock's notices differ with another's secret"
+            self.compare_direct([n.reply for n in notices], [n.reply for n in twins], "the clock")
         self.step = Step("", "clock", [n.reply for n in notices])
         self.count.steps += 1
         return notices
@@ -514,9 +563,20 @@ class TableModel(RuleBasedStateMachine):
         if game is None:
             return
         self.check_authority(game)
+        self.check_pings()
         self.check_liveness(game)
         self.check_durability(game)
         self.check_secrecy(game)
+
+    def check_pings(self) -> None:
+        """Every ping goes where its member wants it: the channel mentions only those who keep the channel, a
+        direct message goes only to a dm member, and a digest member is pinged nowhere."""
+        assert self.step is not None
+        for reply in (r for top in self.step.replies for r in (top, *(n.reply for n in top.notices))):
+            wrong = [m for m in reply.mentions if self.notify.get(m, "channel") != "channel"]
+            assert not wrong, ("pings: the channel mentions a member who chose otherwise", wrong, reply.text[:200])
+            astray = [d.player for d in reply.direct if self.notify.get(d.player) != "dm"]
+            assert not astray, ("pings: a direct message to a member who did not choose dm", astray)
 
     def check_liveness(self, game: Any) -> None:
         state = self.ruleset.load_state(game.state)
@@ -553,7 +613,7 @@ class TableModel(RuleBasedStateMachine):
         for i in fresh:
             record = records[i]
             action = decoded(game, record)
-            if isinstance(action, Rollback):
+            if isinstance(action, Rollback | AgreeResult):
                 self.check_rollback_votes(game, records, i, action)
                 continue
             if record.actor == step.user:
@@ -586,17 +646,19 @@ class TableModel(RuleBasedStateMachine):
             assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
                                     f"({type(action).__name__}) without telling them", step.replies[0].text)
 
-    def check_rollback_votes(self, game: Any, records: list, index: int, action: Rollback) -> None:
-        """A rollback applies only once every person seated (a seat the computer plays for them included)
-        said yes to this very rollback."""
+    def check_rollback_votes(self, game: Any, records: list, index: int, action: Rollback | AgreeResult) -> None:
+        """A rollback (or a result by agreement) applies only once every person seated (a seat the computer
+        plays for them included) said yes to this very rollback (or result)."""
         state = replayed_states(self.ruleset, game, records[:index])[-1]
         people = {p.id for p in state.players if not getattr(p, "resigned", False) and not p.id.startswith("ai-")
 }
-        said = self.approvals.get(action.to, set())
+        target: int | str = action.to if isinstance(action, Rollback) else action.result
+        said = self.approvals.get(target, set())
         missing = people - said
-        self.count.rollbacks += 1
+        self.count.rollbacks += isinstance(action, Rollback)
+        self.count.agreed += isinstance(action, AgreeResult)
         self.approvals = {}
-        assert not missing, (f"authority: rolled back to #{action.to} without the yes of {sorted(missing)} "
+        assert not missing, (f"authority: {type(action).__name__} {target} without the yes of {sorted(missing)} "
                              f"(yes to it: {sorted(said)})")
 
     def check_secrecy(self, game: Any) -> None:
@@ -684,7 +746,7 @@ def _run(game: str, tier: settings) -> None:
     run_state_machine_as_test(machine_for(game), settings=tier)
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
-          f"{count.rollbacks} rollbacks, {count.moved} moves")
+          f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.moved} moves")
 
 
 @pytest.mark.parametrize("game", games())

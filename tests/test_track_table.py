@@ -149,16 +149,38 @@ async def test_a_hand_with_more_plays_than_buttons_gets_one_menu_per_card(table,
     menu = await service.press("chan-1", Actor("alice", "alice"), hand.buttons[0].custom_id)
     assert menu.ephemeral and menu.outcome == "shown" and menu.text.startswith(f"Play 7H: {sevens} ways")
     assert 1 < len(menu.buttons) <= 25
-    assert all(b.command.startswith("/play card:7H") for b in menu.buttons)
+    # opened from a private menu, it takes that menu's place, with a way back (issue 38 finding 10)
+    *ways, back = menu.buttons
+    assert menu.in_place and back.label == "« All your choices"
+    assert all(b.command.startswith("/play card:7H") for b in ways)
     assert sevens > 25 and "autocomplete" in menu.text  # the rest are typed, with autocomplete
+    returned = await service.press("chan-1", Actor("alice", "alice"), back.custom_id)
+    assert returned.in_place and "Your hand: 7H JK AS." in returned.text
+    assert [b.custom_id for b in returned.buttons] == [b.custom_id for b in hand.buttons]
     before = await version_of(store)
-    choice = menu.buttons[-1]
+    choice = ways[-1]
     played = await service.press("chan-1", Actor("alice", "alice"), choice.custom_id)
     assert played.outcome == "applied" and not played.ephemeral
     assert await version_of(store) == before + 1
     assert "alice played 7H" in played.text
     again = await service.press("chan-1", Actor("alice", "alice"), hand.buttons[1].custom_id)
     assert again.outcome == "refused" and again.text.startswith("The table waits for bob, not for you. Next: ")
+
+
+async def test_the_private_menu_shows_its_player_their_hand_and_nobody_else_any(table, store, service):
+    """Issue 38 finding 10: "Your move (private)" opens a menu with the presser's hand; another's never."""
+    await seated_track_game(table)
+    state = await state_of(store)
+    (active,) = TRACK.acting_players(state)
+    other = next(p.id for p in state.players if p.id != active)
+    status = await table(other, "/game status")
+    assert not status.ephemeral and [b.label for b in status.buttons] == ["Your move (private)"]
+    panel = await service.press("chan-1", Actor(active, active), status.buttons[0].custom_id)
+    mine, theirs = set(state.hand(active).cards), set(state.hand(other).cards)
+    assert panel.ephemeral and f"Your hand: {' '.join(state.hand(active).cards)}." in panel.text
+    assert cards_in(panel) & theirs <= mine and not cards_in(status) & (mine | theirs)
+    watcher = await service.press("chan-1", Actor(other, other), status.buttons[0].custom_id)
+    assert not cards_in(watcher) & mine - theirs   # the other player's press shows none of the mover's hand
 
 
 async def test_autocomplete_offers_only_the_legal_splits_and_cars(table, store, service):

@@ -56,7 +56,7 @@ from bot.table.protocol.commands import (
     coerce,
     command_table,
 )
-from bot.table.protocol.replies import RESIGN_PREFIX, Notice, Reply, refusal
+from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
@@ -76,6 +76,10 @@ SYNC_HASH_KEY = "discord_commands_hash"
 # gone well within the 3 s a redeploy allows (docker stop kills at 10 s).
 IN_FLIGHT_SECONDS = 2.0
 STOPPING = "I am restarting; please try again in a few seconds. Nothing was changed."
+# Said once to a member whose direct messages are closed to the bot (bot.table.service.away routes their pings).
+DMS_CLOSED = ("(Your direct messages are closed to me, so your pings come here instead. Allow direct messages "
+              "from this server's members to get them privately, or choose /me settings notify:channel. I say "
+              "this once.)")
 
 
 def tick_seconds() -> float:
@@ -179,28 +183,63 @@ class PitbossBehaviour(discord.Client):
 
     @tasks.loop(seconds=DEFAULT_TICK_SECONDS)
     async def scheduler(self) -> None:
-        """One round: post the reminders and autopilot turns that fell due.
+        """One round: post the reminders and autopilot turns that fell due, then send the daily digests due.
 
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
         failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
         """
-        try:
-            notices = await self.service.run_due()
-        except Exception:
-            log.exception("scheduler round failed")
-            return
-        await self.post_notices(notices)
+        rounds: tuple[tuple[Any, Any], ...] = ((self.service.run_due, self.post_notices),
+                                               (self.service.due_digests, self.send_direct))
+        for take, send in rounds:
+            try:
+                due = await take()
+            except Exception:
+                log.exception("scheduler round failed")
+                continue
+            await send(due)
 
     async def post_notices(self, notices: Sequence[Notice]) -> None:
-        """Post each notice in its channel; one that cannot be posted is logged and spoils no other."""
+        """Post each notice in its channel (and send its direct messages); one that cannot be posted is logged
+        and spoils no other."""
         for notice in notices:
             try:
-                channel = self.get_channel(int(notice.channel)) or await self.fetch_channel(int(notice.channel))
-                if isinstance(channel, (discord.CategoryChannel, discord.ForumChannel, discord.abc.PrivateChannel)):
-                    raise TypeError(f"channel {notice.channel} takes no messages")   # no game is played there
-                await post_notice(self.service, channel, notice.reply)
+                await post_notice(self.service, await self._game_channel(notice.channel), notice.reply)
             except Exception:
                 log.exception("could not post a notice in channel %s", notice.channel)
+            await self.send_direct(notice.reply.direct)
+
+    async def _game_channel(self, channel_id: str) -> Any:
+        """A channel games are played in, by id (TypeError for one that takes no messages)."""
+        channel = self.get_channel(int(channel_id)) or await self.fetch_channel(int(channel_id))
+        if isinstance(channel, (discord.CategoryChannel, discord.ForumChannel, discord.abc.PrivateChannel)):
+            raise TypeError(f"channel {channel_id} takes no messages")   # no game is played there
+        return channel
+
+    async def send_direct(self, messages: Sequence[Direct]) -> None:
+        """Send each direct message (`/me settings notify:dm`, a digest); a member who accepts none from the
+        bot (Discord's 403, 50007 Cannot send messages to this user) is pinged in the game's channel instead,
+        and told why there the first time. One that fails is logged and spoils no other."""
+        for message in messages:
+            try:
+                inbox = await self.create_dm(discord.Object(int(message.player)))
+                await inbox.send(message.text, allowed_mentions=discord.AllowedMentions.none())
+            except discord.Forbidden as exc:
+                log.info("direct messages to %s are closed (%s); pinging in channel %s", message.player, exc.code,
+                         message.channel)
+                await self._ping_instead(message)
+            except Exception:
+                log.exception("could not send a direct message to %s", message.player)
+
+    async def _ping_instead(self, message: Direct) -> None:
+        """A direct message the member refused, as a ping in the game's channel (why, the first time)."""
+        try:
+            why = DMS_CLOSED if await self.service.dms_closed(message.guild, message.player) else ""
+            content, mentions = content_and_mentions(Reply("shown", why, mentions=(message.player,),
+                                                           ping_words=message.fallback))
+            await (await self._game_channel(message.channel)).send(content.rstrip(), allowed_mentions=mentions)
+        except Exception:
+            log.exception("could not ping %s in channel %s instead of a direct message", message.player,
+                          message.channel)
 
     @scheduler.before_loop
     async def _scheduler_waits_for_ready(self) -> None:
@@ -448,6 +487,10 @@ class PitbossBehaviour(discord.Client):
             reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id))
             if done and reply.outcome == "applied":
                 await interaction.edit_original_response(content=done, view=None, attachments=[])
+            if reply.in_place:   # a private menu's next page: the pressed message shows it, no new message
+                await interaction.edit_original_response(content=reply.text, view=view_for(reply),
+                                                         allowed_mentions=discord.AllowedMentions.none())
+                return
             await self.present(interaction, reply, from_button=True)
             if reply.panel is not None:   # the private menu pressed shows the next choices in place
                 await interaction.edit_original_response(content=reply.panel.text, view=view_for(reply.panel),
@@ -479,6 +522,7 @@ class PitbossBehaviour(discord.Client):
                 await present_status(self.service, interaction, reply, str(message.id), self.webhooks,
                                      from_button=from_button)
         await edit_earlier(interaction, reply, self.webhooks, from_button=from_button)
+        await self.send_direct(reply.direct)
         await self.post_notices(reply.notices)
 
     async def on_app_command_error(self, interaction: discord.Interaction,

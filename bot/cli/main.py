@@ -12,7 +12,7 @@ import re
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,7 +23,7 @@ from bot.storage.target import masked, split_password
 from bot.table.clock.moments import plain_moments
 from bot.table.plugins import load_plugins
 from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse, setup_line
-from bot.table.protocol.replies import Reply
+from bot.table.protocol.replies import Direct, Reply
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
 from bot.table.trust.importer import MAX_IMPORT_BYTES
@@ -90,9 +90,21 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
     for notice in reply.notices:   # what the reply says in other channels
         pinged = f" (ping: {', '.join(notice.reply.mentions)})" if notice.reply.mentions else ""
         print(f"[channel {notice.channel}] {plain_moments(notice.reply.text)}{pinged}", file=stream)
+        show_direct(notice.reply.direct, stream)
+    show_direct(reply.direct, stream)
     if reply.malformed:
         return EXIT_SYNTAX
     return EXIT_REFUSED if reply.outcome == "refused" else EXIT_OK
+
+
+def show_direct(messages: Sequence[Direct], stream: TextIO) -> None:
+    """The direct messages a reply sends (`/me settings notify:dm` or `digest`), as Discord would deliver them:
+    'dm to NAME: ...', the first line, then the message's other lines indented."""
+    for message in messages:
+        first, *rest = plain_moments(message.text).split("\n")
+        print(f"dm to {message.player}: {first}", file=stream)
+        for line in rest:
+            print(f"  {line}", file=stream)
 
 
 async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
@@ -221,11 +233,14 @@ async def _tick(args: argparse.Namespace) -> int:
     """Send what is due once (reminders, deadline autopilot) and print it: a cron-friendly scheduler."""
     store = await Store.open(_db_path(args))
     try:
-        notices = await GameService(store).run_due()
+        service = GameService(store)
+        notices = await service.run_due()
         for notice in notices:
             print(f"[channel {notice.channel}]")
             present(notice.reply, notice.channel, Path(args.out) if args.out else None, sys.stdout)
-        print(f"{len(notices)} notices sent")
+        digests = await service.due_digests()
+        show_direct(digests, sys.stdout)
+        print(f"{len(notices)} notices sent" + (f", {len(digests)} digests" if digests else ""))
         return EXIT_OK
     finally:
         await store.close()

@@ -214,7 +214,24 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, message_id)
     );
     """,
-    # 16: a rematch proposed after a game's end (/game rematch): the finished game it repeats, whom it asks
+    # 16: what a game's one open vote is on (issue 38): a rollback, or a result by agreement (/game propose
+    # draw|end); a vote stored before is a rollback's.
+    """
+    ALTER TABLE rollback_votes ADD COLUMN kind TEXT NOT NULL DEFAULT 'rollback';
+    """,
+    # 17: what the table keeps for a player's notices on a server (/me settings notify:): when their next daily
+    # digest is due, and whether they were told their direct messages are closed to the bot (told once).
+    """
+    CREATE TABLE player_notices (
+        guild TEXT NOT NULL,
+        player TEXT NOT NULL,
+        digest_due {real},
+        dms_closed_told INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild, player)
+    );
+    CREATE INDEX player_notices_digest ON player_notices (digest_due);
+    """,
+    # 18: a rematch proposed after a game's end (/game rematch): the finished game it repeats, whom it asks
     # and their answers so far, the public message asking it, and the new game once made (or 0: called off).
     """
     CREATE TABLE rematches (
@@ -242,8 +259,8 @@ class TurnMessage:
 
 @dataclass(frozen=True)
 class RollbackVote:
-    """An open vote on rolling a game back to its action `to_seq`, proposed when the last action the channel
-    knew of was `at_seq`."""
+    """A game's open vote, proposed when the last action the channel knew of was `at_seq`: on rolling it back
+    to its action `to_seq`, or (`kind` "draw" or "end") on a result by agreement (`to_seq` is `at_seq` then)."""
 
     game_id: int
     to_seq: int
@@ -252,6 +269,7 @@ class RollbackVote:
     approvals: tuple[str, ...]   # who said yes so far (the proposer first)
     proposal: str = ""           # the proposal's identity, named by its buttons ("": opened before it had one)
     message_id: str = ""         # the public message asking it, once the transport posted it
+    kind: str = "rollback"       # what it is on: "rollback", or a result by agreement ("draw", "end")
 
 
 @dataclass(frozen=True)
@@ -614,30 +632,31 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?, ?, ?)", (game_id, rollback, r.seq, r.actor, r.action, r.events, now))
 
     async def rollback_vote(self, game_id: int) -> RollbackVote | None:
-        """A game's open rollback vote, if any."""
+        """A game's open vote (a rollback's, or a result by agreement), if any."""
         row = await self.driver.fetchone(
-            "SELECT to_seq, at_seq, proposer, approvals, proposal, message_id FROM rollback_votes WHERE game_id = ?",
-            (game_id,))
+            "SELECT to_seq, at_seq, proposer, approvals, proposal, message_id, kind FROM rollback_votes"
+            " WHERE game_id = ?", (game_id,))
         if row is None:
             return None
-        to_seq, at_seq, proposer, approvals, proposal, message_id = row
-        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)), proposal, message_id)
+        to_seq, at_seq, proposer, approvals, proposal, message_id, kind = row
+        return RollbackVote(game_id, to_seq, at_seq, proposer, tuple(json.loads(approvals)), proposal, message_id,
+                            kind)
 
     async def open_rollback_vote_tx(self, vote: RollbackVote, replacing: RollbackVote | None) -> None:
         """Open a game's rollback vote in place of `replacing` (the vote read before, lapsed; None: there was
         none); VoteChanged if the stored vote is no longer that one (two proposals at once: one opens)."""
         if replacing is None:
             opened = await self.driver.execute(
-                "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                "INSERT INTO rollback_votes (game_id, to_seq, at_seq, proposer, approvals, created_at, proposal, kind)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
                 (vote.game_id, vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(),
-                 vote.proposal))
+                 vote.proposal, vote.kind))
         else:
             opened = await self.driver.execute(
                 "UPDATE rollback_votes SET to_seq = ?, at_seq = ?, proposer = ?, approvals = ?, created_at = ?,"
-                " proposal = ?, message_id = '' WHERE game_id = ? AND proposal = ? AND approvals = ?",
+                " proposal = ?, message_id = '', kind = ? WHERE game_id = ? AND proposal = ? AND approvals = ?",
                 (vote.to_seq, vote.at_seq, vote.proposer, json.dumps(list(vote.approvals)), _now(), vote.proposal,
-                 vote.game_id, replacing.proposal, json.dumps(list(replacing.approvals))))
+                 vote.kind, vote.game_id, replacing.proposal, json.dumps(list(replacing.approvals))))
         if opened != 1:
             raise VoteChanged(vote.game_id)
 
@@ -652,9 +671,10 @@ class Store:
             raise VoteChanged(vote.game_id)
         return approved
 
-    async def close_rollback_vote_tx(self, vote: RollbackVote) -> None:
-        """Close a game's rollback vote (a no, or lapsed); VoteChanged if that proposal is no longer open."""
-        await self._close_vote_tx(vote, as_read=False)
+    async def close_rollback_vote_tx(self, vote: RollbackVote, as_read: bool = False) -> None:
+        """Close a game's vote (a no, or lapsed; `as_read`: carried, only with the approvals it was read with);
+        VoteChanged if that proposal is no longer open (or, `as_read`, someone voted meanwhile)."""
+        await self._close_vote_tx(vote, as_read=as_read)
 
     async def _close_vote_tx(self, vote: RollbackVote, as_read: bool) -> None:
         """Delete `vote` (`as_read`: only with the approvals it was read with)."""
@@ -868,6 +888,49 @@ class Store:
             await self.driver.execute(
                 "INSERT INTO player_settings (guild, player, settings) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild, player) DO UPDATE SET settings = excluded.settings", (guild, player, settings))
+
+    async def set_digest_due(self, guild: str, player: str, due: float | None) -> None:
+        """When a player's next digest on a server is due (None: they get none)."""
+        async with self.transaction():
+            await self.set_digest_due_tx(guild, player, due)
+
+    async def set_digest_due_tx(self, guild: str, player: str, due: float | None) -> None:
+        await self.driver.execute(
+            "INSERT INTO player_notices (guild, player, digest_due) VALUES (?, ?, ?)"
+            " ON CONFLICT (guild, player) DO UPDATE SET digest_due = excluded.digest_due", (guild, player, due))
+
+    async def digest_due(self, guild: str, player: str) -> float | None:
+        row = await self.driver.fetchone(
+            "SELECT digest_due FROM player_notices WHERE guild = ? AND player = ?", (guild, player))
+        return row[0] if row else None
+
+    async def claim_digests_tx(self, now: float) -> list[tuple[str, str, float]]:
+        """Take every digest due by `now` (guild, player, when it was due), each moved a day on in the same
+        transaction, so no other process (nor this one after a restart) sends it again; the caller sets the
+        exact next moment. On PostgreSQL, rows another process is claiming are skipped."""
+        rows = await self.driver.fetchall(
+            "SELECT guild, player, digest_due FROM player_notices WHERE digest_due IS NOT NULL AND digest_due <= ?"
+            f" ORDER BY guild, player{self.driver.skip_locked}", (now,))
+        for guild, player, due in rows:
+            await self.driver.execute("UPDATE player_notices SET digest_due = ? WHERE guild = ? AND player = ?",
+                                      (max(due, now) + 86400.0, guild, player))
+        return [(guild, player, due) for guild, player, due in rows]
+
+    async def dms_closed_first(self, guild: str, player: str) -> bool:
+        """Note that a player's direct messages are closed to the bot: True the first time (they are told so
+        once), False when they were told already."""
+        async with self.transaction():
+            changed = await self.driver.execute(
+                "INSERT INTO player_notices (guild, player, dms_closed_told) VALUES (?, ?, 1)"
+                " ON CONFLICT (guild, player) DO UPDATE SET dms_closed_told = 1"
+                " WHERE player_notices.dms_closed_told = 0", (guild, player))
+        return changed > 0
+
+    async def forget_dms_closed(self, guild: str, player: str) -> None:
+        """A player chose where their pings go anew: a closed inbox is told again."""
+        async with self.transaction():
+            await self.driver.execute("UPDATE player_notices SET dms_closed_told = 0 WHERE guild = ? AND player = ?",
+                                      (guild, player))
 
     async def standing_orders(self, game_id: int) -> dict[str, dict[str, str]]:
         """Every seat's standing orders in a game: {player: {question: answer}}."""

@@ -18,8 +18,9 @@ from PIL import Image, ImageDraw
 from images import palette as colours
 from images.battlecars.board import board_image
 from images.battlecars.chips import chip_image, chip_lines
-from images.battlecars.closeup import acting_vehicle, in_reach
+from images.battlecars.closeup import acting_vehicle, held
 from images.battlecars.header import colour_of, draw_header, name_of, turn_words
+from images.battlecars.marks import plan_end
 from images.battlecars.mats import render_mats
 from images.battlecars.style import (
     BUILDING,
@@ -28,6 +29,7 @@ from images.battlecars.style import (
     HEADER,
     LABELS,
     LINE,
+    PATH,
     ROAD,
     SIDEBAR,
     TEXT,
@@ -57,17 +59,17 @@ PNG_LEVEL = 3
 
 
 def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False,
-                 turn: tuple = ()) -> Image.Image:
+                 turn: tuple = (), plan: bool = False) -> Image.Image:
     """The channel picture: header, board with tokens, tags, the last action and each vehicle's trail
     through `turn` (the recent turns' events), chips beside it (a plan's preview passes its own `title`
-    and its path as `last`).
+    and its path as `last`, and `plan`: the path ends in a ghost of its vehicle).
 
     The bare board is drawn once per board and kept; a picture redraws only the pieces of the board where
     something stands or happened (pieces_of), then lays the name tags, the header and the chips over it.
     `whole` draws the whole board afresh instead: the same pixels, which the tests compare."""
     board = state.the_board
     width, height = page_size(board)
-    image = board_image(state, last, turn, whole)
+    image = board_image(state, last, turn, whole, plan=plan)
     draw = ImageDraw.Draw(image)
     draw_tags(draw, state, cell_size(board), HEADER, (width, height))
     draw_header(draw, state, last, width, title)
@@ -90,7 +92,7 @@ def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()
 
 def render_plan(state: BattlecarsState, preview) -> bytes:
     """A plan's private preview: the map with the planned path drawn as a move, not yet driven."""
-    return to_png(render_image(state, preview.moves, "Your plan (not driven yet)"),
+    return to_png(render_image(state, preview.moves, "Your plan (not driven yet)", plan=True),
                   palette=palette_for(state.board, state.big))
 
 
@@ -114,17 +116,19 @@ def warm() -> None:
 
 
 def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple = (),
-                         focus: str | None = None) -> Closeup:
+                         focus: str | None = None, plan: bool = False) -> Closeup:
     """The close-up for a phone of a public view (images.closeup): the board and what stands on it
-    (tokens without letters), cropped round the acting vehicle, the vehicles in its reach and the path
-    of `last` inside the rulers, everyone named on a tag and the grid's letters and numbers along the
-    edges (images.battlecars.closeup says which vehicle acts and what it reaches)."""
+    (tokens without letters), cropped round the acting vehicle, the vehicles in its reach, its nearest
+    rival and the path of `last` inside the rulers, everyone named on a tag and the grid's letters and
+    numbers along the edges (images.battlecars.closeup says which vehicle acts and what it reaches). A
+    `plan`'s path (`last`) ends in a ghost of its vehicle, tagged "Ends here" (and the plan is drawn large:
+    the nearest rival is held only when in reach)."""
     board = state.the_board
     cell = cell_size(board)
-    image = board_image(state, last, turn, words=False)
+    image = board_image(state, last, turn, words=False, plan=plan)
     inner = (LABELS, HEADER + LABELS, LABELS + board.width * cell, HEADER + LABELS + board.height * cell)
     vehicle = acting_vehicle(state, focus)
-    shown = [vehicle, *in_reach(state, vehicle)] if vehicle is not None else list(state.vehicles)
+    shown = held(state, vehicle, rival_too=not plan) if vehicle is not None else list(state.vehicles)
     driven = [parse_label(getattr(e, end)) for e in last if isinstance(e, (VehicleMoved, Drifted))
               for end in ("from_point", "to_point")]   # the last move's (or a plan's) path
     points = [centre(p, cell, HEADER) for p in [v.point for v in shown if v.point is not None] + driven] or \
@@ -132,16 +136,22 @@ def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple =
     crop = crop_box(around(points, cell * 1.1), inner, (7 * cell, 5 * cell), ruled=True)
     spots = [Spot(ident, *centre(point, cell, HEADER), words, colour, cell * 0.45)
              for ident, point, words, colour, _muted in tag_words(state, font(TEXT, bold=True))]
+    if plan and (end := plan_end(state, last)) is not None:
+        spots.insert(0, Spot(PLAN_END, *centre(end[1], cell, HEADER), "Ends here", PATH, cell * 0.5))
     ruler = Ruler(tuple((centre((x, 0), cell, HEADER)[0], chr(ord("A") + x)) for x in range(board.width)),
                   tuple((centre((0, y), cell, HEADER)[1], str(y + 1)) for y in range(board.height)))
     damaged = bool(state.scenery_damage)   # a damaged piece's badge ('7/20') is the map's own words
     return closeup(image, crop, spots, ruler, map_text=TEXT if damaged else 0.0, map_box=inner)
 
 
+PLAN_END = "plan-end"   # the spot of a plan's end in its close-up
+
+
 def render_preview_closeup(state: BattlecarsState, preview, focus: str | None = None) -> Closeup:
     """The close-up of a plan's private preview: the planned path drawn as a move (as the preview's
-    picture draws it), cropped round the planning vehicle, its path and what its weapons reach."""
-    return render_closeup_image(state, preview.moves, (), focus)
+    picture draws it) to a ghost of the vehicle where it ends, cropped round the planning vehicle, its
+    path and what its weapons reach."""
+    return render_closeup_image(state, preview.moves, (), focus, plan=True)
 
 
 RENDERER = Renderer(render=render_battlecars, replay_map=lambda state, last: render_image(state, last),

@@ -12,6 +12,7 @@ from images.battlecars.marks import (
     draw_pedestrian,
     draw_token,
     last_turn_marks,
+    plan_end_marks,
     scenery_marks,
     trail_marks,
 )
@@ -80,14 +81,17 @@ def draw_board(draw: ImageDraw.ImageDraw, board: data.Board, cell: int, top: int
 
 
 def board_image(state: BattlecarsState, last: tuple = (), turn: tuple = (), whole: bool = False,
-                words: bool = True) -> Image.Image:
+                words: bool = True, plan: bool = False) -> Image.Image:
     """The page with the board and what stands and happened on it (no tags, header or chips yet): the
     kept bare board, with only the pieces where something is redrawn (all of it when `whole`). Without
-    `words`, the tokens leave out their type's letter (a close-up names them itself)."""
+    `words`, the tokens leave out their type's letter (a close-up names them itself). A `plan`'s path
+    (`last`) ends in a ghost of its vehicle."""
     board = state.the_board
     width, height = page_size(board)
     image = bare(board).copy()
     marks = marks_of(state, last, turn, words)
+    if plan:
+        marks += plan_end_marks(state, last, cell_size(board), HEADER)
     board_box = (0, HEADER, width - SIDEBAR, height)
     pieces = [Piece(board_box, list(dict.fromkeys(paint for _box, paint in marks)), board_box)] if whole \
         else pieces_of(marks, board_box)

@@ -4,23 +4,25 @@ drivers on foot, damaged scenery, passive weapons and pistols left, trails and t
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from PIL import ImageDraw
 
 from images import palette as colours
 from images.battlecars.style import GRASS, INK, MUTED, PAPER, PATH, TEXT, TRAILS, K, Mark, box_around, centre, union
-from images.draw import draw_text, ink_on
+from images.draw import draw_text, ink_on, mix
 from images.fonts import font
 from rules.battlecars import data, scenery
 from rules.battlecars.events import Drifted, VehicleMoved, WeaponFired
-from rules.battlecars.grid import DIRECTIONS, parse_label
+from rules.battlecars.grid import DIRECTIONS, FACING_NAMES, parse_label
 from rules.battlecars.state import BattlecarsState, Vehicle
 
 
 def draw_token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int, acting: bool,
-               words: bool = True) -> None:
+               words: bool = True, ghost: bool = False) -> None:
     """A top-down token: a rounded body along its facing in the driver's colour, a pale nose, and its
-    type's letter (unless not `words`); a wreck greyed and crossed."""
+    type's letter (unless not `words`); a wreck greyed and crossed. A `ghost` (where a plan ends) is pale,
+    in a ring of the path's colour."""
     cx, cy = centre(vehicle.point, cell, top)
     dx, dy = DIRECTIONS[vehicle.facing]
     length = math.hypot(dx, dy)
@@ -34,6 +36,10 @@ def draw_token(draw: ImageDraw.ImageDraw, vehicle: Vehicle, cell: int, top: int,
     def at(f, s):
         return K * (cx + ux * f + nx * s), K * (cy + uy * f + ny * s)
     fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
+    if ghost:
+        fill = mix(fill, PAPER, 0.55)
+        r = cell * 0.5
+        draw.ellipse([K * (cx - r), K * (cy - r), K * (cx + r), K * (cy + r)], fill=PAPER, outline=PATH, width=5 * K)
     if acting:
         draw.ellipse([K * (cx - cell * 0.5), K * (cy - cell * 0.5), K * (cx + cell * 0.5), K * (cy + cell * 0.5)],
                      outline=INK, width=3 * K)
@@ -207,3 +213,26 @@ def last_turn_marks(state: BattlecarsState, last: tuple, cell: int, top: int) ->
                     draw.line([K * a[0], K * a[1], K * b[0], K * b[1]], fill=colours.HIGHLIGHT, width=2 * K)
                 marks.append((union([box_around(a, 5, 5), box_around(b, 5, 5)]), shot))
     return marks
+
+
+def plan_end(state: BattlecarsState, path: tuple) -> tuple[Vehicle, tuple[int, int]] | None:
+    """Where a plan's path (its moves) ends: the vehicle posed there, facing as it would, and the point."""
+    moves = [e for e in path if isinstance(e, VehicleMoved)]
+    vehicle = next((v for v in state.vehicles if moves and v.name == moves[-1].vehicle), None)
+    end = parse_label(moves[-1].to_point) if moves else None
+    if vehicle is None or end is None:
+        return None
+    facing = FACING_NAMES.index(moves[-1].facing) if moves[-1].facing in FACING_NAMES else vehicle.facing
+    return replace(vehicle, point=end, facing=facing), end
+
+
+def plan_end_marks(state: BattlecarsState, path: tuple, cell: int, top: int) -> list[Mark]:
+    """A plan's end, drawn over everything: a pale ghost of the vehicle, as it would stand, in a ring."""
+    found = plan_end(state, path)
+    if found is None:
+        return []
+    ghost, end = found
+
+    def paint(draw: ImageDraw.ImageDraw) -> None:
+        draw_token(draw, ghost, cell, top, False, False, ghost=True)
+    return [(box_around(centre(end, cell, top), cell * 0.5 + 6, cell * 0.5 + 6), paint)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from images import palette as colours
 from images.draw import Colour, draw_text, ellipsize, ink_on, wrap
@@ -107,6 +107,7 @@ def _road(track: data.Track, current: int | None, width: int) -> Image.Image:
     image = Image.new("RGB", (width * k, HEIGHT * k), colours.PAPER)
     draw = ImageDraw.Draw(image)
     names = font(TEXT * k, bold=True)
+    labels = section_labels(track, current)
     for n, (x0, x1) in enumerate(spans(len(track.sections), current)):
         section = track.sections[n]
         lit = n == current
@@ -114,12 +115,34 @@ def _road(track: data.Track, current: int | None, width: int) -> Image.Image:
                                fill=colours.HIGHLIGHT if lit else ROAD, outline=colours.INK if lit else ROAD_EDGE,
                                width=(4 if lit else 2) * k)
         _lane(draw, section.type, x0 + 12, x1 - 12, (ROAD_TOP + ROAD_BOTTOM) / 2, k, ROAD_EDGE if lit else LANE)
-        label = ellipsize(section.name, names, (x1 - x0 - 8) * k)
-        draw_text(draw, ((x0 + x1) / 2 * k, NAMES_Y * k), label, names, colours.INK if lit else colours.MUTED, "mm")
+        draw_text(draw, ((x0 + x1) / 2 * k, NAMES_Y * k), labels[n][0], names, colours.INK if lit else colours.MUTED,
+                  "mm")
     _flag(draw, RIGHT + 12, ROAD_TOP, k)
-    draw_text(draw, ((width - 22) * k, (ROAD_BOTTOM - 4) * k), f"×{track.laps}", font(26 * k, bold=True),
-              colours.INK, "rd")
+    draw_text(draw, ((width - 22) * k, (ROAD_BOTTOM - 4) * k), f"×{track.laps}", laps_face(k), colours.INK, "rd")
     return image.reduce(k)
+
+
+def laps_face(k: int = 1) -> ImageFont.FreeTypeFont:
+    """The face of the laps' count at the road's end, `k` times the size."""
+    return font(26 * k, bold=True)
+
+
+@lru_cache(maxsize=64)
+def section_labels(track: data.Track, current: int | None) -> tuple[tuple[str, float, float], ...]:
+    """Each section's name as the road writes it above its stretch (cut to fit), and the band's x it spans."""
+    names = font(TEXT * SUPER, bold=True)
+    out = []
+    for section, (x0, x1) in zip(track.sections, spans(len(track.sections), current), strict=True):
+        label = ellipsize(section.name, names, (x1 - x0 - 8) * SUPER)
+        half = names.getlength(label) / SUPER / 2
+        out.append((label, (x0 + x1) / 2 - half, (x0 + x1) / 2 + half))
+    return tuple(out)
+
+
+def words_along(track: data.Track, current: int | None, width: int) -> list[tuple[float, float]]:
+    """The x each of the band's words spans (the sections' names, the laps at the end), left to right."""
+    laps = laps_face().getlength(f"×{track.laps}")
+    return [(x0, x1) for _label, x0, x1 in section_labels(track, current)] + [(width - 22 - laps, width - 22)]
 
 
 def _lane(draw: ImageDraw.ImageDraw, kind: str, x0: float, x1: float, y: float, k: int, colour: Colour) -> None:

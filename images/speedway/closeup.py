@@ -3,7 +3,8 @@
 "The acting car" is the car of the player the close-up is for, when they drive one still running,
 else the car the game waits on (the active car), else none: the close-up then holds every car. A car
 is within reach when one of the acting car's working offensive weapons could fire at it by range
-and arc (line of sight left out: a car behind an obstacle is still worth seeing).
+and arc (line of sight left out: a car behind an obstacle is still worth seeing). The nearest rival is
+always held too, reached or not: a phone player sees whom they drive against.
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ def in_reach(state: SpeedwayState, car: Car) -> tuple[Car, ...]:
     return tuple(other for other in state.cars if other.id != car.id and other.front is not None and not other.out
                  and any(range_hexes(car, other) <= data.offensive_weapons()[w.name].max_range
                          and in_arc(car, w.mount, other) for w in weapons))
+
+
+def nearest_rival(state: SpeedwayState, car: Car) -> Car | None:
+    """The other placed car still running nearest `car` (in hexes), or None."""
+    rivals = [c for c in state.cars if c.id != car.id and c.front is not None and not c.out]
+    return min(rivals, key=lambda c: (range_hexes(car, c), c.id), default=None)
+
+
+def held(state: SpeedwayState, car: Car) -> list[Car]:
+    """What the close-up holds round `car`: itself, the cars in its reach and its nearest rival."""
+    rival = nearest_rival(state, car)
+    reached = list(in_reach(state, car))
+    return [car, *reached, *([rival] if rival is not None and rival not in reached else [])]
 
 
 def acting_car(state: SpeedwayState, focus: str | None) -> Car | None:
@@ -78,7 +92,7 @@ def _crop(state: SpeedwayState, hexes: list, margin: float = 1.6,
 
 def render_closeup_image(state: SpeedwayState, last: tuple = (), turn: tuple = (), focus: str | None = None) -> Closeup:
     """The close-up of a public view: the arena without its labels, the trails and cars, cropped round
-    the acting car and the cars in its reach, the cars named and the hexes' letters and numbers along
+    the acting car, the cars in its reach and its nearest rival, the cars named and the hexes' letters and numbers along
     the edges."""
     state = liveried(state)
     mf = frame(state.arena)
@@ -87,7 +101,7 @@ def render_closeup_image(state: SpeedwayState, last: tuple = (), turn: tuple = (
     draw_cars(board, state, mf.layout, None, words=False)
     draw_crashes(board, mf.layout, turn)
     car = acting_car(state, focus)
-    shown = [car, *in_reach(state, car)] if car is not None else [c for c in state.cars if c.front is not None]
+    shown = held(state, car) if car is not None else [c for c in state.cars if c.front is not None]
     return closeup(board, _crop(state, [h for c in shown for h in c.hexes]), _spots(state), _ruler(state))
 
 

@@ -42,7 +42,7 @@ from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhas
 from rules.phases import PhaseTable
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
-from rules.table import Rollback, revision_option, rounds_option
+from rules.table import Rollback, agreed_words, revision_option, rounds_option
 
 REVISION = 4
 
@@ -357,6 +357,8 @@ def prompt(state: BattlecarsState) -> str:
     if state.phase == Phase.LOBBY:
         return f"Lobby: {len(state.players)} seated; /game join vehicle:..., then the host uses /game start."
     if state.phase == Phase.FINISHED:
+        if state.agreed:
+            return agreed_words(state.agreed)
         return f"Game over: {state.seat(state.winner).name} wins." if state.winner else "Game over: a draw."
     turn = f"Turn {state.round + 1}"
     if state.phase == Phase.SPEED:
@@ -530,6 +532,11 @@ class Battlecars(Ruleset[BattlecarsState]):
     def after(self, state: BattlecarsState, actor: str, action: Any) -> tuple[BattlecarsState, tuple]:
         """After every action of the game: the table settled (victory, a driver out handing over)."""
         return _settled(state)
+
+    def still_in(self, state: BattlecarsState) -> tuple[str, ...]:
+        """The drivers not eliminated (rules.battlecars.turns.drivers_left) whose players did not resign."""
+        kept = set(super().still_in(state))
+        return tuple(p for p in turns.drivers_left(state) if p in kept)
 
     round_cap = staticmethod(lambda state: state.max_rounds)
     queries = {"odds": odds}

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from rules.battlecars import data
 from rules.battlecars.grid import Point
+from rules.codec import added_field
 from rules.dice import DiceState
 from rules.table import Player as Player  # the shared seat; importers keep finding it here
 from rules.table import required
@@ -207,6 +208,7 @@ class BattlecarsState:
     max_rounds: int | None = None
     winner: str | None = None
     ended_by: str | None = None
+    agreed: str = added_field("")   # a result the table agreed to (rules.table.AgreeResult): "draw", "end"
 
     def player(self, player_id: str | None) -> Player | None:
         return next((p for p in self.players if p.id == player_id), None)

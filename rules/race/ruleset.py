@@ -51,7 +51,7 @@ from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
-from rules.table import HOST_NAME, plural, revision_option
+from rules.table import HOST_NAME, agreed_words, plural, revision_option
 
 _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go in)
 
@@ -259,6 +259,8 @@ def prompt(state: RaceState) -> str:
     if state.phase == Phase.FINISHED:
         if state.ended_by:
             return f"The race was ended by {state.ended_by}."
+        if state.agreed:
+            return agreed_words(state.agreed)
         return f"The race is over: {_name(state, state.winner)} wins." if state.winner else "The race is over."
     names = ", ".join(_addressed(state, p) for p in acting_players(state))
     if state.phase == Phase.FEATURE:
@@ -514,6 +516,11 @@ class Race(Ruleset[RaceState]):
     prompt = staticmethod(prompt)
     turn_key = staticmethod(turn_key)
     check_turn = staticmethod(_check_turn)
+
+    def still_in(self, state: RaceState) -> tuple[str, ...]:
+        """The racers still racing (not out) whose players did not resign; a seated GM races no racer."""
+        kept = set(super().still_in(state))
+        return tuple(r.owner for r in state.racers if not r.out and r.owner in kept)
 
     queries = {"dcs": dcs, "notes": notes}
     computer = ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action,

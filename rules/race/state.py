@@ -123,6 +123,7 @@ class RaceState:
     hidden: bool = False           # a view: what the viewer may not see is blanked
     winner: str | None = None
     ended_by: str | None = None
+    agreed: str = added_field("")   # a result the table agreed to (rules.table.AgreeResult): "draw", "end"
     notes: tuple[GmNote, ...] = added_field(())   # the GM's private notes (a view keeps the viewer's own)
 
 

@@ -53,7 +53,7 @@ from rules.speedway.selfplay import SELFPLAY
 from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
-from rules.table import plural, required, revision_option, rounds_option
+from rules.table import agreed_words, plural, required, revision_option, rounds_option
 
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
@@ -428,6 +428,8 @@ def prompt(state: SpeedwayState) -> str:
     if state.phase == SpeedwayPhase.FINISHED:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
+        if state.agreed:
+            return agreed_words(state.agreed)
         if state.winner:
             return f"Game over: {state.seat(state.winner).name} wins."
         return "Game over: a draw."
@@ -695,6 +697,11 @@ class Speedway(Ruleset[SpeedwayState]):
     def after(self, state: SpeedwayState, actor: str, action: Any) -> tuple[SpeedwayState, tuple]:
         """After every action of the race: the victory check."""
         return check_victory(state)
+
+    def still_in(self, state: SpeedwayState) -> tuple[str, ...]:
+        """The players with a car still running (rules.speedway.turns.alive_players) who did not resign."""
+        kept = set(super().still_in(state))
+        return tuple(p for p in turns.alive_players(state) if p in kept)
 
     round_cap = staticmethod(lambda state: state.max_rounds)
     queries = {"odds": odds}

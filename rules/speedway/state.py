@@ -206,6 +206,7 @@ class SpeedwayState:
     next_hazard_id: int = 1
     winner: str | None = None  # the winning player's id
     ended_by: str | None = None
+    agreed: str = added_field("")   # a result the table agreed to (rules.table.AgreeResult): "draw", "end"
     max_rounds: int | None = None  # a draw is declared when this many rounds have passed
     # The rules revision (setup option "revision"; see RULES.md). 2: unique car names, computer seats
     # with ids of their own, targets by car id. Left out of a snapshot while 1, as before it existed.

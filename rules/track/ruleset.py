@@ -16,7 +16,7 @@ from rules.errors import (
 )
 from rules.referee import Resignation
 from rules.seats import addressed
-from rules.table import revision_option, rounds_option
+from rules.table import agreed_words, revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
 from rules.track.actions import (
     ACTIONS,
@@ -171,6 +171,8 @@ def prompt(state: TrackState) -> str:
     if state.phase == TrackPhase.FINISHED:
         if state.ended_by:
             return f"Game over (ended by {state.ended_by})."
+        if state.agreed:
+            return agreed_words(state.agreed)
         if state.winner:
             return f"Game over: {state.seated(state.winner).name} wins."
         return "Game over: a draw."
@@ -185,8 +187,7 @@ def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = 
         raise NotSeated("You are not playing in this game.")
     if state.phase == TrackPhase.LOBBY:
         return "No cards yet: they are dealt when the host starts the game."
-    hand = state.hand(player).cards
-    text = f"Your hand: {' '.join(hand) if hand else '(empty)'}."
+    text = own_hand(state, player)
     cars_text = ", ".join(f"{c.id} {where_label(state, c)}" for c in state.cars_of(player))
     text += f" Your cars: {cars_text}."
     options = legal_actions(state, player)
@@ -197,6 +198,14 @@ def hand_text(state: TrackState, player: str, _options: dict[str, Any] | None = 
     summary = "; ".join(f"{group} ({count} ways)" if count > 1 else group for group, count in ways.items())
     return (f"{text} You can: {summary}. Choose with the buttons, or type /play card:… and autocomplete "
             f"offers only the legal car, move and split.")
+
+
+def own_hand(state: TrackState, player: str) -> str:
+    """What a player's private menu shows them alone: their hand."""
+    if state.player(player) is None or state.phase == TrackPhase.LOBBY:
+        return ""
+    hand = state.hand(player).cards
+    return f"Your hand: {' '.join(hand) if hand else '(empty)'}."
 
 
 def command_to_action(command: str, options: dict[str, Any]) -> Any:
@@ -298,6 +307,7 @@ class Track(Ruleset[TrackState]):
     hit_size = staticmethod(hit_size)
     round_cap = staticmethod(lambda state: state.max_rounds)
     queries = {"hand": hand_text}
+    own_words = staticmethod(own_hand)
     computer = ComputerSeats(is_computer, computer_action)
     autopilot = Autopilot(autopilot_action, lambda passive: "what a computer player would play")
     undo_blocker = staticmethod(undo_blocker)

@@ -142,6 +142,7 @@ class TrackState:
     last_moves: tuple[CarMove, ...] = ()
     winner: str | None = None
     ended_by: str | None = None
+    agreed: str = added_field("")   # a result the table agreed to (rules.table.AgreeResult): "draw", "end"
     max_rounds: int | None = None
     hidden: bool = False  # True in a view with hidden information removed
     # The rules revision (setup option "revision"): 2 gives every seat a unique name and computer

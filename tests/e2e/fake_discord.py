@@ -5,7 +5,9 @@ It speaks just enough of Discord for discord.py 2.7 (see /work/shared/notes/disc
 - REST under /api/v10: login (`/users/@me`, `/oauth2/applications/@me`), `/gateway[/bot]`, application
   command sync (global and guild), interaction callbacks (3-second deadline, one acknowledgement),
   follow-up webhooks (multipart `payload_json` + `files[n]`), editing and deleting responses, channel
-  messages; everything else is recorded as unexpected and answered 404.
+  messages, direct messages (`POST /users/@me/channels` opens a DM channel; a member set to refuse them,
+  `refuse_dms`, answers a message there 403 with code 50007); everything else is recorded as unexpected
+  and answered 404.
 - Discord's rate limits (tests/e2e/fake_limits.py): per-route buckets and their `X-RateLimit-*` headers,
   the global limit of 50 requests a second outside the interaction routes, their 429s with
   `retry_after`, and a count of requests by route kind; an interaction token lives 15 minutes on the
@@ -488,6 +490,8 @@ class FakeDiscord:
         self.bot_creates_threads = True     # the bot's Create Public Threads permission
         self.bot_creates_private_threads = True   # the bot's Create Private Threads permission
         self.threads_created: list[FakeChannel] = []
+        self.dm_channels: dict[str, FakeChannel] = {}   # user id -> the DM channel the bot opened with them
+        self.dms_refused_by: set[str] = set()   # user ids of members who accept no direct messages from the bot
         self.thread_members: dict[str, list[str]] = {}   # private thread id -> its members' user ids, in order
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int | None = None
@@ -676,6 +680,21 @@ class FakeDiscord:
                     continue
                 out.append(message)
             return out
+        return self.snapshot(collect)
+
+    def refuse_dms(self, user: str | FakeUser) -> None:
+        """The member accepts no direct messages from the bot (their privacy settings): a message sent them is
+        answered 403, code 50007 Cannot send messages to this user."""
+        member = self._user(user)
+        self.snapshot(lambda f: f.dms_refused_by.add(member.id))
+
+    def direct_messages(self, user: str | FakeUser) -> list[dict]:
+        """The direct messages the bot sent a member, oldest first."""
+        member = self._user(user)
+
+        def collect(f: FakeDiscord) -> list[dict]:
+            inbox = f.dm_channels.get(member.id)
+            return [] if inbox is None else [m for m in f._messages.values() if m["channel_id"] == inbox.id]
         return self.snapshot(collect)
 
     def public_history(self, channel: str | FakeChannel) -> list[dict]:
@@ -1279,6 +1298,7 @@ class FakeDiscord:
         ("GET", r"/gateway", "gateway"),
         ("GET", r"/gateway/bot", "gateway_bot"),
         ("GET", r"/users/@me", "me"),
+        ("POST", r"/users/@me/channels", "dm_open"),
         ("GET", r"/oauth2/applications/@me", "application"),
         ("GET", r"/applications/@me", "application"),
         ("PUT", r"/applications/(?P<app>\d+)/commands", "commands_put"),
@@ -1642,10 +1662,25 @@ class FakeDiscord:
     # --- channels --------------------------------------------------------------------------------
 
     def _known_channel(self, channel_id: str) -> FakeChannel:
-        for channel in self.channels.values():
+        for channel in (*self.channels.values(), *self.dm_channels.values()):
             if channel.id == channel_id:
                 return channel
         raise DiscordError(404, 10003, "Unknown Channel")
+
+    async def _h_dm_open(self, record: HttpRecord, _m: dict) -> Any:
+        """Create DM (POST /users/@me/channels {recipient_id}): the bot's DM channel with a member (type 1),
+        the same one each time."""
+        self._require_bot_auth(record)
+        body = record.body if isinstance(record.body, dict) else {}
+        recipient = str(body.get("recipient_id", ""))
+        if recipient not in {u.id for u in self.users.values()}:
+            raise DiscordError(400, 50035, "Invalid Form Body", {"recipient_id": "Unknown User"})
+        inbox = self.dm_channels.get(recipient)
+        if inbox is None:
+            inbox = self.dm_channels[recipient] = FakeChannel(f"dm-{recipient}", snowflake(), 1, "",
+                                                              owner_id=recipient)
+        return {"id": inbox.id, "type": 1, "last_message_id": None, "flags": 0,
+                "recipients": [self._member_by_id(recipient).user_object()]}
 
     def _channel_message(self, channel_id: str, message_id: str) -> dict:
         message = self._messages.get(message_id)
@@ -1740,8 +1775,14 @@ class FakeDiscord:
         self._validate_message(body, record.files, ATTACHMENT_SIZE_LIMIT, new=True)
         if int(body.get("flags") or 0) & EPHEMERAL:
             raise invalid_form("flags: channel messages cannot be ephemeral")
-        return _public_message(self._new_message(None, channel.id, body, record.files,
-                                                 flags=int(body.get("flags") or 0), kind=0, viewer=None))
+        if channel.type == 1 and channel.owner_id in self.dms_refused_by:
+            raise DiscordError(403, 50007, "Cannot send messages to this user")
+        message = self._new_message(None, channel.id, body, record.files, flags=int(body.get("flags") or 0), kind=0,
+                                    viewer=None)
+        if channel.type == 1:   # a direct message: no server's, and it notifies its one reader
+            message.pop("guild_id")
+            message["_notified"] = [channel.owner_id]
+        return _public_message(message)
 
     async def _h_channel_history(self, record: HttpRecord, m: dict) -> Any:
         self._require_bot_auth(record)

@@ -11,6 +11,7 @@ import pytest
 from rules.codec import decode_state
 from rules.track.ruleset import TRACK
 from rules.track.state import TrackState
+from tests.e2e.fake_discord import DEFERRED_UPDATE, EPHEMERAL, UPDATE_MESSAGE
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, assert_public_map, slash
 from tests.e2e.test_e2e_long_games import all_buttons, poll
 
@@ -67,10 +68,9 @@ async def test_a_track_game_is_played_from_private_hands(fake, bot, record_laten
         if buttons[0]["custom_id"].startswith("qm:"):  # more plays than buttons: first choose the card
             menus += 1
             clicked = await fake.click(player, "channel", message["id"], buttons[0]["custom_id"])
-            (menu,) = (await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)).followups
-            assert menu.ephemeral
-            message = menu.message
-            buttons = [b for row in menu.components for b in row["components"]]
+            assert not (await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)).followups   # shown in place
+            message = fake.message(message["id"])
+            buttons = [b for row in message["components"] for b in row["components"]][:-1]   # not the way back
         other = names[next(p for p in names if p != player_id)]
         with pytest.raises(ValueError, match="cannot see ephemeral message"):  # the hand is for its owner only
             await fake.click(other, "channel", message["id"], buttons[0]["custom_id"])
@@ -111,15 +111,33 @@ async def test_a_hand_with_many_plays_opens_a_private_menu_per_card(fake, bot, r
     (private,) = asked.followups
     labels = [b["label"] for row in private.components for b in row["components"]]
     assert [label.split(" (")[0] for label in labels] == ["Play 7H", "Play JK", "Play AS"], labels
+    assert "Your hand: 7H JK AS." in private.content
+    panel = private.message["id"]
+
+    async def press(custom_id: str) -> tuple[dict, list[dict]]:
+        """Press a button of alice's private message: the message as it then stands, its buttons."""
+        clicked = await fake.click("alice", "channel", panel, custom_id)
+        exchange = await fake.responses(clicked, timeout=RESPONSE_TIMEOUT)
+        assert not exchange.rejected and not exchange.followups, exchange.describe()   # no new message
+        assert exchange.callback_type in (DEFERRED_UPDATE, UPDATE_MESSAGE), exchange.describe()
+        shown = fake.message(panel)
+        return shown, [b for row in shown.get("components") or [] for b in row["components"]]
+
+    # each card's menu, and the way back, take the same private message's place (issue 38 finding 10)
     menu_id = private.components[0]["components"][0]["custom_id"]
     assert menu_id.startswith("qm:")
-    opened = await fake.responses(await fake.click("alice", "channel", private.message["id"], menu_id),
-                                  timeout=RESPONSE_TIMEOUT)
-    (menu,) = opened.followups
-    assert menu.ephemeral and "Play 7H" in menu.content and "autocomplete" in menu.content
-    choices = [b for row in menu.components for b in row["components"]]
-    assert len(choices) == 25 and all(b["label"].startswith("7H") for b in choices)
-    played = await fake.responses(await fake.click("alice", "channel", menu.message["id"], choices[0]["custom_id"]),
+    menu, choices = await press(menu_id)
+    assert "Play 7H" in menu["content"] and "autocomplete" in menu["content"]
+    *ways, back = choices
+    assert len(choices) == 25 and all(b["label"].startswith("7H") for b in ways), choices
+    cards, _buttons = await press(back["custom_id"])
+    assert "Your hand: 7H JK AS." in cards["content"]
+    jokers, buttons = await press(next(b["custom_id"] for b in _buttons if b["label"].startswith("Play JK")))
+    assert "Play JK" in jokers["content"] and buttons[-1]["custom_id"] == back["custom_id"]
+    await press(back["custom_id"])
+    menu, choices = await press(menu_id)
+    assert [m["id"] for m in fake.channel_messages("channel", "alice") if m["flags"] & EPHEMERAL] == [panel]
+    played = await fake.responses(await fake.click("alice", "channel", panel, choices[0]["custom_id"]),
                                   timeout=RESPONSE_TIMEOUT)
     assert not played.rejected and not any(f.ephemeral for f in played.followups), played.describe()
     await poll(lambda: read_state(bot.db)[0] == version + 1, RESPONSE_TIMEOUT, "the 7 played")

@@ -22,6 +22,8 @@ MAX_ZONE_LENGTH = 64
 ZONE_OFFERS = 25   # Discord shows at most 25 autocomplete choices
 _OFFSET = re.compile(r"(?i)(?:utc|gmt)([+-])(\d{1,2})")
 VIEWS = ("full", "closeup")   # how a player's own pictures are drawn (`/me settings view:`, `/game status view:`)
+NOTIFY = ("channel", "dm", "digest")   # where a player's pings go (`/me settings notify:`)
+DIGEST_HOUR = 8   # a digest player with no away hours gets their digest at 08:00 of their own day
 _HOURS = re.compile(r"^(\d{1,2})(?::00)?-(\d{1,2})(?::00)?$")
 
 
@@ -33,6 +35,9 @@ class PlayerSettings:
     away: tuple[int, int] | None = None    # hours [start, end) of each day in `time_zone`: no pings then
     reminder_hours: float | None = None    # their reminder comes after this many hours (None: the table's)
     view: str = "full"   # their private pictures (status, plan previews): the whole map, or a close-up for a phone
+    # their pings: in the game's channel, by direct message, or none but one digest a day (stored only when
+    # not "channel", so a row stays as older releases wrote and read it)
+    notify: str = "channel"
 
     def __post_init__(self) -> None:
         if self.time_zone not in zone_names():
@@ -45,6 +50,8 @@ class PlayerSettings:
             raise ValueError(f"reminder_hours is {self.reminder_hours!r}, not 1-{MAX_REMINDER_HOURS}")
         if self.view not in VIEWS:
             raise ValueError(f"view is {self.view!r}, not one of {', '.join(VIEWS)}")
+        if self.notify not in NOTIFY:
+            raise ValueError(f"notify is {self.notify!r}, not one of {', '.join(NOTIFY)}")
 
     @classmethod
     def from_json(cls, text: str | None) -> PlayerSettings:
@@ -59,7 +66,10 @@ class PlayerSettings:
             return cls()
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        fields = asdict(self)
+        if self.notify == "channel":
+            del fields["notify"]
+        return json.dumps(fields, sort_keys=True)
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
@@ -71,7 +81,19 @@ class PlayerSettings:
         reminder = f"after {self.reminder_hours:g} h" if self.reminder_hours else "as each table sets"
         pictures = "close-ups for a phone (view:closeup)" if self.view == "closeup" else "the full map"
         return (f"Time zone: {self.time_zone}; away hours: {away}; reminders: {reminder}; "
-                f"your private pictures: {pictures}.")
+                f"your private pictures: {pictures}; your pings: {self.notify_words()}.")
+
+    def notify_words(self) -> str:
+        """Where this player's pings go, in words."""
+        if self.notify == "dm":
+            return "by direct message (notify:dm)"
+        if self.notify == "digest":
+            return f"none, but one digest a day at {self.digest_hour():02d}:00 your time (notify:digest)"
+        return "in each game's channel"
+
+    def digest_hour(self) -> int:
+        """The hour of their own day a digest comes: when their away hours end, else DIGEST_HOUR."""
+        return self.away[1] if self.away is not None else DIGEST_HOUR
 
 
 @cache
@@ -134,6 +156,29 @@ def parse_view(text: str) -> str:
     if typed not in VIEWS:
         raise BadOption("view: full (the whole map) or closeup (a piece of it for a phone).")
     return typed
+
+
+def parse_notify(text: str) -> str:
+    """'channel', 'dm' or 'digest' as typed (any case), or a short refusal."""
+    typed = str(text).strip().lower()
+    if typed not in NOTIFY:
+        raise BadOption("notify: channel (pings in each game's channel), dm (by direct message) or digest (one "
+                        "message a day).")
+    return typed
+
+
+def next_digest(personal: PlayerSettings, after: float) -> float:
+    """The first moment after `after` when the player's digest hour begins in their own time (a summer-time
+    change moves it with them; an hour a change skips comes as the clock jumps past it)."""
+    zone = personal.zone
+    day = local(after, zone).date()
+    for offset in range(3):
+        wall = datetime.combine(day + timedelta(days=offset), datetime.min.time()).replace(
+            hour=personal.digest_hour(), tzinfo=zone)
+        moment = wall.astimezone(UTC).timestamp()
+        if moment > after:
+            return moment
+    return after + 24 * HOUR
 
 
 def _within(hours: tuple[int, int], hour: int) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from bot.table.clock.personal import VIEWS
+from bot.table.clock.personal import NOTIFY, VIEWS
 from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
 from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
@@ -24,7 +24,7 @@ _MENTION = re.compile(r"<@!?(\d{1,20})>")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 # A command whose first bare word names one of its options: '/game new GAME' is
 # '/game new ruleset:GAME' (Discord shows each game its own subcommand of /new).
-WORD_OPTIONS = {"game new": "ruleset"}
+WORD_OPTIONS = {"game new": "ruleset", "game propose": "result"}   # '/game propose draw' too
 # Other spellings of a command: '/new GAME' is '/game new GAME', the one spelling of a game's setup Discord
 # has (bot.chat.layout); the command line and scripts take both.
 SPELLINGS = {"new": "game new"}
@@ -55,8 +55,7 @@ class Command:
 
 _VANISHED = "A vanished player's seat (host or admin)"
 # An earlier game of the channel, read after another began there (a rematch): by its number, as /game rematch says it.
-_EARLIER = OptionSpec("game", "int", "An earlier finished game of this channel, by its number", min_value=1,
-                      max_value=2**53 - 1)
+_EARLIER = OptionSpec("game", "int", "A game that ended here, by number", min_value=1, max_value=2**53 - 1)
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
@@ -69,7 +68,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game add-ai", "Seat a computer player (host)"),
     CommandSpec("game start", "Start the game (host)"),
     CommandSpec("game status", "Show the table and whose turn it is", (
-        OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS), _EARLIER,
+        OptionSpec("view", "str", "closeup: privately, a piece of the map for a phone", choices=VIEWS),
     ), query=True, private_with=("view:closeup",)),
     CommandSpec("game end", "End this game (host or server admin)"),
     CommandSpec("game takeover", "Become this game's host (Manage Server)"),
@@ -94,6 +93,10 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    max_value=2**31),
         OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
     )),
+    CommandSpec("game propose", "Vote to end the game as a draw, or with no winner", (
+        OptionSpec("result", "str", "draw: among the players still in; end: no winner", choices=("draw", "end")),
+        OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
+    )),
     CommandSpec("game rematch", "After the end: the same game again, seats turned by one (each player says yes)", (
         OptionSpec("vote", "str", "Answer the proposed rematch (yes if left out)", choices=("yes", "no")),
     )),
@@ -109,7 +112,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game import", "Continue or re-play an exported game here", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
-    CommandSpec("game replay", "An animated GIF of the game so far", (_EARLIER,), query=True),
+    CommandSpec("game replay", "An animated GIF of the game so far", query=True),
     CommandSpec("game sheet", "The cars' full sheets, privately unless public", (
         OptionSpec("car", "str", "One car (every car if left out)"),
         OptionSpec("public", "str", "Show them to the channel", choices=("true", "false")),
@@ -134,13 +137,15 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
     CommandSpec("games", "Your running games on this server: whose turn it is, and each one's deadline", private=True),
-    CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders", (
+    CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders, pings", (
         OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
                    suggest=True),
         OptionSpec("away", "str", "Hours of your day with no pings, e.g. 23-07 (deadlines move past them), or none"),
         OptionSpec("reminder_hours", "int", "Your reminder comes after this many hours (0: as each table sets)",
                    min_value=0, max_value=720),
         OptionSpec("view", "str", "Your private status and previews: full map, or closeup for a phone", choices=VIEWS),
+        OptionSpec("notify", "str", "Your pings: in the channel, by direct message, or a daily digest",
+                   choices=NOTIFY),
     ), private=True),
     CommandSpec("me away", "Pause your reminders and deadlines in all your games here, said in each channel", (
         OptionSpec("hours", "int", "How many hours (each table's pause limit holds)", required=True, min_value=1,

@@ -18,8 +18,9 @@ from bot.table.protocol.commands import Command, command_table
 
 __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery", "GameStatus", "Games", "Help",
            "Import", "MySettings", "NewGame", "OrdersClear", "OrdersSet", "OrdersShow", "Pause", "Play", "Query",
-           "Rematch", "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings",
-           "Undo", "Unfollow", "Verify", "compiled", "handler_of"]
+           "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
+           "Unfollow", "Verify", "compiled", "handler_of"]
+__all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: other commands are added above)
 
 
 class TableCommand:
@@ -172,6 +173,14 @@ class Undo(TableCommand):
 @dataclass(frozen=True)
 class Rollback(TableCommand):
     """/game rollback: propose or answer a vote to return the game to an earlier action."""
+
+    options: dict
+
+
+@named("game propose")
+@dataclass(frozen=True)
+class Propose(TableCommand):
+    """/game propose: propose or answer a vote on a result by agreement (a draw, or an end with no winner)."""
 
     options: dict
 

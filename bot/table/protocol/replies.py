@@ -67,6 +67,18 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Direct:
+    """A direct message to one player (their `/me settings notify:dm`, or their daily digest), and what the
+    game's channel says to them instead when they accept no direct messages (`fallback`, pinging them)."""
+
+    player: str
+    text: str
+    guild: str
+    channel: str
+    fallback: str
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a transport shows: text, an optional PNG with alt text, and whether it is private.
 
@@ -93,10 +105,12 @@ class Reply:
     # After a press in a player's private menu: that menu as it stands now (their next choices, or a
     # closing word when the game no longer waits on them), shown in place of the one pressed.
     panel: Reply | None = None
+    in_place: bool = False   # a private reply to a press in a private menu, shown in place of that menu
     notices: tuple[Notice, ...] = ()   # posted in other channels too (a player's pause, announced in each game)
     edits: tuple[Edit, ...] = ()       # earlier messages of the channel rewritten along with this reply
     vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
     own_message: bool = False   # shown as a message of its own, never added to the turn's (a seat change)
+    direct: tuple[Direct, ...] = ()   # the pings that go by direct message instead (bot.table.service.away)
 
     @property
     def mention(self) -> str | None:
@@ -205,11 +219,18 @@ def buttons_for(legal: tuple[LegalAction, ...], game_id: int, scope: Scope) -> t
 
 
 def group_buttons(legal: tuple[LegalAction, ...], game_id: int, scope: Scope,
-                  first: int) -> tuple[tuple[Button, ...], int]:
-    """The buttons of the group that legal action `first` opens (as many as fit), and the group's size."""
+                  first: int, room: int = MAX_BUTTONS) -> tuple[tuple[Button, ...], int]:
+    """The buttons of the group that legal action `first` opens (as many as fit in `room`), and the group's
+    size."""
     group = legal[first].group
     members = [i for i, action in enumerate(legal) if action.group == group]
-    return tuple(_action_button(legal[i], game_id, scope, i) for i in members[:MAX_BUTTONS]), len(members)
+    return tuple(_action_button(legal[i], game_id, scope, i) for i in members[:room]), len(members)
+
+
+def back_button(legal: tuple[LegalAction, ...], game_id: int, scope: Scope) -> Button:
+    """In a group's menu opened from a player's private menu: back to all their choices, in place. Its
+    index is one past the choices (a private scope's digest holds them, so it cannot name one)."""
+    return Button("« All your choices", f"{scope.menu_prefix}:{game_id}:{scope.value}:{len(legal)}", "")
 
 
 def _action_button(action: LegalAction, game_id: int, scope: Scope, index: int) -> Button:

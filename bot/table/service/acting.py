@@ -21,6 +21,7 @@ from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.protocol.replies import (
     BUTTON_PREFIX,
     CHOICES_PREFIX,
+    MAX_BUTTONS,
     MENU_PREFIX,
     MESSAGE_LIMIT,
     PRIVATE_MENU_PREFIX,
@@ -31,6 +32,7 @@ from bot.table.protocol.replies import (
     Notice,
     Reply,
     Scope,
+    back_button,
     buttons_for,
     clip,
     group_buttons,
@@ -198,9 +200,13 @@ class Acting:
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
         if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
             return self._private_menu(ruleset, game, state, actor, legal)
+        if kind == PRIVATE_MENU_PREFIX and index == len(legal):   # a group's menu's way back, in place
+            return replace(self._private_menu(ruleset, game, state, actor, legal), in_place=True)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
-        if kind in (MENU_PREFIX, PRIVATE_MENU_PREFIX):
+        if kind == PRIVATE_MENU_PREFIX:   # opened from the player's private menu: shown in its place
+            return replace(self._group_menu(legal, game, index, mine, back=True), in_place=True)
+        if kind == MENU_PREFIX:
             return self._group_menu(legal, game, index, mine)
         chosen = legal[index]
         if chosen.action is not None:
@@ -221,7 +227,9 @@ class Acting:
             return Reply("shown", "Done: the channel's message shows your move.", ephemeral=True,
                          game_id=game.id, version=game.version)
         legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
-        return Reply("shown", f"Your move, {actor.name} (only you see this): {ruleset.prompt(state)}",
+        own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
+        return Reply("shown", "\n".join(filter(None, (f"Your move, {actor.name} (only you see this): "
+                                                     f"{ruleset.prompt(state)}", own))),
                      ephemeral=True, buttons=buttons_for(legal, game.id, private_scope(ruleset.turn_key(state), legal)),
                      game_id=game.id, version=game.version)
 
@@ -540,15 +548,18 @@ class Acting:
                      game_id=done.game.id, version=done.game.version, notices=(Notice(done.game.channel, told),))
 
     @staticmethod
-    def _group_menu(legal, game: GameRecord, first: int, scope: Scope) -> Reply:
-        """A private menu of the legal actions of one group (as many as Discord shows as buttons)."""
-        buttons, total = group_buttons(legal, game.id, scope, first)
+    def _group_menu(legal, game: GameRecord, first: int, scope: Scope, back: bool = False) -> Reply:
+        """A private menu of the legal actions of one group (as many as Discord shows as buttons, and with
+        `back` a last one back to all the player's choices)."""
+        buttons, total = group_buttons(legal, game.id, scope, first, MAX_BUTTONS - 1 if back else MAX_BUTTONS)
         group = legal[first].group
         text = f"{group}: {total} ways. Pick one."
         if total > len(buttons):
             command = " ".join(legal[first].command.split()[:2])  # the command and its first option
             text += (f" The buttons show the first {len(buttons)}; for the others type {command} with the "
                      f"other options (autocomplete lists only legal values).")
+        if back:
+            buttons += (back_button(legal, game.id, scope),)
         return Reply("shown", text, ephemeral=True, buttons=buttons, game_id=game.id, version=game.version)
 
     @staticmethod

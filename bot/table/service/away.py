@@ -1,6 +1,8 @@
 """Pings held in a player's away hours: a message posted while a player is inside their own away hours
 (`/me settings away:`) or paused (`/me away`, `/game pause`) does not ping them, and a game still waiting
-on them pings them once when that ends (their reminder moves to that moment)."""
+on them pings them once when that ends (their reminder moves to that moment). The pings that go out go
+where each player wants them (`/me settings notify:`): in the channel, by direct message (the channel's
+message then mentions nobody for them), or not at all for a player who takes one digest a day."""
 
 from __future__ import annotations
 
@@ -10,15 +12,16 @@ from dataclasses import replace
 from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
-from bot.table.protocol.replies import Notice, Reply
-from bot.table.service.shared import Table
+from bot.table.protocol.replies import MESSAGE_LIMIT, Direct, Notice, Reply, clip
+from bot.table.service.shared import Table, channel_link
+from rules.registry import get_ruleset
 
 log = logging.getLogger("pitboss.away")
 
 
 class AwayPings:
     """Takes the pings to away players out of what the service sends, and moves their reminder to when
-    they are back."""
+    they are back; sends each other ping where its player wants it."""
 
     def __init__(self, table: Table):
         self._table = table
@@ -43,26 +46,53 @@ class AwayPings:
             return reply
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
-        # the channel's game, or the one that ended here (its final message, a rematch's question)
-        game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
-        if game is None:
-            return reply
+        game = await self._table.store.active_game(channel)
+        if game is None:   # the end of a game pings too (and a rematch's question): held in away hours, by direct
+            # message, or not at all for a digest
+            game = await self._table.store.latest_game(channel)
+            if game is None:
+                return reply
+        stored = await self._table.store.player_settings_tx(game.guild, reply.mentions)
+        own = {player: PlayerSettings.from_json(stored[player]) for player in reply.mentions if player in stored}
+        quiet = {player for player, personal in own.items() if personal.notify == "digest"}   # their digest tells
+        back = await self._away(game, reply, own, quiet)
+        pinged = tuple(p for p in reply.mentions if p not in back and p not in quiet)
+        by_dm = tuple(p for p in pinged if p in own and own[p].notify == "dm")
+        if back:
+            await self._ping_when_back(game, back)
+        return replace(reply, mentions=tuple(p for p in pinged if p not in by_dm),
+                       direct=reply.direct + tuple(self._direct(game, channel, reply, p) for p in by_dm))
+
+    async def _away(self, game: GameRecord, reply: Reply, own: dict[str, PlayerSettings],
+                    quiet: set[str]) -> dict[str, float]:
+        """Each pinged player away now (out of their away hours or paused): when they are back."""
         try:
             table = TableSettings.from_json(game.settings)
         except DamagedSettings:
             table = TableSettings()
-        stored = await self._table.store.player_settings_tx(game.guild, reply.mentions)
         now = self._table.clock()
-        back = {}   # each away player: when they are back (out of their away hours and any pause)
+        back = {}
         for player in reply.mentions:
-            personal = PlayerSettings.from_json(stored.get(player)) if player in stored else None
+            personal = own.get(player)
             paused = table.paused_until.get(player, 0.0)
-            if paused > now or out_of_away(personal, now) > now:
+            if player not in quiet and (paused > now or out_of_away(personal, now) > now):
                 back[player] = back_from_away(table, personal, max(now, paused))
-        if not back:
-            return reply
-        await self._ping_when_back(game, back)
-        return replace(reply, mentions=tuple(p for p in reply.mentions if p not in back))
+        return back
+
+    def _direct(self, game: GameRecord, channel: str, reply: Reply, player: str) -> Direct:
+        """One player's ping as a direct message: the game and where it is, what the ping tells, the public
+        turn's closing lines (or the notice), and, in a game whose choices show hidden things, that
+        player's own choices (a direct message is theirs alone)."""
+        ruleset = get_ruleset(game.ruleset)
+        state = self._table.snapshots.load(ruleset, game.state)
+        body = "" if reply.ephemeral else reply.next_line or reply.text
+        own = ""
+        if ruleset.private_actions and not ruleset.is_finished(state) and player in ruleset.acting_players(state):
+            labels = [action.label for action in ruleset.legal_actions(state, player)]
+            own = clip(f"\nYour choices (only you see this): {' | '.join(labels)}", MESSAGE_LIMIT // 3) * bool(labels)
+        text = clip(f"**{ruleset.title}** in {channel_link(game.guild, channel)}: {reply.ping_words}\n{body}",
+                    MESSAGE_LIMIT - len(own)) + own
+        return Direct(player, text, game.guild, channel, reply.ping_words)
 
     async def _ping_when_back(self, game: GameRecord, back: dict[str, float]) -> None:
         """Each held player the game waits on is reminded when they are back, unless a reminder comes

@@ -105,6 +105,9 @@ class Deadlines:
         if ruleset.autopilot is not None and timer.deadline_due is not None and \
                 timer.deadline_due - self._table.clock() < reminder_lead(TableSettings.or_defaults(game.settings)):
             raise GameError("too late to remind")   # the autopilot plays before they could act on it
+        own = (await self._timers.personal_tx(game, (timer.player,))).get(timer.player)
+        if own is not None and own.notify == "digest":
+            raise GameError("no reminders")   # their daily digest tells them what waits on them
         name = holder_name(state, timer.player)   # the member playing the seat now, whom the reminder pings
         deadline = f" Your deadline: {moment(timer.deadline_due)}." if timer.deadline_due is not None else ""
         return Reply("shown", f"Reminder: the game is waiting for {name}. {ruleset.prompt(state)}{deadline}",

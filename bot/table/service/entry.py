@@ -17,12 +17,22 @@ from bot.table.plugins import load_plugins
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
-from bot.table.protocol.replies import RESIGN_PREFIX, SEAT_PREFIX, Actor, Notice, Reply, matching_offers, refusal
+from bot.table.protocol.replies import (
+    RESIGN_PREFIX,
+    SEAT_PREFIX,
+    Actor,
+    Direct,
+    Notice,
+    Reply,
+    matching_offers,
+    refusal,
+)
 from bot.table.service import orders
 from bot.table.service.acting import Acting
 from bot.table.service.asking import Asking
 from bot.table.service.away import AwayPings
 from bot.table.service.deadlines import Deadlines
+from bot.table.service.digests import Digests
 from bot.table.service.following import Following
 from bot.table.service.gm_thread import GmThreads, in_the_thread
 from bot.table.service.helping import command_names
@@ -94,6 +104,7 @@ class GameService:
         self._rematches = Rematches(table, self._timers, pictures, self._acting)
         self._gm_threads = GmThreads(table)
         self._away = AwayPings(table)
+        self._digests = Digests(table)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -201,6 +212,18 @@ class GameService:
         """
         return await self.send_claimed(await self._store.claim_due(self._table.clock()))
 
+    async def due_digests(self) -> list[Direct]:
+        """The daily digests due now (`/me settings notify:digest`), each claimed so it is sent once."""
+        return await self._digests.due()
+
+    async def dms_closed(self, guild: str, player: str) -> bool:
+        """A player's direct messages are closed to the bot (the transport found it): True the first time,
+        when the channel's ping tells them so; their pings come in the channel meanwhile."""
+        try:
+            return await self._store.dms_closed_first(guild, player)
+        except StoreBusy:
+            return False
+
     async def unposted(self) -> list[Notice]:
         """On start: the turn of each game whose last move was carried out but never posted (a crash
         between the two), pinging whom it waits on (bot.table.service.unposted)."""
@@ -287,6 +310,7 @@ class GameService:
             typed.Query: lambda at, _c: asking.query(at.channel, at.actor, at.command),
             typed.Undo: lambda at, _c: self._acting.undo(at.channel, at.actor),
             typed.Rollback: lambda at, c: self._rollbacks.run(at.channel, at.actor, c.options),
+            typed.Propose: lambda at, c: self._rollbacks.propose(at.channel, at.actor, c.options),
             typed.Rematch: lambda at, c: self._rematches.run(at.channel, at.actor, c.vote == "yes"),
             typed.Import: lambda at, c: self._moving.import_game(at.channel, at.actor, c.file, at.guild),
             typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),

@@ -30,7 +30,7 @@ from rules.seats import addressed
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
 TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", "undo", "game pause", "games",
-              "game rollback", "me settings", "me away", "me back", "game seat give", "game seat take",
+              "game rollback", "game propose", "me settings", "me away", "me back", "game seat give", "game seat take",
               "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch")
@@ -38,12 +38,22 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
 NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+         "me settings": "notify:dm sends your own turn pings and reminders by direct message, with only what you "
+                        "may see (the channel keeps every action line and mentions nobody for you; inside your away "
+                        "hours they wait); if your direct messages are closed to me they come in the channel, said "
+                        "once. notify:digest pings you never, and sends one direct message a day when your away hours "
+                        "end (08:00 your time without any): each game here waiting on you, with its deadline in your "
+                        "time.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
-                        "confirm (a Resign for good button, or confirm:yes).",
-         "game rematch": "After a game ends here (its final message has a Rematch button): the same game, options, "
+                        "confirm (a Resign for good button, or confirm:yes)."}
+NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
+                         "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
+                         "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "
+                         "counts the result.")
+NOTES["game rematch"] = ("After a game ends here (its final message has a Rematch button): the same game, options, "
                          "cars and seats again with new dice, the first seat going last. Every person seated at the "
                          "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "
-                         "A no leaves that seat open for anyone to /game join, then the host starts as usual."}
+                         "A no leaves that seat open for anyone to /game join, then the host starts as usual.")
 
 
 def command_named(typed: str) -> str:

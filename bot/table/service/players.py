@@ -1,6 +1,6 @@
 """`/me`: one player's own clock across all their games on a server: their settings (time zone, away
-hours, reminders), and a pause of every running game at once (`/me away`) that `/me back` ends, each
-announced in the games' channels."""
+hours, reminders, where their pings go), and a pause of every running game at once (`/me away`) that
+`/me back` ends, each announced in the games' channels."""
 
 from __future__ import annotations
 
@@ -8,14 +8,22 @@ from dataclasses import replace
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
-from bot.table.clock.personal import PlayerSettings, parse_hours, parse_view, parse_zone
+from bot.table.clock.personal import PlayerSettings, parse_hours, parse_notify, parse_view, parse_zone
 from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Notice, Reply, clip
+from bot.table.service.digests import schedule_digest
 from bot.table.service.shared import Table, channel_mention
 from bot.table.service.timers import Timers
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.table import plural
+
+_NOTIFY_WORDS = {
+    "dm": " Your turn pings and reminders come by direct message (inside your away hours they wait, as in the "
+          "channel); if your direct messages are closed to me, they come in the game's channel, and I say so once.",
+    "digest": " No game pings you now: one direct message a day lists each game here waiting on you, with its "
+              "deadline in your time.",
+}
 
 
 class PlayerClocks:
@@ -33,7 +41,7 @@ class PlayerClocks:
             paused = [f"{self._where(game)} until {moment(until)}" for game, until in await self._paused(actor, guild)]
             away = f"\nAway (/me away) in {', '.join(paused)}." if paused else ""
             return Reply("shown", clip(f"Your settings on this server. {current.describe()}{away}\n"
-                                       f"Change them with /me settings time_zone: away: reminder_hours: view:.",
+                                       f"Change them with /me settings time_zone: away: reminder_hours: view: notify:.",
                                        MESSAGE_LIMIT), ephemeral=True)
         changes: dict = {}
         if "time_zone" in options:
@@ -44,10 +52,17 @@ class PlayerClocks:
             changes["reminder_hours"] = float(options["reminder_hours"]) or None
         if "view" in options:
             changes["view"] = parse_view(options["view"])
+        if "notify" in options:
+            changes["notify"] = parse_notify(options["notify"])
         chosen = replace(current, **changes)
         await self._table.store.set_player_settings(guild, actor.id, chosen.to_json())
-        clock = " They count from your next turn in each game." if set(options) - {"view"} else ""
-        return Reply("shown", f"Saved. {chosen.describe()}{clock}", ephemeral=True)
+        if "notify" in options or chosen.notify == "digest":   # the digest's hour follows their zone and away hours
+            await schedule_digest(self._table, guild, actor.id, chosen)
+        if "notify" in options:
+            await self._table.store.forget_dms_closed(guild, actor.id)
+        clock = " They count from your next turn in each game." if set(options) - {"view", "notify"} else ""
+        return Reply("shown", f"Saved. {chosen.describe()}{clock}{_NOTIFY_WORDS.get(chosen.notify, '')}",
+                     ephemeral=True)
 
     async def away(self, actor: Actor, guild: str, hours: int) -> Reply:
         """Pause the player's reminders and deadlines in every running game they sit in on this server,

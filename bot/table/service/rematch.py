@@ -6,8 +6,8 @@ Rulings:
 - Where: the channel (or thread) the game ended in, as a new game beside the finished one, as `/new` there
   makes one; one running game per channel holds (a game made here meanwhile calls the rematch off). The
   finished game keeps its record: /stats and /standings count it, `pitboss verify` checks it, and the
-  channel's /game status, log, export, replay and verify read it (until the rematch is made, as the
-  channel's last game; then by `game:N`, which the rematch's message names).
+  channel's commands read it until the rematch is made (the channel's last game); then /game log, export
+  and verify read it by `game:N`, which the rematch's message names.
 - Who is asked: every person seated at the end, through the seat's holder (a seat another member took is
   theirs; a seat the computer plays for its person is still that person's), a resigned player too (a
   resignation leaves that game, not the next). The seats made for the computer stay computer seats, asked
@@ -236,7 +236,7 @@ class Rematches:
         order = ", ".join(p.name for p in state.players if not (gm and p.id == gm))
         lines = [f"Rematch of game {old.id}: game {game.id}, {ruleset.title}, the same options and seats with new "
                  f"dice, the seat order turned by one ({order}). {announce(seed)} Game {old.id} stays readable: "
-                 f"/game log game:{old.id} (and status, export, replay, verify)."]
+                 f"/game log game:{old.id} (and export, verify)."]
         if declined:
             lines.append(f"{_names(old_state, tuple(declined))} said no: the seat stays open. /game join takes it, "
                          f"and the host ({_names(state, (host,))}) starts the game with /game start.")

@@ -1,5 +1,7 @@
 """`/game rollback`: the seated humans vote to return the game to an earlier action; the dice go on from a
-new stream of the committed seed, and the actions set aside stay readable (/game log set_aside:N).
+new stream of the committed seed, and the actions set aside stay readable (/game log set_aside:N). `/game
+propose draw|end` (issue 38 finding 15): the same vote on a result by agreement, a draw among the players
+still in or an end with no winner; a game has one vote open at a time, of either kind.
 
 Numbers are the channel's, as its /game log counts the actions. A vote belongs to the log as the channel
 knew it when it opened: any action the channel sees since makes it lapse, so nobody's yes ever sets aside an
@@ -28,6 +30,7 @@ from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button, Edit, Reply, clip
 from bot.table.service.acting import Acting, Applied, with_order_owners
+from bot.table.service.agreement import AGREED, proposal_question, proposal_words
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
@@ -38,7 +41,7 @@ from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import addressed
-from rules.table import SEAT_ACTIONS, Rollback, TablePhase, born_computer, plural
+from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TablePhase, born_computer, plural
 
 VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")   # the game, the proposal, yes or no
 MAX_SET_ASIDE = 200   # actions one rollback may set aside (re-running the rest is bounded by the log)
@@ -49,16 +52,18 @@ OVER = "That vote is over."
 
 
 def voters(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
-    """Who votes on a rollback: every seat still in the game, through its holder (a person's seat the
-    computer plays for now too); only the seats made for the computer abstain."""
+    """Who votes on a rollback or a proposed result: every seat still in the game, through its holder (a
+    person's seat the computer plays for now too); only the seats made for the computer abstain."""
     return tuple(p.id for p in state.players if not getattr(p, "resigned", False)
                  and not (born_computer(p.id) and ruleset.is_computer(state, p.id)))
 
 
-def vote_buttons(game_id: int, proposal: str) -> tuple[Button, ...]:
-    """Yes and no, for the proposal they are drawn for (another proposal's buttons differ)."""
-    return (Button("Yes, roll back", f"{VOTE_PREFIX}:{game_id}:{proposal}:1", "/game rollback vote:yes", True),
-            Button("No", f"{VOTE_PREFIX}:{game_id}:{proposal}:0", "/game rollback vote:no"))
+def vote_buttons(game_id: int, proposal: str, kind: str = "rollback") -> tuple[Button, ...]:
+    """Yes and no, for the proposal they are drawn for (another proposal's buttons differ), naming what it is."""
+    command = "/game rollback" if kind == "rollback" else "/game propose"
+    yes = {"rollback": "Yes, roll back", "draw": "Yes, a draw", "end": "Yes, end the game"}[kind]
+    return (Button(yes, f"{VOTE_PREFIX}:{game_id}:{proposal}:1", f"{command} vote:yes", True),
+            Button("No", f"{VOTE_PREFIX}:{game_id}:{proposal}:0", f"{command} vote:no"))
 
 
 def dice_rolled(before: Any, after: Any) -> bool:
@@ -78,8 +83,18 @@ class Rollbacks:
         if ("to" in options) == ("vote" in options):
             raise GameError("Give to:N to propose a rollback to action #N, or vote:yes|no to answer the open vote.")
         if "vote" in options:
-            return await self.vote(channel, actor, options["vote"] == "yes")
-        return await self._retried(lambda: self._propose(channel, actor, int(options["to"])))
+            return await self.vote(channel, actor, options["vote"] == "yes", kinds=("rollback",))
+        return await self._retried(lambda: self._propose(channel, actor, "rollback", int(options["to"])))
+
+    async def propose(self, channel: str, actor: Actor, options: dict[str, Any]) -> Reply:
+        """`/game propose draw|end` proposes a result by agreement; `/game propose vote:yes|no` answers the open
+        vote on one."""
+        if ("result" in options) == ("vote" in options):
+            raise GameError("Give draw or end (/game propose draw) to propose a result by agreement, or vote:yes|no "
+                            "to answer the open vote.")
+        if "vote" in options:
+            return await self.vote(channel, actor, options["vote"] == "yes", kinds=AGREED)
+        return await self._retried(lambda: self._propose(channel, actor, str(options["result"])))
 
     async def press(self, channel: str, actor: Actor, game_id: int, proposal: int, yes: bool) -> Reply:
         """A vote button: for the proposal it was drawn for only (a button of the old kind names none)."""
@@ -88,9 +103,11 @@ class Rollbacks:
             raise GameError(OVER)
         return await self.vote(channel, actor, yes, str(proposal))
 
-    async def vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None = None) -> Reply:
-        """A yes or no to the open vote (`proposal`: only if it is still that one)."""
-        return await self._retried(lambda: self._vote(channel, actor, yes, proposal))
+    async def vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None = None,
+                   kinds: tuple[str, ...] = ()) -> Reply:
+        """A yes or no to the open vote (`proposal`: only if it is still that one; `kinds`: only if it is on one
+        of them, as the command typed names it)."""
+        return await self._retried(lambda: self._vote(channel, actor, yes, proposal, kinds))
 
     @staticmethod
     async def _retried(work: Callable[[], Awaitable[Reply]]) -> Reply:
@@ -123,70 +140,93 @@ class Rollbacks:
             return reply
         return replace(reply, edits=reply.edits + _closed(vote, _lapsed(ruleset, state, vote, records)))
 
-    async def _propose(self, channel: str, actor: Actor, to: int) -> Reply:
-        ruleset, game, state, records = await self._running(channel)
-        self._check_voter(ruleset, state, actor)
+    async def _propose(self, channel: str, actor: Actor, kind: str, to: int = 0) -> Reply:
+        """Open a vote on `kind` (a rollback to the channel's #`to`, or a result by agreement)."""
+        ruleset, game, state, records = await self._running(channel, kind)
+        self._check_voter(ruleset, state, actor, kind)
         open_vote = await self._table.store.rollback_vote(game.id)
         public = _public(ruleset, state, records)
         if open_vote is not None and open_vote.at_seq == _last(public):
-            shown = _number(public, open_vote.to_seq)
-            raise GameError(f"A vote is open already: roll back to #{shown}. Answer it with its buttons or /game "
-                            f"rollback vote:yes|no.")
-        if await self._table.store.rollbacks(game.id) >= MAX_ROLLBACKS:
-            raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
-        cut, aside = _cut(ruleset, records, public, to)
-        at_cut = await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
-        proposal = _proposal_id(game.id, to, len(public), actor.id, self._table.clock())
-        vote = RollbackVote(game.id, cut, _last(public), actor.id, (actor.id,), proposal)
+            raise GameError(f"A vote is open already: {_on(state, open_vote, public, 'roll back')}. Answer it with "
+                            f"its buttons or {_command(open_vote.kind)} vote:yes|no.")
+        if kind == "rollback":
+            if await self._table.store.rollbacks(game.id) >= MAX_ROLLBACKS:
+                raise GameError(f"This game was rolled back {MAX_ROLLBACKS} times, as often as a game may be.")
+            cut, _aside = _cut(ruleset, records, public, to)
+            at_cut = await self._state_at(ruleset, game, records, cut)   # refused before the vote, not after it
+        else:
+            cut, at_cut = _last(public), None
+        proposal = _proposal_id(game.id, to if kind == "rollback" else kind, len(public), actor.id,
+                                self._table.clock())
+        vote = RollbackVote(game.id, cut, _last(public), actor.id, (actor.id,), proposal, kind=kind)
         lapsed = _closed(open_vote, _lapsed(ruleset, state, open_vote, records)) if open_vote is not None else ()
         if set(voters(ruleset, state)) <= set(vote.approvals):
-            done = await self._roll_back(channel, ruleset, game, state, records, vote, to, aside, open_vote, at_cut)
+            done = await self._carry(channel, actor, ruleset, game, state, records, vote, open_vote, at_cut)
             return replace(done, edits=lapsed + done.edits)
         async with self._table.write():
             await self._table.store.open_rollback_vote_tx(vote, open_vote)
-        asked = _question(ruleset, state, vote, to, aside)
-        return Reply("shown", asked, mentions=_waiting(ruleset, state, vote), ping_words="vote on the rollback.",
-                     buttons=vote_buttons(game.id, proposal), game_id=game.id, version=game.version,
+        asked = _question(ruleset, state, vote, public)
+        return Reply("shown", asked, mentions=_waiting(ruleset, state, vote), ping_words=_ping(kind),
+                     buttons=vote_buttons(game.id, proposal, kind), game_id=game.id, version=game.version,
                      vote_proposal=proposal, edits=lapsed)
 
-    async def _vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None) -> Reply:
-        ruleset, game, state, records = await self._running(channel)
+    async def _vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None, kinds: tuple[str, ...]
+                    ) -> Reply:
+        ruleset, game, state, records = await self._running(channel, kinds[0] if kinds else "")
         vote = await self._table.store.rollback_vote(game.id)
         if proposal is not None and (vote is None or vote.proposal != proposal):
             raise GameError(OVER)
-        if vote is None:
-            raise GameError("No rollback vote is open here; /game rollback to:N opens one.")
+        if vote is None or (kinds and vote.kind not in kinds):
+            opened = "rollback vote" if kinds == ("rollback",) else "vote on a result by agreement"
+            how = "/game rollback to:N opens one" if kinds == ("rollback",) else "/game propose draw|end opens one"
+            elsewhere = f" (the open vote is on {'a rollback' if vote.kind == 'rollback' else 'a result'}: " \
+                        f"{_command(vote.kind)} vote:yes|no answers it)" if vote is not None else ""
+            raise GameError(f"No {opened} is open here{elsewhere}; {how}.")
         public = _public(ruleset, state, records)
         if vote.at_seq != _last(public):
             async with self._table.write():
                 await self._table.store.close_rollback_vote_tx(vote)
-            said = ("The game moved on since that vote opened, so it lapsed and nothing was rolled back; /game "
-                    "rollback to:N opens a new one.")
+            said = (f"The game moved on since that vote opened, so it lapsed and {_unchanged(vote.kind)}; "
+                    f"{_reopen(vote.kind)} opens a new one.")
             return self._told(vote, said, _lapsed(ruleset, state, vote, records))
-        self._check_voter(ruleset, state, actor)
+        self._check_voter(ruleset, state, actor, vote.kind)
         name = state.player(actor.id).name
-        to = _number(public, vote.to_seq)
-        aside = len(public) - to
         if not yes:
             async with self._table.write():
                 await self._table.store.close_rollback_vote_tx(vote)
-            said = f"{name} votes no: the game is not rolled back to #{to}, and plays on as it is."
-            return self._told(vote, said, f"Refused: {_proposed(state, vote, to, aside)}, and {name} voted no; "
+            said = f"{name} votes no: {_not_done(state, vote, public)}; the game plays on as it is."
+            return self._told(vote, said, f"Refused: {_proposed(state, vote, public)}, and {name} voted no; "
                                           f"the game plays on as it is.")
         if actor.id in vote.approvals:
-            raise GameError(f"You already voted yes to rolling back to #{to}; the vote waits on the others.")
+            raise GameError(f"You already voted yes to {_on(state, vote, public)}; the vote waits on the others.")
         if set(voters(ruleset, state)) <= {*vote.approvals, actor.id}:
-            return await self._roll_back(channel, ruleset, game, state, records, vote, to, aside, vote)
+            return await self._carry(channel, actor, ruleset, game, state, records, vote, vote)
         async with self._table.write():
             approved = await self._table.store.approve_rollback_vote_tx(vote, actor.id)
-        asked = _question(ruleset, state, approved, to, aside)
-        buttons = vote_buttons(game.id, vote.proposal) if vote.proposal else ()
+        asked = _question(ruleset, state, approved, public)
+        buttons = vote_buttons(game.id, vote.proposal, vote.kind) if vote.proposal else ()
         if not vote.message_id:   # its message is unknown (asked before one was kept): asked again, pinging nobody
             return Reply("shown", f"{name} votes yes. {asked}", buttons=buttons, game_id=game.id,
                          version=game.version, vote_proposal=vote.proposal)
         waiting = ", ".join(addressed(state.player(p)) for p in _waiting(ruleset, state, approved))
-        return Reply("shown", f"You vote yes to rolling back to #{to}; the vote waits on {waiting}.", ephemeral=True,
-                     edits=(Edit(vote.message_id, asked, buttons),))
+        return Reply("shown", f"You vote yes to {_on(state, vote, public)}; the vote waits on {waiting}.",
+                     ephemeral=True, edits=(Edit(vote.message_id, asked, buttons),))
+
+    async def _carry(self, channel: str, actor: Actor, ruleset: Ruleset, game: GameRecord, state: Any,
+                     records: list[ActionRecord], vote: RollbackVote, closing: RollbackVote | None,
+                     at_cut: Any = None) -> Reply:
+        """Everyone agreed to `vote`: the rollback, or the result agreed (`closing`: the stored vote it closes)."""
+        public = _public(ruleset, state, records)
+        if vote.kind == "rollback":
+            to = _number(public, vote.to_seq)
+            return await self._roll_back(channel, ruleset, game, state, records, vote, to, len(public) - to,
+                                         closing, at_cut)
+        if closing is not None:   # closed first, as read: a no or a yes meanwhile (another process) wins
+            async with self._table.write():
+                await self._table.store.close_rollback_vote_tx(closing, as_read=True)
+        done = await self._acting.run_steps(channel, actor, [AgreeResult(vote.kind)], game.version)
+        approved = f"Approved: {_proposed(state, vote, public)}, and the table agreed: the game is over."
+        return replace(done, edits=done.edits + _closed(vote, approved))
 
     @staticmethod
     def _told(vote: RollbackVote, said: str, outcome: str) -> Reply:
@@ -196,7 +236,8 @@ class Rollbacks:
             return Reply("shown", said)
         return Reply("shown", said, ephemeral=True, edits=_closed(vote, outcome))
 
-    async def _running(self, channel: str) -> tuple[Ruleset, GameRecord, Any, list[ActionRecord]]:
+    async def _running(self, channel: str, kind: str = "rollback"
+                       ) -> tuple[Ruleset, GameRecord, Any, list[ActionRecord]]:
         game = await self._table.store.active_game(channel)
         if game is None:
             raise NoGame()
@@ -204,13 +245,21 @@ class Rollbacks:
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
         if ruleset.is_finished(state):
-            raise GameError("This game is over and its seed revealed: it is not rolled back.")
+            raise GameError("This game is over and its seed revealed: it is not rolled back." if kind == "rollback"
+                            else "This game is over: its result stands.")
+        if kind in AGREED and not hasattr(state, "agreed"):   # a plug-in's game that keeps no agreed result
+            raise GameError(f"{ruleset.title} takes no result by agreement: the host ends it with /game end.")
+        if kind in AGREED and state.phase == TablePhase.LOBBY:
+            raise GameError("The game has not started: a result is agreed only in a running game (the host ends "
+                            "a lobby with /game end).")
         return ruleset, game, state, records
 
     @staticmethod
-    def _check_voter(ruleset: Ruleset, state: Any, actor: Actor) -> None:
+    def _check_voter(ruleset: Ruleset, state: Any, actor: Actor, kind: str = "rollback") -> None:
         if actor.id not in voters(ruleset, state):
-            raise GameError("Only the seated players vote on a rollback (a seat made for the computer abstains).")
+            what = "a rollback" if kind == "rollback" else "a proposed result"
+            raise GameError(f"Only the seated players vote on {what} (a seat made for the computer abstains, and "
+                            f"a resigned player is out).")
 
     async def _roll_back(self, channel: str, ruleset: Ruleset, game: GameRecord, now: Any,
                          records: list[ActionRecord], vote: RollbackVote, to: int, aside: int,
@@ -247,7 +296,7 @@ class Rollbacks:
         text = self._acting.reported(done, [describe_events(events)], others)
         reply = await self._pictures.with_map(ruleset, done.game, done.state, "applied", text,
                                               None if others else events)
-        approved = f"Approved: {_proposed(now, vote, to, aside)}, and the table rolled the game back."
+        approved = f"Approved: {_rolling_back(now, vote, to, aside)}, and the table rolled the game back."
         edits = (*_closed(vote, approved), *_marked(told, records, vote.to_seq, to, branch))
         return with_order_owners(replace(reply, mentions=waiting, edits=edits), others, done.state)
 
@@ -261,7 +310,7 @@ class Rollbacks:
         return state
 
 
-def _proposal_id(game_id: int, to: int, known: int, proposer: str, now: float) -> str:
+def _proposal_id(game_id: int, to: int | str, known: int, proposer: str, now: float) -> str:
     """A proposal's name on its buttons, drawn from what the channel knows of it (its target and the actions
     it knew of, as numbered there) and when it was made (the table's clock): another proposal's differs, it
     tells nothing hidden (a GM's private ruling changes no proposal's name), and two copies of a game on
@@ -279,30 +328,71 @@ def _waiting(ruleset: Ruleset, state: Any, vote: RollbackVote) -> tuple[str, ...
     return tuple(p for p in voters(ruleset, state) if p not in vote.approvals)
 
 
-def _proposed(state: Any, vote: RollbackVote, to: int, aside: int) -> str:
-    """Who proposed what, in a few words."""
+def _rolling_back(state: Any, vote: RollbackVote, to: int, aside: int) -> str:
+    """Who proposed rolling back, and where to, in a few words."""
     proposer = state.player(vote.proposer)
     return (f"{proposer.name if proposer else 'A player'} proposed rolling the game back to #{to}, setting aside "
             f"{plural(aside, 'action', 'actions')}")
 
 
-def _question(ruleset: Ruleset, state: Any, vote: RollbackVote, to: int, aside: int) -> str:
+def _proposed(state: Any, vote: RollbackVote, public: list[int]) -> str:
+    """Who proposed what, in a few words (`public`: the stored numbers of the actions the channel knows of)."""
+    if vote.kind != "rollback":
+        return proposal_words(state, vote.proposer, vote.kind)
+    to = _number(public, vote.to_seq)
+    return _rolling_back(state, vote, to, len(public) - to)
+
+
+def _on(state: Any, vote: RollbackVote, public: list[int], rolling: str = "rolling back") -> str:
+    """What a vote is on, in a few words: "rolling back to #N" (`rolling` names it otherwise), "a draw"."""
+    if vote.kind == "rollback":
+        return f"{rolling} to #{_number(public, vote.to_seq)}"
+    return "a draw" if vote.kind == "draw" else "ending the game with no winner"
+
+
+def _command(kind: str) -> str:
+    return "/game rollback" if kind == "rollback" else "/game propose"
+
+
+def _ping(kind: str) -> str:
+    return "vote on the rollback." if kind == "rollback" else "vote on the proposed result."
+
+
+def _unchanged(kind: str) -> str:
+    return "nothing was rolled back" if kind == "rollback" else "the game plays on"
+
+
+def _reopen(kind: str) -> str:
+    return "/game rollback to:N" if kind == "rollback" else f"/game propose {kind}"
+
+
+def _not_done(state: Any, vote: RollbackVote, public: list[int]) -> str:
+    if vote.kind == "rollback":
+        return f"the game is not rolled back to #{_number(public, vote.to_seq)}"
+    return "no draw is agreed" if vote.kind == "draw" else "the game is not ended"
+
+
+def _question(ruleset: Ruleset, state: Any, vote: RollbackVote, public: list[int]) -> str:
     """The public question: who proposed what, who has said yes, whom it waits on."""
     agreed = ", ".join(state.player(p).name for p in vote.approvals if state.player(p) is not None)
     waiting = ", ".join(addressed(state.player(p)) for p in _waiting(ruleset, state, vote))
     proposer = state.player(vote.proposer)
-    return (f"{proposer.name if proposer else 'A player'} proposes rolling the game back to #{to}, setting aside "
-            f"{plural(aside, 'action', 'actions')} (kept in /game log). Every seated player must agree; the dice "
-            f"then come from a new stream. Yes so far: {agreed}. Waiting on {waiting}: vote with the buttons or "
-            f"/game rollback vote:yes|no. Any move first ends the vote.")
+    if vote.kind != "rollback":
+        asked = proposal_question(ruleset, state, vote.proposer, vote.kind)
+    else:
+        to = _number(public, vote.to_seq)
+        asked = (f"{proposer.name if proposer else 'A player'} proposes rolling the game back to #{to}, setting "
+                 f"aside {plural(len(public) - to, 'action', 'actions')} (kept in /game log). Every seated player "
+                 f"must agree; the dice then come from a new stream.")
+    return (f"{asked} Yes so far: {agreed}. Waiting on {waiting}: vote with the buttons or {_command(vote.kind)} "
+            f"vote:yes|no. Any move first ends the vote.")
 
 
 def _lapsed(ruleset: Ruleset, state: Any, vote: RollbackVote, records: list[ActionRecord]) -> str:
     """What a lapsed vote's message then says (numbered as the channel knew the log when it opened)."""
     public = [seq for seq in _public(ruleset, state, records) if seq <= vote.at_seq]
-    to = _number(public, vote.to_seq)
-    return (f"Lapsed: {_proposed(state, vote, to, len(public) - to)}, and the game moved on before everyone "
-            f"agreed; nothing was rolled back.")
+    return (f"Lapsed: {_proposed(state, vote, public)}, and the game moved on before everyone agreed; "
+            f"{_unchanged(vote.kind)}.")
 
 
 def _closed(vote: RollbackVote, outcome: str) -> tuple[Edit, ...]:

@@ -93,3 +93,11 @@ def elsewhere(game: GameRecord) -> str:
 def channel_mention(channel: str) -> str:
     """How a message names a channel: a link on Discord (numeric ids), the name elsewhere."""
     return f"<#{channel}>" if channel.isdigit() else channel
+
+
+def channel_link(guild: str, channel: str) -> str:
+    """A channel named from outside it (a direct message): a link that opens it on Discord (numeric ids),
+    else its mention."""
+    if guild.isdigit() and channel.isdigit():
+        return f"https://discord.com/channels/{guild}/{channel}"
+    return channel_mention(channel)

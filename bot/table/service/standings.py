@@ -36,6 +36,7 @@ class Record:
     games: int = 0
     wins: int = 0
     draws: int = 0
+    ended: int = 0   # games the table agreed to end with no winner (/game propose end)
     game_ids: list[int] = field(default_factory=list)
 
     @property
@@ -46,14 +47,18 @@ class Record:
 def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
     """{game kind: {player id: Record}} from the final states of finished games (computer seats and a seated GM
     left out). A seat that changed hands counts for the member who held it at the end, by their own name, in
-    /stats and /standings alike (rules.seats.holder)."""
+    /stats and /standings alike (rules.seats.holder). A draw counts for the players still in at the end (a
+    draw by agreement: rules.referee.Referee.still_in; a resigned player lost); an end the table agreed to
+    counts as a game ended, won by nobody and drawn by nobody."""
     table: dict[str, dict[str, Record]] = {}
     for game in games:
         ruleset = get_ruleset(game.ruleset)
         state = ruleset.load_state(game.state)
-        if state.ended_by is not None:   # ended by its host or an admin, unplayed to its end: not counted
+        agreed = getattr(state, "agreed", "")
+        if state.ended_by is not None and not agreed:   # ended by its host or an admin, unplayed: not counted
             continue
-        drawn = state.winner is None
+        drawn = state.winner is None and agreed != "end"
+        sharing = set(ruleset.still_in(state)) if agreed == "draw" else None
         master = ruleset.game_master.seat(state) if ruleset.game_master is not None else None
         for seat in state.players:
             if born_computer(seat.id) or seat.id == master:   # a seated GM referees: no player's record
@@ -61,9 +66,15 @@ def records(games: Iterable[GameRecord]) -> dict[str, dict[str, Record]]:
             record = table.setdefault(game.ruleset, {}).setdefault(seat.id, Record(holder(seat)))
             record.games += 1
             record.wins += state.winner == seat.id
-            record.draws += drawn
+            record.draws += drawn and not getattr(seat, "resigned", False) and (sharing is None or seat.id in sharing)
+            record.ended += agreed == "end"
             record.game_ids.append(game.id)
     return table
+
+
+def _ended(record: Record) -> str:
+    """", N ended by agreement" when the table agreed to end any of the player's games with no winner."""
+    return f", {record.ended} ended by agreement" if record.ended else ""
 
 
 def _seconds(later: str, earlier: str) -> float:
@@ -101,7 +112,7 @@ class Standings:
             median = f"median time to move {_duration(statistics.median(waits))}" if waits else "no move timed"
             missed = sum(autopilot for _at, _before, autopilot in moves)
             lines.append(f"- **{get_ruleset(ruleset_id).title}**: {plural(record.games, 'game', 'games')}, "
-                         f"{record.wins} won, {record.draws} drawn; {median}; the autopilot played "
+                         f"{record.wins} won, {record.draws} drawn{_ended(record)}; {median}; the autopilot played "
                          f"{plural(missed, 'action', 'actions')} for {'you' if player == actor.id else 'them'}")
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
@@ -120,7 +131,8 @@ class Standings:
         lines = [f"**{get_ruleset(kind).title}** standings on this server "
                  f"({plural(played, 'game played to its end', 'games played to their end')}):"]
         lines += [f"{place}. {record.name}: {record.wins} won of {record.games} ({record.rate:.0%}), "
-                  f"{record.draws} drawn" for place, (_p, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
+                  f"{record.draws} drawn{_ended(record)}"
+                  for place, (_p, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
 
