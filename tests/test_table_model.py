@@ -43,6 +43,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -58,11 +59,12 @@ from hypothesis.stateful import (
 
 from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.protocol.commands import Command
-from bot.table.protocol.replies import Reply, seat_button
+from bot.table.protocol.replies import Reply, rematch_button, seat_button
+from bot.table.service import rematch
 from rules.codec import encode_state, encode_tagged
 from rules.engine import ExampleOpening
 from rules.registry import get_ruleset
-from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TakeSeat
+from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TablePhase, TakeSeat, born_computer
 from tests.examples import games, lines
 from tests.table_model import Clock, World, decoded
 from tests.test_secrets import _face
@@ -107,6 +109,7 @@ class Count:
     forks: int = 0
     rollbacks: int = 0
     agreed: int = 0   # results by agreement (/game propose)
+    rematches: int = 0   # rematches played after an end (/game rematch)
     moved: int = 0
 
 
@@ -402,6 +405,30 @@ class TableModel(RuleBasedStateMachine):
             if self.running():
                 self.vote_button(person, yes_at)
 
+    def rematch_open(self) -> bool:
+        """Whether the channel's game ended here and its rematch was not asked yet."""
+        game = self.game()
+        return game is not None and game.status == "finished" and not game.moved and \
+            self.ruleset.is_finished(self.state()) and self.a.run(self.a.store.rematch(game.id)) is None
+
+    @precondition(lambda self: self.rematch_open())
+    @rule()
+    def play_again(self) -> None:
+        """After the end, every person seated says yes to the rematch (issue 38 finding 14), the first by the final
+        message's button: the new game runs in the channel from here on (its seed planted, as the first's)."""
+        if self.fork is not None:   # the end revealed the secret
+            self.unfork()
+        game = self.game()
+        people = [p.id for p in self.state().players if not born_computer(p.id)]
+        with patch.object(rematch, "new_seed", lambda: SEED + 1):
+            replies = [self.press(people[0], rematch_button(game.id).custom_id)]
+            replies += [self.both(person, "/game rematch") for person in people[1:]]
+        assert replies[-1].outcome == "applied", replies[-1].text
+        self.step = Step(people[-1], "rematch", replies)
+        self.buttons, self.approvals = [], {}
+        self.orders, self.followers = set(), set()   # a rematch keeps neither
+        self.count.rematches += 1
+
     def voter(self, pick: int) -> str:
         """Mostly a seated person, sometimes anyone."""
         state = self.state()
@@ -633,6 +660,8 @@ class TableModel(RuleBasedStateMachine):
             before = states[i]
             if self.ruleset.is_computer(before, record.actor):
                 continue
+            if step.kind == "rematch" and before.phase == TablePhase.LOBBY:
+                continue   # the rematch's lobby and start, replayed for the seats that all said yes
             if step.kind == "clock" and record.actor in self.ruleset.acting_players(before):
                 continue   # the autopilot, at the player's deadline
             if record.actor in self.orders and '"ByStandingOrder"' in record.events:
@@ -648,7 +677,9 @@ class TableModel(RuleBasedStateMachine):
             return
         holder = step.target
         if holder and holder != step.user and not holder.startswith("ai-"):
-            told = {m for r in step.replies for m in r.mentions}
+            told = {m for r in step.replies for m in r.mentions} | {d.player for r in step.replies for d in r.direct}
+            if self.notify.get(holder) == "digest":   # their daily digest tells them (issue 38 finding 11)
+                return
             assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
                                     f"({type(action).__name__}) without telling them", step.replies[0].text)
 
@@ -752,7 +783,8 @@ def _run(game: str, tier: settings) -> None:
     run_state_machine_as_test(machine_for(game), settings=tier)
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
-          f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.moved} moves")
+          f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.rematches} rematches, "
+          f"{count.moved} moves")
 
 
 @pytest.mark.parametrize("game", games())

@@ -18,8 +18,8 @@ from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
 from bot.version import VERSION
 
 __all__ = ["ActionRecord", "AlreadyDelivered", "ChannelTaken", "GameRecord", "MIGRATIONS", "NewerDatabase",
-           "NotMovable", "RollbackVote", "Store", "StoreBusy", "Timer", "ToldMessage", "TurnMessage", "VersionConflict",
-           "VoteChanged", "is_postgres"]
+           "NotMovable", "RematchProposal", "RollbackVote", "Store", "StoreBusy", "Timer", "ToldMessage", "TurnMessage",
+           "VersionConflict", "VoteChanged", "is_postgres"]
 
 MIGRATED_BY_KEY = "migrated_by"  # meta: the Pitboss release that last migrated the database
 
@@ -231,6 +231,19 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX player_notices_digest ON player_notices (digest_due);
     """,
+    # 18: a rematch proposed after a game's end (/game rematch): the finished game it repeats, whom it asks
+    # and their answers so far, the public message asking it, and the new game once made (or 0: called off).
+    """
+    CREATE TABLE rematches (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        proposer TEXT NOT NULL,
+        asked TEXT NOT NULL,
+        answers TEXT NOT NULL,
+        message_id TEXT NOT NULL DEFAULT '',
+        rematch_id {bigint},
+        created_at TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -257,6 +270,19 @@ class RollbackVote:
     proposal: str = ""           # the proposal's identity, named by its buttons ("": opened before it had one)
     message_id: str = ""         # the public message asking it, once the transport posted it
     kind: str = "rollback"       # what it is on: "rollback", or a result by agreement ("draw", "end")
+
+
+@dataclass(frozen=True)
+class RematchProposal:
+    """A rematch proposed after game `game_id` ended: whom it asks, their answers so far (True: yes), and the
+    new game once made (`made`: None while it is open, 0 when it was called off)."""
+
+    game_id: int
+    proposer: str
+    asked: tuple[str, ...]
+    answers: dict[str, bool]
+    message_id: str = ""
+    made: int | None = None
 
 
 @dataclass(frozen=True)
@@ -664,6 +690,36 @@ class Store:
         async with self.transaction():
             await self.driver.execute("UPDATE rollback_votes SET message_id = ? WHERE game_id = ? AND proposal = ?",
                                       (message_id, game_id, proposal))
+
+    async def rematch(self, game_id: int) -> RematchProposal | None:
+        """The rematch proposed after finished game `game_id`, if one was."""
+        row = await self.driver.fetchone(
+            "SELECT proposer, asked, answers, message_id, rematch_id FROM rematches WHERE game_id = ?", (game_id,))
+        if row is None:
+            return None
+        proposer, asked, answers, message_id, made = row
+        return RematchProposal(game_id, proposer, tuple(json.loads(asked)), json.loads(answers), message_id, made)
+
+    async def put_rematch_tx(self, proposal: RematchProposal, read: RematchProposal | None) -> None:
+        """Store `proposal` in place of `read` (the proposal as read; None: there was none): a compare-and-swap
+        on its answers, so two answers at once never lose one (VoteChanged for the later: it reads again)."""
+        answers, made = json.dumps(proposal.answers, sort_keys=True), proposal.made
+        if read is None:
+            changed = await self.driver.execute(
+                "INSERT INTO rematches (game_id, proposer, asked, answers, rematch_id, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+                (proposal.game_id, proposal.proposer, json.dumps(list(proposal.asked)), answers, made, _now()))
+        else:
+            changed = await self.driver.execute(
+                "UPDATE rematches SET answers = ?, rematch_id = ? WHERE game_id = ? AND answers = ?"
+                " AND rematch_id IS NULL", (answers, made, proposal.game_id, json.dumps(read.answers, sort_keys=True)))
+        if changed != 1:
+            raise VoteChanged(proposal.game_id)
+
+    async def set_rematch_message(self, game_id: int, message_id: str) -> None:
+        """Remember the public message that asks the rematch of finished game `game_id`."""
+        async with self.transaction():
+            await self.driver.execute("UPDATE rematches SET message_id = ? WHERE game_id = ?", (message_id, game_id))
 
     async def told_messages(self, game_id: int) -> list[ToldMessage]:
         """A game's last few turn messages (TOLD_KEPT), oldest first."""

@@ -54,6 +54,8 @@ class Command:
 
 
 _VANISHED = "A vanished player's seat (host or admin)"
+# An earlier game of the channel, read after another began there (a rematch): by its number, as /game rematch says it.
+_EARLIER = OptionSpec("game", "int", "A game that ended here, by number", min_value=1, max_value=2**53 - 1)
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("game new", "Create a game in this channel", (
@@ -95,15 +97,18 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("result", "str", "draw: among the players still in; end: no winner", choices=("draw", "end")),
         OptionSpec("vote", "str", "Answer the open vote", choices=("yes", "no")),
     )),
+    CommandSpec("game rematch", "After the end: the same game again, seats turned by one (each player says yes)", (
+        OptionSpec("vote", "str", "Answer the proposed rematch (yes if left out)", choices=("yes", "no")),
+    )),
     CommandSpec("game log", "Recent events of the game, with their dice", (
         OptionSpec("count", "int", "How many actions (default 10)", min_value=1, max_value=100),
         OptionSpec("before", "int", "The actions before #N", min_value=1,
                    max_value=2**31),
-        OptionSpec("set_aside", "int", "The actions rollback N set aside", min_value=1, max_value=1000),
+        OptionSpec("set_aside", "int", "The actions rollback N set aside", min_value=1, max_value=1000), _EARLIER,
     ), query=True, private=True),
     CommandSpec("game catchup", "What happened since your last action",
                 query=True, private=True),
-    CommandSpec("game export", "The game's action log as a JSON file", query=True, private=True),
+    CommandSpec("game export", "The game's action log as a JSON file", (_EARLIER,), query=True, private=True),
     CommandSpec("game import", "Continue or re-play an exported game here", (
         OptionSpec("file", "file", "A JSON file made by /game export", required=True),
     )),
@@ -112,7 +117,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("car", "str", "One car (every car if left out)"),
         OptionSpec("public", "str", "Show them to the channel", choices=("true", "false")),
     ), query=True, private=True, public_with=("public",)),
-    CommandSpec("game verify", "Re-run every roll and check the game", query=True,
+    CommandSpec("game verify", "Re-run every roll and check the game", (_EARLIER,), query=True,
                 private=True),
     CommandSpec("game settings", "Show or change the table's clock (host)", (
         OptionSpec("reminder_hours", "int", "Remind after this many hours",

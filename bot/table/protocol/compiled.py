@@ -20,7 +20,7 @@ __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery"
            "Import", "MySettings", "NewGame", "OrdersClear", "OrdersSet", "OrdersShow", "Pause", "Play", "Query",
            "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
            "Unfollow", "Verify", "compiled", "handler_of"]
-__all__ += ["Propose"]   # issue 38 finding 15 (kept apart: other commands of the issue are added above)
+__all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: other commands are added above)
 
 
 class TableCommand:
@@ -183,6 +183,14 @@ class Propose(TableCommand):
     """/game propose: propose or answer a vote on a result by agreement (a draw, or an end with no winner)."""
 
     options: dict
+
+
+@named("game rematch")
+@dataclass(frozen=True)
+class Rematch(TableCommand):
+    """/game rematch: propose the same game again after its end, or answer the proposal."""
+
+    vote: str = "yes"
 
 
 @named("game import")

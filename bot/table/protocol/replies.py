@@ -20,6 +20,7 @@ PLAN_PREFIX = "pv"
 SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered to
 RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game resign (rules.seats)
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
+REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
 CANCEL_ID = "pv-cancel"
 
 
@@ -254,6 +255,13 @@ def resign_button(game_id: int, seat_index: int, command: str) -> Button:
     """"Resign for good": confirms a resignation of the seat at `seat_index` of the game's seats (a seat keeps
     its place when it changes hands), shown privately to whoever asked to resign it."""
     return Button("Resign for good", f"{RESIGN_PREFIX}:{game_id}:0:{seat_index}", command)
+
+
+def rematch_button(game_id: int, yes: bool = True, label: str = "Rematch") -> Button:
+    """"Rematch" on finished game `game_id`'s final message (as `/game rematch`: it proposes one, or says yes to
+    the one proposed), or a yes or no to the rematch proposed."""
+    return Button(label, f"{REMATCH_PREFIX}:{game_id}:0:{int(yes)}",
+                  "/game rematch" if yes else "/game rematch vote:no", yes)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

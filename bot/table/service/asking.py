@@ -90,12 +90,23 @@ class Asking:
     async def query(self, channel: str, actor: Actor, command: Command) -> Reply:
         """A command that only reads the channel's game, checked against that game, answered by its type's
         answer (`_answers`)."""
-        ruleset, game, state = await self._table.load(channel, any_status=True)
+        ruleset, game, state = await self._earlier(channel, command.options["game"]) if "game" in command.options \
+            else await self._table.load(channel, any_status=True)
         query = typed.compiled(NotThisGame.fitted(ruleset, command))
         ended = ended_here(ruleset, game, state)
         if game.status == "finished" and not ended and not isinstance(query, typed.GameStatus):
             raise GameError(elsewhere(game) + " Use this command there.")
         return await typed.handler_of(self._answers, query)(Asked(ruleset, game, state, actor, ended), query)
+
+    async def _earlier(self, channel: str, game_id: int) -> tuple[Ruleset, GameRecord, Any]:
+        """`game:N`: a game that ended in this channel (another may run here now: a rematch), read as it ended."""
+        game = await self._table.store.game(game_id)
+        if game is not None and game.channel == channel and game.status == "finished":
+            ruleset = get_ruleset(game.ruleset)
+            state = self._table.snapshots.load(ruleset, game.state)
+            if ended_here(ruleset, game, state):
+                return ruleset, game, state
+        raise GameError(f"game: no game {game_id} ended in this channel.")
 
     async def _status(self, at: Asked, query: typed.GameStatus) -> Reply:
         """`/game status`: the table, its seats and the last events; a close-up for who asks for one."""

@@ -47,7 +47,7 @@ class AwayPings:
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
         # the reply's own game: one that just ended (its end pings the seated) is no longer active, and its
-        # end pings by direct message too, or not at all for a digest or an away player
+        # end (and a rematch's question) pings by direct message too, or not at all for a digest or an away player
         game = await self._table.store.game(reply.game_id) if reply.game_id is not None else None
         if game is None:
             game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)

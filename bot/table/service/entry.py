@@ -40,6 +40,7 @@ from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.relocation import Moving
+from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
@@ -100,6 +101,7 @@ class GameService:
         self._standings = Standings(table)
         self._following = Following(table)
         self._rollbacks = Rollbacks(table, self._timers, pictures, self._acting)
+        self._rematches = Rematches(table, self._timers, pictures, self._acting)
         self._gm_threads = GmThreads(table)
         self._away = AwayPings(table)
         self._digests = Digests(table)
@@ -131,9 +133,11 @@ class GameService:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
         if (refused := self._at_the_door(actor, "")) is not None:
             return refused
-        vote = VOTE_BUTTON.match(custom_id)
+        vote, again = VOTE_BUTTON.match(custom_id), REMATCH_BUTTON.match(custom_id)
         work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1") \
-            if vote is not None else self._acting.press(channel, actor, custom_id)
+            if vote is not None else \
+            self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1))) if again is not None \
+            else self._acting.press(channel, actor, custom_id)
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
         return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
 
@@ -307,6 +311,7 @@ class GameService:
             typed.Undo: lambda at, _c: self._acting.undo(at.channel, at.actor),
             typed.Rollback: lambda at, c: self._rollbacks.run(at.channel, at.actor, c.options),
             typed.Propose: lambda at, c: self._rollbacks.propose(at.channel, at.actor, c.options),
+            typed.Rematch: lambda at, c: self._rematches.run(at.channel, at.actor, c.vote == "yes"),
             typed.Import: lambda at, c: self._moving.import_game(at.channel, at.actor, c.file, at.guild),
             typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),
             typed.Pause: lambda at, c: timers.pause(at.channel, at.actor, c.hours),
@@ -336,6 +341,9 @@ class GameService:
 
     async def remember_vote_message(self, game_id: int, proposal: str, message_id: str) -> None:
         """Record the public message that asks a game's rollback vote `proposal` (edited as it goes on)."""
+        if proposal == REMATCH_PROPOSAL:   # a rematch's question, asked after game `game_id` ended
+            await self._store.set_rematch_message(game_id, message_id)
+            return
         await self._store.set_vote_message(game_id, proposal, message_id)
 
     async def replay_matches(self, game: GameRecord) -> bool:

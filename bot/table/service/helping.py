@@ -33,7 +33,7 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game rollback", "game propose", "me settings", "me away", "me back", "game seat give", "game seat take",
               "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
-              "standings", "game settings", "game export", "game verify", "game replay", "game end")
+              "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch")
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
@@ -56,6 +56,10 @@ NOTES["game propose"] = ("/game propose draw: a draw among the players still in;
                          "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
                          "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "
                          "counts the result.")
+NOTES["game rematch"] = ("After a game ends here (its final message has a Rematch button): the same game, options, "
+                         "cars and seats again with new dice, the first seat going last. Every person seated at the "
+                         "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "
+                         "A no leaves that seat open for anyone to /game join, then the host starts as usual.")
 
 
 def command_named(typed: str) -> str:
@@ -83,14 +87,15 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
-                f"`/game start`. `/help command:NAME` explains any command.\n\n{_table_lines(('game new', 'games'))}")
+                f"`/game start`. `/help command:NAME` explains any command.\n\n"
+                f"{_table_lines(('game new', 'game rematch', 'games'))}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
     seated = state.player(actor_id) is not None
     waiting = ruleset.acting_players(state)
     lines = [f"**{ruleset.title}**: {ruleset.prompt(state)}"]
     if ruleset.is_finished(state):
-        lines.append(f"The game is over: `/game status` shows how it ended, `{setup_line(ruleset.id)}` starts "
-                     f"another.")
+        lines.append(f"The game is over: `/game status` shows how it ended, `/game rematch` proposes it again to "
+                     f"its players, `{setup_line(ruleset.id)}` starts another.")
     elif actor_id in waiting:
         lines.append("You can now:")
         lines += _now_lines(ruleset.legal_actions(state, actor_id))

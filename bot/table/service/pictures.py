@@ -19,6 +19,7 @@ from bot.table.protocol.replies import (
     choices_button,
     clip,
     public_scope,
+    rematch_button,
 )
 from bot.table.service.recent import RECENT_ACTIONS
 from bot.table.service.shared import Table
@@ -28,7 +29,7 @@ from images.registry import renderer
 from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.seats import holder_name
-from rules.table import TurnBegan
+from rules.table import TurnBegan, born_computer
 
 
 @dataclass
@@ -149,8 +150,10 @@ class Pictures:
         # One player's legal actions are public buttons; when several wait (secret declarations), or
         # the actions show what only their player may see, one button opens each presser's own, privately.
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
+        ended = ruleset.is_finished(state)   # the final message offers a rematch
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
-            (choices_button(game.id),) if humans and not ruleset.is_finished(state) else ()
+            (choices_button(game.id),) if humans and not ended else \
+            (rematch_button(game.id),) if outcome == "applied" and ended and _people_seated(state) else ()
         clock = await self._clock(ruleset, game, state, tuple(humans))
         # what waits now closes the text: an accepted action's Next: line and the clock, a status's clock
         next_line = "\n".join(p for p in (f"Next: {ruleset.prompt(state)}", clock) if p) if outcome == "applied" \
@@ -226,3 +229,8 @@ class Pictures:
         except ValueError:  # ended before anyone sat down
             return ()
         return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)
+
+
+def _people_seated(state: Any) -> bool:
+    """Whether anyone seated is a person (a finished game's final message then offers a rematch)."""
+    return any(not born_computer(p.id) for p in state.players)
