@@ -10,9 +10,10 @@ the command line takes `/new <game>` and `/game new ruleset:<game>` alike, Disco
 Discord caps a command's options at 25, a group's subcommands at 25, and a top-level command with
 everything nested in it at a character budget. The games' setup rooms fill `/new`, then `/new2`, `/new3`...
 (each within the budget), so a game's fixed choices stay fixed however many games there are. Past that a
-command gives way one step at a time, the biggest first: fixed choices become suggestions as you type;
-then a command's optional options are written in one text option, `more:"name:value name:value"`,
-suggested as you type. A game whose id Discord cannot show as a name is set up in the shared room
+command gives way one step at a time, the biggest first: a command with more options than Discord takes
+(they grow with the games, as /game join's do) writes all its optional ones in `more`; then fixed choices
+become suggestions as you type; then a command's optional options are written in one text option,
+`more:"name:value name:value"`, suggested as you type. A game whose id Discord cannot show as a name is set up in the shared room
 `/new other ruleset:<game>`. Nothing a game declares is ever lost, and no text is cut.
 """
 
@@ -218,6 +219,13 @@ def _worded(slash: Slash) -> Slash:
     return replace(slash, description=_shortened(slash.description), options=options)
 
 
+def _folded_whole(slash: Slash) -> Slash:
+    """A command already writing options in `more` (it has more than Discord takes: a shared command whose
+    options grow with the games, such as /game join) writes all its optional ones there: it gives way
+    before any other command's fixed choices do."""
+    return folded(slash) if slash.folded else slash
+
+
 def _within_options(slash: Slash) -> Slash:
     """A command with more options than Discord takes writes the rest in `more`."""
     return folded(slash, keep=MAX_OPTIONS - 1) if len(slash.options) > MAX_OPTIONS else slash
@@ -252,7 +260,7 @@ def _relieved(slashes: list[Slash], step: Callable[[Slash], Slash]) -> list[Slas
 def _fitted(slashes: list[Slash]) -> list[Slash]:
     """One top-level command's commands, given way until they fit Discord's limits."""
     slashes = [_within_options(_worded(s)) for s in slashes]
-    for step in (as_suggestions, folded):
+    for step in (_folded_whole, as_suggestions, folded):
         slashes = _relieved(slashes, step)
     return slashes
 
