@@ -229,3 +229,18 @@ def test_the_command_line_prints_a_direct_message_and_tick_prints_a_due_digest(t
     assert "0 notices sent, 1 digests" in ticked.stdout
     again = run_pitboss("tick", "--db", db, cwd=tmp_path)
     assert "dm to" not in again.stdout and "0 notices sent\n" in again.stdout
+
+
+async def test_a_digest_player_whose_seat_an_admin_hands_to_the_computer_is_told_by_direct_message(db_path):
+    """A digest tells its member of their turns; what another did to their seat cannot wait a day for it."""
+    clock, store, service = await opened(db_path)
+    await run(service, "ann", "/me settings notify:digest")
+    await track(service, settings="/game settings deadline_hours:2")
+    await act(service, "ben")   # now it waits on ann
+    clock.now += 3 * HOUR
+    await service.run_due()   # past her deadline the autopilot plays for her: an admin may act on her seat
+    handed = await service.execute("f", Actor("root", "root", True), parse("/game seat computer player:ann"),
+                                   guild="g1")
+    assert handed.outcome == "applied", handed.text
+    assert "ann" not in handed.mentions and [d.player for d in handed.direct] == ["ann"]
+    await store.close()

@@ -28,7 +28,7 @@ step four invariants are checked (README of issue 36, DESIGN.md "The whole table
   powers, a rollback every person seated voted for, by buttons naming the rollback they voted on), and a
   power over another's seat pings that seat's holder; every ping goes where its member chose (the channel
   mentions only those who keep it, a direct message goes only to a `notify:dm` member, a digest member is
-  pinged nowhere);
+  pinged nowhere but by a direct message about a change to their seat);
 - durability: re-running the log and every set-aside line rebuilds the stored state (`/game verify`).
 
 What it found on 602805d (issue 36's items 1, 3, 4, 7 and 10, and two new breaks) is shrunk into the named
@@ -603,12 +603,14 @@ class TableModel(RuleBasedStateMachine):
 
     def check_pings(self) -> None:
         """Every ping goes where its member wants it: the channel mentions only those who keep the channel, a
-        direct message goes only to a dm member, and a digest member is pinged nowhere."""
+        direct message goes only to a dm member (or a digest member told of a change to their seat), and a digest
+        member is pinged nowhere else."""
         assert self.step is not None
         for reply in (r for top in self.step.replies for r in (top, *(n.reply for n in top.notices))):
             wrong = [m for m in reply.mentions if self.notify.get(m, "channel") != "channel"]
             assert not wrong, ("pings: the channel mentions a member who chose otherwise", wrong, reply.text[:200])
-            astray = [d.player for d in reply.direct if self.notify.get(d.player) != "dm"]
+            astray = [d.player for d in reply.direct
+                      if self.notify.get(d.player) != "dm" and not (reply.own_message and self.notify.get(d.player))]
             assert not astray, ("pings: a direct message to a member who did not choose dm", astray)
 
     def check_liveness(self, game: Any) -> None:
@@ -678,8 +680,6 @@ class TableModel(RuleBasedStateMachine):
         holder = step.target
         if holder and holder != step.user and not holder.startswith("ai-"):
             told = {m for r in step.replies for m in r.mentions} | {d.player for r in step.replies for d in r.direct}
-            if self.notify.get(holder) == "digest":   # their daily digest tells them (issue 38 finding 11)
-                return
             assert holder in told, (f"authority: {step.user} used a power over {holder}'s seat "
                                     f"({type(action).__name__}) without telling them", step.replies[0].text)
 

@@ -55,10 +55,12 @@ class AwayPings:
             return reply
         stored = await self._table.store.player_settings_tx(game.guild, reply.mentions)
         own = {player: PlayerSettings.from_json(stored[player]) for player in reply.mentions if player in stored}
-        quiet = {player for player, personal in own.items() if personal.notify == "digest"}   # their digest tells
+        # a digest tells its members of their turns; what others did to their seat (a seat change's own
+        # message) cannot wait for it and comes by direct message
+        quiet = {player for player, personal in own.items() if personal.notify == "digest" and not reply.own_message}
         back = await self._away(game, reply, own, quiet)
         pinged = tuple(p for p in reply.mentions if p not in back and p not in quiet)
-        by_dm = tuple(p for p in pinged if p in own and own[p].notify == "dm")
+        by_dm = tuple(p for p in pinged if p in own and own[p].notify != "channel")
         if back:
             await self._ping_when_back(game, back)
         return replace(reply, mentions=tuple(p for p in pinged if p not in by_dm),
