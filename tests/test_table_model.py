@@ -22,7 +22,8 @@ step four invariants are checked (README of issue 36, DESIGN.md "The whole table
   secret (the spectator's views part, or the game ends) the second world becomes the first's twin again, so
   a secret revealed and then rolled back is not compared (item 2 is out of this form's reach). Besides: no
   door of a running game shows its planted dice seed, and no set-aside line shows the spectator a choice
-  that only its player's own view holds now (a card back in their hand: item 1);
+  that only its player's own view holds now (a card back in their hand: item 1) and the last rollback did not
+  deal anew;
 - authority: every logged action is its holder's, the computer's, the autopilot's at a deadline, a
   standing order's, the rules' forced one, or a power the rules give (the host's or an admin's seat
   powers, a rollback every person seated voted for, by buttons naming the rollback they voted on), and a
@@ -41,7 +42,7 @@ import asyncio
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from unittest.mock import patch
 
@@ -737,7 +738,8 @@ class TableModel(RuleBasedStateMachine):
 
     def check_set_aside_hides_hands(self, game: Any, state: Any) -> None:
         """No set-aside line shows a viewer an action another seat could take again now, when the game's
-        legal actions show hidden things (a card played, then rolled back into its player's hand)."""
+        legal actions show hidden things (a card played, then rolled back into its player's hand), unless the
+        last rollback dealt them anew: then chance alone put the card back (Track's ruling)."""
         if not self.ruleset.private_actions or not self.a.rollbacks(game):
             return
         export = self.a.do(self.channel, SPECTATOR, "/game export")
@@ -756,8 +758,23 @@ class TableModel(RuleBasedStateMachine):
                 hidden = [v for k, v in encoded.items() if k != "type" and isinstance(v, str) and len(v) > 1
                           and f'"{v}"' in own and f'"{v}"' not in public]   # a card only its holder sees
                 key = (player, json.dumps(encoded, sort_keys=True))
-                assert not hidden or key not in seen, (f"secrecy: a set-aside line shows the spectator "
-                                                       f"{player}'s hidden {hidden}, back with them now")
+                assert not hidden or key not in seen or self.dealt_anew(game), (
+                    f"secrecy: a set-aside line shows the spectator {player}'s hidden {hidden}, back with them now")
+
+    def dealt_anew(self, game: Any) -> bool:
+        """Whether the game's last rollback dealt its hidden things anew: a seat's own view after it differs
+        from what a rollback that keeps them (one logged without `redeal`) leaves. Every set-aside line was
+        played before it, so none tells where a hidden thing lies now."""
+        records = self.a.log(game)
+        last = max((i for i, r in enumerate(records) if isinstance(decoded(game, r), Rollback)), default=None)
+        if last is None:
+            return False
+        rollback = decoded(game, records[last])
+        cut = replayed_states(self.ruleset, game, records[:last])[-1]
+        dealt, _ = self.ruleset.apply(cut, records[last].actor, rollback)
+        kept, _ = self.ruleset.apply(cut, records[last].actor, replace(rollback, redeal=False))
+        return rollback.redeal and any(self.ruleset.view(dealt, p.id) != self.ruleset.view(kept, p.id)
+                                       for p in cut.players)
 
 
 def encode_tagged_state(state: Any) -> Any:
@@ -921,5 +938,26 @@ def test_model_found_an_older_proposals_yes_approves_another_rollback():
         assert table.both("ben", f"/game rollback to:{count - 3}").outcome == "shown"
         pressed = table.press("ann", first.buttons[0].custom_id)
         assert pressed.outcome == "refused", pressed.text   # her yes was to another rollback
+    finally:
+        table.teardown()
+
+
+def test_model_found_a_card_dealt_anew_after_a_rollback_may_land_in_the_hand_that_played_it():
+    """The model's own error (on 4ea40ba, the slow tier): ben plays 8C, then the table rolls back past it. The
+    rollback deals every held card and the pile anew, and chance puts 8C in ben's hand again: the set-aside line
+    naming it tells nobody that (his other cards are new), so the check asks whether the rollback dealt anew."""
+    table = machine_for("track")()
+    table.set_up(seed=177, computer=False, deadlines=True, grace=True, bank=True)
+    try:
+        for step in "ffmffff":
+            table.fire_deadlines() if step == "f" else table.move(0, fork=False)
+            table.table_invariants()
+        held = {h.player: h.cards for h in table.state().hands}
+        table.propose(9, 2, [(7, False, True), (2, True, False)], everyone=True)
+        assert table.a.rollbacks(table.game()) == 1
+        assert "ben played 8C" in table.a.do(table.channel, SPECTATOR, "/game log set_aside:1").text
+        now = {h.player: h.cards for h in table.state().hands}
+        assert "8C" in now["ben"] and now["ben"] != held["ben"] and now["ann"] != held["ann"], (held, now)
+        table.table_invariants()   # the secrecy check among them
     finally:
         table.teardown()
