@@ -13,8 +13,8 @@ everything nested in it at a character budget. The games' setup rooms fill `/new
 command gives way one step at a time, the biggest first: a command with more options than Discord takes
 (they grow with the games, as /game join's do) writes all its optional ones in `more`; then fixed choices
 become suggestions as you type; then a command's optional options are written in one text option,
-`more:"name:value name:value"`, suggested as you type. A game whose id Discord cannot show as a name is set up in the shared room
-`/new other ruleset:<game>`. Nothing a game declares is ever lost, and no text is cut.
+`more:"name:value name:value"`, suggested as you type. A game whose id Discord cannot show as a name is set
+up in the shared room `/new other ruleset:<game>`. Nothing a game declares is ever lost, and no text is cut.
 """
 
 from __future__ import annotations
