@@ -50,10 +50,10 @@ class Button:
 @dataclass(frozen=True)
 class Edit:
     """One of our earlier public messages rewritten in place (a finished vote's question, a turn a rollback
-    set aside): its new words and buttons (none: its buttons come off). An edit never pings."""
+    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings."""
 
     message_id: str
-    text: str
+    text: str | None
     buttons: tuple[Button, ...] = ()
 
 

@@ -181,9 +181,10 @@ class Rematches:
             await self._table.store.put_rematch_tx(replace(proposal, made=0), read)
         said = (f"No rematch: {state.player(gm).name}, the game master, said no (the game master's seat is the "
                 f"host's chair). /new starts another game.")
+        retired = await self._final_retired(game)
         if read is None or not read.message_id:
-            return Reply("shown", said)
-        return Reply("shown", said, edits=(Edit(read.message_id, f"Called off: {said}"),))
+            return Reply("shown", said, edits=retired)
+        return Reply("shown", said, edits=(Edit(read.message_id, f"Called off: {said}"),) + retired)
 
     async def _made(self, channel: str, ruleset: Ruleset, old: GameRecord, old_state: Any,
                     proposal: RematchProposal, read: RematchProposal | None) -> Reply:
@@ -248,7 +249,13 @@ class Rematches:
             if not declined else ()
         closed = f"Agreed: the rematch of game {old.id} is game {game.id}, below."
         edits = (Edit(read.message_id, closed),) if read is not None and read.message_id else ()
-        return replace(reply, mentions=waiting, edits=edits)
+        return replace(reply, mentions=waiting, edits=edits + await self._final_retired(old))
+
+    async def _final_retired(self, game: GameRecord) -> tuple[Edit, ...]:
+        """The finished game's final message without its Rematch button, once its one rematch was made or called
+        off (its words stay): no button is left that can only be refused."""
+        final = await self._table.store.turn_message(game.id)
+        return (Edit(final.message_id, None),) if final is not None else ()
 
 
 def _held(action: Any, seat: Any) -> Any:
