@@ -339,7 +339,9 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
     after any pause, the table's quiet hours and the player's own away hours, with a token of its own.
     The player's settings may set their reminder's delay; their away hours push a deadline out of them
     by at most the table's away_limit_hours. Under a time bank the deadline is when their bank runs out,
-    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds)."""
+    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds), and
+    a bank that runs out before the reminder's delay brings the reminder forward, to when a quarter of the
+    wait is left (a nearly spent bank would otherwise never be reminded of)."""
     start = max(now, settings.paused_until.get(player, 0.0))
     delay = personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
     reminder = _settled(settings, personal, start + delay * HOUR)
@@ -347,6 +349,8 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
     if settings.banked:
         left = settings.bank_left(player, start, personal) if least is None else max(least, 0.0)
         deadline = out_of_quiet(settings, runs_out(personal, start, left))
+        if reminder > deadline - reminder_lead(settings):   # the bank runs out first: remind with a quarter left
+            reminder = _settled(settings, personal, start + (deadline - start) * 3 / 4)
     elif settings.deadline_hours:
         due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
         deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
