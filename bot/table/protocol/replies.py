@@ -98,6 +98,9 @@ class Reply:
     buttons: tuple[Button, ...] = ()
     mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
     ping_words: str = "your turn."  # what the ping tells them
+    # what a direct message tells a pinged player the shared ping_words do not fit (the autopilot's notice tells
+    # the next player "your turn" and its absent player that it played for them): (player, words)
+    own_ping_words: tuple[tuple[str, str], ...] = ()
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
     malformed: bool = False  # refused because the command could not be read (the command line's exit 2)

@@ -93,9 +93,10 @@ class AwayPings:
         if ruleset.private_actions and not ruleset.is_finished(state) and player in ruleset.acting_players(state):
             labels = [action.label for action in ruleset.legal_actions(state, player)]
             own = clip(f"\nYour choices (only you see this): {' | '.join(labels)}", MESSAGE_LIMIT // 3) * bool(labels)
-        text = clip(f"**{ruleset.title}** in {channel_link(game.guild, channel)}: {reply.ping_words}\n{body}",
+        words = dict(reply.own_ping_words).get(player, reply.ping_words)
+        text = clip(f"**{ruleset.title}** in {channel_link(game.guild, channel)}: {words}\n{body}",
                     MESSAGE_LIMIT - len(own)) + own
-        return Direct(player, text, game.guild, channel, reply.ping_words)
+        return Direct(player, text, game.guild, channel, words)
 
     async def _ping_when_back(self, game: GameRecord, back: dict[str, float]) -> None:
         """Each held player the game waits on is reminded when they are back, unless a reminder comes
