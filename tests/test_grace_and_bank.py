@@ -258,3 +258,21 @@ async def test_a_bank_that_runs_out_before_the_reminders_delay_reminds_with_a_qu
         f"Your deadline: <t:{int(T0 + 10 * HOUR)}:f>" in reminder, reminder
     (played,) = await deadline_notices(service, clock, 2.5)
     assert played.startswith("alice's deadline passed: the autopilot plays for them")
+
+
+async def test_a_rematch_starts_every_bank_full_and_every_grace_unused(store):
+    """alice spent her bank and her grace in the game that ended: the rematch's clock is the table's as set,
+    not what she had left (she began it with an empty bank, and the autopilot played at once)."""
+    service, clock, table = await duel(store, "/game settings clock:bank bank_hours:10 grace:1 deadline_hours:4")
+    clock.advance(10.1)
+    (excused,) = await deadline_notices(service, clock, 0)
+    assert excused.startswith("alice missed the deadline: grace 1 of 1 used"), excused
+    assert (await table("alice", "/game end")).outcome == "applied"
+    assert (await table("alice", "/game rematch")).outcome == "shown"
+    assert (await table("bob", "/game rematch")).outcome == "applied"
+    game = await store.active_game("chan-1")
+    settings = TableSettings.from_json(game.settings)
+    assert (settings.clock, settings.bank_hours, settings.grace, settings.grace_used) == ("bank", 10, 1, {})
+    assert {p: settings.bank_left(p, clock.now, None) for p in ("alice", "bob")} == {"alice": 10 * HOUR,
+                                                                                    "bob": 10 * HOUR}
+    assert await deadline_notices(service, clock, 9.9) == []   # nobody's bank runs out at once

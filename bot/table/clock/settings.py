@@ -103,6 +103,11 @@ class TableSettings:
                 if not player or not math.isfinite(until) or until < 0:
                     raise ValueError(f"{name} has {player!r}: {until!r}")
 
+    def for_a_new_game(self) -> TableSettings:
+        """These settings for another game at the table (a rematch): the clock as set, every bank full again and
+        every grace unused, no plan previewed (what a player spent or saved belonged to the game that ended)."""
+        return replace(self, banks={}, bank_since={}, grace_used={}, previewed={})
+
     def pause_for(self, player: str, now: float, hours: float) -> tuple[TableSettings, float]:
         """These settings with `player` paused for `hours` from `now`, and when the pause ends: no later than
         the table's limit after their pause began, however often it is renewed or ended and begun again
