@@ -264,3 +264,22 @@ async def test_the_autopilots_notice_tells_each_dm_player_their_own_news(db_path
                             "catchup tells what happened).",
                             "the autopilot played for you at your deadline (/game catchup tells what happened).")}
     await store.close()
+
+
+async def test_a_dm_about_a_seat_carries_the_channels_words_it_points_to(db_path):
+    """"a seat is offered to you" by direct message says whose seat and how to take it, as the channel does (it
+    carried only the turn's Next: line); a turn's ping still carries only what the game waits on."""
+    clock, store, service = await opened(db_path)
+    await run(service, "cat", "/me settings notify:dm")
+    await track(service)
+    offered = await run(service, "ben", "/game seat give to:cat")
+    (dm,) = offered.direct
+    assert dm.text.startswith("**Track (the card race)** in f: a seat is offered to you.\nSeat change: ") and \
+        "ben offers their seat to cat: /game seat take takes it." in dm.text, dm.text
+    assert (await run(service, "cat", "/game seat take")).outcome == "applied"
+    await act(service, "cat")
+    turn = await act(service, "ann")   # the seat's turn again: cat is pinged by direct message
+    (dm,) = turn.direct
+    assert dm.text.startswith(f"**Track (the card race)** in f: your turn.\n{turn.next_line}")
+    assert "ann played" in turn.text and "ann played" not in dm.text
+    await store.close()

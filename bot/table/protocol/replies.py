@@ -78,6 +78,9 @@ class Direct:
     fallback: str
 
 
+TURN = "your turn."   # what a ping says by default: the game waits on them
+
+
 @dataclass(frozen=True)
 class Reply:
     """What a transport shows: text, an optional PNG with alt text, and whether it is private.
@@ -97,7 +100,7 @@ class Reply:
     version: int | None = None
     buttons: tuple[Button, ...] = ()
     mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
-    ping_words: str = "your turn."  # what the ping tells them
+    ping_words: str = TURN  # what the ping tells them
     # what a direct message tells a pinged player the shared ping_words do not fit (the autopilot's notice tells
     # the next player "your turn" and its absent player that it played for them): (player, words)
     own_ping_words: tuple[tuple[str, str], ...] = ()
