@@ -84,8 +84,8 @@ class AwayPings:
 
     def _direct(self, game: GameRecord, channel: str, reply: Reply, player: str) -> Direct:
         """One player's ping as a direct message: the game and where it is, what the ping tells, the public
-        turn's closing lines (for any ping but their turn's, the channel's message it points to), and, in a game whose choices show hidden things, that
-        player's own choices (a direct message is theirs alone)."""
+        turn's closing lines (for any ping but their turn's, the channel's message it points to), and, in a game
+        whose choices show hidden things, that player's own choices (a direct message is theirs alone)."""
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
         words = dict(reply.own_ping_words).get(player, reply.ping_words)
