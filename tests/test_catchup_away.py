@@ -154,3 +154,7 @@ async def test_a_standing_order_that_answers_in_the_autopilots_turn_pings_its_ow
     (notice,) = [n for n in notices if "'s standing order" in n.text]
     assert notice.text.startswith("cid's deadline passed") and "ben's standing order (return fire): " in notice.text
     assert "ben" in notice.mentions and "ben: your standing order answered (below)." in notice.ping_words, notice
+    own = dict(notice.own_ping_words)   # what a direct message tells each: their own news, not the others'
+    assert own["ben"] == "your standing order answered (below)."
+    assert own["cid"].startswith("the autopilot played for you")
+    assert set(own) == set(notice.mentions) and all(own[p] == "your turn." for p in set(own) - {"ben", "cid"}), own

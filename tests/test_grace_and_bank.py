@@ -244,3 +244,35 @@ async def test_a_rollback_gives_no_time_back(store):
     assert (await table("bob", "/game status")).waiting_on == ("alice",)      # her turn again, as it was
     assert await bank_of(store, "alice", clock.now) == 6.0                     # the 4 h she spent stay spent
     assert await bank_of(store, "bob", clock.now) == 8.0                       # and so do bob's 2
+
+
+async def test_a_bank_that_runs_out_before_the_reminders_delay_reminds_with_a_quarter_left(store):
+    """The reminder comes after 12 h by default: a bank of 10 h is reminded of when 2.5 h are left (it was not at
+    all: the autopilot came first), in the player's waking hours as the bank runs."""
+    service, clock, table = await duel(store, "/game settings clock:bank bank_hours:10")
+    clock.advance(7.4)
+    assert await service.run_due() == []
+    clock.advance(0.2)
+    (reminder,) = [n.reply.text for n in await service.run_due()]
+    assert reminder.startswith("Reminder: the game is waiting for alice.") and \
+        f"Your deadline: <t:{int(T0 + 10 * HOUR)}:f>" in reminder, reminder
+    (played,) = await deadline_notices(service, clock, 2.5)
+    assert played.startswith("alice's deadline passed: the autopilot plays for them")
+
+
+async def test_a_rematch_starts_every_bank_full_and_every_grace_unused(store):
+    """alice spent her bank and her grace in the game that ended: the rematch's clock is the table's as set,
+    not what she had left (she began it with an empty bank, and the autopilot played at once)."""
+    service, clock, table = await duel(store, "/game settings clock:bank bank_hours:10 grace:1 deadline_hours:4")
+    clock.advance(10.1)
+    (excused,) = await deadline_notices(service, clock, 0)
+    assert excused.startswith("alice missed the deadline: grace 1 of 1 used"), excused
+    assert (await table("alice", "/game end")).outcome == "applied"
+    assert (await table("alice", "/game rematch")).outcome == "shown"
+    assert (await table("bob", "/game rematch")).outcome == "applied"
+    game = await store.active_game("chan-1")
+    settings = TableSettings.from_json(game.settings)
+    assert (settings.clock, settings.bank_hours, settings.grace, settings.grace_used) == ("bank", 10, 1, {})
+    assert {p: settings.bank_left(p, clock.now, None) for p in ("alice", "bob")} == {"alice": 10 * HOUR,
+                                                                                    "bob": 10 * HOUR}
+    assert await deadline_notices(service, clock, 9.9) == []   # nobody's bank runs out at once

@@ -244,3 +244,42 @@ async def test_a_digest_player_whose_seat_an_admin_hands_to_the_computer_is_told
     assert handed.outcome == "applied", handed.text
     assert "ann" not in handed.mentions and [d.player for d in handed.direct] == ["ann"]
     await store.close()
+
+
+async def test_the_autopilots_notice_tells_each_dm_player_their_own_news(db_path):
+    """The channel's one ping reads "your turn; ann, the autopilot played for you …": by direct message the next
+    player reads only "your turn." and the player it played for only that it did (neither the other's words)."""
+    clock, store, service = await opened(db_path)
+    for player in ("ann", "ben"):
+        await run(service, player, "/me settings notify:dm")
+    await track(service, settings="/game settings deadline_hours:2")
+    await act(service, "ben")   # now it waits on ann
+    clock.now += 3 * HOUR
+    (notice,) = [n.reply for n in await service.run_due() if "deadline passed" in n.reply.text]
+    assert notice.mentions == () and notice.ping_words == "your turn; ann, the autopilot played for you at your " \
+        "deadline (/game catchup tells what happened)."
+    told = {dm.player: (dm.text.split("\n")[0], dm.fallback) for dm in notice.direct}
+    assert told == {"ben": ("**Track (the card race)** in f: your turn.", "your turn."),
+                    "ann": ("**Track (the card race)** in f: the autopilot played for you at your deadline (/game "
+                            "catchup tells what happened).",
+                            "the autopilot played for you at your deadline (/game catchup tells what happened).")}
+    await store.close()
+
+
+async def test_a_dm_about_a_seat_carries_the_channels_words_it_points_to(db_path):
+    """"a seat is offered to you" by direct message says whose seat and how to take it, as the channel does (it
+    carried only the turn's Next: line); a turn's ping still carries only what the game waits on."""
+    clock, store, service = await opened(db_path)
+    await run(service, "cat", "/me settings notify:dm")
+    await track(service)
+    offered = await run(service, "ben", "/game seat give to:cat")
+    (dm,) = offered.direct
+    assert dm.text.startswith("**Track (the card race)** in f: a seat is offered to you.\nSeat change: ") and \
+        "ben offers their seat to cat: /game seat take takes it." in dm.text, dm.text
+    assert (await run(service, "cat", "/game seat take")).outcome == "applied"
+    await act(service, "cat")
+    turn = await act(service, "ann")   # the seat's turn again: cat is pinged by direct message
+    (dm,) = turn.direct
+    assert dm.text.startswith(f"**Track (the card race)** in f: your turn.\n{turn.next_line}")
+    assert "ann played" in turn.text and "ann played" not in dm.text
+    await store.close()

@@ -300,8 +300,10 @@ async def _quietly(edit: Any, message_id: str) -> None:
 
 
 def _rewritten(edit: Edit) -> dict[str, Any]:
-    """What an edit of an earlier message sends: its new words and buttons (none: they come off), no ping."""
-    return {"content": edit.text, "view": view_for(Reply("shown", "", buttons=edit.buttons)),
+    """What an edit of an earlier message sends: its new words (unless they stay) and buttons (none: they come
+    off), no ping."""
+    words = {} if edit.text is None else {"content": edit.text}
+    return {**words, "view": view_for(Reply("shown", "", buttons=edit.buttons)),
             "allowed_mentions": discord.AllowedMentions.none()}
 
 

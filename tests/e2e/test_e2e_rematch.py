@@ -1,6 +1,7 @@
 """A rematch through the real bot on the fake Discord (issue 38 finding 14): the final message's Rematch button
 proposes it in one public question that pings the other player; a member not seated is refused privately; the
-other player's Yes starts the new game, and the question is edited to say so, its buttons gone."""
+other player's Yes starts the new game, and the question is edited to say so, its buttons gone, as the final
+message's Rematch button is."""
 
 from __future__ import annotations
 
@@ -35,4 +36,7 @@ async def test_the_final_messages_rematch_button_and_the_answers_start_the_new_g
     assert started.message_id != question
     assert fake.message(question)["content"] == "Agreed: the rematch of game 1 is game 2, below."
     assert not buttons_of(fake.message(question))
+    # the final message keeps its words and loses its Rematch button: the game's one rematch is made
+    assert not buttons_of(fake.message(final["id"])), fake.message(final["id"])
+    assert fake.message(final["id"])["content"] == final["content"]
     assert_nothing_unexpected(fake, bot)

@@ -103,6 +103,11 @@ class TableSettings:
                 if not player or not math.isfinite(until) or until < 0:
                     raise ValueError(f"{name} has {player!r}: {until!r}")
 
+    def for_a_new_game(self) -> TableSettings:
+        """These settings for another game at the table (a rematch): the clock as set, every bank full again and
+        every grace unused, no plan previewed (what a player spent or saved belonged to the game that ended)."""
+        return replace(self, banks={}, bank_since={}, grace_used={}, previewed={})
+
     def pause_for(self, player: str, now: float, hours: float) -> tuple[TableSettings, float]:
         """These settings with `player` paused for `hours` from `now`, and when the pause ends: no later than
         the table's limit after their pause began, however often it is renewed or ended and begun again
@@ -339,7 +344,9 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
     after any pause, the table's quiet hours and the player's own away hours, with a token of its own.
     The player's settings may set their reminder's delay; their away hours push a deadline out of them
     by at most the table's away_limit_hours. Under a time bank the deadline is when their bank runs out,
-    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds)."""
+    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds), and
+    a bank that runs out before the reminder's delay brings the reminder forward, to when a quarter of the
+    wait is left (a nearly spent bank would otherwise never be reminded of)."""
     start = max(now, settings.paused_until.get(player, 0.0))
     delay = personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
     reminder = _settled(settings, personal, start + delay * HOUR)
@@ -347,6 +354,8 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
     if settings.banked:
         left = settings.bank_left(player, start, personal) if least is None else max(least, 0.0)
         deadline = out_of_quiet(settings, runs_out(personal, start, left))
+        if reminder > deadline - reminder_lead(settings):   # the bank runs out first: remind with a quarter left
+            reminder = _settled(settings, personal, start + (deadline - start) * 3 / 4)
     elif settings.deadline_hours:
         due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
         deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))

@@ -50,10 +50,10 @@ class Button:
 @dataclass(frozen=True)
 class Edit:
     """One of our earlier public messages rewritten in place (a finished vote's question, a turn a rollback
-    set aside): its new words and buttons (none: its buttons come off). An edit never pings."""
+    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings."""
 
     message_id: str
-    text: str
+    text: str | None
     buttons: tuple[Button, ...] = ()
 
 
@@ -78,6 +78,9 @@ class Direct:
     fallback: str
 
 
+TURN = "your turn."   # what a ping says by default: the game waits on them
+
+
 @dataclass(frozen=True)
 class Reply:
     """What a transport shows: text, an optional PNG with alt text, and whether it is private.
@@ -97,7 +100,10 @@ class Reply:
     version: int | None = None
     buttons: tuple[Button, ...] = ()
     mentions: tuple[str, ...] = ()  # players to ping: the game now waits on them
-    ping_words: str = "your turn."  # what the ping tells them
+    ping_words: str = TURN  # what the ping tells them
+    # what a direct message tells a pinged player the shared ping_words do not fit (the autopilot's notice tells
+    # the next player "your turn" and its absent player that it played for them): (player, words)
+    own_ping_words: tuple[tuple[str, str], ...] = ()
     turn_key: str = ""
     files: tuple[Attachment, ...] = ()
     malformed: bool = False  # refused because the command could not be read (the command line's exit 2)

@@ -618,8 +618,12 @@ def with_order_owners(reply: Reply, others: Sequence[tuple[str, tuple]], state: 
     names = ", ".join(seat_name(state, p) for p in owners)
     told = f"{names}: your standing order answered (below)." if reply.mentions else \
         "your standing order answered (below)."
-    return replace(reply, mentions=reply.mentions + tuple(owners),
-                   ping_words=f"{reply.ping_words} {told}" if reply.mentions else told)
+    if not reply.mentions:
+        return replace(reply, mentions=tuple(owners), ping_words=told)
+    own = {**{p: reply.ping_words for p in reply.mentions}, **dict(reply.own_ping_words)}   # each one's own words
+    own.update((p, "your standing order answered (below).") for p in owners)
+    return replace(reply, mentions=reply.mentions + tuple(owners), ping_words=f"{reply.ping_words} {told}",
+                   own_ping_words=tuple(own.items()))
 
 
 # Refusals about who may act, not about the rules of a move: they point to no topic of /rules.

@@ -12,7 +12,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
-from bot.table.protocol.replies import MESSAGE_LIMIT, Direct, Notice, Reply, clip
+from bot.table.protocol.replies import MESSAGE_LIMIT, TURN, Direct, Notice, Reply, clip
 from bot.table.service.shared import Table, channel_link
 from rules.registry import get_ruleset
 
@@ -84,18 +84,21 @@ class AwayPings:
 
     def _direct(self, game: GameRecord, channel: str, reply: Reply, player: str) -> Direct:
         """One player's ping as a direct message: the game and where it is, what the ping tells, the public
-        turn's closing lines (or the notice), and, in a game whose choices show hidden things, that
-        player's own choices (a direct message is theirs alone)."""
+        turn's closing lines (for any ping but their turn's, the channel's message it points to), and, in a game
+        whose choices show hidden things, that player's own choices (a direct message is theirs alone)."""
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
-        body = "" if reply.ephemeral else reply.next_line or reply.text
+        words = dict(reply.own_ping_words).get(player, reply.ping_words)
+        # a turn's ping carries what the game waits on; any other (a seat offered or acted on, a standing order
+        # answered, the end) the channel's words it points to, which a direct message has no "below" to show
+        body = "" if reply.ephemeral else reply.next_line if words == TURN and reply.next_line else reply.text
         own = ""
         if ruleset.private_actions and not ruleset.is_finished(state) and player in ruleset.acting_players(state):
             labels = [action.label for action in ruleset.legal_actions(state, player)]
             own = clip(f"\nYour choices (only you see this): {' | '.join(labels)}", MESSAGE_LIMIT // 3) * bool(labels)
-        text = clip(f"**{ruleset.title}** in {channel_link(game.guild, channel)}: {reply.ping_words}\n{body}",
+        text = clip(f"**{ruleset.title}** in {channel_link(game.guild, channel)}: {words}\n{body}",
                     MESSAGE_LIMIT - len(own)) + own
-        return Direct(player, text, game.guild, channel, reply.ping_words)
+        return Direct(player, text, game.guild, channel, words)
 
     async def _ping_when_back(self, game: GameRecord, back: dict[str, float]) -> None:
         """Each held player the game waits on is reminded when they are back, unless a reminder comes

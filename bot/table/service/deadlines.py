@@ -12,7 +12,7 @@ from bot.table.clock.moments import moment
 from bot.table.clock.settings import GRACE_TOKEN, MAX_COMPUTER_ACTIONS, TableSettings, extended_timer, reminder_lead
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import StaleButton
-from bot.table.protocol.replies import Reply
+from bot.table.protocol.replies import TURN, Reply
 from bot.table.service.acting import ENDED, Acting, seated_people, with_order_owners
 from bot.table.service.following import Following
 from bot.table.service.pictures import Pictures
@@ -213,10 +213,11 @@ class Deadlines:
             absent = () if timer.player in waiting or done.ruleset.is_computer(done.state, timer.player) \
                 else (timer.player,)
             if absent:
-                played_for = f"{holder}, the autopilot played for you at your deadline (/game catchup tells what " \
-                    "happened)."
+                played_for = "the autopilot played for you at your deadline (/game catchup tells what happened)."
+                said = f"{holder}, {played_for}"   # the channel's one ping; a direct message tells each their own
                 reply = replace(reply, mentions=waiting + absent,
-                                ping_words=f"your turn; {played_for}" if waiting else played_for)
+                                ping_words=f"your turn; {said}" if waiting else said,
+                                own_ping_words=((timer.player, played_for), *((p, TURN) for p in waiting)))
             elif waiting:
                 reply = replace(reply, mentions=waiting)
         # followers hear of a round the autopilot opened, or of the end, as when a player acts

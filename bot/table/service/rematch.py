@@ -20,8 +20,8 @@ Rulings:
   open: the lobby stays open for anyone to /game join, and the host starts it as usual.
 - The host is the finished game's host, or the proposer when the host said no. A seated game master is the
   host's chair: when the game master says no, the rematch is called off.
-- The table's settings (its clock, any pause still running) come along; standing orders and
-  followers do not.
+- The table's settings (its clock, any pause still running) come along, each time bank full again and each
+  grace unused (what a player spent belonged to the game that ended); standing orders and followers do not.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, RematchProposal, VoteChanged
+from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import REMATCH_PREFIX, Actor, Button, Edit, Reply, rematch_button
@@ -181,9 +182,10 @@ class Rematches:
             await self._table.store.put_rematch_tx(replace(proposal, made=0), read)
         said = (f"No rematch: {state.player(gm).name}, the game master, said no (the game master's seat is the "
                 f"host's chair). /new starts another game.")
+        retired = await self._final_retired(game)
         if read is None or not read.message_id:
-            return Reply("shown", said)
-        return Reply("shown", said, edits=(Edit(read.message_id, f"Called off: {said}"),))
+            return Reply("shown", said, edits=retired)
+        return Reply("shown", said, edits=(Edit(read.message_id, f"Called off: {said}"),) + retired)
 
     async def _made(self, channel: str, ruleset: Ruleset, old: GameRecord, old_state: Any,
                     proposal: RematchProposal, read: RematchProposal | None) -> Reply:
@@ -225,7 +227,8 @@ class Rematches:
                 game = await self._table.store.create_game_tx(channel, ruleset.id, host, seed, dumps(options),
                                                               encode_state(first), old.guild)
                 game = await self._table.store.append_log_tx(game, entries, encode_state(state), "active")
-                game = await self._table.store.set_settings_tx(game, old.settings)
+                game = await self._table.store.set_settings_tx(
+                    game, TableSettings.or_defaults(old.settings).for_a_new_game().to_json())
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
                 await self._timers.sync_tx(ruleset, game, state, force=True)
                 await self._table.store.put_rematch_tx(replace(proposal, made=game.id), read)
@@ -248,7 +251,13 @@ class Rematches:
             if not declined else ()
         closed = f"Agreed: the rematch of game {old.id} is game {game.id}, below."
         edits = (Edit(read.message_id, closed),) if read is not None and read.message_id else ()
-        return replace(reply, mentions=waiting, edits=edits)
+        return replace(reply, mentions=waiting, edits=edits + await self._final_retired(old))
+
+    async def _final_retired(self, game: GameRecord) -> tuple[Edit, ...]:
+        """The finished game's final message without its Rematch button, once its one rematch was made or called
+        off (its words stay): no button is left that can only be refused."""
+        final = await self._table.store.turn_message(game.id)
+        return (Edit(final.message_id, None),) if final is not None else ()
 
 
 def _held(action: Any, seat: Any) -> Any:
