@@ -1,7 +1,9 @@
 """Shared fixtures: a real store and service, on a temporary SQLite file or a fresh PostgreSQL database.
 
 A test module that sets `BACKENDS = ("sqlite", "postgres")` runs each test that uses the database on
-both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself on SQLite.
+both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself on SQLite, and
+`@pytest.mark.rules_only` one whose stored path its module's other tests already run on both (what it adds
+is the game's or the service's logic, not the database's).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test reads the SQLite file directly")
+    config.addinivalue_line("markers", "rules_only: the module's other tests run its stored path on both backends")
     config.addinivalue_line("markers", "slow: the slow tier (a process per command, the bot against the fake "
                                        "Discord, PostgreSQL); `-m 'not slow'` runs the fast tier")
     # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
@@ -54,7 +57,7 @@ def pytest_collection_modifyitems(config, items) -> None:
 def pytest_generate_tests(metafunc) -> None:
     if "db_path" in metafunc.fixturenames:
         backends = getattr(metafunc.module, "BACKENDS", ("sqlite",))
-        if metafunc.definition.get_closest_marker("sqlite_only"):
+        if metafunc.definition.get_closest_marker("sqlite_only") or metafunc.definition.get_closest_marker("rules_only"):
             backends = ("sqlite",)
         metafunc.parametrize("db_backend", backends)
 

@@ -83,6 +83,7 @@ async def test_a_result_every_seat_agrees_to_ends_the_game_and_is_counted(servic
     assert f"0 won of 1 (0%), {record.split(', ', 1)[1].rstrip(';')}" in standings
 
 
+@pytest.mark.rules_only
 async def test_who_may_propose_and_vote_and_when(service, store):
     """The refusals: a lobby, a member with no seat, a second proposal (of either kind, a rollback too) while
     one is open, a second yes, the rollback's own vote command; a finished game; a proposal with nothing."""
@@ -140,6 +141,7 @@ async def test_a_no_closes_the_vote_and_a_move_lapses_it(service, store):
     assert (await state_of(store))[0].status == "active"
 
 
+@pytest.mark.rules_only
 async def test_a_seats_holder_votes_and_a_resigned_player_neither_votes_nor_draws(service, store):
     """Battlecars of three: cal resigns, ben hands his seat to dave; ann's draw waits on dave alone, and is
     shared by ann and dave's seat; cal's game counts as lost, not drawn."""
@@ -157,6 +159,7 @@ async def test_a_seats_holder_votes_and_a_resigned_player_neither_votes_nor_draw
     assert "no game" in (await run(service, "ben", "/stats")).text
 
 
+@pytest.mark.rules_only
 async def test_a_computer_seat_abstains_and_a_persons_seat_the_computer_plays_still_votes(service, store):
     """The rollback's ruling (bot.table.service.rollback.voters): ann with a seat made for the computer agrees
     alone; in another game, ben's seat handed to the computer still waits on ben's vote."""
@@ -174,6 +177,7 @@ async def test_a_computer_seat_abstains_and_a_persons_seat_the_computer_plays_st
     assert (await run(service, "ben", "/game propose vote:yes")).outcome == "applied"
 
 
+@pytest.mark.rules_only
 async def test_a_races_gm_votes_but_shares_no_draw(service, store):
     """A seated GM referees: gina votes on the draw as every seat does, and only the racers share it."""
     race = get_ruleset("race")
@@ -229,6 +233,7 @@ def test_a_draw_agreed_on_the_command_line(tmp_path):
     assert "Game over: a draw by agreement." in voted.stdout
 
 
+@pytest.mark.rules_only
 async def test_help_and_the_docs_name_the_proposal(service, store):
     """/help lists /game propose at a running table and explains it; docs/commands.md names both forms."""
     await started(service, "track")
@@ -261,6 +266,7 @@ async def test_a_rollback_vote_stored_before_proposals_still_loads_and_carries(t
         await store.close()
 
 
+@pytest.mark.rules_only
 async def test_a_resigned_player_never_counts_a_draw(service, store):
     """/stats: a game drawn by the rules (no vehicle left running) counts as lost for a seat that resigned before
     it, drawn for the others (before issue 38 every seat of a drawn game counted a draw)."""

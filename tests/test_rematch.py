@@ -51,6 +51,7 @@ def seated(state):
     return [(p.id, p.name) for p in state.players]
 
 
+@pytest.mark.rules_only
 @pytest.mark.parametrize("game", games())
 async def test_a_rematch_of_every_game_turns_the_seats_and_starts_when_all_said_yes(service, store, game):
     """Every game: the final message has a Rematch button; it proposes; the other player's yes makes the new game,
@@ -86,6 +87,7 @@ def rematch_of(reply):
     return next(b.custom_id for b in reply.buttons if b.label == "Rematch")
 
 
+@pytest.mark.rules_only
 async def test_refusals_before_the_end_by_a_stranger_twice_and_after_it_is_made(service, store):
     """A rematch before the end, by a member not seated, a second yes, a no with nothing proposed, an earlier
     game's button, and a rematch of a game that already had one: each refused, nothing changed."""
@@ -113,6 +115,7 @@ async def test_refusals_before_the_end_by_a_stranger_twice_and_after_it_is_made(
     assert stale.outcome == "refused" and "earlier game" in stale.text
 
 
+@pytest.mark.rules_only
 async def test_a_no_leaves_that_seat_open_and_the_host_starts_when_it_is_taken(service, store):
     """ben says no: the new game is made in its lobby with ann's seat alone; cal joins and ann starts it."""
     await ended(service, store, "track")
@@ -129,6 +132,7 @@ async def test_a_no_leaves_that_seat_open_and_the_host_starts_when_it_is_taken(s
     assert refused.outcome == "refused"
 
 
+@pytest.mark.rules_only
 async def test_a_race_s_game_master_is_asked_and_a_no_calls_it_off(service, store):
     """The race's seated GM hosts the rematch; the GM's yes makes it (GM still seated as the GM, the racers
     turned); in another race the GM's no calls it off, and it is not asked again."""
@@ -154,6 +158,7 @@ async def test_a_race_s_game_master_is_asked_and_a_no_calls_it_off(service, stor
             assert again.outcome == "refused" and "called off" in again.text
 
 
+@pytest.mark.rules_only
 async def test_seats_resigned_taken_and_computer(service, store):
     """Battlecars of ann, ben, cal and a computer: cal resigned (he is asked like the others), ben's seat went to
     dave (dave is asked, and sits in the rematch by his own name), the computer's seat needs no answer and stays
@@ -180,6 +185,7 @@ async def test_seats_resigned_taken_and_computer(service, store):
     assert len(computer) == 1 and computer[0].ai
 
 
+@pytest.mark.rules_only
 async def test_a_player_alone_with_the_computer_gets_the_rematch_at_once(service, store):
     """ann and a computer driver: her Rematch makes and starts the new game at once (the computer is asked
     nothing), the computer's seat still the computer's."""
@@ -230,6 +236,7 @@ async def test_a_player_in_their_away_hours_is_not_pinged_by_the_question(servic
     assert asked.outcome == "shown" and asked.mentions == () and "Waiting on ben" in asked.text
 
 
+@pytest.mark.rules_only
 async def test_the_finished_game_stays_readable_by_its_number_once_the_rematch_runs(service, store):
     """Once the rematch runs in the channel, game:N reads the finished game (log, export, verify); a
     number of no game that ended here is refused."""
@@ -251,6 +258,7 @@ async def test_the_finished_game_stays_readable_by_its_number_once_the_rematch_r
     assert (await run(service, "ann", f"/game log game:{old.id}", channel="elsewhere")).outcome == "refused"
 
 
+@pytest.mark.rules_only
 async def test_help_names_the_rematch(service):
     """/help outside a game lists /game rematch; /help command:"game rematch" explains it."""
     assert "/game rematch" in (await run(service, "ann", "/help", channel="nothing")).text
@@ -277,6 +285,7 @@ def test_the_command_line_proposes_and_answers_a_rematch(tmp_path):
     assert log.returncode == 0 and "#4 The game was ended by ann." in log.stdout
 
 
+@pytest.mark.rules_only
 async def test_the_lobby_comes_back_whole_a_group_s_own_track_and_a_second_car(service, store):
     """A race on the group's own track (added by the host in the lobby) comes back on it; a Speedway player's
     second car comes back too, the first car's join going last."""
