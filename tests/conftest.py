@@ -57,7 +57,8 @@ def pytest_collection_modifyitems(config, items) -> None:
 def pytest_generate_tests(metafunc) -> None:
     if "db_path" in metafunc.fixturenames:
         backends = getattr(metafunc.module, "BACKENDS", ("sqlite",))
-        if metafunc.definition.get_closest_marker("sqlite_only") or metafunc.definition.get_closest_marker("rules_only"):
+        marked = metafunc.definition.get_closest_marker
+        if marked("sqlite_only") or marked("rules_only"):
             backends = ("sqlite",)
         metafunc.parametrize("db_backend", backends)
 
