@@ -133,11 +133,13 @@ class GameService:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
         if (refused := self._at_the_door(actor, "")) is not None:
             return refused
-        vote, again = VOTE_BUTTON.match(custom_id), REMATCH_BUTTON.match(custom_id)
-        work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1") \
-            if vote is not None else \
-            self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1))) if again is not None \
-            else self._acting.press(channel, actor, custom_id)
+        work: Coroutine[Any, Any, Reply]
+        if (vote := VOTE_BUTTON.match(custom_id)) is not None:
+            work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1")
+        elif (again := REMATCH_BUTTON.match(custom_id)) is not None:
+            work = self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1)))
+        else:
+            work = self._acting.press(channel, actor, custom_id)
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
         return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -41,7 +40,7 @@ from bot.table.service.acting import Acting, Applied
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table, elsewhere, ended_here
 from bot.table.service.timers import Timers
-from bot.table.trust.commitment import MAX_SEED, announce
+from bot.table.trust.commitment import announce, new_seed  # a module name tests may fix
 from bot.table.trust.seen import logged
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, describe_events
@@ -54,11 +53,6 @@ REMATCH_BUTTON = re.compile(rf"^{REMATCH_PREFIX}:(\d+):0:([01])$")   # the finis
 REMATCH_PROPOSAL = "rematch"   # the vote_proposal of a rematch's question (its message is remembered)
 ANSWER_TRIES = 8
 _EARLIER = "That button belongs to an earlier game here; a rematch repeats the channel's last game, once it ended."
-
-
-def new_seed() -> int:
-    """The rematch's seed: 63 random bits, as /new draws (tests fix it)."""
-    return secrets.randbelow(MAX_SEED)
 
 
 def answer_buttons(game_id: int) -> tuple[Button, ...]:

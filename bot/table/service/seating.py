@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
-
 from bot.storage.store import ChannelTaken
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame
 from bot.table.protocol.replies import Actor, Reply, refusal
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
-from bot.table.trust.commitment import MAX_SEED, announce
+from bot.table.trust.commitment import announce, new_seed
 from bot.table.trust.guards import plain_name
 from rules.codec import dumps, encode_state
 from rules.errors import GameError
@@ -30,8 +28,7 @@ class Seating:
         if options.pop("thread", "no") == "yes":   # the Discord adapter opens the thread and takes this option
             raise GameError("thread:yes opens a Discord thread for the game; here the game is played in this "
                             "channel (leave thread: out).")
-        # 63 random bits: the published commitment cannot be brute-forced back to the seed (and the deck).
-        seed = options["seed"] if "seed" in options else secrets.randbelow(MAX_SEED)
+        seed = options["seed"] if "seed" in options else new_seed()
         setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
         if ruleset.game_master is not None:   # a host it seats as the GM is named as any player
             setup_options[HOST_NAME] = plain_name(actor.name)

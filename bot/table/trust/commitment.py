@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 MAX_SEED = 2**63  # seeds are below this: random ones use all 63 bits, and SQLite stores them as INTEGER
+
+
+def new_seed() -> int:
+    """A new game's dice seed: 63 random bits, so the published commitment cannot be brute-forced back to
+    the seed (and the deck)."""
+    return secrets.randbelow(MAX_SEED)
 
 
 def commitment(seed: int) -> str:
