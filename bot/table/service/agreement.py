@@ -6,22 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from rules.engine import Ruleset
-from rules.table import AGREED_RESULTS
 
-AGREED = AGREED_RESULTS   # the results a vote may be on besides a rollback
+
+def _proposer(state: Any, proposer: str) -> str:
+    seat = state.player(proposer)
+    return seat.name if seat else "A player"
 
 
 def proposal_words(state: Any, proposer: str, kind: str) -> str:
     """Who proposed which result, in a few words."""
-    seat = state.player(proposer)
-    who = seat.name if seat else "A player"
+    who = _proposer(state, proposer)
     return f"{who} proposed a draw" if kind == "draw" else f"{who} proposed ending the game with no winner"
 
 
 def proposal_question(ruleset: Ruleset, state: Any, proposer: str, kind: str) -> str:
     """The public question's opening: who proposes what, and what it means for each player's record."""
-    seat = state.player(proposer)
-    who = seat.name if seat else "A player"
+    who = _proposer(state, proposer)
     if kind == "draw":
         sharing = ", ".join(state.player(p).name for p in ruleset.still_in(state)) or "nobody"
         return (f"{who} proposes a draw: the game ends now, drawn among the players still in ({sharing}); /stats "

@@ -30,7 +30,7 @@ from bot.table.jobs.heavy_jobs import log_rows, seat_ids
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button, Edit, Reply, clip
 from bot.table.service.acting import Acting, Applied, with_order_owners
-from bot.table.service.agreement import AGREED, proposal_question, proposal_words
+from bot.table.service.agreement import proposal_question, proposal_words
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
 from bot.table.service.timers import Timers
@@ -41,7 +41,7 @@ from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import addressed
-from rules.table import SEAT_ACTIONS, AgreeResult, Rollback, TablePhase, born_computer, plural
+from rules.table import AGREED_RESULTS, SEAT_ACTIONS, AgreeResult, Rollback, TablePhase, born_computer, plural
 
 VOTE_BUTTON = re.compile(rf"^{VOTE_PREFIX}:(\d+):(\d+):([01])$")   # the game, the proposal, yes or no
 MAX_SET_ASIDE = 200   # actions one rollback may set aside (re-running the rest is bounded by the log)
@@ -93,7 +93,7 @@ class Rollbacks:
             raise GameError("Give draw or end (/game propose draw) to propose a result by agreement, or vote:yes|no "
                             "to answer the open vote.")
         if "vote" in options:
-            return await self.vote(channel, actor, options["vote"] == "yes", kinds=AGREED)
+            return await self.vote(channel, actor, options["vote"] == "yes", kinds=AGREED_RESULTS)
         return await self._retried(lambda: self._propose(channel, actor, str(options["result"])))
 
     async def press(self, channel: str, actor: Actor, game_id: int, proposal: int, yes: bool) -> Reply:
@@ -247,9 +247,9 @@ class Rollbacks:
         if ruleset.is_finished(state):
             raise GameError("This game is over and its seed revealed: it is not rolled back." if kind == "rollback"
                             else "This game is over: its result stands.")
-        if kind in AGREED and not hasattr(state, "agreed"):   # a plug-in's game that keeps no agreed result
+        if kind in AGREED_RESULTS and not hasattr(state, "agreed"):   # a plug-in's game that keeps no agreed result
             raise GameError(f"{ruleset.title} takes no result by agreement: the host ends it with /game end.")
-        if kind in AGREED and state.phase == TablePhase.LOBBY:
+        if kind in AGREED_RESULTS and state.phase == TablePhase.LOBBY:
             raise GameError("The game has not started: a result is agreed only in a running game (the host ends "
                             "a lobby with /game end).")
         return ruleset, game, state, records
