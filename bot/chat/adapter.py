@@ -412,6 +412,9 @@ class PitbossBehaviour(discord.Client):
             command = coerce(command_table().by_name[slash.command], values)
         except CommandSyntaxError as exc:
             return Reply("refused", str(exc), ephemeral=True, malformed=True)
+        if (refused := await self.service.door(actor_of(interaction), str(interaction.guild_id or ""),
+                                               command.name)) is not None:
+            return refused   # before a thread is opened for it
         if command.name == "game new" and command.options.get("thread") == "yes":
             return await self._in_a_new_thread(interaction, command)
         if command.name == "gm" and command.options.get("thread") == "yes" and not in_private_thread(interaction):
@@ -484,7 +487,8 @@ class PitbossBehaviour(discord.Client):
         if not await self.acknowledge(interaction, thinking=False):
             return
         try:
-            reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id))
+            reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id),
+                              guild=str(interaction.guild_id or ""))
             if done and reply.outcome == "applied":
                 await interaction.edit_original_response(content=done, view=None, attachments=[])
             if reply.in_place:   # a private menu's next page: the pressed message shows it, no new message

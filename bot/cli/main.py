@@ -323,6 +323,75 @@ async def _verify(args: argparse.Namespace) -> int:
         await store.close()
 
 
+async def _operator(args: argparse.Namespace, call: Callable[[GameService], Coroutine[Any, Any, Reply]]) -> int:
+    """One of the operator's commands (forget, block, the commands turned off), through the service's own door;
+    its answer printed, a refusal on stderr with exit status 1."""
+    store = await Store.open(_db_path(args))
+    try:
+        reply = await call(GameService(store))
+    finally:
+        await store.close()
+    if reply.outcome == "refused":
+        print(f"refused: {reply.text}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(reply.text)
+    return EXIT_OK
+
+
+def _target(args: argparse.Namespace) -> tuple[str, str]:
+    """The control `--user ID` or `--server ID` names."""
+    return ("user", args.user) if args.user is not None else ("server", args.server)
+
+
+async def _forget(args: argparse.Namespace) -> int:
+    return await _operator(args, lambda service: service.forget(args.user, args.yes))
+
+
+async def _block(args: argparse.Namespace) -> int:
+    return await _operator(args, lambda service: service.control(*_target(args), on=True, reason=args.reason))
+
+
+async def _unblock(args: argparse.Namespace) -> int:
+    return await _operator(args, lambda service: service.control(*_target(args), on=False))
+
+
+async def _blocks(args: argparse.Namespace) -> int:
+    return await _operator(args, lambda service: service.controls())
+
+
+async def _command_switch(args: argparse.Namespace) -> int:
+    name = " ".join(args.name)
+    return await _operator(args, lambda service: service.control("command", name, on=args.mode == "disable-command",
+                                                                 reason=getattr(args, "reason", "")))
+
+
+def _operator_commands(sub: Any, with_db: Callable[[argparse.ArgumentParser], argparse.ArgumentParser]) -> None:
+    """The operator's privacy and owner controls (docs/operating.md, Privacy and owner controls)."""
+    forget = with_db(sub.add_parser("forget", help="delete one member's data (settings, follows, orders) and make "
+                                                   "their name in games neutral; without --yes, says what it would do"))
+    forget.add_argument("--user", required=True, help="the member's Discord id")
+    forget.add_argument("--yes", action="store_true", help="do it (it cannot be undone)")
+    forget.set_defaults(func=_local(_in_loop(_forget)))
+    for name, run, helped in (("block", _block, "refuse a member's or a server's commands and presses"),
+                              ("unblock", _unblock, "lift a block")):
+        parser = with_db(sub.add_parser(name, help=helped))
+        target = parser.add_mutually_exclusive_group(required=True)
+        target.add_argument("--user", help="a member's Discord id")
+        target.add_argument("--server", help="a server's Discord id")
+        if name == "block":
+            parser.add_argument("--reason", default="", help="a note for yourself, shown by `pitboss blocks`")
+        parser.set_defaults(func=_local(_in_loop(run)))
+    with_db(sub.add_parser("blocks", help="list the blocked members and servers and the commands turned off")
+            ).set_defaults(func=_local(_in_loop(_blocks)))
+    for name, helped in (("disable-command", "turn a table command off for the whole bot (e.g. game replay)"),
+                         ("enable-command", "turn a command turned off on again")):
+        parser = with_db(sub.add_parser(name, help=helped))
+        parser.add_argument("name", nargs="+", help="the command, e.g. game replay (or /game replay)")
+        if name == "disable-command":
+            parser.add_argument("--reason", default="", help="a note for yourself, shown by `pitboss blocks`")
+        parser.set_defaults(func=_local(_in_loop(_command_switch)))
+
+
 def _selfplay(args: argparse.Namespace) -> int:
     from bot.cli.selfplay import selfplay
 
@@ -457,6 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
     tick = with_db(sub.add_parser("tick", help="send due reminders and play turns past their deadline, once"))
     tick.add_argument("--out", help="folder for the rendered maps")
     tick.set_defaults(func=_local(_in_loop(_tick)))
+
+    _operator_commands(sub, with_db)
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.set_defaults(func=_local(_selfplay))

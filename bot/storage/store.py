@@ -244,6 +244,17 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TEXT NOT NULL
     );
     """,
+    # 19: the operator's controls (issue 39): members and servers blocked from the bot, and commands turned off
+    # for the whole bot (`pitboss block`, `pitboss disable-command`), each with the operator's reason.
+    """
+    CREATE TABLE owner_controls (
+        kind TEXT NOT NULL CHECK (kind IN ('user', 'server', 'command')),
+        target TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (kind, target)
+    );
+    """,
 )
 
 

@@ -161,6 +161,9 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                    max_value=2160),
     ), private=True),
     CommandSpec("me back", "End your /me away pause in all your games here", private=True),
+    CommandSpec("me forget", "Delete what this bot keeps about you; your name in games becomes neutral", (
+        OptionSpec("confirm", "str", "yes: forget now (without it, nothing changes)", choices=("yes",)),
+    ), private=True),
     CommandSpec("stats", "Your record here (or a member's): games, wins, draws, time to move", (
         OptionSpec("player", "user", "Another member"),
         OptionSpec("ruleset", "str", "One game"),

@@ -21,6 +21,7 @@ __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery"
            "Replay", "Rollback", "Rules", "Sheet", "Standings", "Stats", "TableCommand", "TableSettings", "Undo",
            "Unfollow", "Verify", "compiled", "handler_of"]
 __all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: other commands are added above)
+__all__ += ["Forget"]   # issue 39 item 12
 
 
 class TableCommand:
@@ -237,6 +238,14 @@ class Away(TableCommand):
 @dataclass(frozen=True)
 class Back(TableCommand):
     """/me back: end a /me away pause."""
+
+
+@named("me forget")
+@dataclass(frozen=True)
+class Forget(TableCommand):
+    """/me forget: delete the member's own data, their name in games made neutral."""
+
+    confirm: str = ""
 
 
 @named("game status")

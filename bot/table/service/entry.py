@@ -39,6 +39,7 @@ from bot.table.service.helping import command_names
 from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
+from bot.table.service.privacy import Controls, Privacy
 from bot.table.service.relocation import Moving
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
@@ -105,6 +106,8 @@ class GameService:
         self._gm_threads = GmThreads(table)
         self._away = AwayPings(table)
         self._digests = Digests(table)
+        self._controls = Controls(table)
+        self._privacy = Privacy(table, self._controls)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -118,6 +121,8 @@ class GameService:
         """
         if (refused := self._at_the_door(actor, command.name)) is not None:
             return refused
+        if (refused := await self._controls.refusal(actor.id, guild, command.name)) is not None:
+            return refused
         if private_thread:
             try:
                 game_channel = await self._gm_threads.game_channel(channel, actor, command)
@@ -129,9 +134,10 @@ class GameService:
         reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
         return self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
 
-    async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
+    async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None,
+                    guild: str = "") -> Reply:
         """Run the action behind a button, if the button still matches the game it was drawn for."""
-        if (refused := self._at_the_door(actor, "")) is not None:
+        if (refused := self._at_the_door(actor, "") or await self._controls.refusal(actor.id, guild)) is not None:
             return refused
         work: Coroutine[Any, Any, Reply]
         if (vote := VOTE_BUTTON.match(custom_id)) is not None:
@@ -143,8 +149,11 @@ class GameService:
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
         return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
 
-    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None) -> Reply:
+    async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None,
+                           guild: str = "") -> Reply:
         """Play a previewed plan, if the game has not moved on since the preview."""
+        if (refused := await self._controls.refusal(actor.id, guild)) is not None:
+            return refused
         return await self._guarded(channel, self._acting.plans.confirm(channel, actor, custom_id), delivery)
 
     async def gm_thread_refusal(self, channel: str, actor: Actor) -> Reply | None:
@@ -181,6 +190,8 @@ class GameService:
                       chosen: dict[str, Any], private_thread: bool = False) -> list[tuple[str, str]]:
         """Autocomplete: what is legal now for this option, with odds, filtered by what was typed (in a GM's
         thread, for the game it is linked to)."""
+        if await self._controls.refusal(actor.id, "") is not None:
+            return []
         if private_thread and (linked := await self._store.gm_thread_game(channel)) is not None:
             linked_game = await self._store.game(linked[0])
             channel = linked_game.channel if linked_game is not None else channel
@@ -320,6 +331,7 @@ class GameService:
             typed.MySettings: lambda at, c: players.settings(at.actor, at.guild, c.options),
             typed.Away: lambda at, c: players.away(at.actor, at.guild, c.hours),
             typed.Back: lambda at, _c: players.back(at.actor, at.guild),
+            typed.Forget: lambda at, c: self._privacy.forget(at.actor.id, c.confirm == "yes"),
             typed.Play: lambda at, c: self._acting.act(at.channel, at.actor, c.sent),
         }
 
@@ -347,6 +359,23 @@ class GameService:
             await self._store.set_rematch_message(game_id, message_id)
             return
         await self._store.set_vote_message(game_id, proposal, message_id)
+
+    async def door(self, actor: Actor, guild: str, command: str) -> Reply | None:
+        """The operator's refusal of a blocked member or server, or of a command turned off, before a transport
+        does anything of its own for a command (opens a thread); None: it may go on."""
+        return await self._controls.refusal(actor.id, guild, command)
+
+    async def forget(self, player: str, confirm: bool) -> Reply:
+        """`pitboss forget --user ID [--yes]`: what /me forget does, for the operator (bot.table.service.privacy)."""
+        return await self._guarded(f"forget:{player}", self._privacy.forget(player, confirm, operator=True))
+
+    async def control(self, kind: str, target: str, on: bool, reason: str = "") -> Reply:
+        """`pitboss block`, `unblock`, `disable-command`, `enable-command`: one of the operator's controls."""
+        return await self._guarded(f"controls:{kind}", self._privacy.control(kind, target, on, reason))
+
+    async def controls(self) -> Reply:
+        """`pitboss blocks`: every control the operator set."""
+        return await self._guarded("controls", self._privacy.listed())
 
     async def replay_matches(self, game: GameRecord) -> bool:
         """Whether replaying the game's log from its seed rebuilds its stored snapshot exactly."""
