@@ -275,3 +275,30 @@ async def test_a_game_stored_before_grace_and_banks_takes_both_and_its_clock_run
         assert await service.replay_matches(await store.active_game("chan-race"))
     finally:
         await store.close()
+
+
+# Rollback lines (602805d), a seat's name in its driver's (release13), computer seats (release9), the last release.
+FORGETTING = ("rollbacks602805d.db", "release13.db", "release9.db", "release38.db")
+
+
+@pytest.mark.parametrize("fixture", FORGETTING)
+async def test_every_member_of_an_old_database_is_forgotten_and_every_game_still_verifies(fixture, tmp_path):
+    """Issue 39 item 12: once its games ended, each seated member forgets in turn; every game (rollback lines
+    included) is renamed, not one left as it was, and re-runs to its renamed snapshot."""
+    shutil.copyfile(ROOT / "tests" / "fixtures" / fixture, tmp_path / fixture)
+    store = await Store.open(str(tmp_path / fixture))
+    try:
+        service = GameService(store, render=None)
+        for game in [g for g in await store.all_games() if g.status == "active"]:
+            ended = await service.execute(game.channel, Actor("admin", "admin", is_admin=True), parse("/game end"))
+            assert ended.outcome == "applied", ended.text
+        members = [row[0] for row in await store.driver.fetchall("SELECT DISTINCT player FROM seats WHERE player NOT LIKE 'ai-%' ORDER BY player")]
+        for member in members:
+            reply = await service.forget(member, confirm=True)
+            assert reply.outcome == "shown" and "keep" not in reply.text, (member, reply.text)
+        for game in await store.all_games():
+            assert await service.replay_matches(game), game.id
+            assert not set(members) & {row[0] for row in await store.driver.fetchall(
+                "SELECT actor FROM actions WHERE game_id = ?", (game.id,))}
+    finally:
+        await store.close()

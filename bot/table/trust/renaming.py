@@ -67,14 +67,22 @@ def replacements(player: str, alias: str, names: set[str], neutral: str) -> dict
     return {**dict.fromkeys(names - {player}, neutral), player: alias}
 
 
-def replaced(value: Any, names: dict[str, str]) -> Any:
-    """A decoded JSON value with every string (a value, or a key) that is one of `names` replaced."""
+def _words(names: dict[str, str]) -> re.Pattern[str]:
+    """Any of `names` standing as a word of its own (a seat's "jo's driver" holds its player's name)."""
+    alternatives = "|".join(re.escape(old) for old in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+
+
+def replaced(value: Any, names: dict[str, str], words: re.Pattern[str] | None = None) -> Any:
+    """A decoded JSON value with each of `names` replaced wherever it stands as a word of a string (a value, or
+    a key: a table by player)."""
+    words = words or _words(names)
     if isinstance(value, str):
-        return names.get(value, value)
+        return names.get(value) or words.sub(lambda m: names[m.group(0)], value)
     if isinstance(value, list):
-        return [replaced(v, names) for v in value]
+        return [replaced(v, names, words) for v in value]
     if isinstance(value, dict):
-        return {names.get(k, k): replaced(v, names) for k, v in value.items()}
+        return {replaced(k, names, words): replaced(v, names, words) for k, v in value.items()}
     return value
 
 
@@ -91,10 +99,7 @@ def renamed_json(text: str, names: dict[str, str]) -> str:
 def renamed_words(text: str, names: dict[str, str], player: str, neutral: str) -> str:
     """A message's words with the member's mention made their neutral name, and each of `names` replaced where
     it stands as a word of its own."""
-    text = re.sub(rf"<@!?{re.escape(player)}>", neutral, text)
-    for old, new in names.items():
-        text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, text)
-    return text
+    return replaced(re.sub(rf"<@!?{re.escape(player)}>", neutral, text), names)
 
 
 def _entries(rows: Iterable[tuple[Any, ActionRecord]], names: dict[str, str]) -> dict[Any, tuple[str, str, str]]:
