@@ -292,7 +292,8 @@ async def test_every_member_of_an_old_database_is_forgotten_and_every_game_still
         for game in [g for g in await store.all_games() if g.status == "active"]:
             ended = await service.execute(game.channel, Actor("admin", "admin", is_admin=True), parse("/game end"))
             assert ended.outcome == "applied", ended.text
-        members = [row[0] for row in await store.driver.fetchall("SELECT DISTINCT player FROM seats WHERE player NOT LIKE 'ai-%' ORDER BY player")]
+        members = [row[0] for row in await store.driver.fetchall(
+            "SELECT DISTINCT player FROM seats WHERE player NOT LIKE 'ai-%' ORDER BY player")]
         for member in members:
             reply = await service.forget(member, confirm=True)
             assert reply.outcome == "shown" and "keep" not in reply.text, (member, reply.text)

@@ -114,9 +114,9 @@ class Privacy:
         if running:
             where = ", ".join(channel_mention(game.channel) for game in running[:10])
             raise GameError(f"{who} still {'plays' if operator else 'play'} in "
-                            f"{plural(len(running), 'running game', 'running games')} ({where}): {whose} seat is needed "
-                            f"while it runs. Resign it (/game resign) or let the game end, then forget. Nothing was "
-                            f"changed.")
+                            f"{plural(len(running), 'running game', 'running games')} ({where}): {whose} seat is "
+                            f"needed while it runs. Resign it (/game resign) or let the game end, then forget. "
+                            f"Nothing was changed.")
         rows = await stored.personal_rows(self._table.store, player)
         kept = sum(rows.values())
         if not confirm:
