@@ -167,3 +167,13 @@ async def test_help_on_new_game_explains_that_games_setup_and_the_game_group_lis
     assert "`/help command:new GAME`" in outside.text and "`arena:`" not in outside.text
     inside = await ask(service, "setup", "ann", "/help command:new")   # the channel's game's options
     assert inside.text.startswith("`/new`:") and "`arena:`" in inside.text and "`track:`" not in inside.text
+
+
+async def test_help_explains_me_forget_and_a_running_table_lists_it(service):
+    """Issue 39 item 12: /me forget is in /help at a running table, and /help command:me forget says what it
+    deletes, how to confirm it and when it is refused."""
+    await started(service, "track", "help-forget")
+    assert "`/me forget`" in (await ask(service, "help-forget", "ann", "/help")).text
+    explained = (await ask(service, "help-forget", "ann", "/help command:\"me forget\"")).text
+    for words in ("confirm:yes", "forgotten player", "still verify", "running game", "pitboss forget"):
+        assert words in explained, words

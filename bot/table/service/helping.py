@@ -30,7 +30,7 @@ from rules.seats import addressed
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
 TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", "undo", "game pause", "games",
-              "game rollback", "game propose", "me settings", "me away", "me back", "game seat give", "game seat take",
+              "game rollback", "game propose", "me settings", "me away", "me back", "me forget", "game seat give", "game seat take",
               "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch")
@@ -52,6 +52,11 @@ NOTES = {"stats": _CREDIT, "standings": _CREDIT,
                           "cap_hours; an empty bank means the deadline action. clock:deadline goes back.",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
+NOTES["me forget"] = ("Deletes what this bot keeps about you on every server (your /me settings, digest and notice "
+                      "records, follows, standing orders) and, in every game you played, makes your name \"forgotten "
+                      "player\" and your id a random one; the games stay and still verify. Without confirm:yes it only "
+                      "says what it would do. Refused while you hold a seat in a running game: resign or let it end "
+                      "first. The bot's operator can do the same (pitboss forget).")
 NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
                          "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
                          "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "
