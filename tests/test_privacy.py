@@ -134,3 +134,16 @@ def test_the_operator_blocks_forgets_and_turns_commands_off_on_the_command_line(
         assert "ben" not in "\n".join(conn.iterdump()).replace("ruleset", "")
     verified = run("verify")
     assert verified.returncode == 0 and "0 mismatches" in verified.stdout
+
+
+async def test_a_game_the_neutral_name_would_not_re_run_is_left_as_it_was_and_counted(service, store):
+    """A member named 'pits' (a word Track's snapshot uses: a car in the pits) cannot be told from the word: the
+    renamed game would not re-run to its snapshot, so it is left exactly as it was, and the answer says so."""
+    for user, line in ((ANN, "/game new ruleset:track seed:3"), (ANN, "/game join"), ("pits", "/game join"),
+                       (ANN, "/game start"), (ANN, "/game end")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    before = await everything(store)
+    reply = await service.forget("pits", confirm=True)
+    assert reply.text == ("Forgotten: 0 personal records deleted, and their name and id replaced in 0 games. 1 game "
+                          "keeps their name, as the neutral one would not re-run to its snapshot (game 1).")
+    assert await everything(store) == before
