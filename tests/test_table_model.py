@@ -58,6 +58,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from bot.storage import privacy
 from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
@@ -501,6 +502,22 @@ class TableModel(RuleBasedStateMachine):
     def follow(self, who: str) -> None:
         if self.both(who, "/game follow").outcome != "refused":
             self.followers.add(who)
+
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, SPECTATOR)))
+    def forget(self, who: str) -> None:
+        """A member forgets (issue 39 item 12): refused while they hold a seat in (or host) a running game; one who
+        never sat anywhere loses their own settings and follows, so their pings go back to the channel. (A member
+        of a game's record renamed: tests/test_privacy.py and tests/test_upgrades.py.)"""
+        games = self.a.run(privacy.games_of(self.a.store, who))
+        holds = any(g.host == who or (seat := self.ruleset.load_state(g.state).player(who)) is not None
+                    and not getattr(seat, "resigned", False) for g in games if g.status == "active")
+        if games and not holds:
+            return
+        reply = self.both(who, "/me forget confirm:yes", kind="forget")
+        assert reply.outcome == ("refused" if holds else "shown"), reply.text
+        if not holds:
+            self.notify.pop(who, None)
+            self.followers.discard(who)
 
     @precondition(lambda self: self.running() and self.opening.gm_rulings)
     @rule(pick=st.integers(0, 100), fork=st.booleans())

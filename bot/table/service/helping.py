@@ -30,8 +30,8 @@ from rules.seats import addressed
 NOW_LINES = 12   # legal commands listed one a line; past that, a count (the buttons and autocomplete list them all)
 # The table commands a player at a running table reaches for, in the order /help lists them.
 TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", "undo", "game pause", "games",
-              "game rollback", "game propose", "me settings", "me away", "me back", "me forget", "game seat give", "game seat take",
-              "game seat computer",
+              "game rollback", "game propose", "me settings", "me away", "me back", "me forget", "game seat give",
+              "game seat take", "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch")
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
