@@ -599,7 +599,7 @@ async def test_command_payload_respects_discord_limits(harness):
     assert set(seat) == {"give", "take", "computer"}
     assert {o["name"]: o["type"] for o in seat["give"]["options"]}["to"] == 6   # a member: Discord's user option
     me = next(c for c in payload if c["name"] == "me")
-    assert {o["name"]: o["type"] for o in me["options"]} == {"settings": 1, "away": 1, "back": 1}
+    assert {o["name"]: o["type"] for o in me["options"]} == {"settings": 1, "away": 1, "back": 1, "forget": 1}
 
     for command in payload:
         nodes = [command, *_walk_options(command)]
