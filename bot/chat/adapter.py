@@ -24,6 +24,7 @@ import discord
 from discord import app_commands
 from discord.ext import tasks
 
+from bot.chat import logs
 from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
 from bot.chat.pacing import GlobalPacer, global_rate, pace
 from bot.chat.routes import InteractionWebhooks
@@ -44,7 +45,6 @@ from bot.chat.views import (
 )
 from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
 from bot.storage.store import Store, StoreBusy
-from bot.storage.target import split_password
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
@@ -58,7 +58,7 @@ from bot.table.protocol.commands import (
 )
 from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
-from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
+from bot.table.trust.guards import RateLimit, plain_name
 from bot.table.trust.importer import MAX_IMPORT_BYTES
 from rules.registry import get_ruleset
 
@@ -634,6 +634,8 @@ class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
     """The same, running a range of the bot's Discord shards in this process."""
 
 
+OUT_OF_REACH = ("stopping on a signal while Discord is out of reach: every move made is stored, and a turn "
+                "whose message could not be posted is posted at the next start")
 EXIT_UNREACHABLE = 1   # the token refused, or Discord not reached: said in one line, no traceback
 
 
@@ -655,8 +657,8 @@ def run_bot(token: str, db_path: str, guild_id: str | None = None,
         ids, count = shards
         client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids, force_sync=force_sync,
                                       shard_ids=list(ids), shard_count=count)
-    _url, db_password = split_password(db_path)
-    discord.utils.setup_logging(handler=redacting_handler(token, db_password or ""), level=logging.INFO, root=True)
+    logs.set_up(token, db_path)
+    log.info(logs.start_line(db_path))
     try:
         return asyncio.run(serve(client, token))
     except discord.LoginFailure:
@@ -682,8 +684,11 @@ async def serve(client: PitbossBehaviour, token: str) -> int:
             stopped.cancel()
             running.result()   # start() ended by itself: its failure (a refused token) is raised
             return 0
-        log.info("stopping on a signal")
+        reached = client.gateway_connected()
+        log.info("stopping on a signal" if reached else OUT_OF_REACH)
         await client.shut_down()
-        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
+        # TimeoutError: start() was waiting out a reconnect's back-off, or a connection that never
+        # answers; it is cancelled, which is all there is to do with it
+        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed, TimeoutError):
             await asyncio.wait_for(running, 1.0)
     return 0
