@@ -117,6 +117,8 @@ async def test_a_signal_while_discord_is_out_of_reach_exits_0_in_one_line(fake, 
     """Issue 39, item 9: Discord gone (the bot waiting out a reconnect's back-off, as in a 20 or 60 s outage)
     when the stop comes: exit 0, one line for the stop, no traceback."""
     bot = start_bot()
+    logged = [line for line in bot.log_text().splitlines() if line.startswith("[")]
+    assert re.search(r"pitboss\.discord: Pitboss \S+ starting: SQLite database ", logged[0]), logged  # item 11
     await asyncio.to_thread(fake.offline)
     waits: list[float] = []
     for _ in range(1200):   # until the bot sleeps a back-off that outlasts the stop's own wait (at most 2 min)
