@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.cli.checks import health, unwritable_database
-from bot.storage.errors import BackupFailed, NewerDatabase
+from bot.storage.errors import BackupFailed, NewerDatabase, StoreUnavailable
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
 from bot.table.clock.moments import plain_moments
@@ -368,7 +368,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     try:
         asyncio.run(_opens(target))
-    except NewerDatabase as exc:
+    except (NewerDatabase, StoreUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_REFUSED
     token = os.environ.get("DISCORD_TOKEN")
