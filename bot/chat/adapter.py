@@ -707,8 +707,8 @@ async def serve(client: PitbossBehaviour, token: str) -> int:
         reached = client.gateway_connected()
         log.info("stopping on a signal" if reached else OUT_OF_REACH)
         await client.shut_down()
-        # TimeoutError: start() was waiting out a reconnect's back-off, or a connection that never
-        # answers; it is cancelled, which is all there is to do with it
+        # Out of reach, start() waits out a reconnect's back-off (or a connection that never answers):
+        # it is cancelled at once, which is all there is to do with it (TimeoutError says so)
         with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed, TimeoutError):
-            await asyncio.wait_for(running, 1.0)
+            await asyncio.wait_for(running, 1.0 if reached else 0)
     return 0
