@@ -2,9 +2,12 @@
 # when PITBOSS_DB is a postgresql:// URL (see compose.yaml for two shards sharing one database).
 FROM python:3.11-slim
 
+# PITBOSS_LOG: where the command-line tools log a bug's details, on the volume the bot's user may write
+# (the working folder /app is not theirs).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PITBOSS_DB=/data/pitboss.db \
+    PITBOSS_LOG=/data/pitboss-errors.log \
     PITBOSS_HEARTBEAT=/tmp/pitboss-heartbeat.json
 
 # The user the bot runs as, by number: an orchestrator can see it is not root (runAsNonRoot), and a bind
@@ -36,4 +39,6 @@ VOLUME ["/data"]
 # Healthy while the bot is connected to Discord (its heartbeat, written every 15 s) and its database answers.
 HEALTHCHECK --interval=30s --timeout=15s --start-period=60s --retries=3 CMD ["pitboss", "health"]
 # DISCORD_TOKEN must be given at run time: docker run -e DISCORD_TOKEN=... -v pitboss:/data pitboss
-CMD ["pitboss", "run"]
+# Any other pitboss command is named after the image: docker run --rm -v pitboss:/data pitboss verify
+ENTRYPOINT ["pitboss"]
+CMD ["run"]

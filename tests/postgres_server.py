@@ -43,6 +43,18 @@ class Server:
     data: Path
     bin: Path
     as_user: list[str]
+    options: str = ""
+
+    def halt(self) -> None:
+        """Stop the server and keep its data: an outage, until `resume`."""
+        subprocess.run(self.as_user + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"],
+                       check=True, capture_output=True, timeout=60)
+
+    def resume(self) -> None:
+        """Start the halted server again, on the same port."""
+        subprocess.run(self.as_user + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self.options,
+                                       "-l", str(self.data.parent / "log"), "-w", "-t", str(START_TIMEOUT), "start"],
+                       check=True, capture_output=True, timeout=START_TIMEOUT + 10)
 
     def stop(self) -> None:
         subprocess.run(self.as_user + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"],
@@ -73,7 +85,7 @@ def start() -> Server:
                    timeout=START_TIMEOUT + 10)
     subprocess.run(as_user + [str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "pitboss",
                               "pitboss"], check=True, capture_output=True, timeout=30)
-    return Server(f"postgresql://pitboss@127.0.0.1:{port}/pitboss", data, bin_dir, as_user)
+    return Server(f"postgresql://pitboss@127.0.0.1:{port}/pitboss", data, bin_dir, as_user, options)
 
 
 def wait_for(url: str, timeout: float = 30) -> None:

@@ -4,6 +4,7 @@ password in compose.yaml and one build."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -64,3 +65,33 @@ def test_compose_takes_the_password_from_the_env_file_and_builds_once():
     assert len(re.findall(r"^ +build:", body, re.M)) == 1   # one build; every shard runs its image
     assert len(re.findall(r"^ +image: pitboss:local\s*$", body, re.M)) == len(re.findall(r"PITBOSS_SHARDS: \d", body))
     assert "POSTGRES_PASSWORD=" in (ROOT / ".env.example").read_text()
+
+
+def test_the_image_runs_the_bot_or_any_pitboss_command_named_after_it():
+    """`docker run IMAGE` runs the bot; `docker run IMAGE invite --client-id N` (verify, backup, exec …)
+    runs that command (issue 39, item 10: it was exit 127, no such program)."""
+    from bot.cli.main import build_parser
+
+    steps = dict(_instructions())
+    entrypoint, default = json.loads(steps["ENTRYPOINT"]), json.loads(steps["CMD"])
+    assert entrypoint == ["pitboss"]
+    assert "pitboss" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    parser = build_parser()
+    assert parser.parse_args(default).mode == "run"
+    for named in (["invite", "--client-id", "1234"], ["verify"], ["backup", "/data/copy.db"],
+                  ["exec", "--channel", "c", "--user", "u", "/game status"]):
+        assert parser.parse_args(named).mode == named[0]
+
+
+def test_the_tools_log_their_errors_where_the_images_user_may_write():
+    """The working folder /app is root's; the error log goes on the volume the image gives its user."""
+    env = dict(re.findall(r"(\w+)=(\S+)", dict(_instructions())["ENV"]))
+    user = dict(_instructions())["USER"]
+    assert env["PITBOSS_LOG"].startswith("/data/")
+    assert f"chown {user} /data" in DOCKERFILE
+
+
+def test_compose_limits_each_bots_memory():
+    services = re.split(r"^  (?=\w)", (ROOT / "compose.yaml").read_text().split("\nvolumes:")[0], flags=re.M)
+    bots = [body for body in services if "PITBOSS_SHARDS" in body]
+    assert bots and all(re.search(r"^    mem_limit: \d+m\b", body, re.M) for body in bots)

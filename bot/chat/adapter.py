@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import signal
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ import discord
 from discord import app_commands
 from discord.ext import tasks
 
+from bot.chat import logs
 from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
 from bot.chat.pacing import GlobalPacer, global_rate, pace
 from bot.chat.routes import InteractionWebhooks
@@ -43,8 +45,8 @@ from bot.chat.views import (
     view_for,
 )
 from bot.heartbeat import BEAT_SECONDS, beat_seconds, heartbeat_path, write_heartbeat
+from bot.storage.errors import StoreUnavailable
 from bot.storage.store import Store, StoreBusy
-from bot.storage.target import split_password
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
@@ -58,13 +60,14 @@ from bot.table.protocol.commands import (
 )
 from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
-from bot.table.trust.guards import RateLimit, plain_name, redacting_handler
+from bot.table.trust.guards import RateLimit, plain_name
 from bot.table.trust.importer import MAX_IMPORT_BYTES
 from rules.registry import get_ruleset
 
 log = logging.getLogger("pitboss.discord")
 
 APOLOGY = "Sorry, something went wrong on my side. Nothing was changed; please try again."
+NO_DATABASE = "Sorry, my database is not answering just now. Nothing was changed; please try again in a minute."
 # A command is carried out before it is acknowledged only while Discord's 3 seconds leave room: the
 # interaction must be this fresh when it arrives, and the answer come this soon (else it is deferred).
 FRESH_SECONDS = 1.0
@@ -80,6 +83,18 @@ STOPPING = "I am restarting; please try again in a few seconds. Nothing was chan
 DMS_CLOSED = ("(Your direct messages are closed to me, so your pings come here instead. Allow direct messages "
               "from this server's members to get them privately, or choose /me settings notify:channel. I say "
               "this once.)")
+
+
+def _failed(message: str, *args: Any) -> None:
+    """Log the exception being handled, with its traceback, unless it is the database out of reach: the
+    storage driver says an outage once when it begins and once when it ends, not once a failed request."""
+    if not isinstance(sys.exc_info()[1], StoreUnavailable):
+        log.exception(message, *args)
+
+
+def _apology(error: BaseException) -> str:
+    """What a member is told when their command failed (`error`)."""
+    return NO_DATABASE if isinstance(error, StoreUnavailable) else APOLOGY
 
 
 def tick_seconds() -> float:
@@ -167,7 +182,7 @@ class PitbossBehaviour(discord.Client):
         try:
             await self.post_notices(await self.service.unposted())
         except Exception:
-            log.exception("could not look for moves left unposted by a crash")
+            _failed("could not look for moves left unposted by a crash")
 
     @property
     def service(self) -> GameService:
@@ -194,7 +209,7 @@ class PitbossBehaviour(discord.Client):
             try:
                 due = await take()
             except Exception:
-                log.exception("scheduler round failed")
+                _failed("scheduler round failed")
                 continue
             await send(due)
 
@@ -205,7 +220,7 @@ class PitbossBehaviour(discord.Client):
             try:
                 await post_notice(self.service, await self._game_channel(notice.channel), notice.reply)
             except Exception:
-                log.exception("could not post a notice in channel %s", notice.channel)
+                _failed("could not post a notice in channel %s", notice.channel)
             await self.send_direct(notice.reply.direct)
 
     async def _game_channel(self, channel_id: str) -> Any:
@@ -228,7 +243,7 @@ class PitbossBehaviour(discord.Client):
                          message.channel)
                 await self._ping_instead(message)
             except Exception:
-                log.exception("could not send a direct message to %s", message.player)
+                _failed("could not send a direct message to %s", message.player)
 
     async def _ping_instead(self, message: Direct) -> None:
         """A direct message the member refused, as a ping in the game's channel (why, the first time)."""
@@ -238,7 +253,7 @@ class PitbossBehaviour(discord.Client):
                                                            ping_words=message.fallback))
             await (await self._game_channel(message.channel)).send(content.rstrip(), allowed_mentions=mentions)
         except Exception:
-            log.exception("could not ping %s in channel %s instead of a direct message", message.player,
+            _failed("could not ping %s in channel %s instead of a direct message", message.player,
                           message.channel)
 
     @scheduler.before_loop
@@ -499,9 +514,9 @@ class PitbossBehaviour(discord.Client):
             if reply.panel is not None:   # the private menu pressed shows the next choices in place
                 await interaction.edit_original_response(content=reply.panel.text, view=view_for(reply.panel),
                                                          allowed_mentions=discord.AllowedMentions.none())
-        except Exception:  # a bug: log it, apologise privately, never show a traceback
-            log.exception("press %s failed", custom_id)
-            await interaction.followup.send(APOLOGY, ephemeral=True)
+        except Exception as exc:  # a bug: log it, apologise privately, never show a traceback
+            _failed("press %s failed", custom_id)
+            await interaction.followup.send(_apology(exc), ephemeral=True)
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
         """Private replies privately; accepted actions on the turn's message; then the earlier messages the
@@ -531,16 +546,18 @@ class PitbossBehaviour(discord.Client):
 
     async def on_app_command_error(self, interaction: discord.Interaction,
                                    error: app_commands.AppCommandError) -> None:
-        log.error("command failed", exc_info=error)
+        cause = getattr(error, "original", error)   # what the command raised, inside discord.py's wrapper
+        if not isinstance(cause, StoreUnavailable):
+            log.error("command failed", exc_info=error)
         try:
             if interaction.response.is_done():
                 # As in present(): the first follow-up after a public deferral would replace the
                 # public "thinking" message, so delete it first to keep the apology private.
                 with contextlib.suppress(discord.HTTPException):
                     await interaction.delete_original_response()
-                await interaction.followup.send(APOLOGY, ephemeral=True)
+                await interaction.followup.send(_apology(cause), ephemeral=True)
             else:
-                await interaction.response.send_message(APOLOGY, ephemeral=True)
+                await interaction.response.send_message(_apology(cause), ephemeral=True)
         except discord.HTTPException:
             log.exception("could not send the apology")
 
@@ -605,9 +622,12 @@ def _suggester(client: PitbossBehaviour, slash: Slash, option: str):
             offers = slash.more_offers(current)
         else:
             chosen = slash.chosen(dict(vars(interaction.namespace)))
-            offers = await client.service.suggest(channel_key(interaction), actor_of(interaction), slash.command,
-                                                  option, current, chosen,
-                                                  private_thread=in_private_thread(interaction))
+            try:
+                offers = await client.service.suggest(channel_key(interaction), actor_of(interaction),
+                                                      slash.command, option, current, chosen,
+                                                      private_thread=in_private_thread(interaction))
+            except StoreUnavailable:   # said once by the storage driver; no suggestion meanwhile
+                offers = []
         return [app_commands.Choice(name=label, value=value) for label, value in offers]
 
     return suggest
@@ -638,6 +658,8 @@ class ShardedPitbossClient(PitbossBehaviour, discord.AutoShardedClient):
     """The same, running a range of the bot's Discord shards in this process."""
 
 
+OUT_OF_REACH = ("stopping on a signal while Discord is out of reach: every move made is stored, and a turn "
+                "whose message could not be posted is posted at the next start")
 EXIT_UNREACHABLE = 1   # the token refused, or Discord not reached: said in one line, no traceback
 
 
@@ -659,8 +681,8 @@ def run_bot(token: str, db_path: str, guild_id: str | None = None,
         ids, count = shards
         client = ShardedPitbossClient(db_path, guild_id=guild, sync_commands=0 in ids, force_sync=force_sync,
                                       shard_ids=list(ids), shard_count=count)
-    _url, db_password = split_password(db_path)
-    discord.utils.setup_logging(handler=redacting_handler(token, db_password or ""), level=logging.INFO, root=True)
+    logs.set_up(token, db_path)
+    log.info(logs.start_line(db_path))
     try:
         return asyncio.run(serve(client, token))
     except discord.LoginFailure:
@@ -686,8 +708,11 @@ async def serve(client: PitbossBehaviour, token: str) -> int:
             stopped.cancel()
             running.result()   # start() ended by itself: its failure (a refused token) is raised
             return 0
-        log.info("stopping on a signal")
+        reached = client.gateway_connected()
+        log.info("stopping on a signal" if reached else OUT_OF_REACH)
         await client.shut_down()
-        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed):
-            await asyncio.wait_for(running, 1.0)
+        # Out of reach, start() waits out a reconnect's back-off (or a connection that never answers):
+        # it is cancelled at once, which is all there is to do with it (TimeoutError says so)
+        with contextlib.suppress(asyncio.CancelledError, discord.ConnectionClosed, TimeoutError):
+            await asyncio.wait_for(running, 1.0 if reached else 0)
     return 0

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.cli.checks import health, unwritable_database
-from bot.storage.errors import BackupFailed, NewerDatabase
+from bot.cli.errorlog import ErrorLog, error_log_path, where_said
+from bot.storage.errors import BackupFailed, NewerDatabase, StoreUnavailable
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
 from bot.table.clock.moments import plain_moments
@@ -437,7 +438,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SYNTAX
     try:
         asyncio.run(_opens(target))
-    except NewerDatabase as exc:
+    except (NewerDatabase, StoreUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_REFUSED
     token = os.environ.get("DISCORD_TOKEN")
@@ -567,20 +568,24 @@ def _main(argv: list[str] | None) -> int:
     return args.func(args)
 
 
-def _log_to_file(args: argparse.Namespace) -> None:
-    """Bugs go with their traceback to a log file (created only when needed); players see an apology."""
-    to_file = logging.FileHandler(os.environ.get("PITBOSS_LOG", "pitboss-errors.log"), delay=True)
-    _url, db_password = split_password(_db_path(args) if hasattr(args, "db") else "")
+def _log_to_file(args: argparse.Namespace) -> Path | None:
+    """Bugs go with their traceback to a log file (created only when needed, where it can be written:
+    bot.cli.errorlog); players see an apology. The file's path, None when none can be written."""
+    target = _db_path(args) if hasattr(args, "db") else ""
+    path = error_log_path(target)
+    to_file = ErrorLog(path, delay=True) if path is not None else logging.NullHandler()
+    _url, db_password = split_password(target)
     handler = redacting_handler(os.environ.get("DISCORD_TOKEN", ""), db_password or "", handler=to_file)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    return path
 
 
 def _local(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A mode that runs here and now, without Discord: its log goes to a file, a failure is one line on stderr."""
 
     def handle(args: argparse.Namespace) -> int:
-        _log_to_file(args)
+        error_log = _log_to_file(args)
         try:
             return mode(args)
         except KeyboardInterrupt:
@@ -592,8 +597,7 @@ def _local(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
             return EXIT_REFUSED
         except Exception as exc:  # e.g. a database that cannot be opened: say so, log the traceback
             log.exception("pitboss %s failed", args.mode)
-            print(f"error: {type(exc).__name__}: {exc} "
-                  f"(details in {os.environ.get('PITBOSS_LOG', 'pitboss-errors.log')})", file=sys.stderr)
+            print(f"error: {type(exc).__name__}: {exc} ({where_said(error_log)})", file=sys.stderr)
             return EXIT_REFUSED
     return handle
 

@@ -7,6 +7,12 @@ class StoreBusy(Exception):
     """The database stayed locked by another writer for longer than the busy timeout."""
 
 
+class StoreUnavailable(Exception):
+    """The database server cannot be reached (refused, gone, shutting down); the next use tries again.
+    The driver logs an outage once when it begins and once when the server answers again, so whoever
+    meets this logs nothing more."""
+
+
 class Duplicate(Exception):
     """A row with that unique key exists already."""
 

@@ -11,20 +11,66 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import os
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
 
 import asyncpg
 
-from bot.storage.errors import BackupFailed, Duplicate, StoreBusy
+from bot.storage.errors import BackupFailed, Duplicate, StoreBusy, StoreUnavailable
 from bot.storage.target import split_password
 
 LOCK_TIMEOUT = "15s"
 _BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
          asyncpg.exceptions.SerializationError, asyncpg.exceptions.TooManyConnectionsError)
+# The server out of reach: refused or lost connections (OSError, SQLSTATE class 08), or shutting down (57P0x).
+_UNREACHABLE = (OSError, asyncpg.exceptions.PostgresConnectionError, asyncpg.exceptions.AdminShutdownError,
+                asyncpg.exceptions.CrashShutdownError, asyncpg.exceptions.CannotConnectNowError)
+
+log = logging.getLogger("pitboss.storage")
+
+
+class _PoolFloorRetries(logging.Filter):
+    """asyncpg's pool logs a traceback each time it fails to reconnect its idle connection (at 1, 2, 4 … 60 s
+    through an outage); the driver says the outage once itself (_Outage), so those are left out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to restore the pool connection floor")
+
+
+logging.getLogger("asyncpg.pool").addFilter(_PoolFloorRetries())
+
+
+def _broken(conn: asyncpg.Connection) -> bool:
+    """Whether the server closed `conn` (the pool then detaches its proxy, which says so by refusing every call)."""
+    try:
+        return conn.is_closed()
+    except asyncpg.exceptions.InterfaceError:
+        return True
+
+
+class _Outage:
+    """Whether the server is out of reach: one line when an outage begins, one when the server answers again."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    def lost(self, error: BaseException) -> StoreUnavailable:
+        """The error to raise for `error`, the outage logged if it begins here."""
+        if self.since is None:
+            self.since = time.monotonic()
+            log.error("PostgreSQL is out of reach (%s: %s): commands are answered with an apology until it is "
+                      "back", type(error).__name__, error)
+        return StoreUnavailable(f"PostgreSQL is out of reach ({type(error).__name__}: {error})")
+
+    def answered(self) -> None:
+        if self.since is not None:
+            log.warning("PostgreSQL answers again, after %.0f s out of reach", time.monotonic() - self.since)
+            self.since = None
 
 # The connection of the transaction the running task is in, if any.
 _CONNECTION: contextvars.ContextVar[asyncpg.Connection | None] = contextvars.ContextVar("pitboss_pg_conn",
@@ -47,15 +93,44 @@ class PostgresDriver:
     def __init__(self, pool: asyncpg.Pool, url: str):
         self._pool = pool
         self._url = url
+        self._outage = _Outage()
 
     @classmethod
     async def open(cls, url: str) -> PostgresDriver:
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=8,
-                                         server_settings={"lock_timeout": LOCK_TIMEOUT})
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=8,
+                                             server_settings={"lock_timeout": LOCK_TIMEOUT})
+        except _UNREACHABLE as exc:
+            raise StoreUnavailable(f"PostgreSQL is out of reach ({type(exc).__name__}: {exc})") from exc
         return cls(pool, url)
 
     async def close(self) -> None:
         await self._pool.close()
+
+    @contextlib.asynccontextmanager
+    async def _reached(self, conn: asyncpg.Connection | None = None) -> AsyncIterator[None]:
+        """The server's answer, or StoreUnavailable when it is out of reach (the outage logged once); `conn`:
+        the connection used, whose closing by the server asyncpg reports as an InterfaceError."""
+        try:
+            yield
+        except _UNREACHABLE as exc:
+            raise self._outage.lost(exc) from exc
+        except asyncpg.exceptions.InterfaceError as exc:
+            if conn is None or not _broken(conn):
+                raise
+            raise self._outage.lost(ConnectionResetError("the server closed the connection")) from exc
+        self._outage.answered()
+
+    @contextlib.asynccontextmanager
+    async def _acquired(self) -> AsyncIterator[asyncpg.Connection]:
+        """A connection of the pool (StoreUnavailable when none can be made), released after the block."""
+        async with self._reached():
+            conn = await self._pool.acquire()
+        try:
+            yield conn
+        finally:
+            with contextlib.suppress(*_UNREACHABLE):   # a connection the outage broke is dropped, not returned
+                await self._pool.release(conn)
 
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
@@ -63,27 +138,34 @@ class PostgresDriver:
         if current is not None:
             yield current
         else:
-            async with self._pool.acquire() as conn:
+            async with self._acquired() as conn:
                 yield conn
 
     @contextlib.asynccontextmanager
     async def _transaction(self, **options) -> AsyncIterator[None]:
-        async with self._pool.acquire() as conn:
+        async with self._acquired() as conn:
             transaction = conn.transaction(**options)
             try:
-                await transaction.start()
+                async with self._reached(conn):
+                    await transaction.start()
             except _BUSY as exc:
                 raise StoreBusy() from exc
             token = _CONNECTION.set(conn)
             try:
                 yield
             except BaseException:
-                await transaction.rollback()
+                try:
+                    await transaction.rollback()
+                except (asyncpg.exceptions.InterfaceError, *_UNREACHABLE):
+                    if not _broken(conn):
+                        raise
+                    # a connection the outage broke: the server rolled back, and the error is the body's
                 raise
             finally:
                 _CONNECTION.reset(token)
             try:
-                await transaction.commit()
+                async with self._reached(conn):
+                    await transaction.commit()
             except _BUSY as exc:
                 raise StoreBusy() from exc
 
@@ -111,10 +193,10 @@ class PostgresDriver:
         last = status.rsplit(" ", 1)[-1]
         return int(last) if last.isdigit() else 0
 
-    @staticmethod
-    async def _call(method, sql: str, params: tuple):
+    async def _call(self, method, sql: str, params: tuple):
         try:
-            return await method(_numbered(sql), *params)
+            async with self._reached(method.__self__):
+                return await method(_numbered(sql), *params)
         except asyncpg.exceptions.UniqueViolationError as exc:
             raise Duplicate(str(exc)) from None
         except _BUSY as exc:

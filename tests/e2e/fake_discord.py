@@ -497,6 +497,7 @@ class FakeDiscord:
         self.port: int | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self._changed: asyncio.Event | None = None
 
         # Records (mutated only on the fake's loop; read them through the snapshot methods).
@@ -568,6 +569,7 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._site = site
 
     async def _shutdown(self) -> None:
         for session in self._sessions:
@@ -748,6 +750,18 @@ class FakeDiscord:
                         "ops": [m.get("op") for m in newer[-1].received]}
             return None
         return await self._wait_until(resumed, timeout, "the bot to reconnect after op 7")
+
+    async def _offline(self) -> None:
+        if self._site is not None:
+            await self._site.stop()   # connecting is refused from now on
+            self._site = None
+        if self._runner is not None and self._runner.server is not None:
+            await self._runner.server.shutdown(0.5)   # every open connection dropped, the gateway's too
+
+    def offline(self) -> None:
+        """Discord out of reach, for good: every connection dropped without a word (as a network that goes
+        away), and every new one refused."""
+        self._blocking(self._offline())
 
     async def reconnect(self, timeout: float = 15.0) -> dict:
         """Ask the bot to reconnect (gateway op 7, as Discord does routinely) and wait until it is back."""

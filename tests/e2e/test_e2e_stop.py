@@ -107,3 +107,32 @@ async def test_the_first_picture_after_ready_comes_promptly(fake, tmp_path, one_
         assert not re.search("Traceback", bot.log_text()), bot.log_tail()
     finally:
         bot.stop()
+
+
+RETRYING = re.compile(r"Attempting a reconnect in (\d+\.\d+)s")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_while_discord_is_out_of_reach_exits_0_in_one_line(fake, start_bot, sig):
+    """Issue 39, item 9: Discord gone (the bot waiting out a reconnect's back-off, as in a 20 or 60 s outage)
+    when the stop comes: exit 0, one line for the stop, no traceback."""
+    bot = start_bot()
+    logged = [line for line in bot.log_text().splitlines() if line.startswith("[")]
+    assert re.search(r"pitboss\.discord: Pitboss \S+ starting: SQLite database ", logged[0]), logged  # item 11
+    await asyncio.to_thread(fake.offline)
+    waits: list[float] = []
+    for _ in range(1200):   # until the bot sleeps a back-off that outlasts the stop's own wait (at most 2 min)
+        waits = [float(w) for w in RETRYING.findall(bot.log_text())]
+        if waits and waits[-1] >= 2.0:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail(f"the bot never waited out a long back-off: {waits}\n{bot.log_tail()}")
+    before = len(bot.log_text().splitlines())
+    assert bot.proc is not None
+    bot.proc.send_signal(sig)
+    code, _took = await _exited(bot, 30)
+    after = bot.log_text().splitlines()[before:]
+    assert code == 0, bot.log_tail()
+    assert len(after) == 1 and "Discord is out of reach" in after[0], after
+    assert "Traceback" not in bot.log_text(), bot.log_tail()
