@@ -38,6 +38,7 @@ from bot.chat.views import (
     post_notice,
     present_status,
     publish,
+    retired,
     send_private,
     shows_live_turn,
     view_for,
@@ -507,10 +508,10 @@ class PitbossBehaviour(discord.Client):
         (InteractionWebhooks.supersede): retired now through the press's own response, and its presser
         told privately; nothing is run. False for any other press."""
         pressed = interaction.message
-        retired = self.webhooks.superseded(str(pressed.id)) if pressed is not None else None
-        if retired is None:
+        body = self.webhooks.superseded(str(pressed.id)) if pressed is not None else None
+        if body is None:
             return False
-        await interaction.edit_original_response(**retired)
+        await interaction.edit_original_response(**retired(body))
         await interaction.followup.send(MOVED_ON, ephemeral=True)
         return True
 

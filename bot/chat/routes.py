@@ -28,7 +28,8 @@ log = logging.getLogger("pitboss.discord")
 
 TOKEN_LIFE = datetime.timedelta(minutes=15)   # Discord: an interaction token is valid for 15 minutes
 MARGIN = datetime.timedelta(minutes=1)        # an edit started near the end may arrive after it
-MAX_REMEMBERED = 50_000                       # tokens (and superseded messages) kept at most, the oldest going first
+MAX_REMEMBERED = 50_000                       # tokens kept at most (the oldest go first)
+MAX_SUPERSEDED = 20_000                       # superseded messages kept at most (the oldest go first)
 DEAD_TOKEN = (401, 404)                       # 50027 Invalid Webhook Token, 10015 Unknown Webhook
 
 
@@ -44,11 +45,12 @@ class InteractionWebhooks:
     """Which interaction posted each of our messages, while its token lives (in memory only)."""
 
     def __init__(self, now: Callable[[], datetime.datetime] = discord.utils.utcnow,
-                 limit: int = MAX_REMEMBERED):
+                 limit: int = MAX_REMEMBERED, superseded_limit: int = MAX_SUPERSEDED):
         self.now = now
         self.limit = limit
+        self.superseded_limit = superseded_limit
         self._posters: collections.OrderedDict[str, Poster] = collections.OrderedDict()
-        self._superseded: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
+        self._superseded: collections.OrderedDict[str, str] = collections.OrderedDict()   # message id -> its words
 
     def remember(self, message_id: str, interaction: discord.Interaction) -> None:
         """`message_id` was posted by `interaction`'s follow-up webhook."""
@@ -69,16 +71,16 @@ class InteractionWebhooks:
     def forget(self, message_id: str) -> None:
         self._posters.pop(message_id, None)
 
-    def supersede(self, message_id: str, retired: dict[str, Any]) -> None:
+    def supersede(self, message_id: str, body: str) -> None:
         """`message_id`, an earlier turn's message no free route could retire, keeps its buttons for now:
-        a press on one is answered "this moved on" and retires it with `retired` (its edit's fields)."""
-        self._superseded[message_id] = retired
+        a press on one is answered "this moved on" and retires it, to `body` (its turn's words)."""
+        self._superseded[message_id] = body
         self._superseded.move_to_end(message_id)
-        while len(self._superseded) > self.limit:
+        while len(self._superseded) > self.superseded_limit:
             self._superseded.popitem(last=False)
 
-    def superseded(self, message_id: str) -> dict[str, Any] | None:
-        """How a superseded message is retired (and it is forgotten), or None: it is not known as one."""
+    def superseded(self, message_id: str) -> str | None:
+        """A superseded message's words when retired (and it is forgotten), or None: not known as one."""
         return self._superseded.pop(message_id, None)
 
     def __len__(self) -> int:

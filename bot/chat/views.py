@@ -261,7 +261,7 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await _quietly(message.edit(view=None), str(message.id))   # the game moved on: its buttons are stale
     if previous is not None and previous.message_id != str(message.id):
         await _quietly(channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
-            **_retired(previous)), previous.message_id)
+            **retired(previous.body)), previous.message_id)
     for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
         try:
             await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
@@ -330,16 +330,16 @@ async def _retire(interaction: discord.Interaction, previous: TurnMessage, webho
     `channel`, only by an interaction's route, else it is left superseded (its next press retires it)."""
     try:
         if not await edit_message(interaction, previous.message_id, webhooks, from_button=from_button,
-                                  channel=channel, **_retired(previous)):
-            webhooks.supersede(previous.message_id, _retired(previous))
+                                  channel=channel, **retired(previous.body)):
+            webhooks.supersede(previous.message_id, previous.body)
     except (discord.HTTPException, ValueError):
         log.info("could not retire turn message %s", previous.message_id)
 
 
-def _retired(previous: TurnMessage) -> dict[str, Any]:
+def retired(body: str) -> dict[str, Any]:
     """What a superseded turn message keeps: the turn's words without its closing Next: and clock lines (a
     clock Discord would count on for ever, "in 11 hours", then "… ago"), and no buttons. A message whose
     words were never remembered (stored before they were) keeps them, and loses only its buttons."""
-    if not previous.body:
+    if not body:
         return {"view": None}
-    return {"view": None, "content": previous.body, "allowed_mentions": discord.AllowedMentions.none()}
+    return {"view": None, "content": body, "allowed_mentions": discord.AllowedMentions.none()}
