@@ -110,12 +110,15 @@ async def set_up(fake: FakeDiscord, table: str) -> None:
 
 
 async def play_speedway(bot, fake: FakeDiscord, rounds: Rounds) -> tuple[int, dict]:
-    """Turns of Speed 1 and `normal`, the two moves of each by button and by slash command in turn; the
-    moves made, and the message the first slash command's move within a turn left behind."""
+    """Turns of Speed 1 and `normal`, the two moves of each by button and by slash command in turn (the
+    requests of each way printed); the moves made, and the message the first slash command's move within
+    a turn left behind."""
     moves, left = 0, None
+    ways: dict[str, list] = {"button": [], "slash command": []}
     while moves < MOVES:
         for step, by_button in (("speed", moves % 4 == 0), ("move", moves % 4 != 0)):
             await rounds.step()
+            mark = fake.mark()
             player, live = player_to_act(bot, fake, "speedway"), live_message(bot, fake, "speedway")
             if by_button:
                 await press(fake, player, "speedway", live, "Speed 1" if step == "speed" else "normal")
@@ -124,7 +127,10 @@ async def play_speedway(bot, fake: FakeDiscord, rounds: Rounds) -> tuple[int, di
                 left = left or live   # the turn goes on in a new message; this one keeps its words
             else:
                 await slash(fake, player, "speedway", "move", maneuver="normal")
+            ways["button" if by_button else "slash command"] += fake.requests_since(mark, "speedway")
             moves += 1
+    for way, records in ways.items():
+        print(f"\nspeedway, moves by {way}, every token dead: {Spent.of(records, MOVES // 2)}")
     assert left is not None
     return moves, left
 
