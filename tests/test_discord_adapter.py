@@ -17,7 +17,7 @@ import contextlib
 import io
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -309,6 +309,8 @@ async def _harness(tmp_path):
     await client.setup_hook()
     harness = Harness(client, store, timeline)
     client.http.request = _record_rest(harness.adapter)  # message edits go over the bot's REST API
+    # the interactions here were made at _EPOCH: their tokens live for the edits, a minute on (issue 39, item 7)
+    client.webhooks.now = lambda: _EPOCH + timedelta(minutes=1)
     try:
         yield harness
     finally:
@@ -419,7 +421,9 @@ async def test_mini_game_over_the_adapter(harness):
         requests = await harness.run(player, command, **values)
         defer, edit, delete = requests
         assert defer.is_callback and defer.json == {"type": DEFERRED_CHANNEL_MESSAGE}
-        assert edit.method == "PATCH" and edit.template == "/channels/{channel_id}/messages/{message_id}"
+        # through the webhook of the interaction that posted the turn's message (its token lives)
+        assert edit.method == "PATCH"
+        assert edit.template == "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}"
         assert edit.uploads and edit.uploads[0].data.startswith(PNG_SIGNATURE)
         assert edit.json["attachments"][0]["description"]  # the alt text travels with the edit
         assert delete.is_delete_original  # the "thinking…" placeholder goes away

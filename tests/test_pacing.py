@@ -132,6 +132,28 @@ async def test_a_token_discord_calls_dead_is_forgotten_and_the_channel_edits():
     assert typed.channel.edits == [(10, {"view": None}), (10, {"view": None})]
 
 
+async def test_without_the_channel_an_edit_no_interaction_reaches_is_not_sent():
+    """Issue 39, item 7: a move's edit goes by an interaction's route or not at all (it posts anew instead)."""
+    webhooks = InteractionWebhooks(now=lambda: CREATED)
+    dead = Webhook(status=401)
+    webhooks.remember("10", interaction(dead))
+    typed = interaction()
+    assert not await edit_message(typed, "10", webhooks, from_button=False, channel=False, view=None)
+    assert not await edit_message(typed, "11", webhooks, from_button=False, channel=False, view=None)
+    assert len(dead.edits) == 1 and not typed.channel.edits
+    pressed = interaction(pressed=10)
+    assert await edit_message(pressed, "10", webhooks, from_button=True, channel=False, view=None)
+    assert pressed.own == [{"view": None}]
+
+
+def test_a_superseded_message_is_retired_once_and_the_oldest_go_first():
+    webhooks = InteractionWebhooks(now=lambda: CREATED, superseded_limit=2)
+    for n in range(3):
+        webhooks.supersede(str(n), f"turn {n}")
+    assert webhooks.superseded("0") is None
+    assert webhooks.superseded("2") == "turn 2" and webhooks.superseded("2") is None
+
+
 def test_the_oldest_tokens_go_first_beyond_the_limit():
     webhooks = InteractionWebhooks(now=lambda: CREATED, limit=3)
     for n in range(5):

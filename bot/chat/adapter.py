@@ -40,6 +40,7 @@ from bot.chat.views import (
     post_notice,
     present_status,
     publish,
+    retired,
     send_private,
     shows_live_turn,
     view_for,
@@ -79,6 +80,7 @@ SYNC_HASH_KEY = "discord_commands_hash"
 # gone well within the 3 s a redeploy allows (docker stop kills at 10 s).
 IN_FLIGHT_SECONDS = 2.0
 STOPPING = "I am restarting; please try again in a few seconds. Nothing was changed."
+MOVED_ON = "That button is out of date: the game has moved on. Use the buttons on the latest message."
 # Said once to a member whose direct messages are closed to the bot (bot.table.service.away routes their pings).
 DMS_CLOSED = ("(Your direct messages are closed to me, so your pings come here instead. Allow direct messages "
               "from this server's members to get them privately, or choose /me settings notify:channel. I say "
@@ -502,6 +504,8 @@ class PitbossBehaviour(discord.Client):
         if not await self.acknowledge(interaction, thinking=False):
             return
         try:
+            if await self._moved_on(interaction):
+                return
             reply = await run(channel_key(interaction), actor_of(interaction), custom_id, delivery=str(interaction.id),
                               guild=str(interaction.guild_id or ""))
             if done and reply.outcome == "applied":
@@ -517,6 +521,18 @@ class PitbossBehaviour(discord.Client):
         except Exception as exc:  # a bug: log it, apologise privately, never show a traceback
             _failed("press %s failed", custom_id)
             await interaction.followup.send(_apology(exc), ephemeral=True)
+
+    async def _moved_on(self, interaction: discord.Interaction) -> bool:
+        """A press on an earlier turn's message that no free route could retire when its turn moved on
+        (InteractionWebhooks.supersede): retired now through the press's own response, and its presser
+        told privately; nothing is run. False for any other press."""
+        pressed = interaction.message
+        body = self.webhooks.superseded(str(pressed.id)) if pressed is not None else None
+        if body is None:
+            return False
+        await interaction.edit_original_response(**retired(body))
+        await interaction.followup.send(MOVED_ON, ephemeral=True)
+        return True
 
     async def present(self, interaction: discord.Interaction, reply: Reply, *, from_button: bool) -> None:
         """Private replies privately; accepted actions on the turn's message; then the earlier messages the

@@ -193,9 +193,12 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
     message is full, when the action pings someone (a new message is how a ping reaches them), or when it is
     one to answer in a message of its own (a seat change).
 
-    Each edit takes the cheapest route (bot.chat.routes.edit_message): a move whose turn message was
-    posted by an interaction, or pressed on it, spends no request of the global rate limit; a new turn
-    message is a follow-up, remembered with the interaction that posted it."""
+    Each edit takes an interaction's route (bot.chat.routes.edit_message), never the global-bound channel:
+    the pressed message through the press's own response, or the turn's message through the webhook of
+    the interaction that posted it while its token lives. When neither can reach the turn's message (a
+    move made more than 15 minutes after it, or after a restart), the move's own interaction posts the
+    turn's message anew, and the old one keeps its words and (stale) buttons until a press retires it
+    (InteractionWebhooks.supersede). A new turn message is a follow-up, remembered with its interaction."""
     news = _news(reply)
     view = view_for(reply)
     previous = await turns.turn_message(reply.game_id) if reply.game_id else None
@@ -204,18 +207,20 @@ async def publish(turns: TurnMessages, interaction: discord.Interaction, reply: 
         content = _with_next(body, reply)
         if len(content) <= MESSAGE_CHARACTERS:
             try:
-                await edit_message(interaction, previous.message_id, webhooks, from_button=from_button,
-                                   content=content, attachments=files_of(reply), view=view,
-                                   allowed_mentions=discord.AllowedMentions.none())
-                if reply.game_id is not None:
-                    await turns.remember_turn_message(reply.game_id, reply.turn_key, previous.message_id, body)
-                if not from_button:
-                    await interaction.delete_original_response()
-                return
+                if await edit_message(interaction, previous.message_id, webhooks, from_button=from_button,
+                                      channel=False, content=content, attachments=files_of(reply), view=view,
+                                      allowed_mentions=discord.AllowedMentions.none()):
+                    if reply.game_id is not None:
+                        await turns.remember_turn_message(reply.game_id, reply.turn_key, previous.message_id, body)
+                    if not from_button:
+                        await interaction.delete_original_response()
+                    return
+                log.info("turn message %s is out of an interaction's reach; posting the turn anew",
+                         previous.message_id)
             except discord.HTTPException:
                 log.info("turn message %s could not be edited; posting a new one", previous.message_id)
     if previous is not None:
-        await _retire(interaction, previous, webhooks, from_button=from_button)
+        await _retire(interaction, previous, webhooks, from_button=from_button, channel=False)
     if not from_button:
         # A follow-up would fill in the "thinking…" placeholder, and an edit never notifies: post
         # the turn's message as a new one so its ping reaches the player.
@@ -256,7 +261,7 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await _quietly(message.edit(view=None), str(message.id))   # the game moved on: its buttons are stale
     if previous is not None and previous.message_id != str(message.id):
         await _quietly(channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
-            **_retired(previous)), previous.message_id)
+            **retired(previous.body)), previous.message_id)
     for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
         try:
             await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
@@ -312,6 +317,7 @@ async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks:
     """Rewrite the earlier messages a reply changes (a finished vote's question, turns a rollback set aside),
     each by the cheapest route, pinging nobody (best effort: a message may be gone)."""
     for edit in reply.edits:
+        webhooks.superseded(edit.message_id)   # rewritten now: a later press must not put its old words back
         try:
             await edit_message(interaction, edit.message_id, webhooks, from_button=from_button, **_rewritten(edit))
         except (discord.HTTPException, ValueError):
@@ -319,18 +325,21 @@ async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks:
 
 
 async def _retire(interaction: discord.Interaction, previous: TurnMessage, webhooks: InteractionWebhooks, *,
-                  from_button: bool) -> None:
-    """Take the buttons off an earlier turn's message, and its clock (best effort: it may be gone)."""
+                  from_button: bool, channel: bool = True) -> None:
+    """Take the buttons off an earlier turn's message, and its clock (best effort: it may be gone); without
+    `channel`, only by an interaction's route, else it is left superseded (its next press retires it)."""
     try:
-        await edit_message(interaction, previous.message_id, webhooks, from_button=from_button, **_retired(previous))
+        if not await edit_message(interaction, previous.message_id, webhooks, from_button=from_button,
+                                  channel=channel, **retired(previous.body)):
+            webhooks.supersede(previous.message_id, previous.body)
     except (discord.HTTPException, ValueError):
         log.info("could not retire turn message %s", previous.message_id)
 
 
-def _retired(previous: TurnMessage) -> dict[str, Any]:
+def retired(body: str) -> dict[str, Any]:
     """What a superseded turn message keeps: the turn's words without its closing Next: and clock lines (a
     clock Discord would count on for ever, "in 11 hours", then "… ago"), and no buttons. A message whose
     words were never remembered (stored before they were) keeps them, and loses only its buttons."""
-    if not previous.body:
+    if not body:
         return {"view": None}
-    return {"view": None, "content": previous.body, "allowed_mentions": discord.AllowedMentions.none()}
+    return {"view": None, "content": body, "allowed_mentions": discord.AllowedMentions.none()}

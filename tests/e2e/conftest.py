@@ -62,6 +62,8 @@ class BotProcess:
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
                    PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"),
                    PITBOSS_RENDER_PROCESSES="1")   # the real worker process, one: the suite starts many bots
+        if self.fake.clock_path is not None:   # Discord's clock as the fake moves it (its `advance`)
+            env["PITBOSS_E2E_DISCORD_CLOCK"] = str(self.fake.clock_path)
         env.update(self.extra_env)
         return env
 
@@ -127,8 +129,8 @@ class BotProcess:
 
 
 @pytest.fixture
-def fake():
-    server = FakeDiscord().start()
+def fake(tmp_path):
+    server = FakeDiscord(clock_path=tmp_path / "discord-clock").start()
     try:
         yield server
     finally:

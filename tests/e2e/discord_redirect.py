@@ -14,7 +14,9 @@ Product code is not touched. It acts only when PITBOSS_E2E_FAKE_DISCORD is set (
 - refuses every outgoing connection that is not to the loopback interface, so a redirect that stops
   working fails loudly instead of sending the fake token to the real Discord;
 - when PITBOSS_E2E_CLOCK names a file, gives the table that file's clock (fake_clock.py, copied beside
-  this file as `e2e_clock`).
+  this file as `e2e_clock`);
+- when PITBOSS_E2E_DISCORD_CLOCK names a file, moves `discord.utils.utcnow()` on by the seconds it holds
+  (the fake's `advance`: Discord's clock, by which the bot judges an interaction token's age).
 """
 
 import os
@@ -53,6 +55,23 @@ if _FAKE:
     discord.asset.Asset.BASE = _FAKE
     print(f"e2e: discord.py {discord.__version__} redirected: REST {discord.http.Route.BASE}, "
           f"gateway {discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY}", file=sys.stderr, flush=True)
+
+    if os.environ.get("PITBOSS_E2E_DISCORD_CLOCK"):
+        import datetime
+
+        import discord.utils
+
+        _utcnow, _moved_by = discord.utils.utcnow, os.environ["PITBOSS_E2E_DISCORD_CLOCK"]
+
+        def utcnow():
+            try:
+                with open(_moved_by) as moved:
+                    seconds = float(moved.read())
+            except (OSError, ValueError):
+                seconds = 0.0
+            return _utcnow() + datetime.timedelta(seconds=seconds)
+
+        discord.utils.utcnow = utcnow
 
     if os.environ.get("PITBOSS_E2E_CLOCK"):
         import e2e_clock

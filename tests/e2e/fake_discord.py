@@ -11,7 +11,10 @@ It speaks just enough of Discord for discord.py 2.7 (see /work/shared/notes/disc
 - Discord's rate limits (tests/e2e/fake_limits.py): per-route buckets and their `X-RateLimit-*` headers,
   the global limit of 50 requests a second outside the interaction routes, their 429s with
   `retry_after`, and a count of requests by route kind; an interaction token lives 15 minutes on the
-  fake's clock, which `advance` moves on without waiting.
+  fake's clock, which `advance` moves on without waiting. Discord's clock is the bot's too: an
+  interaction's id holds the moment it was made on that clock, and with `clock_path` set the e2e shim
+  shows the bot's discord.utils.utcnow() the same offset, so the bot knows a token's age as it would;
+  `expire_tokens` kills every token so far without the bot knowing (it learns from a 401).
 - the gateway websocket at /gateway: HELLO, heartbeat ACKs, IDENTIFY -> READY + GUILD_CREATE, RESUME.
 - a Python API for tests: `send_slash`, `click`, `autocomplete` build INTERACTION_CREATE payloads the
   way Discord does (checked against the commands the bot synced) and `responses` waits for what the
@@ -37,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -457,7 +461,8 @@ class FakeDiscord:
 
     def __init__(self, *, token: str | None = None, deadline: float = INTERACTION_DEADLINE,
                  token_lifetime: float = TOKEN_LIFETIME, attachment_size_limit: int = ATTACHMENT_SIZE_LIMIT,
-                 privileged_intents: Iterable[str] = (), heartbeat_interval_ms: int = 41_250):
+                 privileged_intents: Iterable[str] = (), heartbeat_interval_ms: int = 41_250,
+                 clock_path: Path | None = None):
         self.token = token or f"fake.{secrets.token_urlsafe(18)}.bot-token"
         self.deadline = deadline
         self.token_lifetime = token_lifetime
@@ -466,6 +471,10 @@ class FakeDiscord:
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.limits = RateLimits()
         self.clock_offset = 0.0  # how far `advance` moved the fake's clock past time.monotonic()
+        # where the bot reads that offset (PITBOSS_E2E_DISCORD_CLOCK: its utcnow() is Discord's time, moved on)
+        self.clock_path = clock_path
+        if clock_path is not None:
+            clock_path.write_text("0.0")
         # how long ago each interaction was made when it reaches the bot (a gateway under load delivers late)
         self.interaction_delay_ms = 0
 
@@ -623,10 +632,40 @@ class FakeDiscord:
         return time.monotonic() + self.clock_offset
 
     def advance(self, seconds: float) -> None:
-        """Move the fake's clock on, as if `seconds` had passed (e.g. past an interaction token's life)."""
+        """Move Discord's clock on, as if `seconds` had passed (e.g. past an interaction token's life): the
+        fake's, and the bot's view of it when it reads `clock_path`."""
         def move(f: FakeDiscord) -> None:
             f.clock_offset += seconds
+            if f.clock_path is not None:
+                spare = f.clock_path.with_name(f.clock_path.name + ".next")
+                spare.write_text(repr(f.clock_offset))
+                spare.replace(f.clock_path)   # whole: the bot never reads half a number
         self.snapshot(move)
+
+    def expire_tokens(self) -> None:
+        """Kill every interaction token made so far, the bot's clock unmoved: it finds out from the 401."""
+        def kill(f: FakeDiscord) -> None:
+            for state in f._interactions.values():
+                state.born = -float("inf")
+        self.snapshot(kill)
+
+    def mark(self) -> int:
+        """A place in the record of requests: `requests_since` it tells what the bot sent after it."""
+        return self.snapshot(lambda f: len(f._requests))
+
+    def requests_since(self, mark: int, channel: str | FakeChannel | None = None) -> list[HttpRecord]:
+        """The requests the bot made after `mark`; with `channel`, those for it: on its messages, or through
+        an interaction made there."""
+        channel_id = self._channel(channel).id if channel is not None else None
+
+        def where(f: FakeDiscord, record: HttpRecord) -> str | None:
+            if record.interaction_id is not None:
+                return f._interactions[record.interaction_id].channel.id
+            found = re.match(r"/channels/(\d+)", record.path)
+            return found.group(1) if found else None
+
+        return self.snapshot(lambda f: [r for r in f._requests[mark:]
+                                        if channel_id is None or where(f, r) == channel_id])
 
     def request_counts(self) -> dict[str, int]:
         """Every request the bot made so far, counted by route kind (refused ones too)."""
@@ -815,7 +854,8 @@ class FakeDiscord:
     def _interaction_payload(self, kind: int, user: FakeUser, channel: FakeChannel, data: dict,
                              message: dict | None = None) -> dict:
         # As Discord's: the id holds the moment the interaction was made (a bot may read its age there).
-        interaction_id = snowflake(round(time.time() * 1000) - BASE_MS - self.interaction_delay_ms)
+        made = (time.time() + self.clock_offset) * 1000 - self.interaction_delay_ms   # on Discord's clock
+        interaction_id = snowflake(round(made) - BASE_MS)
         payload = {
             "id": interaction_id, "application_id": self.app_id, "type": kind,
             "token": f"itok.{interaction_id}.{secrets.token_urlsafe(24)}", "version": 1,

@@ -10,7 +10,8 @@ As Discord does (discord.com/developers/docs/topics/rate-limits):
   with `X-RateLimit-Global: true` and `X-RateLimit-Scope: global`;
 - every 429 carries `Via` (discord.py takes a 429 without it for a Cloudflare ban).
 
-Every request is counted by its route kind, and every 429 by its scope, for the tests.
+Every request is counted by its route kind, and every 429 by its scope, for the tests; `Spent` tells a
+run of requests per move by kind (the route, the credential it carried, global-bound or not).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from __future__ import annotations
 import collections
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 GLOBAL_LIMIT = 50          # requests a second, outside the interaction routes
 GLOBAL_WINDOW = 1.0
@@ -33,6 +35,42 @@ VIA = "1.1 google"
 def is_global_bound(kind: str) -> bool:
     """Whether a request of this route kind counts toward the global limit."""
     return kind not in INTERACTION_KINDS
+
+
+def credential(record: Any) -> str:
+    """Whose credential a request (an HttpRecord) carried: the bot's token in its Authorization header, or
+    an interaction's token in its path (a callback, or the interaction's webhook)."""
+    if str(record.headers.get("Authorization", "")).startswith("Bot "):
+        return "bot token"
+    return "interaction callback" if record.kind == "callback" else "interaction webhook"
+
+
+@dataclass(frozen=True)
+class Spent:
+    """Requests a move made, on average over `moves`: by route kind, by credential, global-bound or not,
+    and how many Discord refused (a dead token's 401, say)."""
+
+    moves: int
+    by_kind: dict[str, float]
+    by_credential: dict[str, float]
+    global_bound: float
+    refused: float
+
+    @classmethod
+    def of(cls, records: Iterable[Any], moves: int) -> Spent:
+        records = list(records)
+
+        def each(counter: collections.Counter[str]) -> dict[str, float]:
+            return {key: round(count / moves, 2) for key, count in sorted(counter.items())}
+
+        return cls(moves, each(collections.Counter(r.kind for r in records)),
+                   each(collections.Counter(credential(r) for r in records)),
+                   round(sum(is_global_bound(r.kind) for r in records) / moves, 2),
+                   round(sum(r.status >= 400 for r in records) / moves, 2))
+
+    def __str__(self) -> str:
+        return (f"{self.global_bound} global-bound a move over {self.moves} moves; by credential "
+                f"{self.by_credential}; by route {self.by_kind}; refused {self.refused}")
 
 
 @dataclass

@@ -102,25 +102,44 @@ async def test_many_channels_move_through_interactions_without_a_global_429(fake
     assert_nothing_unexpected(fake, bot)
 
 
-async def test_dead_tokens_fall_back_to_the_channel_route_under_the_global_pace(fake, start_bot):
-    """With the fake's global limit at 10 a second and the bot pacing itself to 8, two dozen channels whose
-    turn messages' tokens have died edit them through the channel route at once: no global 429."""
+async def test_tokens_dead_unknown_to_the_bot_cost_no_global_request_and_the_channel_route_is_paced(fake, start_bot):
+    """Tokens Discord killed while the bot's clock says they live (fake.expire_tokens): each turn message's
+    dead token is tried once (401), then the move's own interaction posts the turn anew, and no move spends
+    a request of the global limit (issue 39, item 7). A public /game status, which must take the live
+    buttons off the message it supersedes, then edits it through the channel route: with the fake's global
+    limit at 10 a second and the bot pacing itself to 8, two dozen channels at once meet no global 429."""
     names = tables(fake)
     fake.limits.global_limit = 10
     bot = start_bot(env={"PITBOSS_GLOBAL_RATE": "8"})
     await asyncio.gather(*(set_up(fake, table) for table in names))
     before = fake.request_counts()
-    fake.advance(TOKEN_DEAD)   # every turn message's token is now dead; the moves' own tokens are new
+    fake.expire_tokens()   # every turn message's token is now dead; the moves' own tokens are new
     await asyncio.gather(*(play_turn(fake, table, press=False) for table in names))
     spent = per_move(before, fake.request_counts(), moves=2 * TABLES)
     print(f"requests per move by kind, tokens dead, {TABLES} channels at once: {spent}")
-    assert fake.rate_limited().get("global", 0) == 0, fake.rate_limited()
-    # Each dead token was tried once (Discord: 401 Invalid Webhook Token), then the channel route edited
-    # the turn message (/speed) and retired it (/move).
+    assert {kind for kind in spent if is_global_bound(kind)} == set(), spent
     dead = [r for r in fake.requests("edit_followup") if r.status == 401]
-    assert len(dead) == TABLES, len(dead)
-    assert spent["channel_message_edit"] == 1.0, spent   # two a turn of two moves
-    assert spent["edit_followup"] == 0.5, spent   # only the dead tries, one a turn
+    assert len(dead) == TABLES, len(dead)   # each dead token tried once, by /speed
+    assert spent["edit_followup"] == 1.0, spent   # that try, and /move retiring /speed's message by its live token
     for table in names:
-        assert_turns_played(fake, table, turns=1)
+        started, sped, moved = fake.channel_messages(table)[1:]
+        assert started["components"] and "⏰" in started["content"]   # superseded: left until a press retires it
+        assert not sped["components"] and "set speed 0 -> 1" in sped["content"]
+        assert moved["components"] and ": normal" in moved["content"]
+
+    fake.expire_tokens()
+    edits = fake.request_counts().get("channel_message_edit", 0)
+
+    async def status(table: str) -> None:
+        await answered(fake, await fake.send_slash(table.replace("table-", "host"), table, "game status"))
+
+    await asyncio.gather(*(status(table) for table in names))
+    await fake.wait_for(lambda f: f.limits.counts["channel_message_edit"] - edits >= TABLES, ANSWER_TIMEOUT,
+                        "every superseded message retired")   # paced: a few seconds
+    await asyncio.sleep(0.5)   # and no more
+    assert fake.request_counts().get("channel_message_edit", 0) - edits == TABLES
+    assert fake.rate_limited().get("global", 0) == 0, fake.rate_limited()
+    for table in names:   # the status is the turn's message now, the one it superseded retired
+        *_, moved, shown = fake.channel_messages(table)
+        assert not moved["components"] and shown["components"] and "⏰" in shown["content"]
     assert "Traceback" not in bot.log_text(), bot.log_tail()
