@@ -517,10 +517,12 @@ async def test_a_previewed_plan_is_confirmed_from_its_private_message(fake, bot,
     active = next_player(assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency))
     assert_public_map(await slash(fake, active, "channel", "speed", value="1"), record_latency)
     shown = await slash(fake, active, "channel", "move", plan="normal", preview="yes")
-    # answered privately in the interaction's one response: nothing public before it (issue 25, item 4)
-    assert shown.callback_type == CHANNEL_MESSAGE and not shown.followups, shown.describe()
-    preview = shown.original
-    assert preview["flags"] & EPHEMERAL and shown.callback.files, shown.describe()
+    # answered privately from the first moment, however late the interaction reached the bot: nothing public
+    # before it, not even a "thinking…" (issue 25, item 4)
+    assert shown.callback.body == {"type": DEFERRED_CHANNEL_MESSAGE, "data": {"flags": EPHEMERAL}}, shown.describe()
+    assert len(shown.followups) == 1 and shown.followups[0].ephemeral, shown.describe()
+    preview = shown.followups[0].message
+    assert preview["flags"] & EPHEMERAL and shown.followups[0].record.files, shown.describe()
     buttons = buttons_of(preview)
     assert set(buttons) == {"Confirm", "Cancel"}, buttons
     confirmed = await fake.responses(await fake.click(active, "channel", preview, buttons["Confirm"]),

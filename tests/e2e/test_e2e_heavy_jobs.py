@@ -10,9 +10,9 @@ import sqlite3
 from bot.cli.bench_stall import circling_log, export_of, store_running_game
 from bot.storage.store import Store
 from tests.e2e.fake_discord import FakeChannel, snowflake
-from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, slash
+from tests.e2e.test_e2e_discord import slash
 
-HEAVY_TIMEOUT = 120.0  # a bound on waiting for the heavy jobs themselves (normally a few seconds each)
+HEAVY_TIMEOUT = 300.0  # a bound on waiting for the heavy jobs themselves (normally a few seconds each)
 
 
 async def _others_while(fake, pending: list[str], record_latency, asks: int) -> list:
@@ -75,4 +75,3 @@ async def test_heavy_jobs_leave_other_channels_answered_while_they_run(fake, sta
     with sqlite3.connect(db) as conn:
         (games,) = conn.execute("SELECT COUNT(*) FROM games").fetchone()
     assert games == 3  # the running game, the re-played one, carol's
-    assert RESPONSE_TIMEOUT < HEAVY_TIMEOUT

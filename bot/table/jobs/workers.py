@@ -285,11 +285,15 @@ class ProcessWorkers:
         # shielded: a caller that gives up (cancelled) does not stop the exchange, whose answer
         # is still read before the worker takes another job
         answer = asyncio.shield(exchange)
-        done, _ = await asyncio.wait([answer], timeout=max(0.0, end - loop.time()))
-        last_chance = end + (STARVED_DEADLINES - 1) * deadline
-        while not done and loop.time() < last_chance and starved(
-                process_cpu(worker.process.pid or 0), began[1] if began else None, deadline):
-            done, _ = await asyncio.wait([answer], timeout=STARVED_POLL_SECONDS)
+        try:
+            done, _ = await asyncio.wait([answer], timeout=max(0.0, end - loop.time()))
+            last_chance = end + (STARVED_DEADLINES - 1) * deadline
+            while not done and loop.time() < last_chance and starved(
+                    process_cpu(worker.process.pid or 0), began[1] if began else None, deadline):
+                done, _ = await asyncio.wait([answer], timeout=STARVED_POLL_SECONDS)
+        finally:
+            if not answer.done():
+                answer.cancel()   # the exchange itself goes on (shielded) and its end is read by its callback
         if not done:
             log.warning("worker process %s gave no answer within %.1f s; killing it", worker.process.name, deadline)
             worker.kill()   # the exchange then ends as WorkerDied and replaces it
