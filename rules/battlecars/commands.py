@@ -25,7 +25,7 @@ GRAMMAR = Grammar(
                        choices=("yes", "no")),
             OptionSpec("view", "str", "The preview's picture: full map, or closeup for a phone",
                        choices=("full", "closeup")),
-        )),
+        ), private_with=("preview:yes",)),   # the preview is the mover's alone from the first moment
         CommandSpec("fire", "Battlecars: fire a pod or the turret along a line", (
             OptionSpec("weapon", "str", "A pod's letter (A-F), turret, or pistol on foot", required=True,
                        suggest=True),

@@ -28,7 +28,7 @@ GRAMMAR = Grammar(
                        choices=("yes", "no")),
             OptionSpec("view", "str", "The preview's picture: full map, or closeup for a phone",
                        choices=("full", "closeup")),
-        )),
+        ), private_with=("preview:yes",)),   # the preview is the mover's alone from the first moment
         CommandSpec("skid", "Answer a skid (accept, resist) or a chance to swipe (swipe, continue)", (
             OptionSpec("choice", "str",
                        "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",

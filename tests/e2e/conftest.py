@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord import INTERACTION_DEADLINE, STARVED_MACHINE_DEADLINE, FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIM = Path(__file__).with_name("discord_redirect.py")
 CLOCK = Path(__file__).with_name("fake_clock.py")   # the shim's table clock, when PITBOSS_E2E_CLOCK is set
-STARTUP_TIMEOUT = 30.0  # from spawning the process to READY (normally ~1.5 s)
+STARTUP_TIMEOUT = 120.0  # a bound from spawning the process to READY (normally ~1.5 s; a busy machine's far more)
 KILL_TIMEOUT = 10.0
 
 LATENCIES = pytest.StashKey[list]()
@@ -130,7 +130,7 @@ class BotProcess:
 
 @pytest.fixture
 def fake(tmp_path):
-    server = FakeDiscord(clock_path=tmp_path / "discord-clock").start()
+    server = FakeDiscord(clock_path=tmp_path / "discord-clock", deadline=STARVED_MACHINE_DEADLINE).start()
     try:
         yield server
     finally:
@@ -190,5 +190,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for test, label, seconds in latencies:
         terminalreporter.write_line(f"{seconds * 1000:7.1f} ms  {test}: {label}")
     values = sorted(s for _, _, s in latencies)
+    late = sum(1 for s in values if s > INTERACTION_DEADLINE)
     terminalreporter.write_line(f"n={len(values)} min {values[0] * 1000:.1f} ms, median "
-                                f"{values[len(values) // 2] * 1000:.1f} ms, max {values[-1] * 1000:.1f} ms")
+                                f"{values[len(values) // 2] * 1000:.1f} ms, max {values[-1] * 1000:.1f} ms; "
+                                f"{late} later than Discord's {INTERACTION_DEADLINE:.0f} s (a busy machine's, "
+                                "judged by the bench, not by the tests)")

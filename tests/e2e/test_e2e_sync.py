@@ -4,13 +4,13 @@ restored from production's backup) syncs there, an unchanged restart does not, a
 from __future__ import annotations
 
 from tests.e2e.conftest import BotProcess
-from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord import STARVED_MACHINE_DEADLINE, FakeDiscord
 
 
 def test_a_database_reused_under_another_application_syncs_its_commands(fake, tmp_path):
     db = tmp_path / "shared.db"
     production = BotProcess(fake, tmp_path / "production", db=db)
-    staging_discord = FakeDiscord().start()
+    staging_discord = FakeDiscord(deadline=STARVED_MACHINE_DEADLINE).start()
     staging = BotProcess(staging_discord, tmp_path / "staging", db=db)
     try:
         production.start()   # waits until the commands are synced

@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import pickle
 import signal
 import socket
@@ -43,6 +44,10 @@ _READY = "ready"
 
 
 WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
+# A worker past its deadline that is still runnable and has had less CPU than the deadline is starved by
+# a busy machine, not hung: it is given up to this many deadlines in all before it is killed.
+STARVED_DEADLINES = 6.0
+STARVED_POLL_SECONDS = 0.25
 
 
 class WorkerDied(Exception):
@@ -55,6 +60,30 @@ class WorkerHung(WorkerDied):
 
 class NoneWarm(WorkerDied):
     """No worker is warm yet (all are starting), and the caller would rather not wait."""
+
+
+def process_cpu(pid: int) -> tuple[str, float] | None:
+    """A process's scheduler state letter and the CPU seconds it has used, from /proc (None elsewhere,
+    or when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0].decode(), (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+_CLOCK_TICKS = float(os.sysconf("SC_CLK_TCK")) if hasattr(os, "sysconf") else 100.0
+
+
+def starved(now: tuple[str, float] | None, began_cpu: float | None, deadline: float) -> bool:
+    """Whether a worker past its deadline is only starved of CPU: runnable (or in a disk wait) and with less
+    CPU time for this job than the deadline. A stopped (T) or wedged (S) worker, or one that spent its
+    deadline's worth of CPU, is hung; so is any worker where /proc is not there to tell."""
+    if now is None or began_cpu is None:
+        return False
+    state, cpu = now
+    return state in ("R", "D") and cpu - began_cpu < deadline
 
 
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
@@ -250,16 +279,26 @@ class ProcessWorkers:
         except TimeoutError:
             raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
         self._busy += 1
+        began = process_cpu(worker.process.pid) if worker.process.pid is not None else None
         exchange = asyncio.ensure_future(self._exchange(worker, job, args))
         exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
+        # shielded: a caller that gives up (cancelled) does not stop the exchange, whose answer
+        # is still read before the worker takes another job
+        answer = asyncio.shield(exchange)
         try:
-            # shielded: a caller that gives up (cancelled) does not stop the exchange, whose answer
-            # is still read before the worker takes another job
-            ok, value = await asyncio.wait_for(asyncio.shield(exchange), max(0.0, end - loop.time()))
-        except TimeoutError:
+            done, _ = await asyncio.wait([answer], timeout=max(0.0, end - loop.time()))
+            last_chance = end + (STARVED_DEADLINES - 1) * deadline
+            while not done and loop.time() < last_chance and starved(
+                    process_cpu(worker.process.pid or 0), began[1] if began else None, deadline):
+                done, _ = await asyncio.wait([answer], timeout=STARVED_POLL_SECONDS)
+        finally:
+            if not answer.done():
+                answer.cancel()   # the exchange itself goes on (shielded) and its end is read by its callback
+        if not done:
             log.warning("worker process %s gave no answer within %.1f s; killing it", worker.process.name, deadline)
             worker.kill()   # the exchange then ends as WorkerDied and replaces it
             raise WorkerHung(f"{worker.process.name} gave no answer within {deadline:.1f} s") from None
+        ok, value = answer.result()
         if not ok:
             raise value
         return value

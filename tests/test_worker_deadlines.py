@@ -1,0 +1,48 @@
+"""A worker past its deadline is killed when it is hung, and waited for when a busy machine only starved it of
+CPU (issue 39, item 13: a release is judged on shared machines)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from bot.table.jobs.workers import ProcessWorkers, WorkerHung, process_cpu, starved
+
+
+def _spin(seconds: float) -> float:
+    """Use `seconds` of CPU time."""
+    began = time.process_time()
+    while time.process_time() - began < seconds:
+        pass
+    return time.process_time() - began
+
+
+def test_only_a_runnable_worker_short_of_its_deadlines_cpu_is_starved():
+    assert starved(("R", 1.2), 1.0, 0.5)          # runnable, 0.2 s of CPU on a 0.5 s job: starved
+    assert starved(("D", 1.2), 1.0, 0.5)          # in a disk wait: not hung either
+    assert not starved(("R", 1.6), 1.0, 0.5)      # spent its deadline's worth of CPU: a runaway job
+    assert not starved(("T", 1.0), 1.0, 0.5)      # stopped (SIGSTOP)
+    assert not starved(("S", 1.0), 1.0, 0.5)      # asleep (wedged on a lock, a pipe)
+    assert not starved(None, 1.0, 0.5)            # gone, or no /proc to tell
+    assert not starved(("R", 1.0), None, 0.5)
+
+
+def test_process_cpu_reads_this_process():
+    state, before = process_cpu(os.getpid())
+    _spin(0.06)
+    state, after = process_cpu(os.getpid())
+    assert state == "R" and after - before >= 0.03   # /proc counts whole clock ticks
+    assert process_cpu(2 ** 22 + 12345) is None
+
+
+async def test_a_sleeping_worker_past_its_deadline_is_killed_and_a_working_one_answers():
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        with pytest.raises(WorkerHung):
+            await pool.call(time.sleep, 30, deadline=0.3)   # asleep, not starved: killed at its deadline
+        assert await pool.call(_spin, 0.01, deadline=30) >= 0.01   # its replacement works
+    finally:
+        pool.close()
