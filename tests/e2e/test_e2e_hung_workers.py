@@ -18,7 +18,7 @@ from tests.conftest import process_gone, run_pitboss
 from tests.e2e.fake_discord import FakeChannel, snowflake
 from tests.e2e.test_e2e_discord import assert_public_map, lobby_of_two, next_player, slash
 
-ANSWERED_WITHIN = 45.0   # seconds, every command: the deadlines are 4 s a picture and 5 s a short long job
+ANSWERED_WITHIN = 120.0   # a bound, every command (the deadlines are 4 s a picture and 5 s a short long job)
 
 
 def worker_pids(parent: int) -> list[int]:
