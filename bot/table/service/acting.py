@@ -15,7 +15,7 @@ from typing import Any
 from bot.storage.store import GameRecord, StoreBusy, VersionConflict
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs import heavy_jobs
-from bot.table.jobs.heavy_jobs import log_rows, seat_ids
+from bot.table.jobs.heavy_jobs import packed_log, seat_ids
 from bot.table.protocol.commands import Command, parse
 from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.protocol.replies import (
@@ -506,9 +506,9 @@ class Acting:
                             "give, /game seat take and /game seat computer change a seat again.")
         mine = records.index(last)
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
-                                                                  log_rows(records[:mine]), items=mine))
+                                                                  await packed_log(records[:mine]), items=mine))
         after = now if last is records[-1] else ruleset.load_state(await self._table.heavy.run(
-            heavy_jobs.rebuilt_snapshot, ruleset.id, game, log_rows(records[:mine + 1]), items=mine + 1))
+            heavy_jobs.rebuilt_snapshot, ruleset.id, game, await packed_log(records[:mine + 1]), items=mine + 1))
         # what follows their action unseen was taken by someone _unseen_next names: "the game moved on" is for
         # an action no legal list offers
         blocker = ruleset.undo_blocker(previous, after) or _unseen_next(ruleset, after, actor.id) or \
