@@ -175,3 +175,22 @@ async def test_another_channel_is_answered_while_a_long_game_is_rolled_back(serv
         held.set()
     assert (await voted).outcome == "applied"
     assert threading.get_ident() not in ran_on
+
+
+@pytest.mark.rules_only
+async def test_a_seat_given_in_a_long_game_played_within_the_hour_is_judged_off_the_loop(service, store, monkeypatch):
+    """The seat powers read the log back an hour: a long game played in the last hour is read whole, and its
+    judgement (how often the seat changed hands, whether its player is gone) runs on a thread."""
+    from bot.table.service import seat_powers
+
+    await _long_game(service, store)
+    judged_on, real = [], seat_powers._not_too_often
+
+    def not_too_often(entries, ages, seat):
+        judged_on.append((threading.get_ident(), len(entries)))
+        return real(entries, ages, seat)
+
+    monkeypatch.setattr(seat_powers, "_not_too_often", not_too_often)
+    given = await service.execute("long", Actor("ben", "ben"), parse("/game seat give to:cat"))
+    assert given.outcome == "applied", given.text
+    assert judged_on == [(judged_on[0][0], LONG)] and judged_on[0][0] != threading.get_ident()
