@@ -194,3 +194,15 @@ async def test_a_seat_given_in_a_long_game_played_within_the_hour_is_judged_off_
     given = await service.execute("long", Actor("ben", "ben"), parse("/game seat give to:cat"))
     assert given.outcome == "applied", given.text
     assert judged_on == [(judged_on[0][0], LONG)] and judged_on[0][0] != threading.get_ident()
+
+
+def test_the_stall_bench_runs_every_table_command_as_itself():
+    """`pitboss bench --stall` measures every table command (each game's own are found by playing it): a new
+    one without a scene there fails here, as the bench itself says NOT COVERED."""
+    from bot.cli.bench_stall import ANN, _table_scenes
+    from bot.table.protocol.commands import TABLE_COMMANDS, Command
+
+    scenes = _table_scenes("long", "imported", "new", 100, b"{}", (ANN, parse("/end")))
+    typed = [(name, line if isinstance(line, Command) else parse(line)) for name, _channel, _actor, line in scenes]
+    assert {name for name, _ in typed} - {"end"} == {spec.name for spec in TABLE_COMMANDS}
+    assert all(command.name == name for name, command in typed)
