@@ -6,13 +6,14 @@ while either one's long part is still running."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import statistics
 import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.cli.bench_stall import SEED, circling_log, store_running_game
+from bot.cli.bench_stall import SEED, circling_log, prepared_game, store_prepared
 from bot.table.jobs import heavy_jobs
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
@@ -109,8 +110,14 @@ async def _status_game(service) -> None:
         assert (await service.execute("other", Actor(user, user), parse(line))).outcome == "applied"
 
 
+@functools.cache
+def _long_log():
+    """The long game, played once for all the tests here."""
+    return prepared_game(circling_log("ann", "ben", LONG + 1)[:-1], "ann")
+
+
 async def _long_game(service, store) -> None:
-    await store_running_game(store, "long", circling_log("ann", "ben", LONG + 1), "ann", GUILD)
+    await store_prepared(store, "long", _long_log(), "active", "ann", GUILD)
     await _status_game(service)
 
 
