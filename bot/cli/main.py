@@ -548,8 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="warm moves timed in each game for its line (default 200)")
     bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
     bench.add_argument("--stall", action="store_true",
-                       help="instead: how long other channels wait while the heaviest imports, verifies, "
-                            "replays and undos run")
+                       help="instead: how long each command the bot has holds the event loop, on a "
+                            "10,000-action game and a server of many games, and what other channels wait")
     return parser
 
 

@@ -388,6 +388,11 @@ _BATCH_ROWS = 500  # rows per INSERT when a whole log is stored at once (each ba
 LOG_PAGE = 500  # rows per SELECT when a whole log is read
 SEQ_LIMIT = 2**31 - 1  # above every action number (a 32-bit column on PostgreSQL)
 
+# Seconds from the stored time `previous` to `created_at` (both ISO 8601 text), as each dialect reckons it.
+_SECONDS_BETWEEN = {
+    "sqlite": "((julianday(created_at) - julianday(previous)) * 86400.0)",
+    "postgres": "EXTRACT(EPOCH FROM (CAST(created_at AS timestamptz) - CAST(previous AS timestamptz)))",
+}
 _GAME_COLUMNS = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings, moved_to"
 
 
@@ -982,18 +987,27 @@ class Store:
             tuple(v for v in (player or None, guild, ruleset or None) if v is not None) + (limit,))
         return [GameRecord(*row) for row in rows]
 
-    async def moves_of(self, game_ids: list[int], player: str) -> list[tuple[str, str | None, bool]]:
-        """A player's actions in these games: (when, when the action before it was, whether the autopilot
-        played it at a deadline), for how long they take to move and how often they miss a deadline."""
+    async def move_times(self, game_ids: list[int], player: str) -> tuple[float | None, int]:
+        """A player's median time to move in these games (seconds since the action before theirs, the
+        autopilot's moves left out; None when none is timed) and how many of their actions the autopilot
+        played at a deadline. Counted and ranked by the database: a player's tens of thousands of moves
+        never cross to the event loop, whose parsing of their times held it up for ~70 ms (issue 39)."""
         if not game_ids:
-            return []
+            return None, 0
         marks = ", ".join("?" for _ in game_ids)
-        rows = await self.driver.fetchall(
-            "SELECT actor, created_at, previous, autopilot FROM (SELECT actor, created_at,"
-            " LAG(created_at) OVER (PARTITION BY game_id ORDER BY seq) AS previous,"
-            " events LIKE '%\"PlayedByAutopilot\"%' AS autopilot"
-            f" FROM actions WHERE game_id IN ({marks})) t WHERE actor = ?", (*game_ids, player))
-        return [(created, previous, bool(autopilot)) for _actor, created, previous, autopilot in rows]
+        seconds = _SECONDS_BETWEEN[self.driver.dialect]
+        moves = ("(SELECT actor, created_at, LAG(created_at) OVER (PARTITION BY game_id ORDER BY seq) AS previous,"
+                 " CASE WHEN events LIKE '%\"PlayedByAutopilot\"%' THEN 1 ELSE 0 END AS autopilot"
+                 f" FROM actions WHERE game_id IN ({marks})) t WHERE actor = ?")
+        timed, missed = await self._one(
+            "SELECT COALESCE(SUM(CASE WHEN previous IS NOT NULL AND autopilot = 0 THEN 1 ELSE 0 END), 0),"
+            f" COALESCE(SUM(autopilot), 0) FROM {moves}", (*game_ids, player))
+        if not timed:
+            return None, int(missed)
+        middle = await self.driver.fetchall(
+            f"SELECT {seconds} AS waited FROM {moves} AND previous IS NOT NULL AND autopilot = 0"
+            " ORDER BY waited LIMIT ? OFFSET ?", (*game_ids, player, 2 - timed % 2, (timed - 1) // 2))
+        return round(sum(float(w) for (w,) in middle) / len(middle), 3), int(missed)
 
     async def followers(self, game_id: int) -> list[tuple[str, str]]:
         """Who follows a game, and how often they want a word: (member, 'round' or 'end')."""

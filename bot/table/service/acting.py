@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from bot.storage.store import GameRecord, StoreBusy, VersionConflict
+from bot.storage.store import ActionRecord, GameRecord, StoreBusy, VersionConflict
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs import heavy_jobs
-from bot.table.jobs.heavy_jobs import log_rows, seat_ids
+from bot.table.jobs.heavy_jobs import packed_log, seat_ids
 from bot.table.protocol.commands import Command, parse
 from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.protocol.replies import (
@@ -52,7 +52,7 @@ from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
 from bot.table.trust.export import events_of
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
-from bot.table.trust.seen import is_public, logged, seen_log
+from bot.table.trust.seen import SeenAction, hides_whole_actions, is_public, logged, seen_log
 from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
@@ -494,7 +494,7 @@ class Acting:
         now = ruleset.load_state(game.state)
         if now.player(actor.id) is None:
             raise GameError("You are not playing in this game: there is nothing of yours to undo.")
-        known = seen_log(ruleset, now, records, actor.id)
+        known = await _known_to(ruleset, now, records, actor.id)
         if not known or known[-1].record.actor != actor.id:
             raise GameError("You can only undo your own last action, and someone has acted since.")
         last = known[-1].record
@@ -504,11 +504,11 @@ class Acting:
         if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
             raise GameError("A seat's change is not taken back by /undo: a resignation is final, and /game seat "
                             "give, /game seat take and /game seat computer change a seat again.")
-        mine = records.index(last)
+        mine = len(records) - 1 if last is records[-1] else records.index(last)
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
-                                                                  log_rows(records[:mine]), items=mine))
+                                                                  await packed_log(records[:mine]), items=mine))
         after = now if last is records[-1] else ruleset.load_state(await self._table.heavy.run(
-            heavy_jobs.rebuilt_snapshot, ruleset.id, game, log_rows(records[:mine + 1]), items=mine + 1))
+            heavy_jobs.rebuilt_snapshot, ruleset.id, game, await packed_log(records[:mine + 1]), items=mine + 1))
         # what follows their action unseen was taken by someone _unseen_next names: "the game moved on" is for
         # an action no legal list offers
         blocker = ruleset.undo_blocker(previous, after) or _unseen_next(ruleset, after, actor.id) or \
@@ -640,6 +640,15 @@ def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) 
     pointed.message = f"{refused.message.rstrip()} See /rules topic:{topic}."
     pointed.args = (pointed.message,)
     return pointed
+
+
+async def _known_to(ruleset: Ruleset, state: Any, records: list[ActionRecord], viewer: str) -> list[SeenAction]:
+    """The log as `viewer` may know it, as far as its last action goes: the last record alone for a game that
+    hides no action (a stretch to the log's end is judged alike), else the whole log, judged on a thread (the
+    10,000 actions of a long game held the event loop ~20 ms, issue 39)."""
+    if not hides_whole_actions(ruleset, state):
+        return seen_log(ruleset, state, records[-1:], viewer)
+    return await asyncio.to_thread(seen_log, ruleset, state, records, viewer)
 
 
 def _unseen_next(ruleset: Ruleset, state: Any, viewer: str) -> str:

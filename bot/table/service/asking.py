@@ -11,7 +11,7 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.clock.personal import PlayerSettings
 from bot.table.jobs import heavy_jobs
-from bot.table.jobs.heavy_jobs import log_rows
+from bot.table.jobs.heavy_jobs import log_rows, packed_log
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, setup_line
 from bot.table.protocol.refusals import NoGame, NotThisGame
@@ -147,7 +147,7 @@ class Asking:
         """`/game export`: the action log (and what rollbacks set aside) as a file, as the asker may see it."""
         records = await self._table.store.actions(at.game.id)
         aside = {k: log_rows(v) for k, v in (await self._table.store.set_aside(at.game.id)).items()}
-        return await self._table.heavy.run(heavy_jobs.export_file, at.ruleset.id, at.game, log_rows(records),
+        return await self._table.heavy.run(heavy_jobs.export_file, at.ruleset.id, at.game, await packed_log(records),
                                            at.actor.id, aside, items=len(records) + sum(map(len, aside.values())))
 
     async def _verify(self, at: Asked, _query: typed.Verify) -> Reply:
@@ -161,7 +161,7 @@ class Asking:
         ruleset, state = at.ruleset, at.state
         game, records = await self._table.store.game_and_actions(at.game.id)
         try:
-            data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, log_rows(records),
+            data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, await packed_log(records),
                                                items=len(records))
         except ValueError as exc:  # no renderer for this game, or too big even at its smallest
             raise GameError(f"No replay of this game can be made: {exc}.") from None
@@ -208,8 +208,8 @@ class Asking:
             raise GameError(f"set_aside: this game has no rollback {rollback} (it has {done}).")
         records = await self._table.store.actions(game.id)
         aside = {k: [(r.seq, r.actor, r.action, r.events) for r in v] for k, v in branches.items()}   # read whole
-        every = await self._table.heavy.run(heavy_jobs.set_aside_page, ruleset.id, game, log_rows(records), aside,
-                                            actor.id, rollback, items=len(records) * (len(aside) + 1))
+        every = await self._table.heavy.run(heavy_jobs.set_aside_page, ruleset.id, game, await packed_log(records),
+                                            aside, actor.id, rollback, items=len(records) * (len(aside) + 1))
         seen = answers.log_page(every, options.get("count"), options.get("before"))
         reply = answers.game_log(ruleset, seen, options.get("before"), every[0].number if every else 1,
                                  f"/game log set_aside:{rollback}")
@@ -240,14 +240,14 @@ class Asking:
         written under an earlier schema is compared as it would be written today."""
         game, records = await self._table.store.game_and_actions(game.id)
         set_aside = await self._table.store.set_aside(game.id)
-        if not await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, log_rows(records),
+        if not await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, await packed_log(records),
                                            items=len(records)):
             return False
         if not set_aside:
             return True
         aside = {k: log_rows(v) for k, v in set_aside.items()}
-        return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game, log_rows(records), aside,
-                                           await self._table.store.line_ends(game.id),
+        return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game,
+                                           await packed_log(records), aside, await self._table.store.line_ends(game.id),
                                            items=len(records) * (len(aside) + 1))
 
 

@@ -4,9 +4,12 @@ times an hour."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import math
 from typing import Any
 
+from bot.storage.store import ActionRecord
 from bot.table.clock.moments import moment
 from bot.table.clock.settings import HOUR, TableSettings
 from bot.table.protocol.commands import Command
@@ -49,12 +52,19 @@ class SeatPowers:
         acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
         while True:
             page = await self._table.store.recent_ages(game.id, _PAGE, before)
-            entries += [(record.actor, events_of(ruleset, record)) for record, _age in page]
+            # decoded on a thread: a page's events took ~6 ms of the loop, 50 pages for a long game played in an hour
+            entries += await asyncio.to_thread(_decoded, ruleset, page)
             ages += [age for _record, age in page]
-            found, _autopilot = last_own_action(entries, seat)
-            if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or found is not None)):
+            if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or await _found(entries, seat))):
                 break
             before = page[-1][0].seq
+        judge = functools.partial(self._judge, command, ruleset, entries, ages, seat, acting_for, bound)
+        # a log read past its first page (many actions in the last hour) is judged on a thread: a whole
+        # 10,000-action log judged at once held the event loop ~25 ms (issue 39)
+        await asyncio.to_thread(judge) if len(entries) > _PAGE else judge()
+
+    def _judge(self, command: Command, ruleset: Ruleset, entries: list[tuple[str, tuple]], ages: list[float],
+               seat: Any, acting_for: bool, bound: float) -> None:
         if command.name != "game resign":   # a resignation is final: it floods nothing
             _not_too_often(entries, ages, seat)
         if acting_for:
@@ -70,6 +80,18 @@ class SeatPowers:
         raise GameError(f"{seat.name} is still playing (they last acted {_hours(ages[found])} ago): the host or an "
                         f"admin may act on their seat only once they are gone, silent for {_hours(bound)} "
                         f"({moment(self._table.clock() + left)}) or past a deadline.")
+
+
+def _decoded(ruleset: Ruleset, page: list[tuple[ActionRecord, float]]) -> list[tuple[str, tuple]]:
+    """A page of the log as (actor, events)."""
+    return [(record.actor, events_of(ruleset, record)) for record, _age in page]
+
+
+async def _found(entries: list[tuple[str, tuple]], seat: Any) -> bool:
+    """Whether the seat's player acted themselves in `entries` (a long stretch judged on a thread)."""
+    if len(entries) > _PAGE:
+        return (await asyncio.to_thread(last_own_action, entries, seat))[0] is not None
+    return last_own_action(entries, seat)[0] is not None
 
 
 def _seat_of(state: Any, actor: Actor, command: Command) -> Any:

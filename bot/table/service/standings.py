@@ -9,10 +9,8 @@ import asyncio
 import json
 import math
 import re
-import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
@@ -77,10 +75,6 @@ def _ended(record: Record) -> str:
     return f", {record.ended} ended by agreement" if record.ended else ""
 
 
-def _seconds(later: str, earlier: str) -> float:
-    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
-
-
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -107,10 +101,8 @@ class Standings:
             return Reply("shown", f"{who} record: no game{what} played to its end on this server yet.", ephemeral=True)
         lines = [f"{who} record on this server (the last {GAMES_READ} finished games at most):"]
         for ruleset_id, record in sorted(mine.items()):
-            moves = await self._table.store.moves_of(record.game_ids, player)
-            waits = [_seconds(at, before) for at, before, autopilot in moves if before and not autopilot]
-            median = f"median time to move {_duration(statistics.median(waits))}" if waits else "no move timed"
-            missed = sum(autopilot for _at, _before, autopilot in moves)
+            waited, missed = await self._table.store.move_times(record.game_ids, player)
+            median = f"median time to move {_duration(waited)}" if waited is not None else "no move timed"
             lines.append(f"- **{get_ruleset(ruleset_id).title}**: {plural(record.games, 'game', 'games')}, "
                          f"{record.wins} won, {record.draws} drawn{_ended(record)}; {median}; the autopilot played "
                          f"{plural(missed, 'action', 'actions')} for {'you' if player == actor.id else 'them'}")
