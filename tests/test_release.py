@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 import tomllib
 
 import pytest
@@ -38,3 +41,22 @@ def test_every_bundled_font_is_named_in_the_notice_with_its_licence():
 
 def test_the_changelog_has_this_release():
     assert f"## {VERSION} " in (ROOT / "CHANGELOG.md").read_text()
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def test_every_earlier_release_in_the_changelog_has_a_git_tag_of_its_version():
+    """Releases are tagged vX.Y.Z on the commit whose bot/version.py says X.Y.Z (issue 39, item 12); the
+    newest entry may be the release being made, tagged once it is committed."""
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout (an unpacked source tree or an image)")
+    versions = re.findall(r"^## (\d+\.\d+\.\d+) ", (ROOT / "CHANGELOG.md").read_text(), flags=re.M)
+    assert versions[0] == VERSION
+    tags = set(_git("tag", "--list", "v*").split())
+    if not tags:
+        pytest.skip("a clone without tags (git clone --no-tags, or a shallow CI checkout)")
+    for version in versions[1:]:
+        assert f"v{version}" in tags, f"release {version} has no tag v{version}"
+        assert f'VERSION = "{version}"' in _git("show", f"v{version}:bot/version.py")
