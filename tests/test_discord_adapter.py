@@ -859,13 +859,18 @@ async def test_the_scheduler_ticks_at_the_configured_interval_survives_errors_an
             raise RuntimeError("no such channel")
         return channel
 
+    online = asyncio.Event()
     monkeypatch.setattr(client.service, "run_due", run_due)
     monkeypatch.setattr(client, "fetch_channel", fetch_channel)
+    monkeypatch.setattr(client, "gateway_connected", online.is_set)
     monkeypatch.setenv("PITBOSS_TICK_SECONDS", "0.02")
     client.start_scheduler()
     await asyncio.sleep(0.1)
     assert rounds == []  # nothing is posted before the gateway is READY
     client._ready.set()
+    await asyncio.sleep(0.1)
+    assert rounds == []  # nor claimed while the gateway is down: it would be lost (issue 39, item 9)
+    online.set()
     for _ in range(200):
         if len(rounds) >= 4:
             break

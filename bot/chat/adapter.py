@@ -203,8 +203,12 @@ class PitbossBehaviour(discord.Client):
         """One round: post the reminders and autopilot turns that fell due, then send the daily digests due.
 
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
-        failure is logged and the loop goes on; one notice that cannot be posted spoils no other.
+        failure is logged and the loop goes on; one notice that cannot be posted spoils no other. While
+        the gateway is down (Discord out of reach) nothing is claimed: what fell due waits for its return,
+        where a claimed reminder would be lost.
         """
+        if not self.gateway_connected():
+            return
         rounds: tuple[tuple[Any, Any], ...] = ((self.service.run_due, self.post_notices),
                                                (self.service.due_digests, self.send_direct))
         for take, send in rounds:
