@@ -520,6 +520,17 @@ class Store:
         await self.driver.lock_channel(channel)
         return await self._fetch_game("channel = ? AND status = 'active'", (channel,))
 
+    async def active_game_and_flags_tx(self, channel: str) -> tuple[GameRecord | None, bool, bool]:
+        """As active_game_tx, with whether the game has an open vote and whether anyone follows it, in one read."""
+        await self.driver.lock_channel(channel)
+        row = await self.driver.fetchone(
+            f"SELECT {_GAME_COLUMNS}, EXISTS (SELECT 1 FROM rollback_votes v WHERE v.game_id = games.id),"
+            " EXISTS (SELECT 1 FROM followers f WHERE f.game_id = games.id)"
+            " FROM games WHERE channel = ? AND status = 'active'", (channel,))
+        if row is None:
+            return None, False, False
+        return GameRecord(*row[:-2]), bool(row[-2]), bool(row[-1])
+
     async def create_game_tx(self, channel: str, ruleset: str, host: str, seed: int, options: str,
                              state: str, guild: str = "") -> GameRecord:
         """Insert a new active game at version 0; ChannelTaken if the channel has one."""

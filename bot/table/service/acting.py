@@ -40,13 +40,13 @@ from bot.table.protocol.replies import (
     resign_button,
     seat_button,
 )
-from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
+from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, ping_note
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from bot.table.service.standings import end_words
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
@@ -363,14 +363,19 @@ class Acting:
         view of the log), pointing to /game catchup."""
         if not pinged:
             return ""
-        records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
-        seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)
         def events(seen_action: Any) -> tuple:
             return events_of(done.ruleset, seen_action.record)
-        return "\n".join(note for p in pinged
-                         if (note := ping_note(seen, p, holder_name(done.state, p), name, events,
-                                               done.state.player(p))))
+        notes: list[str | None] = []
+        for limit in (PING_NOTE_ACTIONS, CATCH_UP_ACTIONS):   # the latest few first; further back if need be
+            records = await self._table.store.recent_actions(done.game.id, limit)
+            seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
+            whole = limit == CATCH_UP_ACTIONS or len(records) < limit
+            notes = [ping_note(seen, p, holder_name(done.state, p), name, events, done.state.player(p), whole)
+                     for p in pinged]
+            if None not in notes:
+                break
+        return "\n".join(note for note in notes if note)
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,
@@ -384,7 +389,7 @@ class Acting:
             ahead: DrawnAhead | None = None
             try:
                 async with self._table.write():
-                    game = await self._table.store.active_game_tx(channel)
+                    game, voting, followed = await self._table.store.active_game_and_flags_tx(channel)
                     if game is None:
                         raise NoGame()
                     if expected_version is not None and game.version != expected_version:
@@ -424,6 +429,8 @@ class Acting:
                     if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
+                known = reads()   # what the rest of the command would read again
+                known.game, known.voting, known.followed = game, voting, followed
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:

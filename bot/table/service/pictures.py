@@ -22,7 +22,7 @@ from bot.table.protocol.replies import (
     rematch_button,
 )
 from bot.table.service.recent import RECENT_ACTIONS
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import seen_log
 from images.registry import renderer
@@ -177,10 +177,11 @@ class Pictures:
         settings = settings if ruleset.autopilot is not None else replace(settings, grace=0)   # nothing to excuse
         now, banks = self._table.clock(), None
         if settings.banked:   # each bank as it stands now, counted in its player's own waking hours
-            stored = await self._table.store.player_settings_tx(game.guild, waiting)
+            stored = await self._table.player_settings(game.guild, waiting)
             banks = {p: settings.bank_left(p, now, PlayerSettings.from_json(stored[p]) if p in stored else None)
                      for p in waiting}
-        return clock_line(waiting, await self._table.store.timers(game.id), settings,
+        timers = reads().known_timers(game, waiting)   # as the move wrote them, else read
+        return clock_line(waiting, await self._table.store.timers(game.id) if timers is None else timers, settings,
                           lambda p: holder_name(state, p), now, lead, banks)
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:

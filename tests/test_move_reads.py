@@ -1,0 +1,52 @@
+"""What a plain move reads and writes (issue 39, items 2 and 3): the statements of a warm move, counted on
+SQLite, so the move's path cannot quietly grow a read per move again."""
+
+from __future__ import annotations
+
+import random
+
+from bot.storage.store import Store
+from bot.table.protocol.commands import parse
+from bot.table.service.entry import Actor, GameService
+from rules.registry import get_ruleset
+
+# One move's statements at most: its transaction (BEGIN, the game's row with its flags, the state, the
+# log's row, the mover's settings and timer, COMMIT); a new turn reads the timers (and ends the last
+# player's), and a ping's catch-up note counts the few latest log rows. Nothing else: the reply's clock,
+# the vote and followers checks, and the pinged players' settings reuse what the move read.
+SAME_PLAYER, TURN_PASSED = 8, 10
+
+
+async def _statements(service: GameService, store: Store, channel: str, actor: str, line: str) -> tuple[int, str]:
+    """Run one command; the SQL statements it ran, and its outcome."""
+    seen: list[str] = []
+    await store.driver._db.set_trace_callback(seen.append)   # type: ignore[attr-defined]
+    try:
+        reply = await service.execute(channel, Actor(actor, actor), parse(line))
+    finally:
+        await store.driver._db.set_trace_callback(None)   # type: ignore[attr-defined]
+    return len(seen), reply.outcome
+
+
+async def test_a_plain_move_runs_few_statements(store: Store) -> None:
+    ruleset = get_ruleset("speedway")
+    service = GameService(store, render=lambda *_args: b"png", clock=lambda: 1_800_000_000.0)
+    for player, line in ruleset.example.lines(ruleset.id, 7):
+        assert (await service.execute("c", Actor(player, player), parse(line))).outcome != "refused"
+    rng = random.Random(7)
+    counted = {True: [], False: []}   # the turn passed: statements of each move
+    for _ in range(40):
+        game = await store.active_game("c")
+        assert game is not None
+        state = ruleset.load_state(game.state)
+        if ruleset.is_finished(state):
+            break
+        player = ruleset.acting_players(state)[0]
+        legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
+        count, outcome = await _statements(service, store, "c", player, rng.choice(legal).command)
+        assert outcome == "applied"
+        after = ruleset.load_state((await store.active_game("c") or game).state)
+        counted[ruleset.acting_players(after) != (player,)].append(count)
+    assert counted[False] and counted[True]
+    assert max(counted[False]) <= SAME_PLAYER, counted
+    assert max(counted[True]) <= TURN_PASSED, counted
