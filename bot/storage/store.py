@@ -401,6 +401,7 @@ class Driver(Protocol):
     async def fetchone(self, sql: str, params: tuple = ()) -> tuple | None: ...
     async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]: ...
     async def execute(self, sql: str, params: tuple = ()) -> int: ...
+    async def execute_later(self, sql: str, params: tuple = ()) -> None: ...
     async def executemany(self, sql: str, rows: list[tuple]) -> None: ...
     async def executescript(self, script: str) -> None: ...
     async def lock_channel(self, channel: str) -> None: ...
@@ -564,7 +565,7 @@ class Store:
             raise VersionConflict(game.id)
         # seq counts log entries; version counts every change (an undo removes an entry but still
         # moves the version on, so buttons drawn before it go stale).
-        await self.driver.execute(
+        await self.driver.execute_later(
             "INSERT INTO actions (game_id, seq, actor, action, events, created_at)"
             " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions WHERE game_id = ?",
             (game.id, actor, action, events, now, game.id))
@@ -827,7 +828,7 @@ class Store:
 
     async def set_timer_tx(self, timer: Timer) -> None:
         """Start (or replace) one waiting player's timer."""
-        await self.driver.execute(
+        await self.driver.execute_later(
             f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, player) DO UPDATE SET channel = excluded.channel,"
             " turn_key = excluded.turn_key, reminder_due = excluded.reminder_due,"
@@ -838,9 +839,10 @@ class Store:
     async def clear_timer_tx(self, game_id: int, player: str | None = None) -> None:
         """No timer for this player (or, without one, for anyone: the game waits on nobody, or is over)."""
         if player is None:
-            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ?", (game_id,))
+            await self.driver.execute_later("DELETE FROM player_timers WHERE game_id = ?", (game_id,))
         else:
-            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ? AND player = ?", (game_id, player))
+            await self.driver.execute_later("DELETE FROM player_timers WHERE game_id = ? AND player = ?",
+                                            (game_id, player))
 
     async def claim_due(self, now: float) -> list[tuple[str, Timer]]:
         """Take every reminder and deadline due by `now`, clearing each in the same transaction, so
