@@ -324,10 +324,10 @@ class Acting:
         offered = [e.to for e in events if isinstance(e, SeatOffered)]
         holders = [p for p in told_of(tuple(events), done.state) if p != actor.id]   # a power over their seat
         # the pinged players' notes are read while the picture is drawn
-        reply, notes = await asyncio.gather(
-            self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                    self.reported(done, own, others), done.events, ahead),
-            self._catch_up_notes(done, newly))
+        mapped = self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
+                                         self.reported(done, own, others), done.events, ahead)
+        reply, notes = await asyncio.gather(mapped, self._catch_up_notes(done, newly)) if newly else \
+            (await mapped, "")
         if done.ruleset.is_finished(done.state):   # the end: the biggest hit and the dice's luck, said once it is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
             if luck := await asyncio.to_thread(end_words, log, done.ruleset, done.state.players):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -42,6 +42,7 @@ class DrawnAhead:
     turn: tuple
     job: asyncio.Future
     sheets: asyncio.Future   # the final sheets, when the action ends the game (else none)
+    window: list[tuple] = field(default_factory=list)   # the recent actions' events `turn` was made from
 
     def drop(self) -> None:
         """Not wanted after all (the write failed, another step or a computer's move follows)."""
@@ -83,10 +84,10 @@ class Pictures:
         turn = turns_in(window)
         public = ruleset.view(state, None)
         job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, public, events, turn))
-        sheets = asyncio.ensure_future(self._final_sheets(ruleset, public, ruleset.is_finished(state)))
+        sheets = self._sheets_drawn(ruleset, public, ruleset.is_finished(state))
         for drawing in (job, sheets):   # dropped: nobody reads it
             drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return DrawnAhead(state, events, turn, job, sheets)
+        return DrawnAhead(state, events, turn, job, sheets, window)
 
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                        text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
@@ -99,7 +100,8 @@ class Pictures:
         ended = outcome == "applied" and ruleset.is_finished(state)
         drawn: asyncio.Future | None = None
         if self._table.render:
-            turn = await self._recent_turns(ruleset, game)
+            window = await self._recent_window(ruleset, game)
+            turn = ahead.turn if ahead is not None and window == ahead.window else turns_in(window)
             if ahead is not None and (ahead.state is not state or ahead.last is not last or ahead.turn != turn):
                 ahead.drop()
                 ahead = None
@@ -107,7 +109,7 @@ class Pictures:
             # this process words the reply
             drawn = asyncio.gather(ahead.job, ahead.sheets) if ahead is not None else \
                 asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
-                               self._final_sheets(ruleset, public, ended))
+                               self._sheets_drawn(ruleset, public, ended))
         elif ahead is not None:
             ahead.drop()
         try:
@@ -219,6 +221,14 @@ class Pictures:
         """The last turn of every player and the turn now under way (what the picture's trails show):
         a round back, within the last RECENT_ACTIONS actions."""
         return turns_in(await self._recent_window(ruleset, game))
+
+    def _sheets_drawn(self, ruleset: Ruleset, public: Any, ended: bool) -> asyncio.Future:
+        """The final sheets being drawn (_final_sheets); while a game runs, none at once (no task to run)."""
+        if ended:
+            return asyncio.ensure_future(self._final_sheets(ruleset, public, ended))
+        none: asyncio.Future = asyncio.get_running_loop().create_future()
+        none.set_result(())
+        return none
 
     async def _final_sheets(self, ruleset: Ruleset, public: Any, ended: bool) -> tuple[Attachment, ...]:
         """Every car's sheet as the game ended, for the final results (games that draw sheets); none
