@@ -40,7 +40,7 @@ from bot.table.protocol.replies import (
     resign_button,
     seat_button,
 )
-from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, ping_note
+from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, noted_events, ping_note
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
@@ -364,8 +364,7 @@ class Acting:
         if not pinged:
             return ""
         name = partial(seat_name, done.state)
-        def events(seen_action: Any) -> tuple:
-            return events_of(done.ruleset, seen_action.record)
+        events = noted_events(lambda seen_action: events_of(done.ruleset, seen_action.record))
         notes: list[str | None] = []
         for limit in (PING_NOTE_ACTIONS, CATCH_UP_ACTIONS):   # the latest few first; further back if need be
             records = await self._table.store.recent_actions(done.game.id, limit)

@@ -210,6 +210,26 @@ def _fit_from_end(lines: list[str], room: int) -> list[str]:
     return list(reversed(whole_lines(list(reversed(lines)), room)))
 
 
+# The only events a ping's note looks at (a seat changing hands, what was played for a seat): an action whose
+# logged events name none of them (most: moves, shots) need not be decoded for it.
+_NOTED = (SeatOffered, SeatTaken, SeatToComputerGiven, Resigned, PlayedByAutopilot, ByStandingOrder)
+_NOTED_TAGS = tuple(f'"{kind.__name__}"' for kind in _NOTED)   # as rules.codec.encode_tagged writes their type
+
+
+def noted_events(events_of: Events) -> Events:
+    """`events_of` as a ping's note needs it: the events of an action that logged any of the kinds it looks at,
+    each action decoded once; () for any other action."""
+    decoded: dict[int, tuple] = {}
+
+    def events(seen: SeenAction) -> tuple:
+        if not any(tag in seen.record.events for tag in _NOTED_TAGS):
+            return ()
+        if seen.record.seq not in decoded:
+            decoded[seen.record.seq] = events_of(seen)
+        return decoded[seen.record.seq]
+    return events
+
+
 def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str],
               events_of: Events | None = None, seat: Any = None, whole: bool = True) -> str | None:
     """For the turn message that pings `player` (`name`, as words addressed to them name them): how much
