@@ -175,7 +175,14 @@ class SqliteDriver:
             return
         await self.execute(sql, params)
 
-    async def _trip(self, steps: list[tuple[str, tuple, int]]) -> Any:
+    async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+        """Each query's rows, all read in one trip to the connection's thread."""
+        if _IN_TRANSACTION.get():
+            return await self._trip([(sql, params, -1) for sql, params in queries], every=True)
+        async with self._lock:
+            return await self._trip([(sql, params, -1) for sql, params in queries], every=True)
+
+    async def _trip(self, steps: list[tuple[str, tuple, int]], every: bool = False) -> Any:
         """Run the waiting writes (and the BEGIN not sent yet), then `steps`, in one trip to the connection's
         thread; the last step's rows (`fetch` 1: the first, -1: all) or row count (0). Duplicate on a unique key;
         StoreBusy when the BEGIN or the COMMIT found the database locked."""
@@ -188,15 +195,15 @@ class SqliteDriver:
                 conn.execute("BEGIN IMMEDIATE")
             for sql, params in later:
                 conn.execute(sql, params)
-            result: Any = None
+            results: list = []
             for sql, params, fetch in steps:
                 cursor = conn.execute(sql, params)
-                result = cursor.rowcount if fetch == 0 else cursor.fetchall()
+                results.append(cursor.rowcount if fetch == 0 else cursor.fetchall())
                 cursor.close()
-            return result
+            return results
 
         try:
-            result = await self._db._execute(run)   # aiosqlite's own door to its thread: one trip for all
+            results = await self._db._execute(run)   # aiosqlite's own door to its thread: one trip for all
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                 raise Duplicate(str(exc)) from None
@@ -205,9 +212,11 @@ class SqliteDriver:
             if _is_locked(exc) and (begin or steps and steps[-1][0] == "COMMIT"):
                 raise StoreBusy() from exc
             raise
+        if every:
+            return [[tuple(row) for row in rows] for rows in results]
         if not steps or steps[-1][2] == 0:
-            return result
-        return [tuple(row) for row in (result[:1] if steps[-1][2] == 1 else result)]
+            return results[-1] if results else None
+        return [tuple(row) for row in (results[-1][:1] if steps[-1][2] == 1 else results[-1])]
 
     async def _run(self, sql: str, params: tuple, fetch: int) -> Any:
         """Execute; rows (`fetch` 1: the first, -1: all) or the row count (0). Duplicate on a unique key."""

@@ -402,6 +402,7 @@ class Driver(Protocol):
     async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]: ...
     async def execute(self, sql: str, params: tuple = ()) -> int: ...
     async def execute_later(self, sql: str, params: tuple = ()) -> None: ...
+    async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]: ...
     async def executemany(self, sql: str, rows: list[tuple]) -> None: ...
     async def executescript(self, script: str) -> None: ...
     async def lock_channel(self, channel: str) -> None: ...
@@ -521,16 +522,19 @@ class Store:
         await self.driver.lock_channel(channel)
         return await self._fetch_game("channel = ? AND status = 'active'", (channel,))
 
-    async def active_game_and_flags_tx(self, channel: str) -> tuple[GameRecord | None, bool, bool]:
-        """As active_game_tx, with whether the game has an open vote and whether anyone follows it, in one read."""
+    async def active_game_for_move_tx(self, channel: str, player: str) -> tuple[GameRecord | None, bool, bool,
+                                                                              str | None]:
+        """As active_game_tx, with whether the game has an open vote, whether anyone follows it, and the /me
+        settings `player` keeps on its server (None: none), in one read: what a move needs besides its game."""
         await self.driver.lock_channel(channel)
         row = await self.driver.fetchone(
             f"SELECT {_GAME_COLUMNS}, EXISTS (SELECT 1 FROM rollback_votes v WHERE v.game_id = games.id),"
-            " EXISTS (SELECT 1 FROM followers f WHERE f.game_id = games.id)"
-            " FROM games WHERE channel = ? AND status = 'active'", (channel,))
+            " EXISTS (SELECT 1 FROM followers f WHERE f.game_id = games.id),"
+            " (SELECT s.settings FROM player_settings s WHERE s.guild = games.guild AND s.player = ?)"
+            " FROM games WHERE channel = ? AND status = 'active'", (player, channel))
         if row is None:
-            return None, False, False
-        return GameRecord(*row[:-2]), bool(row[-2]), bool(row[-1])
+            return None, False, False, None
+        return GameRecord(*row[:-3]), bool(row[-3]), bool(row[-2]), row[-1]
 
     async def create_game_tx(self, channel: str, ruleset: str, host: str, seed: int, options: str,
                              state: str, guild: str = "") -> GameRecord:
@@ -825,6 +829,17 @@ class Store:
         rows = await self.driver.fetchall(
             f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id = ? ORDER BY player", (game_id,))
         return [Timer(*row) for row in rows]
+
+    async def timers_and_settings_tx(self, game_id: int, guild: str,
+                                     players: tuple[str, ...]) -> tuple[list[Timer], dict[str, str]]:
+        """A game's timers (as timers_tx) and the /me settings these players keep on its server (as
+        player_settings_tx), read together."""
+        marks = ", ".join("?" for _ in players) or "NULL"
+        timers, settings = await self.driver.fetchall_together([
+            (f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id = ? ORDER BY player", (game_id,)),
+            (f"SELECT player, settings FROM player_settings WHERE guild = ? AND player IN ({marks})",
+             (guild, *players))])
+        return [Timer(*row) for row in timers], {player: text for player, text in settings}
 
     async def set_timer_tx(self, timer: Timer) -> None:
         """Start (or replace) one waiting player's timer."""

@@ -388,9 +388,10 @@ class Acting:
             ahead: DrawnAhead | None = None
             try:
                 async with self._table.write():
-                    game, voting, followed = await self._table.store.active_game_and_flags_tx(channel)
+                    game, voting, followed, own = await self._table.store.active_game_for_move_tx(channel, actor_id)
                     if game is None:
                         raise NoGame()
+                    self._table.knows_settings(game.guild, actor_id, own)   # their clock restarts with them
                     if expected_version is not None and game.version != expected_version:
                         raise StaleButton("That button is out of date: the game has moved on. "
                                           "Use the buttons on the latest message.")

@@ -132,6 +132,17 @@ class Table:
             known.settings.update(((guild, p), stored.get(p)) for p in missing)
         return {p: text for p in players if (text := known.settings[(guild, p)]) is not None}
 
+    def unread_settings(self, guild: str, players: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of `players` whose /me settings on `guild` the running command has not read (outside a command:
+        none, as there is nowhere to keep them)."""
+        known = _READS.get()
+        return () if known is None else tuple(p for p in dict.fromkeys(players) if (guild, p) not in known.settings)
+
+    def knows_settings(self, guild: str, player: str, stored: str | None) -> None:
+        """The running command read `player`'s stored /me settings on `guild` (None: they keep none)."""
+        if (known := _READS.get()) is not None:
+            known.settings[(guild, player)] = stored
+
     async def load(self, channel: str, any_status: bool = False) -> tuple[Ruleset, GameRecord, Any]:
         """The channel's running game (or, with any_status, its latest one), its ruleset and state."""
         game = await self.store.active_game(channel)

@@ -36,7 +36,15 @@ class Timers:
         waiting = () if ruleset.is_finished(state) else \
             tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         key = ruleset.turn_key(state)
-        current = {t.player: t for t in await self._table.store.timers_tx(game.id)}
+        # the waiting players' settings with the timers, in one trip: those whose clock starts are among them
+        unknown = self._table.unread_settings(game.guild, waiting)
+        if unknown:
+            read, stored = await self._table.store.timers_and_settings_tx(game.id, game.guild, unknown)
+            for player in unknown:
+                self._table.knows_settings(game.guild, player, stored.get(player))
+        else:
+            read = await self._table.store.timers_tx(game.id)
+        current = {t.player: t for t in read}
         ended = set(current) - set(waiting)
         for player in ended:
             await self._table.store.clear_timer_tx(game.id, player)
