@@ -415,7 +415,8 @@ class Acting:
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._table.snapshots.remember(ruleset, snapshot, new_state)
-                    if seat_ids(new_state) != seat_ids(state):   # a seat's bank and grace stay the seat's
+                    seats_changed = seat_ids(new_state) != seat_ids(state)
+                    if seats_changed:   # a seat's bank and grace stay the seat's
                         game = await self._timers.seats_renamed_tx(game, state, new_state)
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
@@ -426,7 +427,7 @@ class Acting:
                         # of (a GM's private ruling), whose time the public clock would show, nor for a
                         # note (a GM's /gm tell), which takes no turn
                         game = await self._timers.restart_tx(ruleset, game, new_state, actor_id)
-                    if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
+                    if seats_changed:   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
                 known = reads()   # what the rest of the command would read again

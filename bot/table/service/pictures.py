@@ -43,6 +43,7 @@ class DrawnAhead:
     job: asyncio.Future
     sheets: asyncio.Future   # the final sheets, when the action ends the game (else none)
     window: list[tuple] = field(default_factory=list)   # the recent actions' events `turn` was made from
+    public: Any = None   # the public view of `state` it draws
 
     def drop(self) -> None:
         """Not wanted after all (the write failed, another step or a computer's move follows)."""
@@ -87,7 +88,7 @@ class Pictures:
         sheets = self._sheets_drawn(ruleset, public, ruleset.is_finished(state))
         for drawing in (job, sheets):   # dropped: nobody reads it
             drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return DrawnAhead(state, events, turn, job, sheets, window)
+        return DrawnAhead(state, events, turn, job, sheets, window, public)
 
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                        text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
@@ -96,7 +97,7 @@ class Pictures:
         `ahead` is used when it shows the same."""
         if last is None:
             last = await self.last_events(ruleset, game)
-        public = ruleset.view(state, None)
+        public = ahead.public if ahead is not None and ahead.state is state else ruleset.view(state, None)
         ended = outcome == "applied" and ruleset.is_finished(state)
         drawn: asyncio.Future | None = None
         if self._table.render:
