@@ -65,6 +65,8 @@ class AwayPings:
         by_dm = tuple(p for p in pinged if p in own and own[p].notify != "channel")
         if back:
             await self._ping_when_back(game, back)
+        if pinged == reply.mentions and not by_dm:   # everyone pinged in the channel, as the reply has it
+            return reply
         return replace(reply, mentions=tuple(p for p in pinged if p not in by_dm),
                        direct=reply.direct + tuple(self._direct(game, channel, reply, p) for p in by_dm))
 

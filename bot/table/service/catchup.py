@@ -213,7 +213,8 @@ def _fit_from_end(lines: list[str], room: int) -> list[str]:
 # The only events a ping's note looks at (a seat changing hands, what was played for a seat): an action whose
 # logged events name none of them (most: moves, shots) need not be decoded for it.
 _NOTED = (SeatOffered, SeatTaken, SeatToComputerGiven, Resigned, PlayedByAutopilot, ByStandingOrder)
-_NOTED_TAGS = tuple(f'"{kind.__name__}"' for kind in _NOTED)   # as rules.codec.encode_tagged writes their type
+_NOTED_TAGS = re.compile("|".join(f'"{kind.__name__}"' for kind in _NOTED))   # as rules.codec.encode_tagged
+# writes their type
 
 
 def noted_events(events_of: Events) -> Events:
@@ -222,7 +223,7 @@ def noted_events(events_of: Events) -> Events:
     decoded: dict[int, tuple] = {}
 
     def events(seen: SeenAction) -> tuple:
-        if not any(tag in seen.record.events for tag in _NOTED_TAGS):
+        if _NOTED_TAGS.search(seen.record.events) is None:
             return ()
         if seen.record.seq not in decoded:
             decoded[seen.record.seq] = events_of(seen)
