@@ -29,7 +29,7 @@ Rulings (every seed is silent on seats changing hands):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -323,7 +323,7 @@ def for_resigned(ruleset: Any, state: Any, player: str) -> Any:
     return action
 
 
-def last_own_action(entries: Sequence[tuple[str, tuple]], seat: Any,
+def last_own_action(entries: Iterable[tuple[str, tuple]], seat: Any,
                     taking_counts: bool = True) -> tuple[int | None, bool]:
     """Where in `entries` ((actor, events) of a game's log, newest first) the player holding `seat` last
     acted themselves (None: not among them), and whether a deadline's autopilot played for the seat since.

@@ -73,6 +73,21 @@ async def test_the_ping_says_how_much_happened_and_catchup_lists_it_a_line_each(
     assert watcher.text.startswith("The last ")
 
 
+async def test_the_ping_reads_further_back_when_the_latest_actions_do_not_reach_its_player(service, monkeypatch):
+    """The ping's note reads the latest few actions first (issue 39): a player whose last action lies further
+    back is counted from the longer read, as /game catchup counts them."""
+    monkeypatch.setattr("bot.table.service.acting.PING_NOTE_ACTIONS", 2)
+    await three_cars(service)
+    ruleset = get_ruleset("speedway")
+    first = ruleset.acting_players(ruleset.load_state((await service._store.active_game("catch")).state))[0]
+    await play_until_pinged(service, next(p for p in ("ann", "ben", "cat") if p != first))
+    pinged = await play_until_pinged(service, first)
+    note = re.search(rf"{first}: (\d+) actions since your last one", pinged.text)
+    assert note and int(note.group(1)) > 2, pinged.text
+    caught = await run(service, first, "/game catchup")
+    assert caught.text.startswith(f"Since your last action ({note.group(1)} actions):")
+
+
 async def test_a_long_absence_is_summarised_within_one_message_and_points_to_the_log(service):
     ruleset = get_ruleset("speedway")
     for actor, line in _opening(ruleset, 11):

@@ -202,6 +202,14 @@ class PostgresDriver:
         except _BUSY as exc:
             raise StoreBusy() from exc
 
+    async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+        """Each query's rows (one after another: a round trip each here)."""
+        return [await self.fetchall(sql, params) for sql, params in queries]
+
+    async def execute_later(self, sql: str, params: tuple = ()) -> None:
+        """A write whose row count nobody reads: run now (each statement is a round trip here anyway)."""
+        await self.execute(sql, params)
+
     async def executemany(self, sql: str, rows: list[tuple]) -> None:
         """Run one statement for each row, in one round trip."""
         if not rows:

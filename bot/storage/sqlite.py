@@ -82,6 +82,11 @@ class SqliteDriver:
     def __init__(self, connection: aiosqlite.Connection):
         self._db = connection
         self._lock = asyncio.Lock()
+        # The write transaction under way: its BEGIN IMMEDIATE not sent yet (it goes with its first statement),
+        # and the writes that wait to go with the next statement or the COMMIT (execute_later). Each trip to
+        # the connection's thread costs a switch of threads both ways: a move made three fewer.
+        self._writing = self._begin = False
+        self._later: list[tuple[str, tuple]] = []
 
     @classmethod
     async def open(cls, path: str) -> SqliteDriver:
@@ -110,26 +115,24 @@ class SqliteDriver:
     async def transaction(self) -> AsyncIterator[None]:
         """One write transaction (BEGIN IMMEDIATE), committed on success, rolled back on any error."""
         async with self._lock:
-            try:
-                await self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if _is_locked(exc):
-                    raise StoreBusy() from exc
-                raise
+            self._writing, self._begin, self._later = True, True, []
             token = _IN_TRANSACTION.set(True)
             try:
                 yield
             except BaseException:
+                self._writing, self._begin, self._later = False, False, []
                 await self._rollback()
                 raise
             finally:
                 _IN_TRANSACTION.reset(token)
+            self._writing = False
+            if self._begin and not self._later:   # nothing was read or written: nothing to commit
+                self._begin = False
+                return
             try:
-                await self._db.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
+                await self._trip([("COMMIT", (), 0)])
+            except BaseException:
                 await self._rollback()
-                if _is_locked(exc):
-                    raise StoreBusy() from exc
                 raise
 
     async def _rollback(self) -> None:
@@ -164,8 +167,61 @@ class SqliteDriver:
         """Run one statement; the number of rows it changed."""
         return await self._run(sql, params, fetch=0)
 
+    async def execute_later(self, sql: str, params: tuple = ()) -> None:
+        """Run a write whose row count nobody reads; inside a transaction it goes with the next statement or
+        the COMMIT (in order: nothing reads past it)."""
+        if _IN_TRANSACTION.get() and self._writing:
+            self._later.append((sql, params))
+            return
+        await self.execute(sql, params)
+
+    async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+        """Each query's rows, all read in one trip to the connection's thread."""
+        if _IN_TRANSACTION.get():
+            return await self._trip([(sql, params, -1) for sql, params in queries], every=True)
+        async with self._lock:
+            return await self._trip([(sql, params, -1) for sql, params in queries], every=True)
+
+    async def _trip(self, steps: list[tuple[str, tuple, int]], every: bool = False) -> Any:
+        """Run the waiting writes (and the BEGIN not sent yet), then `steps`, in one trip to the connection's
+        thread; the last step's rows (`fetch` 1: the first, -1: all) or row count (0). Duplicate on a unique key;
+        StoreBusy when the BEGIN or the COMMIT found the database locked."""
+        begin, later = self._begin, self._later
+        self._begin, self._later = False, []
+        conn = self._db._conn
+
+        def run() -> Any:
+            if begin:
+                conn.execute("BEGIN IMMEDIATE")
+            for sql, params in later:
+                conn.execute(sql, params)
+            results: list = []
+            for sql, params, fetch in steps:
+                cursor = conn.execute(sql, params)
+                results.append(cursor.rowcount if fetch == 0 else cursor.fetchall())
+                cursor.close()
+            return results
+
+        try:
+            results = await self._db._execute(run)   # aiosqlite's own door to its thread: one trip for all
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                raise Duplicate(str(exc)) from None
+            raise
+        except sqlite3.OperationalError as exc:
+            if _is_locked(exc) and (begin or steps and steps[-1][0] == "COMMIT"):
+                raise StoreBusy() from exc
+            raise
+        if every:
+            return [[tuple(row) for row in rows] for rows in results]
+        if not steps or steps[-1][2] == 0:
+            return results[-1] if results else None
+        return [tuple(row) for row in (results[-1][:1] if steps[-1][2] == 1 else results[-1])]
+
     async def _run(self, sql: str, params: tuple, fetch: int) -> Any:
         """Execute; rows (`fetch` 1: the first, -1: all) or the row count (0). Duplicate on a unique key."""
+        if _IN_TRANSACTION.get() and (self._begin or self._later):
+            return await self._trip([(sql, params, fetch)])
         async with self._connection() as db:
             try:
                 # One hop to the connection's thread per statement (a cursor used as a context
@@ -182,6 +238,10 @@ class SqliteDriver:
     async def executemany(self, sql: str, rows: list[tuple]) -> None:
         """Run one statement for each row, in one hop to the connection's thread."""
         if not rows:
+            return
+        if _IN_TRANSACTION.get() and (self._begin or self._later):
+            self._later += [(sql, row) for row in rows]
+            await self._trip([])
             return
         async with self._connection() as db:
             try:

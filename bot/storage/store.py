@@ -417,6 +417,8 @@ class Driver(Protocol):
     async def fetchone(self, sql: str, params: tuple = ()) -> tuple | None: ...
     async def fetchall(self, sql: str, params: tuple = ()) -> list[tuple]: ...
     async def execute(self, sql: str, params: tuple = ()) -> int: ...
+    async def execute_later(self, sql: str, params: tuple = ()) -> None: ...
+    async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]: ...
     async def executemany(self, sql: str, rows: list[tuple]) -> None: ...
     async def executescript(self, script: str) -> None: ...
     async def lock_channel(self, channel: str) -> None: ...
@@ -536,6 +538,20 @@ class Store:
         await self.driver.lock_channel(channel)
         return await self._fetch_game("channel = ? AND status = 'active'", (channel,))
 
+    async def active_game_for_move_tx(self, channel: str, player: str) -> tuple[GameRecord | None, bool, bool,
+                                                                              str | None]:
+        """As active_game_tx, with whether the game has an open vote, whether anyone follows it, and the /me
+        settings `player` keeps on its server (None: none), in one read: what a move needs besides its game."""
+        await self.driver.lock_channel(channel)
+        row = await self.driver.fetchone(
+            f"SELECT {_GAME_COLUMNS}, EXISTS (SELECT 1 FROM rollback_votes v WHERE v.game_id = games.id),"
+            " EXISTS (SELECT 1 FROM followers f WHERE f.game_id = games.id),"
+            " (SELECT s.settings FROM player_settings s WHERE s.guild = games.guild AND s.player = ?)"
+            " FROM games WHERE channel = ? AND status = 'active'", (player, channel))
+        if row is None:
+            return None, False, False, None
+        return GameRecord(*row[:-3]), bool(row[-3]), bool(row[-2]), row[-1]
+
     async def create_game_tx(self, channel: str, ruleset: str, host: str, seed: int, options: str,
                              state: str, guild: str = "") -> GameRecord:
         """Insert a new active game at version 0; ChannelTaken if the channel has one."""
@@ -569,7 +585,7 @@ class Store:
             raise VersionConflict(game.id)
         # seq counts log entries; version counts every change (an undo removes an entry but still
         # moves the version on, so buttons drawn before it go stale).
-        await self.driver.execute(
+        await self.driver.execute_later(
             "INSERT INTO actions (game_id, seq, actor, action, events, created_at)"
             " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions WHERE game_id = ?",
             (game.id, actor, action, events, now, game.id))
@@ -830,9 +846,20 @@ class Store:
             f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id = ? ORDER BY player", (game_id,))
         return [Timer(*row) for row in rows]
 
+    async def timers_and_settings_tx(self, game_id: int, guild: str,
+                                     players: tuple[str, ...]) -> tuple[list[Timer], dict[str, str]]:
+        """A game's timers (as timers_tx) and the /me settings these players keep on its server (as
+        player_settings_tx), read together."""
+        marks = ", ".join("?" for _ in players) or "NULL"
+        timers, settings = await self.driver.fetchall_together([
+            (f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE game_id = ? ORDER BY player", (game_id,)),
+            (f"SELECT player, settings FROM player_settings WHERE guild = ? AND player IN ({marks})",
+             (guild, *players))])
+        return [Timer(*row) for row in timers], {player: text for player, text in settings}
+
     async def set_timer_tx(self, timer: Timer) -> None:
         """Start (or replace) one waiting player's timer."""
-        await self.driver.execute(
+        await self.driver.execute_later(
             f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, player) DO UPDATE SET channel = excluded.channel,"
             " turn_key = excluded.turn_key, reminder_due = excluded.reminder_due,"
@@ -843,9 +870,10 @@ class Store:
     async def clear_timer_tx(self, game_id: int, player: str | None = None) -> None:
         """No timer for this player (or, without one, for anyone: the game waits on nobody, or is over)."""
         if player is None:
-            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ?", (game_id,))
+            await self.driver.execute_later("DELETE FROM player_timers WHERE game_id = ?", (game_id,))
         else:
-            await self.driver.execute("DELETE FROM player_timers WHERE game_id = ? AND player = ?", (game_id, player))
+            await self.driver.execute_later("DELETE FROM player_timers WHERE game_id = ? AND player = ?",
+                                            (game_id, player))
 
     async def claim_due(self, now: float) -> list[tuple[str, Timer]]:
         """Take every reminder and deadline due by `now`, clearing each in the same transaction, so

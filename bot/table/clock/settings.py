@@ -8,7 +8,7 @@ import re
 import secrets
 import typing
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from bot.storage.store import Timer
 from bot.table.clock.bank import runs_out, waking_seconds
@@ -134,10 +134,15 @@ class TableSettings:
 
     @classmethod
     def from_json(cls, text: str) -> TableSettings:
-        """Decode stored settings through the codec, every field checked.
+        """Decode stored settings through the codec, every field checked (each text once: a move reads its
+        game's settings in several places, and settings are frozen).
 
         Raises DamagedSettings (a refusal) for anything this code or an earlier release could not have written.
         """
+        return _decoded(text) if cls is TableSettings else cls._decode(text)
+
+    @classmethod
+    def _decode(cls, text: str) -> TableSettings:
         try:
             raw = json.loads(text or "{}")
             if not isinstance(raw, dict):
@@ -249,6 +254,12 @@ def _field_types() -> dict[str, typing.Any]:
 # fields added after settings were first stored: left out of what is written while at their defaults
 _LATER_FIELDS = ("paused_since", "grace", "grace_used", "previewed", "clock", "bank_hours", "increment_hours",
                  "cap_hours", "banks", "bank_since")
+
+
+@lru_cache(maxsize=256)
+def _decoded(text: str) -> TableSettings:
+    """TableSettings.from_json, kept for the texts read lately (DamagedSettings is raised, never kept)."""
+    return TableSettings._decode(text)
 
 
 def _check_range(name: str, hours: float, low: float, high: float) -> None:

@@ -40,13 +40,13 @@ from bot.table.protocol.replies import (
     resign_button,
     seat_button,
 )
-from bot.table.service.catchup import CATCH_UP_ACTIONS, ping_note
+from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, noted_events, ping_note
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.report import report
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from bot.table.service.standings import end_words
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
@@ -324,10 +324,10 @@ class Acting:
         offered = [e.to for e in events if isinstance(e, SeatOffered)]
         holders = [p for p in told_of(tuple(events), done.state) if p != actor.id]   # a power over their seat
         # the pinged players' notes are read while the picture is drawn
-        reply, notes = await asyncio.gather(
-            self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                    self.reported(done, own, others), done.events, ahead),
-            self._catch_up_notes(done, newly))
+        mapped = self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
+                                         self.reported(done, own, others), done.events, ahead)
+        reply, notes = await asyncio.gather(mapped, self._catch_up_notes(done, newly)) if newly else \
+            (await mapped, "")
         if done.ruleset.is_finished(done.state):   # the end: the biggest hit and the dice's luck, said once it is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
             if luck := await asyncio.to_thread(end_words, log, done.ruleset, done.state.players):
@@ -363,14 +363,18 @@ class Acting:
         view of the log), pointing to /game catchup."""
         if not pinged:
             return ""
-        records = await self._table.store.recent_actions(done.game.id, CATCH_UP_ACTIONS)
-        seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
         name = partial(seat_name, done.state)
-        def events(seen_action: Any) -> tuple:
-            return events_of(done.ruleset, seen_action.record)
-        return "\n".join(note for p in pinged
-                         if (note := ping_note(seen, p, holder_name(done.state, p), name, events,
-                                               done.state.player(p))))
+        events = noted_events(lambda seen_action: events_of(done.ruleset, seen_action.record))
+        notes: list[str | None] = []
+        for limit in (PING_NOTE_ACTIONS, CATCH_UP_ACTIONS):   # the latest few first; further back if need be
+            records = await self._table.store.recent_actions(done.game.id, limit)
+            seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
+            whole = limit == CATCH_UP_ACTIONS or len(records) < limit
+            notes = [ping_note(seen, p, holder_name(done.state, p), name, events, done.state.player(p), whole)
+                     for p in pinged]
+            if None not in notes:
+                break
+        return "\n".join(note for note in notes if note)
 
     async def apply(self, channel: str, actor_id: str, command: Command | None,
                     expected_version: int | None = None, action: Any = None, last_step: bool = False,
@@ -384,9 +388,10 @@ class Acting:
             ahead: DrawnAhead | None = None
             try:
                 async with self._table.write():
-                    game = await self._table.store.active_game_tx(channel)
+                    game, voting, followed, own = await self._table.store.active_game_for_move_tx(channel, actor_id)
                     if game is None:
                         raise NoGame()
+                    self._table.knows_settings(game.guild, actor_id, own)   # their clock restarts with them
                     if expected_version is not None and game.version != expected_version:
                         raise StaleButton("That button is out of date: the game has moved on. "
                                           "Use the buttons on the latest message.")
@@ -410,7 +415,8 @@ class Acting:
                         game, actor_id, dumps(encode_tagged(action)),
                         dumps([encode_tagged(e) for e in events]), snapshot, status)
                     self._table.snapshots.remember(ruleset, snapshot, new_state)
-                    if seat_ids(new_state) != seat_ids(state):   # a seat's bank and grace stay the seat's
+                    seats_changed = seat_ids(new_state) != seat_ids(state)
+                    if seats_changed:   # a seat's bank and grace stay the seat's
                         game = await self._timers.seats_renamed_tx(game, state, new_state)
                     before, after = self._turn_of(ruleset, state), self._turn_of(ruleset, new_state)
                     if before != after:
@@ -421,9 +427,11 @@ class Acting:
                         # of (a GM's private ruling), whose time the public clock would show, nor for a
                         # note (a GM's /gm tell), which takes no turn
                         game = await self._timers.restart_tx(ruleset, game, new_state, actor_id)
-                    if seat_ids(new_state) != seat_ids(state):   # a seat taken, or one that changed hands
+                    if seats_changed:   # a seat taken, or one that changed hands
                         await self._table.store.add_seats_tx(game.id, seat_ids(new_state))
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
+                known = reads()   # what the rest of the command would read again
+                known.game, known.voting, known.followed = game, voting, followed
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:

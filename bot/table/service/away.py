@@ -13,7 +13,7 @@ from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
 from bot.table.protocol.replies import MESSAGE_LIMIT, TURN, Direct, Notice, Reply, clip
-from bot.table.service.shared import Table, channel_link
+from bot.table.service.shared import Table, channel_link, reads
 from rules.registry import get_ruleset
 
 log = logging.getLogger("pitboss.away")
@@ -48,12 +48,14 @@ class AwayPings:
     async def _held(self, channel: str, reply: Reply) -> Reply:
         # the reply's own game: one that just ended (its end pings the seated) is no longer active, and its
         # end (and a rematch's question) pings by direct message too, or not at all for a digest or an away player
-        game = await self._table.store.game(reply.game_id) if reply.game_id is not None else None
+        game = reads().known_game(reply.game_id, reply.version)   # as this command's move wrote it, else read
+        if game is None and reply.game_id is not None:
+            game = await self._table.store.game(reply.game_id)
         if game is None:
             game = await self._table.store.active_game(channel) or await self._table.store.latest_game(channel)
         if game is None:
             return reply
-        stored = await self._table.store.player_settings_tx(game.guild, reply.mentions)
+        stored = await self._table.player_settings(game.guild, reply.mentions)
         own = {player: PlayerSettings.from_json(stored[player]) for player in reply.mentions if player in stored}
         # a digest tells its members of their turns; what others did to their seat (a seat change's own
         # message) cannot wait for it and comes by direct message
@@ -63,6 +65,8 @@ class AwayPings:
         by_dm = tuple(p for p in pinged if p in own and own[p].notify != "channel")
         if back:
             await self._ping_when_back(game, back)
+        if pinged == reply.mentions and not by_dm:   # everyone pinged in the channel, as the reply has it
+            return reply
         return replace(reply, mentions=tuple(p for p in pinged if p not in by_dm),
                        direct=reply.direct + tuple(self._direct(game, channel, reply, p) for p in by_dm))
 
@@ -103,6 +107,7 @@ class AwayPings:
     async def _ping_when_back(self, game: GameRecord, back: dict[str, float]) -> None:
         """Each held player the game waits on is reminded when they are back, unless a reminder comes
         sooner (the timer runs on otherwise: same token, same deadline)."""
+        reads().timers = None   # moved on here: not as the command's move wrote them any more
         async with self._table.store.transaction():
             for timer in await self._table.store.timers_tx(game.id):
                 when = back.get(timer.player)

@@ -29,6 +29,7 @@ from rules.table import (
 )
 
 CATCH_UP_ACTIONS = 500   # how far back a catch-up reads the log (a week of a busy table)
+PING_NOTE_ACTIONS = 30   # what a turn's ping note reads first: its player's last action is nearly always in it
 SPECTATOR_ACTIONS = 20   # what a reader with no action of their own gets: the last few
 LINE_LIMIT = 300         # one action's line, at most (a long roll is cut; /game log has it whole)
 
@@ -43,7 +44,8 @@ def since_last_own(seen: list[SeenAction], reader: str, events_of: Events | None
     for it, nor their taking it back (rules.seats.last_own_action), so a player back from days away reads
     everything since they last played."""
     if seat is not None and events_of is not None:
-        found, _autopilot = last_own_action([(s.record.actor, events_of(s)) for s in reversed(seen)], seat,
+        # decoded lazily, newest first: the search usually stops a few actions back
+        found, _autopilot = last_own_action(((s.record.actor, events_of(s)) for s in reversed(seen)), seat,
                                             taking_counts=False)
         mine = [] if found is None else [len(seen) - 1 - found]
     else:
@@ -208,12 +210,36 @@ def _fit_from_end(lines: list[str], room: int) -> list[str]:
     return list(reversed(whole_lines(list(reversed(lines)), room)))
 
 
+# The only events a ping's note looks at (a seat changing hands, what was played for a seat): an action whose
+# logged events name none of them (most: moves, shots) need not be decoded for it.
+_NOTED = (SeatOffered, SeatTaken, SeatToComputerGiven, Resigned, PlayedByAutopilot, ByStandingOrder)
+_NOTED_TAGS = re.compile("|".join(f'"{kind.__name__}"' for kind in _NOTED))   # as rules.codec.encode_tagged
+# writes their type
+
+
+def noted_events(events_of: Events) -> Events:
+    """`events_of` as a ping's note needs it: the events of an action that logged any of the kinds it looks at,
+    each action decoded once; () for any other action."""
+    decoded: dict[int, tuple] = {}
+
+    def events(seen: SeenAction) -> tuple:
+        if _NOTED_TAGS.search(seen.record.events) is None:
+            return ()
+        if seen.record.seq not in decoded:
+            decoded[seen.record.seq] = events_of(seen)
+        return decoded[seen.record.seq]
+    return events
+
+
 def ping_note(seen: list[SeenAction], player: str, name: str, name_of: Callable[[str], str],
-              events_of: Events | None = None, seat: Any = None) -> str:
+              events_of: Events | None = None, seat: Any = None, whole: bool = True) -> str | None:
     """For the turn message that pings `player` (`name`, as words addressed to them name them): how much
     happened since their last action and where to read it ('' when little did); a member who took the seat
-    over and has not played it yet is pointed to its story."""
+    over and has not played it yet is pointed to its story. Not `whole`: `seen` is the log's latest stretch
+    only, and None says it does not reach back to the player's last action (read further)."""
     since, acted = since_last_own(seen, player, events_of, seat)
+    if not acted and not whole:
+        return None
     if not acted and _taken_over(seen, seat, events_of) is not None:
         return f"{name}: you play {seat.name}'s seat now; /game catchup tells you what happened to it."
     if not acted or len(since) < 2 or _took_a_seat(seen[len(seen) - len(since) - 1]):

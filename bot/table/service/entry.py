@@ -46,7 +46,7 @@ from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
 from bot.table.service.seating import Seating
-from bot.table.service.shared import DELIVERY, Table
+from bot.table.service.shared import DELIVERY, Table, command_reads
 from bot.table.service.standings import Standings
 from bot.table.service.timers import Timers
 from bot.table.service.unposted import Unposted
@@ -282,7 +282,8 @@ class GameService:
         async with self._table.lock_for(channel):
             token = DELIVERY.set(delivery)
             try:
-                return await self._away.held(channel, await self._rollbacks.lapse_if_passed(await work))
+                with command_reads():   # what one part read, the next need not read again
+                    return await self._away.held(channel, await self._rollbacks.lapse_if_passed(await work))
             except NoGame as exc:
                 return refusal(await self._asking.why_no_game(channel) or exc.message)
             except NotThisGame as exc:

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import Actor, Notice, Reply
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -39,6 +39,9 @@ class Following:
         ended; none otherwise (the followers are read only then)."""
         ended = ruleset.is_finished(state)
         if not ended and state.round <= round_before:
+            return ()
+        known = reads()
+        if known.known_game(game_id) is not None and not known.followed:   # nobody followed it at its move
             return ()
         wanted = {"round", "end"} if ended else {"round"}
         members = tuple(m for m, mode in await self._table.store.followers(game_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.storage.store import GameRecord
@@ -22,7 +22,7 @@ from bot.table.protocol.replies import (
     rematch_button,
 )
 from bot.table.service.recent import RECENT_ACTIONS
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import seen_log
 from images.registry import renderer
@@ -42,6 +42,8 @@ class DrawnAhead:
     turn: tuple
     job: asyncio.Future
     sheets: asyncio.Future   # the final sheets, when the action ends the game (else none)
+    window: list[tuple] = field(default_factory=list)   # the recent actions' events `turn` was made from
+    public: Any = None   # the public view of `state` it draws
 
     def drop(self) -> None:
         """Not wanted after all (the write failed, another step or a computer's move follows)."""
@@ -83,10 +85,10 @@ class Pictures:
         turn = turns_in(window)
         public = ruleset.view(state, None)
         job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, public, events, turn))
-        sheets = asyncio.ensure_future(self._final_sheets(ruleset, public, ruleset.is_finished(state)))
+        sheets = self._sheets_drawn(ruleset, public, ruleset.is_finished(state))
         for drawing in (job, sheets):   # dropped: nobody reads it
             drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return DrawnAhead(state, events, turn, job, sheets)
+        return DrawnAhead(state, events, turn, job, sheets, window, public)
 
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                        text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
@@ -95,11 +97,12 @@ class Pictures:
         `ahead` is used when it shows the same."""
         if last is None:
             last = await self.last_events(ruleset, game)
-        public = ruleset.view(state, None)
+        public = ahead.public if ahead is not None and ahead.state is state else ruleset.view(state, None)
         ended = outcome == "applied" and ruleset.is_finished(state)
         drawn: asyncio.Future | None = None
         if self._table.render:
-            turn = await self._recent_turns(ruleset, game)
+            window = await self._recent_window(ruleset, game)
+            turn = ahead.turn if ahead is not None and window == ahead.window else turns_in(window)
             if ahead is not None and (ahead.state is not state or ahead.last is not last or ahead.turn != turn):
                 ahead.drop()
                 ahead = None
@@ -107,7 +110,7 @@ class Pictures:
             # this process words the reply
             drawn = asyncio.gather(ahead.job, ahead.sheets) if ahead is not None else \
                 asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
-                               self._final_sheets(ruleset, public, ended))
+                               self._sheets_drawn(ruleset, public, ended))
         elif ahead is not None:
             ahead.drop()
         try:
@@ -177,10 +180,11 @@ class Pictures:
         settings = settings if ruleset.autopilot is not None else replace(settings, grace=0)   # nothing to excuse
         now, banks = self._table.clock(), None
         if settings.banked:   # each bank as it stands now, counted in its player's own waking hours
-            stored = await self._table.store.player_settings_tx(game.guild, waiting)
+            stored = await self._table.player_settings(game.guild, waiting)
             banks = {p: settings.bank_left(p, now, PlayerSettings.from_json(stored[p]) if p in stored else None)
                      for p in waiting}
-        return clock_line(waiting, await self._table.store.timers(game.id), settings,
+        timers = reads().known_timers(game, waiting)   # as the move wrote them, else read
+        return clock_line(waiting, await self._table.store.timers(game.id) if timers is None else timers, settings,
                           lambda p: holder_name(state, p), now, lead, banks)
 
     async def last_events(self, ruleset: Ruleset, game: GameRecord) -> tuple:
@@ -218,6 +222,14 @@ class Pictures:
         """The last turn of every player and the turn now under way (what the picture's trails show):
         a round back, within the last RECENT_ACTIONS actions."""
         return turns_in(await self._recent_window(ruleset, game))
+
+    def _sheets_drawn(self, ruleset: Ruleset, public: Any, ended: bool) -> asyncio.Future:
+        """The final sheets being drawn (_final_sheets); while a game runs, none at once (no task to run)."""
+        if ended:
+            return asyncio.ensure_future(self._final_sheets(ruleset, public, ended))
+        none: asyncio.Future = asyncio.get_running_loop().create_future()
+        none.set_result(())
+        return none
 
     async def _final_sheets(self, ruleset: Ruleset, public: Any, ended: bool) -> tuple[Attachment, ...]:
         """Every car's sheet as the game ended, for the final results (games that draw sheets); none

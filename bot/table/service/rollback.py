@@ -33,7 +33,7 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button
 from bot.table.service.acting import Acting, Applied, with_order_owners
 from bot.table.service.agreement import proposal_question, proposal_words
 from bot.table.service.pictures import Pictures
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from bot.table.service.timers import Timers
 from bot.table.trust.branches import MAX_ROLLBACKS
 from bot.table.trust.seen import hides_whole_actions, logged, seen_log
@@ -125,6 +125,9 @@ class Rollbacks:
         action it may not learn of changes nothing), and its message says so. A move made elsewhere (a
         deadline's autopilot) leaves the vote to be found lapsed by the next vote or proposal."""
         if reply.outcome != "applied" or reply.game_id is None:
+            return reply
+        known = reads()
+        if known.known_game(reply.game_id) is not None and not known.voting:   # none was open at its move
             return reply
         vote = await self._table.store.rollback_vote(reply.game_id)
         if vote is None:

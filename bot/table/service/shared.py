@@ -7,10 +7,11 @@ import asyncio
 import contextlib
 import contextvars
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from bot.storage.store import GameRecord, Store
+from bot.storage.store import GameRecord, Store, Timer
 from bot.table.jobs.drawing import Drawing
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.refusals import NoGame
@@ -22,6 +23,60 @@ from rules.registry import get_ruleset
 
 # The delivery (interaction id) the running command came with, claimed by its first write.
 DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
+
+
+@dataclass
+class CommandReads:
+    """What the running command has read or written already, so the parts of one move read nothing twice:
+    the game's row as its last move wrote it (with whether it had an open vote and followers then), its
+    timers as written, and the players' own settings. Forgotten at every new write transaction (bot.table.
+    service.shared.Table.write), which may change them; a command that writes a player's own settings reads
+    them from the store."""
+
+    game: GameRecord | None = None
+    voting: bool = True      # the game had an open vote when its move was written (True: unknown, read it)
+    followed: bool = True    # someone followed it then
+    # (game id, version, timers by player, whether they are all its timers or only those the command wrote)
+    timers: tuple[int, int, dict[str, Timer], bool] | None = None
+    settings: dict[tuple[str, str], str | None] = field(default_factory=dict)   # (guild, player): stored or None
+
+    def forget(self) -> None:
+        """Forget everything read so far (a write begins)."""
+        self.game, self.voting, self.followed, self.timers = None, True, True, None
+        self.settings.clear()
+
+    def known_game(self, game_id: int | None, version: int | None = None) -> GameRecord | None:
+        """The game's row as this command's move left it, if it is that game (at that version)."""
+        game = self.game
+        return game if game is not None and game.id == game_id and version in (None, game.version) else None
+
+    def known_timers(self, game: GameRecord, players: tuple[str, ...]) -> list[Timer] | None:
+        """These players' timers as this command wrote them at the game's version (each one it knows); None
+        when it does not know them all."""
+        kept = self.timers
+        if kept is None or kept[:2] != (game.id, game.version) or not kept[3] and not set(players) <= set(kept[2]):
+            return None
+        return list(kept[2].values())
+
+
+# The running command's reads (None outside a command: everything is read from the store).
+_READS: contextvars.ContextVar[CommandReads | None] = contextvars.ContextVar("pitboss_reads", default=None)
+
+
+@contextlib.contextmanager
+def command_reads() -> Iterator[CommandReads]:
+    """One command's memory of what it read (CommandReads), for the parts it runs."""
+    reads = CommandReads()
+    token = _READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _READS.reset(token)
+
+
+def reads() -> CommandReads:
+    """The running command's reads (a throwaway one outside a command)."""
+    return _READS.get() or CommandReads()
 
 
 class Table:
@@ -52,12 +107,41 @@ class Table:
 
         Only a command's first committed write claims it: later steps of a plan are the same delivery.
         """
-        async with self.store.transaction():
-            key = DELIVERY.get()
-            if key is not None:
-                await self.store.claim_delivery_tx(key)
-            yield
+        if (known := _READS.get()) is not None:   # what it writes may change what the command read
+            known.forget()
+        try:
+            async with self.store.transaction():
+                key = DELIVERY.get()
+                if key is not None:
+                    await self.store.claim_delivery_tx(key)
+                yield
+        except BaseException:
+            if known is not None:   # nothing read inside a write undone stays
+                known.forget()
+            raise
         DELIVERY.set(None)
+
+    async def player_settings(self, guild: str, players: tuple[str, ...]) -> dict[str, str]:
+        """The stored /me settings of these players on a server (those who keep any), each read once a command."""
+        known = _READS.get()
+        if known is None:
+            return await self.store.player_settings_tx(guild, players)
+        missing = tuple(p for p in dict.fromkeys(players) if (guild, p) not in known.settings)
+        if missing:
+            stored = await self.store.player_settings_tx(guild, missing)
+            known.settings.update(((guild, p), stored.get(p)) for p in missing)
+        return {p: text for p in players if (text := known.settings[(guild, p)]) is not None}
+
+    def unread_settings(self, guild: str, players: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of `players` whose /me settings on `guild` the running command has not read (outside a command:
+        none, as there is nowhere to keep them)."""
+        known = _READS.get()
+        return () if known is None else tuple(p for p in dict.fromkeys(players) if (guild, p) not in known.settings)
+
+    def knows_settings(self, guild: str, player: str, stored: str | None) -> None:
+        """The running command read `player`'s stored /me settings on `guild` (None: they keep none)."""
+        if (known := _READS.get()) is not None:
+            known.settings[(guild, player)] = stored
 
     async def load(self, channel: str, any_status: bool = False) -> tuple[Ruleset, GameRecord, Any]:
         """The channel's running game (or, with any_status, its latest one), its ruleset and state."""

@@ -12,7 +12,7 @@ from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, timer
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, reads
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -36,7 +36,15 @@ class Timers:
         waiting = () if ruleset.is_finished(state) else \
             tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         key = ruleset.turn_key(state)
-        current = {t.player: t for t in await self._table.store.timers_tx(game.id)}
+        # the waiting players' settings with the timers, in one trip: those whose clock starts are among them
+        unknown = self._table.unread_settings(game.guild, waiting)
+        if unknown:
+            read, stored = await self._table.store.timers_and_settings_tx(game.id, game.guild, unknown)
+            for player in unknown:
+                self._table.knows_settings(game.guild, player, stored.get(player))
+        else:
+            read = await self._table.store.timers_tx(game.id)
+        current = {t.player: t for t in read}
         ended = set(current) - set(waiting)
         for player in ended:
             await self._table.store.clear_timer_tx(game.id, player)
@@ -58,9 +66,11 @@ class Timers:
             kept = kept.bank_started(player, max(now, kept.paused_until.get(player, 0.0)))
         if kept != settings:
             game = await self._table.store.set_settings_tx(game, kept.to_json())
+        timers = {p: t for p, t in current.items() if p not in ended}
         for player in starting:
-            await self._table.store.set_timer_tx(timer_for(kept, game.id, game.channel, player, key, now,
-                                                           own.get(player)))
+            timers[player] = timer_for(kept, game.id, game.channel, player, key, now, own.get(player))
+            await self._table.store.set_timer_tx(timers[player])
+        reads().timers = (game.id, game.version, timers, True)   # the reply's clock line reads them no more
         return game
 
     async def restart_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, player: str,
@@ -77,8 +87,13 @@ class Timers:
         if kept != settings:
             game = await self._table.store.set_settings_tx(game, kept.to_json())
         least = kept.grace_hours() * HOUR if after_deadline and kept.banked else None
-        await self._table.store.set_timer_tx(timer_for(kept, game.id, game.channel, player, ruleset.turn_key(state),
-                                                       now, own, least))
+        timer = timer_for(kept, game.id, game.channel, player, ruleset.turn_key(state), now, own, least)
+        await self._table.store.set_timer_tx(timer)
+        known, timers = reads(), {player: timer}
+        if known.timers is not None and known.timers[0] == game.id:   # the others' run on as they were
+            timers = {**known.timers[2], player: timer}
+        known.timers = (game.id, game.version, timers, known.timers is not None and known.timers[0] == game.id
+                        and known.timers[3])
         return game
 
     async def seats_renamed_tx(self, game: GameRecord, before: Any, after: Any) -> GameRecord:
@@ -97,7 +112,7 @@ class Timers:
 
     async def personal_tx(self, game: GameRecord, players: tuple[str, ...]) -> dict[str, PlayerSettings]:
         """The /me settings these players keep on the game's server (those who keep any)."""
-        stored = await self._table.store.player_settings_tx(game.guild, players)
+        stored = await self._table.player_settings(game.guild, players)
         return {player: PlayerSettings.from_json(text) for player, text in stored.items()}
 
     async def settings(self, channel: str, actor: Actor, options: dict) -> Reply:
