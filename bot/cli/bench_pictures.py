@@ -37,8 +37,9 @@ class PictureFigures:
 
 @contextlib.contextmanager
 def _encodes_caught(caught: list[tuple[Callable[..., bytes], Any, dict]]) -> Iterator[None]:
-    """While open, every renderer's call of images.draw.to_png also records (to_png, image, options), so
-    the encoding can be timed alone on the very image the renderer drew."""
+    """While open, every loaded renderer's call of images.draw.to_png also records (to_png, image, options),
+    so the encoding can be timed alone on the very image the renderer drew (load the renderer first:
+    images.registry.renderer)."""
     from images import draw
 
     original = draw.to_png
@@ -47,7 +48,7 @@ def _encodes_caught(caught: list[tuple[Callable[..., bytes], Any, dict]]) -> Ite
         caught.append((original, image, {"args": args, "kwargs": kwargs}))
         return original(image, *args, **kwargs)
     patched = [m for name, m in list(sys.modules.items())
-               if name.startswith("images") and getattr(m, "to_png", None) is original]
+               if name.startswith("images.") and m is not draw and getattr(m, "to_png", None) is original]
     for module in patched:
         module.to_png = catching   # type: ignore[attr-defined]
     try:

@@ -7,7 +7,7 @@ Landscape, one size all race, every word legible at 420 px wide.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -229,7 +229,11 @@ def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
     seats = len(state.seats) if state.phase == Phase.LOBBY else len(state.racers)
     colours_drawn = set(range(seats)) if state.phase == Phase.LOBBY else {r.colour for r in state.racers}
-    small = few_colours(seats) if colours_drawn == set(range(seats)) else None
+    # the table's rarer colours: an out racer's words, a hull under half
+    rare = tuple(dict.fromkeys(
+        [BAD for r in state.racers if r.out] + [colours.FLAME for r in state.racers
+                                                 if not r.out and 0 < r.hp < state.vehicle_spec(r).hp / 2]))
+    small = few_colours(seats, rare) if colours_drawn == set(range(seats)) else None
     return to_png(render_image(state, last), palette=small or reference_palette(), level=PNG_LEVEL)
 
 
@@ -246,16 +250,20 @@ def reference_palette() -> Image.Image:
 
 
 @cache
-def few_colours(racers: int) -> Image.Image | None:
+def _reference_counts(racers: int) -> dict:
+    return colour_counts(_reference_picture(racers), reference_palette())
+
+
+@lru_cache(maxsize=32)
+def few_colours(racers: int, rare: tuple = ()) -> Image.Image | None:
     """The 16 colours or fewer of a channel picture of a race of `racers` racers in the first colours
-    (images.draw.small_palette): every colour it draws, then the reference picture's most common shades
-    up to COLOURS; None when they do not fit (then the picture keeps the fixed palette's 256). A rare
-    colour (an out racer's words, a hull under half) is drawn in its nearest, the racers' orange."""
+    (images.draw.small_palette): every colour it draws (and the `rare` ones it draws now), then the
+    reference picture's most common shades up to COLOURS; None when they do not fit (then the picture
+    keeps the fixed palette's 256)."""
     if racers < 2:
         return None
-    counts = colour_counts(_reference_picture(racers), reference_palette())
     drawn = (PAPER, INK, MUTED, LIT, TRACK, GOOD) + course.COLOURS + tuple(colours.car_colour(n) for n in range(racers))
-    return small_palette(counts, drawn, min(FEW_COLOURS, max(COLOURS, len(drawn) + 2)))
+    return small_palette(_reference_counts(racers), drawn + rare, min(FEW_COLOURS, max(COLOURS, len(drawn) + 2)))
 
 
 def warm() -> None:
