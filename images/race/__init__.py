@@ -227,14 +227,19 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
+    return to_png(render_image(state, last), palette=palette_of(state), level=PNG_LEVEL)
+
+
+def palette_of(state: RaceState) -> Image.Image:
+    """The palette of a channel picture: its few colours (few_colours) when its racers wear the first
+    colours, else the fixed palette's 256."""
     seats = len(state.seats) if state.phase == Phase.LOBBY else len(state.racers)
-    colours_drawn = set(range(seats)) if state.phase == Phase.LOBBY else {r.colour for r in state.racers}
-    # the table's rarer colours: an out racer's words, a hull under half
-    rare = tuple(dict.fromkeys(
-        [BAD for r in state.racers if r.out] + [colours.FLAME for r in state.racers
-                                                 if not r.out and 0 < r.hp < state.vehicle_spec(r).hp / 2]))
-    small = few_colours(seats, rare) if colours_drawn == set(range(seats)) else None
-    return to_png(render_image(state, last), palette=small or reference_palette(), level=PNG_LEVEL)
+    worn = set(range(seats)) if state.phase == Phase.LOBBY else {r.colour for r in state.racers}
+    # the table's rarer colours, drawn now: an out racer's words, a hull under half
+    rare = [BAD for r in state.racers if r.out] + \
+        [colours.FLAME for r in state.racers if not r.out and 0 < r.hp < state.vehicle_spec(r).hp / 2]
+    small = few_colours(seats, tuple(dict.fromkeys(rare))) if worn == set(range(seats)) else None
+    return small or reference_palette()
 
 
 def _reference_picture(racers: int) -> Image.Image:
