@@ -252,6 +252,46 @@ def build_palette(reference: Image.Image, key_colours: tuple[Colour, ...] = (), 
     return palette
 
 
+FEW_COLOURS = png.NIBBLE  # a palette this small is written 4 bits a pixel (images.png): half the bytes to deflate
+SHOWN = 50                 # a key colour a reference shows on fewer pixels is an edge's shade there, not kept
+
+
+def colour_counts(reference: Image.Image, palette: Image.Image) -> dict[Colour, int]:
+    """How many pixels of `reference`, mapped to the fixed `palette`, each colour of it takes."""
+    mapped = reference.quantize(palette=palette, dither=Image.Dither.NONE)
+    flat = palette.getpalette()
+    assert flat is not None, "a palette image has a palette"
+    counts = mapped.histogram()
+    return {(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]): counts[i] for i in range(len(flat) // 3) if counts[i]}
+
+
+def shown(counts: dict[Colour, int], colours: Sequence[Colour], least: int = SHOWN) -> list[Colour]:
+    """Those of `colours` that a reference (its `counts`) shows on at least `least` pixels."""
+    return [colour for colour in dict.fromkeys(colours) if counts.get(colour, 0) >= least]
+
+
+def small_palette(counts: dict[Colour, int], wanted: Sequence[Colour],
+                  colours: int = FEW_COLOURS) -> Image.Image | None:
+    """A palette of at most `colours` colours for pictures like a reference (`counts`, colour_counts): the
+    `wanted` colours exactly, then the colours most of the reference's pixels take (its tints and the
+    shades of its edges and words), leaving out those Pillow's 5-bit lookup cells would confuse with one
+    already in; None when more are wanted. A picture mapped to it is written 4 bits a pixel (at most
+    FEW_COLOURS colours); fewer shades deflate smaller still."""
+    entries = list(dict.fromkeys(wanted))
+    if len(entries) > colours:
+        return None
+    taken = {_cell(colour) for colour in entries}
+    for colour, _count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if len(entries) >= colours:
+            break
+        if _cell(colour) not in taken:
+            entries.append(colour)
+            taken.add(_cell(colour))
+    palette = Image.new("P", (1, 1))
+    palette.putpalette([c for colour in entries for c in colour])
+    return palette
+
+
 def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: int = 256,
            palette: Image.Image | None = None, level: int = 0) -> bytes:
     """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest), no

@@ -36,9 +36,12 @@ def images(draw) -> Image.Image:
     width, height = draw(st.integers(1, 40)), draw(st.integers(1, 30))
     pixel = {"P": 1, "RGB": 3, "L": 1}[mode]
     raw = draw(st.binary(min_size=width * height * pixel, max_size=width * height * pixel))
+    entries = draw(st.sampled_from([256, 16, 3])) if mode == "P" else 256
+    if entries < 256:   # a small palette's picture uses its entries only (it is written 4 bits a pixel)
+        raw = bytes(value % entries for value in raw)
     image = Image.frombytes(mode, (width, height), raw)
     if mode == "P":
-        image.putpalette(draw(st.binary(min_size=768, max_size=768)))
+        image.putpalette(draw(st.binary(min_size=3 * entries, max_size=3 * entries)))
     return image
 
 
@@ -52,12 +55,16 @@ def test_pixels_are_the_ones_pillow_writes(image):
     assert _same_picture(_decoded(ours), _decoded(theirs.getvalue()))
 
 
-def test_the_file_is_laid_out_as_png_says():
-    """Signature, IHDR, PLTE, one IDAT, IEND, each with its CRC; rows unfiltered; no other chunk."""
+@pytest.mark.parametrize("entries, depth", [(256, 8), (17, 8), (16, 4), (2, 4)])
+def test_the_file_is_laid_out_as_png_says(entries, depth):
+    """Signature, IHDR, PLTE, one IDAT, IEND, each with its CRC; rows unfiltered; no other chunk; a
+    palette of 16 colours or fewer packed 4 bits a pixel (issue 39 item 4), a larger one 8."""
     image = Image.new("P", (5, 3))
-    image.putpalette(bytes(range(48)))
-    image.putpixel((4, 2), 15)
+    image.putpalette(bytes(i % 256 for i in range(3 * entries)))
+    image.putpixel((4, 2), 1)
     data = png.encode(image)
+    rows = [[0] * 4 + [1 if y == 2 else 0] for y in range(3)]
+    expected_rows = b"".join(b"\0" + (bytes(row) if depth == 8 else bytes([0, 0, row[4] << 4])) for row in rows)
     assert data.startswith(png.SIGNATURE)
     kinds, at = [], len(png.SIGNATURE)
     while at < len(data):
@@ -66,7 +73,11 @@ def test_the_file_is_laid_out_as_png_says():
         assert int.from_bytes(data[at + 8 + length:at + 12 + length], "big") == zlib.crc32(kind + body)
         kinds.append(kind)
         if png.FAST_DEFLATE is not None and kind == b"IDAT":
-            assert zlib.decompress(body) == b"".join(b"\0" + bytes([0] * 4 + [15 if y == 2 else 0]) for y in range(3))
+            assert zlib.decompress(body) == expected_rows
+        if png.FAST_DEFLATE is not None and kind == b"IHDR":
+            assert body[8] == depth
+        if kind == b"PLTE":
+            assert body == bytes(i % 256 for i in range(3 * entries))
         at += 12 + length
     expected = [b"IHDR", b"PLTE", b"IDAT", b"IEND"] if png.FAST_DEFLATE is not None else None
     assert expected is None or kinds == expected
@@ -132,7 +143,8 @@ def test_a_harder_deflate_writes_the_same_pixels(image, level):
 
 def test_each_games_channel_picture_is_deflated_smaller_than_the_fast_way():
     """The channel picture's zlib-ng level (PNG_LEVEL beside each renderer) gives fewer bytes than ISA-L
-    for the same pixels, in every game (issue 28, item 8); without zlib-ng, ISA-L writes them."""
+    for the same pixels, in every game (issue 28, item 8); without zlib-ng, ISA-L writes them. (Track's
+    16 colours, 4 bits a pixel, leave ISA-L less to lose: its level 2 saves 3-4%, no longer 5%.)"""
     assert png.SMALL_DEFLATE is not None, "zlib-ng is missing: pictures are written larger"
     frames: dict[str, tuple] = {}
     for game, view, events in game_frames(every=40):
@@ -142,7 +154,7 @@ def test_each_games_channel_picture_is_deflated_smaller_than_the_fast_way():
         small = render(game, view, events, ())
         picture = _decoded(small)
         fast = png.encode(picture)
-        assert len(small) < len(fast) * 0.95, (game, len(small), len(fast))
+        assert len(small) < len(fast) * 0.98, (game, len(small), len(fast))
         assert _same_picture(_decoded(fast), picture)
 
 

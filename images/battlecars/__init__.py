@@ -42,20 +42,22 @@ from images.battlecars.style import (
 from images.battlecars.tags import draw_tags, tag_words
 from images.captions import Captioner
 from images.closeup import Closeup, Ruler, Spot, around, closeup, crop_box
-from images.draw import build_palette, style_colours, to_png
+from images.draw import FEW_COLOURS, build_palette, colour_counts, small_palette, style_colours, to_png
 from images.fonts import font
 from images.reference import started
 from images.registry import Renderer
 from rules.battlecars import data
 from rules.battlecars.actions import Join
-from rules.battlecars.events import Drifted, VehicleMoved
+from rules.battlecars.events import Drifted, VehicleMoved, WeaponFired
 from rules.battlecars.grid import parse_label
 from rules.battlecars.ruleset import RULESET as BATTLECARS
 from rules.battlecars.state import BattlecarsState, Phase
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
-# (a move at most half a plain Pillow PNG's time; docs/performance.md).
-PNG_LEVEL = 3
+# (a move at most half a plain Pillow PNG's time; docs/performance.md). A picture in 16 colours
+# (few_colours) is 4 bits a pixel: half the bytes to deflate.
+PNG_LEVEL = 4
+COLOURS = 14   # a picture's colours when they fit: its own, then shades for its words' and lines' edges
 
 
 def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False,
@@ -87,7 +89,50 @@ KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE) + TR
 
 def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last, turn=turn), palette=palette_for(state.board, state.big), level=PNG_LEVEL)
+    palette = few_colours(state.board, state.big, drawn_colours(state, last)) or palette_for(state.board, state.big)
+    return to_png(render_image(state, last, turn=turn), palette=palette, level=PNG_LEVEL)
+
+
+GROUND_COLOURS = (colours.PAPER, colours.INK, colours.MUTED, ROAD, GRASS, BUILDING, TREES, LINE)
+COUNTER_COLOURS = {"oil": (colours.OIL, colours.OIL_SHEEN), "mine": (colours.MINE, colours.MINE_RIM, colours.HIGHLIGHT),
+                   "spikes": (colours.HIGHLIGHT,), "smoke": (colours.SMOKE, colours.SMOKE_RIM)}
+
+
+def drawn_colours(state: BattlecarsState, last: tuple) -> tuple[tuple[int, int, int], ...]:
+    """Every colour the channel picture of `state` and its last action's events draws (images.battlecars.marks,
+    chips, tags): the board's, each vehicle's and its trail's (a wreck's grey), the last move's path, the
+    counters', fire and debris, a shot's."""
+    found = list(GROUND_COLOURS)
+    for vehicle in state.vehicles:
+        found += [colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour),
+                  TRAILS[vehicle.colour % len(TRAILS)]]
+    if any(isinstance(event, (VehicleMoved, Drifted)) for event in last):
+        found.append(PATH)
+    for counter in state.counters:
+        found += COUNTER_COLOURS.get(counter.kind, ())
+    if state.pedestrians or state.scenery_damage:
+        found.append(colours.FLAME)
+    if state.scenery_damage:
+        found += [colours.DEBRIS, colours.DEBRIS_DARK]
+    if any(isinstance(event, WeaponFired) for event in last):
+        found.append(colours.HIGHLIGHT)
+    return tuple(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=8)
+def _reference_counts(board_id: str, big: bool) -> dict:
+    """How much of the reference picture of a board (palette_for) each colour of its fixed palette takes,
+    less the key colours (a picture's own colours are chosen by what it draws)."""
+    counts = colour_counts(_reference_picture(board_id, big), palette_for(board_id, big))
+    return {colour: count for colour, count in counts.items() if colour not in KEY_COLOURS}
+
+
+@lru_cache(maxsize=64)
+def few_colours(board_id: str, big: bool, drawn: tuple) -> Image.Image | None:
+    """The 16 colours or fewer of a channel picture that draws the colours `drawn` (drawn_colours), then
+    the reference picture's most common shades up to COLOURS; None when they do not fit (then the picture
+    keeps the fixed palette's 256 colours)."""
+    return small_palette(_reference_counts(board_id, big), drawn, min(FEW_COLOURS, max(COLOURS, len(drawn) + 2)))
 
 
 def render_plan(state: BattlecarsState, preview) -> bytes:
@@ -101,18 +146,23 @@ def palette_for(board_id: str, big: bool) -> Image.Image:
     """The fixed palette of every picture of a board: made once from a reference picture (a vehicle of
     every colour the board seats, just placed), so a picture's bytes depend on its state alone and no
     picture pays for building one."""
+    return build_palette(_reference_picture(board_id, big), KEY_COLOURS)
+
+
+def _reference_picture(board_id: str, big: bool) -> Image.Image:
+    """A board's reference picture: a vehicle of every colour the board seats, just placed."""
     seats = data.table()["max_players"] if big else data.table()["big_board_from"] - 1
     mats = list(data.vehicles())
     state = started(BATTLECARS, {"board": board_id},
                     [Join(f"Player {seat + 1}", mats[seat % len(mats)]) for seat in range(seats)])
-    return build_palette(render_image(state), KEY_COLOURS)
+    return render_image(state)
 
 
 def warm() -> None:
     """Every board's palette and bare board, made before the first move needs them."""
     for board_id in data.board_ids():
         for big in (False, True):
-            palette_for(board_id, big)
+            _reference_counts(board_id, big)
 
 
 def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple = (),

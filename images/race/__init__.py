@@ -7,14 +7,24 @@ Landscape, one size all race, every word legible at 420 px wide.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image, ImageDraw
 
 from images import palette as colours
 from images.captions import Captioner, seat_name
 from images.closeup import Closeup
-from images.draw import build_palette, draw_text, ellipsize, style_colours, to_png, wrap
+from images.draw import (
+    FEW_COLOURS,
+    build_palette,
+    colour_counts,
+    draw_text,
+    ellipsize,
+    small_palette,
+    style_colours,
+    to_png,
+    wrap,
+)
 from images.fonts import font
 from images.race import course
 from images.race.closeup import render_closeup_image
@@ -40,8 +50,10 @@ TRACK = (222, 216, 204)
 GOOD, BAD = colours.GOOD, colours.BAD
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
-# (a move at most half a plain Pillow PNG's time; docs/performance.md).
-PNG_LEVEL = 3
+# (a move at most half a plain Pillow PNG's time; docs/performance.md). A picture in 16 colours
+# (few_colours) is 4 bits a pixel: half the bytes to deflate.
+PNG_LEVEL = 4
+COLOURS = 14   # a picture's colours when they fit: its own, then shades for its words' edges
 
 
 name_of = seat_name   # the caption's and the picture's words for who acts
@@ -215,21 +227,54 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), palette=reference_palette(), level=PNG_LEVEL)
+    return to_png(render_image(state, last), palette=palette_of(state), level=PNG_LEVEL)
+
+
+def palette_of(state: RaceState) -> Image.Image:
+    """The palette of a channel picture: its few colours (few_colours) when its racers wear the first
+    colours, else the fixed palette's 256."""
+    seats = len(state.seats) if state.phase == Phase.LOBBY else len(state.racers)
+    worn = set(range(seats)) if state.phase == Phase.LOBBY else {r.colour for r in state.racers}
+    # the table's rarer colours, drawn now: an out racer's words, a hull under half
+    rare = [BAD for r in state.racers if r.out] + \
+        [colours.FLAME for r in state.racers if not r.out and 0 < r.hp < state.vehicle_spec(r).hp / 2]
+    small = few_colours(seats, tuple(dict.fromkeys(rare))) if worn == set(range(seats)) else None
+    return small or reference_palette()
+
+
+def _reference_picture(racers: int) -> Image.Image:
+    """A reference picture: a race of `racers` racers, each in its colour, just started."""
+    return render_image(started(RACE, {}, [Join(f"Racer {seat + 1}") for seat in range(racers)]))
 
 
 @cache
 def reference_palette() -> Image.Image:
-    """The fixed palette of every race picture, made once from a reference picture (as many racers as a
-    race takes, each in its colour, just started), so a picture's bytes depend on its state alone and
-    no picture pays for building one."""
-    state = started(RACE, {}, [Join(f"Racer {seat + 1}") for seat in range(data.table()["max_racers"])])
-    return build_palette(render_image(state), KEY_COLOURS)
+    """The fixed palette of the race's pictures, made once from a reference picture of as many racers as a
+    race takes, so a picture's bytes depend on its state alone and no picture pays for building one."""
+    return build_palette(_reference_picture(data.table()["max_racers"]), KEY_COLOURS)
+
+
+@cache
+def _reference_counts(racers: int) -> dict:
+    return colour_counts(_reference_picture(racers), reference_palette())
+
+
+@lru_cache(maxsize=32)
+def few_colours(racers: int, rare: tuple = ()) -> Image.Image | None:
+    """The 16 colours or fewer of a channel picture of a race of `racers` racers in the first colours
+    (images.draw.small_palette): every colour it draws (and the `rare` ones it draws now), then the
+    reference picture's most common shades up to COLOURS; None when they do not fit (then the picture
+    keeps the fixed palette's 256)."""
+    if racers < 2:
+        return None
+    drawn = (PAPER, INK, MUTED, LIT, TRACK, GOOD) + course.COLOURS + tuple(colours.car_colour(n) for n in range(racers))
+    return small_palette(_reference_counts(racers), drawn + rare, min(FEW_COLOURS, max(COLOURS, len(drawn) + 2)))
 
 
 def warm() -> None:
-    """The palette, made before the first move needs it."""
-    reference_palette()
+    """The palettes, made before the first move needs them."""
+    for racers in range(2, data.table()["max_racers"] + 1):
+        few_colours(racers)
 
 
 def _closeup(view: RaceState, _last: tuple, _turn: tuple, focus: str | None) -> Closeup:

@@ -28,6 +28,7 @@ HEIGHT = 176                # the band's height
 TOKEN = 17                  # a racer's token's radius
 FOCUS = 0.4                 # the share of the road the current section takes (when there are others)
 ROAD, ROAD_EDGE, LANE = (205, 200, 190), (120, 114, 104), (250, 248, 240)
+COLOURS = (ROAD, ROAD_EDGE, LANE)   # the band's own colours, beside the palette's
 TEXT = 24                   # as the rest of the picture: 9 px and more when shown 420 px wide
 
 

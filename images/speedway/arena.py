@@ -35,14 +35,6 @@ def frame(arena_id: str) -> MapFrame:
     return MapFrame(layout, width, height)
 
 
-def _bricks(draw: ImageDraw.ImageDraw, width: int, height: int) -> None:
-    course, brick = 14, 34
-    for row, y in enumerate(range(0, height, course)):
-        draw.line([(0, y), (width, y)], fill=palette.BRICK, width=2)
-        for x in range((row % 2) * brick // 2, width, brick):
-            draw.line([(x, y), (x, y + course)], fill=palette.BRICK, width=2)
-
-
 def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> None:
     bold = font(24, bold=True)
 
@@ -64,18 +56,23 @@ def _edge_labels(draw: ImageDraw.ImageDraw, arena: data.Arena, mf: MapFrame) -> 
 @cache
 def base_layer(arena_id: str, words: bool = True) -> Image.Image:
     """The arena with nothing on it (without its hex and edge labels when not `words`: a close-up
-    writes its own); copy before drawing on it."""
+    writes its own); copy before drawing on it.
+
+    Its wall is plain and its hex labels are drawn without antialiasing (crisp 10 px words, a few
+    pixels on a phone in any case): the brick pattern and the labels' shades were a fifth of a channel
+    picture's bytes (issue 39 item 4)."""
     arena = data.arena(arena_id)
     mf = frame(arena_id)
     image = Image.new("RGB", (mf.width, mf.height), palette.WALL)
     draw = ImageDraw.Draw(image)
-    _bricks(draw, mf.width, mf.height)
     small = font(10)
     open_hexes = [h for h in arena.field_hexes() if arena.is_open(h)]
+    draw.fontmode = "1"
     for h in open_hexes:
         draw.polygon(mf.layout.corners(h), fill=palette.FIELD, outline=palette.GRID, width=2)
         if words:
             draw_text(draw, mf.layout.center(h), label(h), small, palette.HEX_LABEL, "mm")
+    draw.fontmode = "L"
     for h in open_hexes:
         for direction, delta in enumerate(DIRECTIONS):
             if not arena.is_open(add(h, delta)):

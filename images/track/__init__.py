@@ -12,7 +12,7 @@ from PIL import Image
 
 from images.captions import Captioner
 from images.closeup import Closeup
-from images.draw import build_palette, style_colours, to_png
+from images.draw import build_palette, colour_counts, shown, small_palette, style_colours, to_png
 from images.reference import started
 from images.registry import Renderer
 from images.track import style
@@ -27,8 +27,9 @@ SIDEBAR = 420   # the column of words beside the board
 REPLAY_SIDE = 640  # a replay frame's board: the frame's width, so it is not shrunk twice
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
-# (a move at most half a plain Pillow PNG's time; docs/performance.md).
-PNG_LEVEL = 3
+# (a move at most half a plain Pillow PNG's time; docs/performance.md). Its 16 colours (few_colours)
+# make it 4 bits a pixel: half the bytes to deflate, so a higher level costs less than before.
+PNG_LEVEL = 2
 
 
 def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
@@ -44,24 +45,37 @@ def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
 def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
     input gives the same bytes. A card race needs no trail of the turn: `turn` is not drawn."""
-    return to_png(render_image(state, last), palette=reference_palette(), level=PNG_LEVEL)
+    return to_png(render_image(state, last), palette=few_colours() or reference_palette(), level=PNG_LEVEL)
 
 
-@cache
-def reference_palette() -> Image.Image:
-    """The fixed palette of every Track picture, made once from a reference picture (both seats, a card on
-    the discard pile and the move it made), so a picture's bytes depend on its state alone and no
-    picture pays for building one."""
+def _reference_picture() -> Image.Image:
+    """A reference picture: both seats, a card on the discard pile and the move it made."""
     state = started(TRACK, {}, [Join("P0"), Join("P1")])
     while not state.last_moves and not TRACK.is_finished(state):
         player = TRACK.acting_players(state)[0]
         state = TRACK.apply(state, player, TRACK.legal_actions(state, player)[0].action)[0]
-    return build_palette(render_image(state), KEY_COLOURS)
+    return render_image(state)
+
+
+@cache
+def reference_palette() -> Image.Image:
+    """The fixed palette of Track's pictures, made once from the reference picture, so a picture's bytes
+    depend on its state alone and no picture pays for building one."""
+    return build_palette(_reference_picture(), KEY_COLOURS)
+
+
+@cache
+def few_colours() -> Image.Image | None:
+    """The 16 colours of a channel picture (images.draw.small_palette): every key colour the reference
+    picture shows, then its most common tints and shades. A card race has two seat colours and a fixed
+    board, so 16 keep every colour exact and its words' edges smooth."""
+    counts = colour_counts(_reference_picture(), reference_palette())
+    return small_palette(counts, shown(counts, KEY_COLOURS))
 
 
 def warm() -> None:
-    """The palette and the empty and full boards, made before the first move needs them."""
-    reference_palette()
+    """The palettes and the empty and full boards, made before the first move needs them."""
+    few_colours()
     warm_board(TRACK.setup({}, 0, "p0").board, BOARD)
 
 
