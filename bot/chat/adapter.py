@@ -146,6 +146,8 @@ class PitbossBehaviour(discord.Client):
             # the worker processes a busy bot draws and re-runs logs in, started when the work asks for
             # them (bot.table.jobs.drawing): until one is warm, a picture is drawn here, at once
             self.render_processes = RenderProcesses.configured()
+            if self.render_processes is not None:   # the first picture after a start is drawn warm
+                self.render_processes.warm_here()
             self.heavy = HeavyWork(process=True)
             self._service = GameService(self.store, rate_limit=RateLimit(),
                                         render_processes=self.render_processes, heavy=self.heavy)

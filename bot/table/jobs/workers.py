@@ -18,8 +18,12 @@ warmed worker takes jobs: a new one joins the idle workers once it says it is re
 is not ready within WARM_SECONDS is replaced in turn.
 
 A pool may start fewer workers than it may have (`start`), and grow on demand up to `count`: a process
-costs tens of megabytes, so an idle bot keeps none it does not use. Closing stops every worker at once
-(their sockets closed, then a shared short wait, stragglers killed), never one after another.
+costs tens of megabytes, so an idle bot keeps none it does not use. It also gives memory back (issue 39,
+item 8): a worker idle for TRIM_SECONDS collects and returns its free heap to the system
+(bot.table.jobs.memory.trim_memory); one idle for `idle_seconds` is stopped (the next job that finds
+none starts one again); one grown past `max_mb` of resident memory is replaced after its job. Closing
+stops every worker at once (their sockets closed, then a shared short wait, stragglers killed), never
+one after another.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import pickle
 import signal
 import socket
@@ -43,6 +48,23 @@ _READY = "ready"
 
 
 WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
+TRIM_SECONDS = 2.0    # a worker that has had no job for this long gives its free memory back
+IDLE_ENV = "PITBOSS_WORKER_IDLE_SECONDS"
+IDLE_SECONDS = 300.0  # by default a worker process with no job this long is stopped
+
+
+def setting(name: str, default: float) -> float:
+    """A positive number from the environment variable `name`, or `default` when unset or not one."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def idle_seconds() -> float:
+    """How long a worker process may wait for a job before it is stopped ($PITBOSS_WORKER_IDLE_SECONDS)."""
+    return setting(IDLE_ENV, IDLE_SECONDS)
 
 
 class WorkerDied(Exception):
@@ -60,15 +82,20 @@ class NoneWarm(WorkerDied):
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
     """A worker's life: warm up, say so, then answer jobs until the pipe closes. Ctrl-C in a terminal
     reaches the whole process group: the bot stops its workers itself, so they ignore it."""
+    from bot.table.jobs.memory import trim_memory
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         warm()
+    trim_memory()
     try:
         conn.send(_READY)
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
         return
     while True:
         try:
+            if not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back to the system
+                trim_memory()
             job, args = conn.recv()
         except (EOFError, OSError):
             return
@@ -95,6 +122,7 @@ class _Worker:
         self.process.start()
         child.close()
         self.ready = False
+        self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -158,8 +186,14 @@ class ProcessWorkers:
     `start` of them (all by default) started now, the others when the work asks for them (grow)."""
 
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
-                 warm_seconds: float = WARM_SECONDS, start: int | None = None):
+                 warm_seconds: float = WARM_SECONDS, start: int | None = None,
+                 idle_seconds: float | None = None, keep: int = 0, max_mb: float | None = None):
         self.count = count
+        self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
+        self.keep = keep                   # ... unless no more than this many run
+        self.max_mb = max_mb               # a worker past this resident size is replaced after its job
+        self.retired = 0                   # workers stopped for idling or for their size, so far
+        self._reaper: asyncio.Task | None = None
         self._warm = warm
         self._warm_seconds = warm_seconds
         self._name = name
@@ -177,7 +211,49 @@ class ProcessWorkers:
             self._idle = asyncio.LifoQueue()
             for worker in self._workers:
                 self._await_ready(worker)
+            if self.idle_seconds is not None:
+                self._reaper = asyncio.ensure_future(self._reap_idle())
         return self._idle
+
+    async def _reap_idle(self) -> None:
+        """Every so often, stop the workers idle for idle_seconds (all but `keep`)."""
+        assert self.idle_seconds is not None
+        while True:
+            await asyncio.sleep(max(0.05, min(30.0, self.idle_seconds / 4)))
+            self.retire_idle()
+
+    def retire_idle(self, now: float | None = None) -> int:
+        """Stop every worker waiting for a job since idle_seconds ago or longer, keeping `keep` running;
+        how many were stopped. The next job that finds none idle starts one again."""
+        if self.idle_seconds is None or self._idle is None:
+            return 0
+        now = time.monotonic() if now is None else now
+        waiting = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
+        spare = max(0, len(self._workers) - self.keep)
+        stale = [w for w in waiting if now - w.idle_since >= self.idle_seconds][:spare]
+        for worker in waiting:
+            if worker not in stale:
+                self._idle.put_nowait(worker)
+        for worker in stale:
+            self._retire(worker)
+        return len(stale)
+
+    def _retire(self, worker: _Worker) -> None:
+        """Stop a worker that is not on a job, and forget it: told to end now, reaped (or killed) later,
+        off the loop's path."""
+        self._workers.remove(worker)
+        self.retired += 1
+        worker.hang_up()
+        task = asyncio.ensure_future(self._reap(worker))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+
+    @staticmethod
+    async def _reap(worker: _Worker) -> None:
+        end = time.monotonic() + STOP_SECONDS
+        while worker.process.is_alive() and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        worker.kill()   # reaps it (and kills it first if it still runs)
 
     def _await_ready(self, worker: _Worker, pause: float = 0.0) -> None:
         """Let `worker` join the idle ones once it says it is ready (after `pause`, for a replacement of
@@ -198,6 +274,7 @@ class ProcessWorkers:
             self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
             return
         self._failed_starts = 0
+        worker.idle_since = time.monotonic()
         self._queue().put_nowait(worker)
         self._became_ready.set()
 
@@ -277,6 +354,12 @@ class ProcessWorkers:
             raise
         finally:
             self._busy -= 1
+        if self.max_mb is not None and resident_mb(worker.process.pid) > self.max_mb:
+            log.info("worker process %s holds over %.0f MB; starting a fresh one", worker.process.name, self.max_mb)
+            self._retire(worker)
+            self.grow()
+            return answer
+        worker.idle_since = time.monotonic()
         self._queue().put_nowait(worker)
         return answer
 
@@ -305,4 +388,18 @@ class ProcessWorkers:
         """Stop every worker together (a job in flight is abandoned)."""
         for task in list(self._starting):
             task.cancel()
+        if self._reaper is not None:
+            self._reaper.cancel()
         stop_all(self._workers)
+
+
+def resident_mb(pid: int | None) -> float:
+    """A process's resident memory in MB, read from /proc (0 where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
