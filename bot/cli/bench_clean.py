@@ -1,0 +1,80 @@
+"""`pitboss bench`'s rulers measured where nothing else runs: the plain-Pillow yardstick in a fresh process,
+and the CPU time a process tree spends (wall time on two shared cores says more about the neighbours).
+
+Inside the bench, after thousands of moves, plain Pillow saved the same pictures 1.3-1.8x slower than a
+fresh process does (issue 39, item 1: allocator and cache state), which flattered every ratio. So the
+pictures are written to files and timed by `python -m bot.cli.bench_clean FOLDER` in a new interpreter
+that loads them all first, then saves each as RGB PNG at level 1, wall and CPU time each.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bot.cli.bench_memory import PROC, children
+
+# Median PNG bytes of each game's channel picture on 8dd771d (the release of 2026-12-02), measured
+# 2026-12-06 over the first 200 moves of games from seed 2000 (the bench's BYTES_SEED) with the bench's
+# policy (bot.cli.bench_games.script), two people seated by each game's example opening.
+OLD_MEDIANS = {"speedway": 46591, "track": 89309, "battlecars": 37595, "race": 33062}
+OLD_COMMIT = "8dd771d (2026-12-02)"
+
+
+def _timed_saves(folder: Path) -> dict[str, tuple[float, float]]:
+    """Each game's median (wall, CPU) seconds to save its pictures (files under folder/<game>/) as RGB
+    PNG at level 1, in this process; every picture is loaded (and one saved, untimed) before any timing."""
+    figures = {}
+    for game in sorted(p for p in folder.iterdir() if p.is_dir()):
+        from PIL import Image
+
+        images = []
+        for path in sorted(game.glob("*.png")):
+            with Image.open(path) as picture:
+                images.append(picture.convert("RGB"))
+        images[0].save(io.BytesIO(), format="PNG", compress_level=1)   # Pillow's encoder loaded
+        walls, cpus = [], []
+        for image in images:
+            started, cpu = time.perf_counter(), time.process_time()
+            image.save(io.BytesIO(), format="PNG", compress_level=1)
+            walls.append(time.perf_counter() - started)
+            cpus.append(time.process_time() - cpu)
+        figures[game.name] = (statistics.median(walls), statistics.median(cpus))
+    return figures
+
+
+def clean_yardstick(pictures: dict[str, list[bytes]]) -> dict[str, tuple[float, float]]:
+    """Each game's yardstick, (wall, CPU) median seconds, timed in a fresh interpreter."""
+    with tempfile.TemporaryDirectory() as folder:
+        for game, shots in pictures.items():
+            (Path(folder) / game).mkdir()
+            for i, shot in enumerate(shots):
+                (Path(folder) / game / f"{i:04}.png").write_bytes(shot)
+        done = subprocess.run([sys.executable, "-m", "bot.cli.bench_clean", folder], capture_output=True,
+                              text=True, check=True, timeout=300)
+    return {game: (wall, cpu) for game, (wall, cpu) in json.loads(done.stdout).items()}
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU seconds spent so far by `pid` (this process by default) and its live descendants
+    (/proc/PID/stat; a descendant that ended takes its time with it)."""
+    root = os.getpid() if pid is None else pid
+    ticks = 0
+    for each in (root, *children(root)):
+        try:
+            fields = (PROC / str(each) / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ticks += int(fields[11]) + int(fields[12])   # utime, stime (fields 14 and 15 of stat)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+if __name__ == "__main__":
+    print(json.dumps(_timed_saves(Path(sys.argv[1]))))
