@@ -28,8 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.cli.bench_clean import clean_yardstick
-from bot.cli.bench_games import _opening, _run, every_game, percentile, sampled
+from bot.cli.bench_clean import clean_floor
+from bot.cli.bench_games import _opening, _run, every_game, percentile
 from bot.cli.bench_memory import PeakMemory, tree_mb
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
@@ -41,9 +41,8 @@ from bot.table.jobs.workers import IDLE_ENV, idle_seconds
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.export import events_of
-from images.draw import to_png
 from images.png import encoder_name
-from images.speedway import PNG_LEVEL, palette_for, render_image
+from images.speedway import PNG_LEVEL
 from rules.registry import get_ruleset
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY
@@ -156,20 +155,6 @@ async def _load_times(service: GameService, store: Store, repeats: int,
     return short_median, long_median, len(await store.actions(long_id)), sizes
 
 
-def _render_vs_encode(views: list[tuple[SpeedwayState, tuple]]) -> tuple[float, float, list[bytes]]:
-    """Median drawing time and median PNG encoding time (the moves' own encoder and level) of the same
-    pictures (view, last events), and the pictures."""
-    draws, encodes, pictures = [], [], []
-    for view, last in views:
-        started = time.perf_counter()
-        image = render_image(view, last)
-        drawn = time.perf_counter()
-        pictures.append(to_png(image, palette=palette_for(view.arena), level=PNG_LEVEL))  # as render_speedway
-        draws.append(drawn - started)
-        encodes.append(time.perf_counter() - drawn)
-    return statistics.median(draws), statistics.median(encodes), pictures
-
-
 async def _first_pictures(service: GameService, channel: str, seed: int) -> list[float]:
     """The seconds each command of a Speedway game's opening takes (/game new, the joins, the start: each
     answered with its picture) in a new channel."""
@@ -220,7 +205,7 @@ async def _after_idling(service: GameService, workers: RenderProcesses | None, w
     await asyncio.sleep(wait)
     after = tree_mb()
     retired = f"; {workers.retired} render processes stopped so far" if workers is not None else ""
-    say(f"memory {wait:.0f} s after the last move: {after[0]:.0f} MB in {after[1]} processes (idle workers stop "
+    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes (idle workers stop "
         f"after {idle_seconds():.0f} s, {IDLE_ENV}{retired})")
     say(_first_line("after that wait", await _first_pictures(service, "bench-after-idle", seed), warm))
 
@@ -287,10 +272,9 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
             if record is not None:
                 last = await store.recent_actions(record.id, 1)
                 views.append((SPEEDWAY.view(SPEEDWAY.load_state(record.state), None), events_of(SPEEDWAY, last[-1])))
-        draw, encode, pictures = _render_vs_encode(views)
-        plain = clean_yardstick({"speedway": sampled(pictures)})["speedway"][0]
-        say(f"render {len(views)} pictures: drawing {_ms(draw)}, PNG encoding {_ms(encode)} (the floor: "
-            f"{encoder_name(PNG_LEVEL)}, as the moves), render+encode {_ms(draw + encode)} = "
+        draw, encode, plain = clean_floor(views)
+        say(f"render {len(views)} pictures (in a clean process): drawing {_ms(draw)}, PNG encoding {_ms(encode)} "
+            f"(the floor: {encoder_name(PNG_LEVEL)}, as the moves), render+encode {_ms(draw + encode)} = "
             f"{(draw + encode) / encode:.2f}x the encoding alone")
         say(f"the same pictures saved by plain Pillow as PNG at level 1 (in a clean process): {_ms(plain)}; our "
             f"encoder {encode / plain:.2f}x that; a warm move's p50 {percentile(hot, .5) / plain:.2f}x that")

@@ -4,7 +4,9 @@ and the CPU time a process tree spends (wall time on two shared cores says more 
 Inside the bench, after thousands of moves, plain Pillow saved the same pictures 1.3-1.8x slower than a
 fresh process does (issue 39, item 1: allocator and cache state), which flattered every ratio. So the
 pictures are written to files and timed by `python -m bot.cli.bench_clean FOLDER` in a new interpreter
-that loads them all first, then saves each as RGB PNG at level 1, wall and CPU time each.
+that loads them all first, then saves each as RGB PNG at level 1, wall and CPU time each. Speedway's
+floor (`clean_floor`) is measured there too, interleaved: each picture drawn, encoded as the moves
+encode it, and saved by plain Pillow, one after the other in the same fresh process.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import pickle
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,19 +66,60 @@ def clean_yardstick(pictures: dict[str, list[bytes]]) -> dict[str, tuple[float, 
     return {game: (wall, cpu) for game, (wall, cpu) in json.loads(done.stdout).items()}
 
 
-def cpu_seconds(pid: int | None = None) -> float:
-    """User + system CPU seconds spent so far by `pid` (this process by default) and its live descendants
-    (/proc/PID/stat; a descendant that ended takes its time with it)."""
-    root = os.getpid() if pid is None else pid
+def _floor(path: Path) -> tuple[float, float, float]:
+    """Median seconds to draw Speedway's pictures (pickled (view, last events) pairs in `path`), to encode
+    each as the moves do (their palette, zlib-ng at PNG_LEVEL), and to save it by plain Pillow (RGB PNG,
+    level 1), interleaved picture by picture in this process; the first picture is drawn once untimed."""
+    from images.draw import to_png
+    from images.speedway import PNG_LEVEL, palette_for, render_image
+
+    views = pickle.loads(path.read_bytes())
+    render_image(*views[0])
+    draws, encodes, plain = [], [], []
+    for view, last in views:
+        started = time.perf_counter()
+        image = render_image(view, last)
+        drawn = time.perf_counter()
+        to_png(image, palette=palette_for(view.arena), level=PNG_LEVEL)   # as render_speedway encodes
+        encoded = time.perf_counter()
+        image.save(io.BytesIO(), format="PNG", compress_level=1)
+        draws.append(drawn - started)
+        encodes.append(encoded - drawn)
+        plain.append(time.perf_counter() - encoded)
+    return statistics.median(draws), statistics.median(encodes), statistics.median(plain)
+
+
+def clean_floor(views: list) -> tuple[float, float, float]:
+    """Speedway's drawing, encoding and plain-Pillow median seconds for these (view, last events), in a
+    fresh interpreter (_floor)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "views.pickle"
+        path.write_bytes(pickle.dumps(views))
+        done = subprocess.run([sys.executable, "-m", "bot.cli.bench_clean", "--floor", str(path)],
+                              capture_output=True, text=True, check=True, timeout=300)
+    draw, encode, plain = json.loads(done.stdout)
+    return draw, encode, plain
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds spent so far by this process, its children that ended (and were
+    reaped: a worker stopped for idling keeps its time here) and those alive (/proc/PID/stat)."""
+    spent = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        spent += usage.ru_utime + usage.ru_stime
     ticks = 0
-    for each in (root, *children(root)):
+    for child in children(os.getpid()):
         try:
-            fields = (PROC / str(each) / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = (PROC / str(child) / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
         ticks += int(fields[11]) + int(fields[12])   # utime, stime (fields 14 and 15 of stat)
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return spent + ticks / os.sysconf("SC_CLK_TCK")
 
 
 if __name__ == "__main__":
-    print(json.dumps(_timed_saves(Path(sys.argv[1]))))
+    if sys.argv[1] == "--floor":
+        print(json.dumps(_floor(Path(sys.argv[2]))))
+    else:
+        print(json.dumps(_timed_saves(Path(sys.argv[1]))))

@@ -61,7 +61,8 @@ class BotProcess:
         env.update(PYTHONPATH=os.pathsep.join([str(self.shim_dir), str(ROOT)]),
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
                    PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"),
-                   PITBOSS_RENDER_PROCESSES="1")   # the real worker process, one: the suite starts many bots
+                   PITBOSS_RENDER_PROCESSES="1",   # the real worker process, one: the suite starts many bots
+                   PITBOSS_WARM_START="0")   # ... each without warming its own drawing first (test_e2e_stop's does)
         env.update(self.extra_env)
         return env
 

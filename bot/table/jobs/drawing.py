@@ -47,6 +47,7 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
 # answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
 # a channel waits at most this long plus one picture drawn here.
@@ -117,6 +118,10 @@ class RenderProcesses:
         """Warm this process's own drawing on a render thread (it draws until a process is warm, and again
         once idle ones are stopped); the loop runs on meanwhile."""
         return asyncio.get_running_loop().run_in_executor(THREADS, warm_drawing)
+
+    def warm_at_start(self) -> asyncio.Future | None:
+        """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
+        return None if os.environ.get(WARM_ENV, "").strip() == "0" else self.warm_here()
 
     async def _trim_in_lulls(self) -> None:
         """Once no picture has been drawn for LULL_SECONDS, return this process's free heap (on a thread:
