@@ -21,6 +21,7 @@ bot's processes is printed beside them.
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 import statistics
 import sys
@@ -30,14 +31,14 @@ from typing import TextIO
 
 from bot.cli.bench_clean import clean_floor
 from bot.cli.bench_games import _opening, _run, every_game, percentile
-from bot.cli.bench_memory import PeakMemory, tree_mb
+from bot.cli.bench_memory import PeakMemory, children, pss_mb, tree_mb
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
-from bot.table.jobs.workers import IDLE_ENV, idle_seconds
+from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.export import events_of
@@ -155,30 +156,28 @@ async def _load_times(service: GameService, store: Store, repeats: int,
     return short_median, long_median, len(await store.actions(long_id)), sizes
 
 
-async def _first_pictures(service: GameService, channel: str, seed: int) -> list[float]:
-    """The seconds each command of a Speedway game's opening takes (/game new, the joins, the start: each
-    answered with its picture) in a new channel."""
-    latencies: list[float] = []
-    await _run(service, channel, _opening(get_ruleset("speedway"), seed), lambda s, _p: latencies.append(s))
-    return latencies
+async def _first_pictures(service: GameService, channel: str, seed: int) -> tuple[float, float, float, float]:
+    """A Speedway game's opening (/game new, the joins, the start: each answered with its picture) in a new
+    channel: the wall and CPU seconds (this process's: with no render process running, the pictures are
+    drawn here) of its first command, and of all of them."""
+    started, cpu = time.perf_counter(), time.process_time()
+    first: tuple[float, float] | None = None
+
+    def seen(_latency: float, _picture: bytes | None) -> None:
+        nonlocal first
+        first = first or (time.perf_counter() - started, time.process_time() - cpu)
+
+    await _run(service, channel, _opening(get_ruleset("speedway"), seed), seen)
+    assert first is not None
+    return (*first, time.perf_counter() - started, time.process_time() - cpu)
 
 
-def _first_line(when: str, first: list[float], warm: list[float]) -> str:
-    return (f"first pictures {when}: /game new {_ms(first[0])}, the opening's {len(first)} commands "
-            f"{_ms(sum(first))}; warm {_ms(warm[0])}, {_ms(sum(warm))}: "
-            f"{first[0] / warm[0]:.1f}x and {sum(first) / sum(warm):.1f}x")
-
-
-def _rss_mb(pid: int | str = "self") -> float:
-    """A process's resident memory now, in MB (0 where /proc cannot tell)."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+def _first_line(when: str, first: tuple[float, ...], warm: tuple[float, ...]) -> str:
+    wall, cpu, walls, cpus = first
+    return (f"first pictures {when}: /game new {_ms(wall)} (CPU {_ms(cpu)}), the opening's 4 commands "
+            f"{_ms(walls)} (CPU {_ms(cpus)}); the same again warm {_ms(warm[0])} (CPU {_ms(warm[1])}), "
+            f"{_ms(warm[2])} (CPU {_ms(warm[3])}): {wall / warm[0]:.1f}x and {walls / warm[2]:.1f}x, "
+            f"CPU {cpu / warm[1]:.1f}x and {cpus / warm[3]:.1f}x")
 
 
 def service_of(store: Store, workers: RenderProcesses | None, heavy: HeavyWork) -> GameService:
@@ -199,15 +198,19 @@ async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int
 
 
 async def _after_idling(service: GameService, workers: RenderProcesses | None, wait: float, seed: int,
-                        warm: list[float], say) -> None:
+                        warm: tuple[float, ...], say) -> None:
     """Wait `wait` seconds with nothing to do, as a bot after its last move; then its memory, and the
     first pictures after the wait beside the same commands warm."""
     await asyncio.sleep(wait)
     after = tree_mb()
     retired = f"; {workers.retired} render processes stopped so far" if workers is not None else ""
-    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes (idle workers stop "
-        f"after {idle_seconds():.0f} s, {IDLE_ENV}{retired})")
-    say(_first_line("after that wait", await _first_pictures(service, "bench-after-idle", seed), warm))
+    each = ", ".join(f"{pss_mb(pid):.0f}" for pid in children(os.getpid()))
+    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes (the bench's own "
+        f"{pss_mb(os.getpid()):.0f} MB, the others {each or 'none'}; idle workers stop after {idle_seconds():.0f} s, "
+        f"{IDLE_ENV}{retired})")
+    running = workers.started if workers is not None else 0
+    say(_first_line("after that wait", await _first_pictures(service, "bench-after-idle", seed), warm)
+        + (f"; {running} render processes still run (the CPU figure leaves their share out)" if running else ""))
 
 
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
@@ -227,12 +230,15 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
             say(f"the bot's own drawing warmed on a thread in {time.perf_counter() - started:.2f} s (a command "
                 f"sooner draws while it warms)")
         first = await _first_pictures(service_of(store, workers, heavy), "bench-first", seed + 5000)
+        warm_first = await _first_pictures(service_of(store, workers, heavy), "bench-first-warm", seed + 5001)
+        say(_first_line("after a start", first, warm_first))
         idle = await _idle_with_a_game(service_of(store, workers, heavy), seed)
         if workers is not None:   # a busy bot's steady state: every render process it may use, warm
             started = time.perf_counter()
             await workers.warm()
             say(f"{workers.processes} render processes ({drawing.ENV}), started and warmed in "
-                f"{time.perf_counter() - started:.2f} s")
+                f"{time.perf_counter() - started:.2f} s; each warm: "
+                f"{', '.join(f'{pss_mb(pid):.0f}' for pid in workers.pids())} MB (proportional set size)")
         else:
             say(f"pictures drawn on threads ({drawing.ENV}=0)")
         service = service_of(store, workers, heavy)
@@ -248,8 +254,6 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         hot = warm.latencies
         say(f"one channel, {len(hot)} moves, warm: p50 {_ms(percentile(hot, .5))}, p95 {_ms(percentile(hot, .95))}, "
             f"p99 {_ms(percentile(hot, .99))}")
-        warm_first = await _first_pictures(service, "bench-first-warm", seed + 5001)
-        say(_first_line("after a start", first, warm_first))
 
         many = Samples()
         names = [f"bench-{i}" for i in range(channels)]
@@ -288,8 +292,8 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         async with PeakMemory() as mixed:
             await every_game(service, say, game_moves, channels, moves, seed + 1000)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        workers_mb = [_rss_mb(pid) for pid in workers.pids()] if workers is not None else []
-        say(f"resident memory: the bot's process {_rss_mb():.0f} MB now, {peak:.0f} MB peak"
+        workers_mb = [resident_mb(pid) for pid in workers.pids()] if workers is not None else []
+        say(f"resident memory: the bot's process {resident_mb():.0f} MB now, {peak:.0f} MB peak"
             + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
                if workers_mb else ""))
         after = tree_mb()

@@ -393,8 +393,8 @@ class ProcessWorkers:
         stop_all(self._workers)
 
 
-def resident_mb(pid: int | None) -> float:
-    """A process's resident memory in MB, read from /proc (0 where it cannot be read)."""
+def resident_mb(pid: int | str | None = "self") -> float:
+    """A process's resident memory in MB (this one's by default), read from /proc (0 where it cannot be)."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
