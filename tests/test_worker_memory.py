@@ -1,5 +1,6 @@
 """Issue 39, item 8: worker processes give their memory back. An idle one is stopped (and a job that then
-finds none starts another), one past its size bound is replaced, and the pictures stay right."""
+finds none starts another), one past its size bound is replaced, the bot's own drawing is refreshed once
+pictures stop, and the pictures stay right."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import os
 import pytest
 
 import images
-from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs import drawing
+from bot.table.jobs.drawing import RenderProcesses, refresh_drawing
 from bot.table.jobs.memory import trim_memory
 from bot.table.jobs.workers import ProcessWorkers
 from tests.conftest import process_gone
@@ -84,3 +86,32 @@ async def test_a_render_process_past_its_size_is_replaced_and_the_picture_still_
 def test_trimming_memory_runs_where_there_is_no_glibc_too():
     trim_memory()
     trim_memory(collect=False)
+
+
+def test_refreshing_the_drawing_empties_what_pictures_added_and_draws_the_same(frame):
+    from images.draw import _text_mask
+    from images.speedway.counters import counter_sprite
+
+    frames = game_frames(every=25)
+    drawn = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
+    grown = _text_mask.cache_info().currsize
+    refresh_drawing()
+    assert _text_mask.cache_info().currsize < grown and counter_sprite.cache_info().currsize >= 216   # warm again
+    assert [images.render(ruleset, view, last, ()) for ruleset, view, last in frames] == drawn
+
+
+async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monkeypatch):
+    """Pictures drawn in the bot's own process (no render process running) grow its caches: after the
+    workers' idle time without a picture, the drawing is refreshed, once."""
+    ruleset, view, last = frame
+    refreshed = []
+    monkeypatch.setattr(drawing, "LULL_SECONDS", 0.05)
+    monkeypatch.setattr(drawing, "refresh_drawing", lambda: refreshed.append(True))
+    pool = RenderProcesses(1, start=0, idle_seconds=0.2)
+    try:
+        await pool.draw(images.render, ruleset, view, last, ())
+        assert await _until(lambda: refreshed == [True])
+        await asyncio.sleep(0.5)
+        assert refreshed == [True]   # nothing drawn since: not again
+    finally:
+        pool.close()

@@ -13,7 +13,8 @@ processes and its own thread can draw), one at a time, up to one per CPU it may 
 $PITBOSS_RENDER_PROCESSES=N instead starts N at once (0: threads only). Until a process is warm, its
 pictures are drawn here: the first command after a start never waits for a warm-up, and the bot warms
 its own drawing on a thread as it starts (`warm_here`), so that first picture is drawn warm too
-(issue 39, item 6).
+(issue 39, item 6). After the workers' idle time without a picture, what pictures drawn here added to
+the caches is emptied and the drawing warmed again (`refresh_drawing`).
 
 A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
 for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
@@ -30,8 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -79,6 +82,21 @@ def warm_drawing() -> None:
     board.bare.cache_clear()
 
 
+def refresh_drawing() -> None:
+    """Every cache of the drawing (each functools cache in the images package) emptied, then warmed again,
+    and the freed heap returned: what a busy spell of pictures drawn here added goes, what the first
+    picture needs stays (issue 39, item 8)."""
+    from bot.table.jobs.memory import trim_memory
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").split(".")[0] == "images":
+            for value in list(vars(module).values()):
+                if isinstance(value, functools._lru_cache_wrapper):
+                    value.cache_clear()
+    warm_drawing()
+    trim_memory(collect=False)
+
+
 def _warm_worker() -> None:
     """A worker's start: every built-in game's drawing made ready, then its memory settled."""
     from bot.table.jobs.memory import settle_memory
@@ -98,6 +116,8 @@ class RenderProcesses:
                                        idle_seconds=idle_seconds, max_mb=max_mb)
         self._drawing = 0   # pictures being drawn now, here or on a process
         self._last_picture = 0.0   # loop time the last picture ended
+        self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
+        self._idle_seconds = idle_seconds
         self._lull: asyncio.Task | None = None
 
     @classmethod
@@ -123,19 +143,23 @@ class RenderProcesses:
         """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
         return None if os.environ.get(WARM_ENV, "").strip() == "0" else self.warm_here()
 
-    async def _trim_in_lulls(self) -> None:
-        """Once no picture has been drawn for LULL_SECONDS, return this process's free heap (on a thread:
-        malloc_trim lets the loop run), once per lull."""
+    async def _give_back_in_lulls(self) -> None:
+        """Once no picture has been drawn for LULL_SECONDS, return this process's free heap, once per lull;
+        once none has been drawn for the workers' idle time, empty what pictures drawn here added to the
+        drawing's caches (refresh_drawing). Both on a thread: the loop runs on."""
         from bot.table.jobs.memory import trim_memory
 
         loop = asyncio.get_running_loop()
         trimmed = True
         while True:
             await asyncio.sleep(LULL_SECONDS / 3)
-            quiet = not self._drawing and loop.time() - self._last_picture >= LULL_SECONDS
-            if quiet and not trimmed:
+            quiet = 0.0 if self._drawing else loop.time() - self._last_picture
+            if quiet >= LULL_SECONDS and not trimmed:
                 await loop.run_in_executor(THREADS, trim_memory, False)
-            trimmed = quiet
+            trimmed = quiet >= LULL_SECONDS
+            if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
+                self._drawn_here = 0
+                await loop.run_in_executor(THREADS, refresh_drawing)
 
     @property
     def started(self) -> int:
@@ -152,7 +176,7 @@ class RenderProcesses:
         replaced). A picture that overlaps more than the processes and one thread can draw starts another."""
         self._drawing += 1
         if self._lull is None:
-            self._lull = asyncio.ensure_future(self._trim_in_lulls())
+            self._lull = asyncio.ensure_future(self._give_back_in_lulls())
         try:
             if self._drawing > self._workers.started + 1:
                 self._workers.grow()
@@ -163,6 +187,7 @@ class RenderProcesses:
                     pass   # starting (or starting again): the thread draws meanwhile
                 except WorkerDied as why:
                     log.warning("no render process drew this picture (%s); drawing it on a thread", why)
+            self._drawn_here += 1
             return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
         finally:
             self._drawing -= 1
