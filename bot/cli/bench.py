@@ -299,8 +299,9 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         after = tree_mb()
         say(f"memory (proportional set size, the bot and all its processes): idle with one game {idle[0]:.0f} MB "
             f"in {idle[1]} processes; peak under the load of {channels} channels {loaded.peak[0]:.0f} MB "
-            f"in {loaded.peak[1]} processes, of every game {mixed.peak[0]:.0f} MB in {mixed.peak[1]}; after the load "
-            f"{after[0]:.0f} MB in {after[1]} processes")
+            f"in {loaded.peak[1]} processes, of every game {mixed.peak[0]:.0f} MB in {mixed.peak[1]} (resident, shared "
+            f"pages counted in each process: {max(loaded.peak_resident, mixed.peak_resident):.0f} MB at most); after "
+            f"the load {after[0]:.0f} MB in {after[1]} processes")
         say("every command's worst loop hold: `pitboss bench --stall` (10,000 stored games, about a minute)")
         await _after_idling(service, workers, idle_wait, seed + 5002, warm_first, say)
     finally:
