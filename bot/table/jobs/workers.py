@@ -92,11 +92,14 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
         conn.send(_READY)
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
         return
+    trimmed = True
     while True:
         try:
-            if not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back to the system
+            if not trimmed and not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back
                 trim_memory()
+            trimmed = True
             job, args = conn.recv()
+            trimmed = False
         except (EOFError, OSError):
             return
         try:
@@ -187,10 +190,9 @@ class ProcessWorkers:
 
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
                  warm_seconds: float = WARM_SECONDS, start: int | None = None,
-                 idle_seconds: float | None = None, keep: int = 0, max_mb: float | None = None):
+                 idle_seconds: float | None = None, max_mb: float | None = None):
         self.count = count
         self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
-        self.keep = keep                   # ... unless no more than this many run
         self.max_mb = max_mb               # a worker past this resident size is replaced after its job
         self.retired = 0                   # workers stopped for idling or for their size, so far
         self._reaper: asyncio.Task | None = None
@@ -216,22 +218,21 @@ class ProcessWorkers:
         return self._idle
 
     async def _reap_idle(self) -> None:
-        """Every so often, stop the workers idle for idle_seconds (all but `keep`)."""
+        """Every so often, stop the workers idle for idle_seconds."""
         assert self.idle_seconds is not None
         while True:
             await asyncio.sleep(max(0.05, min(30.0, self.idle_seconds / 4)))
             self.retire_idle()
 
     def retire_idle(self, now: float | None = None) -> int:
-        """Stop every worker waiting for a job since idle_seconds ago or longer, keeping `keep` running;
-        how many were stopped. The next job that finds none idle starts one again."""
+        """Stop every worker waiting for a job since idle_seconds ago or longer; how many were stopped. The
+        next job that finds none idle starts one again."""
         if self.idle_seconds is None or self._idle is None:
             return 0
         now = time.monotonic() if now is None else now
         waiting = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
-        spare = max(0, len(self._workers) - self.keep)
-        stale = [w for w in waiting if now - w.idle_since >= self.idle_seconds][:spare]
-        for worker in waiting:
+        stale = [w for w in waiting if now - w.idle_since >= self.idle_seconds]
+        for worker in reversed(waiting):   # back in their order: the last to finish is taken first
             if worker not in stale:
                 self._idle.put_nowait(worker)
         for worker in stale:
