@@ -72,14 +72,8 @@ def process_count() -> tuple[int, int]:
 
 
 def warm_drawing() -> None:
-    """Every built-in game's drawing made ready (fonts, palettes, sprites, boards), less Battlecars' bare
-    boards: warming builds one per board, 59 MB at twice the picture's size, where a game needs its own
-    only (25 ms to build on its first picture)."""
-    from images.battlecars import board
-
+    """Every built-in game's drawing made ready (fonts, palettes, sprites: each game's `warm`)."""
     images.warm_up(GAMES)
-    board.bare_large.cache_clear()
-    board.bare.cache_clear()
 
 
 def refresh_drawing() -> None:

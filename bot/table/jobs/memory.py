@@ -18,7 +18,7 @@ def settle_memory() -> None:
 
 def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's malloc_trim, or None elsewhere (musl, macOS): it returns the free pages of every malloc
-    arena to the system, which glibc otherwise keeps for the process's next peak."""
+    heap to the system, which glibc otherwise keeps for the process's next peak."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc.malloc_trim
