@@ -300,10 +300,11 @@ def test_bench_prints_every_figure(tmp_path):
                     r"PNG size over \d+ pictures: median \d+ KB, max \d+ KB",
                     r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
                     r"PNG by zlib-ng level \d \(zlib-ng\) for the channel picture.*ISA-L level 1 \(isal\) for the rest",
-                    r"first pictures after a start: /game new [\d.]+ ms \(CPU [\d.]+ ms\), .* CPU [\d.]+x and [\d.]+x",
-                    r"first pictures after that wait: /game new [\d.]+ ms, .* [\d.]+x and [\d.]+x",
+                    *(rf"first pictures {when}: /game new [\d.]+ ms \(CPU [\d.]+ ms\), .* CPU [\d.]+x and [\d.]+x"
+                      for when in ("after a start", "after that wait")),
                     r"after the load \d+ MB in \d+ processes",
-                    r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(idle workers stop after \d+ s",
+                    r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(the bench's own \d+ MB, "
+                    r"the others .*; idle workers stop after \d+ s",
                     r"every command's worst loop hold: `pitboss bench --stall`",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pickle
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,35 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.cli.bench_memory import PROC, children
+from bot.cli.bench_portable import timed_saves
 
 # Median PNG bytes of each game's channel picture on 8dd771d (the release of 2026-12-02), measured
 # 2026-12-06 over the first 200 moves of games from seed 2000 (the bench's BYTES_SEED) with the bench's
-# policy (bot.cli.bench_games.script), two people seated by each game's example opening.
+# policy (bot.cli.bench_games.script), two people seated by each game's example opening: what
+# bench_portable.py prints run with that tree's interpreter.
 OLD_MEDIANS = {"speedway": 46591, "track": 89309, "battlecars": 37595, "race": 33062}
 OLD_COMMIT = "8dd771d (2026-12-02)"
-
-
-def _timed_saves(folder: Path) -> dict[str, tuple[float, float]]:
-    """Each game's median (wall, CPU) seconds to save its pictures (files under folder/<game>/) as RGB
-    PNG at level 1, in this process; every picture is loaded (and one saved, untimed) before any timing."""
-    figures = {}
-    for game in sorted(p for p in folder.iterdir() if p.is_dir()):
-        from PIL import Image
-
-        images = []
-        for path in sorted(game.glob("*.png")):
-            with Image.open(path) as picture:
-                images.append(picture.convert("RGB"))
-        images[0].save(io.BytesIO(), format="PNG", compress_level=1)   # Pillow's encoder loaded
-        walls, cpus = [], []
-        for image in images:
-            started, cpu = time.perf_counter(), time.process_time()
-            image.save(io.BytesIO(), format="PNG", compress_level=1)
-            walls.append(time.perf_counter() - started)
-            cpus.append(time.process_time() - cpu)
-        figures[game.name] = (statistics.median(walls), statistics.median(cpus))
-    return figures
 
 
 def clean_yardstick(pictures: dict[str, list[bytes]]) -> dict[str, tuple[float, float]]:
@@ -101,25 +78,8 @@ def clean_floor(views: list) -> tuple[float, float, float]:
     return draw, encode, plain
 
 
-def cpu_seconds() -> float:
-    """User + system CPU seconds spent so far by this process, its children that ended (and were
-    reaped: a worker stopped for idling keeps its time here) and those alive (/proc/PID/stat)."""
-    spent = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        spent += usage.ru_utime + usage.ru_stime
-    ticks = 0
-    for child in children(os.getpid()):
-        try:
-            fields = (PROC / str(child) / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        ticks += int(fields[11]) + int(fields[12])   # utime, stime (fields 14 and 15 of stat)
-    return spent + ticks / os.sysconf("SC_CLK_TCK")
-
-
 if __name__ == "__main__":
     if sys.argv[1] == "--floor":
         print(json.dumps(_floor(Path(sys.argv[2]))))
     else:
-        print(json.dumps(_timed_saves(Path(sys.argv[1]))))
+        print(json.dumps(timed_saves(Path(sys.argv[1]))))

@@ -13,20 +13,20 @@ neighbours change least). A game's timed moves start at BYTES_SEED, the games wh
 from __future__ import annotations
 
 import asyncio
-import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS, clean_yardstick, cpu_seconds
+from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS, clean_yardstick
+from bot.cli.bench_portable import cpu_seconds, policy_moves
+from bot.cli.bench_portable import pick as _pick  # noqa: F401 - the tests' policy too
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
-from rules.engine import LegalAction, Ruleset
+from rules.engine import Ruleset
 from rules.registry import rulesets
 
 PEOPLE = tuple(Actor(name, name) for name in ("ann", "ben", "cat"))
-ATTACKS = 0.7  # how often the policy takes an attack (a primary action) when one is legal
 YARDSTICK_PICTURES = 40  # pictures per game timed for the yardstick
 BYTES_SEED = 2000        # the first seed of each game's timed moves (OLD_MEDIANS were measured from it)
 OLD_MOVES = 200          # ... over this many moves
@@ -45,12 +45,6 @@ def percentile(values: list[float], share: float) -> float:
     """The `share` quantile (0..1) by the nearest-rank method."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
-
-
-def _pick(legal: list[LegalAction], rng: random.Random) -> LegalAction:
-    """A legal action: an attack more often than not where one is offered, else any."""
-    attacks = [option for option in legal if option.primary]
-    return rng.choice(attacks if attacks and rng.random() < ATTACKS else legal)
 
 
 def _opening(ruleset: Ruleset, seed: int) -> list[tuple[Actor, str]]:
@@ -75,17 +69,7 @@ def script(ruleset: Ruleset, seed: int, moves: int,
         command = parse(line)
         action = ruleset.command_to_action(command.name, {**command.options, "name": actor.name})
         state = ruleset.apply(state, actor.id, action)[0]
-    rng = random.Random(seed)
-    played: list[tuple[Actor, str]] = []
-    while len(played) < moves and not ruleset.is_finished(state):
-        player = ruleset.acting_players(state)[0]
-        legal = [option for option in ruleset.legal_actions(state, player) if option.action is not None]
-        if not legal:
-            break
-        chosen = _pick(legal, rng)
-        state = ruleset.apply(state, player, chosen.action)[0]
-        played.append((_person(player), chosen.command))
-    return played
+    return [(_person(player), line) for player, line in policy_moves(ruleset, state, seed, moves)]
 
 
 async def _run(service: GameService, channel: str, lines: list[tuple[Actor, str]],

@@ -80,6 +80,21 @@ def _script(ruleset: Any, parse: Any, seed: int, moves: int) -> list[tuple[str, 
         command = parse(line)
         state = ruleset.apply(state, player, ruleset.command_to_action(command.name, {**command.options,
                                                                                       "name": player}))[0]
+    return policy_moves(ruleset, state, seed, moves)
+
+
+ATTACKS = 0.7  # how often the policy takes an attack (a primary action) when one is legal
+
+
+def pick(legal: list, rng: random.Random) -> Any:
+    """A legal action: an attack more often than not where one is offered, else any."""
+    attacks = [option for option in legal if option.primary]
+    return rng.choice(attacks if attacks and rng.random() < ATTACKS else legal)
+
+
+def policy_moves(ruleset: Any, state: Any, seed: int, moves: int) -> list[tuple[str, str]]:
+    """The next `moves` (player, command) from `state` (fewer if the game ends), each a legal action the
+    seeded policy picks: an attack more often than not where one is offered, else any."""
     rng = random.Random(seed)
     played: list[tuple[str, str]] = []
     while len(played) < moves and not ruleset.is_finished(state):
@@ -87,15 +102,15 @@ def _script(ruleset: Any, parse: Any, seed: int, moves: int) -> list[tuple[str, 
         legal = [option for option in ruleset.legal_actions(state, player) if option.action is not None]
         if not legal:
             break
-        attacks = [option for option in legal if option.primary]
-        chosen = rng.choice(attacks if attacks and rng.random() < 0.7 else legal)
+        chosen = pick(legal, rng)
         state = ruleset.apply(state, player, chosen.action)[0]
         played.append((player, chosen.command))
     return played
 
 
-def _cpu_seconds() -> float:
-    """CPU seconds of this process, its reaped children and its live children."""
+def cpu_seconds() -> float:
+    """User + system CPU seconds spent so far by this process, its children that ended (and were reaped: a
+    worker stopped for idling keeps its time here) and those alive (/proc/PID/stat)."""
     spent = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
                 for f in ("ru_utime", "ru_stime"))
     ticks = 0
@@ -139,8 +154,10 @@ async def _games(service: Any, actor: Any, parse: Any, ruleset: Any, prefix: str
         seed += 1
 
 
-def _yardstick(folder: Path) -> dict[str, tuple[float, float]]:
-    """Run in a fresh process: each game's median (wall, CPU) seconds to save its pictures as RGB PNG, level 1."""
+def timed_saves(folder: Path) -> dict[str, tuple[float, float]]:
+    """Each game's median (wall, CPU) seconds to save its pictures (files under folder/<game>/) as RGB PNG
+    at level 1, in this process (run it in a fresh one); every picture is loaded (and one saved, untimed)
+    before any timing."""
     from PIL import Image
 
     figures = {}
@@ -177,9 +194,9 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
             await _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES)
             latencies: list[float] = []
             pictures: list[bytes] = []
-            cpu = _cpu_seconds()
+            cpu = cpu_seconds()
             await _games(service, actor, parse, ruleset, "game", SEED, moves, latencies, pictures)
-            figures[ruleset.id] = (latencies, pictures, _cpu_seconds() - cpu)
+            figures[ruleset.id] = (latencies, pictures, cpu_seconds() - cpu)
             shots = Path(folder) / "pictures" / ruleset.id
             shots.mkdir(parents=True)
             for i, picture in enumerate(pictures[::max(1, len(pictures) // PICTURES)][:PICTURES]):
@@ -200,10 +217,10 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
         for i, ruleset in enumerate(mix):
             await _play(service, actor, parse, f"mix-{i}", _opening(ruleset.id, SEED + 100 + i))
         scripts = [_script(ruleset, parse, SEED + 100 + i, channel_moves) for i, ruleset in enumerate(mix)]
-        started, cpu = time.perf_counter(), _cpu_seconds()
+        started, cpu = time.perf_counter(), cpu_seconds()
         counts = await asyncio.gather(*(_play(service, actor, parse, f"mix-{i}", lines)
                                         for i, lines in enumerate(scripts)))
-        wall, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+        wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
         print(f"{channels} channels of all {len(games)} games at once, {sum(counts)} moves in {wall:.2f} s: "
               f"{sum(counts) / wall:.1f} moves/s; CPU {cpu / sum(counts) * 1000:.1f} ms a move over all processes")
         if workers is not None:
@@ -213,6 +230,6 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--yardstick"]:
-        print(json.dumps(_yardstick(Path(sys.argv[2]))))
+        print(json.dumps(timed_saves(Path(sys.argv[2]))))
     else:   # an optional number of timed moves a game (default MOVES: the old medians' pictures)
         asyncio.run(main(int(sys.argv[1]) if sys.argv[1:] else MOVES))
