@@ -283,26 +283,39 @@ def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
 
 
 def test_bench_prints_every_figure(tmp_path):
+    from bot.cli.bench_clean import OLD_MEDIANS
+
     """A small run of the benchmark: it must print each figure the README quotes (values not asserted)."""
     result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", "--game-moves", "8",
-                         cwd=tmp_path)
+                         "--idle-wait", "0.5", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for pattern in (r"one channel, 4 moves.*cold.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
                     r"one channel, 4 moves, warm: p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
-                    r"plain Pillow as PNG at level 1: [\d.]+ ms; our encoder [\d.]+x that; a warm move's p50 [\d.]+x",
+                    r"plain Pillow as PNG at level 1 \(in a clean process\): [\d.]+ ms; our encoder [\d.]+x that; "
+                    r"a warm move's p50 [\d.]+x",
                     r"3 channels at once, 6 moves in [\d.]+ s: [\d.]+ moves/s",
-                    r"drawing [\d.]+ ms, PNG encoding [\d.]+ ms \(the floor\), render\+encode [\d.]+ ms = [\d.]+x",
+                    r"\(in a clean process\): drawing [\d.]+ ms, PNG encoding [\d.]+ ms "
+                    r"\(the floor: zlib-ng level \d \(zlib-ng\), as the moves\)",
                     r"PNG size over \d+ pictures: median \d+ KB, max \d+ KB",
                     r"after 10 actions [\d.]+ ms, after \d{4,} actions [\d.]+ ms, ratio [\d.]+",
-                    r"PNG by ISA-L level 1 \(isal\)",
+                    r"PNG by zlib-ng level \d \(zlib-ng\) for the channel picture.*ISA-L level 1 \(isal\) for the rest",
+                    *(rf"first pictures {when}: /game new [\d.]+ ms \(CPU [\d.]+ ms\), .* CPU [\d.]+x and [\d.]+x"
+                      for when in ("after a start", "after that wait")),
+                    r"after the load \d+ MB in \d+ processes",
+                    r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(the bench's own \d+ MB, "
+                    r"the others .*; idle workers stop after \d+ s",
+                    r"every command's worst loop hold: `pitboss bench --stall`",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
-                    *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+"
-                      for game in ruleset_ids()),
+                    *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+ "
+                      rf"\(yardstick in a clean process\); CPU [\d.]+ ms a move over all processes, yardstick CPU "
+                      rf"[\d.]+ ms, CPU ratio [\d.]+" for game in ruleset_ids()),
                     *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures"
                       for game in ruleset_ids()),
-                    r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s"):
+                    *(rf"game {game}: bytes .*; [\d.]+x the median of 8dd771d" for game in OLD_MEDIANS),
+                    r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s; .* "
+                    r"CPU [\d.]+ ms a move"):
         assert re.search(pattern, out), (pattern, out)
 
 

@@ -166,6 +166,9 @@ class PitbossBehaviour(discord.Client):
             self.heavy = HeavyWork(process=True)
             self._service = GameService(self.store, rate_limit=RateLimit(),
                                         render_processes=self.render_processes, heavy=self.heavy)
+        # this process's own drawing warmed on a thread while the rest starts, and waited for before the
+        # gateway connects: the first picture after a start is drawn warm (issue 39, item 6)
+        warming = self.render_processes.warm_at_start() if self.render_processes is not None else None
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
@@ -176,6 +179,8 @@ class PitbossBehaviour(discord.Client):
         if self.sync_commands:
             await self.sync_if_changed(force=self.force_sync)
             await self.post_unposted()
+        if warming is not None:
+            await warming
 
     async def post_unposted(self) -> None:
         """The turns of games whose last move a crash kept from the channel (GameService.unposted), posted

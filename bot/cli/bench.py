@@ -5,18 +5,23 @@ Games are played by "people" whose commands a computer policy picks (from the st
 the timed part), so every timed call is one `GameService.execute` exactly as Discord or the command
 line makes it: lock, load, apply, store (one SQLite transaction), render the PNG, build the reply.
 
-It prints: per-move latency p50/p95/p99 on one channel, cold (the first moves of a fresh process) and
-warm (as many again after them), and under load; drawing and PNG encoding of the same images (encoding
-alone is the floor) and their ratio, and the yardstick any Pillow-based bot pays: the same pictures
-saved by plain Pillow as PNG at compression level 1; PNG sizes; the time to load a game after 10 and
-after 1,000 actions; throughput across many channels at once; then each game's warm move beside its
-own yardstick, and many channels of all the games at once; and resident memory.
+It prints: the first pictures after a start beside the same commands warm; per-move latency p50/p95/p99
+on one channel, cold (the first moves of a fresh process) and warm (as many again after them), and
+under load; drawing and PNG encoding of the same images (encoding, by the encoder and level the moves
+use, is the floor) and their ratio, and the yardstick any Pillow-based bot pays: the same pictures saved
+by plain Pillow as PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean); PNG
+sizes; the time to load a game after 10 and after 1,000 actions; throughput across many channels at
+once; then each game's warm move beside its own yardstick, its bytes beside 8dd771d's, and many
+channels of all the games at once; and memory: idle, after the load, and after an idle wait (600 s by
+default: idle worker processes are stopped after PITBOSS_WORKER_IDLE_SECONDS), with the first pictures
+after that wait. Wall-clock figures on a shared machine are noisy: the CPU time of a move over all the
+bot's processes is printed beside them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
+import os
 import resource
 import statistics
 import sys
@@ -24,20 +29,22 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.cli.bench_games import every_game, percentile
-from bot.cli.bench_memory import PeakMemory, tree_mb
+from bot.cli.bench_clean import clean_floor
+from bot.cli.bench_games import _opening, _run, every_game, percentile
+from bot.cli.bench_memory import PeakMemory, children, pss_mb, tree_mb
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory
+from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.export import events_of
-from images.draw import to_png
 from images.png import encoder_name
-from images.speedway import palette_for, render_image
+from images.speedway import PNG_LEVEL
+from rules.registry import get_ruleset
 from rules.speedway import ai
 from rules.speedway.ruleset import SPEEDWAY
 from rules.speedway.state import SpeedwayState
@@ -149,33 +156,28 @@ async def _load_times(service: GameService, store: Store, repeats: int,
     return short_median, long_median, len(await store.actions(long_id)), sizes
 
 
-def _render_vs_encode(views: list[tuple[SpeedwayState, tuple]]) -> tuple[float, float, float]:
-    """Median drawing time, median PNG encoding time, and median time of plain Pillow's PNG at level 1,
-    of the same pictures (view, last events)."""
-    draws, encodes, plain = [], [], []
-    for view, last in views:
-        started = time.perf_counter()
-        image = render_image(view, last)
-        drawn = time.perf_counter()
-        to_png(image, palette=palette_for(view.arena))  # exactly as render_speedway encodes
-        encoded = time.perf_counter()
-        image.save(io.BytesIO(), format="PNG", compress_level=1)   # the yardstick: what plain Pillow pays
-        draws.append(drawn - started)
-        encodes.append(encoded - drawn)
-        plain.append(time.perf_counter() - encoded)
-    return statistics.median(draws), statistics.median(encodes), statistics.median(plain)
+async def _first_pictures(service: GameService, channel: str, seed: int) -> tuple[float, float, float, float]:
+    """A Speedway game's opening (/game new, the joins, the start: each answered with its picture) in a new
+    channel: the wall and CPU seconds (this process's: with no render process running, the pictures are
+    drawn here) of its first command, and of all of them."""
+    started, cpu = time.perf_counter(), time.process_time()
+    first: tuple[float, float] | None = None
+
+    def seen(_latency: float, _picture: bytes | None) -> None:
+        nonlocal first
+        first = first or (time.perf_counter() - started, time.process_time() - cpu)
+
+    await _run(service, channel, _opening(get_ruleset("speedway"), seed), seen)
+    assert first is not None
+    return (*first, time.perf_counter() - started, time.process_time() - cpu)
 
 
-def _rss_mb(pid: int | str = "self") -> float:
-    """A process's resident memory now, in MB (0 where /proc cannot tell)."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+def _first_line(when: str, first: tuple[float, ...], warm: tuple[float, ...]) -> str:
+    wall, cpu, walls, cpus = first
+    return (f"first pictures {when}: /game new {_ms(wall)} (CPU {_ms(cpu)}), the opening's 4 commands "
+            f"{_ms(walls)} (CPU {_ms(cpus)}); the same again warm {_ms(warm[0])} (CPU {_ms(warm[1])}), "
+            f"{_ms(warm[2])} (CPU {_ms(warm[3])}): {wall / warm[0]:.1f}x and {walls / warm[2]:.1f}x, "
+            f"CPU {cpu / warm[1]:.1f}x and {cpus / warm[3]:.1f}x")
 
 
 def service_of(store: Store, workers: RenderProcesses | None, heavy: HeavyWork) -> GameService:
@@ -195,8 +197,24 @@ async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int
     return tree_mb()
 
 
+async def _after_idling(service: GameService, workers: RenderProcesses | None, wait: float, seed: int,
+                        warm: tuple[float, ...], say) -> None:
+    """Wait `wait` seconds with nothing to do, as a bot after its last move; then its memory, and the
+    first pictures after the wait beside the same commands warm."""
+    await asyncio.sleep(wait)
+    after = tree_mb()
+    retired = f"; {workers.retired} render processes stopped so far" if workers is not None else ""
+    each = ", ".join(f"{pss_mb(pid):.0f}" for pid in children(os.getpid()))
+    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes (the bench's own "
+        f"{pss_mb(os.getpid()):.0f} MB, the others {each or 'none'}; idle workers stop after {idle_seconds():.0f} s, "
+        f"{IDLE_ENV}{retired})")
+    running = workers.started if workers is not None else 0
+    say(_first_line("after that wait", await _first_pictures(service, "bench-after-idle", seed), warm)
+        + (f"; {running} render processes still run (the CPU figure leaves their share out)" if running else ""))
+
+
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
-                stream: TextIO = sys.stdout, game_moves: int = 200) -> int:
+                stream: TextIO = sys.stdout, game_moves: int = 200, idle_wait: float = 600.0) -> int:
     """Run the benchmark on a fresh database at `db_path` and print its figures."""
     store = await Store.open(db_path)
     workers = RenderProcesses.configured()
@@ -204,13 +222,23 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
     try:
         say = lambda text: print(text, file=stream, flush=True)  # noqa: E731
         say(f"pitboss bench: Speedway, 2 cars on the classic arena, "
-            f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}; PNG by {encoder_name()}")
+            f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}; PNG by "
+            f"{encoder_name(PNG_LEVEL)} for the channel picture (Speedway's level), {encoder_name()} for the rest")
+        if workers is not None:   # as `pitboss run` starts: its own drawing warmed on a thread
+            started = time.perf_counter()
+            await workers.warm_here()
+            say(f"the bot's own drawing warmed on a thread in {time.perf_counter() - started:.2f} s (a command "
+                f"sooner draws while it warms)")
+        first = await _first_pictures(service_of(store, workers, heavy), "bench-first", seed + 5000)
+        warm_first = await _first_pictures(service_of(store, workers, heavy), "bench-first-warm", seed + 5001)
+        say(_first_line("after a start", first, warm_first))
         idle = await _idle_with_a_game(service_of(store, workers, heavy), seed)
         if workers is not None:   # a busy bot's steady state: every render process it may use, warm
             started = time.perf_counter()
             await workers.warm()
             say(f"{workers.processes} render processes ({drawing.ENV}), started and warmed in "
-                f"{time.perf_counter() - started:.2f} s")
+                f"{time.perf_counter() - started:.2f} s; each warm: "
+                f"{', '.join(f'{pss_mb(pid):.0f}' for pid in workers.pids())} MB (proportional set size)")
         else:
             say(f"pictures drawn on threads ({drawing.ENV}=0)")
         service = service_of(store, workers, heavy)
@@ -248,11 +276,12 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
             if record is not None:
                 last = await store.recent_actions(record.id, 1)
                 views.append((SPEEDWAY.view(SPEEDWAY.load_state(record.state), None), events_of(SPEEDWAY, last[-1])))
-        draw, encode, plain = _render_vs_encode(views)
-        say(f"render {len(views)} pictures: drawing {_ms(draw)}, PNG encoding {_ms(encode)} (the floor), "
-            f"render+encode {_ms(draw + encode)} = {(draw + encode) / encode:.2f}x the encoding alone")
-        say(f"the same pictures saved by plain Pillow as PNG at level 1: {_ms(plain)}; our encoder "
-            f"{encode / plain:.2f}x that; a warm move's p50 {percentile(hot, .5) / plain:.2f}x that")
+        draw, encode, plain = clean_floor(views)
+        say(f"render {len(views)} pictures (in a clean process): drawing {_ms(draw)}, PNG encoding {_ms(encode)} "
+            f"(the floor: {encoder_name(PNG_LEVEL)}, as the moves), render+encode {_ms(draw + encode)} = "
+            f"{(draw + encode) / encode:.2f}x the encoding alone")
+        say(f"the same pictures saved by plain Pillow as PNG at level 1 (in a clean process): {_ms(plain)}; our "
+            f"encoder {encode / plain:.2f}x that; a warm move's p50 {percentile(hot, .5) / plain:.2f}x that")
         sizes = one.png_sizes + many.png_sizes
         say(f"PNG size over {len(sizes)} pictures: median {statistics.median(sizes) / 1000:.0f} KB, "
             f"max {max(sizes) / 1000:.0f} KB")
@@ -260,15 +289,21 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         short, long, actions, sizes = await _load_times(service, store, 1000, seed)
         say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
             f"{_ms(long)}, ratio {long / short:.2f} (snapshots {sizes[0] / 1000:.1f} and {sizes[1] / 1000:.1f} KB)")
-        await every_game(service, say, game_moves, channels, moves, seed + 1000)
+        async with PeakMemory() as mixed:
+            await every_game(service, say, game_moves, channels, moves, seed + 1000)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        workers_mb = [_rss_mb(pid) for pid in workers.pids()] if workers is not None else []
-        say(f"resident memory: the bot's process {_rss_mb():.0f} MB now, {peak:.0f} MB peak"
+        workers_mb = [resident_mb(pid) for pid in workers.pids()] if workers is not None else []
+        say(f"resident memory: the bot's process {resident_mb():.0f} MB now, {peak:.0f} MB peak"
             + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
                if workers_mb else ""))
+        after = tree_mb()
         say(f"memory (proportional set size, the bot and all its processes): idle with one game {idle[0]:.0f} MB "
-            f"in {idle[1]} processes; under the load of {channels} channels {loaded.peak[0]:.0f} MB "
-            f"in {loaded.peak[1]} processes")
+            f"in {idle[1]} processes; peak under the load of {channels} channels {loaded.peak[0]:.0f} MB "
+            f"in {loaded.peak[1]} processes, of every game {mixed.peak[0]:.0f} MB in {mixed.peak[1]} (resident, shared "
+            f"pages counted in each process: {max(loaded.peak_resident, mixed.peak_resident):.0f} MB at most); after "
+            f"the load {after[0]:.0f} MB in {after[1]} processes")
+        say("every command's worst loop hold: `pitboss bench --stall` (10,000 stored games, about a minute)")
+        await _after_idling(service, workers, idle_wait, seed + 5002, warm_first, say)
     finally:
         if workers is not None:
             workers.close()

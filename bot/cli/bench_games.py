@@ -4,29 +4,32 @@ throughput of many channels playing a mix of all the games.
 Each game is played by "people" (no computer seats, so every move is one timed command) whose commands
 a seeded policy picks among the legal actions, worked out with the rules alone before any timing
 starts. The yardstick of a game is what any Pillow-based bot pays for the same pictures: plain Pillow
-saving them as RGB PNG at compression level 1.
+saving them as RGB PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean). Beside
+the wall-clock figures, the CPU time of a move over all the bot's processes (what a shared machine's
+neighbours change least). A game's timed moves start at BYTES_SEED, the games whose median bytes on
+8dd771d are bench_clean.OLD_MEDIANS: with --game-moves 200 the pictures are the same.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
-import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PIL import Image
-
+from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS, clean_yardstick
+from bot.cli.bench_portable import cpu_seconds, policy_moves
+from bot.cli.bench_portable import pick as _pick  # noqa: F401 - the tests' policy too
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
-from rules.engine import LegalAction, Ruleset
+from rules.engine import Ruleset
 from rules.registry import rulesets
 
 PEOPLE = tuple(Actor(name, name) for name in ("ann", "ben", "cat"))
-ATTACKS = 0.7  # how often the policy takes an attack (a primary action) when one is legal
 YARDSTICK_PICTURES = 40  # pictures per game timed for the yardstick
+BYTES_SEED = 2000        # the first seed of each game's timed moves (OLD_MEDIANS were measured from it)
+OLD_MOVES = 200          # ... over this many moves
 
 
 @dataclass
@@ -35,18 +38,13 @@ class GameFigures:
 
     latencies: list[float] = field(default_factory=list)
     pictures: list[bytes] = field(default_factory=list)
+    cpu: float = 0.0   # CPU seconds of all the bot's processes over these moves
 
 
 def percentile(values: list[float], share: float) -> float:
     """The `share` quantile (0..1) by the nearest-rank method."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
-
-
-def _pick(legal: list[LegalAction], rng: random.Random) -> LegalAction:
-    """A legal action: an attack more often than not where one is offered, else any."""
-    attacks = [option for option in legal if option.primary]
-    return rng.choice(attacks if attacks and rng.random() < ATTACKS else legal)
 
 
 def _opening(ruleset: Ruleset, seed: int) -> list[tuple[Actor, str]]:
@@ -71,17 +69,7 @@ def script(ruleset: Ruleset, seed: int, moves: int,
         command = parse(line)
         action = ruleset.command_to_action(command.name, {**command.options, "name": actor.name})
         state = ruleset.apply(state, actor.id, action)[0]
-    rng = random.Random(seed)
-    played: list[tuple[Actor, str]] = []
-    while len(played) < moves and not ruleset.is_finished(state):
-        player = ruleset.acting_players(state)[0]
-        legal = [option for option in ruleset.legal_actions(state, player) if option.action is not None]
-        if not legal:
-            break
-        chosen = _pick(legal, rng)
-        state = ruleset.apply(state, player, chosen.action)[0]
-        played.append((_person(player), chosen.command))
-    return played
+    return [(_person(player), line) for player, line in policy_moves(ruleset, state, seed, moves)]
 
 
 async def _run(service: GameService, channel: str, lines: list[tuple[Actor, str]],
@@ -118,34 +106,43 @@ async def play_game_moves(service: GameService, ruleset: Ruleset, prefix: str, s
     return seed
 
 
-def yardstick(pictures: list[bytes]) -> float:
-    """Median seconds plain Pillow takes to save these pictures (as drawn: RGB) as PNG at level 1."""
-    step = max(1, len(pictures) // YARDSTICK_PICTURES)
-    times = []
-    for picture in pictures[::step][:YARDSTICK_PICTURES]:
-        image = Image.open(io.BytesIO(picture)).convert("RGB")
-        started = time.perf_counter()
-        image.save(io.BytesIO(), format="PNG", compress_level=1)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def sampled(pictures: list[bytes]) -> list[bytes]:
+    """At most YARDSTICK_PICTURES of `pictures`, spread over them."""
+    return pictures[::max(1, len(pictures) // YARDSTICK_PICTURES)][:YARDSTICK_PICTURES]
+
+
+def _bytes_line(game: str, sizes: list[int], moves: int) -> str:
+    median = statistics.median(sizes)
+    line = (f"game {game}: bytes median {median / 1000:.1f} KB, max {max(sizes) / 1000:.1f} KB "
+            f"over {len(sizes)} pictures")
+    if game in OLD_MEDIANS:
+        same = "the same pictures" if moves == OLD_MOVES else f"other pictures: compare at --game-moves {OLD_MOVES}"
+        line += (f"; {median / OLD_MEDIANS[game]:.2f}x the median of {OLD_COMMIT}, "
+                 f"{OLD_MEDIANS[game] / 1000:.1f} KB ({same})")
+    return line
 
 
 async def every_game(service: GameService, say: Callable[[str], None], moves: int, channels: int,
                      channel_moves: int, seed: int) -> None:
-    """One line per game (warm p50 and p99 beside its yardstick), then the throughput of `channels`
-    channels at once, the games taking turns among them."""
+    """Two lines per game (warm p50, p99 and CPU a move beside its clean-process yardstick; its bytes),
+    then the throughput of `channels` channels at once, the games taking turns among them."""
     games = rulesets()
+    played: dict[str, GameFigures] = {}
     for ruleset in games:
         seed = await play_game_moves(service, ruleset, "bench-warmup", seed, max(20, moves // 4))
-        figures = GameFigures()
-        seed = await play_game_moves(service, ruleset, "bench-game", seed, moves, figures)
+        figures = played[ruleset.id] = GameFigures()
+        cpu = cpu_seconds()
+        await play_game_moves(service, ruleset, "bench-game", BYTES_SEED, moves, figures)
+        figures.cpu = cpu_seconds() - cpu
+    plain = clean_yardstick({game: sampled(figures.pictures) for game, figures in played.items()})
+    for game, figures in played.items():
         p50, p99 = percentile(figures.latencies, .5), percentile(figures.latencies, .99)
-        plain = yardstick(figures.pictures)
-        say(f"game {ruleset.id}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-            f"yardstick {plain * 1000:.1f} ms, ratio {p50 / plain:.2f}")
-        sizes = [len(picture) for picture in figures.pictures]
-        say(f"game {ruleset.id}: bytes median {statistics.median(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
-            f"over {len(sizes)} pictures")
+        wall, cpu = plain[game]
+        per_move = figures.cpu / len(figures.latencies)
+        say(f"game {game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} ms, "
+            f"ratio {p50 / wall:.2f} (yardstick in a clean process); CPU {per_move * 1000:.1f} ms a move over all "
+            f"processes, yardstick CPU {cpu * 1000:.1f} ms, CPU ratio {per_move / cpu:.2f}")
+        say(_bytes_line(game, [len(picture) for picture in figures.pictures], moves))
     mix = [games[i % len(games)] for i in range(channels)]
     openings, scripts = [], []
     for i, ruleset in enumerate(mix):
@@ -154,10 +151,11 @@ async def every_game(service: GameService, say: Callable[[str], None], moves: in
     for opening in openings:
         await opening
     latencies: list[float] = []
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     counts = await asyncio.gather(*(_run(service, f"bench-mix-{i}", lines, lambda s, _p: latencies.append(s))
                                     for i, lines in enumerate(scripts)))
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     say(f"{channels} channels of all {len(games)} games at once, {sum(counts)} moves in {wall:.2f} s: "
         f"{sum(counts) / wall:.1f} moves/s; latency p50 {percentile(latencies, .5) * 1000:.1f} ms, "
-        f"p99 {percentile(latencies, .99) * 1000:.1f} ms")
+        f"p99 {percentile(latencies, .99) * 1000:.1f} ms; CPU {cpu / sum(counts) * 1000:.1f} ms a move over all "
+        f"processes")

@@ -14,9 +14,9 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def pss_mb(pid: int) -> float:
+def pss_mb(pid: int, keys: tuple[tuple[str, str], ...] = (("smaps_rollup", "Pss:"), ("status", "VmRSS:"))) -> float:
     """A process's proportional set size in MB (its resident size where PSS is not shown; 0 when gone)."""
-    for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+    for name, key in keys:
         try:
             for line in (PROC / str(pid) / name).read_text().splitlines():
                 if line.startswith(key):
@@ -45,24 +45,29 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def tree_mb(pid: int | None = None) -> tuple[float, int]:
-    """(MB, processes): the PSS summed over `pid` (this process by default) and all its descendants."""
+def tree_mb(pid: int | None = None, resident: bool = False) -> tuple[float, int]:
+    """(MB, processes): the PSS (or, `resident`, the resident size: shared pages counted in every process
+    that maps them, an upper bound) summed over `pid` (this process by default) and all its descendants."""
     root = os.getpid() if pid is None else pid
     pids = [root, *children(root)]
-    return sum(pss_mb(p) for p in pids), len(pids)
+    keys = (("status", "VmRSS:"),) if resident else (("smaps_rollup", "Pss:"), ("status", "VmRSS:"))
+    return sum(pss_mb(p, keys) for p in pids), len(pids)
 
 
 class PeakMemory:
-    """Samples tree_mb() every `every` seconds while running (async with), keeping the largest sum."""
+    """Samples tree_mb() every `every` seconds while running (async with), keeping the largest sum (and
+    the largest resident sum, `peak_resident`)."""
 
     def __init__(self, every: float = 0.25):
         self.every = every
         self.peak: tuple[float, int] = (0.0, 0)
+        self.peak_resident = 0.0
         self._task: asyncio.Task | None = None
 
     async def _sample(self) -> None:
         while True:
             self.peak = max(self.peak, await asyncio.to_thread(tree_mb))
+            self.peak_resident = max(self.peak_resident, (await asyncio.to_thread(tree_mb, None, True))[0])
             await asyncio.sleep(self.every)
 
     async def __aenter__(self) -> PeakMemory:

@@ -411,7 +411,7 @@ def _bench(args: argparse.Namespace) -> int:
 
             return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db")))
         return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
-                                 args.single, args.seed, game_moves=args.game_moves))
+                                 args.single, args.seed, game_moves=args.game_moves, idle_wait=args.idle_wait))
 
 
 async def _opens(target: str) -> None:
@@ -547,6 +547,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--game-moves", type=int, default=200,
                        help="warm moves timed in each game for its line (default 200)")
     bench.add_argument("--seed", type=int, default=1, help="dice seed of the first game")
+    bench.add_argument("--idle-wait", type=float, default=600.0,
+                       help="seconds to idle after the load before the last memory figure (default 600)")
     bench.add_argument("--stall", action="store_true",
                        help="instead: how long each command the bot has holds the event loop, on a "
                             "10,000-action game and a server of many games, and what other channels wait")

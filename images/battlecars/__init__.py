@@ -16,7 +16,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from images import palette as colours
-from images.battlecars.board import board_image
+from images.battlecars.board import bare, bare_large, board_image
 from images.battlecars.chips import chip_image, chip_lines
 from images.battlecars.closeup import acting_vehicle, held
 from images.battlecars.header import colour_of, draw_header, name_of, turn_words
@@ -159,10 +159,14 @@ def _reference_picture(board_id: str, big: bool) -> Image.Image:
 
 
 def warm() -> None:
-    """Every board's palette and bare board, made before the first move needs them."""
+    """Every board's palette and its colours' shares, made before the first move needs them. The bare
+    boards its reference pictures drew are let go: one a board and size at twice the picture's size (59 MB
+    in all) where a game needs its own only, built in 25 ms by its first picture (issue 39, item 8)."""
     for board_id in data.board_ids():
         for big in (False, True):
-            _reference_counts(board_id, big)
+            _reference_counts(board_id, big)   # the palette, and its shares for few_colours
+    bare_large.cache_clear()
+    bare.cache_clear()
 
 
 def render_closeup_image(state: BattlecarsState, last: tuple = (), turn: tuple = (),

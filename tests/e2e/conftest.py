@@ -61,7 +61,8 @@ class BotProcess:
         env.update(PYTHONPATH=os.pathsep.join([str(self.shim_dir), str(ROOT)]),
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
                    PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"),
-                   PITBOSS_RENDER_PROCESSES="1")   # the real worker process, one: the suite starts many bots
+                   PITBOSS_RENDER_PROCESSES="1",   # the real worker process, one: the suite starts many bots
+                   PITBOSS_WARM_START="0")   # ... each without warming its own drawing first (test_e2e_stop's does)
         if self.fake.clock_path is not None:   # Discord's clock as the fake moves it (its `advance`)
             env["PITBOSS_E2E_DISCORD_CLOCK"] = str(self.fake.clock_path)
         env.update(self.extra_env)

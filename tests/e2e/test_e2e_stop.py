@@ -80,15 +80,17 @@ class _OnOneCpu(BotProcess):
 
 
 async def _four_commands(fake, channel: str) -> tuple[float, float]:
-    """`/game new`, two joins and `/game start` in `channel`: (seconds to the first picture, to the last)."""
-    began = time.monotonic()
+    """`/game new`, two joins and `/game start` in `channel`: (seconds from each command's dispatch to the
+    arrival of its picture: the first's, and the four summed). The fake's wait for the exchange to go quiet
+    is not counted (issue 39, item 1)."""
     timings = []
     for user, command, options in (("alice", "new speedway", {"seed": 5}), ("alice", "game join", {}),
                                    ("bob", "game join", {}), ("alice", "game start", {})):
         exchange = await slash(fake, user, channel, command, **options)
-        assert any(record.files for record in exchange.requests), exchange.describe()   # each with its picture
-        timings.append(time.monotonic() - began)
-    return timings[0], timings[-1]
+        pictures = [record.at for record in exchange.requests if record.files]
+        assert pictures, exchange.describe()   # each with its picture
+        timings.append(min(pictures) - exchange.dispatched_at)
+    return timings[0], sum(timings)
 
 
 @pytest.mark.parametrize("one_cpu", [False, True])
@@ -96,7 +98,8 @@ async def test_the_first_picture_after_ready_comes_promptly(fake, tmp_path, one_
     """Issue 28, item 4: the first four commands after READY are each answered with their picture, on one
     CPU too, with no error. How long they take against the same four warm is printed here and measured by
     `pitboss bench` (a busy machine's figures judge nothing: issue 39, item 13)."""
-    bot = (_OnOneCpu if one_cpu else BotProcess)(fake, tmp_path / "bot", env={"PITBOSS_RENDER_PROCESSES": "auto"})
+    bot = (_OnOneCpu if one_cpu else BotProcess)(fake, tmp_path / "bot", env={"PITBOSS_RENDER_PROCESSES": "auto",
+                                                                        "PITBOSS_WARM_START": "1"})
     try:
         bot.start()
         first, cold = await _four_commands(fake, "channel")

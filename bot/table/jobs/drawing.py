@@ -6,12 +6,20 @@ bot (`pitboss run`, the bench) therefore draws in worker processes (bot.table.jo
 busy: every game's fonts, palettes and sprites are made once in each. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
 
-A render process costs 70-80 MB, so by default none runs at start (issue 28): the bot draws on its own
-thread, at once, and starts a process only when pictures overlap (more at once than its processes and
-its own thread can draw), one at a time, up to one per CPU it may use (bot.table.jobs.cpus). An idle
-bot with a game thus stays one process; a busy one grows. $PITBOSS_RENDER_PROCESSES=N instead starts
-N at once (0: threads only). Until a process is warm, its pictures are drawn here: the first command
-after a start never waits for a warm-up.
+A render process costs about 80 MB warm, so by default none runs at start (issue 28): the bot draws on
+its own thread, at once, and starts a process only when pictures overlap (more at once than its
+processes and its own thread can draw), one at a time, up to one per CPU it may use
+(bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.
+$PITBOSS_RENDER_PROCESSES=N instead starts N at once (0: threads only). Until a process is warm, its
+pictures are drawn here: the first command after a start never waits for a warm-up, and the bot warms
+its own drawing on a thread as it starts (`warm_here`), so that first picture is drawn warm too
+(issue 39, item 6). After the workers' idle time without a picture, what pictures drawn here added to
+the caches is emptied and the drawing warmed again (`refresh_drawing`).
+
+A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
+for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
+overlap again; one whose resident memory passed $PITBOSS_RENDER_MAX_MB (200) after a picture is
+replaced by a fresh one; every process returns its free heap to the system in a lull.
 
 One-shot processes (`pitboss exec`, scripts, most tests) keep the threads: starting two interpreters
 would cost them more than every picture they draw. Plug-in games, whose renderers are registered at
@@ -23,20 +31,26 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import images
 from bot.table.jobs.cpus import usable_cpus
-from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied
+from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied, idle_seconds, setting
 from images.registry import is_built_in
 from rules.registry import GAMES
 
 log = logging.getLogger("pitboss.drawing")
 
 ENV = "PITBOSS_RENDER_PROCESSES"
+MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
+MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
+LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
 # answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
 # a channel waits at most this long plus one picture drawn here.
@@ -57,11 +71,31 @@ def process_count() -> tuple[int, int]:
     return most, 0
 
 
+def warm_drawing() -> None:
+    """Every built-in game's drawing made ready (fonts, palettes, sprites: each game's `warm`)."""
+    images.warm_up(GAMES)
+
+
+def refresh_drawing() -> None:
+    """Every cache of the drawing (each functools cache in the images package) emptied, then warmed again,
+    and the freed heap returned: what a busy spell of pictures drawn here added goes, what the first
+    picture needs stays (issue 39, item 8)."""
+    from bot.table.jobs.memory import trim_memory
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").split(".")[0] == "images":
+            for value in list(vars(module).values()):
+                if isinstance(value, functools._lru_cache_wrapper):
+                    value.cache_clear()
+    warm_drawing()
+    trim_memory(collect=False)
+
+
 def _warm_worker() -> None:
     """A worker's start: every built-in game's drawing made ready, then its memory settled."""
     from bot.table.jobs.memory import settle_memory
 
-    images.warm_up(GAMES)
+    warm_drawing()
     settle_memory()
 
 
@@ -69,16 +103,57 @@ class RenderProcesses:
     """Warmed render processes (bot.table.jobs.workers), `start` of them at once and more while pictures
     overlap, up to `processes`; a picture no warm process can take is drawn on a thread."""
 
-    def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None):
+    def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None,
+                 idle_seconds: float | None = None, max_mb: float | None = None):
         self.processes = processes
-        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start)
+        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start,
+                                       idle_seconds=idle_seconds, max_mb=max_mb)
         self._drawing = 0   # pictures being drawn now, here or on a process
+        self._last_picture = 0.0   # loop time the last picture ended
+        self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
+        self._idle_seconds = idle_seconds
+        self._lull: asyncio.Task | None = None
 
     @classmethod
     def configured(cls) -> RenderProcesses | None:
-        """The render processes a long-running bot may use (process_count), or None to draw on threads."""
+        """The render processes a long-running bot may use (process_count), or None to draw on threads;
+        idle and size limits from the environment (workers.IDLE_ENV, MAX_MB_ENV)."""
         most, start = process_count()
-        return cls(most, start) if most else None
+        if not most:
+            return None
+        return cls(most, start, idle_seconds=idle_seconds(), max_mb=setting(MAX_MB_ENV, MAX_MB))
+
+    @property
+    def retired(self) -> int:
+        """How many render processes were stopped so far for idling or for their size."""
+        return self._workers.retired
+
+    def warm_here(self) -> asyncio.Future:
+        """Warm this process's own drawing on a render thread (it draws until a process is warm, and again
+        once idle ones are stopped); the loop runs on meanwhile."""
+        return asyncio.get_running_loop().run_in_executor(THREADS, warm_drawing)
+
+    def warm_at_start(self) -> asyncio.Future | None:
+        """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
+        return None if os.environ.get(WARM_ENV, "").strip() == "0" else self.warm_here()
+
+    async def _give_back_in_lulls(self) -> None:
+        """Once no picture has been drawn for LULL_SECONDS, return this process's free heap, once per lull;
+        once none has been drawn for the workers' idle time, empty what pictures drawn here added to the
+        drawing's caches (refresh_drawing). Both on a thread: the loop runs on."""
+        from bot.table.jobs.memory import trim_memory
+
+        loop = asyncio.get_running_loop()
+        trimmed = True
+        while True:
+            await asyncio.sleep(LULL_SECONDS / 3)
+            quiet = 0.0 if self._drawing else loop.time() - self._last_picture
+            if quiet >= LULL_SECONDS and not trimmed:
+                await loop.run_in_executor(THREADS, trim_memory, False)
+            trimmed = quiet >= LULL_SECONDS
+            if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
+                self._drawn_here = 0
+                await loop.run_in_executor(THREADS, refresh_drawing)
 
     @property
     def started(self) -> int:
@@ -94,6 +169,8 @@ class RenderProcesses:
         thread when none is warm yet, or none answers within PICTURE_SECONDS (it died, or hangs and is
         replaced). A picture that overlaps more than the processes and one thread can draw starts another."""
         self._drawing += 1
+        if self._lull is None:
+            self._lull = asyncio.ensure_future(self._give_back_in_lulls())
         try:
             if self._drawing > self._workers.started + 1:
                 self._workers.grow()
@@ -104,9 +181,11 @@ class RenderProcesses:
                     pass   # starting (or starting again): the thread draws meanwhile
                 except WorkerDied as why:
                     log.warning("no render process drew this picture (%s); drawing it on a thread", why)
+            self._drawn_here += 1
             return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
         finally:
             self._drawing -= 1
+            self._last_picture = asyncio.get_running_loop().time()
 
     def pids(self) -> list[int]:
         """The render processes' ids."""
@@ -114,6 +193,8 @@ class RenderProcesses:
 
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""
+        if self._lull is not None:
+            self._lull.cancel()
         self._workers.close()
 
 

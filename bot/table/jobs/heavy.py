@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from bot.table.jobs.workers import ProcessWorkers, WorkerDied, WorkerHung
+from bot.table.jobs.workers import ProcessWorkers, WorkerDied, WorkerHung, idle_seconds
 from rules.errors import GameError
 
 MAX_WAITING = 4
@@ -77,7 +77,8 @@ class HeavyWork:
             max_workers=1, thread_name_prefix="pitboss-heavy")
         # started by the first long job (whose wait for it counts against no deadline): an idle bot
         # keeps no process it does not use
-        self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy", start=0) if process else None
+        self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy", start=0,
+                                      idle_seconds=idle_seconds()) if process else None
 
     async def warm(self) -> None:
         """Start the worker process and wait until it has warmed up (nothing to do for a thread)."""

@@ -18,8 +18,12 @@ warmed worker takes jobs: a new one joins the idle workers once it says it is re
 is not ready within WARM_SECONDS is replaced in turn.
 
 A pool may start fewer workers than it may have (`start`), and grow on demand up to `count`: a process
-costs tens of megabytes, so an idle bot keeps none it does not use. Closing stops every worker at once
-(their sockets closed, then a shared short wait, stragglers killed), never one after another.
+costs tens of megabytes, so an idle bot keeps none it does not use. It also gives memory back (issue 39,
+item 8): a worker idle for TRIM_SECONDS collects and returns its free heap to the system
+(bot.table.jobs.memory.trim_memory); one idle for `idle_seconds` is stopped (the next job that finds
+none starts one again); one grown past `max_mb` of resident memory is replaced after its job. Closing
+stops every worker at once (their sockets closed, then a shared short wait, stragglers killed), never
+one after another.
 """
 
 from __future__ import annotations
@@ -48,6 +52,23 @@ WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up befo
 # a busy machine, not hung: it is given up to this many deadlines in all before it is killed.
 STARVED_DEADLINES = 6.0
 STARVED_POLL_SECONDS = 0.25
+TRIM_SECONDS = 2.0    # a worker that has had no job for this long gives its free memory back
+IDLE_ENV = "PITBOSS_WORKER_IDLE_SECONDS"
+IDLE_SECONDS = 300.0  # by default a worker process with no job this long is stopped
+
+
+def setting(name: str, default: float) -> float:
+    """A positive number from the environment variable `name`, or `default` when unset or not one."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def idle_seconds() -> float:
+    """How long a worker process may wait for a job before it is stopped ($PITBOSS_WORKER_IDLE_SECONDS)."""
+    return setting(IDLE_ENV, IDLE_SECONDS)
 
 
 class WorkerDied(Exception):
@@ -89,16 +110,24 @@ def starved(now: tuple[str, float] | None, began_cpu: float | None, deadline: fl
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
     """A worker's life: warm up, say so, then answer jobs until the pipe closes. Ctrl-C in a terminal
     reaches the whole process group: the bot stops its workers itself, so they ignore it."""
+    from bot.table.jobs.memory import trim_memory
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         warm()
+    trim_memory()
     try:
         conn.send(_READY)
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
         return
+    trimmed = True
     while True:
         try:
+            if not trimmed and not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back
+                trim_memory()
+            trimmed = True
             job, args = conn.recv()
+            trimmed = False
         except (EOFError, OSError):
             return
         try:
@@ -124,6 +153,7 @@ class _Worker:
         self.process.start()
         child.close()
         self.ready = False
+        self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -187,8 +217,13 @@ class ProcessWorkers:
     `start` of them (all by default) started now, the others when the work asks for them (grow)."""
 
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
-                 warm_seconds: float = WARM_SECONDS, start: int | None = None):
+                 warm_seconds: float = WARM_SECONDS, start: int | None = None,
+                 idle_seconds: float | None = None, max_mb: float | None = None):
         self.count = count
+        self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
+        self.max_mb = max_mb               # a worker past this resident size is replaced after its job
+        self.retired = 0                   # workers stopped for idling or for their size, so far
+        self._reaper: asyncio.Task | None = None
         self._warm = warm
         self._warm_seconds = warm_seconds
         self._name = name
@@ -206,7 +241,48 @@ class ProcessWorkers:
             self._idle = asyncio.LifoQueue()
             for worker in self._workers:
                 self._await_ready(worker)
+            if self.idle_seconds is not None:
+                self._reaper = asyncio.ensure_future(self._reap_idle())
         return self._idle
+
+    async def _reap_idle(self) -> None:
+        """Every so often, stop the workers idle for idle_seconds."""
+        assert self.idle_seconds is not None
+        while True:
+            await asyncio.sleep(max(0.05, min(30.0, self.idle_seconds / 4)))
+            self.retire_idle()
+
+    def retire_idle(self, now: float | None = None) -> int:
+        """Stop every worker waiting for a job since idle_seconds ago or longer; how many were stopped. The
+        next job that finds none idle starts one again."""
+        if self.idle_seconds is None or self._idle is None:
+            return 0
+        now = time.monotonic() if now is None else now
+        waiting = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
+        stale = [w for w in waiting if now - w.idle_since >= self.idle_seconds]
+        for worker in reversed(waiting):   # back in their order: the last to finish is taken first
+            if worker not in stale:
+                self._idle.put_nowait(worker)
+        for worker in stale:
+            self._retire(worker)
+        return len(stale)
+
+    def _retire(self, worker: _Worker) -> None:
+        """Stop a worker that is not on a job, and forget it: told to end now, reaped (or killed) later,
+        off the loop's path."""
+        self._workers.remove(worker)
+        self.retired += 1
+        worker.hang_up()
+        task = asyncio.ensure_future(self._reap(worker))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+
+    @staticmethod
+    async def _reap(worker: _Worker) -> None:
+        end = time.monotonic() + STOP_SECONDS
+        while worker.process.is_alive() and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        worker.kill()   # reaps it (and kills it first if it still runs)
 
     def _await_ready(self, worker: _Worker, pause: float = 0.0) -> None:
         """Let `worker` join the idle ones once it says it is ready (after `pause`, for a replacement of
@@ -227,6 +303,7 @@ class ProcessWorkers:
             self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
             return
         self._failed_starts = 0
+        worker.idle_since = time.monotonic()
         self._queue().put_nowait(worker)
         self._became_ready.set()
 
@@ -316,6 +393,12 @@ class ProcessWorkers:
             raise
         finally:
             self._busy -= 1
+        if self.max_mb is not None and resident_mb(worker.process.pid) > self.max_mb:
+            log.info("worker process %s holds over %.0f MB; starting a fresh one", worker.process.name, self.max_mb)
+            self._retire(worker)
+            self.grow()
+            return answer
+        worker.idle_since = time.monotonic()
         self._queue().put_nowait(worker)
         return answer
 
@@ -344,4 +427,18 @@ class ProcessWorkers:
         """Stop every worker together (a job in flight is abandoned)."""
         for task in list(self._starting):
             task.cancel()
+        if self._reaper is not None:
+            self._reaper.cancel()
         stop_all(self._workers)
+
+
+def resident_mb(pid: int | str | None = "self") -> float:
+    """A process's resident memory in MB (this one's by default), read from /proc (0 where it cannot be)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0

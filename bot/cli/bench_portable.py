@@ -1,0 +1,235 @@
+"""Every game's line of `pitboss bench`, runnable on an older checkout too, for runs alternated with it.
+
+Run it with the interpreter of the tree to measure, from that tree's folder, for example against
+8dd771d (whose modules had other places):
+
+    cd /work/wt/old && .venv/bin/python /path/to/this/bot/cli/bench_portable.py
+    .venv/bin/python bot/cli/bench_portable.py          # this tree, the same lines (an argument: moves a game)
+
+It uses only what both trees have (the service, the command parser, the rulesets, the render processes),
+plays each game as bench_games does (two people seated by each game's example opening, the same seeded
+policy, warm-up games first, then the timed moves from seed 2000), times the plain-Pillow yardstick in a
+fresh process, and prints, per game, the warm p50, p99, CPU a move over all processes, the yardstick and
+both ratios, and the median bytes; then many channels of all the games at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import io
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+OPENINGS = {   # each game's example opening (rules.engine.ExampleOpening), written out for older trees
+    "speedway": ("arena:duel", ("/game join car:brawler", "/game join car:torch")),
+    "track": ("", ("/game join", "/game join")),
+    "battlecars": ("", ("/game join vehicle:interceptor", "/game join vehicle:rammer")),
+    "race": ("tuning:0", ("/game join pilot:rookie", "/game join pilot:veteran")),
+}
+SEED, WARMUP_SEED, MOVES, WARMUP_MOVES, PICTURES = 2000, 9000, 200, 50, 40
+
+
+def _found(*places: str) -> Any:
+    """The first of `places` ("module:name", this tree's first, then 8dd771d's) that imports."""
+    for place in places:
+        module, name = place.split(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue
+    raise ImportError(f"none of {places}")
+
+
+def _modules() -> tuple[Any, Any, Any]:
+    """(GameService, Actor, parse) from this tree or an older one."""
+    return (_found("bot.table.service.entry:GameService", "bot.table.service:GameService"),
+            _found("bot.table.service.entry:Actor", "bot.table.replies:Actor"),
+            _found("bot.table.protocol.commands:parse", "bot.table.commands:parse"))
+
+
+def _render_processes() -> Any:
+    return _found("bot.table.jobs.drawing:RenderProcesses", "bot.table.drawing:RenderProcesses").configured()
+
+
+def _opening(ruleset_id: str, seed: int) -> list[tuple[str, str]]:
+    options, (first, second) = OPENINGS[ruleset_id]
+    return [("ann", f"/game new ruleset:{ruleset_id} seed:{seed} {options}".strip()), ("ann", first),
+            ("ben", second), ("ann", "/game start")]
+
+
+def _script(ruleset: Any, parse: Any, seed: int, moves: int) -> list[tuple[str, str]]:
+    """bench_games.script's moves, with the rules alone."""
+    opening = _opening(ruleset.id, seed)
+    options = {k: v for k, v in parse(opening[0][1]).options.items() if k not in ("ruleset", "seed")}
+    if hasattr(ruleset, "new_game_options"):
+        options = ruleset.new_game_options(options)
+    elif ruleset.revision > 1:
+        options["revision"] = ruleset.revision
+    state = ruleset.setup(options, seed, "ann")
+    for player, line in opening[1:]:
+        command = parse(line)
+        state = ruleset.apply(state, player, ruleset.command_to_action(command.name, {**command.options,
+                                                                                      "name": player}))[0]
+    return policy_moves(ruleset, state, seed, moves)
+
+
+ATTACKS = 0.7  # how often the policy takes an attack (a primary action) when one is legal
+
+
+def pick(legal: list, rng: random.Random) -> Any:
+    """A legal action: an attack more often than not where one is offered, else any."""
+    attacks = [option for option in legal if option.primary]
+    return rng.choice(attacks if attacks and rng.random() < ATTACKS else legal)
+
+
+def policy_moves(ruleset: Any, state: Any, seed: int, moves: int) -> list[tuple[str, str]]:
+    """The next `moves` (player, command) from `state` (fewer if the game ends), each a legal action the
+    seeded policy picks: an attack more often than not where one is offered, else any."""
+    rng = random.Random(seed)
+    played: list[tuple[str, str]] = []
+    while len(played) < moves and not ruleset.is_finished(state):
+        player = ruleset.acting_players(state)[0]
+        legal = [option for option in ruleset.legal_actions(state, player) if option.action is not None]
+        if not legal:
+            break
+        chosen = pick(legal, rng)
+        state = ruleset.apply(state, player, chosen.action)[0]
+        played.append((player, chosen.command))
+    return played
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds spent so far by this process, its children that ended (and were reaped: a
+    worker stopped for idling keeps its time here) and those alive (/proc/PID/stat)."""
+    spent = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                for f in ("ru_utime", "ru_stime"))
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == os.getpid():
+            ticks += int(fields[11]) + int(fields[12])
+    return spent + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
+
+
+async def _play(service: Any, actor: Any, parse: Any, channel: str, lines: list[tuple[str, str]],
+                latencies: list[float] | None = None, pictures: list[bytes] | None = None) -> int:
+    for player, line in lines:
+        started = time.perf_counter()
+        reply = await service.execute(channel, actor(player, player), parse(line))
+        if latencies is not None:
+            latencies.append(time.perf_counter() - started)
+        if reply.outcome != "applied":
+            raise RuntimeError(f"refused in {channel}: {line}: {reply.text}")
+        if pictures is not None and reply.image is not None:
+            pictures.append(reply.image)
+    return len(lines)
+
+
+async def _games(service: Any, actor: Any, parse: Any, ruleset: Any, prefix: str, seed: int, moves: int,
+                 latencies: list[float] | None = None, pictures: list[bytes] | None = None) -> None:
+    played = 0
+    while played < moves:
+        channel = f"{prefix}-{ruleset.id}-{seed}"
+        await _play(service, actor, parse, channel, _opening(ruleset.id, seed))
+        played += await _play(service, actor, parse, channel, _script(ruleset, parse, seed, moves - played),
+                              latencies, pictures)
+        seed += 1
+
+
+def timed_saves(folder: Path) -> dict[str, tuple[float, float]]:
+    """Each game's median (wall, CPU) seconds to save its pictures (files under folder/<game>/) as RGB PNG
+    at level 1, in this process (run it in a fresh one); every picture is loaded (and one saved, untimed)
+    before any timing."""
+    from PIL import Image
+
+    figures = {}
+    for game in sorted(p for p in folder.iterdir() if p.is_dir()):
+        images = []
+        for path in sorted(game.glob("*.png")):
+            with Image.open(path) as picture:
+                images.append(picture.convert("RGB"))
+        images[0].save(io.BytesIO(), format="PNG", compress_level=1)
+        walls, cpus = [], []
+        for image in images:
+            started, cpu = time.perf_counter(), time.process_time()
+            image.save(io.BytesIO(), format="PNG", compress_level=1)
+            walls.append(time.perf_counter() - started)
+            cpus.append(time.process_time() - cpu)
+        figures[game.name] = (statistics.median(walls), statistics.median(cpus))
+    return figures
+
+
+async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) -> None:
+    from bot.storage.store import Store
+    from rules.registry import rulesets
+
+    service_type, actor, parse = _modules()
+    with tempfile.TemporaryDirectory() as folder:
+        store = await Store.open(str(Path(folder) / "bench.db"))
+        workers = _render_processes()
+        if workers is not None:
+            await workers.warm()
+        service = service_type(store, render_processes=workers)
+        games = [r for r in rulesets() if r.id in OPENINGS]
+        figures = {}
+        for ruleset in games:
+            await _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES)
+            latencies: list[float] = []
+            pictures: list[bytes] = []
+            cpu = cpu_seconds()
+            await _games(service, actor, parse, ruleset, "game", SEED, moves, latencies, pictures)
+            figures[ruleset.id] = (latencies, pictures, cpu_seconds() - cpu)
+            shots = Path(folder) / "pictures" / ruleset.id
+            shots.mkdir(parents=True)
+            for i, picture in enumerate(pictures[::max(1, len(pictures) // PICTURES)][:PICTURES]):
+                (shots / f"{i:04}.png").write_bytes(picture)
+        plain = json.loads(subprocess.run([sys.executable, __file__, "--yardstick", str(Path(folder) / "pictures")],
+                                          capture_output=True, text=True, check=True).stdout)
+        for game, (latencies, pictures, cpu) in figures.items():
+            p50, p99 = _percentile(latencies, .5), _percentile(latencies, .99)
+            wall, plain_cpu = plain[game]
+            per_move = cpu / len(latencies)
+            print(f"game {game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} "
+                  f"ms, ratio {p50 / wall:.2f} (yardstick in a clean process); CPU {per_move * 1000:.1f} ms a move "
+                  f"over all processes, yardstick CPU {plain_cpu * 1000:.1f} ms, CPU ratio {per_move / plain_cpu:.2f}")
+            sizes = [len(picture) for picture in pictures]
+            print(f"game {game}: bytes median {statistics.median(sizes) / 1000:.1f} KB, max {max(sizes) / 1000:.1f} KB "
+                  f"over {len(sizes)} pictures", flush=True)
+        mix = [games[i % len(games)] for i in range(channels)]
+        for i, ruleset in enumerate(mix):
+            await _play(service, actor, parse, f"mix-{i}", _opening(ruleset.id, SEED + 100 + i))
+        scripts = [_script(ruleset, parse, SEED + 100 + i, channel_moves) for i, ruleset in enumerate(mix)]
+        started, cpu = time.perf_counter(), cpu_seconds()
+        counts = await asyncio.gather(*(_play(service, actor, parse, f"mix-{i}", lines)
+                                        for i, lines in enumerate(scripts)))
+        wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+        print(f"{channels} channels of all {len(games)} games at once, {sum(counts)} moves in {wall:.2f} s: "
+              f"{sum(counts) / wall:.1f} moves/s; CPU {cpu / sum(counts) * 1000:.1f} ms a move over all processes")
+        if workers is not None:
+            workers.close()
+        await store.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--yardstick"]:
+        print(json.dumps(timed_saves(Path(sys.argv[2]))))
+    else:   # an optional number of timed moves a game (default MOVES: the old medians' pictures)
+        asyncio.run(main(int(sys.argv[1]) if sys.argv[1:] else MOVES))

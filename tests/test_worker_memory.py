@@ -1,0 +1,117 @@
+"""Issue 39, item 8: worker processes give their memory back. An idle one is stopped (and a job that then
+finds none starts another), one past its size bound is replaced, the bot's own drawing is refreshed once
+pictures stop, and the pictures stay right."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+import images
+from bot.table.jobs import drawing
+from bot.table.jobs.drawing import RenderProcesses, refresh_drawing
+from bot.table.jobs.memory import trim_memory
+from bot.table.jobs.workers import ProcessWorkers
+from tests.conftest import process_gone
+from tests.render_frames import game_frames
+
+pytestmark = pytest.mark.slow  # worker processes
+
+
+def _no_warm() -> None:
+    """A warm-up that makes nothing ready: these tests are about the processes, not the drawing."""
+
+
+async def _until(condition, within: float = 20.0) -> bool:
+    """Wait (polling) until `condition()` holds; whether it did within `within` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within
+    while not condition() and loop.time() < end:
+        await asyncio.sleep(0.05)
+    return bool(condition())
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return game_frames(every=50)[3]
+
+
+async def test_an_idle_render_process_is_stopped_and_pictures_are_drawn_after(frame):
+    ruleset, view, last = frame
+    expected = images.render(ruleset, view, last, ())
+    pool = RenderProcesses(1, start=1, warm=_no_warm, idle_seconds=0.2)
+    try:
+        await pool.warm()
+        (pid,) = pool.pids()
+        assert await pool.draw(images.render, ruleset, view, last, ()) == expected
+        assert await _until(lambda: pool.started == 0 and process_gone(pid))
+        assert pool.retired == 1
+        assert await pool.draw(images.render, ruleset, view, last, ()) == expected   # drawn here meanwhile
+        await asyncio.gather(*(pool.draw(images.render, ruleset, view, last, ()) for _ in range(3)))
+        assert pool.started == 1   # overlapping pictures start one again
+    finally:
+        pool.close()
+
+
+async def test_a_job_after_the_idle_worker_stopped_starts_another():
+    """The long-job process (HeavyWork's pool) is stopped when idle and started again by the next job."""
+    pool = ProcessWorkers(1, _no_warm, "test-worker", start=0, idle_seconds=0.2)
+    try:
+        first = await pool.call(os.getpid, deadline=30)
+        assert await _until(lambda: pool.started == 0 and process_gone(first))
+        second = await pool.call(os.getpid, deadline=30)
+        assert second not in (first, os.getpid())
+    finally:
+        pool.close()
+
+
+async def test_a_render_process_past_its_size_is_replaced_and_the_picture_still_right(frame):
+    ruleset, view, last = frame
+    expected = images.render(ruleset, view, last, ())
+    pool = RenderProcesses(1, start=1, warm=_no_warm, max_mb=1.0)   # every process is past 1 MB
+    try:
+        await pool.warm()
+        (pid,) = pool.pids()
+        assert await pool.draw(images.render, ruleset, view, last, ()) == expected
+        assert await _until(lambda: process_gone(pid) and len(pool.pids()) == 1 and pool.pids() != [pid])
+        await pool.warm()
+        assert await pool.draw(images.render, ruleset, view, last, ()) == expected   # from the fresh one
+        assert pool.retired >= 1
+    finally:
+        pool.close()
+
+
+def test_trimming_memory_runs_where_there_is_no_glibc_too():
+    trim_memory()
+    trim_memory(collect=False)
+
+
+def test_refreshing_the_drawing_empties_what_pictures_added_and_draws_the_same(frame):
+    from images.draw import _text_mask
+    from images.speedway.counters import counter_sprite
+
+    frames = game_frames(every=25)
+    drawn = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
+    grown = _text_mask.cache_info().currsize
+    refresh_drawing()
+    assert _text_mask.cache_info().currsize < grown and counter_sprite.cache_info().currsize >= 216   # warm again
+    assert [images.render(ruleset, view, last, ()) for ruleset, view, last in frames] == drawn
+
+
+async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monkeypatch):
+    """Pictures drawn in the bot's own process (no render process running) grow its caches: after the
+    workers' idle time without a picture, the drawing is refreshed, once."""
+    ruleset, view, last = frame
+    refreshed = []
+    monkeypatch.setattr(drawing, "LULL_SECONDS", 0.05)
+    monkeypatch.setattr(drawing, "refresh_drawing", lambda: refreshed.append(True))
+    pool = RenderProcesses(1, start=0, idle_seconds=0.2)
+    try:
+        await pool.draw(images.render, ruleset, view, last, ())
+        assert await _until(lambda: refreshed == [True])
+        await asyncio.sleep(0.5)
+        assert refreshed == [True]   # nothing drawn since: not again
+    finally:
+        pool.close()
