@@ -277,6 +277,7 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("game pause", long, ANN, "/game pause hours:1"), ("game pause", long, ANN, "/game pause hours:0"),
         ("me settings", long, ANN, "/me settings time_zone:Europe/Paris"),
         ("me away", long, ANN, "/me away hours:2"), ("me back", long, ANN, "/me back"),
+        ("me forget", long, ANN, "/me forget"), ("me forget", long, Actor("dan", "dan"), "/me forget confirm:yes"),
         (moved.name, long, mover, moved), ("undo", long, mover, "/undo"),
         ("game rollback", long, ANN, f"/game rollback to:{back}"),
         ("game rollback", long, BEN, "/game rollback vote:yes"),
