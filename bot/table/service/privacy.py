@@ -17,6 +17,7 @@ Rulings:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -110,7 +111,9 @@ class Privacy:
         who, whose = (f"Member {player}", "their") if operator else ("You", "your")
         typed = f"pitboss forget --user {player} --yes" if operator else FORGET_CONFIRM
         games = await stored.games_of(self._table.store, player)
-        running = [game for game in games if game.status == "active" and self._holds(game, player)]
+        # each running game's snapshot decoded on a thread: a member of many long games holds no loop
+        running = await asyncio.to_thread(
+            lambda: [game for game in games if game.status == "active" and self._holds(game, player)])
         if running:
             where = ", ".join(channel_mention(game.channel) for game in running[:10])
             raise GameError(f"{who} still {'plays' if operator else 'play'} in "
@@ -155,14 +158,19 @@ class Privacy:
         when the renamed game would not re-run to its snapshot (then nothing of it changed)."""
         store = self._table.store
         log = await stored.log_with_events(store, game.id)
-        own, others = own_names(game, log, player)
-        state = get_ruleset(game.ruleset).load_state(game.state)
-        neutral = neutral_name([*others, *(seat.name for seat in state.players)])
-        # a name another seat was given too is not theirs alone to lose
-        names = replacements(player, alias, own - others, neutral)
         aside = await stored.set_aside_rows(store, game.id)
         told, turn_body = await stored.message_bodies(store, game.id)
-        records = rewritten(game, log, aside, await store.line_ends(game.id), told, turn_body, names, player, neutral)
+        line_ends = await store.line_ends(game.id)
+
+        def rewrite() -> tuple[dict[str, str], stored.Rewritten]:
+            """The game's records with the member renamed (a whole log's worth of text: on a thread)."""
+            own, others = own_names(game, log, player)
+            state = get_ruleset(game.ruleset).load_state(game.state)
+            neutral = neutral_name([*others, *(seat.name for seat in state.players)])
+            # a name another seat was given too is not theirs alone to lose
+            names = replacements(player, alias, own - others, neutral)
+            return names, rewritten(game, log, aside, line_ends, told, turn_body, names, player, neutral)
+        names, records = await asyncio.to_thread(rewrite)
         if not await self._replays(dataclasses.replace(game, host=records.host, options=records.options,
                                                        state=records.state), log, aside, records):
             return False
