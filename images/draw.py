@@ -5,18 +5,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
 from images import fonts, png
+from images.bounded import bounded
 
 Point = tuple[float, float]
 Colour = tuple[int, int, int]
 
 SUPERSAMPLE = 4
 LONG_LINE = 40   # characters from which draw_text puts a line down word by word
+TEXT_BYTES = 24 << 20   # the text masks kept (images.bounded): 800 pictures of the four games drew 2,900 (26 MB)
 
 
 def hex_colour(code: str) -> Colour:
@@ -104,7 +105,7 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
     draw.bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill=fill)
 
 
-@lru_cache(maxsize=8192)
+@bounded(TEXT_BYTES)
 def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str) -> tuple[Image.Image, tuple[int, int]]:
     """The coverage of `text` drawn at a whole pixel, and where its box starts relative to the anchor."""
     left, top, right, bottom = (int(edge) for edge in font.getbbox(text, mode, anchor=anchor))   # ints: no stroke
