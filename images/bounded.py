@@ -8,11 +8,12 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from PIL import Image
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 ENTRY_BYTES = 2048   # what an entry costs besides its pixels: the Image, its core, its key (measured ~2-4 KB)
 
 
@@ -42,29 +43,25 @@ def _pixel_bytes(value: Any) -> int:
 
 class BoundedCache(Generic[R]):
     """A least-recently-used cache of `function`'s results (keyed on its positional arguments) holding
-    at most `budget` bytes (weight); a result heavier than the whole budget is returned, not kept."""
+    at most `budget` bytes (weight); a result heavier than the whole budget is returned, not kept. Its
+    calls go through `bounded`'s wrapper, whose hit takes no lock (a text mask is asked for ~60 times a
+    picture)."""
 
     def __init__(self, function: Callable[..., R], budget: int) -> None:
-        functools.update_wrapper(self, function)
         self._function, self.budget = function, budget
         self._entries: OrderedDict[tuple, tuple[R, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.nbytes = self.hits = self.misses = 0
         CACHES.append(self)
 
-    def __call__(self, *args: Any) -> R:
-        entries = self._entries
-        with self._lock:
-            found = entries.get(args)
-            if found is not None:
-                entries.move_to_end(args)
-                self.hits += 1
-                return found[0]
-            self.misses += 1
+    def miss(self, args: tuple) -> R:
+        """`function(*args)`, kept if it fits, the least recently used results let go to make room."""
+        self.misses += 1
         value = self._function(*args)
         size = weight(value)
         if size <= self.budget:
             with self._lock:
+                entries = self._entries
                 if args not in entries:
                     entries[args] = (value, size)
                     self.nbytes += size
@@ -83,13 +80,41 @@ class BoundedCache(Generic[R]):
         return BoundedInfo(self.hits, self.misses, len(self._entries), self.nbytes, self.budget)
 
 
+class Bounded(Protocol[R_co]):
+    """A function wrapped by `bounded`: called as before, with functools' cache_info and cache_clear."""
+
+    cache: BoundedCache
+
+    def __call__(self, *args: Any) -> R_co: ...
+
+    def cache_info(self) -> BoundedInfo: ...
+
+    def cache_clear(self) -> None: ...
+
+
 CACHES: list[BoundedCache] = []   # every bounded cache made, for clear_all and the tests
 
 
-def bounded(budget: int) -> Callable[[Callable[..., R]], BoundedCache[R]]:
+def bounded(budget: int) -> Callable[[Callable[..., R]], Bounded[R]]:
     """Decorate a function drawing a piece (an image, or a tuple holding images) with a cache of at most
     `budget` bytes."""
-    return lambda function: BoundedCache(function, budget)
+    def decorate(function: Callable[..., R]) -> Bounded[R]:
+        cache = BoundedCache(function, budget)
+        entries, to_end = cache._entries, cache._entries.move_to_end
+
+        @functools.wraps(function)
+        def cached(*args: Any) -> R:
+            try:   # each step is atomic; another thread may evict between them (then it is a miss)
+                found = entries[args]
+                to_end(args)
+            except KeyError:
+                return cache.miss(args)
+            cache.hits += 1
+            return found[0]
+        wrapper = cast(Bounded[R], cached)
+        wrapper.cache, wrapper.cache_info, wrapper.cache_clear = cache, cache.cache_info, cache.cache_clear  # type: ignore[method-assign]
+        return wrapper
+    return decorate
 
 
 def clear_all() -> None:

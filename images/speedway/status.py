@@ -21,7 +21,7 @@ from images.speedway.livery import swatch
 from rules.speedway.state import Car, SpeedwayState
 
 CHIP_HEIGHT = 80
-CHIP_BYTES = 6 << 20   # the chips kept (images.bounded): ~60 of a page's width, a few tables' worth
+CHIP_BYTES = 8 << 20   # the chips kept (images.bounded): ~85 of a page's width (~94 KB each), a few tables' worth
 GAP = 8
 NAME = 24
 TEXT = 22
