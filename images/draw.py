@@ -18,7 +18,7 @@ Colour = tuple[int, int, int]
 
 SUPERSAMPLE = 4
 LONG_LINE = 40   # characters from which draw_text puts a line down word by word
-TEXT_BYTES = 24 << 20   # the text masks kept (images.bounded): 800 pictures of the four games drew 2,900 (26 MB)
+TEXT_BYTES = 32 << 20   # the text masks kept (images.bounded): 800 pictures of the four games drew 3,500 (33 MB)
 
 
 def hex_colour(code: str) -> Colour:
@@ -125,7 +125,7 @@ def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum
 @lru_cache(maxsize=4096)
 def _fitted_size(text: str, size: int, max_width: float, bold: bool, minimum: int) -> int:
     """fit_font's size. The sizes passed on the way are measured with faces let go at once: a face holds
-    ~200 KB, and fitting a Track card's rank went down 40 sizes, each face kept for one measure."""
+    ~200 KB, and fitting one big label went down 40 sizes, each face kept for one measure."""
     face = fonts.font(size, bold)
     while size > minimum and face.getlength(text) > max_width:
         size -= 1

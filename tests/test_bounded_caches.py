@@ -66,7 +66,7 @@ def test_drawing_every_game_keeps_each_cache_within_its_budget_and_the_pictures_
     for cache in bounded.CACHES:
         info = cache.cache_info()
         assert info.nbytes <= info.budget == 64 << 10
-        assert info.nbytes == sum(size for _value, size in cache._entries.values())
+        assert info.nbytes == sum(size for _value, size in cache.entries.values())
     assert _text_mask.cache_info().misses > _text_mask.cache_info().currsize   # it did evict
     assert squeezed == ample
     monkeypatch.undo()
