@@ -11,12 +11,14 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from images import fonts, png
+from images.bounded import bounded
 
 Point = tuple[float, float]
 Colour = tuple[int, int, int]
 
 SUPERSAMPLE = 4
 LONG_LINE = 40   # characters from which draw_text puts a line down word by word
+TEXT_BYTES = 32 << 20   # the text masks kept (images.bounded): 800 pictures of the four games drew 3,500 (33 MB)
 
 
 def hex_colour(code: str) -> Colour:
@@ -104,7 +106,7 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
     draw.bitmap((int(xy[0]) + dx, int(xy[1]) + dy), mask, fill=fill)
 
 
-@lru_cache(maxsize=8192)
+@bounded(TEXT_BYTES)
 def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str) -> tuple[Image.Image, tuple[int, int]]:
     """The coverage of `text` drawn at a whole pixel, and where its box starts relative to the anchor."""
     left, top, right, bottom = (int(edge) for edge in font.getbbox(text, mode, anchor=anchor))   # ints: no stroke
@@ -117,9 +119,18 @@ def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, mode: str) 
 
 def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum: int = 12):
     """The largest bundled font no bigger than `size` that fits `text` into `max_width`."""
-    while size > minimum and fonts.font(size, bold).getlength(text) > max_width:
+    return fonts.font(_fitted_size(text, size, max_width, bold, minimum), bold)
+
+
+@lru_cache(maxsize=4096)
+def _fitted_size(text: str, size: int, max_width: float, bold: bool, minimum: int) -> int:
+    """fit_font's size. The sizes passed on the way are measured with faces let go at once: a face holds
+    ~200 KB, and fitting one big label went down 40 sizes, each face kept for one measure."""
+    face = fonts.font(size, bold)
+    while size > minimum and face.getlength(text) > max_width:
         size -= 1
-    return fonts.font(size, bold)
+        face = fonts.passing_face(size, bold)
+    return size
 
 
 def ellipsize(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> str:

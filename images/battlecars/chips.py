@@ -8,12 +8,14 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from images.battlecars.style import CHIP_INSET, INK, MUTED, PAPER, TEXT, TITLE, K
+from images.bounded import bounded
 from images.draw import Colour, draw_text, ellipsize, fit_font
 from images.fonts import font
 from rules.battlecars.state import BattlecarsState, Vehicle, speed_label
 
 ChipLines = tuple[tuple[str, str, str], str, str]   # (name, mat, ' · OUT' or ''), then two lines
 ChipLine = tuple[ImageFont.FreeTypeFont, str, bool]   # a line's face, words and whether muted
+CHIP_BYTES = 6 << 20   # the chips kept (images.bounded): ~40 mats, a few tables' worth
 ROWS = (21, 50, 75, 100)   # where a chip's four lines stand, from its top
 
 
@@ -30,7 +32,7 @@ def _chip_frame(fill: Colour, active: bool, size: tuple[int, int]) -> Image.Imag
     return canvas.reduce(K)
 
 
-@lru_cache(maxsize=256)
+@bounded(CHIP_BYTES)
 def chip_image(lines: ChipLines, fill: Colour, destroyed: bool, active: bool,
                size: tuple[int, int]) -> Image.Image:
     """One vehicle's mat in four lines (chip_lines), `size` page pixels (and its outline's last pixel):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from images import palette
+from images.bounded import bounded
 from images.draw import draw_text, ellipsize, fit_font
 from images.fonts import font
 from images.speedway import style
@@ -21,6 +21,7 @@ from images.speedway.livery import swatch
 from rules.speedway.state import Car, SpeedwayState
 
 CHIP_HEIGHT = 80
+CHIP_BYTES = 8 << 20   # the chips kept (images.bounded): ~85 of a page's width (~94 KB each), a few tables' worth
 GAP = 8
 NAME = 24
 TEXT = 22
@@ -105,7 +106,7 @@ def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...],
         draw_text(draw, (left, y0 + 42 + row * 23), text, body, palette.MUTED if face.out else palette.INK, "lm")
 
 
-@lru_cache(maxsize=512)
+@bounded(CHIP_BYTES)
 def _chip(face: ChipFace, width: int, minimum: int) -> Image.Image:
     """A chip drawn on its own, to be pasted where it goes (on whole pixels: a chip drawn at a fraction of
     a pixel can round differently once moved); most chips do not change from one move to the next."""

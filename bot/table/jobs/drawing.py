@@ -77,11 +77,13 @@ def warm_drawing() -> None:
 
 
 def refresh_drawing() -> None:
-    """Every cache of the drawing (each functools cache in the images package) emptied, then warmed again,
-    and the freed heap returned: what a busy spell of pictures drawn here added goes, what the first
-    picture needs stays (issue 39, item 8)."""
+    """Every cache of the drawing (each functools cache in the images package, each images.bounded one)
+    emptied, then warmed again, and the freed heap returned: what a busy spell of pictures drawn here
+    added goes, what the first picture needs stays (issue 39, item 8)."""
     from bot.table.jobs.memory import trim_memory
+    from images.bounded import clear_all
 
+    clear_all()
     for module in list(sys.modules.values()):
         if getattr(module, "__name__", "").split(".")[0] == "images":
             for value in list(vars(module).values()):

@@ -1,0 +1,90 @@
+"""Issue 39, item 8: the caches of drawn pieces that grew with play (text masks, chips) hold at most their
+budget of bytes, whatever a render process draws, and pictures drawn with pieces evicted are the same."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+import images
+from bot.table.jobs.drawing import refresh_drawing
+from images import bounded
+from images.bounded import bounded as bounded_by
+from images.bounded import weight
+from tests.render_frames import game_frames
+
+
+def _square(side: int) -> Image.Image:
+    return Image.new("L", (side, side))
+
+
+def test_a_bounded_cache_forgets_its_least_recently_used_pieces_past_its_budget():
+    made: list[int] = []
+
+    def draw(side: int) -> Image.Image:
+        made.append(side)
+        return _square(side)
+    budget = 3 * weight(_square(100))
+    cache = bounded_by(budget)(draw)
+    try:
+        for _ in range(6):
+            cache(100)
+        assert made == [100] and cache.cache_info().hits == 5
+        cache(99), cache(98), cache(100), cache(97)   # 99 is now the least recently used, and goes
+        assert cache.cache_info().nbytes <= budget and cache.cache_info().currsize == 3
+        cache(100), cache(99)
+        assert made == [100, 99, 98, 97, 99]
+        cache(1000)   # heavier than the whole budget: drawn, returned, not kept
+        assert cache(1000).size == (1000, 1000) and made[-2:] == [1000, 1000]
+        assert weight((_square(10), (1, 2))) == weight(_square(10)) == 100 + bounded.ENTRY_BYTES
+    finally:
+        bounded.CACHES.remove(cache.cache)
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return game_frames(every=20)
+
+
+def test_drawing_every_game_keeps_each_cache_within_its_budget_and_the_pictures_unchanged(frames, monkeypatch):
+    """Drawn with the budgets cut to a sliver the caches evict all the time, stay within them, and draw
+    byte for byte what ample caches draw."""
+    from images.battlecars.chips import chip_image
+    from images.draw import _text_mask
+    from images.speedway.status import _chip
+
+    caches = [_text_mask, _chip, chip_image]
+    assert all(cache.cache in bounded.CACHES for cache in caches)
+    bounded.clear_all()
+    ample = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
+    assert {ruleset for ruleset, _view, _last in frames} >= {"speedway", "track", "battlecars", "race"}
+    assert all(cache.cache_info().currsize > 0 for cache in caches)
+    for cache in bounded.CACHES:
+        monkeypatch.setattr(cache, "budget", 64 << 10)
+    bounded.clear_all()
+    squeezed = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
+    for cache in bounded.CACHES:
+        info = cache.cache_info()
+        assert info.nbytes <= info.budget == 64 << 10
+        assert info.nbytes == sum(size for _value, size in cache.entries.values())
+    assert _text_mask.cache_info().misses > _text_mask.cache_info().currsize   # it did evict
+    assert squeezed == ample
+    monkeypatch.undo()
+    refresh_drawing()   # leave the drawing as a warmed process has it, for the tests after this one
+
+
+def test_fitting_a_text_keeps_only_the_faces_it_asked_for_and_the_one_it_chose():
+    """A fit from 184 pixels down to about 140 used to keep the ~40 faces it measured (~200 KB each)."""
+    from images import fonts
+    from images.draw import _fitted_size, fit_font
+
+    wide = fonts.passing_face(184, True).getlength("10")
+    width = wide * 0.8
+    fonts.font.cache_clear()
+    _fitted_size.cache_clear()
+    fitted = fit_font("10", 184, width, True)
+    assert fonts.font.cache_info().currsize == 2   # 184 (asked for) and the one chosen
+    assert fitted is fonts.font(fitted.size, True)
+    assert fonts.passing_face(fitted.size, True).getlength("10") <= width
+    assert fonts.passing_face(fitted.size + 1, True).getlength("10") > width
+    assert fit_font("10", 184, width, True) is fitted and _fitted_size.cache_info().hits == 1
