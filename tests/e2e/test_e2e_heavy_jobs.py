@@ -1,4 +1,4 @@
-"""End to end: one user runs the heaviest import, verify, replay and undo the bot allows while another
+"""End to end: one user runs a long import, verify, replay and undo while another
 user plays in another channel; the other user's commands are answered while the heavy jobs still run (how
 fast is printed in the latency summary and measured by `pitboss bench --stall`, not judged here)."""
 
@@ -12,6 +12,7 @@ from bot.storage.store import Store
 from tests.e2e.fake_discord import FakeChannel, snowflake
 from tests.e2e.test_e2e_discord import slash
 
+LONG_LOG = 2000   # actions: seconds of work for each job, a /game status milliseconds
 HEAVY_TIMEOUT = 300.0  # a bound on waiting for the heavy jobs themselves (normally a few seconds each)
 
 
@@ -35,7 +36,7 @@ async def test_heavy_jobs_leave_other_channels_answered_while_they_run(fake, sta
     garage = FakeChannel("garage", snowflake(), 0, fake.guild_id)
     fake.channels["garage"] = garage
     alice, bob = fake.users["alice"].id, fake.users["bob"].id
-    log = await asyncio.to_thread(circling_log, alice, bob)
+    log = await asyncio.to_thread(circling_log, alice, bob, LONG_LOG)
     data = export_of(log, alice)
     db = tmp_path / "heavy.db"
     store = await Store.open(str(db))
@@ -45,7 +46,7 @@ async def test_heavy_jobs_leave_other_channels_answered_while_they_run(fake, sta
     for line in ("new speedway", "game join"):
         assert (await slash(fake, "carol", "channel", line)).callback is not None
 
-    # The heaviest import: a re-play of the longest log allowed.
+    # A long import: a re-play of LONG_LOG actions (the longest allowed is `pitboss bench --stall`'s).
     importing = await fake.send_slash("alice", "thread", "game import", {"file": ("long-game.json", data)})
     during_import = await _others_while(fake, [importing], record_latency, asks=4)
     imported = await fake.responses(importing, timeout=HEAVY_TIMEOUT)
