@@ -8,6 +8,7 @@ members and servers, commands turned off) are one small table, read whole.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from bot.storage.store import ActionRecord, GameRecord, Store, VersionConflict, _now
@@ -70,7 +71,8 @@ async def games_of(store: Store, player: str) -> list[GameRecord]:
     rows = await store.driver.fetchall(
         f"SELECT {columns} FROM games WHERE host = ? OR id IN (SELECT game_id FROM seats WHERE player = ?)"
         " ORDER BY id", (player, player))
-    return [GameRecord(*row) for row in rows]
+    # a member of ten thousand games: their records are built on a thread, not the event loop
+    return await asyncio.to_thread(lambda: [GameRecord(*row) for row in rows])
 
 
 @dataclass(frozen=True)
