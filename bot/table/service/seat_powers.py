@@ -50,6 +50,8 @@ class SeatPowers:
         before: int | None = None
         bound = TableSettings.or_defaults(game.settings).gone_hours * HOUR
         acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
+        if command.name == "game resign" and not acting_for:
+            return   # resigning one's own seat is final and floods nothing: the log has nothing to judge (_judge)
         while True:
             page = await self._table.store.recent_ages(game.id, _PAGE, before)
             # decoded on a thread: a page's events took ~6 ms of the loop, 50 pages for a long game played in an hour
