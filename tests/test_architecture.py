@@ -168,8 +168,9 @@ def test_bot_rooms_import_only_downwards():
 
 
 # bot/table's rooms, top first: the service's use cases, the work kept off the loop, what keeps a table
-# honest, what the service takes and gives, the clock's arithmetic, and the plug-in games' loader.
-TABLE_ROOMS = ("service", "jobs", "trust", "protocol", "clock", "plugins")
+# honest, what the service takes and gives, the clock's arithmetic, the league's pairings, and the plug-in
+# games' loader.
+TABLE_ROOMS = ("service", "jobs", "trust", "protocol", "clock", "league", "plugins")
 
 
 def test_table_rooms_import_only_downwards():

@@ -1,0 +1,1 @@
+"""The server's league: who plays whom in seasons and tournaments."""
