@@ -255,6 +255,30 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (kind, target)
     );
     """,
+    # 20: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
+    # channel it was announced in (its games open in threads of it), and which game belongs to which.
+    """
+    CREATE TABLE tournaments (
+        id {id},
+        guild TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        options TEXT NOT NULL,
+        creator TEXT NOT NULL,
+        gate {real},
+        status TEXT NOT NULL CHECK (status IN ('signup', 'running', 'finished', 'cancelled')),
+        course TEXT NOT NULL,
+        message_id TEXT NOT NULL DEFAULT '',
+        version INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX tournaments_of_guild ON tournaments (guild, status);
+    CREATE TABLE tournament_games (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        tournament_id {bigint} NOT NULL REFERENCES tournaments (id)
+    );
+    """,
 )
 
 

@@ -1,0 +1,91 @@
+"""The server's tournaments as stored: one row each (its course as JSON, versioned for concurrent writers)
+and the games that belong to it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bot.storage.store import Store, VersionConflict, _now
+
+_COLUMNS = "id, guild, channel, ruleset, options, creator, gate, status, course, message_id, version"
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    """A stored tournament: where and what it plays, who made it, its gate and its course."""
+
+    id: int
+    guild: str
+    channel: str
+    ruleset: str
+    options: str
+    creator: str
+    gate: float | None
+    status: str
+    course: str
+    message_id: str = ""
+    version: int = 0
+
+
+async def create(store: Store, guild: str, channel: str, ruleset: str, options: str, creator: str,
+                 gate: float | None, course: str) -> TournamentRecord:
+    """A new tournament, open for sign-up."""
+    now = _now()
+    async with store.transaction():
+        (number,) = await store._one(
+            "INSERT INTO tournaments (guild, channel, ruleset, options, creator, gate, status, course, version,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'signup', ?, 1, ?, ?) RETURNING id",
+            (guild, channel, ruleset, options, creator, gate, course, now, now))
+    return TournamentRecord(int(number), guild, channel, ruleset, options, creator, gate, "signup", course, "", 1)
+
+
+async def get(store: Store, tournament_id: int) -> TournamentRecord | None:
+    row = await store.driver.fetchone(f"SELECT {_COLUMNS} FROM tournaments WHERE id = ?", (tournament_id,))
+    return _record(row) if row is not None else None
+
+
+async def of_guild(store: Store, guild: str, statuses: tuple[str, ...] = ("signup", "running"),
+                   limit: int = 25) -> list[TournamentRecord]:
+    """A server's tournaments in these states, newest first (at most `limit`)."""
+    marks = ", ".join("?" for _ in statuses)
+    rows = await store.driver.fetchall(
+        f"SELECT {_COLUMNS} FROM tournaments WHERE guild = ? AND status IN ({marks}) ORDER BY id DESC LIMIT ?",
+        (guild, *statuses, limit))
+    return [_record(row) for row in rows]
+
+
+async def save_tx(store: Store, record: TournamentRecord, status: str, course: str) -> TournamentRecord:
+    """Write a changed course inside the caller's transaction: a VersionConflict when another writer got
+    there first (the caller reads again and retries)."""
+    changed = await store.driver.execute(
+        "UPDATE tournaments SET status = ?, course = ?, version = version + 1, updated_at = ?"
+        " WHERE id = ? AND version = ?", (status, course, _now(), record.id, record.version))
+    if not changed:
+        raise VersionConflict(f"tournament {record.id} changed meanwhile")
+    return replace(record, status=status, course=course, version=record.version + 1)
+
+
+async def set_message(store: Store, tournament_id: int, message_id: str) -> None:
+    """Remember the public message that shows the tournament (edited as it goes)."""
+    async with store.transaction():
+        await store.driver.execute("UPDATE tournaments SET message_id = ? WHERE id = ?", (message_id, tournament_id))
+
+
+async def link_game_tx(store: Store, tournament_id: int, game_id: int) -> None:
+    """Mark a game as one of the tournament's, inside the transaction that made it."""
+    await store.driver.execute("INSERT INTO tournament_games (game_id, tournament_id) VALUES (?, ?)",
+                               (game_id, tournament_id))
+
+
+async def of_game(store: Store, game_id: int) -> TournamentRecord | None:
+    """The tournament a game belongs to, if any."""
+    row = await store.driver.fetchone(
+        f"SELECT {', '.join('t.' + c.strip() for c in _COLUMNS.split(','))} FROM tournaments t"
+        " JOIN tournament_games g ON g.tournament_id = t.id WHERE g.game_id = ?", (game_id,))
+    return _record(row) if row is not None else None
+
+
+def _record(row: tuple) -> TournamentRecord:
+    number, guild, channel, ruleset, options, creator, gate, status, course, message_id, version = row
+    return TournamentRecord(int(number), guild, channel, ruleset, options, creator,
+                            None if gate is None else float(gate), status, course, message_id, int(version))
