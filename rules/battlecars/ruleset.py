@@ -38,9 +38,9 @@ from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Pha
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets
-from rules.ranking import Order, last_out_higher
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
+from rules.ranking import Order, last_out_higher
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import Rollback, agreed_words, revision_option, rounds_option

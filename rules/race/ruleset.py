@@ -21,7 +21,6 @@ from rules.engine import (
 )
 from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
-from rules.ranking import Order, no_result, resigned
 from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
 from rules.race import events as race_events
 from rules.race.actions import (
@@ -50,6 +49,7 @@ from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
+from rules.ranking import Order, no_result, resigned
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import HOST_NAME, agreed_words, plural, revision_option

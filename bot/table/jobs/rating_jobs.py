@@ -12,7 +12,7 @@ from bot.storage.store import GameRecord
 from rules.codec import decode_tagged
 from rules.engine import replay_steps
 from rules.registry import get_ruleset
-from rules.table import TablePhase
+from rules.table import TablePhase, born_computer
 
 AUTOPILOT = '"PlayedByAutopilot"'   # how a deadline's move is marked among an action's stored events
 
@@ -35,6 +35,7 @@ class RatingInput:
 
     order: tuple[tuple[str, ...], ...]
     turns: dict[str, Turns] = field(default_factory=dict)
+    people: tuple[str, ...] = ()   # the seats a member plays (no computer's, no seated game master's)
 
 
 def rating_input(ruleset_id: str, game: GameRecord, rows: list[Row]) -> RatingInput:
@@ -63,7 +64,9 @@ def rating_input(ruleset_id: str, game: GameRecord, rows: list[Row]) -> RatingIn
         return RatingInput(())
     still_at_end = set(ruleset.still_in(final))
     left = {final.players[i].id: n for i, n in left_at.items() if final.players[i].id not in still_at_end}
-    return RatingInput(ruleset.final_order(final, left), seat_turns(final, counted))
+    master = ruleset.game_master.seat(final) if ruleset.game_master is not None else None
+    people = tuple(p.id for p in final.players if not born_computer(p.id) and p.id != master)
+    return RatingInput(ruleset.final_order(final, left), seat_turns(final, counted), people)
 
 
 def seat_turns(final: Any, counted: list[tuple[int, str]]) -> dict[str, Turns]:
