@@ -60,7 +60,7 @@ def rating_input(ruleset_id: str, game: GameRecord, rows: list[Row]) -> RatingIn
                         left_at[i] = number
         before = state
     final = before
-    if ruleset.final_order is None:
+    if ruleset.final_order is None or not ruleset.is_finished(final):   # a record a move retired is no end
         return RatingInput(())
     still_at_end = set(ruleset.still_in(final))
     left = {final.players[i].id: n for i, n in left_at.items() if final.players[i].id not in still_at_end}
