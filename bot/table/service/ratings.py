@@ -49,9 +49,9 @@ def own_enough(own: int, turns: int) -> bool:
 def rated(given: RatingInput, known: dict[str, Rating]) -> tuple[list[SeatRecord], list[Rating]]:
     """One game's seat records (each member seated) and the new ratings of those it rates, from the ratings
     `known` before it (a member missing starts at the model's defaults)."""
-    people = [p for p in given.people if p in given.turns]
+    people = [p for p in given.people if p in given.turns] if given.order else []   # no result: no record
     seats = [SeatRecord(p, given.turns[p].own, given.turns[p].total,
-                        bool(given.order) and own_enough(given.turns[p].own, given.turns[p].total)) for p in people]
+                        own_enough(given.turns[p].own, given.turns[p].total)) for p in people]
     counted = {s.member for s in seats if s.rated}
     groups = [[p for p in group if p in counted] for group in given.order]
     groups = [group for group in groups if group]
