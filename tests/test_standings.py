@@ -123,7 +123,7 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
     assert board.text.startswith("**Track (the card race)** standings on this server, by rating (3 games played to "
                                  "their end; ? provisional: fewer than 5 rated games):")
     other = await run(service, "zed", "/standings ruleset:track", guild="g2")
-    assert "1. ben: 1 won of 1 (100%)" in other.text
+    assert "1. ben: rating 3.4?; 1 won of 1 (100%)" in other.text
     none = await run(service, "zed", "/standings ruleset:race")
     assert none.text == "No Race (SW5e speeders) game has been played to its end on this server yet."
     await store.close()
