@@ -1,5 +1,5 @@
-"""`/stats` and `/standings`: what the games played to their end on a server say of each player (games,
-wins, draws, how long they take to move, the turns the autopilot played for them), and the end-of-game
+"""`/stats` and `/standings`: what the games played to their end on a server say of each player (their rating,
+games, wins, draws, how long they take to move, the turns the autopilot played for them), and the end-of-game
 summary (the winner and the luck of each roller's dice against expectation, from the log), said once the
 game is over and never before."""
 
@@ -121,7 +121,7 @@ class Standings:
                             await rated_stored.own_share(store, guild, ruleset, member))
 
     async def standings(self, guild: str, options: dict) -> Reply:
-        """The server's players of one game kind, by wins, then by the share of games won."""
+        """The server's players of one game kind, by rating (the rated first), then by wins and the share won."""
         kind = str(options.get("ruleset") or "")
         if kind not in ruleset_ids():
             raise GameError(f"ruleset: one of {', '.join(ruleset_ids())}.")
