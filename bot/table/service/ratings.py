@@ -98,20 +98,35 @@ async def rate_due(store: Store, run: Runner, guild: str) -> int:
     return done
 
 
-async def rebuild(store: Store, run: Runner, guild: str) -> int:
-    """Recompute a server's ratings from its stored finished games, in the order they were rated (those
-    finished before ratings existed first, by when they ended): how many games were rated."""
+async def recomputed(store: Store, run: Runner, guild: str) -> list[tuple[GameRecord, list[SeatRecord], list[Rating]]]:
+    """A server's ratings worked out anew from its stored finished games, in the order they were rated (those
+    finished before ratings existed first, by when they ended): each game with what is stored of it."""
     games = await stored.rebuild_games(store, guild)
     given = [await game_input(store, run, game) for game in games]
     known: dict[str, dict[str, Rating]] = {}
+    done = []
+    for game, input_ in zip(games, given, strict=True):
+        kind = known.setdefault(game.ruleset, {})
+        seats, new = rated(input_, kind)
+        kind.update((r.member, r) for r in new)   # a forgotten member's too, while the rebuild runs
+        done.append((game, *kept(seats, new)))
+    return done
+
+
+def latest(games: list[tuple[GameRecord, list[SeatRecord], list[Rating]]]) -> dict[tuple[str, str], Rating]:
+    """Each member's last rating in each game kind, by (game kind, member), from `recomputed`'s games."""
+    return {(game.ruleset, r.member): r for game, _seats, new in games for r in new}
+
+
+async def rebuild(store: Store, run: Runner, guild: str) -> int:
+    """Recompute a server's ratings from its stored finished games (`recomputed`) and store them in place of
+    the old: how many games were rated."""
+    games = await recomputed(store, run, guild)
     async with store.transaction():
         await store.driver.lock_channel(f"ratings:{guild}")
         await stored.clear_guild_tx(store, guild)
-        for game, input_ in zip(games, given, strict=True):
-            kind = known.setdefault(game.ruleset, {})
-            seats, new = rated(input_, kind)
-            kind.update((r.member, r) for r in new)   # a forgotten member's too, while the rebuild runs
-            await stored.record_game_tx(store, game, *kept(seats, new))
+        for game, seats, new in games:
+            await stored.record_game_tx(store, game, seats, new)
     return len(games)
 
 
