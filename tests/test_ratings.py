@@ -16,7 +16,7 @@ from bot.storage import store as store_module
 from bot.storage.store import MIGRATIONS, Store
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.rating_jobs import rating_input
-from bot.table.protocol.commands import parse
+from bot.table.protocol.commands import Command, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service import ratings as service_ratings
 from bot.table.service.entry import GameService
@@ -191,4 +191,23 @@ async def test_a_release_database_rates_its_earlier_games_when_rebuilt_plays_on_
     rebuilt = await all_ratings(store)
     assert {key: value for key, value in rebuilt.items() if key[1] == "battlecars"} == played_on
     assert rebuilt[("guild-1", "track", "dave")][0] > rebuilt[("guild-1", "track", "carol")][0]
+    await store.close()
+
+
+@pytest.mark.sqlite_only
+async def test_an_imported_game_is_never_rated(db_path):
+    """A finished game re-played from its export was played elsewhere (or is a copy of one rated already)."""
+    store = await Store.open(db_path)
+    service = GameService(store, render=None)
+    await track_won(service, "t1", "ann", "ben")
+    before = await all_ratings(store)
+    exported = await service.execute("t1", Actor("ann", "ann"), parse("/game export"), guild=GUILD)
+    file = exported.files[0].data
+    imported = await service.execute("imp", Actor("zed", "zed"), Command("game import", {"file": file}), guild=GUILD)
+    assert imported.outcome == "applied", imported.text
+    copy = await store.latest_game("imp")
+    assert copy.status == "finished" and await stored.due_games(store, GUILD) == []
+    await run(service, "zed", "/standings ruleset:track", "x")
+    await rebuild(store, HeavyWork().run, GUILD)
+    assert await all_ratings(store) == before
     await store.close()
