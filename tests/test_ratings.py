@@ -129,8 +129,7 @@ async def test_a_player_who_played_fewer_than_half_their_turns_is_not_rated_the_
     assert await stored.rating(store, GUILD, "battlecars", "carol") is None
     ann = await stored.rating(store, GUILD, "battlecars", "ann")
     ben = await stored.rating(store, GUILD, "battlecars", "ben")
-    records = await store.actions(game.id)
-    order = rating_input("battlecars", game, [(r.seq, r.actor, r.action, r.events) for r in records]).order
+    order = rating_input("battlecars", game, await stored.rating_log(store, game.id)).order
     place = {seat: n for n, group in enumerate(order, 1) for seat in group}
     assert {"ann", "ben", "carol"} <= set(place) and final.phase == "finished"
     stats = (await run(service, "carol", "/stats ruleset:battlecars", "x")).text
@@ -210,4 +209,26 @@ async def test_an_imported_game_is_never_rated(db_path):
     await run(service, "zed", "/standings ruleset:track", "x")
     await rebuild(store, HeavyWork().run, GUILD)
     assert await all_ratings(store) == before
+    await store.close()
+
+
+@pytest.mark.sqlite_only
+async def test_turns_the_autopilot_played_at_a_deadline_are_not_the_players_own(db_path):
+    store = await Store.open(db_path)
+    clock = [1_800_000_000.0]
+    service = GameService(store, render=None, clock=lambda: clock[0])
+    for user, line in (("ann", "/game new ruleset:speedway seed:2"), ("ann", "/game join"), ("ben", "/game join"),
+                       ("ann", "/game settings deadline_hours:1"), ("ann", "/game start")):
+        await run(service, user, line, "s1")
+    if (await run(service, "zed", "/game status", "s1")).waiting_on == ("ann",):
+        await run(service, "ann", "/speed value:0", "s1")   # her turn ends with it
+    clock[0] += 2 * 3600
+    assert any("autopilot" in n.reply.text for n in await service.run_due())
+    await run(service, "ann", "/game resign confirm:yes", "s1")
+    game = await store.latest_game("s1")
+    seats = {row[0]: row[1:] for row in await store.driver.fetchall(
+        "SELECT member, own_turns, turns, rated FROM rated_seats WHERE game_id = ?", (game.id,))}
+    assert seats["ben"][0] == 0 and seats["ben"][1] >= 1 and seats["ben"][2] == 0   # ben won, but not himself
+    assert await all_ratings(store) == {}   # ann alone is left to rate: nobody is
+    assert "played 0% of their seats' turns themselves" in (await run(service, "ben", "/stats", "x")).text
     await store.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.storage.store import GameRecord, Store, _now
+from bot.storage.store import LOG_PAGE, GameRecord, Store, _now
 
 KINDS = ("rated", "historic", "imported")
 _GAME_COLUMNS = "g.id, g.channel, g.ruleset, g.status, g.host, g.seed, g.options, g.version, g.state, g.guild," \
@@ -39,6 +39,21 @@ class SeatRecord:
     own_turns: int
     turns: int
     rated: bool
+
+
+async def rating_log(store: Store, game_id: int) -> list[tuple[int, str, str, str]]:
+    """A game's log as the rating reads it: (seq, actor, action, "A" where the autopilot played it at a deadline,
+    else ""), LOG_PAGE rows a statement; the events themselves stay in the database."""
+    rows: list[tuple[int, str, str, str]] = []
+    after = 0
+    while True:
+        page = await store.driver.fetchall(
+            "SELECT seq, actor, action, CASE WHEN events LIKE '%\"PlayedByAutopilot\"%' THEN 'A' ELSE '' END"
+            " FROM actions WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?", (game_id, after, LOG_PAGE))
+        rows.extend((int(seq), actor, action, flag) for seq, actor, action, flag in page)
+        if len(page) < LOG_PAGE:
+            return rows
+        after = page[-1][0]
 
 
 async def due_games(store: Store, guild: str) -> list[GameRecord]:

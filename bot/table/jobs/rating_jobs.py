@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.storage.store import GameRecord
+from bot.table.jobs.heavy_jobs import PackedLog
 from rules.codec import decode_tagged
 from rules.engine import replay_steps
 from rules.registry import get_ruleset
 from rules.table import TablePhase, born_computer
 
-AUTOPILOT = '"PlayedByAutopilot"'   # how a deadline's move is marked among an action's stored events
-
-Row = tuple[int, str, str, str]   # (seq, actor, action, events) as stored
+Row = tuple[int, str, str, str]   # (seq, actor, action, "A" where the autopilot played it) (ratings.rating_log)
 
 
 @dataclass
@@ -38,10 +37,11 @@ class RatingInput:
     people: tuple[str, ...] = ()   # the seats a member plays (no computer's, no seated game master's)
 
 
-def rating_input(ruleset_id: str, game: GameRecord, rows: list[Row]) -> RatingInput:
+def rating_input(ruleset_id: str, game: GameRecord, log: list[Row] | PackedLog) -> RatingInput:
     """Re-run `game` from its seed and log: when each seat left the game (the first state after the start the
     game no longer counts it among those still in), its final order, and its turns."""
     ruleset = get_ruleset(ruleset_id)
+    rows = log.rows() if isinstance(log, PackedLog) else log
     entries = [(actor, decode_tagged(ruleset.actions, json.loads(action))) for _seq, actor, action, _events in rows]
     steps = replay_steps(ruleset, json.loads(game.options), game.seed, game.host, entries)
     before, _ = next(steps)
@@ -51,7 +51,7 @@ def rating_input(ruleset_id: str, game: GameRecord, rows: list[Row]) -> RatingIn
         if before.phase != TablePhase.LOBBY:
             index = next((i for i, p in enumerate(before.players) if p.id == actor), None)
             if index is not None and type(action) in ruleset.handlers:
-                by_person = not before.players[index].ai and AUTOPILOT not in row[3]
+                by_person = not before.players[index].ai and not row[3]
                 counted.append((index, actor if by_person else ""))
             if state.phase != TablePhase.LOBBY:
                 still = set(ruleset.still_in(state))

@@ -57,10 +57,10 @@ NOTES = {"stats": f"{_CREDIT} {_RATED}", "standings": f"{_CREDIT} {_RATED}",
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 NOTES["me forget"] = ("Deletes what this bot keeps about you on every server (your /me settings, digest and notice "
-                      "records, follows, standing orders, ratings) and, in every game you played, makes your name \"forgotten "
-                      "player\" and your id a random one; the games stay and still verify. Without confirm:yes it only "
-                      "says what it would do. Refused while you hold a seat in a running game: resign or let it end "
-                      "first. The bot's operator can do the same (pitboss forget).")
+                      "records, follows, standing orders, ratings) and, in every game you played, makes your name "
+                      "\"forgotten player\" and your id a random one; the games stay and still verify. Without "
+                      "confirm:yes it only says what it would do. Refused while you hold a seat in a running game: "
+                      "resign or let it end first. The bot's operator can do the same (pitboss forget).")
 NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
                          "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
                          "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "

@@ -20,7 +20,9 @@ Rulings (docs/league.md):
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import pickle
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +31,7 @@ from openskill.models import PlackettLuce
 from bot.storage import ratings as stored
 from bot.storage.ratings import Rating, SeatRecord
 from bot.storage.store import GameRecord, Store
+from bot.table.jobs.heavy_jobs import PACKED_ROWS, PackedLog
 from bot.table.jobs.rating_jobs import RatingInput, rating_input
 from bot.table.service.shared import Table
 
@@ -71,13 +74,21 @@ def kept(seats: list[SeatRecord], ratings: list[Rating]) -> tuple[list[SeatRecor
             [r for r in ratings if not r.member.startswith(FORGOTTEN_PREFIX)])
 
 
+async def packed(rows: list) -> PackedLog:
+    """Rows pickled a slice at a time for the worker process, the event loop running between slices."""
+    slices = []
+    for first in range(0, len(rows), PACKED_ROWS):
+        slices.append(pickle.dumps(rows[first:first + PACKED_ROWS], pickle.HIGHEST_PROTOCOL))
+        await asyncio.sleep(0)
+    return PackedLog(tuple(slices))
+
+
 async def game_input(store: Store, run: Runner, game: GameRecord) -> RatingInput:
     """What a finished game gives the rating, re-run off the event loop; a game its log no longer re-runs
     (a stored game that never verified) gives nothing to rate."""
-    records = await store.actions(game.id)
-    rows = [(r.seq, r.actor, r.action, r.events) for r in records]
+    rows = await stored.rating_log(store, game.id)
     try:
-        return await run(rating_input, game.ruleset, game, rows, items=len(rows))
+        return await run(rating_input, game.ruleset, game, await packed(rows), items=len(rows))
     except (LookupError, ValueError, TypeError, AttributeError) as exc:
         log.error("game %s gives no rating: its log does not re-run (%s)", game.id, exc)
         return RatingInput(())
