@@ -77,6 +77,14 @@ async def rebuild_games(store: Store, guild: str) -> list[GameRecord]:
     return [GameRecord(*row) for row in rows]
 
 
+async def taken_in(store: Store, guild: str) -> tuple[int, int]:
+    """How many of a server's games the rating took in so far, and the last position: what changes when a game
+    is rated meanwhile."""
+    count, last = await store._one("SELECT COUNT(*), COALESCE(MAX(position), 0) FROM rated_games WHERE guild = ?"
+                                   " AND kind = 'rated'", (guild,))
+    return int(count), int(last)
+
+
 async def guilds(store: Store) -> list[str]:
     """Every server with a finished game stored."""
     rows = await store.driver.fetchall("SELECT DISTINCT guild FROM games WHERE status = 'finished' ORDER BY guild")

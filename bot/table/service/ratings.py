@@ -39,6 +39,7 @@ log = logging.getLogger("pitboss.ratings")
 
 MODEL = PlackettLuce()   # the library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300, kappa 0.0001
 PROVISIONAL_GAMES = 5    # a rating of fewer rated games than this is marked provisional
+REBUILD_ATTEMPTS = 3     # a rebuild that finds games rated while it worked starts over, at most this often
 FORGOTTEN_PREFIX = "forgotten-"   # bot.table.trust.renaming.pseudonym: a forgotten member's id in the logs
 
 Runner = Callable[..., Awaitable[Any]]   # HeavyWork.run: a job off the event loop
@@ -132,13 +133,18 @@ def latest(games: list[tuple[GameRecord, list[SeatRecord], list[Rating]]]) -> di
 async def rebuild(store: Store, run: Runner, guild: str) -> int:
     """Recompute a server's ratings from its stored finished games (`recomputed`) and store them in place of
     the old: how many games were rated."""
-    games = await recomputed(store, run, guild)
-    async with store.transaction():
-        await store.driver.lock_channel(f"ratings:{guild}")
-        await stored.clear_guild_tx(store, guild)
-        for game, seats, new in games:
-            await stored.record_game_tx(store, game, seats, new)
-    return len(games)
+    for _attempt in range(REBUILD_ATTEMPTS):
+        seen = await stored.taken_in(store, guild)
+        games = await recomputed(store, run, guild)
+        async with store.transaction():
+            await store.driver.lock_channel(f"ratings:{guild}")
+            if await stored.taken_in(store, guild) != seen:   # a game was rated meanwhile: work it out again
+                continue
+            await stored.clear_guild_tx(store, guild)
+            for game, seats, new in games:
+                await stored.record_game_tx(store, game, seats, new)
+        return len(games)
+    raise RuntimeError(f"the ratings of server {guild!r} kept changing during the rebuild: try again")
 
 
 async def rebuild_all(store: Store, run: Runner) -> dict[str, int]:
