@@ -294,6 +294,10 @@ class Ruleset(Referee, Generic[S]):
     # How big the hit a logged event (as stored: a tagged dict) stands for, in the game's own measure, with
     # words for it, or None for an event that is no hit: the end-of-game summary names the biggest.
     hit_size: Callable[[dict], tuple[int, str] | None] | None = None
+    # The seats of a finished game best-first, in groups of seats tied (rules.ranking), for the server's
+    # rating: (final state, {seat id: the number of the action after which the seat left the game, for each
+    # seat that left it before the end}) -> groups; () for an end with no result. None: never rated.
+    final_order: Callable[[S, Mapping[str, int]], tuple[tuple[str, ...], ...]] | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal
     # actions use now (suggest_legal)

@@ -118,10 +118,12 @@ async def test_stats_and_standings_count_each_players_games_on_their_server(db_p
     ben = await run(service, "ann", "/stats player:ben ruleset:speedway")
     assert "ben's record" in ben.text and "the autopilot played 1 action for them" in ben.text, ben.text
     board = await run(service, "zed", "/standings ruleset:track")
-    assert board.text.splitlines()[1:] == ["1. ann: 2 won of 3 (67%), 0 drawn", "2. ben: 1 won of 3 (33%), 0 drawn"]
-    assert board.text.startswith("**Track (the card race)** standings on this server (3 games played to their end):")
+    assert board.text.splitlines()[1:] == ["1. ann: rating 3.5?; 2 won of 3 (67%), 0 drawn",
+                                           "2. ben: rating 0.8?; 1 won of 3 (33%), 0 drawn"]
+    assert board.text.startswith("**Track (the card race)** standings on this server, by rating (3 games played to "
+                                 "their end; ? provisional: fewer than 5 rated games):")
     other = await run(service, "zed", "/standings ruleset:track", guild="g2")
-    assert "1. ben: 1 won of 1 (100%)" in other.text
+    assert "1. ben: rating 3.4?; 1 won of 1 (100%)" in other.text
     none = await run(service, "zed", "/standings ruleset:race")
     assert none.text == "No Race (SW5e speeders) game has been played to its end on this server yet."
     await store.close()
@@ -133,7 +135,7 @@ def test_standings_on_the_command_line(tmp_path):
     resigned = run_cli("exec", "--db", db, "--channel", "c", "--user", "ben", "/game resign confirm:yes", cwd=tmp_path)
     assert resigned.returncode == 0
     shown = run_cli("exec", "--db", db, "--channel", "c", "--user", "zed", "/standings ruleset:track", cwd=tmp_path)
-    assert shown.returncode == 0 and "1. ann: 1 won of 1 (100%)" in shown.stdout, shown.stdout
+    assert shown.returncode == 0 and "1. ann: rating 3.4?; 1 won of 1 (100%)" in shown.stdout, shown.stdout
 
 
 @pytest.mark.parametrize(("game", "events", "words"), [
@@ -166,7 +168,8 @@ async def test_a_finished_games_record_credits_the_seats_holder_at_the_end(servi
                        ("dave", "/game resign confirm:yes")):
         assert (await run(service, user, line)).outcome == "applied", line
     board = await run(service, "zed", "/standings ruleset:track")
-    assert board.text.splitlines()[1:] == ["1. ann: 1 won of 1 (100%), 0 drawn", "2. dave: 0 won of 1 (0%), 0 drawn"]
+    assert board.text.splitlines()[1:] == ["1. ann: rating 3.4?; 1 won of 1 (100%), 0 drawn",
+                                           "2. dave: rating -1.8?; 0 won of 1 (0%), 0 drawn"]
     assert "**Track (the card race)**: 1 game, 0 won" in (await run(service, "dave", "/stats")).text
     assert "no game played to its end" in (await run(service, "carol", "/stats")).text
     told = await run(service, "zed", "/help command:stats")

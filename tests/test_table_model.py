@@ -59,10 +59,12 @@ from hypothesis.stateful import (
 )
 
 from bot.storage import privacy
+from bot.table.jobs.heavy import HEAVY
 from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
 from bot.table.service import rematch
+from bot.table.service.ratings import latest, recomputed
 from rules.codec import encode_state, encode_tagged
 from rules.engine import ExampleOpening
 from rules.registry import get_ruleset
@@ -146,6 +148,7 @@ class TableModel(RuleBasedStateMachine):
         self.orders: set[str] = set()
         self.followers: set[str] = set()
         self.notify: dict[str, str] = {}   # where each member chose their pings (`/me settings notify:`)
+        self.rated: tuple = ()   # the finished games whose ratings were last checked
         self.count = COUNTS.setdefault(self.GAME, Count())
         self.count.examples += 1
 
@@ -618,6 +621,7 @@ class TableModel(RuleBasedStateMachine):
         self.check_liveness(game)
         self.check_durability(game)
         self.check_secrecy(game)
+        self.check_ratings()
 
     def check_pings(self) -> None:
         """Every ping goes where its member wants it: the channel mentions only those who keep the channel, a
@@ -650,6 +654,25 @@ class TableModel(RuleBasedStateMachine):
                 continue
             assert player in timers and timers[player].deadline_due is not None, \
                 f"liveness: no live deadline for {player}, whom the game waits on"
+
+    def check_ratings(self) -> None:
+        """The rating (issue 40 item 3): each game that ended here was taken in once, whatever led to its end (a
+        rollback, a resignation, the autopilot, an agreed result, a move), and what is stored is what a rebuild
+        from the stored games gives; checked when a game ends and after a member forgets."""
+        assert self.step is not None and self.a.store is not None
+        store = self.a.store
+        finished = tuple(self.a.run(store.driver.fetchall(
+            "SELECT id FROM games WHERE status = 'finished' AND moved_to IS NULL ORDER BY id")))
+        if not finished or (finished == self.rated and self.step.kind != "forget"):
+            return
+        self.rated = finished
+        taken = self.a.run(store.driver.fetchall(
+            "SELECT game_id FROM rated_games WHERE kind = 'rated' ORDER BY game_id"))
+        assert taken == list(finished), ("ratings: the games that ended are not each rated once", taken, finished)
+        kept = {(k, m): (mu, sigma, n) for k, m, mu, sigma, n in self.a.run(store.driver.fetchall(
+            "SELECT ruleset, member, mu, sigma, games FROM ratings"))}
+        again = latest(self.a.run(recomputed(store, HEAVY.run, "")))
+        assert kept == {key: (r.mu, r.sigma, r.games) for key, r in again.items()}, "ratings: a rebuild differs"
 
     def check_durability(self, game: Any) -> None:
         assert self.a.run(self.a.service.replay_matches(game)), "durability: the log does not replay to the state"

@@ -393,6 +393,18 @@ def _operator_commands(sub: Any, with_db: Callable[[argparse.ArgumentParser], ar
         parser.set_defaults(func=_local(_in_loop(_command_switch)))
 
 
+async def _ratings(args: argparse.Namespace) -> int:
+    """Each server's ratings (`pitboss ratings`), recomputed first from the stored games with --rebuild."""
+    from bot.cli.ratings import ratings_command
+
+    store = await Store.open(_db_path(args))
+    try:
+        print(await ratings_command(store, args.rebuild))
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
 def _selfplay(args: argparse.Namespace) -> int:
     from bot.cli.selfplay import selfplay
 
@@ -529,6 +541,11 @@ def build_parser() -> argparse.ArgumentParser:
     tick.set_defaults(func=_local(_in_loop(_tick)))
 
     _operator_commands(sub, with_db)
+    ratings = with_db(sub.add_parser("ratings", help="each server's ratings per game; --rebuild recomputes them from "
+                                                     "the stored finished games first"))
+    ratings.add_argument("--rebuild", action="store_true", help="recompute every server's ratings, in the order the "
+                                                                "games were rated")
+    ratings.set_defaults(func=_local(_in_loop(_ratings)))
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.set_defaults(func=_local(_selfplay))

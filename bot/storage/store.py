@@ -255,7 +255,42 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (kind, target)
     );
     """,
-    # 20: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
+    # 20: the server's rating per game kind (issue 40 item 3, bot/storage/ratings.py): each member's rating, the
+    # games it was made from in the order they were rated (a game already finished now is 'historic': only a
+    # rebuild rates it; an imported one is never rated), and each member's turns in each rated game.
+    """
+    CREATE TABLE rated_games (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        guild TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('rated', 'historic', 'imported')),
+        position {bigint},
+        rated_at TEXT NOT NULL
+    );
+    CREATE INDEX rated_games_order ON rated_games (guild, ruleset, position);
+    CREATE TABLE rated_seats (
+        game_id {bigint} NOT NULL REFERENCES games (id),
+        member TEXT NOT NULL,
+        own_turns INTEGER NOT NULL,
+        turns INTEGER NOT NULL,
+        rated INTEGER NOT NULL,
+        PRIMARY KEY (game_id, member)
+    );
+    CREATE INDEX rated_seats_member ON rated_seats (member);
+    CREATE TABLE ratings (
+        guild TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        member TEXT NOT NULL,
+        mu {real} NOT NULL,
+        sigma {real} NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (guild, ruleset, member)
+    );
+    INSERT INTO rated_games (game_id, guild, ruleset, kind, position, rated_at)
+        SELECT id, guild, ruleset, 'historic', NULL, updated_at FROM games
+        WHERE status = 'finished' AND moved_to IS NULL;
+    """,
+    # 21: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
     # channel it was announced in (its games open in threads of it), and which game belongs to which.
     """
     CREATE TABLE tournaments (

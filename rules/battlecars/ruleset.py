@@ -3,7 +3,7 @@ the speed counters, the words for the table, computer drivers and the deadline's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -40,6 +40,7 @@ from rules.dice import DiceState
 from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
+from rules.ranking import Order, last_out_higher
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import Rollback, agreed_words, revision_option, rounds_option
@@ -545,6 +546,13 @@ class Battlecars(Ruleset[BattlecarsState]):
     autopilot = Autopilot(ai.autopilot_action, ai.autopilot_manner)
     orders = orders.ORDERS
     hit_size = staticmethod(battlecars_events.hit_size)
+
+    def final_order(self, state: BattlecarsState, left: Mapping[str, int]) -> Order:
+        """Seed (Scoring / Victory Conditions): "The last vehicle (or driver) still operational wins. A player
+        is eliminated when their driver is killed": the others by when they were eliminated, the later the
+        higher (RULES.md "Rating order")."""
+        return last_out_higher(state, self.still_in(state), left)
+
     plans = PLANS
     undo_blocker = staticmethod(undo_blocker)
     selfplay = SELFPLAY

@@ -3,7 +3,7 @@ the views (the DCs are the GM's), the words for the table, computer racers and t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -49,6 +49,7 @@ from rules.race.events import EVENTS
 from rules.race.flow import acting_players
 from rules.race.selfplay import SELFPLAY
 from rules.race.state import GmNote, Phase, Racer, RaceState
+from rules.ranking import Order, no_result, resigned
 from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import HOST_NAME, agreed_words, plural, revision_option
@@ -521,6 +522,19 @@ class Race(Ruleset[RaceState]):
         """The racers still racing (not out) whose players did not resign; a seated GM races no racer."""
         kept = set(super().still_in(state))
         return tuple(r.owner for r in state.racers if not r.out and r.owner in kept)
+
+    def final_order(self, state: RaceState, left: Mapping[str, int]) -> Order:
+        """RULES.md "Finish" (4.2.4 rule 16): the finishers in the move order, then the racers who went out, the
+        later out the higher; a draw by agreement ties the racers still racing. A resigned racer ranks last
+        and a seated GM races no racer (RULES.md "Rating order")."""
+        if no_result(state):
+            return ()
+        gone = resigned(state)
+        racing = [r.owner for r in state.racing() if r.owner not in gone]
+        first = [tuple(racing)] if state.agreed == "draw" else [(owner,) for owner in racing]
+        out = sorted((r for r in state.racers if r.out and r.owner not in gone), key=lambda r: -r.out_order)
+        last = tuple(r.owner for r in state.racers if r.owner in gone)
+        return tuple(group for group in (*first, *((r.owner,) for r in out), last) if group)
 
     queries = {"dcs": dcs, "notes": notes}
     computer = ComputerSeats(lambda state, p: bool(state.player(p) and state.player(p).ai), ai.computer_action,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -12,6 +12,7 @@ from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, 
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
+from rules.ranking import Order, last_out_higher
 from rules.referee import Resignation
 from rules.seats import addressed
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
@@ -710,6 +711,12 @@ class Speedway(Ruleset[SpeedwayState]):
     orders = orders.ORDERS
     named_dice = {"white driver dice": data.driver_die()}
     hit_size = staticmethod(speedway_events.hit_size)
+
+    def final_order(self, state: SpeedwayState, left: Mapping[str, int]) -> Order:
+        """Seed (Overview): "the last operable car being the victor"; RULES.md "Rating order" rules the rest:
+        the others by when their last car went out, the later the higher."""
+        return last_out_higher(state, self.still_in(state), left)
+
     forced = staticmethod(forced_action)
     plans = turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text)
     undo_blocker = staticmethod(undo_blocker)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from rules.errors import (
     NotSeated,
     NotYourTurn,
 )
+from rules.ranking import Order, no_result, resigned
 from rules.referee import Resignation
 from rules.seats import addressed
 from rules.table import agreed_words, revision_option, rounds_option
@@ -305,6 +307,18 @@ class Track(Ruleset[TrackState]):
     on_rollback = staticmethod(turns.dealt_again_after_rollback)
 
     hit_size = staticmethod(hit_size)
+
+    def final_order(self, state: TrackState, left: Mapping[str, int]) -> Order:
+        """Seed: "The first player to get all five of his/her pieces into their Finish area wins!": the winner,
+        then the others tied (the seed ranks nobody else: RULES.md "Rating order"); a draw ties all but the
+        resigned, who rank last."""
+        if no_result(state):
+            return ()
+        gone = resigned(state)
+        first = (state.winner,) if state.winner else tuple(p.id for p in state.players if p.id not in gone)
+        rest = tuple(p.id for p in state.players if p.id not in first and p.id not in gone)
+        return tuple(group for group in (first, rest, gone) if group)
+
     round_cap = staticmethod(lambda state: state.max_rounds)
     queries = {"hand": hand_text}
     own_words = staticmethod(own_hand)

@@ -706,9 +706,13 @@ async def test_stats_and_standings_answer_privately_after_a_game(fake, bot, reco
     before = len(fake.public_history("channel"))
     mine = await slash(fake, "alice", "channel", "stats")
     assert mine.followups[0].ephemeral and "**Speedway**: 1 game, 0 won, 0 drawn" in mine.followups[0].content
+    # the game was rated as it ended, in the bot's worker process (issue 40 item 3)
+    rated = "rating -1.8 (μ 22.4, σ 8.1) ? provisional (1 of 5 rated games); no turn counted yet"
+    assert rated in mine.followups[0].content
     board = await slash(fake, "carol", "channel", "standings", ruleset="speedway")
     said = board.followups[0].content
-    assert board.followups[0].ephemeral and said.splitlines()[1].startswith("1. bob: 1 won of 1 (100%)"), said
+    assert board.followups[0].ephemeral and said.splitlines()[1].startswith("1. bob: rating 3.4?; 1 won of 1 (100%)"), \
+        said
     assert len(fake.public_history("channel")) == before
     assert_nothing_unexpected(fake, bot)
 

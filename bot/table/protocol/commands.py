@@ -164,11 +164,11 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("me forget", "Delete what this bot keeps about you; your name in games becomes neutral", (
         OptionSpec("confirm", "str", "yes: forget now (without it, nothing changes)", choices=("yes",)),
     ), private=True),
-    CommandSpec("stats", "Your record here (or a member's): games, wins, draws, time to move", (
+    CommandSpec("stats", "Your record here (or a member's): rating, games, wins, draws, time to move", (
         OptionSpec("player", "user", "Another member"),
         OptionSpec("ruleset", "str", "One game"),
     ), query=True, private=True),
-    CommandSpec("standings", "This server's players of one game, by wins", (
+    CommandSpec("standings", "This server's players of one game, by rating", (
         OptionSpec("ruleset", "str", "The game", required=True),
     ), query=True, private=True),
     CommandSpec("orders set", "Answer one of this game's questions in advance, privately", (

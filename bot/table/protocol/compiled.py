@@ -159,7 +159,7 @@ class Stats(TableCommand):
 @named("standings")
 @dataclass(frozen=True)
 class Standings(TableCommand):
-    """/standings: this server's players of one game, by wins."""
+    """/standings: this server's players of one game, by rating."""
 
     options: dict
 

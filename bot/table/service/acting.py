@@ -44,6 +44,7 @@ from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, noted
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
+from bot.table.service.ratings import Ratings
 from bot.table.service.report import report
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
 from bot.table.service.shared import Table, reads
@@ -115,6 +116,7 @@ class Acting:
         self._table, self._timers, self._pictures = table, timers, pictures
         self._following = Following(table)
         self._seat_powers = SeatPowers(table)
+        self._ratings = Ratings(table)
         self.plans = Plans(table, self.run_steps)
 
     async def act(self, channel: str, actor: Actor, command: Command,
@@ -432,6 +434,8 @@ class Acting:
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
                 known = reads()   # what the rest of the command would read again
                 known.game, known.voting, known.followed = game, voting, followed
+                if game.status == "finished":   # the end: the server's rating takes the game in, once
+                    await self._ratings.catch_up(game.guild)
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:

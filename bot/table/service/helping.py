@@ -37,7 +37,11 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
-NOTES = {"stats": _CREDIT, "standings": _CREDIT,
+_RATED = ("Each game here rates its players on this server (OpenSkill, docs/league.md) once a game ends with a result: "
+          "shown as its ordinal (mu - 3 sigma), ? while provisional (fewer than 5 rated games). A player who played "
+          "fewer than half of their seat's turns themselves (the autopilot or the computer played the rest) is not "
+          "rated for that game; /stats shows the share of turns each played themselves.")
+NOTES = {"stats": f"{_CREDIT} {_RATED}", "standings": f"{_CREDIT} {_RATED}",
          "me settings": "notify:dm sends your own turn pings and reminders by direct message, with only what you "
                         "may see (the channel keeps every action line and mentions nobody for you; inside your away "
                         "hours they wait); if your direct messages are closed to me they come in the channel, said "
@@ -53,10 +57,10 @@ NOTES = {"stats": _CREDIT, "standings": _CREDIT,
          "game resign": "A resignation is final: without confirm:yes it only says what it would do and how to "
                         "confirm (a Resign for good button, or confirm:yes)."}
 NOTES["me forget"] = ("Deletes what this bot keeps about you on every server (your /me settings, digest and notice "
-                      "records, follows, standing orders) and, in every game you played, makes your name \"forgotten "
-                      "player\" and your id a random one; the games stay and still verify. Without confirm:yes it only "
-                      "says what it would do. Refused while you hold a seat in a running game: resign or let it end "
-                      "first. The bot's operator can do the same (pitboss forget).")
+                      "records, follows, standing orders, ratings) and, in every game you played, makes your name "
+                      "\"forgotten player\" and your id a random one; the games stay and still verify. Without "
+                      "confirm:yes it only says what it would do. Refused while you hold a seat in a running game: "
+                      "resign or let it end first. The bot's operator can do the same (pitboss forget).")
 NOTES["game propose"] = ("/game propose draw: a draw among the players still in; /game propose end: the game ends "
                          "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
                          "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "

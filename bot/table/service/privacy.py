@@ -127,7 +127,8 @@ class Privacy:
                 f"Forgetting deletes what this bot keeps about {'them' if operator else 'you'}: "
                 f"{plural(kept, 'personal record', 'personal records')} ({whose} /me settings on every server: time "
                 f"zone, away hours, reminders, view, notify; {whose} digest and notice records; the games "
-                f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link), and in the "
+                f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link; {whose} "
+                f"ratings and turn counts), and in the "
                 f"{plural(len(games), 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
                 f"with \"forgotten player\" and {whose} id with a random one (the games stay, and still verify). "
                 f"It cannot be undone. Nothing changed yet: {typed} does it.",

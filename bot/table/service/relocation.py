@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.storage import ratings as rated_stored
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
@@ -102,6 +103,7 @@ class Moving:
                 game = await self._table.store.create_game_tx(channel, ruleset.id, log_.host, seed,
                                                               dumps(log_.options), first, guild)
                 game = await self._table.store.append_log_tx(game, entries, final, "finished")
+                await rated_stored.mark_imported_tx(self._table.store, game)   # played elsewhere: never rated
                 await self._table.store.store_set_aside_tx(
                     game.id, {k: [ActionRecord(*row) for row in rows] for k, rows in set_aside.items()}, line_ends)
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
@@ -120,6 +122,7 @@ class Moving:
         try:
             async with self._table.write():
                 game = await self._table.store.copy_game_tx(source.id, channel, guild, "finished")
+                await rated_stored.mark_imported_tx(self._table.store, game)   # a copy: its game is rated once
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
         return await self._pictures.with_map(ruleset, game, state, "applied", _replayed(

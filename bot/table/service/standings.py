@@ -1,5 +1,5 @@
-"""`/stats` and `/standings`: what the games played to their end on a server say of each player (games,
-wins, draws, how long they take to move, the turns the autopilot played for them), and the end-of-game
+"""`/stats` and `/standings`: what the games played to their end on a server say of each player (their rating,
+games, wins, draws, how long they take to move, the turns the autopilot played for them), and the end-of-game
 summary (the winner and the luck of each roller's dice against expectation, from the log), said once the
 game is over and never before."""
 
@@ -12,8 +12,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from bot.storage import ratings as rated_stored
+from bot.storage.ratings import Rating
 from bot.storage.store import ActionRecord, GameRecord
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
+from bot.table.service.ratings import PROVISIONAL_GAMES, Ratings
 from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
@@ -23,6 +26,7 @@ from rules.table import Player, born_computer, plural
 
 GAMES_READ = 200        # the most recent finished games one answer reads (a bound on its work)
 STANDINGS_SHOWN = 15
+PROVISIONAL_MARK = "?"   # marks a provisional rating (bot.table.service.ratings.PROVISIONAL_GAMES)
 _DICE = re.compile(r"(\d*)d(\d+)")
 
 
@@ -88,11 +92,13 @@ class Standings:
 
     def __init__(self, table: Table):
         self._table = table
+        self._ratings = Ratings(table)
 
     async def stats(self, actor: Actor, guild: str, options: dict) -> Reply:
         """One player's record per game kind on this server (the asker's, or `player:`'s)."""
         player = str(options.get("player") or actor.id)
         kind = str(options.get("ruleset") or "")
+        await self._ratings.catch_up(guild)
         games = await self._table.store.finished_games_of(guild, kind, player, GAMES_READ)
         mine = {k: by[player] for k, by in (await asyncio.to_thread(records, games)).items() if player in by}
         who = "Your" if player == actor.id else f"<@{player}>'s" if player.isdigit() else f"{player}'s"
@@ -105,27 +111,59 @@ class Standings:
             median = f"median time to move {_duration(waited)}" if waited is not None else "no move timed"
             lines.append(f"- **{get_ruleset(ruleset_id).title}**: {plural(record.games, 'game', 'games')}, "
                          f"{record.wins} won, {record.draws} drawn{_ended(record)}; {median}; the autopilot played "
-                         f"{plural(missed, 'action', 'actions')} for {'you' if player == actor.id else 'them'}")
+                         f"{plural(missed, 'action', 'actions')} for {'you' if player == actor.id else 'them'}; "
+                         f"{await self._rating_words(guild, ruleset_id, player)}")
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
+    async def _rating_words(self, guild: str, ruleset: str, member: str) -> str:
+        store = self._table.store
+        return rating_words(await rated_stored.rating(store, guild, ruleset, member),
+                            await rated_stored.own_share(store, guild, ruleset, member))
+
     async def standings(self, guild: str, options: dict) -> Reply:
-        """The server's players of one game kind, by wins, then by the share of games won."""
+        """The server's players of one game kind, by rating (the rated first), then by wins and the share won."""
         kind = str(options.get("ruleset") or "")
         if kind not in ruleset_ids():
             raise GameError(f"ruleset: one of {', '.join(ruleset_ids())}.")
+        await self._ratings.catch_up(guild)
         games = await self._table.store.finished_games_of(guild, kind, "", GAMES_READ)
         by_player = (await asyncio.to_thread(records, games)).get(kind, {})
+        rated = {r.member: r for r in await rated_stored.ratings_of_kind(self._table.store, guild, kind)}
         if not by_player:
             return Reply("shown", f"No {get_ruleset(kind).title} game has been played to its end on this server yet.",
                          ephemeral=True)
-        ranked = sorted(by_player.items(), key=lambda item: (-item[1].wins, -item[1].rate, item[1].name.casefold()))
+        # by rating (the rated first, best first), then by wins and the share of games won
+        ranked = sorted(by_player.items(), key=lambda item: (
+            item[0] not in rated, -rated[item[0]].ordinal if item[0] in rated else 0.0, -item[1].wins, -item[1].rate,
+            item[1].name.casefold()))
         played = len({game_id for record in by_player.values() for game_id in record.game_ids})
-        lines = [f"**{get_ruleset(kind).title}** standings on this server "
-                 f"({plural(played, 'game played to its end', 'games played to their end')}):"]
-        lines += [f"{place}. {record.name}: {record.wins} won of {record.games} ({record.rate:.0%}), "
-                  f"{record.draws} drawn{_ended(record)}"
-                  for place, (_p, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
+        lines = [f"**{get_ruleset(kind).title}** standings on this server, by rating "
+                 f"({plural(played, 'game played to its end', 'games played to their end')}; "
+                 f"{PROVISIONAL_MARK} provisional: fewer than {PROVISIONAL_GAMES} rated games):"]
+        lines += [f"{place}. {record.name}: {_rating_short(rated.get(player))}{record.wins} won of {record.games} "
+                  f"({record.rate:.0%}), {record.draws} drawn{_ended(record)}"
+                  for place, (player, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
+
+
+def _rating_short(rating: Rating | None) -> str:
+    """A rating as a standings line starts with it ("" for none): its ordinal, provisional marked."""
+    if rating is None:
+        return "unrated; "
+    mark = PROVISIONAL_MARK if rating.games < PROVISIONAL_GAMES else ""
+    return f"rating {rating.ordinal:.1f}{mark}; "
+
+
+def rating_words(rating: Rating | None, share: tuple[int, int]) -> str:
+    """A member's rating in one game kind as /stats says it, with the share of their seats' turns they played
+    themselves in the rated games."""
+    own, turns = share
+    played = f"played {own / turns:.0%} of their seats' turns themselves" if turns else "no turn counted yet"
+    if rating is None:
+        return f"not rated yet; {played}"
+    mark = f" {PROVISIONAL_MARK} provisional ({rating.games} of {PROVISIONAL_GAMES} rated games)" \
+        if rating.games < PROVISIONAL_GAMES else f" ({plural(rating.games, 'rated game', 'rated games')})"
+    return f"rating {rating.ordinal:.1f} (μ {rating.mu:.1f}, σ {rating.sigma:.1f}){mark}; {played}"
 
 
 def dice_luck(log: Iterable[ActionRecord], named: Mapping[str, tuple[int, ...]] | None = None
