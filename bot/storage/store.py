@@ -255,6 +255,23 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (kind, target)
     );
     """,
+    # 21: open tables (issue 40 item 1): each lobby opened public:yes, listed by /lfg and the server's board until
+    # it leaves its lobby (`open` 0: started or ended, never listed again); and the one channel per server where
+    # the bot keeps the board message of open tables, with that message's id once posted (bot.storage.league).
+    """
+    CREATE TABLE open_tables (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        open INTEGER NOT NULL DEFAULT 1,
+        opened_at TEXT NOT NULL
+    );
+    CREATE INDEX open_tables_open ON open_tables (open);
+    CREATE TABLE league_boards (
+        guild TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        message_id TEXT NOT NULL DEFAULT '',
+        body TEXT NOT NULL DEFAULT ''
+    );
+    """,
 )
 
 

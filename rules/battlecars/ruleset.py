@@ -547,6 +547,7 @@ class Battlecars(Ruleset[BattlecarsState]):
     hit_size = staticmethod(battlecars_events.hit_size)
     plans = PLANS
     undo_blocker = staticmethod(undo_blocker)
+    seat_limit = staticmethod(lambda state: (len(state.players), data.table()["max_players"]))
     selfplay = SELFPLAY
 
 
