@@ -80,7 +80,9 @@ def host_name(state: Any, host: str, options: str) -> str:
     if seat is not None:
         return str(seat.name)
     named = json.loads(options).get(HOST_NAME) if options else None
-    return str(named) if named else "a host who takes no seat"
+    if named:
+        return str(named)
+    return f"<@{host}>" if host.isdigit() else host   # not seated yet: Discord shows the member (never pinged)
 
 
 def board_channel_of(typed: str) -> str:
@@ -207,12 +209,12 @@ class League:
                 raise GameError("This server keeps no board of open tables; nothing changed.")
             await stored.set_board(self._table.store, guild, None)
             return Reply("shown", f"The board in {channel_mention(current.channel)} is no longer kept (its last "
-                                  f"message stays: delete it if you like).")
+                                  f"message stays: delete it if you like).", ephemeral=True)
         assert channel is not None
         await stored.set_board(self._table.store, guild, channel)
         self.changed(guild)
         return Reply("shown", f"The board of open tables is kept in {channel_mention(channel)} from now on: one "
-                              f"message, edited as lobbies open, fill, start, end or move.")
+                              f"message, edited as lobbies open, fill, start, end or move.", ephemeral=True)
 
     async def board_update(self, guild: str) -> BoardUpdate | None:
         """What server `guild`'s board should say now, or None when it keeps none or it says that already."""
