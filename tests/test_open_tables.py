@@ -45,7 +45,7 @@ async def test_lfg_lists_public_lobbies_with_a_seat_free_and_join_seats_the_pres
     assert "Track (the card race)** · 0/2 seats · host dan · in c4" in listing.text
     assert "Battlecars" not in listing.text and "cat" not in listing.text and "Race" not in listing.text
     assert "987654321" not in listing.text and "seed" not in listing.text   # the seed stays the dice's
-    assert list(joins(listing)) == ["Join 1: Speedway", "Join 2: Track (the card race)"]
+    assert list(joins(listing)) == ["Join 1: Speedway", "Join 4: Track (the card race)"]   # by game number
 
     joined = await service.press("lobby", Actor("zed", "zed"), joins(listing)["Join 1: Speedway"], guild=G)
     assert joined.outcome == "applied" and joined.ephemeral and "You joined the Speedway game in c1" in joined.text

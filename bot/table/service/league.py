@@ -59,11 +59,11 @@ class OpenTable:
     host: str        # the host's name as the table shows it
     since: float     # when it was listed (epoch seconds)
 
-    def line(self, number: int) -> str:
-        """One line of a listing."""
+    def line(self) -> str:
+        """One line of a listing, numbered by its game (what /lfg game:N takes)."""
         seats = f"{self.taken}/{self.most} seats" if self.most is not None else f"{plural(self.taken, 'seat', 'seats')}"
         options = f" ({self.options})" if self.options else ""
-        return (f"{number}. **{self.title}**{options} · {seats} · host {self.host} · in {channel_mention(self.channel)}"
+        return (f"{self.game_id}. **{self.title}**{options} · {seats} · host {self.host} · in {channel_mention(self.channel)}"
                 f" · waiting since {moment(self.since)}")
 
 
@@ -152,7 +152,7 @@ class League:
             return Reply("shown", "No open tables on this server right now. Open one with /new GAME (public:yes, the "
                                   "default, lists it here), or join a queue.", ephemeral=True)
         text, buttons = _listed(tables, "**Open tables** on this server (only you see this; Join takes a seat):",
-                                ["Join one with its button (or /lfg game:NUMBER)."])
+                                ["Join one with its button (or /lfg game:NUMBER, its number here)."])
         return Reply("shown", text, ephemeral=True, buttons=buttons)
 
     async def where(self, game_id: int, guild: str) -> str:
@@ -243,12 +243,12 @@ def _listed(tables: list[OpenTable], title: str, closing: list[str]) -> tuple[st
     how many more there are."""
     lines, buttons = [title], []
     room = MESSAGE_LIMIT - sum(len(c) + 1 for c in closing) - 40   # what "… and N more" takes
-    for number, table in enumerate(tables[:min(SHOWN, MAX_BUTTONS)], start=1):
-        line = table.line(number)
+    for table in tables[:min(SHOWN, MAX_BUTTONS)]:
+        line = table.line()
         if sum(len(x) + 1 for x in lines) + len(line) > room:
             break
         lines.append(line)
-        buttons.append(open_table_button(table.game_id, f"Join {number}: {table.title}"))
+        buttons.append(open_table_button(table.game_id, f"Join {table.game_id}: {table.title}"))
     if len(tables) > len(buttons):
         lines.append(f"… and {len(tables) - len(buttons)} more (as seats fill, they move up).")
     return "\n".join(lines + closing), tuple(buttons)
