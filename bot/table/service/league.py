@@ -61,10 +61,10 @@ class OpenTable:
 
     def line(self) -> str:
         """One line of a listing, numbered by its game (what /lfg game:N takes)."""
-        seats = f"{self.taken}/{self.most} seats" if self.most is not None else f"{plural(self.taken, 'seat', 'seats')}"
+        seats = f"{self.taken}/{self.most} seats" if self.most is not None else plural(self.taken, "seat", "seats")
         options = f" ({self.options})" if self.options else ""
-        return (f"{self.game_id}. **{self.title}**{options} · {seats} · host {self.host} · in {channel_mention(self.channel)}"
-                f" · waiting since {moment(self.since)}")
+        return (f"{self.game_id}. **{self.title}**{options} · {seats} · host {self.host} · in "
+                f"{channel_mention(self.channel)} · waiting since {moment(self.since)}")
 
 
 def shown_options(ruleset: Ruleset, options: str) -> str:
