@@ -10,9 +10,9 @@ no further than the start), so the listing never reads it again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
-from bot.storage.store import _GAME_COLUMNS, GameRecord, Store, _now
+from bot.storage.store import _GAME_COLUMNS, GameRecord, Store
 
 LISTED_LIMIT = 200   # lobbies read for one listing, newest first (a listing shows far fewer)
 
@@ -28,10 +28,10 @@ class Board:
     body: str = ""
 
 
-async def list_lobby_tx(store: Store, game_id: int) -> None:
-    """List a new lobby (inside the transaction that made its game)."""
+async def list_lobby_tx(store: Store, game_id: int, at: float) -> None:
+    """List a new lobby, opened at `at` (epoch seconds, the table's clock), inside the transaction that made it."""
     await store.driver.execute("INSERT INTO open_tables (game_id, open, opened_at) VALUES (?, 1, ?)",
-                               (game_id, _now()))
+                               (game_id, datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")))
 
 
 async def carry_listing_tx(store: Store, source_id: int, game_id: int) -> None:

@@ -42,7 +42,7 @@ class Seating:
                 game = await self._table.store.create_game_tx(channel, ruleset.id, actor.id, seed,
                                                               dumps(setup_options), encode_state(state), guild)
                 if public:
-                    await list_lobby_tx(self._table.store, game.id)
+                    await list_lobby_tx(self._table.store, game.id, self._table.clock())
         except ChannelTaken:
             return refusal("This channel already has a game. Finish it with /game end, or play in "
                            "another channel or thread.")
