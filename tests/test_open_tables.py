@@ -150,3 +150,19 @@ def test_the_command_line_lists_and_joins_open_tables(tmp_path):
     assert "private: **Open tables**" in listed and "host ann · in lobby" in listed and "/lfg game:NUMBER" in listed
     joined = exec_in(db, tmp_path, "elsewhere")("zed", "/lfg game:1")
     assert "You joined the Track (the card race) game in lobby" in joined and "[channel lobby] zed joined." in joined
+
+
+async def test_a_lobby_moved_to_another_channel_is_listed_there(service):
+    from bot.table.protocol.commands import Command
+
+    await must(service, "old", "ann", "/new speedway")
+    await must(service, "old", "ann", "/game join")
+    exported = await do(service, "old", "ann", "/game export")
+    moved = await service.execute("new", Actor("ann", "ann"), Command("game import", {"file": exported.files[0].data}),
+                                  guild=G)
+    assert moved.outcome == "applied", moved.text
+    assert service.boards_changed() == {G}
+    listing = await do(service, "x", "zed", "/lfg")
+    assert "in new" in listing.text and "in old" not in listing.text and len(listing.buttons) == 1
+    joined = await service.press("x", Actor("zed", "zed"), listing.buttons[0].custom_id, guild=G)
+    assert joined.outcome == "applied" and joined.notices[0].channel == "new"

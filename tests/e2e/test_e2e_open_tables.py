@@ -41,6 +41,8 @@ async def test_an_open_table_is_joined_from_lfg_and_the_board_is_edited_within_i
 
     refused = await slash(fake, "bob", "hall", "league board", channel=f"<#{boards}>")
     assert "Manage Server" in private_to(fake, "hall", "bob")["content"], refused.describe()
+    await slash(fake, "admin", "hall", "league board", channel="<#123456789>")   # no channel of this server
+    assert "name a text channel of this server" in private_to(fake, "hall", "admin")["content"]
     await slash(fake, "admin", "hall", "league board", channel=f"<#{boards}>")
     assert f"<#{boards}>" in private_to(fake, "hall", "admin")["content"]
     await board_showing(fake, "None right now")
