@@ -183,6 +183,7 @@ class PitbossBehaviour(discord.Client):
         if self.sync_commands:
             await self.sync_if_changed(force=self.force_sync)
             await self.post_unposted()
+            await self.look_at_boards()
         if warming is not None:
             await warming
 
@@ -194,6 +195,14 @@ class PitbossBehaviour(discord.Client):
             await self.post_notices(await self.service.unposted())
         except Exception:
             _failed("could not look for moves left unposted by a crash")
+
+    async def look_at_boards(self) -> None:
+        """Each server's board of open tables looked at once (edited only if a change went unshown before a
+        restart). Only the process with shard 0 looks."""
+        try:
+            self.boards.touch(await self.service.boards_kept())
+        except Exception:
+            _failed("could not look at the boards of open tables")
 
     @property
     def service(self) -> GameService:

@@ -75,6 +75,11 @@ async def board(store: Store, guild: str) -> Board | None:
     return Board(*row) if row else None
 
 
+async def board_guilds(store: Store) -> list[str]:
+    """Every server that keeps a board."""
+    return [guild for (guild,) in await store.driver.fetchall("SELECT guild FROM league_boards ORDER BY guild")]
+
+
 async def set_board(store: Store, guild: str, channel: str | None) -> None:
     """Keep a server's board in `channel` (a new message there, posted at the next update), or none (None)."""
     async with store.transaction():

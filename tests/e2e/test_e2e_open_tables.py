@@ -4,6 +4,7 @@ open tables kept as one message through a burst of joins, within Discord's reque
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 
 from tests.e2e.fake_discord import EPHEMERAL, FakeDiscord
@@ -91,3 +92,15 @@ async def test_an_open_table_is_joined_from_lfg_and_the_board_is_edited_within_i
     (gone,) = fake.unexpected()   # the one edit of the deleted message, answered 10008 Unknown Message
     assert f"/messages/{board['id']} [channel_message_edit] -> 404 10008" in gone
     assert "Traceback" not in bot.log_text(), bot.log_tail()
+
+    # a change a restart kept from the board (its stored words stale) is shown once the bot is back, unasked
+    bot.stop()
+    with sqlite3.connect(bot.db) as db:
+        db.execute("UPDATE league_boards SET body = 'stale'")
+    mark = fake.mark()
+    bot.start()
+    deadline = time.monotonic() + RESPONSE_TIMEOUT
+    while not [r for r in fake.requests_since(mark, "boards") if r.kind == "channel_message_edit"]:
+        assert time.monotonic() < deadline, "the board was not looked at after the restart"
+        await asyncio.sleep(0.1)
+    assert (await board_showing(fake, "Track (the card race)"))["id"] == anew["id"]

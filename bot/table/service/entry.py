@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import images
+from bot.storage.league import board_guilds
 from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
 from bot.table.clock.personal import PlayerSettings, zone_offers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
@@ -190,6 +191,11 @@ class GameService:
     def board_changed(self, guild: str) -> None:
         """Something changed a lobby of `guild` outside a command (the queue opened one): its board is updated."""
         self._league.changed(guild)
+
+    async def boards_kept(self) -> list[str]:
+        """Every server that keeps a board (the transport looks at each once at its start: a change it had not
+        shown before a restart is shown then)."""
+        return await board_guilds(self._store)
 
     def boards_changed(self) -> set[str]:
         """The servers whose board may need an edit since the last time asked (the transport coalesces them)."""
