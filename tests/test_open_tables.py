@@ -107,6 +107,10 @@ async def test_a_blocked_member_is_refused_a_join_and_nothing_changes(service):
     assert refused.outcome == "refused" and "blocked" in refused.text
     assert (await do(service, "x", "zed", "/lfg game:1")).outcome == "refused"
     await service.control("user", "zed", on=False)
+    await service.control("command", "game join", on=True)   # the operator turned /game join off: Join too
+    turned_off = await service.press("x", Actor("zed", "zed"), join, guild=G)
+    assert turned_off.outcome == "refused" and "/game join off" in turned_off.text
+    await service.control("command", "game join", on=False)
     assert "0/2 seats" in (await do(service, "x", "yan", "/lfg")).text
 
 

@@ -171,6 +171,8 @@ class GameService:
 
     async def _join_open_table(self, actor: Actor, guild: str, game_id: int, delivery: str | None) -> Reply:
         """Join on an open table (/lfg's button, the board's, /lfg game:N): under the game's own channel's lock."""
+        if (refused := await self._controls.refusal(actor.id, guild, "game join")) is not None:   # as /game join's
+            return refused
         try:
             channel = await self._league.where(game_id, guild)
         except GameError as exc:
