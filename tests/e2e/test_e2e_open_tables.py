@@ -104,3 +104,8 @@ async def test_an_open_table_is_joined_from_lfg_and_the_board_is_edited_within_i
         assert time.monotonic() < deadline, "the board was not looked at after the restart"
         await asyncio.sleep(0.1)
     assert (await board_showing(fake, "Track (the card race)"))["id"] == anew["id"]
+
+    # a lobby opened in a new public thread is listed too (public:yes is the default outside a private thread)
+    await slash(fake, "carol", "hall", "new track", thread="yes")
+    await slash(fake, "dave", "hall", "lfg")
+    assert private_to(fake, "hall", "dave")["content"].count("**Track (the card race)**") == 2
