@@ -150,7 +150,7 @@ class League:
         tables = await self.open_tables(guild)
         if not tables:
             return Reply("shown", "No open tables on this server right now. Open one with /new GAME (public:yes, the "
-                                  "default, lists it here), or join a queue.", ephemeral=True)
+                                  "default, lists it here).", ephemeral=True)
         text, buttons = _listed(tables, "**Open tables** on this server (only you see this; Join takes a seat):",
                                 ["Join one with its button (or /lfg game:NUMBER, its number here)."])
         return Reply("shown", text, ephemeral=True, buttons=buttons)
