@@ -313,6 +313,9 @@ class Ruleset(Referee, Generic[S]):
     turn_summary: Callable[[tuple], str] | None = None
     # How a snapshot stored under an earlier schema becomes today's (see rules.codec.SCHEMA_VERSION).
     snapshot_upgrades: Upgrades = MappingProxyType({})
+    # (state) -> (seats taken, the most the table seats) in the lobby: what an open table's listing shows (/lfg);
+    # None: the players seated, and no most known (a seat is taken as free)
+    seat_limit: Callable[[S], tuple[int, int]] | None = None
 
     _REQUIRED = ("id", "title", "state_type", "actions", "events", "phases", "handlers", "example")
 
@@ -413,6 +416,10 @@ class Ruleset(Referee, Generic[S]):
     def round_cap_of(self, state: S) -> int | None:
         """The round after which the game is a draw, or None (no cap set, or no round cap at all)."""
         return self.round_cap(state) if self.round_cap is not None else None
+
+    def seats_taken(self, state: S) -> tuple[int, int | None]:
+        """Seats taken in the lobby, and the most the table seats (None: not known, a seat is taken as free)."""
+        return self.seat_limit(state) if self.seat_limit is not None else (len(state.players), None)
 
     def turn_in_words(self, events: tuple) -> str:
         """A seat's whole turn summed up in a few words, or "" where the game tells it event by event."""

@@ -20,7 +20,7 @@ from tests.test_secrets import _face
 
 # The doors a viewer reads a game by (tests/test_secrets.py's LOOKS, less the ones that only re-render
 # what these show): pictures are left out, their alt text is kept.
-DOORS = ("/game export", "/game log count:100", "/game status", "/game catchup")
+DOORS = ("/game export", "/game log count:100", "/game status", "/game catchup", "/lfg")
 
 
 class Clock:

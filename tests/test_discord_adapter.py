@@ -629,15 +629,15 @@ async def test_each_game_has_its_own_room_for_its_setup(harness):
     rooms = _by_name(new)
     assert list(rooms) == list(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
     speedway = _by_name(rooms["speedway"])
-    assert list(speedway) == ["seed", "thread", "arena", "rounds"]
+    assert list(speedway) == ["seed", "thread", "public", "arena", "rounds"]
     assert speedway["seed"]["type"] == 4 and (speedway["seed"]["min_value"], speedway["seed"]["max_value"]) == \
         (0, 2**53 - 1)
     assert [c["value"] for c in speedway["arena"]["choices"]] == ["classic", "duel", "junkyard"]
-    assert set(_by_name(rooms["track"])) == {"seed", "thread", "rounds", *track_data.ruling_defaults()}
+    assert set(_by_name(rooms["track"])) == {"seed", "thread", "public", "rounds", *track_data.ruling_defaults()}
     race = _by_name(rooms["race"])
-    assert set(race) == {"seed", "thread", "track", "gm", "tuning"}  # no rounds: the race has no round cap
+    assert set(race) == {"seed", "thread", "public", "track", "gm", "tuning"}  # no rounds: the race has no round cap
     assert (race["tuning"]["type"], race["tuning"]["min_value"], race["tuning"]["max_value"]) == (4, 0, 3)
-    assert set(_by_name(rooms["battlecars"])) == {"seed", "thread", "board", "rounds"}
+    assert set(_by_name(rooms["battlecars"])) == {"seed", "thread", "public", "board", "rounds"}
 
 
 def _declared_texts() -> set[str]:
@@ -703,10 +703,10 @@ async def test_many_games_and_many_setup_options_still_fit_discords_limits(harne
     for command in payload:
         assert command_problems(command, total_limit=COMMAND_BUDGET) == [], command["name"]
     # Every game is set up in its own room, with every option it declares as it declares it: the rooms
-    # fill /new, then /new2 and /new3.
+    # fill /new, then /new2, /new3 and (with every game's public: since issue 40) /new4.
     rooms = {s.path[-1]: s for s in layout if s.fixed}
     assert set(rooms) == {r.id for r in games}
-    assert {s.path[0] for s in rooms.values()} == {"new", "new2", "new3"}
+    assert {s.path[0] for s in rooms.values()} == {"new", "new2", "new3", "new4"}
     seats = ("/game join ", "/game add-ai ")   # thirty games' seats: more than 25 options (below)
     assert [p for p in _reachability_problems(payload, build_grammar(games), games) if not p.startswith(seats)] == []
     # /game join: thirty seats are more than Discord's 25 options; the rest are written in more:.

@@ -27,6 +27,7 @@ from bot.storage.store import Store
 from bot.table.protocol.commands import Command, CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor, Reply
 from bot.table.service.entry import GameService
+from bot.table.service.league import League
 from rules.codec import encode_state
 from rules.registry import get_ruleset, ruleset_ids
 from tests.conftest import TABLE_TIME
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
 LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games", "/help",
          "/game catchup", "/game log set_aside:1",
-         "/help command:odds")
+         "/help command:odds", "/lfg")
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
@@ -103,6 +104,7 @@ class World:
         for line in LOOKS:
             reply = await self.looker.execute("c", Actor(viewer, viewer), parse(line))
             seen[line] = _face(reply)
+        seen["the board of open tables"] = League.board_words(await self.looker.open_tables(""))
         _game, ruleset, _state = await self.game()
         for spec in ruleset.grammar.commands:
             for option in spec.options:
@@ -253,6 +255,7 @@ async def _race_file_worlds(folder: str) -> None:
         await _race_lobby(a, _own_track('{ kind = "boost_trap", dc = 17, speed = 50, detect = 25 }'))
         await _race_lobby(b, _own_track('{ kind = "boost", dc = 29, speed = 50 }'))
         await _same_to(("alice", "bob"), a, b)            # one export in the lobby is enough to leak it
+        assert "Race" in (await a.looks("bob"))["/lfg"][1]   # listed as an open table: the same in both worlds
         for world in (a, b):
             await world.must("alice", "/game join pilot:rookie vehicle:racing_swoop")
             await world.must("bob", "/game join pilot:veteran vehicle:podracer")
@@ -394,8 +397,12 @@ PLANTED_SEED = 7_373_737_373_737
 
 async def _seed_planted(game: str, steps: int, folder: str) -> None:
     async with World(folder, "a") as a:
-        for user, line in lines(game, PLANTED_SEED):
+        for index, (user, line) in enumerate(lines(game, PLANTED_SEED)):
             await a.must(user, line)
+            if index == 0:   # its lobby is an open table: /lfg and the board list it, and never its seed
+                listed = await a.looks("carol")
+                assert get_ruleset(game).title in listed["/lfg"][1] and listed["the board of open tables"][1]
+                assert str(PLANTED_SEED) not in repr((listed["/lfg"], listed["the board of open tables"]))
         await a.wander(random.Random(steps), ("ann", "ben"), steps)
         record, ruleset, state = await a.game()
         for viewer in ("ann", "ben", "carol") if not ruleset.is_finished(state) else ():   # before the end

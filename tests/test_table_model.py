@@ -32,6 +32,8 @@ step four invariants are checked (README of issue 36, DESIGN.md "The whole table
   pinged nowhere but by a direct message about a change to their seat);
 - durability: re-running the log and every set-aside line rebuilds the stored state (`/game verify`).
 
+Besides (issue 40 item 1): the lobby is listed by /lfg while a seat is free, and no game out of its lobby ever is.
+
 What it found on 602805d (issue 36's items 1, 3, 4, 7 and 10, and two new breaks) is shrunk into the named
 `test_model_found_*` regression tests at the end of this file.
 """
@@ -232,6 +234,10 @@ class TableModel(RuleBasedStateMachine):
         if deadlines:
             clock = "clock:bank bank_hours:12 increment_hours:2" if bank else "deadline_hours:12"
             self.both(self.host, f"/game settings {clock}" + (" grace:1" if grace else ""))
+        game, state = self.game(), self.state()
+        taken, most = self.ruleset.seats_taken(state)
+        listed = self.a.do(self.channel, SPECTATOR, "/lfg")   # the lobby is an open table while a seat is free
+        assert (f"{game.id}. **{self.ruleset.title}**" in listed.text) == (most is None or taken < most), listed.text
         started = self.both(starter, start)
         assert started.outcome == "applied", started.text
         self.seen = [(r.seq, r.actor, r.action) for r in self.a.log(self.game())]
@@ -617,11 +623,19 @@ class TableModel(RuleBasedStateMachine):
         if game is None:
             return
         self.check_authority(game)
+        self.check_listing()
         self.check_pings()
         self.check_liveness(game)
         self.check_durability(game)
         self.check_secrecy(game)
         self.check_ratings()
+
+    def check_listing(self) -> None:
+        """Open tables (issue 40 item 1): a game out of its lobby (started, moved, rolled back, ended, its rematch
+        made by the table) is never listed by /lfg."""
+        listed = self.a.do(self.channel, SPECTATOR, "/lfg")
+        assert listed.outcome == "shown" and "No open tables" in listed.text, ("open tables: a game out of its lobby "
+                                                                               "is listed", listed.text)
 
     def check_pings(self) -> None:
         """Every ping goes where its member wants it: the channel mentions only those who keep the channel, a

@@ -26,6 +26,7 @@ from discord import app_commands
 from discord.ext import tasks
 
 from bot.chat import logs
+from bot.chat.boards import BoardKeeper
 from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
 from bot.chat.pacing import GlobalPacer, global_rate, pace
 from bot.chat.routes import InteractionWebhooks
@@ -61,8 +62,10 @@ from bot.table.protocol.commands import (
 )
 from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
+from bot.table.service.league import board_channel_of
 from bot.table.trust.guards import RateLimit, plain_name
 from bot.table.trust.importer import MAX_IMPORT_BYTES
+from rules.errors import GameError
 from rules.registry import get_ruleset
 
 log = logging.getLogger("pitboss.discord")
@@ -151,6 +154,7 @@ class PitbossBehaviour(discord.Client):
         share = len(shards) / count if shards and count else 1.0   # this process's part of the bot's shards
         self.pacer = GlobalPacer(global_rate(share))   # every request outside the interaction routes waits here
         pace(self.http, self.pacer)
+        self.boards = BoardKeeper(lambda: self.service, self._game_channel)   # each server's board of open tables
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)
         build_commands(self.tree, self)
@@ -179,6 +183,7 @@ class PitbossBehaviour(discord.Client):
         if self.sync_commands:
             await self.sync_if_changed(force=self.force_sync)
             await self.post_unposted()
+            await self.look_at_boards()
         if warming is not None:
             await warming
 
@@ -190,6 +195,14 @@ class PitbossBehaviour(discord.Client):
             await self.post_notices(await self.service.unposted())
         except Exception:
             _failed("could not look for moves left unposted by a crash")
+
+    async def look_at_boards(self) -> None:
+        """Each server's board of open tables looked at once (edited only if a change went unshown before a
+        restart). Only the process with shard 0 looks."""
+        try:
+            self.boards.touch(await self.service.boards_kept())
+        except Exception:
+            _failed("could not look at the boards of open tables")
 
     @property
     def service(self) -> GameService:
@@ -223,6 +236,12 @@ class PitbossBehaviour(discord.Client):
                 _failed("scheduler round failed")
                 continue
             await send(due)
+        self._touch_boards()
+
+    def _touch_boards(self) -> None:
+        """The boards of the servers whose lobbies changed are looked at (coalesced: bot.chat.boards)."""
+        if self._service is not None:
+            self.boards.touch(self._service.boards_changed())
 
     async def post_notices(self, notices: Sequence[Notice]) -> None:
         """Post each notice in its channel (and send its direct messages); one that cannot be posted is logged
@@ -386,6 +405,12 @@ class PitbossBehaviour(discord.Client):
         if not self._taken():
             await self._refuse_while_stopping(interaction)
             return
+        try:
+            await self._run_command(interaction, slash, raw)
+        finally:
+            self._touch_boards()
+
+    async def _run_command(self, interaction: discord.Interaction, slash: Slash, raw: dict[str, Any]) -> None:
         # a command some option makes private may be made so by the user's own settings (a close-up)
         if slash.is_private(raw) or slash.private_with and slash.is_private(
                 await self._with_own_defaults(interaction, raw)):
@@ -445,9 +470,28 @@ class PitbossBehaviour(discord.Client):
             return await self._in_a_new_thread(interaction, command)
         if command.name == "gm" and command.options.get("thread") == "yes" and not in_private_thread(interaction):
             return await self._gm_thread(interaction)
+        if command.name == "league board" and command.options.get("channel") is not None and \
+                (refused := self._board_channel_refusal(interaction, str(command.options["channel"]))) is not None:
+            return refused
         return await self.service.execute(channel_key(interaction), actor_of(interaction), command,
                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id),
                                           private_thread=in_private_thread(interaction))
+
+    def _board_channel_refusal(self, interaction: discord.Interaction, typed: str) -> Reply | None:
+        """`/league board channel:` names a text channel of the server it is typed in, where the bot may post; a
+        refusal saying so otherwise."""
+        try:
+            channel = self.get_channel(int(board_channel_of(typed)))
+        except GameError as exc:
+            return refusal(exc.message)
+        except ValueError:   # a name, not an id: Discord's #name gives the id
+            channel = None
+        if not isinstance(channel, discord.TextChannel) or channel.guild.id != interaction.guild_id:
+            return refusal("channel: name a text channel of this server (#name).")
+        me = channel.guild.me
+        if me is not None and not channel.permissions_for(me).send_messages:
+            return refusal(f"I cannot post in {channel.mention}: I need the Send Messages permission there.")
+        return None
 
     async def _gm_thread(self, interaction: discord.Interaction) -> Reply:
         """`/gm thread:yes`: open a private thread off the game's channel (nobody may invite others), add the
@@ -512,6 +556,12 @@ class PitbossBehaviour(discord.Client):
             return
         if not await self.acknowledge(interaction, thinking=False):
             return
+        try:
+            await self._run_press(interaction, custom_id, run, done)
+        finally:
+            self._touch_boards()
+
+    async def _run_press(self, interaction: discord.Interaction, custom_id: str, run, done: str) -> None:
         try:
             if await self._moved_on(interaction):
                 return

@@ -295,6 +295,7 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("game add-ai", fresh, ANN, "/game add-ai"), ("game start", fresh, ANN, "/game start"),
         ("games", "chan-other", ANN, "/games"), ("stats", "chan-other", ANN, "/stats"),
         ("standings", "chan-other", ANN, "/standings ruleset:speedway"),
+        ("lfg", "chan-other", ANN, "/lfg"), ("league board", "chan-other", ADMIN, "/league board channel:boards"),
     ]
 
 

@@ -290,7 +290,24 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT id, guild, ruleset, 'historic', NULL, updated_at FROM games
         WHERE status = 'finished' AND moved_to IS NULL;
     """,
-    # 21: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
+    # 21: open tables (issue 40 item 1): each lobby opened public:yes, listed by /lfg and the server's board until
+    # it leaves its lobby (`open` 0: started or ended, never listed again); and the one channel per server where
+    # the bot keeps the board message of open tables, with that message's id once posted (bot.storage.league).
+    """
+    CREATE TABLE open_tables (
+        game_id {bigint} PRIMARY KEY REFERENCES games (id),
+        open INTEGER NOT NULL DEFAULT 1,
+        opened_at TEXT NOT NULL
+    );
+    CREATE INDEX open_tables_open ON open_tables (open);
+    CREATE TABLE league_boards (
+        guild TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        message_id TEXT NOT NULL DEFAULT '',
+        body TEXT NOT NULL DEFAULT ''
+    );
+    """,
+    # 22: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
     # channel it was announced in (its games open in threads of it), and which game belongs to which.
     """
     CREATE TABLE tournaments (

@@ -555,6 +555,7 @@ class Battlecars(Ruleset[BattlecarsState]):
 
     plans = PLANS
     undo_blocker = staticmethod(undo_blocker)
+    seat_limit = staticmethod(lambda state: (len(state.players), data.table()["max_players"]))
     selfplay = SELFPLAY
 
 

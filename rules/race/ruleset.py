@@ -543,6 +543,7 @@ class Race(Ruleset[RaceState]):
     orders = orders.ORDERS
     hit_size = staticmethod(race_events.hit_size)
     undo_blocker = staticmethod(undo_blocker)
+    seat_limit = staticmethod(lambda state: (len(state.seats), data.table()["max_racers"]))
     selfplay = SELFPLAY
     secrets = Secrets(withheld, unseen, kept=notes_kept)
     suggest = staticmethod(suggest)

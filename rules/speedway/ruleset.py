@@ -720,6 +720,7 @@ class Speedway(Ruleset[SpeedwayState]):
     forced = staticmethod(forced_action)
     plans = turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text)
     undo_blocker = staticmethod(undo_blocker)
+    seat_limit = staticmethod(lambda state: (len(state.cars), data.max_cars(state.arena)))   # a seat is a car
     suggest = staticmethod(suggest)
     selfplay = SELFPLAY
     turn_summary = staticmethod(turn_summary)

@@ -325,6 +325,7 @@ class Track(Ruleset[TrackState]):
     computer = ComputerSeats(is_computer, computer_action)
     autopilot = Autopilot(autopilot_action, lambda passive: "what a computer player would play")
     undo_blocker = staticmethod(undo_blocker)
+    seat_limit = staticmethod(lambda state: (len(state.players), data.board()["max_players"]))
     selfplay = SELFPLAY
     # Schema 2: the last action's words are drawn from the log's events, not stored.
     snapshot_upgrades = {1: without_fields("last_action")}

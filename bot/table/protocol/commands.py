@@ -63,6 +63,7 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("seed", "int", "Dice seed (random if left out)",
                    min_value=0, max_value=2**53 - 1),
         OptionSpec("thread", "str", "yes: play in a new thread", choices=("yes", "no")),
+        OptionSpec("public", "str", "yes: /lfg lists it (default; no in a private thread)", choices=("yes", "no")),
     )),
     CommandSpec("game join", "Take a seat in this game"),
     CommandSpec("game add-ai", "Seat a computer player (host)"),
@@ -146,6 +147,14 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("hours", "int", "How many hours", required=True, min_value=0, max_value=2160),
     )),
     CommandSpec("games", "Your running games on this server: whose turn it is, and each one's deadline", private=True),
+    CommandSpec("lfg", "Open tables on this server: lobbies with a seat free, each with a Join button", (
+        OptionSpec("game", "int", "Join this open table (its number in the buttons: /lfg game:N)", min_value=1,
+                   max_value=2**53 - 1),
+    ), private=True),
+    CommandSpec("league board", "Show or name the channel keeping this server's board of open tables", (
+        OptionSpec("channel", "str", "The board's channel, #name (Manage Server)"),
+        OptionSpec("off", "str", "yes: keep no board (Manage Server)", choices=("yes",)),
+    ), private=True),
     CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders, pings", (
         OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
                    suggest=True),

@@ -22,6 +22,7 @@ __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery"
            "Unfollow", "Verify", "compiled", "handler_of"]
 __all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: other commands are added above)
 __all__ += ["Forget"]   # issue 39 item 12
+__all__ += ["LeagueBoard", "LookingForGame"]   # issue 40 item 1
 
 
 class TableCommand:
@@ -308,3 +309,20 @@ class Play(TableCommand):
     """A move the game's rules referee: its own commands and the seat commands (Acting.act)."""
 
     sent: Command
+
+
+@named("lfg")
+@dataclass(frozen=True)
+class LookingForGame(TableCommand):
+    """/lfg: the server's open tables, privately; /lfg game:N joins one (what its Join button does)."""
+
+    game: int | None = None
+
+
+@named("league board")
+@dataclass(frozen=True)
+class LeagueBoard(TableCommand):
+    """/league board: where the server's board of open tables is kept; channel: names it, off:yes drops it."""
+
+    channel: str | None = None
+    off: str | None = None

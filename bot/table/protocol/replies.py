@@ -21,6 +21,7 @@ SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered t
 RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game resign (rules.seats)
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
+OPEN_TABLE_PREFIX = "pj"  # "Join" on /lfg and the server's board: a seat at an open table (bot.table.service.league)
 CANCEL_ID = "pv-cancel"
 
 
@@ -268,6 +269,12 @@ def rematch_button(game_id: int, yes: bool = True, label: str = "Rematch") -> Bu
     the one proposed), or a yes or no to the rematch proposed."""
     return Button(label, f"{REMATCH_PREFIX}:{game_id}:0:{int(yes)}",
                   "/game rematch" if yes else "/game rematch vote:no", yes)
+
+
+def open_table_button(game_id: int, label: str) -> Button:
+    """"Join" on an open table's listing: the presser takes a seat in game `game_id` as /game join in its channel
+    would (`/lfg game:N` on the command line)."""
+    return Button(clip(label, BUTTON_LABEL_LIMIT), f"{OPEN_TABLE_PREFIX}:{game_id}:0:0", f"/lfg game:{game_id}", True)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

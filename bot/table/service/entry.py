@@ -3,12 +3,14 @@ service carries it out (seating, acting, asking, moving games, the clock)."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
 
 import images
+from bot.storage.league import board_guilds
 from bot.storage.store import AlreadyDelivered, GameRecord, Store, StoreBusy, Timer, TurnMessage
 from bot.table.clock.personal import PlayerSettings, zone_offers
 from bot.table.jobs.drawing import Drawing, RenderProcesses
@@ -18,6 +20,7 @@ from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, declared_choices, foreign_to
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import (
+    OPEN_TABLE_PREFIX,
     RESIGN_PREFIX,
     SEAT_PREFIX,
     Actor,
@@ -36,6 +39,7 @@ from bot.table.service.digests import Digests
 from bot.table.service.following import Following
 from bot.table.service.gm_thread import GmThreads, in_the_thread
 from bot.table.service.helping import command_names
+from bot.table.service.league import BoardUpdate, League, OpenTable, board_channel_of
 from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
@@ -63,6 +67,10 @@ SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
 # Nor do an undo (move-and-undo would loop for free) or a seat's change (each one logs and pings a member).
 _NOT_REFUNDED = _TABLE_BUDGET | {"undo"} | SEAT_CHANGE_COMMANDS
+# Commands that may open, fill, start, end or move a lobby: the server's board of open tables is looked at after one.
+_LOBBY_CHANGES = frozenset({"game new", "game join", "game add-ai", "game start", "game end", "game takeover",
+                            "game import", "game resign"})
+_OPEN_TABLE_BUTTON = re.compile(rf"^{OPEN_TABLE_PREFIX}:(\d+):0:0$")
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class Sent:
     actor: Actor
     guild: str
     command: Command
+    private_thread: bool = False   # the channel is a private thread (a lobby there is not listed by default)
 
 
 Handler = Callable[[Sent, Any], Awaitable[Reply]]   # one compiled command's handler (any TableCommand)
@@ -108,6 +117,7 @@ class GameService:
         self._digests = Digests(table)
         self._controls = Controls(table)
         self._privacy = Privacy(table, self._controls)
+        self._league = League(table, self._acting)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -131,7 +141,12 @@ class GameService:
             if game_channel is not None:
                 reply = await self.execute(game_channel, actor, command, guild=guild, delivery=delivery)
                 return in_the_thread(reply, game_channel)
-        reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild), delivery)
+        if command.name == "lfg" and command.options.get("game") is not None:   # a Join typed: its game's lock
+            return self._counted(actor, await self._join_open_table(actor, guild, int(command.options["game"]),
+                                                                    delivery))
+        reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild, private_thread), delivery)
+        if reply.outcome == "applied" and command.name in _LOBBY_CHANGES:
+            self._league.changed(guild)
         return self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
 
     async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None,
@@ -140,6 +155,8 @@ class GameService:
         if (refused := self._at_the_door(actor, "") or await self._controls.refusal(actor.id, guild)) is not None:
             return refused
         work: Coroutine[Any, Any, Reply]
+        if (joining := _OPEN_TABLE_BUTTON.match(custom_id)) is not None:   # Join on /lfg or the board
+            return self._counted(actor, await self._join_open_table(actor, guild, int(joining.group(1)), delivery))
         if (vote := VOTE_BUTTON.match(custom_id)) is not None:
             work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1")
         elif (again := REMATCH_BUTTON.match(custom_id)) is not None:
@@ -147,7 +164,52 @@ class GameService:
         else:
             work = self._acting.press(channel, actor, custom_id)
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
-        return self._counted(actor, await self._guarded(channel, work, delivery), refundable=not taken)
+        reply = await self._guarded(channel, work, delivery)
+        if reply.outcome == "applied":   # a lobby's button (its start) may change the board
+            self._league.changed(guild)
+        return self._counted(actor, reply, refundable=not taken)
+
+    async def _join_open_table(self, actor: Actor, guild: str, game_id: int, delivery: str | None) -> Reply:
+        """Join on an open table (/lfg's button, the board's, /lfg game:N): under the game's own channel's lock."""
+        if (refused := await self._controls.refusal(actor.id, guild, "game join")) is not None:   # as /game join's
+            return refused
+        try:
+            channel = await self._league.where(game_id, guild)
+        except GameError as exc:
+            return refusal(exc.message)
+        except StoreBusy:
+            return refusal("The table is busy right now; please try again in a moment.")
+        return await self._guarded(channel, self._league.join(channel, actor, game_id), delivery)
+
+    async def open_tables(self, guild: str) -> list[OpenTable]:
+        """The open tables of server `guild` (lobbies listed, not started, with a seat free), oldest first: what
+        /lfg lists (for the queue, issue 40 item 2)."""
+        return await self._league.open_tables(guild)
+
+    async def board_channel(self, guild: str) -> str | None:
+        """The channel where server `guild` keeps its board of open tables, or None (for the queue)."""
+        return await self._league.board_channel(guild)
+
+    def board_changed(self, guild: str) -> None:
+        """Something changed a lobby of `guild` outside a command (the queue opened one): its board is updated."""
+        self._league.changed(guild)
+
+    async def boards_kept(self) -> list[str]:
+        """Every server that keeps a board (the transport looks at each once at its start: a change it had not
+        shown before a restart is shown then)."""
+        return await board_guilds(self._store)
+
+    def boards_changed(self) -> set[str]:
+        """The servers whose board may need an edit since the last time asked (the transport coalesces them)."""
+        return self._league.take_changed()
+
+    async def board_update(self, guild: str) -> BoardUpdate | None:
+        """What a server's board should say now, or None when it keeps none or says it already."""
+        return await self._league.board_update(guild)
+
+    async def board_posted(self, update: BoardUpdate, message_id: str) -> None:
+        """The transport posted or edited a server's board: remembered, so an unchanged board is never edited."""
+        await self._league.board_posted(update, message_id)
 
     async def confirm_plan(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None,
                            guild: str = "") -> Reply:
@@ -297,20 +359,23 @@ class GameService:
             finally:
                 DELIVERY.reset(token)
 
-    async def _dispatch(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply:
+    async def _dispatch(self, channel: str, actor: Actor, command: Command, guild: str,
+                        private_thread: bool = False) -> Reply:
         """The part of the service that carries out a command: its type's handler (`_handlers`)."""
         compiled = typed.compiled(command)
         if not isinstance(compiled, typed.NewGame) and command.options.get("thread") == "yes":   # only /gm's:
             # the Discord adapter opens the GM's thread
             raise GameError("thread:yes opens the GM's private Discord thread; here there is none: use /gm and /dcs "
                             "in this channel (their answers are private).")
-        return await typed.handler_of(self._handlers, compiled)(Sent(channel, actor, guild, command), compiled)
+        return await typed.handler_of(self._handlers, compiled)(Sent(channel, actor, guild, command, private_thread),
+                                                                compiled)
 
     def _handlers_table(self) -> dict[type[typed.TableCommand], Handler]:
         """Each compiled command's handler (bot.table.protocol.compiled): a new table command is one entry."""
         asking, players, timers = self._asking, self._players, self._timers
         return {
-            typed.NewGame: lambda at, c: self._seating.new_game(at.channel, at.actor, c.options, at.guild),
+            typed.NewGame: lambda at, c: self._seating.new_game(at.channel, at.actor, c.options, at.guild,
+                                                                at.private_thread),
             typed.Games: lambda at, _c: asking.games(at.actor, at.guild),
             typed.Help: lambda at, c: asking.help(at.channel, at.actor, c.command),
             typed.Rules: lambda at, c: asking.rules(at.channel, c.topic, c.page),
@@ -333,6 +398,9 @@ class GameService:
             typed.Away: lambda at, c: players.away(at.actor, at.guild, c.hours),
             typed.Back: lambda at, _c: players.back(at.actor, at.guild),
             typed.Forget: lambda at, c: self._privacy.forget(at.actor.id, c.confirm == "yes"),
+            typed.LookingForGame: lambda at, _c: self._league.listing(at.actor, at.guild),
+            typed.LeagueBoard: lambda at, c: self._league.board(
+                at.actor, at.guild, board_channel_of(c.channel) if c.channel is not None else None, c.off == "yes"),
             typed.Play: lambda at, c: self._acting.act(at.channel, at.actor, c.sent),
         }
 

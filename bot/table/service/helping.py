@@ -33,7 +33,8 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game rollback", "game propose", "me settings", "me away", "me back", "me forget", "game seat give",
               "game seat take", "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
-              "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch")
+              "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch",
+              "lfg", "league board")
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
@@ -65,6 +66,13 @@ NOTES["game propose"] = ("/game propose draw: a draw among the players still in;
                          "with no winner. Every seated player votes, as on a rollback (a seat made for the computer "
                          "abstains); one no, or any move first, ends the vote; one vote is open at a time. /stats "
                          "counts the result.")
+NOTES["lfg"] = ("Privately: this server's lobbies that are public and have a seat free (the game, its options, seats "
+                "taken of the most, the host, since when it waits), each with a Join button, which seats you as "
+                "/game join in its channel would (that channel is told). /new GAME public:no keeps a lobby off the "
+                "list; a lobby opened in a private thread is off it unless public:yes.")
+NOTES["league board"] = ("With channel:#name (Manage Server): the bot keeps one message there listing the open tables, "
+                         "with Join buttons, edited as lobbies open, fill, start, end or move (at most once every 30 "
+                         "s). Without options it says where the board is; off:yes stops it.")
 NOTES["game rematch"] = ("After a game ends here (its final message has a Rematch button): the same game, options, "
                          "cars and seats again with new dice, the first seat going last. Every person seated at the "
                          "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "
@@ -97,7 +105,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n"
-                f"{_table_lines(('game new', 'game rematch', 'games'))}")
+                f"{_table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board'))}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
     seated = state.player(actor_id) is not None
     waiting = ruleset.acting_players(state)

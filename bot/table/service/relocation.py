@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.storage import ratings as rated_stored
+from bot.storage.league import carry_listing_tx
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
@@ -59,6 +60,7 @@ class Moving:
         try:
             async with self._table.write():
                 game = await self._table.store.move_game_tx(source.id, channel, guild)
+                await carry_listing_tx(self._table.store, source.id, game.id)   # an open table stays listed
                 state = ruleset.load_state(game.state)
                 await self._timers.sync_tx(ruleset, game, state, force=True)
         except ChannelTaken:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.storage.league import list_lobby_tx
 from bot.storage.store import ChannelTaken
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import NotThisGame
@@ -22,12 +23,15 @@ class Seating:
     def __init__(self, table: Table, pictures: Pictures):
         self._table, self._pictures = table, pictures
 
-    async def new_game(self, channel: str, actor: Actor, options: dict, guild: str) -> Reply:
+    async def new_game(self, channel: str, actor: Actor, options: dict, guild: str,
+                       private_thread: bool = False) -> Reply:
         ruleset = get_ruleset(options["ruleset"])
         options = NotThisGame.fitted(ruleset, Command("game new", options)).options
         if options.pop("thread", "no") == "yes":   # the Discord adapter opens the thread and takes this option
             raise GameError("thread:yes opens a Discord thread for the game; here the game is played in this "
                             "channel (leave thread: out).")
+        # listed by /lfg and the board (issue 40 item 1): by default, but where nobody else can open the channel
+        public = options.pop("public", "no" if private_thread else "yes") == "yes"
         seed = options["seed"] if "seed" in options else new_seed()
         setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
         if ruleset.game_master is not None:   # a host it seats as the GM is named as any player
@@ -37,11 +41,14 @@ class Seating:
             async with self._table.write():
                 game = await self._table.store.create_game_tx(channel, ruleset.id, actor.id, seed,
                                                               dumps(setup_options), encode_state(state), guild)
+                if public:
+                    await list_lobby_tx(self._table.store, game.id, self._table.clock())
         except ChannelTaken:
             return refusal("This channel already has a game. Finish it with /game end, or play in "
                            "another channel or thread.")
+        listed = " It is listed as an open table (/lfg)." if public else ""
         text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
-                f"the host starts it with /game start.\n{announce(seed)}")
+                f"the host starts it with /game start.{listed}\n{announce(seed)}")
         if "seed" in options and ruleset.private_actions:
             text += ("\nThe host chose the seed, so whoever knows it can work out what is hidden: leave "
                      "seed: out for a game with secrets.")
