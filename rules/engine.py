@@ -13,6 +13,7 @@ from rules.codec import Registry, Upgrades, decode_state, encode_state, normalis
 from rules.errors import BadOption, GameError
 from rules.grammar import ROUND_CAP, Grammar
 from rules.referee import Referee, table_command_action
+from rules.review import GameReview
 from rules.table import TableState
 
 S = TypeVar("S", bound=TableState)  # a game's state type
@@ -294,6 +295,9 @@ class Ruleset(Referee, Generic[S]):
     # How big the hit a logged event (as stored: a tagged dict) stands for, in the game's own measure, with
     # words for it, or None for an event that is no hit: the end-of-game summary names the biggest.
     hit_size: Callable[[dict], tuple[int, str] | None] | None = None
+    # A finished game's review (/game review): its turning points from the re-run log, and each seat's
+    # standing through the game in the game's own measure (rules.review); None: the game offers none.
+    review: GameReview | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal
     # actions use now (suggest_legal)

@@ -16,6 +16,7 @@ from rules.referee import Resignation
 from rules.seats import addressed
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
 from rules.speedway import events as speedway_events
+from rules.speedway import review as speedway_review
 from rules.speedway.actions import (
     ACTIONS,
     AddComputer,
@@ -710,6 +711,7 @@ class Speedway(Ruleset[SpeedwayState]):
     orders = orders.ORDERS
     named_dice = {"white driver dice": data.driver_die()}
     hit_size = staticmethod(speedway_events.hit_size)
+    review = speedway_review.REVIEW
     forced = staticmethod(forced_action)
     plans = turn_plans(plan_preview, plan_check, plan_fire_ready, preview_text)
     undo_blocker = staticmethod(undo_blocker)

@@ -21,6 +21,7 @@ SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered t
 RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game resign (rules.seats)
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
+REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that game (issue 40 item 5)
 CANCEL_ID = "pv-cancel"
 
 
@@ -268,6 +269,11 @@ def rematch_button(game_id: int, yes: bool = True, label: str = "Rematch") -> Bu
     the one proposed), or a yes or no to the rematch proposed."""
     return Button(label, f"{REMATCH_PREFIX}:{game_id}:0:{int(yes)}",
                   "/game rematch" if yes else "/game rematch vote:no", yes)
+
+
+def review_button(game_id: int) -> Button:
+    """"Review" on finished game `game_id`'s final message: its /game review, privately to whoever presses."""
+    return Button("Review", f"{REVIEW_PREFIX}:{game_id}:0:0", f"/game review game:{game_id}")
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:
