@@ -17,6 +17,7 @@ from images.palette import GRID, INK, MUTED, PAPER
 WIDTH, HEIGHT = 1000, 560
 TEXT, TITLE = 28, 32          # at 420 px wide: ~12 and ~13 px
 LINE, MARK = 7, 9
+SPREAD = 5                    # pixels between the lines of seats that stand alike
 LEFT, RIGHT, TOP, BOTTOM = 84, 36, 128, 84
 MOST_ROUNDS = 400             # a longer game's rounds are sampled to this many points
 
@@ -46,7 +47,7 @@ def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Seri
     draw_text(draw, (LEFT - 60, 14), ellipsize(title, font(TITLE, True), WIDTH - LEFT), font(TITLE, True), INK)
     # the legend: each seat's swatch and name, in one row (names shortened to fit)
     room = (WIDTH - LEFT + 60) / max(1, len(series))
-    x = LEFT - 60
+    x: float = LEFT - 60
     for line in series:
         draw.rectangle((x, 66, x + 34, 66 + 22), fill=line.colour, outline=INK, width=2)
         draw_text(draw, (x + 44, 62), ellipsize(line.name, font(TEXT, True), room - 56), font(TEXT, True), INK)
@@ -77,13 +78,15 @@ def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Seri
     draw.line((plot[0], plot[3], plot[2], plot[3]), fill=INK, width=2)
     draw_text(draw, ((plot[0] + plot[2]) / 2, HEIGHT - 36), f"{round_word} · {measure}", small, INK, anchor="ma")
     marks = len(rounds) <= 40
-    for line in series:
-        points = [at(i, v) for i, v in enumerate(line.values) if v is not None]
+    for index, line in enumerate(series):
+        # lines at equal values lie side by side a few pixels apart, none hidden under another
+        lift = (index - (len(series) - 1) / 2) * SPREAD
+        points = [(x, y + lift) for x, y in (at(i, v) for i, v in enumerate(line.values) if v is not None)]
         if len(points) > 1:   # an outline under the colour keeps a pale colour (yellow) readable on white
             draw.line(points, fill=INK, width=LINE + 4, joint="curve")
             draw.line(points, fill=line.colour, width=LINE, joint="curve")
-        for x, y in points if marks or len(points) == 1 else points[-1:]:
-            draw.ellipse((x - MARK, y - MARK, x + MARK, y + MARK), fill=line.colour, outline=INK, width=2)
+        for px, py in points if marks or len(points) == 1 else points[-1:]:
+            draw.ellipse((px - MARK, py - MARK, px + MARK, py + MARK), fill=line.colour, outline=INK, width=2)
     return image
 
 

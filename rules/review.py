@@ -59,8 +59,8 @@ class TurningPoint:
         [1] [0] [1]: failure, a 4% chance; alice lost control'."""
         shown = " ".join(f"[{f}]" for f in self.faces)
         tail = f"; {self.consequence}" if self.consequence else ""
-        return (f"{self.round_word} {self.round} (#{self.number}): {self.roller} {self.rolled} {shown}: {self.outcome}, "
-                f"a {percent(self.chance)} chance{tail}")
+        return (f"{self.round_word} {self.round} (#{self.number}): {self.roller} {self.rolled} {shown}: "
+                f"{self.outcome}, a {percent(self.chance)} chance{tail}")
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class GameReview:
     measure: str                     # e.g. "damage boxes left", "position (1: leading)"
     higher_is_better: bool = True
     round_word: str = "round"        # what the game calls a round ("turn" in Battlecars)
+    why_none: str = ""               # why a game without turning points has none, in a few words
 
 
 def percent(chance: Fraction) -> str:

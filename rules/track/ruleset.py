@@ -18,6 +18,7 @@ from rules.referee import Resignation
 from rules.seats import addressed
 from rules.table import agreed_words, revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
+from rules.track import review as track_review
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
@@ -305,6 +306,7 @@ class Track(Ruleset[TrackState]):
     on_rollback = staticmethod(turns.dealt_again_after_rollback)
 
     hit_size = staticmethod(hit_size)
+    review = track_review.REVIEW
     round_cap = staticmethod(lambda state: state.max_rounds)
     queries = {"hand": hand_text}
     own_words = staticmethod(own_hand)

@@ -68,7 +68,7 @@ def review(ruleset_id: str, game: Any, rows: Log) -> Reviewed:
     seats = [seat for seat in final.players if seat.id in by_round[rounds[-1]]]
     series = [Series(seat.name, _colour(ruleset, final, seat.id, index),
                      tuple(by_round[r].get(seat.id) for r in rounds)) for index, seat in enumerate(seats)]
-    title = f"{ruleset.title} game {game.id}: {hooks.measure} by {hooks.round_word}"
+    title = f"{ruleset.title} game {game.id}"
     picture = chart_png(title, hooks.measure, rounds, series, hooks.higher_is_better, hooks.round_word)
     end = "; ".join(f"{line.name} {line.values[-1]}" for line in series)
     about = (f"A line chart of each seat's {hooks.measure} by {hooks.round_word}, {hooks.round_word}s "

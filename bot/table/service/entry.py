@@ -41,8 +41,8 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
 from bot.table.service.relocation import Moving
-from bot.table.service.review import REVIEW_BUTTON
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
+from bot.table.service.review import REVIEW_BUTTON
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS

@@ -47,7 +47,7 @@ def _turning_points(ruleset: Ruleset, found: reviews.Reviewed) -> list[str]:
     """The turning points' lines, or why there are none, and what the chart shows."""
     assert ruleset.review is not None
     if ruleset.review.turning_points is None:
-        lines = [f"Turning points: none, {ruleset.title} rolls no dice."]
+        lines = [f"Turning points: none ({ruleset.review.why_none or 'this game names none'})."]
     elif not found.points:
         lines = ["Turning points: no roll of this game had an outcome in doubt."]
     else:
