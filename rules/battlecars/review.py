@@ -120,7 +120,8 @@ def turning_points(steps: Sequence[ReviewStep]) -> list[TurningPoint]:
                     break
                 if (what := _what(later)) is not None:
                     done.append(what)
-            found.append(TurningPoint(step.number, step.round, "turn", roll.who, f"{roll.purpose} ({roll.rule})",
+            rule = roll.rule.replace(">= range", f">= range {roll.target}")   # the range the shot was at
+            found.append(TurningPoint(step.number, step.round, "turn", roll.who, f"{roll.purpose} ({rule})",
                                       roll.faces, chance, _verdict(roll), "; ".join(w for _n, w in done),
                                       1 + sum(n for n, _w in done)))
     return found
