@@ -69,7 +69,8 @@ async def test_the_review_names_rolls_the_log_holds_and_the_button_gives_it_to_a
 
 
 @pytest.mark.parametrize(("game", "seed", "moves", "any_points"),
-                         [("speedway", 5, 400, True), ("race", 3, 600, False), ("track", 3, 400, False)])
+                         [("speedway", 5, 400, True), ("battlecars", 3, 400, True), ("race", 1, 600, True),
+                          ("track", 3, 400, False)])
 def test_each_games_review_proves_each_turning_point_from_its_events(game, seed, moves, any_points):
     """The rules' hook alone, over a whole game: each turning point is a roll of its action with the faces
     and chance it states (the chance counted afresh over every face), and each seat has a standing."""
@@ -97,6 +98,15 @@ def test_each_games_review_proves_each_turning_point_from_its_events(game, seed,
             roll = events[0]
             ways = [sum(f) + roll.modifier >= roll.target for f in product(sides, repeat=len(point.faces))]
             assert point.chance == Fraction(ways.count(roll.success), len(ways))
+        if game == "race":   # the mover's roll and its target's answer, every face of each counted
+            ours = events[0]
+            theirs = steps[point.number - 1].events[steps[point.number - 1].events.index(ours) + 1]
+            sides = [[(max if r.edge > 0 else min)(f) + sum(v for _k, v in r.modifiers)
+                      for f in product(range(1, 21), repeat=len(r.faces))] for r in (ours, theirs)]
+            higher = sum(a > b for a in sides[0] for b in sides[1])
+            won = ours.total > theirs.total
+            assert point.chance == Fraction(higher if won else len(sides[0]) * len(sides[1]) - higher,
+                                            len(sides[0]) * len(sides[1]))
     assert len(ranked(found)) == min(3, len([p for p in found if p.chance < 1]))
     final = hooks.standing(states[-1][0])
     assert set(final) == {p.id for p in states[-1][0].players if p.id in final} and len(final) >= 2
