@@ -121,6 +121,41 @@ def chance_of_check(faces: tuple[int, ...], shown: Sequence[int], modifier: int,
     return made if success else 1 - made
 
 
+@dataclass(frozen=True)
+class Check:
+    """A roll a game's review can prove, as it reads one event: who rolled, what (the dice and the target in
+    words), the exact chance of the outcome it had, and that outcome in words."""
+
+    roller: str
+    rolled: str
+    chance: Fraction
+    outcome: str
+
+
+def checked_rolls(steps: Sequence[ReviewStep], round_word: str, check: Callable[[Any, ReviewStep], Check | None],
+                  ends: Callable[[Any, Any], bool], what: Callable[[Any], tuple[int, str] | None]
+                  ) -> list[TurningPoint]:
+    """Every event of the steps that `check` proves a roll, with what the events after it in its action did
+    (`what`: a size and words, or None for nothing), up to the first that `ends(roll, event)` says is no
+    longer its consequence (the next check, another shot)."""
+    found = []
+    for step in steps:
+        events = step.events
+        for index, roll in enumerate(events):
+            if (proved := check(roll, step)) is None:
+                continue
+            done: list[tuple[int, str]] = []
+            for later in events[index + 1:]:
+                if ends(roll, later):
+                    break
+                if (followed := what(later)) is not None:
+                    done.append(followed)
+            found.append(TurningPoint(step.number, step.round, round_word, proved.roller, proved.rolled,
+                                      tuple(roll.faces), proved.chance, proved.outcome,
+                                      "; ".join(words for _n, words in done), 1 + sum(n for n, _w in done)))
+    return found
+
+
 def ranked(points: Sequence[TurningPoint], shown: int = SHOWN) -> list[TurningPoint]:
     """The `shown` turning points of highest surprise × consequence (the earlier of equal ones first),
     told in the order they happened; a certain outcome turns nothing."""

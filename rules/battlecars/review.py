@@ -22,7 +22,7 @@ from rules.battlecars.events import (
     WeaponFired,
 )
 from rules.battlecars.state import BattlecarsState
-from rules.review import GameReview, ReviewStep, TurningPoint, chance_of_check
+from rules.review import Check, GameReview, ReviewStep, TurningPoint, chance_of_check, checked_rolls
 
 DESTROYED = 6   # a vehicle destroyed weighs as much as six armour boxes
 KILLED = 4
@@ -103,28 +103,25 @@ def _verdict(roll: DiceRolled) -> str:
     return "yes" if roll.success else "no"
 
 
+def _check(roll: object, _step: ReviewStep) -> Check | None:
+    """A check with its exact chance, by how its rule reads."""
+    if not isinstance(roll, DiceRolled) or (chance := _chance(roll)) is None:
+        return None
+    rule = roll.rule.replace(">= range", f">= range {roll.target}")   # the range the shot was at
+    return Check(roll.who, f"{roll.purpose} ({rule})", chance, _verdict(roll))
+
+
+def _ends(roll: DiceRolled, later: object) -> bool:
+    """Whether an event is past a check's consequence: the next check or shot, or (but for a shot, whose
+    consequence is its target's) an event about someone else."""
+    if isinstance(later, WeaponFired) or isinstance(later, DiceRolled) and later.success is not None:
+        return True
+    return roll.purpose != "rolls to hit" and not _own(roll.who, later)
+
+
 def turning_points(steps: Sequence[ReviewStep]) -> list[TurningPoint]:
-    """Every check the log proves: its exact chance from its dice, modifier and target, and what the events
-    after it in its action did (up to the next check or shot)."""
-    found = []
-    for step in steps:
-        events = step.events
-        for index, roll in enumerate(events):
-            if not isinstance(roll, DiceRolled) or (chance := _chance(roll)) is None:
-                continue
-            done: list[tuple[int, str]] = []
-            for later in events[index + 1:]:
-                if isinstance(later, WeaponFired) or isinstance(later, DiceRolled) and later.success is not None:
-                    break
-                if roll.purpose != "rolls to hit" and not _own(roll.who, later):   # a shot's is its target's
-                    break
-                if (what := _what(later)) is not None:
-                    done.append(what)
-            rule = roll.rule.replace(">= range", f">= range {roll.target}")   # the range the shot was at
-            found.append(TurningPoint(step.number, step.round, "turn", roll.who, f"{roll.purpose} ({rule})",
-                                      roll.faces, chance, _verdict(roll), "; ".join(w for _n, w in done),
-                                      1 + sum(n for n, _w in done)))
-    return found
+    """Every check the log proves, and what the events after it in its action did."""
+    return checked_rolls(steps, "turn", _check, _ends, _what)
 
 
 def standing(state: BattlecarsState) -> Mapping[str, int]:

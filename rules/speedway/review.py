@@ -4,9 +4,8 @@ names) and each seat's damage boxes left through the game."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 
-from rules.review import GameReview, ReviewStep, TurningPoint, chance_of_check
+from rules.review import Check, GameReview, ReviewStep, TurningPoint, chance_of_check, checked_rolls
 from rules.speedway import data
 from rules.speedway.events import (
     CarSlid,
@@ -59,31 +58,22 @@ def _what(event: object) -> tuple[int, str] | None:
     return None
 
 
+def _check(roll: object, step: ReviewStep) -> Check | None:
+    """A to-hit roll or Driver Roll, with its exact chance from its dice, modifier and target."""
+    if not isinstance(roll, DiceRolled) or (faces := _faces(roll.dice)) is None:
+        return None
+    chance = chance_of_check(faces, roll.faces, roll.modifier, roll.target, roll.success)
+    if chance is None:
+        return None
+    plus = f" + {roll.modifier}" if roll.modifier else ""
+    dice = f"{len(roll.faces)}{roll.dice}" if roll.dice == "d6" else f"{len(roll.faces)} {roll.dice}"
+    return Check(_roller(step.state, roll), f"{roll.purpose} ({dice}{plus} >= {roll.target})", chance, roll.verdict)
+
+
 def turning_points(steps: Sequence[ReviewStep]) -> list[TurningPoint]:
-    """Every roll a check proves: its exact chance from its dice, modifier and target, and what the events
-    after it in its action did (up to the next roll or shot)."""
-    found = []
-    for step in steps:
-        events = step.events
-        for index, roll in enumerate(events):
-            if not isinstance(roll, DiceRolled) or (faces := _faces(roll.dice)) is None:
-                continue
-            chance = chance_of_check(faces, roll.faces, roll.modifier, roll.target, roll.success)
-            if chance is None:
-                continue
-            done: list[tuple[int, str]] = []
-            for later in events[index + 1:]:
-                if isinstance(later, DiceRolled | WeaponFired):
-                    break
-                if (what := _what(later)) is not None:
-                    done.append(what)
-            plus = f" + {roll.modifier}" if roll.modifier else ""
-            dice = f"{len(roll.faces)}{roll.dice}" if roll.dice == "d6" else f"{len(roll.faces)} {roll.dice}"
-            rolled = f"{roll.purpose} ({dice}{plus} >= {roll.target})"
-            found.append(TurningPoint(step.number, step.round, "round", _roller(step.state, roll), rolled, roll.faces,
-                                      Fraction(chance), roll.verdict, "; ".join(words for _n, words in done),
-                                      1 + sum(n for n, _w in done)))
-    return found
+    """Every roll a check proves, and what the events after it in its action did (up to the next roll or shot)."""
+    return checked_rolls(steps, "round", _check, lambda _roll, later: isinstance(later, DiceRolled | WeaponFired),
+                         _what)
 
 
 def boxes_left(car: Car) -> int:

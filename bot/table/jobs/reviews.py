@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.table.jobs.heavy_jobs import Log, _records, _steps
+from bot.table.trust.importer import MAX_REPLAY_ACTIONS
 from bot.table.trust.seen import seen_log
 from images.palette import car_colour
 from images.registry import renderer
@@ -16,9 +17,9 @@ from rules.engine import Ruleset
 from rules.registry import get_ruleset
 from rules.review import ReviewStep, TurningPoint, ranked
 
-# The longest log a review re-runs (the heavy worker's deadline grows with it). A longer game's review
-# gives the dice's luck alone, and says why.
-MOST_ACTIONS = 4_000
+# The longest log a review re-runs: the longest an import re-plays (10,000 actions: ~1 s of CPU here, the
+# heavy worker's deadline growing with it). A longer game's review gives the dice's luck alone, and says why.
+MOST_ACTIONS = MAX_REPLAY_ACTIONS
 
 
 @dataclass(frozen=True)
