@@ -4,13 +4,14 @@ Discord shows it 420 px wide)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from images import png
-from images.draw import Colour, draw_text, ellipsize
+from images.draw import Colour, dashed_line, draw_text, ellipsize
 from images.fonts import font
 from images.palette import GRID, INK, MUTED, PAPER
 
@@ -40,8 +41,9 @@ def _ticks(low: int, high: int, most: int) -> list[int]:
 
 
 def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Series], higher_is_better: bool = True,
-          round_word: str = "round") -> Image.Image:
-    """The chart as an RGB image: `rounds` along, the measure up (the better end on top)."""
+          round_word: str = "round", marks: Sequence[tuple[int, str]] = ()) -> Image.Image:
+    """The chart as an RGB image: `rounds` along, the measure up (the better end on top); each of `marks`
+    (a round and a label: a turning point's '#88') a dashed line across the plot, labelled above it."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     draw = ImageDraw.Draw(image)
     draw_text(draw, (LEFT - 60, 14), ellipsize(title, font(TITLE, True), WIDTH - LEFT), font(TITLE, True), INK)
@@ -76,8 +78,16 @@ def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Seri
         draw.line((x, plot[3], x, plot[3] + 8), fill=INK, width=2)
         draw_text(draw, (x, plot[3] + 12), str(tick), small, MUTED, anchor="ma")
     draw.line((plot[0], plot[3], plot[2], plot[3]), fill=INK, width=2)
+    taken = -math.inf   # where the last mark's label ended: the next starts past it
+    for when, label in sorted(marks):
+        x = plot[0] + (min(max(when, first), last) - first) / max(1, last - first) * (plot[2] - plot[0])
+        dashed_line(draw, (x, plot[1] - 4), (x, plot[3]), MUTED, 3, 10, 8)
+        width = small.getlength(label)
+        left = min(max(x - width / 2, taken + 10), WIDTH - width - 4)
+        draw_text(draw, (left, plot[1] - 34), label, small, INK)
+        taken = left + width
     draw_text(draw, ((plot[0] + plot[2]) / 2, HEIGHT - 36), f"{round_word} · {measure}", small, INK, anchor="ma")
-    marks = len(rounds) <= 40
+    dots = len(rounds) <= 40   # a dot a round, where they stand apart
     for index, line in enumerate(series):
         # lines at equal values lie side by side a few pixels apart, none hidden under another
         lift = (index - (len(series) - 1) / 2) * SPREAD
@@ -85,7 +95,7 @@ def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Seri
         if len(points) > 1:   # an outline under the colour keeps a pale colour (yellow) readable on white
             draw.line(points, fill=INK, width=LINE + 4, joint="curve")
             draw.line(points, fill=line.colour, width=LINE, joint="curve")
-        for px, py in points if marks or len(points) == 1 else points[-1:]:
+        for px, py in points if dots or len(points) == 1 else points[-1:]:
             draw.ellipse((px - MARK, py - MARK, px + MARK, py + MARK), fill=line.colour, outline=INK, width=2)
     return image
 
@@ -99,9 +109,9 @@ def sampled(rounds: Sequence[int], most: int = MOST_ROUNDS) -> list[int]:
 
 
 def chart_png(title: str, measure: str, rounds: Sequence[int], series: Sequence[Series],
-              higher_is_better: bool = True, round_word: str = "round") -> bytes:
+              higher_is_better: bool = True, round_word: str = "round", marks: Sequence[tuple[int, str]] = ()) -> bytes:
     """The chart as PNG bytes (a long game's rounds sampled to MOST_ROUNDS points)."""
     kept = sampled(rounds)
     thin = [Series(s.name, s.colour, tuple(s.values[i] for i in kept)) for s in series]
-    image = chart(title, measure, [rounds[i] for i in kept], thin, higher_is_better, round_word)
+    image = chart(title, measure, [rounds[i] for i in kept], thin, higher_is_better, round_word, marks)
     return png.encode(image)

@@ -70,8 +70,11 @@ def review(ruleset_id: str, game: Any, rows: Log) -> Reviewed:
     series = [Series(seat.name, _colour(ruleset, final, seat.id, index),
                      tuple(by_round[r].get(seat.id) for r in rounds)) for index, seat in enumerate(seats)]
     title = f"{ruleset.title} game {game.id}"
-    picture = chart_png(title, hooks.measure, rounds, series, hooks.higher_is_better, hooks.round_word)
+    shown = tuple(ranked(found))
+    marks = [(point.round, f"#{point.number}") for point in shown]   # where the turning points fell
+    picture = chart_png(title, hooks.measure, rounds, series, hooks.higher_is_better, hooks.round_word, marks)
     end = "; ".join(f"{line.name} {line.values[-1]}" for line in series)
+    at = f" Dashed lines mark the turning points ({', '.join(label for _r, label in marks)})." if marks else ""
     about = (f"A line chart of each seat's {hooks.measure} by {hooks.round_word}, {hooks.round_word}s "
-             f"{rounds[0]} to {rounds[-1]}; at the end: {end}.")
-    return Reviewed(tuple(ranked(found)), len(found), picture, about)
+             f"{rounds[0]} to {rounds[-1]}; at the end: {end}.{at}")
+    return Reviewed(shown, len(found), picture, about)
