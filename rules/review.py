@@ -55,8 +55,8 @@ class TurningPoint:
         return self.surprise * self.weight
 
     def words(self) -> str:
-        """The turning point in one line: 'round 4 (#31): alice resists the skid (3 white driver dice >= 7)
-        [1] [0] [1]: failure, a 4% chance; alice lost control'."""
+        """The turning point in one line: 'round 4 (#31): alice rolls to hold on (3d6 >= 12) [1] [3] [2]:
+        failure, a 9% chance; alice lost control'."""
         shown = " ".join(f"[{f}]" for f in self.faces)
         tail = f"; {self.consequence}" if self.consequence else ""
         return (f"{self.round_word} {self.round} (#{self.number}): {self.roller} {self.rolled} {shown}: "
@@ -73,7 +73,7 @@ class GameReview:
     round_of: Callable[[Any], int]   # the round a state is in, as the game's players count it
     measure: str                     # e.g. "damage boxes left", "position (1: leading)"
     higher_is_better: bool = True
-    round_word: str = "round"        # what the game calls a round ("turn" in Battlecars)
+    round_word: str = "round"        # what the game calls a round (a "turn", a "section")
     why_none: str = ""               # why a game without turning points has none, in a few words
 
 
