@@ -49,7 +49,7 @@ def _turning_points(ruleset: Ruleset, found: reviews.Reviewed) -> list[str]:
     if ruleset.review.turning_points is None:
         lines = [f"Turning points: none ({ruleset.review.why_none or 'this game names none'})."]
     elif not found.points:
-        lines = ["Turning points: no roll of this game had an outcome in doubt."]
+        lines = ["Turning points: none (no roll whose chance the log proves had an outcome in doubt)."]
     else:
         lines = [f"Turning points (the {min(SHOWN, len(found.points))} of {found.checks} checked rolls whose "
                  f"surprise × consequence was highest; /game verify re-runs each):"]
