@@ -40,4 +40,7 @@ async def test_the_final_messages_rematch_button_and_the_answers_start_the_new_g
     # Review stays: it reads game 1 by its number)
     assert list(buttons_of(fake.message(final["id"]))) == ["Review"], fake.message(final["id"])
     assert fake.message(final["id"])["content"] == final["content"]
+    reviewed = await press(fake, "carol", "channel", str(final["id"]), "Review")   # game 1's, while game 2 runs
+    (review,) = [f for f in reviewed.followups if f.files]
+    assert review.ephemeral and review.content.startswith("**Review of Speedway game 1**"), review.content
     assert_nothing_unexpected(fake, bot)
