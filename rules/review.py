@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 SHOWN = 3   # the turning points a review shows: the highest ranked
+TOLD = 4    # what followed a roll, told at most this many events (a chain of explosions is long)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,12 @@ class GameReview:
     higher_is_better: bool = True
     round_word: str = "round"        # what the game calls a round (a "turn", a "section")
     why_none: str = ""               # why a game without turning points has none, in a few words
+
+
+def told(done: Sequence[str]) -> str:
+    """What followed a roll in a few words: its first TOLD events, then how many more."""
+    more = f"; and {len(done) - TOLD} more" if len(done) > TOLD else ""
+    return "; ".join(done[:TOLD]) + more
 
 
 def percent(chance: Fraction) -> str:
@@ -152,7 +159,7 @@ def checked_rolls(steps: Sequence[ReviewStep], round_word: str, check: Callable[
                     done.append(followed)
             found.append(TurningPoint(step.number, step.round, round_word, proved.roller, proved.rolled,
                                       tuple(roll.faces), proved.chance, proved.outcome,
-                                      "; ".join(words for _n, words in done), 1 + sum(n for n, _w in done)))
+                                      told([words for _n, words in done]), 1 + sum(n for n, _w in done)))
     return found
 
 

@@ -22,7 +22,7 @@ from bot.table.service.entry import GameService
 from bot.table.service.review import NOT_YET
 from rules.engine import replay_steps
 from rules.registry import get_ruleset
-from rules.review import ReviewStep, chance_of_check, ranked
+from rules.review import ReviewStep, chance_of_check, ranked, told
 from rules.speedway import data as speedway_data
 from tests.conftest import run_cli, run_pitboss, track_on_the_command_line
 
@@ -120,6 +120,7 @@ def test_a_checks_chance_is_exact_and_a_roll_read_another_way_is_none():
     assert chance_of_check(d6, (3,), 0, 4, True, at_most=True) == Fraction(4, 6)   # a skid on 4 or less
     assert chance_of_check(d6, (2,), 0, 4, True) is None                      # not what the rule gives: no proof
     assert chance_of_check(d6, (7,), 0, 4, True) is None                      # a face the die does not have
+    assert told(list("abcdef")) == "a; b; c; d; and 2 more"                    # a long chain, told short
 
 
 async def test_a_game_past_the_bound_gets_the_luck_alone(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from functools import cache
 
 from rules.race.events import Damaged, DiceRolled, HazardHit, Maneuver, Out, PlacesLost, PlacesSwapped
 from rules.race.state import RaceState
-from rules.review import GameReview, ReviewStep, TurningPoint
+from rules.review import GameReview, ReviewStep, TurningPoint, told
 
 D20 = 20
 OUT = 6
@@ -88,7 +88,7 @@ def turning_points(steps: Sequence[ReviewStep]) -> list[TurningPoint]:
             against = f"rolls {ours.purpose} against {theirs.who} ({ours.total} to {theirs.total})"
             found.append(TurningPoint(step.number, step.round, "section", ours.who, against, ours.faces,
                                       made if won else 1 - made, "rolled higher" if won else "did not roll higher",
-                                      "; ".join(words), done))
+                                      told(words), done))
     return found
 
 
