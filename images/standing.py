@@ -19,6 +19,7 @@ WIDTH, HEIGHT = 1000, 560
 TEXT, TITLE = 28, 32          # at 420 px wide: ~12 and ~13 px
 LINE, MARK = 7, 9
 SPREAD = 5                    # pixels between the lines of seats that stand alike
+INSET = 20                    # the plot's highest and lowest values this far inside it
 LEFT, RIGHT, TOP, BOTTOM = 84, 36, 128, 84
 MOST_ROUNDS = 400             # a longer game's rounds are sampled to this many points
 
@@ -65,7 +66,8 @@ def chart(title: str, measure: str, rounds: Sequence[int], series: Sequence[Seri
     def at(index: int, value: float) -> tuple[float, float]:
         share_x = (rounds[index] - first) / max(1, last - first)
         share_y = (value - low) / (high - low)
-        y = plot[3] - share_y * (plot[3] - plot[1]) if higher_is_better else plot[1] + share_y * (plot[3] - plot[1])
+        top, bottom = plot[1] + INSET, plot[3] - INSET   # the best and worst values clear of the labels and axis
+        y = bottom - share_y * (bottom - top) if higher_is_better else top + share_y * (bottom - top)
         return plot[0] + share_x * (plot[2] - plot[0]), y
 
     small = font(TEXT)
