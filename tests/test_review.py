@@ -28,6 +28,7 @@ from tests.conftest import run_cli, run_pitboss, track_on_the_command_line
 
 NAMED = re.compile(r"^- \w+ (\d+) \(#(\d+)\): .*? ((?:\[-?\d+\] ?)+): ")   # a turning point's action and faces
 ANN, BEN, ZED = Actor("ann", "ann"), Actor("ben", "ben"), Actor("zed", "zed")
+BACKENDS = ("sqlite", "postgres")   # the service's test runs on both (PostgreSQL's in the slow tier)
 
 
 async def _play(service: GameService, store: Store, game: str, seed: int, moves: int, channel: str = "rv"):
