@@ -13,6 +13,7 @@ from rules.codec import Registry, Upgrades, decode_state, encode_state, normalis
 from rules.errors import BadOption, GameError
 from rules.grammar import ROUND_CAP, Grammar
 from rules.referee import Referee, table_command_action
+from rules.review import GameReview
 from rules.table import TableState
 
 S = TypeVar("S", bound=TableState)  # a game's state type
@@ -298,6 +299,9 @@ class Ruleset(Referee, Generic[S]):
     # rating: (final state, {seat id: the number of the action after which the seat left the game, for each
     # seat that left it before the end}) -> groups; () for an end with no result. None: never rated.
     final_order: Callable[[S, Mapping[str, int]], tuple[tuple[str, ...], ...]] | None = None
+    # A finished game's review (/game review): its turning points from the re-run log, and each seat's
+    # standing through the game in the game's own measure (rules.review); None: the game offers none.
+    review: GameReview | None = None
     undo_blocker: Callable[[S, S], str | None] | None = None  # why (before -> after) cannot be taken back
     # (state, player, command, option, options chosen) -> (label, value) offers; None: what the legal
     # actions use now (suggest_legal)

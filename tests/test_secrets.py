@@ -28,6 +28,7 @@ from bot.table.protocol.commands import Command, CommandSyntaxError, parse
 from bot.table.protocol.replies import Actor, Reply
 from bot.table.service.entry import GameService
 from bot.table.service.league import League
+from bot.table.service.review import NOT_YET
 from rules.codec import encode_state
 from rules.registry import get_ruleset, ruleset_ids
 from tests.conftest import TABLE_TIME
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
 LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games", "/help",
          "/game catchup", "/game log set_aside:1",
-         "/help command:odds", "/lfg")
+         "/help command:odds", "/lfg", "/game review")
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
@@ -112,6 +113,10 @@ class World:
                     seen[f"suggest {spec.name} {option.name}"] = await self.looker.suggest(
                         "c", Actor(viewer, viewer), spec.name, option.name, "", {})
         return seen
+
+    async def review(self, viewer: str) -> tuple:
+        """What `viewer` gets from /game review (issue 40 item 5)."""
+        return _face(await self.looker.execute("c", Actor(viewer, viewer), parse("/game review")))
 
     async def refusals(self, viewer: str, lines: list[str]) -> list[tuple]:
         """What `viewer` is told trying each of `lines` (the secret owner's own choices, say)."""
@@ -340,6 +345,10 @@ async def _note_worlds(words_a: str, words_b: str, end: bool, folder: str) -> No
                 assert words not in (await world.do("bob", "/notes")).text
         if words_a != words_b:
             assert (await a.looks("alice"))["/game export"] != (await b.looks("alice"))["/game export"]
+        for world in (a, b):   # the review: refused to all while the race runs, the GM too; the same to all after
+            reviews = {viewer: await world.review(viewer) for viewer in ("alice", "bob", "carol", "gina")}
+            assert len(set(reviews.values())) == 1, reviews
+            assert (reviews["gina"][:2] == ("refused", NOT_YET)) != end
 
 
 NOTE_WORDS = st.lists(st.sampled_from(["zqbend", "zqwall", "zqleft", "zqboost", "zqmines"]), min_size=1,
@@ -409,9 +418,12 @@ async def _seed_planted(game: str, steps: int, folder: str) -> None:
             looks = json.dumps({k: repr(v) for k, v in (await a.looks(viewer)).items()})
             assert str(PLANTED_SEED) not in looks, viewer
         if record.status == "active":
+            assert (await a.do(ruleset.example.host, "/game review")).text == NOT_YET   # the host too
             await a.do(ruleset.example.host, "/game end")
         export = (await a.looks("carol"))["/game export"]
         assert json.loads(export[-1][0][1])["seed"] == PLANTED_SEED   # over: the seed is everyone's
+        reviews = {await a.review(viewer) for viewer in ("ann", "ben", "carol")}
+        assert len(reviews) == 1 and next(iter(reviews))[0] == "shown"   # over: the one review, for anyone
 
 
 @pytest.mark.parametrize("game", games())

@@ -67,6 +67,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
 from bot.table.service import rematch
 from bot.table.service.ratings import latest, recomputed
+from bot.table.service.review import NOT_YET
 from rules.codec import encode_state, encode_tagged
 from rules.engine import ExampleOpening
 from rules.registry import get_ruleset
@@ -439,6 +440,18 @@ class TableModel(RuleBasedStateMachine):
         self.buttons, self.approvals = [], {}
         self.orders, self.followers = set(), set()   # a rematch keeps neither
         self.count.rematches += 1
+
+    @precondition(lambda self: self.game() is not None)
+    @rule(pick=st.integers(0, 99))
+    def review(self, pick: int) -> None:
+        """/game review (issue 40 item 5): refused to anyone while the game runs; once it ended here, one review,
+        the same to whoever asks as to a spectator, with its chart."""
+        asked = self.a.do(self.channel, self.voter(pick), "/game review")
+        if self.running():
+            assert (asked.outcome, asked.text) == ("refused", NOT_YET)
+        elif self.rematch_open():
+            spectator = self.a.do(self.channel, SPECTATOR, "/game review")
+            assert asked.outcome == "shown" and _face(asked) == _face(spectator)
 
     def voter(self, pick: int) -> str:
         """Mostly a seated person, sometimes anyone."""

@@ -27,6 +27,7 @@ from bot.table.protocol.replies import (
     PRIVATE_PREFIX,
     REMATCH_PREFIX,
     RESIGN_PREFIX,
+    REVIEW_PREFIX,
     SEAT_PREFIX,
     VOTE_PREFIX,
     Button,
@@ -60,7 +61,7 @@ class TurnMessages(Protocol):
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
-                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX}|{OPEN_TABLE_PREFIX})"
+                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX}|{OPEN_TABLE_PREFIX}|{REVIEW_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to make one choice);

@@ -290,6 +290,7 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("game takeover", long, ADMIN, "/game takeover"),
         ("game resign", long, CAT, "/game resign confirm:yes"),
         ("game rematch", long, ANN, "/game rematch"), ("game end", long, ANN, "/game end"),
+        ("game review", long, ANN, "/game review"),   # the ended long game re-run, its chart drawn
         ("game import", imported, ANN, Command("game import", {"file": data})),
         ("game new", fresh, ANN, "/game new ruleset:speedway seed:1"), ("game join", fresh, ANN, "/game join"),
         ("game add-ai", fresh, ANN, "/game add-ai"), ("game start", fresh, ANN, "/game start"),

@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.battlecars import ai, combat, counters, data, lobby, movement, orders, passive, pedestrians, speed, turns
 from rules.battlecars import events as battlecars_events
+from rules.battlecars import review as battlecars_review
 from rules.battlecars.actions import (
     ACTIONS,
     TURN_STEPS,
@@ -546,6 +547,7 @@ class Battlecars(Ruleset[BattlecarsState]):
     autopilot = Autopilot(ai.autopilot_action, ai.autopilot_manner)
     orders = orders.ORDERS
     hit_size = staticmethod(battlecars_events.hit_size)
+    review = battlecars_review.REVIEW
 
     def final_order(self, state: BattlecarsState, left: Mapping[str, int]) -> Order:
         """Seed (Scoring / Victory Conditions): "The last vehicle (or driver) still operational wins. A player

@@ -23,6 +23,7 @@ from rules.errors import BadOption, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.race import ai, checks, data, flow, lobby, maneuvers, orders, steps
 from rules.race import events as race_events
+from rules.race import review as race_review
 from rules.race.actions import (
     ACTIONS,
     Act,
@@ -542,6 +543,7 @@ class Race(Ruleset[RaceState]):
     autopilot = Autopilot(ai.autopilot_action, ai.autopilot_manner, ai.autopilot_manner_for)
     orders = orders.ORDERS
     hit_size = staticmethod(race_events.hit_size)
+    review = race_review.REVIEW
     undo_blocker = staticmethod(undo_blocker)
     seat_limit = staticmethod(lambda state: (len(state.seats), data.table()["max_racers"]))
     selfplay = SELFPLAY

@@ -17,6 +17,7 @@ from rules.referee import Resignation
 from rules.seats import addressed
 from rules.speedway import ai, combat, data, hazards, lobby, movement, orders, turns
 from rules.speedway import events as speedway_events
+from rules.speedway import review as speedway_review
 from rules.speedway.actions import (
     ACTIONS,
     AddComputer,
@@ -711,6 +712,7 @@ class Speedway(Ruleset[SpeedwayState]):
     orders = orders.ORDERS
     named_dice = {"white driver dice": data.driver_die()}
     hit_size = staticmethod(speedway_events.hit_size)
+    review = speedway_review.REVIEW
 
     def final_order(self, state: SpeedwayState, left: Mapping[str, int]) -> Order:
         """Seed (Overview): "the last operable car being the victor"; RULES.md "Rating order" rules the rest:

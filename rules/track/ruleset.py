@@ -20,6 +20,7 @@ from rules.referee import Resignation
 from rules.seats import addressed
 from rules.table import agreed_words, revision_option, rounds_option
 from rules.track import ai, cards, data, lobby, turns
+from rules.track import review as track_review
 from rules.track.actions import (
     ACTIONS,
     AddComputer,
@@ -307,6 +308,7 @@ class Track(Ruleset[TrackState]):
     on_rollback = staticmethod(turns.dealt_again_after_rollback)
 
     hit_size = staticmethod(hit_size)
+    review = track_review.REVIEW
 
     def final_order(self, state: TrackState, left: Mapping[str, int]) -> Order:
         """Seed: "The first player to get all five of his/her pieces into their Finish area wins!": the winner,

@@ -246,7 +246,8 @@ async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bo
             last = exchange
         loop_seconds = time.monotonic() - loop_began
 
-        # The end: a winner, announced publicly, with no buttons left to press but the Rematch (issue 38 finding 14).
+        # The end: a winner, announced publicly, with no buttons left to press but the Rematch (issue 38 finding 14)
+        # and the Review (issue 40 item 5).
         version, status, state = db.game(game_id)
         assert status == "finished" and state.phase == "finished"
         assert state.winner is not None and not state.ended_by, "the game must end with a winner, not a stop"
@@ -255,7 +256,7 @@ async def test_a_two_player_game_is_played_to_the_end_with_buttons_only(fake, bo
         (final,) = [r for r in last.requests if r.files]
         banner = final.body["content"]
         assert f"{winner} WINS" in banner and f"Game over: {winner} wins." in banner, banner
-        assert [b["label"] for b in all_buttons(final.body)] == ["Rematch"]
+        assert [b["label"] for b in all_buttons(final.body)] == ["Rematch", "Review"]
         assert messages_with_action_buttons(fake, "channel", game_id) == []
         (final_key, message_id) = db.turn_message(game_id)
         assert final_key == "finished" and f"{winner} WINS" in fake.message(message_id)["content"]

@@ -23,7 +23,7 @@ async def test_the_final_messages_rematch_button_and_the_answers_start_the_new_g
     assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
     assert not (await slash(fake, "alice", "channel", "game end")).rejected
     final = fake.public_history("channel")[-1]   # the map and the final sheets
-    assert "The game was ended by alice" in final["content"] and set(buttons_of(final)) == {"Rematch"}
+    assert "The game was ended by alice" in final["content"] and set(buttons_of(final)) == {"Rematch", "Review"}
     question = question_of(await press(fake, "alice", "channel", str(final["id"]), "Rematch"))
     assert pinged(fake, question) == {fake.users["bob"].id}
     assert "alice proposes a rematch of game 1" in fake.message(question)["content"]
@@ -36,7 +36,11 @@ async def test_the_final_messages_rematch_button_and_the_answers_start_the_new_g
     assert started.message_id != question
     assert fake.message(question)["content"] == "Agreed: the rematch of game 1 is game 2, below."
     assert not buttons_of(fake.message(question))
-    # the final message keeps its words and loses its Rematch button: the game's one rematch is made
-    assert not buttons_of(fake.message(final["id"])), fake.message(final["id"])
+    # the final message keeps its words and loses its Rematch button: the game's one rematch is made (its
+    # Review stays: it reads game 1 by its number)
+    assert list(buttons_of(fake.message(final["id"]))) == ["Review"], fake.message(final["id"])
     assert fake.message(final["id"])["content"] == final["content"]
+    reviewed = await press(fake, "carol", "channel", str(final["id"]), "Review")   # game 1's, while game 2 runs
+    (review,) = [f for f in reviewed.followups if f.files]
+    assert review.ephemeral and review.content.startswith("**Review of Speedway game 1**"), review.content
     assert_nothing_unexpected(fake, bot)

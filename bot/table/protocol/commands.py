@@ -120,6 +120,8 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     ), query=True, private=True, public_with=("public",)),
     CommandSpec("game verify", "Re-run every roll and check the game", (_EARLIER,), query=True,
                 private=True),
+    CommandSpec("game review", "After the end: the turning rolls, each player's luck, a chart", (_EARLIER,),
+                query=True, private=True),
     CommandSpec("game settings", "Show or change the table's clock (host)", (
         OptionSpec("reminder_hours", "int", "Remind after this many hours",
                    min_value=1, max_value=720),

@@ -23,6 +23,7 @@ __all__ = ["Away", "Back", "Catchup", "Export", "Follow", "GameLog", "GameQuery"
 __all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: other commands are added above)
 __all__ += ["Forget"]   # issue 39 item 12
 __all__ += ["LeagueBoard", "LookingForGame"]   # issue 40 item 1
+__all__ += ["Review"]   # issue 40 item 5
 
 
 class TableCommand:
@@ -281,6 +282,12 @@ class Export(Query):
 @dataclass(frozen=True)
 class Verify(Query):
     """/game verify: re-run every roll and check the game."""
+
+
+@named("game review")
+@dataclass(frozen=True)
+class Review(Query):
+    """/game review: a finished game's turning points, dice luck and standing chart."""
 
 
 @named("game replay")

@@ -22,6 +22,7 @@ RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game r
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
 OPEN_TABLE_PREFIX = "pj"  # "Join" on /lfg and the server's board: a seat at an open table (bot.table.service.league)
+REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that game (issue 40 item 5)
 CANCEL_ID = "pv-cancel"
 
 
@@ -275,6 +276,11 @@ def open_table_button(game_id: int, label: str) -> Button:
     """"Join" on an open table's listing: the presser takes a seat in game `game_id` as /game join in its channel
     would (`/lfg game:N` on the command line)."""
     return Button(clip(label, BUTTON_LABEL_LIMIT), f"{OPEN_TABLE_PREFIX}:{game_id}:0:0", f"/lfg game:{game_id}", True)
+
+
+def review_button(game_id: int) -> Button:
+    """"Review" on finished game `game_id`'s final message: its /game review, privately to whoever presses."""
+    return Button("Review", f"{REVIEW_PREFIX}:{game_id}:0:0", f"/game review game:{game_id}")
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

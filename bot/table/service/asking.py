@@ -19,6 +19,7 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, 
 from bot.table.service import answers, helping, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
 from bot.table.service.pictures import Pictures, wanted_view
+from bot.table.service.review import review
 from bot.table.service.shared import Table, elsewhere, ended_here
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import hides_whole_actions, logged, seen_log
@@ -53,6 +54,7 @@ class Asking:
             typed.GameStatus: self._status, typed.GameLog: self._log,
             typed.Catchup: lambda at, _q: self._catch_up(at.ruleset, at.game, at.state, at.actor),
             typed.Export: self._export, typed.Verify: self._verify, typed.Replay: self._replay,
+            typed.Review: lambda at, _q: review(self._table, at.ruleset, at.game, at.state, at.ended),
             typed.Sheet: lambda at, q: self._pictures.sheets(at.ruleset, at.state, q.options),
             typed.GameQuery: self._own,
         }

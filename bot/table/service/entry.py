@@ -46,6 +46,7 @@ from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
 from bot.table.service.relocation import Moving
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
+from bot.table.service.review import REVIEW_BUTTON
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
@@ -161,6 +162,9 @@ class GameService:
             work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1")
         elif (again := REMATCH_BUTTON.match(custom_id)) is not None:
             work = self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1)))
+        elif (asked := REVIEW_BUTTON.match(custom_id)) is not None:   # as /game review game:N, at the same door
+            return await self.execute(channel, actor, Command("game review", {"game": int(asked.group(1))}),
+                                      guild=guild, delivery=delivery)
         else:
             work = self._acting.press(channel, actor, custom_id)
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded

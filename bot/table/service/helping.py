@@ -33,8 +33,8 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game rollback", "game propose", "me settings", "me away", "me back", "me forget", "game seat give",
               "game seat take", "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
-              "standings", "game settings", "game export", "game verify", "game replay", "game end", "game rematch",
-              "lfg", "league board")
+              "standings", "game settings", "game export", "game verify", "game review", "game replay", "game end",
+              "game rematch", "lfg", "league board")
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")

@@ -20,6 +20,7 @@ from bot.table.protocol.replies import (
     clip,
     public_scope,
     rematch_button,
+    review_button,
 )
 from bot.table.service.recent import RECENT_ACTIONS
 from bot.table.service.shared import Table, reads
@@ -153,10 +154,11 @@ class Pictures:
         # One player's legal actions are public buttons; when several wait (secret declarations), or
         # the actions show what only their player may see, one button opens each presser's own, privately.
         legal = ruleset.legal_actions(state, waiting[0]) if len(waiting) == 1 and not ruleset.private_actions else ()
-        ended = ruleset.is_finished(state)   # the final message offers a rematch
+        ended = ruleset.is_finished(state)   # the final message offers a rematch and the game's review
+        final = ((rematch_button(game.id),) if _people_seated(state) else ()) + (review_button(game.id),) \
+            if outcome == "applied" and ended else ()
         buttons = buttons_for(legal, game.id, public_scope(game.version)) if legal else \
-            (choices_button(game.id),) if humans and not ended else \
-            (rematch_button(game.id),) if outcome == "applied" and ended and _people_seated(state) else ()
+            (choices_button(game.id),) if humans and not ended else final
         clock = await self._clock(ruleset, game, state, tuple(humans))
         # what waits now closes the text: an accepted action's Next: line and the clock, a status's clock
         next_line = "\n".join(p for p in (f"Next: {ruleset.prompt(state)}", clock) if p) if outcome == "applied" \

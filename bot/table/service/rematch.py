@@ -35,7 +35,7 @@ from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, RematchPro
 from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.refusals import NoGame
-from bot.table.protocol.replies import REMATCH_PREFIX, Actor, Button, Edit, Reply, rematch_button
+from bot.table.protocol.replies import REMATCH_PREFIX, Actor, Button, Edit, Reply, rematch_button, review_button
 from bot.table.service.acting import Acting, Applied
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table, elsewhere, ended_here
@@ -249,9 +249,9 @@ class Rematches:
 
     async def _final_retired(self, game: GameRecord) -> tuple[Edit, ...]:
         """The finished game's final message without its Rematch button, once its one rematch was made or called
-        off (its words stay): no button is left that can only be refused."""
+        off (its words stay): no button is left that can only be refused. Its Review stays (it reads game N)."""
         final = await self._table.store.turn_message(game.id)
-        return (Edit(final.message_id, None),) if final is not None else ()
+        return (Edit(final.message_id, None, (review_button(game.id),)),) if final is not None else ()
 
 
 def _held(action: Any, seat: Any) -> Any:
