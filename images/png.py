@@ -10,7 +10,7 @@ a phone is deflated harder, by `zlib-ng` at its game's level (PNG_LEVEL beside e
 fewer bytes for 1-2 ms of a render process. Without `isal`, or for any other image mode, Pillow saves
 the picture itself.
 
-A picture that asks for it (`strips`: Speedway's channel picture) is deflated strip by strip (issue
+A picture that asks for it (`strips`: a channel picture that gains by it) is deflated strip by strip (issue
 39, items 2-3): the rows are cut into strips of STRIP_ROWS, each deflated alone (raw deflate, no
 back-reference outside the strip, ended byte-aligned by a full flush), and the zlib stream is its
 header, the strips' blocks in order, an empty final block and the adler32 of all the rows. Much of a
@@ -39,9 +39,9 @@ LEVEL = 1            # ISA-L's levels are 0-3; 1 is as small as 2 on our maps an
 PILLOW_LEVEL = 1     # zlib level for the fallback: ~3.5x faster than 6 for ~50% more bytes
 COLOUR_TYPES = {"P": (3, 1), "RGB": (2, 3), "L": (0, 1)}  # Pillow mode -> (PNG colour type, bytes a pixel)
 NIBBLE = 16          # a palette of at most this many colours is written 4 bits a pixel
-STRIP_ROWS = 64      # rows a strip: shorter ones are found again more often (Speedway: 16 rows 63%,
+STRIP_ROWS = 64      # rows a strip: shorter ones are found again more often (16 rows 63%,
                      # 64 about 45%) but each costs its own code tables: 16 rows 9% more bytes, 64 1.5%
-STRIP_BYTES = 8 << 20   # the strip cache's budget: its keys (the rows, 60 KB a Speedway strip) weigh most
+STRIP_BYTES = 8 << 20   # the strip cache's budget: its keys (the rows, ~60 KB a strip) weigh most
 FINAL_BLOCK = b"\x03\x00"   # an empty final block (fixed codes: only its end code)
 
 
