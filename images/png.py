@@ -40,7 +40,7 @@ PILLOW_LEVEL = 1     # zlib level for the fallback: ~3.5x faster than 6 for ~50%
 COLOUR_TYPES = {"P": (3, 1), "RGB": (2, 3), "L": (0, 1)}  # Pillow mode -> (PNG colour type, bytes a pixel)
 NIBBLE = 16          # a palette of at most this many colours is written 4 bits a pixel
 STRIP_ROWS = 64      # rows a strip: shorter ones are found again more often (16 rows 63%,
-                     # 64 about 45%) but each costs its own code tables: 16 rows 9% more bytes, 64 1.5%
+                     # 64 about 45%) but each costs its own code tables: 16 rows 9% more bytes, 64 1.5-3%
 STRIP_BYTES = 8 << 20   # the strip cache's budget: its keys (the rows, ~60 KB a strip) weigh most
 FINAL_BLOCK = b"\x03\x00"   # an empty final block (fixed codes: only its end code)
 
