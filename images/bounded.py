@@ -47,8 +47,10 @@ class BoundedCache(Generic[R]):
     calls go through `bounded`'s wrapper, whose hit takes no lock (a text mask is asked for ~60 times a
     picture)."""
 
-    def __init__(self, function: Callable[..., R], budget: int) -> None:
+    def __init__(self, function: Callable[..., R], budget: int,
+                 weigh: Callable[[tuple, R], int] | None = None) -> None:
         self._function, self.budget = function, budget
+        self._weigh = weigh or (lambda args, value: weight(value))
         self.entries: OrderedDict[tuple, tuple[R, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.nbytes = self.hits = self.misses = 0
@@ -58,7 +60,7 @@ class BoundedCache(Generic[R]):
         """`function(*args)`, kept if it fits, the least recently used results let go to make room."""
         self.misses += 1
         value = self._function(*args)
-        size = weight(value)
+        size = self._weigh(args, value)
         if size <= self.budget:
             with self._lock:
                 entries = self.entries
@@ -95,11 +97,11 @@ class Bounded(Protocol[R_co]):
 CACHES: list[BoundedCache] = []   # every bounded cache made, for clear_all and the tests
 
 
-def bounded(budget: int) -> Callable[[Callable[..., R]], Bounded[R]]:
+def bounded(budget: int, weigh: Callable[[tuple, Any], int] | None = None) -> Callable[[Callable[..., R]], Bounded[R]]:
     """Decorate a function drawing a piece (an image, or a tuple holding images) with a cache of at most
-    `budget` bytes."""
+    `budget` bytes; `weigh(args, result)`: an entry's bytes, when not its images' (weight)."""
     def decorate(function: Callable[..., R]) -> Bounded[R]:
-        cache = BoundedCache(function, budget)
+        cache = BoundedCache(function, budget, weigh)
         entries, to_end = cache.entries, cache.entries.move_to_end
 
         @functools.wraps(function)

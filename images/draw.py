@@ -304,9 +304,9 @@ def small_palette(counts: dict[Colour, int], wanted: Sequence[Colour],
 
 
 def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: int = 256,
-           palette: Image.Image | None = None, level: int = 0) -> bytes:
-    """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest), no
-    metadata (0 colours keeps RGB).
+           palette: Image.Image | None = None, level: int = 0, strips: bool = False) -> bytes:
+    """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest; with
+    `strips`, strip by strip, a strip seen before not deflated again), no metadata (0 colours keeps RGB).
 
     Every pixel is mapped to its nearest entry of `palette` (Pillow does that quickly), or of one built
     from this picture (`build_palette`): building a palette is most of the cost of encoding, so a
@@ -315,7 +315,7 @@ def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: in
     if colours:
         palette = palette or build_palette(image, key_colours, colours)
         image = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    return png.encode(image, level)
+    return png.encode(image, level, strips)
 
 
 def chip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, text: str, font: ImageFont.FreeTypeFont,

@@ -76,7 +76,7 @@ def test_picture_figures_of_every_game():
     """The bench's figures: median bytes as written, and drawing and encoding CPU, for a few positions."""
     for game in ("speedway", "track", "battlecars", "race"):
         found = positions(game, 1, 3)
-        figures = picture_figures(game, found, repeats=1)
+        figures = picture_figures(game, found)
         assert figures.pictures == len(found) == 4
         assert figures.median_bytes == statistics.median(len(render(game, *p)) for p in found)
         assert figures.render_ms > 0 and figures.encode_ms > 0

@@ -5,13 +5,13 @@ and the median CPU time of drawing a picture and of encoding it (palette mapping
 events); `positions` makes them by playing the bench's seeded games with the rules alone. CPU time is the
 process's own (time.process_time), so other work on the machine slows it less than the wall clock; each
 picture is drawn once as a move draws it (a new position, in a process whose caches the positions
-before it warmed), its encoding timed alone `repeats` times; each figure is the median over positions.
+before it warmed), its encoding timed as that call spent it (encoding the same picture again would
+find every strip deflated already: images.png); each figure is the median over positions.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import statistics
 import sys
 import time
@@ -36,17 +36,19 @@ class PictureFigures:
 
 
 @contextlib.contextmanager
-def _encodes_caught(caught: list[tuple[Callable[..., bytes], Any, dict]]) -> Iterator[None]:
-    """While open, every loaded renderer's call of images.draw.to_png also records (to_png, image, options),
-    so the encoding can be timed alone on the very image the renderer drew (load the renderer first:
-    images.registry.renderer)."""
+def _encodes_caught(caught: list[tuple[Callable[..., bytes], Any, dict, float]]) -> Iterator[None]:
+    """While open, every loaded renderer's call of images.draw.to_png also records (to_png, image, options,
+    the call's CPU milliseconds), so the encoding is known apart from the drawing (load the renderer
+    first: images.registry.renderer)."""
     from images import draw
 
     original = draw.to_png
 
     def catching(image: Any, *args: Any, **kwargs: Any) -> bytes:
-        caught.append((original, image, {"args": args, "kwargs": kwargs}))
-        return original(image, *args, **kwargs)
+        started = time.process_time()
+        data = original(image, *args, **kwargs)
+        caught.append((original, image, {"args": args, "kwargs": kwargs}, (time.process_time() - started) * 1000))
+        return data
     patched = [m for name, m in list(sys.modules.items())
                if name.startswith("images.") and m is not draw and getattr(m, "to_png", None) is original]
     for module in patched:
@@ -58,24 +60,9 @@ def _encodes_caught(caught: list[tuple[Callable[..., bytes], Any, dict]]) -> Ite
             module.to_png = original   # type: ignore[attr-defined]
 
 
-def _cpu_ms(job: Callable[[], object], repeats: int) -> float:
-    """The median CPU milliseconds of `job` over `repeats` runs."""
-    times = []
-    for _ in range(repeats):
-        started = time.process_time()
-        job()
-        times.append(time.process_time() - started)
-    return statistics.median(times) * 1000
-
-
-def _encode_again(call: tuple[Callable[..., bytes], Any, dict]) -> bytes:
-    to_png, image, options = call
-    return to_png(image, *options["args"], **options["kwargs"])
-
-
-def picture_figures(game_id: str, positions: list[Position], repeats: int = 5) -> PictureFigures:
+def picture_figures(game_id: str, positions: list[Position]) -> PictureFigures:
     """The median bytes of the channel pictures of `positions` of game `game_id`, and the median CPU time
-    of drawing one (its whole render less its encoding) and of encoding one (timed `repeats` times)."""
+    of drawing one (its whole render less its encoding) and of encoding one."""
     render = renderer(game_id).render
     sizes, drawing, encoding = [], [], []
     for view, last, turn in positions:
@@ -84,7 +71,7 @@ def picture_figures(game_id: str, positions: list[Position], repeats: int = 5) -
             started = time.process_time()
             sizes.append(len(render(view, last, turn)))
             whole = (time.process_time() - started) * 1000
-        encode = _cpu_ms(functools.partial(_encode_again, caught[-1]), repeats) if caught else 0.0
+        encode = caught[-1][3] if caught else 0.0
         drawing.append(max(0.0, whole - encode))
         encoding.append(encode)
     return PictureFigures(len(positions), statistics.median(sizes), statistics.median(drawing),

@@ -34,8 +34,10 @@ SIDEBAR = 330       # the chips' column beside a narrow map
 SHEETS_WIDTH = 1000  # the car sheets picture
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
-# (a move at most half a plain Pillow PNG's time; docs/performance.md).
+# (a move at most half a plain Pillow PNG's time; docs/performance.md), strip by strip: about half of
+# a move's strips are the last move's, and are not deflated again (PNG_STRIPS).
 PNG_LEVEL = 5
+PNG_STRIPS = True
 
 
 def map_band(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
@@ -115,7 +117,8 @@ def palette_for(arena: str):
 def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Speedway state, its last action's events and its recent turn's to PNG bytes (the same
     input always gives the same bytes)."""
-    return to_png(render_image(state, last, turn), palette=palette_for(state.arena), level=PNG_LEVEL)
+    return to_png(render_image(state, last, turn), palette=palette_for(state.arena), level=PNG_LEVEL,
+                  strips=PNG_STRIPS)
 
 
 def warm() -> None:

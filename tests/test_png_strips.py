@@ -1,0 +1,121 @@
+"""Pictures deflated strip by strip (images.png, issue 39 items 2-3): the same pixels as one stream, the
+same bytes whether the strips' cache holds them or not, and a cache bounded by bytes."""
+
+from __future__ import annotations
+
+import io
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from bot.cli.bench_pictures import _encodes_caught
+from images import png, render
+from images.registry import renderer
+from tests.render_frames import game_frames
+
+
+def _idat(data: bytes) -> bytes:
+    at, found = len(png.SIGNATURE), b""
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 4], "big")
+        if data[at + 4:at + 8] == b"IDAT":
+            found += data[at + 8:at + 8 + length]
+        at += 12 + length
+    return found
+
+
+def _pixels(data: bytes) -> tuple:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image.mode, image.size, image.convert("RGB").tobytes()
+
+
+@pytest.fixture(scope="module")
+def drawn() -> list[tuple[str, Image.Image, dict]]:
+    """(game, the picture a channel move drew, to_png's options) for a few positions of every game."""
+    found = []
+    for game, view, events in game_frames(every=40):
+        caught: list = []
+        renderer(game)
+        with _encodes_caught(caught):
+            render(game, view, events, ())
+        found.append((game, caught[-1][1], caught[-1][2]["kwargs"]))
+    return found
+
+
+def _options(options: dict, strips: bool) -> dict:
+    return {**options, "level": options.get("level") or 5, "strips": strips}
+
+
+def test_every_games_pictures_are_the_same_pixels_in_strips_found_or_not(drawn):
+    """Each game's channel picture, deflated in strips, decodes to the pixels of the one-stream file (its
+    zlib stream checks out, adler32 included); a strip cache miss and a hit give the same file, and so
+    does a cache that other pictures filled."""
+    from images.draw import to_png
+
+    assert {game for game, _, _ in drawn} == {"speedway", "track", "battlecars", "race"}
+    alone = []
+    for game, image, options in drawn:
+        whole = to_png(image, **_options(options, False))
+        png._deflated_strip.cache_clear()
+        missed = to_png(image, **_options(options, True))
+        first = png._deflated_strip.cache_info()
+        found = to_png(image, **_options(options, True))
+        assert first.misses > 0 and png._deflated_strip.cache_info().misses == first.misses   # all found
+        assert missed == found, game
+        assert _pixels(missed) == _pixels(whole), game
+        assert zlib.decompress(_idat(missed)) == zlib.decompress(_idat(whole)), game
+        alone.append(missed)
+    png._deflated_strip.cache_clear()
+    for _, image, options in reversed(drawn):
+        to_png(image, **_options(options, True))
+    assert [to_png(image, **_options(options, True)) for _, image, options in drawn] == alone
+    png._deflated_strip.cache_clear()
+
+
+def test_speedway_draws_its_channel_picture_in_strips(drawn, monkeypatch):
+    """Speedway's channel picture goes through the strips (the same file as deflate_strips makes)."""
+    game, image, options = next(d for d in drawn if d[0] == "speedway")
+    assert options["strips"] is True
+    calls: list = []
+    deflate = png.deflate_strips
+    monkeypatch.setattr(png, "deflate_strips", lambda *args: calls.append(args) or deflate(*args))
+    from images.draw import to_png
+
+    to_png(image, **options)
+    assert len(calls) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 30), st.sampled_from([256, 16]), st.integers(1, 9),
+       st.integers(1, 7), st.randoms())
+def test_any_picture_in_any_strips_decodes_to_its_pixels(width, height, entries, level, rows, rng):
+    image = Image.frombytes("P", (width, height), bytes(rng.randrange(entries) for _ in range(width * height)))
+    image.putpalette(bytes(rng.randrange(256) for _ in range(3 * entries)))
+    png.STRIP_ROWS, saved = rows, png.STRIP_ROWS
+    try:
+        data = png.encode(image, level, strips=True)
+    finally:
+        png.STRIP_ROWS = saved
+    assert _pixels(data) == _pixels(png.encode(image, level))
+    zlib.decompress(_idat(data))   # raises on a wrong adler32
+
+
+def test_the_strip_cache_is_bounded_by_bytes(monkeypatch):
+    """However many different strips go through, the cache holds at most its budget of bytes, counting
+    each strip's rows (its key) and its deflated bytes."""
+    cache = png._deflated_strip.cache
+    monkeypatch.setattr(cache, "budget", 200_000)
+    png._deflated_strip.cache_clear()
+    for shade in range(40):
+        png.encode(Image.new("L", (300, 2 * png.STRIP_ROWS), shade), 5, strips=True)
+        assert cache.nbytes <= 200_000
+    info = png._deflated_strip.cache_info()
+    row_bytes = 301 * png.STRIP_ROWS
+    assert 0 < info.currsize < 40 and info.nbytes == sum(len(k[0]) + len(v) + png.ENTRY_BYTES
+                                                          for k, (v, _) in cache.entries.items())
+    assert all(len(k[0]) == row_bytes for k in cache.entries)
+    png._deflated_strip.cache_clear()
