@@ -53,7 +53,8 @@ GROUPS = {("game",): "Join, start, show and end games",
           (SETUP,): "Create a game in this channel: pick the game",
           ("me",): "Your own clock in all your games on this server",
           ("game", "seat"): "Hand a seat on, or take one",
-          ("orders",): "Answers given in advance to this game's questions, private to you"}
+          ("orders",): "Answers given in advance to this game's questions, private to you",
+          ("queue",): "Wait for a game: when enough members wait for the same one, it opens"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"
 OTHER_WORDS = "A new game of any other kind in this channel"
 MORE_SETUP_WORDS = "Create a game in this channel: more games"

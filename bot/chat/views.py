@@ -24,6 +24,7 @@ from bot.table.protocol.replies import (
     PLAN_PREFIX,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
+    QUEUE_PREFIX,
     REMATCH_PREFIX,
     RESIGN_PREFIX,
     SEAT_PREFIX,
@@ -59,7 +60,7 @@ class TurnMessages(Protocol):
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
-                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX})"
+                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX}|{QUEUE_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to make one choice);

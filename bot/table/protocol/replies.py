@@ -21,6 +21,7 @@ SEAT_PREFIX = "ps"  # "Take the seat": pressed by the member a seat is offered t
 RESIGN_PREFIX = "pz"  # "Resign for good": the private confirmation of a /game resign (rules.seats)
 VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.service.rollback)
 REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
+QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a queued game (bot.table.service.queue)
 CANCEL_ID = "pv-cancel"
 
 
@@ -268,6 +269,12 @@ def rematch_button(game_id: int, yes: bool = True, label: str = "Rematch") -> Bu
     the one proposed), or a yes or no to the rematch proposed."""
     return Button(label, f"{REMATCH_PREFIX}:{game_id}:0:{int(yes)}",
                   "/game rematch" if yes else "/game rematch vote:no", yes)
+
+
+def queue_button(muster: int, yes: bool) -> Button:
+    """Confirm or Decline a seat the queue's muster `muster` holds for the presser."""
+    return Button("Confirm my seat" if yes else "Decline", f"{QUEUE_PREFIX}:{muster}:0:{int(yes)}",
+                  "/queue confirm" if yes else "/queue decline", yes)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:
