@@ -85,7 +85,7 @@ class QueueGame:
         return cls(str(data["ruleset"]), int(data["players"]), dict(data["options"]))
 
     def words(self) -> str:
-        """'Speedway, 4 players, laps:3': what the game is, for anyone's eyes."""
+        """'Its title, 4 players, rounds:5': what the game is, for anyone's eyes."""
         title = get_ruleset(self.ruleset).title
         options = " ".join(f"{k}:{v}" for k, v in sorted(self.options.items()) if k != "revision")
         return f"{title}, {self.players} players" + (f", {options}" if options else "")
@@ -118,8 +118,6 @@ class Queues:
     async def join(self, channel: str, actor: Actor, guild: str, ruleset_id: str, players: int, setup: str,
                    at_once: int | None) -> Reply:
         """`/queue join`: wait for a game; the game opens at once when this member completes a queue."""
-        if not guild:
-            raise GameError("The queue is a server's: join it in one of its channels.")
         options = checked_setup(ruleset_id, players, setup)
         game = QueueGame(ruleset_id, players, options)
         key = queue_key(ruleset_id, players, options)

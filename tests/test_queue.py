@@ -1,0 +1,168 @@
+"""The queue (issue 40 item 2): `/queue join` until enough members wait for the same game, which opens in a new
+thread and musters them (confirm, decline, a timer that lets go of who does not answer and offers the seat on),
+then starts as an ordinary game; limits, forgetting, blocking and two queues filling at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.storage import queues as stored
+from bot.table.protocol.commands import parse
+from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
+from bot.table.service.queue import MUSTER_HOURS, OPEN_RETRY
+from rules.registry import get_ruleset
+from tests.conftest import TABLE_TIME
+
+BACKENDS = ("sqlite", "postgres")   # the queue and its musters are stored: both backends
+GUILD = "g1"
+HALL = "hall"
+SPEEDWAY3 = "/queue join ruleset:speedway players:3"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = TABLE_TIME
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def run(service, user, line, channel=HALL, guild=GUILD):
+    return await service.execute(channel, Actor(user, user.title()), parse(line), guild=guild)
+
+
+async def confirmed(service, user, thread):
+    reply = await run(service, user, "/queue confirm", thread)
+    assert reply.outcome == "applied", reply.text
+    return reply
+
+
+async def opened(service, users, line=SPEEDWAY3):
+    """`users` join one queue; the last one fills it: the thread's channel and its first message."""
+    for user in users[:-1]:
+        reply = await run(service, user, line)
+        assert reply.outcome == "shown" and not reply.notices, reply.text
+    last = await run(service, users[-1], line)
+    (notice,) = last.notices
+    assert notice.channel != HALL and f"opens in {notice.channel}" in last.text
+    return notice.channel, notice.reply
+
+
+async def test_a_queue_of_three_opens_musters_one_declines_the_next_in_line_takes_it_and_the_game_starts(service):
+    thread, asking = await opened(service, ["ann", "bob", "cat"])
+    assert asking.mentions == ("ann", "bob", "cat") and {b.label for b in asking.buttons} == {"Confirm my seat",
+                                                                                               "Decline"}
+    assert "seed" not in asking.text.lower()   # nothing secret: the game, its options, the names
+    assert (await run(service, "dan", SPEEDWAY3)).notices == ()   # dan waits for the next one
+    await confirmed(service, "ann", thread)
+    (no,) = [b for b in asking.buttons if b.label == "Decline"]
+    declined = await service.press(thread, Actor("bob", "Bob"), no.custom_id, guild=GUILD)
+    assert "Bob declined: out of this queue" in declined.text and declined.mentions == ("dan",)
+    assert "no queue" in (await run(service, "bob", "/queue show")).text   # out of the queue, said once
+    assert (await run(service, "bob", "/queue confirm", thread)).outcome == "refused"
+    assert (await run(service, "eve", "/game join", thread)).outcome == "refused"   # every seat is held
+    assert (await run(service, "ann", "/game start", thread)).outcome == "refused"   # the muster's to start
+    await confirmed(service, "cat", thread)
+    started = await confirmed(service, "dan", thread)
+    assert "Every seat is taken: the game starts." in started.text and started.mentions
+    game = await service._store.active_game(thread)
+    state = get_ruleset("speedway").load_state(game.state)
+    assert sorted(p.id for p in state.players) == ["ann", "cat", "dan"] and game.host == "ann"
+    assert await service.replay_matches(game)   # an ordinary game: it verifies
+    assert "1 queued game holds you" in (await run(service, "dan", "/queue show")).text
+
+
+async def test_joining_is_checked_as_new_is(service):
+    refused = [await run(service, "ann", line) for line in (
+        "/queue join ruleset:speedway players:7", "/queue join ruleset:speedway players:2 setup:seed:4",
+        "/queue join ruleset:speedway players:2 setup:colour:red", "/queue join ruleset:race players:2 setup:gm:yes",
+        "/queue join ruleset:speedway players:2 setup:rounds:zero")]
+    assert all(r.outcome == "refused" for r in refused), [r.text for r in refused]
+    assert "full" in refused[0].text and "seed" in refused[1].text and "colour" in refused[2].text
+    assert "no queue" in (await run(service, "ann", "/queue show")).text
+    shown = await run(service, "ann", "/queue join ruleset:speedway players:2 setup:arena:duel")
+    assert "Speedway, 2 players, arena:duel" in shown.text
+    assert (await run(service, "bob", "/queue join ruleset:speedway players:2")).notices == ()   # another game
+    assert (await run(service, "ann", "/queue leave ruleset:speedway")).outcome == "shown"
+    assert (await run(service, "ann", "/queue leave")).outcome == "refused"
+
+
+async def test_the_muster_timer_survives_a_restart_lets_go_once_and_offers_the_seat_on(store):
+    clock = Clock()
+    service = GameService(store, clock=clock)
+    thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await run(service, "eve", "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", thread)
+    clock.now += MUSTER_HOURS * 3600 - 60
+    assert await service.run_due() == []   # not yet: 24 h, moved by nothing else
+    clock.now += 120
+    restarted = GameService(store, clock=clock)   # a new process: the timer is in the database
+    (notice,) = await restarted.run_due()
+    assert notice.channel == thread and "Bob did not confirm within 24 h: out of this queue" in notice.reply.text
+    assert notice.reply.mentions == ("eve",)
+    assert await restarted.run_due() == []   # told once
+    started = await confirmed(restarted, "eve", thread)
+    assert "the game starts" in started.text
+    # nobody waits: eve's own next queue opens with bob, who lets the time pass, and the seat is left open
+    await run(restarted, "bob", "/queue join ruleset:speedway players:2")
+    await run(restarted, "eve", "/queue join ruleset:speedway players:2 at_once:2")
+    (second,) = [m for m in await stored.gathering(store) if m.status == "mustering"]
+    await confirmed(restarted, "eve", second.channel)
+    clock.now += MUSTER_HOURS * 3600 + 1
+    (notice,) = [n for n in await restarted.run_due() if n.channel == second.channel]   # (the first game reminds)
+    assert "its free seats are open" in notice.reply.text and not notice.reply.mentions
+    assert all(m.due is None for m in await stored.gathering(store))   # an open table: an ordinary lobby
+    started = await run(restarted, "zed", "/game join", second.channel)   # anyone takes the open seat
+    assert "the game starts" in started.text
+    assert await stored.gathering(store) == []
+
+
+async def test_a_thread_never_made_gives_its_members_back_to_the_queue(store):
+    clock = Clock()
+    service = GameService(store, clock=clock)
+    await run(service, "ann", "/queue join ruleset:speedway players:2")
+    async with store.transaction():   # the match, stored, then the process stopped before the thread was made
+        muster = await stored.new_muster_tx(store, GUILD, (await stored.entries_of(store, GUILD, "ann"))[0].queue,
+                                            HALL, clock.now + OPEN_RETRY)
+        await stored.put_seat_tx(store, stored.MusterSeat(muster, "bob", "Bob", "asked", clock.now + 10))
+    clock.now += OPEN_RETRY + 1
+    assert await GameService(store, clock=clock).run_due() == []
+    assert [m for m in await stored.gathering(store)] == []
+    assert len(await stored.entries_of(store, GUILD, "bob")) == 1   # bob waits again
+
+
+async def test_two_queues_filling_at_once_never_take_a_member_twice_nor_past_their_limit(service, store):
+    await run(service, "max", "/queue join ruleset:speedway players:2")
+    await run(service, "max", "/queue join ruleset:battlecars players:2")
+    one, two = await asyncio.gather(run(service, "ann", "/queue join ruleset:speedway players:2"),
+                                    run(service, "bob", "/queue join ruleset:battlecars players:2"))
+    assert len(one.notices) + len(two.notices) == 1   # max plays one queued game at once: one queue opened
+    held = await stored.queued_games_tx(store, GUILD, ["max", "ann", "bob"])
+    assert held["max"] == 1 and sum(held.values()) == 2
+    assert len(await stored.entries_of(store, GUILD, "max")) == 1   # passed over in the other, keeping his place
+
+
+async def test_a_forgotten_member_leaves_every_queue_and_a_blocked_one_is_never_matched(service, store):
+    await run(service, "ann", "/queue join ruleset:speedway players:2")
+    await run(service, "ann", "/queue join ruleset:battlecars players:2 at_once:3")
+    forgotten = await run(service, "ann", "/me forget confirm:yes")
+    assert forgotten.outcome == "shown", forgotten.text
+    assert await stored.entries_of(store, GUILD, "ann") == [] and await stored.limit_of(store, GUILD, "ann") is None
+    await run(service, "bob", "/queue join ruleset:speedway players:2")
+    await service.control("user", "bob", True)
+    assert (await run(service, "bob", "/queue join ruleset:battlecars players:2")).outcome == "refused"
+    alone = await run(service, "cat", "/queue join ruleset:speedway players:2")
+    assert alone.notices == ()   # bob waits there still, blocked: never matched
+
+
+@pytest.mark.sqlite_only
+async def test_a_game_the_queue_opened_is_ordinary(service):
+    thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "bob", thread)
+    await confirmed(service, "ann", thread)
+    resigned = await run(service, "ann", "/game resign confirm:yes", thread)
+    assert resigned.outcome == "applied", resigned.text
+    assert (await run(service, "ann", "/queue confirm", thread)).outcome == "refused"   # the muster is over
