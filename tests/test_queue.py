@@ -9,12 +9,13 @@ import asyncio
 import pytest
 
 from bot.storage import queues as stored
+from bot.storage.store import Store
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from bot.table.service.queue import MUSTER_HOURS, OPEN_RETRY
 from rules.registry import get_ruleset
-from tests.conftest import TABLE_TIME
+from tests.conftest import TABLE_TIME, run_pitboss
 
 BACKENDS = ("sqlite", "postgres")   # the queue and its musters are stored: both backends
 GUILD = "g1"
@@ -134,11 +135,23 @@ async def test_a_thread_never_made_gives_its_members_back_to_the_queue(store):
     assert len(await stored.entries_of(store, GUILD, "bob")) == 1   # bob waits again
 
 
-async def test_two_queues_filling_at_once_never_take_a_member_twice_nor_past_their_limit(service, store):
+async def test_two_queues_filling_at_once_never_take_a_member_twice_nor_past_their_limit(service, store, db_path,
+                                                                                         monkeypatch):
     await run(service, "max", "/queue join ruleset:speedway players:2")
     await run(service, "max", "/queue join ruleset:battlecars players:2")
-    one, two = await asyncio.gather(run(service, "ann", "/queue join ruleset:speedway players:2"),
-                                    run(service, "bob", "/queue join ruleset:battlecars players:2"))
+    counted = stored.queued_games_tx
+
+    async def slowly(*args):   # each match counts, then waits: both would count max free without the server's lock
+        found = await counted(*args)
+        await asyncio.sleep(0.05)
+        return found
+    monkeypatch.setattr(stored, "queued_games_tx", slowly)
+    other = await Store.open(db_path)   # a second process on the same database
+    try:
+        one, two = await asyncio.gather(run(service, "ann", "/queue join ruleset:speedway players:2"),
+                                        run(GameService(other), "bob", "/queue join ruleset:battlecars players:2"))
+    finally:
+        await other.close()
     assert len(one.notices) + len(two.notices) == 1   # max plays one queued game at once: one queue opened
     held = await stored.queued_games_tx(store, GUILD, ["max", "ann", "bob"])
     assert held["max"] == 1 and sum(held.values()) == 2
@@ -166,3 +179,21 @@ async def test_a_game_the_queue_opened_is_ordinary(service):
     resigned = await run(service, "ann", "/game resign confirm:yes", thread)
     assert resigned.outcome == "applied", resigned.text
     assert (await run(service, "ann", "/queue confirm", thread)).outcome == "refused"   # the muster is over
+
+
+@pytest.mark.sqlite_only
+def test_the_command_line_speaks_the_queue(tmp_path):
+    """A queue of three on the local table (each process a fresh service, as a real one): it opens a channel of
+    its own, one declines and is replaced by the member waiting next, and the game starts."""
+    db = str(tmp_path / "q.db")
+    joined = run_pitboss("play", "--db", db, "--channel", "hall", cwd=tmp_path, stdin="".join(
+        f"{user}> /queue join ruleset:speedway players:3\n" for user in ("ann", "bob", "cat", "dan")))
+    assert joined.returncode == 0, joined.stderr
+    assert "[channel hall-queue1] The queue opened this game: Speedway, 3 players." in joined.stdout
+    assert "(ping: ann, bob, cat)" in joined.stdout
+    mustered = run_pitboss("play", "--db", db, "--channel", "hall-queue1", cwd=tmp_path, stdin="".join(
+        f"{user}> {line}\n" for user, line in (("ann", "/queue confirm"), ("bob", "/queue decline"),
+                                              ("cat", "/queue confirm"), ("dan", "/queue confirm"))))
+    assert mustered.returncode == 0, mustered.stderr
+    assert "bob declined: out of this queue. A seat is offered on. dan:" in mustered.stdout
+    assert "Every seat is taken: the game starts." in mustered.stdout
