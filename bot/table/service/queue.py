@@ -306,12 +306,16 @@ class Queues:
     async def _seat(self, muster: Muster, actor: Actor, guild: str) -> Reply:
         """Seat a member in the muster's game (the first makes the game and hosts it): the join's reply."""
         game = QueueGame.of(muster.queue)
+        made = None
         if await self._table.store.active_game(muster.channel) is None:
             made = await self._seating.new_game(muster.channel, actor, {"ruleset": game.ruleset, **game.options},
                                                 guild or muster.guild)
             if made.outcome == "refused":
                 return made
-        return await self._acting.act(muster.channel, actor, Command("game join", {}))
+        joined = await self._acting.act(muster.channel, actor, Command("game join", {}))
+        # the game's first line (its dice commitment) is said where the first seat is taken
+        commitment = [line for line in (made.text.splitlines() if made is not None else ()) if "commitment" in line]
+        return replace(joined, text="\n".join([*commitment, joined.text]))
 
     async def _seated(self, muster: Muster, actor: Actor, seated: Reply, guild: str) -> Reply:
         """After a member's join: their seat confirmed, the muster settled, and the game started once full."""
