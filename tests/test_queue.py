@@ -197,3 +197,13 @@ def test_the_command_line_speaks_the_queue(tmp_path):
     assert mustered.returncode == 0, mustered.stderr
     assert "bob declined: out of this queue. A seat is offered on. dan:" in mustered.stdout
     assert "Every seat is taken: the game starts." in mustered.stdout
+
+
+async def test_a_muster_pings_in_its_thread_at_once_whatever_a_members_away_hours_and_notices(service):
+    """Its 24 h limit moves for nobody, so its ping is not held for away hours, nor sent as a direct message."""
+    thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", thread)   # the game exists: away hours would hold its pings
+    assert (await run(service, "dan", "/me settings away:07-09 notify:dm")).outcome == "shown"
+    await run(service, "dan", "/queue join ruleset:speedway players:2")
+    offered = await run(service, "bob", "/queue decline", thread)
+    assert offered.mentions == ("dan",) and offered.direct == ()
