@@ -207,3 +207,18 @@ async def test_a_muster_pings_in_its_thread_at_once_whatever_a_members_away_hour
     await run(service, "dan", "/queue join ruleset:speedway players:2")
     offered = await run(service, "bob", "/queue decline", thread)
     assert offered.mentions == ("dan",) and offered.direct == ()
+
+
+async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):
+    clock = Clock()
+    service = GameService(store, clock=clock)
+    thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await run(service, "ann", "/queue join ruleset:battlecars players:2")
+    waiting = await run(service, "cat", "/queue join ruleset:battlecars players:2")
+    assert waiting.notices == () and "some play all the queued games they chose" in waiting.text
+    await confirmed(service, "ann", thread)
+    await confirmed(service, "bob", thread)
+    assert await service.run_due() == []   # ann's queued game still runs
+    assert (await run(service, "ann", "/game end", thread)).outcome == "applied"
+    (notice,) = await service.run_due()
+    assert notice.reply.mentions == ("ann", "cat") and "Battlecars, 2 players" in notice.reply.text

@@ -7,6 +7,7 @@ Every match and every seat offered on runs inside one write transaction holding 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from bot.storage.store import Store, _now
@@ -180,6 +181,14 @@ async def claim_due_tx(store: Store, now: float, retry: float) -> list[int]:
     for (muster_id,) in rows:
         await store.driver.execute("UPDATE musters SET due = ? WHERE id = ?", (now + retry, muster_id))
     return [int(muster_id) for (muster_id,) in rows]
+
+
+async def full_queues(store: Store) -> list[tuple[str, str]]:
+    """The queues with at least as many members waiting as their game seats (some of whom were at their limit)."""
+    rows = await store.driver.fetchall(
+        "SELECT guild, queue, COUNT(*) FROM queue_entries GROUP BY guild, queue HAVING COUNT(*) > 1"
+        " ORDER BY guild, queue")
+    return [(guild, queue) for guild, queue, count in rows if count >= int(json.loads(queue)["players"])]
 
 
 async def gathering(store: Store) -> list[Muster]:

@@ -136,7 +136,9 @@ class Queues:
         said += f" ({playing} now)." if playing else "."
         if matched is None:
             waiting = len(await stored.waiting_tx(self._table.store, guild, key))
-            return Reply("shown", f"{said} {waiting} of {game.players} wait; the game opens when enough do "
+            busy = " (some play all the queued games they chose: it opens when they are free)" \
+                if waiting >= game.players else ""
+            return Reply("shown", f"{said} {waiting} of {game.players} wait{busy}; the game opens when enough do "
                                   f"(/queue show, /queue leave).", ephemeral=True)
         notice = await self._opened(*matched)
         where = f" The game opens in {channel_mention(notice.channel)}." if notice.reply.outcome != "refused" else \
@@ -419,7 +421,7 @@ class Queues:
         passed are let go and their seats offered on."""
         async with self._table.store.transaction():
             claimed = await stored.claim_due_tx(self._table.store, self._table.clock(), OPEN_RETRY)
-        notices = []
+        notices = await self._freed()
         for muster_id in claimed:
             muster = await stored.muster(self._table.store, muster_id)
             if muster is None:
@@ -430,6 +432,19 @@ class Queues:
             reply = await run(muster.channel, self._timed_out(muster))
             if reply.outcome != "refused" and reply.text:
                 notices.append(Notice(muster.channel, reply))
+        return notices
+
+    async def _freed(self) -> list[Notice]:
+        """The queues that filled while some of their members were at their limit, matched again now that they
+        may be free (a queued game of theirs ended): each opened is one notice."""
+        notices = []
+        for guild, key in await stored.full_queues(self._table.store):
+            async with self._table.write():
+                await self._table.store.driver.lock_channel(stored.queue_lock(guild))
+                matched = await self._match_tx(guild, key, QueueGame.of(key).players)
+            if matched is not None:
+                notice = await self._opened(*matched)
+                notices += [notice] if notice.reply.outcome != "refused" else []
         return notices
 
     async def _timed_out(self, muster: Muster) -> Reply:
