@@ -222,3 +222,12 @@ async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_schedu
     assert (await run(service, "ann", "/game end", thread)).outcome == "applied"
     (notice,) = await service.run_due()
     assert notice.reply.mentions == ("ann", "cat") and "Battlecars, 2 players" in notice.reply.text
+
+
+async def test_a_queued_game_ended_before_its_start_closes_its_muster(service, store):
+    thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", thread)
+    assert (await run(service, "ann", "/game end", thread)).outcome == "applied"
+    late = await run(service, "bob", "/queue confirm", thread)
+    assert late.outcome == "refused" and "ended before it started" in late.text
+    assert await stored.gathering(store) == [] and await service._store.active_game(thread) is None

@@ -310,6 +310,10 @@ class Queues:
         game = QueueGame.of(muster.queue)
         made = None
         if await self._table.store.active_game(muster.channel) is None:
+            if any(s.status == "confirmed" for s in await stored.seats_tx(self._table.store, muster.id)):
+                async with self._table.write():
+                    await stored.set_muster_tx(self._table.store, muster.id, "closed", None)
+                raise GameError("This queued game was ended before it started; /queue join waits for another.")
             made = await self._seating.new_game(muster.channel, actor, {"ruleset": game.ruleset, **game.options},
                                                 guild or muster.guild)
             if made.outcome == "refused":
