@@ -36,6 +36,7 @@ from typing import Any
 from bot.storage import privacy as controls
 from bot.storage import queues as stored
 from bot.storage.queues import Entry, Muster, MusterSeat
+from bot.table.clock.moments import moment
 from bot.table.protocol.commands import Command, CommandSyntaxError, read_options
 from bot.table.protocol.refusals import NotThisGame
 from bot.table.protocol.replies import Actor, Notice, Reply, queue_button
@@ -190,7 +191,8 @@ class Queues:
         if not yes:
             async with self._table.write():
                 await self._table.store.driver.lock_channel(stored.queue_lock(muster.guild))
-                await stored.drop_seat_tx(self._table.store, muster.id, actor.id)
+                if not await stored.drop_seat_tx(self._table.store, muster.id, actor.id):
+                    raise GameError("You answered already.")   # (another process took the same answer)
                 settled = await self._settle_tx(muster)
             said = f"{mine.name} declined: out of this queue."
             return await self._after(muster, said, settled, guild)
@@ -298,9 +300,10 @@ class Queues:
     def _asking(self, muster: Muster, asked: tuple[MusterSeat, ...], head: str) -> Reply:
         """One public message pinging the members asked, with the buttons to answer (nothing secret in it)."""
         names = ", ".join(s.name for s in asked)
-        text = (f"{head} {names}: confirm your seat within {MUSTER_HOURS} h (Confirm my seat, or /queue confirm "
-                f"here); Decline, or letting the time pass, takes you out of this queue and offers the seat on. The "
-                f"game starts once every seat is taken.")
+        by = min(s.due or 0.0 for s in asked)
+        text = (f"{head} {names}: confirm your seat within {MUSTER_HOURS} h, by {moment(by)}: press Confirm my "
+                f"seat, or send /queue confirm here. Decline, or letting the time pass, takes you out of this queue "
+                f"and offers the seat on. The game starts once every seat is taken.")
         return Reply("shown", text, mentions=tuple(s.player for s in asked),
                      ping_words="your queued game is ready: confirm your seat.",
                      buttons=(queue_button(muster.id, True), queue_button(muster.id, False)))
