@@ -172,10 +172,20 @@ async def test_a_forgotten_member_leaves_every_queue_and_a_blocked_one_is_never_
 
 
 @pytest.mark.sqlite_only
-async def test_a_game_the_queue_opened_is_ordinary(service):
+async def test_a_game_the_queue_opened_is_ordinary(store):
+    """Its host's clock, the autopilot at a deadline, a rollback voted by its seats, a resignation."""
+    clock = Clock()
+    service = GameService(store, clock=clock)
     thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
-    await confirmed(service, "bob", thread)
+    await confirmed(service, "bob", thread)   # the first to confirm hosts it
     await confirmed(service, "ann", thread)
+    assert (await run(service, "bob", "/game settings deadline_hours:1", thread)).outcome == "shown"
+    clock.now += 2 * 3600
+    assert any("deadline passed" in n.reply.text for n in await service.run_due() if n.channel == thread)
+    proposed = await run(service, "ann", "/game rollback to:3", thread)   # 1, 2: the joins; 3: the start
+    assert proposed.outcome != "refused", proposed.text
+    rolled = await run(service, "bob", "/game rollback vote:yes", thread)
+    assert rolled.outcome == "applied", rolled.text
     resigned = await run(service, "ann", "/game resign confirm:yes", thread)
     assert resigned.outcome == "applied", resigned.text
     assert (await run(service, "ann", "/queue confirm", thread)).outcome == "refused"   # the muster is over
