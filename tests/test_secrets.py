@@ -399,6 +399,43 @@ def test_another_hands_cards_look_the_same_to_everyone_else(seed, steps, swap):
     _run(lambda folder: _hand_worlds(seed, steps, swap, folder))
 
 
+# --- the queue: its pings and its muster's messages ------------------------------------------------------------
+
+QUEUE_SCRIPT = (("ann", "/queue join ruleset:track players:2", "hall"), ("bob", "/queue join ruleset:track players:2",
+                "hall"), ("cat", "/queue join ruleset:track players:2", "hall"), ("cat", "/queue show", "hall"),
+                ("ann", "/queue confirm", "hall-queue1"), ("bob", "/queue decline", "hall-queue1"),
+                ("cat", "/queue confirm", "hall-queue1"), ("ann", "/queue show", "hall"))
+
+
+def _queue_face(line: str, reply: Reply) -> tuple:
+    """What the queue says: a queue command's whole reply and its notices; of a confirmation (a seat taken, the
+    game's own reply, whose doors are tested above), the queue's line about its muster."""
+    if line != "/queue confirm":
+        return _face(reply), tuple((n.channel, _face(n.reply)) for n in reply.notices)
+    return reply.outcome, reply.text.splitlines()[-1] if "Queued game" in reply.text else reply.text.splitlines()[0]
+
+
+async def _queue_worlds(seeds: tuple[int, int], folder: str) -> None:
+    from unittest import mock
+
+    from bot.table.service import seating
+    told = []
+    for name, seed in zip("ab", seeds, strict=True):
+        async with World(folder, name) as world:
+            with mock.patch.object(seating, "new_seed", lambda seed=seed: seed):
+                replies = [(line, await world.player.execute(channel, Actor(user, user), parse(line), guild="g"))
+                           for user, line, channel in QUEUE_SCRIPT]
+            assert not any(str(seed) in repr(reply) for _line, reply in replies)   # no seed, no hand, anywhere
+            told.append([_queue_face(line, reply) for line, reply in replies])
+    assert told[0] == told[1]
+
+
+@given(seed_a=st.integers(10**12, 10**13), seed_b=st.integers(10**12, 10**13))
+@EXAMPLES
+def test_the_queues_pings_and_muster_look_the_same_whatever_the_queued_games_dice_and_hands(seed_a, seed_b):
+    _run(lambda folder: _queue_worlds((seed_a, seed_b), folder))
+
+
 # --- every game: the dice seed -------------------------------------------------------------------------------
 
 PLANTED_SEED = 7_373_737_373_737

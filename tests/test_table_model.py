@@ -61,11 +61,12 @@ from hypothesis.stateful import (
 )
 
 from bot.storage import privacy
+from bot.storage import queues as queued
 from bot.table.jobs.heavy import HEAVY
 from bot.table.jobs.heavy_jobs import replayed_states
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
-from bot.table.service import rematch
+from bot.table.service import rematch, seating
 from bot.table.service.ratings import latest, recomputed
 from bot.table.service.review import NOT_YET
 from rules.codec import encode_state, encode_tagged
@@ -81,6 +82,7 @@ SEED = 7_373_737_373_000   # planted: a running game's doors never show it (the 
 HUMANS = ("ann", "ben")
 NEWCOMERS = ("cat", "dan")     # members a seat may be offered to
 SPECTATOR = "zed"
+QUEUE_HALL = "hall"            # where the queue is joined (its games open in threads of it)
 ADMIN = "mod"
 GM = "gina"                    # a seated GM (and the host), where the game's opening seats one
 
@@ -118,6 +120,7 @@ class Count:
     agreed: int = 0   # results by agreement (/game propose)
     rematches: int = 0   # rematches played after an end (/game rematch)
     moved: int = 0
+    mustered: int = 0   # answers to a queued game's muster (issue 40 item 2)
 
 
 COUNTS: dict[str, Count] = {}
@@ -537,9 +540,63 @@ class TableModel(RuleBasedStateMachine):
             return
         reply = self.both(who, "/me forget confirm:yes", kind="forget")
         assert reply.outcome == ("refused" if holds else "shown"), reply.text
+        if not holds:   # a member who forgets leaves every queue (issue 40 item 2)
+            assert self.a.run(queued.entries_of(self.a.store, "", who)) == []
         if not holds:
             self.notify.pop(who, None)
             self.followers.discard(who)
+
+    # --- the queue (issue 40 item 2): members wait for this kind of game beside the table's own -----------------
+
+    def queued(self, channel: str, user: str, line: str) -> Reply:
+        """A queue command in both worlds: the queued games roll the same planted dice in each, and a queue never
+        reads the table's secret, so both worlds say the same, to everyone."""
+        with patch.object(seating, "new_seed", lambda: SEED + 2):
+            reply, twin = self.a.do(channel, user, line), self.b.do(channel, user, line)
+        assert (_face(reply), [(n.channel, _face(n.reply)) for n in reply.notices]) == \
+            (_face(twin), [(n.channel, _face(n.reply)) for n in twin.notices]), ("the queue differs", line)
+        self.count.steps += 1
+        return reply
+
+    def musters(self) -> list:
+        return [m for m in self.a.run(queued.gathering(self.a.store)) if m.channel]
+
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, SPECTATOR)), also=st.sampled_from((*NEWCOMERS, SPECTATOR)),
+          answer=st.sampled_from(("/queue confirm", "/queue decline", "")))
+    def queue(self, who: str, also: str, answer: str) -> None:
+        """Two members wait for a two-player game of this kind; the queue that fills opens it in a thread, where
+        the first may answer at once (the muster_answer rule and the clock do the rest)."""
+        for member in (who, also):
+            reply = self.queued(QUEUE_HALL, member, f"/queue join ruleset:{self.GAME} players:2")
+        for notice in reply.notices if answer else ():
+            self.queued(notice.channel, who, answer)
+            self.count.mustered += 1
+
+    @precondition(lambda self: self.musters())
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS, SPECTATOR)), pick=st.integers(0, 10), yes=st.booleans(),
+          join=st.booleans())
+    def muster_answer(self, who: str, pick: int, yes: bool, join: bool) -> None:
+        """Someone answers a queued game's muster (a stranger's answer is refused; a /game join takes a free
+        seat); the clock rule lets the time of the others run out."""
+        musters = self.musters()
+        line = "/game join" if join else "/queue confirm" if yes else "/queue decline"
+        self.queued(musters[pick % len(musters)].channel, who, line)
+        self.count.mustered += 1
+
+    @invariant()
+    def no_muster_waits_without_a_timer(self) -> None:
+        """A muster that asks anyone has a timer no later than its first asked member's own; one that asks nobody
+        is an open table (an ordinary lobby) or done; nobody is held past their limit of queued games (1 here)."""
+        store = self.a.store
+        for muster in self.a.run(queued.gathering(store)):
+            asked = [s for s in self.a.run(queued.seats_tx(store, muster.id)) if s.status == "asked"]
+            if muster.status in ("opening", "mustering"):
+                assert muster.due is not None, ("a muster waits without a timer", muster)
+            if asked:
+                assert muster.status == "mustering" and muster.due is not None and \
+                    muster.due <= min(s.due or 0 for s in asked), ("an asked member outlasts the timer", muster)
+        held = self.a.run(queued.queued_games_tx(store, "", [*HUMANS, *NEWCOMERS, SPECTATOR]))
+        assert all(count <= 1 for count in held.values()), ("a member held past their limit", held)
 
     @precondition(lambda self: self.running() and self.opening.gm_rulings)
     @rule(pick=st.integers(0, 100), fork=st.booleans())
@@ -868,7 +925,7 @@ def _run(game: str, tier: settings) -> None:
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
           f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.rematches} rematches, "
-          f"{count.moved} moves")
+          f"{count.moved} moves, {count.mustered} muster answers")
 
 
 @pytest.mark.parametrize("game", games())

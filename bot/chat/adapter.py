@@ -63,6 +63,7 @@ from bot.table.protocol.commands import (
 from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, refusal
 from bot.table.service.entry import Actor, GameService
 from bot.table.service.league import board_channel_of
+from bot.table.service.queue import ThreadRefused
 from bot.table.trust.guards import RateLimit, plain_name
 from bot.table.trust.importer import MAX_IMPORT_BYTES
 from rules.errors import GameError
@@ -173,6 +174,7 @@ class PitbossBehaviour(discord.Client):
         # this process's own drawing warmed on a thread while the rest starts, and waited for before the
         # gateway connects: the first picture after a start is drawn warm (issue 39, item 6)
         warming = self.render_processes.warm_at_start() if self.render_processes is not None else None
+        self.service.set_thread_opener(self.open_queue_thread)
         self.add_dynamic_items(ActionButton, ConfirmPlanButton, CancelPlanButton)
         settle_memory()
         self.start_scheduler()
@@ -538,6 +540,22 @@ class PitbossBehaviour(discord.Client):
             return reply
         return Reply("shown", f"A new {title} game is in {thread.mention}: /game join there.",
                      notices=(Notice(str(thread.id), reply),))
+
+    async def open_queue_thread(self, parent: str, title: str, muster: int) -> str:
+        """The public thread a queued game is played in, off `parent` (a thread's own channel when the queue was
+        joined in a thread); ThreadRefused names the permission the bot lacks."""
+        channel = await self._game_channel(parent)
+        if isinstance(channel, discord.Thread) and isinstance(channel.parent, discord.TextChannel):
+            channel = channel.parent
+        if not isinstance(channel, discord.TextChannel):
+            raise ThreadRefused("I can open its thread only off a server's text channel.")
+        try:
+            thread = await channel.create_thread(name=title[:100], type=discord.ChannelType.public_thread,
+                                                 auto_archive_duration=10080)
+        except discord.Forbidden:
+            raise ThreadRefused("I cannot open its thread: I need the Create Public Threads and Send Messages in "
+                                "Threads permissions there.") from None
+        return str(thread.id)
 
     async def run_button(self, interaction: discord.Interaction, custom_id: str) -> None:
         """A button press: acknowledge at once, then run the action it stands for."""

@@ -34,6 +34,14 @@ async def list_lobby_tx(store: Store, game_id: int, at: float) -> None:
                                (game_id, datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")))
 
 
+async def keep_listed_tx(store: Store, game_id: int, at: float) -> None:
+    """List a lobby that was not listed when it was made (a queued game whose muster left seats open); a lobby
+    listed already, or closed for good, stays as it is."""
+    await store.driver.execute("INSERT INTO open_tables (game_id, open, opened_at) VALUES (?, 1, ?)"
+                               " ON CONFLICT (game_id) DO NOTHING",
+                               (game_id, datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")))
+
+
 async def carry_listing_tx(store: Store, source_id: int, game_id: int) -> None:
     """A game moved (a new record in its new channel): its listing goes with it (inside the move's transaction)."""
     await store.driver.execute(

@@ -307,7 +307,49 @@ MIGRATIONS: tuple[str, ...] = (
         body TEXT NOT NULL DEFAULT ''
     );
     """,
-    # 22: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
+    # 22: the queue (issue 40 item 2, /queue join): who waits for which
+    # game (its key: ruleset, players and options), how many queued games each member plays at once, and each
+    # muster: the game the queue opened for the members it matched, whom it asked to confirm and by when.
+    """
+    CREATE TABLE queue_entries (
+        guild TEXT NOT NULL,
+        queue TEXT NOT NULL,
+        player TEXT NOT NULL,
+        name TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        joined_at {real} NOT NULL,
+        PRIMARY KEY (guild, queue, player)
+    );
+    CREATE INDEX queue_entries_by_player ON queue_entries (player);
+    CREATE TABLE queue_limits (
+        guild TEXT NOT NULL,
+        player TEXT NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (guild, player)
+    );
+    CREATE TABLE musters (
+        id {id},
+        guild TEXT NOT NULL,
+        queue TEXT NOT NULL,
+        joined_in TEXT NOT NULL,
+        channel TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL CHECK (status IN ('opening', 'mustering', 'open', 'started', 'closed')),
+        due {real},
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX musters_due ON musters (due);
+    CREATE INDEX musters_by_channel ON musters (channel);
+    CREATE TABLE muster_seats (
+        muster {bigint} NOT NULL REFERENCES musters (id),
+        player TEXT NOT NULL,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('asked', 'confirmed')),
+        due {real},
+        PRIMARY KEY (muster, player)
+    );
+    CREATE INDEX muster_seats_by_player ON muster_seats (player);
+    """,
+    # 23: the server's tournaments (issue 40): each one's course as bot.table.league.tournament stores it, the
     # channel it was announced in (its games open in threads of it), and which game belongs to which.
     """
     CREATE TABLE tournaments (

@@ -182,6 +182,19 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("standings", "This server's players of one game, by rating", (
         OptionSpec("ruleset", "str", "The game", required=True),
     ), query=True, private=True),
+    CommandSpec("queue join", "Wait for a game: when enough members wait for the same one, I open it", (
+        OptionSpec("ruleset", "str", "Which game to play", required=True),
+        OptionSpec("players", "int", "How many players the game seats", required=True, min_value=2, max_value=8),
+        OptionSpec("setup", "str", "The game's options as /new takes them: name:value name:value"),
+        OptionSpec("at_once", "int", "How many queued games you play at once (kept; 1 at first)", min_value=1,
+                   max_value=10),
+    ), private=True),
+    CommandSpec("queue leave", "Stop waiting: in one game's queue, or in all", (
+        OptionSpec("ruleset", "str", "One game's queues (all of yours if left out)"),
+    ), private=True),
+    CommandSpec("queue show", "The queues you wait in, and the queued games you play", query=True, private=True),
+    CommandSpec("queue confirm", "Confirm your seat in the game the queue opened in this thread"),
+    CommandSpec("queue decline", "Give up your seat in the game the queue opened here (you leave that queue)"),
     CommandSpec("orders set", "Answer one of this game's questions in advance, privately", (
         OptionSpec("question", "str", "The question (suggested as you type)", required=True, suggest=True),
         OptionSpec("answer", "str", "Your answer (suggested as you type)", required=True, suggest=True),

@@ -24,6 +24,7 @@ __all__ += ["Propose", "Rematch"]   # issue 38 findings 15 and 14 (kept apart: o
 __all__ += ["Forget"]   # issue 39 item 12
 __all__ += ["LeagueBoard", "LookingForGame"]   # issue 40 item 1
 __all__ += ["Review"]   # issue 40 item 5
+__all__ += ["QueueAnswer", "QueueJoin", "QueueLeave", "QueueShow"]   # issue 40 item 2
 
 
 class TableCommand:
@@ -248,6 +249,39 @@ class Forget(TableCommand):
     """/me forget: delete the member's own data, their name in games made neutral."""
 
     confirm: str = ""
+
+
+@named("queue join")
+@dataclass(frozen=True)
+class QueueJoin(TableCommand):
+    """/queue join: wait for a game of these options and players."""
+
+    ruleset: str
+    players: int
+    setup: str = ""
+    at_once: int | None = None
+
+
+@named("queue leave")
+@dataclass(frozen=True)
+class QueueLeave(TableCommand):
+    """/queue leave: stop waiting in one game's queues, or in all."""
+
+    ruleset: str = ""
+
+
+@named("queue show")
+@dataclass(frozen=True)
+class QueueShow(TableCommand):
+    """/queue show: one's queues and queued games."""
+
+
+@named("queue confirm", "queue decline")
+@dataclass(frozen=True)
+class QueueAnswer(TableCommand):
+    """/queue confirm and /queue decline: a mustered member's answer."""
+
+    sent: Command
 
 
 @named("game status")

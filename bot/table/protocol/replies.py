@@ -23,6 +23,7 @@ VOTE_PREFIX = "pr"  # a seated player's yes or no to a rollback (bot.table.servi
 REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's yes or no (bot.table.service.rematch)
 OPEN_TABLE_PREFIX = "pj"  # "Join" on /lfg and the server's board: a seat at an open table (bot.table.service.league)
 REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that game (issue 40 item 5)
+QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a queued game (bot.table.service.queue)
 CANCEL_ID = "pv-cancel"
 
 
@@ -281,6 +282,12 @@ def open_table_button(game_id: int, label: str) -> Button:
 def review_button(game_id: int) -> Button:
     """"Review" on finished game `game_id`'s final message: its /game review, privately to whoever presses."""
     return Button("Review", f"{REVIEW_PREFIX}:{game_id}:0:0", f"/game review game:{game_id}")
+
+
+def queue_button(muster: int, yes: bool) -> Button:
+    """Confirm or Decline a seat the queue's muster `muster` holds for the presser."""
+    return Button("Confirm my seat" if yes else "Decline", f"{QUEUE_PREFIX}:{muster}:0:{int(yes)}",
+                  "/queue confirm" if yes else "/queue decline", yes)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
-from bot.table.protocol.replies import MESSAGE_LIMIT, TURN, Direct, Notice, Reply, clip
+from bot.table.protocol.replies import MESSAGE_LIMIT, QUEUE_PREFIX, TURN, Direct, Notice, Reply, clip
 from bot.table.service.shared import Table, channel_link, reads
 from rules.registry import get_ruleset
 
@@ -37,8 +37,8 @@ class AwayPings:
     async def _one(self, channel: str, reply: Reply) -> Reply:
         """One channel's reply without its pings to away players (as it was when the database is busy:
         what the command did is done, and a ping too many beats a move reported as refused)."""
-        if not reply.mentions:
-            return reply
+        if not reply.mentions or any(b.custom_id.startswith(f"{QUEUE_PREFIX}:") for b in reply.buttons):
+            return reply   # a queued game's muster pings in its thread at once: its own 24 h limit moves for nobody
         try:
             return await self._held(channel, reply)
         except StoreBusy:

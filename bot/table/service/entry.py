@@ -44,6 +44,7 @@ from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
+from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener
 from bot.table.service.relocation import Moving
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
 from bot.table.service.review import REVIEW_BUTTON
@@ -119,6 +120,7 @@ class GameService:
         self._controls = Controls(table)
         self._privacy = Privacy(table, self._controls)
         self._league = League(table, self._acting)
+        self._queues = Queues(table, self._seating, self._acting)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -165,6 +167,8 @@ class GameService:
         elif (asked := REVIEW_BUTTON.match(custom_id)) is not None:   # as /game review game:N, at the same door
             return await self.execute(channel, actor, Command("game review", {"game": int(asked.group(1))}),
                                       guild=guild, delivery=delivery)
+        elif (mustered := QUEUE_BUTTON.match(custom_id)) is not None:
+            work = self._queues.answer(channel, actor, mustered.group(2) == "1", guild, int(mustered.group(1)))
         else:
             work = self._acting.press(channel, actor, custom_id)
         taken = custom_id.startswith((f"{SEAT_PREFIX}:", f"{RESIGN_PREFIX}:"))   # a seat's change, never refunded
@@ -289,7 +293,8 @@ class GameService:
         Each timer is claimed (cleared) in a transaction before it is acted on, so a restart or a
         second process never sends it twice.
         """
-        return await self.send_claimed(await self._store.claim_due(self._table.clock()))
+        notices = await self.send_claimed(await self._store.claim_due(self._table.clock()))
+        return notices + await self._queues.due(self._guarded)
 
     async def due_digests(self) -> list[Direct]:
         """The daily digests due now (`/me settings notify:digest`), each claimed so it is sent once."""
@@ -405,8 +410,29 @@ class GameService:
             typed.LookingForGame: lambda at, _c: self._league.listing(at.actor, at.guild),
             typed.LeagueBoard: lambda at, c: self._league.board(
                 at.actor, at.guild, board_channel_of(c.channel) if c.channel is not None else None, c.off == "yes"),
-            typed.Play: lambda at, c: self._acting.act(at.channel, at.actor, c.sent),
+            typed.Play: self._play,
+            typed.QueueJoin: lambda at, c: self._queues.join(at.channel, at.actor, at.guild, c.ruleset, c.players,
+                                                             c.setup, c.at_once),
+            typed.QueueLeave: lambda at, c: self._queues.leave(at.actor, at.guild, c.ruleset),
+            typed.QueueShow: lambda at, _c: self._queues.show(at.actor, at.guild),
+            typed.QueueAnswer: lambda at, c: self._queues.answer(at.channel, at.actor, c.sent.name == "queue confirm",
+                                                                 at.guild),
         }
+
+    async def _play(self, at: Sent, command: typed.Play) -> Reply:
+        """A move the game referees; a lobby's join or start in a queued game's thread is its muster's."""
+        mustered = await self._queues.lobby_command(at.channel, at.actor, command.sent, at.guild)
+        return mustered if mustered is not None else await self._acting.act(at.channel, at.actor, command.sent)
+
+    def set_thread_opener(self, opener: ThreadOpener) -> None:
+        """How the transport opens the thread a queued game is played in (bot.table.service.queue)."""
+        self._queues.open_thread = opener
+
+    async def muster(self, guild: str, joined_in: str, ruleset: str, players: int, options: dict[str, Any],
+                     members: list[tuple[str, str]]) -> Notice:
+        """Open a game for these members (id, name) in a new thread and muster them (Queues.muster): what a league
+        or tournament pairing members calls; the notice to post in the thread."""
+        return await self._queues.muster(guild, joined_in, ruleset, players, options, members)
 
     async def turn_message(self, game_id: int) -> TurnMessage | None:
         """The message a transport uses to show the current turn, and what it says so far."""

@@ -78,6 +78,15 @@ NOTES["game rematch"] = ("After a game ends here (its final message has a Rematc
                          "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "
                          "A no leaves that seat open for anyone to /game join, then the host starts as usual.")
 
+NOTES["queue join"] = ("Members waiting for the same game (ruleset, players and setup options, written as /new takes "
+                       "them, no seed:) wait together; when enough do, I open it in a new thread and ping them there "
+                       "to confirm within 24 h (Confirm my seat, or /queue confirm; /queue decline). Who confirms is "
+                       "seated; who declines or lets the time pass leaves that queue and the seat goes to the next "
+                       "member waiting, else it is open for anyone to /game join. The game starts once every seat is "
+                       "taken. at_once:N sets how many queued games you play at once (1 at first); a game the queue "
+                       "opened counts until it ends.")
+NOTES["queue confirm"] = NOTES["queue decline"] = NOTES["queue join"]
+
 
 def command_named(typed: str) -> str:
     """A command's grammar name from what a player typed: '/game join', 'game-join', 'Move'."""
@@ -103,9 +112,9 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     game, the games and how to start one."""
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
+        league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show'))
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
-                f"`/game start`. `/help command:NAME` explains any command.\n\n"
-                f"{_table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board'))}")
+                f"`/game start`. `/help command:NAME` explains any command.\n\n{league}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
     seated = state.player(actor_id) is not None
     waiting = ruleset.acting_players(state)
