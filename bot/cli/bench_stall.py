@@ -77,11 +77,11 @@ class Size:
     def of(cls, games: int, rounds: int) -> Size:
         """A server of `games` running games and a long game of as many actions (50 at least, at most the
         longest a re-play may have); 250 finished games of 300 actions, fewer for a small server, where
-        the commands also follow each other sooner and each game is played 60 actions at most (a quick
+        the commands also follow each other sooner and each game is played 40 actions at most (a quick
         look, as a test takes)."""
         small = games < 1_000
         return cls(min(max(games, 50), MAX_REPLAY_ACTIONS), games, min(FINISHED_ON_SERVER, max(games // 8, 2)),
-                   min(FINISHED_ACTIONS, max(games, 50)), rounds, 0.02 if small else 0.1, 60 if small else PLAYOUT)
+                   min(FINISHED_ACTIONS, max(games, 50)), rounds, 0.01 if small else 0.1, 40 if small else PLAYOUT)
 
 
 FULL = Size()                                  # `pitboss bench --stall`
