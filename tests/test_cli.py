@@ -319,7 +319,8 @@ def test_bench_prints_every_figure(tmp_path):
 
 async def test_the_bench_ends_with_every_commands_worst_loop_hold(tmp_path):
     """What `pitboss bench` prints last (bot.cli.bench._stall_pass), small: a row for every command the bot has
-    with its worst hold's wall time, the loop's CPU in it, its wait for a core and the other threads' CPU."""
+    with its worst hold's wall time, the loop's CPU in it, its wait for a core and the other threads' CPU, and
+    the figure judged against the limit."""
     from bot.cli.bench import _stall_pass
     from bot.cli.bench_stall import Size
     from bot.table.protocol.commands import command_table
@@ -334,7 +335,7 @@ async def test_the_bench_ends_with_every_commands_worst_loop_hold(tmp_path):
                     r"the loop-hold pass took \d+ s, CPU \d+ s in all its processes"):
         assert re.search(pattern, out), (pattern, out)
     for spec in command_table().commands:
-        row = rf"^  /{re.escape(spec.name)} +\d+ +[\d.]+ ms +[\d.]+ ms +[\d.]+ ms +[\d.]+ ms  .* (ok|OVER)"
+        row = rf"^  /{re.escape(spec.name)} +\d+( +[\d.]+ ms){{5}}  .* (ok|OVER)"
         assert len(re.findall(row, out, re.MULTILINE)) == 1, (spec.name, out)
     assert "NOT COVERED" not in out
 
