@@ -285,6 +285,7 @@ def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
 def test_bench_prints_every_figure(tmp_path):
     """A small run of the benchmark: it must print each figure the README quotes (values not asserted)."""
     from bot.cli.bench_clean import OLD_MEDIANS
+
     result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", "--game-moves", "8",
                          "--idle-wait", "0.5", "--stall-size", "0", cwd=tmp_path)   # the loop-hold pass: below
     assert result.returncode == 0, result.stdout + result.stderr

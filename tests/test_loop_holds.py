@@ -268,15 +268,15 @@ def test_the_stall_bench_runs_every_table_command_as_itself():
 
 def test_a_hold_is_judged_on_the_loops_cpu_and_its_wall_time_less_its_wait_for_a_core():
     """On a busy machine a step's wall time counts other processes' turns on the core: a hold passes when
-    waits for a core put it over (the loop's own, or those of a GIL holder that did not run), and fails on
-    the loop's own CPU, or on a wait for the GIL while a thread of the bot ran."""
+    waits for a core put it over (the loop's own, or those of a GIL holder that did not run; that one named),
+    and fails on the loop's own CPU, or on a wait for the GIL while a thread of the bot ran."""
     from bot.cli.bench_stall import Run, _verdict
 
     def run(hold: float, cpu: float, ready: float, others: float = 0.0) -> Run:
-        return Run(0.5, hold, cpu, ready, others, cpu, min(hold - ready, cpu + others), cpu, 0.01)
+        return Run(0.5, hold, cpu, ready, others, cpu, hold - ready, min(hold - ready, cpu + others), cpu, 0.01)
 
     assert _verdict([run(0.004, 0.003, 0.0), run(0.015, 0.002, 0.010)]) == "ok"
-    assert _verdict([run(0.040, 0.003, 0.036)]) == "ok (wall: the machine's)"
-    assert _verdict([run(0.029, 0.003, 0.0, others=0.002)]) == "ok (wall: the machine's)"   # the holder waited
+    assert _verdict([run(0.040, 0.003, 0.036)]) == "ok (wall: waited for a core)"
+    assert _verdict([run(0.029, 0.003, 0.0, others=0.002)]) == "ok (wall: blocked while no thread of the bot ran)"
     assert _verdict([run(0.004, 0.003, 0.0), run(0.029, 0.003, 0.001, others=0.025)]) == "OVER"   # a thread ran
     assert _verdict([run(0.060, 0.025, 0.035)]) == "OVER"   # the loop's own work

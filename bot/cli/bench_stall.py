@@ -232,6 +232,7 @@ class LoopProbe:
         self.worst_ready = 0.0  # its wait for a core in that step
         self.worst_others = 0.0  # the CPU time of the process's other threads in that step
         self.most_cpu = 0.0    # the most CPU time of the loop's thread in any step
+        self.most_unready = 0.0  # the longest step less its wait for a core
         self.most_own = 0.0    # the longest step as a quiet machine would see it (`Run`)
         self.cpu = 0.0         # the loop thread's CPU time in all steps
         self.what = ""         # the longest step, when it is over STALL_LIMIT
@@ -249,6 +250,7 @@ class LoopProbe:
                 queued, others = min(ready() - waited, took), max(time.process_time() - every - used, 0.0)
                 probe.cpu += used
                 probe.most_cpu = max(probe.most_cpu, used)
+                probe.most_unready = max(probe.most_unready, took - queued)
                 probe.most_own = max(probe.most_own, min(took - queued, used + others))
                 if took > probe.worst:
                     probe.worst, probe.worst_cpu, probe.worst_ready, probe.worst_others = took, used, queued, others
@@ -266,11 +268,12 @@ class LoopProbe:
 @dataclass(frozen=True)
 class Run:
     """One run of a command: its time in all; its longest step (wall, the loop's CPU in it, its wait for a
-    core, the CPU of the process's other threads meanwhile); the most CPU in any step; the longest step as
-    a quiet machine would see it (the verdict's figure): its wall time less its wait for a core, but no
-    more than the loop's CPU and the other threads' (the loop waits on the GIL while they run; a wait for a
-    holder of the GIL that is itself waiting for a core is the machine's); the loop's CPU in all steps; the
-    other user's slowest reply meanwhile."""
+    core, the CPU of the process's other threads meanwhile); the most CPU in any step; the longest step
+    less its wait for a core; the longest step as a quiet machine would see it (the verdict's figure): its
+    wall time less its wait for a core, but no more than the loop's CPU and the other threads' (the loop
+    waits on the GIL while they run; a wait for a holder of the GIL that is itself waiting for a core is
+    the machine's, and so, unseen, is a blocking call on the loop: the verdict names such a step); the
+    loop's CPU in all steps; the other user's slowest reply meanwhile."""
 
     took: float
     hold: float
@@ -278,6 +281,7 @@ class Run:
     hold_ready: float
     hold_others: float
     most_cpu: float
+    most_unready: float
     most_own: float
     cpu: float
     reply: float
@@ -333,7 +337,8 @@ class Bench:
         probe = self.probe
         measured = self.figures.setdefault((name, where), Measured())
         measured.runs.append(Run(took, probe.worst, probe.worst_cpu, probe.worst_ready, probe.worst_others,
-                                 probe.most_cpu, probe.most_own, probe.cpu, max(replies, default=0.0)))
+                                 probe.most_cpu, probe.most_unready, probe.most_own, probe.cpu,
+                                 max(replies, default=0.0)))
         if result is not None:
             refused = result.outcome == "refused"
             measured.outcome = f"refused: {result.text[:60]}" if refused else measured.outcome or result.outcome
@@ -481,11 +486,16 @@ HEADER = ("the loop hold is a command's longest step of the event loop: wall tim
 
 
 def _verdict(runs: list[Run]) -> str:
-    """'ok'; 'ok (wall: the machine's)' when only the wall time passed the limit, waiting for a core or for a
-    holder of the GIL that waited for one; or 'OVER'."""
+    """'OVER'; 'ok'; or, when only the wall time passed the limit, ok and why: the loop waited for a core, or
+    it was blocked while no thread of the bot ran (a GIL holder waiting for a core, or a blocking call on
+    the loop: worth a look on a quiet machine)."""
     if any(run.over for run in runs):
         return "OVER"
-    return "ok" if max(run.hold for run in runs) <= STALL_LIMIT else "ok (wall: the machine's)"
+    if max(run.hold for run in runs) <= STALL_LIMIT:
+        return "ok"
+    if max(run.most_unready for run in runs) <= STALL_LIMIT:
+        return "ok (wall: waited for a core)"
+    return "ok (wall: blocked while no thread of the bot ran)"
 
 
 def _hold(runs: list[Run]) -> str:
