@@ -287,7 +287,7 @@ def test_bench_prints_every_figure(tmp_path):
     from bot.cli.bench_clean import OLD_MEDIANS
 
     result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", "--game-moves", "8",
-                         "--idle-wait", "0.5", cwd=tmp_path)
+                         "--idle-wait", "0.5", "--stall-size", "0", cwd=tmp_path)   # the loop-hold pass: below
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for pattern in (r"one channel, 4 moves.*cold.*p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms",
@@ -305,7 +305,6 @@ def test_bench_prints_every_figure(tmp_path):
                     r"after the load \d+ MB in \d+ processes",
                     r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(the bench's own \d+ MB, "
                     r"the others .*; idle workers stop after \d+ s",
-                    r"every command's worst loop hold: `pitboss bench --stall`",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+ "
@@ -317,6 +316,29 @@ def test_bench_prints_every_figure(tmp_path):
                     r"3 channels of all \d+ games at once, \d+ moves in [\d.]+ s: [\d.]+ moves/s; .* "
                     r"CPU [\d.]+ ms a move"):
         assert re.search(pattern, out), (pattern, out)
+
+
+async def test_the_bench_ends_with_every_commands_worst_loop_hold(tmp_path):
+    """What `pitboss bench` prints last (bot.cli.bench._stall_pass), small: a row for every command the bot has
+    with its worst hold's wall time, the loop's CPU in it, its wait for a core and the other threads' CPU, and
+    the figure judged against the limit."""
+    from bot.cli.bench import _stall_pass
+    from bot.cli.bench_stall import Size
+    from bot.table.protocol.commands import command_table
+
+    lines: list[str] = []
+    await _stall_pass(str(tmp_path / "bench.db"), Size.of(50, rounds=1), lines.append)
+    out = "\n".join(lines)
+    for pattern in (r"every command's worst loop hold: 50 running games on a server, a 50-action game, 1 run of each "
+                    r"command \(`pitboss bench --stall`: 10000 and 10000, 3 runs\)",
+                    r"every command's worst loop hold \(the loop hold is a command's longest step of the event loop: "
+                    r"wall time, the loop's CPU in it, its wait for a core",
+                    r"the loop-hold pass took \d+ s, CPU \d+ s in all its processes"):
+        assert re.search(pattern, out), (pattern, out)
+    for spec in command_table().commands:
+        row = rf"^  /{re.escape(spec.name)} +\d+( +[\d.]+ ms){{5}}  .* (ok|OVER)"
+        assert len(re.findall(row, out, re.MULTILINE)) == 1, (spec.name, out)
+    assert "NOT COVERED" not in out
 
 
 def test_a_database_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path):

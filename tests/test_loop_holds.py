@@ -206,6 +206,57 @@ async def test_a_seat_given_in_a_long_game_played_within_the_hour_is_judged_off_
     assert judged_on == [(judged_on[0][0], LONG)] and judged_on[0][0] != threading.get_ident()
 
 
+async def test_a_member_of_many_running_games_is_refused_forgetting_without_a_snapshot_read(service, store,
+                                                                                         monkeypatch):
+    """/me forget refusing a member of many running games counts their seats in the database: no game's state
+    is decoded or even read (it was each game's, on a thread that held the GIL while the loop waited). A seat
+    resigned or given away is no seat; a game the member hosts is one, seated or not."""
+    from bot.cli.bench_stall import store_server
+    from rules.engine import Ruleset
+
+    await store_server(store, GUILD, "ann", 12)   # chan-server-0..11: ann hosts, ann and rival seated
+    for channel, lines in (("resigned", ["/game resign confirm:yes"]),
+                           ("given", ["/game seat give to:eve", ("eve", "/game seat take")])):
+        for user, line in (("cat", "/game new ruleset:speedway seed:1"), ("cat", "/game join"), ("ann", "/game join"),
+                           ("dan", "/game join"), ("cat", "/game start"), *(("ann", x) if isinstance(x, str) else x
+                                                                           for x in lines)):
+            assert (await service.execute(channel, Actor(user, user), parse(line))).outcome == "applied", line
+    for user, line in (("ann", "/game new ruleset:speedway seed:1"), ("cat", "/game join")):   # hosted, unseated
+        assert (await service.execute("hosted", Actor(user, user), parse(line))).outcome == "applied", line
+    decoded, snapshots_read = [], []
+    real_load, real_fetchall, real_fetchone = Ruleset.load_state, store.driver.fetchall, store.driver.fetchone
+
+    def load_state(ruleset, text):
+        decoded.append(ruleset.id)
+        return real_load(ruleset, text)
+
+    def read(rows):
+        snapshots_read.extend(v for row in rows for v in row if isinstance(v, str) and v.startswith('{"schema"'))
+        return rows
+
+    async def fetchall(sql, params=()):
+        return read(await real_fetchall(sql, params))
+
+    async def fetchone(sql, params=()):
+        row = await real_fetchone(sql, params)
+        return read([row] if row else []) and row
+
+    monkeypatch.setattr(Ruleset, "load_state", load_state)
+    monkeypatch.setattr(store.driver, "fetchall", fetchall)
+    monkeypatch.setattr(store.driver, "fetchone", fetchone)
+    named = ", ".join(f"chan-server-{n}" for n in range(10))   # the first ten, in the order they began
+    for user, games in (("rival", 12), ("ann", 13)):
+        reply = await service.execute("elsewhere", Actor(user, user), parse("/me forget"), guild=GUILD)
+        assert reply.outcome == "refused", reply.text
+        assert f"You still play in {games} running games ({named}): your seat" in reply.text, reply.text
+    assert decoded == [] and snapshots_read == []
+    dan = await service.execute("elsewhere", Actor("dan", "dan"), parse("/me forget"), guild=GUILD)
+    assert "still play in 2 running games (resigned, given)" in dan.text, dan.text
+    assert (await service.execute("x", Actor("eve", "eve"), parse("/me forget"))).outcome == "refused"
+    asked = await service.execute("x", Actor("bob", "bob"), parse("/me forget"))
+    assert asked.outcome == "shown" and "in the 0 games you played" in asked.text, asked.text
+
+
 def test_the_stall_bench_runs_every_table_command_as_itself():
     """`pitboss bench --stall` measures every table command (each game's own are found by playing it): a new
     one without a scene there fails here, as the bench itself says NOT COVERED."""
@@ -216,3 +267,19 @@ def test_the_stall_bench_runs_every_table_command_as_itself():
     typed = [(name, line if isinstance(line, Command) else parse(line)) for name, _channel, _actor, line in scenes]
     assert {name for name, _ in typed} - {"end"} == {spec.name for spec in TABLE_COMMANDS}
     assert all(command.name == name for name, command in typed)
+
+
+def test_a_hold_is_judged_on_the_loops_cpu_and_its_wall_time_less_its_wait_for_a_core():
+    """On a busy machine a step's wall time counts other processes' turns on the core: a hold passes when
+    waits for a core put it over (the loop's own, or those of a GIL holder that did not run; that one named),
+    and fails on the loop's own CPU, or on a wait for the GIL while a thread of the bot ran."""
+    from bot.cli.bench_stall import Run, _verdict
+
+    def run(hold: float, cpu: float, ready: float, others: float = 0.0) -> Run:
+        return Run(0.5, hold, cpu, ready, others, cpu, hold - ready, min(hold - ready, cpu + others), cpu, 0.01)
+
+    assert _verdict([run(0.004, 0.003, 0.0), run(0.015, 0.002, 0.010)]) == "ok"
+    assert _verdict([run(0.040, 0.003, 0.036)]) == "ok (wall: waited for a core)"
+    assert _verdict([run(0.029, 0.003, 0.0, others=0.002)]) == "ok (wall: blocked while no thread of the bot ran)"
+    assert _verdict([run(0.004, 0.003, 0.0), run(0.029, 0.003, 0.001, others=0.025)]) == "OVER"   # a thread ran
+    assert _verdict([run(0.060, 0.025, 0.035)]) == "OVER"   # the loop's own work

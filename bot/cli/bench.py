@@ -15,7 +15,8 @@ once; then each game's warm move beside its own yardstick, its bytes beside 8dd7
 channels of all the games at once; and memory: idle, after the load, and after an idle wait (600 s by
 default: idle worker processes are stopped after PITBOSS_WORKER_IDLE_SECONDS), with the first pictures
 after that wait. Wall-clock figures on a shared machine are noisy: the CPU time of a move over all the
-bot's processes is printed beside them.
+bot's processes is printed beside them. Last, every command's worst loop hold, measured by
+bot.cli.bench_stall at its BENCH size in a process of its own.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ import os
 import resource
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from bot.cli.bench_clean import clean_floor
 from bot.cli.bench_games import _opening, _run, every_game, percentile
 from bot.cli.bench_memory import PeakMemory, children, pss_mb, tree_mb
+from bot.cli.bench_stall import BENCH, FULL, Size
 from bot.storage.store import Store, is_postgres, stored
 from bot.storage.target import masked
 from bot.table.jobs import drawing
@@ -214,8 +219,10 @@ async def _after_idling(service: GameService, workers: RenderProcesses | None, w
 
 
 async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int = 400, seed: int = 1,
-                stream: TextIO = sys.stdout, game_moves: int = 200, idle_wait: float = 600.0) -> int:
-    """Run the benchmark on a fresh database at `db_path` and print its figures."""
+                stream: TextIO = sys.stdout, game_moves: int = 200, idle_wait: float = 600.0,
+                stall: Size | None = BENCH) -> int:
+    """Run the benchmark on a fresh database at `db_path` and print its figures; then, unless `stall` is None,
+    every command's worst loop hold at that size."""
     store = await Store.open(db_path)
     workers = RenderProcesses.configured()
     heavy = HeavyWork(process=True)   # as `pitboss run`: started by the first long job
@@ -302,11 +309,35 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
             f"in {loaded.peak[1]} processes, of every game {mixed.peak[0]:.0f} MB in {mixed.peak[1]} (resident, shared "
             f"pages counted in each process: {max(loaded.peak_resident, mixed.peak_resident):.0f} MB at most); after "
             f"the load {after[0]:.0f} MB in {after[1]} processes")
-        say("every command's worst loop hold: `pitboss bench --stall` (10,000 stored games, about a minute)")
         await _after_idling(service, workers, idle_wait, seed + 5002, warm_first, say)
     finally:
         if workers is not None:
             workers.close()
         heavy.close()
         await store.close()
+    if stall is not None:
+        await _stall_pass(db_path, stall, say)
     return 0
+
+
+async def _stall_pass(db_path: str, size: Size, say: Callable[[str], None]) -> None:
+    """Every command's worst loop hold (bot.cli.bench_stall at `size`), in a process of its own: the bench's
+    own heap and workers neither slow it nor count in its figures, nor it in theirs. The lines it prints, and
+    what it took."""
+    say(f"every command's worst loop hold: {size.running} running games on a server, a {size.long_actions}-action "
+        f"game, {size.rounds} {'run' if size.rounds == 1 else 'runs'} of each command (`pitboss bench --stall`: "
+        f"{FULL.running} and {FULL.long_actions}, {FULL.rounds} runs)")
+    started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory() as folder:
+        target = db_path if is_postgres(db_path) else str(Path(folder) / "stall.db")
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "bench", "--stall", "--db", target, "--stall-size", str(size.running),
+            "--stall-rounds", str(size.rounds), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        assert child.stdout is not None
+        async for line in child.stdout:
+            say(f"  {line.decode().rstrip()}")
+        status = await child.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    say(f"the loop-hold pass took {time.perf_counter() - started:.0f} s, CPU {cpu:.0f} s in all its processes"
+        + ("" if status == 0 else f" (it exited {status}: a command over the limit, or not covered)"))

@@ -416,14 +416,17 @@ def _selfplay(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from bot.cli.bench import bench
+    from bot.cli.bench_stall import BENCH, FULL, Size, stall_bench
 
     with tempfile.TemporaryDirectory() as folder:
         if args.stall:
-            from bot.cli.bench_stall import stall_bench
-
-            return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db")))
+            size = FULL if args.stall_size is None else Size.of(args.stall_size, args.stall_rounds or FULL.rounds)
+            return asyncio.run(stall_bench(args.db or str(Path(folder) / "stall.db"), size=size))
+        games = BENCH.running if args.stall_size is None else args.stall_size
+        stall = Size.of(games, args.stall_rounds or BENCH.rounds) if games > 0 else None
         return asyncio.run(bench(args.db or str(Path(folder) / "bench.db"), args.channels, args.moves,
-                                 args.single, args.seed, game_moves=args.game_moves, idle_wait=args.idle_wait))
+                                 args.single, args.seed, game_moves=args.game_moves, idle_wait=args.idle_wait,
+                                 stall=stall))
 
 
 async def _opens(target: str) -> None:
@@ -569,6 +572,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--stall", action="store_true",
                        help="instead: how long each command the bot has holds the event loop, on a "
                             "10,000-action game and a server of many games, and what other channels wait")
+    bench.add_argument("--stall-size", type=int, metavar="GAMES",
+                       help="the loop-hold pass's server (running games) and long game (actions): 2,000 at the end of "
+                            "the bench (0: no pass), 10,000 with --stall")
+    bench.add_argument("--stall-rounds", type=int, help="runs of each command in that pass (1; 3 with --stall)")
     return parser
 
 

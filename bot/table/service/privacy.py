@@ -110,31 +110,35 @@ class Privacy:
         player = checked_id("user", player)
         who, whose = (f"Member {player}", "their") if operator else ("You", "your")
         typed = f"pitboss forget --user {player} --yes" if operator else FORGET_CONFIRM
-        games = await stored.games_of(self._table.store, player)
-        # each running game's snapshot decoded on a thread: a member of many long games holds no loop
-        running = await asyncio.to_thread(
-            lambda: [game for game in games if game.status == "active" and self._holds(game, player)])
+        store = self._table.store
+        # the database judges the seats (no snapshot decoded): a member of many long games holds no loop
+        seats = await stored.running_seats(store, player)
+        running = seats.first + [(game.id, game.channel) for game in (await asyncio.to_thread(
+            lambda: [game for game in seats.unjudged if self._holds(game, player)]) if seats.unjudged else [])]
         if running:
-            where = ", ".join(channel_mention(game.channel) for game in running[:10])
+            where = ", ".join(channel_mention(channel) for _, channel in sorted(running)[:stored.CHANNELS_NAMED])
+            count = seats.count + len(running) - len(seats.first)
             raise GameError(f"{who} still {'plays' if operator else 'play'} in "
-                            f"{plural(len(running), 'running game', 'running games')} ({where}): {whose} seat is "
+                            f"{plural(count, 'running game', 'running games')} ({where}): {whose} seat is "
                             f"needed while it runs. Resign it (/game resign) or let the game end, then forget. "
                             f"Nothing was changed.")
-        rows = await stored.personal_rows(self._table.store, player)
+        rows = await stored.personal_rows(store, player)
         kept = sum(rows.values())
         if not confirm:
+            played = await stored.games_count(store, player)
             return Reply("shown", clip(
                 f"Forgetting deletes what this bot keeps about {'them' if operator else 'you'}: "
                 f"{plural(kept, 'personal record', 'personal records')} ({whose} /me settings on every server: time "
                 f"zone, away hours, reminders, view, notify; {whose} digest and notice records; the games "
                 f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link; {whose} "
-                f"ratings and turn counts), and in the "
-                f"{plural(len(games), 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
+                f"ratings and turn counts; {whose} places in queues), and in the "
+                f"{plural(played, 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
                 f"with \"forgotten player\" and {whose} id with a random one (the games stay, and still verify). "
                 f"It cannot be undone. Nothing changed yet: {typed} does it.",
                 MESSAGE_LIMIT), ephemeral=True)
-        async with self._table.store.transaction():
-            await stored.delete_personal_tx(self._table.store, player)
+        games = await stored.games_of(store, player)
+        async with store.transaction():
+            await stored.delete_personal_tx(store, player)
         alias, left = pseudonym(), []
         for game in games:
             if not await self._rename(game, player, alias):
