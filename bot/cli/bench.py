@@ -38,7 +38,7 @@ from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
-from bot.table.jobs.memory import settle_memory
+from bot.table.jobs.memory import settle_memory, trim_memory
 from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -204,12 +204,14 @@ def service_of(store: Store, workers: RenderProcesses | None, heavy: HeavyWork) 
 
 async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int]:
     """(MB, processes) of a bot that has just started a game and played a few moves in it, then idles: as
-    `pitboss run` holds it (the Discord library loaded), before any load started a worker process."""
+    `pitboss run` holds it (the Discord library loaded) once it has given back its free heap in the lull,
+    before any load started a worker process."""
     import bot.chat.adapter  # noqa: F401 - what the running bot's process holds besides the games
 
     await _open_game(service, "bench-idle", seed)
     await _play(service, "bench-idle", _script(seed, 6), Samples())
     settle_memory()
+    trim_memory(collect=False)   # what the bot does 30 s into a lull (drawing.LULL_SECONDS), without the wait
     await asyncio.sleep(0.5)
     return tree_mb()
 
