@@ -26,10 +26,10 @@ SUPER = 3     # drawn at three times the picture's pixels, then averaged down
 PATH_WIDTH = 34   # the last move's line, page units
 # What a render process keeps (images.bounded; issue 39, item 8): 282 cars, 75 draw piles, 64 discards
 # and the rings, halos and arrows of 800 pictures held 28 MB. A miss costs 0.2-0.3 ms (a car, a ring),
-# 1 ms (a discard: ~80 kept, a deck's worth), 2.5 ms (a draw pile: its count changes with nearly every
-# move, so a table's own is seldom drawn twice).
+# 1 ms (a discard), 2.5 ms (a draw pile: ~58 kept, every count a deck goes through, as a count stays for
+# several moves; 23 kept made Track's picture 1.6 ms slower).
 PIECE_BYTES = 2 << 20
-PILE_BYTES = 2 << 20
+PILE_BYTES = 5 << 20
 DISCARD_BYTES = 6 << 20
 CARD_W, CARD_H = 170, 238   # a card on the felt, page units
 
