@@ -52,8 +52,9 @@ def test_drawing_every_game_keeps_each_cache_within_its_budget_and_the_pictures_
     from images.battlecars.chips import chip_image
     from images.draw import _text_mask
     from images.speedway.status import _chip
+    from images.track.board import _car, _discard, _draw_pile
 
-    caches = [_text_mask, _chip, chip_image]
+    caches = [_text_mask, _chip, chip_image, _car, _discard, _draw_pile]
     assert all(cache.cache in bounded.CACHES for cache in caches)
     bounded.clear_all()
     ample = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
@@ -71,6 +72,35 @@ def test_drawing_every_game_keeps_each_cache_within_its_budget_and_the_pictures_
     assert squeezed == ample
     monkeypatch.undo()
     refresh_drawing()   # leave the drawing as a warmed process has it, for the tests after this one
+
+
+def test_car_sheets_are_kept_within_their_budget_and_drawn_the_same(frames, monkeypatch):
+    """Sheets are drawn on request only: 256 kept held up to 53 MB in a render process."""
+    from images.speedway import sheets
+
+    assert sheets._sheet_image.cache in bounded.CACHES and sheets._rows_image.cache in bounded.CACHES
+    views = [view for ruleset, view, _last in frames if ruleset == "speedway" and view.cars]
+    ample = [images.render_sheets("speedway", view) for view in views]
+    for cache in (sheets._sheet_image, sheets._rows_image):
+        monkeypatch.setattr(cache.cache, "budget", 3 * cache.cache_info().nbytes // max(1, cache.cache_info().currsize))
+        cache.cache_clear()
+    assert [images.render_sheets("speedway", view) for view in views] == ample
+    for cache in (sheets._sheet_image, sheets._rows_image):
+        info = cache.cache_info()
+        assert 0 < info.nbytes <= info.budget and info.misses > info.currsize
+
+
+def test_a_car_counter_is_kept_as_the_part_that_draws_and_pastes_the_same():
+    """A counter's square sprite is mostly clear: the kept piece is a small part of it (216 kept for every
+    picture took 22 MB as squares), and put back in its square it is the sprite, pixel for pixel."""
+    from images.speedway.counters import _counter_sprite, counter_piece, counter_sprite
+
+    for args in ((0, 0, False, True, False, 0), (3, 1, True, False, False, 2), (5, 4, False, True, True, 0)):
+        full = _counter_sprite(*args)
+        piece, (left, top) = counter_piece(*args)
+        assert counter_sprite(*args).tobytes() == full.tobytes()
+        assert piece.tobytes() == full.crop((left, top, left + piece.width, top + piece.height)).tobytes()
+        assert piece.width * piece.height * 3 < full.width * full.height
 
 
 def test_fitting_a_text_keeps_only_the_faces_it_asked_for_and_the_one_it_chose():

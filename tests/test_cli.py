@@ -303,7 +303,7 @@ def test_bench_prints_every_figure(tmp_path):
                     *(rf"first pictures {when}: /game new [\d.]+ ms \(CPU [\d.]+ ms\), .* CPU [\d.]+x and [\d.]+x"
                       for when in ("after a start", "after that wait")),
                     r"after the load \d+ MB in \d+ processes",
-                    r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(the bench's own \d+ MB, "
+                    r"memory [\d.]+ s after the last move: \d+ MB in \d+ processes \(the bot's own process \d+ MB, "
                     r"the others .*; idle workers stop after \d+ s",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",

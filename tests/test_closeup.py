@@ -156,7 +156,7 @@ def test_the_speedway_close_up_draws_no_words_but_its_own(monkeypatch):
     """The words a close-up's map holds are measured honestly: with the arena and counters drawn afresh,
     every text drawn is the close-up's own, in one size."""
     from images.speedway.arena import base_layer
-    from images.speedway.counters import counter_sprite
+    from images.speedway.counters import counter_piece
 
     ruleset_id, view, last = next(f for f in frames() if f[0] == "speedway" and f[1].active_car
                                   and all(c.in_control for c in f[1].cars))
@@ -169,12 +169,12 @@ def test_the_speedway_close_up_draws_no_words_but_its_own(monkeypatch):
 
     monkeypatch.setattr(drawing, "_text_mask", recorded)
     base_layer.cache_clear()
-    counter_sprite.cache_clear()
+    counter_piece.cache_clear()
     try:
         shot = closeup_of(ruleset_id, view, last)
     finally:
         base_layer.cache_clear()
-        counter_sprite.cache_clear()
+        counter_piece.cache_clear()
     assert sizes and set(sizes) == {face_size(shot.image.width)}, sorted(set(sizes))
 
 

@@ -46,9 +46,9 @@ async def test_workers_draw_every_game_to_the_bytes_drawn_here(workers, frames):
 def _warmth() -> tuple[int, int, int]:
     """Run in a worker: its process id, the car counters and the arena palettes it already holds."""
     from images.speedway import palette_for
-    from images.speedway.counters import counter_sprite
+    from images.speedway.counters import counter_piece
 
-    return os.getpid(), counter_sprite.cache_info().currsize, palette_for.cache_info().currsize
+    return os.getpid(), counter_piece.cache_info().currsize, palette_for.cache_info().currsize
 
 
 async def test_workers_are_other_processes_that_start_warm(workers):

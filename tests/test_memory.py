@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 
-from bot.table.jobs.memory import settle_memory
+import pytest
+
+from bot.table.jobs.memory import ARENAS, ARENAS_ENV, MALLOPT, settle_memory
 
 
 def test_settling_freezes_what_start_up_loaded():
@@ -35,3 +40,31 @@ async def test_the_discord_client_settles_its_memory_when_it_starts(tmp_path, mo
         assert warmed == [True]
     finally:
         await client.store.close()
+
+
+ARENAS_SEEN = """
+import ctypes, ctypes.util, threading
+from bot.table.jobs.memory import limit_arenas
+limit_arenas()
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+barrier = threading.Barrier(6)
+def work():
+    barrier.wait()   # all six alive at once, each asking malloc for memory: each wants a heap of its own
+    libc.malloc(4000)
+    barrier.wait()
+threads = [threading.Thread(target=work) for _ in range(6)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+libc.malloc_stats()
+"""
+
+
+@pytest.mark.skipif(MALLOPT is None, reason="glibc only")
+@pytest.mark.parametrize(("environment", "heaps"), [({}, ARENAS), ({ARENAS_ENV: "8"}, 7)])
+def test_a_long_running_bots_threads_share_two_malloc_heaps_unless_told_otherwise(environment, heaps):
+    """Issue 39, item 8: six threads allocating at once use ARENAS heaps after limit_arenas (glibc's
+    default gives each its own, and keeps what a burst left in each); $MALLOC_ARENA_MAX still wins."""
+    env = {k: v for k, v in os.environ.items() if k != ARENAS_ENV} | environment
+    done = subprocess.run([sys.executable, "-c", ARENAS_SEEN], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sum(line.startswith("Arena ") for line in done.stderr.splitlines()) == heaps

@@ -90,13 +90,13 @@ def test_trimming_memory_runs_where_there_is_no_glibc_too():
 
 def test_refreshing_the_drawing_empties_what_pictures_added_and_draws_the_same(frame):
     from images.draw import _text_mask
-    from images.speedway.counters import counter_sprite
+    from images.speedway.counters import counter_piece
 
     frames = game_frames(every=25)
     drawn = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
     grown = _text_mask.cache_info().currsize
     refresh_drawing()
-    assert _text_mask.cache_info().currsize < grown and counter_sprite.cache_info().currsize >= 216   # warm again
+    assert _text_mask.cache_info().currsize < grown and counter_piece.cache_info().currsize >= 216   # warm again
     assert [images.render(ruleset, view, last, ()) for ruleset, view, last in frames] == drawn
 
 

@@ -22,6 +22,7 @@ bot.cli.bench_stall at its BENCH size in a process of its own.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import resource
 import statistics
@@ -42,7 +43,7 @@ from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
-from bot.table.jobs.memory import settle_memory
+from bot.table.jobs.memory import settle_memory, trim_memory
 from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -177,6 +178,22 @@ async def _first_pictures(service: GameService, channel: str, seed: int) -> tupl
     return (*first, time.perf_counter() - started, time.process_time() - cpu)
 
 
+def _shares() -> str:
+    """Each process's share of the memory figure: the bot's own process (the bench's code in it, none of
+    its data: see _let_go) and each of its children."""
+    each = ", ".join(f"{pss_mb(pid):.0f}" for pid in children(os.getpid()))
+    return f"the bot's own process {pss_mb(os.getpid()):.0f} MB, the others {each or 'none'}"
+
+
+def _let_go(*held: list) -> None:
+    """Empty the bench's own bookkeeping (timings, sizes, scripts, views), so the memory figures after it
+    are the bot's: what the bench's process holds then is the bot, with the bench's code (~3 MB) and no
+    data of its own. Nothing is given back to the system here: the bot does that itself in a lull."""
+    for items in held:
+        items.clear()
+    gc.collect()
+
+
 def _first_line(when: str, first: tuple[float, ...], warm: tuple[float, ...]) -> str:
     wall, cpu, walls, cpus = first
     return (f"first pictures {when}: /game new {_ms(wall)} (CPU {_ms(cpu)}), the opening's 4 commands "
@@ -192,12 +209,14 @@ def service_of(store: Store, workers: RenderProcesses | None, heavy: HeavyWork) 
 
 async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int]:
     """(MB, processes) of a bot that has just started a game and played a few moves in it, then idles: as
-    `pitboss run` holds it (the Discord library loaded), before any load started a worker process."""
+    `pitboss run` holds it (the Discord library loaded) once it has given back its free heap in the lull,
+    before any load started a worker process."""
     import bot.chat.adapter  # noqa: F401 - what the running bot's process holds besides the games
 
     await _open_game(service, "bench-idle", seed)
     await _play(service, "bench-idle", _script(seed, 6), Samples())
     settle_memory()
+    trim_memory(collect=False)   # what the bot does 30 s into a lull (drawing.LULL_SECONDS), without the wait
     await asyncio.sleep(0.5)
     return tree_mb()
 
@@ -209,10 +228,8 @@ async def _after_idling(service: GameService, workers: RenderProcesses | None, w
     await asyncio.sleep(wait)
     after = tree_mb()
     retired = f"; {workers.retired} render processes stopped so far" if workers is not None else ""
-    each = ", ".join(f"{pss_mb(pid):.0f}" for pid in children(os.getpid()))
-    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes (the bench's own "
-        f"{pss_mb(os.getpid()):.0f} MB, the others {each or 'none'}; idle workers stop after {idle_seconds():.0f} s, "
-        f"{IDLE_ENV}{retired})")
+    say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes ({_shares()}; idle "
+        f"workers stop after {idle_seconds():.0f} s, {IDLE_ENV}{retired})")
     running = workers.started if workers is not None else 0
     say(_first_line("after that wait", await _first_pictures(service, "bench-after-idle", seed), warm)
         + (f"; {running} render processes still run (the CPU figure leaves their share out)" if running else ""))
@@ -303,12 +320,14 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         say(f"resident memory: the bot's process {resident_mb():.0f} MB now, {peak:.0f} MB peak"
             + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
                if workers_mb else ""))
+        _let_go(one.latencies, one.png_sizes, warm.latencies, warm.png_sizes, many.latencies, many.png_sizes,
+                lat, hot, sizes, scripts, views, names)
         after = tree_mb()
         say(f"memory (proportional set size, the bot and all its processes): idle with one game {idle[0]:.0f} MB "
             f"in {idle[1]} processes; peak under the load of {channels} channels {loaded.peak[0]:.0f} MB "
             f"in {loaded.peak[1]} processes, of every game {mixed.peak[0]:.0f} MB in {mixed.peak[1]} (resident, shared "
             f"pages counted in each process: {max(loaded.peak_resident, mixed.peak_resident):.0f} MB at most); after "
-            f"the load {after[0]:.0f} MB in {after[1]} processes")
+            f"the load {after[0]:.0f} MB in {after[1]} processes ({_shares()}; the bench's own data let go first)")
         await _after_idling(service, workers, idle_wait, seed + 5002, warm_first, say)
     finally:
         if workers is not None:

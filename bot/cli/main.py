@@ -417,6 +417,9 @@ def _selfplay(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from bot.cli.bench import bench
     from bot.cli.bench_stall import BENCH, FULL, Size, stall_bench
+    from bot.table.jobs.memory import limit_arenas
+
+    limit_arenas()   # as `pitboss run`
 
     with tempfile.TemporaryDirectory() as folder:
         if args.stall:
@@ -437,6 +440,9 @@ async def _opens(target: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from bot.table.jobs.memory import limit_arenas
+
+    limit_arenas()   # before any thread starts
     shards = None
     if args.shards:
         match = re.fullmatch(r"(\d+)(?:-(\d+))?/(\d+)", args.shards)

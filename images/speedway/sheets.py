@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from images import palette
+from images.bounded import bounded
 from images.draw import chip, draw_text, ellipsize, fit_font, ink_on
 from images.fonts import font
 from images.speedway import style
@@ -22,9 +22,11 @@ HEADER = 52
 STATUS = 44
 ROW = 40
 BOX = 38
-# Sheets kept drawn (about 0.7 MB each): enough for every car of a hundred busy tables, each of
-# whose moves redraws only the moving car's sheet. Fewer cost ~20% of the throughput in `pitboss bench`.
-SHEET_CACHE = 256
+# The sheets kept drawn (images.bounded; ~0.8 MB each): a six-car table's, for a request repeated before
+# the game moves. Sheets are drawn only when asked for (not with every move) and a miss costs ~1.5 ms a
+# sheet, so 256 kept (up to 53 MB measured in a render process) bought nothing (issue 39, item 8).
+SHEET_BYTES = 6 << 20
+ROWS_BYTES = 2 << 20
 SYSTEM_LABELS = ("Engine", "Brakes", "Suspension", "Driver", "Targeting", "Armor")
 
 
@@ -177,7 +179,7 @@ def _sheet(state: SpeedwayState, car: Car, width: int) -> Image.Image:
                         width)
 
 
-@lru_cache(maxsize=SHEET_CACHE)
+@bounded(SHEET_BYTES)
 def _sheet_image(car: Car, active: bool, owner_name: str, owner_ai: bool, width: int) -> Image.Image:
     height = sheet_height(car)
     image = Image.new("RGB", (width + 1, height + 1), palette.PAPER)
@@ -189,7 +191,7 @@ def _sheet_image(car: Car, active: bool, owner_name: str, owner_ai: bool, width:
     return image
 
 
-@lru_cache(maxsize=SHEET_CACHE // 2)
+@bounded(ROWS_BYTES)
 def _rows_image(rows: tuple[Row, ...], width: int) -> Image.Image:
     """The damage rows of a sheet, drawn once per distinct content: most sheets do not change in a move,
     and their box digits are most of the panel's drawing time."""

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from images.bounded import bounded
 from images.draw import Colour, draw_text, fit_font, ink_on
 from images.fonts import font
 from images.track import cards, geometry, style
@@ -23,6 +24,13 @@ from rules.track.state import Board, TrackState
 BOARD = 800   # the board's side in the channel picture
 SUPER = 3     # drawn at three times the picture's pixels, then averaged down
 PATH_WIDTH = 34   # the last move's line, page units
+# What a render process keeps (images.bounded; issue 39, item 8): 282 cars, 75 draw piles, 64 discards
+# and the rings, halos and arrows of 800 pictures held 28 MB. A miss costs 0.2-0.3 ms (a car, a ring),
+# 1 ms (a discard), 2.5 ms (a draw pile: ~58 kept, every count a deck goes through, as a count stays for
+# several moves; 23 kept made Track's picture 1.6 ms slower).
+PIECE_BYTES = 2 << 20
+PILE_BYTES = 5 << 20
+DISCARD_BYTES = 6 << 20
 CARD_W, CARD_H = 170, 238   # a card on the felt, page units
 
 # A piece of the picture: an image to lay over the board (RGBA, by its alpha) or into it (RGB), and where.
@@ -319,17 +327,17 @@ def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tup
     image.paste(patch, box[:2])
 
 
-@lru_cache(maxsize=256)
+@bounded(PIECE_BYTES)
 def _ring(xy: Point, side: int) -> Piece:
     return _drawn(side, _around(xy, style.HOLE + 10), lambda pen: pen.disc(xy, style.HOLE + 6, None, style.PATH, 7))
 
 
-@lru_cache(maxsize=64)
+@bounded(PIECE_BYTES)
 def _halo(xy: Point, side: int) -> Piece:
     return _drawn(side, _around(xy, style.CAR + 13), lambda pen: pen.disc(xy, style.CAR + 11, style.PATH))
 
 
-@lru_cache(maxsize=512)
+@bounded(PIECE_BYTES)
 def _car(xy: Point, colour: Colour, label: str, side: int) -> Piece:
     def paint(pen: _Pen) -> None:
         pen.disc(xy, style.CAR, colour, style.INK, 5)
@@ -337,7 +345,7 @@ def _car(xy: Point, colour: Colour, label: str, side: int) -> Piece:
     return _drawn(side, _around(xy, style.CAR + 4), paint)
 
 
-@lru_cache(maxsize=256)
+@bounded(PIECE_BYTES)
 def _arrow(leg: tuple[Point, Point], side: int) -> Piece:
     corners = _arrow_corners(*leg, 26)
     return _drawn(side, _around(corners[0], 40), lambda pen: pen.polygon(corners, style.PATH))
@@ -392,7 +400,7 @@ def _piles_top(felt: tuple[float, float, float, float]) -> tuple[float, float, f
     return mid - 130 - CARD_W / 2, mid + 130 - CARD_W / 2, felt[1] + 58
 
 
-@lru_cache(maxsize=64)
+@bounded(DISCARD_BYTES)
 def _discard(felt: tuple[float, float, float, float], card: str | None, side: int) -> Piece:
     """The discard pile: its top card face up, or an empty outline."""
     x0, _gx0, top = _piles_top(felt)
@@ -406,7 +414,7 @@ def _discard(felt: tuple[float, float, float, float], card: str | None, side: in
     return _drawn(side, (x0 - 4, top - 4, x0 + CARD_W + 4, top + CARD_H + 4), paint)
 
 
-@lru_cache(maxsize=128)
+@bounded(PILE_BYTES)
 def _draw_pile(felt: tuple[float, float, float, float], count: int, side: int) -> Piece:
     """The draw pile, face down, with how many cards it holds."""
     _dx0, x0, top = _piles_top(felt)

@@ -6,10 +6,10 @@ bot (`pitboss run`, the bench) therefore draws in worker processes (bot.table.jo
 busy: every game's fonts, palettes and sprites are made once in each. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
 
-A render process costs about 80 MB warm, so by default none runs at start (issue 28): the bot draws on
-its own thread, at once, and starts a process only when pictures overlap (more at once than its
-processes and its own thread can draw), one at a time, up to one per CPU it may use
-(bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.
+A render process costs about 60 MB warm (proportional set size), so by default none runs at start
+(issue 28): the bot draws on its own thread, at once, and starts a process only when pictures overlap
+(more at once than its processes and its own thread can draw), one at a time, up to one per CPU it may
+use (bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.
 $PITBOSS_RENDER_PROCESSES=N instead starts N at once (0: threads only). Until a process is warm, its
 pictures are drawn here: the first command after a start never waits for a warm-up, and the bot warms
 its own drawing on a thread as it starts (`warm_here`), so that first picture is drawn warm too
