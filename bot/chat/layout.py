@@ -55,8 +55,8 @@ GROUPS = {("game",): "Join, start, show and end games",
           ("game", "seat"): "Hand a seat on, or take one",
           ("orders",): "Answers given in advance to this game's questions, private to you",
           ("league",): "This server's league: its board of open tables",
-
-          ("queue",): "Wait for a game: when enough members wait for the same one, it opens"}
+          ("queue",): "Wait for a game: when enough members wait for the same one, it opens",
+          ("tournament",): "Tournaments on this server: sign up, play the rounds, see the final table"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"
 OTHER_WORDS = "A new game of any other kind in this channel"
 MORE_SETUP_WORDS = "Create a game in this channel: more games"

@@ -408,6 +408,14 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("queue join", "chan-other", BEN, "/queue join ruleset:speedway players:2"),
         ("queue confirm", "chan-other-queue1", ANN, "/queue confirm"),
         ("queue decline", "chan-other-queue1", BEN, "/queue decline"),
+        ("tournament new", "chan-cup", ANN, "/tournament new ruleset:speedway format:elimination players:4"),
+        ("tournament join", "chan-cup", ANN, "/tournament join"), ("tournament join", "chan-cup", BEN,
+                                                                   "/tournament join"),
+        ("tournament join", "chan-cup", CAT, "/tournament join"), ("tournament leave", "chan-cup", CAT,
+                                                                   "/tournament leave"),
+        ("tournament start", "chan-cup", ANN, "/tournament start"),
+        ("tournament show", "chan-cup", BEN, "/tournament show"),
+        ("tournament cancel", "chan-cup", ANN, "/tournament cancel"),
     ]
 
 

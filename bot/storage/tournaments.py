@@ -89,3 +89,20 @@ def _record(row: tuple) -> TournamentRecord:
     number, guild, channel, ruleset, options, creator, gate, status, course, message_id, version = row
     return TournamentRecord(int(number), guild, channel, ruleset, options, creator,
                             None if gate is None else float(gate), status, course, message_id, int(version))
+
+
+async def running(store: Store, limit: int = 200) -> list[TournamentRecord]:
+    """Every server's running tournaments, oldest first (at most `limit`: a bound on a scheduler's round)."""
+    rows = await store.driver.fetchall(
+        f"SELECT {_COLUMNS} FROM tournaments WHERE status = 'running' ORDER BY id LIMIT ?", (limit,))
+    return [_record(row) for row in rows]
+
+
+async def actions_and_autopiloted(store: Store, guild: str, member: str) -> tuple[int, int]:
+    """How many actions a member's seats made in this server's finished games, and how many of them the
+    autopilot played at a deadline (counted by the database; the gate of a tournament reads it)."""
+    (actions, autopiloted) = await store._one(
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN a.events LIKE '%\"PlayedByAutopilot\"%' THEN 1 ELSE 0 END), 0)"
+        " FROM actions a JOIN games g ON g.id = a.game_id"
+        " WHERE g.guild = ? AND g.status = 'finished' AND a.actor = ?", (guild, member))
+    return int(actions), int(autopiloted)

@@ -36,6 +36,7 @@ class Table:
     members: list[str]
     game_id: int | None = None
     order: Order | None = None   # None while the game is being played
+    opening: float = 0.0         # when a process took on opening its game (0: nobody yet), to retry a crashed one
 
     @property
     def bye(self) -> bool:
@@ -51,6 +52,7 @@ class Tournament:
     capacity: int             # most entrants
     status: str = "signup"    # signup, running, finished
     entrants: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)   # each entrant's name as they signed up
     seeds: list[str] = field(default_factory=list)   # entrants best first, fixed at the start
     tables: list[Table] = field(default_factory=list)
     planned: list[list[list[str]]] = field(default_factory=list)   # a round robin's rounds still to open
@@ -77,7 +79,7 @@ def new(format: str, size: int, capacity: int) -> Tournament:
     return Tournament(format, size, capacity)
 
 
-def sign_up(tournament: Tournament, member: str) -> None:
+def sign_up(tournament: Tournament, member: str, name: str = "") -> None:
     """Add a member before the start."""
     if tournament.status != "signup":
         raise TournamentError("This tournament has started: sign-up is closed.")
@@ -86,6 +88,7 @@ def sign_up(tournament: Tournament, member: str) -> None:
     if len(tournament.entrants) >= tournament.capacity:
         raise TournamentError(f"This tournament is full ({tournament.capacity} players).")
     tournament.entrants.append(member)
+    tournament.names[member] = name or member
 
 
 def withdraw(tournament: Tournament, member: str) -> None:
@@ -95,6 +98,7 @@ def withdraw(tournament: Tournament, member: str) -> None:
     if member not in tournament.entrants:
         raise TournamentError("You are not signed up.")
     tournament.entrants.remove(member)
+    tournament.names.pop(member, None)
 
 
 def start(tournament: Tournament, rating: Mapping[str, float]) -> list[Table]:

@@ -55,6 +55,8 @@ class Command:
 
 _VANISHED = "A vanished player's seat (host or admin)"
 # An earlier game of the channel, read after another began there (a rematch): by its number, as /game rematch says it.
+_TOURNAMENT = OptionSpec("number", "int", "A tournament by number (this channel's newest if left out)", min_value=1,
+                         max_value=2**53 - 1)
 _EARLIER = OptionSpec("game", "int", "A game that ended here, by number", min_value=1, max_value=2**53 - 1)
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
@@ -153,6 +155,26 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("game", "int", "Join this open table (its number in the buttons: /lfg game:N)", min_value=1,
                    max_value=2**53 - 1),
     ), private=True),
+    CommandSpec("tournament new", "Open a tournament here: members sign up, then the bot pairs them into games", (
+        OptionSpec("ruleset", "str", "Which game to play", required=True),
+        OptionSpec("format", "str", "round-robin: everyone meets everyone; elimination: winners go on",
+                   required=True, choices=("round-robin", "elimination")),
+        OptionSpec("players", "int", "The most players who may sign up", required=True, min_value=2, max_value=64),
+        OptionSpec("seats", "int", "Players in each game (2 if left out)", min_value=2, max_value=8),
+        OptionSpec("gate", "int", "Turn away members the autopilot played more than this % of actions for",
+                   min_value=0, max_value=100),
+        OptionSpec("deadline_hours", "int", "Each game's turn deadline; the autopilot plays at it (48)",
+                   min_value=1, max_value=720),
+        OptionSpec("setup", "str", "The games' options as /new takes them: name:value name:value"),
+    )),
+    CommandSpec("tournament join", "Sign up for this channel's tournament", (_TOURNAMENT,)),
+    CommandSpec("tournament leave", "Take your name off a tournament before it starts", (_TOURNAMENT,)),
+    CommandSpec("tournament start", "Seed by rating and open the first round (its creator or a manager)",
+                (_TOURNAMENT,)),
+    CommandSpec("tournament show", "A tournament's players, games, results and table", (_TOURNAMENT,),
+                query=True, private=True),
+    CommandSpec("tournament cancel", "Call a tournament off (its creator or a manager); its games go on",
+                (_TOURNAMENT,)),
     CommandSpec("league board", "Show or name the channel keeping this server's board of open tables", (
         OptionSpec("channel", "str", "The board's channel, #name (Manage Server)"),
         OptionSpec("off", "str", "yes: keep no board (Manage Server)", choices=("yes",)),

@@ -25,6 +25,7 @@ __all__ += ["Forget"]   # issue 39 item 12
 __all__ += ["LeagueBoard", "LookingForGame"]   # issue 40 item 1
 __all__ += ["Review"]   # issue 40 item 5
 __all__ += ["QueueAnswer", "QueueJoin", "QueueLeave", "QueueShow"]   # issue 40 item 2
+__all__ += ["TournamentNew", "TournamentStep"]   # issue 40 item 4
 
 
 class TableCommand:
@@ -358,6 +359,23 @@ class LookingForGame(TableCommand):
     """/lfg: the server's open tables, privately; /lfg game:N joins one (what its Join button does)."""
 
     game: int | None = None
+
+
+@named("tournament new")
+@dataclass(frozen=True)
+class TournamentNew(TableCommand):
+    """/tournament new: a tournament open for sign-up."""
+
+    options: dict
+
+
+@named("tournament join", "tournament leave", "tournament start", "tournament show", "tournament cancel")
+@dataclass(frozen=True)
+class TournamentStep(TableCommand):
+    """/tournament join, leave, start, show and cancel: one tournament, by number or this channel's newest."""
+
+    sent: Command
+    number: int | None = None
 
 
 @named("league board")

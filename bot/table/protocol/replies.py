@@ -24,6 +24,7 @@ REMATCH_PREFIX = "pa"  # "Rematch" on a game's final message, and each player's 
 OPEN_TABLE_PREFIX = "pj"  # "Join" on /lfg and the server's board: a seat at an open table (bot.table.service.league)
 REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that game (issue 40 item 5)
 QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a queued game (bot.table.service.queue)
+TOURNAMENT_PREFIX = "pt"  # "Join" on a tournament's announcement (bot.table.service.tournaments)
 CANCEL_ID = "pv-cancel"
 
 
@@ -288,6 +289,12 @@ def queue_button(muster: int, yes: bool) -> Button:
     """Confirm or Decline a seat the queue's muster `muster` holds for the presser."""
     return Button("Confirm my seat" if yes else "Decline", f"{QUEUE_PREFIX}:{muster}:0:{int(yes)}",
                   "/queue confirm" if yes else "/queue decline", yes)
+
+
+def tournament_button(tournament_id: int) -> Button:
+    """"Join" on tournament `tournament_id`'s announcement: the presser signs up as /tournament join would."""
+    return Button("Join", f"{TOURNAMENT_PREFIX}:{tournament_id}:0:0", f"/tournament join number:{tournament_id}",
+                  True)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

@@ -44,7 +44,8 @@ from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
-from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener
+from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener, checked_setup
+from bot.table.service.ratings import Ratings
 from bot.table.service.relocation import Moving
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
 from bot.table.service.review import REVIEW_BUTTON
@@ -55,6 +56,7 @@ from bot.table.service.seating import Seating
 from bot.table.service.shared import DELIVERY, Table, command_reads
 from bot.table.service.standings import Standings
 from bot.table.service.timers import Timers
+from bot.table.service.tournaments import TOURNAMENT_BUTTON, Tournaments
 from bot.table.service.unposted import Unposted
 from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
 from rules.engine import LegalAction
@@ -121,6 +123,7 @@ class GameService:
         self._privacy = Privacy(table, self._controls)
         self._league = League(table, self._acting)
         self._queues = Queues(table, self._seating, self._acting)
+        self._tournaments = Tournaments(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -166,6 +169,9 @@ class GameService:
             work = self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1)))
         elif (asked := REVIEW_BUTTON.match(custom_id)) is not None:   # as /game review game:N, at the same door
             return await self.execute(channel, actor, Command("game review", {"game": int(asked.group(1))}),
+                                      guild=guild, delivery=delivery)
+        elif (signing := TOURNAMENT_BUTTON.match(custom_id)) is not None:   # as /tournament join number:N
+            return await self.execute(channel, actor, Command("tournament join", {"number": int(signing.group(1))}),
                                       guild=guild, delivery=delivery)
         elif (mustered := QUEUE_BUTTON.match(custom_id)) is not None:
             work = self._queues.answer(channel, actor, mustered.group(2) == "1", guild, int(mustered.group(1)))
@@ -294,7 +300,7 @@ class GameService:
         second process never sends it twice.
         """
         notices = await self.send_claimed(await self._store.claim_due(self._table.clock()))
-        return notices + await self._queues.due(self._guarded)
+        return notices + await self._queues.due(self._guarded) + await self._tournaments.due()
 
     async def due_digests(self) -> list[Direct]:
         """The daily digests due now (`/me settings notify:digest`), each claimed so it is sent once."""
@@ -415,6 +421,9 @@ class GameService:
                                                              c.setup, c.at_once),
             typed.QueueLeave: lambda at, c: self._queues.leave(at.actor, at.guild, c.ruleset),
             typed.QueueShow: lambda at, _c: self._queues.show(at.actor, at.guild),
+            typed.TournamentNew: lambda at, c: self._tournaments.new(at.channel, at.actor, at.guild, c.options),
+            typed.TournamentStep: lambda at, c: self._tournaments.step(at.channel, at.actor, at.guild, c.sent.name,
+                                                                       c.number),
             typed.QueueAnswer: lambda at, c: self._queues.answer(at.channel, at.actor, c.sent.name == "queue confirm",
                                                                  at.guild),
         }
@@ -427,6 +436,7 @@ class GameService:
     def set_thread_opener(self, opener: ThreadOpener) -> None:
         """How the transport opens the thread a queued game is played in (bot.table.service.queue)."""
         self._queues.open_thread = opener
+        self._tournaments.open_thread = opener
 
     async def muster(self, guild: str, joined_in: str, ruleset: str, players: int, options: dict[str, Any],
                      members: list[tuple[str, str]]) -> Notice:

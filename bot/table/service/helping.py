@@ -86,6 +86,14 @@ NOTES["queue join"] = ("Members waiting for the same game (ruleset, players and 
                        "taken. at_once:N sets how many queued games you play at once (1 at first); a game the queue "
                        "opened counts until it ends.")
 NOTES["queue confirm"] = NOTES["queue decline"] = NOTES["queue join"]
+NOTES["tournament new"] = ("Members sign up (/tournament join, or the Join button) until its creator (or a member who "
+                          "manages the server) starts it: seeded by this server's rating, then I open each round's "
+                          "games in threads here, every player seated, with a turn deadline (48 h unless "
+                          "deadline_hours:) at which the autopilot plays. round-robin: everyone meets everyone, a "
+                          "point for each player finished ahead of; elimination: each game's winner goes on (the "
+                          "better seed through a draw). gate:N turns away members the autopilot played more than N% "
+                          "of actions for. /tournament show gives the games, results and table.")
+NOTES["tournament join"] = NOTES["tournament start"] = NOTES["tournament show"] = NOTES["tournament new"]
 
 
 def command_named(typed: str) -> str:
@@ -112,7 +120,8 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     game, the games and how to start one."""
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
-        league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show'))
+        league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show',
+                               'tournament new', 'tournament join', 'tournament show'))
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n{league}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)

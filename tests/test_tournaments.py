@@ -1,0 +1,144 @@
+"""Tournaments through the service (issue 40 item 4): sign-up, the gate, the start by its creator, each round's
+games opened in threads of the tournament's channel with every member seated and a deadline set, results
+carried by the scheduler, and a final table; played out by computer-played seats."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.storage import tournaments as stored
+from bot.table.clock.settings import TableSettings
+from bot.table.league import tournament as course
+from bot.table.protocol.commands import CommandSyntaxError, parse
+from bot.table.protocol.replies import Actor, Reply
+from rules.registry import get_ruleset
+from rules.table import TablePhase
+from tests.conftest import run_pitboss
+
+BACKENDS = ("sqlite", "postgres")   # tournaments are stored: both backends (tests/conftest.py)
+G = "g1"
+MEMBERS = ("ann", "bob", "cat", "dan")
+
+
+async def do(service, channel: str, user: str, line: str, *, guild: str = G, admin: bool = False) -> Reply:
+    return await service.execute(channel, Actor(user, user, admin), parse(line), guild=guild)
+
+
+async def must(service, channel: str, user: str, line: str, **kw) -> Reply:
+    reply = await do(service, channel, user, line, **kw)
+    assert reply.outcome in ("applied", "shown"), (line, reply.text)
+    return reply
+
+
+async def _signed_up(service, fmt: str, *extra: str) -> int:
+    made = await must(service, "hall", "ann", f"/tournament new ruleset:speedway format:{fmt} players:4 "
+                                              f"setup:arena:duel {' '.join(extra)}")
+    (join,) = made.buttons
+    number = int(join.custom_id.split(":")[1])
+    for member in MEMBERS:
+        said = await service.press("hall", Actor(member, member), join.custom_id, guild=G)
+        assert said.outcome == "applied", said.text
+    return number
+
+
+async def _play_out(service, number: int) -> list:
+    """Hand every seat of the tournament's open games to the computer, round after round, running the
+    scheduler between: every notice it posted."""
+    posted = []
+    for _ in range(12):
+        plan = course.load((await stored.get(service._store, number)).course)
+        if plan.status == "finished":
+            return posted
+        for table in plan.tables:
+            if table.game_id and table.order is None:
+                game = await service._store.game(table.game_id)
+                if game.status == "active":
+                    for member in table.members:
+                        await do(service, game.channel, member, "/game seat computer")
+        posted += await service.run_due()
+    raise AssertionError("the tournament did not finish")
+
+
+@pytest.mark.parametrize("fmt, games", [("elimination", 3), ("round-robin", 6)])
+async def test_a_tournament_of_four_plays_out_by_computer_seats_to_a_final_table(service, fmt, games):
+    number = await _signed_up(service, fmt)
+    started = await must(service, "hall", "ann", "/tournament start")
+    assert "seeded" in started.text
+    opened = [n for n in started.notices if n.channel != "hall"]
+    assert opened, "the first round's games open at the start"
+    first = course.load((await stored.get(service._store, number)).course)
+    for table in first.current():
+        game = await service._store.game(table.game_id)
+        assert game.channel.startswith("hall-t") and game.status == "active"
+        state = get_ruleset(game.ruleset).load_state(game.state)
+        assert sorted(p.id for p in state.players) == sorted(table.members)
+        assert state.phase != TablePhase.LOBBY
+        assert TableSettings.or_defaults(game.settings).deadline_hours == 48   # no tournament game waits untimed
+    posted = await _play_out(service, number)
+    plan = course.load((await stored.get(service._store, number)).course)
+    assert plan.status == "finished"
+    assert sum(1 for t in plan.tables if not t.bye) == games
+    assert all(t.order for t in plan.tables)
+    final = next(n for n in posted if n.channel == "hall" and "is over" in n.reply.text)
+    assert "Final table" in final.reply.text
+    assert sorted(m for m, _ in course.standing(plan)) == sorted(MEMBERS)
+    shown = await must(service, "hall", "bob", f"/tournament show number:{number}")
+    assert "Final table" in shown.text and shown.ephemeral
+
+
+async def test_sign_up_refusals_and_who_may_start(service):
+    number = await _signed_up(service, "elimination")
+    again = await do(service, "hall", "bob", "/tournament join")
+    assert again.outcome == "refused" and "already" in again.text
+    full = await do(service, "hall", "eve", "/tournament join")
+    assert full.outcome == "refused" and "full" in full.text
+    early = await do(service, "hall", "bob", "/tournament start")
+    assert early.outcome == "refused" and "creator" in early.text
+    elsewhere = await do(service, "hall", "ann", f"/tournament start number:{number}", guild="g2")
+    assert elsewhere.outcome == "refused" and "No tournament" in elsewhere.text
+    await must(service, "hall", "bob", "/tournament leave")
+    await must(service, "hall", "zed", "/tournament start", admin=True)   # a manager may start it
+    late = await do(service, "hall", "eve", "/tournament join")
+    assert late.outcome == "refused" and "started" in late.text
+
+
+async def test_bad_options_are_refused_and_store_nothing(service):
+    for line, option in (("/tournament new ruleset:speedway format:swiss players:4", "format"),
+                         ("/tournament new ruleset:nosuch format:elimination players:4", "ruleset")):
+        with pytest.raises(CommandSyntaxError, match=option):   # the grammar's refusal, before the service
+            parse(line)
+    for line in (                 "/tournament new ruleset:speedway format:elimination players:4 seats:7",
+                 "/tournament new ruleset:speedway format:elimination players:4 setup:seed:5"):
+        said = await do(service, "hall", "ann", line)
+        assert said.outcome == "refused", line
+    assert await stored.of_guild(service._store, G) == []
+
+
+@pytest.mark.sqlite_only
+def test_the_command_line_plays_a_tournament_of_four_to_its_final_table(tmp_path):
+    """Each step a fresh process, as a real local table: sign-up, the start opening round 1 in channels of their
+    own, the computer playing every seat, `pitboss tick` carrying results into the final, and the final table."""
+    db = str(tmp_path / "t.db")
+
+    def play(channel: str, lines: list[tuple[str, str]]) -> str:
+        done = run_pitboss("play", "--db", db, "--channel", channel, cwd=tmp_path,
+                           stdin="".join(f"{user}> {line}\n" for user, line in lines))
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    opened = play("hall", [("ann", "/tournament new ruleset:speedway format:elimination players:4 setup:arena:duel"),
+                           *((m, "/tournament join") for m in MEMBERS), ("ann", "/tournament start")])
+    assert "signed up for tournament 1 (4 of 4)" in opened
+    assert "[channel hall-t1000]" in opened and "[channel hall-t1001]" in opened   # round 1: two games
+    for _ in range(3):
+        for channel in ("hall-t1000", "hall-t1001", "hall-t1002"):
+            play(channel, [(m, "/game seat computer") for m in MEMBERS])
+        ticked = run_pitboss("tick", "--db", db, cwd=tmp_path)
+        assert ticked.returncode == 0, ticked.stderr
+        if "Tournament 1 is over." in ticked.stdout:
+            break
+    else:
+        raise AssertionError("the tournament did not finish")
+    assert "Final table (round reached):\n1. " in ticked.stdout
+    shown = play("hall", [("bob", "/tournament show")])
+    assert "Status: finished" in shown and "Round 2:" in shown
