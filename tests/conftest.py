@@ -41,6 +41,36 @@ def pytest_configure(config) -> None:
     # here) each would compile every module again. Byte-compile once, as an installed package would be.
     for package in ("bot", "rules", "images"):
         compileall.compile_dir(ROOT / package, quiet=1)
+    if not hasattr(config, "workerinput"):   # the xdist controller, or a run without workers
+        _rewrite_test_modules_once(config)
+
+
+def _rewrite_test_modules_once(config) -> None:
+    """Cache pytest's assertion-rewritten code of every test module before the workers start: with
+    PYTHONDONTWRITEBYTECODE set each worker otherwise rewrites all of them again (~6 s of CPU a worker),
+    and on a fresh clone they all would. Uses pytest's own rewriter; skipped if its internals move."""
+    try:
+        from _pytest.assertion.rewrite import (
+            PYC_TAIL,
+            _read_pyc,
+            _rewrite_test,
+            _write_pyc,
+            assertstate_key,
+            get_cache_dir,
+        )
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):   # pytest's internals changed, or assertions are not rewritten
+        return
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.name == "conftest.py"):
+            continue
+        cache = get_cache_dir(path)
+        pyc = cache / (path.name[:-3] + PYC_TAIL)
+        if _read_pyc(path, pyc) is not None:
+            continue
+        cache.mkdir(exist_ok=True)
+        source_hash, code = _rewrite_test(path, config)
+        _write_pyc(state, code, source_hash, pyc)
 
 
 E2E = ROOT / "tests" / "e2e"
