@@ -41,6 +41,36 @@ def pytest_configure(config) -> None:
     # here) each would compile every module again. Byte-compile once, as an installed package would be.
     for package in ("bot", "rules", "images"):
         compileall.compile_dir(ROOT / package, quiet=1)
+    if not hasattr(config, "workerinput"):   # the xdist controller, or a run without workers
+        _rewrite_test_modules_once(config)
+
+
+def _rewrite_test_modules_once(config) -> None:
+    """Cache pytest's assertion-rewritten code of every test module before the workers start: with
+    PYTHONDONTWRITEBYTECODE set each worker otherwise rewrites all of them again (~6 s of CPU a worker),
+    and on a fresh clone they all would. Uses pytest's own rewriter; skipped if its internals move."""
+    try:
+        from _pytest.assertion.rewrite import (
+            PYC_TAIL,
+            _read_pyc,
+            _rewrite_test,
+            _write_pyc,
+            assertstate_key,
+            get_cache_dir,
+        )
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):   # pytest's internals changed, or assertions are not rewritten
+        return
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.name == "conftest.py"):
+            continue
+        cache = get_cache_dir(path)
+        pyc = cache / (path.name[:-3] + PYC_TAIL)
+        if _read_pyc(path, pyc) is not None:
+            continue
+        cache.mkdir(exist_ok=True)
+        source_hash, code = _rewrite_test(path, config)
+        _write_pyc(state, code, source_hash, pyc)
 
 
 E2E = ROOT / "tests" / "e2e"
@@ -88,30 +118,67 @@ def postgres_url():
 _DATABASES = iter(range(1, 1_000_000))
 
 
+async def _on_server(server: str, statement: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(server)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+async def _migrate(target: str) -> None:
+    await (await Store.open(target)).close()
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """A new SQLite database with every migration applied, made once a session and never written after."""
+    import asyncio
+
+    path = tmp_path_factory.mktemp("migrated") / "pitboss.db"
+    asyncio.run(_migrate(str(path)))
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres(postgres_url: str):
+    """The name of a PostgreSQL database with every migration applied, made once a session: a template."""
+    import asyncio
+
+    name = f"pitboss_migrated_{os.getpid()}"
+    asyncio.run(_on_server(postgres_url, f"CREATE DATABASE {name}"))
+    asyncio.run(_migrate(postgres_url.rsplit("/", 1)[0] + "/" + name))
+    yield name
+    asyncio.run(_on_server(postgres_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
 @pytest.fixture
 def db_path(tmp_path: Path, db_backend: str, request):
     """Where the test's database lives: a SQLite file, or the URL of a new PostgreSQL database, dropped
-    after the test (a server left holding hundreds of them took ~50 s to stop and delete)."""
+    after the test (a server left holding hundreds of them took ~50 s to stop and delete). For a test that
+    opens the `store` fixture on it, it starts as a copy of a migrated one, what `Store.open` would make of
+    a new database, for less: a file copy instead of ~10 ms of CPU, and on PostgreSQL half the server's CPU
+    (~150 ms, a template copied file by file). A new database's own migration is tested on its own
+    (test_store_service, test_upgrades) and by every process the suite starts."""
+    migrated = "store" in request.fixturenames
     if db_backend == "sqlite":
-        yield str(tmp_path / "pitboss.db")
+        path = tmp_path / "pitboss.db"
+        if migrated:
+            import shutil
+
+            shutil.copyfile(request.getfixturevalue("migrated_sqlite"), path)
+        yield str(path)
         return
     import asyncio
 
-    import asyncpg
-
     server = request.getfixturevalue("postgres_url")
     name = f"pitboss_test_{os.getpid()}_{next(_DATABASES)}"
-
-    async def run(statement: str) -> None:
-        conn = await asyncpg.connect(server)
-        try:
-            await conn.execute(statement)
-        finally:
-            await conn.close()
-
-    asyncio.run(run(f"CREATE DATABASE {name}"))
+    template = f" TEMPLATE {request.getfixturevalue('migrated_postgres')} STRATEGY FILE_COPY" if migrated else ""
+    asyncio.run(_on_server(server, f"CREATE DATABASE {name}{template}"))
     yield server.rsplit("/", 1)[0] + "/" + name
-    asyncio.run(run(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    asyncio.run(_on_server(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 @pytest.fixture
@@ -159,10 +226,11 @@ def table(service: GameService) -> Table:
 
 def run_pitboss(*args: str, cwd: Path | None = None, stdin: str | None = None,
                 env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the pitboss command line in a fresh interpreter, as a user would."""
+    """Run the pitboss command line in a fresh interpreter, as a user would (bounded generously: at load
+    25 a `play` of an example script and a small `bench` each passed 120 s)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "bot", *args], cwd=cwd, input=stdin,
-                           capture_output=True, text=True, env=full_env, timeout=120)
+                           capture_output=True, text=True, env=full_env, timeout=600)
 
 
 def run_cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:

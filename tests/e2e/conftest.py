@@ -61,8 +61,11 @@ class BotProcess:
         env.update(PYTHONPATH=os.pathsep.join([str(self.shim_dir), str(ROOT)]),
                    DISCORD_TOKEN=self.fake.token, PITBOSS_E2E_FAKE_DISCORD=self.fake.url,
                    PYTHONUNBUFFERED="1", PITBOSS_LOG=str(self.workdir / "pitboss-errors.log"),
-                   PITBOSS_RENDER_PROCESSES="1",   # the real worker process, one: the suite starts many bots
-                   PITBOSS_WARM_START="0")   # ... each without warming its own drawing first (test_e2e_stop's does)
+                   # render processes as a bot runs by default: started while pictures overlap. A process
+                   # started with every bot (=1) warmed every game's drawing, ~2 s of CPU a bot, mostly
+                   # for nothing: e2e tests of the workers ask for them (test_e2e_hung_workers, _stop)
+                   PITBOSS_RENDER_PROCESSES="auto",
+                   PITBOSS_WARM_START="0")   # the suite starts many bots, each without warming its drawing first
         if self.fake.clock_path is not None:   # Discord's clock as the fake moves it (its `advance`)
             env["PITBOSS_E2E_DISCORD_CLOCK"] = str(self.fake.clock_path)
         env.update(self.extra_env)

@@ -48,6 +48,9 @@ from aiohttp import WSMsgType, web
 from tests.e2e.fake_limits import Limited, RateLimits
 
 API = "/api/v10"
+# How often a wait for the bot to go quiet looks again when nothing happens: a settle of 0.25 s was
+# 0.25-0.75 s when it looked every 0.5 s (the settle itself, the bound on quiet, is unchanged).
+SETTLE_RECHECK = 0.05
 DISCORD_EPOCH_MS = 1_420_070_400_000
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z: all fake snowflakes are minted from here
 TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
@@ -608,7 +611,10 @@ class FakeDiscord:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def _wait_until(self, predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    async def _wait_until(self, predicate: Callable[[], Any], timeout: float, what: str,
+                          recheck: float = 0.5) -> Any:
+        """Check `predicate` after every change, and every `recheck` seconds: a predicate that waits for
+        quiet (a settle time) turns true with no change, so it passes `recheck` near its own grain."""
         deadline = time.monotonic() + timeout
         while True:
             result = predicate()
@@ -619,7 +625,7 @@ class FakeDiscord:
                 raise TimeoutError(f"fake Discord: timed out after {timeout:.1f}s waiting for {what}")
             assert self._changed is not None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), min(remaining, 0.5))
+                await asyncio.wait_for(self._changed.wait(), min(remaining, recheck))
 
     # ----------------------------------------------------------------------------------------
     # Snapshots for tests (safe from any thread)
@@ -1058,7 +1064,8 @@ class FakeDiscord:
             return quiet_for >= settle
 
         try:
-            await self._wait_until(complete, timeout, f"the bot's answer to interaction {interaction_id}")
+            await self._wait_until(complete, timeout, f"the bot's answer to interaction {interaction_id}",
+                                   recheck=SETTLE_RECHECK)
         except TimeoutError as exc:
             raise TimeoutError(f"{exc}\n{self._exchange(state).describe()}") from None
         return self._exchange(state)
@@ -1076,7 +1083,8 @@ class FakeDiscord:
             return len(state.requests) >= min_requests and time.monotonic() - state.last_activity >= settle
 
         try:
-            await self._wait_until(quiet, timeout, f"{min_requests} requests for interaction {interaction_id}")
+            await self._wait_until(quiet, timeout, f"{min_requests} requests for interaction {interaction_id}",
+                                   recheck=SETTLE_RECHECK)
         except TimeoutError as exc:
             raise TimeoutError(f"{exc}\n{self._exchange(state).describe()}") from None
         return self._exchange(state)

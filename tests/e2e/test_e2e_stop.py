@@ -34,12 +34,12 @@ async def _exited(bot: BotProcess, within: float) -> tuple[int | None, float]:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 async def test_a_signal_lets_the_command_in_flight_finish_and_exits_0(fake, start_bot, record_latency, sig):
-    bot = start_bot()
+    bot = start_bot(env={"PITBOSS_RENDER_PROCESSES": "1"})   # a render process from the start: its child
     await lobby_of_two(fake, record_latency)
     turn = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
     mover = next_player(turn)
     assert bot.proc is not None
-    for _ in range(300):   # the render process the e2e bot starts (PITBOSS_RENDER_PROCESSES=1) is up
+    for _ in range(300):   # the render process the bot starts (PITBOSS_RENDER_PROCESSES=1) is up
         kids = children(bot.proc.pid)
         if kids:
             break
