@@ -365,7 +365,7 @@ def test_every_mode_is_dispatched_by_its_own_handler():
     required = {"exec": ["--channel", "1", "--user", "alice"], "backup": ["copy.db"], "invite": ["--client-id", "1"],
                 "forget": ["--user", "1"], "block": ["--user", "1"], "unblock": ["--user", "1"],
                 "disable-command": ["rules"], "enable-command": ["rules"]}
-    assert set(required) <= set(modes) and len(modes) == 16
+    assert set(required) <= set(modes) and len(modes) == 17
     handlers = {mode: parser.parse_args([mode, *required.get(mode, [])]).func for mode in modes}
     assert all(callable(handler) for handler in handlers.values())
     assert len(set(handlers.values())) == len(modes)

@@ -701,11 +701,21 @@ class TableModel(RuleBasedStateMachine):
         self.check_ratings()
 
     def check_listing(self) -> None:
-        """Open tables (issue 40 item 1): a game out of its lobby (started, moved, rolled back, ended, its rematch
-        made by the table) is never listed by /lfg."""
+        """Open tables (issue 40 item 1): /lfg lists only games in their lobby with a seat free: a game out of its
+        lobby (started, moved, rolled back, ended, its rematch made by the table) never; a queued game only once
+        its muster left its seats open to anyone."""
         listed = self.a.do(self.channel, SPECTATOR, "/lfg")
-        assert listed.outcome == "shown" and "No open tables" in listed.text, ("open tables: a game out of its lobby "
-                                                                               "is listed", listed.text)
+        assert listed.outcome == "shown", listed.text
+        for button in listed.buttons:
+            game = self.a.run(self.a.store.game(int(button.custom_id.split(":")[1])))
+            assert game is not None and game.status == "active" and not game.moved, ("open tables: a game gone "
+                                                                                      "is listed", button)
+            ruleset = get_ruleset(game.ruleset)
+            state = ruleset.load_state(game.state)
+            assert state.phase == TablePhase.LOBBY, ("open tables: a game out of its lobby is listed", listed.text)
+            if game.channel.startswith(f"{self.channel}-queue"):
+                muster = self.a.run(queued.muster_in(self.a.store, game.channel))
+                assert muster is not None and muster.status == "open", ("a mustering game is listed", muster)
 
     def check_pings(self) -> None:
         """Every ping goes where its member wants it: the channel mentions only those who keep the channel, a

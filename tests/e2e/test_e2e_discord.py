@@ -214,7 +214,7 @@ def test_startup_syncs_commands_within_discord_limits(fake, bot):
     assert len(subcommands) <= 25
     rooms = {o["name"]: o for o in by_name["new"]["options"]}  # /new <game>: each game its own room
     assert set(rooms) == set(ruleset_ids()) and all(o["type"] == 1 for o in rooms.values())
-    assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "thread", "arena", "rounds"}
+    assert {o["name"] for o in rooms["speedway"]["options"]} == {"seed", "thread", "public", "arena", "rounds"}
     (value,) = by_name["speed"]["options"]
     # Speedway's speed is a number, Battlecars' also R or 3PT: one Discord option, text suggested by
     # the channel's game, that each game then reads as its own (an int for Speedway).
