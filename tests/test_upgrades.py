@@ -28,10 +28,11 @@ from tests.test_scheduler import Clock
 # settings, standing orders, followers, seats that changed hands), the last before rollbacks and GM threads.
 # 602805d's rollbacks (a Track rollback logged before it dealt anew; tests/fixtures/make_rollback_db.py).
 # Stop 36, release 0.2.0 (schema 15, made with git 68207b8): the last before Battlecars' and Track's rules
-# revision 4 and games as classes.
+# revision 4 and games as classes. Release 0.5.0 (schema 19, made with git 6f285a9): the last before the league
+# (ratings, open tables, queues, tournaments: migrations 20-23).
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
             "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13,
-            "rollbacks602805d.db": 2, "release36.db": 13, "release38.db": 13}
+            "rollbacks602805d.db": 2, "release36.db": 13, "release38.db": 13, "release50.db": 13}
 
 
 @pytest.fixture(params=FIXTURES)
