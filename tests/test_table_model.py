@@ -60,10 +60,12 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from bot.storage import privacy
+from bot.storage import league, privacy, tournaments
 from bot.storage import queues as queued
+from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy import HEAVY
 from bot.table.jobs.heavy_jobs import replayed_states
+from bot.table.league import tournament as course
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
 from bot.table.service import rematch, seating
@@ -83,6 +85,7 @@ HUMANS = ("ann", "ben")
 NEWCOMERS = ("cat", "dan")     # members a seat may be offered to
 SPECTATOR = "zed"
 QUEUE_HALL = "hall"            # where the queue is joined (its games open in threads of it)
+CUP = "cup"                    # where a tournament is announced (its games open in threads of it)
 ADMIN = "mod"
 GM = "gina"                    # a seated GM (and the host), where the game's opening seats one
 
@@ -121,6 +124,7 @@ class Count:
     rematches: int = 0   # rematches played after an end (/game rematch)
     moved: int = 0
     mustered: int = 0   # answers to a queued game's muster (issue 40 item 2)
+    tournaments: int = 0   # tournament games opened (issue 40 item 4)
 
 
 COUNTS: dict[str, Count] = {}
@@ -155,6 +159,7 @@ class TableModel(RuleBasedStateMachine):
         self.followers: set[str] = set()
         self.notify: dict[str, str] = {}   # where each member chose their pings (`/me settings notify:`)
         self.rated: tuple = ()   # the finished games whose ratings were last checked
+        self.cup = False   # a tournament was announced in CUP
         self.count = COUNTS.setdefault(self.GAME, Count())
         self.count.examples += 1
 
@@ -583,6 +588,35 @@ class TableModel(RuleBasedStateMachine):
         self.queued(musters[pick % len(musters)].channel, who, line)
         self.count.mustered += 1
 
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)), also=st.sampled_from((*NEWCOMERS, SPECTATOR)),
+          start=st.booleans())
+    def tournament(self, who: str, also: str, start: bool) -> None:
+        """Two members sign up for a duel tournament of this game in a channel of its own (the first to come
+        announces it) and, when `start`, someone asks to start it (only its creator may): its game opens in a
+        thread, both seated; in both worlds alike (no tournament message reads a table's secret)."""
+        if not self.cup:
+            self.queued(CUP, who, f"/tournament new ruleset:{self.GAME} format:elimination players:2")
+            self.cup = True
+        for member in (who, also):
+            self.queued(CUP, member, "/tournament join")
+        if start:
+            self.queued(CUP, who, "/tournament start")
+            self.count.tournaments += 1
+
+    @invariant()
+    def no_tournament_game_waits_without_a_deadline(self) -> None:
+        """Every game a running tournament opened is under a turn deadline (the autopilot plays at it) until it
+        ends, and none is listed as an open table."""
+        store = self.a.store
+        for record in self.a.run(tournaments.running(store)):
+            for table in course.load(record.course).tables:
+                game = self.a.run(store.game(table.game_id)) if table.game_id else None
+                if game is not None and game.status == "active":
+                    assert TableSettings.or_defaults(game.settings).deadline_hours, ("a tournament game without a "
+                                                                                     "deadline", game.id)
+                    listed = self.a.run(league.listed_lobbies(store, game.guild))
+                    assert all(shown.id != game.id for shown, _at in listed), ("a tournament game is listed", game.id)
+
     @invariant()
     def no_muster_waits_without_a_timer(self) -> None:
         """A muster that asks anyone has a timer no later than its first asked member's own; one that asks nobody
@@ -935,7 +969,7 @@ def _run(game: str, tier: settings) -> None:
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
           f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.rematches} rematches, "
-          f"{count.moved} moves, {count.mustered} muster answers")
+          f"{count.moved} moves, {count.mustered} muster answers, {count.tournaments} tournament starts asked")
 
 
 @pytest.mark.parametrize("game", games())
