@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -37,8 +37,8 @@ from bot.table.league.tournament import Table, Tournament, TournamentError
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import MESSAGE_LIMIT, TOURNAMENT_PREFIX, Actor, Notice, Reply, clip, tournament_button
 from bot.table.service.acting import Acting
-from bot.table.service.queue import ThreadRefused
-from bot.table.service.ratings import Ratings, game_input
+from bot.table.service.queue import ThreadOpener, ThreadRefused
+from bot.table.service.ratings import Ratings, game_input, rating_of
 from bot.table.service.seating import Seating
 from bot.table.service.shared import Table as Room
 from bot.table.service.shared import channel_mention
@@ -54,9 +54,6 @@ TOURNAMENT_BUTTON = re.compile(rf"^{TOURNAMENT_PREFIX}:(\d+):0:0$")
 DEADLINE_HOURS = 48
 OPEN_RETRY = 600.0
 WRITE_TRIES = 5
-
-ThreadOpener = Callable[[str, str, int], Awaitable[str]]   # (parent channel, title, a number) -> the thread's id
-
 
 async def named_thread(parent: str, title: str, number: int) -> str:
     """Where a transport without threads (the command line, tests) plays a tournament's game."""
@@ -121,9 +118,10 @@ class Tournaments:
         record = await self._find(channel, guild, number)
         self._may_run(record, actor)
         plan = course.load(record.course)
+        await self._ratings.catch_up(guild)   # once: then each entrant's stored rating is current
         seeds = {}
         for member in plan.entrants:
-            rating = await self._ratings.rating_of(guild, record.ruleset, member)
+            rating = await rating_of(self._table.store, guild, record.ruleset, member)
             seeds[member] = rating.ordinal if rating is not None else 0.0
         await self._change(record, lambda t: course.start(t, seeds))
         notices = await self._open_due(record.id)
