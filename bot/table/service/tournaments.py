@@ -25,7 +25,6 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from bot.storage import tournaments as stored
@@ -34,19 +33,18 @@ from bot.storage.tournaments import TournamentRecord
 from bot.table.league import tournament as course
 from bot.table.league.pairing import gated_out
 from bot.table.league.tournament import Table, Tournament, TournamentError
-from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import MESSAGE_LIMIT, TOURNAMENT_PREFIX, Actor, Notice, Reply, clip, tournament_button
 from bot.table.service.acting import Acting
-from bot.table.service.queue import ThreadOpener, ThreadRefused
+from bot.table.service.paired import PairedGames, Pairing
+from bot.table.service.queue import ThreadOpener
 from bot.table.service.ratings import Ratings, game_input, rating_of
 from bot.table.service.seating import Seating
 from bot.table.service.shared import Table as Room
-from bot.table.service.shared import channel_mention
 from bot.table.service.timers import Timers
 from bot.table.trust.guards import plain_name
 from rules.errors import GameError
 from rules.registry import get_ruleset
-from rules.table import born_computer, plural
+from rules.table import plural
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +65,7 @@ class Tournaments:
                  check_setup: Callable[[str, int, str], dict[str, Any]]):
         self._table, self._seating, self._acting, self._timers = table, seating, acting, timers
         self._ratings, self._check_setup = ratings, check_setup
+        self._paired = PairedGames(table, seating, acting, timers)
         self.open_thread: ThreadOpener = named_thread   # the Discord adapter opens real threads
 
     # The commands.
@@ -215,45 +214,23 @@ class Tournaments:
         return [head, *games]
 
     async def _open(self, record: TournamentRecord, index: int, table: Table) -> tuple[str, list[Notice]]:
-        """One game of the tournament: a thread, the members seated in order, the deadline set, the start. Its
-        line for the tournament's channel, and its thread's two messages (the setup, then the start's table)."""
+        """One game of the tournament (bot.table.service.paired): its line for the tournament's channel, and its
+        thread's two messages (the setup, then the start's table)."""
         kept = json.loads(record.options)
         plan = course.load(record.course)
-        ruleset = get_ruleset(record.ruleset)
         round_words = f"round {table.round}"
-        try:
-            thread = await self.open_thread(record.channel, f"{ruleset.title} · tournament {record.id} · "
-                                                            f"{round_words}", record.id * 1000 + index)
-        except ThreadRefused as exc:   # the claim stands: the game is tried again after OPEN_RETRY
-            return f"a game of {round_words} could not open: {exc}", []
-        actors = [Actor(m, plan.names.get(m, m)) for m in table.members]
-        host = actors[0]
-        made = await self._seating.new_game(thread, host, {"ruleset": record.ruleset, **kept["setup"],
-                                                           "public": "no"}, record.guild)
-        game = await self._table.store.active_game(thread)
-        if made.outcome == "refused" or game is None:
-            return f"a game of {round_words} could not open: {made.text}", []
-        async with self._table.write():
-            await stored.link_game_tx(self._table.store, record.id, game.id)
-        await self._change(record, lambda t: _set_game(t, index, game.id))
-        refused = []
-        for member in actors:
-            joined = await self._acting.act(thread, member, Command("game join", {}))
-            if joined.outcome == "refused":
-                refused.append(f"{member.name}: {joined.text}")
-        clock = await self._timers.settings(thread, host, {"deadline_hours": kept["deadline_hours"],
-                                                           "deadline_action": "autopilot"})
-        started = await self._acting.act(thread, host, Command("game start", {}))
-        commitment = [line for line in made.text.splitlines() if "commitment" in line]
-        words = "\n".join([f"Tournament {record.id}, {round_words}: {' v '.join(a.name for a in actors)}, seated by "
-                           f"the tournament ({host.name} hosts). A turn's deadline is {kept['deadline_hours']} h; "
-                           f"then the autopilot plays it.", *commitment, *refused,
-                           *([clock.text] if clock.outcome == "refused" else [])])
-        # the start is the host's own action, which pings nobody: whom the first turn waits on is pinged
-        waiting = tuple(p for p in started.waiting_on if not born_computer(p))
-        started = replace(started, ephemeral=False, mentions=waiting)
-        line = f"{round_words}: {' v '.join(a.name for a in actors)} play in {channel_mention(thread)}"
-        return line, [Notice(thread, Reply("shown", clip(words, MESSAGE_LIMIT))), Notice(thread, started)]
+
+        async def made(game_id: int) -> None:
+            async with self._table.write():
+                await stored.link_game_tx(self._table.store, record.id, game_id)
+            await self._change(record, lambda t: _set_game(t, index, game_id))
+
+        opened = await self._paired.open(Pairing(
+            record.channel, f"{get_ruleset(record.ruleset).title} · tournament {record.id} · {round_words}",
+            record.id * 1000 + index, record.guild, record.ruleset, kept["setup"], kept["deadline_hours"],
+            [Actor(m, plan.names.get(m, m)) for m in table.members], f"Tournament {record.id}, {round_words}",
+            "the tournament"), self.open_thread, made)   # a game that could not open is tried again after OPEN_RETRY
+        return f"{round_words}: {opened.line}", opened.notices
 
     # Reading and writing.
 
