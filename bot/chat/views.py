@@ -29,6 +29,7 @@ from bot.table.protocol.replies import (
     REMATCH_PREFIX,
     RESIGN_PREFIX,
     REVIEW_PREFIX,
+    SEASON_PREFIX,
     SEAT_PREFIX,
     TOURNAMENT_PREFIX,
     VOTE_PREFIX,
@@ -63,7 +64,7 @@ class TurnMessages(Protocol):
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=rf"(?:{BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}"
-                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX}|{OPEN_TABLE_PREFIX}|{REVIEW_PREFIX}|{QUEUE_PREFIX}|{TOURNAMENT_PREFIX})"
+                            rf"|{SEAT_PREFIX}|{RESIGN_PREFIX}|{VOTE_PREFIX}|{REMATCH_PREFIX}|{OPEN_TABLE_PREFIX}|{REVIEW_PREFIX}|{QUEUE_PREFIX}|{TOURNAMENT_PREFIX}|{SEASON_PREFIX})"
                             r":(?P<game>\d+):(?P<version>\d+)"
                             r":(?P<index>\d+)"):
     """A button for one legal action (or a menu of several, such as the ways to make one choice);

@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from bot.storage import seasons
 from bot.storage.store import ActionRecord, GameRecord, Store, VersionConflict, _now
 
 CONTROL_KINDS = ("user", "server", "command")
+FORGOTTEN = "forgotten"   # a forgotten member in a season's lists of who met whom (never a member's id: not digits)
 
 # The personal rows of a member, by table and the column holding their id (what `forget` deletes).
 PERSONAL = (("player_settings", "player"), ("player_notices", "player"), ("followers", "member"),
             ("standing_orders", "player"), ("gm_threads", "gm"), ("ratings", "member"), ("rated_seats", "member"),
-            ("queue_entries", "player"), ("queue_limits", "player"), ("muster_seats", "player"))
+            ("queue_entries", "player"), ("queue_limits", "player"), ("muster_seats", "player"),
+            ("season_members", "player"))
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ async def delete_personal_tx(store: Store, player: str) -> None:
     """Delete every personal row of a member (inside the caller's transaction)."""
     for table, column in PERSONAL:
         await store.driver.execute(f"DELETE FROM {table} WHERE {column} = ?", (player,))
+    await seasons.forget_member_tx(store, player, FORGOTTEN)
 
 
 _PLAYED = "(host = ? OR id IN (SELECT game_id FROM seats WHERE player = ?))"

@@ -373,6 +373,47 @@ MIGRATIONS: tuple[str, ...] = (
         tournament_id {bigint} NOT NULL REFERENCES tournaments (id)
     );
     """,
+    # 24: the server's league seasons (issue 40 item 4): each season's game and options, when it ends (a timer the
+    # scheduler claims) and its final standings, its members, and its games (each one's members, for the pairing).
+    """
+    CREATE TABLE seasons (
+        id {id},
+        guild TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        options TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        max_games INTEGER NOT NULL,
+        creator TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'ended')),
+        ends_at {real} NOT NULL,
+        ended_at {real},
+        final TEXT NOT NULL DEFAULT '',
+        message_id TEXT NOT NULL DEFAULT '',
+        version INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX seasons_of_guild ON seasons (guild, status);
+    CREATE INDEX seasons_due ON seasons (status, ends_at);
+    CREATE TABLE season_members (
+        season {bigint} NOT NULL REFERENCES seasons (id),
+        player TEXT NOT NULL,
+        name TEXT NOT NULL,
+        active INTEGER NOT NULL,
+        joined_at {real} NOT NULL,
+        PRIMARY KEY (season, player)
+    );
+    CREATE INDEX season_members_by_player ON season_members (player);
+    CREATE TABLE season_games (
+        id {id},
+        season {bigint} NOT NULL REFERENCES seasons (id),
+        game_id {bigint} REFERENCES games (id),
+        members TEXT NOT NULL,
+        opening {real} NOT NULL
+    );
+    CREATE INDEX season_games_of_season ON season_games (season);
+    CREATE INDEX season_games_by_game ON season_games (game_id);
+    """,
 )
 
 

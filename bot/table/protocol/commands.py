@@ -57,6 +57,8 @@ _VANISHED = "A vanished player's seat (host or admin)"
 # An earlier game of the channel, read after another began there (a rematch): by its number, as /game rematch says it.
 _TOURNAMENT = OptionSpec("number", "int", "A tournament by number (this channel's newest if left out)", min_value=1,
                          max_value=2**53 - 1)
+_SEASON = OptionSpec("number", "int", "A season by number (this channel's running one if left out)", min_value=1,
+                     max_value=2**53 - 1)
 _EARLIER = OptionSpec("game", "int", "A game that ended here, by number", min_value=1, max_value=2**53 - 1)
 # The table's own commands, the same for every game; each ruleset adds its commands and options.
 TABLE_COMMANDS: tuple[CommandSpec, ...] = (
@@ -175,6 +177,22 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
                 query=True, private=True),
     CommandSpec("tournament cancel", "Call a tournament off (its creator or a manager); its games go on",
                 (_TOURNAMENT,)),
+    CommandSpec("league new", "Run a season here: the bot pairs its members into games by rating (Manage Server)", (
+        OptionSpec("ruleset", "str", "Which game to play", required=True),
+        OptionSpec("season_days", "int", "How many days the season runs", required=True, min_value=1, max_value=365),
+        OptionSpec("max_games", "int", "The most games of the season a member plays at once", required=True,
+                   min_value=1, max_value=10),
+        OptionSpec("players", "int", "Players in each game (the fewest the game starts with if left out)",
+                   min_value=2, max_value=8),
+        OptionSpec("setup", "str", "The games' options as /new takes them: name:value name:value"),
+        OptionSpec("deadline_hours", "int", "Each game's turn deadline; the autopilot plays at it (48)",
+                   min_value=1, max_value=720),
+    )),
+    CommandSpec("league join", "Sign up for this channel's season: the bot pairs you into its games", (_SEASON,)),
+    CommandSpec("league leave", "Stop being paired in a season (your running games go on)", (_SEASON,)),
+    CommandSpec("league show", "A season: members, games, standings by rating, when it ends", (_SEASON,),
+                query=True, private=True),
+    CommandSpec("league end", "End a season now: no more pairings, the final standings (Manage Server)", (_SEASON,)),
     CommandSpec("league board", "Show or name the channel keeping this server's board of open tables", (
         OptionSpec("channel", "str", "The board's channel, #name (Manage Server)"),
         OptionSpec("off", "str", "yes: keep no board (Manage Server)", choices=("yes",)),

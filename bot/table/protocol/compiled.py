@@ -26,6 +26,7 @@ __all__ += ["LeagueBoard", "LookingForGame"]   # issue 40 item 1
 __all__ += ["Review"]   # issue 40 item 5
 __all__ += ["QueueAnswer", "QueueJoin", "QueueLeave", "QueueShow"]   # issue 40 item 2
 __all__ += ["TournamentNew", "TournamentStep"]   # issue 40 item 4
+__all__ += ["LeagueNew", "LeagueStep"]   # issue 40 item 4: seasons
 
 
 class TableCommand:
@@ -373,6 +374,23 @@ class TournamentNew(TableCommand):
 @dataclass(frozen=True)
 class TournamentStep(TableCommand):
     """/tournament join, leave, start, show and cancel: one tournament, by number or this channel's newest."""
+
+    sent: Command
+    number: int | None = None
+
+
+@named("league new")
+@dataclass(frozen=True)
+class LeagueNew(TableCommand):
+    """/league new: a season that pairs its members into games (Manage Server)."""
+
+    options: dict
+
+
+@named("league join", "league leave", "league show", "league end")
+@dataclass(frozen=True)
+class LeagueStep(TableCommand):
+    """/league join, leave, show and end: one season, by number or this channel's running one."""
 
     sent: Command
     number: int | None = None

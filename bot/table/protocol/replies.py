@@ -25,6 +25,7 @@ OPEN_TABLE_PREFIX = "pj"  # "Join" on /lfg and the server's board: a seat at an 
 REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that game (issue 40 item 5)
 QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a queued game (bot.table.service.queue)
 TOURNAMENT_PREFIX = "pt"  # "Join" on a tournament's announcement (bot.table.service.tournaments)
+SEASON_PREFIX = "pl"  # "Join" on a league season's announcement (bot.table.service.seasons)
 CANCEL_ID = "pv-cancel"
 
 
@@ -295,6 +296,11 @@ def tournament_button(tournament_id: int) -> Button:
     """"Join" on tournament `tournament_id`'s announcement: the presser signs up as /tournament join would."""
     return Button("Join", f"{TOURNAMENT_PREFIX}:{tournament_id}:0:0", f"/tournament join number:{tournament_id}",
                   True)
+
+
+def season_button(season_id: int) -> Button:
+    """"Join" on season `season_id`'s announcement: the presser signs up as /league join would."""
+    return Button("Join", f"{SEASON_PREFIX}:{season_id}:0:0", f"/league join number:{season_id}", True)
 
 
 def plan_id(game_id: int, version: int, encoded: str) -> str:

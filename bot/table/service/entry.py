@@ -51,6 +51,7 @@ from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematche
 from bot.table.service.review import REVIEW_BUTTON
 from bot.table.service.rollback import VOTE_BUTTON, Rollbacks
 from bot.table.service.rulebook import topic_keys
+from bot.table.service.seasons import SEASON_BUTTON, Seasons
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS
 from bot.table.service.seating import Seating
 from bot.table.service.shared import DELIVERY, Table, command_reads
@@ -124,6 +125,7 @@ class GameService:
         self._league = League(table, self._acting)
         self._queues = Queues(table, self._seating, self._acting)
         self._tournaments = Tournaments(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
+        self._seasons = Seasons(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
         self._handlers = self._handlers_table()
 
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
@@ -172,6 +174,9 @@ class GameService:
                                       guild=guild, delivery=delivery)
         elif (signing := TOURNAMENT_BUTTON.match(custom_id)) is not None:   # as /tournament join number:N
             return await self.execute(channel, actor, Command("tournament join", {"number": int(signing.group(1))}),
+                                      guild=guild, delivery=delivery)
+        elif (signing := SEASON_BUTTON.match(custom_id)) is not None:   # as /league join number:N
+            return await self.execute(channel, actor, Command("league join", {"number": int(signing.group(1))}),
                                       guild=guild, delivery=delivery)
         elif (mustered := QUEUE_BUTTON.match(custom_id)) is not None:
             work = self._queues.answer(channel, actor, mustered.group(2) == "1", guild, int(mustered.group(1)))
@@ -300,7 +305,8 @@ class GameService:
         second process never sends it twice.
         """
         notices = await self.send_claimed(await self._store.claim_due(self._table.clock()))
-        return notices + await self._queues.due(self._guarded) + await self._tournaments.due()
+        return (notices + await self._queues.due(self._guarded) + await self._tournaments.due()
+                + await self._seasons.due())
 
     async def due_digests(self) -> list[Direct]:
         """The daily digests due now (`/me settings notify:digest`), each claimed so it is sent once."""
@@ -424,6 +430,8 @@ class GameService:
             typed.TournamentNew: lambda at, c: self._tournaments.new(at.channel, at.actor, at.guild, c.options),
             typed.TournamentStep: lambda at, c: self._tournaments.step(at.channel, at.actor, at.guild, c.sent.name,
                                                                        c.number),
+            typed.LeagueNew: lambda at, c: self._seasons.new(at.channel, at.actor, at.guild, c.options),
+            typed.LeagueStep: lambda at, c: self._seasons.step(at.channel, at.actor, at.guild, c.sent.name, c.number),
             typed.QueueAnswer: lambda at, c: self._queues.answer(at.channel, at.actor, c.sent.name == "queue confirm",
                                                                  at.guild),
         }
@@ -437,6 +445,7 @@ class GameService:
         """How the transport opens the thread a queued game is played in (bot.table.service.queue)."""
         self._queues.open_thread = opener
         self._tournaments.open_thread = opener
+        self._seasons.open_thread = opener
 
     async def muster(self, guild: str, joined_in: str, ruleset: str, players: int, options: dict[str, Any],
                      members: list[tuple[str, str]]) -> Notice:

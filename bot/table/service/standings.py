@@ -140,13 +140,13 @@ class Standings:
         lines = [f"**{get_ruleset(kind).title}** standings on this server, by rating "
                  f"({plural(played, 'game played to its end', 'games played to their end')}; "
                  f"{PROVISIONAL_MARK} provisional: fewer than {PROVISIONAL_GAMES} rated games):"]
-        lines += [f"{place}. {record.name}: {_rating_short(rated.get(player))}{record.wins} won of {record.games} "
+        lines += [f"{place}. {record.name}: {rating_short(rated.get(player))}{record.wins} won of {record.games} "
                   f"({record.rate:.0%}), {record.draws} drawn{_ended(record)}"
                   for place, (player, record) in enumerate(ranked[:STANDINGS_SHOWN], start=1)]
         return Reply("shown", clip("\n".join(lines), MESSAGE_LIMIT), ephemeral=True)
 
 
-def _rating_short(rating: Rating | None) -> str:
+def rating_short(rating: Rating | None) -> str:
     """A rating as a standings line starts with it ("" for none): its ordinal, provisional marked."""
     if rating is None:
         return "unrated; "
