@@ -54,7 +54,7 @@ GROUPS = {("game",): "Join, start, show and end games",
           ("me",): "Your own clock in all your games on this server",
           ("game", "seat"): "Hand a seat on, or take one",
           ("orders",): "Answers given in advance to this game's questions, private to you",
-          ("league",): "This server's league: its board of open tables",
+          ("league",): "This server's league: seasons that pair members into games, the board of open tables",
           ("queue",): "Wait for a game: when enough members wait for the same one, it opens",
           ("tournament",): "Tournaments on this server: sign up, play the rounds, see the final table"}
 MORE_WORDS = "More options, written name:value name:value (suggested as you type)"

@@ -416,6 +416,11 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("tournament start", "chan-cup", ANN, "/tournament start"),
         ("tournament show", "chan-cup", BEN, "/tournament show"),
         ("tournament cancel", "chan-cup", ANN, "/tournament cancel"),
+        ("league new", "chan-season", ADMIN, "/league new ruleset:speedway season_days:7 max_games:1 "
+                                             "setup:arena:duel"),
+        ("league join", "chan-season", ANN, "/league join"), ("league join", "chan-season", BEN, "/league join"),
+        ("league show", "chan-season", BEN, "/league show"), ("league leave", "chan-season", BEN, "/league leave"),
+        ("league end", "chan-season", ADMIN, "/league end"),
     ]
 
 

@@ -94,6 +94,15 @@ NOTES["tournament new"] = ("Members sign up (/tournament join, or the Join butto
                           "better seed through a draw). gate:N turns away members the autopilot played more than N% "
                           "of actions for. /tournament show gives the games, results and table.")
 NOTES["tournament join"] = NOTES["tournament start"] = NOTES["tournament show"] = NOTES["tournament new"]
+NOTES["league new"] = ("A season (Manage Server) pairs its members into games of the game while it runs: each "
+                      "scheduler round, members in fewer than max_games running games of it are paired by this "
+                      "server's rating, repeating the fewest meetings, and each game opens in a thread here, every "
+                      "player seated, with a turn deadline (48 h unless deadline_hours:) at which the autopilot plays. "
+                      "players: defaults to the fewest the game starts with. One season of a game runs on a server at "
+                      "a time. At its end (season_days, or /league end) the channel gets the members' standings by "
+                      "this server's rating then; games still running play on. A queue's at_once does not count "
+                      "season games, nor max_games queued ones.")
+NOTES["league join"] = NOTES["league leave"] = NOTES["league show"] = NOTES["league end"] = NOTES["league new"]
 
 
 def command_named(typed: str) -> str:
@@ -121,7 +130,7 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show',
-                               'tournament new', 'tournament join', 'tournament show'))
+                               'tournament new', 'tournament join', 'tournament show', 'league join', 'league show'))
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n{league}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
