@@ -60,7 +60,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from bot.storage import league, privacy, tournaments
+from bot.storage import league, privacy, seasons, tournaments
 from bot.storage import queues as queued
 from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy import HEAVY
@@ -86,6 +86,7 @@ NEWCOMERS = ("cat", "dan")     # members a seat may be offered to
 SPECTATOR = "zed"
 QUEUE_HALL = "hall"            # where the queue is joined (its games open in threads of it)
 CUP = "cup"                    # where a tournament is announced (its games open in threads of it)
+LADDER = "ladder"              # where a season runs (its games open in threads of it)
 ADMIN = "mod"
 GM = "gina"                    # a seated GM (and the host), where the game's opening seats one
 
@@ -125,6 +126,7 @@ class Count:
     moved: int = 0
     mustered: int = 0   # answers to a queued game's muster (issue 40 item 2)
     tournaments: int = 0   # tournament games opened (issue 40 item 4)
+    seasons: int = 0   # season games paired (issue 40 item 4)
 
 
 COUNTS: dict[str, Count] = {}
@@ -160,6 +162,7 @@ class TableModel(RuleBasedStateMachine):
         self.notify: dict[str, str] = {}   # where each member chose their pings (`/me settings notify:`)
         self.rated: tuple = ()   # the finished games whose ratings were last checked
         self.cup = False   # a tournament was announced in CUP
+        self.ladder = False   # a season was run in LADDER
         self.count = COUNTS.setdefault(self.GAME, Count())
         self.count.examples += 1
 
@@ -553,11 +556,11 @@ class TableModel(RuleBasedStateMachine):
 
     # --- the queue (issue 40 item 2): members wait for this kind of game beside the table's own -----------------
 
-    def queued(self, channel: str, user: str, line: str) -> Reply:
+    def queued(self, channel: str, user: str, line: str, admin: bool = False) -> Reply:
         """A queue command in both worlds: the queued games roll the same planted dice in each, and a queue never
         reads the table's secret, so both worlds say the same, to everyone."""
         with patch.object(seating, "new_seed", lambda: SEED + 2):
-            reply, twin = self.a.do(channel, user, line), self.b.do(channel, user, line)
+            reply, twin = self.a.do(channel, user, line, admin), self.b.do(channel, user, line, admin)
         assert (_face(reply), [(n.channel, _face(n.reply)) for n in reply.notices]) == \
             (_face(twin), [(n.channel, _face(n.reply)) for n in twin.notices]), ("the queue differs", line)
         self.count.steps += 1
@@ -602,6 +605,43 @@ class TableModel(RuleBasedStateMachine):
         if start:
             self.queued(CUP, who, "/tournament start")
             self.count.tournaments += 1
+
+    @rule(who=st.sampled_from((*HUMANS, *NEWCOMERS)), also=st.sampled_from((*NEWCOMERS, SPECTATOR)),
+          leave=st.booleans())
+    def season(self, who: str, also: str, leave: bool) -> None:
+        """A manager runs a day's season of this game in a channel of its own (each member in one game of it at
+        most, of the fewest players the game starts with); two members join, and those waiting are paired at once
+        into a game in a thread of it, all seated; or one leaves (their game goes on). In both worlds alike (no
+        season message reads a table's secret); the clock rule ends the season and the scheduler pairs again."""
+        if not self.ladder:
+            self.queued(LADDER, ADMIN, f"/league new ruleset:{self.GAME} season_days:1 max_games:1", admin=True)
+            self.ladder = True
+        for member in (who, also):
+            joined = self.queued(LADDER, member, "/league leave" if leave and member == also else "/league join")
+            self.count.seasons += sum("paired" in n.reply.text for n in joined.notices)
+        self.queued(LADDER, also, "/league show")
+
+    @invariant()
+    def no_season_member_past_max_games_nor_a_game_without_a_deadline(self) -> None:
+        """Every running game a season paired is under a turn deadline (the autopilot plays at it) and never listed
+        as an open table; no member holds a seat in more of a running season's games than its max_games."""
+        store = self.a.store
+        for record in self.a.run(seasons.running(store)):
+            held: dict[str, int] = {}
+            for paired in self.a.run(seasons.games(store, record.id)):
+                game = self.a.run(store.game(paired.game_id)) if paired.game_id else None
+                if game is None or game.status != "active":
+                    continue
+                assert TableSettings.or_defaults(game.settings).deadline_hours, ("a season game without a deadline",
+                                                                                 game.id)
+                listed = self.a.run(league.listed_lobbies(store, game.guild))
+                assert all(shown.id != game.id for shown, _at in listed), ("a season game is listed", game.id)
+                state = get_ruleset(game.ruleset).load_state(game.state)
+                for member in paired.members:
+                    seat = state.player(member)
+                    if seat is not None and not getattr(seat, "resigned", False):
+                        held[member] = held.get(member, 0) + 1
+            assert all(count <= record.max_games for count in held.values()), ("past max_games", held)
 
     @invariant()
     def no_tournament_game_waits_without_a_deadline(self) -> None:
@@ -969,7 +1009,8 @@ def _run(game: str, tier: settings) -> None:
     count = COUNTS[game]
     print(f"{game}: {count.steps} steps over {count.examples} examples, {count.forks} forks, "
           f"{count.rollbacks} rollbacks, {count.agreed} results agreed, {count.rematches} rematches, "
-          f"{count.moved} moves, {count.mustered} muster answers, {count.tournaments} tournament starts asked")
+          f"{count.moved} moves, {count.mustered} muster answers, {count.tournaments} tournament starts asked, "
+          f"{count.seasons} season pairings")
 
 
 @pytest.mark.parametrize("game", games())
