@@ -436,6 +436,45 @@ def test_the_queues_pings_and_muster_look_the_same_whatever_the_queued_games_dic
     _run(lambda folder: _queue_worlds((seed_a, seed_b), folder))
 
 
+# --- a league season: its announcement, its pairings, /league show and its standings -----------------------------
+
+SEASON_SCRIPT = (("mod", "/league new ruleset:track season_days:7 max_games:1", "hall"),
+                 *((m, "/league join", "hall") for m in ("ann", "bob", "cat", "dan")), ("cat", "/league show", "hall"),
+                 ("ann", "/league leave", "hall"), ("mod", "/league end", "hall"), ("bob", "/league show", "hall"))
+
+
+def _season_face(reply: Reply) -> tuple:
+    """What the season says: its reply whole, its own lines in the season's channel whole, and in each game's thread
+    the first line of its own message (who was seated: the rest, the game's commitment and its start's table, where
+    the dice set the turn order, are the game's own, whose doors are tested above)."""
+    told = tuple((n.channel, _face(n.reply) if n.channel == "hall" else n.reply.text.splitlines()[0])
+                 for n in reply.notices if n.channel == "hall" or n.reply.text.startswith("Season "))
+    return _face(reply), told
+
+
+async def _season_worlds(seeds: tuple[int, int], folder: str) -> None:
+    from unittest import mock
+
+    from bot.table.service import seating
+    told = []
+    for name, seed in zip("ab", seeds, strict=True):
+        async with World(folder, name) as world:
+            with mock.patch.object(seating, "new_seed", lambda seed=seed: seed):
+                replies = [await world.player.execute(channel, Actor(user, user, user == "mod"), parse(line), guild="g")
+                           for user, line, channel in SEASON_SCRIPT]
+            assert all(r.outcome in ("applied", "shown") for r in replies), [r.text for r in replies]
+            assert sum(len(r.notices) for r in replies) == 6   # two games paired: a line and two thread messages each
+            assert not any(str(seed) in repr(reply) for reply in replies)   # no seed, no hand, anywhere
+            told.append([_season_face(reply) for reply in replies])
+    assert told[0] == told[1]
+
+
+@given(seed_a=st.integers(10**12, 10**13), seed_b=st.integers(10**12, 10**13))
+@EXAMPLES
+def test_a_seasons_announcement_pairings_and_show_look_the_same_whatever_its_games_dice_and_hands(seed_a, seed_b):
+    _run(lambda folder: _season_worlds((seed_a, seed_b), folder))
+
+
 # --- every game: the dice seed -------------------------------------------------------------------------------
 
 PLANTED_SEED = 7_373_737_373_737
