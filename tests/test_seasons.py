@@ -201,3 +201,27 @@ def test_every_pair_counted_once_by_the_meetings():
     met = _met(games, now=10.0)
     assert met == Counter({frozenset(p): 1 for p in itertools.combinations("abc", 2)}) + Counter({frozenset("ab"): 1})
     assert _met(games, now=10_000.0)[frozenset("ab")] == 1   # a claim that never opened stops counting
+
+
+async def test_a_moved_game_is_followed_and_a_blocked_member_is_never_paired(service):
+    from bot.storage.privacy import Control, set_control
+    from bot.table.protocol.commands import Command
+
+    await must(service, "hall", "boss", "/league new ruleset:speedway season_days:7 max_games:1 setup:arena:duel",
+               admin=True)
+    number = 1
+    for member in ("ann", "bob", "cat"):
+        await must(service, "hall", member, "/league join")
+    await set_control(service._store, Control("user", "cat"))   # `pitboss block` while signed up and waiting
+    await must(service, "hall", "dan", "/league join")
+    ((members, game),) = await _running(service, number)   # dan waits: cat is never paired
+    assert "cat" not in members and "dan" not in members
+    exported = await must(service, game.channel, members[0], "/game export")
+    moved = await service.execute("annex", Actor(members[0], members[0]), Command("game import", {
+        "file": exported.files[0].data}), guild=G)
+    assert moved.outcome == "applied", moved.text
+    shown = await must(service, "hall", "dan", "/league show")
+    assert "in annex" in shown.text and "Games running: 1" in shown.text   # the season follows its game
+    assert [g.game_id for g in await stored.games(service._store, number)] == \
+        [(await service._store.active_game("annex")).id]
+    assert not [n for n in await service.run_due() if "paired" in n.reply.text]   # still busy where it went

@@ -335,6 +335,7 @@ class Seasons:
         played = await stored.games(store, record.id)
         now = self._table.clock()
         busy = await self._busy(record, played, now)
+        played = await stored.games(store, record.id)   # as _busy left them: a moved game followed
         lines = [self._announcement(record).split(" Press Join")[0]]
         if record.status == "ended" and record.ended_at is not None:
             lines[0] = lines[0].split(" It ends")[0] + f" It ended {moment(record.ended_at)}."
