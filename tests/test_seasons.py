@@ -12,16 +12,16 @@ import pytest
 
 from bot.storage import seasons as stored
 from bot.table.clock.settings import TableSettings
-from bot.table.protocol.commands import parse
-from bot.table.protocol.replies import Actor, Reply
+from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from bot.table.service.seasons import DAY
 from rules.registry import get_ruleset
 from rules.table import TablePhase
 from tests.conftest import run_pitboss
+from tests.test_tournaments import do, must
 
 BACKENDS = ("sqlite", "postgres")   # seasons are stored: both backends (tests/conftest.py)
-G = "g1"
+G = "g1"   # as tests.test_tournaments's do and must take it
 MEMBERS = ("ann", "bob", "cat", "dan")
 
 
@@ -31,16 +31,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-async def do(service, channel: str, user: str, line: str, *, guild: str = G, admin: bool = False) -> Reply:
-    return await service.execute(channel, Actor(user, user, admin), parse(line), guild=guild)
-
-
-async def must(service, channel: str, user: str, line: str, **kw) -> Reply:
-    reply = await do(service, channel, user, line, **kw)
-    assert reply.outcome in ("applied", "shown"), (line, reply.text)
-    return reply
 
 
 async def _season(service, max_games: int = 1, days: int = 7) -> int:

@@ -5,23 +5,13 @@ played), and `/league end` gives the final standings. The requests a paired game
 
 from __future__ import annotations
 
-from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.fake_limits import is_global_bound
 from tests.e2e.test_e2e_discord import RESPONSE_TIMEOUT, assert_nothing_unexpected, press, slash
-from tests.e2e.test_e2e_tournament import said
+from tests.e2e.test_e2e_tournament import MEMBERS, _computer_plays
 
-MEMBERS = ("alice", "bob", "carol", "dave")
 # global-bound requests a paired game costs beyond its players' own commands: its thread, its setup and start
 # messages, and its share of the pairing's line in the channel
 A_GAME_BUDGET = 4
-
-
-async def _computer_plays(fake: FakeDiscord, threads: list) -> None:
-    for thread in threads:
-        await fake.wait_for(said("The game started", thread.id), timeout=RESPONSE_TIMEOUT,
-                            what="the game's start in its thread")
-        for name in MEMBERS:   # a member not seated there is refused, privately, and nothing changes
-            await slash(fake, name, thread, "game seat computer")
 
 
 async def test_a_season_pairs_its_members_into_threads_and_ends_with_its_standings(fake, start_bot):
