@@ -215,3 +215,16 @@ async def test_a_moved_game_is_followed_and_a_blocked_member_is_never_paired(ser
     assert [g.game_id for g in await stored.games(service._store, number)] == \
         [(await service._store.active_game("annex")).id]
     assert not [n for n in await service.run_due() if "paired" in n.reply.text]   # still busy where it went
+
+
+def test_a_season_stored_by_a_newer_pitboss_is_refused_not_misread():
+    from bot.table.service.seasons import _final_rows, season_options
+    from rules.errors import GameError
+
+    assert season_options('{"format": 1, "setup": {}, "deadline_hours": 48}')["deadline_hours"] == 48
+    assert _final_rows('{"format": 1, "rows": [["a", "Ann", 25.0, 8.0, 1], ["b", "Bob", null, null, 0]]}')[1] == \
+        ("Bob", None)
+    with pytest.raises(GameError, match="newer"):
+        season_options('{"format": 2}')
+    with pytest.raises(GameError, match="newer"):
+        _final_rows('{"format": 2, "rows": []}')

@@ -33,7 +33,7 @@ from bot.storage import privacy as controls
 from bot.storage import seasons as stored
 from bot.storage.ratings import Rating
 from bot.storage.seasons import SeasonGame, SeasonMember, SeasonRecord
-from bot.storage.store import VersionConflict
+from bot.storage.store import GameRecord, VersionConflict
 from bot.table.clock.moments import moment
 from bot.table.league.pairing import Waiting, season_tables
 from bot.table.protocol.replies import MESSAGE_LIMIT, SEASON_PREFIX, Actor, Notice, Reply, clip, season_button
@@ -83,6 +83,7 @@ class Seasons:
         self._table, self._ratings, self._check_setup = table, ratings, check_setup
         self._paired = PairedGames(table, seating, acting, timers)
         self.open_thread: ThreadOpener = named_thread   # the Discord adapter opens real threads
+        self._holders: dict[int, tuple[int, frozenset[str]]] = {}   # game id -> (its version, members seated)
 
     # The commands.
 
@@ -266,14 +267,22 @@ class Seasons:
                     await stored.link_game(self._table.store, game.id, moved.id)
                     stored_game = moved
             if stored_game is None or stored_game.status != "active":
+                self._holders.pop(game.game_id, None)
                 continue
-            ruleset = get_ruleset(stored_game.ruleset)
-            state = self._table.snapshots.load(ruleset, stored_game.state)
-            for member in game.members:
-                seat = state.player(member)
-                if seat is not None and not getattr(seat, "resigned", False):
-                    busy[member] += 1
+            busy.update(self._holding(stored_game, game.members))
         return busy
+
+    def _holding(self, game: GameRecord, members: tuple[str, ...]) -> frozenset[str]:
+        """The members who hold a seat (not resigned) in a running game: decoded once a version of the game (each
+        scheduler round reads every running game of every season, and would crowd the moves' snapshot cache)."""
+        known = self._holders.get(game.id)
+        if known is not None and known[0] == game.version:
+            return known[1]
+        state = get_ruleset(game.ruleset).load_state(game.state)
+        held = frozenset(m for m in members if (seat := state.player(m)) is not None
+                         and not getattr(seat, "resigned", False))
+        self._holders[game.id] = (game.version, held)
+        return held
 
     async def _open(self, record: SeasonRecord, claim: int, table: tuple[str, ...],
                     names: dict[str, str]) -> tuple[str, list[Notice]]:
