@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from bot.storage.store import Store, VersionConflict, _now
 
 _COLUMNS = ("id, guild, channel, ruleset, options, players, max_games, creator, status, ends_at, ended_at, "
-            "final, message_id, version")
+            "final, version")
 FINAL_FORMAT = 1   # of the stored final standings
 
 
@@ -29,7 +29,6 @@ class SeasonRecord:
     ends_at: float
     ended_at: float | None = None
     final: str = ""     # JSON: {"format": 1, "rows": [[member, name, mu or null, sigma, games], ...]} best first
-    message_id: str = ""
     version: int = 0
 
 
@@ -55,9 +54,9 @@ class SeasonGame:
 
 def _record(row: tuple) -> SeasonRecord:
     (number, guild, channel, ruleset, options, players, max_games, creator, status, ends_at, ended_at, final,
-     message_id, version) = row
+     version) = row
     return SeasonRecord(int(number), guild, channel, ruleset, options, int(players), int(max_games), creator, status,
-                        float(ends_at), None if ended_at is None else float(ended_at), final, message_id, int(version))
+                        float(ends_at), None if ended_at is None else float(ended_at), final, int(version))
 
 
 async def create(store: Store, guild: str, channel: str, ruleset: str, options: str, players: int, max_games: int,
@@ -74,7 +73,7 @@ async def create(store: Store, guild: str, channel: str, ruleset: str, options: 
             " version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, 1, ?) RETURNING id",
             (guild, channel, ruleset, options, players, max_games, creator, ends_at, _now()))
     return SeasonRecord(int(number), guild, channel, ruleset, options, players, max_games, creator, "running",
-                        ends_at, None, "", "", 1)
+                        ends_at, None, "", 1)
 
 
 async def get(store: Store, season_id: int) -> SeasonRecord | None:
@@ -116,12 +115,6 @@ async def end_tx(store: Store, record: SeasonRecord, at: float, final: str) -> b
     return bool(await store.driver.execute(
         "UPDATE seasons SET status = 'ended', ended_at = ?, final = ?, version = version + 1"
         " WHERE id = ? AND status = 'running'", (at, final, record.id)))
-
-
-async def set_message(store: Store, season_id: int, message_id: str) -> None:
-    """Remember the season's announcement (the message with its Join button)."""
-    async with store.transaction():
-        await store.driver.execute("UPDATE seasons SET message_id = ? WHERE id = ?", (message_id, season_id))
 
 
 async def members(store: Store, season_id: int) -> list[SeasonMember]:
@@ -173,14 +166,6 @@ async def link_game(store: Store, claim: int, game_id: int) -> None:
     """The claimed table's game (also when a game the season paired moved to another channel)."""
     async with store.transaction():
         await store.driver.execute("UPDATE season_games SET game_id = ? WHERE id = ?", (game_id, claim))
-
-
-async def of_game(store: Store, game_id: int) -> SeasonRecord | None:
-    """The season a game belongs to, if any."""
-    row = await store.driver.fetchone(
-        f"SELECT {', '.join('s.' + c.strip() for c in _COLUMNS.split(','))} FROM seasons s"
-        " JOIN season_games g ON g.season = s.id WHERE g.game_id = ?", (game_id,))
-    return _record(row) if row is not None else None
 
 
 async def forget_member_tx(store: Store, player: str, neutral: str) -> None:

@@ -389,7 +389,6 @@ MIGRATIONS: tuple[str, ...] = (
         ends_at {real} NOT NULL,
         ended_at {real},
         final TEXT NOT NULL DEFAULT '',
-        message_id TEXT NOT NULL DEFAULT '',
         version INTEGER NOT NULL,
         created_at TEXT NOT NULL
     );
