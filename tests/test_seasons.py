@@ -228,3 +228,19 @@ def test_a_season_stored_by_a_newer_pitboss_is_refused_not_misread():
         season_options('{"format": 2}')
     with pytest.raises(GameError, match="newer"):
         _final_rows('{"format": 2, "rows": []}')
+
+
+async def test_the_queues_at_once_and_a_seasons_max_games_count_apart(service):
+    await must(service, "hall", "boss", "/league new ruleset:speedway season_days:7 max_games:2 setup:arena:duel",
+               admin=True)
+    for member in ("ann", "bob"):
+        await must(service, "hall", member, "/league join")   # ann v bob: one season game each
+    for member in ("ann", "cat"):   # at_once 1: ann's season game does not hold her back from a queued game
+        queued = await must(service, "hall", member, "/queue join ruleset:speedway players:2 setup:arena:duel")
+    (thread,) = {n.channel for n in queued.notices}
+    for member in ("ann", "cat"):
+        await must(service, thread, member, "/queue confirm")
+    queued_game = await service._store.active_game(thread)
+    assert get_ruleset("speedway").load_state(queued_game.state).phase != TablePhase.LOBBY   # it started
+    joined = await must(service, "hall", "dan", "/league join")   # ann's queued game does not count here either
+    assert "ann v dan play in" in " ".join(n.reply.text for n in joined.notices)
