@@ -18,7 +18,8 @@ CONTROL_KINDS = ("user", "server", "command")
 # The personal rows of a member, by table and the column holding their id (what `forget` deletes).
 PERSONAL = (("player_settings", "player"), ("player_notices", "player"), ("followers", "member"),
             ("standing_orders", "player"), ("gm_threads", "gm"), ("ratings", "member"), ("rated_seats", "member"),
-            ("queue_entries", "player"), ("queue_limits", "player"), ("muster_seats", "player"))
+            ("queue_entries", "player"), ("queue_limits", "player"), ("muster_seats", "player"),
+            ("rank_role_holders", "member"))
 
 
 @dataclass(frozen=True)
