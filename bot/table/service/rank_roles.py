@@ -33,9 +33,14 @@ TIER_WORDS = {tier: words for tier, words, _ in TIERS}
 DISCORD_ONLY = ("Rank roles are given on Discord only: here this shows who would hold which tier.")
 
 
+def short_title(ruleset: str) -> str:
+    """A game's title without its gloss ('Track (the card race)' is 'Track'): what its role names start with."""
+    return get_ruleset(ruleset).title.split(" (")[0]
+
+
 def role_name(ruleset: str, tier: str) -> str:
-    """A tier role's name on the server: the game's title and the tier, e.g. 'Speedway Champion'."""
-    return f"{get_ruleset(ruleset).title} {TIER_WORDS[tier]}"[:100]
+    """A tier role's name on the server: the game's short title and the tier, e.g. 'Speedway Champion'."""
+    return f"{short_title(ruleset)} {TIER_WORDS[tier]}"[:100]
 
 
 def tiers_of(ratings: list[Rating]) -> dict[str, str]:
@@ -52,7 +57,7 @@ def tiers_of(ratings: list[Rating]) -> dict[str, str]:
 
 def problem_words(kind: str, ruleset: str, role: str = "", mine: str = "") -> str:
     """What the bot lacks to keep a game kind's rank roles, said exactly (`kind`: what went wrong)."""
-    title = get_ruleset(ruleset).title
+    title = short_title(ruleset)
     if kind == "manage_roles":
         return (f"I cannot keep the {title} rank roles: I need the Manage Roles permission on this server "
                 f"(Server Settings → Roles → my role).")
@@ -118,7 +123,7 @@ class RankRoles:
             return Reply("shown", clip(await self._overview(guild), MESSAGE_LIMIT), ephemeral=True)
         if ruleset not in ruleset_ids():
             raise GameError(f"ruleset: one of {', '.join(ruleset_ids())}.")
-        title = get_ruleset(ruleset).title
+        title = short_title(ruleset)
         current = await stored.setting(store, guild, ruleset)
         if turn is None:
             return Reply("shown", clip(await self._state(guild, ruleset, current), MESSAGE_LIMIT), ephemeral=True)
@@ -148,13 +153,13 @@ class RankRoles:
             lines.append("None are on. A member with Manage Server turns a game's on with /league roles ruleset:GAME "
                          "set:on (I need the Manage Roles permission).")
         for kind in kinds:
-            lines.append(f"- {get_ruleset(kind.ruleset).title}: {_status_words(kind)}")
+            lines.append(f"- {short_title(kind.ruleset)}: {_status_words(kind)}")
         if not _on_discord(guild):
             lines.append(DISCORD_ONLY)
         return "\n".join(lines)
 
     async def _state(self, guild: str, ruleset: str, current: RoleSetting | None) -> str:
-        title = get_ruleset(ruleset).title
+        title = short_title(ruleset)
         lines = [f"The {title} rank roles here: {_status_words(current) if current else 'off'}. {TIERS_SAID}"]
         lines.append(await self._holders_words(guild, ruleset))
         if not _on_discord(guild):
