@@ -42,7 +42,8 @@ async def test_rank_roles_follow_the_ratings_and_say_what_the_bot_lacks(fake, st
     bot = start_bot(env={"PITBOSS_TICK_SECONDS": "0.3", "PITBOSS_ROLES_SECONDS": "0.5"})
     ids = {name: fake.users[name].id for name in ("alice", "bob", "carol", "admin")}
     with sqlite3.connect(bot.db) as db:   # carol and the admin are rated; alice and bob one game short
-        db.executemany("INSERT INTO ratings (guild, ruleset, member, mu, sigma, games) VALUES (?, 'speedway', ?, ?, ?, ?)",
+        db.executemany("INSERT INTO ratings (guild, ruleset, member, mu, sigma, games)"
+                       " VALUES (?, 'speedway', ?, ?, ?, ?)",
                        [(fake.guild_id, ids["carol"], 30.0, 2.0, 6), (fake.guild_id, ids["admin"], 15.0, 2.0, 5),
                         (fake.guild_id, ids["alice"], 25.0, 3.0, 4), (fake.guild_id, ids["bob"], 25.0, 3.0, 4)])
 

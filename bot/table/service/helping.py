@@ -73,10 +73,10 @@ NOTES["lfg"] = ("Privately: this server's lobbies that are public and have a sea
 NOTES["league board"] = ("With channel:#name (Manage Server): the bot keeps one message there listing the open tables, "
                          "with Join buttons, edited as lobbies open, fill, start, end or move (at most once every 30 "
                          "s). Without options it says where the board is; off:yes stops it.")
-NOTES["league roles"] = ("Rank roles: with ruleset:GAME set:on (Manage Server; the bot needs Manage Roles) the bot makes "
-                         "the roles GAME Champion, GAME Top 3 and GAME Top 10 (no permissions) and gives them to the "
-                         "best rated members whose rating is not provisional, as the ratings change; set:off deletes "
-                         "them. Without set: who holds which tier, and what the bot could not do.")
+NOTES["league roles"] = ("Rank roles: with ruleset:GAME set:on (Manage Server; the bot needs Manage Roles) the bot "
+                         "makes the roles GAME Champion, GAME Top 3 and GAME Top 10 (no permissions) and gives them "
+                         "to the best rated members whose rating is not provisional, as the ratings change; set:off "
+                         "deletes them. Without set: who holds which tier, and what the bot could not do.")
 NOTES["game rematch"] = ("After a game ends here (its final message has a Rematch button): the same game, options, "
                          "cars and seats again with new dice, the first seat going last. Every person seated at the "
                          "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "

@@ -132,7 +132,8 @@ class Privacy:
                 f"{plural(kept, 'personal record', 'personal records')} ({whose} /me settings on every server: time "
                 f"zone, away hours, reminders, view, notify; {whose} digest and notice records; the games "
                 f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link; {whose} "
-                f"ratings, turn counts and rank roles; {whose} places in queues), and in the "
+                f"ratings and turn counts; {whose} rank roles (taken off on Discord); {whose} places in queues), "
+                f"and in the "
                 f"{plural(played, 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
                 f"with \"forgotten player\" and {whose} id with a random one (the games stay, and still verify). "
                 f"It cannot be undone. Nothing changed yet: {typed} does it.",

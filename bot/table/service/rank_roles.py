@@ -34,12 +34,12 @@ DISCORD_ONLY = ("Rank roles are given on Discord only: here this shows who would
 
 
 def short_title(ruleset: str) -> str:
-    """A game's title without its gloss ('Track (the card race)' is 'Track'): what its role names start with."""
+    """A game's title without its gloss in brackets: what its role names start with."""
     return get_ruleset(ruleset).title.split(" (")[0]
 
 
 def role_name(ruleset: str, tier: str) -> str:
-    """A tier role's name on the server: the game's short title and the tier, e.g. 'Speedway Champion'."""
+    """A tier role's name on the server: the game's short title and the tier ('GAME Champion')."""
     return f"{short_title(ruleset)} {TIER_WORDS[tier]}"[:100]
 
 
