@@ -9,6 +9,7 @@ from bot.storage.ratings import Rating
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor, Reply
 from bot.table.service.rank_roles import Change, problem_words, tiers_of
+from tests.conftest import run_cli
 
 BACKENDS = ("sqlite", "postgres")   # the settings, roles and holders are stored: both backends
 G = "1001"   # a Discord server's id
@@ -122,3 +123,14 @@ async def test_on_the_command_line_league_roles_says_roles_are_given_on_discord_
     shown = await do(service, "ann", "/league roles ruleset:track set:on", guild="", admin=True)
     assert "Discord only: here this shows who would hold which tier" in shown.text
     assert "Track Champion: ann" in shown.text
+
+
+def test_league_roles_works_on_the_command_line_and_says_discord_gives_the_roles(tmp_path):
+    where = ("--db", str(tmp_path / "roles.db"), "--channel", "c", "--user", "ann")
+    refused = run_cli("exec", *where, "/league roles ruleset:speedway set:on", cwd=tmp_path)
+    assert refused.returncode == 1 and "Manage Server" in refused.stdout
+    on = run_cli("exec", *where, "--admin", "/league roles ruleset:speedway set:on", cwd=tmp_path)
+    assert on.returncode == 0 and "The Speedway rank roles are on" in on.stdout
+    assert "Rank roles are given on Discord only: here this shows who would hold which tier." in on.stdout
+    shown = run_cli("exec", *where, "/league roles", cwd=tmp_path)
+    assert "- Speedway: on (turned on by ann in c)" in shown.stdout
