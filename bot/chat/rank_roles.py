@@ -12,16 +12,15 @@ again only when the ratings change, never in a loop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import discord
 
+from bot.chat.pacing import PacedLooks
 from bot.table.protocol.replies import Direct
 from bot.table.service.rank_roles import KindPlan, RankRoles, problem_words
 
@@ -64,43 +63,25 @@ class RoleKeeper:
     def __init__(self, client: Any, service: Callable[[], RankRoles], send: Callable[[list[Direct]], Any],
                  seconds: float | None = None):
         self._client, self._service, self._send = client, service, send
-        self._seconds = roles_seconds() if seconds is None else seconds
-        self._due: set[str] = set()
-        self._last: dict[str, float] = {}
-        self._tasks: dict[str, asyncio.Task] = {}
+        self._looks = PacedLooks(roles_seconds() if seconds is None else seconds, self.look, "the rank roles")
 
     def touch(self, guilds: Iterable[str]) -> None:
         """These servers' rank roles are to be looked at (once their pause since the last look is over); a server
         this process does not serve is left to the one that does."""
         for guild in guilds:
-            if not guild.isdigit() or self._client.get_guild(int(guild)) is None:
-                continue
-            self._due.add(guild)
-            task = self._tasks.get(guild)
-            if task is None or task.done():
-                self._tasks[guild] = asyncio.ensure_future(self._keep(guild))
+            if guild.isdigit() and self._client.get_guild(int(guild)) is not None:
+                self._looks.touch(guild)
 
-    async def _keep(self, guild: str) -> None:
-        while guild in self._due:
-            wait = self._last.get(guild, -self._seconds) + self._seconds - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self._due.discard(guild)
-            try:
-                await self.look(guild)
-            except Exception:   # logged; the next change of the ratings looks again
-                log.exception("could not keep the rank roles of server %s", guild)
-            self._last[guild] = time.monotonic()
-
-    async def look(self, guild: str) -> None:
-        """Bring one server's rank roles up to date, and tell what the bot could not do (once)."""
+    async def look(self, guild: str) -> bool:
+        """Bring one server's rank roles up to date, and tell what the bot could not do (once): whether it made
+        a request."""
         found = self._client.get_guild(int(guild))
         if found is None:
-            return
+            return False
         rank_roles = self._service()
         plan = await rank_roles.plan(guild)
         if not plan.kinds and not plan.drops:
-            return
+            return False
         http = self._client.http
         roles = {str(r["id"]): r for r in await http.get_roles(found.id)}
         standing = Standing(found, roles)
@@ -115,6 +96,7 @@ class RoleKeeper:
                     continue   # kept until the bot may (said for the game kind's roles)
                 await rank_roles.dropped(guild, role_id, member)
         await self._send([direct for direct in told if direct is not None])
+        return True
 
     async def _kind(self, guild: discord.Guild, kind: KindPlan, roles: dict[str, dict],
                     standing: Standing) -> Direct | None:
