@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from bot.storage import rank_roles as stored
 from bot.storage.ratings import Rating
+from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor, Reply
 from bot.table.service.rank_roles import Change, problem_words, tiers_of
+from bot.table.service.ratings import rebuild
 from tests.conftest import run_cli
 
 BACKENDS = ("sqlite", "postgres")   # the settings, roles and holders are stored: both backends
@@ -134,3 +136,14 @@ def test_league_roles_works_on_the_command_line_and_says_discord_gives_the_roles
     assert "Rank roles are given on Discord only: here this shows who would hold which tier." in on.stdout
     shown = run_cli("exec", *where, "/league roles", cwd=tmp_path)
     assert "- Speedway: on (turned on by ann in c)" in shown.stdout
+
+
+async def test_a_rebuild_of_the_ratings_asks_for_a_look_at_the_rank_roles(service, store):
+    await do(service, "ann", "/league roles ruleset:track set:on", admin=True)
+    await do(service, "ann", "/league roles ruleset:track set:on", admin=True, guild="1002")
+    await service.rank_roles.plan(G)
+    await service.rank_roles.plan("1002")
+    assert await service.rank_roles.due_guilds() == []
+    await rebuild(store, HeavyWork().run, G)
+    assert await service.rank_roles.due_guilds() == [G]   # that server's, not the other's
+

@@ -1,7 +1,7 @@
 """Discord rank roles through the real bot on the fake Discord (issue 40 item 4): an admin turns a game's roles on,
-the bot makes them and gives them by the ratings; a game ends and the members whose tier changed get theirs, for a
-counted number of requests; without Manage Roles, with its role below a tier role, or with a role deleted by hand,
-the bot says exactly what it lacks, once, and changes nothing."""
+the bot makes them and gives them by the ratings; a game ends, or a member forgets themselves, and the members whose
+tier changed get theirs, for a counted number of requests; without Manage Roles, with its role below a tier role,
+or with a role deleted by hand, the bot says exactly what it lacks, once, and changes nothing."""
 
 from __future__ import annotations
 
@@ -74,6 +74,13 @@ async def test_rank_roles_follow_the_ratings_and_say_what_the_bot_lacks(fake, st
     shown = private_to(fake, "carol")
     assert f"Speedway Top 3: <@{ids['alice']}>, <@{ids['bob']}>" in shown and "⚠" not in shown, shown
 
+    # alice forgets herself: her role is taken off, and the admin moves up into the Top 3
+    mark = fake.mark()
+    await slash(fake, "alice", "channel", "me forget", confirm="yes")
+    await holding(fake, {"Speedway Champion": ["carol"], "Speedway Top 3": ["admin", "bob"], "Speedway Top 10": []})
+    spent = [r.kind for r in fake.requests_since(mark) if r.kind in ROLE_KINDS]
+    assert sorted(spent) == ["member_role_add", "member_role_remove", "member_role_remove", "roles_get"], spent
+
     # the bot's role loses Manage Roles: turning roles on is refused naming it
     fake.edit_role(fake.bot_role, permissions=0)
     await slash(fake, "admin", "channel", "league roles", ruleset="speedway", set="on")
@@ -97,8 +104,8 @@ async def test_rank_roles_follow_the_ratings_and_say_what_the_bot_lacks(fake, st
     await slash(fake, "admin", "channel", "league roles", ruleset="speedway", set="on")
     await told(fake, "admin", "The role Speedway Top 10 was deleted by hand")
     await slash(fake, "admin", "channel", "league roles", ruleset="speedway", set="on")
-    await holding(fake, {"Speedway Champion": ["carol"], "Speedway Top 3": ["alice", "bob"],
-                         "Speedway Top 10": ["admin"]})
+    await holding(fake, {"Speedway Champion": ["carol"], "Speedway Top 3": ["admin", "bob"],
+                         "Speedway Top 10": []})
 
     # off: the bot's roles are deleted
     await slash(fake, "admin", "channel", "league roles", ruleset="speedway", set="off")
