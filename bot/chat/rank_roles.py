@@ -13,7 +13,6 @@ again only when the ratings change, never in a loop.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -24,12 +23,8 @@ from bot.chat.pacing import PacedLooks
 from bot.table.protocol.replies import Direct
 from bot.table.service.rank_roles import KindPlan, RankRoles, problem_words
 
-log = logging.getLogger("pitboss.discord")
-
 DEFAULT_ROLES_SECONDS = 30.0
 REASON = "Pitboss rank roles (/league roles)"
-MANAGE_ROLES = 1 << 28
-ADMINISTRATOR = 1 << 3
 
 
 def roles_seconds() -> float:
@@ -48,7 +43,8 @@ class Standing:
         for role in mine:
             permissions |= int(role["permissions"])
         self.owner = me is not None and guild.owner_id == me.id
-        self.manages = self.owner or bool(permissions & (MANAGE_ROLES | ADMINISTRATOR))
+        granted = discord.Permissions(permissions)
+        self.manages = self.owner or granted.manage_roles or granted.administrator
         top = max(mine, key=lambda r: int(r["position"]), default=everyone)
         self.top, self.top_name = int(top["position"]), str(top["name"])
 
