@@ -3,6 +3,8 @@ commands, one command explained with an example, and an unknown command pointed 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.cli.bench_games import _opening, script
@@ -177,3 +179,16 @@ async def test_help_explains_me_forget_and_a_running_table_lists_it(service):
     explained = (await ask(service, "help-forget", "ann", "/help command:\"me forget\"")).text
     for words in ("confirm:yes", "forgotten player", "still verify", "running game", "pitboss forget"):
         assert words in explained, words
+
+
+async def test_help_lists_league_roles_and_explains_it_as_docs_commands_md_does(service):
+    """Issue 40 item 4: /league roles is in /help, in and outside a game; /help command:league roles names the tiers
+    and the permissions; docs/commands.md documents it."""
+    assert "`/league roles`" in (await ask(service, "empty", "ann", "/help")).text
+    await started(service, "track", "help-roles")
+    assert "`/league roles`" in (await ask(service, "help-roles", "ann", "/help")).text
+    explained = (await ask(service, "help-roles", "ann", "/help command:\"league roles\"")).text
+    for words in ("Champion", "Top 3", "Top 10", "Manage Server", "Manage Roles", "set:off"):
+        assert words in explained, words
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
+    assert "| `/league roles [ruleset:GAME] [set:on\\|off]`" in docs

@@ -38,7 +38,8 @@ pytestmark = pytest.mark.slow  # whole games in two worlds, through every door
 
 LOOKS = ("/game export", "/game log count:100", "/game status", "/game verify", "/game replay", "/games", "/help",
          "/game catchup", "/game log set_aside:1",
-         "/help command:odds", "/lfg", "/game review")
+         "/help command:odds", "/lfg", "/game review",
+         "/league roles ruleset:speedway")   # rank roles (issue 40 item 4): from finished games' ratings only
 EXAMPLES = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 

@@ -62,6 +62,8 @@ from hypothesis.stateful import (
 
 from bot.storage import league, privacy, seasons, tournaments
 from bot.storage import queues as queued
+from bot.storage import rank_roles as roles_stored
+from bot.storage import ratings as rated
 from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy import HEAVY
 from bot.table.jobs.heavy_jobs import replayed_states
@@ -69,6 +71,7 @@ from bot.table.league import tournament as course
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Reply, rematch_button, seat_button
 from bot.table.service import rematch, seating
+from bot.table.service.rank_roles import tiers_of
 from bot.table.service.ratings import latest, recomputed
 from bot.table.service.review import NOT_YET
 from rules.codec import encode_state, encode_tagged
@@ -163,6 +166,7 @@ class TableModel(RuleBasedStateMachine):
         self.rated: tuple = ()   # the finished games whose ratings were last checked
         self.cup = False   # a tournament was announced in CUP
         self.ladder = False   # a season was run in LADDER
+        self.roles = False   # this game's rank roles were turned on
         self.count = COUNTS.setdefault(self.GAME, Count())
         self.count.examples += 1
 
@@ -643,6 +647,15 @@ class TableModel(RuleBasedStateMachine):
                         held[member] = held.get(member, 0) + 1
             assert all(count <= record.max_games for count in held.values()), ("past max_games", held)
 
+    @rule(on=st.booleans())
+    def rank_roles(self, on: bool) -> None:
+        """A manager turns this game's rank roles on or off (issue 40 item 4), in both worlds alike; while they are
+        on, the transport is played by check_rank_roles: each plan carried out as asked."""
+        for world in (self.a, self.b):
+            world.do(self.channel, ADMIN, f"/league roles ruleset:{self.GAME} set:{'on' if on else 'off'}",
+                     admin=True)
+        self.roles = on
+
     @invariant()
     def no_tournament_game_waits_without_a_deadline(self) -> None:
         """Every game a running tournament opened is under a turn deadline (the autopilot plays at it) until it
@@ -773,6 +786,7 @@ class TableModel(RuleBasedStateMachine):
         self.check_durability(game)
         self.check_secrecy(game)
         self.check_ratings()
+        self.check_rank_roles()
 
     def check_listing(self) -> None:
         """Open tables (issue 40 item 1): /lfg lists only games in their lobby with a seat free: a game out of its
@@ -841,6 +855,28 @@ class TableModel(RuleBasedStateMachine):
             "SELECT ruleset, member, mu, sigma, games FROM ratings"))}
         again = latest(self.a.run(recomputed(store, HEAVY.run, "")))
         assert kept == {key: (r.mu, r.sigma, r.games) for key, r in again.items()}, "ratings: a rebuild differs"
+
+    def check_rank_roles(self) -> None:
+        """The rank roles (issue 40 item 4), played as the Discord transport plays them: whatever ended a game or
+        forgot a member, the plan takes the tiers held to exactly those the ratings give, and a forgotten member
+        holds none (their role is only left to take off)."""
+        if not self.roles:
+            return
+        assert self.a.store is not None
+        rank_roles = self.a.service.rank_roles
+        plan = self.a.run(rank_roles.plan(""))
+        for kind in plan.kinds:
+            if kind.status == "off":
+                self.a.run(rank_roles.taken_down("", kind.ruleset))
+                continue
+            for tier, _name in kind.to_make:
+                self.a.run(rank_roles.made("", kind.ruleset, tier, f"role-{tier}"))
+            self.a.run(rank_roles.held("", kind.ruleset, {c.member: c.due for c in kind.changes}))
+            ratings = self.a.run(rated.ratings_of_kind(self.a.store, "", kind.ruleset))
+            assert self.a.run(roles_stored.holders(self.a.store, "", kind.ruleset)) == tiers_of(ratings)
+        for _role, member in plan.drops:   # forgotten: rated no more, holding no tier
+            assert member not in self.a.run(roles_stored.holders(self.a.store, "", self.GAME))
+            self.a.run(rank_roles.dropped("", _role, member))
 
     def check_durability(self, game: Any) -> None:
         assert self.a.run(self.a.service.replay_matches(game)), "durability: the log does not replay to the state"

@@ -29,6 +29,7 @@ from bot.chat import logs
 from bot.chat.boards import BoardKeeper
 from bot.chat.layout import MORE_LENGTH, Slash, discord_layout, group_words
 from bot.chat.pacing import GlobalPacer, global_rate, pace
+from bot.chat.rank_roles import RoleKeeper
 from bot.chat.routes import InteractionWebhooks
 from bot.chat.views import (
     ActionButton,
@@ -64,6 +65,7 @@ from bot.table.protocol.replies import RESIGN_PREFIX, Direct, Notice, Reply, ref
 from bot.table.service.entry import Actor, GameService
 from bot.table.service.league import board_channel_of
 from bot.table.service.queue import ThreadRefused
+from bot.table.service.rank_roles import problem_words
 from bot.table.trust.guards import RateLimit, plain_name
 from bot.table.trust.importer import MAX_IMPORT_BYTES
 from rules.errors import GameError
@@ -156,6 +158,7 @@ class PitbossBehaviour(discord.Client):
         self.pacer = GlobalPacer(global_rate(share))   # every request outside the interaction routes waits here
         pace(self.http, self.pacer)
         self.boards = BoardKeeper(lambda: self.service, self._game_channel)   # each server's board of open tables
+        self.rank_roles = RoleKeeper(self, lambda: self.service.rank_roles, self.send_direct)   # issue 40 item 4
         self.tree = app_commands.CommandTree(self)
         self.tree.error(self.on_app_command_error)
         build_commands(self.tree, self)
@@ -239,11 +242,16 @@ class PitbossBehaviour(discord.Client):
                 continue
             await send(due)
         self._touch_boards()
+        try:   # the servers whose ratings changed (a game ended, a rebuild, a member forgotten)
+            self.rank_roles.touch(await self.service.rank_roles.due_guilds())
+        except Exception:
+            _failed("could not look for rank roles to update")
 
     def _touch_boards(self) -> None:
         """The boards of the servers whose lobbies changed are looked at (coalesced: bot.chat.boards)."""
         if self._service is not None:
             self.boards.touch(self._service.boards_changed())
+            self.rank_roles.touch(self._service.rank_roles.take_touched())
 
     async def post_notices(self, notices: Sequence[Notice]) -> None:
         """Post each notice in its channel (and send its direct messages); one that cannot be posted is logged
@@ -475,6 +483,9 @@ class PitbossBehaviour(discord.Client):
         if command.name == "league board" and command.options.get("channel") is not None and \
                 (refused := self._board_channel_refusal(interaction, str(command.options["channel"]))) is not None:
             return refused
+        if command.name == "league roles" and command.options.get("set") == "on" and \
+                (refused := self._rank_roles_refusal(interaction, str(command.options.get("ruleset") or ""))):
+            return refused
         return await self.service.execute(channel_key(interaction), actor_of(interaction), command,
                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id),
                                           private_thread=in_private_thread(interaction))
@@ -494,6 +505,16 @@ class PitbossBehaviour(discord.Client):
         if me is not None and not channel.permissions_for(me).send_messages:
             return refusal(f"I cannot post in {channel.mention}: I need the Send Messages permission there.")
         return None
+
+    @staticmethod
+    def _rank_roles_refusal(interaction: discord.Interaction, ruleset: str) -> Reply | None:
+        """`/league roles set:on` needs the bot's Manage Roles permission on the server: a refusal naming it when
+        the bot lacks it (nothing is turned on), else None."""
+        guild = interaction.guild
+        me = guild.me if guild is not None else None
+        if guild is None or me is None or me.guild_permissions.manage_roles or not ruleset:
+            return None
+        return refusal(problem_words("manage_roles", ruleset) + " Nothing was turned on.")
 
     async def _gm_thread(self, interaction: discord.Interaction) -> Reply:
         """`/gm thread:yes`: open a private thread off the game's channel (nobody may invite others), add the

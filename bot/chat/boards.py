@@ -8,15 +8,14 @@ a board whose words did not change costs no request. The board's message mention
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import discord
 
+from bot.chat.pacing import PacedLooks
 from bot.chat.views import view_for
 from bot.table.protocol.replies import Reply
 from bot.table.service.league import BoardUpdate
@@ -44,31 +43,13 @@ class BoardKeeper:
 
     def __init__(self, source: Callable[[], BoardSource], channel_of: Any, seconds: float | None = None):
         self._source, self._channel_of = source, channel_of   # channel_of: an async id -> Messageable
-        self._seconds = board_seconds() if seconds is None else seconds
-        self._due: set[str] = set()
-        self._last: dict[str, float] = {}
-        self._tasks: dict[str, asyncio.Task] = {}
+        self._looks = PacedLooks(board_seconds() if seconds is None else seconds, self._refresh,
+                                 "the board of open tables")
 
     def touch(self, guilds: Iterable[str]) -> None:
         """These servers' lobbies changed: their boards are looked at once their pause since the last edit is over."""
         for guild in guilds:
-            self._due.add(guild)
-            task = self._tasks.get(guild)
-            if task is None or task.done():
-                self._tasks[guild] = asyncio.ensure_future(self._keep(guild))
-
-    async def _keep(self, guild: str) -> None:
-        while guild in self._due:
-            wait = self._last.get(guild, -self._seconds) + self._seconds - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self._due.discard(guild)   # a change from here on is looked at after this edit
-            try:
-                if await self._refresh(guild):
-                    self._last[guild] = time.monotonic()
-            except Exception:
-                log.exception("could not update the board of open tables of server %s", guild)
-                self._last[guild] = time.monotonic()
+            self._looks.touch(guild)
 
     async def _refresh(self, guild: str) -> bool:
         """Edit (or post) the server's board if its words changed: True when a request was made."""

@@ -11,6 +11,7 @@ limit with a margin; the interaction routes (discord.py's webhook adapter) do no
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 import time
@@ -18,6 +19,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
+
+log = logging.getLogger("pitboss.discord")
 
 DISCORD_GLOBAL_LIMIT = 50   # requests a second, across every server of the bot
 GLOBAL_RATE = 45            # ours: a margin for the clocks and for requests discord.py retries
@@ -90,3 +93,35 @@ def pace(http: discord.http.HTTPClient, pacer: GlobalPacer) -> None:
             pacer.done(place)
 
     http.request = request  # type: ignore[method-assign]
+
+
+class PacedLooks:
+    """Looks at one thing a server keeps (its board, its rank roles) no sooner than `seconds` after the last look
+    that made a request: touches meanwhile coalesce into one look, at the latest state. `look(guild)` says whether
+    it made a request; one that fails is logged (`what`) and counts as one."""
+
+    def __init__(self, seconds: float, look: Callable[[str], Awaitable[bool]], what: str):
+        self._seconds, self._look, self._what = seconds, look, what
+        self._due: set[str] = set()
+        self._last: dict[str, float] = {}
+        self._tasks: dict[str, asyncio.Task] = {}
+
+    def touch(self, guild: str) -> None:
+        """The server's thing is to be looked at once its pause since the last look is over."""
+        self._due.add(guild)
+        task = self._tasks.get(guild)
+        if task is None or task.done():
+            self._tasks[guild] = asyncio.ensure_future(self._keep(guild))
+
+    async def _keep(self, guild: str) -> None:
+        while guild in self._due:
+            wait = self._last.get(guild, -self._seconds) + self._seconds - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._due.discard(guild)   # a change from here on is looked at after this look
+            try:
+                if await self._look(guild):
+                    self._last[guild] = time.monotonic()
+            except Exception:
+                log.exception("could not update %s of server %s", self._what, guild)
+                self._last[guild] = time.monotonic()

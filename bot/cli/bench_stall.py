@@ -402,6 +402,7 @@ def _table_scenes(long: str, imported: str, fresh: str, length: int, data: bytes
         ("games", "chan-other", ANN, "/games"), ("stats", "chan-other", ANN, "/stats"),
         ("standings", "chan-other", ANN, "/standings ruleset:speedway"),
         ("lfg", "chan-other", ANN, "/lfg"), ("league board", "chan-other", ADMIN, "/league board channel:boards"),
+        ("league roles", "chan-other", ADMIN, "/league roles ruleset:speedway set:on"),
         ("queue join", "chan-other", CAT, "/queue join ruleset:speedway players:2"),
         ("queue show", "chan-other", CAT, "/queue show"), ("queue leave", "chan-other", CAT, "/queue leave"),
         ("queue join", "chan-other", ANN, "/queue join ruleset:speedway players:2"),

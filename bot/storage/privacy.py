@@ -21,7 +21,7 @@ FORGOTTEN = "forgotten"   # a forgotten member in a season's lists of who met wh
 PERSONAL = (("player_settings", "player"), ("player_notices", "player"), ("followers", "member"),
             ("standing_orders", "player"), ("gm_threads", "gm"), ("ratings", "member"), ("rated_seats", "member"),
             ("queue_entries", "player"), ("queue_limits", "player"), ("muster_seats", "player"),
-            ("season_members", "player"))
+            ("season_members", "player"), ("rank_role_holders", "member"))
 
 
 @dataclass(frozen=True)

@@ -413,6 +413,45 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX season_games_of_season ON season_games (season);
     CREATE INDEX season_games_by_game ON season_games (game_id);
     """,
+    # 25: Discord rank roles (issue 40 item 4, bot/storage/rank_roles.py): per server and game kind whether they are
+    # on, paused (a role deleted by hand) or being taken down, who turned them on and where, what the bot could
+    # not do (said once) and whether the ratings changed since the roles were last looked at; the role the bot
+    # made for each tier, who holds which tier as the bot gave it, and the roles still to take off forgotten
+    # members.
+    """
+    CREATE TABLE rank_roles (
+        guild TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('on', 'paused', 'off')),
+        turned_on_by TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        problem TEXT NOT NULL DEFAULT '',
+        due INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (guild, ruleset)
+    );
+    CREATE INDEX rank_roles_due ON rank_roles (due);
+    CREATE TABLE rank_role_ids (
+        guild TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        role_id TEXT NOT NULL,
+        PRIMARY KEY (guild, ruleset, tier)
+    );
+    CREATE TABLE rank_role_holders (
+        guild TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        member TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        PRIMARY KEY (guild, ruleset, member)
+    );
+    CREATE INDEX rank_role_holders_member ON rank_role_holders (member);
+    CREATE TABLE rank_role_drops (
+        guild TEXT NOT NULL,
+        role_id TEXT NOT NULL,
+        member TEXT NOT NULL,
+        PRIMARY KEY (guild, role_id, member)
+    );
+    """,
 )
 
 

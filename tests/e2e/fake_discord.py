@@ -58,6 +58,7 @@ TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 # Permission bits (discord.com/developers/docs/topics/permissions).
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
+MANAGE_ROLES = 1 << 28
 MANAGE_THREADS = 1 << 34   # sees every private thread
 ADD_REACTIONS = 1 << 6
 VIEW_CHANNEL = 1 << 10
@@ -487,12 +488,20 @@ class FakeDiscord:
         self.interaction_delay_ms = 0
 
         self.app_id = snowflake()
-        self.bot_user = FakeUser("Pitboss", self.app_id, bot=True)  # bot user id == application id
+        self.bot_role = snowflake()   # the bot's own role (what Discord makes when the bot joins), Manage Roles
+        self.bot_user = FakeUser("Pitboss", self.app_id, roles=(self.bot_role,), bot=True)  # user id == app id
         self.owner = FakeUser("owner", snowflake())
         self.guild_id = snowflake()
         self.moderator_role = snowflake()
         self.role_permissions = {self.guild_id: EVERYONE_PERMISSIONS,
-                                 self.moderator_role: EVERYONE_PERMISSIONS | MANAGE_GUILD}
+                                 self.moderator_role: EVERYONE_PERMISSIONS | MANAGE_GUILD,
+                                 self.bot_role: MANAGE_ROLES}
+        # each role's name, position and flags, by id (permissions in role_permissions): the guild's role list
+        self.roles: dict[str, dict] = {
+            self.guild_id: {"name": "@everyone", "position": 0},
+            self.moderator_role: {"name": "Moderators", "position": 1},
+            self.bot_role: {"name": "Pitboss", "position": 2, "managed": True,
+                            "tags": {"bot_id": self.app_id}}}
         self.users: dict[str, FakeUser] = {
             name: FakeUser(name, snowflake(), roles=(self.moderator_role,) if name == "admin" else ())
             for name in ("alice", "bob", "carol", "admin")}
@@ -734,6 +743,26 @@ class FakeDiscord:
             return out
         return self.snapshot(collect)
 
+    def edit_role(self, role_id: str, *, permissions: int | None = None, position: int | None = None) -> None:
+        """A member with the rights edits a role in the server's settings (its permissions, or drags it to
+        another place in the list): GUILD_ROLE_UPDATE tells the bot."""
+        async def edit() -> None:
+            if permissions is not None:
+                self.role_permissions[role_id] = permissions
+            if position is not None:
+                self.roles[role_id]["position"] = position
+            await self._send_dispatch(self._active_session(), "GUILD_ROLE_UPDATE",
+                                      {"guild_id": self.guild_id, "role": self.role_object(role_id)})
+        self._blocking(edit())
+
+    def delete_role_by_hand(self, role_id: str) -> None:
+        """A member with the rights deletes a role in the server's settings: GUILD_ROLE_DELETE tells the bot."""
+        async def delete() -> None:
+            self.delete_role(role_id)
+            await self._send_dispatch(self._active_session(), "GUILD_ROLE_DELETE",
+                                      {"guild_id": self.guild_id, "role_id": role_id})
+        self._blocking(delete())
+
     def refuse_dms(self, user: str | FakeUser) -> None:
         """The member accepts no direct messages from the bot (their privacy settings): a message sent them is
         answered 403, code 50007 Cannot send messages to this user."""
@@ -852,6 +881,23 @@ class FakeDiscord:
         for role in member.roles:
             value |= self.role_permissions[role]
         return ALL_PERMISSIONS if value & ADMINISTRATOR else value
+
+    def role_object(self, role_id: str) -> dict:
+        """A role as Discord describes it (GET /guilds/{id}/roles, GUILD_CREATE)."""
+        info = self.roles[role_id]
+        return {"id": role_id, "name": info["name"], "color": 0, "hoist": info.get("hoist", False), "icon": None,
+                "unicode_emoji": None, "position": info["position"], "permissions": str(self.role_permissions[role_id]),
+                "managed": info.get("managed", False), "mentionable": info.get("mentionable", False), "flags": 0,
+                "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+                **({"tags": info["tags"]} if "tags" in info else {})}
+
+    def role_named(self, name: str) -> str | None:
+        """The id of the role of this name, or None."""
+        return next((role_id for role_id, info in self.roles.items() if info["name"] == name), None)
+
+    def holders_of(self, role_id: str) -> list[str]:
+        """The names of the members holding a role."""
+        return sorted(u.name for u in self.users.values() if role_id in u.roles)
 
     def member_object(self, user: str | FakeUser, with_permissions: bool = False) -> dict:
         member = self._user(user)
@@ -1258,11 +1304,7 @@ class FakeDiscord:
             "id": self.guild_id, "name": "Pit Lane Club", "unavailable": False, "owner_id": self.owner.id,
             "member_count": len(members), "large": False, "joined_at": TIMESTAMP, "icon": None, "splash": None,
             "discovery_splash": None, "banner": None, "description": None, "features": [], "emojis": [],
-            "stickers": [], "roles": [
-                {**role, "id": self.guild_id, "name": "@everyone", "position": 0,
-                 "permissions": str(self.role_permissions[self.guild_id])},
-                {**role, "id": self.moderator_role, "name": "Moderators", "position": 1,
-                 "permissions": str(self.role_permissions[self.moderator_role])}],
+            "stickers": [], "roles": [{**role, **self.role_object(role_id)} for role_id in self.roles],
             "channels": channels,
             "threads": [self.channels["thread"].channel_object()],
             "members": members, "voice_states": [], "presences": [], "stage_instances": [],
@@ -1391,6 +1433,11 @@ class FakeDiscord:
         ("GET", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "channel_message_get"),
         ("PATCH", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "channel_message_edit"),
         ("DELETE", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "channel_message_delete"),
+        ("GET", r"/guilds/(?P<gid>\d+)/roles", "roles_get"),
+        ("POST", r"/guilds/(?P<gid>\d+)/roles", "role_create"),
+        ("DELETE", r"/guilds/(?P<gid>\d+)/roles/(?P<rid>\d+)", "role_delete"),
+        ("PUT", r"/guilds/(?P<gid>\d+)/members/(?P<uid>\d+)/roles/(?P<rid>\d+)", "member_role_add"),
+        ("DELETE", r"/guilds/(?P<gid>\d+)/members/(?P<uid>\d+)/roles/(?P<rid>\d+)", "member_role_remove"),
     ]
 
     def _route(self, record: HttpRecord) -> tuple[Callable, tuple]:
@@ -1785,6 +1832,101 @@ class FakeDiscord:
         await self._send_dispatch(session, "THREAD_CREATE", {**thread.channel_object(), "newly_created": True})
         return thread.channel_object()
 
+    # --- roles (discord.com/developers/docs/resources/guild, .../topics/permissions#permission-hierarchy) -------
+
+    def _bot_may_manage(self, role_id: str | None = None) -> None:
+        """Discord's checks on the bot managing roles: 50013 Missing Permissions without Manage Roles (or
+        Administrator), or for a role not below the bot's highest role."""
+        if not self.permissions_of(self.bot_user) & (MANAGE_ROLES | ADMINISTRATOR):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        if role_id is not None:
+            top = max((self.roles[r]["position"] for r in self.bot_user.roles if r in self.roles), default=0)
+            if self.roles[role_id]["position"] >= top:
+                raise DiscordError(403, 50013, "Missing Permissions")
+
+    def _known_role(self, guild: str, role_id: str) -> str:
+        if guild != self.guild_id:
+            raise DiscordError(404, 10004, "Unknown Guild")
+        if role_id not in self.roles:
+            raise DiscordError(404, 10011, "Unknown Role")
+        return role_id
+
+    def _set_roles(self, user: FakeUser, roles: tuple[str, ...]) -> None:
+        for key, known in self.users.items():
+            if known.id == user.id:
+                self.users[key] = FakeUser(known.name, known.id, roles, known.bot)
+
+    async def _h_roles_get(self, record: HttpRecord, m: dict) -> Any:
+        """Get Guild Roles: every role of the guild."""
+        self._require_bot_auth(record)
+        if m["gid"] != self.guild_id:
+            raise DiscordError(404, 10004, "Unknown Guild")
+        return [self.role_object(role_id) for role_id in self.roles]
+
+    async def _h_role_create(self, record: HttpRecord, m: dict) -> Any:
+        """Create Guild Role: made at position 1 (the others above it move up), with no more permissions than
+        the bot has; GUILD_ROLE_CREATE follows on the gateway."""
+        self._require_bot_auth(record)
+        if m["gid"] != self.guild_id:
+            raise DiscordError(404, 10004, "Unknown Guild")
+        self._bot_may_manage()
+        body = record.body if isinstance(record.body, dict) else {}
+        name = body.get("name", "new role")
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            raise invalid_form("name: 1-100 characters")
+        permissions = int(body.get("permissions") or 0)
+        if permissions & ~self.permissions_of(self.bot_user):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        for info in self.roles.values():
+            if info["position"] >= 1:
+                info["position"] += 1
+        role_id = snowflake()
+        self.roles[role_id] = {"name": name, "position": 1, "hoist": bool(body.get("hoist")),
+                               "mentionable": bool(body.get("mentionable"))}
+        self.role_permissions[role_id] = permissions
+        await self._send_dispatch(self._active_session(), "GUILD_ROLE_CREATE",
+                                  {"guild_id": self.guild_id, "role": self.role_object(role_id)})
+        return self.role_object(role_id)
+
+    async def _h_role_delete(self, record: HttpRecord, m: dict) -> Any:
+        """Delete Guild Role: 204; its holders lose it."""
+        self._require_bot_auth(record)
+        role_id = self._known_role(m["gid"], m["rid"])
+        self._bot_may_manage(role_id)
+        self.delete_role(role_id)
+        return None
+
+    def delete_role(self, role_id: str) -> None:
+        """A role gone (deleted by the bot, or by hand in the server's settings: then the bot hears nothing)."""
+        del self.roles[role_id]
+        del self.role_permissions[role_id]
+        for user in list(self.users.values()):
+            if role_id in user.roles:
+                self._set_roles(user, tuple(r for r in user.roles if r != role_id))
+
+    def _role_member(self, m: dict) -> tuple[FakeUser, str]:
+        role_id = self._known_role(m["gid"], m["rid"])
+        member = next((u for u in self.users.values() if u.id == m["uid"]), None)
+        if member is None:
+            raise DiscordError(404, 10007, "Unknown Member")
+        self._bot_may_manage(role_id)
+        return member, role_id
+
+    async def _h_member_role_add(self, record: HttpRecord, m: dict) -> Any:
+        """Add Guild Member Role: 204."""
+        self._require_bot_auth(record)
+        member, role_id = self._role_member(m)
+        if role_id not in member.roles:
+            self._set_roles(member, (*member.roles, role_id))
+        return None
+
+    async def _h_member_role_remove(self, record: HttpRecord, m: dict) -> Any:
+        """Remove Guild Member Role: 204."""
+        self._require_bot_auth(record)
+        member, role_id = self._role_member(m)
+        self._set_roles(member, tuple(r for r in member.roles if r != role_id))
+        return None
+
     async def _h_thread_member_add(self, record: HttpRecord, m: dict) -> Any:
         """Add Thread Member (PUT /channels/{thread}/thread-members/{user}): 204, and THREAD_MEMBERS_UPDATE
         on the gateway. The bot must be in a private thread to add anyone to it."""
@@ -1924,7 +2066,7 @@ def _notified(body: dict) -> list[str]:
 def _major(args: tuple) -> str:
     """A request's major parameters (what its route bucket is kept per): channel, webhook token, interaction."""
     found = args[0] if args else {}
-    return "/".join(str(found[k]) for k in ("cid", "token", "iid") if k in found)
+    return "/".join(str(found[k]) for k in ("cid", "gid", "token", "iid") if k in found)
 
 
 def _on_others_behalf(record: HttpRecord, interaction_id: str | None) -> bool:

@@ -197,6 +197,11 @@ TABLE_COMMANDS: tuple[CommandSpec, ...] = (
         OptionSpec("channel", "str", "The board's channel, #name (Manage Server)"),
         OptionSpec("off", "str", "yes: keep no board (Manage Server)", choices=("yes",)),
     ), private=True),
+    CommandSpec("league roles", "Show this server's rank roles, or turn a game's on or off (Manage Server)", (
+        OptionSpec("ruleset", "str", "One game's rank roles"),
+        OptionSpec("set", "str", "on: give the game's rank roles; off: take them away (Manage Server)",
+                   choices=("on", "off")),
+    ), private=True),
     CommandSpec("me settings", "Your own clock in all your games here: time zone, away hours, reminders, pings", (
         OptionSpec("time_zone", "str", "Your IANA time zone, e.g. Europe/Paris (suggested as you type)",
                    suggest=True),

@@ -27,6 +27,7 @@ __all__ += ["Review"]   # issue 40 item 5
 __all__ += ["QueueAnswer", "QueueJoin", "QueueLeave", "QueueShow"]   # issue 40 item 2
 __all__ += ["TournamentNew", "TournamentStep"]   # issue 40 item 4
 __all__ += ["LeagueNew", "LeagueStep"]   # issue 40 item 4: seasons
+__all__ += ["LeagueRoles"]   # issue 40 item 4: rank roles
 
 
 class TableCommand:
@@ -403,3 +404,12 @@ class LeagueBoard(TableCommand):
 
     channel: str | None = None
     off: str | None = None
+
+
+@named("league roles")
+@dataclass(frozen=True)
+class LeagueRoles(TableCommand):
+    """/league roles: the server's rank roles; ruleset: one game's, set:on|off turns them on or off."""
+
+    ruleset: str | None = None
+    set: str | None = None

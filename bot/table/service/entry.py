@@ -45,6 +45,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
 from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener, checked_setup
+from bot.table.service.rank_roles import RankRoles
 from bot.table.service.ratings import Ratings
 from bot.table.service.relocation import Moving
 from bot.table.service.rematch import REMATCH_BUTTON, REMATCH_PROPOSAL, Rematches
@@ -123,6 +124,7 @@ class GameService:
         self._controls = Controls(table)
         self._privacy = Privacy(table, self._controls)
         self._league = League(table, self._acting)
+        self.rank_roles = RankRoles(table)   # what the transport asks to keep the rank roles (issue 40 item 4)
         self._queues = Queues(table, self._seating, self._acting)
         self._tournaments = Tournaments(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
         self._seasons = Seasons(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
@@ -422,6 +424,7 @@ class GameService:
             typed.LookingForGame: lambda at, _c: self._league.listing(at.actor, at.guild),
             typed.LeagueBoard: lambda at, c: self._league.board(
                 at.actor, at.guild, board_channel_of(c.channel) if c.channel is not None else None, c.off == "yes"),
+            typed.LeagueRoles: lambda at, c: self.rank_roles.command(at.actor, at.guild, at.channel, c.ruleset, c.set),
             typed.Play: self._play,
             typed.QueueJoin: lambda at, c: self._queues.join(at.channel, at.actor, at.guild, c.ruleset, c.players,
                                                              c.setup, c.at_once),

@@ -34,7 +34,7 @@ TABLE_HELP = ("game status", "game catchup", "game log", "rules", "game sheet", 
               "game seat take", "game seat computer",
               "game resign", "game follow", "game unfollow", "orders set", "orders show", "orders clear", "stats",
               "standings", "game settings", "game export", "game verify", "game review", "game replay", "game end",
-              "game rematch", "lfg", "league board")
+              "game rematch", "lfg", "league board", "league roles")
 # What a command's one-line description cannot hold, said after its options by /help command:NAME.
 _CREDIT = ("A seat that changed hands counts for the member who held it at the end (who took it last), by their "
            "own name, in /stats and /standings alike; whoever handed it on gets no game for it.")
@@ -73,6 +73,10 @@ NOTES["lfg"] = ("Privately: this server's lobbies that are public and have a sea
 NOTES["league board"] = ("With channel:#name (Manage Server): the bot keeps one message there listing the open tables, "
                          "with Join buttons, edited as lobbies open, fill, start, end or move (at most once every 30 "
                          "s). Without options it says where the board is; off:yes stops it.")
+NOTES["league roles"] = ("Rank roles: with ruleset:GAME set:on (Manage Server; the bot needs Manage Roles) the bot "
+                         "makes the roles GAME Champion, GAME Top 3 and GAME Top 10 (no permissions) and gives them "
+                         "to the best rated members whose rating is not provisional, as the ratings change; set:off "
+                         "deletes them. Without set: who holds which tier, and what the bot could not do.")
 NOTES["game rematch"] = ("After a game ends here (its final message has a Rematch button): the same game, options, "
                          "cars and seats again with new dice, the first seat going last. Every person seated at the "
                          "end answers (the buttons, /game rematch, or vote:no); the computer's seats stay its own. "
@@ -130,7 +134,8 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show',
-                               'tournament new', 'tournament join', 'tournament show', 'league join', 'league show'))
+                               'tournament new', 'tournament join', 'tournament show', 'league join', 'league show',
+                               'league roles'))
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n{league}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from bot.storage import privacy as stored
+from bot.storage import rank_roles
 from bot.storage.privacy import CONTROL_KINDS, Control
 from bot.storage.store import GameRecord, VersionConflict
 from bot.table.jobs import heavy_jobs
@@ -131,13 +132,15 @@ class Privacy:
                 f"{plural(kept, 'personal record', 'personal records')} ({whose} /me settings on every server: time "
                 f"zone, away hours, reminders, view, notify; {whose} digest and notice records; the games "
                 f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link; {whose} "
-                f"ratings and turn counts; {whose} places in queues and seasons), and in the "
+                f"ratings and turn counts; {whose} rank roles (taken off on Discord); {whose} places in queues and "
+                f"seasons), and in the "
                 f"{plural(played, 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
                 f"with \"forgotten player\" and {whose} id with a random one (the games stay, and still verify). "
                 f"It cannot be undone. Nothing changed yet: {typed} does it.",
                 MESSAGE_LIMIT), ephemeral=True)
         games = await stored.games_of(store, player)
         async with store.transaction():
+            await rank_roles.forget_member_tx(store, player)   # their rank roles are taken off on Discord
             await stored.delete_personal_tx(store, player)
         alias, left = pseudonym(), []
         for game in games:

@@ -28,6 +28,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from bot.storage import rank_roles
 from bot.storage import ratings as stored
 from bot.storage.ratings import Rating, SeatRecord
 from bot.storage.store import GameRecord, Store
@@ -106,6 +107,7 @@ async def rate_due(store: Store, run: Runner, guild: str) -> int:
                 continue
             seats, new = rated(given, await stored.ratings_tx(store, guild, game.ruleset, list(given.people)))
             await stored.record_game_tx(store, game, *kept(seats, new))
+            await rank_roles.mark_due_tx(store, guild)   # its rank roles follow the ratings
         done += 1
     return done
 
@@ -143,6 +145,7 @@ async def rebuild(store: Store, run: Runner, guild: str) -> int:
             await stored.clear_guild_tx(store, guild)
             for game, seats, new in games:
                 await stored.record_game_tx(store, game, seats, new)
+            await rank_roles.mark_due_tx(store, guild)
         return len(games)
     raise RuntimeError(f"the ratings of server {guild!r} kept changing during the rebuild: try again")
 
