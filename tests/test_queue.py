@@ -113,8 +113,11 @@ async def test_the_muster_timer_survives_a_restart_lets_go_once_and_offers_the_s
     (second,) = [m for m in await stored.gathering(store) if m.status == "mustering"]
     await confirmed(restarted, "eve", second.channel)
     clock.now += MUSTER_HOURS * 3600 + 1
+    restarted.boards_changed()
     (notice,) = [n for n in await restarted.run_due() if n.channel == second.channel]   # (the first game reminds)
     assert "its free seats are open" in notice.reply.text and not notice.reply.mentions
+    # the scheduler made it an open table: the server's board is looked at, as after a command
+    assert GUILD in restarted.boards_changed() and len(await restarted.open_tables(GUILD)) == 1
     assert all(m.due is None for m in await stored.gathering(store))   # an open table: an ordinary lobby
     started = await run(restarted, "zed", "/game join", second.channel)   # anyone takes the open seat
     assert "the game starts" in started.text

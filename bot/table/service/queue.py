@@ -408,6 +408,7 @@ class Queues:
             status, due = ("started" if full else "open"), None
         if status == "open" and running is not None:   # its free seats are an open table now: /lfg lists it
             await league_stored.keep_listed_tx(self._table.store, running.id, now)
+            self._table.lobby_changed(muster.guild)   # the scheduler's timeout too, not only a command
         await stored.set_muster_tx(self._table.store, muster.id, status, due)
         return Settled(expired, tuple(offered), status, full)
 
