@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import contextvars
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +92,8 @@ class Table:
         self.snapshots = DecodedSnapshots()
         self.recent = RecentEvents()
         self.lobbies_changed: set[str] = set()   # servers a lobby of which changed: their boards are looked at
+        # called with each finished game the rating took in and what its log gave (a tournament keeps its result)
+        self.when_rated: list[Callable[[GameRecord, Any], Awaitable[None]]] = []
         # Weak values: a channel's lock lives only while some command holds or awaits it.
         self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
