@@ -23,6 +23,7 @@ from bot.table.protocol.replies import (
     MENU_PREFIX,
     OPEN_TABLE_PREFIX,
     PLAN_PREFIX,
+    PRESSED,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
     QUEUE_PREFIX,
@@ -267,6 +268,8 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await _quietly(channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
             **retired(previous.body)), previous.message_id)
     for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
+        if edit.message_id == PRESSED:   # nothing was pressed
+            continue
         try:
             await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
         except discord.HTTPException:
@@ -321,6 +324,10 @@ async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks:
     """Rewrite the earlier messages a reply changes (a finished vote's question, turns a rollback set aside),
     each by the cheapest route, pinging nobody (best effort: a message may be gone)."""
     for edit in reply.edits:
+        if edit.message_id == PRESSED:   # the message pressed: by the press's own response, if one was pressed
+            if not from_button or interaction.message is None:
+                continue
+            edit = replace(edit, message_id=str(interaction.message.id))
         webhooks.superseded(edit.message_id)   # rewritten now: a later press must not put its old words back
         try:
             await edit_message(interaction, edit.message_id, webhooks, from_button=from_button, **_rewritten(edit))

@@ -26,6 +26,7 @@ REVIEW_PREFIX = "pw"  # "Review" on a game's final message: /game review of that
 QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a queued game (bot.table.service.queue)
 TOURNAMENT_PREFIX = "pt"  # "Join" on a tournament's announcement (bot.table.service.tournaments)
 CANCEL_ID = "pv-cancel"
+PRESSED = "pressed"   # an Edit's message: the one whose button was pressed (rewritten by the press's own response)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class Button:
 @dataclass(frozen=True)
 class Edit:
     """One of our earlier public messages rewritten in place (a finished vote's question, a turn a rollback
-    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings."""
+    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings.
+    `message_id` PRESSED, in the reply to a press only, is the message pressed (its interaction edits it)."""
 
     message_id: str
     text: str | None
