@@ -132,10 +132,12 @@ class Reply:
 
 @dataclass(frozen=True)
 class Notice:
-    """Something the scheduler posts on its own: a reminder, or a turn the autopilot played."""
+    """Something the scheduler posts on its own: a reminder, or a turn the autopilot played. `fold`: an action that
+    continues its channel's turn (a join from /lfg) is added to the turn's message, as in the channel itself."""
 
     channel: str
     reply: Reply
+    fold: bool = False
 
 
 def refusal(message: str, malformed: bool = False) -> Reply:

@@ -188,7 +188,7 @@ class League:
         told = replace(joined, notices=(), ephemeral=False)
         return Reply("applied", f"You joined the {ruleset.title} game in {channel_link(game.guild, channel)} "
                                 f"(its channel is told). The host starts it there.", ephemeral=True,
-                     game_id=game.id, notices=(Notice(channel, told), *joined.notices))
+                     game_id=game.id, notices=(Notice(channel, told, fold=True), *joined.notices))
 
     async def board(self, actor: Actor, guild: str, channel: str | None, off: bool) -> Reply:
         """`/league board`: where the board is kept (no option), kept in `channel` from now on, or kept no more
