@@ -18,12 +18,15 @@ import random
 import re
 import tempfile
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.storage import store as store_module
 from bot.storage import tournaments as tournaments_stored
 from bot.storage.store import Store
 from bot.table.league import tournament as tournament_course
@@ -146,7 +149,9 @@ async def _same_to(viewers: tuple[str, ...], a: World, b: World) -> None:
 
 
 def _run(coroutine_factory):
-    with tempfile.TemporaryDirectory() as folder:
+    # the store's own clock fixed too: /stats' time to move, from when each action was stored, is the same in each
+    stored_at = datetime.fromtimestamp(TABLE_TIME, UTC).isoformat(timespec="seconds")
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(store_module, "_now", lambda: stored_at):
         return asyncio.run(coroutine_factory(folder))
 
 
@@ -423,8 +428,6 @@ def _queue_face(line: str, reply: Reply) -> tuple:
 
 
 async def _queue_worlds(seeds: tuple[int, int], folder: str) -> None:
-    from unittest import mock
-
     from bot.table.service import seating
     told = []
     for name, seed in zip("ab", seeds, strict=True):
@@ -504,8 +507,6 @@ async def _league_world(world: World, seed: int) -> list:
     """/lfg and its Join; a tournament of four at Track (each hand dealt by the world's secret dice) announced, signed
     up, started, looked at, carried to its final and its final table (each game's last seat resigns: the results
     are the same in every world, the hands never are). What every door said, in order."""
-    from unittest import mock
-
     from bot.table.service import seating
     seeds = iter(range(seed, seed + 100))
     league = LeagueWorld(world)
