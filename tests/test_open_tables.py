@@ -140,6 +140,11 @@ async def test_league_board_takes_manage_server_and_its_words_change_only_with_t
     second = await service.board_update(G)
     assert second is not None and second.message_id == "m1" and "0/2 seats · host bob" in second.text
     assert [b.custom_id for b in second.buttons] == [f"pj:{(await service.open_tables(G))[0].game_id}:0:0"]
+    # a join taken back (/undo, not one of the lobby's commands) frees the seat: the board is looked at again
+    await must(service, "c", "ann", "/game join")
+    service.boards_changed()
+    await must(service, "c", "ann", "/undo")
+    assert service.boards_changed() == {G}
     assert "<#123>" in (await do(service, "x", "ann", "/league board")).text
     off = await do(service, "x", "ann", "/league board off:yes", admin=True)
     assert off.outcome == "shown" and "no longer kept" in off.text

@@ -11,7 +11,7 @@ import pytest
 from bot.storage import queues as stored
 from bot.storage.store import Store
 from bot.table.protocol.commands import parse
-from bot.table.protocol.replies import Actor
+from bot.table.protocol.replies import PRESSED, Actor, Edit
 from bot.table.service.entry import GameService
 from bot.table.service.queue import MUSTER_HOURS, OPEN_RETRY
 from rules.registry import get_ruleset
@@ -69,6 +69,12 @@ async def test_a_queue_of_three_opens_musters_one_declines_the_next_in_line_take
     await confirmed(service, "cat", thread)
     started = await confirmed(service, "dan", thread)
     assert "Every seat is taken: the game starts." in started.text and started.mentions
+    assert started.edits == ()   # typed: no message was pressed
+    (yes,) = [b for b in asking.buttons if b.label == "Confirm my seat"]
+    for member in ("cat", "eve"):   # its buttons, pressed after the start: said privately, taken off that message
+        late = await service.press(thread, Actor(member, member.title()), yes.custom_id, guild=GUILD)
+        assert (late.outcome, late.text, late.ephemeral) == ("refused", "This muster is over: the game started.", True)
+        assert late.edits == (Edit(PRESSED, None),)
     game = await service._store.active_game(thread)
     state = get_ruleset("speedway").load_state(game.state)
     assert sorted(p.id for p in state.players) == ["ann", "cat", "dan"] and game.host == "ann"
@@ -113,8 +119,11 @@ async def test_the_muster_timer_survives_a_restart_lets_go_once_and_offers_the_s
     (second,) = [m for m in await stored.gathering(store) if m.status == "mustering"]
     await confirmed(restarted, "eve", second.channel)
     clock.now += MUSTER_HOURS * 3600 + 1
+    restarted.boards_changed()
     (notice,) = [n for n in await restarted.run_due() if n.channel == second.channel]   # (the first game reminds)
     assert "its free seats are open" in notice.reply.text and not notice.reply.mentions
+    # the scheduler made it an open table: the server's board is looked at, as after a command
+    assert GUILD in restarted.boards_changed() and len(await restarted.open_tables(GUILD)) == 1
     assert all(m.due is None for m in await stored.gathering(store))   # an open table: an ordinary lobby
     started = await run(restarted, "zed", "/game join", second.channel)   # anyone takes the open seat
     assert "the game starts" in started.text

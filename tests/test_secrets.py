@@ -15,17 +15,23 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import tempfile
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.storage import store as store_module
+from bot.storage import tournaments as tournaments_stored
 from bot.storage.store import Store
+from bot.table.league import tournament as tournament_course
 from bot.table.protocol.commands import Command, CommandSyntaxError, parse
-from bot.table.protocol.replies import Actor, Reply
+from bot.table.protocol.replies import Actor, Reply, review_button
 from bot.table.service.entry import GameService
 from bot.table.service.league import League
 from bot.table.service.review import NOT_YET
@@ -107,7 +113,11 @@ class World:
             reply = await self.looker.execute("c", Actor(viewer, viewer), parse(line))
             seen[line] = _face(reply)
         seen["the board of open tables"] = League.board_words(await self.looker.open_tables(""))
-        _game, ruleset, _state = await self.game()
+        game, ruleset, _state = await self.game()
+        for line in ("/stats", f"/stats ruleset:{ruleset.id}", f"/standings ruleset:{ruleset.id}"):   # the ratings
+            seen[line] = _face(await self.looker.execute("c", Actor(viewer, viewer), parse(line)))
+        seen["the review button"] = _face(await self.looker.press("c", Actor(viewer, viewer),
+                                                                  review_button(game.id).custom_id))
         for spec in ruleset.grammar.commands:
             for option in spec.options:
                 if option.suggest:
@@ -140,7 +150,9 @@ async def _same_to(viewers: tuple[str, ...], a: World, b: World) -> None:
 
 
 def _run(coroutine_factory):
-    with tempfile.TemporaryDirectory() as folder:
+    # the store's own clock fixed too: /stats' time to move, from when each action was stored, is the same in each
+    stored_at = datetime.fromtimestamp(TABLE_TIME, UTC).isoformat(timespec="seconds")
+    with tempfile.TemporaryDirectory() as folder, mock.patch.object(store_module, "_now", lambda: stored_at):
         return asyncio.run(coroutine_factory(folder))
 
 
@@ -417,8 +429,6 @@ def _queue_face(line: str, reply: Reply) -> tuple:
 
 
 async def _queue_worlds(seeds: tuple[int, int], folder: str) -> None:
-    from unittest import mock
-
     from bot.table.service import seating
     told = []
     for name, seed in zip("ab", seeds, strict=True):
@@ -474,6 +484,122 @@ async def _season_worlds(seeds: tuple[int, int], folder: str) -> None:
 @EXAMPLES
 def test_a_seasons_announcement_pairings_and_show_look_the_same_whatever_its_games_dice_and_hands(seed_a, seed_b):
     _run(lambda folder: _season_worlds((seed_a, seed_b), folder))
+
+
+# --- the league: /lfg's Join, a tournament's every message, the ratings, the review button -----------------------
+
+LEAGUE = ("ann", "bob", "cat", "dan")
+COMMITMENT = re.compile(r"sha256 [0-9a-f]+")
+
+
+def _unhashed(seen) -> str:
+    """What a viewer sees, the dice commitment aside: a hash of the seed, published at each game's start so the dice
+    can be checked at its end (it differs with the seed by design, and tells nothing of it)."""
+    return COMMITMENT.sub("sha256 <commitment>", repr(seen))
+
+
+class LeagueWorld:
+    """One server's league in a database of its own, its games rolling the secret dice given."""
+
+    def __init__(self, world: World):
+        self.world, self.service = world, world.looker
+
+    async def do(self, channel: str, user: str, line: str) -> Reply:
+        reply = await self.service.execute(channel, Actor(user, user.title()), parse(line), guild="g")
+        assert reply.outcome != "refused", (user, line, reply.text)
+        return reply
+
+    async def said(self, channel: str, user: str, line: str) -> tuple:
+        """A command's reply and every notice it posts, as their readers see them."""
+        reply = await self.do(channel, user, line)
+        return _face(reply), tuple((n.channel, _face(n.reply)) for n in reply.notices)
+
+    async def course(self, number: int):
+        return tournament_course.load((await tournaments_stored.get(self.world.store, number)).course)
+
+    async def running_games(self, number: int) -> list[tuple[str, str]]:
+        """The tournament's games still running: each one's channel and the member seated last."""
+        found = []
+        for table in (await self.course(number)).tables:
+            if table.game_id and table.order is None:
+                game = await self.world.store.game(table.game_id)
+                if game.status == "active":
+                    found.append((game.channel, table.members[-1]))
+        return found
+
+    async def doors(self, number: int) -> dict:
+        """What each member and a stranger see of the league at its doors while games run: the tournament, the
+        ratings, and the review button of each game of it still running (refused to all before its end)."""
+        seen = {}
+        games = [game_id for t in (await self.course(number)).tables if (game_id := t.game_id) and t.order is None]
+        for viewer in (*LEAGUE, "eve"):
+            for line in ("/tournament show", "/stats", "/stats ruleset:track", "/standings ruleset:track",
+                         "/queue show"):
+                seen[viewer, line] = _face(await self.service.execute("hall", Actor(viewer, viewer), parse(line),
+                                                                      guild="g"))
+            for game_id in games:
+                seen[viewer, game_id] = _face(await self.service.press("hall", Actor(viewer, viewer),
+                                                                       review_button(game_id).custom_id, guild="g"))
+        return seen
+
+
+async def _league_world(world: World, seed: int) -> list:
+    """/lfg and its Join; a tournament of four at Track (each hand dealt by the world's secret dice) announced, signed
+    up, started, looked at, carried to its final and its final table (each game's last seat resigns: the results
+    are the same in every world, the hands never are). What every door said, in order."""
+    from bot.table.service import seating
+    seeds = iter(range(seed, seed + 100))
+    league = LeagueWorld(world)
+    told: list = []
+    with mock.patch.object(seating, "new_seed", lambda: next(seeds)):
+        await league.do("lobby", "ann", "/new track")
+        told.append(await league.said("hall", "eve", "/lfg"))
+        told.append(await league.said("hall", "eve", "/lfg game:1"))   # its Join: the reply, the lobby told
+        announced = await league.do("hall", "ann", "/tournament new ruleset:track format:elimination players:4 "
+                                                 "setup:first_player:host")   # the start the same: the host first
+        told.append((_face(announced),))
+        (join,) = announced.buttons
+        for member in LEAGUE:
+            told.append(_face(await world.looker.press("hall", Actor(member, member.title()), join.custom_id,
+                                                       guild="g")))
+        told.append(await league.said("hall", "ann", "/tournament start"))   # the round's line, each game's messages
+        number = int(join.custom_id.split(":")[1])
+        told.append(await league.doors(number))
+        for _round in range(3):
+            running = await league.running_games(number)
+            if not running:
+                break
+            for channel, member in running:
+                await league.do(channel, member, "/game resign confirm:yes")
+                reviews = {await world.looker.press(channel, Actor(v, v), review_button(
+                    (await world.store.latest_game(channel)).id).custom_id, guild="g") for v in (*LEAGUE, "eve")}
+                assert len(reviews) == 1 and next(iter(reviews)).outcome == "shown"   # over: one review, for anyone
+            told.append(await league.doors(number))   # the ratings now count the finished games
+            told.append(tuple((n.channel, _face(n.reply)) for n in await world.looker.run_due()))   # the next round
+            told.append(await league.doors(number))
+        assert (await league.course(number)).status == "finished"
+    return told
+
+
+async def _league_worlds(seeds: tuple[int, int], folder: str) -> None:
+    told = []
+    for name, seed in zip("ab", seeds, strict=True):
+        async with World(folder, name) as world:
+            seen = await _league_world(world, seed)
+            assert not any(str(s) in repr(seen) for s in range(seed, seed + 5))   # no game's seed, anywhere
+            told.append(seen)
+    assert any("Final table" in repr(step) for step in told[0])
+    for step_a, step_b in zip(*told, strict=True):   # door by door: the first that differs is named
+        assert _unhashed(step_a) == _unhashed(step_b)
+
+
+@given(seed_a=st.integers(10**12, 10**13), seed_b=st.integers(10**12, 10**13))
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_the_leagues_doors_look_the_same_whatever_its_games_dice_and_hands(seed_a, seed_b):
+    """/lfg's Join, a tournament's announcement, sign-ups, start, each round's line and each game's opening messages
+    in its thread, /tournament show, its final table, /stats, /standings, /queue show and the review button: the same
+    to everyone in two worlds whose games rolled other dice and dealt other hands."""
+    _run(lambda folder: _league_worlds((seed_a, seed_b), folder))
 
 
 # --- every game: the dice seed -------------------------------------------------------------------------------

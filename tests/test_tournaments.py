@@ -86,6 +86,37 @@ async def test_a_tournament_of_four_plays_out_by_computer_seats_to_a_final_table
     assert "Final table" in shown.text and shown.ephemeral
 
 
+async def test_each_games_log_is_read_once_at_its_end_for_the_rating_and_the_result(service, monkeypatch):
+    """The rating's reading of a game's end is the tournament's result too (kept with its course): the log is re-run
+    once a game; a game whose result was not kept (rated by an earlier release) is read from its log."""
+    from bot.table.service import ratings as service_ratings
+    from bot.table.service import tournaments as service_tournaments
+    reads = []
+    read = service_ratings.game_input
+
+    async def counted(store, run, game):
+        reads.append(game.id)
+        return await read(store, run, game)
+    monkeypatch.setattr(service_ratings, "game_input", counted)
+    monkeypatch.setattr(service_tournaments, "game_input", counted)
+    number = await _signed_up(service, "elimination")
+    await must(service, "hall", "ann", "/tournament start")
+    await _play_out(service, number)
+    plan = course.load((await stored.get(service._store, number)).course)
+    games = [t.game_id for t in plan.tables if t.game_id]
+    assert sorted(reads) == sorted(games) and all(t.ended == t.order for t in plan.tables if t.game_id)
+    # a course stored before results were kept: the game is read from its log, to the same result
+    record = await stored.get(service._store, number)
+    first = next(t for t in plan.tables if t.game_id)
+    kept = first.order
+    first.order = first.ended = None
+    async with service._store.transaction():
+        await stored.save_tx(service._store, record, "running", course.dump(plan))
+    await service.run_due()
+    again = course.load((await stored.get(service._store, number)).course)
+    assert again.table_of(first.game_id).order == kept and reads.count(first.game_id) == 2
+
+
 async def test_sign_up_refusals_and_who_may_start(service):
     number = await _signed_up(service, "elimination")
     again = await do(service, "hall", "bob", "/tournament join")

@@ -258,7 +258,8 @@ class PitbossBehaviour(discord.Client):
         and spoils no other."""
         for notice in notices:
             try:
-                await post_notice(self.service, await self._game_channel(notice.channel), notice.reply)
+                await post_notice(self.service, await self._game_channel(notice.channel), notice.reply,
+                                  fold=notice.fold)
             except Exception:
                 _failed("could not post a notice in channel %s", notice.channel)
             await self.send_direct(notice.reply.direct)

@@ -23,6 +23,7 @@ from bot.table.protocol.replies import (
     MENU_PREFIX,
     OPEN_TABLE_PREFIX,
     PLAN_PREFIX,
+    PRESSED,
     PRIVATE_MENU_PREFIX,
     PRIVATE_PREFIX,
     QUEUE_PREFIX,
@@ -250,10 +251,14 @@ def _with_next(body: str, reply: Reply) -> str:
     return "\n".join(part for part in (body, reply.next_line) if part)
 
 
-async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> None:
+async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply, fold: bool = False) -> None:
     """Post a scheduler notice (a reminder, or a turn the autopilot drove) in its channel, and rewrite the
     earlier messages it changes. A new turn's message (or a status showing the live turn) supersedes the
-    turn's earlier message, whose buttons and clock come off (the channel route: no interaction here)."""
+    turn's earlier message, whose buttons and clock come off (the channel route: no interaction here). With
+    `fold`, an action of the turn that pings nobody is added to the turn's message instead: one edit, not a post
+    and an edit."""
+    if fold and await _folded(turns, channel, reply):
+        return
     content, mentions = content_and_mentions(reply)
     takes_turn = reply.game_id is not None and (reply.outcome == "applied" or shows_live_turn(reply))
     previous = await turns.turn_message(reply.game_id) if takes_turn and reply.game_id is not None else None
@@ -268,10 +273,36 @@ async def post_notice(turns: TurnMessages, channel: discord.abc.Messageable, rep
         await _quietly(channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
             **retired(previous.body)), previous.message_id)
     for edit in reply.edits:   # no interaction here: the channel route (a closed vote's question, say)
+        if edit.message_id == PRESSED:   # nothing was pressed
+            continue
         try:
             await channel.get_partial_message(int(edit.message_id)).edit(**_rewritten(edit))  # type: ignore[attr-defined]
         except discord.HTTPException:
             log.info("could not edit message %s", edit.message_id)
+
+
+async def _folded(turns: TurnMessages, channel: discord.abc.Messageable, reply: Reply) -> bool:
+    """Add an action to its turn's message by the channel route, as publish does by an interaction's: False when it
+    starts a turn, pings someone, takes a message of its own, or does not fit (then it is posted)."""
+    if reply.outcome != "applied" or reply.game_id is None or reply.mentions or reply.own_message:
+        return False
+    previous = await turns.turn_message(reply.game_id)
+    if previous is None or previous.turn_key != reply.turn_key:
+        return False
+    news = _news(reply)
+    body = f"{previous.body}\n{news}" if previous.body else news
+    content = _with_next(body, reply)
+    if len(content) > MESSAGE_CHARACTERS:
+        return False
+    try:
+        await channel.get_partial_message(int(previous.message_id)).edit(  # type: ignore[attr-defined]
+            content=content, attachments=files_of(reply), view=view_for(reply),
+            allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException:
+        log.info("turn message %s could not be edited; posting a new one", previous.message_id)
+        return False
+    await turns.remember_turn_message(reply.game_id, reply.turn_key, previous.message_id, body)
+    return True
 
 
 def shows_live_turn(reply: Reply) -> bool:
@@ -322,6 +353,10 @@ async def edit_earlier(interaction: discord.Interaction, reply: Reply, webhooks:
     """Rewrite the earlier messages a reply changes (a finished vote's question, turns a rollback set aside),
     each by the cheapest route, pinging nobody (best effort: a message may be gone)."""
     for edit in reply.edits:
+        if edit.message_id == PRESSED:   # the message pressed: by the press's own response, if one was pressed
+            if not from_button or interaction.message is None:
+                continue
+            edit = replace(edit, message_id=str(interaction.message.id))
         webhooks.superseded(edit.message_id)   # rewritten now: a later press must not put its old words back
         try:
             await edit_message(interaction, edit.message_id, webhooks, from_button=from_button, **_rewritten(edit))

@@ -54,10 +54,23 @@ async def test_an_open_table_is_joined_from_lfg_and_the_board_is_edited_within_i
     listing = private_to(fake, "hall", "bob")
     assert "**Battlecars**" in listing["content"] and "0/6 seats" in listing["content"]
     (join,) = buttons_of(listing).values()
-    await answered(fake, await fake.click("bob", "hall", listing["id"], join))
+    mark = fake.mark()
+    pressed = await fake.click("bob", "hall", listing["id"], join)
+    await answered(fake, pressed)
+    lobby_id = fake.channels["lobby"].id
+    await fake.wait_for(lambda f: any(m["channel_id"] == lobby_id and "bob joined" in m["content"]
+                                      for m in f._messages.values()), what="the lobby told of the join")
+    await asyncio.sleep(0.3)   # settled: any request after the telling would be counted below
     told = private_to(fake, "hall", "bob")["content"]
     assert "You joined the Battlecars game in https://discord.com/channels/" in told, told
-    assert any(m["content"].startswith("bob joined") for m in fake.channel_messages("lobby"))
+    shown = fake.channel_messages("lobby")
+    (lobby,) = [m for m in shown if "bob joined" in m["content"]]   # added to the lobby's message, as if typed there
+    assert "\nbob joined" in lobby["content"] and "Next: Lobby: 1 seated" in lobby["content"], \
+        [m["content"] for m in shown]
+    # the Join's cost: its answer rides the press; the game's channel is told by one edit of the lobby's message
+    spent = fake.requests_since(mark, "hall") + fake.requests_since(mark, "lobby")
+    print(f"\n/lfg's Join: {Spent.of(spent, 1)}")
+    assert [r.kind for r in spent if is_global_bound(r.kind)] == ["channel_message_edit"]
     again = await answered(fake, await fake.click("bob", "hall", listing["id"], join))
     assert "You already sit at that table" in private_to(fake, "hall", "bob")["content"], again.describe()
     board = await board_showing(fake, "1/6 seats")

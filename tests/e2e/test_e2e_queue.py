@@ -52,4 +52,14 @@ async def test_a_queue_of_three_opens_a_thread_musters_and_starts_the_game(fake,
     assert len(global_bound) <= MUSTER_BUDGET, global_bound
     assert not any("dm" in kind for kind in global_bound), global_bound   # no direct message in a loop
     assert all(fake.direct_messages(name) == [] for name in ids)
+    # the press that started the game took the buttons off the message pressed, riding its own response (counted
+    # above); the first message's buttons, pressed after the start, answer privately and come off the same way
+    assert buttons_of(fake.message(offered[0]["id"])) == {}
+    mark = fake.mark()
+    late = await press(fake, "carol", thread, asking["id"], "Confirm my seat")
+    assert "This muster is over: the game started." in [f.content for f in late.followups if f.ephemeral], \
+        late.describe()
+    kept = fake.message(asking["id"])
+    assert buttons_of(kept) == {} and kept["content"] == asking["content"]   # its words stay
+    assert [r.kind for r in fake.requests_since(mark) if is_global_bound(r.kind)] == []
     assert_nothing_unexpected(fake, bot)

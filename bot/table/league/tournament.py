@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 from bot.table.league.pairing import elimination_round, final_table, round_robin
 
 FORMATS = ("round-robin", "elimination")
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: a table keeps the result the rating read (`ended`); a course of version 1 loads as it was
+READ_VERSIONS = (1, 2)
 MOST_ENTRANTS = 64   # a bound on a tournament's work and on what its messages list
 
 Order = list[list[str]]   # a game's result: members best first, in groups of ties
@@ -36,6 +37,7 @@ class Table:
     members: list[str]
     game_id: int | None = None
     order: Order | None = None   # None while the game is being played
+    ended: Order | None = None   # its result as the rating read it at the game's end, until the scheduler counts it
     opening: float = 0.0         # when a process took on opening its game (0: nobody yet), to retry a crashed one
 
     @property
@@ -192,7 +194,7 @@ def dump(tournament: Tournament) -> str:
 def load(text: str) -> Tournament:
     """A stored tournament: a version this code does not know is refused, not guessed."""
     data = json.loads(text)
-    if data.pop("version", None) != FORMAT_VERSION:
+    if data.pop("version", None) not in READ_VERSIONS:
         raise TournamentError("This tournament was stored by a newer Pitboss.")
     data["tables"] = [Table(**table) for table in data["tables"]]
     return Tournament(**data)

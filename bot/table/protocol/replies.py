@@ -27,6 +27,7 @@ QUEUE_PREFIX = "pq"  # a mustered member's Confirm or Decline of their seat in a
 TOURNAMENT_PREFIX = "pt"  # "Join" on a tournament's announcement (bot.table.service.tournaments)
 SEASON_PREFIX = "pl"  # "Join" on a league season's announcement (bot.table.service.seasons)
 CANCEL_ID = "pv-cancel"
+PRESSED = "pressed"   # an Edit's message: the one whose button was pressed (rewritten by the press's own response)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class Button:
 @dataclass(frozen=True)
 class Edit:
     """One of our earlier public messages rewritten in place (a finished vote's question, a turn a rollback
-    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings."""
+    set aside): its new words (None: they stay) and buttons (none: its buttons come off). An edit never pings.
+    `message_id` PRESSED, in the reply to a press only, is the message pressed (its interaction edits it)."""
 
     message_id: str
     text: str | None
@@ -131,10 +133,12 @@ class Reply:
 
 @dataclass(frozen=True)
 class Notice:
-    """Something the scheduler posts on its own: a reminder, or a turn the autopilot played."""
+    """Something the scheduler posts on its own: a reminder, or a turn the autopilot played. `fold`: an action that
+    continues its channel's turn (a join from /lfg) is added to the turn's message, as in the channel itself."""
 
     channel: str
     reply: Reply
+    fold: bool = False
 
 
 def refusal(message: str, malformed: bool = False) -> Reply:

@@ -60,7 +60,7 @@ from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset, rulesets
 from rules.seats import addressed, completed, for_resigned, held_now, holder_name, is_resigned, seat_named, told_of
-from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered
+from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered, TablePhase
 
 log = logging.getLogger("pitboss.service")
 
@@ -434,6 +434,8 @@ class Acting:
                 self._table.recent.add(game.id, game.version, events, public)   # committed: the trails' window moves on
                 known = reads()   # what the rest of the command would read again
                 known.game, known.voting, known.followed = game, voting, followed
+                if state.phase == TablePhase.LOBBY:   # a join, a start, an end in a lobby, by whatever made it
+                    self._table.lobby_changed(game.guild)
                 if game.status == "finished":   # the end: the server's rating takes the game in, once
                     await self._ratings.catch_up(game.guild)
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
@@ -534,6 +536,8 @@ class Acting:
                 await self._timers.sync_tx(ruleset, game, previous, acted=actor.id, moved=False)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
+        if previous.phase == TablePhase.LOBBY:   # a join taken back frees a seat of an open table
+            self._table.lobby_changed(game.guild)
         undone = describe_events(events_of(ruleset, last))
         if not is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action):
             return Reply("applied", clip(f"Undone: {undone or 'the last action'} Only you see this.", MESSAGE_LIMIT),

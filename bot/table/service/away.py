@@ -12,7 +12,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
-from bot.table.protocol.replies import MESSAGE_LIMIT, QUEUE_PREFIX, TURN, Direct, Notice, Reply, clip
+from bot.table.protocol.replies import MESSAGE_LIMIT, QUEUE_PREFIX, TURN, Direct, Reply, clip
 from bot.table.service.shared import Table, channel_link, reads
 from rules.registry import get_ruleset
 
@@ -30,7 +30,7 @@ class AwayPings:
         """`reply` and its notices to other channels, each pinging only players not away now."""
         reply = await self._one(channel, reply)
         if reply.notices:
-            notices = tuple([Notice(n.channel, await self._one(n.channel, n.reply)) for n in reply.notices])
+            notices = tuple([replace(n, reply=await self._one(n.channel, n.reply)) for n in reply.notices])
             reply = replace(reply, notices=notices)
         return reply
 

@@ -111,15 +111,14 @@ class League:
 
     def __init__(self, table: Table, acting: Acting):
         self._table, self._acting = table, acting
-        self._changed: set[str] = set()   # servers whose board may show something else now
 
     def changed(self, guild: str) -> None:
         """A lobby of `guild` opened, filled, started, ended or moved: its board is updated (coalesced)."""
-        self._changed.add(guild)
+        self._table.lobby_changed(guild)
 
     def take_changed(self) -> set[str]:
         """The servers whose boards may need an edit, since the last time asked."""
-        changed, self._changed = self._changed, set()
+        changed, self._table.lobbies_changed = self._table.lobbies_changed, set()
         return changed
 
     async def open_tables(self, guild: str) -> list[OpenTable]:
@@ -189,7 +188,7 @@ class League:
         told = replace(joined, notices=(), ephemeral=False)
         return Reply("applied", f"You joined the {ruleset.title} game in {channel_link(game.guild, channel)} "
                                 f"(its channel is told). The host starts it there.", ephemeral=True,
-                     game_id=game.id, notices=(Notice(channel, told), *joined.notices))
+                     game_id=game.id, notices=(Notice(channel, told, fold=True), *joined.notices))
 
     async def board(self, actor: Actor, guild: str, channel: str | None, off: bool) -> Reply:
         """`/league board`: where the board is kept (no option), kept in `channel` from now on, or kept no more

@@ -40,7 +40,7 @@ from bot.storage.queues import Entry, Muster, MusterSeat
 from bot.table.clock.moments import moment
 from bot.table.protocol.commands import Command, CommandSyntaxError, read_options
 from bot.table.protocol.refusals import NotThisGame
-from bot.table.protocol.replies import Actor, Notice, Reply, queue_button
+from bot.table.protocol.replies import PRESSED, Actor, Edit, Notice, Reply, queue_button
 from bot.table.service.acting import Acting
 from bot.table.service.seating import Seating
 from bot.table.service.shared import Table, channel_mention
@@ -179,6 +179,10 @@ class Queues:
     async def answer(self, channel: str, actor: Actor, yes: bool, guild: str, muster_id: int | None = None) -> Reply:
         """`/queue confirm` or `/queue decline` in a queued game's thread (or its buttons, naming the muster)."""
         muster = await stored.muster_in(self._table.store, channel)
+        if muster_id is not None and (muster is None or muster.id != muster_id):   # a button of a muster over
+            pressed = await stored.muster(self._table.store, muster_id)
+            if pressed is not None and pressed.channel == channel and pressed.status in ("started", "closed"):
+                return over(pressed)
         if muster is None or muster_id is not None and muster.id != muster_id:
             raise GameError("No queued game is gathering its seats here: the buttons and /queue confirm work in the "
                             "thread of a game the queue opened, until it starts.")
@@ -197,9 +201,12 @@ class Queues:
                     raise GameError("You answered already.")   # (another process took the same answer)
                 settled = await self._settle_tx(muster)
             said = f"{mine.name} declined: out of this queue."
-            return await self._after(muster, said, settled, guild)
+            return ended_by_press(await self._after(muster, said, settled, guild), settled.status == "closed",
+                                  muster_id)
         seated = await self._seat(muster, actor, guild)
-        return await self._seated(muster, actor, seated, guild)
+        done = await self._seated(muster, actor, seated, guild)
+        gone = await stored.muster_in(self._table.store, channel)
+        return ended_by_press(done, gone is None or gone.id != muster.id, muster_id)
 
     async def lobby_command(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply | None:
         """/game join, start or add-ai in a queued game's thread while its muster gathers seats: a join takes a
@@ -408,6 +415,7 @@ class Queues:
             status, due = ("started" if full else "open"), None
         if status == "open" and running is not None:   # its free seats are an open table now: /lfg lists it
             await league_stored.keep_listed_tx(self._table.store, running.id, now)
+            self._table.lobby_changed(muster.guild)   # the scheduler's timeout too, not only a command
         await stored.set_muster_tx(self._table.store, muster.id, status, due)
         return Settled(expired, tuple(offered), status, full)
 
@@ -478,6 +486,21 @@ class Queues:
                 await stored.put_entry_tx(self._table.store, Entry(muster.guild, muster.queue, seat.player, seat.name,
                                                                     muster.joined_in, now))
             await stored.set_muster_tx(self._table.store, muster.id, "closed", None)
+
+
+def over(muster: Muster) -> Reply:
+    """A press on the buttons of a muster that ended: said privately, and the pressed message's buttons come off (by
+    the press's own response: no request of the bot's own)."""
+    how = "the game started" if muster.status == "started" else "it was closed"
+    return Reply("refused", f"This muster is over: {how}.", ephemeral=True, edits=(Edit(PRESSED, None),))
+
+
+def ended_by_press(reply: Reply, ended: bool, muster_id: int | None) -> Reply:
+    """The reply of the press that ended a muster (the last seat taken, the last declined) takes the buttons off the
+    message pressed, riding the press's response; a typed answer has no message pressed."""
+    if not ended or muster_id is None or reply.outcome == "refused":
+        return reply
+    return replace(reply, edits=(*reply.edits, Edit(PRESSED, None)))
 
 
 def checked_setup(ruleset_id: str, players: int, setup: str) -> dict[str, Any]:

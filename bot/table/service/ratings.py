@@ -96,8 +96,10 @@ async def game_input(store: Store, run: Runner, game: GameRecord) -> RatingInput
         return RatingInput(())
 
 
-async def rate_due(store: Store, run: Runner, guild: str) -> int:
-    """Rate the server's finished games not yet rated, in the order they ended: how many were rated now."""
+async def rate_due(store: Store, run: Runner, guild: str,
+                   taken: list[tuple[GameRecord, RatingInput]] | None = None) -> int:
+    """Rate the server's finished games not yet rated, in the order they ended: how many were rated now (each with
+    what its log gave, appended to `taken`)."""
     done = 0
     for game in await stored.due_games(store, guild):
         given = await game_input(store, run, game)
@@ -109,6 +111,8 @@ async def rate_due(store: Store, run: Runner, guild: str) -> int:
             await stored.record_game_tx(store, game, *kept(seats, new))
             await rank_roles.mark_due_tx(store, guild)   # its rank roles follow the ratings
         done += 1
+        if taken is not None:
+            taken.append((game, given))
     return done
 
 
@@ -170,8 +174,12 @@ class Ratings:
     async def catch_up(self, guild: str) -> None:
         """Rate the server's games that ended and are not rated yet; a failure is logged and left for the
         next time (the game stays unrated until then, never rated twice)."""
+        taken: list[tuple[GameRecord, RatingInput]] = []
         try:
-            await rate_due(self._table.store, self._table.heavy.run, guild)
+            await rate_due(self._table.store, self._table.heavy.run, guild, taken)
+            for game, given in taken:   # what else reads a game's end reads it here, not from its log again
+                for hook in self._table.when_rated:
+                    await hook(game, given)
         except Exception:   # the rating never stops a move's reply or an answer
             log.exception("the ratings of server %r were not brought up to date", guild)
 

@@ -46,6 +46,8 @@ class Seating:
         except ChannelTaken:
             return refusal("This channel already has a game. Finish it with /game end, or play in "
                            "another channel or thread.")
+        if public:
+            self._table.lobby_changed(guild)
         listed = " It is listed as an open table (/lfg)." if public else ""
         text = (f"New {ruleset.title} game created by {actor.name}. Join with /game join; "
                 f"the host starts it with /game start.{listed}\n{announce(seed)}")

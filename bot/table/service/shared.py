@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import contextvars
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,8 +91,16 @@ class Table:
         self.heavy = heavy  # log re-runs, GIFs, imports and exports: a thread, or a process for the bot
         self.snapshots = DecodedSnapshots()
         self.recent = RecentEvents()
+        self.lobbies_changed: set[str] = set()   # servers a lobby of which changed: their boards are looked at
+        # called with each finished game the rating took in and what its log gave (a tournament keeps its result)
+        self.when_rated: list[Callable[[GameRecord, Any], Awaitable[None]]] = []
         # Weak values: a channel's lock lives only while some command holds or awaits it.
         self._channel_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def lobby_changed(self, guild: str) -> None:
+        """A lobby of server `guild` opened, filled, started, ended, moved or became an open table, by whatever did
+        it (a command, a button, the scheduler): its board of open tables is looked at (coalesced)."""
+        self.lobbies_changed.add(guild)
 
     def lock_for(self, channel: str) -> asyncio.Lock:
         """The lock every command of one channel takes, so a channel's commands run one at a time."""

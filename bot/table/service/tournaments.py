@@ -11,7 +11,9 @@ Rulings:
   so no game of a tournament waits on an absent member for ever); it starts at once. The games roll secret
   dice like any game and are never listed as open tables.
 - A game's result is its order at the end (the rating's rank order, rules.ranking); a game ended with no
-  result (by its host, an admin, or agreed) ties its whole table. The scheduler looks at running tournaments
+  result (by its host, an admin, or agreed) ties its whole table. The log is re-run once: the rating's reading of
+  the end is kept with the course (`Table.ended`, via Table.when_rated); only a game the rating took in without
+  it (an earlier release) is read from its log again. The scheduler looks at running tournaments
   each round of its timer loop: a result counts once, and the next round opens when a round's last game ends.
 - The gate (`gate:` a percentage) turns away at sign-up a member the autopilot played more than that share of
   actions for at a deadline in this server's finished games (chess.com's 10%).
@@ -30,6 +32,7 @@ from typing import Any
 from bot.storage import tournaments as stored
 from bot.storage.store import GameRecord, VersionConflict
 from bot.storage.tournaments import TournamentRecord
+from bot.table.jobs.rating_jobs import RatingInput
 from bot.table.league import tournament as course
 from bot.table.league.pairing import gated_out
 from bot.table.league.tournament import Table, Tournament, TournamentError
@@ -67,6 +70,7 @@ class Tournaments:
         self._ratings, self._check_setup = ratings, check_setup
         self._paired = PairedGames(table, seating, acting, timers)
         self.open_thread: ThreadOpener = named_thread   # the Discord adapter opens real threads
+        table.when_rated.append(self._rated)
 
     # The commands.
 
@@ -157,13 +161,28 @@ class Tournaments:
                 log.exception("tournament %s could not move on", record.id)
         return notices
 
+    async def _rated(self, game: GameRecord, given: RatingInput) -> None:
+        """The rating took a finished game in: a tournament's game keeps the result read (its log re-run once, by
+        the rating), for the scheduler to count."""
+        record = await stored.of_game(self._table.store, game.id)
+        if record is None or record.status != "running":
+            return
+        table = course.load(record.course).table_of(game.id)
+        if table is None or table.order is not None or table.ended is not None:
+            return
+        order = [list(group) for group in result_of(given, table)]
+        await self._change(record, lambda t: _set_ended(t, game.id, order))
+
     async def _advance(self, record: TournamentRecord) -> list[Notice]:
         plan = course.load(record.course)
         ended: dict[int, tuple[tuple[str, ...], ...]] = {}
         for table in plan.tables:
             if table.game_id and table.order is None:
+                if table.ended is not None:   # kept when the rating read the game's end
+                    ended[table.game_id] = tuple(tuple(group) for group in table.ended)
+                    continue
                 game = await self._table.store.game(table.game_id)
-                if game is not None and game.status == "finished":
+                if game is not None and game.status == "finished":   # rated before, elsewhere, or not at all
                     ended[table.game_id] = await self._result(game, table)
         if not ended:
             return []
@@ -179,11 +198,9 @@ class Tournaments:
                                                            + self._final(after), MESSAGE_LIMIT)))]
 
     async def _result(self, game: GameRecord, table: Table) -> tuple[tuple[str, ...], ...]:
-        """A finished game's order, by its seats' members; a game with no result ties its whole table."""
-        given = await game_input(self._table.store, self._table.heavy.run, game)
-        seated = set(table.members)
-        order = tuple(tuple(m for m in group if m in seated) for group in given.order)
-        return tuple(group for group in order if group) or (tuple(table.members),)
+        """A finished game's order whose result the rating did not keep (rated by an earlier release, or its
+        keeping failed): read from its log."""
+        return result_of(await game_input(self._table.store, self._table.heavy.run, game), table)
 
     async def _open_due(self, tournament_id: int) -> list[Notice]:
         """Open every game of the tournament waiting to be opened (claimed first: never twice): one message in
@@ -314,3 +331,17 @@ class Tournaments:
 
 def _set_game(plan: Tournament, index: int, game_id: int) -> None:
     plan.tables[index].game_id = game_id
+
+
+def _set_ended(plan: Tournament, game_id: int, order: list[list[str]]) -> None:
+    table = plan.table_of(game_id)
+    if table is not None and table.order is None:
+        table.ended = order
+
+
+def result_of(given: RatingInput, table: Table) -> tuple[tuple[str, ...], ...]:
+    """A finished game's order by its seats' members, as the rating read it; a game with no result ties its whole
+    table."""
+    seated = set(table.members)
+    order = tuple(tuple(m for m in group if m in seated) for group in given.order)
+    return tuple(group for group in order if group) or (tuple(table.members),)
