@@ -304,7 +304,8 @@ def small_palette(counts: dict[Colour, int], wanted: Sequence[Colour],
 
 
 def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: int = 256,
-           palette: Image.Image | None = None, level: int = 0, strips: bool = False) -> bytes:
+           palette: Image.Image | None = None, level: int = 0,
+           strips: bool | Sequence[int] = False) -> bytes:
     """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest; with
     `strips`, strip by strip, a strip seen before not deflated again), no metadata (0 colours keeps RGB).
 
