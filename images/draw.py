@@ -270,40 +270,6 @@ def build_palette(reference: Image.Image, key_colours: tuple[Colour, ...] = (), 
     return palette
 
 
-def merged(boxes: list[tuple[int, int, int, int]], size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
-    """`boxes` cut to a picture of `size`, those that overlap joined into the box around both: fewer,
-    bigger boxes to map to a palette (each costs its own call; see mapped_over)."""
-    cut = [(max(0, x0), max(0, y0), min(size[0], x1), min(size[1], y1)) for x0, y0, x1, y1 in boxes]
-    joined: list[tuple[int, int, int, int]] = []
-    for box in (b for b in cut if b[0] < b[2] and b[1] < b[3]):
-        while True:
-            hit = next((i for i, o in enumerate(joined)
-                        if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
-            if hit is None:
-                break
-            o = joined.pop(hit)
-            box = (min(box[0], o[0]), min(box[1], o[1]), max(box[2], o[2]), max(box[3], o[3]))
-        joined.append(box)
-    return joined
-
-
-def mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
-    """`image` mapped to `palette`'s colours, each pixel to its nearest (no dither: a pixel's index
-    depends on its colour alone, so a picture may be mapped part by part)."""
-    return image.quantize(palette=palette, dither=Image.Dither.NONE)
-
-
-def mapped_over(kept: Image.Image, image: Image.Image, boxes: list[tuple[int, int, int, int]],
-                palette: Image.Image) -> Image.Image:
-    """`image` mapped to `palette`, given `kept` (a picture that `image` equals outside `boxes`) already
-    mapped to it: only the boxes are mapped, pixel for pixel what mapping all of `image` gives (issue 39
-    item 3: a move changes a small part of a board)."""
-    out = kept.copy()
-    for box in merged(boxes, image.size):
-        out.paste(mapped(image.crop(box), palette), box[:2])
-    return out
-
-
 FEW_COLOURS = png.NIBBLE  # a palette this small is written 4 bits a pixel (images.png): half the bytes to deflate
 SHOWN = 50                 # a key colour a reference shows on fewer pixels is an edge's shade there, not kept
 

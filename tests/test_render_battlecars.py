@@ -140,23 +140,6 @@ def test_redrawing_only_the_busy_pieces_gives_the_whole_picture_pixel_for_pixel(
         assert ImageChops.difference(fast, whole).getbbox() is None
 
 
-def test_mapping_only_what_a_move_drew_over_the_bare_board_gives_the_whole_picture_mapped():
-    """A channel picture maps the bare board once (per palette) and then only the boxes a move drew in:
-    the pieces redrawn, the tags, the header and the chips (issue 39 item 3); its PNG is the whole
-    picture's mapped and written, byte for byte, at every action of a whole self-played game."""
-    from images.battlecars import PNG_LEVEL, drawn_colours, few_colours, palette_for, render_battlecars, render_image
-    from images.draw import to_png
-    from tests.render_frames import game_frames
-
-    frames = [(view, last) for game, view, last in game_frames(2) if game == "battlecars"]
-    assert len(frames) > 20
-    for index, (view, last) in enumerate(frames):
-        turn = tuple(e for _view, events in frames[max(0, index - 8):index + 1] for e in events)
-        palette = few_colours(view.board, view.big, drawn_colours(view, last)) or palette_for(view.board, view.big)
-        whole = to_png(render_image(view, last, turn=turn), palette=palette, level=PNG_LEVEL)
-        assert render_battlecars(view, last, turn) == whole, index
-
-
 def test_a_driver_on_foot_wears_a_name_tag_and_the_header_names_who_decides():
     """Issue 25, item 8: a driver on foot is labelled (name and health) like a vehicle; the empty vehicle
     is not ringed as the one acting; the header names the driver who must choose where a hit lands."""

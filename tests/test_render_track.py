@@ -250,7 +250,7 @@ def test_the_picture_mapped_box_by_box_is_the_whole_picture_mapped():
 
 
 def test_overlapping_boxes_are_joined_and_cut_to_the_picture():
-    from images.draw import merged
+    from images.track import merged
 
     assert merged([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (-5, 35, 3, 60), (50, 50, 50, 60)],
                   (45, 45)) == [(0, 0, 20, 20), (30, 30, 40, 40), (0, 35, 3, 45)]

@@ -16,7 +16,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from images import palette as colours
-from images.battlecars.board import bare, bare_large, board_and_boxes, board_image
+from images.battlecars.board import bare, bare_large, board_image
 from images.battlecars.chips import chip_image, chip_lines
 from images.battlecars.closeup import acting_vehicle, held
 from images.battlecars.header import colour_of, draw_header, name_of, turn_words
@@ -42,16 +42,7 @@ from images.battlecars.style import (
 from images.battlecars.tags import draw_tags, tag_words
 from images.captions import Captioner
 from images.closeup import Closeup, Ruler, Spot, around, closeup, crop_box
-from images.draw import (
-    FEW_COLOURS,
-    build_palette,
-    colour_counts,
-    mapped,
-    mapped_over,
-    small_palette,
-    style_colours,
-    to_png,
-)
+from images.draw import FEW_COLOURS, build_palette, colour_counts, small_palette, style_colours, to_png
 from images.fonts import font
 from images.reference import started
 from images.registry import Renderer
@@ -78,29 +69,19 @@ def render_image(state: BattlecarsState, last: tuple = (), title: str = "", whol
     The bare board is drawn once per board and kept; a picture redraws only the pieces of the board where
     something stands or happened (pieces_of), then lays the name tags, the header and the chips over it.
     `whole` draws the whole board afresh instead: the same pixels, which the tests compare."""
-    return _drawn(state, last, title, whole, turn, plan)[0]
-
-
-def _drawn(state: BattlecarsState, last: tuple = (), title: str = "", whole: bool = False, turn: tuple = (),
-           plan: bool = False) -> tuple[Image.Image, list[tuple[int, int, int, int]]]:
-    """render_image, and the boxes drawn in over the bare board (outside them the page is the bare
-    board's): the pieces redrawn, the tags, the header and the chips."""
     board = state.the_board
     width, height = page_size(board)
-    image, boxes = board_and_boxes(state, last, turn, whole, plan=plan)
+    image = board_image(state, last, turn, whole, plan=plan)
     draw = ImageDraw.Draw(image)
-    boxes += draw_tags(draw, state, cell_size(board), HEADER, (width, height))
+    draw_tags(draw, state, cell_size(board), HEADER, (width, height))
     draw_header(draw, state, last, width, title)
-    boxes.append((0, 0, width, HEADER + 4))
     x0 = width - SIDEBAR + 10
     for index, vehicle in enumerate(state.vehicles):
         fill = colours.wreck_colour(vehicle.colour) if vehicle.destroyed else colours.car_colour(vehicle.colour)
         active = state.active == vehicle.owner and state.phase == Phase.MOVE
         chip = chip_image(chip_lines(state, vehicle), fill, vehicle.destroyed, active, (width - 12 - x0, CHIP))
-        at = (x0, HEADER + index * (CHIP + 6))
-        image.paste(chip, at)
-        boxes.append((at[0], at[1], at[0] + chip.width, at[1] + chip.height))
-    return image, boxes
+        image.paste(chip, (x0, HEADER + index * (CHIP + 6)))
+    return image
 
 
 KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE) + TRAILS
@@ -108,20 +89,8 @@ KEY_COLOURS = style_colours(colours) + (ROAD, GRASS, BUILDING, TREES, LINE) + TR
 
 def render_battlecars(state: BattlecarsState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Battlecars view and its last action's events to PNG bytes (same input, same bytes)."""
-    drawn = drawn_colours(state, last)
-    few = few_colours(state.board, state.big, drawn)
-    image, boxes = _drawn(state, last, turn=turn)
-    kept = _bare_mapped(state.the_board, state.board, state.big, drawn if few is not None else None)
-    return to_png(mapped_over(kept, image, boxes, few or palette_for(state.board, state.big)), colours=0,
-                  level=PNG_LEVEL)
-
-
-@lru_cache(maxsize=8)
-def _bare_mapped(board: data.Board, board_id: str, big: bool, drawn: tuple | None) -> Image.Image:
-    """The bare board mapped to the palette of pictures that draw `drawn` (None: the board's 256 colours),
-    so that a move maps only what it drew over it (images.draw.mapped_over)."""
-    return mapped(bare(board), (few_colours(board_id, big, drawn) if drawn is not None else None)
-                  or palette_for(board_id, big))
+    palette = few_colours(state.board, state.big, drawn_colours(state, last)) or palette_for(state.board, state.big)
+    return to_png(render_image(state, last, turn=turn), palette=palette, level=PNG_LEVEL)
 
 
 GROUND_COLOURS = (colours.PAPER, colours.INK, colours.MUTED, ROAD, GRASS, BUILDING, TREES, LINE)

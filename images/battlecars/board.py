@@ -86,12 +86,6 @@ def board_image(state: BattlecarsState, last: tuple = (), turn: tuple = (), whol
     kept bare board, with only the pieces where something is redrawn (all of it when `whole`). Without
     `words`, the tokens leave out their type's letter (a close-up names them itself). A `plan`'s path
     (`last`) ends in a ghost of its vehicle."""
-    return board_and_boxes(state, last, turn, whole, words, plan)[0]
-
-
-def board_and_boxes(state: BattlecarsState, last: tuple = (), turn: tuple = (), whole: bool = False,
-                    words: bool = True, plan: bool = False) -> tuple[Image.Image, list[tuple[int, int, int, int]]]:
-    """board_image, and the boxes of the pieces redrawn: outside them the page is the bare board's."""
     board = state.the_board
     width, height = page_size(board)
     image = bare(board).copy()
@@ -103,7 +97,7 @@ def board_and_boxes(state: BattlecarsState, last: tuple = (), turn: tuple = (), 
         else pieces_of(marks, board_box)
     for piece in pieces:
         image.paste(redrawn(bare_large(board), piece), piece.box[:2])
-    return image, [piece.box for piece in pieces]
+    return image
 
 
 def marks_of(state: BattlecarsState, last: tuple, turn: tuple, words: bool = True) -> list[Mark]:

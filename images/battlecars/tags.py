@@ -3,8 +3,6 @@ beside its token where they cover nothing else."""
 
 from __future__ import annotations
 
-import math
-
 from PIL import ImageDraw
 
 from images import palette as colours
@@ -14,12 +12,10 @@ from images.fonts import font
 from rules.battlecars.state import BattlecarsState, speed_label
 
 
-def draw_tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int,
-              size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+def draw_tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top: int, size: tuple[int, int]) -> None:
     """Each vehicle's name and speed on a tag beside its token: above it where that is clear, else below
     or to a side, so that tags cover neither each other nor other tokens where the board allows. Drawn
-    straight at the picture's size, over the board (words need no antialiasing but their own). The boxes
-    of whole pixels the tags cover."""
+    straight at the picture's size, over the board (words need no antialiasing but their own)."""
     face = font(TEXT, bold=True)
     left_edge, right_edge = LABELS, LABELS + state.the_board.width * cell
     tokens = {v.id: box_around(centre(v.point, cell, top), cell * 0.42, cell * 0.42)
@@ -45,7 +41,6 @@ def draw_tags(draw: ImageDraw.ImageDraw, state: BattlecarsState, cell: int, top:
         placed.append(box)
         draw.rounded_rectangle(list(box), radius=5, fill=PAPER, outline=colour, width=2)
         draw_text(draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, face, MUTED if muted else INK, "mm")
-    return [(math.floor(b[0]) - 6, math.floor(b[1]) - 6, math.ceil(b[2]) + 6, math.ceil(b[3]) + 6) for b in placed]
 
 
 def tag_words(state: BattlecarsState, face) -> list[tuple[str, tuple[int, int], str, Colour, bool]]:

@@ -12,11 +12,11 @@ from PIL import Image
 
 from images.captions import Captioner
 from images.closeup import Closeup
-from images.draw import build_palette, colour_counts, mapped, mapped_over, shown, small_palette, style_colours, to_png
+from images.draw import build_palette, colour_counts, shown, small_palette, style_colours, to_png
 from images.reference import started
 from images.registry import Renderer
 from images.track import style
-from images.track.board import BOARD, draw_board, drawn_board, kept_board_of, warm_board
+from images.track.board import BOARD, Box, draw_board, drawn_board, kept_board_of, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
 from rules.track.actions import Join
 from rules.track.ruleset import TRACK
@@ -54,19 +54,41 @@ def render_paletted(state: TrackState, last: tuple = ()) -> Image.Image:
     boxes the game drew in over it (drawn_board) and the words beside it (issue 39 item 3)."""
     palette = few_colours() or reference_palette()
     board, boxes = drawn_board(state)
-    board_mapped = mapped_over(_kept_mapped(state.board, frozenset(p.seat for p in state.players)), board, boxes,
-                               palette)
+    mapped = _kept_mapped(state.board, frozenset(p.seat for p in state.players)).copy()
+    for box in merged(boxes, board.size):
+        mapped.paste(_mapped(board.crop(box), palette), box[:2])
     image = Image.new("P", (board.width + SIDEBAR, board.height))
-    image.putpalette(board_mapped.getpalette() or ())
-    image.paste(board_mapped, (0, 0))
-    image.paste(mapped(render_sidebar(state, SIDEBAR, board.height, last), palette), (board.width, 0))
+    image.putpalette(mapped.getpalette() or ())
+    image.paste(mapped, (0, 0))
+    image.paste(_mapped(render_sidebar(state, SIDEBAR, board.height, last), palette), (board.width, 0))
     return image
+
+
+def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)
 
 
 @lru_cache(maxsize=4)
 def _kept_mapped(board: Board, occupied: frozenset[int]) -> Image.Image:
     """The kept board of these seats mapped to the pictures' palette (copy it before pasting on it)."""
-    return mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
+    return _mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
+
+
+def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:
+    """`boxes` cut to a picture of `size`, those that overlap joined into the box around both: fewer,
+    bigger boxes to map (each costs its own call)."""
+    cut = [(max(0, x0), max(0, y0), min(size[0], x1), min(size[1], y1)) for x0, y0, x1, y1 in boxes]
+    joined: list[Box] = []
+    for box in (b for b in cut if b[0] < b[2] and b[1] < b[3]):
+        while True:
+            hit = next((i for i, o in enumerate(joined)
+                        if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
+            if hit is None:
+                break
+            o = joined.pop(hit)
+            box = (min(box[0], o[0]), min(box[1], o[1]), max(box[2], o[2]), max(box[3], o[3]))
+        joined.append(box)
+    return joined
 
 
 def _reference_picture() -> Image.Image:
