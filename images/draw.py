@@ -126,11 +126,18 @@ def fit_font(text: str, size: int, max_width: float, bold: bool = False, minimum
 def _fitted_size(text: str, size: int, max_width: float, bold: bool, minimum: int) -> int:
     """fit_font's size. The sizes passed on the way are measured with faces let go at once: a face holds
     ~200 KB, and fitting one big label went down 40 sizes, each face kept for one measure."""
-    face = fonts.font(size, bold)
-    while size > minimum and face.getlength(text) > max_width:
-        size -= 1
-        face = fonts.passing_face(size, bold)
-    return size
+    width = fonts.font(size, bold).getlength(text)
+    if size <= minimum or width <= max_width:
+        return size
+    # A line's width grows with the size nearly in proportion: start the way down just above the size
+    # that proportion gives, once the size above it is seen not to fit (else from the top, as before).
+    guess = max(minimum, min(size - 1, math.floor(size * max_width / width) + 1))
+    if guess < size - 1:
+        guess = size - 1 if fonts.passing_face(guess, bold).getlength(text) <= max_width else guess - 1
+    for smaller in range(guess, minimum, -1):
+        if fonts.passing_face(smaller, bold).getlength(text) <= max_width:
+            return smaller
+    return minimum
 
 
 def ellipsize(text: str, font: ImageFont.FreeTypeFont, max_width: float) -> str:
@@ -304,7 +311,8 @@ def small_palette(counts: dict[Colour, int], wanted: Sequence[Colour],
 
 
 def to_png(image: Image.Image, key_colours: tuple[Colour, ...] = (), colours: int = 256,
-           palette: Image.Image | None = None, level: int = 0, strips: bool = False) -> bytes:
+           palette: Image.Image | None = None, level: int = 0,
+           strips: bool | Sequence[int] = False) -> bytes:
     """Encode deterministically (images.png): 256 colours, compression at `level` (0: the fastest; with
     `strips`, strip by strip, a strip seen before not deflated again), no metadata (0 colours keeps RGB).
 

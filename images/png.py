@@ -13,7 +13,9 @@ the picture itself.
 A picture that asks for it (`strips`: a channel picture that gains by it) is deflated strip by strip (issue
 39, items 2-3): the rows are cut into strips of STRIP_ROWS, each deflated alone (raw deflate, no
 back-reference outside the strip, ended byte-aligned by a full flush), and the zlib stream is its
-header, the strips' blocks in order, an empty final block and the adler32 of all the rows. Much of a
+header, the strips' blocks in order, an empty final block and the adler32 of all the rows (a picture
+may also say where its parts meet, and a strip starts there too: a header that changes with every move
+then shares no strip with the map under it). Much of a
 picture is the same from one move to the next, so a strip whose rows were deflated before (at the
 same level) takes its bytes from a cache bounded by bytes, keyed on the rows themselves (a hit
 compares them exactly). A strip's bytes depend on its rows and the level alone, so the file is the
@@ -28,7 +30,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PIL import Image
 
@@ -91,14 +93,22 @@ def _zlib_header(level: int) -> bytes:
     return bytes((first, second + 31 - (first * 256 + second) % 31))
 
 
-def deflate_strips(rows: bytes, row_bytes: int, level: int) -> bytes:
+def strip_starts(height: int, breaks: Sequence[int] = ()) -> list[int]:
+    """The first row of each strip of a picture `height` rows high: a strip starts at row 0 and at each
+    of `breaks` (where the picture's parts meet), and every STRIP_ROWS rows after each of those."""
+    edges = sorted({0, height, *(b for b in breaks if 0 < b < height)})
+    return [row for top, end in zip(edges, edges[1:]) for row in range(top, end, STRIP_ROWS)]
+
+
+def deflate_strips(rows: bytes, row_bytes: int, level: int, breaks: Sequence[int] = ()) -> bytes:
     """`rows` (each `row_bytes` long) as a zlib stream deflated strip by strip at `level` (the module's
-    docstring), each strip's deflate taken from the cache when the same rows were deflated before."""
+    docstring), each strip's deflate taken from the cache when the same rows were deflated before;
+    `breaks`: rows where a strip must start (strip_starts)."""
     from zlib_ng import zlib_ng
 
-    step = row_bytes * STRIP_ROWS
+    starts = [row * row_bytes for row in strip_starts(len(rows) // row_bytes, breaks)] + [len(rows)]
     parts = [_zlib_header(level)]
-    parts += [_deflated_strip(rows[start:start + step], level) for start in range(0, len(rows), step)]
+    parts += [_deflated_strip(rows[start:end], level) for start, end in zip(starts, starts[1:])]
     parts += [FINAL_BLOCK, struct.pack(">I", zlib_ng.adler32(rows))]
     return b"".join(parts)
 
@@ -134,10 +144,11 @@ def _rows(image: Image.Image, pixel_bytes: int, packed: bool = False) -> bytes:
     return b"".join(parts)
 
 
-def encode(image: Image.Image, level: int = 0, strips: bool = False) -> bytes:
+def encode(image: Image.Image, level: int = 0, strips: bool | Sequence[int] = False) -> bytes:
     """`image` as PNG bytes: written here for P, RGB and L images when `isal` is installed, deflated by
     ISA-L (level 0: the fastest) or by zlib-ng at `level` 1-9 (smaller, slower; ISA-L without `zlib-ng`),
-    `strips`: strip by strip, each strip's deflate kept for the next picture that has the same rows;
+    `strips`: strip by strip, each strip's deflate kept for the next picture that has the same rows (a
+    sequence of rows: also a strip starting at each, where the picture's parts meet: strip_starts);
     otherwise saved by Pillow at zlib level 1. A palette of NIBBLE colours or fewer is written 4 bits a
     pixel (as Pillow writes it: an index past the palette keeps its low 4 bits)."""
     layout = COLOUR_TYPES.get(image.mode)
@@ -155,7 +166,9 @@ def encode(image: Image.Image, level: int = 0, strips: bool = False) -> bytes:
         chunks.append(_chunk(b"PLTE", bytes(palette)))   # every entry: a quantized image uses no other
     rows = _rows(image, pixel_bytes, packed)
     if level and SMALL_DEFLATE is not None:
-        deflated = deflate_strips(rows, len(rows) // image.height, level) if strips else SMALL_DEFLATE(rows, level)
+        breaks = () if isinstance(strips, bool) else tuple(strips)
+        deflated = deflate_strips(rows, len(rows) // image.height, level, breaks) if strips is not False \
+            else SMALL_DEFLATE(rows, level)
     else:
         deflated = FAST_DEFLATE(rows)
     chunks += [_chunk(b"IDAT", deflated), _chunk(b"IEND", b"")]

@@ -118,3 +118,30 @@ def test_fitting_a_text_keeps_only_the_faces_it_asked_for_and_the_one_it_chose()
     assert fonts.passing_face(fitted.size, True).getlength("10") <= width
     assert fonts.passing_face(fitted.size + 1, True).getlength("10") > width
     assert fit_font("10", 184, width, True) is fitted and _fitted_size.cache_info().hits == 1
+
+
+def test_fitting_a_text_measures_few_sizes_and_finds_the_one_a_size_by_size_scan_finds(monkeypatch):
+    """Fitting starts just above the size the proportion of widths gives (issue 39 item 3: a new round's
+    title measured six faces on every Track picture); the size found is the largest that fits, as
+    going down size by size finds it."""
+    from images import draw, fonts
+
+    def scanned(text: str, size: int, width: float, bold: bool, minimum: int) -> int:
+        while size > minimum and fonts.passing_face(size, bold).getlength(text) > width:
+            size -= 1
+        return size
+
+    measured: list[int] = []
+    passing = fonts.passing_face
+    monkeypatch.setattr(fonts, "passing_face", lambda size, bold=False: measured.append(size) or passing(size, bold))
+    draw._fitted_size.cache_clear()
+    assert draw._fitted_size("Round 65 · ben's turn", 34, 348, True, 20) == 28
+    assert len(measured) <= 3   # going down size by size measured 6
+    monkeypatch.undo()
+    texts = ("Round 65 · ben's turn", "★ ann wins! ★", "iiii WWWW", "10", "Armor 0 · Engine 2 · Driver 1 · guns 1/1")
+    for text in texts:
+        for size, bold, minimum in ((34, True, 20), (50, False, 12), (22, True, 21)):
+            for width in (40, 120, 261, 348, 600):
+                draw._fitted_size.cache_clear()
+                assert draw._fitted_size(text, size, width, bold, minimum) == scanned(text, size, width, bold, minimum)
+    draw._fitted_size.cache_clear()

@@ -77,27 +77,59 @@ def test_every_games_pictures_are_the_same_pixels_in_strips_found_or_not(drawn):
 
 
 def test_speedway_draws_its_channel_picture_in_strips(drawn, monkeypatch):
-    """Speedway's channel picture goes through the strips (the same file as deflate_strips makes)."""
+    """Speedway's channel picture goes through the strips (the same file as deflate_strips makes), a strip
+    starting where its header's rows and its map meet."""
+    from images.speedway.caption import HEADER
+
     game, image, options = next(d for d in drawn if d[0] == "speedway")
-    assert options["strips"] is True
+    assert HEADER in options["strips"]
     calls: list = []
     deflate = png.deflate_strips
     monkeypatch.setattr(png, "deflate_strips", lambda *args: calls.append(args) or deflate(*args))
     from images.draw import to_png
 
     to_png(image, **options)
-    assert len(calls) == 1
+    assert len(calls) == 1 and calls[0][3] == options["strips"]
+
+
+def test_strips_start_at_the_breaks_and_every_strip_rows_after():
+    assert png.strip_starts(200) == [0, 64, 128, 192]
+    assert png.strip_starts(200, (62, 124, 166)) == [0, 62, 124, 166]
+    assert png.strip_starts(300, (62, 124, 166)) == [0, 62, 124, 166, 230, 294]
+    assert png.strip_starts(100, (0, 100, 150, 30, 30)) == [0, 30, 94]   # outside ones and repeats ignored
+
+
+def test_speedways_picture_mapped_part_by_part_is_the_whole_picture_mapped():
+    """Speedway maps its picture's parts to the palette one by one (render_paletted): the same pixels and
+    palette as mapping the whole RGB picture, on every arena (a narrow one's chips beside the map, a wide
+    one's under it) and at every seat count."""
+    from PIL import Image
+
+    from images.reference import started
+    from images.speedway import palette_for, render_image, render_paletted
+    from rules.speedway import data
+    from rules.speedway.actions import Join
+    from rules.speedway.ruleset import SPEEDWAY
+
+    designs = list(data.car_designs())
+    for arena in data.arena_ids():
+        for cars in sorted({2, len(data.arena(arena).starts)}):
+            state = started(SPEEDWAY, {"arena": arena}, [Join(f"P{s}", designs[s % len(designs)]) for s in range(cars)])
+            whole = render_image(state).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+            parts = render_paletted(state)
+            assert (parts.mode, parts.size, parts.getpalette()) == (whole.mode, whole.size, whole.getpalette())
+            assert parts.tobytes() == whole.tobytes(), (arena, cars)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 30), st.sampled_from([256, 16]), st.integers(1, 9),
-       st.integers(1, 7), st.randoms())
-def test_any_picture_in_any_strips_decodes_to_its_pixels(width, height, entries, level, rows, rng):
+       st.integers(1, 7), st.lists(st.integers(-2, 32), max_size=4), st.randoms())
+def test_any_picture_in_any_strips_decodes_to_its_pixels(width, height, entries, level, rows, breaks, rng):
     image = Image.frombytes("P", (width, height), bytes(rng.randrange(entries) for _ in range(width * height)))
     image.putpalette(bytes(rng.randrange(256) for _ in range(3 * entries)))
     png.STRIP_ROWS, saved = rows, png.STRIP_ROWS
     try:
-        data = png.encode(image, level, strips=True)
+        data = png.encode(image, level, strips=tuple(breaks) if breaks else True)
     finally:
         png.STRIP_ROWS = saved
     assert _pixels(data) == _pixels(png.encode(image, level))

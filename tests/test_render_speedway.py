@@ -646,3 +646,18 @@ def test_a_name_tag_keeps_off_another_tag_before_a_counter():
     carol = state.car("c2")
     wrecked = state.with_car(replace(carol, out=True))
     assert render_speedway(wrecked) != render_speedway(state)
+
+
+@pytest.mark.parametrize("fire", [0, 3, 12])
+def test_a_counter_supersampled_within_its_reach_is_the_whole_sprite_supersampled(fire, monkeypatch):
+    """A car's counter is supersampled only within COUNTER_REACH of the sprite's centre (issue 39 item 3:
+    a third of the work of a counter not drawn before): every pixel is that of the whole sprite drawn."""
+    from images import draw
+    from images.speedway import counters
+
+    for facing, active, in_control, out in ((0, True, False, False), (1, False, True, True), (4, True, True, False)):
+        reached = counters._counter_sprite(1, facing, active, in_control, out, fire)
+        monkeypatch.setattr(counters, "smooth_sprite", lambda w, h, paint, within=None: draw.smooth_sprite(w, h, paint))
+        whole = counters._counter_sprite(1, facing, active, in_control, out, fire)
+        monkeypatch.undo()
+        assert reached.tobytes() == whole.tobytes(), (facing, active, in_control, out)

@@ -226,3 +226,32 @@ def test_a_joker_swap_out_of_the_finish_rings_the_finish_hole_it_left():
     assert min(max(abs(p - q) for p, q in zip(pixel, track_style.PATH)) for pixel in strip) < 20
     x, y = board_module.centre(geometry.ring_cell(b, 16))
     assert image.getpixel((round((x + track_style.CAR * 0.7) * scale), round(y * scale))) == track_style.seat_colour(0)
+
+
+def test_the_picture_mapped_box_by_box_is_the_whole_picture_mapped():
+    """Track maps the kept board once and then only the boxes a move drew in (render_paletted, issue 39
+    item 3): the same pixels and palette as mapping the whole RGB picture, from the empty table and a lone
+    seat to the end, and the same PNG bytes."""
+    from images.draw import to_png
+    from images.track import PNG_LEVEL, few_colours, reference_palette, render_image, render_paletted
+
+    palette = few_colours() or reference_palette()
+    rng, state = random.Random(11), started()
+    states = [TRACK.setup({}, SEED, A), lobby(), state]
+    while state.phase == "play" and len(states) < 40:
+        state = step(state, rng)
+        states.append(state)
+    for view in (TRACK.view(s, None) for s in states + [finished()]):
+        whole = render_image(view).quantize(palette=palette, dither=Image.Dither.NONE)
+        boxed = render_paletted(view)
+        assert (boxed.mode, boxed.size, boxed.getpalette()) == (whole.mode, whole.size, whole.getpalette())
+        assert boxed.tobytes() == whole.tobytes()
+    assert render_track(view) == to_png(render_image(view), palette=palette, level=PNG_LEVEL)
+
+
+def test_overlapping_boxes_are_joined_and_cut_to_the_picture():
+    from images.track import merged
+
+    assert merged([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (-5, 35, 3, 60), (50, 50, 50, 60)],
+                  (45, 45)) == [(0, 0, 20, 20), (30, 30, 40, 40), (0, 35, 3, 45)]
+    assert merged([(0, 0, 4, 4), (10, 0, 14, 4), (3, 0, 11, 2)], (20, 20)) == [(0, 0, 14, 4)]

@@ -48,7 +48,7 @@ def _floor(path: Path) -> tuple[float, float, float]:
     each as the moves do (their palette, zlib-ng at PNG_LEVEL), and to save it by plain Pillow (RGB PNG,
     level 1), interleaved picture by picture in this process; the first picture is drawn once untimed."""
     from images.draw import to_png
-    from images.speedway import PNG_LEVEL, PNG_STRIPS, palette_for, render_image
+    from images.speedway import PNG_LEVEL, PNG_STRIPS, palette_for, render_image, strip_breaks
 
     views = pickle.loads(path.read_bytes())
     render_image(*views[0])
@@ -57,7 +57,8 @@ def _floor(path: Path) -> tuple[float, float, float]:
         started = time.perf_counter()
         image = render_image(view, last)
         drawn = time.perf_counter()
-        to_png(image, palette=palette_for(view.arena), level=PNG_LEVEL, strips=PNG_STRIPS)   # as the moves
+        to_png(image, palette=palette_for(view.arena), level=PNG_LEVEL,   # as the moves
+               strips=strip_breaks(view.arena) if PNG_STRIPS else False)
         encoded = time.perf_counter()
         image.save(io.BytesIO(), format="PNG", compress_level=1)
         draws.append(drawn - started)

@@ -15,7 +15,7 @@ from images.palette import PAPER
 from images.reference import started
 from images.registry import Renderer
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import HEADER, colour_of, name_of, render_caption
+from images.speedway.caption import DICE_TOP, HEADER, TITLE_END, colour_of, name_of, render_caption
 from images.speedway.counters import draw_cars, draw_tags, keep_clear, prebuild_counters
 from images.speedway.last_turn import last_shot
 from images.speedway.livery import liveried
@@ -35,7 +35,7 @@ SHEETS_WIDTH = 1000  # the car sheets picture
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
 # (a move at most half a plain Pillow PNG's time; docs/performance.md), strip by strip: about half of
-# a move's strips are the last move's, and are not deflated again (PNG_STRIPS).
+# a move's strips are the last move's, and are not deflated again (PNG_STRIPS; strip_breaks).
 PNG_LEVEL = 5
 PNG_STRIPS = True
 
@@ -80,15 +80,51 @@ def page(arena_id: str) -> Page:
                 (SIDEBAR, band), 1)
 
 
+@cache
+def strip_breaks(arena_id: str) -> tuple[int, ...]:
+    """The rows where the parts of an arena's picture meet (the header's title, news and dice rows, the
+    map, the chips' band), where its PNG strips start (images.png): what changes with every move (the
+    header's words) then shares no strip with the map, whose unchanged strips are found again."""
+    layout, mf = page(arena_id), frame(arena_id)
+    parts = {TITLE_END, DICE_TOP, HEADER, layout.map_at[1], layout.map_at[1] + mf.height, layout.status_at[1],
+             layout.status_at[1] + layout.status_size[1]}
+    return tuple(sorted(row for row in parts if 0 < row < layout.height))
+
+
+def _parts(state: SpeedwayState, last: tuple, turn: tuple) -> tuple[Page, list[tuple[Image.Image, tuple[int, int]]]]:
+    """The picture's layout and its parts, each with where it goes: header, map and the cars' chips."""
+    layout = page(state.arena)
+    return layout, [(render_caption(state, layout.width, last), (0, 0)), (map_band(state, last, turn), layout.map_at),
+                    (render_status(state, *layout.status_size, layout.columns, layout.width), layout.status_at)]
+
+
 def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """The channel picture as a Pillow image: header, map and the cars' chips, at the arena's fixed size;
     `last` is the events of the action that led to `state`."""
-    state = liveried(state)
-    layout = page(state.arena)
+    layout, parts = _parts(liveried(state), last, turn)
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
-    image.paste(render_caption(state, layout.width, last), (0, 0))
-    image.paste(map_band(state, last, turn), layout.map_at)
-    image.paste(render_status(state, *layout.status_size, layout.columns, layout.width), layout.status_at)
+    for part, at in parts:
+        image.paste(part, at)
+    return image
+
+
+@cache
+def _paper_index(arena: str) -> int:
+    """The paper's entry in the arena's palette."""
+    paper = Image.new("RGB", (1, 1), PAPER).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    return paper.tobytes()[0]
+
+
+def render_paletted(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
+    """render_image mapped to the arena's palette, pixel for pixel the same: each part is mapped alone
+    (Pillow maps a pixel by its colour alone, without dither) and pasted, which spares building the
+    whole picture in RGB first."""
+    layout, parts = _parts(liveried(state), last, turn)
+    mapped = [(part.quantize(palette=palette_for(state.arena), dither=Image.Dither.NONE), at) for part, at in parts]
+    image = Image.new("P", (layout.width, layout.height), _paper_index(state.arena))
+    image.putpalette(mapped[0][0].getpalette() or ())
+    for part, at in mapped:
+        image.paste(part, at)
     return image
 
 
@@ -117,8 +153,8 @@ def palette_for(arena: str):
 def render_speedway(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a Speedway state, its last action's events and its recent turn's to PNG bytes (the same
     input always gives the same bytes)."""
-    return to_png(render_image(state, last, turn), palette=palette_for(state.arena), level=PNG_LEVEL,
-                  strips=PNG_STRIPS)
+    return to_png(render_paletted(state, last, turn), colours=0, level=PNG_LEVEL,
+                  strips=strip_breaks(state.arena) if PNG_STRIPS else False)
 
 
 def warm() -> None:

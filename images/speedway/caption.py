@@ -26,6 +26,8 @@ LINE = 28
 NEWS_LINES = 2
 DIE = 32
 HEADER = 16 + TITLE + 8 + NEWS_LINES * LINE + 6 + DIE + 10   # the same height all game long
+TITLE_END = 16 + TITLE + 8   # where the news lines start
+DICE_TOP = HEADER - 10 - DIE   # where the dice strip starts
 # Pip positions on a d6 face, in thirds of the face from its centre.
 PIPS = {
     1: ((0, 0),), 2: ((-1, -1), (1, 1)), 3: ((-1, -1), (0, 0), (1, 1)),
@@ -175,7 +177,7 @@ def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.
         title_font = fit_font(title, 30, width - x - style.PAD, bold=True, minimum=18)
         draw_text(draw, (x, y + TITLE / 2), ellipsize(title, title_font, width - x - style.PAD), title_font,
                   palette.INK, "lm")
-    y += TITLE + 8
+    y = TITLE_END
     prompts = _prompts(state)[:NEWS_LINES]
     for text, ident in prompts:
         _draw_prompt(draw, text, colour_of(state, ident), style.PAD, y, inner)
@@ -187,5 +189,5 @@ def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.
         y += LINE
     roll = last_roll(last)
     if roll:
-        _roll(draw, state, roll, style.PAD, HEADER - 10 - DIE, inner)
+        _roll(draw, state, roll, style.PAD, DICE_TOP, inner)
     return image

@@ -27,6 +27,10 @@ HALF_WIDTH = 0.62
 HALO = 0.3
 ARROW = 1.75                     # skid arrow length, in hex sizes
 SPRITE = 2 * round(style.HEX * (HALF_LENGTH + HALO + ARROW + 0.3))
+# How far from the sprite's centre a counter draws (its halo's corner, outline included): only that
+# square is supersampled (smooth_sprite's `within`), a third of the sprite, the rest being the skid
+# arrows' room.
+COUNTER_REACH = math.ceil(style.HEX * (HALF_LENGTH + HALO)) + 4
 
 
 def _rounded_rect(half_length: float, half_width: float, radius: float) -> list[tuple[float, float]]:
@@ -137,7 +141,9 @@ def _counter_sprite(colour: int, facing: int, active: bool, in_control: bool, ou
                 small = 0.52 * radius
                 draw.ellipse([at[0] - small, at[1] - small, at[0] + small, at[1] + small], fill=palette.INK)
                 draw_text(draw, at, str(fire), font(round(11 * scale), bold=True), palette.PAPER, "mm")
-    return smooth_sprite(SPRITE, SPRITE, paint)
+    centre = SPRITE // 2
+    return smooth_sprite(SPRITE, SPRITE, paint, within=(centre - COUNTER_REACH, centre - COUNTER_REACH,
+                                                        centre + COUNTER_REACH, centre + COUNTER_REACH))
 
 
 def _exit_distance(facing: int, direction: int) -> float:

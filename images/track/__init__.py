@@ -6,7 +6,7 @@ Renders only what the public view holds: hand sizes, never a hand's cards; the d
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image
 
@@ -16,11 +16,11 @@ from images.draw import build_palette, colour_counts, shown, small_palette, styl
 from images.reference import started
 from images.registry import Renderer
 from images.track import style
-from images.track.board import BOARD, draw_board, warm_board
+from images.track.board import BOARD, Box, draw_board, drawn_board, kept_board_of, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
 from rules.track.actions import Join
 from rules.track.ruleset import TRACK
-from rules.track.state import TrackState
+from rules.track.state import Board, TrackState
 
 KEY_COLOURS = style_colours(style)
 SIDEBAR = 420   # the column of words beside the board
@@ -45,7 +45,50 @@ def render_image(state: TrackState, last: tuple = ()) -> Image.Image:
 def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a track state (pass the public view) and its last action's events to PNG bytes; the same
     input gives the same bytes. A card race needs no trail of the turn: `turn` is not drawn."""
-    return to_png(render_image(state, last), palette=few_colours() or reference_palette(), level=PNG_LEVEL)
+    return to_png(render_paletted(state, last), colours=0, level=PNG_LEVEL)
+
+
+def render_paletted(state: TrackState, last: tuple = ()) -> Image.Image:
+    """render_image mapped to the picture's palette, pixel for pixel the same, for less: Pillow maps a
+    pixel by its colour alone (no dither), so the kept board is mapped once, and a move maps only the
+    boxes the game drew in over it (drawn_board) and the words beside it (issue 39 item 3)."""
+    palette = few_colours() or reference_palette()
+    board, boxes = drawn_board(state)
+    mapped = _kept_mapped(state.board, frozenset(p.seat for p in state.players)).copy()
+    for box in merged(boxes, board.size):
+        mapped.paste(_mapped(board.crop(box), palette), box[:2])
+    image = Image.new("P", (board.width + SIDEBAR, board.height))
+    image.putpalette(mapped.getpalette() or ())
+    image.paste(mapped, (0, 0))
+    image.paste(_mapped(render_sidebar(state, SIDEBAR, board.height, last), palette), (board.width, 0))
+    return image
+
+
+def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+@lru_cache(maxsize=4)
+def _kept_mapped(board: Board, occupied: frozenset[int]) -> Image.Image:
+    """The kept board of these seats mapped to the pictures' palette (copy it before pasting on it)."""
+    return _mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
+
+
+def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:
+    """`boxes` cut to a picture of `size`, those that overlap joined into the box around both: fewer,
+    bigger boxes to map (each costs its own call)."""
+    cut = [(max(0, x0), max(0, y0), min(size[0], x1), min(size[1], y1)) for x0, y0, x1, y1 in boxes]
+    joined: list[Box] = []
+    for box in (b for b in cut if b[0] < b[2] and b[1] < b[3]):
+        while True:
+            hit = next((i for i, o in enumerate(joined)
+                        if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
+            if hit is None:
+                break
+            o = joined.pop(hit)
+            box = (min(box[0], o[0]), min(box[1], o[1]), max(box[2], o[2]), max(box[3], o[3]))
+        joined.append(box)
+    return joined
 
 
 def _reference_picture() -> Image.Image:

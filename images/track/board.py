@@ -145,33 +145,50 @@ def _drawn_legs(state: TrackState, move) -> list[tuple[tuple[float, float], tupl
 def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
     """The board, `side` pixels wide: the kept board of these seats, then the names at the pits, the last
     move's path, the cars and the piles."""
+    return drawn_board(state, side)[0]
+
+
+Box = tuple[int, int, int, int]
+
+
+def drawn_board(state: TrackState, side: int = BOARD) -> tuple[Image.Image, list[Box]]:
+    """draw_board, and the boxes it drew in: outside them every pixel is the kept board's (kept_board)."""
     b = state.board
     occupied = frozenset(p.seat for p in state.players)
     image = _static(b, occupied, side).copy()
+    boxes: list[Box] = []
     legs = tuple(leg for move in state.last_moves for leg in _drawn_legs(state, move))
     if legs:
-        _draw_path(image, b, occupied, legs, side)
+        boxes.append(_draw_path(image, b, occupied, legs, side))
     names = {p.seat: p.name for p in state.players}
     for seat in range(len(b.corners)):   # over the path, which may pass by them
-        _put(image, _pits_label(b, seat, names.get(seat, f"Seat {seat + 1}"), side))
+        boxes.append(_put(image, _pits_label(b, seat, names.get(seat, f"Seat {seat + 1}"), side)))
     for move in state.last_moves:   # a ring on every hole the path passed
         for cell in _path_cells(state, move):
-            _put(image, _ring(centre(cell), side))
+            boxes.append(_put(image, _ring(centre(cell), side)))
     for move in state.last_moves:   # the car that moved last wears a halo in the path colour
         seat = _seat_of(state, move.owner)
-        _put(image, _halo(centre(geometry.spot_cell(b, seat, move.to_where, move.to_spot, move.car)), side))
+        boxes.append(_put(image, _halo(centre(geometry.spot_cell(b, seat, move.to_where, move.to_spot, move.car)),
+                                       side)))
     for car in state.cars:
         seat = _seat_of(state, car.owner)
-        _put(image, _car(centre(geometry.car_cell(b, seat, car)), style.seat_colour(seat), car.id.lstrip("c"), side))
+        boxes.append(_put(image, _car(centre(geometry.car_cell(b, seat, car)), style.seat_colour(seat),
+                                      car.id.lstrip("c"), side)))
     for move in state.last_moves:
         move_legs = _drawn_legs(state, move)
         if move_legs and move_legs[-1][1] == centre(_path_cells(state, move)[-1]) and \
                 move_legs[-1][0] != move_legs[-1][1]:
-            _put(image, _arrow(move_legs[-1], side))
+            boxes.append(_put(image, _arrow(move_legs[-1], side)))
     felt = felt_box(state)
-    _put(image, _discard(felt, state.top_discard, side))
-    _put(image, _draw_pile(felt, state.draw_count, side))
-    return image
+    boxes.append(_put(image, _discard(felt, state.top_discard, side)))
+    boxes.append(_put(image, _draw_pile(felt, state.draw_count, side)))
+    return image, boxes
+
+
+def kept_board_of(b: Board, occupied: frozenset[int], side: int = BOARD) -> Image.Image:
+    """The board with these seats taken and nothing of the game on it, what drawn_board draws on (not to
+    be drawn on: copy it first)."""
+    return _static(b, occupied, side)
 
 
 def warm_board(b: Board, side: int) -> None:
@@ -180,9 +197,11 @@ def warm_board(b: Board, side: int) -> None:
         _static(b, frozenset(range(seated)), side)
 
 
-def _put(image: Image.Image, piece: Piece) -> None:
+def _put(image: Image.Image, piece: Piece) -> Box:
+    """`piece` pasted on `image`; the box it covers."""
     sprite, at = piece
     image.paste(sprite, at, sprite if sprite.mode == "RGBA" else None)
+    return at[0], at[1], at[0] + sprite.width, at[1] + sprite.height
 
 
 def _drawn(side: int, page_box: tuple[float, float, float, float], paint: Callable[[_Pen], None],
@@ -309,8 +328,9 @@ def _pits_label(b: Board, seat: int, name: str, side: int) -> Piece:
                                        "mm", True, max_width=x1 - x0))
 
 
-def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tuple, side: int) -> None:
-    """The last move's path: a thick line under the holes, so the holes it passed show through it."""
+def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tuple, side: int) -> Box:
+    """The last move's path: a thick line under the holes, so the holes it passed show through it; the
+    box it covers."""
     half = PATH_WIDTH / 2 + 2
     page = (min(min(a[0], z[0]) for a, z in legs) - half, min(min(a[1], z[1]) for a, z in legs) - half,
             max(max(a[0], z[0]) for a, z in legs) + half, max(max(a[1], z[1]) for a, z in legs) + half)
@@ -325,6 +345,7 @@ def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tup
     over = _over(b, side).crop(box)
     patch.paste(over, (0, 0), over)
     image.paste(patch, box[:2])
+    return box
 
 
 @bounded(PIECE_BYTES)
