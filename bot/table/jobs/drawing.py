@@ -41,6 +41,7 @@ from typing import Any
 import images
 from bot.table.jobs.cpus import usable_cpus
 from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied, idle_seconds, setting
+from bot.table.jobs.zygote import available as zygote_available
 from images.registry import is_built_in
 from rules.registry import GAMES
 
@@ -50,6 +51,7 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
 # answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
@@ -101,15 +103,25 @@ def _warm_worker() -> None:
     settle_memory()
 
 
+def _warm_zygote() -> None:
+    """The render zygote's start: every built-in game's drawing made ready, then a few pictures and close-ups
+    of each drawn, so the layers, fonts and word masks every picture of a game uses are built once and
+    shared by every render process forked from it (issue 39, item 8)."""
+    from bot.table.jobs.zygote_warm import warm_pictures
+
+    warm_drawing()
+    warm_pictures()
+
+
 class RenderProcesses:
     """Warmed render processes (bot.table.jobs.workers), `start` of them at once and more while pictures
     overlap, up to `processes`; a picture no warm process can take is drawn on a thread."""
 
     def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None,
-                 idle_seconds: float | None = None, max_mb: float | None = None):
+                 idle_seconds: float | None = None, max_mb: float | None = None, zygote: bool = False):
         self.processes = processes
-        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start,
-                                       idle_seconds=idle_seconds, max_mb=max_mb)
+        self._workers = ProcessWorkers(processes, warm or (_warm_zygote if zygote else _warm_worker), "pitboss-render",
+                                       start=start, idle_seconds=idle_seconds, max_mb=max_mb, zygote=zygote)
         self._drawing = 0   # pictures being drawn now, here or on a process
         self._last_picture = 0.0   # loop time the last picture ended
         self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
@@ -123,7 +135,8 @@ class RenderProcesses:
         most, start = process_count()
         if not most:
             return None
-        return cls(most, start, idle_seconds=idle_seconds(), max_mb=setting(MAX_MB_ENV, MAX_MB))
+        forked = zygote_available() and os.environ.get(ZYGOTE_ENV, "").strip() != "0"
+        return cls(most, start, idle_seconds=idle_seconds(), max_mb=setting(MAX_MB_ENV, MAX_MB), zygote=forked)
 
     @property
     def retired(self) -> int:
