@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import images
-from images.registry import is_built_in
+from images.registry import is_built_in, renderer
 from rules.engine import Ruleset
 from rules.registry import rulesets
 
-MOVES = 36      # moves played into each game (seeded, any legal one)
-PICTURES = 4    # a channel picture every PICTURES moves
-CLOSEUPS = 12   # a close-up every CLOSEUPS moves
+MOVES = 60      # moves played into each game (seeded, any legal one)
+PICTURES = 2    # a channel picture every PICTURES moves
+CLOSEUPS = 4    # a close-up every CLOSEUPS moves
+SHEETS = 20     # the car sheets (games that have them) every SHEETS moves
 SEED = 7
 
 
@@ -60,6 +61,9 @@ def warm_pictures(moves: int = MOVES, seed: int = SEED) -> int:
                     drawn += 1
                 if index % CLOSEUPS == 0:
                     images.render_closeup(ruleset.id, view, last, (), None)
+                    drawn += 1
+                if index % SHEETS == 0 and renderer(ruleset.id).render_sheets is not None:
+                    images.render_sheets(ruleset.id, view, "")
                     drawn += 1
         except Exception:   # noqa: BLE001 - a warm-up never stops the zygote
             continue
