@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import gc
 import logging
 import os
 import sys
@@ -80,8 +81,8 @@ def warm_drawing() -> None:
 
 def refresh_drawing() -> None:
     """Every cache of the drawing (each functools cache in the images package, each images.bounded one)
-    emptied, then warmed again, and the freed heap returned: what a busy spell of pictures drawn here
-    added goes, what the first picture needs stays (issue 39, item 8)."""
+    emptied, then warmed again (warm_settled), and the freed heap returned: what a busy spell of pictures
+    drawn here added goes, what the first picture needs stays (issue 39, item 8)."""
     from bot.table.jobs.memory import trim_memory
     from images.bounded import clear_all
 
@@ -91,8 +92,21 @@ def refresh_drawing() -> None:
             for value in list(vars(module).values()):
                 if isinstance(value, functools._lru_cache_wrapper):
                     value.cache_clear()
-    warm_drawing()
+    warm_settled()
     trim_memory(collect=False)
+
+
+def warm_settled() -> None:
+    """warm_drawing, then the heap collected in full and frozen (bot.table.jobs.memory.settle_memory; what
+    an earlier freeze kept is collected again first). Else the full collection due soon after so many
+    new objects walks the whole heap (40-100 ms of CPU in a bot after a load) on whichever command comes
+    next: after a lull, the first picture (issue 39, item 6). Here it runs on a render thread, in a lull
+    or as the bot starts."""
+    from bot.table.jobs.memory import settle_memory
+
+    warm_drawing()
+    gc.unfreeze()
+    settle_memory()
 
 
 def _warm_worker() -> None:
@@ -146,7 +160,7 @@ class RenderProcesses:
     def warm_here(self) -> asyncio.Future:
         """Warm this process's own drawing on a render thread (it draws until a process is warm, and again
         once idle ones are stopped); the loop runs on meanwhile."""
-        return asyncio.get_running_loop().run_in_executor(THREADS, warm_drawing)
+        return asyncio.get_running_loop().run_in_executor(THREADS, warm_settled)
 
     def warm_at_start(self) -> asyncio.Future | None:
         """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
