@@ -220,6 +220,11 @@ class RenderProcesses:
         """The render processes' ids."""
         return self._workers.pids()
 
+    @property
+    def zygote_pid(self) -> int | None:
+        """The id of the zygote the render processes are forked from, while it runs (None without one)."""
+        return self._workers.zygote.pid if self._workers.zygote is not None else None
+
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""
         if self._lull is not None:
