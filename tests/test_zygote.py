@@ -16,6 +16,7 @@ from bot.table.jobs import zygote
 from bot.table.jobs.drawing import RenderProcesses
 from tests.conftest import process_gone
 from tests.render_frames import game_frames
+from tests.test_worker_memory import _until
 
 pytestmark = [pytest.mark.slow,   # worker processes
               pytest.mark.skipif(not zygote.available(), reason="a zygote needs Linux's fork and pidfd")]
@@ -42,14 +43,6 @@ def _private_mb() -> float:
             if line.startswith(("Private_Clean:", "Private_Dirty:")):
                 total += int(line.split()[1])
     return total / 1024
-
-
-async def _until(condition, within: float = 30.0) -> bool:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + within
-    while not condition() and loop.time() < end:
-        await asyncio.sleep(0.05)
-    return bool(condition())
 
 
 @pytest.fixture(scope="module")
