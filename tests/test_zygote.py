@@ -121,5 +121,6 @@ async def test_a_forked_render_process_holds_a_small_share_of_the_warm_drawing()
     try:
         await pool.warm()
         assert await pool._workers.call(_private_mb, deadline=30) < 25
+        assert os.listdir(f"/proc/{pool.zygote_pid}/task") == [str(pool.zygote_pid)]   # it forks with one thread
     finally:
         pool.close()
