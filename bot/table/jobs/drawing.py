@@ -6,7 +6,9 @@ bot (`pitboss run`, the bench) therefore draws in worker processes (bot.table.jo
 busy: every game's fonts, palettes and sprites are made once in each. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
 
-A render process costs about 60 MB warm (proportional set size), so by default none runs at start
+Render processes are forked warm from a zygote that warmed the drawing once (bot.table.jobs.zygote;
+$PITBOSS_RENDER_ZYGOTE=0 spawns each to warm itself), sharing its pages: 45 MB each warm, where one
+warmed alone is 60 MB (proportional set size). Still, by default none runs at start
 (issue 28): the bot draws on its own thread, at once, and starts a process only when pictures overlap
 (more at once than its processes and its own thread can draw), one at a time, up to one per CPU it may
 use (bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.

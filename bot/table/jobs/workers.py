@@ -7,9 +7,10 @@ and reads the answer as it arrives (asyncio streams): a round trip is the pickli
 each way and two process switches, and a big message (a log of 10,000 actions going out, a GIF coming
 back) never blocks the loop while a worker, perhaps at a lower priority, is slow to take or give it.
 
-Each worker is started with `spawn` (no forked event loop, database handle or thread), runs its warm-up
-once, then answers jobs (a picklable function and its arguments) one at a time. A job's exception
-comes back and is raised in the caller. A worker that dies is replaced; its job raises WorkerDied.
+Each worker is started with `spawn` (no forked event loop, database handle or thread) and runs its warm-up
+once, or is forked warm by a zygote (`zygote=True`: bot.table.jobs.zygote, itself spawned); it then
+answers jobs (a picklable function and its arguments) one at a time. A job's exception comes back and
+is raised in the caller. A worker that dies is replaced; its job raises WorkerDied.
 
 Every exchange has a deadline its caller fits to the work (a picture, a whole log). A worker that
 hangs instead of dying (stopped, wedged) gives no answer by then: it is killed and replaced, and the
