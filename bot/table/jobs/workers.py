@@ -237,7 +237,7 @@ class ProcessWorkers:
         self.count = count
         # zygote: `warm` runs once, in a zygote that forks every worker warm (bot.table.jobs.zygote); it is
         # stopped with the last worker (an idle pool holds no process) and started again by the next one
-        self.zygote = Zygote(warm, f"{name}-zygote") if zygote else None
+        self.zygote = Zygote(warm, f"{name}-zygote", _serve) if zygote else None
         self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
         self.max_mb = max_mb               # a worker past this resident size is replaced after its job
         self.retired = 0                   # workers stopped for idling or for their size, so far

@@ -91,10 +91,12 @@ class ForkedProcess:
 
 class Zygote:
     """The bot's end of a zygote: started by the first `fork`, warmed by `warm` (a picklable function),
-    stopped by `stop` (and started again by the next fork)."""
+    stopped by `stop` (and started again by the next fork). Each child runs `serve` (a picklable function)
+    on its end of the socket: bot.table.jobs.workers' worker loop."""
 
-    def __init__(self, warm: Callable[[], None] | None, name: str):
+    def __init__(self, warm: Callable[[], None] | None, name: str, serve: Callable[[Connection, None], None]):
         self._warm = warm
+        self._serve = serve
         self._name = name
         self._sock: socket.socket | None = None
         self.process: multiprocessing.process.BaseProcess | None = None
@@ -105,7 +107,7 @@ class Zygote:
         self.stop()
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.process = multiprocessing.get_context("spawn").Process(
-            target=_zygote, args=(Connection(theirs.detach()), self._warm), name=self._name, daemon=True)
+            target=_zygote, args=(Connection(theirs.detach()), self._warm, self._serve), name=self._name, daemon=True)
         self.process.start()
         self.starts += 1
 
@@ -153,7 +155,7 @@ class Zygote:
                 self._ending.remove((process, deadline))
 
 
-def _zygote(conn: Connection, warm: Callable[[], None] | None) -> None:
+def _zygote(conn: Connection, warm: Callable[[], None] | None, serve: Callable[[Connection, None], None]) -> None:
     """The zygote's life: warm, settle (collect, freeze, trim), then fork a child for each request until
     the bot hangs up; reap children all along."""
     from bot.table.jobs.memory import trim_memory
@@ -184,7 +186,7 @@ def _zygote(conn: Connection, warm: Callable[[], None] | None) -> None:
         pid = os.fork()
         if pid == 0:
             sock.close()
-            _child(fds[0], message.decode(errors="replace"))
+            _child(serve, fds[0], message.decode(errors="replace"))
         os.close(fds[0])
     sock.close()
     end = time.monotonic() + 1.0
@@ -203,15 +205,13 @@ def _reap() -> bool:
             return True
 
 
-def _child(fd: int, name: str) -> None:
+def _child(serve: Callable[[Connection, None], None], fd: int, name: str) -> None:
     """A forked render process: serve jobs on socket `fd` (warm already: nothing to warm), then end without
     running the zygote's exit handlers."""
     code = 1
     try:
         multiprocessing.current_process().name = name
-        from bot.table.jobs.workers import _serve
-
-        _serve(Connection(fd), None)
+        serve(Connection(fd), None)
         code = 0
     except Exception:
         traceback.print_exc()
