@@ -124,3 +124,25 @@ async def test_a_forked_render_process_holds_a_small_share_of_the_warm_drawing()
         assert os.listdir(f"/proc/{pool.zygote_pid}/task") == [str(pool.zygote_pid)]   # it forks with one thread
     finally:
         pool.close()
+
+
+def _hang() -> None:
+    """A warm-up that never ends (a zygote wedged before it forks anything)."""
+    import time
+
+    time.sleep(3600)
+
+
+async def test_a_zygote_that_forks_nothing_in_time_is_replaced():
+    from bot.table.jobs.workers import NoneWarm, ProcessWorkers
+
+    pool = ProcessWorkers(1, _hang, "test-render", warm_seconds=0.5, start=1, zygote=True)
+    try:
+        with pytest.raises(NoneWarm):   # its one process waits for the zygote's warm-up
+            await pool.call(os.getpid, deadline=1.0, only_warm=True)
+        assert pool.zygote is not None
+        first = pool.zygote.pid
+        assert await _until(lambda: pool.zygote.starts >= 2)   # the start failed: the zygote was replaced
+        assert await _until(lambda: process_gone(first))   # and the wedged one ended (killed)
+    finally:
+        pool.close()

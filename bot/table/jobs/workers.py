@@ -326,6 +326,8 @@ class ProcessWorkers:
             self._failed_starts += 1
             log.warning("worker process %s did not start within %.0f s; starting another",
                         worker.process.name, self._warm_seconds)
+            if self.zygote is not None and isinstance(worker.process, ForkedProcess):
+                self.zygote.failed(worker.process)
             self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
             return
         self._failed_starts = 0

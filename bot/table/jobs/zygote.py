@@ -46,8 +46,9 @@ class ForkedProcess:
     """A render process forked by the zygote, as the worker pool sees a process: its name, its id once it
     has told it (`started`), whether it is alive, and a way to wait for it and signal it (by pidfd)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, generation: int = 0):
         self.name = name
+        self.generation = generation   # which start of the zygote forked it (Zygote.starts)
         self.pid: int | None = None
         self._pidfd: int | None = None
         self._gone = False
@@ -131,7 +132,13 @@ class Zygote:
             pass
         finally:
             theirs.close()
-        return ours, ForkedProcess(name)
+        return ours, ForkedProcess(name, self.starts)
+
+    def failed(self, child: ForkedProcess) -> None:
+        """A child did not start (not forked, or not warm, in time): if the zygote running now was to fork
+        it, it may hang, so it is stopped (and the next fork starts another)."""
+        if child.generation == self.starts and self.process is not None:
+            self.stop()
 
     def stop(self) -> None:
         """Hang up: the zygote reaps what children are left and ends (its children end as the pool closes
