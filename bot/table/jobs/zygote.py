@@ -37,9 +37,16 @@ STOP_SECONDS = 5.0   # a zygote told to end that still runs after this long is k
 
 
 def available() -> bool:
-    """Whether render processes can be forked from a zygote here (Linux: fork, pidfd, fd passing)."""
-    return (hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal") and hasattr(socket, "send_fds")
-            and "fork" in multiprocessing.get_all_start_methods())
+    """Whether render processes can be forked from a zygote here (Linux 5.3 or later: fork, pidfd, fd
+    passing; a container's seccomp profile may refuse pidfd_open, which is tried)."""
+    if not (hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal") and hasattr(socket, "send_fds")
+            and "fork" in multiprocessing.get_all_start_methods()):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
 
 
 class ForkedProcess:
