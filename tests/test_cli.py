@@ -285,6 +285,7 @@ def test_backup_refuses_to_overwrite_its_own_database(tmp_path):
 def test_bench_prints_every_figure(tmp_path):
     """A small run of the benchmark: it must print each figure the README quotes (values not asserted)."""
     from bot.cli.bench_clean import OLD_MEDIANS
+    from bot.table.jobs.zygote import available as zygote_available
 
     result = run_pitboss("bench", "--channels", "3", "--moves", "2", "--single", "4", "--game-moves", "8",
                          "--idle-wait", "0.5", "--stall-size", "0", cwd=tmp_path)   # the loop-hold pass: below
@@ -307,6 +308,8 @@ def test_bench_prints_every_figure(tmp_path):
                     r"the others .*; idle workers stop after \d+ s",
                     r"\d+ render processes \(PITBOSS_RENDER_PROCESSES\), started and warmed in [\d.]+ s",
                     r"resident memory: the bot's process \d+ MB now, \d+ MB peak; its \d+ render processes [\d, ]+ MB",
+                    *((r"each warm: [\d, ]+ MB \(proportional set size\), forked from a zygote of \d+ MB",)
+                      if zygote_available() else ()),
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+ "
                       rf"\(yardstick in a clean process\); CPU [\d.]+ ms a move over all processes, yardstick CPU "
                       rf"[\d.]+ ms, CPU ratio [\d.]+" for game in ruleset_ids()),

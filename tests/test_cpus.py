@@ -71,8 +71,8 @@ async def main():
         await pool.warm()   # every render process it may use, started and warm
         for _ in range(8):  # and pictures that overlap ask for no more
             await asyncio.gather(*(pool.draw(os.getpid) for _ in range(4)))
-        renders = [pid for pid in children(os.getpid())
-                   if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        renders = [pid for pid in children(os.getpid()) if pid != pool.zygote_pid   # the one they are forked from
+                   and b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
         return {"cpus": usable_cpus(), "most": pool.processes, "render_processes": len(renders)}
     finally:
         pool.close()

@@ -260,9 +260,12 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         if workers is not None:   # a busy bot's steady state: every render process it may use, warm
             started = time.perf_counter()
             await workers.warm()
+            zygote = workers.zygote_pid
             say(f"{workers.processes} render processes ({drawing.ENV}), started and warmed in "
                 f"{time.perf_counter() - started:.2f} s; each warm: "
-                f"{', '.join(f'{pss_mb(pid):.0f}' for pid in workers.pids())} MB (proportional set size)")
+                f"{', '.join(f'{pss_mb(pid):.0f}' for pid in workers.pids())} MB (proportional set size)"
+                + (f", forked from a zygote of {pss_mb(zygote):.0f} MB ({drawing.ZYGOTE_ENV}=0: none)"
+                   if zygote is not None else ""))
         else:
             say(f"pictures drawn on threads ({drawing.ENV}=0)")
         service = service_of(store, workers, heavy)
@@ -316,10 +319,10 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         async with PeakMemory() as mixed:
             await every_game(service, say, game_moves, channels, moves, seed + 1000)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        workers_mb = [resident_mb(pid) for pid in workers.pids()] if workers is not None else []
+        workers_mb = [pss_mb(pid) for pid in workers.pids()] if workers is not None else []
         say(f"resident memory: the bot's process {resident_mb():.0f} MB now, {peak:.0f} MB peak"
-            + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB"
-               if workers_mb else ""))
+            + (f"; its {len(workers_mb)} render processes {', '.join(f'{mb:.0f}' for mb in workers_mb)} MB "
+               f"(proportional set size)" if workers_mb else ""))
         _let_go(one.latencies, one.png_sizes, warm.latencies, warm.png_sizes, many.latencies, many.png_sizes,
                 lat, hot, sizes, scripts, views, names)
         after = tree_mb()

@@ -110,17 +110,23 @@ def policy_moves(ruleset: Any, state: Any, seed: int, moves: int) -> list[tuple[
 
 def cpu_seconds() -> float:
     """User + system CPU seconds spent so far by this process, its children that ended (and were reaped: a
-    worker stopped for idling keeps its time here) and those alive (/proc/PID/stat)."""
+    worker stopped for idling keeps its time here) and every descendant alive (/proc/PID/stat), with what
+    their own ended children spent (render processes forked by a zygote are its children, not ours)."""
     spent = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
                 for f in ("ru_utime", "ru_stime"))
-    ticks = 0
+    kids: dict[int, list[tuple[int, int]]] = {}
     for entry in Path("/proc").iterdir():
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if entry.name.isdigit() and int(fields[1]) == os.getpid():
-            ticks += int(fields[11]) + int(fields[12])
+        if entry.name.isdigit():
+            kids.setdefault(int(fields[1]), []).append((int(entry.name), sum(int(f) for f in fields[11:15])))
+    ticks, todo = 0, [os.getpid()]
+    while todo:
+        for pid, used in kids.get(todo.pop(), []):
+            ticks += used
+            todo.append(pid)
     return spent + ticks / os.sysconf("SC_CLK_TCK")
 
 

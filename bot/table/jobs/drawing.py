@@ -6,7 +6,9 @@ bot (`pitboss run`, the bench) therefore draws in worker processes (bot.table.jo
 busy: every game's fonts, palettes and sprites are made once in each. The public view and the last
 events travel to the worker pickled, the PNG comes back as bytes.
 
-A render process costs about 60 MB warm (proportional set size), so by default none runs at start
+Render processes are forked warm from a zygote that warmed the drawing once (bot.table.jobs.zygote;
+$PITBOSS_RENDER_ZYGOTE=0 spawns each to warm itself), sharing its pages: 45 MB each warm, where one
+warmed alone is 60 MB (proportional set size). Still, by default none runs at start
 (issue 28): the bot draws on its own thread, at once, and starts a process only when pictures overlap
 (more at once than its processes and its own thread can draw), one at a time, up to one per CPU it may
 use (bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.
@@ -32,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import gc
 import logging
 import os
 import sys
@@ -41,6 +44,7 @@ from typing import Any
 import images
 from bot.table.jobs.cpus import usable_cpus
 from bot.table.jobs.workers import NoneWarm, ProcessWorkers, WorkerDied, idle_seconds, setting
+from bot.table.jobs.zygote import available as zygote_available
 from images.registry import is_built_in
 from rules.registry import GAMES
 
@@ -50,6 +54,7 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
 # answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
@@ -78,8 +83,8 @@ def warm_drawing() -> None:
 
 def refresh_drawing() -> None:
     """Every cache of the drawing (each functools cache in the images package, each images.bounded one)
-    emptied, then warmed again, and the freed heap returned: what a busy spell of pictures drawn here
-    added goes, what the first picture needs stays (issue 39, item 8)."""
+    emptied, then warmed again (warm_settled), and the freed heap returned: what a busy spell of pictures
+    drawn here added goes, what the first picture needs stays (issue 39, item 8)."""
     from bot.table.jobs.memory import trim_memory
     from images.bounded import clear_all
 
@@ -89,8 +94,21 @@ def refresh_drawing() -> None:
             for value in list(vars(module).values()):
                 if isinstance(value, functools._lru_cache_wrapper):
                     value.cache_clear()
-    warm_drawing()
+    warm_settled()
     trim_memory(collect=False)
+
+
+def warm_settled() -> None:
+    """warm_drawing, then the heap collected in full and frozen (bot.table.jobs.memory.settle_memory; what
+    an earlier freeze kept is collected again first). Else the full collection due soon after so many
+    new objects walks the whole heap (40-100 ms of CPU in a bot after a load) on whichever command comes
+    next: after a lull, the first picture (issue 39, item 6). Here it runs on a render thread, in a lull
+    or as the bot starts."""
+    from bot.table.jobs.memory import settle_memory
+
+    warm_drawing()
+    gc.unfreeze()
+    settle_memory()
 
 
 def _warm_worker() -> None:
@@ -101,15 +119,25 @@ def _warm_worker() -> None:
     settle_memory()
 
 
+def _warm_zygote() -> None:
+    """The render zygote's start: every built-in game's drawing made ready, then a few pictures and close-ups
+    of each drawn, so the layers, fonts and word masks every picture of a game uses are built once and
+    shared by every render process forked from it (issue 39, item 8)."""
+    from bot.table.jobs.zygote_warm import warm_pictures
+
+    warm_drawing()
+    warm_pictures()
+
+
 class RenderProcesses:
     """Warmed render processes (bot.table.jobs.workers), `start` of them at once and more while pictures
     overlap, up to `processes`; a picture no warm process can take is drawn on a thread."""
 
     def __init__(self, processes: int, start: int | None = None, warm: Callable[[], None] | None = None,
-                 idle_seconds: float | None = None, max_mb: float | None = None):
+                 idle_seconds: float | None = None, max_mb: float | None = None, zygote: bool = False):
         self.processes = processes
-        self._workers = ProcessWorkers(processes, warm or _warm_worker, "pitboss-render", start=start,
-                                       idle_seconds=idle_seconds, max_mb=max_mb)
+        self._workers = ProcessWorkers(processes, warm or (_warm_zygote if zygote else _warm_worker), "pitboss-render",
+                                       start=start, idle_seconds=idle_seconds, max_mb=max_mb, zygote=zygote)
         self._drawing = 0   # pictures being drawn now, here or on a process
         self._last_picture = 0.0   # loop time the last picture ended
         self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
@@ -123,7 +151,8 @@ class RenderProcesses:
         most, start = process_count()
         if not most:
             return None
-        return cls(most, start, idle_seconds=idle_seconds(), max_mb=setting(MAX_MB_ENV, MAX_MB))
+        forked = zygote_available() and os.environ.get(ZYGOTE_ENV, "").strip() != "0"
+        return cls(most, start, idle_seconds=idle_seconds(), max_mb=setting(MAX_MB_ENV, MAX_MB), zygote=forked)
 
     @property
     def retired(self) -> int:
@@ -133,7 +162,7 @@ class RenderProcesses:
     def warm_here(self) -> asyncio.Future:
         """Warm this process's own drawing on a render thread (it draws until a process is warm, and again
         once idle ones are stopped); the loop runs on meanwhile."""
-        return asyncio.get_running_loop().run_in_executor(THREADS, warm_drawing)
+        return asyncio.get_running_loop().run_in_executor(THREADS, warm_settled)
 
     def warm_at_start(self) -> asyncio.Future | None:
         """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
@@ -192,6 +221,11 @@ class RenderProcesses:
     def pids(self) -> list[int]:
         """The render processes' ids."""
         return self._workers.pids()
+
+    @property
+    def zygote_pid(self) -> int | None:
+        """The id of the zygote the render processes are forked from, while it runs (None without one)."""
+        return self._workers.zygote.pid if self._workers.zygote is not None else None
 
     def close(self) -> None:
         """Stop the workers (pictures in flight are abandoned)."""

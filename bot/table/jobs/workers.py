@@ -7,9 +7,10 @@ and reads the answer as it arrives (asyncio streams): a round trip is the pickli
 each way and two process switches, and a big message (a log of 10,000 actions going out, a GIF coming
 back) never blocks the loop while a worker, perhaps at a lower priority, is slow to take or give it.
 
-Each worker is started with `spawn` (no forked event loop, database handle or thread), runs its warm-up
-once, then answers jobs (a picklable function and its arguments) one at a time. A job's exception
-comes back and is raised in the caller. A worker that dies is replaced; its job raises WorkerDied.
+Each worker is started with `spawn` (no forked event loop, database handle or thread) and runs its warm-up
+once, or is forked warm by a zygote (`zygote=True`: bot.table.jobs.zygote, itself spawned); it then
+answers jobs (a picklable function and its arguments) one at a time. A job's exception comes back and
+is raised in the caller. A worker that dies is replaced; its job raises WorkerDied.
 
 Every exchange has a deadline its caller fits to the work (a picture, a whole log). A worker that
 hangs instead of dying (stopped, wedged) gives no answer by then: it is killed and replaced, and the
@@ -42,9 +43,17 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bot.table.jobs.zygote import ForkedProcess, Zygote
+
 log = logging.getLogger("pitboss.workers")
 
-_READY = "ready"
+
+
+class _Ready:
+    """A worker's first message: it is warm, and this is its process id."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
 
 
 WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
@@ -117,7 +126,7 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
         warm()
     trim_memory()
     try:
-        conn.send(_READY)
+        conn.send(_Ready(os.getpid()))
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
         return
     trimmed = True
@@ -143,15 +152,21 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
 
 
 class _Worker:
-    """One worker process and the bot's end of its socket, read and written by the event loop."""
+    """One worker process and the bot's end of its socket, read and written by the event loop: spawned
+    and warmed by `warm`, or forked warm by `zygote`."""
 
-    def __init__(self, warm: Callable[[], None] | None, name: str):
-        self.sock, theirs = socket.socketpair()
-        child = Connection(theirs.detach())   # the worker's end speaks multiprocessing's framing
-        self.process = multiprocessing.get_context("spawn").Process(
-            target=_serve, args=(child, warm), name=name, daemon=True)
-        self.process.start()
-        child.close()
+    process: multiprocessing.process.BaseProcess | ForkedProcess
+
+    def __init__(self, warm: Callable[[], None] | None, name: str, zygote: Zygote | None = None):
+        if zygote is not None:
+            self.sock, self.process = zygote.fork(name)
+        else:
+            self.sock, theirs = socket.socketpair()
+            child = Connection(theirs.detach())   # the worker's end speaks multiprocessing's framing
+            self.process = multiprocessing.get_context("spawn").Process(
+                target=_serve, args=(child, warm), name=name, daemon=True)
+            self.process.start()
+            child.close()
         self.ready = False
         self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
@@ -218,8 +233,11 @@ class ProcessWorkers:
 
     def __init__(self, count: int, warm: Callable[[], None] | None = None, name: str = "pitboss-worker",
                  warm_seconds: float = WARM_SECONDS, start: int | None = None,
-                 idle_seconds: float | None = None, max_mb: float | None = None):
+                 idle_seconds: float | None = None, max_mb: float | None = None, zygote: bool = False):
         self.count = count
+        # zygote: `warm` runs once, in a zygote that forks every worker warm (bot.table.jobs.zygote); it is
+        # stopped with the last worker (an idle pool holds no process) and started again by the next one
+        self.zygote = Zygote(warm, f"{name}-zygote", _serve) if zygote else None
         self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
         self.max_mb = max_mb               # a worker past this resident size is replaced after its job
         self.retired = 0                   # workers stopped for idling or for their size, so far
@@ -227,12 +245,16 @@ class ProcessWorkers:
         self._warm = warm
         self._warm_seconds = warm_seconds
         self._name = name
-        self._workers = [_Worker(warm, f"{name}-{i}") for i in range(count if start is None else min(start, count))]
+        self._workers = [self._new(f"{name}-{i}") for i in range(count if start is None else min(start, count))]
         self._idle: asyncio.LifoQueue | None = None
         self._became_ready = asyncio.Event()   # bound to a loop only when first awaited
         self._starting: set[asyncio.Task] = set()
         self._failed_starts = 0
         self._busy = 0   # workers out on a job
+
+    def _new(self, name: str) -> _Worker:
+        """A new worker: forked by the zygote when the pool has one, else spawned to warm itself."""
+        return _Worker(self._warm, name, self.zygote)
 
     def _queue(self) -> asyncio.LifoQueue:
         if self._idle is None:   # made on first use, inside the loop that will use it
@@ -251,6 +273,8 @@ class ProcessWorkers:
         while True:
             await asyncio.sleep(max(0.05, min(30.0, self.idle_seconds / 4)))
             self.retire_idle()
+            if self.zygote is not None:
+                self.zygote.reap()
 
     def retire_idle(self, now: float | None = None) -> int:
         """Stop every worker waiting for a job since idle_seconds ago or longer; how many were stopped. The
@@ -265,6 +289,8 @@ class ProcessWorkers:
                 self._idle.put_nowait(worker)
         for worker in stale:
             self._retire(worker)
+        if stale and not self._workers and self.zygote is not None:
+            self.zygote.stop()   # an idle pool holds no process: the next worker starts it again
         return len(stale)
 
     def _retire(self, worker: _Worker) -> None:
@@ -300,6 +326,8 @@ class ProcessWorkers:
             self._failed_starts += 1
             log.warning("worker process %s did not start within %.0f s; starting another",
                         worker.process.name, self._warm_seconds)
+            if self.zygote is not None and isinstance(worker.process, ForkedProcess):
+                self.zygote.failed(worker.process)
             self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
             return
         self._failed_starts = 0
@@ -311,7 +339,7 @@ class ProcessWorkers:
         """Start one more worker, when fewer than `count` run and none is still starting; whether one was."""
         if len(self._workers) >= self.count or any(not w.ready for w in self._workers):
             return False
-        worker = _Worker(self._warm, f"{self._name}-{len(self._workers)}")
+        worker = self._new(f"{self._name}-{len(self._workers)}")
         self._workers.append(worker)
         if self._idle is not None:   # else _queue() awaits it with the others
             self._await_ready(worker)
@@ -326,7 +354,7 @@ class ProcessWorkers:
         """Wait until every running worker has warmed up (at most WARM_SECONDS for each start); `every`:
         start the ones not yet started first, up to `count`."""
         while every and len(self._workers) < self.count:
-            self._workers.append(_Worker(self._warm, f"{self._name}-{len(self._workers)}"))
+            self._workers.append(self._new(f"{self._name}-{len(self._workers)}"))
             if self._idle is not None:
                 self._await_ready(self._workers[-1])
         self._queue()
@@ -405,7 +433,7 @@ class ProcessWorkers:
     def _replace(self, dead: _Worker, pause: float = 0.0) -> None:
         """A new worker in a dead (or killed) one's place; it takes jobs once it is warm."""
         dead.kill()
-        worker = _Worker(self._warm, dead.process.name)
+        worker = self._new(dead.process.name)
         self._workers = [worker if w is dead else w for w in self._workers]
         self._await_ready(worker, pause)
 
@@ -415,8 +443,10 @@ class ProcessWorkers:
             message = await _receive((await worker.streams())[0])
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             raise WorkerDied(worker.process.name) from None
-        if message == _READY:
+        if isinstance(message, _Ready):
             worker.ready = True
+            if isinstance(worker.process, ForkedProcess):
+                worker.process.started(message.pid)
         return message
 
     def pids(self) -> list[int]:
@@ -430,6 +460,8 @@ class ProcessWorkers:
         if self._reaper is not None:
             self._reaper.cancel()
         stop_all(self._workers)
+        if self.zygote is not None:
+            self.zygote.stop()
 
 
 _PAGE_MB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 2 ** 20

@@ -1,0 +1,70 @@
+"""What the render zygote draws before it forks: a few pictures of every built-in game, so what each game's
+pictures share (its board's layers at both sizes, fonts at every size, word masks, chips) is built once,
+in the zygote, and read by every render process forked from it (bot.table.jobs.zygote)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import images
+from images.registry import is_built_in, renderer
+from rules.engine import Ruleset
+from rules.registry import rulesets
+
+MOVES = 60      # moves played into each game (seeded, any legal one)
+PICTURES = 2    # a channel picture every PICTURES moves
+CLOSEUPS = 4    # a close-up every CLOSEUPS moves
+SHEETS = 20     # the car sheets (games that have them) every SHEETS moves
+SEED = 7
+
+
+def played(ruleset: Ruleset, seed: int, moves: int) -> Iterator[tuple[Any, tuple]]:
+    """The public view and last events after the game's example opening (rules.engine.ExampleOpening) and
+    after each of up to `moves` legal moves picked at random from `seed`."""
+    from bot.table.protocol.commands import parse
+
+    lines = ruleset.example.lines(ruleset.id, seed)
+    host, made = lines[0][0], parse(lines[0][1]).options
+    state = ruleset.setup(ruleset.new_game_options({k: v for k, v in made.items() if k not in ("ruleset", "seed")}),
+                          seed, host)
+    events: Any = ()
+    for player, line in lines[1:]:
+        command = parse(line)
+        action = ruleset.command_to_action(command.name, {**command.options, "name": player})
+        state, events = ruleset.apply(state, player, action)[:2]
+    rng = random.Random(seed)
+    yield ruleset.view(state, None), tuple(events)
+    for _ in range(moves):
+        if ruleset.is_finished(state):
+            return
+        player = ruleset.acting_players(state)[0]
+        legal = [option for option in ruleset.legal_actions(state, player) if option.action is not None]
+        if not legal:
+            return
+        state, events = ruleset.apply(state, player, rng.choice(legal).action)[:2]
+        yield ruleset.view(state, None), tuple(events)
+
+
+def warm_pictures(moves: int = MOVES, seed: int = SEED) -> int:
+    """Draw channel pictures and close-ups of a seeded game of every built-in game (their bytes let go);
+    how many were drawn. A game whose pictures fail here is skipped: its first real picture will say why."""
+    drawn = 0
+    for ruleset in rulesets():
+        if not is_built_in(ruleset.id):
+            continue
+        try:
+            for index, (view, last) in enumerate(played(ruleset, seed, moves)):
+                if index % PICTURES == 0:
+                    images.render(ruleset.id, view, last, ())
+                    drawn += 1
+                if index % CLOSEUPS == 0:
+                    images.render_closeup(ruleset.id, view, last, (), None)
+                    drawn += 1
+                if index % SHEETS == 0 and renderer(ruleset.id).render_sheets is not None:
+                    images.render_sheets(ruleset.id, view, "")
+                    drawn += 1
+        except Exception:   # noqa: BLE001 - a warm-up never stops the zygote
+            continue
+    return drawn
