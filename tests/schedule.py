@@ -102,9 +102,15 @@ def balanced(items: Sequence[pytest.Item], workers: int, e2e_dir: Path) -> list[
     return ordered
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """The controller tells each worker how it hands out tests (a worker's own `--dist` option reads "no")."""
+    node.workerinput["pitboss_dist"] = node.config.getoption("dist", None)
+
+
 @pytest.hookimpl(trylast=True)   # after the tiers are marked and `-m` has deselected
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     workerinput = getattr(config, "workerinput", None)   # only on an xdist worker; every worker orders alike
-    if workerinput is None or config.getoption("dist", None) != "worksteal" or not items:
+    if workerinput is None or workerinput.get("pitboss_dist") != "worksteal" or not items:
         return
     items[:] = balanced(items, int(workerinput["workercount"]), Path(__file__).resolve().parent / "e2e")
