@@ -2,10 +2,12 @@
 
 `--dist worksteal` hands the i-th of N workers the i-th of N equal runs of the collection, then an idle worker
 takes the back half of the longest queue (by count). In collection order the first run held the whole
-end-to-end tier (68 tests that mostly wait on a bot and the fake Discord, ~3 minutes one after another) and
-the others took their back halves from it, so the suite ended on one worker's waits. Here the collection is
-cut into those same N runs, each given an equal share of the estimated time (its longest first, the quick
-tests at its back, where stealing takes from). Only where and when a test runs changes, never what it checks.
+end-to-end tier (68 tests that mostly wait on a bot and the fake Discord: ~1 s of CPU and 3-5 s of waiting
+each on a quiet machine) and ran it one test after another. Here the collection is cut into those same N
+runs, each given an equal share of the estimated time, its longest tests first and the quick ones at its
+back (where stealing takes from), its end-to-end tests spread evenly through it: were they together, every
+worker would wait at once and leave the cores idle. Only where and when a test runs changes, never what
+it checks.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def balanced(items: Sequence[pytest.Item], workers: int, e2e_dir: Path) -> list[
     and any test on a module-wide fixture, stay together (cut only to fill a run to its size)."""
     groups: dict[str, list[pytest.Item]] = {}
     weights: dict[str, float] = {}
+    waiting: set[str] = set()   # the end-to-end tests' groups
     for item in items:
         e2e = e2e_dir in Path(item.fspath).parents
         slow = item.get_closest_marker("slow") is not None
@@ -83,8 +86,10 @@ def balanced(items: Sequence[pytest.Item], workers: int, e2e_dir: Path) -> list[
         key = item.nodeid if alone else item.nodeid.split("::", 1)[0]
         groups.setdefault(key, []).append(item)
         weights[key] = weights.get(key, 0.0) + estimate(item, e2e, slow)
+        if e2e:
+            waiting.add(key)
     sizes = run_sizes(len(items), workers)
-    runs: list[list[tuple[float, list[pytest.Item]]]] = [[] for _ in sizes]
+    runs: list[list[tuple[float, list[pytest.Item], bool]]] = [[] for _ in sizes]
     loads, room = [0.0] * len(sizes), list(sizes)
     for key in sorted(groups, key=lambda k: -weights[k]):   # stable: ties keep the collection's order
         rest, each = groups[key], weights[key] / len(groups[key])
@@ -92,13 +97,28 @@ def balanced(items: Sequence[pytest.Item], workers: int, e2e_dir: Path) -> list[
             fits = [i for i in range(len(runs)) if room[i] >= len(rest)] or [i for i in range(len(runs)) if room[i]]
             target = min(fits, key=lambda i: loads[i])
             taken, rest = rest[:room[target]], rest[room[target]:]
-            runs[target].append((each * len(taken), taken))
+            runs[target].append((each * len(taken), taken, key in waiting))
             loads[target] += each * len(taken)
             room[target] -= len(taken)
     ordered: list[pytest.Item] = []
     for run in runs:
-        for _weight, taken in sorted(run, key=lambda part: -part[0]):
-            ordered.extend(taken)
+        ordered.extend(_spread(sorted(run, key=lambda part: -part[0])))
+    return ordered
+
+
+def _spread(parts: list[tuple[float, list[pytest.Item], bool]]) -> list[pytest.Item]:
+    """One run's parts, longest first, its waiting (end-to-end) parts spread evenly over its estimated time:
+    the next part is from whichever kind has run the smaller share of its own total so far."""
+    kinds = [[p for p in parts if p[2]], [p for p in parts if not p[2]]]
+    totals = [sum(p[0] for p in kind) or 1.0 for kind in kinds]
+    done, taken, ordered = [0.0, 0.0], [0, 0], []
+    while taken[0] < len(kinds[0]) or taken[1] < len(kinds[1]):
+        shares = [done[k] / totals[k] if taken[k] < len(kinds[k]) else 2.0 for k in (0, 1)]
+        k = 0 if shares[0] <= shares[1] else 1
+        weight, items, _waits = kinds[k][taken[k]]
+        ordered.extend(items)
+        done[k] += weight
+        taken[k] += 1
     return ordered
 
 
