@@ -38,11 +38,15 @@ def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "slow: the slow tier (a process per command, the bot against the fake "
                                        "Discord, PostgreSQL); `-m 'not slow'` runs the fast tier")
     # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
-    # here) each would compile every module again. Byte-compile once, as an installed package would be.
-    for package in ("bot", "rules", "images"):
+    # here) each would compile every module again. Byte-compile once, as an installed package would be
+    # (the plug-in games too: every process the tests start imports them).
+    for package in ("bot", "rules", "images", "tests/toy", "tests/walkthrough"):
         compileall.compile_dir(ROOT / package, quiet=1)
     if not hasattr(config, "workerinput"):   # the xdist controller, or a run without workers
         _rewrite_test_modules_once(config)
+    from tests import schedule
+
+    config.pluginmanager.register(schedule, "pitboss-schedule")   # the workers' order of the tests
 
 
 def _rewrite_test_modules_once(config) -> None:

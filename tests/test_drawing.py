@@ -82,9 +82,13 @@ async def test_a_service_plays_on_through_the_workers(store, workers):
     assert [r.image for r in replies] == pictures and pictures[-1] is not None
 
 
-def test_plug_in_games_and_custom_renderers_draw_on_threads(workers):
-    assert Drawing(images.render, workers).processes is workers
-    assert Drawing(lambda *args: b"", workers).processes is None      # a test's or a tool's own renderer
+def test_plug_in_games_and_custom_renderers_draw_on_threads():
+    workers = RenderProcesses(2, start=0)   # which pool a Drawing uses: no process need start (~2.5 s of CPU)
+    try:
+        assert Drawing(images.render, workers).processes is workers
+        assert Drawing(lambda *args: b"", workers).processes is None      # a test's or a tool's own renderer
+    finally:
+        workers.close()
     assert not is_built_in("toy") and is_built_in("speedway")
 
 

@@ -12,24 +12,24 @@ import re
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.cli.checks import health, unwritable_database
 from bot.cli.errorlog import ErrorLog, error_log_path, where_said
 from bot.storage.errors import BackupFailed, NewerDatabase, StoreUnavailable
 from bot.storage.store import Store, is_postgres
 from bot.storage.target import masked, split_password
-from bot.table.clock.moments import plain_moments
 from bot.table.plugins import load_plugins
-from bot.table.protocol.commands import TABLE_COMMANDS, CommandSyntaxError, parse, setup_line
-from bot.table.protocol.replies import Direct, Reply
-from bot.table.service.entry import Actor, GameService
-from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, redacting_handler
-from bot.table.trust.importer import MAX_IMPORT_BYTES
 from bot.version import VERSION
-from rules.registry import ruleset_ids, rulesets
+
+# The service, the grammar and the games are imported by the modes that use them: `pitboss health` (Docker's
+# HEALTHCHECK, every 30 s), `--version`, `--help` and `invite` need none of them, and verify, backup and tick
+# load only the games their database holds (~0.3 s of CPU a process for every game's rules and the service).
+if TYPE_CHECKING:
+    from bot.table.protocol.replies import Direct, Reply
+    from bot.table.service.entry import Actor, GameService
 
 log = logging.getLogger("pitboss.cli")
 
@@ -61,6 +61,9 @@ def maps_folder(db: str) -> Path:
 
 def _read_file(path: str) -> bytes:
     """A file named on the command line where Discord would take an attachment."""
+    from bot.table.protocol.commands import CommandSyntaxError
+    from bot.table.trust.importer import MAX_IMPORT_BYTES
+
     try:
         with open(path, "rb") as fh:
             return fh.read(MAX_IMPORT_BYTES + 1)
@@ -70,6 +73,8 @@ def _read_file(path: str) -> bytes:
 
 def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) -> int:
     """Print a reply as the command line shows it; return the exit status it means."""
+    from bot.table.clock.moments import plain_moments
+
     prefix = "refused: " if reply.outcome == "refused" else "private: " if reply.ephemeral else ""
     if reply.mentions:
         print(f"ping: {', '.join(reply.mentions)}", file=stream)
@@ -101,6 +106,8 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
 def show_direct(messages: Sequence[Direct], stream: TextIO) -> None:
     """The direct messages a reply sends (`/me settings notify:dm` or `digest`), as Discord would deliver them:
     'dm to NAME: ...', the first line, then the message's other lines indented."""
+    from bot.table.clock.moments import plain_moments
+
     for message in messages:
         first, *rest = plain_moments(message.text).split("\n")
         print(f"dm to {message.player}: {first}", file=stream)
@@ -112,6 +119,8 @@ async def _run_one(service: GameService, channel: str, actor: Actor, line: str,
                    out_dir: Path | None, stream: TextIO) -> tuple[int, Reply | None]:
     """Run one typed line and print its reply: the exit status it means, and the reply (None when the
     line did not parse or the command failed)."""
+    from bot.table.protocol.commands import CommandSyntaxError, parse
+
     try:
         command = parse(line, read_file=_read_file)
     except CommandSyntaxError as exc:
@@ -148,6 +157,9 @@ def _exec_line(args: argparse.Namespace) -> int:
 
 
 async def _exec(args: argparse.Namespace) -> int:
+    from bot.table.service.entry import Actor, GameService
+    from bot.table.trust.guards import plain_name
+
     # Either the whole command as one argument, or its words as the shell split them.
     line = args.command[0] if len(args.command) == 1 else shlex.join(args.command)
     store = await Store.open(_db_path(args))
@@ -165,6 +177,9 @@ _PLAY_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]{1,32})\s*[>:]\s*(/.*)$")
 
 def play_help() -> str:
     """The prompt's help: how lines are written, and each game's own commands (from the registry)."""
+    from bot.table.protocol.commands import TABLE_COMMANDS, setup_line
+    from rules.registry import rulesets
+
     games = rulesets()
     lines = ["Each line is NAME> /command, e.g.",
              f"  alice> {setup_line(games[0].id)}        (games: {', '.join(g.id for g in games)})",
@@ -182,6 +197,8 @@ def play_help() -> str:
 def _next_at_the_keyboard(reply: Reply | None, current: str) -> str:
     """Hot-seat play: the one person the game now waits on takes the keyboard (a computer seat never
     does); otherwise whoever typed last keeps it."""
+    from bot.table.trust.guards import COMPUTER_ID_PREFIX
+
     if reply is None or reply.outcome == "refused" or reply.ephemeral:
         return current
     people = [p for p in reply.waiting_on if not p.startswith(COMPUTER_ID_PREFIX)]
@@ -189,6 +206,10 @@ def _next_at_the_keyboard(reply: Reply | None, current: str) -> str:
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
+    from bot.table.protocol.commands import setup_line
+    from bot.table.service.entry import Actor, GameService
+    from rules.registry import ruleset_ids
+
     store = await Store.open(_db_path(args))
     out_dir = Path(args.out) if args.out else maps_folder(_db_path(args))
     interactive = stdin.isatty()
@@ -232,6 +253,8 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
 
 async def _tick(args: argparse.Namespace) -> int:
     """Send what is due once (reminders, deadline autopilot) and print it: a cron-friendly scheduler."""
+    from bot.table.service.entry import GameService
+
     store = await Store.open(_db_path(args))
     try:
         service = GameService(store)
@@ -295,6 +318,8 @@ async def _game_problem(service: GameService, game) -> tuple[str, str] | None:
 
 async def _verify(args: argparse.Namespace) -> int:
     """Check every game (each on its own, so one damaged game hides no other) and the database itself."""
+    from bot.table.service.entry import GameService
+
     store = await Store.open(_db_path(args))
     try:
         service = GameService(store)
@@ -327,6 +352,8 @@ async def _verify(args: argparse.Namespace) -> int:
 async def _operator(args: argparse.Namespace, call: Callable[[GameService], Coroutine[Any, Any, Reply]]) -> int:
     """One of the operator's commands (forget, block, the commands turned off), through the service's own door;
     its answer printed, a refusal on stderr with exit status 1."""
+    from bot.table.service.entry import GameService
+
     store = await Store.open(_db_path(args))
     try:
         reply = await call(GameService(store))
@@ -405,13 +432,34 @@ async def _ratings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _selfplay(args: argparse.Namespace) -> int:
-    from bot.cli.selfplay import selfplay
+class _Playable(Sequence[str]):
+    """The games selfplay can play (`--ruleset`'s choices), read from the registry only when argparse checks a
+    choice or lists them: building the parser loads no game."""
 
+    def __getitem__(self, index: Any) -> Any:
+        from bot.cli.selfplay import selfplay_games
+
+        return selfplay_games()[index]
+
+    def __len__(self) -> int:
+        from bot.cli.selfplay import selfplay_games
+
+        return len(selfplay_games())
+
+    def __iter__(self) -> Iterator[str]:
+        from bot.cli.selfplay import selfplay_games
+
+        return iter(selfplay_games())
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from bot.cli.selfplay import selfplay, selfplay_games
+
+    ruleset = args.ruleset or selfplay_games()[0]   # the first game that plays itself, by default
     if args.db:
-        return asyncio.run(selfplay(args.db, args.ruleset, args.games, args.seed))
+        return asyncio.run(selfplay(args.db, ruleset, args.games, args.seed))
     with tempfile.TemporaryDirectory() as folder:
-        return asyncio.run(selfplay(str(Path(folder) / "selfplay.db"), args.ruleset, args.games, args.seed))
+        return asyncio.run(selfplay(str(Path(folder) / "selfplay.db"), ruleset, args.games, args.seed))
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -559,8 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.set_defaults(func=_local(_selfplay))
     selfplay.add_argument("--db", help="database file (default: a fresh temporary file)")
-    playable = tuple(r.id for r in rulesets() if r.selfplay is not None)
-    selfplay.add_argument("--ruleset", default=playable[0], choices=playable, help="which game")
+    # choices set after add_argument, which lists them (to check a metavar) and would load every game
+    selfplay.add_argument("--ruleset", help="which game").choices = _Playable()
     selfplay.add_argument("--games", type=int, default=10, help="how many games")
     selfplay.add_argument("--seed", type=int, default=1, help="seed for dice and seating")
     bench = sub.add_parser("bench", help="measure a move end to end (Speedway in detail, then every game): "
@@ -603,6 +651,8 @@ def _main(argv: list[str] | None) -> int:
 def _log_to_file(args: argparse.Namespace) -> Path | None:
     """Bugs go with their traceback to a log file (created only when needed, where it can be written:
     bot.cli.errorlog); players see an apology. The file's path, None when none can be written."""
+    from bot.table.trust.guards import redacting_handler
+
     target = _db_path(args) if hasattr(args, "db") else ""
     path = error_log_path(target)
     to_file = ErrorLog(path, delay=True) if path is not None else logging.NullHandler()
