@@ -173,3 +173,30 @@ def test_the_command_line_plays_a_tournament_of_four_to_its_final_table(tmp_path
     assert "Final table (round reached):\n1. " in ticked.stdout
     shown = play("hall", [("bob", "/tournament show")])
     assert "Status: finished" in shown and "Round 2:" in shown
+
+
+async def test_a_round_is_told_in_one_message_when_the_scheduler_runs_during_its_start(service):
+    """The scheduler's round that comes while `/tournament start` opens the first round's games leaves them to the
+    start (they were claimed one by one: both took a game and each told the channel of its own)."""
+    import asyncio
+    number = await _signed_up(service, "round-robin")
+    tournaments = service._tournaments
+    opened, release = asyncio.Event(), asyncio.Event()
+    opener = tournaments.open_thread
+
+    async def slow_thread(parent: str, title: str, game: int) -> str:
+        if not opened.is_set():   # the first game's thread only
+            opened.set()
+            await release.wait()
+        return await opener(parent, title, game)
+
+    tournaments.open_thread = slow_thread
+    start = asyncio.ensure_future(must(service, "hall", "ann", "/tournament start"))
+    await opened.wait()   # the start holds its first game's thread open
+    during = await service.run_due()
+    release.set()
+    started = await start
+    told = [n for n in (*started.notices, *during) if n.channel == "hall"]
+    assert len(told) == 1 and told[0].reply.text.count("\n") == 2, [n.reply.text for n in told]   # both games
+    plan = course.load((await stored.get(service._store, number)).course)
+    assert all(t.game_id for t in plan.current())

@@ -70,6 +70,7 @@ class Tournaments:
         self._ratings, self._check_setup = ratings, check_setup
         self._paired = PairedGames(table, seating, acting, timers)
         self.open_thread: ThreadOpener = named_thread   # the Discord adapter opens real threads
+        self._opening: set[int] = set()   # tournaments whose due games this process is opening now
         table.when_rated.append(self._rated)
 
     # The commands.
@@ -204,7 +205,19 @@ class Tournaments:
 
     async def _open_due(self, tournament_id: int) -> list[Notice]:
         """Open every game of the tournament waiting to be opened (claimed first: never twice): one message in
-        the tournament's channel names them all, and each game's thread gets its setup and its start."""
+        the tournament's channel names them all, and each game's thread gets its setup and its start. While this
+        process opens a tournament's games, another caller (the scheduler's round during a start) leaves them to it:
+        the opener's loop takes every game due, so a round is still told in one message."""
+        if tournament_id in self._opening:
+            return []
+        self._opening.add(tournament_id)
+        try:
+            return await self._open_all_due(tournament_id)
+        finally:
+            self._opening.discard(tournament_id)
+
+    async def _open_all_due(self, tournament_id: int) -> list[Notice]:
+        """`_open_due`'s loop: claim and open each game due until none is left."""
         lines: list[str] = []
         games: list[Notice] = []
         while True:
