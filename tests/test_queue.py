@@ -219,13 +219,15 @@ def test_the_command_line_speaks_the_queue(tmp_path):
 
 
 async def test_a_muster_pings_in_its_thread_at_once_whatever_a_members_away_hours_and_notices(service):
-    """Its 24 h limit moves for nobody, so its ping is not held for away hours, nor sent as a direct message."""
+    """Its 24 h limit moves for nobody, so its ping is not held for away hours; it goes at once where the member
+    wants their pings (a notify:dm member's by direct message, not @-mentioned in the thread: the model found it)."""
     thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
     await confirmed(service, "ann", thread)   # the game exists: away hours would hold its pings
     assert (await run(service, "dan", "/me settings away:07-09 notify:dm")).outcome == "shown"
     await run(service, "dan", "/queue join ruleset:speedway players:2")
     offered = await run(service, "bob", "/queue decline", thread)
-    assert offered.mentions == ("dan",) and offered.direct == ()
+    assert offered.mentions == () and [d.player for d in offered.direct] == ["dan"]
+    assert "confirm your seat" in offered.direct[0].text and offered.own_message
 
 
 async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):

@@ -19,7 +19,8 @@ Rulings:
   once every seat is taken; until then /game start and /game add-ai are the muster's, not the host's.
 - The muster's deadline is its own: a timer in the database that the scheduler claims (it survives a restart),
   moved by nothing else: not away hours (24 h outlasts any away window, and the ping waits for nobody), not a
-  pause, not quiet hours. A muster never waits on nobody: while it asks anyone its timer runs; when it asks
+  pause, not quiet hours; its ping goes at once where each member wants theirs (notify:dm and digest members by
+  direct message, as a seat offered them cannot wait a day). A muster never waits on nobody: while it asks anyone its timer runs; when it asks
   nobody its free seats are an open table (an ordinary lobby), or it is closed (nobody took a seat).
 - The queue's pings and muster messages say the game, its options, the seats and names: never a seed, a hand or
   anything of a running game's state.
@@ -313,7 +314,8 @@ class Queues:
         text = (f"{head} {names}: confirm your seat within {MUSTER_HOURS} h, by {moment(by)}: press Confirm my "
                 f"seat, or send /queue confirm here. Decline, or letting the time pass, takes you out of this queue "
                 f"and offers the seat on. The game starts once every seat is taken.")
-        return Reply("shown", text, mentions=tuple(s.player for s in asked),
+        # its own message, as a seat offered is: a digest member is told at once too (bot.table.service.away)
+        return Reply("shown", text, mentions=tuple(s.player for s in asked), own_message=True,
                      ping_words="your queued game is ready: confirm your seat.",
                      buttons=(queue_button(muster.id, True), queue_button(muster.id, False)))
 
