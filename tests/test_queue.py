@@ -230,6 +230,21 @@ async def test_a_muster_pings_in_its_thread_at_once_whatever_a_members_away_hour
     assert "confirm your seat" in offered.direct[0].text and offered.own_message
 
 
+async def test_a_member_at_their_limit_cannot_take_a_queued_games_open_seat_by_join(service):
+    """The model found it (issue 40): a queued game's seat left open is taken by /game join, and that seat holds
+    its member as a muster's does; dan, held by another queued game at his limit of one, was seated in a second."""
+    first, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", first)
+    left = await run(service, "bob", "/queue decline", first)
+    assert "its free seats are open" in left.text, left.text
+    second, _asking = await opened(service, ["dan", "cat"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "dan", second)
+    joined = await run(service, "dan", "/game join", first)
+    assert joined.outcome == "refused" and "1 queued game at once" in joined.text, joined.text
+    assert (await stored.queued_games_tx(service._store, GUILD, ["dan"])) == {"dan": 1}
+    assert (await run(service, "eve", "/game join", first)).outcome == "applied"   # a member not held takes it
+
+
 async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):
     clock = Clock()
     service = GameService(store, clock=clock)

@@ -1217,21 +1217,34 @@ def _checked(table: TableModel) -> None:
 
 
 def test_model_found_a_member_held_in_two_queued_games():
-    """Issue 40 (the slow tier, on 711843a): ann and cat are mustered for a queued game; ann gives cat her seat
-    at the table and ben undoes it; dan's /game join in the queued game's thread then holds dan in two queued
-    games, past his limit of one."""
+    """Issue 40 (the slow tier, on 711843a; old: on 39987a0 too): three queued games' musters run out with one
+    member each, their free seats open to /game join; dan, held by his own (his limit of one), took the first's
+    seat by /game join and was held by two. Now that join is refused (the model's steps, replayed)."""
     table = machine_for("battlecars")()
     table.set_up(seed=357, bank=True, deadlines=False, grace=False, computer=True)
+    steps = [("stray", {"pick": 2081, "who": 0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}),
+             ("seat_give", {"to": "cat", "who": "ann"}),
+             ("muster_answer", {"join": True, "pick": 0, "who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 2, "proposer": 0}), ("vote", {"who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 2, "proposer": 0}),
+             ("propose", {"answers": [(0, True, True), (0, True, True)], "back": 2, "everyone": False, "proposer": 0}),
+             ("clock", {"hours": 80.0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "dan"}),
+             ("notify", {"how": "digest", "who": "ann"}),
+             ("seat_power", {"kind": "give", "power": "admin", "seat": "ben", "to": "dan"}),
+             ("propose", {"answers": [(4, True, True), (6, True, False), (5, True, True)], "back": 7,
+                          "everyone": False, "proposer": 2}),
+             ("queue", {"also": "zed", "answer": "/queue confirm", "who": "ben"}),
+             ("notify", {"how": "dm", "who": "dan"}),
+             ("seat_power", {"kind": "computer", "power": "admin", "seat": "ann", "to": "dan"}),
+             ("vote", {"who": "zed", "yes": False}), ("roll_back_together", {"back": 1, "proposer": 6}),
+             ("clock", {"hours": 80.0}), ("undo", {"who": "ben"})]
     try:
-        table.stray(pick=2081, who=0)
-        _checked(table)
-        table.queue(also="cat", answer="/queue confirm", who="ann")
-        _checked(table)
-        table.seat_give(to="cat", who="ann")
-        _checked(table)
-        table.undo(who="ben")
-        _checked(table)
-        table.muster_answer(join=True, pick=0, who="dan", yes=False)
+        for rule, args in steps:
+            getattr(TableModel, rule)(table, **args)   # the class's: `notify` is also the table's dict of choices
+            _checked(table)
+        first = table.musters()[0]
+        joined = table.queued(first.channel, "dan", "/game join")
+        assert joined.outcome == "refused" and "1 queued game at once" in joined.text, joined.text
         _checked(table)
     finally:
         table.teardown()
