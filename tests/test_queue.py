@@ -245,6 +245,25 @@ async def test_a_member_at_their_limit_cannot_take_a_queued_games_open_seat_by_j
     assert (await run(service, "eve", "/game join", first)).outcome == "applied"   # a member not held takes it
 
 
+async def test_a_queued_games_open_seat_taken_by_lfg_join_is_the_musters(service):
+    """/lfg's Join (or /lfg game:N) on a queued game's open seat is a /game join in its thread: the member's limit
+    counts, the seat holds them, and the last seat taken starts the game (it stayed a lobby whose start was refused:
+    nobody could start it)."""
+    first, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", first)
+    await run(service, "bob", "/queue decline", first)
+    game = await service._store.active_game(first)
+    second, _asking = await opened(service, ["dan", "cat"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "dan", second)
+    refused = await run(service, "dan", f"/lfg game:{game.id}")
+    assert refused.outcome == "refused" and "1 queued game at once" in refused.text, refused.text
+    joined = await run(service, "eve", f"/lfg game:{game.id}")
+    assert joined.outcome == "applied" and "the game started" in joined.text, joined.text
+    assert "Every seat is taken: the game starts." in joined.notices[0].reply.text
+    assert await stored.muster_in(service._store, first) is None
+    assert (await stored.queued_games_tx(service._store, GUILD, ["ann", "eve"])) == {"ann": 1, "eve": 1}
+
+
 async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):
     clock = Clock()
     service = GameService(store, clock=clock)
