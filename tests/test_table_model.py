@@ -1216,12 +1216,24 @@ def _checked(table: TableModel) -> None:
     table.table_invariants()
 
 
+def _replayed(steps: list[tuple[str, dict]]) -> TableModel:
+    """Battlecars set up as the model did (seed 357, a computer seat), then the model's steps, each checked."""
+    table = machine_for("battlecars")()
+    table.set_up(seed=357, bank=True, deadlines=False, grace=False, computer=True)
+    try:
+        for rule, args in steps:
+            getattr(TableModel, rule)(table, **args)   # the class's: `notify` is also the table's dict of choices
+            _checked(table)
+    except BaseException:
+        table.teardown()
+        raise
+    return table
+
+
 def test_model_found_a_member_held_in_two_queued_games():
     """Issue 40 (the slow tier, on 711843a; old: on 39987a0 too): three queued games' musters run out with one
     member each, their free seats open to /game join; dan, held by his own (his limit of one), took the first's
     seat by /game join and was held by two. Now that join is refused (the model's steps, replayed)."""
-    table = machine_for("battlecars")()
-    table.set_up(seed=357, bank=True, deadlines=False, grace=False, computer=True)
     steps = [("stray", {"pick": 2081, "who": 0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}),
              ("seat_give", {"to": "cat", "who": "ann"}),
              ("muster_answer", {"join": True, "pick": 0, "who": "ann", "yes": False}),
@@ -1238,10 +1250,8 @@ def test_model_found_a_member_held_in_two_queued_games():
              ("seat_power", {"kind": "computer", "power": "admin", "seat": "ann", "to": "dan"}),
              ("vote", {"who": "zed", "yes": False}), ("roll_back_together", {"back": 1, "proposer": 6}),
              ("clock", {"hours": 80.0}), ("undo", {"who": "ben"})]
+    table = _replayed(steps)
     try:
-        for rule, args in steps:
-            getattr(TableModel, rule)(table, **args)   # the class's: `notify` is also the table's dict of choices
-            _checked(table)
         first = table.musters()[0]
         joined = table.queued(first.channel, "dan", "/game join")
         assert joined.outcome == "refused" and "1 queued game at once" in joined.text, joined.text
@@ -1254,8 +1264,6 @@ def test_model_found_a_musters_ping_mentions_a_member_who_chose_direct_messages(
     """Issue 40 (the slow tier, on 711843a): dan waits in the queue and chooses notify:dm; cat lets her muster's
     24 h pass and the seat is offered to dan in the thread's message, which @-mentioned him there (a muster's
     ping skipped the step that sends each ping where its member wants it): now it comes by direct message."""
-    table = machine_for("battlecars")()
-    table.set_up(seed=357, bank=True, deadlines=False, grace=False, computer=True)
     steps = [("stray", {"pick": 2081, "who": 0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}),
              ("seat_give", {"to": "cat", "who": "ann"}),
              ("muster_answer", {"join": True, "pick": 0, "who": "ann", "yes": False}),
@@ -1270,10 +1278,8 @@ def test_model_found_a_musters_ping_mentions_a_member_who_chose_direct_messages(
              ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}), ("clock", {"hours": 1.0}),
              ("follow", {"who": "zed"}), ("clock", {"hours": 1.0}), ("notify", {"how": "dm", "who": "dan"}),
              ("seat_power", {"kind": "computer", "power": "host", "seat": "ann", "to": "cat"})]
+    table = _replayed(steps)
     try:
-        for rule, args in steps:
-            getattr(TableModel, rule)(table, **args)   # the class's: `notify` is also the table's dict of choices
-            _checked(table)
         table.clock(hours=30.0)
         timed_out = [r for r in table.step.replies if "cat did not confirm" in r.text]
         assert timed_out and "dan" not in timed_out[0].mentions, [r.text for r in table.step.replies]
