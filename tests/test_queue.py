@@ -219,13 +219,49 @@ def test_the_command_line_speaks_the_queue(tmp_path):
 
 
 async def test_a_muster_pings_in_its_thread_at_once_whatever_a_members_away_hours_and_notices(service):
-    """Its 24 h limit moves for nobody, so its ping is not held for away hours, nor sent as a direct message."""
+    """Its 24 h limit moves for nobody, so its ping is not held for away hours; it goes at once where the member
+    wants their pings (a notify:dm member's by direct message, not @-mentioned in the thread: the model found it)."""
     thread, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
     await confirmed(service, "ann", thread)   # the game exists: away hours would hold its pings
     assert (await run(service, "dan", "/me settings away:07-09 notify:dm")).outcome == "shown"
     await run(service, "dan", "/queue join ruleset:speedway players:2")
     offered = await run(service, "bob", "/queue decline", thread)
-    assert offered.mentions == ("dan",) and offered.direct == ()
+    assert offered.mentions == () and [d.player for d in offered.direct] == ["dan"]
+    assert "confirm your seat" in offered.direct[0].text and offered.own_message
+
+
+async def test_a_member_at_their_limit_cannot_take_a_queued_games_open_seat_by_join(service):
+    """The model found it (issue 40): a queued game's seat left open is taken by /game join, and that seat holds
+    its member as a muster's does; dan, held by another queued game at his limit of one, was seated in a second."""
+    first, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", first)
+    left = await run(service, "bob", "/queue decline", first)
+    assert "its free seats are open" in left.text, left.text
+    second, _asking = await opened(service, ["dan", "cat"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "dan", second)
+    joined = await run(service, "dan", "/game join", first)
+    assert joined.outcome == "refused" and "1 queued game at once" in joined.text, joined.text
+    assert (await stored.queued_games_tx(service._store, GUILD, ["dan"])) == {"dan": 1}
+    assert (await run(service, "eve", "/game join", first)).outcome == "applied"   # a member not held takes it
+
+
+async def test_a_queued_games_open_seat_taken_by_lfg_join_is_the_musters(service):
+    """/lfg's Join (or /lfg game:N) on a queued game's open seat is a /game join in its thread: the member's limit
+    counts, the seat holds them, and the last seat taken starts the game (it stayed a lobby whose start was refused:
+    nobody could start it)."""
+    first, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", first)
+    await run(service, "bob", "/queue decline", first)
+    game = await service._store.active_game(first)
+    second, _asking = await opened(service, ["dan", "cat"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "dan", second)
+    refused = await run(service, "dan", f"/lfg game:{game.id}")
+    assert refused.outcome == "refused" and "1 queued game at once" in refused.text, refused.text
+    joined = await run(service, "eve", f"/lfg game:{game.id}")
+    assert joined.outcome == "applied" and "the game started" in joined.text, joined.text
+    assert "Every seat is taken: the game starts." in joined.notices[0].reply.text
+    assert await stored.muster_in(service._store, first) is None
+    assert (await stored.queued_games_tx(service._store, GUILD, ["ann", "eve"])) == {"ann": 1, "eve": 1}
 
 
 async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):

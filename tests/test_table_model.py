@@ -1206,3 +1206,84 @@ def test_model_found_a_card_dealt_anew_after_a_rollback_may_land_in_the_hand_tha
         table.table_invariants()   # the secrecy check among them
     finally:
         table.teardown()
+
+
+def _checked(table: TableModel) -> None:
+    """The model's invariants, as hypothesis runs them after each step."""
+    table.no_muster_waits_without_a_timer()
+    table.no_season_member_past_max_games_nor_a_game_without_a_deadline()
+    table.no_tournament_game_waits_without_a_deadline()
+    table.table_invariants()
+
+
+def _replayed(steps: list[tuple[str, dict]]) -> TableModel:
+    """Battlecars set up as the model did (seed 357, a computer seat), then the model's steps, each checked."""
+    table = machine_for("battlecars")()
+    table.set_up(seed=357, bank=True, deadlines=False, grace=False, computer=True)
+    try:
+        for rule, args in steps:
+            getattr(TableModel, rule)(table, **args)   # the class's: `notify` is also the table's dict of choices
+            _checked(table)
+    except BaseException:
+        table.teardown()
+        raise
+    return table
+
+
+def test_model_found_a_member_held_in_two_queued_games():
+    """Issue 40 (the slow tier, on 711843a; old: on 39987a0 too): three queued games' musters run out with one
+    member each, their free seats open to /game join; dan, held by his own (his limit of one), took the first's
+    seat by /game join and was held by two. Now that join is refused (the model's steps, replayed)."""
+    steps = [("stray", {"pick": 2081, "who": 0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}),
+             ("seat_give", {"to": "cat", "who": "ann"}),
+             ("muster_answer", {"join": True, "pick": 0, "who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 2, "proposer": 0}), ("vote", {"who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 2, "proposer": 0}),
+             ("propose", {"answers": [(0, True, True), (0, True, True)], "back": 2, "everyone": False, "proposer": 0}),
+             ("clock", {"hours": 80.0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "dan"}),
+             ("notify", {"how": "digest", "who": "ann"}),
+             ("seat_power", {"kind": "give", "power": "admin", "seat": "ben", "to": "dan"}),
+             ("propose", {"answers": [(4, True, True), (6, True, False), (5, True, True)], "back": 7,
+                          "everyone": False, "proposer": 2}),
+             ("queue", {"also": "zed", "answer": "/queue confirm", "who": "ben"}),
+             ("notify", {"how": "dm", "who": "dan"}),
+             ("seat_power", {"kind": "computer", "power": "admin", "seat": "ann", "to": "dan"}),
+             ("vote", {"who": "zed", "yes": False}), ("roll_back_together", {"back": 1, "proposer": 6}),
+             ("clock", {"hours": 80.0}), ("undo", {"who": "ben"})]
+    table = _replayed(steps)
+    try:
+        first = table.musters()[0]
+        joined = table.queued(first.channel, "dan", "/game join")
+        assert joined.outcome == "refused" and "1 queued game at once" in joined.text, joined.text
+        _checked(table)
+    finally:
+        table.teardown()
+
+
+def test_model_found_a_musters_ping_mentions_a_member_who_chose_direct_messages():
+    """Issue 40 (the slow tier, on 711843a): dan waits in the queue and chooses notify:dm; cat lets her muster's
+    24 h pass and the seat is offered to dan in the thread's message, which @-mentioned him there (a muster's
+    ping skipped the step that sends each ping where its member wants it): now it comes by direct message."""
+    steps = [("stray", {"pick": 2081, "who": 0}), ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}),
+             ("seat_give", {"to": "cat", "who": "ann"}),
+             ("muster_answer", {"join": True, "pick": 0, "who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 2, "proposer": 0}), ("vote", {"who": "ann", "yes": False}),
+             ("roll_back_together", {"back": 1, "proposer": 0}),
+             ("propose", {"answers": [(0, True, False)], "back": 1, "everyone": False, "proposer": 0}),
+             ("vote", {"who": "ann", "yes": False}), ("move_game", {}),
+             ("queue", {"also": "dan", "answer": "/queue confirm", "who": "ann"}),
+             ("seat_give", {"to": "cat", "who": "ann"}),
+             ("stray", {"pick": 0, "who": 0}), ("queue", {"also": "dan", "answer": "/queue confirm", "who": "ann"}),
+             ("move_game", {}), ("clock", {"hours": 1.0}),
+             ("queue", {"also": "cat", "answer": "/queue confirm", "who": "ann"}), ("clock", {"hours": 1.0}),
+             ("follow", {"who": "zed"}), ("clock", {"hours": 1.0}), ("notify", {"how": "dm", "who": "dan"}),
+             ("seat_power", {"kind": "computer", "power": "host", "seat": "ann", "to": "cat"})]
+    table = _replayed(steps)
+    try:
+        table.clock(hours=30.0)
+        timed_out = [r for r in table.step.replies if "cat did not confirm" in r.text]
+        assert timed_out and "dan" not in timed_out[0].mentions, [r.text for r in table.step.replies]
+        assert [d.player for d in timed_out[0].direct] == ["dan"]
+        _checked(table)
+    finally:
+        table.teardown()

@@ -6,9 +6,11 @@ message then mentions nobody for them), or not at all for a player who takes one
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 
+from bot.storage import queues
 from bot.storage.store import GameRecord, StoreBusy
 from bot.table.clock.personal import PlayerSettings, out_of_away
 from bot.table.clock.settings import DamagedSettings, TableSettings, back_from_away
@@ -37,13 +39,33 @@ class AwayPings:
     async def _one(self, channel: str, reply: Reply) -> Reply:
         """One channel's reply without its pings to away players (as it was when the database is busy:
         what the command did is done, and a ping too many beats a move reported as refused)."""
-        if not reply.mentions or any(b.custom_id.startswith(f"{QUEUE_PREFIX}:") for b in reply.buttons):
-            return reply   # a queued game's muster pings in its thread at once: its own 24 h limit moves for nobody
+        if not reply.mentions:
+            return reply
+        muster = next((b.custom_id for b in reply.buttons if b.custom_id.startswith(f"{QUEUE_PREFIX}:")), None)
         try:
+            if muster is not None:
+                return await self._mustered(channel, reply, int(muster.split(":")[1]))
             return await self._held(channel, reply)
         except StoreBusy:
             log.warning("could not read who is away in %s; the pings go out", channel)
             return reply
+
+    async def _mustered(self, channel: str, reply: Reply, muster_id: int) -> Reply:
+        """A queued game's muster pings in its thread at once (its own 24 h limit moves for nobody), each member
+        where they want it: a digest member too by direct message, as a seat offered to them cannot wait a day."""
+        muster = await queues.muster(self._table.store, muster_id)
+        if muster is None:
+            return reply
+        stored = await self._table.player_settings(muster.guild, reply.mentions)
+        by_dm = tuple(p for p in reply.mentions
+                      if p in stored and PlayerSettings.from_json(stored[p]).notify != "channel")
+        if not by_dm:
+            return reply
+        title = get_ruleset(str(json.loads(muster.queue)["ruleset"])).title
+        words = reply.ping_words or TURN
+        text = clip(f"**{title}** in {channel_link(muster.guild, channel)}: {words}\n{reply.text}", MESSAGE_LIMIT)
+        return replace(reply, mentions=tuple(p for p in reply.mentions if p not in by_dm),
+                       direct=reply.direct + tuple(Direct(p, text, muster.guild, channel, words) for p in by_dm))
 
     async def _held(self, channel: str, reply: Reply) -> Reply:
         # the reply's own game: one that just ended (its end pings the seated) is no longer active, and its

@@ -200,7 +200,15 @@ class GameService:
             return refusal(exc.message)
         except StoreBusy:
             return refusal("The table is busy right now; please try again in a moment.")
-        return await self._guarded(channel, self._league.join(channel, actor, game_id), delivery)
+        return await self._guarded(channel, self._league.join(channel, actor, game_id, self._joining(guild)),
+                                   delivery)
+
+    def _joining(self, guild: str) -> Callable[[str, Actor], Awaitable[Reply]]:
+        """/game join in a channel, as typed there: a queued game's free seat is its muster's (the member's limit
+        counted, the game started once full), any other the lobby's."""
+        async def join(channel: str, actor: Actor) -> Reply:
+            return await self._played(channel, actor, Command("game join", {}), guild)
+        return join
 
     async def open_tables(self, guild: str) -> list[OpenTable]:
         """The open tables of server `guild` (lobbies listed, not started, with a seat free), oldest first: what
@@ -441,8 +449,11 @@ class GameService:
 
     async def _play(self, at: Sent, command: typed.Play) -> Reply:
         """A move the game referees; a lobby's join or start in a queued game's thread is its muster's."""
-        mustered = await self._queues.lobby_command(at.channel, at.actor, command.sent, at.guild)
-        return mustered if mustered is not None else await self._acting.act(at.channel, at.actor, command.sent)
+        return await self._played(at.channel, at.actor, command.sent, at.guild)
+
+    async def _played(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply:
+        mustered = await self._queues.lobby_command(channel, actor, command, guild)
+        return mustered if mustered is not None else await self._acting.act(channel, actor, command)
 
     def set_thread_opener(self, opener: ThreadOpener) -> None:
         """How the transport opens the thread a queued game is played in (bot.table.service.queue)."""

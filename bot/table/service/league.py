@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -166,9 +167,11 @@ class League:
             raise GameError("That game is not an open table (it started, or its host did not list it).")
         return game.channel
 
-    async def join(self, channel: str, actor: Actor, game_id: int) -> Reply:
-        """Join game `game_id` in `channel` (whose lock the caller holds) as /game join there would; the presser is
-        answered privately, and the game's channel told."""
+    async def join(self, channel: str, actor: Actor, game_id: int,
+                   joining: Callable[[str, Actor], Awaitable[Reply]] | None = None) -> Reply:
+        """Join game `game_id` in `channel` (whose lock the caller holds) as /game join there would (`joining`: how,
+        the service's /game join, a queued game's muster's own); the presser is answered privately, and the game's
+        channel told."""
         game = await self._table.store.active_game(channel)
         if game is None or game.id != game_id:
             raise GameError("That table is no longer open: its game ended or moved. /lfg lists the open ones.")
@@ -181,14 +184,21 @@ class League:
         taken, most = ruleset.seats_taken(state)
         if most is not None and taken >= most:
             raise GameError(f"That {ruleset.title} game filled up since: no seat is open. /lfg lists the open ones.")
-        joined = await self._acting.act(channel, actor, Command("game join", {}))
+        joined = await (joining or self._join)(channel, actor)
         if joined.outcome != "applied":
             return joined
         self.changed(game.guild)
         told = replace(joined, notices=(), ephemeral=False)
+        after = await self._table.store.active_game(channel) if joining is not None else None
+        # a queued game's muster starts it once every seat is taken (the join was the last): no host to wait for
+        started = after is not None and self._table.snapshots.load(ruleset, after.state).phase != TablePhase.LOBBY
+        how = "Every seat is taken: the game started there." if started else "The host starts it there."
         return Reply("applied", f"You joined the {ruleset.title} game in {channel_link(game.guild, channel)} "
-                                f"(its channel is told). The host starts it there.", ephemeral=True,
+                                f"(its channel is told). {how}", ephemeral=True,
                      game_id=game.id, notices=(Notice(channel, told, fold=True), *joined.notices))
+
+    async def _join(self, channel: str, actor: Actor) -> Reply:
+        return await self._acting.act(channel, actor, Command("game join", {}))
 
     async def board(self, actor: Actor, guild: str, channel: str | None, off: bool) -> Reply:
         """`/league board`: where the board is kept (no option), kept in `channel` from now on, or kept no more

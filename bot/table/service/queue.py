@@ -19,8 +19,11 @@ Rulings:
   once every seat is taken; until then /game start and /game add-ai are the muster's, not the host's.
 - The muster's deadline is its own: a timer in the database that the scheduler claims (it survives a restart),
   moved by nothing else: not away hours (24 h outlasts any away window, and the ping waits for nobody), not a
-  pause, not quiet hours. A muster never waits on nobody: while it asks anyone its timer runs; when it asks
-  nobody its free seats are an open table (an ordinary lobby), or it is closed (nobody took a seat).
+  pause, not quiet hours; its ping goes at once where each member wants theirs (notify:dm and digest members by
+  direct message, as a seat offered them cannot wait a day). A muster never waits on nobody: while it asks anyone
+  its timer runs; when it asks nobody its free seats are an open table (an ordinary lobby), or it is closed
+  (nobody took a seat). A member who takes such a free seat by /game join is held by it as by a muster (refused
+  at their limit).
 - The queue's pings and muster messages say the game, its options, the seats and names: never a seed, a hand or
   anything of a running game's state.
 """
@@ -226,8 +229,21 @@ class Queues:
         if mine is None and len(seats) >= QueueGame.of(muster.queue).players:
             raise GameError("Every seat of this queued game is held for the members it asked; /queue join "
                             f"{QueueGame.of(muster.queue).ruleset} waits for the next one.")
+        if mine is None:
+            await self._within_limit(muster.guild, actor)
         seated = await self._seat(muster, actor, guild)
         return await self._seated(muster, actor, seated, guild)
+
+    async def _within_limit(self, guild: str, actor: Actor) -> None:
+        """A member who takes a queued game's free seat by /game join is held by it as by a muster: refused at their
+        limit of queued games, as a match passes them over."""
+        async with self._table.store.driver.snapshot():
+            limit = (await stored.limits_tx(self._table.store, guild, [actor.id])).get(actor.id, DEFAULT_AT_ONCE)
+            playing = (await stored.queued_games_tx(self._table.store, guild, [actor.id])).get(actor.id, 0)
+        if playing >= limit:
+            raise GameError(f"You play {plural(limit, 'queued game', 'queued games')} at once, and "
+                            f"{plural(playing, 'holds', 'hold')} you now: this seat waits for another member "
+                            f"(/queue join at_once: raises your limit).")
 
     # The muster.
 
@@ -313,7 +329,8 @@ class Queues:
         text = (f"{head} {names}: confirm your seat within {MUSTER_HOURS} h, by {moment(by)}: press Confirm my "
                 f"seat, or send /queue confirm here. Decline, or letting the time pass, takes you out of this queue "
                 f"and offers the seat on. The game starts once every seat is taken.")
-        return Reply("shown", text, mentions=tuple(s.player for s in asked),
+        # its own message, as a seat offered is: a digest member is told at once too (bot.table.service.away)
+        return Reply("shown", text, mentions=tuple(s.player for s in asked), own_message=True,
                      ping_words="your queued game is ready: confirm your seat.",
                      buttons=(queue_button(muster.id, True), queue_button(muster.id, False)))
 
