@@ -57,6 +57,7 @@ class _Ready:
 
 
 WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
+FORK_SECONDS = 10.0   # how long a zygote that already forked a worker may take to fork the next one
 # A worker past its deadline that is still runnable and has had less CPU than the deadline is starved by
 # a busy machine, not hung: it is given up to this many deadlines in all before it is killed.
 STARVED_DEADLINES = 6.0
@@ -320,16 +321,22 @@ class ProcessWorkers:
     async def _ready(self, worker: _Worker, pause: float) -> None:
         if pause:
             await asyncio.sleep(pause)
+        forked = worker.process if self.zygote is not None and isinstance(worker.process, ForkedProcess) else None
+        # a zygote that forked a worker before is warm: a fork it does not answer soon means it is wedged
+        proven = forked is not None and self.zygote is not None and self.zygote.proven(forked)
+        limit = min(FORK_SECONDS, self._warm_seconds) if proven else self._warm_seconds
         try:
-            await asyncio.wait_for(self._answer(worker), self._warm_seconds)
+            await asyncio.wait_for(self._answer(worker), limit)
         except (TimeoutError, WorkerDied):
             self._failed_starts += 1
             log.warning("worker process %s did not start within %.0f s; starting another",
-                        worker.process.name, self._warm_seconds)
-            if self.zygote is not None and isinstance(worker.process, ForkedProcess):
-                self.zygote.failed(worker.process)
+                        worker.process.name, limit)
+            if forked is not None and self.zygote is not None:
+                self.zygote.failed(forked)
             self._replace(worker, pause=min(60.0, 2.0 ** self._failed_starts))
             return
+        if forked is not None and self.zygote is not None:
+            self.zygote.answered(forked)
         self._failed_starts = 0
         worker.idle_since = time.monotonic()
         self._queue().put_nowait(worker)

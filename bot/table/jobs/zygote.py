@@ -109,6 +109,7 @@ class Zygote:
         self._sock: socket.socket | None = None
         self.process: multiprocessing.process.BaseProcess | None = None
         self.starts = 0   # how many zygote processes were started so far
+        self._proven = 0   # the latest start whose zygote forked a child that answered (so it is warm)
         self._ending: list[tuple[multiprocessing.process.BaseProcess, float]] = []   # stopped, maybe not reaped yet
 
     def _start(self) -> None:
@@ -141,10 +142,21 @@ class Zygote:
             theirs.close()
         return ours, ForkedProcess(name, self.starts)
 
+    def answered(self, child: ForkedProcess) -> None:
+        """A child started and answered: the zygote that forked it is warm."""
+        self._proven = max(self._proven, child.generation)
+
+    def proven(self, child: ForkedProcess) -> bool:
+        """Whether the zygote that is to fork `child` has forked one that answered before (it is warm, so a
+        fork takes it milliseconds)."""
+        return child.generation == self._proven
+
     def failed(self, child: ForkedProcess) -> None:
         """A child did not start (not forked, or not warm, in time): if the zygote running now was to fork
-        it, it may hang, so it is stopped (and the next fork starts another)."""
+        it, it hangs (stopped, or wedged), so it is killed (and the next fork starts another)."""
         if child.generation == self.starts and self.process is not None:
+            self.process.kill()
+            self.process.join(timeout=1.0)   # killed: reaped at once, not left a zombie until the next reap
             self.stop()
 
     def stop(self) -> None:
