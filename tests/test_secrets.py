@@ -464,8 +464,6 @@ def _season_face(reply: Reply) -> tuple:
 
 
 async def _season_worlds(seeds: tuple[int, int], folder: str) -> None:
-    from unittest import mock
-
     from bot.table.service import seating
     told = []
     for name, seed in zip("ab", seeds, strict=True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from bot.storage.store import Store, VersionConflict, _now
+from bot.storage.store import Store, VersionConflict, _now, guild_rows
 
 _COLUMNS = ("id, guild, channel, ruleset, options, players, max_games, creator, status, ends_at, ended_at, "
             "final, version")
@@ -84,11 +84,7 @@ async def get(store: Store, season_id: int) -> SeasonRecord | None:
 async def of_guild(store: Store, guild: str, statuses: tuple[str, ...] = ("running",),
                    limit: int = 25) -> list[SeasonRecord]:
     """A server's seasons in these states, newest first (at most `limit`)."""
-    marks = ", ".join("?" for _ in statuses)
-    rows = await store.driver.fetchall(
-        f"SELECT {_COLUMNS} FROM seasons WHERE guild = ? AND status IN ({marks}) ORDER BY id DESC LIMIT ?",
-        (guild, *statuses, limit))
-    return [_record(row) for row in rows]
+    return [_record(row) for row in await guild_rows(store, "seasons", _COLUMNS, guild, statuses, limit)]
 
 
 async def running(store: Store, limit: int = 200) -> list[SeasonRecord]:

@@ -597,6 +597,15 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+async def guild_rows(store: Store, table: str, columns: str, guild: str, statuses: tuple[str, ...],
+                     limit: int) -> list:
+    """A server's rows of a league table (tournaments, seasons) in these states, newest first (at most `limit`)."""
+    marks = ", ".join("?" for _ in statuses)
+    return await store.driver.fetchall(
+        f"SELECT {columns} FROM {table} WHERE guild = ? AND status IN ({marks}) ORDER BY id DESC LIMIT ?",
+        (guild, *statuses, limit))
+
+
 def is_postgres(target: str) -> bool:
     """Whether a database target names a PostgreSQL server rather than a SQLite file."""
     return target.startswith(("postgresql://", "postgres://"))

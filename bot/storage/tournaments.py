@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from bot.storage.store import Store, VersionConflict, _now
+from bot.storage.store import Store, VersionConflict, _now, guild_rows
 
 _COLUMNS = "id, guild, channel, ruleset, options, creator, gate, status, course, message_id, version"
 
@@ -47,11 +47,7 @@ async def get(store: Store, tournament_id: int) -> TournamentRecord | None:
 async def of_guild(store: Store, guild: str, statuses: tuple[str, ...] = ("signup", "running"),
                    limit: int = 25) -> list[TournamentRecord]:
     """A server's tournaments in these states, newest first (at most `limit`)."""
-    marks = ", ".join("?" for _ in statuses)
-    rows = await store.driver.fetchall(
-        f"SELECT {_COLUMNS} FROM tournaments WHERE guild = ? AND status IN ({marks}) ORDER BY id DESC LIMIT ?",
-        (guild, *statuses, limit))
-    return [_record(row) for row in rows]
+    return [_record(row) for row in await guild_rows(store, "tournaments", _COLUMNS, guild, statuses, limit)]
 
 
 async def save_tx(store: Store, record: TournamentRecord, status: str, course: str) -> TournamentRecord:
