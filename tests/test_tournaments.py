@@ -200,3 +200,32 @@ async def test_a_round_is_told_in_one_message_when_the_scheduler_runs_during_its
     assert len(told) == 1 and told[0].reply.text.count("\n") == 2, [n.reply.text for n in told]   # both games
     plan = course.load((await stored.get(service._store, number)).course)
     assert all(t.game_id for t in plan.current())
+
+
+async def test_a_forgotten_member_leaves_a_sign_up_is_refused_while_it_runs_and_renamed_after(service):
+    """/me forget (issue 39 item 12) meets tournaments: before the start it takes the member off the list; while
+    the tournament runs it is refused, naming it; after the end the course keeps no id or name of theirs."""
+    waiting = await _signed_up(service, "round-robin")
+    store = service._store
+    extra = await must(service, "hall2", "eve", "/tournament new ruleset:speedway format:round-robin players:4 "
+                                                "setup:arena:duel")
+    later = int(extra.buttons[0].custom_id.split(":")[1])
+    pressed = await service.press("hall2", Actor("dan", "dan"), extra.buttons[0].custom_id, guild=G)
+    assert pressed.outcome == "applied", pressed.text
+    await must(service, "hall", "ann", f"/tournament start number:{waiting}")
+    (table,) = [t for t in course.load((await stored.get(store, waiting)).course).current() if "dan" in t.members]
+    await must(service, (await store.game(table.game_id)).channel, "dan", "/game resign confirm:yes")   # between games
+    refused = await do(service, "x", "dan", "/me forget confirm:yes")
+    assert refused.outcome == "refused" and f"tournament {waiting}" in refused.text, refused.text
+    assert "dan" in course.load((await stored.get(store, later)).course).entrants   # nothing changed
+    await _play_out(service, waiting)
+    forgot = await must(service, "x", "dan", "/me forget confirm:yes")
+    assert "Forgotten" in forgot.text
+    assert '"dan"' not in (await stored.get(store, waiting)).course
+    assert course.load((await stored.get(store, later)).course).entrants == []
+    finished = course.load((await stored.get(store, waiting)).course)
+    (alias,) = [m for m in finished.entrants if m not in MEMBERS]
+    assert finished.names[alias] == "forgotten player"
+    assert all(alias in t.members for t in finished.tables if "dan" in t.members or alias in t.members)
+    shown = await must(service, "hall", "ann", f"/tournament show number:{waiting}")
+    assert "dan" not in shown.text and "forgotten player" in shown.text

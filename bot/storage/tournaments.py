@@ -3,6 +3,7 @@ and the games that belong to it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from bot.storage.store import Store, VersionConflict, _now, guild_rows
@@ -59,6 +60,23 @@ async def save_tx(store: Store, record: TournamentRecord, status: str, course: s
     if not changed:
         raise VersionConflict(f"tournament {record.id} changed meanwhile")
     return replace(record, status=status, course=course, version=record.version + 1)
+
+
+async def naming(store: Store, member: str) -> list[TournamentRecord]:
+    """Every tournament whose course or creator names a member (a forgotten member's are rewritten)."""
+    rows = await store.driver.fetchall(f"SELECT {_COLUMNS} FROM tournaments WHERE creator = ? OR course LIKE ?"
+                                       " ORDER BY id", (member, f"%{json.dumps(member)}%"))
+    return [_record(row) for row in rows]
+
+
+async def rename_tx(store: Store, record: TournamentRecord, creator: str, course: str) -> None:
+    """Write a forgotten member's tournament (its creator and course renamed) inside the caller's transaction:
+    a VersionConflict when another writer got there first."""
+    changed = await store.driver.execute(
+        "UPDATE tournaments SET creator = ?, course = ?, version = version + 1, updated_at = ?"
+        " WHERE id = ? AND version = ?", (creator, course, _now(), record.id, record.version))
+    if not changed:
+        raise VersionConflict(f"tournament {record.id} changed meanwhile")
 
 
 async def set_message(store: Store, tournament_id: int, message_id: str) -> None:

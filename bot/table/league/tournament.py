@@ -103,6 +103,27 @@ def withdraw(tournament: Tournament, member: str) -> None:
     tournament.names.pop(member, None)
 
 
+def forget(tournament: Tournament, member: str, alias: str, neutral: str) -> None:
+    """A forgotten member's place: off the list before the start; after it, their id `alias` and their name
+    `neutral` everywhere the course keeps them (their games' ids are renamed to the same alias)."""
+    if tournament.status == "signup":
+        if member in tournament.entrants:
+            withdraw(tournament, member)
+        return
+
+    def swap(members: list[str]) -> list[str]:
+        return [alias if m == member else m for m in members]
+
+    def swap_order(order: Order | None) -> Order | None:
+        return None if order is None else [swap(group) for group in order]
+    tournament.entrants, tournament.seeds = swap(tournament.entrants), swap(tournament.seeds)
+    if tournament.names.pop(member, None) is not None:
+        tournament.names[alias] = neutral
+    tournament.planned = [[swap(members) for members in round_] for round_ in tournament.planned]
+    for table in tournament.tables:
+        table.members, table.order, table.ended = swap(table.members), swap_order(table.order), swap_order(table.ended)
+
+
 def start(tournament: Tournament, rating: Mapping[str, float]) -> list[Table]:
     """Seed the entrants by rating (then by who signed up first) and deal the first round: the tables to
     open. Byes are settled at once."""

@@ -9,6 +9,9 @@ Rulings:
 - A member who holds a seat in a running game (or hosts one) is refused, naming the games: their seat needs
   them (the turn, the pings, the clock), and a neutral name on a seat they go on playing would mislead the
   table. They resign (/game resign) or let the game end, then forget.
+- A member entered in a running tournament is refused the same way, naming it: its next rounds seat them.
+  Before a tournament starts, forgetting takes them off its list; after it ends (or is cancelled), its course
+  names them by the alias their games got and a neutral name.
 - A game the new name would not re-run to its snapshot (a name the game also uses as another word, an old
   game that never verified) is left as it is and counted in the answer.
 - Blocked members and servers, and commands turned off, are read from the database at most every
@@ -24,10 +27,11 @@ import time
 from collections.abc import Callable
 
 from bot.storage import privacy as stored
-from bot.storage import rank_roles
+from bot.storage import rank_roles, tournaments
 from bot.storage.privacy import CONTROL_KINDS, Control
 from bot.storage.store import GameRecord, VersionConflict
 from bot.table.jobs import heavy_jobs
+from bot.table.league import tournament as course
 from bot.table.protocol.commands import SPELLINGS, TABLE_COMMANDS
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, refusal
 from bot.table.service.shared import Table, channel_mention
@@ -123,6 +127,13 @@ class Privacy:
                             f"{plural(count, 'running game', 'running games')} ({where}): {whose} seat is "
                             f"needed while it runs. Resign it (/game resign) or let the game end, then forget. "
                             f"Nothing was changed.")
+        entered = [t for t in await tournaments.naming(store, player)
+                   if t.status == "running" and player in course.load(t.course).entrants]
+        if entered:
+            where = ", ".join(f"tournament {t.id} ({channel_mention(t.channel)})" for t in entered[:3])
+            raise GameError(f"{who} {'is' if operator else 'are'} entered in {where}, still running: {whose} place "
+                            f"in its rounds is needed. Forget once it has finished or been cancelled. "
+                            f"Nothing was changed.")
         rows = await stored.personal_rows(store, player)
         kept = sum(rows.values())
         if not confirm:
@@ -133,7 +144,7 @@ class Privacy:
                 f"zone, away hours, reminders, view, notify; {whose} digest and notice records; the games "
                 f"{'they' if operator else 'you'} follow; {whose} standing orders; a GM thread's link; {whose} "
                 f"ratings and turn counts; {whose} rank roles (taken off on Discord); {whose} places in queues and "
-                f"seasons), and in the "
+                f"seasons; {whose} sign-ups for tournaments not started, and {whose} name in the others), and in the "
                 f"{plural(played, 'game', 'games')} {'they' if operator else 'you'} played, replaces {whose} name "
                 f"with \"forgotten player\" and {whose} id with a random one (the games stay, and still verify). "
                 f"It cannot be undone. Nothing changed yet: {typed} does it.",
@@ -143,6 +154,7 @@ class Privacy:
             await rank_roles.forget_member_tx(store, player)   # their rank roles are taken off on Discord
             await stored.delete_personal_tx(store, player)
         alias, left = pseudonym(), []
+        await self._rename_tournaments(player, alias)
         for game in games:
             if not await self._rename(game, player, alias):
                 left.append(str(game.id))
@@ -152,6 +164,22 @@ class Privacy:
         return Reply("shown", clip(f"Forgotten: {plural(kept, 'personal record', 'personal records')} deleted, and "
                                    f"{whose} name and id replaced in {plural(renamed, 'game', 'games')}.{unchanged}",
                                    MESSAGE_LIMIT), ephemeral=True)
+
+    async def _rename_tournaments(self, player: str, alias: str) -> None:
+        """Take a forgotten member off the tournaments they signed up for, and rename them (and a creator) in
+        the rest: the same alias as in their games."""
+        store = self._table.store
+        for _ in range(3):   # another writer moved a tournament on meanwhile: read them again
+            try:
+                async with store.transaction():
+                    for record in await tournaments.naming(store, player):
+                        plan = course.load(record.course)
+                        course.forget(plan, player, alias, neutral_name(plan.names.values()))
+                        creator = alias if record.creator == player else record.creator
+                        await tournaments.rename_tx(store, record, creator, course.dump(plan))
+                return
+            except VersionConflict:
+                continue
 
     @staticmethod
     def _holds(game: GameRecord, player: str) -> bool:
