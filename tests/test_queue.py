@@ -245,6 +245,34 @@ async def test_a_member_at_their_limit_cannot_take_a_queued_games_open_seat_by_j
     assert (await run(service, "eve", "/game join", first)).outcome == "applied"   # a member not held takes it
 
 
+async def test_two_joins_at_once_of_queued_games_open_seats_never_pass_a_members_limit(service, store, db_path,
+                                                                                      monkeypatch):
+    """A member at a limit of one joins two queued games' open seats at once, from two processes: the limit is
+    judged under the server's queue lock, so one join takes its seat and the other is refused."""
+    first, _asking = await opened(service, ["ann", "bob"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "ann", first)
+    await run(service, "bob", "/queue decline", first)
+    second, _asking = await opened(service, ["dan", "cat"], "/queue join ruleset:speedway players:2")
+    await confirmed(service, "dan", second)
+    await run(service, "cat", "/queue decline", second)
+    counted = stored.queued_games_tx
+
+    async def slowly(*args):   # each join counts, then waits: both would count eve free without the lock
+        found = await counted(*args)
+        await asyncio.sleep(0.05)
+        return found
+    monkeypatch.setattr(stored, "queued_games_tx", slowly)
+    other = await Store.open(db_path)
+    try:
+        one, two = await asyncio.gather(run(service, "eve", "/game join", first),
+                                        run(GameService(other), "eve", "/game join", second))
+    finally:
+        await other.close()
+    assert sorted((one.outcome, two.outcome)) == ["applied", "refused"], (one.text, two.text)
+    assert "1 queued game at once" in (one if one.outcome == "refused" else two).text
+    assert (await counted(store, GUILD, ["eve"])) == {"eve": 1}
+
+
 async def test_a_queued_games_open_seat_taken_by_lfg_join_is_the_musters(service):
     """/lfg's Join (or /lfg game:N) on a queued game's open seat is a /game join in its thread: the member's limit
     counts, the seat holds them, and the last seat taken starts the game (it stayed a lobby whose start was refused:

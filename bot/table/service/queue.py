@@ -226,24 +226,42 @@ class Queues:
         mine = next((s for s in seats if s.player == actor.id), None)
         if mine is not None and mine.status == "asked":
             return await self.answer(channel, actor, True, guild)
-        if mine is None and len(seats) >= QueueGame.of(muster.queue).players:
-            raise GameError("Every seat of this queued game is held for the members it asked; /queue join "
-                            f"{QueueGame.of(muster.queue).ruleset} waits for the next one.")
         if mine is None:
-            await self._within_limit(muster.guild, actor)
-        seated = await self._seat(muster, actor, guild)
+            await self._hold_free_seat(muster, actor)
+        try:
+            seated = await self._seat(muster, actor, guild)
+        except BaseException:
+            if mine is None:
+                await self._release(muster, actor)
+            raise
+        if seated.outcome == "refused" and mine is None:
+            await self._release(muster, actor)
         return await self._seated(muster, actor, seated, guild)
 
-    async def _within_limit(self, guild: str, actor: Actor) -> None:
-        """A member who takes a queued game's free seat by /game join is held by it as by a muster: refused at their
-        limit of queued games, as a match passes them over."""
-        async with self._table.store.driver.snapshot():
-            limit = (await stored.limits_tx(self._table.store, guild, [actor.id])).get(actor.id, DEFAULT_AT_ONCE)
-            playing = (await stored.queued_games_tx(self._table.store, guild, [actor.id])).get(actor.id, 0)
-        if playing >= limit:
-            raise GameError(f"You play {plural(limit, 'queued game', 'queued games')} at once, and "
-                            f"{plural(playing, 'holds', 'hold')} you now: this seat waits for another member "
-                            f"(/queue join at_once: raises your limit).")
+    async def _hold_free_seat(self, muster: Muster, actor: Actor) -> None:
+        """A member who takes a queued game's free seat by /game join is held by it as by a muster: refused when
+        every seat is held or at their limit of queued games (as a match passes them over), else the seat is held
+        for them under the server's queue lock, so two joins at once cannot both pass the limit."""
+        store = self._table.store
+        async with self._table.write():
+            await store.driver.lock_channel(stored.queue_lock(muster.guild))
+            if len(await stored.seats_tx(store, muster.id)) >= QueueGame.of(muster.queue).players:
+                raise GameError("Every seat of this queued game is held for the members it asked; /queue join "
+                                f"{QueueGame.of(muster.queue).ruleset} waits for the next one.")
+            limit = (await stored.limits_tx(store, muster.guild, [actor.id])).get(actor.id, DEFAULT_AT_ONCE)
+            playing = (await stored.queued_games_tx(store, muster.guild, [actor.id])).get(actor.id, 0)
+            if playing >= limit:
+                raise GameError(f"You play {plural(limit, 'queued game', 'queued games')} at once, and "
+                                f"{plural(playing, 'holds', 'hold')} you now: this seat waits for another member "
+                                f"(/queue join at_once: raises your limit).")
+            await stored.put_seat_tx(store, MusterSeat(muster.id, actor.id, plain_name(actor.name), "asked",
+                                                       self._table.clock() + MUSTER_HOURS * HOUR))
+
+    async def _release(self, muster: Muster, actor: Actor) -> None:
+        """Give back a seat held for a join the game refused."""
+        async with self._table.write():
+            await self._table.store.driver.lock_channel(stored.queue_lock(muster.guild))
+            await stored.drop_seat_tx(self._table.store, muster.id, actor.id)
 
     # The muster.
 
