@@ -292,6 +292,18 @@ async def test_a_queued_games_open_seat_taken_by_lfg_join_is_the_musters(service
     assert (await stored.queued_games_tx(service._store, GUILD, ["ann", "eve"])) == {"ann": 1, "eve": 1}
 
 
+async def test_an_lfg_join_that_leaves_a_queued_game_short_says_it_starts_by_itself(service):
+    """A queued game has no host to start it: the joiner is told it starts once every seat is taken."""
+    first, _asking = await opened(service, ["ann", "bob", "cat"])
+    await confirmed(service, "ann", first)
+    await run(service, "bob", "/queue decline", first)
+    await run(service, "cat", "/queue decline", first)
+    game = await service._store.active_game(first)
+    joined = await run(service, "eve", f"/lfg game:{game.id}")
+    assert joined.outcome == "applied" and "It starts by itself once every seat is taken." in joined.text, joined.text
+    assert "host" not in joined.text
+
+
 async def test_a_member_freed_by_their_queued_games_end_is_matched_by_the_scheduler(store):
     clock = Clock()
     service = GameService(store, clock=clock)

@@ -192,7 +192,8 @@ class League:
         after = await self._table.store.active_game(channel) if joining is not None else None
         # a queued game's muster starts it once every seat is taken (the join was the last): no host to wait for
         started = after is not None and self._table.snapshots.load(ruleset, after.state).phase != TablePhase.LOBBY
-        how = "Every seat is taken: the game started there." if started else "The host starts it there."
+        how = ("Every seat is taken: the game started there." if started else
+               "It starts by itself once every seat is taken." if joining is not None else "The host starts it there.")
         return Reply("applied", f"You joined the {ruleset.title} game in {channel_link(game.guild, channel)} "
                                 f"(its channel is told). {how}", ephemeral=True,
                      game_id=game.id, notices=(Notice(channel, told, fold=True), *joined.notices))
