@@ -56,7 +56,8 @@ async def _play_out(service, number: int) -> list:
                     for member in table.members:
                         await do(service, game.channel, member, "/game seat computer")
         posted += await service.run_due()
-    raise AssertionError("the tournament did not finish")
+    games = {t.game_id: (await service._store.game(t.game_id)).status for t in plan.tables if t.game_id}
+    raise AssertionError(f"the tournament did not finish: {course.dump(plan)} {games} {posted}")
 
 
 @pytest.mark.parametrize("fmt, games", [("elimination", 3), ("round-robin", 6)])
