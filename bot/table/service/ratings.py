@@ -191,10 +191,20 @@ class Ratings:
         pending.add(task)
         task.add_done_callback(pending.discard)
 
-    async def settled(self) -> None:
-        """Wait until the ratings started by game ends (game_ended) are done."""
+    async def settled(self, timeout: float | None = None) -> None:
+        """Wait until the ratings started by game ends (game_ended) are done (a waiter that gives up stops none
+        of them); past `timeout` seconds, those left are cancelled: a bot that stops rates those games when it
+        next reads the ratings."""
+        loop = asyncio.get_running_loop()
+        end = None if timeout is None else loop.time() + timeout
         while pending := _ENDED.get(self._table):
-            await asyncio.gather(*pending, return_exceptions=True)
+            left = None if end is None else end - loop.time()
+            if left is not None and left <= 0:
+                for task in pending:
+                    task.cancel()
+                await asyncio.wait(pending)
+                return
+            await asyncio.wait(pending, timeout=left)
 
     async def catch_up(self, guild: str) -> None:
         """Rate the server's games that ended and are not rated yet (after the ratings game ends started);
