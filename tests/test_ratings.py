@@ -232,3 +232,34 @@ async def test_turns_the_autopilot_played_at_a_deadline_are_not_the_players_own(
     assert await all_ratings(store) == {}   # ann alone is left to rate: nobody is
     assert "played 0% of their seats' turns themselves" in (await run(service, "ben", "/stats", "x")).text
     await store.close()
+
+
+@pytest.mark.parametrize("long_running", [True, False])
+async def test_a_long_running_bot_rates_an_ended_game_after_the_last_moves_reply(db_path, monkeypatch, long_running):
+    """Issue 39 item 3: with its long jobs in a process (`pitboss run`), the move that ends a game replies
+    before the rating's re-run of its log (here held until let go); what reads the ratings waits for it. A
+    one-shot process (long jobs on a thread) rates before the reply, as before."""
+    store = await Store.open(db_path)
+    heavy = HeavyWork()
+    heavy.process = long_running   # as `pitboss run`'s says, its jobs still on a thread here (no process to start)
+    service = GameService(store, render=None, heavy=heavy)
+    go, started = asyncio.Event(), []
+    rate_due = service_ratings.rate_due
+
+    async def held(*args, **kwargs):
+        started.append(True)
+        if long_running:
+            await go.wait()
+        return await rate_due(*args, **kwargs)
+    monkeypatch.setattr(service_ratings, "rate_due", held)
+    try:
+        await asyncio.wait_for(track_won(service, "t1", "ann", "ben"), 60)   # the last move's reply came
+        assert started == [True]
+        rated = await stored.rating(store, GUILD, "track", "ann")
+        assert (rated is None) is long_running
+        go.set()
+        board = (await run(service, "zed", "/standings ruleset:track", "x")).text   # waits for the rating
+        assert "ann" in board and (await stored.rating(store, GUILD, "track", "ann")).games == 1
+        await service.settled()
+    finally:
+        await store.close()

@@ -14,6 +14,7 @@ import images
 from bot.cli.bench_memory import children
 from bot.table.jobs import zygote
 from bot.table.jobs.drawing import RenderProcesses
+from bot.table.jobs.workers import resident_mb
 from tests.conftest import process_gone
 from tests.render_frames import game_frames
 from tests.test_worker_memory import _until
@@ -28,6 +29,16 @@ def _mark_warm() -> None:
     """A warm-up that notes where it ran (the drawing itself warms lazily: these tests are about processes)."""
     global WARMED_IN
     WARMED_IN = os.getpid()
+
+
+SHARED: bytes = b""   # what the warm-up below leaves in the zygote, shared with every process it forks
+
+
+def _warm_with_a_shared_block() -> None:
+    """A warm-up that leaves 64 MB of written pages in the zygote (its children share them until written)."""
+    global SHARED
+    _mark_warm()
+    SHARED = b"\x01" * (64 << 20)
 
 
 def _where() -> tuple[int, int, int]:
@@ -95,6 +106,25 @@ async def test_a_render_process_past_its_size_is_replaced_by_a_fork_of_the_same_
         await pool.warm()
         assert (await pool._workers.call(_where, deadline=30))[1:] == (parent, parent)
         assert pool._workers.zygote.starts == 1
+    finally:
+        pool.close()
+
+
+async def test_a_render_process_is_bounded_by_its_share_of_the_zygotes_pages_not_by_their_whole(frames):
+    """The size bound counts a forked process's proportional set size (its share of the pages it shares with
+    its zygote), as it measures itself: a process that maps the zygote's 64 MB block whole is not replaced
+    for it under a bound between that share and the whole."""
+    ruleset, view, last = frames[0]
+    pool = RenderProcesses(1, start=1, warm=_warm_with_a_shared_block, zygote=True)
+    try:
+        await pool.warm()
+        (pid,) = pool.pids()
+        (worker,) = pool._workers._workers
+        resident = resident_mb(pid)
+        assert resident - worker.size > 20   # the block is counted whole in its resident size, halved in its PSS
+        pool._workers.max_mb = (resident + worker.size) / 2
+        assert await pool.draw(images.render, ruleset, view, last, ()) == images.render(ruleset, view, last, ())
+        assert pool.pids() == [pid] and pool.retired == 0
     finally:
         pool.close()
 

@@ -85,6 +85,7 @@ SYNC_HASH_KEY = "discord_commands_hash"
 # On SIGTERM the commands in flight get this long to finish: with the closing after it, the bot is
 # gone well within the 3 s a redeploy allows (docker stop kills at 10 s).
 IN_FLIGHT_SECONDS = 2.0
+SETTLE_SECONDS = 0.5   # how long a stop waits for the ratings the last games' ends left running
 STOPPING = "I am restarting; please try again in a few seconds. Nothing was changed."
 MOVED_ON = "That button is out of date: the game has moved on. Use the buttons on the latest message."
 # Said once to a member whose direct messages are closed to the bot (bot.table.service.away routes their pings).
@@ -355,6 +356,8 @@ class PitbossBehaviour(discord.Client):
             with contextlib.suppress(OSError):
                 write_heartbeat(path, connected=False)
         await super().close()
+        if self._service is not None:   # a game's rating left running by its last move ends before its store
+            await self._service.settled(SETTLE_SECONDS)
         pools = [workers for workers in (self.render_processes, self.heavy) if workers is not None]
         # every pool at once, each stopping its workers together: one short wait in all
         await asyncio.gather(*(asyncio.to_thread(workers.close) for workers in pools))

@@ -20,8 +20,9 @@ the caches is emptied and the drawing warmed again (`refresh_drawing`).
 
 A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
 for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
-overlap again; one whose resident memory passed $PITBOSS_RENDER_MAX_MB (200) after a picture is
-replaced by a fresh one; every process returns its free heap to the system in a lull.
+overlap again; one whose proportional set size passed $PITBOSS_RENDER_MAX_MB (100) after a picture is
+replaced by a fresh one (its private pages and its share of the zygote's: resident size would count the
+zygote's pages whole in each); every process returns its free heap to the system in a lull.
 
 One-shot processes (`pitboss exec`, scripts, most tests) keep the threads: starting two interpreters
 would cost them more than every picture they draw. Plug-in games, whose renderers are registered at
@@ -52,7 +53,7 @@ log = logging.getLogger("pitboss.drawing")
 
 ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
-MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
+MAX_MB = 100.0         # a render process past this proportional set size (MB) after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
 ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)

@@ -21,6 +21,22 @@ def settle_memory() -> None:
     gc.freeze()
 
 
+def own_size_mb() -> float:
+    """This process's proportional set size in MB (/proc/self/smaps_rollup): its private pages, and its share
+    of the pages it shares (a forked render process's share of its zygote's); its resident size where the
+    kernel shows no PSS, 0 where neither is shown. A few milliseconds of the kernel's time for a process of a
+    hundred MB: read it off any caller's path."""
+    for name, key in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+        try:
+            with open(f"/proc/self/{name}", "rb") as status:
+                for line in status:
+                    if line.startswith(key):
+                        return int(line.split()[1]) / 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    return 0.0
+
+
 def _libc(name: str) -> Callable[..., int] | None:
     """A function of glibc, or None elsewhere (musl, macOS)."""
     try:

@@ -22,7 +22,8 @@ A pool may start fewer workers than it may have (`start`), and grow on demand up
 costs tens of megabytes, so an idle bot keeps none it does not use. It also gives memory back (issue 39,
 item 8): a worker idle for TRIM_SECONDS collects and returns its free heap to the system
 (bot.table.jobs.memory.trim_memory); one idle for `idle_seconds` is stopped (the next job that finds
-none starts one again); one grown past `max_mb` of resident memory is replaced after its job. Closing
+none starts one again); one grown past `max_mb` of proportional set size (its private pages and its
+share of its zygote's, as it measures itself between jobs: SIZE_SECONDS) is replaced after its job. Closing
 stops every worker at once (their sockets closed, then a shared short wait, stragglers killed), never
 one after another.
 """
@@ -50,10 +51,11 @@ log = logging.getLogger("pitboss.workers")
 
 
 class _Ready:
-    """A worker's first message: it is warm, and this is its process id."""
+    """A worker's first message: it is warm, this is its process id and its size (memory.own_size_mb)."""
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int, size: float = 0.0):
         self.pid = pid
+        self.size = size
 
 
 WARM_SECONDS = 60.0   # how long a new worker may take to start and warm up before it is replaced
@@ -65,6 +67,9 @@ STARVED_POLL_SECONDS = 0.25
 TRIM_SECONDS = 2.0    # a worker that has had no job for this long gives its free memory back
 IDLE_ENV = "PITBOSS_WORKER_IDLE_SECONDS"
 IDLE_SECONDS = 300.0  # by default a worker process with no job this long is stopped
+# A worker measures its own size (memory.own_size_mb: ~1-3 ms) after sending an answer, at most this often,
+# and tells it with its next answer: the bot replaces one past its pool's max_mb.
+SIZE_SECONDS = 2.0
 
 
 def setting(name: str, default: float) -> float:
@@ -120,14 +125,15 @@ def starved(now: tuple[str, float] | None, began_cpu: float | None, deadline: fl
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
     """A worker's life: warm up, say so, then answer jobs until the pipe closes. Ctrl-C in a terminal
     reaches the whole process group: the bot stops its workers itself, so they ignore it."""
-    from bot.table.jobs.memory import trim_memory
+    from bot.table.jobs.memory import own_size_mb, trim_memory
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         warm()
     trim_memory()
+    size, measured = own_size_mb(), time.monotonic()
     try:
-        conn.send(_Ready(os.getpid()))
+        conn.send(_Ready(os.getpid(), size))
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
         return
     trimmed = True
@@ -135,21 +141,24 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
         try:
             if not trimmed and not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back
                 trim_memory()
+                size, measured = own_size_mb(), time.monotonic()
             trimmed = True
             job, args = conn.recv()
             trimmed = False
         except (EOFError, OSError):
             return
         try:
-            answer = (True, job(*args))
+            answer = (True, job(*args), size)
         except Exception as exc:  # the caller gets the job's own exception
-            answer = (False, exc)
+            answer = (False, exc, size)
         try:
             conn.send(answer)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:   # an answer that cannot travel
-            conn.send((False, RuntimeError(f"a worker's answer could not be sent back: {exc}")))
+            conn.send((False, RuntimeError(f"a worker's answer could not be sent back: {exc}"), size))
         except OSError:   # the bot is gone: nobody waits for the answer
             return
+        if time.monotonic() - measured >= SIZE_SECONDS:   # off the answer's path; told with the next one
+            size, measured = own_size_mb(), time.monotonic()
 
 
 class _Worker:
@@ -169,6 +178,7 @@ class _Worker:
             self.process.start()
             child.close()
         self.ready = False
+        self.size = 0.0   # MB, as the worker last measured itself (memory.own_size_mb)
         self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
@@ -240,7 +250,7 @@ class ProcessWorkers:
         # stopped with the last worker (an idle pool holds no process) and started again by the next one
         self.zygote = Zygote(warm, f"{name}-zygote", _serve) if zygote else None
         self.idle_seconds = idle_seconds   # a worker idle this long is stopped (None: never)
-        self.max_mb = max_mb               # a worker past this resident size is replaced after its job
+        self.max_mb = max_mb               # a worker past this PSS (MB) is replaced after its job
         self.retired = 0                   # workers stopped for idling or for their size, so far
         self._reaper: asyncio.Task | None = None
         self._warm = warm
@@ -421,15 +431,17 @@ class ProcessWorkers:
                 await _send((await worker.streams())[1], (job, args))
             except (ConnectionError, OSError) as exc:   # the socket broke under us
                 raise WorkerDied(str(exc)) from None
-            answer = await self._answer(worker)
+            ok, value, worker.size = await self._answer(worker)
+            answer = (ok, value)
         except WorkerDied:
             log.warning("worker process %s died; starting a new one", worker.process.name)
             self._replace(worker)
             raise
         finally:
             self._busy -= 1
-        if self.max_mb is not None and resident_mb(worker.process.pid) > self.max_mb:
-            log.info("worker process %s holds over %.0f MB; starting a fresh one", worker.process.name, self.max_mb)
+        if self.max_mb is not None and worker.size > self.max_mb:
+            log.info("worker process %s holds %.0f MB, over %.0f MB (proportional set size); starting a fresh one",
+                     worker.process.name, worker.size, self.max_mb)
             self._retire(worker)
             self.grow()
             return answer
@@ -452,6 +464,7 @@ class ProcessWorkers:
             raise WorkerDied(worker.process.name) from None
         if isinstance(message, _Ready):
             worker.ready = True
+            worker.size = message.size
             if isinstance(worker.process, ForkedProcess):
                 worker.process.started(message.pid)
         return message

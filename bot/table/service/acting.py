@@ -437,7 +437,7 @@ class Acting:
                 if state.phase == TablePhase.LOBBY:   # a join, a start, an end in a lobby, by whatever made it
                     self._table.lobby_changed(game.guild)
                 if game.status == "finished":   # the end: the server's rating takes the game in, once
-                    await self._ratings.catch_up(game.guild)
+                    await self._ratings.game_ended(game.guild)
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:

@@ -130,6 +130,11 @@ class GameService:
         self._seasons = Seasons(table, self._seating, self._acting, self._timers, Ratings(table), checked_setup)
         self._handlers = self._handlers_table()
 
+    async def settled(self, timeout: float | None = None) -> None:
+        """Wait for the work a command left running after its reply: the rating of a game that ended (past
+        `timeout` seconds, what is left is cancelled)."""
+        await Ratings(self._table).settled(timeout)
+
     async def execute(self, channel: str, actor: Actor, command: Command, *, guild: str = "",
                       delivery: str | None = None, private_thread: bool = False) -> Reply:
         """Run one command; game refusals and a busy database come back as private refusals.

@@ -11,9 +11,12 @@ Rulings (docs/league.md):
   the seats still in, above those already out.
 - A game is rated once: the rated games are recorded with the ratings in one transaction, and any finished
   game not yet recorded is rated the next time the server's ratings are read or a game of it ends (a crash
-  between the end and the rating loses nothing). A moved game counts once, where it went; an imported one
-  never; one finished before ratings existed only through a rebuild (`pitboss ratings --rebuild`), which
-  re-rates every counted game in the order they were rated and gives the same numbers.
+  between the end and the rating loses nothing). In a long-running bot the rating of a game that just ended
+  runs after its last move's reply, not on it (its log re-run cost that move as much as the move itself, and
+  more while the long-job process starts: issue 39 item 3); what reads the ratings waits for it first
+  (`Ratings.settled`). A moved game counts once, where it went; an imported one never; one finished before
+  ratings existed only through a rebuild (`pitboss ratings --rebuild`), which re-rates every counted game in
+  the order they were rated and gives the same numbers.
 - A forgotten member's id (rules: forgotten-…) is never stored: a rebuild still counts their seat, with a
   rating kept only while it runs, so the others' numbers stay what they were.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import pickle
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -165,15 +169,50 @@ async def rating_of(store: Store, guild: str, ruleset: str, member: str) -> Rati
     return await stored.rating(store, guild, ruleset, member)
 
 
+# the ratings started by game ends and not finished yet, by the service's Table (each part has its own Ratings)
+_ENDED: weakref.WeakKeyDictionary[Table, set[asyncio.Task]] = weakref.WeakKeyDictionary()
+
+
 class Ratings:
     """The rating as the service keeps it: rated when a game ends, caught up before it is shown."""
 
     def __init__(self, table: Table):
         self._table = table
 
+    async def game_ended(self, guild: str) -> None:
+        """A game of the server just ended: rate it (catch_up). A long-running bot (its long jobs in a process
+        of their own) does so on a task of its own, so the move that ended it replies without waiting for its
+        log to be re-run; a one-shot process (`pitboss exec`, a script) before it returns."""
+        if not self._table.heavy.process:
+            await self.catch_up(guild)
+            return
+        task = asyncio.ensure_future(self._catch_up(guild))
+        pending = _ENDED.setdefault(self._table, set())
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    async def settled(self, timeout: float | None = None) -> None:
+        """Wait until the ratings started by game ends (game_ended) are done (a waiter that gives up stops none
+        of them); past `timeout` seconds, those left are cancelled: a bot that stops rates those games when it
+        next reads the ratings."""
+        loop = asyncio.get_running_loop()
+        end = None if timeout is None else loop.time() + timeout
+        while pending := _ENDED.get(self._table):
+            left = None if end is None else end - loop.time()
+            if left is not None and left <= 0:
+                for task in pending:
+                    task.cancel()
+                await asyncio.wait(pending)
+                return
+            await asyncio.wait(pending, timeout=left)
+
     async def catch_up(self, guild: str) -> None:
-        """Rate the server's games that ended and are not rated yet; a failure is logged and left for the
-        next time (the game stays unrated until then, never rated twice)."""
+        """Rate the server's games that ended and are not rated yet (after the ratings game ends started);
+        a failure is logged and left for the next time (the game stays unrated until then, never rated twice)."""
+        await self.settled()
+        await self._catch_up(guild)
+
+    async def _catch_up(self, guild: str) -> None:
         taken: list[tuple[GameRecord, RatingInput]] = []
         try:
             await rate_due(self._table.store, self._table.heavy.run, guild, taken)

@@ -152,8 +152,10 @@ class Tournaments:
     # The scheduler's part.
 
     async def due(self) -> list[Notice]:
-        """Carry ended games into the running tournaments, and open the games due: the notices to post."""
+        """Carry ended games into the running tournaments, and open the games due: the notices to post. The
+        ratings games' ends started are awaited first: each keeps its game's result, read once."""
         notices: list[Notice] = []
+        await self._ratings.settled()
         for record in await stored.running(self._table.store):
             try:
                 notices += await self._advance(record)
