@@ -8,6 +8,7 @@ from functools import cache
 from PIL import Image
 
 from images import palette
+from images.bounded import bounded
 from images.captions import Captioner
 from images.closeup import Closeup
 from images.draw import build_palette, style_colours, to_png
@@ -15,12 +16,22 @@ from images.palette import PAPER
 from images.reference import started
 from images.registry import Renderer
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import DICE_TOP, HEADER, TITLE_END, colour_of, name_of, render_caption
+from images.speedway.caption import (
+    BANDS,
+    DICE_TOP,
+    HEADER,
+    TITLE_END,
+    caption_words,
+    colour_of,
+    draw_band,
+    name_of,
+    render_caption,
+)
 from images.speedway.counters import draw_cars, draw_tags, keep_clear, prebuild_counters
 from images.speedway.last_turn import last_shot
 from images.speedway.livery import liveried
 from images.speedway.sheets import render_panel
-from images.speedway.status import band_height, render_status
+from images.speedway.status import ChipFace, band_height, chip_image, render_status, smallest_text, status_chips
 from images.speedway.trails import draw_crashes, draw_trails
 from rules.speedway import data
 from rules.speedway.actions import Join
@@ -115,16 +126,39 @@ def _paper_index(arena: str) -> int:
     return paper.tobytes()[0]
 
 
+MAPPED_BYTES = 3 << 20   # the header's bands kept mapped to the palette (images.bounded): ~60 KB each
+CHIPS_BYTES = 2 << 20    # the chips kept mapped to the palette: ~27 KB each beside a narrow map
+
+
+@bounded(MAPPED_BYTES)
+def _mapped_band(arena: str, band: int, words: object, width: int) -> Image.Image:
+    """A header band (`band`: caption.BANDS, showing `words`) drawn and mapped to the arena's palette: a
+    band kept (often the dice row, and a title seen before) is neither drawn nor mapped again."""
+    return draw_band(band, words, width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
+@bounded(CHIPS_BYTES)
+def _mapped_chip(arena: str, face: ChipFace, width: int, minimum: int) -> Image.Image:
+    """A car's chip (status.chip_image) mapped to the arena's palette: most chips are the same from one
+    move to the next."""
+    return chip_image(face, width, minimum).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
 def render_paletted(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """render_image mapped to the arena's palette, pixel for pixel the same: each part is mapped alone
     (Pillow maps a pixel by its colour alone, without dither) and pasted, which spares building the
-    whole picture in RGB first."""
-    layout, parts = _parts(liveried(state), last, turn)
-    mapped = [(part.quantize(palette=palette_for(state.arena), dither=Image.Dither.NONE), at) for part, at in parts]
-    image = Image.new("P", (layout.width, layout.height), _paper_index(state.arena))
-    image.putpalette(mapped[0][0].getpalette() or ())
-    for part, at in mapped:
-        image.paste(part, at)
+    whole picture in RGB first; the header's bands and the chips are kept mapped by what they show."""
+    state = liveried(state)
+    arena, layout = state.arena, page(state.arena)
+    board = map_band(state, last, turn).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    image = Image.new("P", (layout.width, layout.height), _paper_index(arena))
+    image.putpalette(board.getpalette() or ())
+    for band, words in enumerate(caption_words(state, last)):
+        image.paste(_mapped_band(arena, band, words, layout.width), (0, BANDS[band][0]))
+    image.paste(board, layout.map_at)
+    (x, y), minimum = layout.status_at, smallest_text(layout.width)
+    for face, box in status_chips(state, *layout.status_size, layout.columns):
+        image.paste(_mapped_chip(arena, face, box[2] - box[0], minimum), (x + box[0], y + box[1]))
     return image
 
 
