@@ -21,6 +21,7 @@ from images.speedway.caption import (
     DICE_TOP,
     HEADER,
     TITLE_END,
+    BandWords,
     caption_words,
     colour_of,
     draw_band,
@@ -131,7 +132,7 @@ CHIPS_BYTES = 2 << 20    # the chips kept mapped to the palette: ~27 KB each bes
 
 
 @bounded(MAPPED_BYTES)
-def _mapped_band(arena: str, band: int, words: object, width: int) -> Image.Image:
+def _mapped_band(arena: str, band: int, words: BandWords, width: int) -> Image.Image:
     """A header band (`band`: caption.BANDS, showing `words`) drawn and mapped to the arena's palette: a
     band kept (often the dice row, and a title seen before) is neither drawn nor mapped again."""
     return draw_band(band, words, width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)

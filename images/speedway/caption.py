@@ -3,6 +3,9 @@ the last action and the last roll's dice."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
 from images import palette
@@ -213,12 +216,16 @@ def _draw_dice(draw: ImageDraw.ImageDraw, words: DiceWords, width: int) -> None:
         _roll(draw, words[0], words[1], style.PAD, DICE_TOP, width - 2 * style.PAD)
 
 
-def draw_band(band: int, words: TitleWords | NewsWords | DiceWords, width: int) -> Image.Image:
+BandWords = TitleWords | NewsWords | DiceWords
+
+
+def draw_band(band: int, words: BandWords, width: int) -> Image.Image:
     """The header's band number `band` (BANDS: title, news, dice) showing `words` (caption_words), `width`
     wide: drawn in the whole header's coordinates, so the bands pasted together are the header drawn whole."""
     top, end = BANDS[band]
     image = Image.new("RGB", (width, end - top), palette.PAPER)
-    (_draw_title, _draw_news, _draw_dice)[band](ShiftedDraw(image, (0, top)), words, width)  # type: ignore[operator]
+    drawer: Callable[[ImageDraw.ImageDraw, Any, int], None] = (_draw_title, _draw_news, _draw_dice)[band]
+    drawer(ShiftedDraw(image, (0, top)), words, width)
     return image
 
 
