@@ -155,8 +155,9 @@ def test_the_strip_cache_is_bounded_by_bytes(monkeypatch):
 
 def test_speedways_kept_header_bands_and_chips_are_the_pixels_drawn_anew():
     """Speedway keeps its header's bands (title, dice) and its chips mapped to the palette by what they
-    show (issue 39 items 2-3): drawn from the cache or anew, a game's pictures are the whole RGB
-    picture mapped, pixel for pixel, with prompts, news, dice and a winner's banner among them."""
+    show, and maps only the part of a map that differs from the last one (issue 39 items 2-3): drawn
+    from the cache or anew, a game's pictures are the whole RGB picture mapped, pixel for pixel, with
+    prompts, news, dice and a winner's banner among them."""
     from PIL import Image, ImageDraw
 
     from images.speedway import _mapped_band, _mapped_chip, caption, page, palette_for, render_image, render_paletted

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 from images import palette
 from images.bounded import bounded
@@ -146,13 +146,39 @@ def _mapped_chip(arena: str, face: ChipFace, width: int, minimum: int) -> Image.
     return chip_image(face, width, minimum).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
 
 
+_LAST_MAP: list[tuple[str, Image.Image, Image.Image] | None] = [None]   # (arena, map, the map mapped)
+
+
+@cache
+def _mapped_base(arena: str) -> Image.Image:
+    """The bare arena mapped to its palette."""
+    return base_layer(arena).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
+def _mapped_map(arena: str, board: Image.Image) -> Image.Image:
+    """`board` (map_band) mapped to the arena's palette, mapping only the box where it differs from the last
+    map drawn (a move changes a fifth of it), or from the bare arena when that one was another arena's:
+    the rest is that one's mapping copied. Pillow maps a pixel by its colour alone, so it is the same
+    picture as `board` mapped whole. Neither image is changed once kept (render threads share them)."""
+    last = _LAST_MAP[0]
+    seen, seen_mapped = (last[1], last[2]) if last is not None and last[0] == arena else \
+        (base_layer(arena), _mapped_base(arena))
+    box = ImageChops.difference(board, seen).getbbox()
+    mapped = seen_mapped.copy()
+    if box:
+        mapped.paste(board.crop(box).quantize(palette=palette_for(arena), dither=Image.Dither.NONE), box[:2])
+    _LAST_MAP[0] = (arena, board, mapped)
+    return mapped
+
+
 def render_paletted(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """render_image mapped to the arena's palette, pixel for pixel the same: each part is mapped alone
     (Pillow maps a pixel by its colour alone, without dither) and pasted, which spares building the
-    whole picture in RGB first; the header's bands and the chips are kept mapped by what they show."""
+    whole picture in RGB first; the header's bands and the chips are kept mapped by what they show, and
+    the map is mapped only where it differs from the last one (_mapped_map)."""
     state = liveried(state)
     arena, layout = state.arena, page(state.arena)
-    board = map_band(state, last, turn).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    board = _mapped_map(arena, map_band(state, last, turn))
     image = Image.new("P", (layout.width, layout.height), _paper_index(arena))
     image.putpalette(board.getpalette() or ())
     for band, words in enumerate(caption_words(state, last)):
