@@ -51,7 +51,7 @@ def test_drawing_every_game_keeps_each_cache_within_its_budget_and_the_pictures_
     byte for byte what ample caches draw."""
     from images.battlecars.chips import chip_image
     from images.draw import _text_mask
-    from images.speedway.status import _chip
+    from images.speedway import _mapped_chip as _chip
     from images.track.board import _car, _discard, _draw_pile
 
     caches = [_text_mask, _chip, chip_image, _car, _discard, _draw_pile]

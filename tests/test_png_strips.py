@@ -151,3 +151,34 @@ def test_the_strip_cache_is_bounded_by_bytes(monkeypatch):
                                                           for k, (v, _) in cache.entries.items())
     assert all(len(k[0]) == row_bytes for k in cache.entries)
     png._deflated_strip.cache_clear()
+
+
+def test_speedways_kept_header_bands_and_chips_are_the_pixels_drawn_anew():
+    """Speedway keeps its header's bands (title, dice) and its chips mapped to the palette by what they
+    show, and maps only the part of a map that differs from the last one (issue 39 items 2-3): drawn
+    from the cache or anew, a game's pictures are the whole RGB picture mapped, pixel for pixel, with
+    prompts, news, dice and a winner's banner among them."""
+    from PIL import Image, ImageDraw
+
+    from images.speedway import _mapped_band, _mapped_chip, caption, page, palette_for, render_image, render_paletted
+    from images.speedway.caption import caption_words
+    from tests.render_frames import game_frames
+
+    frames = [(view, last) for ruleset, view, last in game_frames(every=6) if ruleset == "speedway"]
+    words = [caption_words(view, last) for view, last in frames]
+    assert any(dice for _title, _news, dice in words) and any(news[1] for _title, news, _dice in words)
+    assert any(title[2] for title, _news, _dice in words)   # the game's end: its banner
+    for view, last in frames:   # the bands drawn apart make the header drawn whole
+        width = page(view.arena).width
+        whole = Image.new("RGB", (width, caption.HEADER), caption.palette.PAPER)
+        for drawer, said in zip((caption._draw_title, caption._draw_news, caption._draw_dice),
+                                caption_words(view, last)):
+            drawer(ImageDraw.Draw(whole), said, width)
+        assert caption.render_caption(view, width, last).tobytes() == whole.tobytes()
+    _mapped_band.cache_clear()
+    _mapped_chip.cache_clear()
+    for _round in range(2):   # drawn anew, then (mostly) from the cache
+        for view, last in frames:
+            whole = render_image(view, last).quantize(palette=palette_for(view.arena), dither=Image.Dither.NONE)
+            assert render_paletted(view, last).tobytes() == whole.tobytes()
+    assert _mapped_band.cache_info().hits > len(frames) and _mapped_chip.cache_info().hits > len(frames)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 from images import palette
+from images.bounded import bounded
 from images.captions import Captioner
 from images.closeup import Closeup
 from images.draw import build_palette, style_colours, to_png
@@ -15,12 +16,23 @@ from images.palette import PAPER
 from images.reference import started
 from images.registry import Renderer
 from images.speedway.arena import base_layer, frame
-from images.speedway.caption import DICE_TOP, HEADER, TITLE_END, colour_of, name_of, render_caption
+from images.speedway.caption import (
+    BANDS,
+    DICE_TOP,
+    HEADER,
+    TITLE_END,
+    BandWords,
+    caption_words,
+    colour_of,
+    draw_band,
+    name_of,
+    render_caption,
+)
 from images.speedway.counters import draw_cars, draw_tags, keep_clear, prebuild_counters
 from images.speedway.last_turn import last_shot
 from images.speedway.livery import liveried
 from images.speedway.sheets import render_panel
-from images.speedway.status import band_height, render_status
+from images.speedway.status import ChipFace, band_height, chip_image, render_status, smallest_text, status_chips
 from images.speedway.trails import draw_crashes, draw_trails
 from rules.speedway import data
 from rules.speedway.actions import Join
@@ -115,16 +127,68 @@ def _paper_index(arena: str) -> int:
     return paper.tobytes()[0]
 
 
+MAPPED_BYTES = 3 << 20   # the header's bands kept mapped to the palette (images.bounded): ~60 KB each
+NEWS_BAND = 1   # what the last action said: seldom the same twice (~8% of moves), drawn every time
+CHIPS_BYTES = 2 << 20    # the chips kept mapped to the palette: ~27 KB each beside a narrow map
+
+
+@bounded(MAPPED_BYTES)
+def _mapped_band(arena: str, band: int, words: BandWords, width: int) -> Image.Image:
+    """A header band (`band`: caption.BANDS, showing `words`) drawn and mapped to the arena's palette: a
+    band kept (often the dice row, and a title seen before) is neither drawn nor mapped again."""
+    return draw_band(band, words, width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
+@bounded(CHIPS_BYTES)
+def _mapped_chip(arena: str, face: ChipFace, width: int, minimum: int) -> Image.Image:
+    """A car's chip (status.chip_image) mapped to the arena's palette: most chips are the same from one
+    move to the next."""
+    return chip_image(face, width, minimum).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
+_LAST_MAP: list[tuple[str, Image.Image, Image.Image] | None] = [None]   # (arena, map, the map mapped)
+
+
+@cache
+def _mapped_base(arena: str) -> Image.Image:
+    """The bare arena mapped to its palette."""
+    return base_layer(arena).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
+def _mapped_map(arena: str, board: Image.Image) -> Image.Image:
+    """`board` (map_band) mapped to the arena's palette, mapping only the box where it differs from the last
+    map drawn (a move changes a fifth of it), or from the bare arena when that one was another arena's:
+    the rest is that one's mapping copied. Pillow maps a pixel by its colour alone, so it is the same
+    picture as `board` mapped whole. Neither image is changed once kept (render threads share them)."""
+    last = _LAST_MAP[0]
+    seen, seen_mapped = (last[1], last[2]) if last is not None and last[0] == arena else \
+        (base_layer(arena), _mapped_base(arena))
+    box = ImageChops.difference(board, seen).getbbox()
+    mapped = seen_mapped.copy()
+    if box:
+        mapped.paste(board.crop(box).quantize(palette=palette_for(arena), dither=Image.Dither.NONE), box[:2])
+    _LAST_MAP[0] = (arena, board, mapped)
+    return mapped
+
+
 def render_paletted(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Image.Image:
     """render_image mapped to the arena's palette, pixel for pixel the same: each part is mapped alone
     (Pillow maps a pixel by its colour alone, without dither) and pasted, which spares building the
-    whole picture in RGB first."""
-    layout, parts = _parts(liveried(state), last, turn)
-    mapped = [(part.quantize(palette=palette_for(state.arena), dither=Image.Dither.NONE), at) for part, at in parts]
-    image = Image.new("P", (layout.width, layout.height), _paper_index(state.arena))
-    image.putpalette(mapped[0][0].getpalette() or ())
-    for part, at in mapped:
-        image.paste(part, at)
+    whole picture in RGB first; the header's bands and the chips are kept mapped by what they show, and
+    the map is mapped only where it differs from the last one (_mapped_map)."""
+    state = liveried(state)
+    arena, layout = state.arena, page(state.arena)
+    board = _mapped_map(arena, map_band(state, last, turn))
+    image = Image.new("P", (layout.width, layout.height), _paper_index(arena))
+    image.putpalette(board.getpalette() or ())
+    for band, words in enumerate(caption_words(state, last)):
+        mapped = _mapped_band(arena, band, words, layout.width) if band != NEWS_BAND else \
+            draw_band(band, words, layout.width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+        image.paste(mapped, (0, BANDS[band][0]))
+    image.paste(board, layout.map_at)
+    (x, y), minimum = layout.status_at, smallest_text(layout.width)
+    for face, box in status_chips(state, *layout.status_size, layout.columns):
+        image.paste(_mapped_chip(arena, face, box[2] - box[0], minimum), (x + box[0], y + box[1]))
     return image
 
 

@@ -3,10 +3,13 @@ the last action and the last roll's dice."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
 from images import palette
-from images.draw import draw_text, ellipsize, fit_font, ink_on, wrap
+from images.draw import ShiftedDraw, draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.speedway import style
 from images.speedway.last_turn import car_in, last_roll
@@ -121,12 +124,10 @@ def strip_words(roll: DiceRolled) -> tuple[str, str, str]:
     return f"{roll.car} {roll.purpose}:".strip(), f"{plus}= {roll.total} vs {roll.target}  ", f"{mark} {roll.verdict}"
 
 
-def _roll(draw: ImageDraw.ImageDraw, state: SpeedwayState, roll: DiceRolled, x: float, y: float,
+def _roll(draw: ImageDraw.ImageDraw, roll: DiceRolled, colour: Colour | None, x: float, y: float,
           width: float) -> None:
     body, bold = font(NEWS), font(NEWS, bold=True)
     cy = y + DIE / 2
-    roller = car_in(state, roll.car_id, roll.car)
-    colour = palette.car_colour(roller.colour) if roller else None
     lead, sums, verdict = strip_words(roll)
     lead_font = fit_font(lead, NEWS, width * 0.45)
     draw_text(draw, (x, cy), lead, lead_font, palette.INK, "lm")
@@ -157,37 +158,81 @@ def _draw_prompt(draw: ImageDraw.ImageDraw, text: str, colour, x: float, y: floa
     draw_text(draw, (x + 32, y + LINE / 2), ellipsize(text, bold, width - 40), bold, palette.INK, "lm")
 
 
-def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.Image:
-    """The header strip, `width` wide and always HEADER high: the round and whose turn (or the result),
-    who must decide what, what `last` (the last action's events) did, and its dice."""
-    inner = width - 2 * style.PAD
-    image = Image.new("RGB", (width, HEADER), palette.PAPER)
-    draw = ImageDraw.Draw(image)
-    x, y = style.PAD, 16
+Colour = tuple[int, int, int]
+# What each of the header's three bands shows, in words and colours (caption_words): the title row (a
+# banner's words and fill, or the acting car's colour and the title), the news rows (the prompts with
+# their colours, what the last action said) and the dice row (the roll and its roller's colour).
+TitleWords = tuple[str, Colour | None, bool]
+NewsWords = tuple[tuple[tuple[str, Colour | None], ...], str]
+DiceWords = tuple[DiceRolled, Colour | None] | None
+BANDS = ((0, TITLE_END), (TITLE_END, DICE_TOP), (DICE_TOP, HEADER))   # each band's first and end row
+
+
+def caption_words(state: SpeedwayState, last: tuple = ()) -> tuple[TitleWords, NewsWords, DiceWords]:
+    """Everything the header shows, band by band: two states with the same words get the same bands."""
     banner = _banner(state)
     if banner:
-        _draw_banner(draw, banner[0], banner[1], x, y, inner)
+        title: TitleWords = (banner[0], banner[1], True)
     else:
         active = next((c for c in state.cars if c.id == state.active_car), None)
-        if active and state.phase in RUNNING:
-            draw.rounded_rectangle((x, y + 4, x + 26, y + TITLE - 4), radius=6,
-                                   fill=palette.car_colour(active.colour), outline=palette.INK, width=2)
-            x += 36
-        title = _title(state)
-        title_font = fit_font(title, 30, width - x - style.PAD, bold=True, minimum=18)
-        draw_text(draw, (x, y + TITLE / 2), ellipsize(title, title_font, width - x - style.PAD), title_font,
-                  palette.INK, "lm")
-    y = TITLE_END
-    prompts = _prompts(state)[:NEWS_LINES]
-    for text, ident in prompts:
-        _draw_prompt(draw, text, colour_of(state, ident), style.PAD, y, inner)
+        title = (_title(state), palette.car_colour(active.colour) if active and state.phase in RUNNING else None,
+                 False)
+    prompts = tuple((text, colour_of(state, ident)) for text, ident in _prompts(state)[:NEWS_LINES])
+    roll = last_roll(last)
+    roller = car_in(state, roll.car_id, roll.car) if roll else None
+    dice = (roll, palette.car_colour(roller.colour) if roller else None) if roll else None
+    return title, (prompts, describe_events(last)), dice
+
+
+def _draw_title(draw: ImageDraw.ImageDraw, words: TitleWords, width: int) -> None:
+    text, colour, banner = words
+    x, y = style.PAD, 16
+    if banner:
+        _draw_banner(draw, text, colour, x, y, width - 2 * style.PAD)
+        return
+    if colour is not None:
+        draw.rounded_rectangle((x, y + 4, x + 26, y + TITLE - 4), radius=6, fill=colour, outline=palette.INK,
+                               width=2)
+        x += 36
+    title_font = fit_font(text, 30, width - x - style.PAD, bold=True, minimum=18)
+    draw_text(draw, (x, y + TITLE / 2), ellipsize(text, title_font, width - x - style.PAD), title_font,
+              palette.INK, "lm")
+
+
+def _draw_news(draw: ImageDraw.ImageDraw, words: NewsWords, width: int) -> None:
+    prompts, said = words
+    inner, y = width - 2 * style.PAD, TITLE_END
+    for text, colour in prompts:
+        _draw_prompt(draw, text, colour, style.PAD, y, inner)
         y += LINE
     body = font(NEWS)
-    said = describe_events(last)
     for line in wrap(said, body, inner, NEWS_LINES - len(prompts)) if said and len(prompts) < NEWS_LINES else []:
         draw_text(draw, (style.PAD, y + LINE / 2), line, body, palette.INK, "lm")
         y += LINE
-    roll = last_roll(last)
-    if roll:
-        _roll(draw, state, roll, style.PAD, DICE_TOP, inner)
+
+
+def _draw_dice(draw: ImageDraw.ImageDraw, words: DiceWords, width: int) -> None:
+    if words:
+        _roll(draw, words[0], words[1], style.PAD, DICE_TOP, width - 2 * style.PAD)
+
+
+BandWords = TitleWords | NewsWords | DiceWords
+
+
+def draw_band(band: int, words: BandWords, width: int) -> Image.Image:
+    """The header's band number `band` (BANDS: title, news, dice) showing `words` (caption_words), `width`
+    wide: drawn in the whole header's coordinates, so the bands pasted together are the header drawn whole."""
+    top, end = BANDS[band]
+    image = Image.new("RGB", (width, end - top), palette.PAPER)
+    drawer: Callable[[ImageDraw.ImageDraw, Any, int], None] = (_draw_title, _draw_news, _draw_dice)[band]
+    drawer(ShiftedDraw(image, (0, top)), words, width)
+    return image
+
+
+def render_caption(state: SpeedwayState, width: int, last: tuple = ()) -> Image.Image:
+    """The header strip, `width` wide and always HEADER high: the round and whose turn (or the result),
+    who must decide what, what `last` (the last action's events) did, and its dice."""
+    image = Image.new("RGB", (width, HEADER), palette.PAPER)
+    for band, words in enumerate(caption_words(state, last)):
+        image.paste(draw_band(band, words, width), (0, BANDS[band][0]))
     return image

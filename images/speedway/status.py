@@ -77,6 +77,9 @@ class ChipFace:
     lines: tuple[tuple[str, ...], ...]   # each figures line's wordings, fullest first
 
 
+Chips = tuple[tuple[ChipFace, tuple[int, int, int, int]], ...]   # each chip's face and box on its band
+
+
 def chip_face(state: SpeedwayState, car: Car) -> ChipFace:
     """What `car`'s chip shows now."""
     active = car.id == state.active_car
@@ -106,13 +109,15 @@ def draw_chip(draw: ImageDraw.ImageDraw, face: ChipFace, box: tuple[float, ...],
         draw_text(draw, (left, y0 + 42 + row * 23), text, body, palette.MUTED if face.out else palette.INK, "lm")
 
 
-@bounded(CHIP_BYTES)
-def _chip(face: ChipFace, width: int, minimum: int) -> Image.Image:
+def chip_image(face: ChipFace, width: int, minimum: int) -> Image.Image:
     """A chip drawn on its own, to be pasted where it goes (on whole pixels: a chip drawn at a fraction of
-    a pixel can round differently once moved); most chips do not change from one move to the next."""
+    a pixel can round differently once moved)."""
     image = Image.new("RGB", (width + 1, CHIP_HEIGHT + 1), palette.PAPER)
     draw_chip(ImageDraw.Draw(image), face, (0, 0, width, CHIP_HEIGHT), minimum)
     return image
+
+
+_chip = bounded(CHIP_BYTES)(chip_image)   # most chips do not change from one move to the next
 
 
 def chip_boxes(cars: int, width: int, height: int, columns: int) -> list[tuple[int, int, int, int]]:
@@ -131,14 +136,25 @@ def chip_boxes(cars: int, width: int, height: int, columns: int) -> list[tuple[i
     return boxes
 
 
+def status_chips(state: SpeedwayState, width: int, height: int, columns: int) -> Chips:
+    """Each car's chip face and where it goes on a `width` x `height` band (chip_boxes): all the band shows."""
+    return tuple((chip_face(state, car), box) for car, box in zip(state.cars,
+                                                                  chip_boxes(len(state.cars), width, height, columns)))
+
+
+def draw_status(chips: Chips, width: int, height: int, page_width: int) -> Image.Image:
+    """The band of `chips` (status_chips), `width` x `height`, in a picture `page_width` wide."""
+    image = Image.new("RGB", (width, height), palette.PAPER)
+    for face, box in chips:
+        image.paste(_chip(face, box[2] - box[0], smallest_text(page_width)), box[:2])
+    return image
+
+
 def render_status(state: SpeedwayState, width: int, height: int, columns: int, page_width: int) -> Image.Image:
     """Every car's chip in seating order, on a `width` x `height` band of a picture `page_width` wide
     (which sets how small its figures may be): in as few of `columns` columns as the band's rows allow,
     so that fewer cars get wider chips and fuller wording."""
-    image = Image.new("RGB", (width, height), palette.PAPER)
-    for car, box in zip(state.cars, chip_boxes(len(state.cars), width, height, columns)):
-        image.paste(_chip(chip_face(state, car), box[2] - box[0], smallest_text(page_width)), box[:2])
-    return image
+    return draw_status(status_chips(state, width, height, columns), width, height, page_width)
 
 
 def chip_columns(cars: int, height: int, most: int) -> int:
