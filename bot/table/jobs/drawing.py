@@ -57,6 +57,9 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 200.0         # a render process past this resident size after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+# In a lull the next picture's pages are touched again this often (_redraw_after_trim): on a virtual
+# machine a page left alone for minutes costs the first touch after about twice (busy) and more (quiet).
+KEEP_WARM_SECONDS = 60.0
 ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
@@ -180,12 +183,13 @@ class RenderProcesses:
         """Once no picture has been drawn for LULL_SECONDS, return this process's free heap, once per lull;
         once none has been drawn for the workers' idle time, empty what pictures drawn here added to the
         drawing's caches (refresh_drawing), and stop the resource tracker once no worker runs. After a trim
-        or a refresh, the picture most likely next is drawn again (_redraw_after_trim). All on a thread:
-        the loop runs on."""
+        or a refresh, and every KEEP_WARM_SECONDS of the lull after, the picture most likely next is drawn
+        again (_redraw_after_trim). All on a thread: the loop runs on."""
         from bot.table.jobs.memory import stop_idle_tracker, trim_memory
 
         loop = asyncio.get_running_loop()
         trimmed = True
+        touched = loop.time()   # when the next picture's pages were last drawn again
         while True:
             await asyncio.sleep(LULL_SECONDS / 3)
             quiet = 0.0 if self._drawing else loop.time() - self._last_picture
@@ -193,23 +197,30 @@ class RenderProcesses:
                 await loop.run_in_executor(THREADS, trim_memory, False)
                 if await self._redraw_after_trim():
                     self._drawn_here += 1   # its caches are this process's now: the refresh empties them
+                touched = loop.time()
             trimmed = quiet >= LULL_SECONDS
             if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
                 self._drawn_here = 0
                 await loop.run_in_executor(THREADS, refresh_drawing)
                 await self._redraw_after_trim()
-                self._pictures.clear()
+                touched = loop.time()
+                # what was drawn before this lull counts half as much after it
+                self._pictures = Counter({game: (count + 1) // 2 for game, count in self._pictures.items()})
+            elif trimmed and loop.time() - touched >= KEEP_WARM_SECONDS:
+                await self._redraw_after_trim()
+                touched = loop.time()
             if self._idle_seconds is not None and quiet >= self._idle_seconds:
                 await loop.run_in_executor(THREADS, stop_idle_tracker)
 
     async def _redraw_after_trim(self) -> bool:
-        """Draw the last channel picture of the game most pictures were of since the last refresh again, on
+        """Draw the last channel picture of the game most pictures were of (lately) again, on
         each render thread (its bytes let go); whether there was one. A trim returns the pages a picture's
         buffers reuse, and a refresh empties its game's layers: the next picture would fault ~1,000 pages
         back in and build the layers on the command's path (issue 39, item 6: a page faulted in costs 3 us
         on a busy virtual machine, and on a quiet one the first picture ten minutes into a lull measured
         15x a warm one). Drawn now, in the lull, they stay: the pages as free heap (on each thread, as each
-        may draw from a malloc heap of its own), the layers as caches, about 5 MB for Speedway."""
+        may draw from a malloc heap of its own), the layers as caches, about 5 MB for Speedway; drawn
+        every KEEP_WARM_SECONDS after, they stay warm (about 15 ms of CPU a minute)."""
         if not self._pictures:
             return False
         job_args = self._last_pictures[self._pictures.most_common(1)[0][0]]
