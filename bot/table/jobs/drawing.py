@@ -219,7 +219,7 @@ class RenderProcesses:
         back in and build the layers on the command's path (issue 39, item 6: a page faulted in costs 3 us
         on a busy virtual machine, and on a quiet one the first picture ten minutes into a lull measured
         15x a warm one). Drawn now, in the lull, they stay: the pages as free heap (on each thread, as each
-        may draw from a malloc heap of its own), the layers as caches, about 5 MB for Speedway; drawn
+        may draw from a malloc heap of its own), the layers as caches (5-14 MB, by game); drawn
         every KEEP_WARM_SECONDS after, they stay warm (about 15 ms of CPU a minute)."""
         if not self._pictures:
             return False
