@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 import pytest
 
@@ -117,6 +118,45 @@ async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monke
         pool.close()
 
 
+@pytest.fixture(scope="module")
+def another_game(frame):
+    return next(f for f in game_frames(every=50) if f[0] != frame[0])
+
+
+async def test_a_lull_draws_the_most_drawn_games_last_picture_again_after_each_give_back(frame, another_game,
+                                                                                           monkeypatch):
+    """Issue 39, item 6: a lull's trim returns the pages a picture's buffers reuse, and its refresh empties the
+    game's layers; the last picture of the game drawn most is drawn again after each (on the render thread,
+    in the lull), so the next picture does not fault them back in or build them on the command's path."""
+    from bot.table.jobs import memory
+
+    ruleset, view, last = frame
+    other = another_game
+    seen: list[str] = []
+    real = images.render
+
+    def render(game, *args):
+        seen.append(f"draw {game}")
+        return real(game, *args)
+
+    monkeypatch.setattr(images, "render", render)
+    monkeypatch.setattr(memory, "trim_memory", lambda collect=True: seen.append("trim"))
+    monkeypatch.setattr(drawing, "refresh_drawing", lambda: seen.append("refresh"))
+    monkeypatch.setattr(drawing, "LULL_SECONDS", 0.05)
+    pool = RenderProcesses(1, start=0, idle_seconds=0.3)
+    try:
+        await pool.draw(images.render, ruleset, view, last, ())
+        await pool.draw(images.render, *other, ())
+        await pool.draw(images.render, ruleset, view, last, ())
+        assert await _until(lambda: "refresh" in seen)
+        await asyncio.sleep(0.6)
+        mine, theirs = f"draw {ruleset}", f"draw {other[0]}"
+        again = [mine] * (1 + drawing.RENDER_THREADS)   # then on each render thread
+        assert seen == [mine, theirs, mine, "trim", *again, "refresh", *again]   # once each, then nothing more
+    finally:
+        pool.close()
+
+
 def test_a_refresh_leaves_no_full_collection_of_the_heap_to_the_next_picture():
     """Issue 39, item 6: the refresh makes many new objects; it collects the heap in full and freezes what
     lives (on its thread, in the lull), so the next full collection walks only what came after, not a bot's
@@ -131,3 +171,33 @@ def test_a_refresh_leaves_no_full_collection_of_the_heap_to_the_next_picture():
         assert walked < 0.02 * gc.get_freeze_count() and len(heap) == 100_000
     finally:
         gc.unfreeze()
+
+
+def _nothing() -> None:
+    """A spawned process's whole work."""
+
+
+def test_the_resource_tracker_stops_once_no_worker_runs_and_starts_again_with_the_next():
+    """Issue 39, item 8: `spawn` keeps multiprocessing's resource tracker (a whole interpreter, 7 MB) for the
+    bot's life; an idle bot stops it once it is its only child, and the next worker starts it again."""
+    import multiprocessing
+    from multiprocessing import resource_tracker
+
+    from bot.table.jobs.memory import stop_idle_tracker
+
+    spawn = multiprocessing.get_context("spawn")
+    child = spawn.Process(target=_nothing)
+    child.start()
+    tracker = resource_tracker._resource_tracker._pid
+    assert tracker is not None and not stop_idle_tracker()   # a worker still runs
+    child.join()
+    assert stop_idle_tracker() and resource_tracker._resource_tracker._pid is None
+    for _ in range(100):   # it reads to the pipe's end and exits; a later call reaps it
+        if stop_idle_tracker() or process_gone(tracker):
+            break
+        time.sleep(0.05)
+    assert process_gone(tracker)
+    again = spawn.Process(target=_nothing)
+    again.start()
+    again.join()
+    assert again.exitcode == 0 and resource_tracker._resource_tracker._pid not in (None, tracker)

@@ -45,7 +45,7 @@ from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.jobs.memory import settle_memory, trim_memory
 from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
-from bot.table.protocol.commands import parse
+from bot.table.protocol.commands import command_table, parse
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.export import events_of
 from images.png import encoder_name
@@ -248,6 +248,7 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         say(f"pitboss bench: Speedway, 2 cars on the classic arena, "
             f"{'PostgreSQL' if is_postgres(db_path) else 'SQLite'} at {masked(db_path)}; PNG by "
             f"{encoder_name(PNG_LEVEL)} for the channel picture (Speedway's level), {encoder_name()} for the rest")
+        command_table()   # as `pitboss run` has it before any command: its client lays out the slash commands
         if workers is not None:   # as `pitboss run` starts: its own drawing warmed on a thread
             started = time.perf_counter()
             await workers.warm_here()

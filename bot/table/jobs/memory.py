@@ -3,11 +3,13 @@ the garbage collector's way), and given back to the system after a burst of work
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import gc
 import os
 from collections.abc import Callable
+from typing import Any
 
 ARENAS_ENV = "MALLOC_ARENA_MAX"
 ARENAS = 2            # malloc heaps a long-running bot's threads share (glibc's default: 8 a core)
@@ -71,3 +73,48 @@ def trim_memory(collect: bool = True) -> None:
         gc.collect()
     if MALLOC_TRIM is not None:
         MALLOC_TRIM(0)
+
+
+_ENDED_TRACKERS: list[int] = []   # resource trackers told to end, not reaped yet
+
+
+def _children() -> list[int]:
+    """This process's children, read from /proc (none where there is no /proc)."""
+    me, found = os.getpid(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    if int(stat.read().rsplit(b")", 1)[1].split()[1]) == me:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def stop_idle_tracker() -> bool:
+    """Stop multiprocessing's resource tracker once it is this process's only child (every render and
+    long-job process stopped); whether it was. `spawn` starts it with the first worker and keeps it for
+    the process's life: a whole interpreter, 7 MB of an idle bot's 150 (issue 39, item 8), watching for
+    semaphores and shared memory the bot's workers never make (they talk over sockets). The next spawn
+    starts it again. Trackers told to end before are reaped here too."""
+    from multiprocessing import resource_tracker
+
+    for pid in list(_ENDED_TRACKERS):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        _ENDED_TRACKERS.remove(pid)
+    tracker: Any = resource_tracker._resource_tracker   # its state is private (typeshed does not show it)
+    with tracker._lock:
+        fd, pid = tracker._fd, tracker._pid
+        if fd is None or pid is None or _children() != [pid]:
+            return False
+        os.close(fd)   # its end of the pipe: the tracker reads to its end and exits
+        tracker._fd = tracker._pid = None
+    _ENDED_TRACKERS.append(pid)
+    return True
