@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -179,7 +182,15 @@ def _nothing() -> None:
 
 def test_the_resource_tracker_stops_once_no_worker_runs_and_starts_again_with_the_next():
     """Issue 39, item 8: `spawn` keeps multiprocessing's resource tracker (a whole interpreter, 7 MB) for the
-    bot's life; an idle bot stops it once it is its only child, and the next worker starts it again."""
+    bot's life; an idle bot stops it once it is its only child, and the next worker starts it again. Told in a
+    fresh interpreter: a test process's other children (another test's workers) would keep the tracker."""
+    done = subprocess.run([sys.executable, "-c", "import tests.test_worker_memory as t; t.tracker_story()"],
+                          cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def tracker_story() -> None:
+    """The resource tracker's life in a process with no other children (run by the test above)."""
     import multiprocessing
     from multiprocessing import resource_tracker
 
