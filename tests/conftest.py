@@ -3,7 +3,8 @@
 A test module that sets `BACKENDS = ("sqlite", "postgres")` runs each test that uses the database on
 both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself on SQLite, and
 `@pytest.mark.rules_only` one whose stored path its module's other tests already run on both (what it adds
-is the game's or the service's logic, not the database's).
+is the game's or the service's logic, not the database's). A test that parametrizes `db_backend` itself
+names its own pairs (e.g. each variant of its logic on SQLite, the stored path once on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 def pytest_generate_tests(metafunc) -> None:
-    if "db_path" in metafunc.fixturenames:
+    named = {name.strip() for mark in metafunc.definition.iter_markers("parametrize")
+             for name in (mark.args[0].split(",") if isinstance(mark.args[0], str) else mark.args[0])}
+    if "db_path" in metafunc.fixturenames and "db_backend" not in named:   # unless the test names its own pairs
         backends = getattr(metafunc.module, "BACKENDS", ("sqlite",))
         marked = metafunc.definition.get_closest_marker
         if marked("sqlite_only") or marked("rules_only"):
