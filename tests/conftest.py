@@ -3,7 +3,8 @@
 A test module that sets `BACKENDS = ("sqlite", "postgres")` runs each test that uses the database on
 both; `@pytest.mark.sqlite_only` keeps a test that reads the SQLite file itself on SQLite, and
 `@pytest.mark.rules_only` one whose stored path its module's other tests already run on both (what it adds
-is the game's or the service's logic, not the database's).
+is the game's or the service's logic, not the database's). A test that parametrizes `db_backend` itself
+names its own pairs (e.g. each variant of its logic on SQLite, the stored path once on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 def pytest_generate_tests(metafunc) -> None:
-    if "db_path" in metafunc.fixturenames:
+    named = {name.strip() for mark in metafunc.definition.iter_markers("parametrize")
+             for name in (mark.args[0].split(",") if isinstance(mark.args[0], str) else mark.args[0])}
+    if "db_path" in metafunc.fixturenames and "db_backend" not in named:   # unless the test names its own pairs
         backends = getattr(metafunc.module, "BACKENDS", ("sqlite",))
         marked = metafunc.definition.get_closest_marker
         if marked("sqlite_only") or marked("rules_only"):
@@ -155,6 +158,9 @@ def migrated_postgres(postgres_url: str):
     asyncio.run(_on_server(postgres_url, f"CREATE DATABASE {name}"))
     asyncio.run(_migrate(postgres_url.rsplit("/", 1)[0] + "/" + name))
     yield name
+    for url in _REUSED:   # the copies emptied for reuse (their server may be another's, given)
+        asyncio.run(_on_server(postgres_url, f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)"))
+    _REUSED.clear()
     asyncio.run(_on_server(postgres_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
@@ -164,8 +170,9 @@ def db_path(tmp_path: Path, db_backend: str, request):
     after the test (a server left holding hundreds of them took ~50 s to stop and delete). For a test that
     opens the `store` fixture on it, it starts as a copy of a migrated one, what `Store.open` would make of
     a new database, for less: a file copy instead of ~10 ms of CPU, and on PostgreSQL half the server's CPU
-    (~150 ms, a template copied file by file). A new database's own migration is tested on its own
-    (test_store_service, test_upgrades) and by every process the suite starts."""
+    (~150 ms, a template copied file by file), or less still: a copy an earlier test of this process used,
+    emptied back to exactly what a new copy holds (`_reuse_or_drop`). A new database's own migration is
+    tested on its own (test_store_service, test_upgrades) and by every process the suite starts."""
     migrated = "store" in request.fixturenames
     if db_backend == "sqlite":
         path = tmp_path / "pitboss.db"
@@ -178,11 +185,108 @@ def db_path(tmp_path: Path, db_backend: str, request):
     import asyncio
 
     server = request.getfixturevalue("postgres_url")
+    if migrated:
+        template = request.getfixturevalue("migrated_postgres")
+        url = _REUSED.pop() if _REUSED else asyncio.run(_copy_of(server, template))
+        yield url
+        asyncio.run(_reuse_or_drop(server, url))
+        return
     name = f"pitboss_test_{os.getpid()}_{next(_DATABASES)}"
-    template = f" TEMPLATE {request.getfixturevalue('migrated_postgres')} STRATEGY FILE_COPY" if migrated else ""
-    asyncio.run(_on_server(server, f"CREATE DATABASE {name}{template}"))
+    asyncio.run(_on_server(server, f"CREATE DATABASE {name}"))
     yield server.rsplit("/", 1)[0] + "/" + name
     asyncio.run(_on_server(server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+# A copy of the migrated template costs the server ~75-250 ms of CPU to make and drop (a checkpoint and a
+# file copy each way), and ~220 tests take one. After its test a copy is emptied instead and handed to the
+# next (a few ms): its rows deleted and its sequences set back, then checked to be the template's exact shape,
+# rows and sequences again (the same fingerprint); a copy that differs, or that a session still holds, is dropped.
+_REUSED: list[str] = []
+_AS_MADE: list[tuple[tuple, list[str]]] = []   # a first copy's fingerprint and seeded tables
+
+_SHAPE = """
+SELECT md5(string_agg(part, E'\\n' ORDER BY part)) FROM (
+    SELECT 'namespace ' || nspname AS part FROM pg_namespace
+    UNION ALL SELECT 'class ' || n.nspname || '.' || c.relname || ' ' || c.relkind::text || ' ' || c.relnatts
+        || ' ' || c.relpersistence::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    UNION ALL SELECT 'column ' || a.attrelid::regclass::text || '.' || a.attname || ' ' || format_type(a.atttypid,
+        a.atttypmod) || ' ' || a.attnotnull || ' ' || a.attisdropped || ' ' || coalesce(pg_get_expr(d.adbin,
+        d.adrelid), '') FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attnum > 0 AND a.attrelid IN (SELECT c.oid FROM pg_class c JOIN pg_namespace n
+        ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema'))
+    UNION ALL SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+    UNION ALL SELECT 'index ' || pg_get_indexdef(indexrelid) FROM pg_index
+    UNION ALL SELECT 'trigger ' || tgname || ' ' || tgenabled::text || ' ' || tgfoid::regproc::text FROM pg_trigger
+    UNION ALL SELECT 'function ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) FROM pg_proc p
+        JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+    UNION ALL SELECT 'extension ' || extname || ' ' || extversion FROM pg_extension
+    UNION ALL SELECT 'setting ' || array_to_string(setconfig, ' ') FROM pg_db_role_setting
+        WHERE setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+) AS shape
+"""
+
+
+async def _listed(conn, view: str, column: str) -> list[str]:
+    rows = await conn.fetch(f"SELECT quote_ident(schemaname) || '.' || quote_ident({column}) FROM {view}"
+                            " WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")
+    return sorted(r[0] for r in rows)
+
+
+async def _fingerprint(conn) -> tuple[str, str, tuple[tuple[str, int, bool], ...]]:
+    """The copy's schema, every row of every table, and its sequences' values."""
+    tables = await _listed(conn, "pg_tables", "tablename")
+    rows = " UNION ALL ".join(f"SELECT {i}, (SELECT array_agg(t::text ORDER BY t::text) FROM {table} t)::text"
+                              for i, table in enumerate(tables))
+    sequences = [(name, *await conn.fetchrow(f"SELECT last_value, is_called FROM {name}"))
+                 for name in await _listed(conn, "pg_sequences", "sequencename")]
+    return (await conn.fetchval(_SHAPE), repr([tuple(r) for r in await conn.fetch(f"{rows} ORDER BY 1")]),
+            tuple(sequences))
+
+
+async def _copy_of(server: str, template: str) -> str:
+    """A new copy of the migrated template; the first one also tells what a copy is like as made."""
+    import asyncpg
+
+    name = f"pitboss_test_{os.getpid()}_{next(_DATABASES)}"
+    await _on_server(server, f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
+    url = server.rsplit("/", 1)[0] + "/" + name
+    if not _AS_MADE:
+        conn = await asyncpg.connect(url)
+        try:
+            seeded = [t for t in await _listed(conn, "pg_tables", "tablename")
+                      if await conn.fetchval(f"SELECT count(*) FROM {t}")]
+            _AS_MADE.append((await _fingerprint(conn), seeded))
+        finally:
+            await conn.close()
+    return url
+
+
+async def _reuse_or_drop(server: str, url: str) -> None:
+    """Empty the test's copy back to the template's rows and keep it for the next test, or drop it."""
+    import asyncpg
+
+    fingerprint, seeded = _AS_MADE[0]
+    try:
+        conn = await asyncpg.connect(url)
+        try:
+            if await conn.fetchval("SELECT count(*) FROM pg_stat_activity"
+                                   " WHERE datname = current_database() AND pid <> pg_backend_pid()"):
+                raise LookupError("another session still holds the copy")
+            async with conn.transaction():
+                await conn.execute("SET LOCAL session_replication_role = replica")   # no foreign-key order
+                for table in await _listed(conn, "pg_tables", "tablename"):
+                    if table not in seeded:
+                        await conn.execute(f"DELETE FROM {table}")
+                for name, value, called in fingerprint[2]:
+                    await conn.execute("SELECT setval($1::regclass, $2, $3)", name, value, called)
+            if await _fingerprint(conn) != fingerprint:
+                raise LookupError("the copy's shape, rows or sequences differ from the template's")
+        finally:
+            await conn.close()
+    except (LookupError, OSError, asyncpg.PostgresError):
+        await _on_server(server, f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
+        return
+    _REUSED.append(url)
 
 
 @pytest.fixture

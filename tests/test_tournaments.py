@@ -60,7 +60,9 @@ async def _play_out(service, number: int) -> list:
     raise AssertionError(f"the tournament did not finish: {course.dump(plan)} {games} {posted}")
 
 
-@pytest.mark.parametrize("fmt, games", [("elimination", 3), ("round-robin", 6)])
+# The course's logic per format on SQLite, the stored path on PostgreSQL once (both formats store alike)
+@pytest.mark.parametrize("db_backend, fmt, games",
+                         [("sqlite", "elimination", 3), ("sqlite", "round-robin", 6), ("postgres", "elimination", 3)])
 async def test_a_tournament_of_four_plays_out_by_computer_seats_to_a_final_table(service, fmt, games):
     number = await _signed_up(service, fmt)
     started = await must(service, "hall", "ann", "/tournament start")
