@@ -121,45 +121,6 @@ async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monke
         pool.close()
 
 
-@pytest.fixture(scope="module")
-def another_game(frame):
-    return next(f for f in game_frames(every=50) if f[0] != frame[0])
-
-
-async def test_a_lull_draws_the_most_drawn_games_last_picture_again_after_each_give_back(frame, another_game,
-                                                                                           monkeypatch):
-    """Issue 39, item 6: a lull's trim returns the pages a picture's buffers reuse, and its refresh empties the
-    game's layers; the last picture of the game drawn most is drawn again after each (on the render thread,
-    in the lull), so the next picture does not fault them back in or build them on the command's path."""
-    from bot.table.jobs import memory
-
-    ruleset, view, last = frame
-    other = another_game
-    seen: list[str] = []
-    real = images.render
-
-    def render(game, *args):
-        seen.append(f"draw {game}")
-        return real(game, *args)
-
-    monkeypatch.setattr(images, "render", render)
-    monkeypatch.setattr(memory, "trim_memory", lambda collect=True: seen.append("trim"))
-    monkeypatch.setattr(drawing, "refresh_drawing", lambda: seen.append("refresh"))
-    monkeypatch.setattr(drawing, "LULL_SECONDS", 0.05)
-    pool = RenderProcesses(1, start=0, idle_seconds=0.3)
-    try:
-        await pool.draw(images.render, ruleset, view, last, ())
-        await pool.draw(images.render, *other, ())
-        await pool.draw(images.render, ruleset, view, last, ())
-        assert await _until(lambda: "refresh" in seen)
-        await asyncio.sleep(0.6)
-        mine, theirs = f"draw {ruleset}", f"draw {other[0]}"
-        again = [mine] * (1 + drawing.RENDER_THREADS)   # then on each render thread
-        assert seen == [mine, theirs, mine, "trim", *again, "refresh", *again]   # once each, then nothing more
-    finally:
-        pool.close()
-
-
 def test_a_refresh_leaves_no_full_collection_of_the_heap_to_the_next_picture():
     """Issue 39, item 6: the refresh makes many new objects; it collects the heap in full and freezes what
     lives (on its thread, in the lull), so the next full collection walks only what came after, not a bot's

@@ -16,9 +16,7 @@ $PITBOSS_RENDER_PROCESSES=N instead starts N at once (0: threads only). Until a 
 pictures are drawn here: the first command after a start never waits for a warm-up, and the bot warms
 its own drawing on a thread as it starts (`warm_here`), so that first picture is drawn warm too
 (issue 39, item 6). After the workers' idle time without a picture, what pictures drawn here added to
-the caches is emptied and the drawing warmed again (`refresh_drawing`); after that and after each trim,
-the last picture of the game drawn most is drawn again, so the first picture after a lull of any length
-finds its buffers' pages and its game's layers as a warm one does.
+the caches is emptied and the drawing warmed again (`refresh_drawing`).
 
 A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
 for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
@@ -41,7 +39,6 @@ import gc
 import logging
 import os
 import sys
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -58,9 +55,6 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 100.0         # a render process past this proportional set size (MB) after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
-# In a lull the next picture's pages are touched again this often (_redraw_after_trim): on a virtual
-# machine a page left alone for minutes costs the first touch after about twice (busy) and more (quiet).
-KEEP_WARM_SECONDS = 60.0
 ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
@@ -151,10 +145,6 @@ class RenderProcesses:
         self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
         self._idle_seconds = idle_seconds
         self._lull: asyncio.Task | None = None
-        # each game's last channel picture (its view, a few KB), and how many were asked for since the last
-        # refresh: the most asked-for game's is drawn again here after a lull's trim (redraw_after_trim)
-        self._last_pictures: dict[str, tuple[Any, ...]] = {}
-        self._pictures: Counter[str] = Counter()
 
     @classmethod
     def configured(cls) -> RenderProcesses | None:
@@ -183,57 +173,23 @@ class RenderProcesses:
     async def _give_back_in_lulls(self) -> None:
         """Once no picture has been drawn for LULL_SECONDS, return this process's free heap, once per lull;
         once none has been drawn for the workers' idle time, empty what pictures drawn here added to the
-        drawing's caches (refresh_drawing), and stop the resource tracker once no worker runs. After a trim
-        or a refresh, and every KEEP_WARM_SECONDS of the lull after, the picture most likely next is drawn
-        again (_redraw_after_trim). All on a thread: the loop runs on."""
+        drawing's caches (refresh_drawing), and stop the resource tracker once no worker runs. All on a
+        thread: the loop runs on."""
         from bot.table.jobs.memory import stop_idle_tracker, trim_memory
 
         loop = asyncio.get_running_loop()
         trimmed = True
-        touched = loop.time()   # when the next picture's pages were last drawn again
         while True:
             await asyncio.sleep(LULL_SECONDS / 3)
             quiet = 0.0 if self._drawing else loop.time() - self._last_picture
             if quiet >= LULL_SECONDS and not trimmed:
                 await loop.run_in_executor(THREADS, trim_memory, False)
-                if await self._redraw_after_trim():
-                    self._drawn_here += 1   # its caches are this process's now: the refresh empties them
-                touched = loop.time()
             trimmed = quiet >= LULL_SECONDS
             if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
                 self._drawn_here = 0
                 await loop.run_in_executor(THREADS, refresh_drawing)
-                await self._redraw_after_trim()
-                touched = loop.time()
-                # what was drawn before this lull counts half as much after it
-                self._pictures = Counter({game: (count + 1) // 2 for game, count in self._pictures.items()})
-            elif trimmed and loop.time() - touched >= KEEP_WARM_SECONDS:
-                await self._redraw_after_trim()
-                touched = loop.time()
             if self._idle_seconds is not None and quiet >= self._idle_seconds:
                 await loop.run_in_executor(THREADS, stop_idle_tracker)
-
-    async def _redraw_after_trim(self) -> bool:
-        """Draw the last channel picture of the game most pictures were of (lately) again, on
-        each render thread (its bytes let go); whether there was one. A trim returns the pages a picture's
-        buffers reuse, and a refresh empties its game's layers: the next picture would fault ~1,000 pages
-        back in and build the layers on the command's path (issue 39, item 6: a page faulted in costs 3 us
-        on a busy virtual machine, and on a quiet one the first picture ten minutes into a lull measured
-        15x a warm one). Drawn now, in the lull, they stay: the pages as free heap (on each thread, as each
-        may draw from a malloc heap of its own), the layers as caches (5-14 MB, by game); drawn
-        every KEEP_WARM_SECONDS after, they stay warm (about 15 ms of CPU a minute)."""
-        if not self._pictures:
-            return False
-        job_args = self._last_pictures[self._pictures.most_common(1)[0][0]]
-        loop = asyncio.get_running_loop()
-        try:   # once to build what it caches, then at once on every thread (each takes one)
-            await loop.run_in_executor(THREADS, images.render, *job_args)
-            await asyncio.gather(*(loop.run_in_executor(THREADS, images.render, *job_args)
-                                   for _ in range(RENDER_THREADS)))
-        except Exception:   # noqa: BLE001 - a warm-up never fails a lull; the picture's own turn will say why
-            log.debug("drawing a picture again after a lull failed", exc_info=True)
-            return False
-        return True
 
     @property
     def started(self) -> int:
@@ -251,9 +207,6 @@ class RenderProcesses:
         self._drawing += 1
         if self._lull is None:
             self._lull = asyncio.ensure_future(self._give_back_in_lulls())
-        if job is images.render:
-            self._last_pictures[args[0]] = args
-            self._pictures[args[0]] += 1
         try:
             if self._drawing > self._workers.started + 1:
                 self._workers.grow()
