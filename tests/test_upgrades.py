@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
 import time
+from datetime import datetime
 
 import pytest
 
@@ -16,7 +18,8 @@ from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.codec import decode_state
 from rules.registry import get_ruleset
-from tests.conftest import ROOT, run_pitboss
+from rules.table import TablePhase
+from tests.conftest import ROOT, run_cli, run_pitboss
 from tests.test_scheduler import Clock
 
 # stop 8 (schema 5), stop 9 (schema 6, rules revision 2), issue 11 (schema 7, snapshots still holding the
@@ -29,10 +32,13 @@ from tests.test_scheduler import Clock
 # 602805d's rollbacks (a Track rollback logged before it dealt anew; tests/fixtures/make_rollback_db.py).
 # Stop 36, release 0.2.0 (schema 15, made with git 68207b8): the last before Battlecars' and Track's rules
 # revision 4 and games as classes. Release 0.5.0 (schema 19, made with git 6f285a9): the last before the league
-# (ratings, open tables, queues, tournaments: migrations 20-23).
+# (ratings, open tables, queues, tournaments: migrations 20-23). Release 0.6.0 (schema 25, made with git 17fe248):
+# the same games and the league as it stored it: rated Track races, rank roles, an open table, a queue with a
+# muster gathering, a tournament whose final is open and a season whose second pairings run.
 FIXTURES = {"release8.db": 5, "release9.db": 5, "release11.db": 6, "release12.db": 7, "release13.db": 8,
             "release21.db": 11, "release30.db": 11, "release33.db": 11, "release34.db": 13,
-            "rollbacks602805d.db": 2, "release36.db": 13, "release38.db": 13, "release50.db": 13}
+            "rollbacks602805d.db": 2, "release36.db": 13, "release38.db": 13, "release50.db": 13,
+            "release60.db": 30}
 
 
 @pytest.fixture(params=FIXTURES)
@@ -53,6 +59,8 @@ async def test_every_stored_game_verifies_and_the_running_ones_play_on(old_datab
         for game in [g for g in games if g.status == "active"]:
             ruleset = get_ruleset(game.ruleset)
             state = decode_state(ruleset.state_type, game.state)
+            if state.phase == TablePhase.LOBBY:   # release60's open table and muster: tested below
+                continue
             player = ruleset.acting_players(state)[0]
             command = ruleset.legal_actions(state, player)[0].command
             reply = await service.execute(game.channel, Actor(player, player), parse(command), guild="guild-1")
@@ -82,6 +90,99 @@ async def test_a_game_stored_before_rollbacks_rolls_back_and_verifies(tmp_path):
         game = await store.active_game("chan-seats")
         assert get_ruleset("speedway").load_state(game.state).dice.branch == 1
         assert await service.replay_matches(game)
+    finally:
+        await store.close()
+
+
+RATED60 = 13   # release60.db's finished games a rebuild counts
+
+
+async def ratings_rows(path) -> dict:
+    store = await Store.open(str(path))
+    try:
+        rows = await store.driver.fetchall("SELECT guild, ruleset, member, mu, sigma, games FROM ratings")
+    finally:
+        await store.close()
+    return {(guild, kind, member): (mu, sigma, games) for guild, kind, member, mu, sigma, games in rows}
+
+
+def test_the_ratings_stored_by_release_0_6_0_are_what_a_rebuild_gives(tmp_path):
+    path = tmp_path / "release60.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release60.db", path)
+    stored = asyncio.run(ratings_rows(path))
+    assert {m for _g, _k, m in stored} == {"ann", "ben", "cat", "dan"}
+    rebuilt = run_cli("ratings", "--rebuild", "--db", str(path), cwd=tmp_path)
+    assert rebuilt.returncode == 0 and f"ratings rebuilt from {RATED60} finished games" in rebuilt.stdout, rebuilt
+    assert asyncio.run(ratings_rows(path)) == stored
+
+
+# What 0.6.0 (17fe248) itself answered on release60.db.
+STANDINGS60 = ("1. ann: rating 13.2; 5 won of 5 (100%), 0 drawn\n2. cat: rating 2.2; 2 won of 5 (40%), 0 drawn\n"
+               "3. ben: rating -1.5?; 1 won of 4 (25%), 0 drawn\n4. dan: rating -3.4?; 0 won of 2 (0%), 0 drawn")
+COURSE60 = "Round 1: ann v dan: result ann=dan.\nRound 1: ben v cat: result ben=cat.\nRound 2: ann v ben: game 26."
+SEASON60 = "Games running: 2:\nann v cat in chan-season-s3\nben v dan in chan-season-s4\nGames played to their end: 2."
+
+
+async def test_the_league_stored_by_release_0_6_0_reads_as_stored_and_plays_on(tmp_path):
+    """release60.db: /standings, /stats, /league roles, /lfg, /queue show, /tournament show and /league show answer
+    as 0.6.0 did, and the league plays on: the muster starts its game, the scheduler's round ends the tournament
+    with its final and pairs the season again."""
+    from bot.storage import seasons, tournaments
+    from bot.table.league import tournament as course
+
+    path = tmp_path / "release60.db"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "release60.db", path)
+    store = await Store.open(str(path))
+    try:
+        made = datetime.fromisoformat((await store.driver.fetchone("SELECT MAX(updated_at) FROM games"))[0])
+        service = GameService(store, render=None, clock=Clock(made.timestamp() + 60))   # nothing fell due since
+
+        async def run(channel, user, line, admin=False):
+            return await service.execute(channel, Actor(user, user, admin), parse(line), guild="guild-1")
+
+        standings = (await run("chan-x", "zed", "/standings ruleset:track")).text
+        assert STANDINGS60 in standings, standings
+        stats = (await run("chan-x", "zed", "/stats player:ann ruleset:track")).text
+        assert "5 games, 5 won, 0 drawn" in stats and "rating 13.2 (μ 34.8, σ 7.2) (5 rated games)" in stats, stats
+
+        roles = (await run("chan-x", "zed", "/league roles ruleset:track")).text
+        assert "on (turned on by boss in chan-hall)" in roles and "Champion: ann\nTrack Top 3: cat" in roles, roles
+        (kind,) = (await service.rank_roles.plan("guild-1")).kinds
+        assert kind.role_ids == {"champion": "role-1", "top3": "role-2", "top10": "role-3"}
+        assert kind.to_make == () and kind.changes == ()   # the holders 0.6.0 stored are the ratings' tiers
+
+        listed = await run("chan-x", "zed", "/lfg")
+        assert "**Speedway** (arena:duel) · 1/4 seats · host eve · in chan-lfg" in listed.text, listed.text
+        (join,) = listed.buttons
+        joined = await service.press("chan-x", Actor("zed", "zed"), join.custom_id, guild="guild-1")
+        assert "You joined the Speedway game in chan-lfg" in joined.text, joined.text
+
+        waiting = (await run("chan-hall", "hal", "/queue show")).text
+        assert "Speedway, 2 players, arena:duel: 1 of 2 wait" in waiting and "0 queued games hold" in waiting, waiting
+        assert "1 queued game holds you" in (await run("chan-hall", "gus", "/queue show")).text
+        started = await run("chan-hall-queue1", "gus", "/queue confirm")
+        assert "Every seat is taken: the game starts." in started.text, started.text
+        assert await service.replay_matches(await store.active_game("chan-hall-queue1"))
+
+        assert COURSE60 in (await run("chan-cup", "zed", "/tournament show")).text
+        (cup,) = await tournaments.of_guild(store, "guild-1")
+        (final,) = [t for t in course.load(cup.course).tables if t.game_id and t.order is None]
+        channel = (await store.game(final.game_id)).channel
+        for member in final.members:
+            await run(channel, member, "/game seat computer")
+        told = [n.reply.text for n in await service.run_due()]
+        assert any("is over" in text and "Final table" in text for text in told), told
+        assert course.load((await tournaments.get(store, cup.id)).course).status == "finished"
+
+        assert SEASON60 in (await run("chan-season", "zed", "/league show")).text
+        (season,) = await seasons.of_guild(store, "guild-1")
+        for game in await seasons.games(store, season.id):
+            record = await store.game(game.game_id)
+            if record.status == "active":
+                for member in game.members:
+                    await run(record.channel, member, "/game seat computer")
+        told = [n.reply.text for n in await service.run_due()]
+        assert any("Season 1, paired:" in text for text in told), told
     finally:
         await store.close()
 
