@@ -49,6 +49,7 @@ async def test_lfg_lists_public_lobbies_with_a_seat_free_and_join_seats_the_pres
 
     joined = await service.press("lobby", Actor("zed", "zed"), joins(listing)["Join 1: Speedway"], guild=G)
     assert joined.outcome == "applied" and joined.ephemeral and "You joined the Speedway game in c1" in joined.text
+    assert "The host starts it there." in joined.text   # an ordinary lobby, not a queued game's
     (told,) = joined.notices   # the game's channel is told as of a /game join there
     assert told.channel == "c1" and told.reply.text.startswith("zed joined with a Brawler.")
     assert not told.reply.ephemeral

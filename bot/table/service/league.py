@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.storage import league as stored
+from bot.storage import queues
 from bot.table.clock.moments import moment
 from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import (
@@ -184,16 +185,17 @@ class League:
         taken, most = ruleset.seats_taken(state)
         if most is not None and taken >= most:
             raise GameError(f"That {ruleset.title} game filled up since: no seat is open. /lfg lists the open ones.")
+        mustered = await queues.muster_in(self._table.store, channel) is not None
         joined = await (joining or self._join)(channel, actor)
         if joined.outcome != "applied":
             return joined
         self.changed(game.guild)
         told = replace(joined, notices=(), ephemeral=False)
-        after = await self._table.store.active_game(channel) if joining is not None else None
         # a queued game's muster starts it once every seat is taken (the join was the last): no host to wait for
+        after = await self._table.store.active_game(channel) if mustered else None
         started = after is not None and self._table.snapshots.load(ruleset, after.state).phase != TablePhase.LOBBY
         how = ("Every seat is taken: the game started there." if started else
-               "It starts by itself once every seat is taken." if joining is not None else "The host starts it there.")
+               "It starts by itself once every seat is taken." if mustered else "The host starts it there.")
         return Reply("applied", f"You joined the {ruleset.title} game in {channel_link(game.guild, channel)} "
                                 f"(its channel is told). {how}", ephemeral=True,
                      game_id=game.id, notices=(Notice(channel, told, fold=True), *joined.notices))
