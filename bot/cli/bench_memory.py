@@ -2,47 +2,17 @@
 
 PSS shares each page among the processes that map it, so a sum over processes counts shared libraries
 once; where /proc/PID/smaps_rollup is missing (old kernels, other systems) resident size stands in.
-Linux's /proc is read directly (no psutil).
+Linux's /proc is read directly (no psutil), by bot.table.jobs.memory, whose readings the bot's own workers use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 
-PROC = Path("/proc")
+from bot.table.jobs.memory import children, pss_mb
 
-
-def pss_mb(pid: int, keys: tuple[tuple[str, str], ...] = (("smaps_rollup", "Pss:"), ("status", "VmRSS:"))) -> float:
-    """A process's proportional set size in MB (its resident size where PSS is not shown; 0 when gone)."""
-    for name, key in keys:
-        try:
-            for line in (PROC / str(pid) / name).read_text().splitlines():
-                if line.startswith(key):
-                    return int(line.split()[1]) / 1024
-        except (OSError, ValueError, IndexError):
-            continue
-    return 0.0
-
-
-def children(pid: int) -> list[int]:
-    """Every descendant of `pid` (children, their children, ...), read from /proc/*/stat."""
-    parents: dict[int, list[int]] = {}
-    for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
+__all__ = ["PeakMemory", "children", "pss_mb", "tree_mb"]
 
 
 def tree_mb(pid: int | None = None, resident: bool = False) -> tuple[float, int]:

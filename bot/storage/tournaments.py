@@ -51,15 +51,17 @@ async def of_guild(store: Store, guild: str, statuses: tuple[str, ...] = ("signu
     return [_record(row) for row in await guild_rows(store, "tournaments", _COLUMNS, guild, statuses, limit)]
 
 
-async def save_tx(store: Store, record: TournamentRecord, status: str, course: str) -> TournamentRecord:
-    """Write a changed course inside the caller's transaction: a VersionConflict when another writer got
-    there first (the caller reads again and retries)."""
+async def save_tx(store: Store, record: TournamentRecord, status: str, course: str,
+                  creator: str | None = None) -> TournamentRecord:
+    """Write a changed course (and `creator`, a forgotten member's pseudonym) inside the caller's transaction:
+    a VersionConflict when another writer got there first (the caller reads again and retries)."""
+    creator = record.creator if creator is None else creator
     changed = await store.driver.execute(
-        "UPDATE tournaments SET status = ?, course = ?, version = version + 1, updated_at = ?"
-        " WHERE id = ? AND version = ?", (status, course, _now(), record.id, record.version))
+        "UPDATE tournaments SET status = ?, course = ?, creator = ?, version = version + 1, updated_at = ?"
+        " WHERE id = ? AND version = ?", (status, course, creator, _now(), record.id, record.version))
     if not changed:
         raise VersionConflict(f"tournament {record.id} changed meanwhile")
-    return replace(record, status=status, course=course, version=record.version + 1)
+    return replace(record, status=status, course=course, creator=creator, version=record.version + 1)
 
 
 async def naming(store: Store, member: str) -> list[TournamentRecord]:
@@ -67,16 +69,6 @@ async def naming(store: Store, member: str) -> list[TournamentRecord]:
     rows = await store.driver.fetchall(f"SELECT {_COLUMNS} FROM tournaments WHERE creator = ? OR course LIKE ?"
                                        " ORDER BY id", (member, f"%{json.dumps(member)}%"))
     return [_record(row) for row in rows]
-
-
-async def rename_tx(store: Store, record: TournamentRecord, creator: str, course: str) -> None:
-    """Write a forgotten member's tournament (its creator and course renamed) inside the caller's transaction:
-    a VersionConflict when another writer got there first."""
-    changed = await store.driver.execute(
-        "UPDATE tournaments SET creator = ?, course = ?, version = version + 1, updated_at = ?"
-        " WHERE id = ? AND version = ?", (creator, course, _now(), record.id, record.version))
-    if not changed:
-        raise VersionConflict(f"tournament {record.id} changed meanwhile")
 
 
 async def set_message(store: Store, tournament_id: int, message_id: str) -> None:

@@ -120,10 +120,15 @@ def render_image(state: SpeedwayState, last: tuple = (), turn: tuple = ()) -> Im
     return image
 
 
+def _mapped(image: Image.Image, arena: str) -> Image.Image:
+    """An RGB image mapped to the arena's palette, without dither: each pixel by its colour alone."""
+    return image.quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+
+
 @cache
 def _paper_index(arena: str) -> int:
     """The paper's entry in the arena's palette."""
-    paper = Image.new("RGB", (1, 1), PAPER).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    paper = _mapped(Image.new("RGB", (1, 1), PAPER), arena)
     return paper.tobytes()[0]
 
 
@@ -136,14 +141,14 @@ CHIPS_BYTES = 2 << 20    # the chips kept mapped to the palette: ~27 KB each bes
 def _mapped_band(arena: str, band: int, words: BandWords, width: int) -> Image.Image:
     """A header band (`band`: caption.BANDS, showing `words`) drawn and mapped to the arena's palette: a
     band kept (often the dice row, and a title seen before) is neither drawn nor mapped again."""
-    return draw_band(band, words, width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    return _mapped(draw_band(band, words, width), arena)
 
 
 @bounded(CHIPS_BYTES)
 def _mapped_chip(arena: str, face: ChipFace, width: int, minimum: int) -> Image.Image:
     """A car's chip (status.chip_image) mapped to the arena's palette: most chips are the same from one
     move to the next."""
-    return chip_image(face, width, minimum).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    return _mapped(chip_image(face, width, minimum), arena)
 
 
 _LAST_MAP: list[tuple[str, Image.Image, Image.Image] | None] = [None]   # (arena, map, the map mapped)
@@ -152,7 +157,7 @@ _LAST_MAP: list[tuple[str, Image.Image, Image.Image] | None] = [None]   # (arena
 @cache
 def _mapped_base(arena: str) -> Image.Image:
     """The bare arena mapped to its palette."""
-    return base_layer(arena).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+    return _mapped(base_layer(arena), arena)
 
 
 def _mapped_map(arena: str, board: Image.Image) -> Image.Image:
@@ -166,7 +171,7 @@ def _mapped_map(arena: str, board: Image.Image) -> Image.Image:
     box = ImageChops.difference(board, seen).getbbox()
     mapped = seen_mapped.copy()
     if box:
-        mapped.paste(board.crop(box).quantize(palette=palette_for(arena), dither=Image.Dither.NONE), box[:2])
+        mapped.paste(_mapped(board.crop(box), arena), box[:2])
     _LAST_MAP[0] = (arena, board, mapped)
     return mapped
 
@@ -183,7 +188,7 @@ def render_paletted(state: SpeedwayState, last: tuple = (), turn: tuple = ()) ->
     image.putpalette(board.getpalette() or ())
     for band, words in enumerate(caption_words(state, last)):
         mapped = _mapped_band(arena, band, words, layout.width) if band != NEWS_BAND else \
-            draw_band(band, words, layout.width).quantize(palette=palette_for(arena), dither=Image.Dither.NONE)
+            _mapped(draw_band(band, words, layout.width), arena)
         image.paste(mapped, (0, BANDS[band][0]))
     image.paste(board, layout.map_at)
     (x, y), minimum = layout.status_at, smallest_text(layout.width)

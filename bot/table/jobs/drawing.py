@@ -62,8 +62,7 @@ WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing a
 # a channel waits at most this long plus one picture drawn here.
 PICTURE_SECONDS = 4.0
 # More threads than cores only adds switching (and each page in flight holds ~7 MB).
-RENDER_THREADS = 2
-THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="pitboss-render")
+THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pitboss-render")
 
 
 def process_count() -> tuple[int, int]:

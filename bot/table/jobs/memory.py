@@ -23,20 +23,45 @@ def settle_memory() -> None:
     gc.freeze()
 
 
-def own_size_mb() -> float:
-    """This process's proportional set size in MB (/proc/self/smaps_rollup): its private pages, and its share
-    of the pages it shares (a forked render process's share of its zygote's); its resident size where the
-    kernel shows no PSS, 0 where neither is shown. A few milliseconds of the kernel's time for a process of a
-    hundred MB: read it off any caller's path."""
-    for name, key in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+def pss_mb(pid: int | str = "self",
+           keys: tuple[tuple[str, str], ...] = (("smaps_rollup", "Pss:"), ("status", "VmRSS:"))) -> float:
+    """A process's proportional set size in MB (/proc/PID/smaps_rollup; this one's by default): its private
+    pages, and its share of the pages it shares (a forked render process's share of its zygote's); its
+    resident size where the kernel shows no PSS, 0 where neither is shown (or the process is gone). A few
+    milliseconds of the kernel's time for a process of a hundred MB: read it off any caller's path."""
+    for name, key in keys:
         try:
-            with open(f"/proc/self/{name}", "rb") as status:
+            with open(f"/proc/{pid}/{name}", encoding="ascii", errors="replace") as status:
                 for line in status:
                     if line.startswith(key):
                         return int(line.split()[1]) / 1024
         except (OSError, ValueError, IndexError):
             continue
     return 0.0
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of `pid` (children, their children, ...), read from /proc/*/stat (none without /proc)."""
+    parents: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        parents.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 def _libc(name: str) -> Callable[..., int] | None:
@@ -78,26 +103,8 @@ def trim_memory(collect: bool = True) -> None:
 _ENDED_TRACKERS: list[int] = []   # resource trackers told to end, not reaped yet
 
 
-def _children() -> list[int]:
-    """This process's children, read from /proc (none where there is no /proc)."""
-    me, found = os.getpid(), []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    if int(stat.read().rsplit(b")", 1)[1].split()[1]) == me:
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
 def stop_idle_tracker() -> bool:
-    """Stop multiprocessing's resource tracker once it is this process's only child (every render and
+    """Stop multiprocessing's resource tracker once it is this process's only descendant (every render and
     long-job process stopped); whether it was. `spawn` starts it with the first worker and keeps it for
     the process's life: a whole interpreter, 7 MB of an idle bot's 150 (issue 39, item 8), watching for
     semaphores and shared memory the bot's workers never make (they talk over sockets). The next spawn
@@ -112,7 +119,7 @@ def stop_idle_tracker() -> bool:
     tracker: Any = resource_tracker._resource_tracker   # its state is private (typeshed does not show it)
     with tracker._lock:
         fd, pid = tracker._fd, tracker._pid
-        if fd is None or pid is None or _children() != [pid]:
+        if fd is None or pid is None or children(os.getpid()) != [pid]:
             return False
         os.close(fd)   # its end of the pipe: the tracker reads to its end and exits
         tracker._fd = tracker._pid = None

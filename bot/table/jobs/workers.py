@@ -49,9 +49,8 @@ from bot.table.jobs.zygote import ForkedProcess, Zygote
 log = logging.getLogger("pitboss.workers")
 
 
-
 class _Ready:
-    """A worker's first message: it is warm, this is its process id and its size (memory.own_size_mb)."""
+    """A worker's first message: it is warm, this is its process id and its size (memory.pss_mb)."""
 
     def __init__(self, pid: int, size: float = 0.0):
         self.pid = pid
@@ -67,7 +66,7 @@ STARVED_POLL_SECONDS = 0.25
 TRIM_SECONDS = 2.0    # a worker that has had no job for this long gives its free memory back
 IDLE_ENV = "PITBOSS_WORKER_IDLE_SECONDS"
 IDLE_SECONDS = 300.0  # by default a worker process with no job this long is stopped
-# A worker measures its own size (memory.own_size_mb: ~1-3 ms) after sending an answer, at most this often,
+# A worker measures its own size (memory.pss_mb: ~1-3 ms) after sending an answer, at most this often,
 # and tells it with its next answer: the bot replaces one past its pool's max_mb.
 SIZE_SECONDS = 2.0
 
@@ -125,13 +124,13 @@ def starved(now: tuple[str, float] | None, began_cpu: float | None, deadline: fl
 def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
     """A worker's life: warm up, say so, then answer jobs until the pipe closes. Ctrl-C in a terminal
     reaches the whole process group: the bot stops its workers itself, so they ignore it."""
-    from bot.table.jobs.memory import own_size_mb, trim_memory
+    from bot.table.jobs.memory import pss_mb, trim_memory
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
         warm()
     trim_memory()
-    size, measured = own_size_mb(), time.monotonic()
+    size, measured = pss_mb(), time.monotonic()
     try:
         conn.send(_Ready(os.getpid(), size))
     except OSError:   # the bot died (killed) while this worker warmed up: end quietly, no traceback
@@ -141,7 +140,7 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
         try:
             if not trimmed and not conn.poll(TRIM_SECONDS):   # a lull: what the last jobs freed goes back
                 trim_memory()
-                size, measured = own_size_mb(), time.monotonic()
+                size, measured = pss_mb(), time.monotonic()
             trimmed = True
             job, args = conn.recv()
             trimmed = False
@@ -158,7 +157,7 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
         except OSError:   # the bot is gone: nobody waits for the answer
             return
         if time.monotonic() - measured >= SIZE_SECONDS:   # off the answer's path; told with the next one
-            size, measured = own_size_mb(), time.monotonic()
+            size, measured = pss_mb(), time.monotonic()
 
 
 class _Worker:
@@ -178,7 +177,7 @@ class _Worker:
             self.process.start()
             child.close()
         self.ready = False
-        self.size = 0.0   # MB, as the worker last measured itself (memory.own_size_mb)
+        self.size = 0.0   # MB, as the worker last measured itself (memory.pss_mb)
         self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import time
 from collections.abc import Callable
 
@@ -42,6 +43,8 @@ from rules.registry import get_ruleset
 from rules.table import plural
 
 CONTROLS_SECONDS = 10.0
+
+log = logging.getLogger(__name__)
 REASON_LIMIT = 200
 ALWAYS_ON = frozenset({"me forget"})   # a member may always have their data deleted
 FORGET_CONFIRM = "/me forget confirm:yes"
@@ -175,11 +178,12 @@ class Privacy:
                     for record in await tournaments.naming(store, player):
                         plan = course.load(record.course)
                         course.forget(plan, player, alias, neutral_name(plan.names.values()))
-                        creator = alias if record.creator == player else record.creator
-                        await tournaments.rename_tx(store, record, creator, course.dump(plan))
+                        await tournaments.save_tx(store, record, record.status, course.dump(plan),
+                                                  alias if record.creator == player else None)
                 return
             except VersionConflict:
                 continue
+        log.warning("a forgotten member's tournaments kept changing: left as they were")
 
     @staticmethod
     def _holds(game: GameRecord, player: str) -> bool:
