@@ -145,3 +145,29 @@ def test_fitting_a_text_measures_few_sizes_and_finds_the_one_a_size_by_size_scan
                 draw._fitted_size.cache_clear()
                 assert draw._fitted_size(text, size, width, bold, minimum) == scanned(text, size, width, bold, minimum)
     draw._fitted_size.cache_clear()
+
+
+def test_the_warmed_drawing_has_drawn_each_games_opening(monkeypatch):
+    """Issue 39, item 6: the bot's own drawing, warmed as it starts and after a lull, has drawn each game's
+    opening, so a new game's first picture finds its board's layers, chips and words made: it makes at
+    most half the pieces it makes after fonts, palettes and sprites alone."""
+    from bot.table.jobs import zygote_warm
+    from bot.table.jobs.drawing import drawing_caches
+    from rules.registry import GAMES, get_ruleset
+
+    def pieces_made_by_new_openings() -> dict[str, int]:
+        made = {}
+        for game in GAMES:
+            before = sum(cache.cache_info().misses for cache in drawing_caches())
+            view, last = next(zygote_warm.played(get_ruleset(game), 5000, 0))
+            images.render(game, view, last, ())
+            made[game] = sum(cache.cache_info().misses for cache in drawing_caches()) - before
+        return made
+
+    monkeypatch.setattr(zygote_warm, "draw_openings", lambda: 0)
+    refresh_drawing()
+    bare = pieces_made_by_new_openings()
+    monkeypatch.undo()
+    refresh_drawing()
+    warmed = pieces_made_by_new_openings()
+    assert all(bare[game] >= 10 and warmed[game] * 2 <= bare[game] for game in GAMES), (bare, warmed)

@@ -97,10 +97,12 @@ def test_refreshing_the_drawing_empties_what_pictures_added_and_draws_the_same(f
     from images.speedway.counters import counter_piece
 
     frames = game_frames(every=25)
-    drawn = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
-    grown = _text_mask.cache_info().currsize
     refresh_drawing()
-    assert _text_mask.cache_info().currsize < grown and counter_piece.cache_info().currsize >= 216   # warm again
+    warm = _text_mask.cache_info().currsize
+    drawn = [images.render(ruleset, view, last, ()) for ruleset, view, last in frames]
+    assert _text_mask.cache_info().currsize > warm
+    refresh_drawing()
+    assert _text_mask.cache_info().currsize == warm and counter_piece.cache_info().currsize >= 216   # warm again
     assert [images.render(ruleset, view, last, ()) for ruleset, view, last in frames] == drawn
 
 

@@ -14,9 +14,10 @@ warmed alone is 60 MB (proportional set size). Still, by default none runs at st
 use (bot.table.jobs.cpus). An idle bot with a game thus stays one process; a busy one grows.
 $PITBOSS_RENDER_PROCESSES=N instead starts N at once (0: threads only). Until a process is warm, its
 pictures are drawn here: the first command after a start never waits for a warm-up, and the bot warms
-its own drawing on a thread as it starts (`warm_here`), so that first picture is drawn warm too
-(issue 39, item 6). After the workers' idle time without a picture, what pictures drawn here added to
-the caches is emptied and the drawing warmed again (`refresh_drawing`).
+its own drawing on a thread as it starts (`warm_here`: fonts, palettes, sprites, and each game's opening
+picture drawn once), so that first picture is drawn warm too (issue 39, item 6). After the workers' idle
+time without a picture, what pictures drawn here added to the caches is emptied and the drawing warmed
+again (`refresh_drawing`).
 
 A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
 for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
@@ -87,27 +88,37 @@ def refresh_drawing() -> None:
     emptied, then warmed again (warm_settled), and the freed heap returned: what a busy spell of pictures
     drawn here added goes, what the first picture needs stays (issue 39, item 8)."""
     from bot.table.jobs.memory import trim_memory
-    from images.bounded import clear_all
 
-    clear_all()
-    for module in list(sys.modules.values()):
-        if getattr(module, "__name__", "").split(".")[0] == "images":
-            for value in list(vars(module).values()):
-                if isinstance(value, functools._lru_cache_wrapper):
-                    value.cache_clear()
+    for cache in drawing_caches():
+        cache.cache_clear()
     warm_settled()
     trim_memory(collect=False)
 
 
+def drawing_caches() -> list[Any]:
+    """Every cache of the drawing: each images.bounded one and each functools cache in the images package
+    (each has cache_info and cache_clear)."""
+    from images.bounded import CACHES
+
+    found: list[Any] = list(CACHES)
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").split(".")[0] == "images":
+            found.extend(value for value in list(vars(module).values())
+                         if isinstance(value, functools._lru_cache_wrapper))
+    return found
+
+
 def warm_settled() -> None:
-    """warm_drawing, then the heap collected in full and frozen (bot.table.jobs.memory.settle_memory; what
-    an earlier freeze kept is collected again first). Else the full collection due soon after so many
-    new objects walks the whole heap (40-100 ms of CPU in a bot after a load) on whichever command comes
-    next: after a lull, the first picture (issue 39, item 6). Here it runs on a render thread, in a lull
-    or as the bot starts."""
+    """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings), then the heap
+    collected in full and frozen (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is
+    collected again first). Else the full collection due soon after so many new objects walks the whole
+    heap (40-100 ms of CPU in a bot after a load) on whichever command comes next: after a lull, the first
+    picture (issue 39, item 6). Here it runs on a render thread, in a lull or as the bot starts."""
     from bot.table.jobs.memory import settle_memory
+    from bot.table.jobs.zygote_warm import draw_openings
 
     warm_drawing()
+    draw_openings()
     gc.unfreeze()
     settle_memory()
 

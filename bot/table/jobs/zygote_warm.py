@@ -1,6 +1,8 @@
-"""What the render zygote draws before it forks: a few pictures of every built-in game, so what each game's
-pictures share (its board's layers at both sizes, fonts at every size, word masks, chips) is built once,
-in the zygote, and read by every render process forked from it (bot.table.jobs.zygote)."""
+"""What the drawing draws to warm itself: a few pictures of every built-in game, so what each game's pictures
+share (its board's layers at both sizes, fonts at every size, word masks, chips) is built before a player
+waits on it. The render zygote draws many before it forks, for every render process forked from it
+(bot.table.jobs.zygote); the bot's own process draws each game's opening, as it starts and after a lull
+(bot.table.jobs.drawing.warm_settled)."""
 
 from __future__ import annotations
 
@@ -47,9 +49,10 @@ def played(ruleset: Ruleset, seed: int, moves: int) -> Iterator[tuple[Any, tuple
         yield ruleset.view(state, None), tuple(events)
 
 
-def warm_pictures(moves: int = MOVES, seed: int = SEED) -> int:
-    """Draw channel pictures and close-ups of a seeded game of every built-in game (their bytes let go);
-    how many were drawn. A game whose pictures fail here is skipped: its first real picture will say why."""
+def warm_pictures(moves: int = MOVES, seed: int = SEED, closeups: bool = True) -> int:
+    """Draw channel pictures and (unless not `closeups`) close-ups and car sheets of a seeded game of every
+    built-in game (their bytes let go); how many were drawn. A game whose pictures fail here is skipped: its
+    first real picture will say why."""
     drawn = 0
     for ruleset in rulesets():
         if not is_built_in(ruleset.id):
@@ -59,6 +62,8 @@ def warm_pictures(moves: int = MOVES, seed: int = SEED) -> int:
                 if index % PICTURES == 0:
                     images.render(ruleset.id, view, last, ())
                     drawn += 1
+                if not closeups:
+                    continue
                 if index % CLOSEUPS == 0:
                     images.render_closeup(ruleset.id, view, last, (), None)
                     drawn += 1
@@ -68,3 +73,10 @@ def warm_pictures(moves: int = MOVES, seed: int = SEED) -> int:
         except Exception:   # noqa: BLE001 - a warm-up never stops the zygote
             continue
     return drawn
+
+
+def draw_openings() -> int:
+    """Each built-in game's channel picture after its example opening (its lobby), drawn and let go: the
+    first picture a new game shows then finds its board's layers, fonts and chips made (issue 39, item 6).
+    6 MB for the four games, where warm_pictures' close-ups and sheets would hold 24."""
+    return warm_pictures(moves=0, closeups=False)
