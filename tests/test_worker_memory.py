@@ -123,6 +123,37 @@ async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monke
         pool.close()
 
 
+async def test_a_bot_that_warmed_its_own_drawing_keeps_it_warm_while_no_picture_is_drawn(monkeypatch):
+    """Issue 39, item 6: a bot that warmed its own drawing (warm_here, as `pitboss run` starts) draws each game's
+    opening again every KEEP_WARM_SECONDS of a lull, never while a picture is drawn; a pool that never warmed
+    (a one-shot process's) does not."""
+    from bot.table.jobs import zygote_warm
+
+    drawn: list[float] = []
+    monkeypatch.setattr(drawing, "LULL_SECONDS", 0.03)
+    monkeypatch.setattr(drawing, "KEEP_WARM_SECONDS", 0.1)
+    monkeypatch.setattr(drawing, "warm_settled", lambda: None)
+    monkeypatch.setattr(zygote_warm, "draw_openings", lambda: drawn.append(time.monotonic()) or 0)
+    cold = RenderProcesses(1, start=0)
+    try:
+        await cold.draw(time.sleep, 0.01)
+        await asyncio.sleep(0.5)
+        assert drawn == []
+    finally:
+        cold.close()
+    pool = RenderProcesses(1, start=0)
+    try:
+        await pool.warm_here()
+        assert await _until(lambda: len(drawn) >= 3)
+        started = time.monotonic()
+        await pool.draw(time.sleep, 0.5)
+        ended = time.monotonic()
+        assert await _until(lambda: drawn[-1] > ended)   # warm again once the lull is back
+        assert not [at for at in drawn if started < at < ended]
+    finally:
+        pool.close()
+
+
 def test_a_refresh_leaves_no_full_collection_of_the_heap_to_the_next_picture():
     """Issue 39, item 6: the refresh makes many new objects; it collects the heap in full and freezes what
     lives (on its thread, in the lull), so the next full collection walks only what came after, not a bot's

@@ -17,7 +17,8 @@ pictures are drawn here: the first command after a start never waits for a warm-
 its own drawing on a thread as it starts (`warm_here`: fonts, palettes, sprites, and each game's opening
 picture drawn once), so that first picture is drawn warm too (issue 39, item 6). After the workers' idle
 time without a picture, what pictures drawn here added to the caches is emptied and the drawing warmed
-again (`refresh_drawing`).
+again (`refresh_drawing`); and while no picture is drawn, a bot that warmed its own drawing draws each
+game's opening again every KEEP_WARM_SECONDS, as the host takes back what a lull leaves untouched.
 
 A busy bot gives its memory back once it is quiet (issue 39, item 8): a render process with no picture
 for $PITBOSS_WORKER_IDLE_SECONDS (300) is stopped, the pictures then drawn here (warm) until they
@@ -56,6 +57,11 @@ ENV = "PITBOSS_RENDER_PROCESSES"
 MAX_MB_ENV = "PITBOSS_RENDER_MAX_MB"
 MAX_MB = 100.0         # a render process past this proportional set size (MB) after a picture is replaced
 LULL_SECONDS = 30.0    # this long without a picture, the bot's own process returns its free heap
+# In a lull, a bot that warmed its own drawing draws each game's opening again this often (cached: a few ms of
+# CPU, no memory kept). This machine's host takes back what a guest leaves untouched for about 60 s, and the
+# first picture after a 240 s lull then took 3.5x a warm one's CPU, with no page fault the guest could see
+# (docs/performance.md, issue 39 item 6); kept warm, 1.7-1.9x (keep_warm).
+KEEP_WARM_SECONDS = 45.0
 ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
 WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
@@ -108,6 +114,16 @@ def drawing_caches() -> list[Any]:
     return found
 
 
+def keep_warm() -> None:
+    """Each game's opening drawn again (its pieces cached: read, none made), then the heap it freed given back
+    (0.6 ms; else 6 MB stay with the process)."""
+    from bot.table.jobs import zygote_warm
+    from bot.table.jobs.memory import trim_memory
+
+    zygote_warm.draw_openings()
+    trim_memory(collect=False)
+
+
 def warm_settled() -> None:
     """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings), then the heap
     collected in full and frozen (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is
@@ -155,6 +171,7 @@ class RenderProcesses:
         self._drawn_here = 0       # pictures drawn on this process's threads since its drawing was refreshed
         self._idle_seconds = idle_seconds
         self._lull: asyncio.Task | None = None
+        self._keep_warm = False   # draw the openings again in a lull (warm_here)
 
     @classmethod
     def configured(cls) -> RenderProcesses | None:
@@ -173,28 +190,40 @@ class RenderProcesses:
 
     def warm_here(self) -> asyncio.Future:
         """Warm this process's own drawing on a render thread (it draws until a process is warm, and again
-        once idle ones are stopped); the loop runs on meanwhile."""
+        once idle ones are stopped), and keep it warm through lulls (KEEP_WARM_SECONDS); the loop runs on
+        meanwhile."""
+        self._keep_warm = True
+        self._watch_lulls()
         return asyncio.get_running_loop().run_in_executor(THREADS, warm_settled)
 
     def warm_at_start(self) -> asyncio.Future | None:
         """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""
         return None if os.environ.get(WARM_ENV, "").strip() == "0" else self.warm_here()
 
+    def _watch_lulls(self) -> None:
+        """Start the task that acts in lulls (_give_back_in_lulls), once."""
+        if self._lull is None:
+            self._lull = asyncio.ensure_future(self._give_back_in_lulls())
+
     async def _give_back_in_lulls(self) -> None:
         """Once no picture has been drawn for LULL_SECONDS, return this process's free heap, once per lull;
+        while none is drawn, draw each game's opening every KEEP_WARM_SECONDS if this process keeps warm;
         once none has been drawn for the workers' idle time, empty what pictures drawn here added to the
         drawing's caches (refresh_drawing), and stop the resource tracker once no worker runs. All on a
         thread: the loop runs on."""
         from bot.table.jobs.memory import stop_idle_tracker, trim_memory
 
         loop = asyncio.get_running_loop()
-        trimmed = True
+        trimmed, warmed = True, loop.time()
         while True:
             await asyncio.sleep(LULL_SECONDS / 3)
             quiet = 0.0 if self._drawing else loop.time() - self._last_picture
             if quiet >= LULL_SECONDS and not trimmed:
                 await loop.run_in_executor(THREADS, trim_memory, False)
             trimmed = quiet >= LULL_SECONDS
+            if self._keep_warm and min(quiet, loop.time() - warmed) >= KEEP_WARM_SECONDS:
+                await loop.run_in_executor(THREADS, keep_warm)
+                warmed = loop.time()
             if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
                 self._drawn_here = 0
                 await loop.run_in_executor(THREADS, refresh_drawing)
@@ -215,8 +244,7 @@ class RenderProcesses:
         thread when none is warm yet, or none answers within PICTURE_SECONDS (it died, or hangs and is
         replaced). A picture that overlaps more than the processes and one thread can draw starts another."""
         self._drawing += 1
-        if self._lull is None:
-            self._lull = asyncio.ensure_future(self._give_back_in_lulls())
+        self._watch_lulls()
         try:
             if self._drawing > self._workers.started + 1:
                 self._workers.grow()
