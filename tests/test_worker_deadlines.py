@@ -46,3 +46,19 @@ async def test_a_sleeping_worker_past_its_deadline_is_killed_and_a_working_one_a
         assert await pool.call(_spin, 0.01, deadline=30) >= 0.01   # its replacement works
     finally:
         pool.close()
+
+
+async def test_a_workers_cpu_is_read_from_its_stat_file_kept_open_and_closed_with_it():
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        worker = pool._workers[0]
+        state, before = worker.cpu()
+        kept = worker._stat
+        assert kept is not None and state in "RS"
+        await pool.call(_spin, 0.1, deadline=30)
+        _state, after = worker.cpu()
+        assert after - before >= 0.05 and worker._stat == kept   # read again, not opened again
+    finally:
+        pool.close()
+    assert worker._stat is None   # closed with the worker
