@@ -414,8 +414,8 @@ class ProcessWorkers:
             self.grow()
             await self.warm()   # a first start's warm-up does not count against the job's deadline
         end = loop.time() + deadline
-        try:
-            worker = await asyncio.wait_for(idle.get(), deadline)
+        try:   # an idle worker taken at once (most pictures): no task and timer for a wait that never comes
+            worker = idle.get_nowait() if not idle.empty() else await asyncio.wait_for(idle.get(), deadline)
         except TimeoutError:
             raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
         self._busy += 1
