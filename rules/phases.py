@@ -49,7 +49,9 @@ class PhaseTable:
 
     def phase_of(self, state: Any) -> StrEnum:
         """The state's phase as a member of the game's enum (a test may have set the plain string)."""
-        return self.phases(state.phase)
+        phase = state.phase
+        # already a member (nearly always): the enum's call, asked many times a move, would give it back
+        return phase if type(phase) is self.phases else self.phases(phase)
 
     def allowed(self, phase: str) -> frozenset[type]:
         """The action types `phase` takes."""

@@ -88,6 +88,31 @@ async def test_the_ping_reads_further_back_when_the_latest_actions_do_not_reach_
     assert caught.text.startswith(f"Since your last action ({note.group(1)} actions):")
 
 
+async def test_the_ping_reads_only_the_latest_few_actions_when_its_player_acted_among_them(service, monkeypatch):
+    """A turn's ping decodes as few records as it needs (issue 39 items 2-3): in a duel the pinged player's last
+    action is among the latest PING_NOTE_ACTIONS, so no longer stretch of the log is read for the note."""
+    from bot.table.service.catchup import PING_NOTE_ACTIONS
+
+    store, limits = service._store, []
+    read = store.recent_actions
+
+    async def counted(game_id: int, limit: int, *args, **kwargs):
+        limits.append(limit)
+        return await read(game_id, limit, *args, **kwargs)
+
+    monkeypatch.setattr(store, "recent_actions", counted)
+    for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join car:brawler"),
+                       ("ben", "/game join car:torch"), ("ann", "/game start")):
+        assert (await run(service, user, line)).outcome == "applied", line
+    ruleset = get_ruleset("speedway")
+    first = ruleset.acting_players(ruleset.load_state((await store.active_game("catch")).state))[0]
+    await play_until_pinged(service, next(p for p in ("ann", "ben") if p != first))
+    limits.clear()
+    pinged = await play_until_pinged(service, first)
+    assert re.search(rf"{first}: \d+ actions since your last one", pinged.text), pinged.text
+    assert limits == [PING_NOTE_ACTIONS] and PING_NOTE_ACTIONS < 30
+
+
 async def test_a_long_absence_is_summarised_within_one_message_and_points_to_the_log(service):
     ruleset = get_ruleset("speedway")
     for actor, line in _opening(ruleset, 11):

@@ -3,6 +3,7 @@ CPU (issue 39, item 13: a release is judged on shared machines)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 
@@ -44,5 +45,39 @@ async def test_a_sleeping_worker_past_its_deadline_is_killed_and_a_working_one_a
         with pytest.raises(WorkerHung):
             await pool.call(time.sleep, 30, deadline=0.3)   # asleep, not starved: killed at its deadline
         assert await pool.call(_spin, 0.01, deadline=30) >= 0.01   # its replacement works
+    finally:
+        pool.close()
+
+
+async def test_a_workers_cpu_is_read_from_its_stat_file_kept_open_and_closed_with_it():
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        worker = pool._workers[0]
+        state, before = worker.cpu()
+        kept = worker._stat
+        assert kept is not None and state in "RS"
+        await pool.call(_spin, 0.1, deadline=30)
+        _state, after = worker.cpu()
+        assert after - before >= 0.05 and worker._stat == kept   # read again, not opened again
+    finally:
+        pool.close()
+    assert worker._stat is None   # closed with the worker
+
+
+async def test_a_job_given_to_an_idle_worker_waits_on_no_timer_for_one(monkeypatch):
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        waits = []
+        wait_for = asyncio.wait_for
+
+        def counted(awaitable, timeout):
+            waits.append(timeout)
+            return wait_for(awaitable, timeout)
+
+        monkeypatch.setattr(asyncio, "wait_for", counted)
+        assert await pool.call(_spin, 0.01, deadline=30) >= 0.01
+        assert waits == []   # the idle worker was taken at once
     finally:
         pool.close()

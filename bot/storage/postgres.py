@@ -212,9 +212,11 @@ class PostgresDriver:
         """Each query's rows (one after another: a round trip each here)."""
         return [await self.fetchall(sql, params) for sql, params in queries]
 
-    async def execute_later(self, sql: str, params: tuple = ()) -> None:
-        """A write whose row count nobody reads: run now (each statement is a round trip here anyway)."""
-        await self.execute(sql, params)
+    async def execute_later(self, sql: str, params: tuple = (), conflict: Exception | None = None) -> None:
+        """A write whose row count nobody reads: run now (each statement is a round trip here anyway); with
+        `conflict`, raised when it changed no row but one."""
+        if await self.execute(sql, params) != 1 and conflict is not None:
+            raise conflict
 
     async def executemany(self, sql: str, rows: list[tuple]) -> None:
         """Run one statement for each row, in one round trip."""

@@ -86,7 +86,7 @@ class SqliteDriver:
         # and the writes that wait to go with the next statement or the COMMIT (execute_later). Each trip to
         # the connection's thread costs a switch of threads both ways: a move made three fewer.
         self._writing = self._begin = False
-        self._later: list[tuple[str, tuple]] = []
+        self._later: list[tuple[str, tuple, Exception | None]] = []
 
     @classmethod
     async def open(cls, path: str) -> SqliteDriver:
@@ -167,13 +167,15 @@ class SqliteDriver:
         """Run one statement; the number of rows it changed."""
         return await self._run(sql, params, fetch=0)
 
-    async def execute_later(self, sql: str, params: tuple = ()) -> None:
+    async def execute_later(self, sql: str, params: tuple = (), conflict: Exception | None = None) -> None:
         """Run a write whose row count nobody reads; inside a transaction it goes with the next statement or
-        the COMMIT (in order: nothing reads past it)."""
+        the COMMIT (in order: nothing reads past it). With `conflict`, the write must change one row, else
+        `conflict` is raised (then, or by the statement or COMMIT it goes with: the transaction is undone)."""
         if _IN_TRANSACTION.get() and self._writing:
-            self._later.append((sql, params))
+            self._later.append((sql, params, conflict))
             return
-        await self.execute(sql, params)
+        if await self.execute(sql, params) != 1 and conflict is not None:
+            raise conflict
 
     async def fetchall_together(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
         """Each query's rows, all read in one trip to the connection's thread."""
@@ -193,8 +195,9 @@ class SqliteDriver:
         def run() -> Any:
             if begin:
                 conn.execute("BEGIN IMMEDIATE")
-            for sql, params in later:
-                conn.execute(sql, params)
+            for sql, params, conflict in later:
+                if conn.execute(sql, params).rowcount != 1 and conflict is not None:
+                    raise conflict
             results: list = []
             for sql, params, fetch in steps:
                 cursor = conn.execute(sql, params)
@@ -240,7 +243,7 @@ class SqliteDriver:
         if not rows:
             return
         if _IN_TRANSACTION.get() and (self._begin or self._later):
-            self._later += [(sql, row) for row in rows]
+            self._later += [(sql, row, None) for row in rows]
             await self._trip([])
             return
         async with self._connection() as db:

@@ -40,7 +40,13 @@ from bot.table.protocol.replies import (
     resign_button,
     seat_button,
 )
-from bot.table.service.catchup import CATCH_UP_ACTIONS, PING_NOTE_ACTIONS, noted_events, ping_note
+from bot.table.service.catchup import (
+    CATCH_UP_ACTIONS,
+    PING_NOTE_ACTIONS,
+    PING_NOTE_FURTHER,
+    noted_events,
+    ping_note,
+)
 from bot.table.service.following import Following
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
@@ -368,7 +374,8 @@ class Acting:
         name = partial(seat_name, done.state)
         events = noted_events(lambda seen_action: events_of(done.ruleset, seen_action.record))
         notes: list[str | None] = []
-        for limit in (PING_NOTE_ACTIONS, CATCH_UP_ACTIONS):   # the latest few first; further back if need be
+        # the latest few first (a note reads as many records as it decodes); further back if need be
+        for limit in (PING_NOTE_ACTIONS, PING_NOTE_FURTHER, CATCH_UP_ACTIONS):
             records = await self._table.store.recent_actions(done.game.id, limit)
             seen = seen_log(done.ruleset, done.state, records, None)   # counted only: a stretch of the log will do
             whole = limit == CATCH_UP_ACTIONS or len(records) < limit

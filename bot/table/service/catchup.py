@@ -29,7 +29,8 @@ from rules.table import (
 )
 
 CATCH_UP_ACTIONS = 500   # how far back a catch-up reads the log (a week of a busy table)
-PING_NOTE_ACTIONS = 30   # what a turn's ping note reads first: its player's last action is nearly always in it
+PING_NOTE_ACTIONS = 12   # what a turn's ping note reads first: its player's last action is most often in it
+PING_NOTE_FURTHER = 30   # then this far back: their last action is nearly always in it (else CATCH_UP_ACTIONS)
 SPECTATOR_ACTIONS = 20   # what a reader with no action of their own gets: the last few
 LINE_LIMIT = 300         # one action's line, at most (a long roll is cut; /game log has it whole)
 
