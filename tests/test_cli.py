@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rules.registry import ruleset_ids
-from tests.conftest import run_cli, run_pitboss
+from tests.conftest import run_cli, run_pitboss, track_on_the_command_line
 
 pytestmark = pytest.mark.slow  # the command line, a process per command
 
@@ -84,6 +84,24 @@ def test_scripted_game_through_exec(tmp_path):
     elsewhere = run("dave", "/game new ruleset:speedway", channel="43")
     assert elsewhere.returncode == 0
     assert active_player(run("carol", "/game status").stdout) == second
+
+
+def test_exec_draws_the_map_only_where_it_writes_it(tmp_path, monkeypatch):
+    """Without --out no picture is written or shown, so `exec` draws none: the same words, for less CPU."""
+    import images
+
+    drawn: list[str] = []
+    real = images.renderer
+    monkeypatch.setattr(images, "renderer", lambda ruleset: drawn.append(ruleset) or real(ruleset))
+    db = str(tmp_path / "game.db")
+    track_on_the_command_line(db, tmp_path)
+    where = ("exec", "--db", db, "--channel", "c", "--user", "ann")
+    plain = run_cli(*where, "/game status", cwd=tmp_path)
+    assert plain.returncode == 0 and drawn == [] and "image:" not in plain.stdout
+    mapped = run_cli(*where, "--out", str(tmp_path / "maps"), "/game status", cwd=tmp_path)
+    assert mapped.returncode == 0 and drawn == ["track"], drawn
+    words = [line for line in mapped.stdout.splitlines() if not line.startswith(("image: ", "⏰"))]
+    assert words == [line for line in plain.stdout.splitlines() if not line.startswith("⏰")], mapped.stdout
 
 
 def test_python_dash_m_bot_is_the_same_command(tmp_path):
