@@ -13,6 +13,7 @@ import compileall
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,9 +41,11 @@ def pytest_configure(config) -> None:
                                        "Discord, PostgreSQL); `-m 'not slow'` runs the fast tier")
     # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
     # here) each would compile every module again. Byte-compile once, as an installed package would be
-    # (the plug-in games too: every process the tests start imports them).
-    for package in ("bot", "rules", "images", "tests/toy", "tests/walkthrough"):
+    # (the plug-in games too: every process the tests start imports them; and the tests' own helpers, the
+    # fake Discord's 2,000 lines among them, which every worker imports: pytest caches only test modules).
+    for package in ("bot", "rules", "images"):
         compileall.compile_dir(ROOT / package, quiet=1)
+    compileall.compile_dir(ROOT / "tests", quiet=1, rx=re.compile(r"[/\\](test_[^/\\]*|conftest)\.py$"))
     if not hasattr(config, "workerinput"):   # the xdist controller, or a run without workers
         _rewrite_test_modules_once(config)
     from tests import schedule
