@@ -128,7 +128,9 @@ class PlanStep:
 class TurnPlans:
     """Several actions given in one command (a whole turn), optionally previewed privately first."""
 
-    is_plan: Callable[[str, dict[str, Any]], bool]  # (command name, options): is this command a plan?
+    # (command name, options): is this command a plan? Only one of the game's own commands (its grammar's)
+    # can be: the service asks only the games that declare the command.
+    is_plan: Callable[[str, dict[str, Any]], bool]
     # (state, player, options) -> the steps it stands for; a GameError when the plan cannot be played
     # as written (checked before its first step, so a refused plan changes nothing)
     steps: Callable[[Any, str, dict[str, Any]], list[PlanStep]]

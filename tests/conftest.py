@@ -13,6 +13,7 @@ import compileall
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,9 +41,11 @@ def pytest_configure(config) -> None:
                                        "Discord, PostgreSQL); `-m 'not slow'` runs the fast tier")
     # The command-line tests start hundreds of interpreters; where PYTHONDONTWRITEBYTECODE is set (as
     # here) each would compile every module again. Byte-compile once, as an installed package would be
-    # (the plug-in games too: every process the tests start imports them).
-    for package in ("bot", "rules", "images", "tests/toy", "tests/walkthrough"):
+    # (the plug-in games too: every process the tests start imports them; and the tests' own helpers, the
+    # fake Discord's 2,000 lines among them, which every worker imports: pytest caches only test modules).
+    for package in ("bot", "rules", "images"):
         compileall.compile_dir(ROOT / package, quiet=1)
+    compileall.compile_dir(ROOT / "tests", quiet=1, rx=re.compile(r"[/\\](test_[^/\\]*|conftest)\.py$"))
     if not hasattr(config, "workerinput"):   # the xdist controller, or a run without workers
         _rewrite_test_modules_once(config)
     from tests import schedule
@@ -53,7 +56,9 @@ def pytest_configure(config) -> None:
 def _rewrite_test_modules_once(config) -> None:
     """Cache pytest's assertion-rewritten code of every test module before the workers start: with
     PYTHONDONTWRITEBYTECODE set each worker otherwise rewrites all of them again (~6 s of CPU a worker),
-    and on a fresh clone they all would. Uses pytest's own rewriter; skipped if its internals move."""
+    and on a fresh clone they all would. The plug-ins' modules pytest rewrites too (Hypothesis' ~80 as the
+    tests import it, ~0.8 s of CPU in every process; the controller's own from the second run on). Uses
+    pytest's own rewriter; skipped if its internals move."""
     try:
         from _pytest.assertion.rewrite import (
             PYC_TAIL,
@@ -66,14 +71,20 @@ def _rewrite_test_modules_once(config) -> None:
         state = config.stash[assertstate_key]
     except (ImportError, KeyError):   # pytest's internals changed, or assertions are not rewritten
         return
-    for path in sorted((ROOT / "tests").rglob("*.py")):
-        if not (path.name.startswith("test_") or path.name == "conftest.py"):
-            continue
+    import hypothesis  # noqa: F401  (the plug-in's package the test modules import: rewritten here, once)
+
+    plugins = [Path(path) for path in getattr(state.hook, "_rewritten_names", {}).values()]
+    tests = [path for path in sorted((ROOT / "tests").rglob("*.py"))
+             if path.name.startswith("test_") or path.name == "conftest.py"]
+    for path in dict.fromkeys(plugins + tests):
         cache = get_cache_dir(path)
         pyc = cache / (path.name[:-3] + PYC_TAIL)
         if _read_pyc(path, pyc) is not None:
             continue
-        cache.mkdir(exist_ok=True)
+        try:
+            cache.mkdir(exist_ok=True)
+        except OSError:   # a plug-in installed where this user cannot write
+            continue
         source_hash, code = _rewrite_test(path, config)
         _write_pyc(state, code, source_hash, pyc)
 

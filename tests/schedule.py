@@ -29,10 +29,10 @@ LONGEST = {
     "test_e2e_long_games.py::test_a_due_reminder_is_sent_exactly_once_across_a_sigkill": 45,
     "test_e2e_long_games.py::test_two_shard_processes_on_one_database_serve_one_bot": 29,
     "test_e2e_tournament.py::test_a_tournament_of_four_is_played_out_by_the_computer_to_its_final_table": 46,
-    "test_tournaments.py::test_the_command_line_plays_a_tournament_of_four_to_its_final_table": 46,
+    "test_tournaments.py::test_the_command_line_plays_a_tournament_of_four_to_its_final_table": 14,
     "test_e2e_heavy_jobs.py::test_heavy_jobs_leave_other_channels_answered_while_they_run": 42,
     "test_e2e_hung_workers.py::test_stopped_workers_freeze_no_channel_and_lose_nothing": 42,
-    "test_cli.py::test_scripted_game_through_exec": 68,
+    "test_cli.py::test_scripted_game_through_exec": 14,
     "test_e2e_rematch.py::test_the_final_messages_rematch_button_and_the_answers_start_the_new_game": 35,
     "test_secrets.py::test_battlecars_counters_are_the_same_to_everyone_else_whatever_they_say": 33,
     "test_cli.py::test_backup_and_verify_while_games_are_being_played": 22,
@@ -52,7 +52,7 @@ LONGEST = {
     "test_e2e_week.py::test_a_week_in_four_zones_pings_nobody_in_their_away_hours": 36,
     "test_store_service.py::test_parallel_processes_lose_no_update": 32,
     "test_e2e_privacy.py::test_a_blocked_press_is_refused_and_a_member_forgets_after_the_game": 35,
-    "test_plugin_toy.py::test_the_toy_plays_from_the_command_line": 32,
+    "test_plugin_toy.py::test_the_toy_plays_from_the_command_line": 6,
 }
 E2E_SECONDS, SLOW_SECONDS, FAST_SECONDS = 12.0, 4.0, 0.25
 

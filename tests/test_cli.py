@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rules.registry import ruleset_ids
-from tests.conftest import run_cli, run_pitboss
+from tests.conftest import run_cli, run_pitboss, track_on_the_command_line
 
 pytestmark = pytest.mark.slow  # the command line, a process per command
 
@@ -18,17 +18,19 @@ BACKENDS = ("sqlite", "postgres")  # tests here that take db_path run on both (t
 
 class Exec:
     """`pitboss exec` against one database: one process per call, or (`processes=False`) its entry point
-    called here, as fresh each call but for the interpreter."""
+    called here, as fresh each call but for the interpreter; `process=` chooses for one call (a game set up
+    here for the step a test runs as a process of its own)."""
 
     def __init__(self, tmp_path: Path, processes: bool = True):
         self.db = str(tmp_path / "game.db")
         self.out = str(tmp_path / "maps")
         self.cwd = tmp_path
-        self.runner = run_pitboss if processes else run_cli
+        self.processes = processes
 
-    def __call__(self, user: str, *command: str, channel: str = "42"):
-        return self.runner("exec", "--db", self.db, "--channel", channel, "--user", user,
-                           "--out", self.out, *command, cwd=self.cwd)
+    def __call__(self, user: str, *command: str, channel: str = "42", process: bool | None = None):
+        runner = run_pitboss if (self.processes if process is None else process) else run_cli
+        return runner("exec", "--db", self.db, "--channel", channel, "--user", user, "--out", self.out, *command,
+                      cwd=self.cwd)
 
 
 def image_of(result) -> bytes:
@@ -42,8 +44,11 @@ def active_player(status_text: str) -> str:
 
 
 def test_scripted_game_through_exec(tmp_path):
-    run = Exec(tmp_path)
-    assert run("alice", "/game", "new", "ruleset:speedway", "seed:7").returncode == 0
+    """A script's game, a command a call. Each exit status (0 with a map, 1, 2), the words as a shell splits them
+    and a fresh process reading what the others wrote are processes of their own; the steps between run
+    through the same entry point here (fresh each call but for the interpreter: Exec)."""
+    run = Exec(tmp_path, processes=False)
+    assert run("alice", "/game", "new", "ruleset:speedway", "seed:7", process=True).returncode == 0
     assert run("alice", "/game join car:brawler").returncode == 0
     assert run("bob", "/game", "join", "car:torch").returncode == 0
     started = run("alice", "/game start")
@@ -56,13 +61,13 @@ def test_scripted_game_through_exec(tmp_path):
 
     # A bystander and the out-of-turn player are refused with exit 1 and change nothing.
     for user in ("carol", second):
-        refused = run(user, "/speed value:2")
+        refused = run(user, "/speed value:2", process=user == "carol")
         assert refused.returncode == 1, refused.stdout
         assert refused.stdout.startswith("refused: ")
         assert "image:" not in refused.stdout
         assert run("carol", "/game status").stdout == status.stdout
 
-    speed = run(first, "/speed value:3")
+    speed = run(first, "/speed value:3", process=True)
     assert speed.returncode == 0 and "set speed 0 -> 3" in speed.stdout
     last_png = image_of(speed)
     assert last_png.startswith(b"\x89PNG\r\n\x1a\n")
@@ -74,7 +79,7 @@ def test_scripted_game_through_exec(tmp_path):
         last_png = png
     assert f", {second}: " in moved.stdout.split("Next:")[1]  # three Moves at speed 3: the turn passed
 
-    unknown = run(first, "/fly", "to:moon")
+    unknown = run(first, "/fly", "to:moon", process=True)
     assert unknown.returncode == 2 and "Unknown command" in unknown.stdout
     malformed = run(second, "/speed value:fast")
     assert malformed.returncode == 2 and "whole number" in malformed.stdout
@@ -83,7 +88,25 @@ def test_scripted_game_through_exec(tmp_path):
     assert again.returncode == 1 and "already has a game" in again.stdout
     elsewhere = run("dave", "/game new ruleset:speedway", channel="43")
     assert elsewhere.returncode == 0
-    assert active_player(run("carol", "/game status").stdout) == second
+    assert active_player(run("carol", "/game status", process=True).stdout) == second
+
+
+def test_exec_draws_the_map_only_where_it_writes_it(tmp_path, monkeypatch):
+    """Without --out no picture is written or shown, so `exec` draws none: the same words, for less CPU."""
+    import images
+
+    drawn: list[str] = []
+    real = images.renderer
+    monkeypatch.setattr(images, "renderer", lambda ruleset: drawn.append(ruleset) or real(ruleset))
+    db = str(tmp_path / "game.db")
+    track_on_the_command_line(db, tmp_path)
+    where = ("exec", "--db", db, "--channel", "c", "--user", "ann")
+    plain = run_cli(*where, "/game status", cwd=tmp_path)
+    assert plain.returncode == 0 and drawn == [] and "image:" not in plain.stdout
+    mapped = run_cli(*where, "--out", str(tmp_path / "maps"), "/game status", cwd=tmp_path)
+    assert mapped.returncode == 0 and drawn == ["track"], drawn
+    words = [line for line in mapped.stdout.splitlines() if not line.startswith(("image: ", "⏰"))]
+    assert words == [line for line in plain.stdout.splitlines() if not line.startswith("⏰")], mapped.stdout
 
 
 def test_python_dash_m_bot_is_the_same_command(tmp_path):
@@ -118,7 +141,7 @@ def test_play_reads_named_lines(tmp_path):
 
 
 def test_verify_replays_every_game(tmp_path):
-    run = Exec(tmp_path)
+    run = Exec(tmp_path, processes=False)   # the game set up here; verify is a process of its own
     run("alice", "/game new ruleset:speedway seed:9")
     run("alice", "/game join")
     result = run_pitboss("verify", "--db", run.db, cwd=tmp_path)
@@ -128,11 +151,11 @@ def test_verify_replays_every_game(tmp_path):
 def test_a_bug_shows_an_apology_not_a_traceback(tmp_path):
     import sqlite3
 
-    run = Exec(tmp_path)
+    run = Exec(tmp_path, processes=False)
     run("alice", "/game new ruleset:speedway seed:9")
     with sqlite3.connect(run.db) as db:  # a snapshot damaged outside Pitboss
         db.execute("""UPDATE games SET state = '{"schema":1,"state":{"arena":7}}'""")
-    result = run("alice", "/game join")
+    result = run("alice", "/game join", process=True)
     assert result.returncode == 1
     assert "something went wrong" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr
@@ -140,19 +163,19 @@ def test_a_bug_shows_an_apology_not_a_traceback(tmp_path):
 
 
 def test_tick_sends_what_is_due_once(tmp_path):
-    run = Exec(tmp_path)
+    run = Exec(tmp_path, processes=False)
     run("alice", "/game new ruleset:speedway seed:9")
     result = run_pitboss("tick", "--db", run.db, cwd=tmp_path)
     assert result.returncode == 0 and "0 notices sent" in result.stdout
 
 
 def test_export_then_import_through_the_command_line(tmp_path):
-    run = Exec(tmp_path)
+    run = Exec(tmp_path, processes=False)
     run("alice", "/game new ruleset:speedway seed:12")
     run("alice", "/game join")
-    exported = run("alice", "/game export")
+    exported = run("alice", "/game export", process=True)
     path = re.search(r"^file: (.+)$", exported.stdout, re.M).group(1)
-    moved = run("alice", f"/game import file:{path}", channel="77")
+    moved = run("alice", f"/game import file:{path}", channel="77", process=True)
     assert moved.returncode == 0 and "moved here" in moved.stdout
     missing = run("alice", "/game import file:/nonexistent.json", channel="78")
     assert missing.returncode == 2 and "Could not read" in missing.stdout

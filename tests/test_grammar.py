@@ -11,12 +11,13 @@ from bot.table.protocol.commands import (
     build_grammar,
     coerce,
     command_table,
+    declaring,
     for_game,
     lookup,
     parse,
 )
 from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
-from rules.registry import get_ruleset, ruleset_ids
+from rules.registry import declarations, get_ruleset, ruleset_ids
 
 SPEEDWAY, TRACK = get_ruleset("speedway"), get_ruleset("track")
 SPEEDWAY_MANEUVERS = next(o for o in lookup("move").options if o.name == "maneuver").choices
@@ -45,6 +46,32 @@ def test_the_grammar_is_the_table_plus_each_rulesets_own():
     assert {o.name for o in lookup("game join").options} == {"car", "vehicle", "pilot"}
     assert set(command_table().queries) >= {"odds", "hand", "game status", "game log", "game export"}
     assert "play" not in command_table().queries and "game new" not in command_table().queries
+
+
+def test_the_grammar_read_without_the_games_rules_is_the_one_they_declare():
+    """command_table reads each game's commands from its declaration (rules/<id>/commands.py for a built-in
+    game) instead of loading its rules: the same objects its ruleset holds, and a table command looked up
+    without any game's commands is the merged grammar's own."""
+    assert [(d.id, d.grammar) for d in declarations()] == [(r, get_ruleset(r).grammar) for r in ruleset_ids()]
+    assert all(d.grammar is get_ruleset(d.id).grammar for d in declarations())
+    assert build_grammar(declarations()) == build_grammar([get_ruleset(r) for r in ruleset_ids()])
+    for spec in TABLE_COMMANDS:
+        assert lookup(spec.name) == command_table().by_name[spec.name], spec.name
+    assert lookup("new") == command_table().by_name["game new"]
+
+
+def test_only_the_games_declaring_a_command_take_it_as_a_plan():
+    """The service asks only the games that declare a command whether it is a plan (bot.table.service.acting):
+    no game takes another's command, or a table command, as one of its plans, whatever its options."""
+    every_option = {o.name: "x" for spec in command_table().commands for o in spec.options}
+    for name in command_table().by_name:
+        asked = {r.id for r in declaring(name)}
+        assert asked == {r for r in ruleset_ids() if any(s.name == name for s in get_ruleset(r).grammar.commands)}
+        for ruleset_id in set(ruleset_ids()) - asked:
+            plans = get_ruleset(ruleset_id).plans
+            assert plans is None or not plans.is_plan(name, every_option), (ruleset_id, name)
+    assert {r.id for r in declaring("move") if r.plans is not None} >= {"speedway", "battlecars"}
+    assert declaring("game join") == ()
 
 
 def test_two_games_may_share_a_verb_with_options_of_their_own():

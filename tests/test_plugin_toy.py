@@ -12,7 +12,7 @@ from bot.table.service.entry import GameService
 from images.registry import renderer
 from rules.codec import decode_state
 from rules.registry import get_ruleset, ruleset_ids
-from tests.conftest import run_pitboss
+from tests.conftest import run_cli, run_pitboss
 from tests.toy.rules import ToyState
 
 BACKENDS = ("sqlite", "postgres")
@@ -111,11 +111,15 @@ async def test_another_games_options_are_refused_at_each_table(service, store):
 
 @pytest.mark.slow
 def test_the_toy_plays_from_the_command_line(tmp_path):
+    """The plug-in named in $PITBOSS_GAMES is a game of a fresh process: its first and last commands are processes
+    of their own, the steps between run through the same entry point here."""
     db = str(tmp_path / "toy.db")
-    for user, line in (("alice", "/game new ruleset:toy"), ("alice", "/game join"), ("bob", "/game join"),
-                       ("alice", "/game start"), ("alice", "/move direction:north"), ("bob", "/move direction:north")):
-        result = run_pitboss("exec", "--db", db, "--channel", "c", "--user", user, "--out", str(tmp_path), line,
-                             cwd=tmp_path)
+    script = (("alice", "/game new ruleset:toy"), ("alice", "/game join"), ("bob", "/game join"),
+              ("alice", "/game start"), ("alice", "/move direction:north"), ("bob", "/move direction:north"))
+    for step, (user, line) in enumerate(script):
+        runner = run_pitboss if step in (0, len(script) - 1) else run_cli
+        result = runner("exec", "--db", db, "--channel", "c", "--user", user, "--out", str(tmp_path), line,
+                        cwd=tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
     assert "Revealed: alice north, bob north." in result.stdout and "image:" in result.stdout
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Protocol
 
 from bot.table.clock.personal import NOTIFY, VIEWS
 from bot.table.plugins import load_plugins
 from rules.engine import Ruleset
-from rules.grammar import SHARED_WORDS, CommandSpec, OptionSpec
-from rules.registry import ruleset_ids, rulesets
+from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
+from rules.registry import declarations, get_ruleset, ruleset_ids
 
 __all__ = ["Command", "CommandSpec", "CommandSyntaxError", "CommandTable", "OptionSpec", "SETUP", "SPELLINGS",
-           "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "command_table", "declared_choices", "for_game", "foreign_to",
+           "TABLE_COMMANDS", "WORD_OPTIONS", "coerce", "command_table", "declared_choices", "declaring", "for_game",
+           "foreign_to",
            "game_spec", "lookup", "nearest_command", "parse", "read_options", "setup_line", "shared_spec", "spelled"]
 
 MAX_OPTION_LENGTH = 100
@@ -316,7 +318,17 @@ def shared_spec(name: str, specs: list[CommandSpec]) -> CommandSpec:
                        private, all(spec.private for spec in specs), public)
 
 
-def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
+class Declares(Protocol):
+    """A game as its commands are declared: a Ruleset, or only its declaration (rules.registry.Declared)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def grammar(self) -> Grammar: ...
+
+
+def build_grammar(rulesets: Sequence[Declares]) -> tuple[CommandSpec, ...]:
     """Every command Discord and the command line know: the table's, extended by each game, and each
     game's own. Two games may declare one verb (/move) with different options: it is one command with
     the options of both (`shared_spec`), and each game accepts only its own (`for_game`)."""
@@ -337,7 +349,16 @@ def build_grammar(rulesets: tuple[Ruleset, ...]) -> tuple[CommandSpec, ...]:
     return tuple(by_name.values())
 
 
-def game_spec(ruleset: Ruleset, name: str) -> CommandSpec | None:
+def declaring(name: str) -> tuple[Ruleset, ...]:
+    """The rulesets of the games that declare the command `name` as one of their own, loading only those
+    (none for a table command, which no game may declare)."""
+    if name in _TABLE_NAMES:
+        return ()
+    return tuple(get_ruleset(game.id) for game in declarations()
+                 if any(spec.name == name for spec in game.grammar.commands))
+
+
+def game_spec(ruleset: Declares, name: str) -> CommandSpec | None:
     """A command as one game declares it (a table command with the game's own extra options), or None
     when the game has no such command."""
     own = {spec.name: spec for spec in ruleset.grammar.commands}
@@ -369,9 +390,10 @@ def _naming_the_games(spec: CommandSpec, ids: tuple[str, ...]) -> CommandSpec:
 @cache
 def command_table() -> CommandTable:
     """The merged grammar, built the first time it is asked for: the games from outside the project
-    ($PITBOSS_GAMES, bot.table.plugins) register first, so importing this module loads no game."""
+    ($PITBOSS_GAMES, bot.table.plugins) register first, so importing this module loads no game; building
+    it reads each game's declared commands, not its rules."""
     load_plugins()
-    commands = tuple(_naming_the_games(spec, ruleset_ids()) for spec in build_grammar(rulesets()))
+    commands = tuple(_naming_the_games(spec, ruleset_ids()) for spec in build_grammar(declarations()))
     return CommandTable(commands, {spec.name: spec for spec in commands},
                         tuple(spec.name for spec in commands if spec.query))
 
@@ -424,8 +446,12 @@ _OPTION = re.compile(r"^([a-z][a-z0-9_-]*):(.*)$", re.S)
 
 def lookup(name: str) -> CommandSpec:
     """The spec of a command by its space-separated name (or another spelling of it, SPELLINGS)."""
+    name = SPELLINGS.get(name, name)
+    if name in _TABLE_BY_NAME and name not in _EXTENDED:   # the same in every game: no game's commands read
+        load_plugins()   # as command_table: the plug-ins' ids are among the games a `ruleset:` names
+        return _naming_the_games(_TABLE_BY_NAME[name], ruleset_ids())
     try:
-        return command_table().by_name[SPELLINGS.get(name, name)]
+        return command_table().by_name[name]
     except KeyError:
         raise CommandSyntaxError(f"Unknown command /{name}.{nearest_command(name)} /help lists the commands you can "
                                  f"use here.") from None

@@ -16,7 +16,7 @@ from bot.storage.store import ActionRecord, GameRecord, StoreBusy, VersionConfli
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import packed_log, seat_ids
-from bot.table.protocol.commands import Command, parse
+from bot.table.protocol.commands import Command, declaring, parse
 from bot.table.protocol.refusals import NoGame, NotThisGame, StaleButton
 from bot.table.protocol.replies import (
     BUTTON_PREFIX,
@@ -64,7 +64,7 @@ from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
-from rules.registry import get_ruleset, rulesets
+from rules.registry import get_ruleset
 from rules.seats import addressed, completed, for_resigned, held_now, holder_name, is_resigned, seat_named, told_of
 from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered, TablePhase
 
@@ -139,8 +139,9 @@ class Acting:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
         if command.name == "game resign" and options.pop("confirm", "") != "yes":   # final: asked first
             return await self._resign_asked(channel, actor, Command(command.name, options))
-        # Decided from the command alone (no read on every move); _plan fits it to the channel's game.
-        if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in rulesets()):
+        # Decided from the command alone (no read on every move); _plan fits it to the channel's game. A plan is
+        # one of its game's own commands (TurnPlans.is_plan): only the games declaring the command are asked.
+        if any(r.plans is not None and r.plans.is_plan(command.name, options) for r in declaring(command.name)):
             return await self.plans.plan(channel, actor, Command(command.name, options))
         try:
             return await self.run_steps(channel, actor, [Command(command.name, options)], expected_version)
