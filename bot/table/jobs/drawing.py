@@ -135,7 +135,7 @@ def warm_settled() -> None:
     from bot.table.jobs.zygote_warm import draw_openings
 
     draw_openings()
-    warm_drawing()   # after the openings: what a game's warm lets go (Battlecars' bare boards, 13 MB) goes
+    warm_drawing()   # after the openings: what a game's warm lets go for memory (a 13 MB bare board) goes again
     gc.unfreeze()
     settle_memory()
 
