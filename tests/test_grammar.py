@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from bot.table.protocol.commands import (
@@ -17,7 +19,7 @@ from bot.table.protocol.commands import (
     parse,
 )
 from rules.grammar import SHARED_WORDS, CommandSpec, Grammar, OptionSpec
-from rules.registry import declarations, get_ruleset, ruleset_ids
+from rules.registry import GAMES, declarations, get_ruleset, ruleset_ids
 
 SPEEDWAY, TRACK = get_ruleset("speedway"), get_ruleset("track")
 SPEEDWAY_MANEUVERS = next(o for o in lookup("move").options if o.name == "maneuver").choices
@@ -54,6 +56,8 @@ def test_the_grammar_read_without_the_games_rules_is_the_one_they_declare():
     without any game's commands is the merged grammar's own."""
     assert [(d.id, d.grammar) for d in declarations()] == [(r, get_ruleset(r).grammar) for r in ruleset_ids()]
     assert all(d.grammar is get_ruleset(d.id).grammar for d in declarations())
+    for game in GAMES:   # what declarations reads for a game not loaded yet is its ruleset's grammar
+        assert importlib.import_module(f"rules.{game}.commands").GRAMMAR is get_ruleset(game).grammar, game
     assert build_grammar(declarations()) == build_grammar([get_ruleset(r) for r in ruleset_ids()])
     for spec in TABLE_COMMANDS:
         assert lookup(spec.name) == command_table().by_name[spec.name], spec.name

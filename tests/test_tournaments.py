@@ -164,12 +164,16 @@ def test_the_command_line_plays_a_tournament_of_four_to_its_final_table(tmp_path
                            *((m, "/tournament join") for m in MEMBERS), ("ann", "/tournament start")])
     assert "signed up for tournament 1 (4 of 4)" in opened
     assert "[channel hall-t1000]" in opened and "[channel hall-t1001]" in opened   # round 1: two games
-    for channels in (("hall-t1000", "hall-t1001"), ("hall-t1002",)):   # round 1, then the final the tick opens
+    # round 1, then the final the tick opens, then a spare pass for a game the computer did not finish in one go
+    for channels in (("hall-t1000", "hall-t1001"), ("hall-t1002",), ("hall-t1000", "hall-t1001", "hall-t1002")):
         for channel in channels:
             play(channel, [(m, "/game seat computer") for m in MEMBERS])
         ticked = run_pitboss("tick", "--db", db, cwd=tmp_path)
         assert ticked.returncode == 0, ticked.stderr
-    assert "Tournament 1 is over." in ticked.stdout
+        if "Tournament 1 is over." in ticked.stdout:
+            break
+    else:
+        raise AssertionError("the tournament did not finish")
     assert "Final table (round reached):\n1. " in ticked.stdout
     shown = play("hall", [("bob", "/tournament show")])
     assert "Status: finished" in shown and "Round 2:" in shown

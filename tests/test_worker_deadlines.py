@@ -63,6 +63,7 @@ async def test_a_workers_cpu_is_read_from_its_stat_file_kept_open_and_closed_wit
     finally:
         pool.close()
     assert worker._stat is None   # closed with the worker
+    assert worker.cpu() is None and worker._stat is None   # and not opened again: its id may be another's now
 
 
 async def test_a_job_given_to_an_idle_worker_waits_on_no_timer_for_one(monkeypatch):
@@ -79,5 +80,38 @@ async def test_a_job_given_to_an_idle_worker_waits_on_no_timer_for_one(monkeypat
         monkeypatch.setattr(asyncio, "wait_for", counted)
         assert await pool.call(_spin, 0.01, deadline=30) >= 0.01
         assert waits == []   # the idle worker was taken at once
+    finally:
+        pool.close()
+
+
+async def test_a_job_that_waits_for_a_worker_keeps_its_place_in_the_line():
+    """A job that finds the worker busy waits; one that asks just as the worker is handed back (before the
+    waiting one has woken) goes after it, not taking the worker at once past the one that waited."""
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        started: list[str] = []
+        newcomers: list[asyncio.Future] = []
+
+        async def job(name: str, seconds: float) -> None:
+            await pool.call(_spin, seconds, deadline=60)
+            started.append(name)
+
+        idle = pool._queue()
+        hand_back = idle.put_nowait
+
+        def asked_as_handed_back(worker) -> None:
+            if pool._waiting and not newcomers:   # the newcomer's first step runs before the waiter wakes
+                newcomers.append(asyncio.ensure_future(job("newcomer", 0.01)))
+            hand_back(worker)
+
+        first = asyncio.ensure_future(job("first", 1.0))   # a second of the worker's CPU: the next job waits
+        while not pool._busy:
+            await asyncio.sleep(0.01)
+        idle.put_nowait = asked_as_handed_back   # type: ignore[method-assign]
+        waiting = asyncio.ensure_future(job("waiting", 0.01))
+        await asyncio.gather(first, waiting)
+        await asyncio.gather(*newcomers)
+        assert newcomers and started == ["first", "waiting", "newcomer"]
     finally:
         pool.close()

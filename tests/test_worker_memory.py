@@ -126,13 +126,16 @@ async def test_the_bot_refreshes_its_own_drawing_once_pictures_stop(frame, monke
 async def test_a_bot_that_warmed_its_own_drawing_keeps_it_warm_while_no_picture_is_drawn(monkeypatch):
     """Issue 39, item 6: a bot that warmed its own drawing (warm_here, as `pitboss run` starts) draws each game's
     opening again every KEEP_WARM_SECONDS of a lull, never while a picture is drawn; a pool that never warmed
-    (a one-shot process's) does not."""
+    (a one-shot process's) does not. What a game's warm-up lets go (warm_drawing) goes again after each, unless
+    a picture was drawn here since the last refresh: a game in play keeps its board."""
     from bot.table.jobs import zygote_warm
 
     drawn: list[float] = []
+    let_go: list[float] = []
     monkeypatch.setattr(drawing, "LULL_SECONDS", 0.03)
     monkeypatch.setattr(drawing, "KEEP_WARM_SECONDS", 0.1)
     monkeypatch.setattr(drawing, "warm_settled", lambda: None)
+    monkeypatch.setattr(drawing, "warm_drawing", lambda: let_go.append(time.monotonic()))
     monkeypatch.setattr(zygote_warm, "draw_openings", lambda: drawn.append(time.monotonic()) or 0)
     cold = RenderProcesses(1, start=0)
     try:
@@ -150,6 +153,7 @@ async def test_a_bot_that_warmed_its_own_drawing_keeps_it_warm_while_no_picture_
         ended = time.monotonic()
         assert await _until(lambda: drawn[-1] > ended)   # warm again once the lull is back
         assert not [at for at in drawn if started < at < ended]
+        assert let_go and max(let_go) < started   # a picture drawn here: its game's pieces kept
     finally:
         pool.close()
 

@@ -114,14 +114,16 @@ def drawing_caches() -> list[Any]:
     return found
 
 
-def keep_warm() -> None:
-    """Each game's opening drawn again (its pieces cached: read, none made), then the heap it freed given back
+def keep_warm(let_go: bool = True) -> None:
+    """Each game's opening drawn again (its pieces cached: read, none made), then, if `let_go`, what a game's
+    warm-up lets go for memory let go again (its opening built it again), and the heap freed given back
     (0.6 ms; else 6 MB stay with the process)."""
     from bot.table.jobs import zygote_warm
     from bot.table.jobs.memory import trim_memory
 
     zygote_warm.draw_openings()
-    warm_drawing()   # what a game's warm lets go, its opening built again is let go again
+    if let_go:
+        warm_drawing()
     trim_memory(collect=False)
 
 
@@ -194,6 +196,7 @@ class RenderProcesses:
         once idle ones are stopped), and keep it warm through lulls (KEEP_WARM_SECONDS); the loop runs on
         meanwhile."""
         self._keep_warm = True
+        self._last_picture = asyncio.get_running_loop().time()   # a lull counts from the start, not from boot
         self._watch_lulls()
         return asyncio.get_running_loop().run_in_executor(THREADS, warm_settled)
 
@@ -223,7 +226,8 @@ class RenderProcesses:
                 await loop.run_in_executor(THREADS, trim_memory, False)
             trimmed = quiet >= LULL_SECONDS
             if self._keep_warm and min(quiet, loop.time() - warmed) >= KEEP_WARM_SECONDS:
-                await loop.run_in_executor(THREADS, keep_warm)
+                # a game drawn here since the last refresh keeps what a warm-up would let go (its board)
+                await loop.run_in_executor(THREADS, keep_warm, not self._drawn_here)
                 warmed = loop.time()
             if self._idle_seconds is not None and quiet >= self._idle_seconds and self._drawn_here:
                 self._drawn_here = 0

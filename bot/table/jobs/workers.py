@@ -186,10 +186,13 @@ class _Worker:
         self.idle_since = time.monotonic()
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._stat: int | None = None   # its /proc/PID/stat, kept open (it is read at every job's start)
+        self._closed = False   # hung up or killed: its /proc file is not opened again (its id may be reused)
 
     def cpu(self) -> tuple[str, float] | None:
         """process_cpu of this worker, read again from the file kept open: a third of the cost of opening it
         at every job (which a busy bot's loop paid with every picture); None when it is gone."""
+        if self._closed:
+            return None
         try:
             if self._stat is None:
                 self._stat = os.open(f"/proc/{self.process.pid}/stat", os.O_RDONLY)
@@ -203,6 +206,7 @@ class _Worker:
         return self._streams
 
     def _close_socket(self) -> None:
+        self._closed = True
         if self._stat is not None:
             os.close(self._stat)
             self._stat = None
@@ -280,6 +284,7 @@ class ProcessWorkers:
         self._starting: set[asyncio.Task] = set()
         self._failed_starts = 0
         self._busy = 0   # workers out on a job
+        self._waiting = 0   # jobs waiting for an idle worker
 
     def _new(self, name: str) -> _Worker:
         """A new worker: forked by the zygote when the pool has one, else spawned to warm itself."""
@@ -415,7 +420,15 @@ class ProcessWorkers:
             await self.warm()   # a first start's warm-up does not count against the job's deadline
         end = loop.time() + deadline
         try:   # an idle worker taken at once (most pictures): no task and timer for a wait that never comes
-            worker = idle.get_nowait() if not idle.empty() else await asyncio.wait_for(idle.get(), deadline)
+            # (only when no job waits already: a job that waits keeps its place in the line)
+            if not idle.empty() and not self._waiting:
+                worker = idle.get_nowait()
+            else:
+                self._waiting += 1
+                try:
+                    worker = await asyncio.wait_for(idle.get(), deadline)
+                finally:
+                    self._waiting -= 1
         except TimeoutError:
             raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
         self._busy += 1
