@@ -368,6 +368,35 @@ async def test_the_bench_ends_with_every_commands_worst_loop_hold(tmp_path):
     assert "NOT COVERED" not in out
 
 
+async def test_the_bench_idles_as_the_bot_does_with_its_scheduler_running(tmp_path, monkeypatch):
+    """The bench's lull before its last memory figure and first pictures is a running bot's: the scheduler's round
+    (due reminders and turns, digests, rank roles) every PITBOSS_TICK_SECONDS, none after the wait ends."""
+    import asyncio
+
+    from bot.cli.bench import _idle_as_the_bot
+    from bot.storage.store import Store
+    from bot.table.service.entry import GameService
+
+    monkeypatch.setenv("PITBOSS_TICK_SECONDS", "0.05")
+    store = await Store.open(str(tmp_path / "bench.db"))
+    try:
+        service = GameService(store, render=None)
+        rounds: list[str] = []
+        for name in ("run_due", "due_digests"):
+            real = getattr(service, name)
+
+            async def counted(real=real, name=name):
+                rounds.append(name)
+                return await real()
+            monkeypatch.setattr(service, name, counted)
+        await _idle_as_the_bot(service, 0.3)
+        after = len(rounds)
+        await asyncio.sleep(0.2)
+        assert after >= 2 and rounds[:2] == ["run_due", "due_digests"] and len(rounds) == after
+    finally:
+        await store.close()
+
+
 def test_a_database_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path):
     for target in (str(tmp_path / "no" / "such" / "dir" / "x.db"), "postgresql://nobody@127.0.0.1:1/none"):
         result = run_pitboss("verify", "--db", target, cwd=tmp_path)

@@ -221,11 +221,26 @@ async def _idle_with_a_game(service: GameService, seed: int) -> tuple[float, int
     return tree_mb()
 
 
+async def _idle_as_the_bot(service: GameService, wait: float) -> None:
+    """`wait` seconds as `pitboss run` idles: no command, and its scheduler's round every PITBOSS_TICK_SECONDS
+    (reminders and turns due, digests, rank roles: bot.chat.adapter's scheduler, less the posting)."""
+    from bot.chat.adapter import tick_seconds
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while (left := end - loop.time()) > 0:
+        await asyncio.sleep(min(tick_seconds(), left))
+        if loop.time() < end:
+            await service.run_due()
+            await service.due_digests()
+            await service.rank_roles.due_guilds()
+
+
 async def _after_idling(service: GameService, workers: RenderProcesses | None, wait: float, seed: int,
                         warm: tuple[float, ...], say) -> None:
-    """Wait `wait` seconds with nothing to do, as a bot after its last move; then its memory, and the
-    first pictures after the wait beside the same commands warm."""
-    await asyncio.sleep(wait)
+    """Wait `wait` seconds with nothing to do, as a bot after its last move (its scheduler's rounds go on:
+    _idle_as_the_bot); then its memory, and the first pictures after the wait beside the same commands warm."""
+    await _idle_as_the_bot(service, wait)
     after = tree_mb()
     retired = f"; {workers.retired} render processes stopped so far" if workers is not None else ""
     say(f"memory {wait:g} s after the last move: {after[0]:.0f} MB in {after[1]} processes ({_shares()}; idle "
