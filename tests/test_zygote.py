@@ -14,7 +14,7 @@ import images
 from bot.cli.bench_memory import children
 from bot.table.jobs import zygote
 from bot.table.jobs.drawing import RenderProcesses
-from bot.table.jobs.workers import resident_mb
+from bot.table.jobs.memory import resident_mb
 from tests.conftest import process_gone
 from tests.render_frames import game_frames
 from tests.test_worker_memory import _until

@@ -43,8 +43,8 @@ from bot.storage.target import masked
 from bot.table.jobs import drawing
 from bot.table.jobs.drawing import RenderProcesses
 from bot.table.jobs.heavy import HeavyWork
-from bot.table.jobs.memory import settle_memory, trim_memory
-from bot.table.jobs.workers import IDLE_ENV, idle_seconds, resident_mb
+from bot.table.jobs.memory import resident_mb, settle_memory, trim_memory
+from bot.table.jobs.workers import IDLE_ENV, idle_seconds
 from bot.table.protocol.commands import command_table, parse
 from bot.table.service.entry import Actor, GameService
 from bot.table.trust.export import events_of

@@ -40,6 +40,19 @@ def pss_mb(pid: int | str = "self",
     return 0.0
 
 
+_PAGE_MB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 2 ** 20
+
+
+def resident_mb(pid: int | str = "self") -> float:
+    """A process's resident memory in MB (this one's by default), from statm's one short line (0 where it cannot
+    be read): shared pages counted whole, where pss_mb counts a share of them."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_MB
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def children(pid: int) -> list[int]:
     """Every descendant of `pid` (children, their children, ...), read from /proc/*/stat (none without /proc)."""
     parents: dict[int, list[int]] = {}

@@ -513,16 +513,3 @@ class ProcessWorkers:
         stop_all(self._workers)
         if self.zygote is not None:
             self.zygote.stop()
-
-
-_PAGE_MB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 2 ** 20
-
-
-def resident_mb(pid: int | str | None = "self") -> float:
-    """A process's resident memory in MB (this one's by default), read from /proc (0 where it cannot be);
-    statm's one short line, as it is read after every picture."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * _PAGE_MB
-    except (OSError, ValueError, IndexError):
-        return 0.0

@@ -78,5 +78,6 @@ def warm_pictures(moves: int = MOVES, seed: int = SEED, closeups: bool = True) -
 def draw_openings() -> int:
     """Each built-in game's channel picture after its example opening (its lobby), drawn and let go: the
     first picture a new game shows then finds its board's layers, fonts and chips made (issue 39, item 6).
-    6 MB for the four games, where warm_pictures' close-ups and sheets would hold 24."""
+    A few MB for the four games once their warm-ups let go what they let go (warm_settled), where
+    warm_pictures' close-ups and sheets would hold 24."""
     return warm_pictures(moves=0, closeups=False)
