@@ -57,6 +57,18 @@ def render_sheets(ruleset: str, view, which: str = "") -> bytes:
     return draw(view, which)
 
 
+def render_final(ruleset: str, view, last: tuple = (), turn: tuple = ()) -> tuple[bytes, bytes | None]:
+    """A finished game's last picture (render) and its final car sheets (render_sheets of every car), drawn
+    one after the other in one call: a render process draws both warm, in one exchange with the bot, where
+    two drawn side by side took the second, colder process and a core the move's own work needed. The
+    sheets are None when the game draws none or nobody was seated."""
+    picture = render(ruleset, view, last, turn)
+    try:
+        return picture, render_sheets(ruleset, view)
+    except ValueError:
+        return picture, None
+
+
 def warm_up(ruleset_ids: Iterable[str]) -> None:
     """Load each game's renderer and make ahead what its first pictures would draw and cache."""
     for ruleset_id in ruleset_ids:

@@ -78,16 +78,20 @@ async def test_a_dead_worker_is_replaced_and_the_picture_still_drawn(workers, fr
 
 
 async def test_a_service_plays_on_through_the_workers(store, workers):
-    """Moves through a service with render processes reply with the pictures a threaded one draws."""
+    """Moves through a service with render processes reply with the pictures a threaded one draws, and the
+    game's end with the same final sheets (drawn with its last picture, in one job: images.render_final)."""
     threaded, pooled = GameService(store), GameService(store, render_processes=workers)
     lines = [("ann", "/game new ruleset:speedway seed:4"), ("ann", "/game join car:brawler"),
-             ("ben", "/game join car:torch"), ("ann", "/game start"), ("ben", "/speed value:2")]
+             ("ben", "/game join car:torch"), ("ann", "/game start"), ("ben", "/speed value:2"),
+             ("ann", "/game end")]
     for service, channel in ((threaded, "c-thread"), (pooled, "c-pool")):
         replies = [await service.execute(channel, Actor(user, user), parse(line)) for user, line in lines]
         assert all(r.outcome == "applied" for r in replies), [r.text for r in replies]
         if service is threaded:
             pictures = [r.image for r in replies]
+            sheets = [f.data for f in replies[-1].files]
     assert [r.image for r in replies] == pictures and pictures[-1] is not None
+    assert [f.data for f in replies[-1].files] == sheets and len(sheets) == 1
 
 
 def test_plug_in_games_and_custom_renderers_draw_on_threads():
@@ -156,6 +160,35 @@ async def test_a_worker_sends_back_errors_and_answers_it_cannot_carry(workers):
     with pytest.raises(RuntimeError, match="could not be sent back"):
         await workers.draw(_unsendable)
     assert await workers.draw(os.getpid) != os.getpid()   # the worker lives on
+
+
+def _touch(path: str) -> int:
+    """Run in a worker: make the file `path`, then say which process it was."""
+    with open(path, "w", encoding="ascii") as made:
+        made.write("drawn")
+    return os.getpid()
+
+
+def _appears(path, within: float = 60.0) -> bool:
+    """Whether `path` exists within `within` seconds, waited for without giving the event loop a turn."""
+    import time
+
+    end = time.monotonic() + within
+    while not path.exists() and time.monotonic() < end:
+        time.sleep(0.01)
+    return path.exists()
+
+
+async def test_a_picture_is_on_its_way_before_the_loop_turns(workers, tmp_path):
+    """A picture is sent to an idle render process as it is asked for, not at the loop's next turn: the
+    process draws while the move that asked goes on with its own work (issue 39, items 1 and 3). The
+    loop is held here until the process has done the job; a job sent at the next turn never would be."""
+    await workers.draw(os.getpid)   # each worker's socket open, as after its first picture
+    await workers.draw(os.getpid)
+    marker = tmp_path / "drawn"
+    drawing_now = workers.draw(_touch, str(marker))
+    assert _appears(marker)
+    assert await drawing_now != os.getpid()
 
 
 # --- a worker that hangs instead of dying (issue 23, item 4) ------------------------------------------

@@ -40,7 +40,7 @@ async def test_a_picture_drawn_ahead_is_the_one_drawn_after_the_write(service, s
         assert reply.image == after.image, line
     # every picture posted was the one drawn ahead (no computer seat here, every move one step)
     assert posted >= 10 and len(made) == posted
-    assert all(a.job.done() and not a.job.cancelled() for a in made)
+    assert all(a.drawn.done() and not a.drawn.cancelled() for a in made)
 
 
 async def test_a_picture_started_for_a_move_a_computer_answers_is_not_the_one_posted(service, store):

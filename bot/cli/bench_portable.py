@@ -6,7 +6,8 @@ Run it with the interpreter of the tree to measure, from that tree's folder, for
     cd /work/wt/old && .venv/bin/python /path/to/this/bot/cli/bench_portable.py
     .venv/bin/python bot/cli/bench_portable.py          # this tree, the same lines (an argument: moves a game)
 
-It uses only what both trees have (the service, the command parser, the rulesets, the render processes),
+It uses only what both trees have (the service, the command parser, the rulesets, the render processes and
+the long jobs' process, as `pitboss run` has them),
 plays each game as bench_games does (two people seated by each game's example opening, the same seeded
 policy, warm-up games first, then the timed moves from seed 2000), times the plain-Pillow yardstick in a
 fresh process, and prints, per game, the warm p50, p99, CPU a move over all processes, the yardstick and
@@ -59,6 +60,13 @@ def _modules() -> tuple[Any, Any, Any]:
 
 def _render_processes() -> Any:
     return _found("bot.table.jobs.drawing:RenderProcesses", "bot.table.drawing:RenderProcesses").configured()
+
+
+def _heavy_process() -> Any:
+    """Long jobs (a finished game's rating, replays) in a worker process of their own, as `pitboss run` and
+    `pitboss bench` have them: on a thread of the bot's own process, a game end's rating held the loop
+    under the next game's first moves (Race's p99 was 2.2-2.6x its p50 here, 1.6x with the process)."""
+    return _found("bot.table.jobs.heavy:HeavyWork", "bot.table.heavy:HeavyWork")(process=True)
 
 
 def _opening(ruleset_id: str, seed: int) -> list[tuple[str, str]]:
@@ -193,7 +201,8 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
         workers = _render_processes()
         if workers is not None:
             await workers.warm()
-        service = service_type(store, render_processes=workers)
+        heavy = _heavy_process()
+        service = service_type(store, render_processes=workers, heavy=heavy)
         games = [r for r in rulesets() if r.id in OPENINGS]
         figures = {}
         for ruleset in games:
@@ -231,6 +240,7 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
               f"{sum(counts) / wall:.1f} moves/s; CPU {cpu / sum(counts) * 1000:.1f} ms a move over all processes")
         if workers is not None:
             workers.close()
+        heavy.close()
         await store.close()
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import gc
 import logging
@@ -244,18 +245,29 @@ class RenderProcesses:
         """Start every render process not started yet, and wait until all are warm (a bench's steady state)."""
         await self._workers.warm(every=True)
 
-    async def draw(self, job: Callable[..., Any], *args: Any) -> Any:
+    def draw(self, job: Callable[..., Any], *args: Any) -> asyncio.Future:
         """`job(*args)` (images.render or images.render_sheets of a built-in game) on a worker, or on a
         thread when none is warm yet, or none answers within PICTURE_SECONDS (it died, or hangs and is
-        replaced). A picture that overlaps more than the processes and one thread can draw starts another."""
+        replaced). A picture that overlaps more than the processes and one thread can draw starts another.
+        Started at once: when a warm process is idle, the job is written to it before this returns
+        (workers.call_now), so it draws while the caller goes on to its own work."""
         self._drawing += 1
         self._watch_lulls()
+        if self._drawing > self._workers.started + 1:
+            self._workers.grow()
+        sent = None
+        if self._workers.started:
+            with contextlib.suppress(Exception):   # a job that cannot travel: call() raises it below
+                sent = self._workers.call_now(job, *args, deadline=PICTURE_SECONDS)
+        return asyncio.ensure_future(self._drawn(job, args, sent))
+
+    async def _drawn(self, job: Callable[..., Any], args: tuple, sent: asyncio.Future | None) -> Any:
+        """The end of draw: the answer of the job `sent` to a worker, else the job on a worker or a thread."""
         try:
-            if self._drawing > self._workers.started + 1:
-                self._workers.grow()
-            if self._workers.started:
+            if sent is not None or self._workers.started:
                 try:
-                    return await self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True)
+                    return await (sent if sent is not None else
+                                  self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True))
                 except NoneWarm:
                     pass   # starting (or starting again): the thread draws meanwhile
                 except WorkerDied as why:
@@ -282,6 +294,23 @@ class RenderProcesses:
         self._workers.close()
 
 
+def _done(value: Any) -> asyncio.Future:
+    """A future that has `value` already."""
+    done: asyncio.Future = asyncio.get_running_loop().create_future()
+    done.set_result(value)
+    return done
+
+
+def _final_here(render: Callable[[str, Any, tuple, tuple], bytes], ruleset_id: str, view: Any, last: tuple,
+                turn: tuple) -> tuple[bytes, bytes | None]:
+    """images.render_final with this service's own `render` for the picture (a custom one, or a plug-in's)."""
+    picture = render(ruleset_id, view, last, turn)
+    try:
+        return picture, images.render_sheets(ruleset_id, view)
+    except ValueError:
+        return picture, None
+
+
 class Drawing:
     """How one service draws its pictures: `render` on the threads, or built-in games' pictures on
     `processes` when it has them and `render` is the standard one."""
@@ -291,13 +320,28 @@ class Drawing:
         self.render = render
         self.processes = processes if render is images.render else None
 
-    async def picture(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> bytes | None:
-        """The channel picture, or None when this service draws none."""
+    def picture(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> asyncio.Future:
+        """The channel picture (None when this service draws none), started at once: on its way to a render
+        process or a thread before this returns (RenderProcesses.draw)."""
         if self.render is None:
-            return None
+            return _done(None)
+        return self._started(images.render, self.render, ruleset_id, view, last, turn)
+
+    def final(self, ruleset_id: str, view: Any, last: tuple, turn: tuple) -> asyncio.Future:
+        """A finished game's last picture and final sheets, drawn together (images.render_final), started at
+        once as `picture` is; (None, None) when this service draws no pictures."""
+        if self.render is None:
+            return _done((None, None))
+        return self._started(images.render_final, functools.partial(_final_here, self.render), ruleset_id,
+                             view, last, turn)
+
+    def _started(self, job: Callable[..., Any], here: Callable[..., Any], ruleset_id: str,
+                 *args: Any) -> asyncio.Future:
+        """`job(ruleset_id, *args)` on the render processes (a built-in game's, when this service draws with
+        images.render), else `here(ruleset_id, *args)` on a thread, started before this returns."""
         if self.processes is not None and is_built_in(ruleset_id):
-            return await self.processes.draw(images.render, ruleset_id, view, last, turn)
-        return await asyncio.get_running_loop().run_in_executor(THREADS, self.render, ruleset_id, view, last, turn)
+            return self.processes.draw(job, ruleset_id, *args)
+        return asyncio.get_running_loop().run_in_executor(THREADS, here, ruleset_id, *args)
 
     async def closeup(self, ruleset_id: str, view: Any, last: tuple, turn: tuple, focus: str | None) -> bytes | None:
         """The close-up for a phone (images.render_closeup), centred on `focus`'s vehicle when they have one;
@@ -316,9 +360,7 @@ class Drawing:
     async def _draw(self, job: Callable[..., bytes], ruleset_id: str, *args: Any) -> bytes:
         """`job(ruleset_id, *args)` on the render processes (a built-in game's, when there are some), else
         on a thread."""
-        if self.processes is not None and is_built_in(ruleset_id):
-            return await self.processes.draw(job, ruleset_id, *args)
-        return await asyncio.get_running_loop().run_in_executor(THREADS, job, ruleset_id, *args)
+        return await self._started(job, job, ruleset_id, *args)
 
     async def sheets(self, ruleset_id: str, view: Any, which: str = "") -> bytes:
         """The full car sheets (images.render_sheets): ValueError when there are none to draw."""

@@ -41,15 +41,13 @@ class DrawnAhead:
     state: Any
     last: tuple
     turn: tuple
-    job: asyncio.Future
-    sheets: asyncio.Future   # the final sheets, when the action ends the game (else none)
+    drawn: asyncio.Future   # (the picture, the final sheets' attachments when the action ends the game)
     window: list[tuple] = field(default_factory=list)   # the recent actions' events `turn` was made from
     public: Any = None   # the public view of `state` it draws
 
     def drop(self) -> None:
         """Not wanted after all (the write failed, another step or a computer's move follows)."""
-        self.job.cancel()
-        self.sheets.cancel()
+        self.drawn.cancel()
 
 
 def turns_in(window: list[tuple]) -> tuple:
@@ -85,11 +83,9 @@ class Pictures:
             return None
         turn = turns_in(window)
         public = ruleset.view(state, None)
-        job = asyncio.ensure_future(self._table.drawing.picture(ruleset.id, public, events, turn))
-        sheets = self._sheets_drawn(ruleset, public, ruleset.is_finished(state))
-        for drawing in (job, sheets):   # dropped: nobody reads it
-            drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return DrawnAhead(state, events, turn, job, sheets, window, public)
+        drawn = self._drawn(ruleset, public, events, turn, ruleset.is_finished(state))
+        drawn.add_done_callback(lambda done: done.cancelled() or done.exception())   # dropped: nobody reads it
+        return DrawnAhead(state, events, turn, drawn, window, public)
 
     async def with_map(self, ruleset: Ruleset, game: GameRecord, state: Any, outcome: str,
                        text: str, last: tuple | None = None, ahead: DrawnAhead | None = None) -> Reply:
@@ -107,11 +103,8 @@ class Pictures:
             if ahead is not None and (ahead.state is not state or ahead.last is not last or ahead.turn != turn):
                 ahead.drop()
                 ahead = None
-            # the last picture and the final sheets are drawn side by side (on two render processes), while
-            # this process words the reply
-            drawn = asyncio.gather(ahead.job, ahead.sheets) if ahead is not None else \
-                asyncio.gather(self._table.drawing.picture(ruleset.id, public, last, turn),
-                               self._sheets_drawn(ruleset, public, ended))
+            # the picture (and the final sheets) drawn while this process words the reply
+            drawn = ahead.drawn if ahead is not None else self._drawn(ruleset, public, last, turn, ended)
         elif ahead is not None:
             ahead.drop()
         try:
@@ -225,24 +218,25 @@ class Pictures:
         a round back, within the last RECENT_ACTIONS actions."""
         return turns_in(await self._recent_window(ruleset, game))
 
-    def _sheets_drawn(self, ruleset: Ruleset, public: Any, ended: bool) -> asyncio.Future:
-        """The final sheets being drawn (_final_sheets); while a game runs, none at once (no task to run)."""
-        if ended:
-            return asyncio.ensure_future(self._final_sheets(ruleset, public, ended))
-        none: asyncio.Future = asyncio.get_running_loop().create_future()
-        none.set_result(())
-        return none
+    def _drawn(self, ruleset: Ruleset, public: Any, last: tuple, turn: tuple, ended: bool) -> asyncio.Future:
+        """The channel picture of `public` and, when the game `ended` and draws car sheets, every car's sheet
+        as it ended (for the final results), drawn together on one render process (Drawing.final): the
+        (picture, attachments) being drawn, started before this returns."""
+        if not ended or renderer(ruleset.id).render_sheets is None:
+            return asyncio.ensure_future(_no_files(self._table.drawing.picture(ruleset.id, public, last, turn)))
+        return asyncio.ensure_future(_final(self._table.drawing.final(ruleset.id, public, last, turn)))
 
-    async def _final_sheets(self, ruleset: Ruleset, public: Any, ended: bool) -> tuple[Attachment, ...]:
-        """Every car's sheet as the game ended, for the final results (games that draw sheets); none
-        while it runs."""
-        if not ended or not self._table.render or renderer(ruleset.id).render_sheets is None:
-            return ()
-        try:
-            data = await self._table.drawing.sheets(ruleset.id, public)
-        except ValueError:  # ended before anyone sat down
-            return ()
-        return (Attachment("pitboss-final-sheets.png", data, "Every car's sheet at the end of the game"),)
+
+async def _no_files(picture: asyncio.Future) -> tuple[bytes | None, tuple[Attachment, ...]]:
+    return await picture, ()
+
+
+async def _final(drawn: asyncio.Future) -> tuple[bytes | None, tuple[Attachment, ...]]:
+    """The last picture, and the final sheets as an attachment (none when nobody sat down)."""
+    picture, sheets = await drawn
+    if sheets is None:
+        return picture, ()
+    return picture, (Attachment("pitboss-final-sheets.png", sheets, "Every car's sheet at the end of the game"),)
 
 
 def _people_seated(state: Any) -> bool:
