@@ -92,6 +92,24 @@ def test_speedway_draws_its_channel_picture_in_strips(drawn, monkeypatch):
     assert len(calls) == 1 and calls[0][3] == options["strips"]
 
 
+def test_race_finds_the_strips_a_move_left_as_they_were():
+    """Race's channel picture is deflated in strips too: the picture after a move finds strips of the one
+    before it (the course and table rows the move left alone) and is not deflated whole again; the file
+    is the same as with an empty cache."""
+    from bot.cli.bench_pictures import positions
+
+    (view, last, turn), (after, after_last, after_turn) = positions("race", 2000, 6)[4:6]
+    png._deflated_strip.cache_clear()
+    render("race", view, last, turn)
+    before = png._deflated_strip.cache_info()
+    found = render("race", after, after_last, after_turn)
+    now = png._deflated_strip.cache_info()
+    assert now.hits > before.hits and now.misses > before.misses   # some strips found, the changed ones made
+    png._deflated_strip.cache_clear()
+    assert render("race", after, after_last, after_turn) == found
+    png._deflated_strip.cache_clear()
+
+
 def test_strips_start_at_the_breaks_and_every_strip_rows_after():
     assert png.strip_starts(200) == [0, 64, 128, 192]
     assert png.strip_starts(200, (62, 124, 166)) == [0, 62, 124, 166]

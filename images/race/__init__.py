@@ -51,8 +51,11 @@ GOOD, BAD = colours.GOOD, colours.BAD
 
 # The channel picture's deflate (images.png): zlib-ng at this level, within the game's speed goal
 # (a move at most half a plain Pillow PNG's time; docs/performance.md). A picture in 16 colours
-# (few_colours) is 4 bits a pixel: half the bytes to deflate.
+# (few_colours) is 4 bits a pixel: half the bytes to deflate. Strip by strip (PNG_STRIPS): the course's
+# and the table's strips a move leaves as they were are not deflated again, 0.4-0.8 ms of a 3.6 ms picture
+# for 2.5% more bytes (a strip starting where the parts meet gave 5.5% more, for no more speed).
 PNG_LEVEL = 4
+PNG_STRIPS = True
 COLOURS = 14   # a picture's colours when they fit: its own, then shades for its words' edges
 
 
@@ -227,7 +230,7 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), palette=palette_of(state), level=PNG_LEVEL)
+    return to_png(render_image(state, last), palette=palette_of(state), level=PNG_LEVEL, strips=PNG_STRIPS)
 
 
 def palette_of(state: RaceState) -> Image.Image:
