@@ -255,3 +255,30 @@ def test_overlapping_boxes_are_joined_and_cut_to_the_picture():
     assert merged([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (-5, 35, 3, 60), (50, 50, 50, 60)],
                   (45, 45)) == [(0, 0, 20, 20), (30, 30, 40, 40), (0, 35, 3, 45)]
     assert merged([(0, 0, 4, 4), (10, 0, 14, 4), (3, 0, 11, 2)], (20, 20)) == [(0, 0, 14, 4)]
+
+
+def test_a_split_cards_two_paths_far_apart_are_drawn_apart_to_the_same_picture(monkeypatch):
+    """A 7 split between two cars far apart draws each car's path in its own small box (supersampled and
+    mapped apart, not one box around both: issue 39, items 1-3) and gives the picture drawn in one box."""
+    from bot.cli.bench_pictures import positions
+    from images.track import board
+
+    split = next(view for seed in range(2000, 2012) for view, _, _ in positions("track", seed, 400)
+                 if len(view.last_moves) == 2 and len(board._path_groups(
+                     [tuple(board._drawn_legs(view, move)) for move in view.last_moves])) == 2)
+    apart, boxes = board.drawn_board(split)
+    monkeypatch.setattr(board, "_path_groups", lambda paths: [tuple(leg for path in paths for leg in path)])
+    together, one_box = board.drawn_board(split)
+    assert apart.tobytes() == together.tobytes()
+    area = lambda found: sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in found)   # noqa: E731
+    assert len(boxes) == len(one_box) + 1 and area(boxes) < area(one_box)
+
+
+def test_paths_whose_boxes_overlap_are_drawn_together():
+    from images.track import board
+
+    near = (((10.0, 10.0), (60.0, 10.0)),)
+    touching = (((60.0, 10.0), (60.0, 80.0)),)
+    far = (((500.0, 500.0), (560.0, 500.0)),)
+    assert board._path_groups([near, touching, far]) == [near + touching, far]
+    assert board._path_groups([near, (), far]) == [near, far]

@@ -157,8 +157,7 @@ def drawn_board(state: TrackState, side: int = BOARD) -> tuple[Image.Image, list
     occupied = frozenset(p.seat for p in state.players)
     image = _static(b, occupied, side).copy()
     boxes: list[Box] = []
-    legs = tuple(leg for move in state.last_moves for leg in _drawn_legs(state, move))
-    if legs:
+    for legs in _path_groups([tuple(_drawn_legs(state, move)) for move in state.last_moves]):
         boxes.append(_draw_path(image, b, occupied, legs, side))
     names = {p.seat: p.name for p in state.players}
     for seat in range(len(b.corners)):   # over the path, which may pass by them
@@ -328,12 +327,39 @@ def _pits_label(b: Board, seat: int, name: str, side: int) -> Piece:
                                        "mm", True, max_width=x1 - x0))
 
 
+def _path_box(legs: tuple) -> tuple[float, float, float, float]:
+    """The box (page units) a path of `legs` covers, its line's width included."""
+    half = PATH_WIDTH / 2 + 2
+    return (min(min(a[0], z[0]) for a, z in legs) - half, min(min(a[1], z[1]) for a, z in legs) - half,
+            max(max(a[0], z[0]) for a, z in legs) + half, max(max(a[1], z[1]) for a, z in legs) + half)
+
+
+def _path_groups(paths: list[tuple]) -> list[tuple]:
+    """The last moves' paths (each a tuple of legs) as groups drawn together: paths whose boxes overlap are
+    one group, the others each their own, so a split card's two cars far apart are drawn (supersampled,
+    then mapped to the palette) in two small boxes, not in one box around both. Outside a path's line its
+    box shows the board as it was, so the picture is the same either way."""
+    groups: list[tuple] = []
+    for path in (p for p in paths if p):
+        box = _path_box(path)
+        while True:
+            hit = next((i for i, group in enumerate(groups) if _overlap(box, _path_box(group))), None)
+            if hit is None:
+                break
+            path = groups.pop(hit) + path
+            box = _path_box(path)
+        groups.append(path)
+    return groups
+
+
+def _overlap(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+    return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
+
+
 def _draw_path(image: Image.Image, b: Board, occupied: frozenset[int], legs: tuple, side: int) -> Box:
     """The last move's path: a thick line under the holes, so the holes it passed show through it; the
     box it covers."""
-    half = PATH_WIDTH / 2 + 2
-    page = (min(min(a[0], z[0]) for a, z in legs) - half, min(min(a[1], z[1]) for a, z in legs) - half,
-            max(max(a[0], z[0]) for a, z in legs) + half, max(max(a[1], z[1]) for a, z in legs) + half)
+    page = _path_box(legs)
 
     def paint(pen: _Pen) -> None:
         for a, z in legs:
