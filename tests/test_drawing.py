@@ -246,3 +246,53 @@ async def test_every_call_ends_within_its_deadline_though_every_worker_hangs():
         assert await pool.call(_nap, 0, deadline=30.0) not in stopped
     finally:
         pool.close()
+
+
+async def test_a_picture_given_up_before_it_ran_is_counted_as_drawn_and_its_process_freed(workers):
+    """A picture cancelled in the same turn of the loop it was asked for (a reply that failed, a picture
+    ahead dropped) is no longer counted as being drawn, so lulls are seen again; the job already sent to
+    a render process is given up too, and that process takes the next picture."""
+    import asyncio
+
+    await workers.draw(os.getpid)   # the sockets open
+    await workers.draw(os.getpid)
+    for _ in range(3):
+        workers.draw(_nap, 0.2).cancel()
+    for _ in range(50):   # a few turns of the loop: the cancelled pictures end, their jobs are given up
+        await asyncio.sleep(0.01)
+    assert workers._drawing == 0
+    assert await asyncio.wait_for(workers.draw(os.getpid), 60) != os.getpid()
+
+
+async def test_a_job_that_cannot_travel_is_refused_and_loses_no_process(monkeypatch):
+    """A job pickle cannot carry raises to its caller, and no render process is taken for it: the only one
+    draws the next picture (a process lost would leave it to a thread, once the deadline passed)."""
+    import pickle
+
+    monkeypatch.setattr(drawing, "PICTURE_SECONDS", 30.0)
+    pool = RenderProcesses(1)
+    try:
+        await pool.warm()
+        with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+            await pool.draw(lambda: 1)
+        assert pool._drawing == 0
+        assert await pool.draw(os.getpid) != os.getpid()
+    finally:
+        pool.close()
+
+
+async def test_a_render_process_that_cannot_start_does_not_stop_the_picture(monkeypatch, frames):
+    """Pictures that overlap ask for one more render process; one that cannot start (no memory, no process
+    left) is logged, and the pictures are drawn by those there are, or here."""
+    import asyncio
+
+    pool = RenderProcesses(2, start=0)
+    try:
+        def refused() -> bool:
+            raise OSError("fork failed")
+        monkeypatch.setattr(pool._workers, "grow", refused)
+        ruleset, view, last = frames[0]
+        drawn = await asyncio.gather(*(pool.draw(images.render, ruleset, view, last, ()) for _ in range(3)))
+        assert drawn == [images.render(ruleset, view, last, ())] * 3 and pool._drawing == 0
+    finally:
+        pool.close()

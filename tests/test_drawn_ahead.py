@@ -66,3 +66,27 @@ def _actor(name: str):
     from bot.table.protocol.replies import Actor
 
     return Actor(name, name)
+
+
+async def test_a_picture_that_cannot_start_ahead_never_stops_the_move(service, store, monkeypatch):
+    """Starting a move's picture ahead of its write fails (say no render process could start): the move is
+    written all the same, and its reply draws the picture after the write."""
+    from bot.table.jobs.drawing import Drawing
+
+    ruleset = get_ruleset("speedway")
+    for actor, line in _opening(ruleset, 7):
+        assert (await service.execute("ahead-fails", actor, parse(line))).outcome == "applied"
+    started = Drawing.picture
+    calls = []
+
+    def fails_first(self, *args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise OSError("fork failed")
+        return started(self, *args)
+    monkeypatch.setattr(Drawing, "picture", fails_first)
+    actor, line = script(ruleset, 7, 1)[0]
+    before = (await store.active_game("ahead-fails")).version
+    reply = await service.execute("ahead-fails", actor, parse(line))
+    assert reply.outcome == "applied" and reply.image is not None and len(calls) == 2
+    assert (await store.active_game("ahead-fails")).version == before + 1

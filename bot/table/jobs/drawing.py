@@ -252,31 +252,49 @@ class RenderProcesses:
         Started at once: when a warm process is idle, the job is written to it before this returns
         (workers.call_now), so it draws while the caller goes on to its own work."""
         self._drawing += 1
-        self._watch_lulls()
-        if self._drawing > self._workers.started + 1:
+        try:
+            self._watch_lulls()
+            if self._drawing > self._workers.started + 1:
+                self._grow()
+            sent = None
+            if self._workers.started:
+                with contextlib.suppress(Exception):   # a job that cannot travel: call() raises it below
+                    sent = self._workers.call_now(job, *args, deadline=PICTURE_SECONDS)
+            drawn = asyncio.ensure_future(self._drawn(job, args, sent))
+        except BaseException:
+            self._drawing -= 1
+            raise
+        # counted down when it ends, however it ends: cancelled before it ever ran too
+        drawn.add_done_callback(self._one_drawn)
+        if sent is not None:   # its outcome is read, and it goes when the picture is no longer wanted
+            sent.add_done_callback(lambda done: done.cancelled() or done.exception())
+            drawn.add_done_callback(lambda done: done.cancelled() and sent.cancel())
+        return drawn
+
+    def _grow(self) -> None:
+        """Start one more render process for overlapping pictures; one that cannot start (no memory, no
+        process left) is logged, and the pictures go on as they are drawn now."""
+        try:
             self._workers.grow()
-        sent = None
-        if self._workers.started:
-            with contextlib.suppress(Exception):   # a job that cannot travel: call() raises it below
-                sent = self._workers.call_now(job, *args, deadline=PICTURE_SECONDS)
-        return asyncio.ensure_future(self._drawn(job, args, sent))
+        except OSError as why:
+            log.warning("no more render processes could start (%s); drawing with those there are", why)
+
+    def _one_drawn(self, _drawn: asyncio.Future) -> None:
+        self._drawing -= 1
+        self._last_picture = asyncio.get_running_loop().time()
 
     async def _drawn(self, job: Callable[..., Any], args: tuple, sent: asyncio.Future | None) -> Any:
         """The end of draw: the answer of the job `sent` to a worker, else the job on a worker or a thread."""
-        try:
-            if sent is not None or self._workers.started:
-                try:
-                    return await (sent if sent is not None else
-                                  self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True))
-                except NoneWarm:
-                    pass   # starting (or starting again): the thread draws meanwhile
-                except WorkerDied as why:
-                    log.warning("no render process drew this picture (%s); drawing it on a thread", why)
-            self._drawn_here += 1
-            return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
-        finally:
-            self._drawing -= 1
-            self._last_picture = asyncio.get_running_loop().time()
+        if sent is not None or self._workers.started:
+            try:
+                return await (sent if sent is not None else
+                              self._workers.call(job, *args, deadline=PICTURE_SECONDS, only_warm=True))
+            except NoneWarm:
+                pass   # starting (or starting again): the thread draws meanwhile
+            except WorkerDied as why:
+                log.warning("no render process drew this picture (%s); drawing it on a thread", why)
+        self._drawn_here += 1
+        return await asyncio.get_running_loop().run_in_executor(THREADS, job, *args)
 
     def pids(self) -> list[int]:
         """The render processes' ids."""

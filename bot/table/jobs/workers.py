@@ -240,12 +240,6 @@ def _framed(message: Any) -> tuple[bytes, bytes]:
     return struct.pack("!i", len(data)) if len(data) <= 0x7FFFFFFF else struct.pack("!iQ", -1, len(data)), data
 
 
-async def _send(writer: asyncio.StreamWriter, message: Any) -> None:
-    """A message written in multiprocessing.Connection's framing (_framed)."""
-    writer.writelines(_framed(message))
-    await writer.drain()   # a big message goes out as the worker takes it; the loop runs on meanwhile
-
-
 async def _receive(reader: asyncio.StreamReader) -> Any:
     (size,) = struct.unpack("!i", await reader.readexactly(4))
     if size == -1:
@@ -421,6 +415,7 @@ class ProcessWorkers:
         is replaced, and nothing of the job's result is used. `only_warm`: NoneWarm at once rather
         than wait while no worker is warm yet (the caller has another way, as a picture its thread)."""
         loop = asyncio.get_running_loop()
+        framed = _framed((job, args))   # a job that cannot be pickled raises here, before a worker is taken
         idle = self._queue()
         if idle.empty() and not self._busy:   # none warm yet: starting, or not started
             if only_warm:
@@ -441,7 +436,7 @@ class ProcessWorkers:
         except TimeoutError:
             raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
         began = worker.cpu() if worker.process.pid is not None else None
-        return await self._answered(worker, self._exchanged(worker, job, args), end, deadline, began)
+        return await self._answered(worker, self._exchanged(worker, framed), end, deadline, began)
 
     def call_now(self, job: Callable[..., Any], *args: Any, deadline: float) -> asyncio.Future | None:
         """call(), the job written to an idle worker before this returns, with no turn of the event loop
@@ -461,13 +456,12 @@ class ProcessWorkers:
         began = worker.cpu() if worker.process.pid is not None else None
         writer.writelines(framed)
         end = asyncio.get_running_loop().time() + deadline
-        return asyncio.ensure_future(self._answered(worker, self._exchanged(worker, job, args, sent=True),
-                                                    end, deadline, began))
+        return asyncio.ensure_future(self._answered(worker, self._exchanged(worker, None), end, deadline, began))
 
-    def _exchanged(self, worker: _Worker, job: Callable[..., Any], args: tuple, sent: bool = False) -> asyncio.Future:
+    def _exchanged(self, worker: _Worker, framed: tuple[bytes, bytes] | None) -> asyncio.Future:
         """The exchange of a job with `worker`, taken for it, on a task of its own (_exchange)."""
         self._busy += 1
-        exchange = asyncio.ensure_future(self._exchange(worker, job, args, sent))
+        exchange = asyncio.ensure_future(self._exchange(worker, framed))
         exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
         return exchange
 
@@ -497,13 +491,14 @@ class ProcessWorkers:
             raise value
         return value
 
-    async def _exchange(self, worker: _Worker, job: Callable[..., Any], args: tuple,
-                        sent: bool = False) -> tuple[bool, Any]:
-        """Send the job to `worker` (unless `sent`: written already, call_now) and read its answer."""
+    async def _exchange(self, worker: _Worker, framed: tuple[bytes, bytes] | None) -> tuple[bool, Any]:
+        """Send the job to `worker` (`framed`, or None: written already, call_now) and read its answer."""
         try:
             try:
                 writer = (await worker.streams())[1]
-                await (writer.drain() if sent else _send(writer, (job, args)))
+                if framed is not None:
+                    writer.writelines(framed)
+                await writer.drain()   # a big job goes out as the worker takes it; the loop runs on meanwhile
             except (ConnectionError, OSError) as exc:   # the socket broke under us
                 raise WorkerDied(str(exc)) from None
             ok, value, worker.size = await self._answer(worker)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,6 +33,8 @@ from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.seats import holder_name
 from rules.table import TurnBegan, born_computer
+
+log = logging.getLogger("pitboss.pictures")
 
 
 @dataclass
@@ -83,7 +87,11 @@ class Pictures:
             return None
         turn = turns_in(window)
         public = ruleset.view(state, None)
-        drawn = self._drawn(ruleset, public, events, turn, ruleset.is_finished(state))
+        try:
+            drawn = self._drawn(ruleset, public, events, turn, ruleset.is_finished(state))
+        except Exception:   # a picture ahead never stops the move being written: the reply draws its own
+            log.exception("the picture of a move could not be started ahead of its write")
+            return None
         drawn.add_done_callback(lambda done: done.cancelled() or done.exception())   # dropped: nobody reads it
         return DrawnAhead(state, events, turn, drawn, window, public)
 
@@ -223,8 +231,17 @@ class Pictures:
         as it ended (for the final results), drawn together on one render process (Drawing.final): the
         (picture, attachments) being drawn, started before this returns."""
         if not ended or renderer(ruleset.id).render_sheets is None:
-            return asyncio.ensure_future(_no_files(self._table.drawing.picture(ruleset.id, public, last, turn)))
-        return asyncio.ensure_future(_final(self._table.drawing.final(ruleset.id, public, last, turn)))
+            return _wrapped(self._table.drawing.picture(ruleset.id, public, last, turn), _no_files)
+        return _wrapped(self._table.drawing.final(ruleset.id, public, last, turn), _final)
+
+
+def _wrapped(drawing: asyncio.Future, reply_parts: Callable[[asyncio.Future], Awaitable[Any]]) -> asyncio.Future:
+    """`reply_parts(drawing)` on a task of its own; cancelling it (a picture no longer wanted) cancels the
+    drawing too, even before it ran, and the drawing's outcome is read either way."""
+    wrapped = asyncio.ensure_future(reply_parts(drawing))
+    drawing.add_done_callback(lambda done: done.cancelled() or done.exception())
+    wrapped.add_done_callback(lambda done: done.cancelled() and drawing.cancel())
+    return wrapped
 
 
 async def _no_files(picture: asyncio.Future) -> tuple[bytes | None, tuple[Attachment, ...]]:
