@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from images.closeup import captioned
 from images.draw import to_png
@@ -57,12 +58,13 @@ def render_sheets(ruleset: str, view, which: str = "") -> bytes:
     return draw(view, which)
 
 
-def render_final(ruleset: str, view, last: tuple = (), turn: tuple = ()) -> tuple[bytes, bytes | None]:
-    """A finished game's last picture (render) and its final car sheets (render_sheets of every car), drawn
-    one after the other in one call: a render process draws both warm, in one exchange with the bot, where
-    two drawn side by side took the second, colder process and a core the move's own work needed. The
-    sheets are None when the game draws none or nobody was seated."""
-    picture = render(ruleset, view, last, turn)
+def render_final(ruleset: str, view, last: tuple = (), turn: tuple = (),
+                 picture_of: Callable[[str, Any, tuple, tuple], bytes] = render) -> tuple[bytes, bytes | None]:
+    """A finished game's last picture (`picture_of`: render, or a service's own) and its final car sheets
+    (render_sheets of every car), drawn one after the other in one call: a render process draws both warm,
+    in one exchange with the bot, where two drawn side by side took the second, colder process and a core
+    the move's own work needed. The sheets are None when the game draws none or nobody was seated."""
+    picture = picture_of(ruleset, view, last, turn)
     try:
         return picture, render_sheets(ruleset, view)
     except ValueError:

@@ -16,7 +16,7 @@ from images.draw import build_palette, colour_counts, shown, small_palette, styl
 from images.reference import started
 from images.registry import Renderer
 from images.track import style
-from images.track.board import BOARD, Box, draw_board, drawn_board, kept_board_of, warm_board
+from images.track.board import BOARD, Box, draw_board, drawn_board, kept_board_of, overlap, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
 from rules.track.actions import Join
 from rules.track.ruleset import TRACK
@@ -81,8 +81,7 @@ def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:
     joined: list[Box] = []
     for box in (b for b in cut if b[0] < b[2] and b[1] < b[3]):
         while True:
-            hit = next((i for i, o in enumerate(joined)
-                        if box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]), None)
+            hit = next((i for i, o in enumerate(joined) if overlap(box, o)), None)
             if hit is None:
                 break
             o = joined.pop(hit)

@@ -345,7 +345,7 @@ def _path_groups(paths: list[tuple]) -> list[tuple]:
     for path in (p for p in paths if p):
         box = _path_box(path)
         while True:
-            hit = next((i for i, group in enumerate(groups) if _overlap(box, _path_box(group))), None)
+            hit = next((i for i, group in enumerate(groups) if overlap(box, _path_box(group))), None)
             if hit is None:
                 break
             path = groups.pop(hit) + path
@@ -354,7 +354,8 @@ def _path_groups(paths: list[tuple]) -> list[tuple]:
     return groups
 
 
-def _overlap(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+def overlap(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+    """Whether two boxes (left, top, right, bottom) share any area."""
     return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
 
 

@@ -319,16 +319,6 @@ def _done(value: Any) -> asyncio.Future:
     return done
 
 
-def _final_here(render: Callable[[str, Any, tuple, tuple], bytes], ruleset_id: str, view: Any, last: tuple,
-                turn: tuple) -> tuple[bytes, bytes | None]:
-    """images.render_final with this service's own `render` for the picture (a custom one, or a plug-in's)."""
-    picture = render(ruleset_id, view, last, turn)
-    try:
-        return picture, images.render_sheets(ruleset_id, view)
-    except ValueError:
-        return picture, None
-
-
 class Drawing:
     """How one service draws its pictures: `render` on the threads, or built-in games' pictures on
     `processes` when it has them and `render` is the standard one."""
@@ -350,8 +340,8 @@ class Drawing:
         once as `picture` is; (None, None) when this service draws no pictures."""
         if self.render is None:
             return _done((None, None))
-        return self._started(images.render_final, functools.partial(_final_here, self.render), ruleset_id,
-                             view, last, turn)
+        return self._started(images.render_final, functools.partial(images.render_final, picture_of=self.render),
+                             ruleset_id, view, last, turn)
 
     def _started(self, job: Callable[..., Any], here: Callable[..., Any], ruleset_id: str,
                  *args: Any) -> asyncio.Future:

@@ -40,7 +40,7 @@ import signal
 import socket
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -435,8 +435,7 @@ class ProcessWorkers:
                     self._waiting -= 1
         except TimeoutError:
             raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
-        began = worker.cpu() if worker.process.pid is not None else None
-        return await self._answered(worker, self._exchanged(worker, framed), end, deadline, began)
+        return await self._sent_to(worker, framed, end, deadline)
 
     def call_now(self, job: Callable[..., Any], *args: Any, deadline: float) -> asyncio.Future | None:
         """call(), the job written to an idle worker before this returns, with no turn of the event loop
@@ -453,17 +452,19 @@ class ProcessWorkers:
         if writer is None:   # not used yet: its streams are opened on the loop (call)
             idle.put_nowait(worker)   # back on top, as it was
             return None
-        began = worker.cpu() if worker.process.pid is not None else None
-        writer.writelines(framed)
-        end = asyncio.get_running_loop().time() + deadline
-        return asyncio.ensure_future(self._answered(worker, self._exchanged(worker, None), end, deadline, began))
+        answer = self._sent_to(worker, None, asyncio.get_running_loop().time() + deadline, deadline)
+        writer.writelines(framed)   # before the exchange's task first runs: it only drains
+        return asyncio.ensure_future(answer)
 
-    def _exchanged(self, worker: _Worker, framed: tuple[bytes, bytes] | None) -> asyncio.Future:
-        """The exchange of a job with `worker`, taken for it, on a task of its own (_exchange)."""
+    def _sent_to(self, worker: _Worker, framed: tuple[bytes, bytes] | None, end: float,
+                 deadline: float) -> Coroutine[Any, Any, Any]:
+        """The answer of a job to `worker`, taken for it (_answered), its CPU read as the job starts and its
+        exchange begun (`framed` written by it, or None: written by the caller before the loop turns)."""
+        began = worker.cpu() if worker.process.pid is not None else None
         self._busy += 1
         exchange = asyncio.ensure_future(self._exchange(worker, framed))
         exchange.add_done_callback(lambda done: done.cancelled() or done.exception())
-        return exchange
+        return self._answered(worker, exchange, end, deadline, began)
 
     async def _answered(self, worker: _Worker, exchange: asyncio.Future, end: float, deadline: float,
                         began: tuple[str, float] | None) -> Any:
