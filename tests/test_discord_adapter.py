@@ -940,3 +940,40 @@ async def test_a_full_turn_message_goes_on_in_a_new_one(harness):
     again = await harness.store.turn_message(game.id)
     assert again.turn_key == shown.turn_key and again.message_id != shown.message_id
     assert again.body == followup.json["content"].rsplit("\nNext: ", 1)[0]
+
+
+async def test_a_stop_lets_the_scheduler_round_under_way_post_what_it_claimed_and_starts_no_other(
+        harness, monkeypatch):
+    """The round's reminders were claimed (cleared in the database) before they are posted: a stop that
+    cancelled the round there lost them for good, and could cancel the claim in its COMMIT."""
+    client = harness.client
+    first = client.scheduler.get_task()
+    client.scheduler.cancel()
+    await asyncio.wait([first], timeout=5)
+    rounds: list[int] = []
+    claimed, posting = asyncio.Event(), asyncio.Event()
+    channel = _Channel()
+
+    async def run_due() -> list[Notice]:
+        rounds.append(len(rounds))
+        claimed.set()
+        await posting.wait()   # the stop comes while the round is under way
+        return [Notice(str(CHANNEL_ID), Reply("shown", "Reminder!"))]
+
+    async def fetch_channel(channel_id: int) -> _Channel:
+        return channel
+
+    monkeypatch.setattr(client.service, "run_due", run_due)
+    monkeypatch.setattr(client, "fetch_channel", fetch_channel)
+    monkeypatch.setattr(client, "gateway_connected", lambda: True)
+    monkeypatch.setenv("PITBOSS_TICK_SECONDS", "0.02")
+    client.start_scheduler()
+    client._ready.set()
+    await asyncio.wait_for(claimed.wait(), timeout=10)
+    stopping = asyncio.ensure_future(client.shut_down(wait=10))
+    await asyncio.sleep(0.1)
+    assert not stopping.done()   # it waits for the round
+    posting.set()
+    await asyncio.wait_for(stopping, timeout=10)
+    assert channel.sent == ["Reminder!"] and rounds == [0]
+    assert not client.scheduler.is_running()

@@ -10,6 +10,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -59,6 +60,38 @@ async def test_a_full_disk_says_full_and_the_connection_stays_usable(store):
     await store.driver.execute("PRAGMA max_page_count = 1000000")
     await store.set_meta("after", "written")
     assert await store.get_meta("after") == "written" and await store.get_meta("filler") is None
+
+
+@pytest.mark.sqlite_only
+async def test_a_task_cancelled_in_its_commit_ends_cancelled_and_the_commit_stands(store):
+    """A stop cancels the scheduler in its COMMIT: the COMMIT, queued in the connection's thread, still
+    runs. The driver's ROLLBACK used to be queued behind it on the loop's stale look at the connection,
+    and failed with "cannot rollback - no transaction is active" in place of the cancellation."""
+    reached, released = asyncio.Event(), threading.Event()
+
+    async def claim() -> None:
+        async with store.transaction():
+            await store.driver.fetchone("SELECT value FROM meta WHERE key = 'x'")   # the transaction is begun
+            await reached.wait()
+            await store.driver.execute_later("INSERT INTO meta (key, value) VALUES ('claimed', 'yes')")
+
+    task = asyncio.ensure_future(claim())
+    while not store.driver._db.in_transaction:
+        await asyncio.sleep(0.01)
+    blocker = asyncio.ensure_future(store.driver._db._execute(released.wait))   # the thread is busy
+    reached.set()
+    for _ in range(50):   # the transaction's COMMIT is queued behind the blocker
+        await asyncio.sleep(0)
+    assert not task.done()
+    task.cancel()
+    await asyncio.sleep(0.05)
+    released.set()
+    await blocker
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await store.get_meta("claimed") == "yes"   # the COMMIT ran: what the task claimed is kept
+    await store.set_meta("after", "written")   # and the connection goes on
+    assert await store.get_meta("after") == "written"
 
 
 @pytest.mark.sqlite_only

@@ -150,6 +150,8 @@ class PitbossBehaviour(discord.Client):
         self.heavy: HeavyWork | None = None
         self.stopping = False   # set by shut_down: no new command is taken
         self._in_flight: set[asyncio.Task] = set()
+        self._between_rounds = asyncio.Event()   # the scheduler is not in a round (shut_down waits for this)
+        self._between_rounds.set()
         self.guild_id = guild_id
         self.sync_commands = sync_commands
         self.force_sync = force_sync
@@ -229,10 +231,19 @@ class PitbossBehaviour(discord.Client):
         Each is claimed in the database before it is posted, so a restart never sends one twice. A
         failure is logged and the loop goes on; one notice that cannot be posted spoils no other. While
         the gateway is down (Discord out of reach) nothing is claimed: what fell due waits for its return,
-        where a claimed reminder would be lost.
+        where a claimed reminder would be lost. A stop lets a round under way post what it claimed, and
+        starts no other.
         """
-        if not self.gateway_connected():
+        if not self.gateway_connected() or self.stopping:
             return
+        self._between_rounds.clear()
+        try:
+            await self._scheduler_round()
+        finally:
+            self._between_rounds.set()
+
+    async def _scheduler_round(self) -> None:
+        """The reminders, autopilot turns and digests due, each posted; the boards and rank roles touched."""
         rounds: tuple[tuple[Any, Any], ...] = ((self.service.run_due, self.post_notices),
                                                (self.service.due_digests, self.send_direct))
         for take, send in rounds:
@@ -326,13 +337,20 @@ class PitbossBehaviour(discord.Client):
         await self.wait_until_ready()
 
     async def shut_down(self, wait: float = IN_FLIGHT_SECONDS) -> None:
-        """A graceful stop (SIGTERM, SIGINT): take no new command, let the ones in flight finish (for at
-        most `wait` seconds), then close the connection, the workers and the database."""
+        """A graceful stop (SIGTERM, SIGINT): take no new command, let the ones in flight and a scheduler round
+        under way finish (for at most `wait` seconds), then close the connection, the workers and the database."""
         self.stopping = True
-        self.scheduler.cancel()
+        waiting: set[asyncio.Future] = set(self._in_flight)
         if self._in_flight:
             log.info("stopping: waiting for %d commands in flight", len(self._in_flight))
-            await asyncio.wait(set(self._in_flight), timeout=wait)
+        round_ended = None
+        if not self._between_rounds.is_set():   # a scheduler round under way posts what it claimed
+            round_ended = asyncio.ensure_future(self._between_rounds.wait())
+            waiting.add(round_ended)
+        if waiting:
+            await asyncio.wait(waiting, timeout=wait)
+        if round_ended is not None:
+            round_ended.cancel()
         await self.close()
 
     def _taken(self) -> bool:

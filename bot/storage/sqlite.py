@@ -136,13 +136,21 @@ class SqliteDriver:
                 raise
 
     async def _rollback(self) -> None:
-        """Undo the open transaction, if SQLite has not undone it already.
+        """Undo the open transaction, if SQLite has not undone (or committed) it already.
 
         After some errors (a full disk, an I/O error) SQLite rolls the whole transaction back itself;
         a ROLLBACK then fails with "no transaction is active" and would hide the error that matters.
+        The look is made in the connection's thread, after whatever is queued there: a statement whose
+        wait was cancelled (a stop cancelling a task in its COMMIT) still runs, and may end the
+        transaction itself.
         """
-        if self._db.in_transaction:
-            await self._db.execute("ROLLBACK")
+        conn = self._db._conn
+
+        def undo() -> None:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+        await self._db._execute(undo)
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[None]:
