@@ -51,6 +51,26 @@ def test_encoding_remembers_unchanged_parts_and_still_writes_every_change():
     remembered = [encode_state(view) for _, view, _ in frames]
     fresh = []
     for _, view, _ in frames:
-        codec._PLAIN.clear()
+        codec.forget_plain_forms()
         fresh.append(encode_state(view))
     assert remembered == fresh and len(set(remembered)) > len(frames) // 2
+
+
+def test_kept_plain_forms_stay_within_two_generations_and_the_parts_still_shared_are_kept(monkeypatch):
+    """The forms no later state shares (replaced parts, events) are let go; those of the states in play stay."""
+    import rules.codec as codec
+    from tests.render_frames import game_frames
+
+    monkeypatch.setattr(codec, "PLAIN_KEPT", 64)
+    codec.forget_plain_forms()
+    views = [view for _, view, _ in game_frames(every=1)]
+    held = views[0]
+    for view in views:
+        codec.to_plain(held)   # a game still in play, moved now and then
+        encode_state(view)
+        assert len(codec._YOUNG) + len(codec._OLD) <= 2 * 64
+    assert codec.to_plain(held) is codec.to_plain(held)   # still kept: its form is not made again
+    assert codec._known_plain(views[1]) is None   # a state long gone from play: let go
+    kept = codec.to_plain(held)
+    codec.forget_plain_forms()
+    assert codec.to_plain(held) is not kept and codec.to_plain(held) == kept   # made again, the same
