@@ -146,3 +146,21 @@ def test_a_worker_whose_bot_died_while_it_warmed_up_ends_quietly():
     conn = Connection(theirs.detach())
     ours.close()
     assert workers._serve(conn, warm=lambda: None) is None
+
+
+async def test_a_long_job_behind_a_longer_one_waits_its_turn_and_then_has_its_whole_deadline(heavy_process,
+                                                                                           monkeypatch):
+    """The e2e suite's undo behind a verify and a GIF was refused on a slow machine ("did not finish in time",
+    before it started): the wait in line counted against its own deadline."""
+    import asyncio
+    import time
+
+    from bot.table.jobs import heavy
+
+    monkeypatch.setattr(heavy, "LONG_JOB_SECONDS", 0.5)
+    await heavy_process.run(os.getpid)   # the worker is up: its start is not what is timed here
+    ahead = asyncio.ensure_future(heavy_process.run(time.sleep, 1.5, items=200))   # a deadline of 2.5 s
+    while heavy_process._pending == 0:
+        await asyncio.sleep(0.01)
+    assert await heavy_process.run(os.getpid) != os.getpid()   # 0.5 s of its own, after ~1.5 s in line
+    await ahead

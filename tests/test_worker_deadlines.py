@@ -115,3 +115,31 @@ async def test_a_job_that_waits_for_a_worker_keeps_its_place_in_the_line():
         assert newcomers and started == ["first", "waiting", "newcomer"]
     finally:
         pool.close()
+
+
+async def test_a_job_in_line_counts_its_deadline_from_when_a_worker_takes_it_and_its_line_has_a_bound_of_its_own():
+    """A long job behind a longer one (each watched by its own deadline) waited past its own deadline before
+    it started, and was refused as "did not finish in time": on a slow machine, an undo behind a verify and a
+    GIF. With `line`, it waits in line, then has its whole deadline; a line past its bound refuses it as
+    never started (NoWorkerFree), and a call without `line` counts the wait in its deadline, as before."""
+    from bot.table.jobs.workers import NoWorkerFree
+
+    pool = ProcessWorkers(1, name="pitboss-test")
+    try:
+        await pool.warm()
+        ahead = asyncio.ensure_future(pool.call(time.sleep, 1.0, deadline=30))   # asleep: not starved, not hung
+        while not pool._busy:
+            await asyncio.sleep(0.01)
+        assert await pool.call(_spin, 0.01, deadline=0.5, line=30) >= 0.01   # waited ~1 s, past its 0.5 s
+        await ahead
+        ahead = asyncio.ensure_future(pool.call(time.sleep, 1.0, deadline=30))
+        while not pool._busy:
+            await asyncio.sleep(0.01)
+        with pytest.raises(NoWorkerFree):
+            await pool.call(_spin, 0.01, deadline=30, line=0.2)
+        with pytest.raises(WorkerHung) as refused:
+            await pool.call(_spin, 0.01, deadline=0.2)
+        assert not isinstance(refused.value, NoWorkerFree) and "no worker was free" in str(refused.value)
+        await ahead   # the job ahead was not disturbed by those that gave up
+    finally:
+        pool.close()

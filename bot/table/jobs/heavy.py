@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from bot.table.jobs.workers import ProcessWorkers, WorkerDied, WorkerHung, idle_seconds
+from bot.table.jobs.workers import NoWorkerFree, ProcessWorkers, WorkerDied, WorkerHung, idle_seconds
 from rules.errors import GameError
 
 MAX_WAITING = 4
@@ -35,6 +35,9 @@ WORKER_NICENESS = 10   # added to the worker process's nice value: the bot's own
 LONG_JOB_SECONDS = 5.0
 LONG_JOB_SECONDS_PER_ITEM = 0.01
 LONG_JOB_SECONDS_MOST = 180.0
+# A long job waits this long at most for the worker to be free (behind at most MAX_WAITING others, each
+# watched by its own deadline); its deadline counts from when the worker takes it.
+LINE_SECONDS = LONG_JOB_SECONDS_MOST
 
 
 def long_job_deadline(items: int) -> float:
@@ -91,16 +94,19 @@ class HeavyWork:
 
     async def run(self, job: Callable[..., Any], *args: Any, items: int = 0) -> Any:
         """Run `job(*args)` on the worker, a job over `items` actions (or games); TooBusy at once when
-        one job runs and MAX_WAITING wait. In a process, the job (its wait for the worker included)
-        has long_job_deadline(items): a worker that died (killed, out of memory) or hangs past it is
-        replaced, and the job refused with TooBusy: nothing was changed."""
+        one job runs and MAX_WAITING wait. In a process, the job waits in line for the worker (LINE_SECONDS
+        at most, then TooBusy), and has long_job_deadline(items) from when the worker takes it: a worker
+        that died (killed, out of memory) or hangs past it is replaced, and the job refused with TooBusy:
+        nothing was changed."""
         if self._pending > self._max_waiting:
             raise TooBusy()
         self._pending += 1
         try:
             if self._worker is None:
                 return await asyncio.get_running_loop().run_in_executor(self._thread, job, *args)
-            return await self._worker.call(job, *args, deadline=long_job_deadline(items))
+            return await self._worker.call(job, *args, deadline=long_job_deadline(items), line=LINE_SECONDS)
+        except NoWorkerFree:
+            raise TooBusy() from None
         except WorkerHung:
             raise TooBusy("That job did not finish in time on my side; nothing was changed. "
                           "Please try again in a minute.") from None

@@ -14,7 +14,8 @@ is raised in the caller. A worker that dies is replaced; its job raises WorkerDi
 
 Every exchange has a deadline its caller fits to the work (a picture, a whole log). A worker that
 hangs instead of dying (stopped, wedged) gives no answer by then: it is killed and replaced, and the
-job raises WorkerHung, so no caller (nor the channel lock it holds) waits past its deadline. Only a
+job raises WorkerHung, so no caller (nor the channel lock it holds) waits past its deadline (a long job
+may wait in line for a worker first, up to a bound of its own: `call`'s `line`). Only a
 warmed worker takes jobs: a new one joins the idle workers once it says it is ready, and one that
 is not ready within WARM_SECONDS is replaced in turn.
 
@@ -91,6 +92,10 @@ class WorkerDied(Exception):
 
 class WorkerHung(WorkerDied):
     """No worker answered within the exchange's deadline: the one that hung was killed and replaced."""
+
+
+class NoWorkerFree(WorkerHung):
+    """A job waited its whole line (`call`'s `line`) and no worker was free: it never started."""
 
 
 class NoneWarm(WorkerDied):
@@ -408,12 +413,17 @@ class ProcessWorkers:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._became_ready.wait(), end - loop.time())
 
-    async def call(self, job: Callable[..., Any], *args: Any, deadline: float, only_warm: bool = False) -> Any:
+    async def call(self, job: Callable[..., Any], *args: Any, deadline: float, only_warm: bool = False,
+                   line: float | None = None) -> Any:
         """`job(*args)` on the next idle worker, within `deadline` seconds in all (the wait for a worker
         included); its exception is raised here. WorkerDied when the worker died meanwhile, WorkerHung
         when no worker was free or the one taken gave no answer in time (it is killed): either way it
         is replaced, and nothing of the job's result is used. `only_warm`: NoneWarm at once rather
-        than wait while no worker is warm yet (the caller has another way, as a picture its thread)."""
+        than wait while no worker is warm yet (the caller has another way, as a picture its thread).
+        With `line`, the job waits in line for a free worker up to `line` seconds, and its `deadline`
+        counts from when a worker takes it: the jobs ahead are each watched by their own deadline, so a
+        job that only waited has not hung (a long job behind two others on a slow machine was refused as
+        "did not finish in time" before it started)."""
         loop = asyncio.get_running_loop()
         framed = _framed((job, args))   # a job that cannot be pickled raises here, before a worker is taken
         idle = self._queue()
@@ -423,6 +433,7 @@ class ProcessWorkers:
             self.grow()
             await self.warm()   # a first start's warm-up does not count against the job's deadline
         end = loop.time() + deadline
+        waits = deadline if line is None else line
         try:   # an idle worker taken at once (most pictures): no task and timer for a wait that never comes
             # (only when no job waits already: a job that waits keeps its place in the line)
             if not idle.empty() and not self._waiting:
@@ -430,11 +441,14 @@ class ProcessWorkers:
             else:
                 self._waiting += 1
                 try:
-                    worker = await asyncio.wait_for(idle.get(), deadline)
+                    worker = await asyncio.wait_for(idle.get(), waits)
                 finally:
                     self._waiting -= 1
         except TimeoutError:
-            raise WorkerHung(f"no worker was free within {deadline:.1f} s") from None
+            refused = WorkerHung if line is None else NoWorkerFree
+            raise refused(f"no worker was free within {waits:.1f} s") from None
+        if line is not None:
+            end = loop.time() + deadline
         return await self._sent_to(worker, framed, end, deadline)
 
     def call_now(self, job: Callable[..., Any], *args: Any, deadline: float) -> asyncio.Future | None:
