@@ -263,3 +263,36 @@ async def test_a_long_running_bot_rates_an_ended_game_after_the_last_moves_reply
         await service.settled()
     finally:
         await store.close()
+
+
+async def test_a_game_ends_rating_starts_once_the_ending_moves_picture_is_drawn(store, monkeypatch):
+    """A long-running bot rates an ended game on a task of its own; that task waits for the ending move's
+    picture first, so the long-job process a first rating spawns does not take the cores the picture needs
+    (Battlecars' first game end took 33-59 ms, the next 25)."""
+    from bot.table.service.ratings import Ratings
+
+    service = GameService(store, heavy=HeavyWork(process=True))   # no process starts: rate_due is replaced
+    started: list[str] = []
+
+    async def rate_due(store, run, guild, taken) -> None:
+        started.append(guild)
+
+    monkeypatch.setattr(service_ratings, "rate_due", rate_due)
+    ratings = Ratings(service._table)
+    picture: asyncio.Future = asyncio.get_running_loop().create_future()
+    await ratings.game_ended("g1", after=picture)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert started == []   # the picture is still being drawn
+    picture.set_result((b"png", ()))
+    await ratings.settled(5)
+    assert started == ["g1"]
+    failed: asyncio.Future = asyncio.get_running_loop().create_future()
+    await ratings.game_ended("g2", after=failed)
+    failed.set_exception(RuntimeError("the render process died"))   # the move's to read: the rating goes on
+    await ratings.settled(5)
+    assert started == ["g1", "g2"] and isinstance(failed.exception(), RuntimeError)
+    monkeypatch.setattr(service_ratings, "AFTER_PICTURE_SECONDS", 0.05)
+    await ratings.game_ended("g3", after=asyncio.get_running_loop().create_future())   # never drawn
+    await ratings.settled(5)
+    assert started == ["g1", "g2", "g3"]

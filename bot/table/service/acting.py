@@ -445,7 +445,7 @@ class Acting:
                 if state.phase == TablePhase.LOBBY:   # a join, a start, an end in a lobby, by whatever made it
                     self._table.lobby_changed(game.guild)
                 if game.status == "finished":   # the end: the server's rating takes the game in, once
-                    await self._ratings.game_ended(game.guild)
+                    await self._ratings.game_ended(game.guild, ahead.drawn if ahead is not None else None)
                 return Applied(ruleset, game, new_state, events, before[0], public, ahead, state.round)
             except (VersionConflict, StoreBusy):
                 if ahead is not None:

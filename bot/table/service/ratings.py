@@ -169,6 +169,8 @@ async def rating_of(store: Store, guild: str, ruleset: str, member: str) -> Rati
     return await stored.rating(store, guild, ruleset, member)
 
 
+AFTER_PICTURE_SECONDS = 5.0   # a game end's rating waits at most this long for the ending move's picture
+
 # the ratings started by game ends and not finished yet, by the service's Table (each part has its own Ratings)
 _ENDED: weakref.WeakKeyDictionary[Table, set[asyncio.Task]] = weakref.WeakKeyDictionary()
 
@@ -179,14 +181,17 @@ class Ratings:
     def __init__(self, table: Table):
         self._table = table
 
-    async def game_ended(self, guild: str) -> None:
+    async def game_ended(self, guild: str, after: asyncio.Future | None = None) -> None:
         """A game of the server just ended: rate it (catch_up). A long-running bot (its long jobs in a process
         of their own) does so on a task of its own, so the move that ended it replies without waiting for its
-        log to be re-run; a one-shot process (`pitboss exec`, a script) before it returns."""
+        log to be re-run; a one-shot process (`pitboss exec`, a script) before it returns. `after`: the
+        ending move's last picture (and sheets) being drawn; the task waits for it (AFTER_PICTURE_SECONDS at
+        most) before it starts, so the long-job process a first rating spawns (an interpreter and its imports)
+        does not take the cores that picture needs (a first game end took 33-59 ms, the next 25)."""
         if not self._table.heavy.process:
             await self.catch_up(guild)
             return
-        task = asyncio.ensure_future(self._catch_up(guild))
+        task = asyncio.ensure_future(self._catch_up(guild, after))
         pending = _ENDED.setdefault(self._table, set())
         pending.add(task)
         task.add_done_callback(pending.discard)
@@ -212,7 +217,9 @@ class Ratings:
         await self.settled()
         await self._catch_up(guild)
 
-    async def _catch_up(self, guild: str) -> None:
+    async def _catch_up(self, guild: str, after: asyncio.Future | None = None) -> None:
+        if after is not None:   # its outcome is the move's to read; here only its end matters
+            await asyncio.wait([after], timeout=AFTER_PICTURE_SECONDS)
         taken: list[tuple[GameRecord, RatingInput]] = []
         try:
             await rate_due(self._table.store, self._table.heavy.run, guild, taken)
