@@ -966,6 +966,8 @@ async def test_a_stop_lets_the_scheduler_round_under_way_post_what_it_claimed_an
     monkeypatch.setattr(client.service, "run_due", run_due)
     monkeypatch.setattr(client, "fetch_channel", fetch_channel)
     monkeypatch.setattr(client, "gateway_connected", lambda: True)
+    touched: list[str] = []
+    monkeypatch.setattr(client, "_touch_boards", lambda: touched.append("boards"))
     monkeypatch.setenv("PITBOSS_TICK_SECONDS", "0.02")
     client.start_scheduler()
     client._ready.set()
@@ -976,4 +978,5 @@ async def test_a_stop_lets_the_scheduler_round_under_way_post_what_it_claimed_an
     posting.set()
     await asyncio.wait_for(stopping, timeout=10)
     assert channel.sent == ["Reminder!"] and rounds == [0]
+    assert touched == []   # no board or role work started while closing
     assert not client.scheduler.is_running()

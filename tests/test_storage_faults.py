@@ -79,13 +79,15 @@ async def test_a_task_cancelled_in_its_commit_ends_cancelled_and_the_commit_stan
     while not store.driver._db.in_transaction:
         await asyncio.sleep(0.01)
     blocker = asyncio.ensure_future(store.driver._db._execute(released.wait))   # the thread is busy
-    reached.set()
-    for _ in range(50):   # the transaction's COMMIT is queued behind the blocker
-        await asyncio.sleep(0)
-    assert not task.done()
-    task.cancel()
-    await asyncio.sleep(0.05)
-    released.set()
+    try:
+        reached.set()
+        for _ in range(50):   # the transaction's COMMIT is queued behind the blocker
+            await asyncio.sleep(0)
+        assert not task.done()
+        task.cancel()
+        await asyncio.sleep(0.05)
+    finally:
+        released.set()   # a failed assertion above must not leave the connection's thread blocked
     await blocker
     with pytest.raises(asyncio.CancelledError):
         await task

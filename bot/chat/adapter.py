@@ -253,6 +253,8 @@ class PitbossBehaviour(discord.Client):
                 _failed("scheduler round failed")
                 continue
             await send(due)
+        if self.stopping:   # no board or role work started while closing: the next start looks at them
+            return
         self._touch_boards()
         try:   # the servers whose ratings changed (a game ended, a rebuild, a member forgotten)
             self.rank_roles.touch(await self.service.rank_roles.due_guilds())

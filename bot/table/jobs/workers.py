@@ -417,8 +417,8 @@ class ProcessWorkers:
                    line: float | None = None) -> Any:
         """`job(*args)` on the next idle worker, within `deadline` seconds in all (the wait for a worker
         included); its exception is raised here. WorkerDied when the worker died meanwhile, WorkerHung
-        when no worker was free or the one taken gave no answer in time (it is killed): either way it
-        is replaced, and nothing of the job's result is used. `only_warm`: NoneWarm at once rather
+        when no worker was free, or the one taken gave no answer in time (it is killed and replaced):
+        either way nothing of the job's result is used. `only_warm`: NoneWarm at once rather
         than wait while no worker is warm yet (the caller has another way, as a picture its thread).
         With `line`, the job waits in line for a free worker up to `line` seconds, and its `deadline`
         counts from when a worker takes it: the jobs ahead are each watched by their own deadline, so a
