@@ -99,14 +99,15 @@ _OLD: dict[int, tuple[Any, Any]] = {}
 
 
 def _known_plain(value: Any) -> Any:
-    """The plain form made for this very value (None if none is kept)."""
+    """The plain form made for this very value (None if none is kept). A kept value is alive, so no other
+    object has its id."""
     known = _YOUNG.get(id(value))
     if known is None:
         known = _OLD.pop(id(value), None)
         if known is None:
             return None
         _keep_plain(value, known[1])
-    return known[1] if known[0] is value else None
+    return known[1]
 
 
 def _keep_plain(value: Any, plain: Any) -> None:

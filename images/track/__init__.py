@@ -16,7 +16,7 @@ from images.draw import build_palette, colour_counts, shown, small_palette, styl
 from images.reference import started
 from images.registry import Renderer
 from images.track import style
-from images.track.board import BOARD, Box, draw_board, drawn_board, kept_board_of, overlap, warm_board
+from images.track.board import BOARD, Box, draw_board, drawn_board, joined_where_overlapping, kept_board_of, warm_board
 from images.track.caption import colour_of, name_of, render_sidebar
 from rules.track.actions import Join
 from rules.track.ruleset import TRACK
@@ -78,16 +78,9 @@ def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:
     """`boxes` cut to a picture of `size`, those that overlap joined into the box around both: fewer,
     bigger boxes to map (each costs its own call)."""
     cut = [(max(0, x0), max(0, y0), min(size[0], x1), min(size[1], y1)) for x0, y0, x1, y1 in boxes]
-    joined: list[Box] = []
-    for box in (b for b in cut if b[0] < b[2] and b[1] < b[3]):
-        while True:
-            hit = next((i for i, o in enumerate(joined) if overlap(box, o)), None)
-            if hit is None:
-                break
-            o = joined.pop(hit)
-            box = (min(box[0], o[0]), min(box[1], o[1]), max(box[2], o[2]), max(box[3], o[3]))
-        joined.append(box)
-    return joined
+    return joined_where_overlapping([b for b in cut if b[0] < b[2] and b[1] < b[3]], lambda box: box,
+                                    lambda one, other: (min(one[0], other[0]), min(one[1], other[1]),
+                                                        max(one[2], other[2]), max(one[3], other[3])))
 
 
 def _reference_picture() -> Image.Image:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 from PIL import Image, ImageDraw
 
@@ -149,6 +150,7 @@ def draw_board(state: TrackState, side: int = BOARD) -> Image.Image:
 
 
 Box = tuple[int, int, int, int]
+Grouped = TypeVar("Grouped")
 
 
 def drawn_board(state: TrackState, side: int = BOARD) -> tuple[Image.Image, list[Box]]:
@@ -341,20 +343,25 @@ def _path_groups(paths: list[tuple]) -> list[tuple]:
     box shows the board as it was, so the picture is the same either way, but for Pillow's rounding of a
     line's ends measured from another box's corner: an anti-aliased pixel or two in some made-up layouts
     (the bench's 2,532 pictures and 294 split cards of 40 seeded games hash the same)."""
-    groups: list[tuple] = []
-    for path in (p for p in paths if p):
-        box = _path_box(path)
+    return joined_where_overlapping([p for p in paths if p], _path_box, lambda group, path: group + path)
+
+
+def joined_where_overlapping(items: list[Grouped], box_of: Callable[[Grouped], tuple[float, float, float, float]],
+                             join: Callable[[Grouped, Grouped], Grouped]) -> list[Grouped]:
+    """`items` in order, each joined (`join(earlier, later)`) with every earlier one whose box overlaps its
+    own, again until no two boxes overlap."""
+    joined: list[Grouped] = []
+    for item in items:
         while True:
-            hit = next((i for i, group in enumerate(groups) if overlap(box, _path_box(group))), None)
+            hit = next((i for i, other in enumerate(joined) if _overlap(box_of(item), box_of(other))), None)
             if hit is None:
                 break
-            path = groups.pop(hit) + path
-            box = _path_box(path)
-        groups.append(path)
-    return groups
+            item = join(joined.pop(hit), item)
+        joined.append(item)
+    return joined
 
 
-def overlap(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
+def _overlap(one: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> bool:
     """Whether two boxes (left, top, right, bottom) share any area."""
     return one[0] < other[2] and other[0] < one[2] and one[1] < other[3] and other[1] < one[3]
 
