@@ -251,3 +251,84 @@ async def test_a_step_refused_mid_turn_keeps_what_was_played_and_tells_it(db_pat
         await live_timers(store, get_ruleset("speedway"), await store.latest_game("chan-1"), autopilot_checked=False)
     finally:
         await store.close()
+
+
+def busy_once_at_computer_move(monkeypatch, nth: int) -> list[int]:
+    """The database stays busy at the `nth` computer's move, once (Acting.apply raises StoreBusy, as it does
+    after its own retries): the calls made, for the test to see it happened."""
+    from bot.storage.store import StoreBusy
+    from bot.table.service.acting import Acting
+
+    calls: list[int] = []
+    apply = Acting.apply
+
+    async def busy_once(self, channel, actor_id, command, *args, **kwargs):
+        if command is None and actor_id.startswith("ai-"):
+            calls.append(1)
+            if len(calls) == nth:
+                raise StoreBusy()
+        return await apply(self, channel, actor_id, command, *args, **kwargs)
+    monkeypatch.setattr(Acting, "apply", busy_once)
+    return calls
+
+
+def waits_on_computers_only(game) -> bool:
+    ruleset = get_ruleset(game.ruleset)
+    state = ruleset.load_state(game.state)
+    waiting = ruleset.acting_players(state)
+    return game.status == "active" and bool(waiting) and all(ruleset.is_computer(state, p) for p in waiting)
+
+
+async def test_computers_stopped_by_a_busy_database_are_played_on_by_the_next_scheduler_round(db_path, monkeypatch):
+    """A person's move is stored and answered as played when the computers after it meet a busy database; the
+    game then waits on a computer seat, which has no deadline: the next scheduler round plays on."""
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        calls = busy_once_at_computer_move(monkeypatch, 3)
+        handed = await run(service, "p0", "/game seat computer")   # every seat a computer's now
+        assert handed.outcome == "applied" and "computer plays" in handed.text, handed.text
+        assert len(calls) == 3
+        stalled = await store.latest_game("chan-1")
+        assert waits_on_computers_only(stalled) and await store.timers(stalled.id) == []
+        (notice,) = [n for n in await service.run_due() if n.channel == "chan-1"]
+        assert notice.reply.outcome == "applied" and "play on" in notice.reply.text
+        assert (await store.latest_game("chan-1")).status == "finished"
+        assert await service.run_due() == []   # played on once
+    finally:
+        await store.close()
+
+
+async def test_computers_stopped_before_a_restart_are_played_on_after_it(db_path, monkeypatch):
+    """The stalled game is found again on start (its turn message shows the stalled turn): the first scheduler
+    round after the restart plays on."""
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        busy_once_at_computer_move(monkeypatch, 3)
+        game = await store.latest_game("chan-1")
+        assert (await run(service, "p0", "/game seat computer")).outcome == "applied"
+        stalled = await store.latest_game("chan-1")
+        state = get_ruleset("speedway").load_state(stalled.state)
+        await store.set_turn_message(game.id, get_ruleset("speedway").turn_key(state), "m1")   # posted
+        restarted = GameService(store, render=None, clock=clock)
+        assert await restarted.unposted() == []   # no turn to post again: the computers' move is next
+        (notice,) = [n for n in await restarted.run_due() if n.channel == "chan-1"]
+        assert "play on" in notice.reply.text and (await store.latest_game("chan-1")).status == "finished"
+    finally:
+        await store.close()
+
+
+async def test_computers_that_play_a_commands_bound_without_an_end_say_so(db_path, monkeypatch, caplog):
+    """Computer seats alone that reach one command's bound of actions stop there, and the channel is told how the
+    game goes on (a person takes a seat back, or the host ends it); the operator's log says so too."""
+    from bot.table.service import acting
+
+    monkeypatch.setattr(acting, "MAX_COMPUTER_ACTIONS", 7)
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        handed = await run(service, "p0", "/game seat computer")
+        assert handed.outcome == "applied"
+        assert "The computer seats played 7 actions and the game has not ended" in handed.text, handed.text
+        assert "/game seat take" in handed.text and "played 7 actions without an end" in caplog.text
+        assert waits_on_computers_only(await store.latest_game("chan-1"))
+    finally:
+        await store.close()

@@ -482,20 +482,43 @@ class Acting:
             except GameError as exc:  # a computer or a forced move refused is a bug: stop, keep the game
                 log.error("%s %s was refused %r: %s", why or "computer", player, action, exc.message)
                 break
+            except StoreBusy:
+                # What was played is stored, the person's own move first: their reply says so, and the next
+                # scheduler round plays on (a computer's turn has no deadline to do it).
+                log.warning("the computers of channel %s stopped: the database stayed busy; the scheduler plays on",
+                            channel)
+                self._table.stalled.add(channel)
+                break
             seat = done.state.player(player)
             told = (_Said(f"{seat.name if seat else player} {_WHY[why]}"),) if why else ()
             played.append((player, told + done.events))
+        else:   # the bound, reached by computer seats alone that play on with no end in sight
+            if not done.ruleset.is_finished(done.state):   # the reply says so (reported)
+                log.warning("the computers of channel %s played %d actions without an end", channel, len(played))
         return done, played
 
     async def _answered_for(self, channel: str, refused: GameError) -> Reply | None:
         """A game stored waiting on a resigned seat (before the table answered for such seats) moves on: the
         table answers now, in place of the resigned player's own answer; None when it has nothing to answer."""
+        return await self._played_on(channel, [refused.message])
+
+    async def played_on(self, channel: str) -> Reply:
+        """The scheduler's turn at a game whose computer seats stopped half-way (Table.stalled): they play on
+        now; refused (nothing to post) when the game no longer waits on them."""
+        reply = await self._played_on(channel, ["The computer seats play on."])
+        if reply is None:
+            raise GameError("The game waits on no computer seat.")
+        return reply
+
+    async def _played_on(self, channel: str, lines: list[str]) -> Reply | None:
+        """What the computers and the table play now in the channel's game, told after `lines`: the picture,
+        the people it then waits on pinged; None when nothing was played."""
         ruleset, game, state = await self._table.load(channel)
         done, others = await self.play_computers(channel, Applied(ruleset, game, state, ()))
         if not others:
             return None
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
-                                              self.reported(done, [refused.message], others), done.events)
+                                              self.reported(done, lines, others), done.events)
         waiting = tuple(p for p in reply.waiting_on if not done.ruleset.is_computer(done.state, p))
         return with_order_owners(replace(reply, mentions=waiting) if waiting else reply, others, done.state)
 
@@ -557,8 +580,11 @@ class Acting:
     def reported(done: Applied, own: list[str], others: list) -> str:
         """The reply's words: the actor's own events whole, the other seats' turns in the room left, and
         the revealed seed at the end of a game (and room for the end's words that follow the Next: line)."""
-        ending = reveal(done.game.seed) if done.ruleset.is_finished(done.state) else ""
-        room = MESSAGE_LIMIT - 300 - (len(ending) + 1 + _END_WORDS_ROOM if ending else 0)
+        finished = done.ruleset.is_finished(done.state)
+        ending = reveal(done.game.seed) if finished else ""
+        if not finished and len(others) >= MAX_COMPUTER_ACTIONS:   # play_computers stopped at its bound
+            ending = _unending(len(others))
+        room = MESSAGE_LIMIT - 300 - (len(ending) + 1 + (_END_WORDS_ROOM if finished else 0) if ending else 0)
         text = report(done.ruleset, done.state, own, others, room)
         return f"{text}\n{ending}" if ending else text
 
@@ -615,6 +641,12 @@ ENDED = "the game has ended."   # what the final message's ping says
 def seated_people(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
     """The people holding a seat (not the computer's, not a resigned one): those the end of a game pings."""
     return tuple(p.id for p in state.players if not ruleset.is_computer(state, p.id) and not is_resigned(state, p.id))
+
+
+def _unending(actions: int) -> str:
+    """What the table says when the computers played one command's bound of actions and the game goes on."""
+    return (f"The computer seats played {actions:,} actions and the game has not ended; it waits until a player "
+            "takes their seat back (/game seat take) or the host ends it (/game end).")
 
 
 class _ResignedSeat(NotSeated):

@@ -320,8 +320,19 @@ class GameService:
         second process never sends it twice.
         """
         notices = await self.send_claimed(await self._store.claim_due(self._table.clock()))
-        return (notices + await self._queues.due(self._guarded) + await self._tournaments.due()
-                + await self._seasons.due())
+        return (notices + await self._played_on() + await self._queues.due(self._guarded)
+                + await self._tournaments.due() + await self._seasons.due())
+
+    async def _played_on(self) -> list[Notice]:
+        """The games whose computer seats stopped half-way (Table.stalled), played on: each one's table."""
+        channels = sorted(self._table.stalled)
+        self._table.stalled.clear()   # one stalled again is played on in the next round, not in a loop here
+        notices = []
+        for channel in channels:
+            reply = await self._guarded(channel, self._acting.played_on(channel))
+            if reply.outcome != "refused":
+                notices.append(Notice(channel, reply))
+        return notices
 
     async def due_digests(self) -> list[Direct]:
         """The daily digests due now (`/me settings notify:digest`), each claimed so it is sent once."""

@@ -92,6 +92,8 @@ class Table:
         self.snapshots = DecodedSnapshots()
         self.recent = RecentEvents()
         self.lobbies_changed: set[str] = set()   # servers a lobby of which changed: their boards are looked at
+        # channels whose computer seats stopped half-way (the database stayed busy): the scheduler plays on
+        self.stalled: set[str] = set()
         # called with each finished game the rating took in and what its log gave (a tournament keeps its result)
         self.when_rated: list[Callable[[GameRecord, Any], Awaitable[None]]] = []
         # Weak values: a channel's lock lives only while some command holds or awaits it.

@@ -5,6 +5,10 @@ A move is stored, then its turn message is posted and the turn key it shows reme
 message shows, and nobody pinged: on start, each such game posts its turn anew, pinging whom it waits on.
 A kill within one turn (its turn key unchanged) loses only that move's words, which the log keeps; a kill
 after the message was posted but before its turn key was remembered pings once more (harmless).
+
+A game found waiting on computer seats alone stopped half-way through their moves (the database stayed busy:
+Acting.play_computers); a computer's turn has no deadline, so the first scheduler round plays on
+(Table.stalled) and posts the turn then.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ class Unposted:
         of its last move (a GM's private ruling tells nobody else)."""
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
+        waiting = ruleset.acting_players(state)
+        if waiting and not ruleset.is_finished(state) and all(ruleset.is_computer(state, p) for p in waiting):
+            self._table.stalled.add(game.channel)   # its computers stopped half-way: the scheduler plays on
+            return None
         if ruleset.turn_key(state) == shown:
             return None
         last = await self._table.store.recent_actions(game.id, 1)
