@@ -35,7 +35,7 @@ class Clock:
 
 async def _season(service, max_games: int = 1, days: int = 7) -> int:
     made = await must(service, "hall", "boss", f"/league new ruleset:speedway season_days:{days} "
-                                               f"max_games:{max_games} setup:arena:duel", admin=True)
+                                               f"max_games:{max_games} setup:'arena:duel rounds:100'", admin=True)
     (join,) = made.buttons
     assert "**Season" in made.text and join.label == "Join"
     for member in MEMBERS:

@@ -4,6 +4,8 @@ carried by the scheduler, and a final table; played out by computer-played seats
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from bot.storage import tournaments as stored
@@ -32,7 +34,7 @@ async def must(service, channel: str, user: str, line: str, **kw) -> Reply:
 
 async def _signed_up(service, fmt: str, *extra: str) -> int:
     made = await must(service, "hall", "ann", f"/tournament new ruleset:speedway format:{fmt} players:4 "
-                                              f"setup:arena:duel {' '.join(extra)}")
+                                              f"setup:'arena:duel rounds:100' {' '.join(extra)}")
     (join,) = made.buttons
     number = int(join.custom_id.split(":")[1])
     for member in MEMBERS:
@@ -43,21 +45,44 @@ async def _signed_up(service, fmt: str, *extra: str) -> int:
 
 async def _play_out(service, number: int) -> list:
     """Hand every seat of the tournament's open games to the computer, round after round, running the
-    scheduler between: every notice it posted."""
-    posted = []
-    for _ in range(12):
-        plan = course.load((await stored.get(service._store, number)).course)
-        if plan.status == "finished":
-            return posted
-        for table in plan.tables:
-            if table.game_id and table.order is None:
-                game = await service._store.game(table.game_id)
-                if game.status == "active":
-                    for member in table.members:
-                        await do(service, game.channel, member, "/game seat computer")
-        posted += await service.run_due()
+    scheduler between: every notice it posted. A course that does not finish fails the test with where it
+    stood: the course, the games, what the seat commands answered and what was logged (the message alone,
+    so a short excerpt of the run shows it)."""
+    posted: list = []
+    answered: list[str] = []
+    logged = _Logged()
+    logging.getLogger("pitboss").addHandler(logged)
+    try:
+        for _ in range(12):
+            plan = course.load((await stored.get(service._store, number)).course)
+            if plan.status == "finished":
+                return posted
+            for table in plan.tables:
+                if table.game_id and table.order is None:
+                    game = await service._store.game(table.game_id)
+                    if game.status == "active":
+                        for member in table.members:
+                            said = await do(service, game.channel, member, "/game seat computer")
+                            answered.append(f"{game.id} {member}: {said.outcome} {said.text[:120]!r}")
+            posted += await service.run_due()
+    finally:
+        logging.getLogger("pitboss").removeHandler(logged)
+    plan = course.load((await stored.get(service._store, number)).course)
     games = {t.game_id: (await service._store.game(t.game_id)).status for t in plan.tables if t.game_id}
-    raise AssertionError(f"the tournament did not finish: {course.dump(plan)} {games} {posted}")
+    pytest.fail(f"the tournament did not finish: logged {logged.lines} games {games} course {course.dump(plan)} "
+                f"answered {answered} posted {posted}", pytrace=False)
+
+
+class _Logged(logging.Handler):
+    """The warnings and errors the bot logged, each a line with its exception's last line."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = f" ({record.exc_info[0].__name__}: {record.exc_info[1]})" if record.exc_info else ""
+        self.lines.append(f"{record.name}: {record.getMessage()}{error}")
 
 
 # The course's logic per format on SQLite, the stored path on PostgreSQL once (both formats store alike)
@@ -160,7 +185,8 @@ def test_the_command_line_plays_a_tournament_of_four_to_its_final_table(tmp_path
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    opened = play("hall", [("ann", "/tournament new ruleset:speedway format:elimination players:4 setup:arena:duel"),
+    opened = play("hall", [("ann", "/tournament new ruleset:speedway format:elimination players:4 "
+                                   "setup:'arena:duel rounds:100'"),
                            *((m, "/tournament join") for m in MEMBERS), ("ann", "/tournament start")])
     assert "signed up for tournament 1 (4 of 4)" in opened
     assert "[channel hall-t1000]" in opened and "[channel hall-t1001]" in opened   # round 1: two games

@@ -21,7 +21,7 @@ async def test_a_season_pairs_its_members_into_threads_and_ends_with_its_standin
                           setup="arena:duel")
     assert refused.rejected or "manages the server" in refused.describe()
     made = await slash(fake, "admin", "channel", "league new", ruleset="speedway", season_days=7, max_games=1,
-                       setup="arena:duel")
+                       setup="arena:duel rounds:100")
     assert not made.rejected, made.describe()
     shown = [made.original] if made.original else []
     (announced,) = [m for m in shown + [f.message for f in made.followups] if "**Season 1**" in m["content"]]

@@ -36,7 +36,7 @@ async def test_a_tournament_of_four_is_played_out_by_the_computer_to_its_final_t
     bot = start_bot(env={"PITBOSS_TICK_SECONDS": "0.5"})
     fake.add_user("dave")
     made = await slash(fake, "alice", "channel", "tournament new", ruleset="speedway", format="elimination",
-                       players=4, setup="arena:duel")
+                       players=4, setup="arena:duel rounds:100")
     assert not made.rejected, made.describe()
     shown = [made.original] if made.original else []
     (announced,) = [m for m in shown + [f.message for f in made.followups] if "**Tournament 1**" in m["content"]]

@@ -44,7 +44,7 @@ from rules.table import plural
 
 CONTROLS_SECONDS = 10.0
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pitboss.privacy")
 REASON_LIMIT = 200
 ALWAYS_ON = frozenset({"me forget"})   # a member may always have their data deleted
 FORGET_CONFIRM = "/me forget confirm:yes"

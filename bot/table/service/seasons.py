@@ -50,7 +50,7 @@ from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.table import plural
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pitboss.league")
 
 SEASON_BUTTON = re.compile(rf"^{SEASON_PREFIX}:(\d+):0:0$")
 DEADLINE_HOURS = 48

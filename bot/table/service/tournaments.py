@@ -49,7 +49,7 @@ from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.table import plural
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pitboss.league")
 
 TOURNAMENT_BUTTON = re.compile(rf"^{TOURNAMENT_PREFIX}:(\d+):0:0$")
 DEADLINE_HOURS = 48
