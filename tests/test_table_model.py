@@ -9,7 +9,8 @@ export and import into another channel; a clock the test moves fires reminders a
 or a time bank, with or without grace: `fire_deadlines` fires again after a grace extends one). After every
 step four invariants are checked (README of issue 36, DESIGN.md "The whole table has invariants"):
 
-- liveness: a running game waits on somebody, each seat it waits on is held by someone who may act, each
+- liveness: a running game waits on somebody, each seat it waits on is held by someone who may act (computer
+  seats alone only when their moves were stopped and the scheduler is to play on), each
   such human has a live timer with a deadline where the table has deadlines; firing every due deadline
   moves the game on (a step of its own: `fire_deadlines`);
 - secrecy: a second world runs in lockstep with the first (every command in both), forked where a player
@@ -823,6 +824,9 @@ class TableModel(RuleBasedStateMachine):
             return
         waiting = self.ruleset.acting_players(state)
         assert waiting, "liveness: a running game waits on nobody"
+        if all(self.ruleset.is_computer(state, p) for p in waiting):   # computers play at once, unless stopped
+            assert game.channel in self.a.service._table.stalled, \
+                "liveness: it waits on computer seats alone, and nothing will move them"
         for player in waiting:
             seat = state.player(player)
             assert seat is not None, f"liveness: it waits on {player}, who holds no seat"
