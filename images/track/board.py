@@ -353,7 +353,8 @@ def joined_where_overlapping(items: list[Grouped], box_of: Callable[[Grouped], t
     joined: list[Grouped] = []
     for item in items:
         while True:
-            hit = next((i for i, other in enumerate(joined) if _overlap(box_of(item), box_of(other))), None)
+            box = box_of(item)
+            hit = next((i for i, other in enumerate(joined) if _overlap(box, box_of(other))), None)
             if hit is None:
                 break
             item = join(joined.pop(hit), item)

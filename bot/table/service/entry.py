@@ -314,7 +314,8 @@ class GameService:
         return matching_offers(offers, typed)
 
     async def run_due(self) -> list[Notice]:
-        """Send what is due: reminders, and the autopilot for turns past their deadline.
+        """Send what is due: reminders, the autopilot for turns past their deadline, and the computer seats
+        whose moves stopped half-way (Table.stalled).
 
         Each timer is claimed (cleared) in a transaction before it is acted on, so a restart or a
         second process never sends it twice.
