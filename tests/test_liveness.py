@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.storage.store import Store
-from bot.table.protocol.commands import parse
+from bot.table.protocol.commands import Command, parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset, ruleset_ids
@@ -313,6 +313,26 @@ async def test_computers_stopped_before_a_restart_are_played_on_after_it(db_path
         assert await restarted.unposted() == []   # no turn to post again: the computers' move is next
         (notice,) = [n for n in await restarted.run_due() if n.channel == "chan-1"]
         assert "play on" in notice.reply.text and (await store.latest_game("chan-1")).status == "finished"
+    finally:
+        await store.close()
+
+
+async def test_a_stalled_game_moved_to_another_channel_is_played_on_there(db_path, monkeypatch):
+    """The host moves the stalled game (its export imported elsewhere) before the scheduler's round: the
+    computers play on where it went, and its old channel hears nothing more."""
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        busy_once_at_computer_move(monkeypatch, 3)
+        assert (await run(service, "p0", "/game seat computer")).outcome == "applied"
+        assert waits_on_computers_only(await store.latest_game("chan-1"))
+        exported = await run(service, "p0", "/game export")
+        imported = Command("game import", {"file": exported.files[0].data})
+        moved = await service.execute("chan-2", Actor("p0", "p0"), imported, guild="g1")
+        assert moved.outcome == "applied", moved.text
+        notices = await service.run_due()
+        (notice,) = [n for n in notices if n.channel == "chan-2"]
+        assert "play on" in notice.reply.text and (await store.latest_game("chan-2")).status == "finished"
+        assert not [n for n in notices if n.channel == "chan-1"]
     finally:
         await store.close()
 

@@ -171,6 +171,12 @@ class Table:
         return await self.store.action_count(game.id)
 
 
+def waits_on_computers_alone(ruleset: Ruleset, state: Any) -> bool:
+    """Whether the running game waits on computer seats and nobody else: nothing but the table moves it."""
+    waiting = ruleset.acting_players(state)
+    return bool(waiting) and not ruleset.is_finished(state) and all(ruleset.is_computer(state, p) for p in waiting)
+
+
 def ended_here(ruleset: Ruleset, game: GameRecord, state: Any) -> bool:
     """Whether the game really ended in this record: only then is its seed revealed. A record
     retired by a move (marked, or from before moves were marked: stopped, not over) never is."""

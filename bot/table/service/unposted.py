@@ -19,7 +19,7 @@ from dataclasses import replace
 from bot.storage.store import GameRecord
 from bot.table.protocol.replies import Notice
 from bot.table.service.pictures import Pictures
-from bot.table.service.shared import Table
+from bot.table.service.shared import Table, waits_on_computers_alone
 from bot.table.trust.seen import is_public, logged
 from rules.registry import get_ruleset
 
@@ -53,8 +53,7 @@ class Unposted:
         of its last move (a GM's private ruling tells nobody else)."""
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
-        waiting = ruleset.acting_players(state)
-        if waiting and not ruleset.is_finished(state) and all(ruleset.is_computer(state, p) for p in waiting):
+        if waits_on_computers_alone(ruleset, state):
             self._table.stalled.add(game.channel)   # its computers stopped half-way: the scheduler plays on
             return None
         if ruleset.turn_key(state) == shown:
