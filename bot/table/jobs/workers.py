@@ -67,9 +67,13 @@ STARVED_POLL_SECONDS = 0.25
 TRIM_SECONDS = 2.0    # a worker that has had no job for this long gives its free memory back
 IDLE_ENV = "PITBOSS_WORKER_IDLE_SECONDS"
 IDLE_SECONDS = 300.0  # by default a worker process with no job this long is stopped
-# A worker measures its own size (memory.pss_mb: ~1-3 ms) after sending an answer, at most this often,
-# and tells it with its next answer: the bot replaces one past its pool's max_mb.
+# A worker measures its own size (memory.pss_mb: 2-7 ms for a render process of ~100 MB) after sending an
+# answer, at most this often, and tells it with its next answer: the bot replaces one past its pool's max_mb.
+# It measures in a lull (no job within SIZE_LULL_SECONDS of the answer), so a picture already on its way is
+# not held behind the measure; a worker never in a lull measures at least every SIZE_MOST_SECONDS.
 SIZE_SECONDS = 2.0
+SIZE_LULL_SECONDS = 0.005
+SIZE_MOST_SECONDS = 10.0
 
 
 def setting(name: str, default: float) -> float:
@@ -166,8 +170,9 @@ def _serve(conn: Connection, warm: Callable[[], None] | None) -> None:
             conn.send((False, RuntimeError(f"a worker's answer could not be sent back: {exc}"), size))
         except OSError:   # the bot is gone: nobody waits for the answer
             return
-        if time.monotonic() - measured >= SIZE_SECONDS:   # off the answer's path; told with the next one
-            size, measured = pss_mb(), time.monotonic()
+        since = time.monotonic() - measured
+        if since >= SIZE_SECONDS and (since >= SIZE_MOST_SECONDS or not conn.poll(SIZE_LULL_SECONDS)):
+            size, measured = pss_mb(), time.monotonic()   # off the answer's path; told with the next one
 
 
 class _Worker:
