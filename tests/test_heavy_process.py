@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -164,3 +166,32 @@ async def test_a_long_job_behind_a_longer_one_waits_its_turn_and_then_has_its_wh
         await asyncio.sleep(0.01)
     assert await heavy_process.run(os.getpid) != os.getpid()   # 0.5 s of its own, after ~1.5 s in line
     await ahead
+
+
+WARM_PRIORITY = """
+import importlib.abc, os, sys
+started, seen = os.nice(0), {}
+
+class Noting(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in ("bot.table.jobs.heavy_jobs", "rules.registry") and name not in seen:
+            seen[name] = os.nice(0)
+        return None
+
+sys.meta_path.insert(0, Noting())
+from bot.table.jobs.heavy import WORKER_NICENESS, _warm_worker
+_warm_worker()
+print(started, WORKER_NICENESS, seen["bot.table.jobs.heavy_jobs"], seen["rules.registry"])
+"""
+
+
+def test_the_long_job_process_lowers_its_priority_before_its_imports():
+    """Most of the long-job process's start is importing the jobs and the games (0.4 s of CPU, paid when a game's
+    end starts it, with moves drawing beside it): they are imported at its lowered priority."""
+    from tests.conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-c", WARM_PRIORITY], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    started, niceness, at_jobs, at_games = (int(word) for word in done.stdout.split())
+    assert at_jobs == at_games == min(19, started + niceness) > started

@@ -56,14 +56,16 @@ class TooBusy(GameError):
 def _warm_worker() -> None:
     """A worker process's start: a lower CPU priority, the games (plug-ins too) and the jobs loaded,
     memory settled. On a machine of two cores the job's process would otherwise take CPU time from
-    the bot's own process as often as not, and the loop would wake late though no GIL is shared."""
+    the bot's own process as often as not, and the loop would wake late though no GIL is shared. The
+    priority comes first: the imports after it are most of a start's 0.4 s of CPU, which a game's end
+    pays (the first long job after a lull starts the process) while the next moves draw their pictures."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     import bot.table.jobs.heavy_jobs  # noqa: F401 - imported now rather than in the first job
     from bot.table.jobs.memory import settle_memory
     from bot.table.plugins import load_plugins
     from rules.registry import rulesets
 
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
     load_plugins()
     rulesets()   # every game's rules imported now: a job's deadline counts its own work, not imports
     settle_memory()
