@@ -172,22 +172,18 @@ def deflate_strips(rows: bytes, row_bytes: int, level: int, breaks: Sequence[int
     strips = [StripRows(view[start:end]) for start, end in zip(starts, starts[1:])]
     blocks: list[bytes | None] = [_deflated_strip.cache.found((strip, level)) for strip in strips]
     missing = [i for i, block in enumerate(blocks) if block is None]
-    handed = _handed(strips, missing, level)
-    for i in missing:   # the earlier half here while the helper deflates the later half
-        blocks[i] = handed[i].result() if i in handed else _deflated_strip(strips[i], level)
+    if len(missing) > 1 and DEFLATE_HELPERS:   # half of them (the later ones) on the helper, meanwhile the rest here
+        handed = missing[len(missing) // 2 + len(missing) % 2:]
+        futures = [_helper().submit(_deflated_strip, strips[i], level) for i in handed]
+        for i in missing[:len(missing) - len(handed)]:
+            blocks[i] = _deflated_strip(strips[i], level)
+        for i, future in zip(handed, futures):
+            blocks[i] = future.result()
+    else:
+        for i in missing:
+            blocks[i] = _deflated_strip(strips[i], level)
     return b"".join([_zlib_header(level), *cast(list[bytes], blocks), FINAL_BLOCK,
                      struct.pack(">I", zlib_ng.adler32(rows))])
-
-
-def _handed(strips: list[StripRows], missing: list[int], level: int) -> dict[int, concurrent.futures.Future]:
-    """The later half of the strips `missing` from the cache, being deflated by the helper thread, by index; none
-    without a helper, for a single strip, or once the interpreter is stopping (it takes no new work then)."""
-    if len(missing) < 2 or not DEFLATE_HELPERS:
-        return {}
-    try:
-        return {i: _helper().submit(_deflated_strip, strips[i], level) for i in missing[(len(missing) + 1) // 2:]}
-    except RuntimeError:
-        return {}
 
 
 def encoder_name(level: int = 0) -> str:

@@ -3,7 +3,6 @@ same bytes whether the strips' cache holds them or not, and a cache bounded by b
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import os
 import select
@@ -245,12 +244,6 @@ def test_the_helper_thread_deflates_half_the_strips_into_the_same_file(drawn, mo
     assert any(name.startswith("pitboss-deflate") for name in seen) and "MainThread" in seen
     png.stop_helpers()
     assert not _deflate_threads() and png._HELPER[0] is None
-    stopped = concurrent.futures.ThreadPoolExecutor(1)
-    stopped.shutdown()   # as at the interpreter's exit: it takes no new work, and the caller deflates it all
-    monkeypatch.setattr(png, "_helper", lambda: stopped)
-    png._deflated_strip.cache_clear()
-    seen.clear()
-    assert to_png(image, **options) == alone and set(seen) == {"MainThread"}
     png._deflated_strip.cache_clear()
 
 
