@@ -71,17 +71,6 @@ class BoundedCache(Generic[R]):
                         self.nbytes -= entries.popitem(last=False)[1][1]
         return value
 
-    def found(self, args: tuple) -> R | None:
-        """The kept result for `args` (counted as a hit, made the most recently used), else None (nothing
-        counted: the caller makes it through the cached function, which counts the miss)."""
-        try:
-            value = self.entries[args][0]
-            self.entries.move_to_end(args)
-        except KeyError:
-            return None
-        self.hits += 1
-        return value
-
     def cache_clear(self) -> None:
         """Forget every result."""
         with self._lock:

@@ -19,9 +19,7 @@ then shares no strip with the map under it). Much of a
 picture is the same from one move to the next, so a strip whose rows were deflated before (at the
 same level) takes its bytes from a cache bounded by bytes, keyed on the rows themselves (a hit
 compares them exactly). A strip's bytes depend on its rows and the level alone, so the file is the
-same whatever the cache holds. The strips a picture must deflate are shared with one helper thread
-(zlib-ng lets go of the GIL while it deflates): on a machine of two cores or more the second core,
-idle while a render process finishes its picture, halves the deflate's wait (DEFLATE_HELPERS).
+same whatever the cache holds.
 
 The output depends on the pixels alone (no time, no text chunks), so one state gives the same bytes in
 any process that has the same deflate.
@@ -29,14 +27,10 @@ any process that has the same deflate.
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
-import os
 import struct
-import threading
 import zlib
 from collections.abc import Callable, Sequence
-from typing import cast
 
 from PIL import Image
 
@@ -51,49 +45,6 @@ STRIP_ROWS = 64      # rows a strip: shorter ones are found again more often (16
                      # 64 about 45%) but each costs its own code tables: 16 rows 9% more bytes, 64 1.5-3%
 STRIP_BYTES = 8 << 20   # the strip cache's budget: its keys (the rows, ~60 KB a strip) weigh most
 FINAL_BLOCK = b"\x03\x00"   # an empty final block (fixed codes: only its end code)
-
-
-def _helpers_wanted() -> int:
-    """One helper thread for the strips' deflate where this process may run on two cores or more, else none."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):   # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return 1 if cores >= 2 else 0
-
-
-DEFLATE_HELPERS = _helpers_wanted()
-_HELPER: list[concurrent.futures.ThreadPoolExecutor | None] = [None]
-_HELPER_LOCK = threading.Lock()
-
-
-def _helper() -> concurrent.futures.ThreadPoolExecutor:
-    """The helper thread of this process, started by the first picture that has two strips to deflate."""
-    with _HELPER_LOCK:
-        helper = _HELPER[0]
-        if helper is None:
-            helper = _HELPER[0] = concurrent.futures.ThreadPoolExecutor(DEFLATE_HELPERS,
-                                                                        thread_name_prefix="pitboss-deflate")
-        return helper
-
-
-def stop_helpers() -> None:
-    """Stop the helper thread (a zygote does, before it forks: a child starts its own when it needs it)."""
-    with _HELPER_LOCK:
-        helper, _HELPER[0] = _HELPER[0], None
-    if helper is not None:
-        helper.shutdown(wait=True)
-
-
-def _forget_helper() -> None:
-    """In a forked child: the parent's helper thread did not come along; the next picture starts one."""
-    global _HELPER_LOCK
-    _HELPER_LOCK = threading.Lock()
-    _HELPER[0] = None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_helper)
 
 
 def _isal_deflate() -> Callable[[bytes], bytes] | None:
@@ -168,22 +119,11 @@ def deflate_strips(rows: bytes, row_bytes: int, level: int, breaks: Sequence[int
     from zlib_ng import zlib_ng
 
     starts = [row * row_bytes for row in strip_starts(len(rows) // row_bytes, breaks)] + [len(rows)]
+    parts = [_zlib_header(level)]
     view = memoryview(rows)
-    strips = [StripRows(view[start:end]) for start, end in zip(starts, starts[1:])]
-    blocks: list[bytes | None] = [_deflated_strip.cache.found((strip, level)) for strip in strips]
-    missing = [i for i, block in enumerate(blocks) if block is None]
-    if len(missing) > 1 and DEFLATE_HELPERS:   # half of them (the later ones) on the helper, meanwhile the rest here
-        handed = missing[len(missing) // 2 + len(missing) % 2:]
-        futures = [_helper().submit(_deflated_strip, strips[i], level) for i in handed]
-        for i in missing[:len(missing) - len(handed)]:
-            blocks[i] = _deflated_strip(strips[i], level)
-        for i, future in zip(handed, futures):
-            blocks[i] = future.result()
-    else:
-        for i in missing:
-            blocks[i] = _deflated_strip(strips[i], level)
-    return b"".join([_zlib_header(level), *cast(list[bytes], blocks), FINAL_BLOCK,
-                     struct.pack(">I", zlib_ng.adler32(rows))])
+    parts += [_deflated_strip(StripRows(view[start:end]), level) for start, end in zip(starts, starts[1:])]
+    parts += [FINAL_BLOCK, struct.pack(">I", zlib_ng.adler32(rows))]
+    return b"".join(parts)
 
 
 def encoder_name(level: int = 0) -> str:

@@ -41,26 +41,6 @@ def test_a_bounded_cache_forgets_its_least_recently_used_pieces_past_its_budget(
         bounded.CACHES.remove(cache.cache)
 
 
-def test_looking_a_piece_up_finds_it_kept_without_drawing_it_or_counting_a_miss():
-    """`found` (how the PNG strips find the strips deflated before, and hand the rest to be made) answers
-    a kept piece as a hit and makes it the most recently used; a piece not kept is None, drawn by nobody."""
-    made: list[int] = []
-
-    def draw(side: int) -> Image.Image:
-        made.append(side)
-        return _square(side)
-    cache = bounded_by(2 * weight(_square(100)))(draw)
-    try:
-        assert cache.cache.found((100,)) is None and made == [] and cache.cache_info()[:2] == (0, 0)
-        kept = cache(100)
-        cache(99)
-        assert cache.cache.found((100,)) is kept and cache.cache_info()[:2] == (1, 2)
-        cache(98)   # 99, not 100 (found last), is the least recently used and goes
-        assert cache.cache.found((99,)) is None and cache.cache.found((100,)) is kept and made == [100, 99, 98]
-    finally:
-        bounded.CACHES.remove(cache.cache)
-
-
 @pytest.fixture(scope="module")
 def frames():
     return game_frames(every=20)

@@ -4,10 +4,6 @@ same bytes whether the strips' cache holds them or not, and a cache bounded by b
 from __future__ import annotations
 
 import io
-import os
-import select
-import signal
-import threading
 import zlib
 
 import pytest
@@ -204,96 +200,3 @@ def test_speedways_kept_header_bands_and_chips_are_the_pixels_drawn_anew():
             whole = render_image(view, last).quantize(palette=palette_for(view.arena), dither=Image.Dither.NONE)
             assert render_paletted(view, last).tobytes() == whole.tobytes()
     assert _mapped_band.cache_info().hits > len(frames) and _mapped_chip.cache_info().hits > len(frames)
-
-
-def _deflate_threads() -> list[str]:
-    return [thread.name for thread in threading.enumerate() if thread.name.startswith("pitboss-deflate")]
-
-
-def _speedway_picture(drawn) -> tuple[Image.Image, dict]:
-    _, image, options = next(d for d in drawn if d[0] == "speedway")
-    return image, options
-
-
-def test_the_helper_thread_deflates_half_the_strips_into_the_same_file(drawn, monkeypatch):
-    """With a helper thread (a machine of two cores), a picture whose strips are all new is deflated half
-    there, half in the caller, into the same file as without it; no helper is started for a picture whose
-    strips were all deflated before."""
-    from images.draw import to_png
-
-    image, options = _speedway_picture(drawn)
-    png.stop_helpers()
-    monkeypatch.setattr(png, "DEFLATE_HELPERS", 0)
-    png._deflated_strip.cache_clear()
-    alone = to_png(image, **options)
-    assert not _deflate_threads() and png._HELPER[0] is None
-    monkeypatch.setattr(png, "DEFLATE_HELPERS", 1)
-    to_png(image, **options)   # every strip found: nothing for a helper
-    assert png._HELPER[0] is None
-    png._deflated_strip.cache_clear()
-    seen: list[str] = []
-    deflate = png._deflated_strip.cache._function
-
-    def noting_where(*args):
-        seen.append(threading.current_thread().name)
-        return deflate(*args)
-
-    monkeypatch.setattr(png._deflated_strip.cache, "_function", noting_where)
-    helped = to_png(image, **options)
-    assert helped == alone
-    assert any(name.startswith("pitboss-deflate") for name in seen) and "MainThread" in seen
-    png.stop_helpers()
-    assert not _deflate_threads() and png._HELPER[0] is None
-    png._deflated_strip.cache_clear()
-
-
-def test_a_forked_child_deflates_with_a_helper_of_its_own(drawn, monkeypatch):
-    """A process forked after its parent started the helper (a render process forked by a warm zygote that
-    kept it) starts its own: the parent's thread did not come along, and waiting on it would hang."""
-    from images.draw import to_png
-
-    image, options = _speedway_picture(drawn)
-    monkeypatch.setattr(png, "DEFLATE_HELPERS", 1)
-    png._deflated_strip.cache_clear()
-    here = to_png(image, **options)
-    assert png._HELPER[0] is not None
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:   # pragma: no cover - the child's outcome is read by the parent
-        try:
-            png._deflated_strip.cache_clear()
-            os.write(write, b"same" if to_png(image, **options) == here and _deflate_threads() else b"different")
-        finally:
-            os._exit(0)
-    os.close(write)
-    try:   # a child waiting on its parent's helper would never answer
-        answered = select.select([read], [], [], 120)[0]
-        if not answered:
-            os.kill(child, signal.SIGKILL)
-        answer = os.read(read, 16) if answered else b"no answer: it hung"
-    finally:
-        os.close(read)
-        os.waitpid(child, 0)
-    assert answer == b"same"
-    png.stop_helpers()
-    png._deflated_strip.cache_clear()
-
-
-def test_the_render_zygote_forks_without_the_helper_thread(monkeypatch):
-    """The render zygote's warm-up deflates pictures with the helper, then stops it: it forks its render
-    processes with no thread but the one forking."""
-    from bot.table.jobs import drawing, zygote_warm
-
-    frame = next(f for f in game_frames(every=40) if f[0] == "speedway")
-    monkeypatch.setattr(png, "DEFLATE_HELPERS", 1)
-    monkeypatch.setattr(drawing, "warm_drawing", lambda: None)
-
-    def warm_pictures() -> int:
-        png._deflated_strip.cache_clear()
-        render(*frame, ())
-        return 1
-
-    monkeypatch.setattr(zygote_warm, "warm_pictures", warm_pictures)
-    drawing._warm_zygote()
-    assert png._HELPER[0] is None and not _deflate_threads()
-    png._deflated_strip.cache_clear()

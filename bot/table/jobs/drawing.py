@@ -156,11 +156,9 @@ def _warm_zygote() -> None:
     of each drawn, so the layers, fonts and word masks every picture of a game uses are built once and
     shared by every render process forked from it (issue 39, item 8)."""
     from bot.table.jobs.zygote_warm import warm_pictures
-    from images.png import stop_helpers
 
     warm_drawing()
     warm_pictures()
-    stop_helpers()   # the zygote forks with no thread of its own but the one forking
 
 
 class RenderProcesses:
