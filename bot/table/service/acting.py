@@ -580,11 +580,14 @@ class Acting:
     def reported(done: Applied, own: list[str], others: list) -> str:
         """The reply's words: the actor's own events whole, the other seats' turns in the room left, and
         the revealed seed at the end of a game (and room for the end's words that follow the Next: line)."""
-        finished = done.ruleset.is_finished(done.state)
-        ending = reveal(done.game.seed) if finished else ""
-        if not finished and len(others) >= MAX_COMPUTER_ACTIONS:   # play_computers stopped at its bound
+        if done.ruleset.is_finished(done.state):
+            ending = reveal(done.game.seed)
+            room = MESSAGE_LIMIT - 300 - len(ending) - 1 - _END_WORDS_ROOM
+        elif len(others) >= MAX_COMPUTER_ACTIONS:   # play_computers stopped at its bound
             ending = _unending(len(others))
-        room = MESSAGE_LIMIT - 300 - (len(ending) + 1 + (_END_WORDS_ROOM if finished else 0) if ending else 0)
+            room = MESSAGE_LIMIT - 300 - len(ending) - 1
+        else:
+            ending, room = "", MESSAGE_LIMIT - 300
         text = report(done.ruleset, done.state, own, others, room)
         return f"{text}\n{ending}" if ending else text
 
