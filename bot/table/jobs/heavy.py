@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from bot.table.jobs.kept import KeptAnswers, digest
 from bot.table.jobs.workers import NoWorkerFree, ProcessWorkers, WorkerDied, WorkerHung, idle_seconds
 from rules.errors import GameError
 
@@ -84,6 +85,7 @@ class HeavyWork:
         # keeps no process it does not use
         self._worker = ProcessWorkers(1, _warm_worker, "pitboss-heavy", start=0,
                                       idle_seconds=idle_seconds()) if process else None
+        self.kept = KeptAnswers()
 
     async def warm(self) -> None:
         """Start the worker process and wait until it has warmed up (nothing to do for a thread)."""
@@ -94,12 +96,15 @@ class HeavyWork:
         """The worker process's id, when it runs."""
         return self._worker.pids() if self._worker is not None else []
 
-    async def run(self, job: Callable[..., Any], *args: Any, items: int = 0) -> Any:
+    async def run(self, job: Callable[..., Any], *args: Any, items: int = 0, keep: bool = False) -> Any:
         """Run `job(*args)` on the worker, a job over `items` actions (or games); TooBusy at once when
         one job runs and MAX_WAITING wait. In a process, the job waits in line for the worker (LINE_SECONDS
         at most, then TooBusy), and has long_job_deadline(items) from when the worker takes it: a worker
         that died (killed, out of memory) or hangs past it is replaced, and the job refused with TooBusy:
-        nothing was changed."""
+        nothing was changed. `keep`: the job is a pure function of its arguments, and its answer is kept
+        for the same arguments (bot.table.jobs.kept)."""
+        if keep:
+            return await self.kept.get(digest(job, args), lambda: self.run(job, *args, items=items))
         if self._pending > self._max_waiting:
             raise TooBusy()
         self._pending += 1

@@ -164,7 +164,7 @@ class Asking:
         game, records = await self._table.store.game_and_actions(at.game.id)
         try:
             data = await self._table.heavy.run(heavy_jobs.replay_gif, ruleset.id, game, await packed_log(records),
-                                               items=len(records))
+                                               items=len(records), keep=True)
         except ValueError as exc:  # no renderer for this game, or too big even at its smallest
             raise GameError(f"No replay of this game can be made: {exc}.") from None
         count = len(seen_log(ruleset, state, records, None)) if hides_whole_actions(ruleset, state) \
@@ -243,14 +243,14 @@ class Asking:
         game, records = await self._table.store.game_and_actions(game.id)
         set_aside = await self._table.store.set_aside(game.id)
         if not await self._table.heavy.run(heavy_jobs.snapshot_matches, game.ruleset, game, await packed_log(records),
-                                           items=len(records)):
+                                           items=len(records), keep=True):
             return False
         if not set_aside:
             return True
         aside = {k: log_rows(v) for k, v in set_aside.items()}
         return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game,
                                            await packed_log(records), aside, await self._table.store.line_ends(game.id),
-                                           items=len(records) * (len(aside) + 1))
+                                           items=len(records) * (len(aside) + 1), keep=True)
 
 
     async def _index_seats(self) -> None:
