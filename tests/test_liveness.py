@@ -352,3 +352,35 @@ async def test_computers_that_play_a_commands_bound_without_an_end_say_so(db_pat
         assert waits_on_computers_only(await store.latest_game("chan-1"))
     finally:
         await store.close()
+
+
+async def test_computers_that_played_the_bound_wait_after_a_restart_and_a_move_as_the_channel_was_told(
+        db_path, monkeypatch):
+    """Computer seats alone that played one command's whole bound without an end are not played on by the
+    restart's scheduler (each restart played another bound's worth), nor where the game is moved: the game
+    waits for a person to take a seat back, or for the host to end it, as the reply said."""
+    from bot.table.service import acting, shared
+
+    monkeypatch.setattr(acting, "MAX_COMPUTER_ACTIONS", 7)
+    monkeypatch.setattr(shared, "MAX_COMPUTER_ACTIONS", 7)
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        game = await store.latest_game("chan-1")
+        assert "played 7 actions" in (await run(service, "p0", "/game seat computer")).text
+        bounded = await store.latest_game("chan-1")
+        state = get_ruleset("speedway").load_state(bounded.state)
+        await store.set_turn_message(game.id, get_ruleset("speedway").turn_key(state), "m1")   # posted
+        restarted = GameService(store, render=None, clock=clock)
+        assert await restarted.unposted() == [] and await restarted.run_due() == []
+        assert await store.latest_game("chan-1") == bounded   # not one action more
+        exported = await run(restarted, "p0", "/game export")
+        moved = await restarted.execute("chan-2", Actor("p0", "p0"),
+                                        Command("game import", {"file": exported.files[0].data}), guild="g1")
+        assert moved.outcome == "applied", moved.text
+        assert not [n for n in await restarted.run_due() if n.channel == "chan-2"]
+        there = await store.latest_game("chan-2")
+        assert waits_on_computers_only(there) and there.state == bounded.state
+        taken = await run(restarted, "p0", "/game seat take", channel="chan-2")
+        assert taken.outcome == "applied", taken.text   # a person takes their seat back: the game goes on
+    finally:
+        await store.close()

@@ -11,7 +11,7 @@ from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.replies import Actor, Notice, Reply, refusal
 from bot.table.service.pictures import Pictures
-from bot.table.service.shared import Table, channel_mention, ended_here, waits_on_computers_alone
+from bot.table.service.shared import Table, channel_mention, ended_here
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import commitment
 from bot.table.trust.importer import IMPORT_BYTES_PER_ACTION, MAX_REPLAY_ACTIONS, BadImport, ImportedLog
@@ -69,8 +69,7 @@ class Moving:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
         self._table.stalled.discard(source.channel)
-        if waits_on_computers_alone(ruleset, state):   # its computers stopped half-way there: they play on here
-            self._table.stalled.add(channel)
+        await self._table.mark_if_computers_play_on(ruleset, game, state)   # stopped half-way there: on here
         count = await self._table.seen_count(ruleset, game, state)
         reply = await self._pictures.with_map(ruleset, game, state, "applied",
                                               f"The {ruleset.title} game moved here from "

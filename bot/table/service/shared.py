@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.storage.store import GameRecord, Store, Timer
+from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs.drawing import Drawing
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.refusals import NoGame
@@ -103,6 +104,19 @@ class Table:
         """A lobby of server `guild` opened, filled, started, ended, moved or became an open table, by whatever did
         it (a command, a button, the scheduler): its board of open tables is looked at (coalesced)."""
         self.lobbies_changed.add(guild)
+
+    async def mark_if_computers_play_on(self, ruleset: Ruleset, game: GameRecord, state: Any) -> bool:
+        """Mark the game's channel for the scheduler (`stalled`) when its game waits on computer seats alone
+        that stopped short of one command's bound (a busy database, a restart); whether it did. Seats that
+        played the whole bound without an end wait as the channel was told: for a person to take a seat
+        back or the host to end it (each restart played another 20,000 actions)."""
+        if not waits_on_computers_alone(ruleset, state):
+            return False
+        computers = [seat.id for seat in state.players if ruleset.is_computer(state, seat.id)]
+        if await self.store.trailing_actions_by(game.id, computers) >= MAX_COMPUTER_ACTIONS:
+            return False
+        self.stalled.add(game.channel)
+        return True
 
     def lock_for(self, channel: str) -> asyncio.Lock:
         """The lock every command of one channel takes, so a channel's commands run one at a time."""

@@ -53,8 +53,8 @@ class Unposted:
         of its last move (a GM's private ruling tells nobody else)."""
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
-        if waits_on_computers_alone(ruleset, state):
-            self._table.stalled.add(game.channel)   # its computers stopped half-way: the scheduler plays on
+        if waits_on_computers_alone(ruleset, state):   # the scheduler plays on, if they stopped half-way
+            await self._table.mark_if_computers_play_on(ruleset, game, state)
             return None
         if ruleset.turn_key(state) == shown:
             return None
