@@ -8,8 +8,10 @@ import sqlite3
 import pytest
 
 from bot.storage import privacy
+from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
+from bot.table.service.entry import GameService
 from tests.conftest import run_cli, run_pitboss
 
 BACKENDS = ("sqlite", "postgres")
@@ -64,6 +66,18 @@ async def test_me_forget_deletes_a_members_data_and_leaves_their_games_verifying
     assert renamed.version == game.version + 1 and await service.replay_matches(renamed)
     verified = await run(service, ANN, "/game verify")
     assert verified.outcome != "refused" and "forgotten player" in (await run(service, ANN, "/game status")).text
+
+
+async def test_a_forget_lets_go_of_the_long_jobs_answers_kept_with_the_members_name(store):
+    heavy = HeavyWork()
+    service = GameService(store, heavy=heavy)
+    await a_game(service)
+    gif = await run(service, BEN, "/game replay")
+    assert gif.outcome == "shown" and len(heavy.kept) == 1
+    assert (await run(service, BEN, "/me forget confirm:yes")).text.startswith("Forgotten")
+    assert len(heavy.kept) == 0
+    again = await run(service, ANN, "/game replay")
+    assert again.files[0].data != gif.files[0].data   # drawn again, under the neutral name
 
 
 async def test_a_member_seated_in_a_running_game_is_refused_and_nothing_changes(service, store):

@@ -161,6 +161,7 @@ class Privacy:
         for game in games:
             if not await self._rename(game, player, alias):
                 left.append(str(game.id))
+        self._table.heavy.kept.clear()   # a kept replay's frames may name them, though no later question asks it
         renamed = len(games) - len(left)
         unchanged = (f" {plural(len(left), 'game keeps', 'games keep')} {whose} name, as the neutral one would "
                      f"not re-run to its snapshot (game {', '.join(left[:10])})." if left else "")
