@@ -300,6 +300,17 @@ async def _reuse_or_drop(server: str, url: str) -> None:
     _REUSED.append(url)
 
 
+@pytest.fixture(autouse=True)
+def no_kept_answers():
+    """Each test starts with no long-job answer kept by an earlier one: fresh databases give the same ids,
+    rows and logs, so a test that changes what a job does (its words, its rules) would read the answer an
+    earlier test kept in the shared worker (bot.table.jobs.kept)."""
+    from bot.table.jobs.heavy import HEAVY
+
+    HEAVY.kept.clear()
+    yield
+
+
 @pytest.fixture
 async def store(db_path: str):
     opened = await Store.open(db_path)

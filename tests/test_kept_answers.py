@@ -128,6 +128,20 @@ async def test_a_caller_that_gives_up_leaves_the_job_to_the_other():
     assert await second == b"gif" and first.cancelled() and len(kept) == 1
 
 
+async def test_a_job_under_way_when_the_answers_are_cleared_keeps_nothing():
+    kept, gate = KeptAnswers(), asyncio.Event()
+
+    async def work():
+        await gate.wait()
+        return b"gif with a forgotten name"
+
+    asked = asyncio.ensure_future(kept.get(b"k", work))
+    await asyncio.sleep(0)
+    kept.clear()   # a member forgotten while the job ran
+    gate.set()
+    assert await asked == b"gif with a forgotten name" and len(kept) == 0 and kept.nbytes == 0
+
+
 async def test_a_failed_job_is_not_kept():
     kept, calls = KeptAnswers(), []
 

@@ -359,10 +359,9 @@ async def test_computers_that_played_the_bound_wait_after_a_restart_and_a_move_a
     """Computer seats alone that played one command's whole bound without an end are not played on by the
     restart's scheduler (each restart played another bound's worth), nor where the game is moved: the game
     waits for a person to take a seat back, or for the host to end it, as the reply said."""
-    from bot.table.service import acting, shared
+    from bot.table.service import acting
 
     monkeypatch.setattr(acting, "MAX_COMPUTER_ACTIONS", 7)
-    monkeypatch.setattr(shared, "MAX_COMPUTER_ACTIONS", 7)
     clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
     try:
         game = await store.latest_game("chan-1")
@@ -382,5 +381,32 @@ async def test_computers_that_played_the_bound_wait_after_a_restart_and_a_move_a
         assert waits_on_computers_only(there) and there.state == bounded.state
         taken = await run(restarted, "p0", "/game seat take", channel="chan-2")
         assert taken.outcome == "applied", taken.text   # a person takes their seat back: the game goes on
+    finally:
+        await store.close()
+
+
+async def test_computers_stopped_short_after_a_bound_and_a_seat_taken_back_are_played_on_after_a_restart(
+        db_path, monkeypatch):
+    """The bound's mark is of the game as it stood: a person who takes their seat back and hands it to the
+    computer again, whose computers then stop short of the bound (a busy database), is played on after a
+    restart like any other stalled game."""
+    from bot.table.service import acting
+
+    monkeypatch.setattr(acting, "MAX_COMPUTER_ACTIONS", 7)
+    clock, store, service = await absent_table(db_path, "speedway", 3, humans=1, computers=2)
+    try:
+        assert "played 7 actions" in (await run(service, "p0", "/game seat computer")).text
+        assert (await run(service, "p0", "/game seat take")).outcome == "applied"
+        busy_once_at_computer_move(monkeypatch, 1)
+        handed = await run(service, "p0", "/game seat computer")
+        assert handed.outcome == "applied" and "played 7 actions" not in handed.text, handed.text
+        stalled = await store.latest_game("chan-1")
+        assert waits_on_computers_only(stalled)
+        state = get_ruleset("speedway").load_state(stalled.state)
+        await store.set_turn_message(stalled.id, get_ruleset("speedway").turn_key(state), "m1")   # posted
+        restarted = GameService(store, render=None, clock=clock)
+        assert await restarted.unposted() == []
+        (notice,) = [n for n in await restarted.run_due() if n.channel == "chan-1"]
+        assert "play on" in notice.reply.text and (await store.latest_game("chan-1")).version > stalled.version
     finally:
         await store.close()

@@ -137,19 +137,6 @@ async def test_compare_and_swap_rejects_a_stale_version(table, store):
     assert len(await store.actions(stale.id)) == 1
 
 
-async def test_the_actions_a_set_of_actors_took_in_a_row_at_the_end_of_a_log_are_counted(table, store):
-    await table("alice", "/game new ruleset:speedway seed:3")
-    game = await store.active_game("chan-1")
-    assert await store.trailing_actions_by(game.id, ["alice"]) == 0   # nothing logged yet
-    for actor in ("bob", "ai-1", "ai-2", "ai-1"):
-        async with store.transaction():
-            game = await store.append_action_tx(game, actor, "{}", "[]", game.state, "active")
-    assert await store.trailing_actions_by(game.id, ["ai-1", "ai-2"]) == 3
-    assert await store.trailing_actions_by(game.id, ["ai-1"]) == 1
-    assert await store.trailing_actions_by(game.id, ["bob", "ai-1", "ai-2"]) == 4   # the whole log
-    assert await store.trailing_actions_by(game.id, []) == 0
-
-
 @pytest.mark.slow
 async def test_database_reopened_by_a_new_process_continues(table, store, db_path, tmp_path):
     await start_two_player_game(table)

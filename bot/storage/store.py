@@ -9,7 +9,6 @@ replacement (compare-and-swap) against a writer that slipped in between.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -1381,16 +1380,6 @@ class Store:
             "SELECT seq, actor, action, events FROM actions WHERE game_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
             (game_id, min(before, SEQ_LIMIT) if before is not None else SEQ_LIMIT, count))
         return [ActionRecord(*row) for row in reversed(rows)]
-
-    async def trailing_actions_by(self, game_id: int, actors: Collection[str]) -> int:
-        """How many of a game's log entries, counted back from its last, are by `actors` in a row (its whole
-        log when nobody else ever acted)."""
-        marks = ", ".join("?" * len(actors))
-        others = f"AND actor NOT IN ({marks})" if actors else ""
-        row = await self.driver.fetchone(
-            "SELECT COUNT(*) FROM actions WHERE game_id = ? AND seq > COALESCE("
-            f"(SELECT MAX(seq) FROM actions WHERE game_id = ? {others}), -1)", (game_id, game_id, *actors))
-        return int(row[0]) if row else 0
 
     async def recent_ages(self, game_id: int, count: int,
                           before: int | None = None) -> list[tuple[ActionRecord, float]]:

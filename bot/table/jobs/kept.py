@@ -42,6 +42,7 @@ class KeptAnswers:
         self.nbytes = 0
         self._answers: OrderedDict[bytes, tuple[Any, int]] = OrderedDict()
         self._running: dict[bytes, asyncio.Future] = {}
+        self._generation = 0   # clear() counts up: a job under way when it came keeps nothing
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -54,17 +55,18 @@ class KeptAnswers:
             return self._answers[key][0]
         running = self._running.get(key)
         if running is None:
-            running = self._running[key] = asyncio.ensure_future(self._worked(key, work))
+            running = self._running[key] = asyncio.ensure_future(self._worked(key, work, self._generation))
             running.add_done_callback(lambda done: done.cancelled() or done.exception())   # read, if all gave up
         # shielded: a caller that gives up does not stop the job another caller may be waiting for
         return await asyncio.shield(running)
 
-    async def _worked(self, key: bytes, work: Callable[[], Awaitable[Any]]) -> Any:
+    async def _worked(self, key: bytes, work: Callable[[], Awaitable[Any]], generation: int) -> Any:
         try:
             answer = await work()
         finally:
             del self._running[key]
-        self._keep(key, answer)
+        if generation == self._generation:
+            self._keep(key, answer)
         return answer
 
     def _keep(self, key: bytes, answer: Any) -> None:
@@ -77,6 +79,7 @@ class KeptAnswers:
             self.nbytes -= self._answers.popitem(last=False)[1][1]
 
     def clear(self) -> None:
-        """Forget every kept answer."""
+        """Forget every kept answer, and keep none of the jobs under way now."""
         self._answers.clear()
         self.nbytes = 0
+        self._generation += 1

@@ -493,8 +493,9 @@ class Acting:
             told = (_Said(f"{seat.name if seat else player} {_WHY[why]}"),) if why else ()
             played.append((player, told + done.events))
         else:   # the bound, reached by computer seats alone that play on with no end in sight
-            if not done.ruleset.is_finished(done.state):   # the reply says so (reported)
+            if not done.ruleset.is_finished(done.state):   # the reply says so (reported); no restart plays on
                 log.warning("the computers of channel %s played %d actions without an end", channel, len(played))
+                await self._table.mark_bounded(done.game)
         return done, played
 
     async def _answered_for(self, channel: str, refused: GameError) -> Reply | None:

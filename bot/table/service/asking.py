@@ -250,7 +250,7 @@ class Asking:
         aside = {k: log_rows(v) for k, v in set_aside.items()}
         return await self._table.heavy.run(heavy_jobs.set_aside_replays, game.ruleset, game,
                                            await packed_log(records), aside, await self._table.store.line_ends(game.id),
-                                           items=len(records) * (len(aside) + 1), keep=True)
+                                           items=len(records) * (len(aside) + 1))
 
 
     async def _index_seats(self) -> None:

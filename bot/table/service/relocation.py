@@ -69,7 +69,7 @@ class Moving:
             raise BadImport("That game stopped running where it was (it moved or ended meanwhile); "
                             "nothing was moved.") from None
         self._table.stalled.discard(source.channel)
-        await self._table.mark_if_computers_play_on(ruleset, game, state)   # stopped half-way there: on here
+        await self._table.mark_if_computers_play_on(ruleset, game, state, moved_from=source)   # played on here
         count = await self._table.seen_count(ruleset, game, state)
         reply = await self._pictures.with_map(ruleset, game, state, "applied",
                                               f"The {ruleset.title} game moved here from "

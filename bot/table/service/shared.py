@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.storage.store import GameRecord, Store, Timer
-from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs.drawing import Drawing
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.refusals import NoGame
@@ -21,6 +20,9 @@ from bot.table.service.snapshots import DecodedSnapshots
 from bot.table.trust.seen import hides_whole_actions, seen_log
 from rules.engine import Ruleset
 from rules.registry import get_ruleset
+
+# A meta key (and a game's id): the game's version when its computer seats alone played a command's whole bound.
+BOUNDED_KEY = "computers-bounded:"
 
 # The delivery (interaction id) the running command came with, claimed by its first write.
 DELIVERY: contextvars.ContextVar[str | None] = contextvars.ContextVar("pitboss_delivery", default=None)
@@ -105,15 +107,24 @@ class Table:
         it (a command, a button, the scheduler): its board of open tables is looked at (coalesced)."""
         self.lobbies_changed.add(guild)
 
-    async def mark_if_computers_play_on(self, ruleset: Ruleset, game: GameRecord, state: Any) -> bool:
+    async def mark_bounded(self, game: GameRecord) -> None:
+        """Remember that the game's computer seats alone played one command's whole bound without an end, at the
+        game's version now (a person's move, a rollback or a setting changes it)."""
+        await self.store.set_meta(f"{BOUNDED_KEY}{game.id}", str(game.version))
+
+    async def _bounded(self, game: GameRecord) -> bool:
+        return await self.store.get_meta(f"{BOUNDED_KEY}{game.id}") == str(game.version)
+
+    async def mark_if_computers_play_on(self, ruleset: Ruleset, game: GameRecord, state: Any,
+                                        moved_from: GameRecord | None = None) -> bool:
         """Mark the game's channel for the scheduler (`stalled`) when its game waits on computer seats alone
         that stopped short of one command's bound (a busy database, a restart); whether it did. Seats that
-        played the whole bound without an end wait as the channel was told: for a person to take a seat
-        back or the host to end it (each restart played another 20,000 actions)."""
-        if not waits_on_computers_alone(ruleset, state):
-            return False
-        computers = [seat.id for seat in state.players if ruleset.is_computer(state, seat.id)]
-        if await self.store.trailing_actions_by(game.id, computers) >= MAX_COMPUTER_ACTIONS:
+        played the whole bound without an end (mark_bounded) and nothing since wait as the channel was told:
+        for a person to take a seat back or the host to end it (each restart played another 20,000 actions).
+        `moved_from`: the record the game was moved from, whose mark it carries."""
+        if moved_from is not None and await self._bounded(moved_from):
+            await self.mark_bounded(game)
+        if not waits_on_computers_alone(ruleset, state) or await self._bounded(game):
             return False
         self.stalled.add(game.channel)
         return True
