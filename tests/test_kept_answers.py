@@ -113,13 +113,19 @@ async def test_two_callers_asking_at_once_share_one_job():
     assert started == [1] and await kept.get(b"k", work) == b"gif" and started == [1]
 
 
-async def test_a_caller_that_gives_up_leaves_the_job_to_the_other():
-    kept, gate = KeptAnswers(), asyncio.Event()
+def gated(answer: bytes):
+    """A job that answers `answer` once its gate is set: (the gate, the job)."""
+    gate = asyncio.Event()
 
     async def work():
         await gate.wait()
-        return b"gif"
+        return answer
 
+    return gate, work
+
+
+async def test_a_caller_that_gives_up_leaves_the_job_to_the_other():
+    kept, (gate, work) = KeptAnswers(), gated(b"gif")
     first = asyncio.ensure_future(kept.get(b"k", work))
     second = asyncio.ensure_future(kept.get(b"k", work))
     await asyncio.sleep(0)
@@ -129,12 +135,7 @@ async def test_a_caller_that_gives_up_leaves_the_job_to_the_other():
 
 
 async def test_a_job_under_way_when_the_answers_are_cleared_keeps_nothing():
-    kept, gate = KeptAnswers(), asyncio.Event()
-
-    async def work():
-        await gate.wait()
-        return b"gif with a forgotten name"
-
+    kept, (gate, work) = KeptAnswers(), gated(b"gif with a forgotten name")
     asked = asyncio.ensure_future(kept.get(b"k", work))
     await asyncio.sleep(0)
     kept.clear()   # a member forgotten while the job ran
