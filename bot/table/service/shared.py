@@ -116,18 +116,16 @@ class Table:
         return await self.store.get_meta(f"{BOUNDED_KEY}{game.id}") == str(game.version)
 
     async def mark_if_computers_play_on(self, ruleset: Ruleset, game: GameRecord, state: Any,
-                                        moved_from: GameRecord | None = None) -> bool:
+                                        moved_from: GameRecord | None = None) -> None:
         """Mark the game's channel for the scheduler (`stalled`) when its game waits on computer seats alone
-        that stopped short of one command's bound (a busy database, a restart); whether it did. Seats that
+        that stopped short of one command's bound (a busy database, a restart). Seats that
         played the whole bound without an end (mark_bounded) and nothing since wait as the channel was told:
         for a person to take a seat back or the host to end it (each restart played another 20,000 actions).
         `moved_from`: the record the game was moved from, whose mark it carries."""
         if moved_from is not None and await self._bounded(moved_from):
             await self.mark_bounded(game)
-        if not waits_on_computers_alone(ruleset, state) or await self._bounded(game):
-            return False
-        self.stalled.add(game.channel)
-        return True
+        if waits_on_computers_alone(ruleset, state) and not await self._bounded(game):
+            self.stalled.add(game.channel)
 
     def lock_for(self, channel: str) -> asyncio.Lock:
         """The lock every command of one channel takes, so a channel's commands run one at a time."""
