@@ -2,20 +2,26 @@
 of sections with the current one lit; the current section's hazard, conditions and features in the order
 they come (no DC: those are the GM's); and the racers in the move order with speed, altitude and hull.
 
-Landscape, one size all race, every word legible at 420 px wide.
+Landscape, one size all race, every word legible at 420 px wide. Drawn band by band (title, news, course,
+panel, the table's titles, a row per racer), each band kept mapped to the palette by what it shows: a move
+redraws only the bands it changes (render_paletted).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from functools import cache, lru_cache
+from typing import Any, NamedTuple
 
 from PIL import Image, ImageDraw
 
 from images import palette as colours
+from images.bounded import bounded
 from images.captions import Captioner, seat_name
 from images.closeup import Closeup
 from images.draw import (
     FEW_COLOURS,
+    Colour,
     build_palette,
     colour_counts,
     draw_text,
@@ -28,7 +34,7 @@ from images.draw import (
 from images.fonts import font
 from images.race import course
 from images.race.closeup import render_closeup_image
-from images.race.course import draw_course
+from images.race.course import course_look, draw_course_look
 from images.reference import started
 from images.registry import Renderer
 from rules.race import checks, data, flow
@@ -43,6 +49,12 @@ HEADER = 104
 COURSE = course.HEIGHT
 PANEL = 104
 ROW = 40
+TITLE_END = 42         # the title's band ends and the news's starts (the words' boxes meet no closer)
+PANEL_TOP = HEADER + COURSE
+TABLE_TOP = PANEL_TOP + PANEL    # the table's column titles stand centred on this row
+HEADS_TOP = TABLE_TOP - 20       # their band's top, below the panel's chips
+HEADS_AT = TABLE_TOP - HEADS_TOP
+ROWS_TOP = TABLE_TOP + 26        # the first racer's row's band (its box from the top)
 SPEED_X, ALT_X, HULL_X = 672, 806, 884   # the table's columns of figures
 PAPER, INK, MUTED = colours.PAPER, colours.INK, colours.MUTED
 LIT = colours.HIGHLIGHT
@@ -87,27 +99,50 @@ def _title(state: RaceState) -> str:
     return f"{track.name} · lap {state.lap + 1}/{track.laps} · {state.the_section.name}"
 
 
-def _header(draw: ImageDraw.ImageDraw, state: RaceState, last: tuple) -> None:
-    draw_text(draw, (PAD, 24), _title(state), font(30, bold=True), INK, "lm")
-    face = font(TEXT)
-    for row, line in enumerate(wrap(news(last), face, WIDTH - 2 * PAD, 2)):
-        draw_text(draw, (PAD, 56 + row * 27), line, face, INK, "lm")
+def _title_and_news(state: RaceState, last: tuple) -> tuple[str, tuple[str, ...]]:
+    """The header's words: the title, and what the last action said in two lines at most."""
+    return _title(state), tuple(wrap(news(last), font(TEXT), WIDTH - 2 * PAD, 2))
 
 
-def _panel(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
-    """The current section: type, hazard, conditions, then its features in order around the action phase."""
+def _draw_title(image: Image.Image, title: str, top: int = 0) -> None:
+    draw_text(ImageDraw.Draw(image), (PAD, top + 24), title, font(30, bold=True), INK, "lm")
+
+
+def _draw_news(image: Image.Image, lines: tuple[str, ...], top: int = 0) -> None:
+    draw, face = ImageDraw.Draw(image), font(TEXT)
+    for row, line in enumerate(lines):
+        draw_text(draw, (PAD, top + 56 - TITLE_END + row * 27), line, face, INK, "lm")
+
+
+def _panel_look(state: RaceState) -> tuple:
+    """What the panel shows: nothing in the lobby, the GM's words while the GM readies a section, else the
+    current section (its type, hazard and conditions, then its features in order around the action phase,
+    and the step under way)."""
+    if state.phase == Phase.LOBBY:
+        return ()
+    if state.phase == Phase.GM:
+        return ("The game master is readying the next section.",)
     section = state.the_section
-    face, bold = font(TEXT), font(TEXT, bold=True)
     hazard = section.hazard
     over = f", over it {section.secondary.what}" if section.secondary else ""
     height = f" {hazard.height} m" if hazard.height else ""
     conditions = ", ".join(_condition_words(c) for c in section.conditions) or "clear"
     first = f"{section.type.capitalize()} · hazard: {hazard.what}{height}{over} · {conditions}"
-    draw_text(draw, (PAD, top + 16), ellipsize(first, face, WIDTH - 2 * PAD), face, INK, "lm")
+    steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
+    return ellipsize(first, font(TEXT), WIDTH - 2 * PAD), tuple(steps), _current_step(state)
+
+
+def _draw_panel(image: Image.Image, look: tuple, top: int = 0) -> None:
+    """Draw the panel's look (_panel_look), the band's top `top` pixels down."""
+    if not look:
+        return
+    draw, face, bold = ImageDraw.Draw(image), font(TEXT), font(TEXT, bold=True)
+    draw_text(draw, (PAD, top + 16), look[0], face, INK, "lm")
+    if len(look) == 1:
+        return
+    _first, steps, current = look
     x: float = PAD
     y = top + 62
-    steps = [feature_words(f) for f in section.before] + ["ACTIONS"] + [feature_words(f) for f in section.after]
-    current = _current_step(state)
     for n, words in enumerate(steps):
         w = bold.getlength(words) + 24
         if x + w > WIDTH - PAD:
@@ -152,13 +187,26 @@ def _current_step(state: RaceState) -> int | None:
     return None
 
 
-def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
+class Row(NamedTuple):
+    """A racer's row of the table, all it is drawn from: place, name, pilot and vehicle (cut to fit), colour,
+    lit while the racer is to act, and its figures: none in the lobby, why it is out, or speed, altitude,
+    hull and hull points in full, and its marks (advantage, bonus)."""
+
+    place: str
+    name: str
+    words: str
+    colour: Colour
+    lit: bool
+    out: str | None = None
+    figures: tuple[int, int, int, int, str] | None = None
+
+
+COLUMNS = (("racer", PAD + 52), ("pilot · vehicle", PAD + 290), ("speed", SPEED_X), ("alt", ALT_X), ("hull", HULL_X))
+
+
+def _rows(state: RaceState) -> tuple[Row, ...]:
     """The racers in the move order (the grid before the start), then those out."""
     face, bold = font(TEXT), font(TEXT, bold=True)
-    columns = (("", PAD + 8), ("racer", PAD + 52), ("pilot · vehicle", PAD + 290), ("speed", SPEED_X),
-               ("alt", ALT_X), ("hull", HULL_X))
-    for title, x in columns[1:]:
-        draw_text(draw, (x, top), title, face, MUTED, "lm")
     rows: list[tuple[int | str, str, str, str, Racer | None]]
     if state.phase == Phase.LOBBY:
         rows = [(n + 1, state.seat(p).name, pilot, vehicle, None)
@@ -169,32 +217,51 @@ def _table(draw: ImageDraw.ImageDraw, state: RaceState, top: int) -> None:
         rows = [(place, r.name, r.pilot, r.vehicle, r) for place, r in racing + out]
     waiting = {r.id for r in flow.waiting(state)} if state.phase not in (Phase.LOBBY, Phase.FINISHED) else set()
     acting = flow.actor(state) if state.phase in (Phase.ACTION, Phase.REACTION) else None
+    looks = []
     for n, (place, name, pilot, vehicle, racer) in enumerate(rows):
-        y = top + 30 + n * ROW
-        colour = colours.car_colour(racer.colour if racer else n)
         lit = racer is not None and (racer.id in waiting or (acting is not None and racer.id == acting.id))
-        draw.rounded_rectangle([PAD, y - 4, WIDTH - PAD, y + ROW - 8], radius=6,
-                               fill=LIT if lit else PAPER, outline=INK if lit else TRACK, width=2)
-        draw.rectangle([PAD + 34, y, PAD + 44, y + ROW - 12], fill=colour)
-        middle = y + (ROW - 12) / 2
-        draw_text(draw, (PAD + 16, middle), str(place), bold, INK, "mm")
-        draw_text(draw, (PAD + 52, middle), ellipsize(name, bold, 228), bold, INK, "lm")
         pilot_name = data.racers()[pilot].name if pilot in data.racers() else pilot
         vehicle_spec = state.vehicle_spec(racer) if racer else data.vehicles().get(vehicle)
-        words = f"{pilot_name} · {vehicle_spec.name if vehicle_spec else vehicle}"
-        draw_text(draw, (PAD + 290, middle), ellipsize(words, face, SPEED_X - PAD - 300), face, INK,
-                  "lm")
-        if racer is None:
-            continue
-        if racer.out:
-            draw_text(draw, (SPEED_X, middle), f"out: {racer.out}", bold, BAD, "lm")
-            continue
-        draw_text(draw, (SPEED_X, middle), f"{racer.speed} km/h", bold, INK, "lm")
-        draw_text(draw, (ALT_X, middle), f"{racer.altitude} m", face, INK, "lm")
-        _hull(draw, racer.hp, state.vehicle_spec(racer).hp, HULL_X, middle)
-        marks = ("adv " if racer.advantage else "") + (f"+{racer.bonus}" if racer.bonus else "")
-        if marks:
-            draw_text(draw, (WIDTH - PAD - 8, middle), marks.strip(), bold, GOOD, "rm")
+        words = ellipsize(f"{pilot_name} · {vehicle_spec.name if vehicle_spec else vehicle}", face, SPEED_X - PAD - 300)
+        why_out, figures = None, None
+        if racer is not None and racer.out:
+            why_out = f"out: {racer.out}"
+        elif racer is not None:
+            marks = ("adv " if racer.advantage else "") + (f"+{racer.bonus}" if racer.bonus else "")
+            figures = racer.speed, racer.altitude, racer.hp, state.vehicle_spec(racer).hp, marks.strip()
+        colour = colours.car_colour(racer.colour if racer else n)
+        looks.append(Row(str(place), ellipsize(name, bold, 228), words, colour, lit, why_out, figures))
+    return tuple(looks)
+
+
+def _draw_heads(image: Image.Image, _look: tuple = (), top: int = 0) -> None:
+    """The table's column titles, centred on the band's row HEADS_AT (the band `top` pixels down)."""
+    draw, face = ImageDraw.Draw(image), font(TEXT)
+    for title, x in COLUMNS:
+        draw_text(draw, (x, top + HEADS_AT), title, face, MUTED, "lm")
+
+
+def _draw_row(image: Image.Image, row: Row, top: int = 0) -> None:
+    """Draw a racer's row (_rows), its box from the band's top, `top` pixels down."""
+    draw, face, bold = ImageDraw.Draw(image), font(TEXT), font(TEXT, bold=True)
+    y = top + 4
+    draw.rounded_rectangle([PAD, y - 4, WIDTH - PAD, y + ROW - 8], radius=6,
+                           fill=LIT if row.lit else PAPER, outline=INK if row.lit else TRACK, width=2)
+    draw.rectangle([PAD + 34, y, PAD + 44, y + ROW - 12], fill=row.colour)
+    middle = y + (ROW - 12) / 2
+    draw_text(draw, (PAD + 16, middle), row.place, bold, INK, "mm")
+    draw_text(draw, (PAD + 52, middle), row.name, bold, INK, "lm")
+    draw_text(draw, (PAD + 290, middle), row.words, face, INK, "lm")
+    if row.out is not None:
+        draw_text(draw, (SPEED_X, middle), row.out, bold, BAD, "lm")
+    if row.figures is None:
+        return
+    speed, altitude, hp, full, marks = row.figures
+    draw_text(draw, (SPEED_X, middle), f"{speed} km/h", bold, INK, "lm")
+    draw_text(draw, (ALT_X, middle), f"{altitude} m", face, INK, "lm")
+    _hull(draw, hp, full, HULL_X, middle)
+    if marks:
+        draw_text(draw, (WIDTH - PAD - 8, middle), marks, bold, GOOD, "rm")
 
 
 def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> None:
@@ -208,20 +275,73 @@ def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> 
     draw_text(draw, (x + width + 8, y), f"{hp}", font(TEXT, bold=True), INK, "lm")
 
 
+Part = tuple[Callable[[Image.Image, Any, int], None], int, Hashable]   # (drawer(image, look, top), band height, look)
+
+
+def _parts(state: RaceState, last: tuple) -> list[tuple[Part, int]]:
+    """The picture's bands, each with what it shows and where it goes: title, news, course, panel, the
+    table's column titles and a band per racer. They share no pixel (their words' boxes measured), so
+    drawn apart and pasted they are the picture drawn whole."""
+    title, news_lines = _title_and_news(state, last)
+    parts: list[tuple[Part, int]] = [
+        ((_draw_title, TITLE_END, title), 0), ((_draw_news, HEADER - TITLE_END, news_lines), TITLE_END),
+        ((_draw_course, COURSE, course_look(state, WIDTH)), HEADER),
+        ((_draw_panel, HEADS_TOP - PANEL_TOP, _panel_look(state)), PANEL_TOP),
+        ((_draw_heads, ROWS_TOP - HEADS_TOP, ()), HEADS_TOP)]
+    return parts + [((_draw_row, ROW, row), ROWS_TOP + n * ROW) for n, row in enumerate(_rows(state))]
+
+
+def _draw_course(image: Image.Image, look: course.CourseLook, top: int = 0) -> None:
+    draw_course_look(image, top, look)
+
+
+def _drawn(part: Part) -> Image.Image:
+    """A band drawn alone on paper."""
+    drawer, height, look = part
+    image = Image.new("RGB", (WIDTH, height), PAPER)
+    drawer(image, look, 0)
+    return image
+
+
 def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
     """The race's picture as a Pillow image (`last`: the events of the action that led to `state`): the
     header, the course with the racers on it and the next section's hint, the section under way, and
     the racers in the move order with speed, altitude and hull."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
-    draw = ImageDraw.Draw(image)
-    _header(draw, state, last)
-    draw_course(image, HEADER, state)
-    panel = HEADER + COURSE
-    if state.phase == Phase.GM:
-        draw_text(draw, (PAD, panel + 16), "The game master is readying the next section.", font(TEXT), INK, "lm")
-    elif state.phase != Phase.LOBBY:
-        _panel(draw, state, panel)
-    _table(draw, state, panel + PANEL)
+    for part, top in _parts(state, last):
+        image.paste(_drawn(part), (0, top))
+    return image
+
+
+MAPPED_BYTES = 3 << 20   # the bands kept mapped to their palette (images.bounded): a course ~190 KB, a row ~44 KB
+
+
+@bounded(MAPPED_BYTES)
+def _mapped_part(palette_key: tuple, part: Part) -> Image.Image:
+    """A band drawn and mapped to the palette `palette_key` names: a band a move leaves as it was (the
+    title, the course, the panel, most rows) is neither drawn nor mapped again."""
+    return _mapped(_drawn(part), palette_by(palette_key))
+
+
+def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+@lru_cache(maxsize=32)
+def _paper(palette_key: tuple) -> Image.Image:
+    """A whole picture's paper mapped to the palette `palette_key` names, to paste the bands on."""
+    return _mapped(Image.new("RGB", (WIDTH, HEIGHT), PAPER), palette_by(palette_key))
+
+
+def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
+    """render_image mapped to the picture's palette, pixel for pixel the same (Pillow maps a pixel by its
+    colour alone, without dither): each band is mapped alone and pasted, and kept mapped by what it shows,
+    but the news, which a move seldom repeats."""
+    key = palette_key(state)
+    image = _paper(key).copy()
+    for part, top in _parts(state, last):
+        image.paste(_mapped_part(key, part) if part[0] is not _draw_news else _mapped(_drawn(part), palette_by(key)),
+                    (0, top))
     return image
 
 
@@ -230,19 +350,29 @@ KEY_COLOURS = style_colours(colours) + (TRACK,)
 
 def render_race(state: RaceState, last: tuple = (), turn: tuple = ()) -> bytes:
     """Render a race view and its last action's events to PNG bytes (same input, same bytes)."""
-    return to_png(render_image(state, last), palette=palette_of(state), level=PNG_LEVEL, strips=PNG_STRIPS)
+    return to_png(render_paletted(state, last), colours=0, level=PNG_LEVEL, strips=PNG_STRIPS)
 
 
-def palette_of(state: RaceState) -> Image.Image:
-    """The palette of a channel picture: its few colours (few_colours) when its racers wear the first
-    colours, else the fixed palette's 256."""
+def palette_key(state: RaceState) -> tuple:
+    """Which palette a channel picture takes: (racers, rare colours) for its few colours (few_colours)
+    when its racers wear the first colours and they fit, else () for the fixed palette's 256."""
     seats = len(state.seats) if state.phase == Phase.LOBBY else len(state.racers)
     worn = set(range(seats)) if state.phase == Phase.LOBBY else {r.colour for r in state.racers}
     # the table's rarer colours, drawn now: an out racer's words, a hull under half
     rare = [BAD for r in state.racers if r.out] + \
         [colours.FLAME for r in state.racers if not r.out and 0 < r.hp < state.vehicle_spec(r).hp / 2]
-    small = few_colours(seats, tuple(dict.fromkeys(rare))) if worn == set(range(seats)) else None
-    return small or reference_palette()
+    key = (seats, tuple(dict.fromkeys(rare)))
+    return key if worn == set(range(seats)) and few_colours(*key) is not None else ()
+
+
+def palette_by(key: tuple) -> Image.Image:
+    """The palette palette_key named."""
+    return (few_colours(*key) if key else None) or reference_palette()
+
+
+def palette_of(state: RaceState) -> Image.Image:
+    """The palette of a channel picture (palette_key)."""
+    return palette_by(palette_key(state))
 
 
 def _reference_picture(racers: int) -> Image.Image:

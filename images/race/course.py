@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import NamedTuple
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -54,19 +55,41 @@ def current_index(state: RaceState) -> int | None:
     return None if state.phase in (Phase.LOBBY, Phase.FINISHED) else state.section
 
 
+class CourseLook(NamedTuple):
+    """What the course band shows, all it is drawn from: the road (its track, the lit section), each racer's
+    token (colour, place in the move order, where it stands) and the next section's hint's lines."""
+
+    track: data.Track
+    current: int | None
+    width: int
+    tokens: tuple[tuple[Colour, str, float, float], ...]
+    hint: tuple[str, ...]
+
+
+def course_look(state: RaceState, width: int) -> CourseLook:
+    """What the course band `width` px wide shows of `state` (the band's own top at 0)."""
+    tokens = tuple((colours.car_colour(racer.colour), str(place), x, y)
+                   for place, (racer, x, y) in enumerate(token_spots(state), start=1))
+    hint = next_hint(state)
+    lines = tuple(wrap(hint, font(TEXT), width - 40, 2)) if hint else ()
+    return CourseLook(state.the_track, current_index(state), width, tokens, lines)
+
+
 def draw_course(image: Image.Image, top: int, state: RaceState) -> None:
     """The course band of the picture, `top` pixels down: the kept road, the racers on it, the next hint."""
-    track = state.the_track
-    current = current_index(state)
-    image.paste(_road(track, current, image.width), (0, top))
-    for place, (racer, x, y) in enumerate(token_spots(state, top), start=1):
-        token = _token(colours.car_colour(racer.colour), str(place))
-        image.paste(token, (round(x - token.width / 2), round(y - token.height / 2)), token)
-    hint = next_hint(state)
-    if hint:
+    draw_course_look(image, top, course_look(state, image.width))
+
+
+def draw_course_look(image: Image.Image, top: int, look: CourseLook) -> None:
+    """Draw `look` (course_look) on `image`, `top` pixels down."""
+    image.paste(_road(look.track, look.current, look.width), (0, top))
+    for colour, label, x, y in look.tokens:
+        token = _token(colour, label)
+        image.paste(token, (round(x - token.width / 2), round(top + y - token.height / 2)), token)
+    if look.hint:
         draw = ImageDraw.Draw(image)
         face = font(TEXT)
-        for row, line in enumerate(wrap(hint, face, image.width - 40, 2)):
+        for row, line in enumerate(look.hint):
             draw_text(draw, (20, top + HINT_Y + row * 26), line, face, colours.INK, "lm")
 
 

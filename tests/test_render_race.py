@@ -1,0 +1,80 @@
+"""The race's picture drawn band by band (images.race): the bands drawn apart are the picture drawn whole, and
+mapped one by one to the palette, kept by what they show, they are the whole picture mapped, pixel for pixel."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PIL import Image
+
+import images.race as R
+from rules.race import data
+from rules.race.actions import Join
+from rules.race.ruleset import RULESET
+from rules.race.state import Phase, RaceState
+from tests.race_helpers import race, seat
+from tests.render_frames import game_frames
+
+
+def _lobby(racers: int) -> RaceState:
+    state = RULESET.setup({"track": "dune_sea"}, 1, "p0")
+    for n in range(racers):
+        state, _ = RULESET.apply(state, f"p{n}", Join(f"Racer {n + 1}"))
+    return state
+
+
+def _states() -> list[tuple[RaceState, tuple]]:
+    """Frames of a self-played race with their events, and states it does not reach: every lobby size, the
+    GM readying a section, a grid of six with racers out and hulls under half, a racer in a later colour
+    (the fixed palette's 256), a feature under way and the race over."""
+    played = [(view, last) for ruleset, view, last in game_frames(every=2) if ruleset == "race"]
+    most = data.table()["max_racers"]
+    crowd = race(seat("a", 620, 3, hp=10), seat("b", 90, 1, out="crashed", out_order=1), "c",
+                 seat("d", 400, 7, bonus=2),
+                 seat("a long name that the table has to cut short", 300, 1, advantage=True), "f")
+    made = [_lobby(n) for n in range(1, most + 1)] + [
+        race("a", "b", phase=Phase.GM, gm=True), crowd,
+        replace(crowd, racers=tuple(replace(r, colour=r.colour + 3) for r in crowd.racers)),
+        race("a", "b", "c", phase=Phase.FEATURE, feature_stage="before", feature=0, section=1),
+        race("a", "b", phase=Phase.FINISHED, winner="r2")]
+    return played + [(RULESET.view(state, None), ()) for state in made]
+
+
+def test_the_bands_drawn_apart_are_the_picture_drawn_whole():
+    """Each band (title, news, course, panel, the table's titles, a row per racer) drawn on its own paper and
+    pasted is the same picture as every band drawn on one: no band's words or shapes reach into another."""
+    for view, last in _states():
+        whole = Image.new("RGB", (R.WIDTH, R.HEIGHT), R.PAPER)
+        for (drawer, _height, look), top in R._parts(view, last):
+            drawer(whole, look, top)
+        assert R.render_image(view, last).tobytes() == whole.tobytes(), (view.phase, last)
+
+
+def test_the_bands_mapped_one_by_one_are_the_whole_picture_mapped():
+    """Drawn anew, then from the bands kept: every picture is the whole RGB picture mapped to its palette, the
+    same palette and pixels, across both palettes (the few colours of a race in the first colours, the fixed
+    256 of one that is not); and most bands come from the cache the second time."""
+    states = _states()
+    keys = {R.palette_key(view) for view, _last in states}
+    assert () in keys and len(keys) >= 3, keys   # the fixed palette, and a few colours for more than one grid
+    R._mapped_part.cache_clear()
+    for _round in range(2):
+        for view, last in states:
+            whole = R.render_image(view, last).quantize(palette=R.palette_of(view), dither=Image.Dither.NONE)
+            parts = R.render_paletted(view, last)
+            assert (parts.mode, parts.size, parts.getpalette()) == (whole.mode, whole.size, whole.getpalette())
+            assert parts.tobytes() == whole.tobytes(), (view.phase, last)
+    info = R._mapped_part.cache_info()
+    assert info.hits > 3 * len(states), info
+
+
+def test_a_band_kept_for_one_palette_is_not_pasted_into_a_picture_of_another():
+    """The same table row under two palettes (a hull falling under half adds a colour to the few) is mapped
+    for each: the bands are kept by palette and look, never by look alone."""
+    R._mapped_part.cache_clear()
+    healthy = race("a", "b", "c")
+    hurt = replace(healthy, racers=(replace(healthy.racers[0], hp=1),) + healthy.racers[1:])
+    assert R.palette_key(healthy) != R.palette_key(hurt)
+    for view in (healthy, hurt, healthy):
+        whole = R.render_image(view).quantize(palette=R.palette_of(view), dither=Image.Dither.NONE)
+        assert R.render_paletted(view).tobytes() == whole.tobytes()
