@@ -71,6 +71,14 @@ def render_final(ruleset: str, view, last: tuple = (), turn: tuple = (),
         return picture, None
 
 
+def prepare_shared(ruleset_ids: Iterable[str]) -> None:
+    """Make ahead what each game draws once for every process forked after (Renderer.prepare_shared)."""
+    for ruleset_id in ruleset_ids:
+        prepare = renderer(ruleset_id).prepare_shared
+        if prepare is not None:
+            prepare()
+
+
 def warm_up(ruleset_ids: Iterable[str]) -> None:
     """Load each game's renderer and make ahead what its first pictures would draw and cache."""
     for ruleset_id in ruleset_ids:

@@ -37,6 +37,9 @@ class Renderer:
     # makes ahead what the first pictures would otherwise draw and cache (palettes, sprites), so a
     # long-running process pays it at start and not in the middle of a move
     warm: Callable[[], None] | None = None
+    # makes ahead, once in the render zygote before it forks (bot.table.jobs.zygote), pieces too many to draw
+    # in every process yet slow to draw under a move: the processes forked from it share them
+    prepare_shared: Callable[[], None] | None = None
 
 
 _PLUGINS: dict[str, Renderer] = {}

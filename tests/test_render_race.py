@@ -78,3 +78,28 @@ def test_a_band_kept_for_one_palette_is_not_pasted_into_a_picture_of_another():
     for view in (healthy, hurt, healthy):
         whole = R.render_image(view).quantize(palette=R.palette_of(view), dither=Image.Dither.NONE)
         assert R.render_paletted(view).tobytes() == whole.tobytes()
+
+
+def test_a_render_process_forked_from_the_zygote_draws_no_road_at_any_section(monkeypatch):
+    """The render zygote draws every built-in track's road at every section (images.prepare_shared) before it
+    forks: a race's picture at any section of any built-in track then draws no road under a move (4-9 ms)."""
+    import images
+    from bot.table.jobs import drawing, zygote_warm
+    from images.race import course
+
+    asked: list[tuple] = []
+    monkeypatch.setattr(images, "prepare_shared", lambda games: asked.append(tuple(games)))
+    monkeypatch.setattr(zygote_warm, "warm_pictures", lambda: 0)
+    drawing._warm_zygote()
+    assert asked and "race" in asked[0]
+    monkeypatch.undo()
+
+    course._road.cache_clear()
+    images.prepare_shared(["race"])
+    drawn = course._road.cache_info().misses
+    for track_id in data.track_ids():
+        for section in range(len(data.track(track_id).sections)):
+            for phase in (Phase.ACTION, Phase.LOBBY, Phase.FINISHED):
+                R.render_race(RULESET.view(race("a", "b", track=track_id, section=section, phase=phase), None))
+    assert course._road.cache_info().misses == drawn
+    assert course._road.cache_info().currsize == drawn

@@ -415,4 +415,5 @@ def _closeup(view: RaceState, _last: tuple, _turn: tuple, focus: str | None) -> 
 
 
 RENDERER = Renderer(render=render_race, replay_map=lambda state, last: render_image(state, last),
-                    captioner=Captioner(name_of, colour_of, lap_and_section), warm=warm, closeup=_closeup)
+                    captioner=Captioner(name_of, colour_of, lap_and_section), warm=warm, closeup=_closeup,
+                    prepare_shared=lambda: course.prepare_roads(WIDTH))

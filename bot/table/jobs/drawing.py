@@ -152,12 +152,14 @@ def _warm_worker() -> None:
 
 
 def _warm_zygote() -> None:
-    """The render zygote's start: every built-in game's drawing made ready, then a few pictures and close-ups
-    of each drawn, so the layers, fonts and word masks every picture of a game uses are built once and
-    shared by every render process forked from it (issue 39, item 8)."""
+    """The render zygote's start: every built-in game's drawing made ready, what each draws once for all its
+    processes (images.prepare_shared), then a few pictures and close-ups of each drawn,
+    so the layers, fonts and word masks every picture of a game uses are built once and shared by every
+    render process forked from it (issue 39, item 8)."""
     from bot.table.jobs.zygote_warm import warm_pictures
 
     warm_drawing()
+    images.prepare_shared(GAMES)
     warm_pictures()
 
 
