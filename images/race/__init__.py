@@ -328,9 +328,10 @@ def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
 
 
 @lru_cache(maxsize=32)
-def _paper(palette_key: tuple) -> Image.Image:
-    """A whole picture's paper mapped to the palette `palette_key` names, to paste the bands on."""
-    return _mapped(Image.new("RGB", (WIDTH, HEIGHT), PAPER), palette_by(palette_key))
+def _paper(palette_key: tuple) -> tuple[int, list[int]]:
+    """The paper's entry in the palette `palette_key` names, and that palette as a mapped picture has it."""
+    one = _mapped(Image.new("RGB", (1, 1), PAPER), palette_by(palette_key))
+    return one.tobytes()[0], one.getpalette() or []
 
 
 def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
@@ -338,7 +339,9 @@ def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
     colour alone, without dither): each band is mapped alone and pasted, and kept mapped by what it shows,
     but the news, which a move seldom repeats."""
     key = palette_key(state)
-    image = _paper(key).copy()
+    paper, palette = _paper(key)
+    image = Image.new("P", (WIDTH, HEIGHT), paper)
+    image.putpalette(palette)
     for part, top in _parts(state, last):
         image.paste(_mapped_part(key, part) if part[0] is not _draw_news else _mapped(_drawn(part), palette_by(key)),
                     (0, top))
