@@ -140,3 +140,24 @@ async def test_a_long_topic_comes_a_page_at_a_time_and_every_entry_is_reached(se
     assert page > 1 and all(entry[:60] in seen for entry in topic.entries)
     past = await ask(service, "pages", f"/rules topic:{topic.key} page:{page + 1}")
     assert past.outcome == "refused" and f"{page} pages" in past.text
+
+
+async def test_a_games_first_rules_answer_and_topic_suggestions_read_its_rules_off_the_event_loop(service, monkeypatch):
+    """Reading a game's RULES.md into topics takes about 15 ms of CPU (`pitboss bench`'s loop-hold pass found
+    /rules the longest hold of all): the first answer and the first topic suggestions read it on a thread."""
+    import threading
+
+    from bot.table.service import rulebook
+
+    read_on: list[int] = []
+    real = rulebook.topics
+
+    def counted(ruleset_id: str):
+        read_on.append(threading.get_ident())
+        return real(ruleset_id)
+
+    monkeypatch.setattr(rulebook, "topics", counted)
+    assert (await ask(service, "read", "/game new ruleset:track")).outcome == "applied"
+    assert (await ask(service, "read", "/rules")).outcome == "shown"
+    assert await service.suggest("read", Actor("ann", "ann"), "rules", "topic", "", {})
+    assert len(read_on) == 2 and threading.get_ident() not in read_on, read_on
