@@ -420,3 +420,15 @@ def process_gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def process_ended(pid: int, owners: set[int]) -> bool:
+    """Whether the process has ended: gone, or a zombie whose parent is none of `owners` (a render process whose
+    zygote was killed before it is left to init, which reaps it in its own time: no owner can, nor wait on it)."""
+    if process_gone(pid):
+        return True
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True
+    return fields[0] == "Z" and int(fields[1]) not in owners

@@ -64,7 +64,8 @@ LULL_SECONDS = 30.0    # this long without a picture, the bot's own process retu
 # (docs/performance.md, issue 39 item 6); kept warm, 1.7-1.9x (keep_warm).
 KEEP_WARM_SECONDS = 45.0
 ZYGOTE_ENV = "PITBOSS_RENDER_ZYGOTE"   # "0": each render process is spawned and warms itself (no zygote)
-WARM_ENV = "PITBOSS_WARM_START"   # "0": the bot does not warm its own drawing as it starts (a test suite's bots)
+# "0": neither the bot nor its render zygote warms the drawing as it starts (a test suite's many bots)
+WARM_ENV = "PITBOSS_WARM_START"
 # A picture takes 10-100 ms, and a few times that on a busy machine: a render process that has not
 # answered in this long hangs. Past it the picture is drawn on a thread (and the process replaced), so
 # a channel waits at most this long plus one picture drawn here.
@@ -158,6 +159,8 @@ def _warm_zygote() -> None:
     render process forked from it (issue 39, item 8)."""
     from bot.table.jobs.zygote_warm import warm_pictures
 
+    if os.environ.get(WARM_ENV, "").strip() == "0":   # a test suite's bots: each picture draws what it needs
+        return
     warm_drawing()
     images.prepare_shared(GAMES)
     warm_pictures()
