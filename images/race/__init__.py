@@ -279,9 +279,9 @@ Part = tuple[Callable[[Image.Image, Any, int], None], int, Hashable]   # (drawer
 
 
 def _parts(state: RaceState, last: tuple) -> list[tuple[Part, int]]:
-    """The picture's bands, each with what it shows and where it goes: title, news, course, panel, the
-    table's column titles and a band per racer. They share no pixel (their words' boxes measured), so
-    drawn apart and pasted they are the picture drawn whole."""
+    """The picture's bands, each with what it shows and where it goes, in the order they are drawn: title,
+    news, course, panel, the table's column titles and a band per racer. Their words' usual boxes leave each
+    band its own rows; a taller glyph (some scripts' stacked marks) may reach past them (_drawn)."""
     title, news_lines = _title_and_news(state, last)
     parts: list[tuple[Part, int]] = [
         ((_draw_title, TITLE_END, title), 0), ((_draw_news, HEADER - TITLE_END, news_lines), TITLE_END),
@@ -295,32 +295,44 @@ def _draw_course(image: Image.Image, look: course.CourseLook, top: int = 0) -> N
     draw_course_look(image, top, look)
 
 
-def _drawn(part: Part) -> Image.Image:
-    """A band drawn alone on paper."""
-    drawer, height, look = part
-    image = Image.new("RGB", (WIDTH, height), PAPER)
-    drawer(image, look, 0)
-    return image
-
-
 def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
     """The race's picture as a Pillow image (`last`: the events of the action that led to `state`): the
     header, the course with the racers on it and the next section's hint, the section under way, and
-    the racers in the move order with speed, altitude and hull."""
+    the racers in the move order with speed, altitude and hull; every band drawn on the one picture."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
-    for part, top in _parts(state, last):
-        image.paste(_drawn(part), (0, top))
+    for (drawer, _height, look), top in _parts(state, last):
+        drawer(image, look, top)
     return image
+
+
+SPILL = 16   # rows drawn above and below a band drawn alone, to see whether its drawing reaches past it
+
+
+def _drawn(part: Part) -> Image.Image | None:
+    """A band drawn alone on paper, or None when its drawing reaches past its rows (a glyph taller than the
+    layout's room, as stacked accents or some scripts are): then only the picture drawn whole is right."""
+    drawer, height, look = part
+    image = Image.new("RGB", (WIDTH, height + 2 * SPILL), PAPER)
+    drawer(image, look, SPILL)
+    for edge in ((0, 0, WIDTH, SPILL), (0, SPILL + height, WIDTH, height + 2 * SPILL)):
+        if image.crop(edge).getcolors(1) != [(WIDTH * SPILL, PAPER)]:
+            return None
+    return image.crop((0, SPILL, WIDTH, SPILL + height))
 
 
 MAPPED_BYTES = 3 << 20   # the bands kept mapped to their palette (images.bounded): a course ~190 KB, a row ~44 KB
 
 
 @bounded(MAPPED_BYTES)
-def _mapped_part(palette_key: tuple, part: Part) -> Image.Image:
-    """A band drawn and mapped to the palette `palette_key` names: a band a move leaves as it was (the
-    title, the course, the panel, most rows) is neither drawn nor mapped again."""
-    return _mapped(_drawn(part), palette_by(palette_key))
+def _mapped_part(palette_key: tuple, part: Part) -> Image.Image | None:
+    """A band drawn and mapped to the palette `palette_key` names (None: it reaches past its rows): a band a
+    move leaves as it was (the title, the course, the panel, most rows) is neither drawn nor mapped again."""
+    return _mapped_band(palette_key, part)
+
+
+def _mapped_band(palette_key: tuple, part: Part) -> Image.Image | None:
+    drawn = _drawn(part)
+    return None if drawn is None else _mapped(drawn, palette_by(palette_key))
 
 
 def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
@@ -337,14 +349,17 @@ def _paper(palette_key: tuple) -> tuple[int, list[int]]:
 def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
     """render_image mapped to the picture's palette, pixel for pixel the same (Pillow maps a pixel by its
     colour alone, without dither): each band is mapped alone and pasted, and kept mapped by what it shows,
-    but the news, which a move seldom repeats."""
+    but the news, which a move seldom repeats. A band whose drawing reaches past its rows has the whole
+    picture drawn and mapped instead."""
     key = palette_key(state)
     paper, palette = _paper(key)
     image = Image.new("P", (WIDTH, HEIGHT), paper)
     image.putpalette(palette)
     for part, top in _parts(state, last):
-        image.paste(_mapped_part(key, part) if part[0] is not _draw_news else _mapped(_drawn(part), palette_by(key)),
-                    (0, top))
+        band = _mapped_part(key, part) if part[0] is not _draw_news else _mapped_band(key, part)
+        if band is None:
+            return _mapped(render_image(state, last), palette_by(key))
+        image.paste(band, (0, top))
     return image
 
 
