@@ -94,16 +94,16 @@ def draw_course_look(image: Image.Image, top: int, look: CourseLook) -> None:
             draw_text(draw, (20, top + HINT_Y + row * 26), line, face, colours.INK, "lm")
 
 
-def token_spots(state: RaceState, top: int = 0) -> list[tuple[Racer, float, float]]:
-    """Where each racer's token stands on the current section (the band `top` pixels down), in the move
-    order: the leader furthest along the road. None in the lobby and once the race is over."""
+def token_spots(state: RaceState) -> list[tuple[Racer, float, float]]:
+    """Where each racer's token stands on the current section (from the band's top), in the move order: the
+    leader furthest along the road. None in the lobby and once the race is over."""
     current = current_index(state)
     racing = state.racing() if current is not None else ()
     if current is None or not racing:
         return []
     x0, x1 = spans(len(state.the_track.sections), current)[current]
     step = min(2 * TOKEN + 10, (x1 - x0 - 2 * TOKEN) / max(1, len(racing)))
-    middle = (ROAD_TOP + ROAD_BOTTOM) / 2 + top
+    middle = (ROAD_TOP + ROAD_BOTTOM) / 2
     return [(racer, x1 - TOKEN - 6 - place * step, middle) for place, racer in enumerate(racing)]
 
 
