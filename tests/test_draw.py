@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
 from images import fonts
-from images.draw import LONG_LINE, draw_text, smooth_band, smooth_overlay, star
+from images.draw import LONG_LINE, ShiftedDraw, draw_text, smooth_band, smooth_overlay, stamp_masks, star
 
 TEXTS = ["", " ", "Speed 3", "alice: normal ✓", "Round 10, bob: fire", "W", "g…", "→ 12 ½"]
 ANCHORS = ["la", "lm", "mm", "rs", "md", "ls", "rb", "mt"]
@@ -100,8 +100,6 @@ def test_a_shifted_draw_paints_a_piece_as_the_whole_picture_has_it(origin, shape
     a row exactly half a pixel from a pixel's middle may too. So Battlecars draws each piece on a canvas grown
     up and left over every mark that reaches it, and checks its pieces against the whole picture at every
     action of a game."""
-    from images.draw import ShiftedDraw
-
     top = origin[1] + 12   # below the piece's top by more than the widest outline or half a text's height
     whole = Image.new("RGB", (160, 240), "white")
     piece = Image.new("RGB", (80, 160), "white")
@@ -121,3 +119,36 @@ def test_a_shifted_draw_paints_a_piece_as_the_whole_picture_has_it(origin, shape
                 draw_text(draw, (a, b), "Ab 12", fonts.font(10 + e % 10), "black", "mm")
     window = whole.crop((origin[0], origin[1], origin[0] + 80, origin[1] + 160))
     assert ImageChops.difference(window, piece).getbbox() is None
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "P"])
+@pytest.mark.parametrize("fill", ["tuple", "named", "default"])
+@pytest.mark.parametrize("origin", [(0, 0), (0, 17), (6, 11)])
+def test_masks_stamped_together_are_pillows_bitmaps_one_by_one(mode, fill, origin):
+    """stamp_masks (how draw_text puts its words down) gives the pixels of ImageDraw.bitmap called for each
+    mask in turn: overlapping masks blend in the same order, a palette picture gains the same entries, a
+    ShiftedDraw's shift applies, and a fill of None is Pillow's default ink."""
+    rng = random.Random(f"{mode}{fill}{origin}")
+    masks = []
+    for _ in range(12):
+        mask = Image.new("L", (rng.randint(1, 30), rng.randint(1, 20)))
+        mask.putdata([rng.choice((0, 0, 40, 128, 255)) for _ in range(mask.width * mask.height)])
+        masks.append((mask, (rng.randint(-10, 90), rng.randint(origin[1] - 8, origin[1] + 50))))
+    colour = {"tuple": 90 if mode == "L" else (200, 30, 60, 255)[:len(mode) if mode != "P" else 3],
+              "named": "crimson", "default": None}[fill]
+    blank = Image.new(mode, (100, 50), 7 if mode in ("L", "P") else (240, 230, 200, 255)[:len(mode)])
+    if mode == "P":
+        blank.putpalette([value for index in range(8) for value in (index * 30, 255 - index * 30, 90)])
+    pictures = []
+    for stamp in (True, False):
+        picture = blank.copy()
+        draw = ShiftedDraw(picture, origin)
+        if stamp:
+            stamp_masks(draw, masks, colour)
+        else:
+            for mask, at in masks:
+                draw.bitmap(at, mask, fill=colour)
+        pictures.append(picture)
+    assert pictures[0].tobytes() == pictures[1].tobytes()
+    assert pictures[0].getpalette() == pictures[1].getpalette()
+    assert pictures[0].tobytes() != blank.tobytes()   # something was drawn
