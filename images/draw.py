@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -82,19 +83,20 @@ class ShiftedDraw(ImageDraw.ImageDraw):
 
 
 def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.FreeTypeFont,
-              fill, anchor: str = "la", **kwargs) -> None:
+              fill, anchor: str = "la", by_word: bool = False, **kwargs) -> None:
     """Draw text at `xy` with a Pillow anchor ('la' left-ascender, 'mm' middle, ...).
 
     A line of text is rasterised once and its mask reused (most labels repeat from picture to picture,
     and FreeType holds the GIL while it renders); it lands on whole pixels. A long left-aligned line
-    (LONG_LINE characters or more: a roll told in full, said once) is put down word by word instead,
-    each word's mask reused and placed at its pen position rounded to the pixel: rasterising a new
-    long line was the slowest part of the slowest moves.
+    (LONG_LINE characters or more: a roll told in full, said once), or any left-aligned line `by_word`
+    (a narrow column's lines of what was said), is put down word by word instead, each word's mask
+    reused and placed at its pen position rounded to the pixel: rasterising a new long line was the
+    slowest part of the slowest moves.
     """
     if kwargs or "\n" in text or not isinstance(font, ImageFont.FreeTypeFont):
         draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)
         return
-    if len(text) >= LONG_LINE and anchor[0] == "l" and anchor[1] in "ams" and " " in text:
+    if (by_word or len(text) >= LONG_LINE) and anchor[0] == "l" and anchor[1] in "ams" and " " in text:
         pen, space, end = 0.0, font.getlength(" "), 0
         placed = []
         for word in re.finditer(r"\S+", text):
@@ -109,19 +111,17 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
 
 
 def stamp_masks(draw: ImageDraw.ImageDraw, placed: Sequence[tuple[Image.Image, tuple[int, int]]], fill: Any) -> None:
-    """Put each mask of `placed` down at its place in `fill`, one after another: what ImageDraw.bitmap does
-    for each (the same call into Pillow's core, so the same pixels), with the ink found once and the shift
-    of a ShiftedDraw applied here. Pillow's own path costs ~20 us of Python a mask, and a picture puts
-    down 30-150 of them (its words)."""
-    ink = draw._getink(fill)[0] if fill is not None else None
-    if ink is None:   # Pillow's default ink: its own path
-        for mask, at in placed:
-            draw.bitmap(at, mask, fill=fill)
+    """Put each mask of `placed` down at its place in `fill`, one after another, by Pillow's own bitmap: on
+    a ShiftedDraw, shifted here once for them all rather than through its per-shape wrapper (a picture puts
+    down 30-150 words)."""
+    if isinstance(draw, ShiftedDraw):
+        ox, oy = draw.origin
+        put = functools.partial(ImageDraw.ImageDraw.bitmap, draw)
+        for mask, (x, y) in placed:
+            put((x - ox, y - oy), mask, fill)
         return
-    ox, oy = draw.origin if isinstance(draw, ShiftedDraw) else (0, 0)
-    core = draw.draw
-    for mask, (x, y) in placed:
-        core.draw_bitmap((x - ox, y - oy), mask.im, ink)
+    for mask, at in placed:
+        draw.bitmap(at, mask, fill=fill)
 
 
 @bounded(TEXT_BYTES)

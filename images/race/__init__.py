@@ -9,13 +9,13 @@ redraws only the bands it changes (render_paletted).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
 from functools import cache, lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from PIL import Image, ImageDraw
 
 from images import palette as colours
+from images.bands import Part, draw_whole, drawn_alone, mapped, mapped_alone
 from images.bounded import bounded
 from images.captions import Captioner, seat_name
 from images.closeup import Closeup
@@ -275,9 +275,6 @@ def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> 
     draw_text(draw, (x + width + 8, y), f"{hp}", font(TEXT, bold=True), INK, "lm")
 
 
-Part = tuple[Callable[[Image.Image, Any, int], None], int, Hashable]   # (drawer(image, look, top), band height, look)
-
-
 def _parts(state: RaceState, last: tuple) -> list[tuple[Part, int]]:
     """The picture's bands, each with what it shows and where it goes, in the order they are drawn: title,
     news, course, panel, the table's column titles and a band per racer. Their words' usual boxes leave each
@@ -299,25 +296,12 @@ def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
     """The race's picture as a Pillow image (`last`: the events of the action that led to `state`): the
     header, the course with the racers on it and the next section's hint, the section under way, and
     the racers in the move order with speed, altitude and hull; every band drawn on the one picture."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
-    for (drawer, _height, look), top in _parts(state, last):
-        drawer(image, look, top)
-    return image
-
-
-SPILL = 16   # rows drawn above and below a band drawn alone, to see whether its drawing reaches past it
+    return draw_whole(Image.new("RGB", (WIDTH, HEIGHT), PAPER), _parts(state, last))
 
 
 def _drawn(part: Part) -> Image.Image | None:
-    """A band drawn alone on paper, or None when its drawing reaches past its rows (a glyph taller than the
-    layout's room, as stacked accents or some scripts are): then only the picture drawn whole is right."""
-    drawer, height, look = part
-    image = Image.new("RGB", (WIDTH, height + 2 * SPILL), PAPER)
-    drawer(image, look, SPILL)
-    for edge in ((0, 0, WIDTH, SPILL), (0, SPILL + height, WIDTH, height + 2 * SPILL)):
-        if image.crop(edge).getcolors(1) != [(WIDTH * SPILL, PAPER)]:
-            return None
-    return image.crop((0, SPILL, WIDTH, SPILL + height))
+    """A band drawn alone on paper, or None when its drawing reaches past its rows (images.bands)."""
+    return drawn_alone(part, WIDTH, PAPER)
 
 
 MAPPED_BYTES = 3 << 20   # the bands kept mapped to their palette (images.bounded): a course ~190 KB, a row ~44 KB
@@ -331,18 +315,13 @@ def _mapped_part(palette_key: tuple, part: Part) -> Image.Image | None:
 
 
 def _mapped_band(palette_key: tuple, part: Part) -> Image.Image | None:
-    drawn = _drawn(part)
-    return None if drawn is None else _mapped(drawn, palette_by(palette_key))
-
-
-def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
-    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+    return mapped_alone(part, WIDTH, PAPER, palette_by(palette_key))
 
 
 @lru_cache(maxsize=32)
 def _paper(palette_key: tuple) -> tuple[int, list[int]]:
     """The paper's entry in the palette `palette_key` names, and that palette as a mapped picture has it."""
-    one = _mapped(Image.new("RGB", (1, 1), PAPER), palette_by(palette_key))
+    one = mapped(Image.new("RGB", (1, 1), PAPER), palette_by(palette_key))
     return one.tobytes()[0], one.getpalette() or []
 
 
@@ -358,7 +337,7 @@ def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
     for part, top in _parts(state, last):
         band = _mapped_part(key, part) if part[0] is not _draw_news else _mapped_band(key, part)
         if band is None:
-            return _mapped(render_image(state, last), palette_by(key))
+            return mapped(render_image(state, last), palette_by(key))
         image.paste(band, (0, top))
     return image
 

@@ -10,6 +10,8 @@ from functools import cache, lru_cache
 
 from PIL import Image
 
+from images.bands import Part, mapped, mapped_alone
+from images.bounded import bounded
 from images.captions import Captioner
 from images.closeup import Closeup
 from images.draw import build_palette, colour_counts, shown, small_palette, style_colours, to_png
@@ -17,7 +19,7 @@ from images.reference import started
 from images.registry import Renderer
 from images.track import style
 from images.track.board import BOARD, Box, draw_board, drawn_board, joined_where_overlapping, kept_board_of, warm_board
-from images.track.caption import colour_of, name_of, render_sidebar
+from images.track.caption import LINES_BAND, colour_of, name_of, render_sidebar, sidebar_parts
 from rules.track.actions import Join
 from rules.track.ruleset import TRACK
 from rules.track.state import Board, TrackState
@@ -51,27 +53,53 @@ def render_track(state: TrackState, last: tuple = (), turn: tuple = ()) -> bytes
 def render_paletted(state: TrackState, last: tuple = ()) -> Image.Image:
     """render_image mapped to the picture's palette, pixel for pixel the same, for less: Pillow maps a
     pixel by its colour alone (no dither), so the kept board is mapped once, and a move maps only the
-    boxes the game drew in over it (drawn_board) and the words beside it (issue 39 item 3)."""
+    boxes the game drew in over it (drawn_board); the words beside it are mapped band by band, most of
+    them kept mapped from an earlier move (_mapped_sidebar)."""
     palette = few_colours() or reference_palette()
     board, boxes = drawn_board(state)
-    mapped = _kept_mapped(state.board, frozenset(p.seat for p in state.players)).copy()
+    kept = _kept_mapped(state.board, frozenset(p.seat for p in state.players)).copy()
     for box in merged(boxes, board.size):
-        mapped.paste(_mapped(board.crop(box), palette), box[:2])
-    image = Image.new("P", (board.width + SIDEBAR, board.height))
-    image.putpalette(mapped.getpalette() or ())
-    image.paste(mapped, (0, 0))
-    image.paste(_mapped(render_sidebar(state, SIDEBAR, board.height, last), palette), (board.width, 0))
+        kept.paste(mapped(board.crop(box), palette), box[:2])
+    image = Image.new("P", (board.width + SIDEBAR, board.height), _paper_index())
+    image.putpalette(kept.getpalette() or ())
+    image.paste(kept, (0, 0))
+    image.paste(_mapped_sidebar(state, board.height, last, palette), (board.width, 0))
     return image
 
 
-def _mapped(image: Image.Image, palette: Image.Image) -> Image.Image:
-    return image.quantize(palette=palette, dither=Image.Dither.NONE)
+def _mapped_sidebar(state: TrackState, height: int, last: tuple, palette: Image.Image) -> Image.Image:
+    """The sidebar mapped to the palette band by band (caption.sidebar_parts), each band but the last
+    card's lines kept mapped by what it shows (a move changes the banner and a seat or two); the rows
+    between bands are paper. A band whose drawing reaches past its rows has the sidebar drawn whole."""
+    sidebar = Image.new("P", (SIDEBAR, height), _paper_index())
+    for part, top in sidebar_parts(state, SIDEBAR, height, last):
+        band = _mapped_band(part) if part[0] is not LINES_BAND else mapped_alone(part, SIDEBAR, style.PAPER, palette)
+        if band is None:
+            return mapped(render_sidebar(state, SIDEBAR, height, last), palette)
+        sidebar.paste(band, (0, top))
+    return sidebar
+
+
+SIDEBAR_BYTES = 2 << 20   # the sidebar's bands kept mapped (images.bounded): a seat's ~40 KB, the banner ~37 KB
+
+
+@bounded(SIDEBAR_BYTES)
+def _mapped_band(part: Part) -> Image.Image | None:
+    """A band of the sidebar drawn and mapped to the palette (None: it reaches past its rows)."""
+    return mapped_alone(part, SIDEBAR, style.PAPER, few_colours() or reference_palette())
+
+
+@cache
+def _paper_index() -> int:
+    """The paper's entry in the pictures' palette."""
+    return mapped(Image.new("RGB", (1, 1), style.PAPER), few_colours() or reference_palette()).tobytes()[0]
+
 
 
 @lru_cache(maxsize=4)
 def _kept_mapped(board: Board, occupied: frozenset[int]) -> Image.Image:
     """The kept board of these seats mapped to the pictures' palette (copy it before pasting on it)."""
-    return _mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
+    return mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
 
 
 def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:

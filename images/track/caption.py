@@ -3,10 +3,14 @@ player's colour, cars home and hand SIZE (never a card in a hand)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PIL import Image, ImageDraw
 
+from images.bands import Drawer, Part, draw_whole
 from images.captions import seat_name
-from images.draw import Colour, draw_text, ellipsize, fit_font, ink_on, wrap
+from images.draw import Colour, ShiftedDraw, draw_text, ellipsize, fit_font, ink_on, wrap
 from images.fonts import font
 from images.track import style
 from rules.engine import describe_events
@@ -49,58 +53,106 @@ def _last_text(state: TrackState, last: tuple) -> str:
     return text
 
 
-def _banner(draw: ImageDraw.ImageDraw, state: TrackState, width: int, y: int) -> int:
-    """The round and whose turn (or the result) on a band in their colour; returns the y below it."""
+BannerLook = tuple[int, str, Colour | None, bool]   # (the band's top, the title, its colour, the game is over)
+LinesLook = tuple[int, tuple[str, ...]]             # (the band's top, the last card's lines)
+SeatLook = tuple[int, int, tuple | None]            # (the band's top, the seat, who sits there: _seated)
+SEAT_GAP = 12     # rows between two seats' boxes: half of it is each box's band
+
+
+def _banner_height(finished: bool) -> int:
+    return TITLE + (72 if finished else 40)
+
+
+def _draw_banner(draw: ImageDraw.ImageDraw, look: BannerLook, width: int) -> None:
+    """The round and whose turn (or the result) on a band in their colour, below the band's top."""
     pad = style.PAD
-    title, colour = _title(state)
-    finished = state.phase == TrackPhase.FINISHED
-    banner_h = TITLE + (72 if finished else 40)
+    top, title, colour, finished = look
+    y = top + pad
+    banner_h = _banner_height(finished)
     fill = colour if colour is not None else style.BANNER
     draw.rounded_rectangle((pad, y, width - pad, y + banner_h), radius=16, fill=fill)
     title_font = fit_font(title, TITLE + (16 if finished else 0), width - 3 * pad, bold=True, minimum=20)
     draw_text(draw, (width / 2, y + banner_h / 2), ellipsize(title, title_font, width - 3 * pad), title_font,
               ink_on(fill), "mm")
-    return y + banner_h + 14
+
+
+def _draw_lines(draw: ImageDraw.ImageDraw, look: LinesLook, width: int) -> None:
+    """What the last card did, a line under another from the band's top."""
+    y, lines = look
+    body = font(LINE)
+    for line in lines:   # said once, and short in this column: word by word, each word's mask reused
+        draw_text(draw, (style.PAD, y), line, body, style.INK, by_word=True)
+        y += LINE + 8
+
+
+def _draw_seat(draw: ImageDraw.ImageDraw, look: SeatLook, width: int) -> None:
+    top, seat, seated = look
+    y = top + SEAT_GAP // 2
+    _seat_box(draw, seat, seated, (style.PAD, y, width - style.PAD, y + ROW))
+
+
+def _band_drawer(draw_look: Callable[[ImageDraw.ImageDraw, Any, int], None]) -> Drawer:
+    """A band's drawer (images.bands) from a function drawing its look in the sidebar's own rows."""
+    def drawer(image: Image.Image, look: Any, top: int) -> None:
+        draw_look(ShiftedDraw(image, (0, look[0] - top)), look, image.width)
+    return drawer
+
+
+BANNER_BAND, LINES_BAND, SEAT_BAND = (_band_drawer(d) for d in (_draw_banner, _draw_lines, _draw_seat))
+
+
+def _seated(state: TrackState, player) -> tuple | None:
+    """What a seat's box shows of who sits there: name, computer or not, whose turn, cars home, hand size."""
+    if player is None:
+        return None
+    finished = sum(1 for c in state.cars_of(player.id) if c.finished)
+    size = state.hand(player.id).size if any(h.player == player.id for h in state.hands) else 0
+    return (player.name, player.ai, state.active_player == player.id, finished, state.board.cars_per_player, size)
+
+
+def sidebar_parts(state: TrackState, width: int, height: int, last: tuple = ()) -> list[tuple[Part, int]]:
+    """The sidebar's bands (images.bands), each with the row it starts at: the banner, the last card's
+    lines (what a move always changes), and a band per seat."""
+    pad = style.PAD
+    title, colour = _title(state)
+    finished = state.phase == TrackPhase.FINISHED
+    lines_top = pad + _banner_height(finished) + 14
+    seats = len(state.board.corners)
+    room = height - lines_top - seats * (ROW + SEAT_GAP) - pad
+    lines = tuple(wrap(_last_text(state, last), font(LINE), width - 2 * pad, max(1, room // (LINE + 8))))
+    seats_top = height - pad - seats * (ROW + SEAT_GAP) + SEAT_GAP // 2
+    players = {p.seat: p for p in state.players}
+    parts: list[tuple[Part, int]] = [((BANNER_BAND, lines_top, (0, title, colour, finished)), 0),
+                                     ((LINES_BAND, seats_top - lines_top, (lines_top, lines)), lines_top)]
+    for seat in range(seats):
+        top = seats_top + seat * (ROW + SEAT_GAP)
+        parts.append(((SEAT_BAND, ROW + SEAT_GAP, (top, seat, _seated(state, players.get(seat)))), top))
+    return parts
 
 
 def render_sidebar(state: TrackState, width: int, height: int, last: tuple = ()) -> Image.Image:
     """The column beside the board, `width` x `height` whatever it holds: whose turn (or the result),
-    what the last card did, then one box per seat with its cars home and hand size."""
-    pad = style.PAD
-    image = Image.new("RGB", (width, height), style.PAPER)
-    draw = ImageDraw.Draw(image)
-    y = _banner(draw, state, width, pad)
-    body = font(LINE)
-    seats = len(state.board.corners)
-    room = height - y - seats * (ROW + 12) - pad
-    for line in wrap(_last_text(state, last), body, width - 2 * pad, max(1, room // (LINE + 8))):
-        draw_text(draw, (pad, y), line, body, style.INK)
-        y += LINE + 8
-    players = {p.seat: p for p in state.players}
-    y = height - pad - seats * (ROW + 12) + 12
-    for seat in range(seats):
-        _seat_box(draw, state, players.get(seat), seat, (pad, y, width - pad, y + ROW))
-        y += ROW + 12
-    return image
+    what the last card did, then one box per seat with its cars home and hand size; every band
+    (sidebar_parts) drawn on the one picture."""
+    return draw_whole(Image.new("RGB", (width, height), style.PAPER), sidebar_parts(state, width, height, last))
 
 
-def _seat_box(draw: ImageDraw.ImageDraw, state: TrackState, player, seat: int, box) -> None:
+def _seat_box(draw: ImageDraw.ImageDraw, seat: int, seated: tuple | None, box) -> None:
     """One seat: its colour, name, cars finished and hand size (an empty seat says so)."""
     x0, y0, x1, y1 = box
     colour = style.seat_colour(seat)
-    active = player is not None and state.active_player == player.id
+    active = seated is not None and seated[2]
     draw.rounded_rectangle(box, radius=12, fill=style.tint(colour, 0.25), outline=style.INK if active else colour,
                            width=5 if active else 3)
     cy = (y0 + y1) / 2
     draw.ellipse((x0 + 10, cy - 20, x0 + 50, cy + 20), fill=colour, outline=style.INK, width=3)
     name_font, small = font(30, True), font(24)
-    if player is None:
+    if seated is None:
         draw_text(draw, (x0 + 62, cy), "empty seat", small, style.MUTED, "lm")
         return
-    finished = sum(1 for c in state.cars_of(player.id) if c.finished)
-    size = state.hand(player.id).size if any(h.player == player.id for h in state.hands) else 0
-    name = ellipsize(player.name + (" (AI)" if player.ai else ""), name_font, x1 - x0 - 80)
+    player_name, ai, _active, finished, cars, size = seated
+    name = ellipsize(player_name + (" (AI)" if ai else ""), name_font, x1 - x0 - 80)
     draw_text(draw, (x0 + 62, cy - 16), name, name_font, style.INK, "lm")
-    detail = f"{finished}/{state.board.cars_per_player} home · {size} card{'s' if size != 1 else ''} in hand"
+    detail = f"{finished}/{cars} home · {size} card{'s' if size != 1 else ''} in hand"
     small = fit_font(detail, 24, x1 - x0 - 72, minimum=18)
     draw_text(draw, (x0 + 62, cy + 20), ellipsize(detail, small, x1 - x0 - 72), small, style.INK, "lm")
