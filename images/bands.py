@@ -24,8 +24,10 @@ SPILL = 16   # rows drawn above and below a band drawn alone, to see whether its
 
 def drawn_alone(part: Part, width: int, paper: tuple[int, int, int]) -> Image.Image | None:
     """The band `part`, `width` wide, drawn alone on `paper`; None when its drawing reaches past its rows
-    (then only the picture drawn whole is right)."""
+    (then only the picture drawn whole is right), or when the layout left it no rows."""
     drawer, height, look = part
+    if height <= 0:
+        return None
     image = Image.new("RGB", (width, height + 2 * SPILL), paper)
     drawer(image, look, SPILL)
     for edge in ((0, 0, width, SPILL), (0, SPILL + height, width, height + 2 * SPILL)):

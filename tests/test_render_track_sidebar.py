@@ -116,3 +116,15 @@ def test_a_seat_band_is_kept_by_everything_its_box_shows():
     assert [look[2][2] for look in before_looks[:2]] == [True, False]   # whose turn, in the look
     assert [look[2][2] for look in after_looks[:2]] == [False, True]
     assert all(b != a for b, a in zip(before_looks[:2], after_looks[:2]))
+
+
+def test_a_column_too_short_for_its_bands_is_drawn_whole():
+    """A column shorter than its banner, lines and seats (no built-in board is) leaves a band no rows: it is
+    drawn whole, the same picture as drawing it whole, never a band of negative height."""
+    palette = T.few_colours() or T.reference_palette()
+    view = TRACK.view(started(), None)
+    parts = sidebar_parts(view, T.SIDEBAR, 250)
+    assert any(part[1] <= 0 for part, _top in parts)
+    assert drawn_alone(parts[1][0], T.SIDEBAR, style.PAPER) is None
+    whole = render_sidebar(view, T.SIDEBAR, 250).quantize(palette=palette, dither=Image.Dither.NONE)
+    assert T._mapped_sidebar(view, 250, (), palette).tobytes() == whole.tobytes()

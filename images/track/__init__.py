@@ -95,7 +95,6 @@ def _paper_index() -> int:
     return mapped(Image.new("RGB", (1, 1), style.PAPER), few_colours() or reference_palette()).tobytes()[0]
 
 
-
 @lru_cache(maxsize=4)
 def _kept_mapped(board: Board, occupied: frozenset[int]) -> Image.Image:
     """The kept board of these seats mapped to the pictures' palette (copy it before pasting on it)."""
