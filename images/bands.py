@@ -7,6 +7,8 @@ the band's own row; drawn alone (`drawn_alone`), a band gets a canvas of its own
 no band draws outside its rows. Their words' usual boxes leave each band its own rows, but a taller glyph
 (stacked accents, some scripts' marks) may reach past them: a band drawn alone is drawn with SPILL rows to
 spare above and below, and one that draws in them says so (None), and the picture is then drawn whole.
+The check sees ink, not paper-coloured drawing, within SPILL rows of the band: the bundled fonts' glyphs
+reach at most a few rows past the room a layout gives their words (a review measured every DejaVu glyph).
 """
 
 from __future__ import annotations

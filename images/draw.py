@@ -91,7 +91,10 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: Point, text: str, font: ImageFont.F
     (LONG_LINE characters or more: a roll told in full, said once), or any left-aligned line `by_word`
     (a narrow column's lines of what was said), is put down word by word instead, each word's mask
     reused and placed at its pen position rounded to the pixel: rasterising a new long line was the
-    slowest part of the slowest moves.
+    slowest part of the slowest moves. That is the whole line's look, not always its pixels: a word's
+    ink that reaches across a space into the next word's (a combining mark at a word's edge) is laid on
+    twice there, a shade darker on a pixel or two, and a pen position between pixels may round the other
+    way.
     """
     if kwargs or "\n" in text or not isinstance(font, ImageFont.FreeTypeFont):
         draw.text(xy, text, font=font, fill=fill, anchor=anchor, **kwargs)

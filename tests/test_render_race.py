@@ -8,6 +8,7 @@ from dataclasses import replace
 from PIL import Image
 
 import images.race as R
+from images.bands import drawn_alone
 from rules.race import data
 from rules.race.actions import Join
 from rules.race.events import HazardHit
@@ -62,7 +63,7 @@ def test_bands_drawn_alone_are_the_picture_drawn_whole_or_one_says_it_reaches_pa
     states = _states()
     tall = {id(view) for view, _last in states[-len(_tall_words()):]}
     for view, last in states:
-        alone = [(R._drawn(part), part, top) for part, top in R._parts(view, last)]
+        alone = [(drawn_alone(part, R.WIDTH, R.PAPER), part, top) for part, top in R._parts(view, last)]
         reached = [part[0].__name__ for drawn, part, _top in alone if drawn is None]
         assert bool(reached) == (id(view) in tall), (reached, view.phase, last)
         if reached:

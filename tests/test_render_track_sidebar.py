@@ -89,7 +89,7 @@ def test_the_sidebar_mapped_band_by_band_is_the_whole_picture_mapped():
     """Drawn anew, then from the bands kept: every picture is the whole RGB picture mapped to the palette,
     tall words included (their sidebar drawn whole), and most bands come from the cache the second time."""
     states = _states()
-    palette = T.few_colours() or T.reference_palette()
+    palette = T.pictures_palette()
     T._mapped_band.cache_clear()
     for _round in range(2):
         for view, last in states:
@@ -121,10 +121,10 @@ def test_a_seat_band_is_kept_by_everything_its_box_shows():
 def test_a_column_too_short_for_its_bands_is_drawn_whole():
     """A column shorter than its banner, lines and seats (no built-in board is) leaves a band no rows: it is
     drawn whole, the same picture as drawing it whole, never a band of negative height."""
-    palette = T.few_colours() or T.reference_palette()
+    palette = T.pictures_palette()
     view = TRACK.view(started(), None)
     parts = sidebar_parts(view, T.SIDEBAR, 250)
     assert any(part[1] <= 0 for part, _top in parts)
     assert drawn_alone(parts[1][0], T.SIDEBAR, style.PAPER) is None
     whole = render_sidebar(view, T.SIDEBAR, 250).quantize(palette=palette, dither=Image.Dither.NONE)
-    assert T._mapped_sidebar(view, 250, (), palette).tobytes() == whole.tobytes()
+    assert T._mapped_sidebar(view, 250, ()).tobytes() == whole.tobytes()

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from PIL import Image, ImageDraw
 
 from images import palette as colours
-from images.bands import Part, draw_whole, drawn_alone, mapped, mapped_alone
+from images.bands import Part, draw_whole, mapped, mapped_alone
 from images.bounded import bounded
 from images.captions import Captioner, seat_name
 from images.closeup import Closeup
@@ -278,7 +278,7 @@ def _hull(draw: ImageDraw.ImageDraw, hp: int, full: int, x: float, y: float) -> 
 def _parts(state: RaceState, last: tuple) -> list[tuple[Part, int]]:
     """The picture's bands, each with what it shows and where it goes, in the order they are drawn: title,
     news, course, panel, the table's column titles and a band per racer. Their words' usual boxes leave each
-    band its own rows; a taller glyph (some scripts' stacked marks) may reach past them (_drawn)."""
+    band its own rows; a taller glyph (some scripts' stacked marks) may reach past them (images.bands.drawn_alone)."""
     title, news_lines = _title_and_news(state, last)
     parts: list[tuple[Part, int]] = [
         ((_draw_title, TITLE_END, title), 0), ((_draw_news, HEADER - TITLE_END, news_lines), TITLE_END),
@@ -297,11 +297,6 @@ def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
     header, the course with the racers on it and the next section's hint, the section under way, and
     the racers in the move order with speed, altitude and hull; every band drawn on the one picture."""
     return draw_whole(Image.new("RGB", (WIDTH, HEIGHT), PAPER), _parts(state, last))
-
-
-def _drawn(part: Part) -> Image.Image | None:
-    """A band drawn alone on paper, or None when its drawing reaches past its rows (images.bands)."""
-    return drawn_alone(part, WIDTH, PAPER)
 
 
 MAPPED_BYTES = 3 << 20   # the bands kept mapped to their palette (images.bounded): a course ~190 KB, a row ~44 KB

@@ -55,7 +55,7 @@ def render_paletted(state: TrackState, last: tuple = ()) -> Image.Image:
     pixel by its colour alone (no dither), so the kept board is mapped once, and a move maps only the
     boxes the game drew in over it (drawn_board); the words beside it are mapped band by band, most of
     them kept mapped from an earlier move (_mapped_sidebar)."""
-    palette = few_colours() or reference_palette()
+    palette = pictures_palette()
     board, boxes = drawn_board(state)
     kept = _kept_mapped(state.board, frozenset(p.seat for p in state.players)).copy()
     for box in merged(boxes, board.size):
@@ -63,19 +63,20 @@ def render_paletted(state: TrackState, last: tuple = ()) -> Image.Image:
     image = Image.new("P", (board.width + SIDEBAR, board.height), _paper_index())
     image.putpalette(kept.getpalette() or ())
     image.paste(kept, (0, 0))
-    image.paste(_mapped_sidebar(state, board.height, last, palette), (board.width, 0))
+    image.paste(_mapped_sidebar(state, board.height, last), (board.width, 0))
     return image
 
 
-def _mapped_sidebar(state: TrackState, height: int, last: tuple, palette: Image.Image) -> Image.Image:
+def _mapped_sidebar(state: TrackState, height: int, last: tuple) -> Image.Image:
     """The sidebar mapped to the palette band by band (caption.sidebar_parts), each band but the last
     card's lines kept mapped by what it shows (a move changes the banner and a seat or two); the rows
     between bands are paper. A band whose drawing reaches past its rows has the sidebar drawn whole."""
     sidebar = Image.new("P", (SIDEBAR, height), _paper_index())
     for part, top in sidebar_parts(state, SIDEBAR, height, last):
-        band = _mapped_band(part) if part[0] is not LINES_BAND else mapped_alone(part, SIDEBAR, style.PAPER, palette)
+        band = _mapped_band(part) if part[0] is not LINES_BAND else \
+            mapped_alone(part, SIDEBAR, style.PAPER, pictures_palette())
         if band is None:
-            return mapped(render_sidebar(state, SIDEBAR, height, last), palette)
+            return mapped(render_sidebar(state, SIDEBAR, height, last), pictures_palette())
         sidebar.paste(band, (0, top))
     return sidebar
 
@@ -85,20 +86,21 @@ SIDEBAR_BYTES = 2 << 20   # the sidebar's bands kept mapped (images.bounded): a 
 
 @bounded(SIDEBAR_BYTES)
 def _mapped_band(part: Part) -> Image.Image | None:
-    """A band of the sidebar drawn and mapped to the palette (None: it reaches past its rows)."""
-    return mapped_alone(part, SIDEBAR, style.PAPER, few_colours() or reference_palette())
+    """A band of the sidebar drawn and mapped to the palette (None: it reaches past its rows). Kept by the
+    band alone: Track's pictures have one palette (pictures_palette), unlike Race's, which a state picks."""
+    return mapped_alone(part, SIDEBAR, style.PAPER, pictures_palette())
 
 
 @cache
 def _paper_index() -> int:
     """The paper's entry in the pictures' palette."""
-    return mapped(Image.new("RGB", (1, 1), style.PAPER), few_colours() or reference_palette()).tobytes()[0]
+    return mapped(Image.new("RGB", (1, 1), style.PAPER), pictures_palette()).tobytes()[0]
 
 
 @lru_cache(maxsize=4)
 def _kept_mapped(board: Board, occupied: frozenset[int]) -> Image.Image:
     """The kept board of these seats mapped to the pictures' palette (copy it before pasting on it)."""
-    return mapped(kept_board_of(board, occupied), few_colours() or reference_palette())
+    return mapped(kept_board_of(board, occupied), pictures_palette())
 
 
 def merged(boxes: list[Box], size: tuple[int, int]) -> list[Box]:
@@ -133,6 +135,11 @@ def few_colours() -> Image.Image | None:
     board, so 16 keep every colour exact and its words' edges smooth."""
     counts = colour_counts(_reference_picture(), reference_palette())
     return small_palette(counts, shown(counts, KEY_COLOURS))
+
+
+def pictures_palette() -> Image.Image:
+    """The palette of every channel picture of Track: its 16 colours (few_colours), else the reference's."""
+    return few_colours() or reference_palette()
 
 
 def warm() -> None:

@@ -55,7 +55,8 @@ def _last_text(state: TrackState, last: tuple) -> str:
 
 BannerLook = tuple[int, str, Colour | None, bool]   # (the band's top, the title, its colour, the game is over)
 LinesLook = tuple[int, tuple[str, ...]]             # (the band's top, the last card's lines)
-SeatLook = tuple[int, int, tuple | None]            # (the band's top, the seat, who sits there: _seated)
+Seated = tuple[str, bool, bool, int, int, int]      # name, a computer, whose turn, cars home, of how many, hand size
+SeatLook = tuple[int, int, Seated | None]           # (the band's top, the seat, who sits there: _seated)
 SEAT_GAP = 12     # rows between two seats' boxes: half of it is each box's band
 
 
@@ -80,7 +81,7 @@ def _draw_lines(draw: ImageDraw.ImageDraw, look: LinesLook, width: int) -> None:
     """What the last card did, a line under another from the band's top."""
     y, lines = look
     body = font(LINE)
-    for line in lines:   # said once, and short in this column: word by word, each word's mask reused
+    for line in lines:   # said once, and short in this column: word by word, each word's mask reused (draw_text)
         draw_text(draw, (style.PAD, y), line, body, style.INK, by_word=True)
         y += LINE + 8
 
@@ -92,7 +93,8 @@ def _draw_seat(draw: ImageDraw.ImageDraw, look: SeatLook, width: int) -> None:
 
 
 def _band_drawer(draw_look: Callable[[ImageDraw.ImageDraw, Any, int], None]) -> Drawer:
-    """A band's drawer (images.bands) from a function drawing its look in the sidebar's own rows."""
+    """A band's drawer (images.bands: drawer(image, look, top)) from `draw_look(draw, look, width)`, which
+    draws the look in the sidebar's own rows (a look starts with its band's top)."""
     def drawer(image: Image.Image, look: Any, top: int) -> None:
         draw_look(ShiftedDraw(image, (0, look[0] - top)), look, image.width)
     return drawer
@@ -101,7 +103,7 @@ def _band_drawer(draw_look: Callable[[ImageDraw.ImageDraw, Any, int], None]) -> 
 BANNER_BAND, LINES_BAND, SEAT_BAND = (_band_drawer(d) for d in (_draw_banner, _draw_lines, _draw_seat))
 
 
-def _seated(state: TrackState, player) -> tuple | None:
+def _seated(state: TrackState, player) -> Seated | None:
     """What a seat's box shows of who sits there: name, computer or not, whose turn, cars home, hand size."""
     if player is None:
         return None
@@ -137,7 +139,7 @@ def render_sidebar(state: TrackState, width: int, height: int, last: tuple = ())
     return draw_whole(Image.new("RGB", (width, height), style.PAPER), sidebar_parts(state, width, height, last))
 
 
-def _seat_box(draw: ImageDraw.ImageDraw, seat: int, seated: tuple | None, box) -> None:
+def _seat_box(draw: ImageDraw.ImageDraw, seat: int, seated: Seated | None, box) -> None:
     """One seat: its colour, name, cars finished and hand size (an empty seat says so)."""
     x0, y0, x1, y1 = box
     colour = style.seat_colour(seat)
