@@ -13,7 +13,7 @@ reach at most a few rows past the room a layout gives their words (a review meas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from PIL import Image
@@ -54,4 +54,18 @@ def draw_whole(image: Image.Image, parts: list[tuple[Part, int]]) -> Image.Image
     """Every band of `parts` (each with the row it starts at) drawn on `image`, in order; `image` returned."""
     for (drawer, _height, look), top in parts:
         drawer(image, look, top)
+    return image
+
+
+def assembled(size: tuple[int, int], paper: int, parts: Sequence[tuple[Part, int]],
+              band_of: Callable[[Part], Image.Image | None]) -> Image.Image | None:
+    """A palette picture of `size` on the palette entry `paper`, each band of `parts` pasted at its row as
+    `band_of(part)` maps it (kept or drawn alone); None as soon as a band reaches past its rows (then only the
+    picture drawn whole is right). Rows no band covers stay paper."""
+    image = Image.new("P", size, paper)
+    for part, top in parts:
+        band = band_of(part)
+        if band is None:
+            return None
+        image.paste(band, (0, top))
     return image

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from PIL import Image, ImageDraw
 
 from images import palette as colours
-from images.bands import Part, draw_whole, mapped, mapped_alone
+from images.bands import Part, assembled, draw_whole, mapped, mapped_alone
 from images.bounded import bounded
 from images.captions import Captioner, seat_name
 from images.closeup import Closeup
@@ -282,14 +282,10 @@ def _parts(state: RaceState, last: tuple) -> list[tuple[Part, int]]:
     title, news_lines = _title_and_news(state, last)
     parts: list[tuple[Part, int]] = [
         ((_draw_title, TITLE_END, title), 0), ((_draw_news, HEADER - TITLE_END, news_lines), TITLE_END),
-        ((_draw_course, COURSE, course_look(state, WIDTH)), HEADER),
+        ((draw_course_look, COURSE, course_look(state, WIDTH)), HEADER),
         ((_draw_panel, HEADS_TOP - PANEL_TOP, _panel_look(state)), PANEL_TOP),
         ((_draw_heads, ROWS_TOP - HEADS_TOP, ()), HEADS_TOP)]
     return parts + [((_draw_row, ROW, row), ROWS_TOP + n * ROW) for n, row in enumerate(_rows(state))]
-
-
-def _draw_course(image: Image.Image, look: course.CourseLook, top: int = 0) -> None:
-    draw_course_look(image, top, look)
 
 
 def render_image(state: RaceState, last: tuple = ()) -> Image.Image:
@@ -327,13 +323,11 @@ def render_paletted(state: RaceState, last: tuple = ()) -> Image.Image:
     picture drawn and mapped instead."""
     key = palette_key(state)
     paper, palette = _paper(key)
-    image = Image.new("P", (WIDTH, HEIGHT), paper)
+    image = assembled((WIDTH, HEIGHT), paper, _parts(state, last),
+                      lambda part: _mapped_part(key, part) if part[0] is not _draw_news else _mapped_band(key, part))
+    if image is None:
+        return mapped(render_image(state, last), palette_by(key))
     image.putpalette(palette)
-    for part, top in _parts(state, last):
-        band = _mapped_part(key, part) if part[0] is not _draw_news else _mapped_band(key, part)
-        if band is None:
-            return mapped(render_image(state, last), palette_by(key))
-        image.paste(band, (0, top))
     return image
 
 

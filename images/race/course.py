@@ -78,11 +78,11 @@ def course_look(state: RaceState, width: int) -> CourseLook:
 
 def draw_course(image: Image.Image, top: int, state: RaceState) -> None:
     """The course band of the picture, `top` pixels down: the kept road, the racers on it, the next hint."""
-    draw_course_look(image, top, course_look(state, image.width))
+    draw_course_look(image, course_look(state, image.width), top)
 
 
-def draw_course_look(image: Image.Image, top: int, look: CourseLook) -> None:
-    """Draw `look` (course_look) on `image`, `top` pixels down."""
+def draw_course_look(image: Image.Image, look: CourseLook, top: int = 0) -> None:
+    """Draw `look` (course_look) on `image`, `top` pixels down (a band's drawer, images.bands)."""
     image.paste(_road(look.track, look.current, look.width), (0, top))
     for colour, label, x, y in look.tokens:
         token = _token(colour, label)

@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 
 from PIL import Image
 
-from images.bands import Part, mapped, mapped_alone
+from images.bands import Part, assembled, mapped, mapped_alone
 from images.bounded import bounded
 from images.captions import Captioner
 from images.closeup import Closeup
@@ -71,14 +71,10 @@ def _mapped_sidebar(state: TrackState, height: int, last: tuple) -> Image.Image:
     """The sidebar mapped to the palette band by band (caption.sidebar_parts), each band but the last
     card's lines kept mapped by what it shows (a move changes the banner and a seat or two); the rows
     between bands are paper. A band whose drawing reaches past its rows has the sidebar drawn whole."""
-    sidebar = Image.new("P", (SIDEBAR, height), _paper_index())
-    for part, top in sidebar_parts(state, SIDEBAR, height, last):
-        band = _mapped_band(part) if part[0] is not LINES_BAND else \
-            mapped_alone(part, SIDEBAR, style.PAPER, pictures_palette())
-        if band is None:
-            return mapped(render_sidebar(state, SIDEBAR, height, last), pictures_palette())
-        sidebar.paste(band, (0, top))
-    return sidebar
+    sidebar = assembled((SIDEBAR, height), _paper_index(), sidebar_parts(state, SIDEBAR, height, last),
+                        lambda part: _mapped_band(part) if part[0] is not LINES_BAND else
+                        mapped_alone(part, SIDEBAR, style.PAPER, pictures_palette()))
+    return sidebar if sidebar is not None else mapped(render_sidebar(state, SIDEBAR, height, last), pictures_palette())
 
 
 SIDEBAR_BYTES = 2 << 20   # the sidebar's bands kept mapped (images.bounded): a seat's ~40 KB, the banner ~37 KB

@@ -300,14 +300,11 @@ class GameService:
             return zone_offers(typed)
         if command.startswith("orders "):
             return matching_offers(orders.offers(get_ruleset(game.ruleset) if game else None, option, chosen), typed)
-        if command == "rules" and option == "topic":
-            if game is None:
-                return []
-            # a game's first topics read its RULES.md (15 ms): off the loop
-            return matching_offers(await asyncio.to_thread(topic_keys, get_ruleset(game.ruleset)), typed)
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
+        if command == "rules" and option == "topic":   # a game's first topics read its RULES.md (15 ms): off the loop
+            return matching_offers(await asyncio.to_thread(topic_keys, ruleset), typed)
         if foreign_to(ruleset, Command(command, chosen)):
             return []
         state = self._table.snapshots.load(ruleset, game.state)
