@@ -335,7 +335,7 @@ def test_bench_prints_every_figure(tmp_path):
                     *((r"each warm: [\d, ]+ MB \(proportional set size\), forked from a zygote of \d+ MB",)
                       if zygote_available() else ()),
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+ "
-                      rf"\(yardstick in a clean process\); CPU [\d.]+ ms a move over all processes, yardstick CPU "
+                      rf"\(yardstick in a clean process, timed between blocks of these moves\); CPU [\d.]+ ms a move over all processes, yardstick CPU "
                       rf"[\d.]+ ms, CPU ratio [\d.]+" for game in ruleset_ids()),
                     *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures"
                       for game in ruleset_ids()),

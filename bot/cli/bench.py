@@ -9,7 +9,8 @@ It prints: the first pictures after a start beside the same commands warm; per-m
 on one channel, cold (the first moves of a fresh process) and warm (as many again after them), and
 under load; drawing and PNG encoding of the same images (encoding, by the encoder and level the moves
 use, is the floor) and their ratio, and the yardstick any Pillow-based bot pays: the same pictures saved
-by plain Pillow as PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean); PNG
+by plain Pillow as PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean; each game's
+between blocks of its moves, bot.cli.bench_portable.Yardstick); PNG
 sizes; the time to load a game after 10 and after 1,000 actions; throughput across many channels at
 once; then each game's warm move beside its own yardstick, its bytes beside 8dd771d's, and many
 channels of all the games at once; and memory: idle, after the load, and after an idle wait (600 s by

@@ -1,12 +1,11 @@
-"""`pitboss bench`'s rulers measured where nothing else runs: the plain-Pillow yardstick in a fresh process,
-and the CPU time a process tree spends (wall time on two shared cores says more about the neighbours).
+"""`pitboss bench`'s Speedway floor measured where nothing else runs, and the figures of 8dd771d it compares with.
 
 Inside the bench, after thousands of moves, plain Pillow saved the same pictures 1.3-1.8x slower than a
-fresh process does (issue 39, item 1: allocator and cache state), which flattered every ratio. So the
-pictures are written to files and timed by `python -m bot.cli.bench_clean FOLDER` in a new interpreter
-that loads them all first, then saves each as RGB PNG at level 1, wall and CPU time each. Speedway's
-floor (`clean_floor`) is measured there too, interleaved: each picture drawn, encoded as the moves
-encode it, and saved by plain Pillow, one after the other in the same fresh process.
+fresh process does (issue 39, item 1: allocator and cache state), which flattered every ratio. So every
+yardstick is timed in a fresh interpreter: each game's by bot.cli.bench_portable.Yardstick, between blocks
+of its moves; Speedway's floor (`clean_floor`) by `python -m bot.cli.bench_clean VIEWS`, interleaved: each
+picture drawn, encoded as the moves encode it, and saved by plain Pillow, one after the other in the same
+fresh process.
 """
 
 from __future__ import annotations
@@ -21,26 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.cli.bench_portable import timed_saves
-
 # Median PNG bytes of each game's channel picture on 8dd771d (the release of 2026-12-02), measured
 # 2026-12-06 over the first 200 moves of games from seed 2000 (the bench's BYTES_SEED) with the bench's
 # policy (bot.cli.bench_games.script), two people seated by each game's example opening: what
 # bench_portable.py prints run with that tree's interpreter.
 OLD_MEDIANS = {"speedway": 46591, "track": 89309, "battlecars": 37595, "race": 33062}
 OLD_COMMIT = "8dd771d (2026-12-02)"
-
-
-def clean_yardstick(pictures: dict[str, list[bytes]]) -> dict[str, tuple[float, float]]:
-    """Each game's yardstick, (wall, CPU) median seconds, timed in a fresh interpreter."""
-    with tempfile.TemporaryDirectory() as folder:
-        for game, shots in pictures.items():
-            (Path(folder) / game).mkdir()
-            for i, shot in enumerate(shots):
-                (Path(folder) / game / f"{i:04}.png").write_bytes(shot)
-        done = subprocess.run([sys.executable, "-m", "bot.cli.bench_clean", folder], capture_output=True,
-                              text=True, check=True, timeout=300)
-    return {game: (wall, cpu) for game, (wall, cpu) in json.loads(done.stdout).items()}
 
 
 def _floor(path: Path) -> tuple[float, float, float]:
@@ -73,14 +58,11 @@ def clean_floor(views: list) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "views.pickle"
         path.write_bytes(pickle.dumps(views))
-        done = subprocess.run([sys.executable, "-m", "bot.cli.bench_clean", "--floor", str(path)],
+        done = subprocess.run([sys.executable, "-m", "bot.cli.bench_clean", str(path)],
                               capture_output=True, text=True, check=True, timeout=300)
     draw, encode, plain = json.loads(done.stdout)
     return draw, encode, plain
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--floor":
-        print(json.dumps(_floor(Path(sys.argv[2]))))
-    else:
-        print(json.dumps(timed_saves(Path(sys.argv[1]))))
+    print(json.dumps(_floor(Path(sys.argv[1]))))

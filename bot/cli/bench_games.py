@@ -4,7 +4,8 @@ throughput of many channels playing a mix of all the games.
 Each game is played by "people" (no computer seats, so every move is one timed command) whose commands
 a seeded policy picks among the legal actions, worked out with the rules alone before any timing
 starts. The yardstick of a game is what any Pillow-based bot pays for the same pictures: plain Pillow
-saving them as RGB PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean). Beside
+saving them as RGB PNG at compression level 1, timed in a fresh process between blocks of the moves that
+drew them (bot.cli.bench_portable.Yardstick), so both are timed in the same minutes. Beside
 the wall-clock figures, the CPU time of a move over all the bot's processes (what a shared machine's
 neighbours change least). A game's timed moves start at BYTES_SEED, the games whose median bytes on
 8dd771d are bench_clean.OLD_MEDIANS: with --game-moves 200 the pictures are the same.
@@ -16,10 +17,9 @@ import asyncio
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS, clean_yardstick
-from bot.cli.bench_portable import cpu_seconds, policy_moves
+from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS
+from bot.cli.bench_portable import TimedMoves, Yardstick, cpu_seconds, game_line, policy_moves
 from bot.cli.bench_portable import pick as _pick  # noqa: F401 - the tests' policy too
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -27,18 +27,8 @@ from rules.engine import Ruleset
 from rules.registry import rulesets
 
 PEOPLE = tuple(Actor(name, name) for name in ("ann", "ben", "cat"))
-YARDSTICK_PICTURES = 40  # pictures per game timed for the yardstick
 BYTES_SEED = 2000        # the first seed of each game's timed moves (OLD_MEDIANS were measured from it)
 OLD_MOVES = 200          # ... over this many moves
-
-
-@dataclass
-class GameFigures:
-    """One game's warm moves: their latencies (seconds) and the pictures they posted."""
-
-    latencies: list[float] = field(default_factory=list)
-    pictures: list[bytes] = field(default_factory=list)
-    cpu: float = 0.0   # CPU seconds of all the bot's processes over these moves
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -86,29 +76,17 @@ async def _run(service: GameService, channel: str, lines: list[tuple[Actor, str]
 
 
 async def play_game_moves(service: GameService, ruleset: Ruleset, prefix: str, seed: int, moves: int,
-                          figures: GameFigures | None = None) -> int:
-    """Play `moves` timed moves of `ruleset`, one game after another (a game that ends gives way to the
-    next seed); returns the next unused seed."""
+                          timed: TimedMoves | None = None) -> int:
+    """Play `moves` moves of `ruleset` (`timed`: each one's latency and picture to it), one game after another
+    (a game that ends gives way to the next seed); returns the next unused seed."""
     played = 0
     while played < moves:
         channel = f"{prefix}-{ruleset.id}-{seed}"
         await _run(service, channel, _opening(ruleset, seed))
         lines = script(ruleset, seed, moves - played)
-        if figures is None:
-            played += await _run(service, channel, lines)
-        else:
-            def seen(latency: float, picture: bytes | None) -> None:
-                figures.latencies.append(latency)
-                if picture is not None:
-                    figures.pictures.append(picture)
-            played += await _run(service, channel, lines, seen)
+        played += await (_run(service, channel, lines) if timed is None else _run(service, channel, lines, timed.seen))
         seed += 1
     return seed
-
-
-def sampled(pictures: list[bytes]) -> list[bytes]:
-    """At most YARDSTICK_PICTURES of `pictures`, spread over them."""
-    return pictures[::max(1, len(pictures) // YARDSTICK_PICTURES)][:YARDSTICK_PICTURES]
 
 
 def _bytes_line(game: str, sizes: list[int], moves: int) -> str:
@@ -127,22 +105,20 @@ async def every_game(service: GameService, say: Callable[[str], None], moves: in
     """Two lines per game (warm p50, p99 and CPU a move beside its clean-process yardstick; its bytes),
     then the throughput of `channels` channels at once, the games taking turns among them."""
     games = rulesets()
-    played: dict[str, GameFigures] = {}
-    for ruleset in games:
-        seed = await play_game_moves(service, ruleset, "bench-warmup", seed, max(20, moves // 4))
-        figures = played[ruleset.id] = GameFigures()
-        cpu = cpu_seconds()
-        await play_game_moves(service, ruleset, "bench-game", BYTES_SEED, moves, figures)
-        figures.cpu = cpu_seconds() - cpu
-    plain = clean_yardstick({game: sampled(figures.pictures) for game, figures in played.items()})
-    for game, figures in played.items():
-        p50, p99 = percentile(figures.latencies, .5), percentile(figures.latencies, .99)
-        wall, cpu = plain[game]
-        per_move = figures.cpu / len(figures.latencies)
-        say(f"game {game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} ms, "
-            f"ratio {p50 / wall:.2f} (yardstick in a clean process); CPU {per_move * 1000:.1f} ms a move over all "
-            f"processes, yardstick CPU {cpu * 1000:.1f} ms, CPU ratio {per_move / cpu:.2f}")
-        say(_bytes_line(game, [len(picture) for picture in figures.pictures], moves))
+    yardstick = Yardstick()
+    played: list[TimedMoves] = []
+    try:
+        for ruleset in games:
+            seed = await play_game_moves(service, ruleset, "bench-warmup", seed, max(20, moves // 4))
+            timed = TimedMoves(ruleset.id, yardstick)
+            await play_game_moves(service, ruleset, "bench-game", BYTES_SEED, moves, timed)
+            timed.done()
+            played.append(timed)
+    finally:
+        yardstick.close()
+    for timed in played:
+        say(game_line(timed, yardstick))
+        say(_bytes_line(timed.game, [len(picture) for picture in timed.pictures], moves))
     mix = [games[i % len(games)] for i in range(channels)]
     openings, scripts = [], []
     for i, ruleset in enumerate(mix):

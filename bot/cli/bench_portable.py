@@ -11,8 +11,9 @@ the long jobs' process, as `pitboss run` has them), starts as each tree's `pitbo
 drawing warmed where the tree does that, then what start-up made frozen out of the collector's way),
 plays each game as bench_games does (two people seated by each game's example opening, the same seeded
 policy, warm-up games first, then the timed moves from seed 2000), times the plain-Pillow yardstick in a
-fresh process, and prints, per game, the warm p50, p99, CPU a move over all processes, the yardstick and
-both ratios, and the median bytes; then many channels of all the games at once.
+fresh process between blocks of those moves (Yardstick), and prints, per game, the warm p50, p99, CPU a
+move over all processes, the yardstick and both ratios, and the median bytes; then many channels of all
+the games at once.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ OPENINGS = {   # each game's example opening (rules.engine.ExampleOpening), writ
     "battlecars": ("", ("/game join vehicle:interceptor", "/game join vehicle:rammer")),
     "race": ("tuning:0", ("/game join pilot:rookie", "/game join pilot:veteran")),
 }
-SEED, WARMUP_SEED, MOVES, WARMUP_MOVES, PICTURES = 2000, 9000, 200, 50, 40
+SEED, WARMUP_SEED, MOVES, WARMUP_MOVES = 2000, 9000, 200, 50
 
 
 def _found(*places: str) -> Any:
@@ -146,51 +147,138 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 async def _play(service: Any, actor: Any, parse: Any, channel: str, lines: list[tuple[str, str]],
-                latencies: list[float] | None = None, pictures: list[bytes] | None = None) -> int:
+                timed: TimedMoves | None = None) -> int:
     for player, line in lines:
         started = time.perf_counter()
         reply = await service.execute(channel, actor(player, player), parse(line))
-        if latencies is not None:
-            latencies.append(time.perf_counter() - started)
+        latency = time.perf_counter() - started
         if reply.outcome != "applied":
             raise RuntimeError(f"refused in {channel}: {line}: {reply.text}")
-        if pictures is not None and reply.image is not None:
-            pictures.append(reply.image)
+        if timed is not None:
+            timed.seen(latency, reply.image)
     return len(lines)
 
 
 async def _games(service: Any, actor: Any, parse: Any, ruleset: Any, prefix: str, seed: int, moves: int,
-                 latencies: list[float] | None = None, pictures: list[bytes] | None = None) -> None:
+                 timed: TimedMoves | None = None) -> None:
     played = 0
     while played < moves:
         channel = f"{prefix}-{ruleset.id}-{seed}"
         await _play(service, actor, parse, channel, _opening(ruleset.id, seed))
-        played += await _play(service, actor, parse, channel, _script(ruleset, parse, seed, moves - played),
-                              latencies, pictures)
+        played += await _play(service, actor, parse, channel, _script(ruleset, parse, seed, moves - played), timed)
         seed += 1
 
 
-def timed_saves(folder: Path) -> dict[str, tuple[float, float]]:
-    """Each game's median (wall, CPU) seconds to save its pictures (files under folder/<game>/) as RGB PNG
-    at level 1, in this process (run it in a fresh one); every picture is loaded (and one saved, untimed)
-    before any timing."""
+BLOCK = 25       # moves between two turns of the yardstick
+SAMPLE = 2       # every SAMPLE-th picture of a block is timed for the yardstick (100 of 200)
+
+
+class Yardstick:
+    """The plain-Pillow yardstick, timed in a fresh interpreter (_serve_saves) kept while the games are timed, a
+    block of pictures at a time between blocks of the moves that drew them.
+    Timed after all the games, it saw other minutes than their moves: on this host the same saves took 12.6
+    ms in one minute and 18.9 in the next, so a ratio said the minute as much as the code (issue 39, item 1)."""
+
+    def __init__(self) -> None:
+        self._server = subprocess.Popen([sys.executable, __file__, "--yardstick-serve"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        self.times: dict[str, list[tuple[float, float]]] = {}
+        self.cpu = 0.0   # CPU seconds of the whole tree spent while it timed (taken out of the moves' CPU)
+
+    def time(self, game: str, pictures: list[bytes]) -> None:
+        """Time saving `pictures` (PNG files) for `game`'s yardstick, in the server, now."""
+        if not pictures:
+            return
+        assert self._server.stdin is not None and self._server.stdout is not None
+        spent = cpu_seconds()
+        with tempfile.TemporaryDirectory() as folder:
+            for i, picture in enumerate(pictures):
+                (Path(folder) / f"{i:04}.png").write_bytes(picture)
+            self._server.stdin.write(folder + "\n")
+            self._server.stdin.flush()
+            answer = self._server.stdout.readline()
+        if not answer:
+            raise RuntimeError("the yardstick's process ended")
+        self.times.setdefault(game, []).extend(tuple(each) for each in json.loads(answer))
+        self.cpu += cpu_seconds() - spent
+
+    def median(self, game: str) -> tuple[float, float]:
+        """`game`'s yardstick: the median (wall, CPU) seconds of saving one of its pictures."""
+        walls, cpus = zip(*self.times[game])
+        return statistics.median(walls), statistics.median(cpus)
+
+    def close(self) -> None:
+        """Stop the server (it ends at the end of its input)."""
+        if self._server.stdin is not None:
+            self._server.stdin.close()
+        self._server.wait(timeout=60)
+
+
+class TimedMoves:
+    """One game's timed moves: their latencies (seconds) and pictures, the yardstick timed on a sample of the
+    pictures after every BLOCK moves (`done` times the rest), and the CPU of all processes over the moves."""
+
+    def __init__(self, game: str, yardstick: Yardstick) -> None:
+        self.game, self._yardstick = game, yardstick
+        self.latencies: list[float] = []
+        self.pictures: list[bytes] = []
+        self._sampled = 0    # pictures[:_sampled] have had their sample timed
+        self._cpu = cpu_seconds()
+        self._yardstick_cpu = yardstick.cpu
+        self.cpu = 0.0
+
+    def seen(self, latency: float, picture: bytes | None) -> None:
+        """A move's latency and picture, then the yardstick's turn after every BLOCK moves."""
+        self.latencies.append(latency)
+        if picture is not None:
+            self.pictures.append(picture)
+        if len(self.latencies) % BLOCK == 0:
+            self._time_block()
+
+    def _time_block(self) -> None:
+        block, self._sampled = self.pictures[self._sampled:], len(self.pictures)
+        self._yardstick.time(self.game, block[::SAMPLE])
+
+    def done(self) -> None:
+        """The last block's yardstick, and the moves' CPU (the yardstick's own left out)."""
+        self._time_block()
+        self.cpu = cpu_seconds() - self._cpu - (self._yardstick.cpu - self._yardstick_cpu)
+
+
+def game_line(timed: TimedMoves, yardstick: Yardstick) -> str:
+    """A game's line: its warm p50 and p99, its yardstick and their ratio, its CPU a move and the CPU ratio."""
+    p50, p99 = _percentile(timed.latencies, .5), _percentile(timed.latencies, .99)
+    wall, cpu = yardstick.median(timed.game)
+    per_move = timed.cpu / len(timed.latencies)
+    return (f"game {timed.game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} "
+            f"ms, ratio {p50 / wall:.2f} (yardstick in a clean process, timed between blocks of these moves); "
+            f"CPU {per_move * 1000:.1f} ms a move over all processes, yardstick CPU {cpu * 1000:.1f} ms, "
+            f"CPU ratio {per_move / cpu:.2f}")
+
+
+def _timed_saves(folder: Path) -> list[tuple[float, float]]:
+    """The (wall, CPU) seconds to save each picture under `folder` as RGB PNG at level 1, in this process;
+    every picture is loaded (and one saved, untimed) before any timing."""
     from PIL import Image
 
-    figures = {}
-    for game in sorted(p for p in folder.iterdir() if p.is_dir()):
-        images = []
-        for path in sorted(game.glob("*.png")):
-            with Image.open(path) as picture:
-                images.append(picture.convert("RGB"))
-        images[0].save(io.BytesIO(), format="PNG", compress_level=1)
-        walls, cpus = [], []
-        for image in images:
-            started, cpu = time.perf_counter(), time.process_time()
-            image.save(io.BytesIO(), format="PNG", compress_level=1)
-            walls.append(time.perf_counter() - started)
-            cpus.append(time.process_time() - cpu)
-        figures[game.name] = (statistics.median(walls), statistics.median(cpus))
-    return figures
+    images = []
+    for path in sorted(folder.glob("*.png")):
+        with Image.open(path) as picture:
+            images.append(picture.convert("RGB"))
+    images[0].save(io.BytesIO(), format="PNG", compress_level=1)
+    times = []
+    for image in images:
+        started, cpu = time.perf_counter(), time.process_time()
+        image.save(io.BytesIO(), format="PNG", compress_level=1)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
+    return times
+
+
+def _serve_saves() -> None:
+    """The yardstick's process: for each folder named on a line of its input, the times of its pictures'
+    saves (_timed_saves) as a line of JSON."""
+    for line in sys.stdin:
+        print(json.dumps(_timed_saves(Path(line.strip()))), flush=True)
 
 
 async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) -> None:
@@ -198,6 +286,7 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
     from rules.registry import rulesets
 
     service_type, actor, parse = _modules()
+    yardstick = Yardstick()
     with tempfile.TemporaryDirectory() as folder:
         store = await Store.open(str(Path(folder) / "bench.db"))
         workers = _render_processes()
@@ -215,30 +304,21 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
         gc.collect()
         gc.freeze()
         games = [r for r in rulesets() if r.id in OPENINGS]
-        figures = {}
-        for ruleset in games:
-            await _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES)
-            latencies: list[float] = []
-            pictures: list[bytes] = []
-            cpu = cpu_seconds()
-            await _games(service, actor, parse, ruleset, "game", SEED, moves, latencies, pictures)
-            figures[ruleset.id] = (latencies, pictures, cpu_seconds() - cpu)
-            shots = Path(folder) / "pictures" / ruleset.id
-            shots.mkdir(parents=True)
-            for i, picture in enumerate(pictures[::max(1, len(pictures) // PICTURES)][:PICTURES]):
-                (shots / f"{i:04}.png").write_bytes(picture)
-        plain = json.loads(subprocess.run([sys.executable, __file__, "--yardstick", str(Path(folder) / "pictures")],
-                                          capture_output=True, text=True, check=True).stdout)
-        for game, (latencies, pictures, cpu) in figures.items():
-            p50, p99 = _percentile(latencies, .5), _percentile(latencies, .99)
-            wall, plain_cpu = plain[game]
-            per_move = cpu / len(latencies)
-            print(f"game {game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} "
-                  f"ms, ratio {p50 / wall:.2f} (yardstick in a clean process); CPU {per_move * 1000:.1f} ms a move "
-                  f"over all processes, yardstick CPU {plain_cpu * 1000:.1f} ms, CPU ratio {per_move / plain_cpu:.2f}")
-            sizes = [len(picture) for picture in pictures]
-            print(f"game {game}: bytes median {statistics.median(sizes) / 1000:.1f} KB, max {max(sizes) / 1000:.1f} KB "
-                  f"over {len(sizes)} pictures", flush=True)
+        figures = []
+        try:
+            for ruleset in games:
+                await _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES)
+                timed = TimedMoves(ruleset.id, yardstick)
+                await _games(service, actor, parse, ruleset, "game", SEED, moves, timed)
+                timed.done()
+                figures.append(timed)
+        finally:
+            yardstick.close()
+        for timed in figures:
+            print(game_line(timed, yardstick))
+            sizes = [len(picture) for picture in timed.pictures]
+            print(f"game {timed.game}: bytes median {statistics.median(sizes) / 1000:.1f} KB, max "
+                  f"{max(sizes) / 1000:.1f} KB over {len(sizes)} pictures", flush=True)
         mix = [games[i % len(games)] for i in range(channels)]
         for i, ruleset in enumerate(mix):
             await _play(service, actor, parse, f"mix-{i}", _opening(ruleset.id, SEED + 100 + i))
@@ -256,7 +336,7 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--yardstick"]:
-        print(json.dumps(timed_saves(Path(sys.argv[2]))))
+    if sys.argv[1:2] == ["--yardstick-serve"]:
+        _serve_saves()
     else:   # an optional number of timed moves a game (default MOVES: the old medians' pictures)
         asyncio.run(main(int(sys.argv[1]) if sys.argv[1:] else MOVES))
