@@ -335,8 +335,9 @@ def test_bench_prints_every_figure(tmp_path):
                     *((r"each warm: [\d, ]+ MB \(proportional set size\), forked from a zygote of \d+ MB",)
                       if zygote_available() else ()),
                     *(rf"game {game}: warm p50 [\d.]+ ms, p99 [\d.]+ ms, yardstick [\d.]+ ms, ratio [\d.]+ "
-                      rf"\(yardstick in a clean process, timed between blocks of these moves\); CPU [\d.]+ ms a move over all processes, yardstick CPU "
-                      rf"[\d.]+ ms, CPU ratio [\d.]+" for game in ruleset_ids()),
+                      rf"\(yardstick in a clean process, timed between blocks of these moves\); "
+                      rf"CPU [\d.]+ ms a move over all processes, yardstick CPU [\d.]+ ms, CPU ratio [\d.]+"
+                      for game in ruleset_ids()),
                     *(rf"game {game}: bytes median [\d.]+ KB, max [\d.]+ KB over \d+ pictures"
                       for game in ruleset_ids()),
                     *(rf"game {game}: bytes .*; [\d.]+x the median of 8dd771d" for game in OLD_MEDIANS),
