@@ -12,10 +12,6 @@ from rules.table import register_table_actions
 ACTIONS = Registry()
 register_table_actions(ACTIONS)
 
-# A step's turn at its point before it moves on, by name: eighths, counter-clockwise negative.
-TURN_STEPS = {"ahead": 0, "left-45": -1, "right-45": 1, "left-90": -2, "right-90": 2,
-              "left-135": -3, "right-135": 3, "about": 4}
-
 
 @ACTIONS.register
 @dataclass(frozen=True)
@@ -51,7 +47,7 @@ class SetSpeed:
 @ACTIONS.register
 @dataclass(frozen=True)
 class Move:
-    """One point of movement: turn at the point (a TURN_STEPS name), then step along the new facing."""
+    """One point of movement: turn at the point (a grid.TURN_STEPS name), then step along the new facing."""
 
     turn: str = "ahead"
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from rules.battlecars import combat, movement, passive, pedestrians, speed
 from rules.battlecars.actions import (
-    TURN_STEPS,
     Board,
     ChooseSection,
     Drop,
@@ -25,7 +24,7 @@ from rules.battlecars.actions import (
     Walk,
 )
 from rules.battlecars.damage import is_running
-from rules.battlecars.grid import FACING_NAMES, distance, step
+from rules.battlecars.grid import FACING_NAMES, TURN_STEPS, distance, step
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of
 from rules.battlecars.turns import acting_players
 from rules.errors import GameError

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from rules.battlecars import data
-from rules.battlecars.actions import TURN_STEPS
-from rules.battlecars.grid import FACING_NAMES
+from rules.battlecars.grid import FACING_NAMES, TURN_STEPS
 from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 
 _VEHICLE = OptionSpec("vehicle", "str", "Battlecars: your vehicle's mat", choices=tuple(data.vehicles()))

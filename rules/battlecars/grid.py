@@ -13,6 +13,9 @@ Point = tuple[int, int]
 
 DIRECTIONS: tuple[Point, ...] = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 FACING_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+# A step's turn at its point before it moves on, by name: eighths, counter-clockwise negative.
+TURN_STEPS = {"ahead": 0, "left-45": -1, "right-45": 1, "left-90": -2, "right-90": 2,
+              "left-135": -3, "right-135": 3, "about": 4}
 _LABEL = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
 
 

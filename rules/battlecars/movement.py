@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.battlecars import data, scenery
-from rules.battlecars.actions import TURN_STEPS
 from rules.battlecars.damage import hit_armour
 from rules.battlecars.events import (
     Crashed,
@@ -25,7 +24,7 @@ from rules.battlecars.events import (
     TurnedOnTheSpot,
     VehicleMoved,
 )
-from rules.battlecars.grid import FACING_NAMES, Point, corners_passed, label, step, turn_between
+from rules.battlecars.grid import FACING_NAMES, TURN_STEPS, Point, corners_passed, label, step, turn_between
 from rules.battlecars.passive import run_onto
 from rules.battlecars.pedestrians import run_over
 from rules.battlecars.rams import ram

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.battlecars.actions import TURN_STEPS
 from rules.battlecars.combat import IllegalShot, ShotPlan, find_target, plan_shot
 from rules.battlecars.events import VehicleMoved
-from rules.battlecars.grid import FACING_NAMES, label, step, turn_between
+from rules.battlecars.grid import FACING_NAMES, TURN_STEPS, label, step, turn_between
 from rules.battlecars.movement import blocked_for, cornering_limit, left_to_move
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Phase, Vehicle, point_of
 from rules.engine import PlanStep, TurnPlans

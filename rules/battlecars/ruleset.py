@@ -12,7 +12,6 @@ from rules.battlecars import events as battlecars_events
 from rules.battlecars import review as battlecars_review
 from rules.battlecars.actions import (
     ACTIONS,
-    TURN_STEPS,
     AddComputer,
     Board,
     ChooseSection,
@@ -32,7 +31,7 @@ from rules.battlecars.actions import (
 from rules.battlecars.combat import legal_shots
 from rules.battlecars.commands import GRAMMAR
 from rules.battlecars.events import EVENTS, FireHeld
-from rules.battlecars.grid import FACING_NAMES, distance, facing_by_name, label, step
+from rules.battlecars.grid import FACING_NAMES, TURN_STEPS, distance, facing_by_name, label, step
 from rules.battlecars.plans import PLANS
 from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label

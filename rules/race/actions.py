@@ -12,11 +12,6 @@ from rules.table import register_table_actions
 ACTIONS = Registry()
 register_table_actions(ACTIONS)
 
-# The racer actions of the action phase (seed, "Racer Actions and Reactions"), by the word /act takes.
-MANEUVERS = ("show_off", "savvy", "patch", "turbo", "emergency_brake", "pass", "ram", "sweep", "attack", "feint",
-             "none")
-# The reactions (seed, Table 3), by the word /react takes; "none" lets the opposed check stand alone.
-REACTIONS = ("block", "sweep", "dodge", "attack", "none")
 
 
 @ACTIONS.register
@@ -157,7 +152,7 @@ class TryFeature:
 @ACTIONS.register
 @dataclass(frozen=True)
 class Act:
-    """The racer's action in the action phase (a MANEUVERS word); `then` is the maneuver after a feint;
+    """The racer's action in the action phase (an action_words.MANEUVERS word); `then` is the maneuver after a feint;
     `target` a racer for an attack, `weapon` the weapon it uses (a vehicle weapon's name or 'sidearm';
     empty: the first that can); `descend` metres dropped first, before a Piloting check."""
 
@@ -171,7 +166,7 @@ class Act:
 @ACTIONS.register
 @dataclass(frozen=True)
 class React:
-    """The targeted racer's reaction (a REACTIONS word); `brake` brakes as part of a dodge; `descend`
+    """The targeted racer's reaction (an action_words.REACTIONS word); `brake` brakes as part of a dodge; `descend`
     metres dropped first, before its Piloting check."""
 
     reaction: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rules.grammar import CommandSpec, Grammar, OptionSpec
 from rules.names import NOTE_LIMIT
 from rules.race import data
-from rules.race.actions import MANEUVERS, REACTIONS
+from rules.race.action_words import MANEUVERS, REACTIONS
 
 _METRES = "Metres of altitude"
 GRAMMAR = Grammar(

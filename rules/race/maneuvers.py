@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from rules.errors import BadOption, NotYourTurn, WrongPhase
 from rules.race import checks, data, flow
-from rules.race.actions import MANEUVERS, Act, GmRule, React, Stabilize
+from rules.race.action_words import MANEUVERS
+from rules.race.actions import Act, GmRule, React, Stabilize
 from rules.race.events import Chose, DiceRolled, Maneuver, Reacted
 from rules.race.rolls import d20, damage_dice, dice, vehicle_roll
 from rules.race.speed import change_altitude, damage, gain, go_out, lose, set_speed, swapped

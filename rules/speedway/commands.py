@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.grammar import ROUND_CAP, CommandSpec, Grammar, OptionSpec
 from rules.speedway import data
-from rules.speedway.driving import SLIDE, maneuver_choices
+from rules.speedway.maneuver_words import SLIDE, maneuver_choices
 
 WEAPON_MOUNTS = tuple(m.lower() for m in data.MOUNTS)
 SKID_CHOICES = ("accept", "resist", "swipe", "continue")

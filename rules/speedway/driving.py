@@ -9,19 +9,9 @@ from rules.hexgrid import Hex, step
 from rules.speedway import data
 from rules.speedway.errors import IllegalManeuver
 from rules.speedway.events import DiceRolled
+from rules.speedway.maneuver_words import SIDES, maneuver_choices
 from rules.speedway.state import Car, SpeedwayState
 from rules.table import required
-
-SIDES = {"left": 1, "right": -1}
-SLIDE = "slide"
-
-
-def maneuver_choices() -> tuple[str, ...]:
-    """Every maneuver name a player can type, e.g. 'turn-left'."""
-    names: list[str] = []
-    for m in data.maneuvers().values():
-        names.extend(f"{m.id}-{side}" for side in SIDES) if m.sided else names.append(m.id)
-    return tuple(names)
 
 
 def parse_maneuver(text: str) -> tuple[data.Maneuver, int]:

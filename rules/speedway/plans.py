@@ -13,8 +13,8 @@ from typing import Any
 
 from rules.engine import PlanStep, TurnPlans
 from rules.errors import BadOption
-from rules.speedway.driving import maneuver_choices
 from rules.speedway.events import CarManeuvered, CarSlid
+from rules.speedway.maneuver_words import maneuver_choices
 from rules.speedway.preview import TurnPreview
 from rules.table import plan_shot_option
 

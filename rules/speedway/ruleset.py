@@ -33,7 +33,7 @@ from rules.speedway.actions import (
 )
 from rules.speedway.collisions import resolve_ram, stop, swipe
 from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
-from rules.speedway.driving import SLIDE, driver_roll, maneuver_choices, parse_maneuver, skid_vector, skids_at
+from rules.speedway.driving import driver_roll, parse_maneuver, skid_vector, skids_at
 from rules.speedway.errors import IllegalManeuver, IllegalSpeed
 from rules.speedway.events import (
     EVENTS,
@@ -47,6 +47,7 @@ from rules.speedway.events import (
     SpeedSet,
 )
 from rules.speedway.hexes import skid_hexes
+from rules.speedway.maneuver_words import SLIDE, maneuver_choices
 from rules.speedway.odds import driver_chance
 from rules.speedway.phases import NOT_STARTED, PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
