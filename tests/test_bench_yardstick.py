@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import itertools
 
+import pytest
 from PIL import Image
 
-from bot.cli.bench_portable import BLOCK, SAMPLE, TimedMoves, Yardstick
+import bot.cli.bench_portable as bench
+from bot.cli.bench_portable import BLOCK, SAMPLE, TimedMoves, Yardstick, YardstickFailed
 
 
 def _picture(shade: int) -> bytes:
@@ -16,27 +19,43 @@ def _picture(shade: int) -> bytes:
 
 
 def test_the_yardstick_is_timed_after_every_block_of_moves_on_a_sample_of_their_pictures():
-    yardstick = Yardstick()
-    try:
+    moves = 2 * BLOCK + 3
+    with Yardstick() as yardstick:
         timed = TimedMoves("speedway", yardstick)
         counts = []
-        for move in range(2 * BLOCK + 3):
+        for move in range(moves):
             timed.seen(0.001 * (move + 1), _picture(move % 250) if move % 4 else None)   # every 4th: no picture
             counts.append(len(yardstick.times.get("speedway", [])))
         timed.done()
-    finally:
-        yardstick.close()
-    pictures = [move for move in range(2 * BLOCK + 3) if move % 4]
-    blocks = [[m for m in pictures if m < BLOCK], [m for m in pictures if BLOCK <= m < 2 * BLOCK],
-              [m for m in pictures if m >= 2 * BLOCK]]
-    sampled = [len(block[::SAMPLE]) for block in blocks]
+    pictures = [move for move in range(moves) if move % 4]   # the moves that had a picture, in order
+    sampled = [n for n, move in enumerate(pictures) if n % SAMPLE == 0]   # every SAMPLE-th picture of the game
+    in_block = [sum(1 for n in sampled if pictures[n] < end) for end in (BLOCK, 2 * BLOCK, moves)]
     # nothing is timed until a block's last move, then that block's sample, before the next move
-    assert counts[BLOCK - 2] == 0 and counts[BLOCK - 1] == sampled[0]
-    assert counts[2 * BLOCK - 2] == sampled[0] and counts[2 * BLOCK - 1] == sampled[0] + sampled[1]
-    assert counts[-1] == sampled[0] + sampled[1]
-    assert len(yardstick.times["speedway"]) == sum(sampled)   # `done` times the last, short block
-    assert len(timed.latencies) == 2 * BLOCK + 3 and len(timed.pictures) == len(pictures)
+    assert counts[BLOCK - 2] == 0 and counts[BLOCK - 1] == in_block[0]
+    assert counts[2 * BLOCK - 2] == in_block[0] and counts[2 * BLOCK - 1] == in_block[1]
+    assert counts[-1] == in_block[1]
+    assert len(yardstick.times["speedway"]) == in_block[2] == len(sampled)   # `done` times the last, short block
+    assert len(timed.latencies) == moves and len(timed.pictures) == len(pictures)
     wall, cpu = yardstick.median("speedway")
     assert wall > 0 and cpu > 0
-    assert yardstick.cpu > 0   # what the tree spent while it timed, left out of the moves' CPU
 
+
+def test_the_moves_cpu_leaves_out_what_the_yardstick_spent(monkeypatch):
+    ticks = itertools.count()
+    monkeypatch.setattr(bench, "cpu_seconds", lambda: float(next(ticks)))
+    with Yardstick() as yardstick:
+        timed = TimedMoves("race", yardstick)   # tick 0
+        for move in range(BLOCK + 2):   # a turn after BLOCK moves (ticks 1, 2), the last two moves' in `done` (3, 4)
+            timed.seen(0.001, _picture(move))
+        timed.done()   # tick 5
+    assert yardstick.cpu == 2.0   # two turns, a tick each
+    assert timed.cpu == 3.0   # 5 ticks over the moves, less the yardstick's 2
+
+
+def test_a_yardstick_whose_process_ended_says_so_instead_of_waiting():
+    yardstick = Yardstick()
+    yardstick._server.kill()
+    yardstick._server.wait()
+    with pytest.raises(YardstickFailed, match="ended"):
+        yardstick.time_saves("track", [_picture(1)])
+    yardstick.close()   # and stops without another error

@@ -9,11 +9,11 @@ It prints: the first pictures after a start beside the same commands warm; per-m
 on one channel, cold (the first moves of a fresh process) and warm (as many again after them), and
 under load; drawing and PNG encoding of the same images (encoding, by the encoder and level the moves
 use, is the floor) and their ratio, and the yardstick any Pillow-based bot pays: the same pictures saved
-by plain Pillow as PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean; each game's
-between blocks of its moves, bot.cli.bench_portable.Yardstick); PNG
-sizes; the time to load a game after 10 and after 1,000 actions; throughput across many channels at
-once; then each game's warm move beside its own yardstick, its bytes beside 8dd771d's, and many
-channels of all the games at once; and memory: idle, after the load, and after an idle wait (600 s by
+by plain Pillow as PNG at compression level 1, timed in a fresh process (bot.cli.bench_clean); PNG sizes;
+the time to load a game after 10 and after 1,000 actions; throughput across many channels at once; then
+each game's warm move beside its own yardstick (timed between blocks of its moves:
+bot.cli.bench_portable.Yardstick), its bytes beside 8dd771d's, and many channels of all the games at once
+(the peak memory under them); and memory: idle, after the load, and after an idle wait (600 s by
 default: idle worker processes are stopped after PITBOSS_WORKER_IDLE_SECONDS), with the first pictures
 after that wait. Wall-clock figures on a shared machine are noisy: the CPU time of a move over all the
 bot's processes is printed beside them. Last, every command's worst loop hold, measured by
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.cli.bench_clean import clean_floor
-from bot.cli.bench_games import _opening, _run, every_game, percentile
+from bot.cli.bench_games import _opening, _run, game_lines, mix_of_games, percentile
 from bot.cli.bench_memory import PeakMemory, children, pss_mb, tree_mb
 from bot.cli.bench_stall import BENCH, FULL, Size
 from bot.storage.store import Store, is_postgres, stored
@@ -333,8 +333,9 @@ async def bench(db_path: str, channels: int = 100, moves: int = 10, single: int 
         short, long, actions, sizes = await _load_times(service, store, 1000, seed)
         say(f"load a six-car game (read + decode the snapshot): after 10 actions {_ms(short)}, after {actions} actions "
             f"{_ms(long)}, ratio {long / short:.2f} (snapshots {sizes[0] / 1000:.1f} and {sizes[1] / 1000:.1f} KB)")
-        async with PeakMemory() as mixed:
-            await every_game(service, say, game_moves, channels, moves, seed + 1000)
+        mix_seed = await game_lines(service, say, game_moves, seed + 1000)
+        async with PeakMemory() as mixed:   # the yardstick's process, the game lines' only, has ended
+            await mix_of_games(service, say, channels, moves, mix_seed)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         workers_mb = [pss_mb(pid) for pid in workers.pids()] if workers is not None else []
         say(f"resident memory: the bot's process {resident_mb():.0f} MB now, {peak:.0f} MB peak"

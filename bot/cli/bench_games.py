@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS
-from bot.cli.bench_portable import TimedMoves, Yardstick, cpu_seconds, game_line, policy_moves
+from bot.cli.bench_portable import TimedMoves, cpu_seconds, game_line, policy_moves, time_each_game
 from bot.cli.bench_portable import pick as _pick  # noqa: F401 - the tests' policy too
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -84,7 +84,8 @@ async def play_game_moves(service: GameService, ruleset: Ruleset, prefix: str, s
         channel = f"{prefix}-{ruleset.id}-{seed}"
         await _run(service, channel, _opening(ruleset, seed))
         lines = script(ruleset, seed, moves - played)
-        played += await (_run(service, channel, lines) if timed is None else _run(service, channel, lines, timed.seen))
+        seen = timed.seen if timed is not None else lambda _latency, _picture: None
+        played += await _run(service, channel, lines, seen)
         seed += 1
     return seed
 
@@ -100,25 +101,26 @@ def _bytes_line(game: str, sizes: list[int], moves: int) -> str:
     return line
 
 
-async def every_game(service: GameService, say: Callable[[str], None], moves: int, channels: int,
-                     channel_moves: int, seed: int) -> None:
-    """Two lines per game (warm p50, p99 and CPU a move beside its clean-process yardstick; its bytes),
-    then the throughput of `channels` channels at once, the games taking turns among them."""
-    games = rulesets()
-    yardstick = Yardstick()
-    played: list[TimedMoves] = []
-    try:
-        for ruleset in games:
-            seed = await play_game_moves(service, ruleset, "bench-warmup", seed, max(20, moves // 4))
-            timed = TimedMoves(ruleset.id, yardstick)
-            await play_game_moves(service, ruleset, "bench-game", BYTES_SEED, moves, timed)
-            timed.done()
-            played.append(timed)
-    finally:
-        yardstick.close()
-    for timed in played:
-        say(game_line(timed, yardstick))
+async def game_lines(service: GameService, say: Callable[[str], None], moves: int, seed: int) -> int:
+    """Two lines per game: its warm p50, p99 and CPU a move beside its clean-process yardstick, and its bytes;
+    returns the next unused seed."""
+    async def warm_up(ruleset: Ruleset) -> None:
+        nonlocal seed
+        seed = await play_game_moves(service, ruleset, "bench-warmup", seed, max(20, moves // 4))
+
+    async def play(ruleset: Ruleset, timed: TimedMoves) -> None:
+        await play_game_moves(service, ruleset, "bench-game", BYTES_SEED, moves, timed)
+
+    for timed in await time_each_game(list(rulesets()), warm_up, play):
+        say(game_line(timed))
         say(_bytes_line(timed.game, [len(picture) for picture in timed.pictures], moves))
+    return seed
+
+
+async def mix_of_games(service: GameService, say: Callable[[str], None], channels: int, channel_moves: int,
+                       seed: int) -> None:
+    """The throughput of `channels` channels at once, the games taking turns among them."""
+    games = rulesets()
     mix = [games[i % len(games)] for i in range(channels)]
     openings, scripts = [], []
     for i, ruleset in enumerate(mix):

@@ -19,6 +19,7 @@ the games at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import io
@@ -26,11 +27,13 @@ import json
 import os
 import random
 import resource
+import select
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -170,14 +173,21 @@ async def _games(service: Any, actor: Any, parse: Any, ruleset: Any, prefix: str
 
 
 BLOCK = 25       # moves between two turns of the yardstick
-SAMPLE = 2       # every SAMPLE-th picture of a block is timed for the yardstick (100 of 200)
+SAMPLE = 2       # every SAMPLE-th picture of a game's moves is timed for the yardstick (100 of 200)
+ANSWER_SECONDS = 300.0   # a turn of the yardstick answers within this (it took 0.2-0.4 s here)
+
+
+class YardstickFailed(RuntimeError):
+    """The yardstick's process ended, broke its pipe or gave no answer in time."""
 
 
 class Yardstick:
-    """The plain-Pillow yardstick, timed in a fresh interpreter (_serve_saves) kept while the games are timed, a
-    block of pictures at a time between blocks of the moves that drew them.
-    Timed after all the games, it saw other minutes than their moves: on this host the same saves took 12.6
-    ms in one minute and 18.9 in the next, so a ratio said the minute as much as the code (issue 39, item 1)."""
+    """The plain-Pillow yardstick, timed in a fresh interpreter between blocks of the moves that drew it.
+
+    The interpreter (_serve_saves) is started with the games and kept while they are timed (a context
+    manager: it is stopped on the way out, whatever happens). Timed after all the games, it saw other minutes
+    than their moves: on this host the same saves took 12.6 ms in one minute and 18.9 in the next, so a ratio
+    said the minute as much as the code (issue 39, item 1)."""
 
     def __init__(self) -> None:
         self._server = subprocess.Popen([sys.executable, __file__, "--yardstick-serve"], stdin=subprocess.PIPE,
@@ -185,8 +195,15 @@ class Yardstick:
         self.times: dict[str, list[tuple[float, float]]] = {}
         self.cpu = 0.0   # CPU seconds of the whole tree spent while it timed (taken out of the moves' CPU)
 
-    def time(self, game: str, pictures: list[bytes]) -> None:
-        """Time saving `pictures` (PNG files) for `game`'s yardstick, in the server, now."""
+    def __enter__(self) -> Yardstick:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def time_saves(self, game: str, pictures: list[bytes]) -> None:
+        """Time saving `pictures` (PNG files) for `game`'s yardstick, in the server, now; YardstickFailed when
+        it cannot."""
         if not pictures:
             return
         assert self._server.stdin is not None and self._server.stdout is not None
@@ -194,11 +211,16 @@ class Yardstick:
         with tempfile.TemporaryDirectory() as folder:
             for i, picture in enumerate(pictures):
                 (Path(folder) / f"{i:04}.png").write_bytes(picture)
-            self._server.stdin.write(folder + "\n")
-            self._server.stdin.flush()
+            try:
+                self._server.stdin.write(folder + "\n")
+                self._server.stdin.flush()
+            except (BrokenPipeError, ValueError) as broken:
+                raise YardstickFailed(f"the yardstick's process ended ({self._server.poll()})") from broken
+            if not select.select([self._server.stdout], [], [], ANSWER_SECONDS)[0]:
+                raise YardstickFailed(f"the yardstick gave no answer within {ANSWER_SECONDS:.0f} s")
             answer = self._server.stdout.readline()
         if not answer:
-            raise RuntimeError("the yardstick's process ended")
+            raise YardstickFailed(f"the yardstick's process ended ({self._server.wait()})")
         self.times.setdefault(game, []).extend(tuple(each) for each in json.loads(answer))
         self.cpu += cpu_seconds() - spent
 
@@ -208,18 +230,25 @@ class Yardstick:
         return statistics.median(walls), statistics.median(cpus)
 
     def close(self) -> None:
-        """Stop the server (it ends at the end of its input)."""
-        if self._server.stdin is not None:
-            self._server.stdin.close()
-        self._server.wait(timeout=60)
+        """Stop the server: it ends at the end of its input, or is killed after a minute."""
+        with contextlib.suppress(BrokenPipeError, OSError):
+            if self._server.stdin is not None:
+                self._server.stdin.close()
+        try:
+            self._server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self._server.kill()
+            self._server.wait()
 
 
 class TimedMoves:
-    """One game's timed moves: their latencies (seconds) and pictures, the yardstick timed on a sample of the
-    pictures after every BLOCK moves (`done` times the rest), and the CPU of all processes over the moves."""
+    """One game's timed moves: their latencies (seconds) and pictures, the yardstick timed after every BLOCK
+    moves on every SAMPLE-th picture since (`done` times the rest), and the CPU of all processes over the
+    moves less what the yardstick's turns spent (the event loop waits through a turn; a process that works
+    on by itself meanwhile, as the long jobs' one rating a finished game, is left out with it)."""
 
     def __init__(self, game: str, yardstick: Yardstick) -> None:
-        self.game, self._yardstick = game, yardstick
+        self.game, self.yardstick = game, yardstick
         self.latencies: list[float] = []
         self.pictures: list[bytes] = []
         self._sampled = 0    # pictures[:_sampled] have had their sample timed
@@ -236,19 +265,35 @@ class TimedMoves:
             self._time_block()
 
     def _time_block(self) -> None:
-        block, self._sampled = self.pictures[self._sampled:], len(self.pictures)
-        self._yardstick.time(self.game, block[::SAMPLE])
+        first, self._sampled = self._sampled, len(self.pictures)
+        sample = [self.pictures[i] for i in range(first, self._sampled) if i % SAMPLE == 0]
+        self.yardstick.time_saves(self.game, sample)
 
     def done(self) -> None:
         """The last block's yardstick, and the moves' CPU (the yardstick's own left out)."""
         self._time_block()
-        self.cpu = cpu_seconds() - self._cpu - (self._yardstick.cpu - self._yardstick_cpu)
+        self.cpu = cpu_seconds() - self._cpu - (self.yardstick.cpu - self._yardstick_cpu)
 
 
-def game_line(timed: TimedMoves, yardstick: Yardstick) -> str:
+async def time_each_game(games: list[Any], warm_up: Callable[[Any], Awaitable[object]],
+                         play: Callable[[Any, TimedMoves], Awaitable[object]]) -> list[TimedMoves]:
+    """Each of `games` warmed up (`warm_up`), then its moves played and timed (`play`), its yardstick timed
+    between blocks of them; the yardstick's process is stopped after, whatever happens."""
+    played = []
+    with Yardstick() as yardstick:
+        for ruleset in games:
+            await warm_up(ruleset)
+            timed = TimedMoves(ruleset.id, yardstick)
+            await play(ruleset, timed)
+            timed.done()
+            played.append(timed)
+    return played
+
+
+def game_line(timed: TimedMoves) -> str:
     """A game's line: its warm p50 and p99, its yardstick and their ratio, its CPU a move and the CPU ratio."""
     p50, p99 = _percentile(timed.latencies, .5), _percentile(timed.latencies, .99)
-    wall, cpu = yardstick.median(timed.game)
+    wall, cpu = timed.yardstick.median(timed.game)
     per_move = timed.cpu / len(timed.latencies)
     return (f"game {timed.game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} "
             f"ms, ratio {p50 / wall:.2f} (yardstick in a clean process, timed between blocks of these moves); "
@@ -286,7 +331,6 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
     from rules.registry import rulesets
 
     service_type, actor, parse = _modules()
-    yardstick = Yardstick()
     with tempfile.TemporaryDirectory() as folder:
         store = await Store.open(str(Path(folder) / "bench.db"))
         workers = _render_processes()
@@ -304,18 +348,11 @@ async def main(moves: int = MOVES, channels: int = 30, channel_moves: int = 10) 
         gc.collect()
         gc.freeze()
         games = [r for r in rulesets() if r.id in OPENINGS]
-        figures = []
-        try:
-            for ruleset in games:
-                await _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES)
-                timed = TimedMoves(ruleset.id, yardstick)
-                await _games(service, actor, parse, ruleset, "game", SEED, moves, timed)
-                timed.done()
-                figures.append(timed)
-        finally:
-            yardstick.close()
+        figures = await time_each_game(
+            games, lambda ruleset: _games(service, actor, parse, ruleset, "warmup", WARMUP_SEED, WARMUP_MOVES),
+            lambda ruleset, timed: _games(service, actor, parse, ruleset, "game", SEED, moves, timed))
         for timed in figures:
-            print(game_line(timed, yardstick))
+            print(game_line(timed))
             sizes = [len(picture) for picture in timed.pictures]
             print(f"game {timed.game}: bytes median {statistics.median(sizes) / 1000:.1f} KB, max "
                   f"{max(sizes) / 1000:.1f} KB over {len(sizes)} pictures", flush=True)

@@ -13,7 +13,6 @@ ACTIONS = Registry()
 register_table_actions(ACTIONS)
 
 
-
 @ACTIONS.register
 @dataclass(frozen=True)
 class Join:
