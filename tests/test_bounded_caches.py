@@ -171,3 +171,30 @@ def test_the_warmed_drawing_has_drawn_each_games_opening(monkeypatch):
     refresh_drawing()
     warmed = pieces_made_by_new_openings()
     assert all(bare[game] >= 10 and warmed[game] * 2 <= bare[game] for game in GAMES), (bare, warmed)
+
+
+@pytest.mark.parametrize("warmed", [False, True])
+def test_the_warmed_bot_reads_a_new_games_state_without_reading_its_types_again(warmed):
+    """Issue 39, item 6: the bot's own warm-up (warm_settled, as it starts) passes each game's opening through
+    the rules' codec (zygote_warm.warm_rules), so the first command reads a stored state with the decoders
+    built: no type hints read again (a fresh interpreter, where nothing else has built them)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = ("import typing\n"
+             "from bot.table.jobs import zygote_warm\n"
+             "from rules.codec import encode_state\n"
+             "from rules.registry import GAMES, get_ruleset\n"
+             f"if {warmed}:\n"
+             "    zygote_warm.warm_rules()\n"
+             "states = {game: encode_state(zygote_warm.opening(get_ruleset(game), 5000)[0]) for game in GAMES}\n"
+             "read, hints = [], typing.get_type_hints\n"
+             "typing.get_type_hints = lambda *args, **kw: read.append(args[0]) or hints(*args, **kw)\n"
+             "for game, text in states.items():\n"
+             "    get_ruleset(game).load_state(text)\n"
+             "print(len(read))\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=Path(__file__).parent.parent, capture_output=True,
+                          text=True, check=True, timeout=120)
+    read = int(done.stdout.split()[-1])
+    assert (read == 0) if warmed else (read > 10), (warmed, read)

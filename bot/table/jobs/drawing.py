@@ -130,15 +130,17 @@ def keep_warm(let_go: bool = True) -> None:
 
 
 def warm_settled() -> None:
-    """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings), then the heap
-    collected in full and frozen (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is
-    collected again first). Else the full collection due soon after so many new objects walks the whole
-    heap (40-100 ms of CPU in a bot after a load) on whichever command comes next: after a lull, the first
-    picture (issue 39, item 6). Here it runs on a render thread, in a lull or as the bot starts."""
+    """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings) and its state through the
+    rules' codec (zygote_warm.warm_rules), then the heap collected in full and frozen
+    (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is collected again first). Else the full
+    collection due soon after so many new objects walks the whole heap (40-100 ms of CPU in a bot after a load)
+    on whichever command comes next: after a lull, the first picture (issue 39, item 6). Here it runs on a render
+    thread, in a lull or as the bot starts."""
     from bot.table.jobs.memory import settle_memory
-    from bot.table.jobs.zygote_warm import draw_openings
+    from bot.table.jobs.zygote_warm import draw_openings, warm_rules
 
     draw_openings()
+    warm_rules()
     warm_drawing()   # after the openings: what a game's warm lets go for memory (a 13 MB bare board) goes again
     gc.unfreeze()
     settle_memory()

@@ -2,7 +2,7 @@
 share (its board's layers at both sizes, fonts at every size, word masks, chips) is built before a player
 waits on it. The render zygote draws many before it forks, for every render process forked from it
 (bot.table.jobs.zygote); the bot's own process draws each game's opening, as it starts and after a lull
-(bot.table.jobs.drawing.warm_settled)."""
+(bot.table.jobs.drawing.warm_settled), and passes it through the rules' codec once (warm_rules)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import images
 from images.registry import is_built_in, renderer
+from rules.codec import encode_state
 from rules.engine import Ruleset
 from rules.registry import rulesets
 
@@ -22,9 +23,9 @@ SHEETS = 20     # the car sheets (games that have them) every SHEETS moves
 SEED = 7
 
 
-def played(ruleset: Ruleset, seed: int, moves: int) -> Iterator[tuple[Any, tuple]]:
-    """The public view and last events after the game's example opening (rules.engine.ExampleOpening) and
-    after each of up to `moves` legal moves picked at random from `seed`."""
+def opening(ruleset: Ruleset, seed: int) -> tuple[Any, tuple]:
+    """The state after the game's example opening (rules.engine.ExampleOpening) made with `seed`, and the
+    last events of it."""
     from bot.table.protocol.commands import parse
 
     lines = ruleset.example.lines(ruleset.id, seed)
@@ -36,8 +37,15 @@ def played(ruleset: Ruleset, seed: int, moves: int) -> Iterator[tuple[Any, tuple
         command = parse(line)
         action = ruleset.command_to_action(command.name, {**command.options, "name": player})
         state, events = ruleset.apply(state, player, action)[:2]
+    return state, tuple(events)
+
+
+def played(ruleset: Ruleset, seed: int, moves: int) -> Iterator[tuple[Any, tuple]]:
+    """The public view and last events after the game's example opening and after each of up to `moves`
+    legal moves picked at random from `seed`."""
+    state, events = opening(ruleset, seed)
     rng = random.Random(seed)
-    yield ruleset.view(state, None), tuple(events)
+    yield ruleset.view(state, None), events
     for _ in range(moves):
         if ruleset.is_finished(state):
             return
@@ -81,3 +89,18 @@ def draw_openings() -> int:
     A few MB for the four games once their warm-ups let go what they let go (warm_settled), where
     warm_pictures' close-ups and sheets would hold 24."""
     return warm_pictures(moves=0, closeups=False)
+
+
+def warm_rules(seed: int = SEED) -> None:
+    """Each built-in game's opening through its state codec both ways, and described: what the first command
+    after a start would otherwise build (the codec's decoders, which read the state's type hints; the rules'
+    words), about 1.5 ms of the first `/game new` (issue 39, item 6). A game that fails here is skipped."""
+    for ruleset in rulesets():
+        if not is_built_in(ruleset.id):
+            continue
+        try:
+            state = opening(ruleset, seed)[0]
+            ruleset.load_state(encode_state(state))
+            ruleset.describe(state)
+        except Exception:   # noqa: BLE001 - a warm-up never stops the bot
+            continue
