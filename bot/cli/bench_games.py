@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from bot.cli.bench_clean import OLD_COMMIT, OLD_MEDIANS
-from bot.cli.bench_portable import TimedMoves, cpu_seconds, game_line, policy_moves, time_each_game
+from bot.cli.bench_portable import TimedMoves, cpu_seconds, game_line, percentile, policy_moves, time_each_game
 from bot.cli.bench_portable import pick as _pick  # noqa: F401 - the tests' policy too
 from bot.table.protocol.commands import parse
 from bot.table.service.entry import Actor, GameService
@@ -29,12 +29,6 @@ from rules.registry import rulesets
 PEOPLE = tuple(Actor(name, name) for name in ("ann", "ben", "cat"))
 BYTES_SEED = 2000        # the first seed of each game's timed moves (OLD_MEDIANS were measured from it)
 OLD_MOVES = 200          # ... over this many moves
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The `share` quantile (0..1) by the nearest-rank method."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
 
 
 def _opening(ruleset: Ruleset, seed: int) -> list[tuple[Actor, str]]:

@@ -144,7 +144,8 @@ def cpu_seconds() -> float:
     return spent + ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _percentile(values: list[float], share: float) -> float:
+def percentile(values: list[float], share: float) -> float:
+    """The `share` quantile (0..1) by the nearest-rank method."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
 
@@ -292,7 +293,7 @@ async def time_each_game(games: list[Any], warm_up: Callable[[Any], Awaitable[ob
 
 def game_line(timed: TimedMoves) -> str:
     """A game's line: its warm p50 and p99, its yardstick and their ratio, its CPU a move and the CPU ratio."""
-    p50, p99 = _percentile(timed.latencies, .5), _percentile(timed.latencies, .99)
+    p50, p99 = percentile(timed.latencies, .5), percentile(timed.latencies, .99)
     wall, cpu = timed.yardstick.median(timed.game)
     per_move = timed.cpu / len(timed.latencies)
     return (f"game {timed.game}: warm p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, yardstick {wall * 1000:.1f} "

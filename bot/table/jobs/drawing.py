@@ -130,20 +130,27 @@ def keep_warm(let_go: bool = True) -> None:
 
 
 def warm_settled() -> None:
-    """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings) and its state through the
-    rules' codec (zygote_warm.warm_rules), then the heap collected in full and frozen
-    (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is collected again first). Else the full
-    collection due soon after so many new objects walks the whole heap (40-100 ms of CPU in a bot after a load)
-    on whichever command comes next: after a lull, the first picture (issue 39, item 6). Here it runs on a render
-    thread, in a lull or as the bot starts."""
+    """warm_drawing and each game's opening picture drawn (zygote_warm.draw_openings), then the heap
+    collected in full and frozen (bot.table.jobs.memory.settle_memory; what an earlier freeze kept is
+    collected again first). Else the full collection due soon after so many new objects walks the whole
+    heap (40-100 ms of CPU in a bot after a load) on whichever command comes next: after a lull, the first
+    picture (issue 39, item 6). Here it runs on a render thread, in a lull or as the bot starts."""
     from bot.table.jobs.memory import settle_memory
-    from bot.table.jobs.zygote_warm import draw_openings, warm_rules
+    from bot.table.jobs.zygote_warm import draw_openings
 
     draw_openings()
-    warm_rules()
     warm_drawing()   # after the openings: what a game's warm lets go for memory (a 13 MB bare board) goes again
     gc.unfreeze()
     settle_memory()
+
+
+def _warm_first() -> None:
+    """This process's first warm-up: each game's opening through the rules' codec (zygote_warm.warm_rules: the
+    decoders it builds are kept for the process's life, so a lull need not do it again), then warm_settled."""
+    from bot.table.jobs.zygote_warm import warm_rules
+
+    warm_rules()
+    warm_settled()
 
 
 def _warm_worker() -> None:
@@ -206,7 +213,7 @@ class RenderProcesses:
         self._keep_warm = True
         self._last_picture = asyncio.get_running_loop().time()   # a lull counts from the start, not from boot
         self._watch_lulls()
-        return asyncio.get_running_loop().run_in_executor(THREADS, warm_settled)
+        return asyncio.get_running_loop().run_in_executor(THREADS, _warm_first)
 
     def warm_at_start(self) -> asyncio.Future | None:
         """warm_here, as a bot starts, unless $PITBOSS_WARM_START is "0" (then None)."""

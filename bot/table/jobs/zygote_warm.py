@@ -2,7 +2,7 @@
 share (its board's layers at both sizes, fonts at every size, word masks, chips) is built before a player
 waits on it. The render zygote draws many before it forks, for every render process forked from it
 (bot.table.jobs.zygote); the bot's own process draws each game's opening, as it starts and after a lull
-(bot.table.jobs.drawing.warm_settled), and passes it through the rules' codec once (warm_rules)."""
+(bot.table.jobs.drawing.warm_settled), and as it starts passes it through the rules' codec once (warm_rules)."""
 
 from __future__ import annotations
 
