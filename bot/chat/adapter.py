@@ -763,7 +763,8 @@ def _suggester(client: PitbossBehaviour, slash: Slash, option: str):
             try:
                 offers = await client.service.suggest(channel_key(interaction), actor_of(interaction),
                                                       slash.command, option, current, chosen,
-                                                      private_thread=in_private_thread(interaction))
+                                                      private_thread=in_private_thread(interaction),
+                                                      guild=str(interaction.guild_id or ""))
             except StoreUnavailable:   # said once by the storage driver; no suggestion meanwhile
                 offers = []
         return [app_commands.Choice(name=label, value=value) for label, value in offers]

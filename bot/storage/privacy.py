@@ -68,6 +68,9 @@ async def delete_personal_tx(store: Store, player: str) -> None:
     for table, column in PERSONAL:
         await store.driver.execute(f"DELETE FROM {table} WHERE {column} = ?", (player,))
     await seasons.forget_member_tx(store, player, FORGOTTEN)
+    # who made a season, who turned a game's rank roles on: kept as a row's fact, no longer as the member's id
+    await store.driver.execute("UPDATE seasons SET creator = ? WHERE creator = ?", (FORGOTTEN, player))
+    await store.driver.execute("UPDATE rank_roles SET turned_on_by = ? WHERE turned_on_by = ?", (FORGOTTEN, player))
 
 
 _PLAYED = "(host = ? OR id IN (SELECT game_id FROM seats WHERE player = ?))"
@@ -116,18 +119,28 @@ async def running_seats(store: Store, player: str) -> RunningSeats:
                         [GameRecord(*row) for row in unjudged])
 
 
+# ... or whose log names them (a seat offered to them, an admin's move naming their seat): their id is a JSON string
+# of its own in an action (ids are letters, digits and . _ -, never quoted in JSON)
+_NAMED = f"({_PLAYED[1:-1]} OR id IN (SELECT game_id FROM actions WHERE action LIKE ? ESCAPE '!'))"
+
+
+def _quoted_pattern(player: str) -> str:
+    """The LIKE pattern of `player`'s id as a JSON string (its _ taken as itself, not as any one character)."""
+    escaped = player.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    return f'%"{escaped}"%'
+
+
 async def games_count(store: Store, player: str) -> int:
-    """How many stored games a member sat at or hosted, running or finished."""
-    (count,) = await store._one(f"SELECT COUNT(*) FROM games WHERE {_PLAYED}", (player, player))
+    """How many stored games a member sat at, hosted or is named in the log of, running or finished."""
+    (count,) = await store._one(f"SELECT COUNT(*) FROM games WHERE {_NAMED}", (player, player, _quoted_pattern(player)))
     return int(count)
 
 
 async def games_of(store: Store, player: str) -> list[GameRecord]:
-    """Every stored game a member sat at or hosted, running or finished, oldest first."""
+    """Every stored game a member sat at, hosted or is named in the log of, running or finished, oldest first."""
     columns = "id, channel, ruleset, status, host, seed, options, version, state, guild, settings, moved_to"
-    rows = await store.driver.fetchall(
-        f"SELECT {columns} FROM games WHERE host = ? OR id IN (SELECT game_id FROM seats WHERE player = ?)"
-        " ORDER BY id", (player, player))
+    rows = await store.driver.fetchall(f"SELECT {columns} FROM games WHERE {_NAMED} ORDER BY id",
+                                       (player, player, _quoted_pattern(player)))
     # a member of ten thousand games: their records are built on a thread, not the event loop
     return await asyncio.to_thread(lambda: [GameRecord(*row) for row in rows])
 

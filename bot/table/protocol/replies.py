@@ -208,9 +208,10 @@ def public_scope(version: int) -> Scope:
     return Scope(BUTTON_PREFIX, MENU_PREFIX, version)
 
 
-def private_scope(turn_key: str, legal: tuple[LegalAction, ...]) -> Scope:
-    """Buttons of one player's private menu, good while their turn and choices are the same."""
-    text = "\n".join((turn_key, *(action.command for action in legal)))
+def private_scope(turn_key: str, legal: tuple[LegalAction, ...], version: int | None = None) -> Scope:
+    """Buttons of one player's private menu, good while their turn and choices are the same, and, given the
+    game's `version` (bot.table.service.shared.own_scope: when the game waits on them alone), until it moves."""
+    text = "\n".join((turn_key, *(action.command for action in legal), *(() if version is None else (str(version),))))
     return Scope(PRIVATE_PREFIX, PRIVATE_MENU_PREFIX, int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
 
 
@@ -266,10 +267,17 @@ def seat_button(game_id: int) -> Button:
     return Button("Take the seat", f"{SEAT_PREFIX}:{game_id}:0:0", "/game seat take", True)
 
 
-def resign_button(game_id: int, seat_index: int, command: str) -> Button:
+def resign_button(game_id: int, seat_index: int, holder: str, command: str) -> Button:
     """"Resign for good": confirms a resignation of the seat at `seat_index` of the game's seats (a seat keeps
-    its place when it changes hands), shown privately to whoever asked to resign it."""
-    return Button("Resign for good", f"{RESIGN_PREFIX}:{game_id}:0:{seat_index}", command)
+    its place when it changes hands) while `holder` holds it (seat_holder_mark), shown privately to whoever
+    asked to resign it."""
+    return Button("Resign for good", f"{RESIGN_PREFIX}:{game_id}:{seat_holder_mark(holder)}:{seat_index}", command)
+
+
+def seat_holder_mark(holder: str) -> int:
+    """A number naming a seat's holder in a button's id (whose digits the transport expects there): a seat
+    that changed hands since the button was drawn no longer matches it."""
+    return int(hashlib.sha256(holder.encode()).hexdigest()[:12], 16)
 
 
 def rematch_button(game_id: int, yes: bool = True, label: str = "Rematch") -> Button:

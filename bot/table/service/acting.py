@@ -39,6 +39,7 @@ from bot.table.protocol.replies import (
     private_scope,
     resign_button,
     seat_button,
+    seat_holder_mark,
 )
 from bot.table.service.catchup import (
     CATCH_UP_ACTIONS,
@@ -53,7 +54,7 @@ from bot.table.service.plans import Plans
 from bot.table.service.ratings import Ratings
 from bot.table.service.report import report
 from bot.table.service.seat_powers import SEAT_CHANGE_COMMANDS, SeatPowers
-from bot.table.service.shared import Table, reads
+from bot.table.service.shared import Table, own_scope, reads
 from bot.table.service.standings import end_words
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
@@ -75,7 +76,7 @@ _END_WORDS_ROOM = 400   # the biggest hit and the dice's luck, told after a fini
 _BUTTON_ID = re.compile(
     rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 _SEAT_BUTTON_ID = re.compile(rf"^{SEAT_PREFIX}:(\d+):0:0$")
-_RESIGN_BUTTON_ID = re.compile(rf"^{RESIGN_PREFIX}:(\d+):0:(\d+)$")
+_RESIGN_BUTTON_ID = re.compile(rf"^{RESIGN_PREFIX}:(\d+):(\d+):(\d+)$")   # the game, its holder's mark, the seat
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class Acting:
         text = (f"Resign {whose} for good? {left + ' ' if left else ''}A resignation is final: neither /undo nor "
                 f"a rollback takes it back. Nothing has changed yet: press Resign for good (only you see it), or "
                 f"send {typed}.")
-        button = resign_button(game.id, state.players.index(seat), typed)
+        button = resign_button(game.id, state.players.index(seat), seat.id, typed)
         return Reply("shown", text, ephemeral=True, buttons=(button,), game_id=game.id, version=game.version)
 
     async def press(self, channel: str, actor: Actor, custom_id: str) -> Reply:
@@ -178,10 +179,13 @@ class Acting:
             return await self.act(channel, actor, Command("game seat take", {}))
         if (resigning := _RESIGN_BUTTON_ID.match(custom_id)) is not None:   # "Resign for good", privately
             ruleset, game, state = await self._table.load(channel)
-            index = int(resigning.group(2))
+            index = int(resigning.group(3))
             if game.id != int(resigning.group(1)) or index >= len(state.players):
                 raise StaleButton("That resignation belongs to a game that is no longer running here.")
             seat = state.players[index]
+            if seat_holder_mark(seat.id) != int(resigning.group(2)):   # a resignation is final: asked again
+                raise StaleButton("That confirmation was drawn for another holder of the seat (it changed hands, or "
+                                  "the bot was updated since); nothing was changed. Ask again with /game resign.")
             named = {} if seat.id == actor.id else {"player": seat.id}
             return await self.act(channel, actor, Command("game resign", {**named, "confirm": "yes"}))
         match = _BUTTON_ID.match(custom_id)
@@ -204,8 +208,10 @@ class Acting:
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
-        mine = private_scope(ruleset.turn_key(state), legal)
-        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
+        mine = own_scope(ruleset, state, game.version, actor.id, legal)
+        # a menu drawn in a step played together names no version, and stays good once the others have played
+        together = private_scope(ruleset.turn_key(state), legal).value
+        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for not in (mine.value, together):
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
         if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
             return self._private_menu(ruleset, game, state, actor, legal)
@@ -237,9 +243,10 @@ class Acting:
                          game_id=game.id, version=game.version)
         legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
         own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
+        scope = own_scope(ruleset, state, game.version, actor.id, legal)
         return Reply("shown", "\n".join(filter(None, (f"Your move, {actor.name} (only you see this): "
                                                      f"{ruleset.prompt(state)}", own))),
-                     ephemeral=True, buttons=buttons_for(legal, game.id, private_scope(ruleset.turn_key(state), legal)),
+                     ephemeral=True, buttons=buttons_for(legal, game.id, scope),
                      game_id=game.id, version=game.version)
 
     async def run_steps(self, channel: str, actor: Actor, steps: list, expected_version: int | None = None,
@@ -344,6 +351,10 @@ class Acting:
                                 next_line=f"{reply.next_line}\n{luck}" if reply.next_line else reply.next_line)
         if changed:
             reply = replace(reply, own_message=True)
+        if not done.ruleset.is_finished(done.state) and any(getattr(p, "offered_to", "") for p in done.state.players):
+            # a seat offered stays offered on every turn message until taken or withdrawn: the next move's edit
+            # (or its retiring of the offer's message) must not take "Take the seat" away
+            reply = replace(reply, buttons=reply.buttons + (seat_button(done.game.id),))
         # followers hear of a new round, or of the end
         if told := await self._following.news(done.ruleset, done.game.id, channel, run.round_before or 0, done.state):
             reply = replace(reply, notices=reply.notices + told)
@@ -357,8 +368,7 @@ class Acting:
             words = "someone acted on your seat (below)." if not offered else \
                 "a seat is offered to you." if not holders else "a seat changes hands (below)."
             return with_order_owners(replace(
-                reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words,
-                buttons=reply.buttons + ((seat_button(done.game.id),) if offered else ())),
+                reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words),
                 others, done.state, actor.id)
         if not newly:
             return with_order_owners(reply, others, done.state, actor.id)
@@ -599,8 +609,9 @@ class Acting:
         ruleset, state = done.ruleset, done.state
         legal = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         text = "\n".join(own + [f"Only you see this. Next: {ruleset.prompt(state)}"])
+        scope = own_scope(ruleset, state, done.game.version, actor.id, legal)
         return Reply("applied", clip(text, MESSAGE_LIMIT), ephemeral=True,
-                     buttons=buttons_for(legal, done.game.id, private_scope(ruleset.turn_key(state), legal)),
+                     buttons=buttons_for(legal, done.game.id, scope),
                      game_id=done.game.id, version=done.game.version)
 
     @staticmethod

@@ -15,12 +15,12 @@ from bot.table.jobs.heavy_jobs import log_rows, packed_log
 from bot.table.protocol import compiled as typed
 from bot.table.protocol.commands import Command, setup_line
 from bot.table.protocol.refusals import NoGame, NotThisGame
-from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip, private_scope
+from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, buttons_for, clip
 from bot.table.service import answers, helping, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
 from bot.table.service.pictures import Pictures, wanted_view
 from bot.table.service.review import review
-from bot.table.service.shared import Table, elsewhere, ended_here
+from bot.table.service.shared import Table, elsewhere, ended_here, own_scope
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import hides_whole_actions, logged, seen_log
 from images.captions import seat_name
@@ -185,12 +185,15 @@ class Asking:
         # A private reply may carry the buttons a public one cannot (what only this player may see).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
-                     buttons=buttons_for(private, game.id, private_scope(ruleset.turn_key(state), private)))
+                     buttons=buttons_for(private, game.id, own_scope(ruleset, state, game.version, actor.id, private)))
 
     async def why_no_game(self, channel: str) -> str | None:
-        """For a channel whose last game is over (here, not moved away): say so, and how it ended."""
+        """For a channel whose last game is over here, or moved away (a button or a move left in the channel
+        it moved from): say so, and how it ended or where it went."""
         game = await self._table.store.latest_game(channel)
-        if game is None or game.status != "finished" or game.moved:
+        if game is not None and game.moved:
+            return elsewhere(game)
+        if game is None or game.status != "finished":
             return None
         ruleset = get_ruleset(game.ruleset)
         state = ruleset.load_state(game.state)

@@ -95,6 +95,24 @@ class Sent:
 Handler = Callable[[Sent, Any], Awaitable[Reply]]   # one compiled command's handler (any TableCommand)
 
 
+VOTE_COMMANDS = ("game rollback", "game propose")   # the commands a vote's buttons answer, by the vote's kind
+
+
+def _button_command(custom_id: str) -> str:
+    """The table command a button stands for (Rematch, a queue's Confirm or Decline, Take the seat, Resign for good),
+    whose being turned off refuses the button too; '' for the rest: a game's own moves (never turned off), a
+    vote's Yes and No (the vote's kind decides: VOTE_COMMANDS), and those that run their command through execute."""
+    if REMATCH_BUTTON.match(custom_id):
+        return "game rematch"
+    if (mustered := QUEUE_BUTTON.match(custom_id)) is not None:
+        return "queue confirm" if mustered.group(2) == "1" else "queue decline"
+    if custom_id.startswith(f"{SEAT_PREFIX}:"):
+        return "game seat take"
+    if custom_id.startswith(f"{RESIGN_PREFIX}:"):
+        return "game resign"
+    return ""
+
+
 class GameService:
     """Executes commands for (channel, actor) against the store, whatever the transport."""
 
@@ -163,18 +181,31 @@ class GameService:
         reply = await self._guarded(channel, self._dispatch(channel, actor, command, guild, private_thread), delivery)
         if reply.outcome == "applied" and command.name in _LOBBY_CHANGES:
             self._league.changed(guild)
-        return self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
+        counted = self._counted(actor, reply, refundable=command.name not in _NOT_REFUNDED)
+        if command.name == "me forget" and command.options.get("confirm") == "yes" and reply.outcome != "refused":
+            self._forget_counts(actor.id)
+        return counted
+
+    def _forget_counts(self, player: str) -> None:
+        """A forgotten member's rate-limit counts dropped (docs/operating.md's privacy section)."""
+        if self._rate_limit is not None:
+            self._rate_limit.forget(player)
 
     async def press(self, channel: str, actor: Actor, custom_id: str, *, delivery: str | None = None,
                     guild: str = "") -> Reply:
-        """Run the action behind a button, if the button still matches the game it was drawn for."""
-        if (refused := self._at_the_door(actor, "") or await self._controls.refusal(actor.id, guild)) is not None:
+        """Run the action behind a button, if the button still matches the game it was drawn for (and the operator
+        has not turned off the command it stands for)."""
+        if (refused := self._at_the_door(actor, "")
+                or await self._controls.refusal(actor.id, guild, _button_command(custom_id))) is not None:
             return refused
         work: Coroutine[Any, Any, Reply]
         if (joining := _OPEN_TABLE_BUTTON.match(custom_id)) is not None:   # Join on /lfg or the board
             return self._counted(actor, await self._join_open_table(actor, guild, int(joining.group(1)), delivery))
         if (vote := VOTE_BUTTON.match(custom_id)) is not None:
-            work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1")
+            off = frozenset([command for command in VOTE_COMMANDS
+                             if await self._controls.refusal(actor.id, guild, command) is not None])
+            work = self._rollbacks.press(channel, actor, int(vote.group(1)), int(vote.group(2)), vote.group(3) == "1",
+                                         off)
         elif (again := REMATCH_BUTTON.match(custom_id)) is not None:
             work = self._rematches.run(channel, actor, again.group(2) == "1", int(again.group(1)))
         elif (asked := REVIEW_BUTTON.match(custom_id)) is not None:   # as /game review game:N, at the same door
@@ -284,10 +315,11 @@ class GameService:
         return ruleset.legal_actions(state, player)
 
     async def suggest(self, channel: str, actor: Actor, command: str, option: str, typed: str,
-                      chosen: dict[str, Any], private_thread: bool = False) -> list[tuple[str, str]]:
+                      chosen: dict[str, Any], private_thread: bool = False, guild: str = "") -> list[tuple[str, str]]:
         """Autocomplete: what is legal now for this option, with odds, filtered by what was typed (in a GM's
-        thread, for the game it is linked to)."""
-        if await self._controls.refusal(actor.id, "") is not None:
+        thread, for the game it is linked to); nothing for a blocked member or server (`guild`), or a command
+        the operator turned off."""
+        if await self._controls.refusal(actor.id, guild, command) is not None:
             return []
         if private_thread and (linked := await self._store.gm_thread_game(channel)) is not None:
             linked_game = await self._store.game(linked[0])
@@ -517,7 +549,10 @@ class GameService:
 
     async def forget(self, player: str, confirm: bool) -> Reply:
         """`pitboss forget --user ID [--yes]`: what /me forget does, for the operator (bot.table.service.privacy)."""
-        return await self._guarded(f"forget:{player}", self._privacy.forget(player, confirm, operator=True))
+        reply = await self._guarded(f"forget:{player}", self._privacy.forget(player, confirm, operator=True))
+        if confirm and reply.outcome != "refused":
+            self._forget_counts(player)
+        return reply
 
     async def control(self, kind: str, target: str, on: bool, reason: str = "") -> Reply:
         """`pitboss block`, `unblock`, `disable-command`, `enable-command`: one of the operator's controls."""

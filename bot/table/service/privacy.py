@@ -93,7 +93,10 @@ class Controls:
         return self._known
 
     async def refusal(self, user: str, guild: str, command: str = "") -> Reply | None:
-        """The short private refusal of a blocked member or server, or of a command turned off; None: go on."""
+        """The short private refusal of a blocked member or server, or of a command turned off; None: go on (a
+        command always on, as a member's /me forget, passes every control)."""
+        if command in ALWAYS_ON:
+            return None
         known = await self._current()
         if not known:
             return None
@@ -102,8 +105,23 @@ class Controls:
         if guild and ("server", guild) in known:
             return refusal("The operator of this bot has blocked this server from using it; nothing was changed.")
         if command and ("command", command) in known:
-            return refusal(f"The operator of this bot turned /{command} off; nothing was changed.")
+            return refusal(turned_off(command))
         return None
+
+
+def turned_off(command: str) -> str:
+    """The refusal of a command (or its button) the operator turned off."""
+    return f"The operator of this bot turned /{command} off; nothing was changed."
+
+
+def _declined(rematch: tuple[str, str], names: dict[str, str], player: str, alias: str) -> str:
+    """A rematch's answers (JSON) with `names` replaced and the forgotten member's answer a no, if they were asked:
+    a seat in the next game is never kept for a pseudonym nobody plays (their seat opens in its lobby), and the
+    rematch never waits on them."""
+    asked, answers = json.loads(rematch[0]), replaced(json.loads(rematch[1]), names)
+    if player in asked and isinstance(answers, dict):
+        answers[alias] = False
+    return json.dumps(answers, sort_keys=True)
 
 
 class Privacy:
@@ -208,8 +226,9 @@ class Privacy:
             own, others = own_names(game, log, player)
             state = get_ruleset(game.ruleset).load_state(game.state)
             neutral = neutral_name([*others, *(seat.name for seat in state.players)])
-            # a name another seat was given too is not theirs alone to lose
-            names = replacements(player, alias, own - others, neutral)
+            # a name another seat was given too is not theirs alone to lose; the other seats' names stay whole
+            kept = (others | {seat.name for seat in state.players}) - own - {player}
+            names = replacements(player, alias, own - others, neutral, kept)
             return names, rewritten(game, log, aside, line_ends, told, turn_body, names, player, neutral)
         names, records = await asyncio.to_thread(rewrite)
         if not await self._replays(dataclasses.replace(game, host=records.host, options=records.options,
@@ -222,7 +241,7 @@ class Privacy:
                 await stored.set_vote_rows_tx(
                     store, game.id, json.dumps(replaced(json.loads(approvals), names)) if approvals else None,
                     (json.dumps(replaced(json.loads(rematch[0]), names)),
-                     json.dumps(replaced(json.loads(rematch[1]), names), sort_keys=True)) if rematch else None)
+                     _declined(rematch, names, player, alias)) if rematch else None)
         except VersionConflict:   # it moved on meanwhile: left as it is, counted
             return False
         return True

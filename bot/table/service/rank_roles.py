@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from bot.storage import rank_roles as stored
 from bot.storage import ratings as rated_stored
+from bot.storage.privacy import FORGOTTEN
 from bot.storage.rank_roles import RoleSetting
 from bot.storage.ratings import Rating
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Direct, Reply, clip
@@ -237,7 +238,7 @@ class RankRoles:
         if not await stored.set_problem(store, guild, ruleset, problem) or not problem:
             return None
         kind = await stored.setting(store, guild, ruleset)
-        if kind is None:
+        if kind is None or kind.turned_on_by == FORGOTTEN:   # the member who turned them on was forgotten
             return None
         return Direct(kind.turned_on_by, f"Rank roles on your server: {problem}", guild, kind.channel,
                       f"(rank roles) {problem}")

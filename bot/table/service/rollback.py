@@ -33,6 +33,7 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, VOTE_PREFIX, Actor, Button
 from bot.table.service.acting import Acting, Applied, with_order_owners
 from bot.table.service.agreement import proposal_question, proposal_words
 from bot.table.service.pictures import Pictures
+from bot.table.service.privacy import turned_off
 from bot.table.service.shared import Table, reads
 from bot.table.service.timers import Timers
 from bot.table.trust.branches import MAX_ROLLBACKS
@@ -97,12 +98,14 @@ class Rollbacks:
             return await self.vote(channel, actor, options["vote"] == "yes", kinds=AGREED_RESULTS)
         return await self._retried(lambda: self._propose(channel, actor, str(options["result"])))
 
-    async def press(self, channel: str, actor: Actor, game_id: int, proposal: int, yes: bool) -> Reply:
-        """A vote button: for the proposal it was drawn for only (a button of the old kind names none)."""
+    async def press(self, channel: str, actor: Actor, game_id: int, proposal: int, yes: bool,
+                    off: frozenset[str] = frozenset()) -> Reply:
+        """A vote button: for the proposal it was drawn for only (a button of the old kind names none), and not
+        on a kind of vote whose command the operator turned off (`off`: those commands' names)."""
         game = await self._table.store.active_game(channel)
         if game is None or game.id != game_id or proposal < PROPOSAL_FLOOR:
             raise GameError(OVER)
-        return await self.vote(channel, actor, yes, str(proposal))
+        return await self._retried(lambda: self._vote(channel, actor, yes, str(proposal), (), off))
 
     async def vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None = None,
                    kinds: tuple[str, ...] = ()) -> Reply:
@@ -176,8 +179,8 @@ class Rollbacks:
                      buttons=vote_buttons(game.id, proposal, kind), game_id=game.id, version=game.version,
                      vote_proposal=proposal, edits=lapsed)
 
-    async def _vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None, kinds: tuple[str, ...]
-                    ) -> Reply:
+    async def _vote(self, channel: str, actor: Actor, yes: bool, proposal: str | None, kinds: tuple[str, ...],
+                    off: frozenset[str] = frozenset()) -> Reply:
         ruleset, game, state, records = await self._running(channel, kinds[0] if kinds else "")
         vote = await self._table.store.rollback_vote(game.id)
         if proposal is not None and (vote is None or vote.proposal != proposal):
@@ -188,6 +191,8 @@ class Rollbacks:
             elsewhere = f" (the open vote is on {'a rollback' if vote.kind == 'rollback' else 'a result'}: " \
                         f"{_command(vote.kind)} vote:yes|no answers it)" if vote is not None else ""
             raise GameError(f"No {opened} is open here{elsewhere}; {how}.")
+        if (command := _command(vote.kind).lstrip("/")) in off:
+            raise GameError(turned_off(command))
         public = await _public(ruleset, state, records)
         if vote.at_seq != _last(public):
             async with self._table.write():

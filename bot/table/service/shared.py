@@ -15,10 +15,11 @@ from bot.storage.store import GameRecord, Store, Timer
 from bot.table.jobs.drawing import Drawing
 from bot.table.jobs.heavy import HeavyWork
 from bot.table.protocol.refusals import NoGame
+from bot.table.protocol.replies import Scope, private_scope
 from bot.table.service.recent import RecentEvents
 from bot.table.service.snapshots import DecodedSnapshots
 from bot.table.trust.seen import hides_whole_actions, seen_log
-from rules.engine import Ruleset
+from rules.engine import LegalAction, Ruleset
 from rules.registry import get_ruleset
 
 # A meta key (and a game's id): the game's version when its computer seats alone played a command's whole bound.
@@ -192,6 +193,15 @@ class Table:
         if hides_whole_actions(ruleset, state):
             return len(seen_log(ruleset, state, await self.store.actions(game.id), viewer))
         return await self.store.action_count(game.id)
+
+
+def own_scope(ruleset: Ruleset, state: Any, version: int, player: str, legal: tuple[LegalAction, ...]) -> Scope:
+    """The scope of `player`'s private menu of `legal` (replies.private_scope): while the game waits on them
+    alone, also its `version`, so their own press spoils it and a double click plays once (a move's next step
+    often offers the same choices); in a step played together, not: another's declaration must not spoil
+    it, and their own takes them out of the step."""
+    alone = tuple(ruleset.acting_players(state)) == (player,)
+    return private_scope(ruleset.turn_key(state), legal, version if alone else None)
 
 
 def waits_on_computers_alone(ruleset: Ruleset, state: Any) -> bool:

@@ -48,6 +48,10 @@ class RateLimit:
                              if b[0] + (now - b[1]) * self._limits[key[1]][1] < self._limits[key[1]][0]}
         return 0.0
 
+    def forget(self, user: str) -> None:
+        """Drop every count kept for `user` (a member forgotten: /me forget, `pitboss forget`)."""
+        self._buckets = {key: bucket for key, bucket in self._buckets.items() if key[0] != user}
+
     def refund(self, user: str) -> None:
         """Give back the play command just taken: it moved the game on, which is playing, not flooding."""
         burst, _rate = self._limits["play"]

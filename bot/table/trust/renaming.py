@@ -61,10 +61,12 @@ def pseudonym() -> str:
     return f"forgotten-{secrets.token_hex(4)}"
 
 
-def replacements(player: str, alias: str, names: set[str], neutral: str) -> dict[str, str]:
+def replacements(player: str, alias: str, names: set[str], neutral: str, kept: Iterable[str] = ()) -> dict[str, str]:
     """What becomes of each string that names a member in a game: their id its `alias`, their names `neutral`
-    (a name that is also their id, as on the command line, becomes the alias: the two cannot be told apart)."""
-    return {**dict.fromkeys(names - {player}, neutral), player: alias}
+    (a name that is also their id, as on the command line, becomes the alias: the two cannot be told apart).
+    `kept`: the names the game's other seats go by, each kept whole (mapped to itself), so that a name of the
+    member's that is a word of another's ("Ben" forgotten, "Ben Lee" playing on) leaves that one as it is."""
+    return {**{name: name for name in kept}, **dict.fromkeys(names - {player}, neutral), player: alias}
 
 
 def _words(names: dict[str, str]) -> re.Pattern[str]:
