@@ -114,7 +114,7 @@ async def set_limit_tx(store: Store, guild: str, player: str, games: int) -> Non
 async def queued_games_tx(store: Store, guild: str, players: list[str]) -> dict[str, int]:
     """How many games the queue holds or opened for each of these members on a server: musters still gathering
     that hold them a seat, and started ones whose game still runs (the thread's first game: a rematch made there
-    later is an ordinary game, not the queue's)."""
+    later is an ordinary game, not the queue's), there or where it was moved (its copy keeps its seed)."""
     if not players:
         return {}
     marks = ", ".join("?" for _ in players)
@@ -122,7 +122,9 @@ async def queued_games_tx(store: Store, guild: str, players: list[str]) -> dict[
         "SELECT s.player, COUNT(*) FROM muster_seats s JOIN musters m ON m.id = s.muster"
         f" WHERE m.guild = ? AND s.player IN ({marks}) AND (m.status IN ('opening', 'mustering', 'open')"
         " OR m.status = 'started' AND EXISTS (SELECT 1 FROM games g WHERE g.channel = m.channel"
-        " AND g.status = 'active' AND g.id = (SELECT MIN(f.id) FROM games f WHERE f.channel = m.channel)))"
+        " AND g.id = (SELECT MIN(f.id) FROM games f WHERE f.channel = m.channel) AND (g.status = 'active'"
+        " OR g.moved_to IS NOT NULL AND EXISTS (SELECT 1 FROM games c WHERE c.channel = g.moved_to"
+        " AND c.seed = g.seed AND c.status = 'active'))))"
         " GROUP BY s.player", (guild, *players))
     return {player: int(count) for player, count in rows}
 

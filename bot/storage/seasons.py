@@ -164,6 +164,11 @@ async def link_game(store: Store, claim: int, game_id: int) -> None:
         await store.driver.execute("UPDATE season_games SET game_id = ? WHERE id = ?", (game_id, claim))
 
 
+async def game_moved_tx(store: Store, old: int, new: int) -> None:
+    """A season's game moved to another channel (as `new`): the season follows it there, inside the move's write."""
+    await store.driver.execute("UPDATE season_games SET game_id = ? WHERE game_id = ?", (new, old))
+
+
 async def forget_member_tx(store: Store, player: str, neutral: str) -> None:
     """A forgotten member leaves every season (their season_members rows are personal: bot.storage.privacy deletes
     them); the games' lists of members name them `neutral` instead (the pairing's count of meetings stays what it

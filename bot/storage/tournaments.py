@@ -83,6 +83,12 @@ async def link_game_tx(store: Store, tournament_id: int, game_id: int) -> None:
                                (game_id, tournament_id))
 
 
+async def game_moved_tx(store: Store, old: int, new: int) -> None:
+    """A tournament's game moved to another channel (as `new`): linked there, inside the move's write (the
+    course's table is relinked by its caller, bot.table.service.league_moves)."""
+    await store.driver.execute("UPDATE tournament_games SET game_id = ? WHERE game_id = ?", (new, old))
+
+
 async def of_game(store: Store, game_id: int) -> TournamentRecord | None:
     """The tournament a game belongs to, if any."""
     row = await store.driver.fetchone(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+from bot.storage import tournaments
 from bot.storage.store import ActionRecord, GameRecord, StoreBusy, VersionConflict
 from bot.table.clock.settings import MAX_COMPUTER_ACTIONS
 from bot.table.jobs import heavy_jobs
@@ -67,7 +69,16 @@ from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset
 from rules.seats import addressed, completed, for_resigned, held_now, holder_name, is_resigned, seat_named, told_of
-from rules.table import SEAT_ACTIONS, ByStandingOrder, NoteSent, Resigned, Rollback, SeatOffered, TablePhase
+from rules.table import (
+    SEAT_ACTIONS,
+    ByStandingOrder,
+    NoteSent,
+    PlayedByAutopilot,
+    Resigned,
+    Rollback,
+    SeatOffered,
+    TablePhase,
+)
 
 log = logging.getLogger("pitboss.service")
 
@@ -138,6 +149,8 @@ class Acting:
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
         if command.name in SEAT_CHANGE_COMMANDS:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
+        if command.name == "game end" and not actor.is_admin:
+            await self._tournament_end_check(channel, actor)
         if command.name == "game resign" and options.pop("confirm", "") != "yes":   # final: asked first
             return await self._resign_asked(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game. A plan is
@@ -232,6 +245,22 @@ class Acting:
             ruleset, game, state = await self._table.load(channel, any_status=True)
             reply = replace(reply, panel=self._private_menu(ruleset, game, state, actor))
         return reply
+
+    async def _tournament_end_check(self, channel: str, actor: Actor) -> None:
+        """A running tournament's game is played to its end by those seated at it: ended with no result it would
+        tie, and a tie sends the better seed (its host) on, so its host could end a game they were losing and go
+        through. An admin, or its creator when not seated at it, may still end it; a player concedes with
+        /game resign."""
+        game = await self._table.store.active_game(channel)
+        if game is None:
+            return
+        record = await tournaments.of_game(self._table.store, game.id)
+        if record is None or record.status != "running":
+            return
+        seated = get_ruleset(game.ruleset).load_state(game.state).player(actor.id) is not None
+        if seated or actor.id != record.creator:
+            raise GameError(f"This is a game of tournament {record.id}: it is played to its end. /game resign "
+                            f"concedes it; an admin, or the tournament's creator when not playing in it, may end it.")
 
     @staticmethod
     def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
@@ -560,6 +589,12 @@ class Acting:
         if isinstance(logged(ruleset, [last])[0].action, SEAT_ACTIONS):
             raise GameError("A seat's change is not taken back by /undo: a resignation is final, and /game seat "
                             "give, /game seat take and /game seat computer change a seat again.")
+        if ruleset.is_computer(now, actor.id):   # its last action was the computer's (its giving was refused above)
+            raise GameError("The computer plays your seat now: its moves are not yours to undo. Take the seat "
+                            "back with /game seat take, then play on.")
+        if _played_for_the_seat(last, now.player(actor.id).name):
+            raise GameError("That was played for your seat (by the autopilot at your deadline, or by your standing "
+                            "orders), not by you: /undo takes back only your own action.")
         mine = len(records) - 1 if last is records[-1] else records.index(last)
         previous = ruleset.load_state(await self._table.heavy.run(heavy_jobs.rebuilt_snapshot, ruleset.id, game,
                                                                   await packed_log(records[:mine]), items=mine))
@@ -711,6 +746,17 @@ def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) 
     pointed.message = f"{refused.message.rstrip()} See /rules topic:{topic}."
     pointed.args = (pointed.message,)
     return pointed
+
+
+def _played_for_the_seat(record: ActionRecord, seat: str) -> bool:
+    """Whether a logged action was played in the name of the seat named `seat`, not by its player: by a deadline's
+    autopilot, or as a standing order's answer (its events say so; rules.seats.last_own_action reads them alike)."""
+    events = json.loads(record.events or "[]")
+    return isinstance(events, list) and any(isinstance(e, dict) and e.get("type") in _PLAYED_FOR
+                                            and e.get("player") == seat for e in events)
+
+
+_PLAYED_FOR = (PlayedByAutopilot.__name__, ByStandingOrder.__name__)
 
 
 async def _known_to(ruleset: Ruleset, state: Any, records: list[ActionRecord], viewer: str) -> list[SeenAction]:

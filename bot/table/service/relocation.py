@@ -10,6 +10,7 @@ from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.replies import Actor, Notice, Reply, refusal
+from bot.table.service import league_moves
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table, channel_mention, ended_here
 from bot.table.service.timers import Timers
@@ -60,6 +61,7 @@ class Moving:
         try:
             async with self._table.write():
                 game = await self._table.store.move_game_tx(source.id, channel, guild)
+                await league_moves.game_moved_tx(self._table.store, source.id, game.id)   # a league game is followed
                 await carry_listing_tx(self._table.store, source.id, game.id)   # an open table stays listed
                 state = ruleset.load_state(game.state)
                 await self._timers.sync_tx(ruleset, game, state, force=True)

@@ -234,7 +234,10 @@ class Seasons:
         played = await stored.games(store, record.id)
         now = self._table.clock()
         busy = await self._busy(record, played, now)
-        blocked = {c.target for c in await controls.controls(store) if c.kind == "user"}
+        known = await controls.controls(store)
+        if any(c.kind == "server" and c.target == record.guild for c in known):   # its members are refused
+            return []
+        blocked = {c.target for c in known if c.kind == "user"}
         waiting = [m.player for m in members if busy[m.player] < record.max_games and m.player not in blocked]
         if len(waiting) < record.players:
             return []
@@ -263,7 +266,8 @@ class Seasons:
             stored_game = await self._table.store.game(game.game_id)
             if stored_game is not None and stored_game.moved and stored_game.moved_to:
                 moved = await self._table.store.active_game(stored_game.moved_to)
-                if moved is not None and moved.ruleset == stored_game.ruleset and moved.id > stored_game.id:
+                # moved before moves were followed at once (league_moves): its copy keeps its seed, a stranger's not
+                if moved is not None and moved.seed == stored_game.seed and moved.id > stored_game.id:
                     await stored.link_game(self._table.store, game.id, moved.id)
                     stored_game = moved
             if stored_game is None or stored_game.status != "active":

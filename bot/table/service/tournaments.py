@@ -185,7 +185,8 @@ class Tournaments:
                     ended[table.game_id] = tuple(tuple(group) for group in table.ended)
                     continue
                 game = await self._table.store.game(table.game_id)
-                if game is not None and game.status == "finished":   # rated before, elsewhere, or not at all
+                if game is not None and game.status == "finished" and not game.moved:   # rated before, elsewhere,
+                    # or not at all; a record retired by a move (before moves were followed) holds no result
                     ended[table.game_id] = await self._result(game, table)
         if not ended:
             return []

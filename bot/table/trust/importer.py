@@ -13,13 +13,13 @@ from bot.table.protocol.commands import Command, CommandSyntaxError, for_game, f
 from bot.table.trust.branches import MAX_ROLLBACKS, lines_before_rollbacks, unaccounted
 from bot.table.trust.commitment import MAX_SEED, commitment
 from bot.table.trust.export import EXPORT_FORMAT
-from bot.table.trust.guards import plain_name, valid_actor_id
+from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
 from bot.table.trust.seen import WITHHELD
 from rules.codec import decode_tagged
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset, ruleset_ids
-from rules.table import HOST_NAME, Rollback
+from rules.table import HOST_NAME, OfferSeat, Rollback
 
 # An export is attached by the bot itself, under Discord's 10 MiB upload limit: a file this size holds
 # a log far longer than any game reaches (~90 bytes an action, compact).
@@ -31,6 +31,7 @@ MAX_REPLAY_ACTIONS = 10_000
 MAX_NUMBER_DIGITS = 20  # game ids and seeds fit in 19 digits; longer numbers are refused while parsing
 _COMMITMENT = re.compile(r"^[0-9a-f]{64}$")
 _SETUP_KEYS = ("ruleset", "seed")  # /game new options that are not setup options
+_TAKES_A_SEAT = ("Join", "TakeSeat")   # the table's actions whose actor takes a seat: a person
 
 
 class BadImport(GameError):
@@ -96,6 +97,15 @@ def _actor(value: Any, where: str) -> str:
     return value
 
 
+def _person(value: Any, where: str) -> str:
+    """A person's id (a host, who takes a seat, who is offered one): as the live doors take it, never a computer
+    seat's (ai-N), which the table makes itself."""
+    person = _actor(value, where)
+    if person.startswith(COMPUTER_ID_PREFIX):
+        raise _damaged(f"{where} is a computer seat's id, not a person's")
+    return person
+
+
 def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     """The setup options, checked exactly as /game new checks them when typed."""
     if not isinstance(raw, dict):
@@ -140,11 +150,14 @@ def _actions(ruleset: Ruleset, raw: list) -> list[tuple[str, Any]]:
             raise BadImport(f"That export withholds action #{number} from whoever made it (a secret of another "
                             f"player's, such as a GM's note): only an export that shows every action can be "
                             f"re-played, such as the game master's.")
-        actor = _actor(entry.get("actor"), f"the actor of action #{number}")
+        seated = entry["action"].get("type") in _TAKES_A_SEAT
+        actor = (_person if seated else _actor)(entry.get("actor"), f"the actor of action #{number}")
         try:
             action = decode_tagged(ruleset.actions, entry["action"])
         except Exception:  # noqa: BLE001 - any failure to decode a hostile entry is the same refusal
             raise _damaged(f"action #{number} is malformed") from None
+        if isinstance(action, OfferSeat):   # `to` is shown as a member (a mention): the live door's check
+            _person(action.to, f"the member action #{number} offers a seat to")
         actions.append((actor, _cleaned(action)))
     return actions
 
@@ -156,7 +169,7 @@ def read_export(data: bytes) -> ImportedLog:
     game_id = document.get("game_id")
     if not _whole_number(game_id, 1, MAX_SEED):
         raise _damaged("the game id is not a valid id")
-    host = _actor(document.get("host"), "the host")
+    host = _person(document.get("host"), "the host")
     seed_commitment = document.get("seed_commitment")
     if not isinstance(seed_commitment, str) or not _COMMITMENT.match(seed_commitment):
         raise _damaged("the dice commitment is not a sha256 hash")
@@ -174,7 +187,8 @@ def read_export(data: bytes) -> ImportedLog:
     raw_aside = document.get("set_aside", [])
     if not isinstance(raw_aside, list) or len(raw_aside) > MAX_ROLLBACKS:
         raise _damaged("its set-aside actions are not a short list")
-    count = len(raw_actions) + sum(len(a.get("actions", ())) if isinstance(a, dict) else 0 for a in raw_aside)
+    count = len(raw_actions) + sum(len(a["actions"]) for a in raw_aside
+                                   if isinstance(a, dict) and isinstance(a.get("actions"), list))
     replayable = seed is not None and count <= MAX_REPLAY_ACTIONS
     actions = _actions(ruleset, raw_actions) if replayable else []
     numbers = [entry.get("rollback") if isinstance(entry, dict) else None for entry in raw_aside]
