@@ -42,17 +42,27 @@ async def test_a_blocked_servers_season_pairs_no_new_games(store):
     assert paired == [], [n.reply.text for n in paired]   # a blocked server's members cannot play a new game
 
 
+def _runner(service):
+    """A command of a member (named as their id, capitalised) in a channel of the server G."""
+    async def run(user, line, channel="hall"):
+        return await service.execute(channel, Actor(user, user.title()), parse(line), guild=G)
+    return run
+
+
+async def _mustered(run) -> str:
+    """Ann and Bob fill a Speedway duel's queue: the thread of its muster."""
+    for user in ("ann", "bob"):
+        reply = await run(user, "/queue join ruleset:speedway players:2")
+    (notice,) = reply.notices
+    return notice.channel
+
+
 async def test_a_blocked_servers_queue_opens_no_muster_pinging_its_members(store):
     clock = Clock()
     service = GameService(store, clock=clock)
 
-    async def run(user, line, channel="hall"):
-        return await service.execute(channel, Actor(user, user.title()), parse(line), guild=G)
-
-    for user in ("ann", "bob"):
-        reply = await run(user, "/queue join ruleset:speedway players:2")
-    (notice,) = reply.notices
-    thread = notice.channel
+    run = _runner(service)
+    thread = await _mustered(run)
     await run("ann", "/queue join ruleset:battlecars players:2")
     await run("cat", "/queue join ruleset:battlecars players:2")   # ann is at her limit: cat waits
     for user in ("ann", "bob"):
@@ -64,7 +74,8 @@ async def test_a_blocked_servers_queue_opens_no_muster_pinging_its_members(store
     assert pings == [], [(n.channel, n.reply.text) for n in pings]   # ann and cat cannot confirm: refused at the door
 
 
-async def test_a_tournament_game_moved_elsewhere_is_not_counted_as_ended(service):
+async def _started_elimination(service):
+    """Ann's elimination tournament of four Speedway duels, started: its course, a table with a game, that game."""
     await must(service, "hall", "ann", "/tournament new ruleset:speedway format:elimination players:4 "
                                        "setup:'arena:duel rounds:100'")
     for member in ("ann", "bob", "cat", "dan"):
@@ -72,7 +83,11 @@ async def test_a_tournament_game_moved_elsewhere_is_not_counted_as_ended(service
     await must(service, "hall", "ann", "/tournament start")
     plan = course.load((await tournament_stored.get(service._store, 1)).course)
     table = next(t for t in plan.tables if t.game_id)
-    game = await service._store.game(table.game_id)
+    return plan, table, await service._store.game(table.game_id)
+
+
+async def test_a_tournament_game_moved_elsewhere_is_not_counted_as_ended(service):
+    plan, table, game = await _started_elimination(service)
     host = game.host
     exported = await must(service, game.channel, host, "/game export")
     moved = await service.execute("annex", Actor(host, host), Command("game import", {
@@ -117,13 +132,8 @@ async def test_a_season_does_not_adopt_an_unrelated_game_opened_where_its_game_w
 
 
 async def test_a_queued_game_moved_elsewhere_still_holds_its_members_at_once(service):
-    async def run(user, line, channel="hall"):
-        return await service.execute(channel, Actor(user, user.title()), parse(line), guild=G)
-
-    for user in ("ann", "bob"):
-        reply = await run(user, "/queue join ruleset:speedway players:2")
-    (notice,) = reply.notices
-    thread = notice.channel
+    run = _runner(service)
+    thread = await _mustered(run)
     for user in ("ann", "bob"):
         assert (await run(user, "/queue confirm", thread)).outcome == "applied"
     exported = await run("ann", "/game export", thread)
@@ -137,14 +147,7 @@ async def test_a_queued_game_moved_elsewhere_still_holds_its_members_at_once(ser
 
 
 async def test_a_tournament_games_host_cannot_go_through_by_ending_it(service):
-    await must(service, "hall", "ann", "/tournament new ruleset:speedway format:elimination players:4 "
-                                       "setup:'arena:duel rounds:100'")
-    for member in ("ann", "bob", "cat", "dan"):
-        await must(service, "hall", member, "/tournament join")
-    await must(service, "hall", "ann", "/tournament start")
-    plan = course.load((await tournament_stored.get(service._store, 1)).course)
-    table = next(t for t in plan.tables if t.game_id)
-    game = await service._store.game(table.game_id)
+    plan, table, game = await _started_elimination(service)
     host = table.members[0]
     assert game.host == host   # the better seed hosts
     ended = await do(service, game.channel, host, "/game end")
