@@ -1369,6 +1369,12 @@ class Store:
         """A game's action log in order."""
         return await self.actions_tx(game_id)
 
+    async def last_seq_by(self, game_id: int, actor: str) -> int:
+        """The number of `actor`'s last logged action in a game (0: none); read backwards from the log's end."""
+        row = await self.driver.fetchone(
+            "SELECT seq FROM actions WHERE game_id = ? AND actor = ? ORDER BY seq DESC LIMIT 1", (game_id, actor))
+        return int(row[0]) if row else 0
+
     async def action_count(self, game_id: int) -> int:
         """How many actions a game's log holds."""
         (count,) = await self._one("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,))

@@ -55,14 +55,27 @@ class PlayerSettings:
 
     @classmethod
     def from_json(cls, text: str | None) -> PlayerSettings:
-        """Stored settings, every field checked; the defaults for none, or for any that cannot be read
-        (a player's settings only ever move their own pings, so a damaged row must not stop a game)."""
+        """Stored settings, every field checked; the default for a field that cannot be read, and the defaults for
+        a row that cannot (a player's settings only ever move their own pings, so a damaged row must not stop a
+        game; a time zone this machine no longer knows must not cost them their away hours and digest too)."""
         try:
             raw = json.loads(text or "{}")
-            if not isinstance(raw, dict) or set(raw) - set(_field_types()):
-                return cls()
-            return cls(**{name: from_plain(_field_types()[name], value) for name, value in raw.items()})
-        except (ValueError, TypeError, CodecError, RecursionError):
+        except (ValueError, RecursionError):
+            return cls()
+        if not isinstance(raw, dict):
+            return cls()
+        kept = {}
+        for name, value in raw.items():
+            if name not in _field_types():
+                continue
+            try:
+                kept[name] = from_plain(_field_types()[name], value)
+                cls(**{name: kept[name]})   # each field's own check (a zone this machine knows)
+            except (ValueError, TypeError, CodecError, RecursionError, LookupError):
+                kept.pop(name, None)
+        try:
+            return cls(**kept)
+        except (ValueError, TypeError, LookupError):   # fields each valid alone, not together
             return cls()
 
     def to_json(self) -> str:

@@ -208,10 +208,10 @@ def public_scope(version: int) -> Scope:
     return Scope(BUTTON_PREFIX, MENU_PREFIX, version)
 
 
-def private_scope(turn_key: str, legal: tuple[LegalAction, ...], version: int | None = None) -> Scope:
-    """Buttons of one player's private menu, good while their turn and choices are the same, and, given the
-    game's `version` (bot.table.service.shared.own_scope: when the game waits on them alone), until it moves."""
-    text = "\n".join((turn_key, *(action.command for action in legal), *(() if version is None else (str(version),))))
+def private_scope(turn_key: str, legal: tuple[LegalAction, ...], own_last: int | None = None) -> Scope:
+    """Buttons of one player's private menu, good while their turn and choices are the same, and, given `own_last`
+    (bot.table.service.shared.own_scope: the number of their last logged action), until they act."""
+    text = "\n".join((turn_key, *(action.command for action in legal), *(() if own_last is None else (str(own_last),))))
     return Scope(PRIVATE_PREFIX, PRIVATE_MENU_PREFIX, int(hashlib.sha256(text.encode()).hexdigest()[:12], 16))
 
 

@@ -38,7 +38,6 @@ from bot.table.protocol.replies import (
     buttons_for,
     clip,
     group_buttons,
-    private_scope,
     resign_button,
     seat_button,
     seat_holder_mark,
@@ -221,15 +220,14 @@ class Acting:
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
-        mine = own_scope(ruleset, state, game.version, actor.id, legal)
-        # a menu drawn in a step played together names no version, and stays good once the others have played
-        together = private_scope(ruleset.turn_key(state), legal).value
-        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for not in (mine.value, together):
+        own_last = await self._table.store.last_seq_by(game.id, actor.id)
+        mine = own_scope(ruleset, state, own_last, legal)
+        if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
         if kind == CHOICES_PREFIX:  # only opens a menu: any version of the public message will do
-            return self._private_menu(ruleset, game, state, actor, legal)
+            return self._private_menu(ruleset, game, state, actor, own_last, legal)
         if kind == PRIVATE_MENU_PREFIX and index == len(legal):   # a group's menu's way back, in place
-            return replace(self._private_menu(ruleset, game, state, actor, legal), in_place=True)
+            return replace(self._private_menu(ruleset, game, state, actor, own_last, legal), in_place=True)
         if index >= len(legal):
             raise StaleButton("That button no longer matches the game.")
         if kind == PRIVATE_MENU_PREFIX:   # opened from the player's private menu: shown in its place
@@ -243,7 +241,8 @@ class Acting:
             reply = await self.act(channel, actor, parse(chosen.command), expected_version=game.version)
         if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and reply.outcome == "applied" and not reply.ephemeral:
             ruleset, game, state = await self._table.load(channel, any_status=True)
-            reply = replace(reply, panel=self._private_menu(ruleset, game, state, actor))
+            own_last = await self._table.store.last_seq_by(game.id, actor.id)
+            reply = replace(reply, panel=self._private_menu(ruleset, game, state, actor, own_last))
         return reply
 
     async def _tournament_end_check(self, channel: str, actor: Actor) -> None:
@@ -263,7 +262,7 @@ class Acting:
                             f"concedes it; an admin, or the tournament's creator when not playing in it, may end it.")
 
     @staticmethod
-    def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor,
+    def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor, own_last: int,
                       legal: tuple[LegalAction, ...] | None = None) -> Reply:
         """A player's own choices now (`legal`, when already worked out), privately: what "Your move
         (private)" opens; or a closing word when the game does not wait on them."""
@@ -272,7 +271,7 @@ class Acting:
                          game_id=game.id, version=game.version)
         legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
         own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
-        scope = own_scope(ruleset, state, game.version, actor.id, legal)
+        scope = own_scope(ruleset, state, own_last, legal)
         return Reply("shown", "\n".join(filter(None, (f"Your move, {actor.name} (only you see this): "
                                                      f"{ruleset.prompt(state)}", own))),
                      ephemeral=True, buttons=buttons_for(legal, game.id, scope),
@@ -354,7 +353,7 @@ class Acting:
         changed = held_now(tuple(events), done.state)   # a seat change says who holds the seat now, first
         own = changed + [e.describe() for e in events]
         if not run.public and not others:
-            return self._told_privately(done, actor, own)
+            return self._told_privately(done, actor, own, await self._table.store.last_seq_by(done.game.id, actor.id))
         if (sent := [e for e in events if isinstance(e, NoteSent)]) and not others:
             if ahead is not None:   # the channel gets one line, not the table
                 ahead.drop()
@@ -638,13 +637,13 @@ class Acting:
         return f"{text}\n{ending}" if ending else text
 
     @staticmethod
-    def _told_privately(done: Applied, actor: Actor, own: list[str]) -> Reply:
+    def _told_privately(done: Applied, actor: Actor, own: list[str], own_last: int) -> Reply:
         """An action the channel may not learn of (a GM's private ruling), told to its actor alone with
         their next choices; the channel's message stays as it was."""
         ruleset, state = done.ruleset, done.state
         legal = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         text = "\n".join(own + [f"Only you see this. Next: {ruleset.prompt(state)}"])
-        scope = own_scope(ruleset, state, done.game.version, actor.id, legal)
+        scope = own_scope(ruleset, state, own_last, legal)
         return Reply("applied", clip(text, MESSAGE_LIMIT), ephemeral=True,
                      buttons=buttons_for(legal, done.game.id, scope),
                      game_id=done.game.id, version=done.game.version)

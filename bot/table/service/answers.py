@@ -9,7 +9,7 @@ from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment, player_clock
 from bot.table.clock.personal import PlayerSettings, local
 from bot.table.clock.settings import TableSettings
-from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip
+from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from bot.table.trust.commitment import commitment, reveal
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import SeenAction
@@ -89,8 +89,11 @@ def games_of(player_id: str, games: list[GameRecord], rulesets: dict[str, Rulese
         else:
             mine = _their_deadlines(state, waiting, clocks, away, now, reader)
         lines.append(f"<#{game.channel}> {ruleset.title}: {clip(ruleset.prompt(state), 150)}{mine}")
-    text = "\n".join(lines) if lines else "You are not playing in any running game on this server."
-    return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
+    if not lines:
+        return Reply("shown", "You are not playing in any running game on this server.", ephemeral=True)
+    shown = whole_lines(lines, MESSAGE_LIMIT - 40)   # whole lines: never a mention or a deadline cut in two
+    more = f"\n… and {len(lines) - len(shown)} more (/game status in each)" if len(shown) < len(lines) else ""
+    return Reply("shown", "\n".join(shown) + more, ephemeral=True)
 
 
 def _their_deadlines(state: Any, waiting: tuple[str, ...], clocks: dict[str, Timer], away: dict[str, float],

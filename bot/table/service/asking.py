@@ -185,7 +185,8 @@ class Asking:
         # A private reply may carry the buttons a public one cannot (what only this player may see).
         private = ruleset.legal_actions(state, actor.id) if actor.id in ruleset.acting_players(state) else ()
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True,
-                     buttons=buttons_for(private, game.id, own_scope(ruleset, state, game.version, actor.id, private)))
+                     buttons=buttons_for(private, game.id, own_scope(
+                         ruleset, state, await self._table.store.last_seq_by(game.id, actor.id), private)))
 
     async def why_no_game(self, channel: str) -> str | None:
         """For a channel whose last game is over here, or moved away (a button or a move left in the channel

@@ -64,7 +64,17 @@ class Digests:
             lines.append(clip(f"- **{ruleset.title}** in {channel_link(guild, game.channel)}: {deadline}. {prompt}",
                               300))
         head = f"Your daily digest: {plural(len(timers), 'game waits', 'games wait')} on you."
-        kept = whole_lines(lines, MESSAGE_LIMIT - len(head) - 40)
-        more = f"\n… and {len(lines) - len(kept)} more (/games lists them)." if len(kept) < len(lines) else ""
-        text = "\n".join([head, *kept]) + more
-        return Direct(player, text, guild, games[timers[0].game_id].channel, text)
+        return Direct(player, _listed(head, lines, MESSAGE_LIMIT), guild, games[timers[0].game_id].channel,
+                      _listed(head, lines, MESSAGE_LIMIT - CHANNEL_NOTE_ROOM))
+
+
+# What the digest's channel form (the member's direct messages closed) leaves for the mention before it and the
+# one-time word why it is posted there (bot.chat.adapter.DMS_CLOSED, 240 characters): cut whole lines, never that.
+CHANNEL_NOTE_ROOM = 320
+
+
+def _listed(head: str, lines: list[str], room: int) -> str:
+    """The digest's head and as many whole lines as fit in `room` characters, and how many more wait."""
+    kept = whole_lines(lines, room - len(head) - 40)
+    more = f"\n… and {len(lines) - len(kept)} more (/games lists them)." if len(kept) < len(lines) else ""
+    return "\n".join([head, *kept]) + more

@@ -5,6 +5,7 @@ hours, reminders, where their pings go), and a pause of every running game at on
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
@@ -107,7 +108,7 @@ class PlayerClocks:
     async def _seated_games(self, actor: Actor, guild: str) -> list[GameRecord]:
         """The running games on this server where the player holds a seat now."""
         games = await self._table.store.active_games_of(guild, actor.id)
-        return [g for g in games if self._table.snapshots.load(get_ruleset(g.ruleset), g.state).player(actor.id)]
+        return [g for g in games if _holds(self._table.snapshots.load(get_ruleset(g.ruleset), g.state), actor.id)]
 
     async def _paused(self, actor: Actor, guild: str) -> list[tuple[GameRecord, float]]:
         """The player's games on this server whose pause for them still runs, with its end."""
@@ -136,9 +137,15 @@ class PlayerClocks:
                 settings.pause_for(player, now, hours)
             fresh = await self._table.store.set_settings_tx(fresh, settings.to_json())
             ruleset = get_ruleset(fresh.ruleset)
-            await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), force=True)
+            await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), restart=player)
         return until
 
     @staticmethod
     def _where(game: GameRecord) -> str:
         return f"{get_ruleset(game.ruleset).title} in {channel_mention(game.channel)}"
+
+
+def _holds(state: Any, player: str) -> bool:
+    """Whether `player` holds a seat in a game, not resigned: a resigned seat has no clock of theirs to pause."""
+    seat = state.player(player)
+    return seat is not None and not getattr(seat, "resigned", False)

@@ -47,6 +47,7 @@ from rules.engine import Ruleset, describe_events
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import addressed, renamed
+from rules.seats import holder as seat_holder
 from rules.table import HOST_NAME, TablePhase, born_computer
 
 REMATCH_BUTTON = re.compile(rf"^{REMATCH_PREFIX}:(\d+):0:([01])$")   # the finished game, yes or no
@@ -192,7 +193,7 @@ class Rematches:
         options = {k: v for k, v in json.loads(old.options).items() if k != "revision"}
         if HOST_NAME in options:
             seat = old_state.player(host)
-            options[HOST_NAME] = seat.name if seat is not None else host
+            options[HOST_NAME] = seat_holder(seat) if seat is not None else host   # the chair by who holds it now
         options = ruleset.new_game_options(options)
         seed = new_seed()
         first = ruleset.setup(options, seed, host)

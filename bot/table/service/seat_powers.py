@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from bot.storage.store import ActionRecord
@@ -16,6 +17,7 @@ from bot.table.protocol.commands import Command
 from bot.table.protocol.replies import Actor
 from bot.table.service.shared import Table
 from bot.table.trust.export import events_of
+from bot.table.trust.seen import logged
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -47,6 +49,7 @@ class SeatPowers:
             return
         entries: list[tuple[str, tuple]] = []
         ages: list[float] = []
+        records: list[ActionRecord] = []
         before: int | None = None
         bound = TableSettings.or_defaults(game.settings).gone_hours * HOUR
         acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
@@ -57,27 +60,36 @@ class SeatPowers:
             # decoded on a thread: a page's events took ~6 ms of the loop, 50 pages for a long game played in an hour
             entries += await asyncio.to_thread(_decoded, ruleset, page)
             ages += [age for _record, age in page]
+            records += [record for record, _age in page]
             if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or await _found(entries, seat))):
                 break
             before = page[-1][0].seq
-        judge = functools.partial(self._judge, command, ruleset, entries, ages, seat, acting_for, bound)
+        def unseen(index: int) -> bool:   # an action the asker may not learn of (a GM's private ruling)
+            return ruleset.secrets is not None and ruleset.secrets.is_unseen(
+                state, logged(ruleset, [records[index]])[0], actor.id)
+
+        judge = functools.partial(self._judge, command, ruleset, entries, ages, seat, acting_for, bound, unseen)
         # a log read past its first page (many actions in the last hour) is judged on a thread: a whole
         # 10,000-action log judged at once held the event loop ~25 ms (issue 39)
         await asyncio.to_thread(judge) if len(entries) > _PAGE else judge()
 
     def _judge(self, command: Command, ruleset: Ruleset, entries: list[tuple[str, tuple]], ages: list[float],
-               seat: Any, acting_for: bool, bound: float) -> None:
+               seat: Any, acting_for: bool, bound: float, unseen: Callable[[int], bool]) -> None:
         if command.name != "game resign":   # a resignation is final: it floods nothing
             _not_too_often(entries, ages, seat)
         if acting_for:
-            self._gone(ruleset, entries, ages, seat, bound)
+            self._gone(entries, ages, seat, bound, unseen)
 
-    def _gone(self, ruleset: Ruleset, entries: list[tuple[str, tuple]], ages: list[float], seat: Any,
-              bound: float) -> None:
-        """Nothing, when the seat's player is gone; otherwise a refusal saying when they would be."""
+    def _gone(self, entries: list[tuple[str, tuple]], ages: list[float], seat: Any, bound: float,
+              unseen: Callable[[int], bool]) -> None:
+        """Nothing, when the seat's player is gone; otherwise a refusal saying when they would be (without the
+        times when their last action is one the asker may not learn of: a GM's private ruling)."""
         found, autopilot = last_own_action(entries, seat)
         if found is None or autopilot or ages[found] >= bound:
             return
+        if unseen(found):
+            raise GameError(f"{seat.name} is still playing: the host or an admin may act on their seat only once "
+                            f"they are gone, silent for {_hours(bound)} or past a deadline.")
         left = bound - ages[found]
         raise GameError(f"{seat.name} is still playing (they last acted {_hours(ages[found])} ago): the host or an "
                         f"admin may act on their seat only once they are gone, silent for {_hours(bound)} "

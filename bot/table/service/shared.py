@@ -195,13 +195,12 @@ class Table:
         return await self.store.action_count(game.id)
 
 
-def own_scope(ruleset: Ruleset, state: Any, version: int, player: str, legal: tuple[LegalAction, ...]) -> Scope:
-    """The scope of `player`'s private menu of `legal` (replies.private_scope): while the game waits on them
-    alone, also its `version`, so their own press spoils it and a double click plays once (a move's next step
-    often offers the same choices); in a step played together, not: another's declaration must not spoil
-    it, and their own takes them out of the step."""
-    alone = tuple(ruleset.acting_players(state)) == (player,)
-    return private_scope(ruleset.turn_key(state), legal, version if alone else None)
+def own_scope(ruleset: Ruleset, state: Any, own_last: int, legal: tuple[LegalAction, ...]) -> Scope:
+    """The scope of a player's private menu of `legal` (replies.private_scope), with `own_last`, the number of
+    their last logged action (Store.last_seq_by): their own press spoils the menu, so a double click plays once
+    (a move's next step often offers the same choices); another's action does not (a GM's note, a declaration
+    in a step played together)."""
+    return private_scope(ruleset.turn_key(state), legal, own_last)
 
 
 def waits_on_computers_alone(ruleset: Ruleset, state: Any) -> bool:

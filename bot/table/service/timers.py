@@ -25,13 +25,14 @@ class Timers:
         self._table = table
 
     async def sync_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False,
-                      acted: str | None = None, moved: bool = True) -> GameRecord:
+                      acted: str | None = None, moved: bool = True, restart: str | None = None) -> GameRecord:
         """A reminder and deadline clock for each person the game waits on: started when it starts
         waiting on them, kept while it still does in the same turn, dropped when it no longer does.
         A deadline measures how long the game has waited on a player without an action from them, so
         the clock of `acted`, who just acted and is still waited on, starts again. Under a time bank, a
         bank runs while its clock does; `acted` ending their wait is a move that earns the increment (not
-        `moved`: an undo, which takes back what the undone move earned). The game record, its settings as
+        `moved`: an undo, which takes back what the undone move earned). `restart`: one player whose clock
+        starts again (their pause began or ended), the others' running on. The game record, its settings as
         written."""
         waiting = () if ruleset.is_finished(state) else \
             tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
@@ -49,7 +50,8 @@ class Timers:
         for player in ended:
             await self._table.store.clear_timer_tx(game.id, player)
         settings = TableSettings.from_json(game.settings)
-        starting = [p for p in waiting if force or p == acted or p not in current or current[p].turn_key != key]
+        starting = [p for p in waiting
+                    if force or p in (acted, restart) or p not in current or current[p].turn_key != key]
         now = self._table.clock()
         own = await self.personal_tx(game, tuple(starting) + (tuple(ended) if settings.banked else ()))
         kept = settings.without_previews(ended | ({acted} if acted else set()))
@@ -146,13 +148,15 @@ class Timers:
             state = ruleset.load_state(game.state)
             if state.player(actor.id) is None:
                 raise GameError("Only a player in this game can pause.")
+            if getattr(state.player(actor.id), "resigned", False):
+                raise GameError("You resigned from this game: there is no clock of yours to pause.")
             settings = TableSettings.from_json(game.settings)
             if hours > settings.pause_limit_hours:
                 raise GameError(f"The host allows pauses of up to {settings.pause_limit_hours:g} hours.")
             now = self._table.clock()
             settings, until = settings.pause_for(actor.id, now, hours) if hours else (settings.unpaused(actor.id), now)
             game = await self._table.store.set_settings_tx(game, settings.to_json())
-            await self.sync_tx(ruleset, game, state, force=True)
+            await self.sync_tx(ruleset, game, state, restart=actor.id)   # the others' clocks run on
         if not hours:
             return Reply("shown", f"{actor.name} is back: reminders and deadlines run again.")
         if until < now + hours * HOUR:
