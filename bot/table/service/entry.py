@@ -167,6 +167,7 @@ class GameService:
             return refused
         if (refused := await self._controls.refusal(actor.id, guild, command.name)) is not None:
             return refused
+        actor = await self._admin_here(channel, actor, guild)
         if private_thread:
             try:
                 game_channel = await self._gm_threads.game_channel(channel, actor, command)
@@ -186,6 +187,17 @@ class GameService:
             self._forget_counts(actor.id)
         return counted
 
+    async def _admin_here(self, channel: str, actor: Actor, guild: str) -> Actor:
+        """`actor`, an admin only of the server the channel's game belongs to: an admin of another server (a command
+        naming another server's channel) has no admin's power over it. A command from no server (the operator's
+        command line) and a game of none (made there) keep the flag as given."""
+        if not actor.is_admin or not guild:
+            return actor
+        game = await self._store.active_game(channel)
+        if game is not None and game.guild and game.guild != guild:
+            return replace(actor, is_admin=False)
+        return actor
+
     def _forget_counts(self, player: str) -> None:
         """A forgotten member's rate-limit counts dropped (docs/operating.md's privacy section)."""
         if self._rate_limit is not None:
@@ -198,6 +210,7 @@ class GameService:
         if (refused := self._at_the_door(actor, "")
                 or await self._controls.refusal(actor.id, guild, _button_command(custom_id))) is not None:
             return refused
+        actor = await self._admin_here(channel, actor, guild)
         work: Coroutine[Any, Any, Reply]
         if (joining := _OPEN_TABLE_BUTTON.match(custom_id)) is not None:   # Join on /lfg or the board
             return self._counted(actor, await self._join_open_table(actor, guild, int(joining.group(1)), delivery))

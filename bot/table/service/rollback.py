@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage.store import ActionRecord, GameRecord, RollbackVote, ToldMessage, VersionConflict, VoteChanged
+from bot.table.clock.settings import TableSettings
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import packed_log, seat_ids
 from bot.table.protocol.refusals import NoGame
@@ -297,6 +298,11 @@ class Rollbacks:
                 game = await self._table.store.roll_back_tx(
                     game, vote.to_seq, branch, encode_state(state), vote.proposer, dumps(encode_tagged(action)),
                     dumps([encode_tagged(e) for e in events]), closing)
+                # no plan previewed on a position the table set aside is played at a deadline on the one restored
+                settings = TableSettings.from_json(game.settings)
+                if settings.previewed:
+                    game = await self._table.store.set_settings_tx(
+                        game, settings.without_previews(set(settings.previewed)).to_json())
                 await self._timers.sync_tx(ruleset, game, state, force=True)
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
         except VersionConflict:
