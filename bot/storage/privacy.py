@@ -39,6 +39,15 @@ async def controls(store: Store) -> list[Control]:
     return [Control(*row) for row in rows]
 
 
+async def blocked_members(store: Store, guild: str) -> set[str] | None:
+    """The members the operator blocked, or None when they blocked the server `guild` itself (none of its members'
+    commands are taken: the league seats none of them)."""
+    known = await controls(store)
+    if any(c.kind == "server" and c.target == guild for c in known):
+        return None
+    return {c.target for c in known if c.kind == "user"}
+
+
 async def set_control(store: Store, control: Control) -> None:
     """Add a control (or change its reason)."""
     async with store.transaction():

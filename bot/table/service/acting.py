@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -220,7 +219,8 @@ class Acting:
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
         legal = ruleset.legal_actions(state, actor.id)
-        own_last = await self._table.store.last_seq_by(game.id, actor.id)
+        # a public move button needs no private scope: no read on the most common press
+        own_last = 0 if kind == BUTTON_PREFIX else await self._table.store.last_seq_by(game.id, actor.id)
         mine = own_scope(ruleset, state, own_last, legal)
         if kind in (PRIVATE_PREFIX, PRIVATE_MENU_PREFIX) and drawn_for != mine.value:
             raise StaleButton("Those choices are out of date: your turn has moved on. Open your move again.")
@@ -591,7 +591,7 @@ class Acting:
         if ruleset.is_computer(now, actor.id):   # its last action was the computer's (its giving was refused above)
             raise GameError("The computer plays your seat now: its moves are not yours to undo. Take the seat "
                             "back with /game seat take, then play on.")
-        if _played_for_the_seat(last, now.player(actor.id).name):
+        if _played_for_the_seat(ruleset, last, now.player(actor.id).name):
             raise GameError("That was played for your seat (by the autopilot at your deadline, or by your standing "
                             "orders), not by you: /undo takes back only your own action.")
         mine = len(records) - 1 if last is records[-1] else records.index(last)
@@ -747,15 +747,11 @@ def with_rules_topic(refused: GameError, game: GameRecord | None, command: str) 
     return pointed
 
 
-def _played_for_the_seat(record: ActionRecord, seat: str) -> bool:
+def _played_for_the_seat(ruleset: Ruleset, record: ActionRecord, seat: str) -> bool:
     """Whether a logged action was played in the name of the seat named `seat`, not by its player: by a deadline's
     autopilot, or as a standing order's answer (its events say so; rules.seats.last_own_action reads them alike)."""
-    events = json.loads(record.events or "[]")
-    return isinstance(events, list) and any(isinstance(e, dict) and e.get("type") in _PLAYED_FOR
-                                            and e.get("player") == seat for e in events)
-
-
-_PLAYED_FOR = (PlayedByAutopilot.__name__, ByStandingOrder.__name__)
+    return any(isinstance(e, (PlayedByAutopilot, ByStandingOrder)) and e.player == seat
+               for e in events_of(ruleset, record))
 
 
 async def _known_to(ruleset: Ruleset, state: Any, records: list[ActionRecord], viewer: str) -> list[SeenAction]:

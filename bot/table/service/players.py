@@ -5,7 +5,6 @@ hours, reminders, where their pings go), and a pause of every running game at on
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
@@ -17,6 +16,7 @@ from bot.table.service.shared import Table, channel_mention
 from bot.table.service.timers import Timers
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import is_resigned
 from rules.table import plural
 
 _NOTIFY_WORDS = {
@@ -106,9 +106,11 @@ class PlayerClocks:
                      ephemeral=True, notices=tuple(notices))
 
     async def _seated_games(self, actor: Actor, guild: str) -> list[GameRecord]:
-        """The running games on this server where the player holds a seat now."""
+        """The running games on this server where the player holds a seat now (not resigned: a resigned seat has no
+        clock of theirs to pause)."""
         games = await self._table.store.active_games_of(guild, actor.id)
-        return [g for g in games if _holds(self._table.snapshots.load(get_ruleset(g.ruleset), g.state), actor.id)]
+        states = [(g, self._table.snapshots.load(get_ruleset(g.ruleset), g.state)) for g in games]
+        return [g for g, state in states if state.player(actor.id) and not is_resigned(state, actor.id)]
 
     async def _paused(self, actor: Actor, guild: str) -> list[tuple[GameRecord, float]]:
         """The player's games on this server whose pause for them still runs, with its end."""
@@ -143,9 +145,3 @@ class PlayerClocks:
     @staticmethod
     def _where(game: GameRecord) -> str:
         return f"{get_ruleset(game.ruleset).title} in {channel_mention(game.channel)}"
-
-
-def _holds(state: Any, player: str) -> bool:
-    """Whether `player` holds a seat in a game, not resigned: a resigned seat has no clock of theirs to pause."""
-    seat = state.player(player)
-    return seat is not None and not getattr(seat, "resigned", False)

@@ -310,10 +310,9 @@ class Queues:
         ids = [e.player for e in waiting]
         limits = await stored.limits_tx(self._table.store, guild, ids)
         playing = await stored.queued_games_tx(self._table.store, guild, ids)
-        known = await controls.controls(self._table.store)
-        if any(c.kind == "server" and c.target == guild for c in known):   # its members' commands are refused
+        blocked = await controls.blocked_members(self._table.store, guild)
+        if blocked is None:   # the server is blocked: its members' commands are refused
             return []
-        blocked = {c.target for c in known if c.kind == "user"}
         return [e for e in waiting if e.player not in blocked
                 and playing.get(e.player, 0) < limits.get(e.player, DEFAULT_AT_ONCE)][:wanted]
 

@@ -234,10 +234,9 @@ class Seasons:
         played = await stored.games(store, record.id)
         now = self._table.clock()
         busy = await self._busy(record, played, now)
-        known = await controls.controls(store)
-        if any(c.kind == "server" and c.target == record.guild for c in known):   # its members are refused
+        blocked = await controls.blocked_members(store, record.guild)
+        if blocked is None:   # the server is blocked: its members' commands are refused
             return []
-        blocked = {c.target for c in known if c.kind == "user"}
         waiting = [m.player for m in members if busy[m.player] < record.max_games and m.player not in blocked]
         if len(waiting) < record.players:
             return []

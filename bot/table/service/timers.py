@@ -16,6 +16,7 @@ from bot.table.service.shared import Table, reads
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import is_resigned
 
 
 class Timers:
@@ -148,7 +149,7 @@ class Timers:
             state = ruleset.load_state(game.state)
             if state.player(actor.id) is None:
                 raise GameError("Only a player in this game can pause.")
-            if getattr(state.player(actor.id), "resigned", False):
+            if is_resigned(state, actor.id):
                 raise GameError("You resigned from this game: there is no clock of yours to pause.")
             settings = TableSettings.from_json(game.settings)
             if hours > settings.pause_limit_hours:
