@@ -81,6 +81,11 @@ def _replaced(value: Any, old: str, new: str) -> Any:
     return value
 
 
+def seat_called(state: Any, named: str) -> Any:
+    """The seat `named` (by id, or by name however it is written), or None."""
+    return state.player(named) or next((p for p in state.players if name_key(p.name) == name_key(named)), None)
+
+
 def seat_named(state: Any, actor: str, named: str, by_admin: bool) -> Any:
     """The seat an action is for: the actor's own (`named` empty), or the one `named` (by id or name),
     which only the host or a server admin may act for."""
@@ -89,7 +94,7 @@ def seat_named(state: Any, actor: str, named: str, by_admin: bool) -> Any:
         if seat is None:
             raise NotSeated("You have no seat in this game.")
         return seat
-    seat = state.player(named) or next((p for p in state.players if name_key(p.name) == name_key(named)), None)
+    seat = seat_called(state, named)
     if seat is None:
         names = ", ".join(p.name for p in state.players)
         raise BadOption(f"player: no seat is called {named!r} (seats: {names}).")

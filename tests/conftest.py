@@ -371,7 +371,10 @@ def run_cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProce
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin_of(stdin):
-        status = main(list(args))
+        try:
+            status = main(list(args))
+        except SystemExit as exited:   # argparse's refusal of an argument, as a process would end
+            status = exited.code if isinstance(exited.code, int) else 1
     return subprocess.CompletedProcess(["pitboss", *args], status, out.getvalue(), err.getvalue())
 
 

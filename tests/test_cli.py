@@ -399,7 +399,8 @@ async def test_the_bench_idles_as_the_bot_does_with_its_scheduler_running(tmp_pa
 
 
 def test_a_database_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path):
-    for target in (str(tmp_path / "no" / "such" / "dir" / "x.db"), "postgresql://nobody@127.0.0.1:1/none"):
+    (tmp_path / "garbage.db").write_bytes(b"not a database, " * 512)
+    for target in (str(tmp_path / "garbage.db"), "postgresql://nobody@127.0.0.1:1/none"):
         result = run_pitboss("verify", "--db", target, cwd=tmp_path)
         assert result.returncode == 1
         assert result.stderr.startswith("error: ") and "Traceback" not in result.stdout + result.stderr

@@ -190,7 +190,9 @@ async def test_a_groups_own_track_reaches_no_racers_export(service, gm):
         assert custom["actor"] == host and custom["action"]["type"] == "Withheld"
     assert secret_in(await run(service, host, "/game export", "chan-own"))    # the GM, or the host who wrote it
     assert (await run(service, host, "/game end", "chan-own")).outcome == "applied"
-    assert secret_in(await run(service, "alice", "/game export", "chan-own"))   # over: the seed and all
+    over = await run(service, "alice", "/game export", "chan-own")   # over: the seed, but the track stays the GM's
+    assert '"seed"' in over.files[0].data.decode() and not secret_in(over)
+    assert secret_in(await run(service, host, "/game export", "chan-own"))
 
 
 async def test_a_seated_gm_readies_each_section_and_alone_sees_the_dcs(service):

@@ -271,10 +271,34 @@ async def _tick(args: argparse.Namespace) -> int:
         await store.close()
 
 
+def _same_file(path: str, database: str) -> bool:
+    """Whether `path` is the database file (or its -wal or -shm beside it), however either is reached."""
+    real = os.path.realpath(path)
+    return any(real == os.path.realpath(database + tail) for tail in ("", "-wal", "-shm"))
+
+
+def _existing(mode: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A mode that reads or changes a database that must already be there: a mistyped --db is refused in one
+    line instead of answering from (and leaving behind) a new, empty file."""
+
+    def checked(args: argparse.Namespace) -> int:
+        path = _db_path(args)
+        if not is_postgres(path) and not os.path.exists(path):
+            print(f"error: no database at {path}: name the bot's with --db or PITBOSS_DB", file=sys.stderr)
+            return EXIT_REFUSED
+        return mode(args)
+
+    return checked
+
+
 async def _backup(args: argparse.Namespace) -> int:
     """A consistent copy of the database while the bot may be writing to it, then checked."""
     source = _db_path(args)
-    if os.path.abspath(args.path) == os.path.abspath(source):
+    if os.path.isdir(args.path):
+        print(f"error: {args.path} is a folder: name the backup's file, e.g. {os.path.join(args.path, 'pitboss.db')}",
+              file=sys.stderr)
+        return EXIT_SYNTAX
+    if not is_postgres(source) and _same_file(args.path, source):
         print("error: the backup must go to another file than the database itself", file=sys.stderr)
         return EXIT_SYNTAX
     store = await Store.open(source)
@@ -400,7 +424,7 @@ def _operator_commands(sub: Any, with_db: Callable[[argparse.ArgumentParser], ar
                                                    "their name in games neutral; without --yes, says what it would do"))
     forget.add_argument("--user", required=True, help="the member's Discord id")
     forget.add_argument("--yes", action="store_true", help="do it (it cannot be undone)")
-    forget.set_defaults(func=_local(_in_loop(_forget)))
+    forget.set_defaults(func=_local(_existing(_in_loop(_forget))))
     for name, run, helped in (("block", _block, "refuse a member's or a server's commands and presses"),
                               ("unblock", _unblock, "lift a block")):
         parser = with_db(sub.add_parser(name, help=helped))
@@ -409,16 +433,16 @@ def _operator_commands(sub: Any, with_db: Callable[[argparse.ArgumentParser], ar
         target.add_argument("--server", help="a server's Discord id")
         if name == "block":
             parser.add_argument("--reason", default="", help="a note for yourself, shown by `pitboss blocks`")
-        parser.set_defaults(func=_local(_in_loop(run)))
+        parser.set_defaults(func=_local(_existing(_in_loop(run))))
     with_db(sub.add_parser("blocks", help="list the blocked members and servers and the commands turned off")
-            ).set_defaults(func=_local(_in_loop(_blocks)))
+            ).set_defaults(func=_local(_existing(_in_loop(_blocks))))
     for name, helped in (("disable-command", "turn a table command off for the whole bot (e.g. game replay)"),
                          ("enable-command", "turn a command turned off on again")):
         parser = with_db(sub.add_parser(name, help=helped))
         parser.add_argument("name", nargs="+", help="the command, e.g. game replay (or /game replay)")
         if name == "disable-command":
             parser.add_argument("--reason", default="", help="a note for yourself, shown by `pitboss blocks`")
-        parser.set_defaults(func=_local(_in_loop(_command_switch)))
+        parser.set_defaults(func=_local(_existing(_in_loop(_command_switch))))
 
 
 async def _ratings(args: argparse.Namespace) -> int:
@@ -535,6 +559,17 @@ def _client_id(text: str) -> int:
     return int(text)
 
 
+def _channel(text: str) -> str:
+    """A channel as `--channel` names it: an id, <#id> as Discord copies it, or one word (the name of a local
+    table); the same reading as `/league board channel:`."""
+    from bot.table.trust.guards import channel_of
+
+    channel = channel_of(text)
+    if channel is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a channel: give its id, <#id>, or one word")
+    return channel
+
+
 def _invite(args: argparse.Namespace) -> int:
     """`pitboss invite`: the URL that adds the bot to a server, and what each permission it asks for is for."""
     from bot.chat.invite import PERMISSIONS, SCOPES, invite_url
@@ -576,13 +611,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = with_db(sub.add_parser("play", help="a local interactive table"))
     play.set_defaults(func=_local(_in_loop(_play)))
-    play.add_argument("--channel", default="local", help="channel id for the local game")
+    play.add_argument("--channel", type=_channel, default="local", help="channel id for the local game")
     play.add_argument("--out", help=f"folder for the rendered maps (default {MAPS}/, and for a database other than "
                                     f"{DEFAULT_DB} a folder of its own in it)")
 
     exe = with_db(sub.add_parser("exec", help="run one command as a player would type it"))
     exe.set_defaults(func=_local(_exec_line))
-    exe.add_argument("--channel", required=True, help="channel id")
+    exe.add_argument("--channel", type=_channel, required=True, help="channel id (or <#id>)")
     exe.add_argument("--user", required=True, help="the acting player's name")
     exe.add_argument("--admin", action="store_true", help="act as a server admin")
     exe.add_argument("--out", help="folder for the rendered map (printed as 'image: PATH')")
@@ -590,9 +625,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = with_db(sub.add_parser("verify",
                                     help="replay every stored game, compare with its snapshot, check the file"))
-    verify.set_defaults(func=_local(_in_loop(_verify)))
+    verify.set_defaults(func=_local(_existing(_in_loop(_verify))))
     backup = with_db(sub.add_parser("backup", help="a consistent copy of the database, safe while the bot runs"))
-    backup.set_defaults(func=_local(_in_loop(_backup)))
+    backup.set_defaults(func=_local(_existing(_in_loop(_backup))))
     backup.add_argument("path", help="where to write the copy (replaced atomically if it exists)")
     tick = with_db(sub.add_parser("tick", help="send due reminders and play turns past their deadline, once"))
     tick.add_argument("--out", help="folder for the rendered maps")
@@ -603,7 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "the stored finished games first"))
     ratings.add_argument("--rebuild", action="store_true", help="recompute every server's ratings, in the order the "
                                                                 "games were rated")
-    ratings.set_defaults(func=_local(_in_loop(_ratings)))
+    ratings.set_defaults(func=_local(_existing(_in_loop(_ratings))))
 
     selfplay = sub.add_parser("selfplay", help="computer drivers play whole games (fuzz test, benchmark)")
     selfplay.set_defaults(func=_local(_selfplay))

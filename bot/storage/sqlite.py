@@ -275,14 +275,19 @@ class SqliteDriver:
         partial = f"{path}.partial"
         with contextlib.suppress(FileNotFoundError):
             os.remove(partial)
-        target = sqlite3.connect(partial)
         try:
-            async with self._lock:
-                await self._db.backup(target)
-            target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no WAL beside it
-        finally:
-            target.close()
-        os.replace(partial, path)
+            target = sqlite3.connect(partial)
+            try:
+                async with self._lock:
+                    await self._db.backup(target)
+                target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no WAL beside it
+            finally:
+                target.close()
+            os.replace(partial, path)
+        except BaseException:
+            with contextlib.suppress(OSError):   # no whole copy of the members' data left outside any rotation
+                os.remove(partial)
+            raise
 
     async def executescript(self, script: str) -> None:
         for statement in filter(str.strip, script.split(";")):

@@ -386,10 +386,15 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
 
 def withheld(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
     """A group's own track is the GM's (its DCs and traps): its file is read only by whoever added it and
-    a seated GM."""
+    a seated GM, even once the race is over (a rematch races it again)."""
     return {entry.seq: "the group's own file, with a track only its game master reads" for entry in log
             if isinstance(entry.action, AddCustom) and viewer not in (entry.actor, state.gm)
             and lobby.has_track(entry.action)}
+
+
+def kept(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
+    """What stays withheld from a viewer after the race too: a group's own track, and the GM's notes."""
+    return {**withheld(state, log, viewer), **notes_kept(state, log, viewer)}
 
 
 def notes_kept(state: RaceState, log: Sequence[Logged], viewer: str | None) -> dict[int, str]:
@@ -547,7 +552,7 @@ class Race(Ruleset[RaceState]):
     undo_blocker = staticmethod(undo_blocker)
     seat_limit = staticmethod(lambda state: (len(state.seats), data.table()["max_racers"]))
     selfplay = SELFPLAY
-    secrets = Secrets(withheld, unseen, kept=notes_kept)
+    secrets = Secrets(withheld, unseen, kept=kept)
     suggest = staticmethod(suggest)
     game_master = GameMaster(lambda state: state.gm, ("gm", "dcs", "notes"),
                              lambda action: steps.note_words(action.text) if isinstance(action, GmTell) else None)

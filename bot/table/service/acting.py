@@ -59,7 +59,7 @@ from bot.table.service.standings import end_words
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import reveal
 from bot.table.trust.export import events_of
-from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
+from bot.table.trust.guards import is_person_id, plain_name
 from bot.table.trust.seen import SeenAction, hides_whole_actions, is_public, logged, seen_log
 from images.captions import seat_name
 from rules.codec import dumps, encode_state, encode_tagged
@@ -142,8 +142,7 @@ class Acting:
             options["by_admin"] = actor.is_admin
         if command.name in ("game join", "game seat take"):
             options["name"] = plain_name(actor.name)
-        if command.name == "game seat give" and (not valid_actor_id(str(options.get("to", "")))
-                                                 or str(options["to"]).startswith(COMPUTER_ID_PREFIX)):
+        if command.name == "game seat give" and not is_person_id(str(options.get("to", ""))):
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
         if command.name in SEAT_CHANGE_COMMANDS:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
@@ -720,7 +719,7 @@ def with_order_owners(reply: Reply, others: Sequence[tuple[str, tuple]], state: 
               if p != actor and p not in reply.mentions]
     if not owners:
         return reply
-    names = ", ".join(seat_name(state, p) for p in owners)
+    names = ", ".join(holder_name(state, p) for p in owners)   # "cal's seat (dave)": the one whose order it was
     told = f"{names}: your standing order answered (below)." if reply.mentions else \
         "your standing order answered (below)."
     if not reply.mentions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from bot.storage.store import GameRecord, Timer
@@ -22,7 +23,7 @@ from rules.engine import PlanStep, Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import holder_name
-from rules.table import PlayedByAutopilot
+from rules.table import ByStandingOrder, PlayedByAutopilot
 
 CLAIM_ATTEMPTS = 3   # a due turn whose game is written meanwhile is looked at again this many times
 FALLBACKS = 5   # listed actions tried in turn when the autopilot's pick is refused (a bug, logged)
@@ -45,13 +46,23 @@ class Deadlines:
         and the first listed action the game takes is played instead (GameError when none is)."""
         if ruleset.autopilot is None:
             return None
+        seat = state.player(timer.player)
+        ordered = await self._by_own_order(ruleset, game, state, timer.player)
+        if ordered is not None:   # the player's own answer, left in advance, before any the autopilot picks
+            question, action = ordered
+            try:
+                return await self._acting.apply(timer.channel, timer.player, None, game.version, action=action,
+                                                told=(ByStandingOrder(seat.name if seat else timer.player, question),))
+            except StaleButton:
+                raise
+            except GameError as exc:
+                log.error("the standing order's %r was refused in %s: %s", action, ruleset.id, exc.message)
         action = ruleset.autopilot.play(state, timer.player, passive)
         if action is None:
             return None
         legal = [option.action for option in ruleset.legal_actions(state, timer.player) if option.action is not None]
         if action not in legal:
             log.error("the autopilot of %s picked %r, not a legal action now", ruleset.id, action)
-        seat = state.player(timer.player)
         told = (PlayedByAutopilot(seat.name if seat else timer.player),)
         tries = ([action] if action in legal else []) + [a for a in legal if a != action][:FALLBACKS]
         for candidate in tries:
@@ -63,6 +74,17 @@ class Deadlines:
             except GameError as exc:
                 log.error("the autopilot's %r was refused in %s: %s", candidate, ruleset.id, exc.message)
         raise GameError("the autopilot found nothing the game takes")
+
+    async def _by_own_order(self, ruleset: Ruleset, game: GameRecord, state: Any,
+                            player: str) -> tuple[str, Any] | None:
+        """(question, action) a standing order of `player`'s answers now; None if none does. At their deadline
+        an order answers even the question that was asked before it was set (which it leaves to the player
+        while they may still answer): it is the answer they gave, where the autopilot's is a guess."""
+        if ruleset.orders is None or not any(q.asked(state, player) for q in ruleset.orders.questions):
+            return None
+        mine = (await self._table.store.standing_orders(game.id)).get(player, {})
+        return ruleset.orders.answer(state, player, mine, partial(ruleset.legal_actions, state, player)) \
+            if mine else None
 
     async def _plan_step(self, ruleset: Ruleset, game: GameRecord, state: Any, timer: Timer,
                          plan: tuple[list, list]) -> Any:

@@ -61,7 +61,7 @@ from bot.table.service.standings import Standings
 from bot.table.service.timers import Timers
 from bot.table.service.tournaments import TOURNAMENT_BUTTON, Tournaments
 from bot.table.service.unposted import Unposted
-from bot.table.trust.guards import COMPUTER_ID_PREFIX, RateLimit, valid_actor_id
+from bot.table.trust.guards import RateLimit, is_person_id
 from rules.engine import LegalAction
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -411,9 +411,9 @@ class GameService:
     def _at_the_door(self, actor: Actor, command: str) -> Reply | None:
         """A private refusal for a malformed player id, or for a player over the rate limit (table
         commands that post a new game or end one have a budget of their own)."""
-        if not valid_actor_id(actor.id) or actor.id.startswith(COMPUTER_ID_PREFIX):
-            return refusal("That player id cannot play: ids are letters, digits and . _ - (and ai-… is kept "
-                           "for computer seats).")
+        if not is_person_id(actor.id):
+            return refusal("That player id cannot play: ids are letters, digits and . _ - (ai-… and forgotten-… "
+                           "are kept for the table's own).")
         if self._rate_limit is None:
             return None
         seconds = self._rate_limit.wait_needed(actor.id)

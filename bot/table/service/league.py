@@ -18,7 +18,6 @@ Rulings:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,6 +37,7 @@ from bot.table.protocol.replies import (
 )
 from bot.table.service.acting import Acting
 from bot.table.service.shared import Table, channel_link, channel_mention
+from bot.table.trust.guards import channel_of
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -45,7 +45,6 @@ from rules.table import HOST_NAME, TablePhase, plural
 
 SHOWN = 10   # open tables a listing shows at most (each with its Join button); the rest are counted
 BOARD_TITLE = "**Open tables** on this server (Join takes a seat; /lfg lists them privately):"
-_CHANNEL = re.compile(r"<#(\d{1,20})>")
 
 
 @dataclass(frozen=True)
@@ -89,10 +88,8 @@ def host_name(state: Any, host: str, options: str) -> str:
 
 def board_channel_of(typed: str) -> str:
     """The channel `/league board channel:` names: a mention <#id> (Discord), an id, or a name (the command line)."""
-    text = typed.strip()
-    found = _CHANNEL.fullmatch(text)
-    channel = found.group(1) if found else text.lstrip("#")
-    if not channel or len(channel) > 100 or any(c.isspace() for c in channel):
+    channel = channel_of(typed)
+    if channel is None:
         raise GameError("channel: name one channel of this server (#name).")
     return channel
 

@@ -13,6 +13,7 @@ from bot.table.service.shared import Table
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import is_resigned
 
 
 class StandingOrders:
@@ -39,10 +40,17 @@ class StandingOrders:
         """/orders set: keep an answer to one question, given when the question comes."""
         game, ruleset, state = await self._game(channel, actor)
         assert ruleset.orders is not None
+        if is_resigned(state, actor.id):
+            raise GameError("You resigned from this game: no question comes to your seat, so no order would act.")
+        if ruleset.game_master is not None and ruleset.game_master.seat(state) == actor.id:
+            raise GameError("The game master is asked none of these questions: standing orders are the players'.")
         question = ruleset.orders.question(question_name)
         answer = question.kept(answer_given)
         await self._table.store.set_standing_order(game.id, actor.id, question.name, answer)
         now = " It is asked of you now: answer it this time." if question.asked(state, actor.id) else ""
+        if ruleset.is_computer(state, actor.id):
+            now += (" The computer plays your seat now and answers for it: your orders act once you take the seat "
+                    "back (/game seat take).")
         return Reply("shown", f"Standing order kept (only you see it): {question.name} → {answer}. When the "
                               f"question comes, the table answers it at once in your name.{now} "
                               f"/orders clear drops it.", ephemeral=True)

@@ -36,7 +36,7 @@ from bot.table.league import tournament as course
 from bot.table.protocol.commands import SPELLINGS, TABLE_COMMANDS
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, refusal
 from bot.table.service.shared import Table, channel_mention
-from bot.table.trust.guards import COMPUTER_ID_PREFIX, plain_name, valid_actor_id
+from bot.table.trust.guards import is_person_id, plain_name
 from bot.table.trust.renaming import neutral_name, own_names, pseudonym, replaced, replacements, rewritten
 from rules.errors import GameError
 from rules.registry import get_ruleset
@@ -53,7 +53,7 @@ FORGET_CONFIRM = "/me forget confirm:yes"
 def checked_id(kind: str, target: str) -> str:
     """A member's or server's id as the operator typed it, or a GameError saying why it is none."""
     target = target.strip()
-    if not valid_actor_id(target) or target.startswith(COMPUTER_ID_PREFIX):
+    if not is_person_id(target):
         raise GameError(f"{target!r} is not a {'member' if kind == 'user' else 'server'} id: a Discord id is its "
                         f"number (Developer Mode, Copy ID).")
     return target

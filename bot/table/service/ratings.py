@@ -39,13 +39,13 @@ from bot.storage.store import GameRecord, Store
 from bot.table.jobs.heavy_jobs import PACKED_ROWS, PackedLog
 from bot.table.jobs.rating_jobs import RatingInput, rating_input
 from bot.table.service.shared import Table
+from bot.table.trust.guards import FORGOTTEN_PREFIX
 
 log = logging.getLogger("pitboss.ratings")
 
 MODEL = PlackettLuce()   # the library's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300, kappa 0.0001
 PROVISIONAL_GAMES = 5    # a rating of fewer rated games than this is marked provisional
 REBUILD_ATTEMPTS = 3     # a rebuild that finds games rated while it worked starts over, at most this often
-FORGOTTEN_PREFIX = "forgotten-"   # bot.table.trust.renaming.pseudonym: a forgotten member's id in the logs
 
 Runner = Callable[..., Awaitable[Any]]   # HeavyWork.run: a job off the event loop
 

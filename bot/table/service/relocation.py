@@ -56,6 +56,7 @@ class Moving:
         if actor.id != source.host and not (actor.is_admin and guild == source.guild):
             raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
                             "running game.")
+        guild = guild or source.guild   # the command line names no server: the game stays on its own
         ruleset = log_.ruleset
         voting = await self._table.store.rollback_vote(source.id) is not None   # not carried: said where it was asked
         try:
@@ -92,7 +93,7 @@ class Moving:
     async def _replay_import(self, channel: str, log_: ImportedLog, seed: int, data: bytes, guild: str) -> Reply:
         source = await self._table.store.game(log_.source_game)
         if source is not None and source.seed == seed and source.ruleset == log_.ruleset.id:
-            return await self._copy_finished(channel, source, guild)
+            return await self._copy_finished(channel, source, guild or source.guild)
         if log_.action_count > MAX_REPLAY_ACTIONS:
             raise BadImport(f"That game log is too long to re-play here ({log_.action_count} actions; "
                             f"the limit is {MAX_REPLAY_ACTIONS}).")

@@ -11,6 +11,8 @@ from rules.names import NAME_LIMIT as NAME_LIMIT  # the shell's doors clean name
 from rules.names import plain_name as plain_name
 from rules.table import COMPUTER_ID_PREFIX as COMPUTER_ID_PREFIX  # the table's, for the doors
 
+FORGOTTEN_PREFIX = "forgotten-"   # a forgotten member's id in the logs (bot.table.trust.renaming.pseudonym)
+
 RATE_BURST = 30        # commands a person may send at once...
 RATE_PER_SECOND = 2.0  # ...and then this many per second, for as long as they like
 # Commands that post a new table (or end one): a few at once, then one a minute.
@@ -89,10 +91,30 @@ def redacting_handler(*secrets: str, handler: logging.Handler | None = None) -> 
 
 
 # Player ids: Discord snowflakes, command-line names, computer seats (ai-N).
-_ACTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ACTOR_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def valid_actor_id(actor_id: str) -> bool:
     """Whether a player id is well formed: letters, digits and . _ -, at most 64, starting with a letter
     or digit (a Discord id, a command-line name, a computer seat's ai-N)."""
-    return bool(_ACTOR_ID.match(actor_id))
+    return bool(_ACTOR_ID.fullmatch(actor_id))   # fullmatch: `$` would let a final newline through
+
+
+_CHANNEL_MENTION = re.compile(r"<#(\d{1,20})>")
+
+
+def channel_of(typed: str) -> str | None:
+    """The channel a typed text names: a mention <#id> (as Discord copies it), an id, or a name (the command
+    line's); None when it names none (nothing, or more than one word)."""
+    text = typed.strip()
+    found = _CHANNEL_MENTION.fullmatch(text)
+    channel = found.group(1) if found else text.lstrip("#")
+    if not channel or len(channel) > 100 or any(c.isspace() or not c.isprintable() for c in channel):
+        return None
+    return channel
+
+
+def is_person_id(actor_id: str) -> bool:
+    """Whether an id may be a person's at a live door: well formed, and none of the ids the table makes itself
+    (a computer seat's ai-N, a forgotten member's forgotten-…)."""
+    return valid_actor_id(actor_id) and not actor_id.startswith((COMPUTER_ID_PREFIX, FORGOTTEN_PREFIX))

@@ -29,8 +29,9 @@ IMPORT_BYTES_PER_ACTION = 60   # at least, in an export: how many actions a file
 # ten times that keeps the heaviest re-play allowed to about a second and a half of one core.
 MAX_REPLAY_ACTIONS = 10_000
 MAX_NUMBER_DIGITS = 20  # game ids and seeds fit in 19 digits; longer numbers are refused while parsing
-_COMMITMENT = re.compile(r"^[0-9a-f]{64}$")
+_COMMITMENT = re.compile(r"[0-9a-f]{64}")
 _SETUP_KEYS = ("ruleset", "seed")  # /game new options that are not setup options
+_WHERE_KEYS = ("thread", "public")  # /game new's choices of where it is played, never stored with a game
 _TAKES_A_SEAT = ("Join", "TakeSeat")   # the table's actions whose actor takes a seat: a person
 
 
@@ -120,6 +121,8 @@ def _options(ruleset: Ruleset, raw: Any) -> dict[str, Any]:
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for v in options.values()) or \
             any(key in _SETUP_KEYS for key in options):
         raise _damaged("an option has a value of the wrong kind")
+    if any(key in _WHERE_KEYS for key in options):
+        raise _damaged("thread: and public: say where /game new opens a game; a game's file never holds them")
     new_game = Command("game new", {"ruleset": ruleset.id, **options})
     if foreign_to(ruleset, new_game):
         raise _damaged(f"an option is not one of {ruleset.title}'s")
@@ -171,7 +174,7 @@ def read_export(data: bytes) -> ImportedLog:
         raise _damaged("the game id is not a valid id")
     host = _person(document.get("host"), "the host")
     seed_commitment = document.get("seed_commitment")
-    if not isinstance(seed_commitment, str) or not _COMMITMENT.match(seed_commitment):
+    if not isinstance(seed_commitment, str) or not _COMMITMENT.fullmatch(seed_commitment):
         raise _damaged("the dice commitment is not a sha256 hash")
     seed = document.get("seed")
     if seed is not None and not _whole_number(seed, 0, MAX_SEED):

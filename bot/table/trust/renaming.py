@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.storage.privacy import Rewritten
 from bot.storage.store import ActionRecord, GameRecord
+from bot.table.trust.guards import FORGOTTEN_PREFIX
 from rules.codec import dumps
 from rules.table import HOST_NAME, name_key
 
@@ -58,7 +59,7 @@ def neutral_name(taken: Iterable[str]) -> str:
 def pseudonym() -> str:
     """The id a forgotten member's seats and actions are logged under from now on: random, so it names nobody
     and no table of ids leads back to them."""
-    return f"forgotten-{secrets.token_hex(4)}"
+    return f"{FORGOTTEN_PREFIX}{secrets.token_hex(4)}"
 
 
 def replacements(player: str, alias: str, names: set[str], neutral: str, kept: Iterable[str] = ()) -> dict[str, str]:
