@@ -29,6 +29,16 @@ async def run(service, user, line, channel="orders"):
     return await service.execute(channel, Actor(user, user), parse(line))
 
 
+async def play_one(service, ruleset, state, rng: random.Random, channel: str = "orders") -> None:
+    """One legal move (an attack four times in five) by the first player the game waits on."""
+    player = ruleset.acting_players(state)[0]
+    legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
+    attacks = [a for a in legal if a.primary]
+    chosen = rng.choice(attacks if attacks and rng.random() < 0.8 else legal)
+    reply = await run(service, player, chosen.command, channel)
+    assert reply.outcome == "applied", (chosen.command, reply.text)
+
+
 async def play(service, store, game, seed, moves=400, orders=True):
     """A seeded game of ann and ben, each with an order for every question the game asks (or none); the
     number of answers given by standing order, and of times a covered question was put to a person."""
@@ -37,7 +47,7 @@ async def play(service, store, game, seed, moves=400, orders=True):
     for user in ("ann", "ben") if orders else ():
         for question, answer in standing_answers(game).items():
             assert (await run(service, user, f"/orders set question:{question} answer:{answer}")).outcome == "shown"
-    reply = await run(service, *lines(game, seed)[-1])
+    await run(service, *lines(game, seed)[-1])
     ruleset = get_ruleset(game)
     rng = random.Random(seed)
     asked_in_vain = 0
@@ -50,12 +60,7 @@ async def play(service, store, game, seed, moves=400, orders=True):
             asked_in_vain += orders and any(q.asked(state, player) and q.choose(
                 state, player, standing_answers(game)[q.name], ruleset.legal_actions(state, player)) is not None
                 for q in ruleset.orders.questions)
-        player = ruleset.acting_players(state)[0]
-        legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
-        attacks = [a for a in legal if a.primary]
-        chosen = rng.choice(attacks if attacks and rng.random() < 0.8 else legal)
-        reply = await run(service, player, chosen.command)
-        assert reply.outcome == "applied", (chosen.command, reply.text)
+        await play_one(service, ruleset, state, rng)
     game_record = await store.latest_game("orders")
     _, records = await store.game_and_actions(game_record.id)
     ordered = [r.seq for r in records if '"ByStandingOrder"' in r.events]

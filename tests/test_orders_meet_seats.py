@@ -13,6 +13,7 @@ from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
 from tests.conftest import TABLE_TIME
 from tests.examples import lines, third_join
+from tests.test_orders import play_one
 
 CHANNEL = "orders-seats"
 HOUR = 3600
@@ -56,12 +57,7 @@ async def _play_until(service, store, game: str, seed: int, wanted, moves: int =
         state = ruleset.load_state(record.state)
         if wanted(ruleset, state):
             return state
-        player = ruleset.acting_players(state)[0]
-        legal = [a for a in ruleset.legal_actions(state, player) if a.action is not None]
-        attacks = [a for a in legal if a.primary]
-        chosen = rng.choice(attacks if attacks and rng.random() < 0.8 else legal)
-        reply = await run(service, player, chosen.command)
-        assert reply.outcome == "applied", (chosen.command, reply.text)
+        await play_one(service, ruleset, state, rng, CHANNEL)
     raise AssertionError("never came")
 
 

@@ -1,5 +1,5 @@
-"""Hidden information where it meets the table's other features: a rematch, a resignation, a seat that changes
-hands. Each test plays a real game through the service on a real SQLite store and reads what a player is given."""
+"""Hidden information where it meets the table's other features: a rematch and a resignation. Each test plays a
+real game through the service on a real SQLite store and reads what a player is given."""
 
 from __future__ import annotations
 
@@ -10,25 +10,11 @@ from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
 from tests.conftest import TABLE_TIME
+from tests.test_race_table import OWN_TRACK  # the group's own track, a boost trap in its first section
 
 CHANNEL = "secrets"
 RACE = get_ruleset("race")
 
-# the group's own track, whose first section hides a boost trap: only the GM (its author) may know of it
-PLANTED = b"""
-[track]
-name = "Planted Loop"
-[[track.sections]]
-name = "Trap Run"
-type = "twisted"
-hazard = { kind = "railing", height = 2 }
-before = [{ kind = "boost_trap", dc = 17, speed = 50, detect = 25 }]
-[[track.sections]]
-name = "Bend"
-type = "curved"
-hazard = { kind = "coarse_wall", height = 3 }
-"""
-NOTE = "zebra crossing at the second bend"
 
 
 def _quiet(store) -> GameService:
@@ -58,7 +44,7 @@ async def test_a_rematch_on_the_gms_own_track_keeps_its_traps_from_the_racers(st
     file: the trap, its DC and where it lies."""
     service = _quiet(store)
     await _must(service, "gina", "/game new ruleset:race gm:yes tuning:0")
-    await _must(service, "gina", Command("custom", {"file": PLANTED}))
+    await _must(service, "gina", Command("custom", {"file": OWN_TRACK}))
     await _must(service, "alice", "/game join pilot:rookie vehicle:racing_swoop")
     await _must(service, "bob", "/game join pilot:veteran vehicle:podracer")
     await _must(service, "gina", "/game start")
@@ -68,7 +54,7 @@ async def test_a_rematch_on_the_gms_own_track_keeps_its_traps_from_the_racers(st
         await _must(service, user, "/game rematch")
     rematch = await store.active_game(CHANNEL)
     assert rematch is not None and rematch.id != first
-    assert RACE.load_state(rematch.state).the_track.name == "Planted Loop"   # the same secret track, raced again
+    assert RACE.load_state(rematch.state).the_track.name == "Secret Loop"   # the same secret track, raced again
     running = json.dumps(_export(await _must(service, "bob", "/game export")))
     assert "boost_trap" not in running and "Withheld" in running             # the running race keeps it
     earlier = json.dumps(_export(await _must(service, "bob", f"/game export game:{first}")))
