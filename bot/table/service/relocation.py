@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 from bot.storage import ratings as rated_stored
 from bot.storage.league import carry_listing_tx
-from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable
+from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, NotMovable, VoteChanged
 from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.replies import Actor, Notice, Reply, refusal
 from bot.table.service import league_moves
 from bot.table.service.pictures import Pictures
+from bot.table.service.rollback import ended_by_move
 from bot.table.service.shared import Table, channel_mention, ended_here
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import commitment
@@ -58,10 +60,13 @@ class Moving:
                             "running game.")
         guild = guild or source.guild   # the command line names no server: the game stays on its own
         ruleset = log_.ruleset
-        voting = await self._table.store.rollback_vote(source.id) is not None   # not carried: said where it was asked
+        vote = await self._table.store.rollback_vote(source.id)   # not carried: it ends where it was asked
         try:
             async with self._table.write():
                 game = await self._table.store.move_game_tx(source.id, channel, guild)
+                if vote is not None:
+                    with contextlib.suppress(VoteChanged):   # answered or closed meanwhile: gone all the same
+                        await self._table.store.close_rollback_vote_tx(vote)
                 await league_moves.game_moved_tx(self._table.store, source.id, game.id)   # a league game is followed
                 await carry_listing_tx(self._table.store, source.id, game.id)   # an open table stays listed
                 state = ruleset.load_state(game.state)
@@ -83,10 +88,10 @@ class Moving:
         waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
         reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
         followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
+        said, closed = ended_by_move(vote, channel_mention(channel)) if vote is not None else ("", ())
         told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; it goes on "
-                              f"there{', and you still follow it' if followers else ''}."
-                              f"{' The rollback vote open here ended with the move.' if voting else ''}",
-                     mentions=followers,
+                              f"there{', and you still follow it' if followers else ''}.{' ' if said else ''}{said}",
+                     mentions=followers, edits=closed,
                      ping_words="(you follow this game; /game unfollow in its new channel stops it)")
         return replace(reply, notices=reply.notices + (Notice(source.channel, told),))
 

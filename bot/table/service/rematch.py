@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from bot.storage.privacy import blocked_members
 from bot.storage.store import ActionRecord, ChannelTaken, GameRecord, RematchProposal, VoteChanged
 from bot.table.clock.settings import TableSettings
 from bot.table.jobs.heavy_jobs import seat_ids
@@ -41,6 +42,7 @@ from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table, elsewhere, ended_here
 from bot.table.service.timers import Timers
 from bot.table.trust.commitment import announce, new_seed  # a module name tests may fix
+from bot.table.trust.guards import FORGOTTEN_PREFIX
 from bot.table.trust.seen import logged
 from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import Ruleset, describe_events
@@ -135,22 +137,30 @@ class Rematches:
     async def _answer(self, channel: str, actor: Actor, yes: bool, game_id: int | None) -> Reply:
         ruleset, game, state = await self._finished(channel, game_id)
         read = await self._table.store.rematch(game.id)
-        asked = tuple(p.id for p in state.players if not born_computer(p.id))
+        blocked = await blocked_members(self._table.store, game.guild) or set()
+        # a member forgotten since (their seat's id is a pseudonym) or blocked by the operator is never asked
+        asked = tuple(p.id for p in state.players if not born_computer(p.id) and not p.id.startswith(FORGOTTEN_PREFIX)
+                      and p.id not in blocked)
         if actor.id not in (read.asked if read is not None else asked):
             raise GameError("Only the players seated at the end of this game are asked about its rematch.")
-        if read is None:
+        # as stored (`read`, what the write compares), and as it stands: a member blocked since counts as a no
+        now = None if read is None else \
+            replace(read, answers={**read.answers, **dict.fromkeys(blocked & set(_waiting(read)), False)})
+        if now is None:
             if not yes:
                 raise GameError("No rematch is proposed here: /game rematch proposes one.")
             proposal = RematchProposal(game.id, actor.id, asked, {actor.id: True})
-        elif read.made is not None:
-            raise GameError(f"This game's rematch was already {'called off' if read.made == 0 else 'made'}: "
+        elif now.made is not None:
+            raise GameError(f"This game's rematch was already {'called off' if now.made == 0 else 'made'}: "
                             f"/new starts another game.")
-        elif actor.id in read.answers:
-            said = "yes" if read.answers[actor.id] else "no"
+        elif not _waiting(now):   # everyone has answered (a forgotten member's no, a block): it is made now
+            return await self._made(channel, ruleset, game, state, now, read)
+        elif actor.id in now.answers:
+            said = "yes" if now.answers[actor.id] else "no"
             raise GameError(f"You already said {said} to this rematch; it waits on "
-                            f"{_names(state, _waiting(read))}.")
+                            f"{_names(state, _waiting(now))}.")
         else:
-            proposal = replace(read, answers={**read.answers, actor.id: yes})
+            proposal = replace(now, answers={**now.answers, actor.id: yes})
         gm = ruleset.game_master.seat(state) if ruleset.game_master is not None else None
         if gm is not None and proposal.answers.get(gm) is False:
             return await self._called_off(game, state, proposal, read, gm)
@@ -189,7 +199,8 @@ class Rematches:
         lobby = lobby_of(ruleset, old, await self._table.store.actions(old.id))
         declined = {p for p, yes in proposal.answers.items() if not yes}
         gm = ruleset.game_master.seat(old_state) if ruleset.game_master is not None else None
-        host = gm or (old_state.host if old_state.host not in declined else proposal.proposer)
+        # the host hosts again if they were asked and said yes (not after handing their seat away, nor after a no)
+        host = gm or (old_state.host if proposal.answers.get(old_state.host) else proposal.proposer)
         options = {k: v for k, v in json.loads(old.options).items() if k != "revision"}
         if HOST_NAME in options:
             seat = old_state.player(host)
@@ -199,11 +210,14 @@ class Rematches:
         first = ruleset.setup(options, seed, host)
         turned = lobby.seats[1:] + lobby.seats[:1]
         steps = [(host, action) for _actor, action in lobby.steps]
+        add_ai = _add_ai_type(ruleset)
         for actor, action, name in turned:   # each seat by its holder now (the computer's by the host)
             seat = next((p for p in old_state.players if p.name == name), None)
             holder = seat.id if seat is not None else actor
             if born_computer(holder):
                 steps.append((host, action))
+            elif holder not in declined and add_ai and isinstance(action, add_ai):   # a computer's seat, a member's now
+                steps.append((holder, _joined(ruleset, action, seat)))
             elif holder not in declined:
                 steps.append((holder, _held(renamed(action, actor, holder), seat)))
         if not declined:
@@ -261,6 +275,21 @@ def _held(action: Any, seat: Any) -> Any:
     if taker and "name" in {f.name for f in fields(action)}:
         return replace(action, name=taker)
     return action
+
+
+def _add_ai_type(ruleset: Ruleset) -> type | None:
+    """The kind of action `/game add-ai` is in this game (None: it seats no computer)."""
+    try:
+        return type(ruleset.command_to_action("game add-ai", {}))
+    except GameError:
+        return None
+
+
+def _joined(ruleset: Ruleset, added: Any, seat: Any) -> Any:
+    """The join that seats a member, by their own name, in the car (or vehicle, pilot) a computer seat they
+    took over was added with."""
+    options = {f.name: getattr(added, f.name) for f in fields(added)}
+    return ruleset.command_to_action("game join", {**options, "name": getattr(seat, "played_by", "") or seat.name})
 
 
 def _waiting(proposal: RematchProposal) -> tuple[str, ...]:

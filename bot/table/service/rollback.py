@@ -413,6 +413,14 @@ def _lapsed(state: Any, vote: RollbackVote, public: list[int]) -> str:
             f"{_unchanged(vote.kind)}.")
 
 
+def ended_by_move(vote: RollbackVote, where: str) -> tuple[str, tuple[Edit, ...]]:
+    """What the channel a game moved from is told of the vote open there (which a move never carries), and
+    that vote's message closed."""
+    what = "rollback vote" if vote.kind == "rollback" else f"vote on the proposed {vote.kind}"
+    return (f"The {what} open here ended with the move.",
+            _closed(vote, f"Ended: the game moved to {where} before everyone agreed; {_unchanged(vote.kind)}."))
+
+
 def _closed(vote: RollbackVote, outcome: str) -> tuple[Edit, ...]:
     """A finished vote's message edited to its outcome, its buttons gone (nothing when it is unknown)."""
     return (Edit(vote.message_id, outcome),) if vote.message_id else ()

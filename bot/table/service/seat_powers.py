@@ -22,7 +22,7 @@ from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import SEAT_CHANGES, changes_of, completed, last_own_action, seat_named, seats_change
-from rules.table import TablePhase, TakeSeat
+from rules.table import SeatOffered, TablePhase, TakeSeat
 
 SEAT_CHANGE_COMMANDS = frozenset({"game resign", "game seat give", "game seat take", "game seat computer"})
 _PAGE = 200   # log entries read at a time, newest first
@@ -52,7 +52,9 @@ class SeatPowers:
         records: list[ActionRecord] = []
         before: int | None = None
         bound = TableSettings.or_defaults(game.settings).gone_hours * HOUR
-        acting_for = seat.id != actor.id and command.name != "game seat take"   # a taker takes what was offered
+        # a taker takes what was offered, though only while the player an offer was made for is still gone
+        taking = command.name == "game seat take"
+        acting_for = seat.id != actor.id and not taking
         if command.name == "game resign" and not acting_for:
             return   # resigning one's own seat is final and floods nothing: the log has nothing to judge (_judge)
         while True:
@@ -61,7 +63,7 @@ class SeatPowers:
             entries += await asyncio.to_thread(_decoded, ruleset, page)
             ages += [age for _record, age in page]
             records += [record for record, _age in page]
-            if len(page) < _PAGE or (ages[-1] >= HOUR and (not acting_for or await _found(entries, seat))):
+            if len(page) < _PAGE or (ages[-1] >= HOUR and (not (acting_for or taking) or await _found(entries, seat))):
                 break
             before = page[-1][0].seq
         def unseen(index: int) -> bool:   # an action the asker may not learn of (a GM's private ruling)
@@ -79,6 +81,8 @@ class SeatPowers:
             _not_too_often(entries, ages, seat)
         if acting_for:
             self._gone(entries, ages, seat, bound, unseen)
+        if command.name == "game seat take":
+            _offer_stands(entries, seat)
 
     def _gone(self, entries: list[tuple[str, tuple]], ages: list[float], seat: Any, bound: float,
               unseen: Callable[[int], bool]) -> None:
@@ -118,6 +122,19 @@ def _seat_of(state: Any, actor: Actor, command: Command) -> Any:
                           bool(command.options.get("by_admin", False)))
     except GameError:
         return None
+
+
+def _offer_stands(entries: list[tuple[str, tuple]], seat: Any) -> None:
+    """Refuse taking a seat the host or an admin offered for a player gone then, who has played since: back,
+    the seat is theirs again (an offer a player made of their own seat stands)."""
+    offer = next(((i, e) for i, (_actor, events) in enumerate(entries) for e in events
+                  if isinstance(e, SeatOffered) and e.seat == seat.name), None)   # the newest offer of the seat
+    if offer is None or not offer[1].by:
+        return
+    own, _autopilot = last_own_action(entries, seat)
+    if own is not None and own < offer[0]:
+        raise GameError(f"{seat.name} came back and played after their seat was offered for them: the offer "
+                        f"lapsed. The host or an admin may offer it again once they are gone.")
 
 
 def _not_too_often(entries: list[tuple[str, tuple]], ages: list[float], seat: Any) -> None:
