@@ -183,3 +183,26 @@ def test_an_imported_game_stores_no_thread_or_public_option(tmp_path):
     with sqlite3.connect(db) as conn:
         stored = [json.loads(row[0]) for row in conn.execute("SELECT options FROM games WHERE channel = '6'")]
     assert all("thread" not in options and "public" not in options for options in stored), stored
+
+
+def test_an_export_without_out_says_it_wrote_nothing_and_how_to(tmp_path):
+    """`exec "/game export"` without --out said "The log of game 1: 4 actions." and exit 0, writing no file and
+    giving no hint; it names what it did not write and the option that writes it."""
+    db = str(tmp_path / "game.db")
+    for user, line in (("ann", "/game new ruleset:track seed:3"), ("ann", "/game join")):
+        assert execute(db, tmp_path, "5", user, line).returncode == 0, line
+    exported = execute(db, tmp_path, "5", "ann", "/game export")
+    assert exported.returncode == 0 and "pitboss-game-1.json" in exported.stdout and "--out" in exported.stdout
+    assert not list(tmp_path.glob("*.json"))
+
+
+def test_a_command_turned_off_again_keeps_its_reason_and_the_list_offers_none_that_stays_on(tmp_path):
+    """`disable-command` again without --reason wiped the operator's note; and a name it does not know listed
+    `me forget` among the commands that may be turned off, which is refused when tried."""
+    db = str(tmp_path / "game.db")
+    assert execute(db, tmp_path, "5", "ann", "/games").returncode == 0   # the database, as a bot would make it
+    run_cli("disable-command", "--db", db, "game", "replay", "--reason", "too slow on this host", cwd=tmp_path)
+    run_cli("disable-command", "--db", db, "game", "replay", cwd=tmp_path)
+    assert "too slow on this host" in run_cli("blocks", "--db", db, cwd=tmp_path).stdout
+    unknown = run_cli("disable-command", "--db", db, "dance", cwd=tmp_path)
+    assert unknown.returncode != 0 and "me forget" not in unknown.stdout + unknown.stderr

@@ -93,6 +93,9 @@ def present(reply: Reply, channel: str, out_dir: Path | None, stream: TextIO) ->
             path = out_dir / attachment.filename
             path.write_bytes(attachment.data)
             print(f"file: {path}", file=stream)
+    if out_dir is None and reply.files:
+        names = ", ".join(attachment.filename for attachment in reply.files)
+        print(f"(not written: {names}; give --out FOLDER to write it)", file=stream)
     for notice in reply.notices:   # what the reply says in other channels
         pinged = f" (ping: {', '.join(notice.reply.mentions)})" if notice.reply.mentions else ""
         print(f"[channel {notice.channel}] {plain_moments(notice.reply.text)}{pinged}", file=stream)

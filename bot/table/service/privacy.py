@@ -68,7 +68,7 @@ def command_name(typed: str) -> str:
     found = words if words in names else next((n for n in names if n == f"game {words}"), None)
     if found is None:
         raise GameError(f"{typed!r} is not one of the table's commands (a game's own moves cannot be turned off: "
-                        f"that would stall its games). They are: {', '.join(sorted(names))}.")
+                        f"that would stall its games). They are: {', '.join(sorted(names - set(ALWAYS_ON)))}.")
     if found in ALWAYS_ON:
         raise GameError(f"/{found} stays on: it is how a member has their data deleted.")
     return found
@@ -273,6 +273,9 @@ class Privacy:
         what = f"/{target}" if kind == "command" else f"{'member' if kind == 'user' else 'server'} {target}"
         if on:
             why = plain_name(reason, fallback="", limit=REASON_LIMIT)
+            if not why:   # set again without a reason: the note given before stays
+                why = next((c.reason for c in await stored.controls(self._table.store)
+                            if c.kind == kind and c.target == target), "")
             await stored.set_control(self._table.store, Control(kind, target, why))
             said = "turned off" if kind == "command" else "blocked"
         else:
