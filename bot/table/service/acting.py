@@ -76,6 +76,7 @@ from rules.table import (
     Rollback,
     SeatOffered,
     TablePhase,
+    born_computer,
 )
 
 log = logging.getLogger("pitboss.service")
@@ -369,7 +370,7 @@ class Acting:
         # the pinged players' notes are read while the picture is drawn
         mapped = self._pictures.with_map(done.ruleset, done.game, done.state, "applied",
                                          self.reported(done, own, others), done.events, ahead)
-        reply, notes = await asyncio.gather(mapped, self._catch_up_notes(done, newly)) if newly else \
+        reply, notes = await asyncio.gather(mapped, self.catch_up_notes(done, newly)) if newly else \
             (await mapped, "")
         if done.ruleset.is_finished(done.state):   # the end: the biggest hit and the dice's luck, said once it is over
             _game, log = await self._table.store.game_and_actions(done.game.id)
@@ -399,12 +400,10 @@ class Acting:
                 others, done.state, actor.id)
         if not newly:
             return with_order_owners(reply, others, done.state, actor.id)
-        return with_order_owners(replace(
-            reply, mentions=tuple(newly), text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT) if notes
-            else reply.text, next_line=f"{reply.next_line}\n{notes}" if notes and reply.next_line
-            else reply.next_line), others, done.state, actor.id)
+        return with_order_owners(with_notes(replace(reply, mentions=tuple(newly)), notes), others, done.state,
+                                 actor.id)
 
-    async def _catch_up_notes(self, done: Applied, pinged: list[str]) -> str:
+    async def catch_up_notes(self, done: Applied, pinged: list[str]) -> str:
         """For each player the reply pings: how much happened since their last action (the channel's
         view of the log), pointing to /game catchup."""
         if not pinged:
@@ -686,9 +685,18 @@ class Acting:
 ENDED = "the game has ended."   # what the final message's ping says
 
 
+def with_notes(reply: Reply, notes: str) -> Reply:
+    """`reply` with the pinged players' catch-up notes (Acting.catch_up_notes) under its words and its next line."""
+    if not notes:
+        return reply
+    return replace(reply, text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT),
+                   next_line=f"{reply.next_line}\n{notes}" if reply.next_line else reply.next_line)
+
+
 def seated_people(ruleset: Ruleset, state: Any) -> tuple[str, ...]:
-    """The people holding a seat (not the computer's, not a resigned one): those the end of a game pings."""
-    return tuple(p.id for p in state.players if not ruleset.is_computer(state, p.id) and not is_resigned(state, p.id))
+    """The people holding a seat (not one made for the computer, not a resigned one; a person's seat the computer
+    plays for them is still theirs): those the end of a game pings."""
+    return tuple(p.id for p in state.players if not born_computer(p.id) and not is_resigned(state, p.id))
 
 
 def _unending(actions: int) -> str:

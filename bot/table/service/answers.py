@@ -13,8 +13,8 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from bot.table.trust.commitment import commitment, reveal
 from bot.table.trust.export import events_of
 from bot.table.trust.seen import SeenAction
-from images.captions import seat_name
 from rules.engine import Ruleset, describe_events
+from rules.seats import holder_name
 
 DEFAULT_LOG_COUNT = 10
 
@@ -108,7 +108,7 @@ def _their_deadlines(state: Any, waiting: tuple[str, ...], clocks: dict[str, Tim
         words = f"deadline {moment(timer.deadline_due)}{_own_time(timer, reader)}"
         if paused > now:
             words = f"away until {moment(paused)}, then {words}"
-        named.setdefault(words, []).append(seat_name(state, player))
+        named.setdefault(words, []).append(holder_name(state, player))   # "ben's seat (dave)"
     parts = [f"{', '.join(names)}: {words}" for words, names in named.items()]
     return f" ⏰ {'; '.join(parts)}." if parts else ""
 

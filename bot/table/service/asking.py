@@ -236,7 +236,7 @@ class Asking:
         seen = await self.seen_since(ruleset, game, state, actor.id)
         master = ruleset.game_master
         notes = notes_since(seen, actor.id, lambda s: events_of(ruleset, s.record),
-                            lambda s: master.note(logged(ruleset, [s.record])[0].action)) if master else ""
+                            lambda s: master.note(logged(ruleset, [s.record])[0].action), seat) if master else ""
         text = catch_up(seen, actor.id, seat.name if seat is not None else None,
                         lambda s: events_of(ruleset, s.record), lambda p: seat_name(state, p),
                         MESSAGE_LIMIT - len(notes) - 1, seat)

@@ -22,6 +22,8 @@ from rules.table import (
     NoteSent,
     PlayedByAutopilot,
     Resigned,
+    ResultAgreed,
+    RolledBack,
     SeatOffered,
     SeatTaken,
     SeatToComputerGiven,
@@ -36,6 +38,7 @@ LINE_LIMIT = 300         # one action's line, at most (a long roll is cut; /game
 
 Events = Callable[[SeenAction], tuple]
 _SEAT_EVENTS = (SeatOffered, SeatTaken, SeatToComputerGiven, Resigned)   # a seat changing hands: no one's play
+_TABLE_EVENTS = (*_SEAT_EVENTS, RolledBack, ResultAgreed)   # the table's own doing (a vote): nobody's move for a seat
 
 
 def since_last_own(seen: list[SeenAction], reader: str, events_of: Events | None = None,
@@ -56,18 +59,25 @@ def since_last_own(seen: list[SeenAction], reader: str, events_of: Events | None
     return seen[-SPECTATOR_ACTIONS:], False
 
 
+def _reader_since(seen: list[SeenAction], reader: str, events_of: Events | None,
+                  seat: Any) -> tuple[list[SeenAction], bool, SeenAction | None]:
+    """What a reader's catch-up tells: the actions since their own last one (and whether they have one), or,
+    for a member who took the seat over and has not played it yet, its story (and the taking over)."""
+    since, acted = since_last_own(seen, reader, events_of, seat)
+    took = None if acted else _taken_over(seen, seat, events_of)
+    story = None if took is None else seat_story(seen, seat, events_of, took)
+    return (story, acted, took) if story is not None else (since, acted, None)
+
+
 def catch_up(seen: list[SeenAction], reader: str, reader_name: str | None, events_of: Events,
              name_of: Callable[[str], str], room: int = MESSAGE_LIMIT, seat: Any = None) -> str:
     """The catch-up text for `reader` (their seat's name, or None for a spectator) within `room`
     characters: the actions since their last one, a line each, what was played in their name told as such;
     then those that name them; past the room, a count of each player's actions and a pointer to /game log.
     A member who took the seat over and has not played it yet reads its story instead (`seat_story`)."""
-    since, acted = since_last_own(seen, reader, events_of, seat)
-    took = None if acted else _taken_over(seen, seat, events_of)
-    story = None if took is None else seat_story(seen, seat, events_of, took)
-    if story is not None:
-        since = story
-    elif not since:
+    since, acted, took = _reader_since(seen, reader, events_of, seat)
+    story = since if took is not None else None
+    if story is None and not since:
         return "Nothing has happened since your last action." if acted else "Nothing has happened in this game yet."
     stand_ins = played_for(since, seat, events_of)
     count = _actions(len(since)) + (f"; {_stand_in_words(stand_ins)}" if stand_ins else "")
@@ -146,7 +156,7 @@ def played_for(since: list[SeenAction], seat: Any, events_of: Events | None) -> 
                 out[action.number] = "the autopilot"
             elif any(isinstance(e, ByStandingOrder) and e.player == seat.name for e in events):
                 out[action.number] = "a standing order"
-            elif computer and not any(isinstance(e, _SEAT_EVENTS) for e in events):
+            elif computer and not any(isinstance(e, _TABLE_EVENTS) for e in events):
                 out[action.number] = "the computer"
         for event in events:
             if isinstance(event, SeatToComputerGiven) and event.seat == seat.name:
@@ -168,15 +178,19 @@ def _actions(n: int) -> str:
 
 
 def notes_since(seen: list[SeenAction], reader: str, events_of: Callable[[SeenAction], tuple],
-                words_of: Callable[[SeenAction], str | None]) -> str:
-    """The private notes sent to `reader` since their last action (a GM's /gm tell), with their words: only
-    notes whose action the reader may read, so nobody's catch-up shows another's note; '' when none."""
-    since, _acted = since_last_own(seen, reader)
+                words_of: Callable[[SeenAction], str | None], seat: Any = None) -> str:
+    """The private notes to `reader`'s seat (a GM's /gm tell) among what their catch-up tells (`_reader_since`:
+    since their own last action, what the autopilot played for them not counting; a seat's story for a member
+    who took it over), with their words: only notes whose action the reader may read, so nobody's catch-up
+    shows another's note; '' when none."""
+    since, _acted, took = _reader_since(seen, reader, events_of, seat)
     lines = [f"#{s.number} {words}" for s in since if s.stand_in is None
-             and any(isinstance(e, NoteSent) and e.to == reader for e in events_of(s)) and (words := words_of(s))]
+             and any(isinstance(e, NoteSent) and (e.to == reader or seat is not None and e.name == seat.name)
+                     for e in events_of(s)) and (words := words_of(s))]
     if not lines:
         return ""
-    head = "Notes for you since your last action (only you and the GM read them; /notes has them all):"
+    head = (f"Notes to {seat.name}'s seat" if took is not None else "Notes for you since your last action") + \
+        " (only you and the GM read them; /notes has them all):"
     return "\n".join([head, *whole_lines([clip(x, NOTE_LIMIT + 10) for x in reversed(lines)], MESSAGE_LIMIT // 2)])
 
 

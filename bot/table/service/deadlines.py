@@ -14,7 +14,7 @@ from bot.table.clock.settings import GRACE_TOKEN, MAX_COMPUTER_ACTIONS, TableSet
 from bot.table.protocol.commands import Command
 from bot.table.protocol.refusals import StaleButton
 from bot.table.protocol.replies import TURN, Reply
-from bot.table.service.acting import ENDED, Acting, seated_people, with_order_owners
+from bot.table.service.acting import ENDED, Acting, seated_people, with_notes, with_order_owners
 from bot.table.service.following import Following
 from bot.table.service.pictures import Pictures
 from bot.table.service.shared import Table
@@ -242,6 +242,9 @@ class Deadlines:
                                 own_ping_words=((timer.player, played_for), *((p, TURN) for p in waiting)))
             elif waiting:
                 reply = replace(reply, mentions=waiting)
+            # as a move's reply: each pinged player told how much happened since their own last action
+            notes = await self._acting.catch_up_notes(done, [p for p in waiting if p != timer.player])
+            reply = with_notes(reply, notes)
         # followers hear of a round the autopilot opened, or of the end, as when a player acts
         told = await self._following.news(done.ruleset, done.game.id, timer.channel, round_before, done.state)
         return with_order_owners(replace(reply, notices=reply.notices + told), others, done.state)

@@ -11,6 +11,7 @@ from bot.table.service.shared import Table, reads
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import is_resigned
 
 
 class Following:
@@ -27,7 +28,8 @@ class Following:
         if mode is None:
             await self._table.store.set_follower(game.id, actor.id, None)
             return Reply("shown", "You do not follow this game (any more).", ephemeral=True)
-        if self._table.snapshots.load(ruleset, game.state).player(actor.id) is not None:
+        state = self._table.snapshots.load(ruleset, game.state)
+        if state.player(actor.id) is not None and not is_resigned(state, actor.id):   # one who resigned may follow
             raise GameError("You play in this game: it pings you when it waits on you.")
         await self._table.store.set_follower(game.id, actor.id, mode)
         when = "once a round" if mode == "round" else "when it ends"
@@ -45,7 +47,8 @@ class Following:
             return ()
         wanted = {"round", "end"} if ended else {"round"}
         members = tuple(m for m, mode in await self._table.store.followers(game_id)
-                        if mode in wanted and state.player(m) is None)   # one who joined since: pinged as a player
+                        if mode in wanted and (state.player(m) is None or is_resigned(state, m)))
+        # (one who joined since is pinged as a player; one who resigned since following is not)
         if not members:
             return ()
         words = f"The {ruleset.title} game here has ended. {ruleset.prompt(state)}" if ended else \
