@@ -471,6 +471,13 @@ def undo_blocker(before: RaceState, after: RaceState) -> str | None:
     return "dice were rolled" if after.dice.counter != before.dice.counter else None
 
 
+def _gm_refusal(state: RaceState) -> str:
+    """Why a GM's step is refused now: a race the bot referees has no GM to take it; else what it waits on."""
+    if state.gm is None:
+        return "This race has no seated game master: the bot referees it (/gm is for a GM seated with gm:yes)."
+    return prompt(state)
+
+
 GRID_CLOSED = "The race has started: the grid is closed. You can watch, and join the next race."
 PHASES = PhaseTable(
     Phase,
@@ -479,7 +486,8 @@ PHASES = PhaseTable(
             Phase.FINISHED: ()},
     expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
     refusals={Join: GRID_CLOSED, AddComputer: GRID_CLOSED, Start: "The race has already started.",
-              AddCustom: "A group's own vehicles, racers and track are added in the lobby, before the start."},
+              AddCustom: "A group's own vehicles, racers and track are added in the lobby, before the start.",
+              **dict.fromkeys((GmChange, GmCondition, GmReveal), _gm_refusal)},
     over=(Phase.FINISHED,),
     turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
 )
