@@ -374,9 +374,10 @@ def test_a_tank_side_ramming_a_car_takes_nothing_from_revision_4(revision):
         assert hits == {"bob": ("middle", ram.total), "alice": ("front", ram.total // 2)}
 
 
-def test_new_battlecars_games_are_revision_4():
+def test_new_battlecars_games_are_revision_5():
     """Every new game records the newest revision; a game stored without one stays revision 1."""
-    assert RULESET.revision == 4 and RULESET.new_game_options({})["revision"] == 4
+    assert RULESET.revision == 5 and RULESET.new_game_options({})["revision"] == 5
+    assert RULESET.setup({"revision": 4}, 1, "alice").revision == 4
     assert RULESET.setup({}, 1, "alice").revision == 1
 
 

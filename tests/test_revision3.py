@@ -43,7 +43,7 @@ def rev(state, revision: int = 3):
 
 def test_new_games_record_the_newest_revision():
     assert SPEEDWAY.revision == 4 and SPEEDWAY.setup({"revision": 4}, 1, "alice").revision == 4
-    assert TRACK.revision == 4 and TRACK.setup({"revision": 4}, 1, "alice").revision == 4
+    assert TRACK.revision == 5 and TRACK.setup({"revision": 5}, 1, "alice").revision == 5
 
 
 # --- 1. "The firing car is immune from the hazard until it moves more than one hex away from it." ---
@@ -265,7 +265,7 @@ REV3 = {"revision": 3}
 
 
 def test_track_new_games_record_revision_3_and_the_seeds_joker_default():
-    assert TRACK.revision == 4                                           # revision 4 keeps 3's Joker default
+    assert TRACK.revision == 5                                        # revisions 4 and 5 keep 3's Joker default
     assert TRACK.setup(REV3, 1, A).rulings.joker_forced is True
     assert TRACK.setup({"revision": 4}, 1, A).rulings.joker_forced is True
     assert TRACK.setup({}, 1, A).rulings.joker_forced is False          # stored games keep theirs

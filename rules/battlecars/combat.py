@@ -17,7 +17,7 @@ from functools import cache
 from itertools import product
 
 from rules.battlecars import data, scenery
-from rules.battlecars.damage import SECTION_INDEX, hit_armour, is_running
+from rules.battlecars.damage import FLAME_ONLY, SECTION_INDEX, hit_armour, is_running
 from rules.battlecars.events import DiceRolled, ReturnFireOffered, ShotFliesOn, WeaponFired
 from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
 from rules.battlecars.passive import smoke_between
@@ -35,6 +35,8 @@ from rules.battlecars.state import (
 )
 from rules.errors import BadOption, GameError
 from rules.table import required
+
+RETURN_ONCE_A_TURN = 5    # the rules revision from which return fire takes no weapon that fired this turn
 
 # The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
 SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
@@ -168,7 +170,8 @@ def aim(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | P
 def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehicle | Pedestrian,
               returning: bool = False) -> ShotPlan:
     """Check every condition of a shot; IllegalShot says which one fails. Return fire is not held to
-    the turn's weapon and target limits, nor counted in them (ruling)."""
+    the turn's weapon and target limits, nor counted in them (ruling); but from revision 5 it may not
+    fire a weapon that fired this turn (seed: "Fire any weapon once per turn")."""
     spec = data.rounds()[weapon.load]
     if weapon.destroyed:
         raise IllegalShot(f"{weapon.label} is destroyed.")
@@ -176,6 +179,8 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
         raise IllegalShot(f"{weapon.label} holds {spec.name}: drop it behind with /drop.")
     if weapon.rounds <= 0:
         raise IllegalShot(f"{weapon.label} is out of rounds.")
+    if returning and state.revision >= RETURN_ONCE_A_TURN and weapon.id in firer.fired:
+        raise IllegalShot(f"{weapon.label} has already fired this turn.")
     for why in () if returning else (fire_limit(firer, weapon), target_limit(firer, target)):
         if why:
             raise IllegalShot(why)
@@ -270,7 +275,8 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
         if not hit:
             return _answered(state, firer_id, target_id, events, returning)
     state, points, rolled = _roll_damage(state, firer.name, spec)
-    return land(state, firer, target, points, spec.flame, returning, events + (rolled,))
+    flamer = spec.id == "flame" and state.revision >= FLAME_ONLY   # a flame weapon (the extinguisher's)
+    return land(state, firer, target, points, spec.flame, returning, events + (rolled,), flamer)
 
 
 def _roll_damage(state: BattlecarsState, who: str, spec: data.RoundSpec | None,
@@ -319,17 +325,17 @@ def _to_hit(state: BattlecarsState, firer: Vehicle | Pedestrian, weapon: str, ta
 
 
 def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian, points: int,
-         flame: bool, returning: bool, events: tuple) -> tuple[BattlecarsState, tuple]:
+         flame: bool, returning: bool, events: tuple, flamer: bool = False) -> tuple[BattlecarsState, tuple]:
     """A hit's `points`: off a pedestrian's health, or onto a vehicle's section (its driver choosing
-    where several apply); then the target may answer."""
+    where several apply); then the target may answer. `flamer`: a flame weapon's round (revision 5)."""
     if isinstance(target, Pedestrian):
         state, more = wound(state, target.id, points, f"shot by {firer.name}")
         return _answered(state, firer.id, target.id, events + more, returning)
     sections = sections_hit(target, point_of(firer))
     if len(sections) == 1:
-        state, more = hit_armour(state, target.id, sections[0], points, flame)
+        state, more = hit_armour(state, target.id, sections[0], points, flame, flamer=flamer)
         return _answered(state, firer.id, target.id, events + more, returning)
-    pending = PendingHit(target.id, target.owner, points, sections, flame, firer.id, returning)
+    pending = PendingHit(target.id, target.owner, points, sections, flame, firer.id, returning, flamer)
     return replace(state, phase=Phase.SECTION, pending_hit=pending), events
 
 
@@ -382,7 +388,7 @@ def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsStat
     if wanted not in pending.sections:
         raise BadOption(f"The hit can go on {', '.join(pending.sections)}.")
     state = replace(state, phase=Phase.MOVE, pending_hit=None)
-    state, events = hit_armour(state, pending.target, wanted, pending.points, pending.flame)
+    state, events = hit_armour(state, pending.target, wanted, pending.points, pending.flame, flamer=pending.flamer)
     return _answered(state, pending.attacker, pending.target, events, pending.returning)
 
 

@@ -18,13 +18,16 @@ from rules.battlecars.state import BattlecarsState, Vehicle, point_of
 from rules.table import plural, required
 
 SECTION_INDEX = {name: i for i, name in enumerate(data.SECTIONS)}
+FLAME_ONLY = 5           # the rules revision from which the extinguisher stops only a flame weapon's explosions
+TRUCK_DRIVER_STAYS = 5   # the rules revision from which a truck's driver never gets out of the wreck
 
 
 def hit_armour(state: BattlecarsState, vehicle_id: str, section: str, points: int, flame: bool = False,
-               ignore_armour: bool = False) -> tuple[BattlecarsState, tuple]:
+               ignore_armour: bool = False, flamer: bool = False) -> tuple[BattlecarsState, tuple]:
     """`points` of damage on one section: its boxes go first; beyond them every 2 points (rounded up)
     is an internal hit (table). `flame` (flame, rockets, shells: found) makes a damaged fuel tank test
-    for an explosion when the rear is hit. `ignore_armour`: a mine's internal hits."""
+    for an explosion when the rear is hit. `ignore_armour`: a mine's internal hits. `flamer`: a flame
+    weapon's round (not a rocket's or a shell's), whose ammunition explosions an extinguisher stops."""
     vehicle = state.vehicle(vehicle_id)
     index = SECTION_INDEX[section]
     boxes = vehicle.armour[index]
@@ -41,12 +44,13 @@ def hit_armour(state: BattlecarsState, vehicle_id: str, section: str, points: in
     for _ in range(hits):
         if state.vehicle(vehicle_id).destroyed:
             break
-        state, more = internal_hit(state, vehicle_id, flame)
+        state, more = internal_hit(state, vehicle_id, flame, flamer)
         events += more
     return state, events
 
 
-def internal_hit(state: BattlecarsState, vehicle_id: str, flame: bool = False) -> tuple[BattlecarsState, tuple]:
+def internal_hit(state: BattlecarsState, vehicle_id: str, flame: bool = False,
+                 flamer: bool = False) -> tuple[BattlecarsState, tuple]:
     """One internal hit: roll the d8 on the vehicle's table; a result it lacks (or lost) is rolled once
     more, and a second miss hits the engine (reconstruction)."""
     events: tuple = ()
@@ -59,12 +63,12 @@ def internal_hit(state: BattlecarsState, vehicle_id: str, flame: bool = False) -
         state, part, more = _which_part(state, vehicle_id, table[face])
         events += more
         if part is not None:
-            state, more = _damage_part(state, vehicle_id, part, flame)
+            state, more = _damage_part(state, vehicle_id, part, flame, flamer)
             return state, events + more
         events += (ComponentHit(vehicle.name, " or ".join(part_name(p) for p in table[face]),
                                 "nothing left there: rolled again" if attempt == 0 else
                                 "nothing left there: the hit goes to the engine"),)
-    state, more = _damage_part(state, vehicle_id, "engine", flame)
+    state, more = _damage_part(state, vehicle_id, "engine", flame, flamer)
     return state, events + more
 
 
@@ -108,7 +112,8 @@ def _which_part(state: BattlecarsState, vehicle_id: str, row: tuple[str, ...]) -
     return state, None, ()
 
 
-def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool) -> tuple[BattlecarsState, tuple]:
+def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool,
+                 flamer: bool = False) -> tuple[BattlecarsState, tuple]:
     """Cross off one square of `part` (or destroy a pod, the turret or a piece of equipment)."""
     vehicle = state.vehicle(vehicle_id)
     spec = vehicle.spec
@@ -122,7 +127,7 @@ def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool
         state = state.with_vehicle(vehicle)
         events: tuple = (ComponentHit(vehicle.name, weapon.label, "destroyed"),)
         if loaded:
-            state, more = _ammunition_test(state, vehicle_id, weapon.label, weapon.load, flame)
+            state, more = _ammunition_test(state, vehicle_id, weapon.label, weapon.load, flame, flamer)
             events += more
         return state, events
     if part.startswith("equipment:"):
@@ -147,15 +152,18 @@ def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool
 
 
 def _ammunition_test(state: BattlecarsState, vehicle_id: str, label: str, load: str,
-                     flame: bool) -> tuple[BattlecarsState, tuple]:
+                     flame: bool, flamer: bool = False) -> tuple[BattlecarsState, tuple]:
     """A pod or turret hit with rounds left explodes on a d6 at least its load's threshold: d3 more
     internal hits, its rounds lost (reconstruction). A working Fire Extinguisher stops an explosion
-    a flame weapon caused (seed)."""
+    a flame weapon caused (seed: "prevents flame weapons from causing explosions"): from revision 5
+    only a flame weapon's (`flamer`); before, a rocket's or a shell's too (`flame`, which counts only
+    against the fuel tank)."""
     vehicle = state.vehicle(vehicle_id)
     threshold = data.rounds()[load].explodes_on
     if threshold is None:
         return state, ()
-    if flame and vehicle.has("fire_extinguisher"):
+    by_flame = flamer if state.revision >= FLAME_ONLY else flame
+    if by_flame and vehicle.has("fire_extinguisher"):
         return state, (ComponentHit(vehicle.name, label, "the fire extinguisher stops any explosion"),)
     state, (face,) = roll(state, D6)
     blew = face >= threshold
@@ -194,12 +202,15 @@ def _fuel_tank_test(state: BattlecarsState, vehicle_id: str) -> tuple[Battlecars
 
 def destroy(state: BattlecarsState, vehicle_id: str, why: str, escape: bool = False) -> tuple[BattlecarsState, tuple]:
     """The vehicle is out: it stays on its point as a wreck, speed 0. Wrecked by its engine or fuel tank
-    (`escape`), a driver still aboard may get out on foot (reconstruction)."""
+    (`escape`), a driver still aboard may get out on foot (reconstruction); from revision 5 never a
+    truck's (seed: "Truck ... Driver cannot leave vehicle"), who dies in the wreck."""
     vehicle = state.vehicle(vehicle_id)
     if vehicle.destroyed:
         return state, ()
     state = state.with_vehicle(replace(vehicle, destroyed=True, speed=0))
     events: tuple = (VehicleDestroyed(vehicle.name, why),)
+    if vehicle.spec.type == "truck" and state.revision >= TRUCK_DRIVER_STAYS:
+        escape = False
     if escape and not vehicle.driver_out:
         state, more = pedestrians.escape(state, vehicle_id)
         return state, events + more

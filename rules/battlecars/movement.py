@@ -34,6 +34,8 @@ from rules.errors import BadOption, WrongPhase
 
 BLOCKING = ("building", "trees", "edge")
 SKID_AGAIN = ("oil", "smoke", "spikes")   # drifting onto these starts a new skid result (found)
+OIL_ON_LAST_POINT = 5     # the rules revision from which oil entered on the move's last point rolls too
+CARRIED_DRIFT_SKIDS = 5   # the rules revision from which drift carried into a move skids again on oil
 
 
 def cornering_limit(vehicle: Vehicle, terrain: str, angle: int) -> int | None:
@@ -129,13 +131,14 @@ def _skid_test(state: BattlecarsState, vehicle: Vehicle, limit: int) -> tuple[Ba
     return state, (event,), skids
 
 
-def _skid(state: BattlecarsState, vehicle_id: str, wanted: int, over: int) -> tuple[BattlecarsState, tuple]:
+def _skid(state: BattlecarsState, vehicle_id: str, wanted: int, over: int,
+          left: int = 0) -> tuple[BattlecarsState, tuple]:
     """The vehicle does not turn: it drifts straight on (speed - cornering) + d3 points, which use up the
     move (the rest carries into next turn); then a d6 sets its facing: 1-3 the new way, 4-5 the old,
     6 a spin (d8). Drifting into oil, smoke or spikes skids again, the drift left added to the new
-    one (found)."""
+    one (found); `left` is drift left from a skid before (a carried drift's, from revision 5)."""
     vehicle = state.vehicle(vehicle_id)
-    state, drift, events = _drift_roll(state, vehicle, over, 0)
+    state, drift, events = _drift_roll(state, vehicle, over, left)
     old = vehicle.facing
     while drift > 0:
         vehicle = state.vehicle(vehicle_id)
@@ -213,11 +216,13 @@ def _oil_skid(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState,
     """Oil "forces straight-line movement and skid roll" (seed): the skid test is taken against the
     mat's gentlest (45 degree) cornering speed on that ground; a tank never skids (ruling). From
     revision 3 every vehicle entering oil rolls, and the test's table decides (at or under that
-    cornering speed no roll skids); before, only one over it rolled."""
+    cornering speed no roll skids); before, only one over it rolled. From revision 5 oil entered on the
+    move's last point rolls too, a skid's drift carrying into the next move; before, it rolled nothing."""
     vehicle = state.vehicle(vehicle_id)
     limit = cornering_limit(vehicle, state.the_board.terrain(point_of(vehicle)), 45)
     slow = limit is not None and vehicle.speed <= limit and state.revision < 3
-    if limit is None or slow or left_to_move(vehicle) <= 0:
+    spent = left_to_move(vehicle) <= 0 and state.revision < OIL_ON_LAST_POINT
+    if limit is None or slow or spent:
         return state, ()
     state, events, skidded = _skid_test(state, vehicle, limit)
     if not skidded:
@@ -228,15 +233,27 @@ def _oil_skid(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState,
 
 def carry_drift(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, tuple]:
     """Drift a skid carried over: driven straight on first thing in the vehicle's next move, each point
-    using a point of its new speed; what the new speed cannot use is lost (ruling)."""
+    using a point of its new speed; what the new speed cannot use is lost (ruling). From revision 5,
+    drifting onto oil, smoke or spikes starts a new skid result (found), as it does in the skid's own
+    move: its speed over its 45 degree cornering speed there (ruling) + d3, plus the drift left."""
     vehicle = state.vehicle(vehicle_id)
     events: tuple = ()
-    for _ in range(min(vehicle.drift, left_to_move(vehicle) if vehicle.speed > 0 else 0)):
+    carried = min(vehicle.drift, left_to_move(vehicle) if vehicle.speed > 0 else 0)
+    for done in range(carried):
         vehicle = state.vehicle(vehicle_id)
         if vehicle.speed <= 0 or vehicle.destroyed:
             break
         state, more = _step(state, vehicle, vehicle.facing, 0, drifting=True)
         events += more
+        moved = state.vehicle(vehicle_id)
+        counter = state.counter_at(point_of(moved)) if moved.speed > 0 and not moved.destroyed else None
+        if state.revision >= CARRIED_DRIFT_SKIDS and counter is not None and counter.kind in SKID_AGAIN:
+            limit = cornering_limit(moved, state.the_board.terrain(point_of(moved)), 45)
+            if limit is None:   # a tank never skids
+                break
+            state = state.with_vehicle(replace(moved, drift=0))
+            state, more = _skid(state, vehicle_id, moved.facing, max(0, moved.speed - limit), carried - done - 1)
+            return state, events + more
     return state.with_vehicle(replace(state.vehicle(vehicle_id), drift=0)), events
 
 

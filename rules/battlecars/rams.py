@@ -14,6 +14,9 @@ front or a front quarter, head on; from either side, a side ram; from behind or 
 The rammed vehicle takes the damage on that section; the rammer on its front (its rear when reversing).
 Crash bars halve the damage their vehicle takes in a ram (reconstruction).
 
+From rules revision 5 a rammer's crash bars do not halve what it takes hitting a tank: "Rammers take full
+damage when hitting a tank" (earlier revisions halved it).
+
 From rules revision 4 the tank's exceptions hold whichever vehicle rams, as the sentence says them of
 the tank and the vehicle table calls it "immune to side/shunt rams": a tank that rams takes nothing in a
 side or shunt ram and half head on, even when it rams a tank. Earlier revisions gave them only to a
@@ -33,6 +36,7 @@ from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
 KINDS = {0: "head-on", 1: "head-on", 7: "head-on", 2: "side", 6: "side", 3: "shunt", 4: "shunt", 5: "shunt"}
 SECTION = {"head-on": "front", "side": "middle", "shunt": "rear"}
 TANK_EITHER_WAY = 4   # the rules revision from which a ramming tank takes the tank's share too
+FULL_ON_A_TANK = 5    # the rules revision from which crash bars do not halve what a rammer takes from a tank
 
 
 def _speed(vehicle: Vehicle) -> int:
@@ -52,7 +56,8 @@ def _tank_share(kind: str, total: int) -> int:
 
 def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle, revision: int) -> tuple[int, int]:
     """(to the rammer, to the rammed) from the ram's total, with the tank's exceptions (for a ramming
-    tank too from revision 4) and crash bars."""
+    tank too from revision 4) and crash bars. From revision 5 a rammer hitting a tank takes the full
+    damage (seed) even with crash bars; before, they halved it."""
     to_rammer = total if kind == "head-on" else total // 2
     to_rammed = total
     if rammed.spec.type == "tank":
@@ -60,7 +65,8 @@ def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle, revision: i
         to_rammed = _tank_share(kind, total)
     if rammer.spec.type == "tank" and revision >= TANK_EITHER_WAY:
         to_rammer = _tank_share(kind, total)
-    if rammer.has("crash_bars"):
+    full = rammed.spec.type == "tank" and rammer.spec.type != "tank" and revision >= FULL_ON_A_TANK
+    if rammer.has("crash_bars") and not full:
         to_rammer //= 2
     if rammed.has("crash_bars"):
         to_rammed //= 2

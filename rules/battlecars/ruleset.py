@@ -45,7 +45,7 @@ from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import Rollback, agreed_words, revision_option, rounds_option
 
-REVISION = 4
+REVISION = 5
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:

@@ -165,6 +165,7 @@ class PendingHit:
     flame: bool
     attacker: str = ""        # the vehicle that fired
     returning: bool = False   # the shot was return fire (none is returned to it)
+    flamer: bool = added_field(False)   # a flame weapon's round, whose explosions an extinguisher stops (rev. 5)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def backward_path(state: TrackState, car: Car, count: int) -> tuple[tuple[str, i
     return tuple((RING, (car.spot - i) % n) for i in range(1, count + 1))
 
 
-def _is_safe(state: TrackState, car: Car) -> bool:
+def is_safe(state: TrackState, car: Car) -> bool:
+    """Whether `car` sits on its own start spot and the ruling start_spot_safe keeps it from being taken."""
     return state.rulings.start_spot_safe and car.where == RING and car.spot == state.start_of(car.owner)
 
 
@@ -116,7 +117,7 @@ def check_landing(state: TrackState, car: Car, path: tuple[tuple[str, int], ...]
                 raise IllegalPlay(f"{car_label(state, car)} cannot pass its own car {other.id} at "
                                   f"{spot_label(state, car.owner, where, spot)}.")
         elif i == len(path) - 1:
-            if _is_safe(state, other):
+            if is_safe(state, other):
                 raise IllegalPlay(f"{car_label(state, other)} is safe on its start spot (ruling).")
             return other
     return None

@@ -16,13 +16,24 @@ from rules.track.moves import (
     check_landing,
     forward_path,
     holes_come,
+    is_safe,
     move_backward,
     move_forward,
     on_field,
     relocate,
     where_label,
 )
-from rules.track.state import JOKER_FROM_FINISH, LANE, PITS, RING, SEED_FIDELITY, Car, CarMove, TrackState
+from rules.track.state import (
+    JOKER_FROM_FINISH,
+    JOKER_OUT_PAST_SAFE,
+    LANE,
+    PITS,
+    RING,
+    SEED_FIDELITY,
+    Car,
+    CarMove,
+    TrackState,
+)
 
 # A way to play a card worth trying: (command, action, the split in reverse order or "", what a quick
 # check moves: (car, count), "split", or None when only resolving the play tells)
@@ -52,8 +63,13 @@ def _pit_car(state: TrackState, player: str, car_id: str) -> Car:
 
 
 def opponent_on_field(state: TrackState, player: str) -> bool:
-    """Ruling 9: only opponent cars on the ring count (the white dot and the finish do not)."""
-    return any(on_field(c) for c in state.cars if c.owner != player)
+    """Ruling 9: only opponent cars on the ring count (the white dot and the finish do not). From
+    revision 5 only those a Joker may take (seed: "does not have any pieces on the playing field to
+    take"): a car safe on its own start spot (ruling start_spot_safe) does not count."""
+    others = [c for c in state.cars if c.owner != player and on_field(c)]
+    if state.revision >= JOKER_OUT_PAST_SAFE:
+        others = [c for c in others if not is_safe(state, c)]
+    return bool(others)
 
 
 def _come_out(state: TrackState, player: str, car_id: str):
@@ -165,8 +181,9 @@ def resolve(state: TrackState, player: str, action: PlayCard, card: str = ""):
             raise BadOption("A Joker swaps (move:swap target:c1) or comes out (move:out).")
         if move == "out" or (not move and not action.target):
             if opponent_on_field(state, player):
-                raise IllegalPlay("A Joker comes out only when the opponent has no car on the ring; "
-                                  "swap instead: move:swap car:… target:….")
+                raise IllegalPlay("A Joker comes out only when the opponent has no car on the ring"
+                                  + (" to take" if state.revision >= JOKER_OUT_PAST_SAFE else "")
+                                  + "; swap instead: move:swap car:… target:….")
             return _come_out(state, player, car_id) + ("come out",)
         return _swap(state, player, car_id, action.target) + ("swap",)
     if action.target:

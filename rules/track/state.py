@@ -112,6 +112,9 @@ class CarMove:
 SEED_FIDELITY = 3
 # Rules revision 4 referees "from anywhere" as written: a Joker may swap a car out of its finish holes.
 JOKER_FROM_FINISH = 4
+# Rules revision 5: a Joker comes out when no opponent car on the field can be taken, so a car safe on
+# its start spot (ruling start_spot_safe) no longer stops it.
+JOKER_OUT_PAST_SAFE = 5
 # Ruling defaults of the games stored before revision 3, which replay as they were played.
 RULINGS_BEFORE_SEED_FIDELITY = {"joker_forced": False}
 
