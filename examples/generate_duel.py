@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from bot.table.protocol.commands import parse
 from rules.registry import get_ruleset
+from rules.speedway.ruleset import command_to_action, computer_command
 
 SEED = 5
 SPEEDWAY = get_ruleset("speedway")
@@ -21,19 +22,20 @@ SPEEDWAY = get_ruleset("speedway")
 def main() -> int:
     lines = [f"alice> /game new ruleset:speedway seed:{SEED} arena:duel",
              "alice> /game join car:brawler", "bob> /game join car:torch", "alice> /game start"]
-    state = SPEEDWAY.setup({"arena": "duel"}, SEED, "alice")
+    # The rules revision `/game new` records for a new game (today's), so the script plays as written.
+    state = SPEEDWAY.setup(SPEEDWAY.new_game_options({"arena": "duel"}), SEED, "alice")
     for line in lines[1:]:
         who, command = line.split("> ")
         parsed = parse(command)
         options = {**parsed.options, "name": who} if parsed.name == "game join" else parsed.options
-        state, _ = SPEEDWAY.apply(state, who, SPEEDWAY.command_to_action(parsed.name, options))
+        state, _ = SPEEDWAY.apply(state, who, command_to_action(parsed.name, options))
     while not SPEEDWAY.is_finished(state):
         who = SPEEDWAY.acting_players(state)[0]
         # Let the computer policy choose for this person (it only reads public information).
         seat_as_ai = replace(state, players=tuple(replace(p, ai=True) for p in state.players))
-        command = SPEEDWAY.computer_command(seat_as_ai, who)
+        command = computer_command(seat_as_ai, who)
         parsed = parse(command)
-        state, _ = SPEEDWAY.apply(state, who, SPEEDWAY.command_to_action(parsed.name, parsed.options))
+        state, _ = SPEEDWAY.apply(state, who, command_to_action(parsed.name, parsed.options))
         lines.append(f"{who}> {command}")
     lines.append("alice> /game status")
     winner = state.player(state.winner).name if state.winner else "nobody"

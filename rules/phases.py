@@ -30,8 +30,8 @@ class PhaseTable:
     # that says it, as a game whose prompt names who it waits on)
     expects: Mapping[StrEnum, str | Callable[[Any], str]]
     # An action's own refusal wherever it is not allowed (seats close once the game starts), said
-    # instead of the phase's expectation.
-    refusals: Mapping[type, str] = field(default_factory=dict)
+    # instead of the phase's expectation (or a function of the state that says it).
+    refusals: Mapping[type, str | Callable[[Any], str]] = field(default_factory=dict)
     over: Iterable[StrEnum] = ()  # phases after the game: every action is GameOver
     turn_actions: Iterable[type] = ()  # taken only by the player the game waits on
 

@@ -25,7 +25,11 @@ async def _played(db_path: str, every: int) -> list[tuple[str, object, tuple]]:
             records = await store.actions(game.id)
             ruleset = get_ruleset(ruleset_id)
             states = replayed_states(ruleset, game, records)[1:]
-            for state, record in list(zip(states, records))[::every]:
+            pairs = list(zip(states, records))
+            picked = list(range(0, len(pairs), every))
+            if picked and picked[-1] != len(pairs) - 1:
+                picked.append(len(pairs) - 1)   # the game's end too, whatever its length
+            for state, record in (pairs[i] for i in picked):
                 frames.append((ruleset_id, ruleset.view(state, None), events_of(ruleset, record)))
         return frames
     finally:
@@ -34,6 +38,6 @@ async def _played(db_path: str, every: int) -> list[tuple[str, object, tuple]]:
 
 def game_frames(every: int = 15) -> list[tuple[str, object, tuple]]:
     """(ruleset id, public view, last events) at every `every`th action of one self-played game of each
-    game the computer can play alone (fixed seeds: the same frames in any process)."""
+    game the computer can play alone, and at its last (fixed seeds: the same frames in any process)."""
     with tempfile.TemporaryDirectory() as folder:
         return asyncio.run(_played(str(Path(folder) / "frames.db"), every))

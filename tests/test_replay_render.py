@@ -32,7 +32,9 @@ def duel_states(commands: int) -> list[Step]:
         who, command = line.split("> ", 1)
         parsed = parse(command)
         if parsed.name == "game new":
-            states.append(Step(SPEEDWAY.setup({"arena": parsed.options["arena"]}, parsed.options["seed"], who), who))
+            # The rules revision `/game new` records (today's), as the script was written under.
+            options = SPEEDWAY.new_game_options({"arena": parsed.options["arena"]})
+            states.append(Step(SPEEDWAY.setup(options, parsed.options["seed"], who), who))
             continue
         if parsed.name == "game status":
             continue

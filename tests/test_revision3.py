@@ -42,7 +42,8 @@ def rev(state, revision: int = 3):
 
 
 def test_new_games_record_the_newest_revision():
-    assert SPEEDWAY.revision == 4 and SPEEDWAY.setup({"revision": 4}, 1, "alice").revision == 4
+    assert SPEEDWAY.revision == 5 and SPEEDWAY.setup({"revision": 5}, 1, "alice").revision == 5
+    assert SPEEDWAY.new_game_options({})["revision"] == 5
     assert TRACK.revision == 5 and TRACK.setup({"revision": 5}, 1, "alice").revision == 5
 
 

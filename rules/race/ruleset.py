@@ -487,7 +487,7 @@ PHASES = PhaseTable(
     expects={phase: prompt for phase in _OWN},   # the prompt names who the race waits on, and for what
     refusals={Join: GRID_CLOSED, AddComputer: GRID_CLOSED, Start: "The race has already started.",
               AddCustom: "A group's own vehicles, racers and track are added in the lobby, before the start.",
-              **dict.fromkeys((GmChange, GmCondition, GmReveal), _gm_refusal)},
+              GmChange: _gm_refusal, GmCondition: _gm_refusal, GmReveal: _gm_refusal},
     over=(Phase.FINISHED,),
     turn_actions=(Tune, GmChange, GmCondition, GmReveal, Prepare, Throttle, TryFeature, Act, React, Stabilize, GmRule),
 )

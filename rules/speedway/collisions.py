@@ -8,11 +8,18 @@ from dataclasses import replace
 from rules.hexgrid import DIRECTIONS, Hex, distance, label, neighbours, step
 from rules.speedway import data, hazards
 from rules.speedway.damage import damage_car, wreck_if_inoperable
-from rules.speedway.driving import driver_roll
-from rules.speedway.events import CarRotated, CarStopped, Collided, InertiaGained, SpeedLostInCrash
+from rules.speedway.driving import driver_roll, maneuver_pose
+from rules.speedway.events import CarRotated, CarStopped, Collided, ControlRegained, InertiaGained, SpeedLostInCrash
 from rules.speedway.geometry import centre, midpoint
 from rules.speedway.phases import SpeedwayPhase
-from rules.speedway.state import RAM_CHOICE_THAT_MATTERS, SEED_FIDELITY, Car, PendingRam, SpeedwayState
+from rules.speedway.state import (
+    RAM_CHOICE_THAT_MATTERS,
+    SEED_FIDELITY,
+    WHERE_RULES_MEET,
+    Car,
+    PendingRam,
+    SpeedwayState,
+)
 
 
 def _rules() -> dict:
@@ -45,12 +52,18 @@ def stop(state: SpeedwayState, car_id: str) -> SpeedwayState:
 
 
 def _lose_speed(state: SpeedwayState, car_id: str, amount: int) -> tuple[SpeedwayState, tuple]:
+    """A crash's speed loss. From revision 5 an Out Of Control car it brings to speed 0 is In Control
+    again (RULING: "a car that reaches speed 0 stops and is In Control")."""
     car = state.car(car_id)
     if amount <= 0 or car.speed == 0:
         return state, ()
     speed = max(0, car.speed - amount)
-    state = state.with_car(replace(car, speed=speed))
-    return state, (SpeedLostInCrash(car.name, car.speed - speed, speed),)
+    events: tuple = (SpeedLostInCrash(car.name, car.speed - speed, speed),)
+    slowed = replace(car, speed=speed)
+    if speed == 0 and not car.in_control and state.revision >= WHERE_RULES_MEET:
+        slowed = replace(slowed, in_control=True, skid=None)
+        events += (ControlRegained(car.name),)
+    return state.with_car(slowed), events
 
 
 def collision_speed(attacker_speed: int, defender_speed: int, attacker_facing: int, defender_facing: int) -> int:
@@ -168,8 +181,25 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
     events: tuple = (CarRotated(defender.name, label(rotated.front_hex), label(rotated.back_hex), "pushed aside"),)
     state, met = arrive(state, defender, rotated)
     events += met
-    state, met = arrive(state, attacker, replace(attacker, front=pending.struck, facing=pending.facing))
+    placed = replace(attacker, front=pending.struck, facing=pending.facing)
+    if state.revision >= WHERE_RULES_MEET:
+        # The maneuver is made: it earns its inertia, and a Turn the car owed (outcome A) is paid.
+        made = _maneuver_made(attacker, pending.front, pending.facing)
+        placed = replace(placed, must_turn=False)
+        if made is not None and made.inertia:
+            placed = replace(placed, inertia=attacker.inertia + made.inertia)
+            events += (InertiaGained(attacker.name, made.inertia, made.label),)
+    state, met = arrive(state, attacker, placed)
     return state, events + met
+
+
+def _maneuver_made(car: Car, front: Hex, facing: int) -> data.Maneuver | None:
+    """The maneuver that takes `car` (where it stands) to this front and facing."""
+    for spec in data.maneuvers().values():
+        for side in ((1, -1) if spec.sided else (0,)):
+            if maneuver_pose(car, spec, side) == (front, facing):
+                return spec
+    return None
 
 
 def arrive(state: SpeedwayState, before: Car, after: Car) -> tuple[SpeedwayState, tuple]:

@@ -11,7 +11,7 @@ from rules.speedway.driving import driver_roll
 from rules.speedway.errors import IllegalDeployment
 from rules.speedway.events import CarPainted, HazardLaid, HazardRemoved, InertiaGained, MineExploded
 from rules.speedway.geometry import centre
-from rules.speedway.state import SEED_FIDELITY, Car, Hazard, SpeedwayState, Weapon
+from rules.speedway.state import SEED_FIDELITY, WHERE_RULES_MEET, Car, Hazard, SpeedwayState, Weapon
 
 
 def _behind(car: Car) -> Hex:
@@ -158,8 +158,11 @@ def _check_mine(state: SpeedwayState, car: Car, mine: Hazard) -> tuple[SpeedwayS
 
 def clear_smoke_of(state: SpeedwayState, player_id: str) -> tuple[SpeedwayState, tuple]:
     """Upkeep step 5: the player's smoke from the previous turn blows away (and any wreck's smoke,
-    whose owner has no Upkeep left to clear it)."""
-    cars = {c.id for c in state.cars_of(player_id)} | {c.id for c in state.cars if c.out}
+    whose owner has no Upkeep left to clear it). Before revision 5 every wreck's smoke went, even one
+    whose owner still drives another car and so clears it at their own next Upkeep."""
+    wrecks = {c.id for c in state.cars if c.out
+              and (state.revision < WHERE_RULES_MEET or not state.operable_cars_of(c.owner))}
+    cars = {c.id for c in state.cars_of(player_id)} | wrecks
     gone = [hz for hz in state.hazards if hz.kind == "smoke" and hz.owner in cars]
     if not gone:
         return state, ()

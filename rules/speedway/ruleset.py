@@ -53,7 +53,7 @@ from rules.speedway.phases import NOT_STARTED, PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_text, preview_turn
 from rules.speedway.selfplay import SELFPLAY
-from rules.speedway.state import Car, Hazard, PendingSkid, SpeedwayState, Weapon
+from rules.speedway.state import WHERE_RULES_MEET, Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
 from rules.table import agreed_words, plural, required, revision_option, rounds_option
@@ -61,8 +61,9 @@ from rules.table import agreed_words, plural, required, revision_option, rounds_
 # The newest rules revision (see RULES.md "Rules revisions"): 2 gives every car a unique name, every
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
 # rams and outcome A (state.SEED_FIDELITY); 4 asks for no ram outcome when both would only stop the
-# attacker where it is (state.RAM_CHOICE_THAT_MATTERS). Games stored without one are revision 1.
-REVISION = 4
+# attacker where it is (state.RAM_CHOICE_THAT_MATTERS); 5 follows the seed where two rules meet
+# (state.WHERE_RULES_MEET). Games stored without one are revision 1.
+REVISION = 5
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -251,6 +252,11 @@ def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tup
     if choice == "swipe":
         state = replace(state, moves_left=state.moves_left - 1)
         state, events = swipe(state, car.id, pending.swiped)
+        if state.revision >= WHERE_RULES_MEET:
+            # The maneuver's Move is over; the Swipe's own Move is counted by _complete_move below
+            # (oil flows for "its next four moves", the Swipe's among them).
+            state, laid = hazards.after_move(state, car.id)
+            events += laid
     elif choice == "accept":
         state, events, _outcome = movement.slide(state, car, pending.vector, "skid accepted")
     elif choice == "resist":
