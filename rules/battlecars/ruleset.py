@@ -37,7 +37,7 @@ from rules.battlecars.selfplay import SELFPLAY
 from rules.battlecars.state import THREE_POINT, BattlecarsState, Pedestrian, Phase, Vehicle, point_of, speed_label
 from rules.battlecars.turns import acting_players
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets
+from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, Secrets, suggest_legal
 from rules.errors import BadOption, GameError, NotSeated, NotYourTurn, WrongPhase
 from rules.phases import PhaseTable
 from rules.ranking import Order, last_out_higher
@@ -501,6 +501,15 @@ def turn_key(state: BattlecarsState) -> str:
     return f"{state.phase}:{state.round}:{state.active or ''}"
 
 
+def suggest(state: BattlecarsState, player: str, command: str, option: str,
+            chosen: dict[str, Any]) -> list[tuple[str, str]]:
+    """Only what is legal now; `/odds` offers the weapons and targets of the shots open now (its `/fire`'s)."""
+    if command == "odds" and option in ("weapon", "target"):
+        aimed = {k: v for k, v in chosen.items() if k in ("weapon", "target")}
+        return suggest_legal(legal_actions)(state, player, "fire", option, aimed)
+    return suggest_legal(legal_actions)(state, player, command, option, chosen)
+
+
 class Battlecars(Ruleset[BattlecarsState]):
     """Battlecars, vehicles and drivers on foot (seed 001)."""
 
@@ -521,6 +530,7 @@ class Battlecars(Ruleset[BattlecarsState]):
 
     setup = staticmethod(setup)
     legal_actions = staticmethod(legal_actions)
+    suggest = staticmethod(suggest)
     view = staticmethod(view)
     describe = staticmethod(describe)
     game_command = staticmethod(command_to_action)

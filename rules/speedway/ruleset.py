@@ -582,8 +582,8 @@ def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) ->
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
             chosen: dict[str, Any]) -> list[tuple[str, str]]:
     """What to offer as a player types an option: only what is legal now, with the odds (a drop, whose
-    mounts have no odds, offers the defensive weapons it may drop)."""
-    if command == "drop":
+    mounts have no odds, offers the defensive weapons it may drop; a speed, the speeds it may set)."""
+    if command in ("drop", "speed"):   # the speeds the Upkeep allows, as its buttons offer them
         return suggest_legal(legal_actions)(state, player, command, option, chosen)
     if state.phase not in _ASKING or state.deciding_player != player:
         return []

@@ -218,8 +218,15 @@ def resolve(state: TrackState, player: str, action: PlayCard, card: str = ""):
         if car_id and _own_car(state, player, car_id).where == PITS:
             return _come_out(state, player, car_id) + ("come out",)
         raise BadOption(f"{card} is worth 1 or 11 (or comes out): add move:1, move:11 or move:out.")
-    state, events, m = _pick_car(state, player, car_id, lambda car: move_forward(state, car, count))
-    return state, events, (m,), str(count)
+    try:
+        moved, events, m = _pick_car(state, player, car_id, lambda car: move_forward(state, car, count))
+    except IllegalPlay:
+        # no car can go forward: a card that brings a car out, played bare, does that (as its suggestion says)
+        if not move and not car_id and cards.can_come_out(card) and any(c.where == PITS
+                                                                        for c in state.cars_of(player)):
+            return _come_out(state, player, "") + ("come out",)
+        raise
+    return moved, events, (m,), str(count)
 
 
 # --- every legal play --------------------------------------------------------------------------
