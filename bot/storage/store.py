@@ -976,8 +976,12 @@ class Store:
             (channel, _now(), source_id))
         if retired != 1:
             raise NotMovable(source_id)
-        await self.clear_timer_tx(source_id)
         moved = await self.copy_game_tx(source_id, channel, guild, "active")
+        # the clocks run on where it went (a move is no move of the game: nobody's deadline starts again)
+        await self.driver.execute(f"INSERT INTO player_timers ({_TIMER_COLUMNS}) SELECT ?, ?, player, turn_key,"
+                                  " reminder_due, deadline_due, token FROM player_timers WHERE game_id = ?",
+                                  (moved.id, channel, source_id))
+        await self.clear_timer_tx(source_id)
         # what the table keeps beside the log moves too: the players' standing orders and the followers
         await self.driver.execute("INSERT INTO standing_orders (game_id, player, question, answer)"
                                   " SELECT ?, player, question, answer FROM standing_orders WHERE game_id = ?",

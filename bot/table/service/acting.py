@@ -603,17 +603,21 @@ class Acting:
             ("the game moved on" if last is not records[-1] else None)
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
+        public = is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action)
+        # a private ruling or a note never moved the clock (apply): its undo does not either, or the channel's
+        # clock would tell of it, and rule-then-undo would put a deadline off for ever
+        quiet = not public or any(isinstance(e, NoteSent) for e in events_of(ruleset, last))
         try:
             async with self._table.write():
                 game = await self._table.store.undo_last_tx(game, last.seq, encode_state(previous))
                 # the game waits on the undoer again (a counter taken back): their clock runs anew
-                await self._timers.sync_tx(ruleset, game, previous, acted=actor.id, moved=False)
+                await self._timers.sync_tx(ruleset, game, previous, acted=None if quiet else actor.id, moved=False)
         except VersionConflict:
             raise GameError("The game moved on while I was undoing; nothing was undone.") from None
         if previous.phase == TablePhase.LOBBY:   # a join taken back frees a seat of an open table
             self._table.lobby_changed(game.guild)
         undone = describe_events(events_of(ruleset, last))
-        if not is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action):
+        if not public:
             return Reply("applied", clip(f"Undone: {undone or 'the last action'} Only you see this.", MESSAGE_LIMIT),
                          ephemeral=True, game_id=game.id, version=game.version)
         return await self._pictures.with_map(ruleset, game, previous, "applied",

@@ -70,7 +70,7 @@ class Moving:
                 await league_moves.game_moved_tx(self._table.store, source.id, game.id)   # a league game is followed
                 await carry_listing_tx(self._table.store, source.id, game.id)   # an open table stays listed
                 state = ruleset.load_state(game.state)
-                await self._timers.sync_tx(ruleset, game, state, force=True)
+                await self._timers.sync_tx(ruleset, game, state)   # the clocks moved with it, and run on
         except ChannelTaken:
             return refusal("This channel already has a game; import into another channel or thread.")
         except NotMovable:
