@@ -133,8 +133,9 @@ def _offer_stands(entries: list[tuple[str, tuple]], seat: Any) -> None:
         return
     own, _autopilot = last_own_action(entries, seat)
     if own is not None and own < offer[0]:
-        raise GameError(f"{seat.name} came back and played after their seat was offered for them: the offer "
-                        f"lapsed. The host or an admin may offer it again once they are gone.")
+        # no word of what they did: it may be a GM's private ruling, which the taker may not learn of
+        raise GameError(f"{seat.name} is no longer gone: the offer made for their seat lapsed. The host or an "
+                        f"admin may offer it again once they are gone.")
 
 
 def _not_too_often(entries: list[tuple[str, tuple]], ages: list[float], seat: Any) -> None:
