@@ -115,8 +115,14 @@ def hit_hazard(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
         state, more = _ditch(state, racer_id)
         events += more
     if hazard.rejoin and not state.racer(racer_id).out:
+        # From revision 4 the rejoin's speed is set like any other (seed: a speed "reduced by at least
+        # 10 km/h by any means" earns the speed-loss bonus); before, it was written over with no bonus.
         state = move_to(state, racer_id, len(state.racing()))
-        state = state.with_racer(replace(state.racer(racer_id), speed=data.table()["start_speed"]))
+        if state.revision >= 4:
+            state, told = set_speed(state, racer_id, data.table()["start_speed"], "rejoins the track last")
+            events += told
+        else:
+            state = state.with_racer(replace(state.racer(racer_id), speed=data.table()["start_speed"]))
         events += (PlacesLost(racer.name, 0, len(state.racing())),)
     return state, events
 

@@ -189,8 +189,11 @@ def _contact(state: RaceState, racer_id: str, feature: data.Feature, events: tup
         return state, events + more
     if feature.kind == "trampoline":
         # Ruling: the trampoline's lift ignores the ceiling, and its speed loss, a climb, earns no bonus.
+        # Seed: it "loses the same amount of speed" as the altitude it gains: from revision 4 the lift is
+        # the price; before, the feature's own `speed` was (0 when only the altitude was listed).
+        price = feature.altitude if state.revision >= 4 else feature.speed
         state = state.with_racer(replace(racer, altitude=racer.altitude + feature.altitude, sprung=True))
-        state, more = lose(state, racer_id, feature.speed, f"bounces up {feature.altitude} m", bonus=False)
+        state, more = lose(state, racer_id, price, f"bounces up {feature.altitude} m", bonus=False)
         return state, events + more
     # A boost trap: the speed, then the section's check again at the new speed, with disadvantage (seed).
     state, more = gain(state, racer_id, feature.speed, "hits a boost trap", capped=False)

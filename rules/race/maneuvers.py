@@ -174,6 +174,11 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     kind = then if maneuver == "feint" else maneuver
     state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
     racer = state.racer(racer.id)
+    if dropped and state.revision >= 4:
+        # The dive comes before the check (seed), so the maneuver's conditions hold after it.
+        why = why_not(state, racer, maneuver, then)
+        if why:
+            raise BadOption(f"After dropping {action.descend} m: {why}")
     if state.gm is not None and (legality(state, kind) == "ask" or
                                  kind == "patch" and state.pilot_spec(racer).kit == "other"):
         pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}",
@@ -248,6 +253,11 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
         asking = Pending("approve", target.id, target.id, then="react", waiting=pending)
         return replace(state, phase=Phase.APPROVAL, pending=asking), (Chose(target.name, "asks the GM to shoot"),)
     state, dropped = _descend_first(state, target.id, action.descend, reaction in ("block", "sweep", "dodge"))
+    if dropped and state.revision >= 4:
+        # The dive comes before the check (seed), so the reaction's conditions hold after it.
+        why = reaction_why_not(state, reaction)
+        if why:
+            raise BadOption(f"After dropping {action.descend} m: {why}")
     state = state.with_racer(replace(state.racer(target.id), reacted=reaction != "none"))
     return _resolve(state, reaction, action.brake and reaction == "dodge", dropped + (Reacted(target.name, reaction),))
 
@@ -332,7 +342,12 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple,
     if ours == theirs:
         state, more = set_speed(state, other.id, state.racer(mover.id).speed, "matches the passer's speed")
         return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name, "blocked, a tie"),) + more)
-    state, more = set_speed(state, mover.id, state.racer(other.id).speed - 10, "is blocked")
+    blocker = state.racer(other.id).speed
+    if state.revision >= 4:
+        # Seed: the passer "instead loses speed": from revision 4 a blocker whose dive made it faster
+        # than the passer counts at the passer's speed, so the block never speeds him up.
+        blocker = min(blocker, state.racer(mover.id).speed)
+    state, more = set_speed(state, mover.id, blocker - 10, "is blocked")
     return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name, "blocked"),) + more)
 
 

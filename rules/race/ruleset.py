@@ -61,7 +61,11 @@ _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go i
 # needs (features, conditions, unique keys and names)
 # 3: a step that waits on several racers at once is one turn (its key no longer names who is still
 # waited on): one public message for it, and no racer's clock starts again when another one answers
-REVISION = 3
+# 4: where two rules meet (seed 003): a trampoline costs the speed of its lift, the banthas' rejoin at
+# 300 km/h earns the speed-loss bonus, a racer over its ceiling climbs nowhere and descends what it asks,
+# and a dive before a maneuver's check keeps the maneuver's speed conditions (a block never speeds the
+# passer up; no side sweep on a racer the dive made slower)
+REVISION = 4
 
 # What each phase allows (the table's ending and taking over are in every phase before the end, and a
 # seated GM's reward for a show off and private notes at any point of the race), and who may act: in the lobby anyone,

@@ -119,10 +119,13 @@ def go_out(state: RaceState, racer_id: str, why: str) -> tuple[RaceState, tuple]
 
 def change_altitude(state: RaceState, racer_id: str, metres: int) -> tuple[RaceState, tuple]:
     """Seed: climbing costs 2 (km/h) of speed a metre, and does not earn the speed-loss bonus; falling
-    gains 1 a 2 metres (ruling: 'meters of speed' are km/h). The ceiling caps a climb; 1 m is the floor."""
+    gains 1 a 2 metres (ruling: 'meters of speed' are km/h). The ceiling caps a climb; 1 m is the floor.
+    From revision 4 the ceiling caps only a climb: a racer a trampoline lifted over it climbs no higher,
+    and drops what it asks; before, either brought it down to the ceiling."""
     racer = state.racer(racer_id)
     spec = state.vehicle_spec(racer)
-    target = max(data.table()["hover_altitude"], min(spec.ceiling, racer.altitude + metres))
+    ceiling = max(spec.ceiling, racer.altitude) if state.revision >= 4 else spec.ceiling
+    target = max(data.table()["hover_altitude"], min(ceiling, racer.altitude + metres))
     if target == racer.altitude:
         return state, ()
     state = state.with_racer(replace(racer, altitude=target))
