@@ -105,3 +105,16 @@ def test_a_time_zone_this_machine_no_longer_knows_drops_only_the_zone():
     from bot.table.clock.personal import PlayerSettings
     kept = PlayerSettings.from_json('{"time_zone": "US/Pacific-New", "away": [23, 7], "notify": "digest"}')
     assert kept.notify == "digest" and kept.away == (23, 7), kept
+
+
+async def test_ending_a_pause_nobody_took_is_refused_not_announced_as_a_return(store):
+    """`/game pause hours:0` from a player who never paused told the channel "alice is back" (and restarted their
+    clock): it is refused now and changes nothing; after a real pause it ends it."""
+    service, clock, table = await duel(store, "/game settings deadline_hours:6")
+    before = (await timers_of(store))["alice"]
+    clock.advance(2)
+    refused = await table("alice", "/game pause hours:0")
+    assert refused.outcome == "refused" and "no pause" in refused.text and "is back" not in refused.text
+    assert (await timers_of(store))["alice"] == before
+    assert (await table("bob", "/game pause hours:1")).outcome == "shown"
+    assert "bob is back" in (await table("bob", "/game pause hours:0")).text

@@ -155,6 +155,9 @@ class Timers:
             if hours > settings.pause_limit_hours:
                 raise GameError(f"The host allows pauses of up to {settings.pause_limit_hours:g} hours.")
             now = self._table.clock()
+            if not hours and settings.paused_until.get(actor.id, 0.0) <= now:
+                raise GameError("You have no pause running in this game: nothing to end (/game pause hours:N "
+                                "starts one).")
             settings, until = settings.pause_for(actor.id, now, hours) if hours else (settings.unpaused(actor.id), now)
             game = await self._table.store.set_settings_tx(game, settings.to_json())
             await self.sync_tx(ruleset, game, state, restart=actor.id)   # the others' clocks run on
