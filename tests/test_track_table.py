@@ -181,6 +181,11 @@ async def test_the_private_menu_shows_its_player_their_hand_and_nobody_else_any(
     assert cards_in(panel) & theirs <= mine and not cards_in(status) & (mine | theirs)
     watcher = await service.press("chan-1", Actor(other, other), status.buttons[0].custom_id)
     assert not cards_in(watcher) & mine - theirs   # the other player's press shows none of the mover's hand
+    # off turn, the press shows its presser their own hand (no buttons), as the docs say it does
+    assert watcher.ephemeral and watcher.text.startswith("The table waits for") and not watcher.buttons
+    assert f"Your hand: {' '.join(state.hand(other).cards)}." in watcher.text
+    stranger = await service.press("chan-1", Actor("zed", "zed"), status.buttons[0].custom_id)
+    assert stranger.outcome == "refused" and "Your hand" not in stranger.text
 
 
 async def test_autocomplete_offers_only_the_legal_splits_and_cars(table, store, service):
@@ -225,8 +230,9 @@ async def test_the_public_choices_button_opens_only_the_pressers_own_plays(table
     state = await state_of(store)
     (player,) = TRACK.acting_players(state)
     other = next(p.id for p in state.players if p.id != player)
-    refused = await service.press("chan-1", Actor(other, other), button.custom_id)
-    assert refused.outcome == "refused" and refused.ephemeral
+    off_turn = await service.press("chan-1", Actor(other, other), button.custom_id)   # their own hand, no plays
+    assert off_turn.outcome == "shown" and off_turn.ephemeral and not off_turn.buttons
+    assert "Your hand:" in off_turn.text and not cards_in(off_turn) - set(state.hand(other).cards)
     menu = await service.press("chan-1", Actor(player, player), button.custom_id)
     assert menu.ephemeral and menu.buttons and await state_of(store) == state  # nothing played yet
     played = await service.press("chan-1", Actor(player, player), menu.buttons[0].custom_id)

@@ -180,10 +180,10 @@ SEED_FIDELITY = 3
 # Rules revision 4: a ram whose two outcomes would leave the table the same (the attacker stopped
 # where it is) asks nobody to choose; earlier revisions asked, and their logs hold the answer.
 RAM_CHOICE_THAT_MATTERS = 4
-# Rules revision 5 follows the seed where two rules meet (RULES.md "Rules revisions"): a defensive weapon
-# may be dropped after the last Move and at speed 0, a Turn that rams and wins outcome B pays the Turn a
-# ram owed and earns its inertia, a wreck's smoke waits for its owner's Upkeep while they still drive, a
-# car rammed to speed 0 is In Control, and a Swipe's extra Move counts among oil's four.
+# Rules revision 5 follows the seed where two rules meet (RULES.md "Rules revisions"): a Turn that rams and
+# wins outcome B pays the Turn a ram owed and earns its inertia, a wreck's smoke waits for its owner's Upkeep
+# while they still drive, a car rammed to speed 0 is In Control, and a Swipe's extra Move counts among oil's
+# four.
 WHERE_RULES_MEET = 5
 
 

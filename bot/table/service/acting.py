@@ -217,7 +217,11 @@ class Acting:
             # not "X's turn": in a step played together (secret speeds) it is nobody's turn, and the
             # presser has played their part; the prompt says what the table waits for
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
-            raise GameError(f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}")
+            waits = f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}"
+            own = ruleset.own_words(state, actor.id) if kind == CHOICES_PREFIX and ruleset.own_words else ""
+            if own:   # "Your move (private)" pressed off turn still shows what is one's own (Track's hand)
+                return Reply("shown", f"{waits}\n{own}", ephemeral=True, game_id=game.id, version=game.version)
+            raise GameError(waits)
         legal = ruleset.legal_actions(state, actor.id)
         # a public move button needs no private scope: no read on the most common press
         own_last = 0 if kind == BUTTON_PREFIX else await self._table.store.last_seq_by(game.id, actor.id)

@@ -216,9 +216,11 @@ class Rematches:
             holder = seat.id if seat is not None else actor
             if born_computer(holder):
                 steps.append((host, action))
-            elif holder not in declined and add_ai and isinstance(action, add_ai):   # a computer's seat, a member's now
+            elif not proposal.answers.get(holder):   # a no, or never asked (forgotten or blocked since): open
+                declined.add(holder)
+            elif add_ai and isinstance(action, add_ai):   # a computer's seat, a member's now
                 steps.append((holder, _joined(ruleset, action, seat)))
-            elif holder not in declined:
+            else:
                 steps.append((holder, _held(renamed(action, actor, holder), seat)))
         if not declined:
             steps.append((host, lobby.start[1]))
