@@ -132,7 +132,7 @@ def test_the_preview_says_in_words_where_it_ends_what_it_meets_and_what_blocks_i
     state = replace(state, hazards=(Hazard(1, "oil", parse_label("N9"), "bob"),
                                     Hazard(2, "mine", parse_label("P10"), "bob")))
     text = preview_text(state, plan(state, ["normal", "normal", "normal"]))
-    assert text.splitlines()[0] == "Ends at P9 facing E, inertia 0."
+    assert text.splitlines()[0] == "Ends at P9 facing E, inertia 1."   # the oil at N9 adds 1, as in play
     assert "On the way: oil at N9, mine at P10." in text and "No skid checks." in text
     blocked = place(state, "bob", "O9", 3)
     words = preview_text(blocked, plan(blocked, ["normal", "normal"]))

@@ -103,6 +103,17 @@ def affects(hz: Hazard, car: Car) -> bool:
     return hz.owner != car.id or hz.owner_clear
 
 
+def inertia_entered(state: SpeedwayState, car: Car, entered: tuple[Hex, ...]) -> dict[str, int]:
+    """The inertia `car` gains entering these hexes, by kind of counter (oil, debris, water), as car_entered
+    gives it (and a plan's preview counts it before the skid odds)."""
+    gained = {}
+    for kind, per_hex in data.collision_rules()["hazards"]["inertia_per_hex"].items():
+        hexes = {hz.hex for hz in state.hazards if hz.kind == kind and hz.hex in entered and affects(hz, car)}
+        if hexes:
+            gained[kind] = len(hexes) * per_hex
+    return gained
+
+
 def car_entered(state: SpeedwayState, car_id: str, entered: tuple[Hex, ...]) -> tuple[SpeedwayState, tuple]:
     """Resolve the counters a car meets on entering hexes: oil, debris and water (inertia), paint,
     smoke, then mines."""
@@ -110,13 +121,10 @@ def car_entered(state: SpeedwayState, car_id: str, entered: tuple[Hex, ...]) -> 
     events: tuple = ()
     entered_set = set(entered)
     rules = data.collision_rules()["hazards"]
-    for kind, per_hex in rules["inertia_per_hex"].items():
+    for kind, gained in inertia_entered(state, state.car(car_id), entered).items():
         car = state.car(car_id)
-        hexes = {hz.hex for hz in state.hazards if hz.kind == kind and hz.hex in entered_set and affects(hz, car)}
-        if hexes:
-            gained = len(hexes) * per_hex
-            state = state.with_car(replace(car, inertia=car.inertia + gained))
-            events += (InertiaGained(car.name, gained, kind),)
+        state = state.with_car(replace(car, inertia=car.inertia + gained))
+        events += (InertiaGained(car.name, gained, kind),)
     car = state.car(car_id)
     if not car.painted and any(hz.kind == "paint" and hz.hex in entered_set and affects(hz, car)
                                for hz in state.hazards):

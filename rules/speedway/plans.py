@@ -22,6 +22,16 @@ _PLAN_OPTIONS = frozenset({"plan", "fire", "preview"})
 _SKIDS = {"accept": "a", "resist": "r", "": "-"}
 
 
+def _skid(options: dict[str, Any]) -> str:
+    """How the plan answers its skids: accept, resist, or "" (it stops to ask); swipe and continue answer a skid
+    as it comes, so a plan refuses them."""
+    skid = str(options.get("skid", "") or "").strip().lower()
+    if skid not in _SKIDS:
+        raise BadOption("A plan answers its skids with skid:accept or skid:resist; swipe and continue answer a "
+                        "skid as it comes (/skid), so leave skid: out to be asked.")
+    return skid
+
+
 def _maneuvers(options: dict[str, Any]) -> list[str]:
     return [m.strip().lower() for m in str(options.get("plan", options.get("maneuver", ""))).split(",") if m.strip()]
 
@@ -47,7 +57,7 @@ def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None],
         if not maneuvers and fire is None:
             raise BadOption("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
         check(state, player, maneuvers, fire)
-        skid = options.get("skid", "")
+        skid = _skid(options)
         planned = [PlanStep("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
         if fire is not None:
             planned.append(PlanStep("fire", {"weapon": fire[0], "target": fire[1]},
@@ -59,7 +69,7 @@ def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None],
 def describe(options: dict[str, Any], worked_out: str) -> str:
     """The plan in words, for its private preview: the maneuvers, how it was worked out (`worked_out`:
     the end, skids, blocks, counters and shots), and how skids will be answered."""
-    skid = options.get("skid", "")
+    skid = _skid(options)
     note = f"Skids will be answered with {skid}." if skid else "A skid on the way will stop the plan to ask."
     return f"Your plan: {', '.join(_maneuvers(options))}.\n{worked_out}\n{note} Confirm to drive it."
 
@@ -71,7 +81,7 @@ def _code(name: str) -> str:
 def encode(options: dict[str, Any], preview: TurnPreview) -> str:
     """The previewed plan in a few characters: the skid answer, each maneuver's initials (tl), then
     the shot with its target by id as the preview resolved it ('s:n.tl:front@c2')."""
-    text = f"{_SKIDS[options.get('skid', '')]}:" + ".".join(_code(m) for m in _maneuvers(options))
+    text = f"{_SKIDS[_skid(options)]}:" + ".".join(_code(m) for m in _maneuvers(options))
     return f"{text}:{preview.fire_option}" if preview.fire_option else text
 
 

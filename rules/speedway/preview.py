@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rules.hexgrid import DIRECTION_NAMES, Hex, distance, label
-from rules.speedway import combat, data
+from rules.speedway import combat, data, hazards
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
 from rules.speedway.errors import IllegalManeuver, IllegalShot
 from rules.speedway.movement import what_blocks
@@ -75,11 +75,14 @@ def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str],
     occupied = {h for c in state.cars if c.id != car.id for h in c.hexes}
     current, inertia = car, car.inertia
     steps, poses = [], [car]
+    boards = [state]   # the table as it stands at each pose: smoke the path drives through is gone (as in play)
     for name in maneuvers:
         spec, side = parse_maneuver(name)
         front, facing = maneuver_pose(current, spec, side)
         blocked = any(not arena.is_open(h) or h in occupied for h in counter_hexes(front, facing))
-        inertia += spec.inertia
+        entered = tuple(h for h in counter_hexes(front, facing) if h not in current.hexes)
+        # the counters entered (oil, debris, water) add their inertia before the skid check, as in play
+        inertia += spec.inertia + (0 if blocked else sum(hazards.inertia_entered(state, current, entered).values()))
         chance = None
         if skids_at(spec, current.speed):
             chance = driver_chance(current.systems.rating("driver"), current.speed + inertia)
@@ -88,23 +91,25 @@ def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str],
             break
         current = replace(current, front=front, facing=facing, inertia=inertia)
         poses.append(current)
+        boards.append(replace(boards[-1], hazards=tuple(hz for hz in boards[-1].hazards
+                                                        if not (hz.kind == "smoke" and hz.hex in entered))))
     if fire is not None:
         weapon, target = fire
-        shot = first_shot(state, poses, weapon, target)
+        shot = first_shot(boards, poses, weapon, target)
         option = f"{weapon.mount.lower()}@{combat.target_value(state, target)}"
         return TurnPreview(car.id, tuple(steps), current, (), shot, option)
     shots = tuple(PlannedShot(p.weapon.label, p.target.name, p.chance)
-                  for p in combat.legal_shots(state.with_car(current), current))
+                  for p in combat.legal_shots(boards[-1].with_car(current), current))
     return TurnPreview(car.id, tuple(steps), current, shots)
 
 
-def first_shot(state: SpeedwayState, poses: list[Car], weapon: Weapon, target: Car) -> PlannedShot:
-    """The shot from the first of `poses` (the car before each Move, then at the end) where it is legal;
-    IllegalShot, with the reason at the end of the path, when it is legal nowhere."""
+def first_shot(boards: list[SpeedwayState], poses: list[Car], weapon: Weapon, target: Car) -> PlannedShot:
+    """The shot from the first of `poses` (the car before each Move, then at the end; `boards`, the table at
+    each) where it is legal; IllegalShot, with the reason at the end of the path, when it is legal nowhere."""
     reason = ""
-    for moves, pose in enumerate(poses):
+    for moves, (board, pose) in enumerate(zip(boards, poses, strict=True)):
         try:
-            plan = combat.plan_shot(state.with_car(pose), pose, weapon, target)
+            plan = combat.plan_shot(board.with_car(pose), pose, weapon, target)
         except IllegalShot as exc:
             reason = exc.message
             continue

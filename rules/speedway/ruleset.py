@@ -183,6 +183,10 @@ def _complete_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
     return state, events + more
 
 
+_ONLY_SLIDE = "{} is out of control and can only slide: /move maneuver:slide."
+_TURN_OWED = "{} lost the ramming roll-off: this Move must be turn-left or turn-right."
+
+
 def _move(state: SpeedwayState, actor: str, action: Move):
     car = _acting_car(state, actor)
     if state.moves_left <= 0:
@@ -191,13 +195,13 @@ def _move(state: SpeedwayState, actor: str, action: Move):
         raise BadOption(f"The skid answer is one of {', '.join(SKID_CHOICES)}.")
     if not car.in_control:
         if action.maneuver != SLIDE:
-            raise IllegalManeuver(f"{car.name} is out of control and can only slide: /move maneuver:slide.")
+            raise IllegalManeuver(_ONLY_SLIDE.format(car.name))
         return _out_of_control_move(state, car)
     if action.maneuver == SLIDE:
         raise IllegalManeuver(f"{car.name} is in control; choose a maneuver instead of slide.")
     spec, side = parse_maneuver(action.maneuver)
     if car.must_turn and spec.id != "turn":
-        raise IllegalManeuver(f"{car.name} lost the ramming roll-off: this Move must be turn-left or turn-right.")
+        raise IllegalManeuver(_TURN_OWED.format(car.name))
     state = replace(state, moves_left=state.moves_left - 1)
     state, events, placed = movement.maneuver(state, car, spec, side, action.maneuver)
     if state.phase == SpeedwayPhase.RAM or not placed or state.car(car.id).out:
@@ -545,8 +549,12 @@ def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str],
                  fire: tuple[str, str] | None) -> TurnPreview:
     """The planned path of the player's car, for a private preview before committing."""
     car = _car_asked_about(state, player, frozenset((SpeedwayPhase.MOVEMENT,)))
-    if maneuvers:
+    if maneuvers:   # no path drawn that the first Move would refuse
+        if not car.in_control:
+            raise IllegalManeuver(_ONLY_SLIDE.format(car.name))
         check_plan(car, state.moves_left, maneuvers)
+        if car.must_turn and parse_maneuver(maneuvers[0])[0].id != "turn":
+            raise IllegalManeuver(_TURN_OWED.format(car.name))
     return preview_turn(state, car, maneuvers, _plan_fire(state, car, fire))
 
 

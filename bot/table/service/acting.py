@@ -316,8 +316,10 @@ class Acting:
             if step is None and not queue:
                 break
             step = step or queue.pop(0)
-            if run.done is not None and actor.id not in run.done.ruleset.acting_players(run.done.state):
-                run.stopped = f"The plan ended after step {run.played}: the turn passed."
+            if run.done is not None and actor.id not in (waiting := run.done.ruleset.acting_players(run.done.state)):
+                # not "the turn passed": another's answer (a ram's outcome) may hand it back to the plan's player
+                names = ", ".join(addressed(run.done.state.player(p)) for p in waiting) or "nobody"
+                run.stopped = f"The plan ended after step {run.played}: the game waits on {names}."
                 break
             try:
                 version = expected_version if run.played == 0 else None

@@ -206,6 +206,14 @@ class Deadlines:
                     raise
                 ruleset, game, state = await self._still_due(timer)
                 plan = None   # the game moved on: what was previewed is not played on another state
+            except GameError as refused:
+                if plan is None:
+                    raise
+                # the game refuses the plan's first step: the autopilot plays instead (a kept plan the game
+                # refused stalled every deadline after it), and the channel is told why
+                plan = None
+                lines = [f"{holder}'s deadline passed{whose}: the plan they previewed cannot be played now "
+                         f"({refused.message.rstrip('.')}), so the autopilot plays for them ({manner})."]
         if done is None:
             raise GameError("nothing to play")
         own.append((timer.player, done.events))
