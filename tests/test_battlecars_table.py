@@ -363,5 +363,7 @@ async def test_pressing_a_speed_again_says_the_counter_is_down_and_what_the_tabl
     again = await service.press("chan-again", Actor("alice", "alice"), menu.buttons[1].custom_id)
     assert again.outcome == "refused" and again.ephemeral
     assert again.text.startswith("The table waits for bob, not for you. Next: Turn 1: bob to set a speed counter")
-    typed = await run(service, "alice", "/speed value:2", "chan-again")
-    assert typed.text == "Your speed counter is already down for this turn."
+    typed = await run(service, "alice", "/speed value:2", "chan-again")   # to her alone: which counter is down
+    pressed = menu.buttons[0].label.removeprefix("Speed ")
+    assert typed.ephemeral and typed.text == f"Your speed counter is down for this turn: {pressed}, face down until " \
+                                             f"all are set."

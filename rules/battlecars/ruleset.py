@@ -531,6 +531,7 @@ class Battlecars(Ruleset[BattlecarsState]):
     setup = staticmethod(setup)
     legal_actions = staticmethod(legal_actions)
     suggest = staticmethod(suggest)
+    own_words = staticmethod(speed.own_counter)   # one's own face-down counter, to them alone
     view = staticmethod(view)
     describe = staticmethod(describe)
     game_command = staticmethod(command_to_action)

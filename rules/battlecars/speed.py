@@ -61,13 +61,21 @@ def waiting(state: BattlecarsState) -> tuple[str, ...]:
     return tuple(p for p in state.order if p not in done and (v := state.vehicle_of(p)) and is_running(v))
 
 
+def own_counter(state: BattlecarsState, player: str) -> str:
+    """What a driver alone reads of their own counter in the speed step (a refusal to them, their private
+    menu): its speed, face down until all are set; "" when they have none down."""
+    mine = dict(state.declared).get(player) if state.phase == Phase.SPEED else None
+    return "" if mine is None else f"Your speed counter is down for this turn: {speed_label(mine)}, face down " \
+                                   f"until all are set."
+
+
 def declare(state: BattlecarsState, actor: str, speed: int) -> tuple[BattlecarsState, tuple]:
     """Place `actor`'s counter face down; the last one placed reveals them all."""
     if state.phase != Phase.SPEED:
         raise WrongPhase("Speeds are set at the start of a turn, before anyone moves.")
     if actor not in waiting(state):
-        raise NotYourTurn("Your speed counter is already down for this turn." if state.vehicle_of(actor)
-                          else "You have no vehicle in this game.")
+        raise NotYourTurn((own_counter(state, actor) or "Your speed counter is already down for this turn.")
+                          if state.vehicle_of(actor) else "You have no vehicle in this game.")
     vehicle = state.vehicle_for(actor)
     allowed = choices(state, vehicle)
     if speed not in allowed:

@@ -35,6 +35,11 @@ def clock_line(waiting: Iterable[str], timers: Iterable[Timer], settings: TableS
     for player in waiting:
         timer = by_player.get(player)
         bank = banks.get(player) if banks is not None else None
+        if timer is not None and timer.deadline_due is None and (settings.deadline_hours or settings.banked):
+            # the table has deadlines and this one was claimed (several fall due at once: a step played
+            # together, or a game with no autopilot): not "no deadline"
+            clocks.setdefault("deadline passed", []).append(name(player))
+            continue
         if words := player_clock(timer, settings.paused_until.get(player, 0.0), now, lead, bank):
             clocks.setdefault(words + grace_words(settings, player, timer), []).append(name(player))
     parts = [f"{', '.join(names)}: {words}" for words, names in clocks.items()]

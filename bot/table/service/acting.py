@@ -219,7 +219,7 @@ class Acting:
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             waits = f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}"
             own = ruleset.own_words(state, actor.id) if kind == CHOICES_PREFIX and ruleset.own_words else ""
-            if own:   # "Your move (private)" pressed off turn still shows what is one's own (Track's hand)
+            if own:   # "Your move (private)" pressed off turn still shows what is one's own (a hand)
                 return Reply("shown", f"{waits}\n{own}", ephemeral=True, game_id=game.id, version=game.version)
             raise GameError(waits)
         legal = ruleset.legal_actions(state, actor.id)
@@ -271,8 +271,9 @@ class Acting:
         """A player's own choices now (`legal`, when already worked out), privately: what "Your move
         (private)" opens; or a closing word when the game does not wait on them."""
         if actor.id not in ruleset.acting_players(state) or ruleset.is_finished(state):
-            return Reply("shown", "Done: the channel's message shows your move.", ephemeral=True,
-                         game_id=game.id, version=game.version)
+            own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
+            return Reply("shown", f"Done. {own}" if own else "Done: the channel's message shows your move.",
+                         ephemeral=True, game_id=game.id, version=game.version)
         legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
         own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
         scope = own_scope(ruleset, state, own_last, legal)
