@@ -209,11 +209,12 @@ def _next_at_the_keyboard(reply: Reply | None, current: str) -> str:
     return people[0] if len(people) == 1 else current
 
 
-async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
+async def _play(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
     from bot.table.protocol.commands import setup_line
     from bot.table.service.entry import Actor, GameService
     from rules.registry import ruleset_ids
 
+    stdin = stdin or sys.stdin   # read when called (a test swaps sys.stdin), not when this module was imported
     store = await Store.open(_db_path(args))
     out_dir = Path(args.out) if args.out else maps_folder(_db_path(args))
     interactive = stdin.isatty()
@@ -239,6 +240,8 @@ async def _play(args: argparse.Namespace, stdin: TextIO = sys.stdin) -> int:
             match = _PLAY_LINE.match(line)
             if match:
                 actor_name, line = match.group(1), match.group(2)
+            elif line.startswith("/") and len(waiting := await service.waiting_people(args.channel)) == 1:
+                actor_name = waiting[0]   # a bare line is played by the one person the game waits on now
             elif not line.startswith("/") or actor_name is None:
                 print(f"error: write NAME> /command (e.g. alice> {setup_line(ruleset_ids()[0])})")
                 continue

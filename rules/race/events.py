@@ -104,6 +104,18 @@ class MoveOrder:
 
 @EVENTS.register
 @dataclass(frozen=True)
+class TuningOpened:
+    """The grid is set and the racers may fine-tune before the start (the table's tuning option)."""
+
+    attempts: int
+
+    def describe(self) -> str:
+        tries = "one attempt" if self.attempts == 1 else f"up to {self.attempts} attempts"
+        return f"The racers are on the grid: each may fine-tune their vehicle first ({tries}, /tune), then GO."
+
+
+@EVENTS.register
+@dataclass(frozen=True)
 class Tuned:
     name: str
     ability: str

@@ -12,7 +12,7 @@ from typing import Any
 from rules.errors import BadOption, NotHost, TableFull, WrongPhase
 from rules.race import checks, data, flow
 from rules.race.actions import AddComputer, AddCustom, BecomeGm, Join, Start
-from rules.race.events import CustomAdded, GmSeated, Joined, MoveOrder
+from rules.race.events import CustomAdded, GmSeated, Joined, MoveOrder, TuningOpened
 from rules.race.rolls import d20
 from rules.race.state import Phase, Player, Racer, RaceState
 from rules.table import computer_seat, name_key, unique_name
@@ -196,8 +196,8 @@ def start(state: RaceState, actor: str, _action: Start) -> tuple[RaceState, tupl
         racers.append(Racer(f"r{n + 1}", player, state.seat(player).name, pilot, vehicle, n, spec.hp,
                             speed=start_speed, altitude=hover, tunes_left=state.tune_attempts))
     state = replace(state, racers=tuple(racers), order=tuple(r.id for r in racers))
-    if state.tune_attempts > 0:
-        return replace(state, phase=Phase.TUNE), ()
+    if state.tune_attempts > 0:   # said, so the start's message is never blank
+        return replace(state, phase=Phase.TUNE), (TuningOpened(state.tune_attempts),)
     return go(state)
 
 

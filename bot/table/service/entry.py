@@ -315,6 +315,15 @@ class GameService:
         stored = await self._store.player_settings_tx(guild, (player,))
         return {"view": PlayerSettings.from_json(stored.get(player)).view}
 
+    async def waiting_people(self, channel: str) -> tuple[str, ...]:
+        """The people (no computer seat) the channel's running game waits on now; () when none runs."""
+        game = await self._store.active_game(channel)
+        if game is None:
+            return ()
+        ruleset = get_ruleset(game.ruleset)
+        state = self._table.snapshots.load(ruleset, game.state)
+        return tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+
     async def own_choices(self, channel: str, player: str) -> tuple[LegalAction, ...]:
         """What the channel's game offers `player` now, for their eyes only (empty when it does not wait
         on them): what their "Your move (private)" menu shows."""
