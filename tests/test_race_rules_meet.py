@@ -211,3 +211,15 @@ def test_a_revision_3_race_keeps_the_old_dive_before_a_maneuver():
     state, _ = apply(race(seat("ann", 400, 41), seat("bob", 400), revision=3), "bob", Act("pass"))
     after, _events = apply(state, "ann", React("sweep", descend=40))
     assert racer(after, "r1").speed == 420
+
+
+def test_a_target_given_to_a_maneuver_that_takes_none_is_refused_not_ignored():
+    """`/act maneuver:pass target:zed` (a racer nobody races) was taken, and the pass went at the racer just ahead:
+    bad input changed the game. From revision 4 a target given to anything but an attack is refused, and nothing
+    changes; a revision 3 race still takes it (its stored logs may hold one)."""
+    for revision in (NEWEST, 3):
+        state = race(seat("ann", 400), seat("bob", 400), seed=1, revision=revision)
+        if revision >= 4:
+            refused(state, "bob", Act("pass", target="zed"), BadOption, match="target:")
+        else:
+            play(state, ("bob", Act("pass", target="zed")))   # taken, the target ignored, as it was

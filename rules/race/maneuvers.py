@@ -172,6 +172,9 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     if why:
         raise BadOption(why)
     kind = then if maneuver == "feint" else maneuver
+    if action.target and kind != "attack" and state.revision >= 4:   # taken and ignored before: say so
+        raise BadOption(f"target: names an attack's target; a {kind.replace('_', ' ')} is aimed by the rules at the "
+                        f"racer just ahead or behind: leave target: out.")
     state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
     racer = state.racer(racer.id)
     if dropped and state.revision >= 4:
