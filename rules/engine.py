@@ -408,6 +408,10 @@ class Ruleset(Referee, Generic[S]):
         """Whether a seat is played by the computer."""
         return self.computer is not None and self.computer.is_computer(state, player)
 
+    def people_waited_on(self, state: S) -> tuple[str, ...]:
+        """The players the game waits on now whose seats a person plays (not the computer)."""
+        return tuple(p for p in self.acting_players(state) if not self.is_computer(state, p))
+
     def suggestions(self, state: S, player: str, command: str, option: str,
                     chosen: dict[str, Any]) -> list[tuple[str, str]]:
         """What to offer `player` typing `option` of `command`: the game's own suggestions, or by

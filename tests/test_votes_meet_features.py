@@ -155,3 +155,35 @@ async def test_a_game_moved_mid_vote_closes_the_question_it_leaves_behind_and_na
     assert moved.outcome == "applied", moved.text
     (told,) = [n.reply for n in moved.notices if n.channel == CHANNEL]
     assert "rollback" not in told.text and "4242" in [e.message_id for e in told.edits], (told.text, told.edits)
+
+
+async def test_a_rematch_does_not_seat_a_member_blocked_before_it_was_proposed(service, store):
+    """A Battlecars game of three ends; the operator blocks cal; ann proposes a rematch (cal, blocked, is not
+    asked) and ben says yes. The rematch is made: cal never agreed and cannot play (every command of his is
+    refused), so his seat must stay open, as a no leaves it. rematch._made seats everyone not in `declined`,
+    and cal, never asked, never answered: he is seated and the game starts waiting on a member who cannot act."""
+    await three_of(service, "battlecars")
+    assert (await run(service, "ann", "/game end")).outcome == "applied"
+    assert (await service.control("user", "cal", True)).outcome == "shown"
+    asked = await run(service, "ann", "/game rematch")
+    assert "cal" not in asked.mentions, asked.text
+    made = await run(service, "ben", "/game rematch")
+    assert made.outcome == "applied", made.text
+    state = get_ruleset("battlecars").load_state((await store.active_game(CHANNEL)).state)
+    assert state.player("cal") is None, (made.text, [p.id for p in state.players])
+
+
+async def test_a_rematch_does_not_seat_the_pseudonym_of_a_member_who_forgot_themselves(service, store):
+    """cal resigns a Battlecars game of three and has the bot forget him; the game ends and ann and ben agree to a
+    rematch (cal's pseudonym is not asked). /me forget's ruling: his seat opens in the next game. _made seats every
+    seat whose holder is not in `declined`, and the pseudonym never answered: the new game seats `forgotten-…`,
+    an id nobody can play, and starts waiting on it."""
+    await three_of(service, "battlecars")
+    assert (await run(service, "cal", "/game resign confirm:yes")).outcome == "applied"
+    assert (await run(service, "cal", "/me forget confirm:yes")).outcome != "refused"
+    assert (await run(service, "ann", "/game end")).outcome == "applied"
+    assert (await run(service, "ann", "/game rematch")).outcome == "shown"
+    made = await run(service, "ben", "/game rematch")
+    assert made.outcome == "applied", made.text
+    state = get_ruleset("battlecars").load_state((await store.active_game(CHANNEL)).state)
+    assert not [p.id for p in state.players if p.id.startswith("forgotten-")], [p.id for p in state.players]

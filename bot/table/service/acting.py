@@ -218,7 +218,7 @@ class Acting:
             # presser has played their part; the prompt says what the table waits for
             names = ", ".join(addressed(state.player(p)) for p in waiting) or "nobody"
             waits = f"The table waits for {names}, not for you. Next: {ruleset.prompt(state)}"
-            own = ruleset.own_words(state, actor.id) if kind == CHOICES_PREFIX and ruleset.own_words else ""
+            own = _own_words(ruleset, state, actor.id) if kind == CHOICES_PREFIX else ""
             if own:   # "Your move (private)" pressed off turn still shows what is one's own (a hand)
                 return Reply("shown", f"{waits}\n{own}", ephemeral=True, game_id=game.id, version=game.version)
             raise GameError(waits)
@@ -270,12 +270,11 @@ class Acting:
                       legal: tuple[LegalAction, ...] | None = None) -> Reply:
         """A player's own choices now (`legal`, when already worked out), privately: what "Your move
         (private)" opens; or a closing word when the game does not wait on them."""
+        own = _own_words(ruleset, state, actor.id)
         if actor.id not in ruleset.acting_players(state) or ruleset.is_finished(state):
-            own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
             return Reply("shown", f"Done. {own}" if own else "Done: the channel's message shows your move.",
                          ephemeral=True, game_id=game.id, version=game.version)
         legal = ruleset.legal_actions(state, actor.id) if legal is None else legal
-        own = ruleset.own_words(state, actor.id) if ruleset.own_words is not None else ""
         scope = own_scope(ruleset, state, own_last, legal)
         return Reply("shown", "\n".join(filter(None, (f"Your move, {actor.name} (only you see this): "
                                                      f"{ruleset.prompt(state)}", own))),
@@ -696,6 +695,11 @@ class Acting:
 ENDED = "the game has ended."   # what the final message's ping says
 
 
+def _own_words(ruleset: Ruleset, state: Any, player: str) -> str:
+    """What `player` alone reads beside their choices (a hand, a face-down counter); "" when the game has none."""
+    return ruleset.own_words(state, player) if ruleset.own_words is not None else ""
+
+
 def with_notes(reply: Reply, notes: str) -> Reply:
     """`reply` with the pinged players' catch-up notes (Acting.catch_up_notes) under its words and its next line."""
     if not notes:
@@ -823,8 +827,7 @@ def _asked(ruleset: Ruleset, state: Any) -> list[str]:
     """The people asked now a question a standing order may settle."""
     if ruleset.orders is None:
         return []
-    return [p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p)
-            and any(q.asked(state, p) for q in ruleset.orders.questions)]
+    return [p for p in ruleset.people_waited_on(state) if any(q.asked(state, p) for q in ruleset.orders.questions)]
 
 
 def _by_order(ruleset: Ruleset, state: Any, standing: dict[str, dict[str, str]]) -> tuple[Any, str, Any]:

@@ -322,7 +322,7 @@ class GameService:
             return ()
         ruleset = get_ruleset(game.ruleset)
         state = self._table.snapshots.load(ruleset, game.state)
-        return tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+        return ruleset.people_waited_on(state)
 
     async def own_choices(self, channel: str, player: str) -> tuple[LegalAction, ...]:
         """What the channel's game offers `player` now, for their eyes only (empty when it does not wait

@@ -85,7 +85,7 @@ class Moving:
                                               f"{plural(count, 'action', 'actions')}, table settings, standing "
                                               f"orders and followers; it stopped there.")
         # whoever it waits on is pinged where it went; its old channel is told where it went, its followers pinged
-        waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+        waiting = ruleset.people_waited_on(state)
         reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
         followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
         said, closed = ended_by_move(vote, channel_mention(channel)) if vote is not None else ("", ())

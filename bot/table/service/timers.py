@@ -35,8 +35,7 @@ class Timers:
         `moved`: an undo, which takes back what the undone move earned). `restart`: one player whose clock
         starts again (their pause began or ended), the others' running on. The game record, its settings as
         written."""
-        waiting = () if ruleset.is_finished(state) else \
-            tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+        waiting = () if ruleset.is_finished(state) else ruleset.people_waited_on(state)
         key = ruleset.turn_key(state)
         # the waiting players' settings with the timers, in one trip: those whose clock starts are among them
         unknown = self._table.unread_settings(game.guild, waiting)

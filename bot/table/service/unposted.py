@@ -62,5 +62,5 @@ class Unposted:
         if not last or not is_public(ruleset, state, last[0].actor, logged(ruleset, last)[0].action):
             return None
         reply = await self._pictures.with_map(ruleset, game, state, "applied", UNPOSTED)
-        waiting = tuple(p for p in ruleset.acting_players(state) if not ruleset.is_computer(state, p))
+        waiting = ruleset.people_waited_on(state)
         return Notice(game.channel, replace(reply, mentions=waiting) if waiting else reply)
