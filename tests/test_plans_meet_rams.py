@@ -58,6 +58,35 @@ def test_the_previews_skid_odds_count_the_oil_the_maneuver_lands_on():
     assert f"inertia {fx.active(played).inertia}." in text, text       # 3, the preview says 2
 
 
+def test_a_plan_accepting_its_skids_previews_the_slide_it_will_make():
+    """Alice (speed 5) plans turn-left,normal with skid:accept: the Turn skids and accepting slides her car one hex,
+    no dice. The preview must end where the plan will (it drew the unslid path) and say the skid is accepted,
+    not offer odds to resist a skid she will not resist."""
+    state = fx.driving(speed=5, inertia=0)
+    preview = plan_preview(state, "alice", ["turn-left", "normal"], None, accept=True)
+    played = state
+    for maneuver in ("turn-left", "normal"):
+        played, _ = fx.apply(played, "alice", Move(maneuver, skid="accept"))
+    end = fx.car_of(played, "alice")
+    assert (preview.end.front, preview.end.facing) == (end.front, end.facing)
+    text = preview_text(state, preview)
+    assert "chance to resist" not in text and "#1 turn-left" in text and "accepted" in text, text
+
+
+def test_a_plan_accepting_a_skid_into_a_car_says_the_skid_stops_there():
+    """The same plan with Bob's car parked where the slide goes: accepting slides Alice into him (a collision that
+    stops her car). The preview must say the accepted skid runs into Bob's car there, not draw a clean path on."""
+    state = fx.driving(speed=5, inertia=0)
+    unslid = plan_preview(state, "alice", ["turn-left"], None).end
+    slid = plan_preview(state, "alice", ["turn-left"], None, accept=True).end
+    into = next(h for h in slid.hexes if h not in unslid.hexes)
+    state = fx.place(state, "bob", _label(into), unslid.facing)
+    played, events = fx.apply(state, "alice", Move("turn-left", skid="accept"))
+    assert any(type(e).__name__ == "Collided" for e in events), events
+    text = preview_text(state, plan_preview(state, "alice", ["turn-left", "normal"], None, accept=True))
+    assert f"Move #1 (turn-left) skids into {fx.car_of(state, 'bob').name}" in text, text
+
+
 # --- 3. a skid answer the grammar offers but the plan's Confirm cannot carry -------------------------------------
 
 async def test_a_plan_answering_skids_with_swipe_is_previewed_or_refused_not_crashed(table):
@@ -166,6 +195,12 @@ async def test_a_plan_stopped_by_the_defenders_ram_choice_does_not_say_the_turn_
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
+
+def _label(at) -> str:
+    from rules.hexgrid import label
+
+    return label(at)
+
 
 def parse(text: str):
     from rules.hexgrid import parse_label

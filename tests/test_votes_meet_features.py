@@ -104,6 +104,31 @@ async def test_a_seat_the_host_offered_for_a_gone_player_is_not_taken_from_him_o
     assert taken.outcome == "refused" and state.player("ben") is not None, taken.text
 
 
+async def test_an_offer_lapses_though_the_players_return_is_far_back_in_a_long_log(service, store, monkeypatch):
+    """As above, but the table played on for long after ben came back: his own card is in the newest page of the log
+    the bot reads and the host's offer is on an older one. carol's /game seat take must still find the offer lapsed
+    (the log was read only until ben's action, so the offer was never seen and the seat was taken from him)."""
+    from bot.table.service import seat_powers
+    from tests.test_seats import time_passes
+
+    monkeypatch.setattr(seat_powers, "_PAGE", 3)   # a long log in a few lines: the newest page holds ben's card
+    for user, line in lines("track", SEED):
+        assert (await run(service, user, line)).outcome == "applied", line
+    await time_passes(store, 73, channel=CHANNEL)
+    assert (await run(service, "ann", "/game seat give to:carol player:ben")).outcome == "applied"
+    played = []
+    for _ in range(4):   # ben plays, and the table plays on past a page
+        waiting = (await run(service, "zed", "/game status")).waiting_on[0]
+        choices = await service.own_choices(CHANNEL, waiting)
+        assert (await run(service, waiting, choices[0].command)).outcome == "applied"
+        played.append(waiting)
+    assert played.count("ben") == 2, played
+    await time_passes(store, 2, channel=CHANNEL)
+    taken = await run(service, "carol", "/game seat take")
+    state = get_ruleset("track").load_state((await store.active_game(CHANNEL)).state)
+    assert taken.outcome == "refused" and state.player("ben") is not None, (played, taken.text)
+
+
 async def test_a_rematch_does_not_wait_forever_on_a_member_the_operator_blocked(service, store):
     """A Battlecars game of three ends and the operator blocks cal (`pitboss block --user cal`): every command and
     button of his is refused, his rematch answer too. ann proposes the rematch and ben says yes: it must not ask

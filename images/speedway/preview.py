@@ -311,6 +311,9 @@ def _draw_path(image: Image.Image, state: SpeedwayState, preview: TurnPreview, l
         taken.append(_ghost(image, car, step.front, step.facing, GHOST_ALPHA, layout))
     if blocked is not None:
         taken.append(_red_x(image, layout.center(blocked.front), 0.7 * style.HEX))
+    for step in moved:   # an accepted skid's slide into a car, wall or obstacle
+        if step.skids_into is not None:
+            taken.append(_red_x(image, layout.center(step.skids_into), 0.7 * style.HEX))
     _route(image, [layout.center(car.front_hex)] + [layout.center(s.front) for s in moved],
            palette.car_colour(car.colour))
     pins: list[Point] = []
@@ -379,13 +382,17 @@ def _draw_labels(image: Image.Image, preview: TurnPreview, layout: HexLayout, co
         _leader(draw, pins[-1], box, 1.75 * style.HEX)
         _badge(draw, box, ["END"], big, palette.INK, palette.PAPER, outline=colour)
     for step, at in zip(moved, pins):
-        if step.resist_chance is None:
+        if step.resist_chance is None and not step.slid and step.skids_into is None:
             continue
-        text = f"skid: resist {percent(step.resist_chance)}"
+        if step.resist_chance is not None:
+            text = f"skid: resist {percent(step.resist_chance)}"
+            ink = palette.BAD if step.resist_chance < RISKY else palette.INK
+        else:
+            text = "skid: slides" if step.slid else "skid: collides"
+            ink = palette.INK if step.slid else palette.BAD
         box = _spot(at, big.getlength(text) + 22, BADGE_H, taken, bounds, _screen_angle(step.facing, 90))
         taken.append(box)
         _leader(draw, at, box, STEP_CHIP + 2)
-        ink = palette.BAD if step.resist_chance < RISKY else palette.INK
         _badge(draw, box, [text], big, palette.HIGHLIGHT, ink, outline=ink)
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
@@ -462,12 +469,20 @@ def _caption_rows(state: SpeedwayState, preview: TurnPreview) -> list[list[Segme
             row += [((" · " if k else " ") + f"#{n}\u00a0{maneuver}\u00a0", plain, ink),
                     (percent(chance), True, _odds_ink(chance))]
         rows.append(row)
-    else:
+    accepted = [f"#{n}\u00a0{s.maneuver} slides\u00a0{s.slid}" for n, s in enumerate(moved, 1) if s.slid]
+    if accepted:
+        rows.append([("Skids accepted: ", plain, ink), (" · ".join(accepted), True, ink)])
+    elif not skids and not any(s.skids_into is not None for s in moved):
         rows.append([("No skid checks", plain, palette.MUTED)])
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
         blocker = blocker_of(state, car, blocked)
         rows.append([(f"✗ Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker}", True, palette.BAD)])
+    for n, step in enumerate(moved, 1):
+        if step.skids_into is not None:
+            blocker = blocker_of(state, car, step)
+            rows.append([(f"✗ Move #{n} ({step.maneuver}) skids into {blocker}: the path ends there", True,
+                          palette.BAD)])
     if preview.fire is not None:
         shot = preview.fire
         rows.append([(f"Fires {shot.weapon} → {shot.target} {when(shot)}: ", plain, ink),

@@ -47,17 +47,17 @@ def _fire(options: dict[str, Any]) -> tuple[str, str] | None:
     return None if fire is None else (fire[0].lower(), fire[1])
 
 
-def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None], None],
+def steps_checked(check: Callable[[Any, str, list[str], tuple[str, str] | None, bool], None],
                   fire_ready: Callable[[Any, str, tuple[str, str]], Callable[[Any], str | None]]):
-    """`steps`, after `check(state, player, maneuvers, fire)` has refused a plan that cannot be played as
+    """`steps`, after `check(state, player, maneuvers, fire, accept)` has refused a plan that cannot be played as
     written (an unknown maneuver, more maneuvers than Moves left, a shot no point of the path allows):
     refused before its first Move. The shot waits for the first point where `fire_ready` allows it."""
     def checked(state: Any, player: str, options: dict[str, Any]) -> list[PlanStep]:
         maneuvers, fire = _maneuvers(options), _fire(options)
         if not maneuvers and fire is None:
             raise BadOption("The plan is empty: list maneuvers separated by commas, e.g. normal,turn-left.")
-        check(state, player, maneuvers, fire)
         skid = _skid(options)
+        check(state, player, maneuvers, fire, skid == "accept")
         planned = [PlanStep("move", {"maneuver": m, **({"skid": skid} if skid else {})}) for m in maneuvers]
         if fire is not None:
             planned.append(PlanStep("fire", {"weapon": fire[0], "target": fire[1]},
@@ -112,10 +112,12 @@ def path_of(events: tuple) -> str:
 
 
 def turn_plans(preview, check, fire_ready, words) -> TurnPlans:
-    """The capability, given the ruleset's preview and plan check (state, player, maneuvers, fire), when
+    """The capability, given the ruleset's preview and plan check (state, player, maneuvers, fire, whether
+    skids are accepted), when
     the plan's shot is ready (state, player, fire) -> why_not, and a worked-out preview's words (state, preview)."""
     return TurnPlans(is_plan=is_plan, steps=steps_checked(check, fire_ready),
                      wants_preview=lambda o: o.get("preview") == "yes",
-                     preview=lambda state, player, options: preview(state, player, _maneuvers(options), _fire(options)),
+                     preview=lambda state, player, options: preview(state, player, _maneuvers(options), _fire(options),
+                                                                    _skid(options) == "accept"),
                      describe=lambda state, options, worked: describe(options, words(state, worked)),
                      encode=encode, decode=decode, summarize=path_of)

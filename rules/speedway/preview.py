@@ -2,7 +2,8 @@
 the shots at the end.
 
 It reads only what every player can see (positions, ratings, published odds) and assumes each
-skid is resisted successfully, so it shows the intended path, not a prediction of the dice.
+skid is resisted successfully, so it shows the intended path, not a prediction of the dice; a plan
+that accepts its skids (skid:accept) slides where they slide, which takes no dice.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rules.hexgrid import DIRECTION_NAMES, Hex, distance, label
+from rules.hexgrid import step as hex_step
 from rules.speedway import combat, data, hazards
-from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
+from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skid_vector, skids_at
 from rules.speedway.errors import IllegalManeuver, IllegalShot
 from rules.speedway.movement import what_blocks
 from rules.speedway.odds import driver_chance
@@ -28,6 +30,8 @@ class PlannedStep:
     facing: int
     resist_chance: float | None
     blocked: bool
+    slid: str = ""   # the skid accepted: the direction the counter slid (front and facing are after the slide)
+    skids_into: Hex | None = None   # the accepted skid's slide would enter this hex, held by a car, wall or obstacle
 
 
 @dataclass(frozen=True)
@@ -68,31 +72,48 @@ class TurnPreview:
 
 
 def preview_turn(state: SpeedwayState, car: Car, maneuvers: list[str],
-                 fire: tuple[Weapon, Car] | None = None) -> TurnPreview:
-    """Walk `maneuvers` from the car's position; stop at the first blocked step. With `fire` (a weapon
+                 fire: tuple[Weapon, Car] | None = None, accept: bool = False) -> TurnPreview:
+    """Walk `maneuvers` from the car's position; stop at the first blocked step (or, when the plan
+    accepts its skids, at the first slide into something: a collision). With `fire` (a weapon
     and its target), find the first point of the path where that shot is legal, or refuse the plan."""
     arena = data.arena(state.arena)
     occupied = {h for c in state.cars if c.id != car.id for h in c.hexes}
+
+    def is_blocked(hexes: tuple[Hex, ...]) -> bool:
+        return any(not arena.is_open(h) or h in occupied for h in hexes)
+
     current, inertia = car, car.inertia
     steps, poses = [], [car]
     boards = [state]   # the table as it stands at each pose: smoke the path drives through is gone (as in play)
     for name in maneuvers:
         spec, side = parse_maneuver(name)
         front, facing = maneuver_pose(current, spec, side)
-        blocked = any(not arena.is_open(h) or h in occupied for h in counter_hexes(front, facing))
+        blocked = is_blocked(counter_hexes(front, facing))
         entered = tuple(h for h in counter_hexes(front, facing) if h not in current.hexes)
         # the counters entered (oil, debris, water) add their inertia before the skid check, as in play
         inertia += spec.inertia + (0 if blocked else sum(hazards.inertia_entered(state, current, entered).values()))
-        chance = None
-        if skids_at(spec, current.speed):
+        chance, slid, into = None, "", None
+        vector = skid_vector(current.facing, spec, side) if skids_at(spec, current.speed) else None
+        if vector is not None and accept and not blocked:   # accepted: a slide one hex along the skid, no dice
+            landed = replace(current, front=front, facing=facing, inertia=inertia)
+            slid_front = hex_step(front, vector)
+            into = next((h for h in counter_hexes(slid_front, facing) if is_blocked((h,))), None)
+            if into is None:
+                slid_over = tuple(h for h in counter_hexes(slid_front, facing) if h not in landed.hexes)
+                inertia += sum(hazards.inertia_entered(state, landed, slid_over).values())
+                entered += slid_over
+                front, slid = slid_front, DIRECTION_NAMES[vector]
+        elif vector is not None:
             chance = driver_chance(current.systems.rating("driver"), current.speed + inertia)
-        steps.append(PlannedStep(name, front, facing, chance, blocked))
+        steps.append(PlannedStep(name, front, facing, chance, blocked, slid, into))
         if blocked:
             break
         current = replace(current, front=front, facing=facing, inertia=inertia)
         poses.append(current)
         boards.append(replace(boards[-1], hazards=tuple(hz for hz in boards[-1].hazards
                                                         if not (hz.kind == "smoke" and hz.hex in entered))))
+        if into is not None:   # the slide collides: where the car ends up is the dice's to say
+            break
     if fire is not None:
         weapon, target = fire
         shot = first_shot(boards, poses, weapon, target)
@@ -135,8 +156,8 @@ def check_plan(car: Car, moves_left: int, maneuvers: list[str]) -> None:
 
 
 def blocker_of(state: SpeedwayState, car: Car, step: PlannedStep) -> str:
-    """What a blocked step runs into, in words."""
-    for h in counter_hexes(step.front, step.facing):
+    """What a blocked step (or its accepted skid) runs into, in words."""
+    for h in (step.skids_into,) if step.skids_into is not None else counter_hexes(step.front, step.facing):
         found = what_blocks(state, car.id, h)
         if found is None:
             continue
@@ -166,10 +187,19 @@ def preview_text(state: SpeedwayState, preview: TurnPreview) -> str:
     moved = [s for s in preview.steps if not s.blocked]
     lines = [f"Ends at {label(end.front_hex)} facing {DIRECTION_NAMES[end.facing]}, inertia {end.inertia}."]
     skids = [f"#{n} {s.maneuver} {s.resist_chance:.0%}" for n, s in enumerate(moved, 1) if s.resist_chance is not None]
-    lines.append("Skid checks, chance to resist: " + ", ".join(skids) + "." if skids else "No skid checks.")
+    accepted = [f"#{n} {s.maneuver} slides {s.slid}" for n, s in enumerate(moved, 1) if s.slid]
+    collided = next(((n, s) for n, s in enumerate(moved, 1) if s.skids_into is not None), None)
+    if skids or not (accepted or collided):
+        lines.append("Skid checks, chance to resist: " + ", ".join(skids) + "." if skids else "No skid checks.")
+    if accepted:
+        lines.append("Skids accepted: " + ", ".join(accepted) + ".")
     blocked = next((s for s in preview.steps if s.blocked), None)
     if blocked is not None:
         lines.append(f"Move #{len(moved) + 1} ({blocked.maneuver}) is blocked by {blocker_of(state, car, blocked)}.")
+    if collided is not None:
+        n, into = collided
+        lines.append(f"Move #{n} ({into.maneuver}) skids into {blocker_of(state, car, into)}: a collision, the plan's "
+                     f"path ends there.")
     hazards = hazards_on(state, preview)
     if hazards:
         lines.append("On the way: " + ", ".join(hazards) + ".")

@@ -546,7 +546,7 @@ def _fire_named(state: SpeedwayState, car: Car, fire: tuple[str, str]) -> tuple[
 
 
 def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str],
-                 fire: tuple[str, str] | None) -> TurnPreview:
+                 fire: tuple[str, str] | None, accept: bool = False) -> TurnPreview:
     """The planned path of the player's car, for a private preview before committing."""
     car = _car_asked_about(state, player, frozenset((SpeedwayPhase.MOVEMENT,)))
     if maneuvers:   # no path drawn that the first Move would refuse
@@ -555,17 +555,18 @@ def plan_preview(state: SpeedwayState, player: str, maneuvers: list[str],
         check_plan(car, state.moves_left, maneuvers)
         if car.must_turn and parse_maneuver(maneuvers[0])[0].id != "turn":
             raise IllegalManeuver(_TURN_OWED.format(car.name))
-    return preview_turn(state, car, maneuvers, _plan_fire(state, car, fire))
+    return preview_turn(state, car, maneuvers, _plan_fire(state, car, fire), accept)
 
 
-def plan_check(state: SpeedwayState, player: str, maneuvers: list[str], fire: tuple[str, str] | None) -> None:
+def plan_check(state: SpeedwayState, player: str, maneuvers: list[str], fire: tuple[str, str] | None,
+               accept: bool = False) -> None:
     """Refuse, before its first Move, a plan its driver could not drive as written now: more maneuvers
     than Moves left, one that is not a maneuver, or a shot no point of its path allows (the path
     worked out as the preview does). Off-turn, the first step refuses as usual."""
     if state.phase == SpeedwayPhase.MOVEMENT and state.deciding_player == player:
         car = state.current_car
         if car.in_control:
-            plan_preview(state, player, maneuvers, fire)
+            plan_preview(state, player, maneuvers, fire, accept)
 
 
 def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) -> Callable[[SpeedwayState], str | None]:

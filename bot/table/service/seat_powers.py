@@ -63,7 +63,7 @@ class SeatPowers:
             entries += await asyncio.to_thread(_decoded, ruleset, page)
             ages += [age for _record, age in page]
             records += [record for record, _age in page]
-            if len(page) < _PAGE or (ages[-1] >= HOUR and (not (acting_for or taking) or await _found(entries, seat))):
+            if len(page) < _PAGE or (ages[-1] >= HOUR and await _read_enough(entries, seat, acting_for, taking)):
                 break
             before = page[-1][0].seq
         def unseen(index: int) -> bool:   # an action the asker may not learn of (a GM's private ruling)
@@ -105,11 +105,20 @@ def _decoded(ruleset: Ruleset, page: list[tuple[ActionRecord, float]]) -> list[t
     return [(record.actor, events_of(ruleset, record)) for record, _age in page]
 
 
-async def _found(entries: list[tuple[str, tuple]], seat: Any) -> bool:
-    """Whether the seat's player acted themselves in `entries` (a long stretch judged on a thread)."""
-    if len(entries) > _PAGE:
-        return (await asyncio.to_thread(last_own_action, entries, seat))[0] is not None
-    return last_own_action(entries, seat)[0] is not None
+async def _read_enough(entries: list[tuple[str, tuple]], seat: Any, acting_for: bool, taking: bool) -> bool:
+    """Whether `entries` (the log's newest, the last hour at least) hold what the command is judged on: the seat's
+    player's own last action for acting on their seat, the seat's newest offer for taking it (a player back long
+    ago may have played many pages since: their return alone does not tell whether it came after the offer)."""
+    if not (acting_for or taking):
+        return True
+    found: Callable[[], bool] = (functools.partial(_offered, entries, seat) if taking
+                                 else lambda: last_own_action(entries, seat)[0] is not None)
+    return await asyncio.to_thread(found) if len(entries) > _PAGE else found()
+
+
+def _offered(entries: list[tuple[str, tuple]], seat: Any) -> bool:
+    """Whether `entries` hold an offer of the seat."""
+    return any(isinstance(e, SeatOffered) and e.seat == seat.name for _actor, events in entries for e in events)
 
 
 def _seat_of(state: Any, actor: Actor, command: Command) -> Any:
