@@ -167,3 +167,25 @@ async def test_the_ping_for_a_taken_seats_standing_order_names_its_holder(servic
     assert "dave" in reply.mentions and "ann" in reply.mentions, reply.mentions
     assert "cal: your standing order" not in reply.ping_words, reply.ping_words
     assert "cal's seat (dave): your standing order answered" in reply.ping_words, reply.ping_words
+
+
+# --- 5. the deadline's lead line credits the autopilot with an answer the player's own order gave ---------------
+
+async def test_the_deadline_says_the_standing_order_answered_when_the_autopilot_played_nothing(store):
+    """ann keeps `reaction: block`; a racer passes her and she misses her deadline to react. Her own order answers
+    and that is all the turn needed, yet the notice opened "ann's deadline passed: the autopilot plays for them
+    (… takes no action and defends)": the table told her rivals the computer played her, in a manner she did not
+    choose. The lead line must say her standing order answered."""
+    clock = Clock()
+    service = GameService(store, clock=clock)
+    race = get_ruleset("race")
+    await _three(service, "race", 1, "deadline_hours:12")
+    state = await _play_until(service, store, "race", 1, lambda r, s: ("ann", "reaction") in _asked(r, s))
+    assert race.orders.question("reaction").choose(state, "ann", "block", race.legal_actions(state, "ann")) \
+        is not None
+    assert (await run(service, "ann", "/orders set question:reaction answer:block")).outcome == "shown"
+    clock.now += 13 * HOUR
+    notices = await service.run_due()
+    text = next(n.reply.text for n in notices if "deadline passed" in n.reply.text)
+    lead = text.splitlines()[0]
+    assert lead == "ann's deadline passed: their standing order answers for them.", text

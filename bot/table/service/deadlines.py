@@ -189,11 +189,7 @@ class Deadlines:
         passive = settings.deadline_action == "skip"
         manner = ruleset.autopilot.manner(state, timer.player, passive)
         plan, why_not = previewed_plan(ruleset, state, timer, settings)
-        if plan is not None:
-            lines = [f"{holder}'s deadline passed{whose}: the plan they previewed is played for them."]
-        else:
-            instead = f"the plan they previewed cannot be played now ({why_not.rstrip('.')}), so " if why_not else ""
-            lines = [f"{holder}'s deadline passed{whose}: {instead}the autopilot plays for them ({manner})."]
+        planned = plan is not None
         own: list = []
         done = None
         for attempt in range(CLAIM_ATTEMPTS):
@@ -211,9 +207,7 @@ class Deadlines:
                     raise
                 # the game refuses the plan's first step: the autopilot plays instead (a kept plan the game
                 # refused stalled every deadline after it), and the channel is told why
-                plan = None
-                lines = [f"{holder}'s deadline passed{whose}: the plan they previewed cannot be played now "
-                         f"({refused.message.rstrip('.')}), so the autopilot plays for them ({manner})."]
+                plan, planned, why_not = None, False, refused.message
         if done is None:
             raise GameError("nothing to play")
         own.append((timer.player, done.events))
@@ -232,6 +226,7 @@ class Deadlines:
             done = step
             own.append((timer.player, done.events))
             state = done.state
+        lines = [f"{holder}'s deadline passed{whose}: {_who_played(planned, why_not, manner, own)}"]
         done, others = await self._acting.play_computers(timer.channel, done)
         text = self._acting.reported(done, lines, own + others)
         reply = await self._pictures.with_map(done.ruleset, done.game, done.state, "applied", text, done.events)
@@ -256,6 +251,20 @@ class Deadlines:
         # followers hear of a round the autopilot opened, or of the end, as when a player acts
         told = await self._following.news(done.ruleset, done.game.id, timer.channel, round_before, done.state)
         return with_order_owners(replace(reply, notices=reply.notices + told), others, done.state)
+
+
+def _who_played(planned: bool, why_not: str, manner: str, own: list[tuple[str, tuple]]) -> str:
+    """Who answered for an absent player at their deadline, as the lead line tells it: the plan they previewed,
+    their own standing orders, the autopilot (in `manner`), or the orders and then the autopilot."""
+    if planned:
+        return "the plan they previewed is played for them."
+    told = {type(e) for _player, events in own for e in events}
+    by_order = ByStandingOrder in told
+    instead = f"the plan they previewed cannot be played now ({why_not.rstrip('.')}), so " if why_not else ""
+    if by_order and PlayedByAutopilot not in told:
+        return f"{instead}their standing order answers for them."
+    then = "their standing order answers, then " if by_order else ""
+    return f"{instead}{then}the autopilot plays for them ({manner})."
 
 
 def previewed_plan(ruleset: Ruleset, state: Any, timer: Timer,
