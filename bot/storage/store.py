@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from bot.storage.errors import Duplicate, NewerDatabase, StoreBusy
@@ -452,6 +452,13 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild, role_id, member)
     );
     """,
+    # 26: when a deadline was claimed (Store.claim_due): a claim its process never finished (killed between the
+    # claim and the autopilot's move) is taken again after CLAIM_LEASE, so no game waits on a player without a
+    # deadline after a crash.
+    """
+    ALTER TABLE player_timers ADD COLUMN claimed_at {real};
+    CREATE INDEX player_timers_claimed ON player_timers (claimed_at);
+    """,
 )
 
 
@@ -503,6 +510,8 @@ class ToldMessage:
     body: str
 
 
+SHOWN_ENDS = 7 * 86400.0   # a game that ended this long ago is no longer looked at for an unposted end
+CLAIM_LEASE = 600.0   # seconds a claimed deadline waits for its process before it is taken again (claim_due)
 TOLD_KEPT = 6   # turn messages remembered per game (a rollback marks at most the last few it set aside)
 
 
@@ -784,10 +793,12 @@ class Store:
         """Log one action and replace the snapshot, if the game is still at `game.version`."""
         now = _now()
         # checked where it is run: with the statements after it, on SQLite (a trip to the connection's
-        # thread fewer a move); a game moved on meanwhile undoes the whole transaction
+        # thread fewer a move); a game moved on meanwhile undoes the whole transaction, and so does one moved
+        # to another channel (retired, at the same version: on PostgreSQL a write waiting on the move's row
+        # lock re-reads the row, and must not make the retired record active again)
         await self.driver.execute_later(
             "UPDATE games SET state = ?, status = ?, version = version + 1, updated_at = ?"
-            " WHERE id = ? AND version = ?",
+            " WHERE id = ? AND version = ? AND status = 'active'",
             (new_state, status, now, game.id, game.version), conflict=VersionConflict(game.id))
         # seq counts log entries; version counts every change (an undo removes an entry but still
         # moves the version on, so buttons drawn before it go stale).
@@ -800,7 +811,8 @@ class Store:
     async def undo_last_tx(self, game: GameRecord, seq: int, previous_state: str) -> GameRecord:
         """Remove the log entry `seq` (the last one) and restore the snapshot before it."""
         changed = await self.driver.execute(
-            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
+            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?"
+            " AND status = 'active'",
             (previous_state, _now(), game.id, game.version))
         if changed != 1:
             raise VersionConflict(game.id)
@@ -817,7 +829,8 @@ class Store:
         if vote is not None:
             await self._close_vote_tx(vote, as_read=True)
         changed = await self.driver.execute(
-            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
+            "UPDATE games SET state = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?"
+            " AND status = 'active'",
             (state, now, game.id, game.version))
         if changed != 1:
             raise VersionConflict(game.id)
@@ -833,7 +846,7 @@ class Store:
             (game.id, to_seq + 1, actor, action, events, now))
         await self.driver.execute("DELETE FROM rollback_votes WHERE game_id = ?", (game.id,))
         await self.driver.execute("DELETE FROM told_messages WHERE game_id = ? AND first_seq > ?", (game.id, to_seq))
-        await self.driver.execute("DELETE FROM turn_messages WHERE game_id = ?", (game.id,))
+        await self.unposted_tx(game.id)   # its turn message told what was set aside: nothing is added to it
         return replace(game, version=game.version + 1, state=state)
 
     async def rollbacks(self, game_id: int) -> int:
@@ -978,9 +991,9 @@ class Store:
             raise NotMovable(source_id)
         moved = await self.copy_game_tx(source_id, channel, guild, "active")
         # the clocks run on where it went (a move is no move of the game: nobody's deadline starts again)
-        await self.driver.execute(f"INSERT INTO player_timers ({_TIMER_COLUMNS}) SELECT ?, ?, player, turn_key,"
-                                  " reminder_due, deadline_due, token FROM player_timers WHERE game_id = ?",
-                                  (moved.id, channel, source_id))
+        await self.driver.execute(f"INSERT INTO player_timers ({_TIMER_COLUMNS}, claimed_at) SELECT ?, ?, player,"
+                                  " turn_key, reminder_due, deadline_due, token, claimed_at FROM player_timers"
+                                  " WHERE game_id = ?", (moved.id, channel, source_id))
         await self.clear_timer_tx(source_id)
         # what the table keeps beside the log moves too: the players' standing orders and the followers
         await self.driver.execute("INSERT INTO standing_orders (game_id, player, question, answer)"
@@ -988,6 +1001,7 @@ class Store:
                                   (moved.id, source_id))
         await self.driver.execute("INSERT INTO followers (game_id, member, mode)"
                                   " SELECT ?, member, mode FROM followers WHERE game_id = ?", (moved.id, source_id))
+        await self.unposted_tx(moved.id)
         return moved
 
     async def copy_game_tx(self, source_id: int, channel: str, guild: str, status: str) -> GameRecord:
@@ -1073,7 +1087,7 @@ class Store:
             f"INSERT INTO player_timers ({_TIMER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, player) DO UPDATE SET channel = excluded.channel,"
             " turn_key = excluded.turn_key, reminder_due = excluded.reminder_due,"
-            " deadline_due = excluded.deadline_due, token = excluded.token",
+            " deadline_due = excluded.deadline_due, token = excluded.token, claimed_at = NULL",
             (timer.game_id, timer.channel, timer.player, timer.turn_key, timer.reminder_due, timer.deadline_due,
              timer.token))
 
@@ -1087,20 +1101,31 @@ class Store:
 
     async def claim_due(self, now: float) -> list[tuple[str, Timer]]:
         """Take every reminder and deadline due by `now`, clearing each in the same transaction, so
-        another process (or this one after a restart) never sends it again. On PostgreSQL, rows
-        another process is claiming are skipped, not waited for."""
+        another process (or this one after a restart) never sends it again. A deadline's claim is marked
+        until release_claim: one still marked CLAIM_LEASE seconds on (its process died before the deadline
+        was played) is taken again. On PostgreSQL, rows another process is claiming are skipped, not waited for."""
         claimed: list[tuple[str, Timer]] = []
         async with self.transaction():
             for kind in ("reminder", "deadline"):
+                lapsed = " OR claimed_at <= ?" if kind == "deadline" else ""
                 rows = await self.driver.fetchall(
-                    f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE {kind}_due IS NOT NULL AND {kind}_due <= ?"
-                    f" ORDER BY game_id, player{self.driver.skip_locked}", (now,))
+                    f"SELECT {_TIMER_COLUMNS} FROM player_timers WHERE ({kind}_due IS NOT NULL AND {kind}_due <= ?"
+                    f"{lapsed}) ORDER BY game_id, player{self.driver.skip_locked}",
+                    (now, now - CLAIM_LEASE) if lapsed else (now,))
+                mark = ", claimed_at = ?" if kind == "deadline" else ""
                 for timer in (Timer(*row) for row in rows):
                     await self.driver.execute(
-                        f"UPDATE player_timers SET {kind}_due = NULL WHERE game_id = ? AND player = ?",
-                        (timer.game_id, timer.player))
+                        f"UPDATE player_timers SET {kind}_due = NULL{mark} WHERE game_id = ? AND player = ?",
+                        (now, timer.game_id, timer.player) if mark else (timer.game_id, timer.player))
                     claimed.append((kind, timer))
         return claimed
+
+    async def release_claim(self, timer: Timer) -> None:
+        """A claimed deadline dealt with (played, excused or found stale): its claim is not taken again."""
+        async with self.transaction():
+            await self.driver.execute(
+                "UPDATE player_timers SET claimed_at = NULL WHERE game_id = ? AND player = ? AND token = ?",
+                (timer.game_id, timer.player, timer.token))
 
     async def timers(self, game_id: int) -> list[Timer]:
         """A game's timers, one per waiting player."""
@@ -1318,17 +1343,28 @@ class Store:
                                       (thread, game_id, gm))
 
     async def turn_message(self, game_id: int) -> TurnMessage | None:
-        """The message showing a game's current turn: its turn key, its id and what it says so far."""
+        """The message showing a game's current turn: its turn key, its id and what it says so far (None before
+        the game's first message, when only unposted_tx marked it)."""
         row = await self.driver.fetchone(
             "SELECT turn_key, message_id, body FROM turn_messages WHERE game_id = ?", (game_id,))
-        return TurnMessage(*row) if row else None
+        return TurnMessage(*row) if row and row[1] else None
+
+    async def unposted_tx(self, game_id: int) -> None:
+        """Mark a game as showing no turn yet, in the write that changed it (a rematch made, a game moved in, a
+        rollback): until its message is posted and remembered, a restart announces it (shown_turns)."""
+        await self.driver.execute(
+            "INSERT INTO turn_messages (game_id, turn_key, message_id, body) VALUES (?, '', '', '')"
+            " ON CONFLICT (game_id) DO UPDATE SET turn_key = '', message_id = '', body = ''", (game_id,))
 
     async def shown_turns(self) -> list[tuple[GameRecord, str]]:
-        """Every running game with a turn message, and the turn key that message shows (a chat table's games)."""
+        """Every running game with a turn message (or marked unposted), and the turn key that message shows (a
+        chat table's games); games that ended in the last SHOWN_ENDS seconds too (their end may be unposted)."""
         columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        since = (datetime.now(UTC) - timedelta(seconds=SHOWN_ENDS)).isoformat(timespec="seconds")
         rows = await self.driver.fetchall(
             f"SELECT {columns}, t.turn_key FROM games g JOIN turn_messages t ON t.game_id = g.id"
-            " WHERE g.status = 'active' ORDER BY g.id")
+            " WHERE g.status = 'active' OR (g.status = 'finished' AND g.moved_to IS NULL AND g.updated_at >= ?)"
+            " ORDER BY g.id", (since,))
         return [(GameRecord(*row[:-1]), row[-1]) for row in rows]
 
     async def set_turn_message(self, game_id: int, turn_key: str, message_id: str, body: str = "",

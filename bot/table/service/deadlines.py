@@ -159,6 +159,7 @@ class Deadlines:
             return await self._deadline(timer)
         finally:
             await self._keep_clock(timer)
+            await self._table.store.release_claim(timer)
 
     async def _reminder(self, timer: Timer) -> Reply:
         """A claimed reminder, if the game still waits on its player."""

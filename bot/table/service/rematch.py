@@ -241,6 +241,7 @@ class Rematches:
                 game = await self._table.store.set_settings_tx(
                     game, TableSettings.or_defaults(old.settings).for_a_new_game().to_json())
                 await self._table.store.add_seats_tx(game.id, seat_ids(state))
+                await self._table.store.unposted_tx(game.id)
                 await self._timers.sync_tx(ruleset, game, state, force=True)
                 await self._table.store.put_rematch_tx(replace(proposal, made=game.id), read)
         except ChannelTaken:

@@ -3,8 +3,11 @@
 A move is stored, then its turn message is posted and the turn key it shows remembered
 (bot.chat.views.publish). A process killed between the two leaves the game in a later turn than its turn
 message shows, and nobody pinged: on start, each such game posts its turn anew, pinging whom it waits on.
-A kill within one turn (its turn key unchanged) loses only that move's words, which the log keeps; a kill
-after the message was posted but before its turn key was remembered pings once more (harmless).
+A game no message has shown yet (a rematch made, a game moved in) and a rollback are marked unposted in the
+write that made them (Store.unposted_tx), so they count as moved on too; so does a game that ended lately
+whose end was never posted. A kill within one turn (its turn key unchanged) loses only that move's words,
+which the log keeps; a kill after the message was posted but before its turn key was remembered pings once
+more (harmless).
 
 A game found waiting on computer seats alone stopped half-way through their moves (the database stayed busy:
 Acting.play_computers); a computer's turn has no deadline, so the first scheduler round plays on
