@@ -94,10 +94,10 @@ async def test_games_shows_each_games_deadline_also_in_the_askers_own_time_zone(
     assert theirs.text.endswith(f"⏰ {waiting}: deadline {moment(deadline)}.")
     assert (await run(service, other, "/me settings time_zone:Asia/Tokyo")).outcome == "shown"
     local = (await run(service, other, "/games")).text   # 09:00 UTC: 18:00 in Tokyo
-    assert local.endswith(f"⏰ {waiting}: deadline {moment(deadline)} (Fri 15 Jan 18:00 Asia/Tokyo)."), local
+    assert local.endswith(f"⏰ {waiting}: deadline {moment(deadline)} (Fri 15 Jan 18:00 Asia/Tokyo JST)."), local
     assert (await run(service, waiting, "/me settings time_zone:Europe/Berlin")).outcome == "shown"
     mine = (await run(service, waiting, "/games")).text
-    assert f"your turn! ⏰ deadline {moment(deadline)}" in mine and "(Fri 15 Jan 10:00 Europe/Berlin)." in mine
+    assert f"your turn! ⏰ deadline {moment(deadline)}" in mine and "(Fri 15 Jan 10:00 Europe/Berlin CET)." in mine
 
 
 async def test_a_status_becomes_the_turn_message_only_while_the_game_is_as_it_showed(service, store):

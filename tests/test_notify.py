@@ -119,7 +119,8 @@ async def test_a_digest_player_is_pinged_never_and_gets_one_digest_a_day_when_th
     assert digest.player == "ann" and digest.channel == "f" and digest.fallback == digest.text
     head, first, second = digest.text.splitlines()
     assert head == "Your daily digest: 2 games wait on you."   # soonest deadline first, in her own time
-    assert first.startswith("- **Track (the card race)** in f: deadline Sun 17 Jan 17:00 Asia/Tokyo. Round 1, ann: ")
+    assert first.startswith("- **Track (the card race)** in f: deadline Sun 17 Jan 17:00 Asia/Tokyo JST. "
+                            "Round 1, ann: ")
     assert second.startswith("- **Track (the card race)** in g: no deadline. Round 1, ann: ")
     assert await service.due_digests() == []   # claimed: once
     restarted = GameService(store, render=None, clock=clock)   # the moment is stored: a restart sends it once

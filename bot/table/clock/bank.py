@@ -3,17 +3,15 @@ outside their own away hours, and when a bank of waking seconds runs out."""
 
 from __future__ import annotations
 
-from bot.table.clock.personal import PlayerSettings, local, out_of_away
+from bot.table.clock.personal import PlayerSettings, is_away, next_top
 
 HOUR = 3600.0
 
 
 def _next_top(moment: float, personal: PlayerSettings) -> tuple[float, bool]:
-    """The next top of an hour in the player's own time after `moment`, and whether `moment` is in their
-    away hours (an hour is away or not as a whole; zones a half hour off UTC have their tops at :30)."""
-    when = local(moment, personal.zone)
-    into = when.minute * 60 + when.second + when.microsecond / 1e6
-    return moment + HOUR - into, out_of_away(personal, moment) > moment
+    """The end of the stretch from `moment` that is away or not as a whole (to the next top of an hour in the
+    player's own time, or a change of their UTC offset before it), and whether it is in their away hours."""
+    return next_top(moment, personal.zone), is_away(personal, moment)
 
 
 def waking_seconds(personal: PlayerSettings | None, start: float, end: float) -> float:

@@ -114,10 +114,16 @@ def _field_types() -> dict[str, typing.Any]:
     return typing.get_type_hints(PlayerSettings)
 
 
+_NOT_ZONES = frozenset({"localtime", "Factory", "posixrules"})   # the machine's own zone, a placeholder, a template
+_NOT_ZONE_TREES = ("posix/", "right/")   # copies of the zones, the latter counting leap seconds
+
+
 @cache
 def zone_names() -> frozenset[str]:
-    """Every IANA time zone name this machine knows (the tzdata package where the system has none)."""
-    return frozenset(zoneinfo.available_timezones() | {"UTC"})
+    """Every IANA time zone name this machine knows (the tzdata package where the system has none), without the
+    files a system keeps beside them that name no zone."""
+    known = zoneinfo.available_timezones() | {"UTC"}
+    return frozenset(n for n in known if n not in _NOT_ZONES and not n.startswith(_NOT_ZONE_TREES))
 
 
 @cache
@@ -203,19 +209,44 @@ def local(moment: float, zone: zoneinfo.ZoneInfo) -> datetime:
     return datetime.fromtimestamp(moment, UTC).astimezone(zone)
 
 
+def is_away(personal: PlayerSettings | None, moment: float) -> bool:
+    """Whether `moment` is inside the player's away hours, in their own time."""
+    return personal is not None and personal.away is not None and \
+        _within(personal.away, local(moment, personal.zone).hour)
+
+
+def next_top(moment: float, zone: zoneinfo.ZoneInfo) -> float:
+    """The first moment after `moment` when the hour on `zone`'s clocks may change: the next top of an hour
+    there, or sooner the moment its UTC offset changes (Pacific/Chatham's clocks go back at 03:45)."""
+    when = local(moment, zone)
+    top = moment + HOUR - (when.minute * 60 + when.second + when.microsecond / 1e6)
+    offset = when.utcoffset()
+    if local(top, zone).utcoffset() == offset:
+        return top
+    before, after = math.floor(moment), math.ceil(top)   # offsets change on a whole second: find it
+    while after - before > 1:
+        middle = (before + after) // 2
+        before, after = (middle, after) if local(middle, zone).utcoffset() == offset else (before, middle)
+    return float(after)
+
+
 def out_of_away(personal: PlayerSettings | None, moment: float) -> float:
     """The first moment at or after `moment` outside the player's away hours (in their own time, so a
     change of summer time moves it with them)."""
     if personal is None or personal.away is None:
         return moment
-    zone = personal.zone
-    for _ in range(48):   # an away stretch is under a day; a day has at most 25 local hours
-        when = local(moment, zone)
-        if not _within(personal.away, when.hour):
+    for _ in range(48):   # an away stretch is under a day; a day has at most 25 local hours, each cut once at most
+        if not is_away(personal, moment):
             return moment
-        top = when.replace(minute=0, second=0, microsecond=0)
-        moment = max(moment + 1, (top + timedelta(hours=1)).timestamp())
+        moment = next_top(moment, personal.zone)
     return moment
+
+
+def zone_named(when: datetime, time_zone: str) -> str:
+    """`time_zone` with what its clocks call the time at `when` ('America/New_York EST'): the night they go
+    back, one local time comes twice, and this says which."""
+    abbreviation = when.tzname()
+    return f"{time_zone} {abbreviation}" if abbreviation and abbreviation != time_zone else time_zone
 
 
 def hours_in_zone(hours: tuple[int, int], zone: zoneinfo.ZoneInfo, now: float) -> str:

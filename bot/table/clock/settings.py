@@ -199,6 +199,14 @@ class TableSettings:
         """These settings with `player`'s bank running from `start` (a pause's end, or now)."""
         return replace(self, bank_since={**self.bank_since, player: start}) if self.banked else self
 
+    def bank_settled(self, player: str, now: float, personal: PlayerSettings | None) -> TableSettings:
+        """These settings with `player`'s running bank charged until `now` by `personal` (the settings the player had
+        meanwhile), and running on from `now`."""
+        since = self.bank_since.get(player)
+        if not self.banked or since is None or since >= now:
+            return self
+        return self.bank_stopped(player, now, personal).bank_started(player, now)
+
     def seats_renamed(self, renamed: dict[str, str]) -> TableSettings:
         """These settings with what belongs to a seat (its bank, its grace used) under the seat's new player id
         (a seat taken over by another member: the seat keeps its bank; the old holder's pause is theirs)."""
@@ -355,22 +363,33 @@ def timer_for(settings: TableSettings, game_id: int, channel: str, player: str, 
     after any pause, the table's quiet hours and the player's own away hours, with a token of its own.
     The player's settings may set their reminder's delay; their away hours push a deadline out of them
     by at most the table's away_limit_hours. Under a time bank the deadline is when their bank runs out,
-    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds), and
-    a bank that runs out before the reminder's delay brings the reminder forward, to when a quarter of the
-    wait is left (a nearly spent bank would otherwise never be reminded of)."""
+    counted outside their away hours (`least`: a wait of that many waking seconds, whatever the bank holds) and
+    then moved out of the quiet hours and never into the away hours, and a bank that runs out before the
+    reminder's delay brings the reminder forward, to when a quarter of the wait is left (a nearly spent bank
+    would otherwise never be reminded of)."""
     start = max(now, settings.paused_until.get(player, 0.0))
-    delay = personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
-    reminder = _settled(settings, personal, start + delay * HOUR)
+    reminder = _settled(settings, personal, start + _reminder_delay(settings, personal) * HOUR)
     deadline = None
     if settings.banked:
         left = settings.bank_left(player, start, personal) if least is None else max(least, 0.0)
-        deadline = out_of_quiet(settings, runs_out(personal, start, left))
+        deadline = _settled(settings, personal, runs_out(personal, start, left))
         if reminder > deadline - reminder_lead(settings):   # the bank runs out first: remind with a quarter left
             reminder = _settled(settings, personal, start + (deadline - start) * 3 / 4)
     elif settings.deadline_hours:
-        due = out_of_quiet(settings, start + settings.deadline_hours * HOUR)
-        deadline = out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
+        deadline = _flat_deadline(settings, personal, start + settings.deadline_hours * HOUR)
     return Timer(game_id, channel, player, turn_key, reminder, deadline, secrets.token_hex(8))
+
+
+def _reminder_delay(settings: TableSettings, personal: PlayerSettings | None) -> float:
+    """The hours before a reminder: the player's own delay, else the table's."""
+    return personal.reminder_hours if personal is not None and personal.reminder_hours else settings.reminder_hours
+
+
+def _flat_deadline(settings: TableSettings, personal: PlayerSettings | None, due: float) -> float:
+    """A flat deadline due at `due`, out of the quiet hours, and out of the player's away hours by at most the
+    table's away_limit_hours."""
+    due = out_of_quiet(settings, due)
+    return out_of_quiet(settings, min(out_of_away(personal, due), due + settings.away_limit_hours * HOUR))
 
 
 GRACE_TOKEN = "grace-"   # a timer's token begins so when a grace extended its deadline: not extended again
@@ -379,10 +398,36 @@ GRACE_TOKEN = "grace-"   # a timer's token begins so when a grace extended its d
 def extended_timer(settings: TableSettings, timer: Timer, now: float, personal: PlayerSettings | None) -> Timer:
     """A missed deadline extended by a grace: a new wait of the grace's length from `now`, out of the quiet and
     away hours as any deadline, its token marked so the new deadline is not extended again."""
-    flat = replace(settings, deadline_hours=settings.grace_hours(), paused_until={}, clock="deadline")
-    fresh = timer_for(flat, timer.game_id,
-                      timer.channel, timer.player, timer.turn_key, now, personal)
-    return replace(fresh, token=GRACE_TOKEN + fresh.token)
+    return _grace_wait(settings, timer, now, settings.grace_hours() * HOUR, personal)
+
+
+def in_grace(timer: Timer) -> bool:
+    """Whether `timer` waits out a grace (its deadline one a grace extended, not yet claimed)."""
+    return timer.token.startswith(GRACE_TOKEN) and timer.deadline_due is not None
+
+
+def grace_kept(settings: TableSettings, timer: Timer, fresh: Timer, now: float, personal: PlayerSettings | None,
+               paused_before: float) -> Timer:
+    """The timer for a grace's wait `timer` started again in the same turn (a pause began or ended, the table's
+    settings changed, the player acted): `fresh`, unless what was left of the grace runs out later (an empty bank's
+    fresh deadline comes at once); then a grace's wait of what was left, from the end of any pause, its token still
+    marked. What was left is counted from `now`, or from `paused_before`, the end of a pause it was pushed past."""
+    assert timer.deadline_due is not None
+    left = max(0.0, timer.deadline_due - max(now, paused_before))
+    start = max(now, settings.paused_until.get(timer.player, 0.0))
+    if fresh.deadline_due is None or _flat_deadline(settings, personal, start + left) <= fresh.deadline_due:
+        return fresh
+    return _grace_wait(settings, fresh, start, left, personal)
+
+
+def _grace_wait(settings: TableSettings, timer: Timer, start: float, seconds: float,
+                personal: PlayerSettings | None) -> Timer:
+    """A grace's wait of `seconds` from `start`: its reminder as any, its deadline a flat one's (whatever the
+    table's clock), its token marked so that deadline is not extended again."""
+    reminder = _settled(settings, personal, start + _reminder_delay(settings, personal) * HOUR)
+    deadline = _flat_deadline(settings, personal, start + seconds)
+    return Timer(timer.game_id, timer.channel, timer.player, timer.turn_key, reminder, deadline,
+                 GRACE_TOKEN + secrets.token_hex(8))
 
 
 def _settled(settings: TableSettings, personal: PlayerSettings | None, moment: float) -> float:

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.storage.store import GameRecord, Timer
 from bot.table.clock.moments import moment, player_clock
-from bot.table.clock.personal import PlayerSettings, local
+from bot.table.clock.personal import PlayerSettings, local, zone_named
 from bot.table.clock.settings import TableSettings
 from bot.table.protocol.replies import MESSAGE_LIMIT, Reply, clip, whole_lines
 from bot.table.trust.commitment import commitment, reveal
@@ -119,7 +119,7 @@ def _own_time(timer: Timer | None, reader: PlayerSettings | None) -> str:
     if timer is None or timer.deadline_due is None or reader is None or reader.time_zone == "UTC":
         return ""
     when = local(timer.deadline_due, reader.zone)
-    return f" ({when:%a} {when.day} {when:%b %H:%M} {reader.time_zone})"
+    return f" ({when:%a} {when.day} {when:%b %H:%M} {zone_named(when, reader.time_zone)})"
 
 
 def verification(game: GameRecord, replays: bool, finished: bool, count: int, lines: int = 0) -> Reply:

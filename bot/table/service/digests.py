@@ -6,7 +6,7 @@ neither loses one nor sends one twice, and a bot that was down sends one, not on
 from __future__ import annotations
 
 from bot.storage.store import StoreBusy
-from bot.table.clock.personal import PlayerSettings, local, next_digest
+from bot.table.clock.personal import PlayerSettings, local, next_digest, zone_named
 from bot.table.protocol.replies import MESSAGE_LIMIT, Direct, clip, whole_lines
 from bot.table.service.shared import Table, channel_link
 from rules.registry import get_ruleset
@@ -60,7 +60,8 @@ class Digests:
             if timer.deadline_due is None:
                 deadline = "no deadline"
             else:
-                deadline = f"deadline {local(timer.deadline_due, personal.zone):%a %d %b %H:%M} {personal.time_zone}"
+                when = local(timer.deadline_due, personal.zone)
+                deadline = f"deadline {when:%a %d %b %H:%M} {zone_named(when, personal.time_zone)}"
             lines.append(clip(f"- **{ruleset.title}** in {channel_link(guild, game.channel)}: {deadline}. {prompt}",
                               300))
         head = f"Your daily digest: {plural(len(timers), 'game waits', 'games wait')} on you."

@@ -56,6 +56,8 @@ class PlayerClocks:
         if "notify" in options:
             changes["notify"] = parse_notify(options["notify"])
         chosen = replace(current, **changes)
+        if (chosen.time_zone, chosen.away) != (current.time_zone, current.away):
+            await self._settle_banks(actor, guild, current)
         await self._table.store.set_player_settings(guild, actor.id, chosen.to_json())
         if "notify" in options or chosen.notify == "digest":   # the digest's hour follows their zone and away hours
             await schedule_digest(self._table, guild, actor.id, chosen)
@@ -105,6 +107,22 @@ class PlayerClocks:
         return Reply("applied", f"Welcome back: your clock runs again in {plural(len(notices), 'game', 'games')}.",
                      ephemeral=True, notices=tuple(notices))
 
+    async def _settle_banks(self, actor: Actor, guild: str, before: PlayerSettings) -> None:
+        """Each time bank of the player's running on this server charged until now by the settings they had: a new
+        time zone or away hours count from now on, and never give back time already spent."""
+        for game in await self._table.store.active_games_of(guild, actor.id):
+            async with self._table.write():
+                fresh = await self._table.store.active_game_tx(game.channel)
+                if fresh is None or fresh.id != game.id:
+                    continue
+                try:
+                    settings = TableSettings.from_json(fresh.settings)
+                except DamagedSettings:
+                    continue
+                settled = settings.bank_settled(actor.id, self._table.clock(), before)
+                if settled != settings:
+                    await self._table.store.set_settings_tx(fresh, settled.to_json())
+
     async def _seated_games(self, actor: Actor, guild: str) -> list[GameRecord]:
         """The running games on this server where the player holds a seat now (not resigned: a resigned seat has no
         clock of theirs to pause)."""
@@ -134,12 +152,13 @@ class PlayerClocks:
                 settings = TableSettings.from_json(fresh.settings)
             except DamagedSettings:
                 return None
-            now = self._table.clock()
+            now, before = self._table.clock(), settings.paused_until.get(player, 0.0)
             settings, until = (settings.unpaused(player), now) if hours is None else \
                 settings.pause_for(player, now, hours)
             fresh = await self._table.store.set_settings_tx(fresh, settings.to_json())
             ruleset = get_ruleset(fresh.ruleset)
-            await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), restart=player)
+            await self._timers.sync_tx(ruleset, fresh, self._table.snapshots.load(ruleset, fresh.state), restart=player,
+                                       paused_before=before)
         return until
 
     @staticmethod

@@ -8,7 +8,7 @@ from typing import Any
 from bot.storage.store import GameRecord
 from bot.table.clock.moments import moment
 from bot.table.clock.personal import PlayerSettings
-from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, timer_for, updated
+from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, grace_kept, in_grace, timer_for, updated
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
@@ -26,15 +26,17 @@ class Timers:
         self._table = table
 
     async def sync_tx(self, ruleset: Ruleset, game: GameRecord, state: Any, force: bool = False,
-                      acted: str | None = None, moved: bool = True, restart: str | None = None) -> GameRecord:
+                      acted: str | None = None, moved: bool = True, restart: str | None = None,
+                      paused_before: float = 0.0) -> GameRecord:
         """A reminder and deadline clock for each person the game waits on: started when it starts
         waiting on them, kept while it still does in the same turn, dropped when it no longer does.
         A deadline measures how long the game has waited on a player without an action from them, so
         the clock of `acted`, who just acted and is still waited on, starts again. Under a time bank, a
         bank runs while its clock does; `acted` ending their wait is a move that earns the increment (not
         `moved`: an undo, which takes back what the undone move earned). `restart`: one player whose clock
-        starts again (their pause began or ended), the others' running on. The game record, its settings as
-        written."""
+        starts again (their pause began or ended; `paused_before`: when their pause ended before that), the
+        others' running on. A grace's wait started again in the same turn (an action, a pause, new settings) runs
+        at least what is left of it. The game record, its settings as written."""
         waiting = () if ruleset.is_finished(state) else ruleset.people_waited_on(state)
         key = ruleset.turn_key(state)
         # the waiting players' settings with the timers, in one trip: those whose clock starts are among them
@@ -71,6 +73,10 @@ class Timers:
         timers = {p: t for p, t in current.items() if p not in ended}
         for player in starting:
             timers[player] = timer_for(kept, game.id, game.channel, player, key, now, own.get(player))
+            previous = current.get(player)
+            if previous is not None and previous.turn_key == key and in_grace(previous):
+                before = paused_before if player == restart else kept.paused_until.get(player, 0.0)
+                timers[player] = grace_kept(kept, previous, timers[player], now, own.get(player), before)
             await self._table.store.set_timer_tx(timers[player])
         reads().timers = (game.id, game.version, timers, True)   # the reply's clock line reads them no more
         return game
@@ -79,8 +85,8 @@ class Timers:
                          after_deadline: bool = False) -> GameRecord:
         """The clock of a player who just acted and is still waited on in the same turn starts again (one
         write; the other players' clocks run on). After a deadline that played nothing, an empty bank waits
-        as a grace would (not a deadline due at once, again and again). The game record, its settings as
-        written."""
+        as a grace would (not a deadline due at once, again and again); a grace's wait runs at least what is
+        left of it. The game record, its settings as written."""
         settings = TableSettings.from_json(game.settings)
         now = self._table.clock()
         own = (await self.personal_tx(game, (player,))).get(player)
@@ -90,6 +96,10 @@ class Timers:
             game = await self._table.store.set_settings_tx(game, kept.to_json())
         least = kept.grace_hours() * HOUR if after_deadline and kept.banked else None
         timer = timer_for(kept, game.id, game.channel, player, ruleset.turn_key(state), now, own, least)
+        if kept.grace_used.get(player):   # their clock may be a grace's wait (read only then: a move's one write)
+            previous = {t.player: t for t in await self._table.store.timers_tx(game.id)}.get(player)
+            if previous is not None and previous.turn_key == timer.turn_key and in_grace(previous):
+                timer = grace_kept(kept, previous, timer, now, own, kept.paused_until.get(player, 0.0))
         await self._table.store.set_timer_tx(timer)
         known, timers = reads(), {player: timer}
         if known.timers is not None and known.timers[0] == game.id:   # the others' run on as they were
@@ -151,6 +161,7 @@ class Timers:
             if is_resigned(state, actor.id):
                 raise GameError("You resigned from this game: there is no clock of yours to pause.")
             settings = TableSettings.from_json(game.settings)
+            before = settings.paused_until.get(actor.id, 0.0)
             if hours > settings.pause_limit_hours:
                 raise GameError(f"The host allows pauses of up to {settings.pause_limit_hours:g} hours.")
             now = self._table.clock()
@@ -159,7 +170,7 @@ class Timers:
                                 "starts one).")
             settings, until = settings.pause_for(actor.id, now, hours) if hours else (settings.unpaused(actor.id), now)
             game = await self._table.store.set_settings_tx(game, settings.to_json())
-            await self.sync_tx(ruleset, game, state, restart=actor.id)   # the others' clocks run on
+            await self.sync_tx(ruleset, game, state, restart=actor.id, paused_before=before)   # the others' run on
         if not hours:
             return Reply("shown", f"{actor.name} is back: reminders and deadlines run again.")
         if until < now + hours * HOUR:
