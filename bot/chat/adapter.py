@@ -195,6 +195,21 @@ class PitbossBehaviour(discord.Client):
         if warming is not None:
             await warming
 
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted: a game played there ends (GameService.channel_gone)."""
+        await self._gone(payload.thread_id)
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: a game played there ends (GameService.channel_gone)."""
+        await self._gone(channel.id)
+
+    async def _gone(self, channel_id: int) -> None:
+        try:
+            if await self.service.channel_gone(str(channel_id)):
+                log.info("channel %s was deleted: its game ended", channel_id)
+        except Exception:
+            _failed(f"could not end the game of deleted channel {channel_id}")
+
     async def post_unposted(self) -> None:
         """The turns of games whose last move a crash kept from the channel (GameService.unposted), posted
         before the gateway connects: no command of this process can be in flight yet, so none is taken for
@@ -541,16 +556,17 @@ class PitbossBehaviour(discord.Client):
         return refusal(problem_words("manage_roles", ruleset) + " Nothing was turned on.")
 
     async def _gm_thread(self, interaction: discord.Interaction) -> Reply:
-        """`/gm thread:yes`: open a private thread off the game's channel (nobody may invite others), add the
-        GM as its one member besides the bot, and link it to the game. Only a seated GM may; a permission the
-        bot lacks is named, and nothing is made."""
+        """`/gm thread:yes`: open a private thread off the game's channel (off the text channel of a game played in
+        a thread; nobody may invite others), add the GM as its one member besides the bot, and link it to the
+        game. Only a seated GM may; a permission the bot lacks is named, and nothing is made."""
         channel, actor = interaction.channel, actor_of(interaction)
-        if not isinstance(channel, discord.TextChannel):
+        parent = channel.parent if isinstance(channel, discord.Thread) else channel
+        if channel is None or not isinstance(parent, discord.TextChannel):
             return refusal("thread:yes opens a private thread off the game's text channel: use it there.")
         if (refused := await self.service.gm_thread_refusal(str(channel.id), actor)) is not None:
             return refused
         try:
-            thread = await channel.create_thread(name=f"GM · {actor.name}"[:100], invitable=False,
+            thread = await parent.create_thread(name=f"GM · {actor.name}"[:100], invitable=False,
                                                  type=discord.ChannelType.private_thread, auto_archive_duration=10080)
         except discord.Forbidden:
             return refusal("I cannot open a private thread here: I need the Create Private Threads and Send "
@@ -572,19 +588,24 @@ class PitbossBehaviour(discord.Client):
         if not isinstance(channel, discord.TextChannel):
             return refusal("thread:yes opens a thread off a server's text channel; here, leave thread: out.")
         title = get_ruleset(str(command.options["ruleset"])).title
-        try:
-            thread = await channel.create_thread(name=f"{title} · {plain_name(interaction.user.display_name)}"[:100],
-                                                 type=discord.ChannelType.public_thread, auto_archive_duration=10080)
-        except discord.Forbidden:
-            return refusal("I cannot open a thread here: I need the Create Public Threads and Send Messages in "
-                           "Threads permissions in this channel.")
-        options = {k: v for k, v in command.options.items() if k != "thread"}
-        reply = await self.service.execute(str(thread.id), actor_of(interaction), Command(command.name, options),
-                                           guild=str(interaction.guild_id or ""), delivery=str(interaction.id))
-        if reply.outcome != "applied":
+
+        async def open_thread() -> str:
+            try:
+                thread = await channel.create_thread(
+                    name=f"{title} · {plain_name(interaction.user.display_name)}"[:100],
+                    type=discord.ChannelType.public_thread, auto_archive_duration=10080)
+            except discord.Forbidden:
+                raise ThreadRefused("I cannot open a thread here: I need the Create Public Threads and Send Messages "
+                                    "in Threads permissions in this channel.") from None
+            return str(thread.id)
+
+        thread, reply = await self.service.new_game_in_thread(actor_of(interaction), command,
+                                                              str(interaction.guild_id or ""), str(interaction.id),
+                                                              open_thread)
+        if thread is None or reply.outcome != "applied":
             return reply
-        return Reply("shown", f"A new {title} game is in {thread.mention}: /game join there.",
-                     notices=(Notice(str(thread.id), reply),))
+        return Reply("shown", f"A new {title} game is in <#{thread}>: /game join there.",
+                     notices=(Notice(thread, reply),))
 
     async def open_queue_thread(self, parent: str, title: str, muster: int) -> str:
         """The public thread a queued game is played in, off `parent` (a thread's own channel when the queue was

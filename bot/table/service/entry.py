@@ -45,7 +45,7 @@ from bot.table.service.orders import StandingOrders
 from bot.table.service.pictures import Pictures
 from bot.table.service.players import PlayerClocks
 from bot.table.service.privacy import Controls, Privacy
-from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener, checked_setup
+from bot.table.service.queue import QUEUE_BUTTON, Queues, ThreadOpener, ThreadRefused, checked_setup
 from bot.table.service.rank_roles import RankRoles
 from bot.table.service.ratings import Ratings
 from bot.table.service.relocation import Moving
@@ -167,6 +167,31 @@ class GameService:
             return refused
         if (refused := await self._controls.refusal(actor.id, guild, command.name)) is not None:
             return refused
+        return await self._let_in(channel, actor, command, guild, delivery, private_thread)
+
+    async def new_game_in_thread(self, actor: Actor, command: Command, guild: str, delivery: str | None,
+                                 open_thread: Callable[[], Awaitable[str]]) -> tuple[str | None, Reply]:
+        """`/game new … thread:yes`: the thread `open_thread()` opens and the game made there, as execute makes one;
+        the thread is opened only once the command passed the door and its setup was checked, so a refused one
+        leaves no empty thread behind (None, the refusal). ThreadRefused from the opener is refused in its words."""
+        if (refused := self._at_the_door(actor, command.name)
+                or await self._controls.refusal(actor.id, guild, command.name)) is not None:
+            return None, refused
+        options = {k: v for k, v in command.options.items() if k != "thread"}
+        try:
+            Seating.set_up(actor, options)
+        except GameError as exc:
+            return None, refusal(exc.message)
+        try:
+            thread = await open_thread()
+        except ThreadRefused as exc:
+            return None, refusal(str(exc))
+        return thread, await self._let_in(thread, actor, Command(command.name, options), guild, delivery, False)
+
+    async def _let_in(self, channel: str, actor: Actor, command: Command, guild: str, delivery: str | None,
+                      private_thread: bool) -> Reply:
+        """A command past the door (execute), carried out in its channel, or in the game a GM's private thread is
+        linked to (charged once: the door is not passed again there)."""
         actor = await self._admin_here(channel, actor, guild)
         if private_thread:
             try:
@@ -174,7 +199,7 @@ class GameService:
             except GameError as exc:
                 return refusal(exc.message)
             if game_channel is not None:
-                reply = await self.execute(game_channel, actor, command, guild=guild, delivery=delivery)
+                reply = await self._let_in(game_channel, actor, command, guild, delivery, False)
                 return in_the_thread(reply, game_channel)
         if command.name == "lfg" and command.options.get("game") is not None:   # a Join typed: its game's lock
             return self._counted(actor, await self._join_open_table(actor, guild, int(command.options["game"]),
@@ -402,6 +427,17 @@ class GameService:
         except StoreBusy:
             return False
 
+    async def channel_gone(self, channel: str) -> bool:
+        """The channel (or thread) a game is played in was deleted: the game ends there as a server admin's
+        /game end ends it (no result), so it holds no seat in a place nobody can reach; its log stays readable
+        (/game log game:N). True when a game ended; what it says cannot be posted where it was."""
+        game = await self._store.active_game(channel)
+        if game is None:
+            return False
+        admin = Actor(game.host, game.host, is_admin=True)
+        ended = await self._let_in(channel, admin, Command("game end", {}), game.guild, None, False)
+        return ended.outcome == "applied"
+
     async def unposted(self) -> list[Notice]:
         """On start: the turn of each game whose last move was carried out but never posted (a crash
         between the two), pinging whom it waits on (bot.table.service.unposted)."""
@@ -477,8 +513,8 @@ class GameService:
         """Each compiled command's handler (bot.table.protocol.compiled): a new table command is one entry."""
         asking, players, timers = self._asking, self._players, self._timers
         return {
-            typed.NewGame: lambda at, c: self._seating.new_game(at.channel, at.actor, c.options, at.guild,
-                                                                at.private_thread),
+            typed.NewGame: lambda at, c: self._queues.made_by_queue(at.channel, lambda: self._seating.new_game(
+                at.channel, at.actor, c.options, at.guild, at.private_thread)),
             typed.Games: lambda at, _c: asking.games(at.actor, at.guild),
             typed.Help: lambda at, c: asking.help(at.channel, at.actor, c.command),
             typed.Rules: lambda at, c: asking.rules(at.channel, c.topic, c.page),
@@ -494,7 +530,8 @@ class GameService:
             typed.Rollback: lambda at, c: self._rollbacks.run(at.channel, at.actor, c.options),
             typed.Propose: lambda at, c: self._rollbacks.propose(at.channel, at.actor, c.options),
             typed.Rematch: lambda at, c: self._rematches.run(at.channel, at.actor, c.vote == "yes"),
-            typed.Import: lambda at, c: self._moving.import_game(at.channel, at.actor, c.file, at.guild),
+            typed.Import: lambda at, c: self._queues.made_by_queue(at.channel, lambda: self._moving.import_game(
+                at.channel, at.actor, c.file, at.guild)),
             typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),
             typed.Pause: lambda at, c: timers.pause(at.channel, at.actor, c.hours),
             typed.MySettings: lambda at, c: players.settings(at.actor, at.guild, c.options),

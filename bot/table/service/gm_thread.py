@@ -67,6 +67,9 @@ class GmThreads:
         if master is None or actor.id != master.seat(state):
             raise GameError(f"This is the GM's private thread: only the game's GM acts here. The game is in "
                             f"{channel_mention(game.channel)}.")
+        if actor.id != linked[1]:   # the GM seat changed hands: its old holder still reads this thread
+            raise GameError(f"This private thread is the previous GM's, who still reads it: open your own with "
+                            f"/gm thread:yes in {channel_mention(game.channel)}.")
         taken = (*master.commands, *TABLE_COMMANDS)
         if command.name not in taken:
             raise GameError(f"The GM's thread takes {', '.join('/' + c for c in taken)}; play /{command.name} in "

@@ -211,6 +211,14 @@ class Queues:
         gone = await stored.muster_in(self._table.store, channel)
         return ended_by_press(done, gone is None or gone.id != muster.id, muster_id)
 
+    async def made_by_queue(self, channel: str, making: Callable[[], Awaitable[Reply]]) -> Reply:
+        """`making()` (a /game new or import) carried out, unless the channel is a queued game's thread whose muster
+        still gathers: that game is the queue's to make (its first member to confirm does), not a passer-by's."""
+        if await stored.muster_in(self._table.store, channel) is not None:
+            raise GameError("This thread is the queue's: its game is made when the first member it asked confirms "
+                            "(/queue confirm). Start a game of your own in another channel.")
+        return await making()
+
     async def lobby_command(self, channel: str, actor: Actor, command: Command, guild: str) -> Reply | None:
         """/game join, start or add-ai in a queued game's thread while its muster gathers seats: a join takes a
         free seat (a member the muster asked confirms by it); start and add-ai are the muster's. None: not one."""

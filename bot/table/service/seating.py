@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.storage.league import list_lobby_tx
 from bot.storage.store import ChannelTaken
 from bot.table.protocol.commands import Command
@@ -12,6 +14,7 @@ from bot.table.service.shared import Table
 from bot.table.trust.commitment import announce, new_seed
 from bot.table.trust.guards import plain_name
 from rules.codec import dumps, encode_state
+from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.table import HOST_NAME
@@ -23,20 +26,27 @@ class Seating:
     def __init__(self, table: Table, pictures: Pictures):
         self._table, self._pictures = table, pictures
 
-    async def new_game(self, channel: str, actor: Actor, options: dict, guild: str,
-                       private_thread: bool = False) -> Reply:
+    @staticmethod
+    def set_up(actor: Actor, options: dict) -> tuple[Ruleset, dict, int, dict, Any]:
+        """A new game's setup from /game new's options, checked (GameError: why not) before anything is made:
+        the ruleset, the options left, the seed, the setup options and the first state."""
         ruleset = get_ruleset(options["ruleset"])
         options = NotThisGame.fitted(ruleset, Command("game new", options)).options
         if options.pop("thread", "no") == "yes":   # the Discord adapter opens the thread and takes this option
             raise GameError("thread:yes opens a Discord thread for the game; here the game is played in this "
                             "channel (leave thread: out).")
-        # listed by /lfg and the board (issue 40 item 1): by default, but where nobody else can open the channel
-        public = options.pop("public", "no" if private_thread else "yes") == "yes"
         seed = options["seed"] if "seed" in options else new_seed()
-        setup_options = ruleset.new_game_options({k: v for k, v in options.items() if k not in ("ruleset", "seed")})
+        setup_options = ruleset.new_game_options({k: v for k, v in options.items()
+                                                  if k not in ("ruleset", "seed", "public")})
         if ruleset.game_master is not None:   # a host it seats as the GM is named as any player
             setup_options[HOST_NAME] = plain_name(actor.name)
-        state = ruleset.setup(setup_options, seed, actor.id)
+        return ruleset, options, seed, setup_options, ruleset.setup(setup_options, seed, actor.id)
+
+    async def new_game(self, channel: str, actor: Actor, options: dict, guild: str,
+                       private_thread: bool = False) -> Reply:
+        ruleset, options, seed, setup_options, state = self.set_up(actor, options)
+        # listed by /lfg and the board (issue 40 item 1): by default, but where nobody else can open the channel
+        public = options.pop("public", "no" if private_thread else "yes") == "yes"
         try:
             async with self._table.write():
                 game = await self._table.store.create_game_tx(channel, ruleset.id, actor.id, seed,
