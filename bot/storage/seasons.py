@@ -49,7 +49,7 @@ class SeasonGame:
     id: int
     members: tuple[str, ...]
     game_id: int | None
-    opening: float
+    opening: float   # when a process took on opening its game; 0 once its game is seated, timed and started
 
 
 def _record(row: tuple) -> SeasonRecord:
@@ -162,6 +162,29 @@ async def link_game(store: Store, claim: int, game_id: int) -> None:
     """The claimed table's game (also when a game the season paired moved to another channel)."""
     async with store.transaction():
         await store.driver.execute("UPDATE season_games SET game_id = ? WHERE id = ?", (game_id, claim))
+
+
+async def take_opening(store: Store, claim: int, at: float, before: float) -> bool:
+    """Take on the rest of a linked game's opening (one a crash left half-open) for one writer: False when it is
+    open already, or another process took it on at `before` or later."""
+    async with store.transaction():
+        return bool(await store.driver.execute(
+            "UPDATE season_games SET opening = ? WHERE id = ? AND game_id IS NOT NULL AND opening > 0 AND opening < ?",
+            (at, claim, before)))
+
+
+async def opened(store: Store, claim: int) -> None:
+    """The claimed table's game is seated, timed and started: its claim is 0 from now on (never taken on again)."""
+    async with store.transaction():
+        await store.driver.execute("UPDATE season_games SET opening = 0 WHERE id = ?", (claim,))
+
+
+async def of_game(store: Store, game_id: int) -> SeasonRecord | None:
+    """The season a game belongs to, if any."""
+    row = await store.driver.fetchone(
+        f"SELECT {', '.join('s.' + c.strip() for c in _COLUMNS.split(','))} FROM seasons s"
+        " JOIN season_games g ON g.season = s.id WHERE g.game_id = ?", (game_id,))
+    return _record(row) if row is not None else None
 
 
 async def game_moved_tx(store: Store, old: int, new: int) -> None:

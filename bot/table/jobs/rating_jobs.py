@@ -35,6 +35,7 @@ class RatingInput:
     order: tuple[tuple[str, ...], ...]
     turns: dict[str, Turns] = field(default_factory=dict)
     people: tuple[str, ...] = ()   # the seats a member plays (no computer's, no seated game master's)
+    starters: dict[str, str] = field(default_factory=dict)   # each seat's player id at the end -> at the start
 
 
 def rating_input(ruleset_id: str, game: GameRecord, log: list[Row] | PackedLog) -> RatingInput:
@@ -46,8 +47,11 @@ def rating_input(ruleset_id: str, game: GameRecord, log: list[Row] | PackedLog) 
     steps = replay_steps(ruleset, json.loads(game.options), game.seed, game.host, entries)
     before, _ = next(steps)
     left_at: dict[int, int] = {}   # seat index -> the number of the action after which it left
+    starters: tuple[str, ...] = ()   # each seat's player id in the first state after the start
     counted: list[tuple[int, str]] = []   # (seat index, who played it: the actor, or "" for the table) a move
     for number, ((actor, action), (state, _events), row) in enumerate(zip(entries, steps, rows, strict=True), 1):
+        if state.phase != TablePhase.LOBBY and not starters:
+            starters = tuple(p.id for p in state.players)
         if before.phase != TablePhase.LOBBY:
             index = next((i for i, p in enumerate(before.players) if p.id == actor), None)
             if index is not None and type(action) in ruleset.handlers:
@@ -66,7 +70,8 @@ def rating_input(ruleset_id: str, game: GameRecord, log: list[Row] | PackedLog) 
     left = {final.players[i].id: n for i, n in left_at.items() if final.players[i].id not in still_at_end}
     master = ruleset.game_master.seat(final) if ruleset.game_master is not None else None
     people = tuple(p.id for p in final.players if not born_computer(p.id) and p.id != master)
-    return RatingInput(ruleset.final_order(final, left), seat_turns(final, counted), people)
+    return RatingInput(ruleset.final_order(final, left), seat_turns(final, counted), people,
+                       {seat.id: first for seat, first in zip(final.players, starters, strict=False)})
 
 
 def seat_turns(final: Any, counted: list[tuple[int, str]]) -> dict[str, Turns]:

@@ -38,7 +38,8 @@ class Table:
     game_id: int | None = None
     order: Order | None = None   # None while the game is being played
     ended: Order | None = None   # its result as the rating read it at the game's end, until the scheduler counts it
-    opening: float = 0.0         # when a process took on opening its game (0: nobody yet), to retry a crashed one
+    opening: float = 0.0         # when a process took on opening its game, to retry a crashed one (0: nobody yet,
+    # or, with game_id, its game is open: seated, timed and started)
 
     @property
     def bye(self) -> bool:

@@ -49,6 +49,7 @@ from bot.table.service.catchup import (
     ping_note,
 )
 from bot.table.service.following import Following
+from bot.table.service.league_moves import paired_by
 from bot.table.service.pictures import DrawnAhead, Pictures
 from bot.table.service.plans import Plans
 from bot.table.service.ratings import Ratings
@@ -66,7 +67,17 @@ from rules.codec import dumps, encode_state, encode_tagged
 from rules.engine import LegalAction, Logged, PlanStep, Ruleset, describe_events
 from rules.errors import GameError, GameOver, NotHost, NotSeated, NotYourTurn, TableFull
 from rules.registry import get_ruleset
-from rules.seats import addressed, completed, for_resigned, held_now, holder_name, is_resigned, seat_named, told_of
+from rules.seats import (
+    addressed,
+    completed,
+    for_resigned,
+    held_now,
+    holder_name,
+    is_resigned,
+    seat_called,
+    seat_named,
+    told_of,
+)
 from rules.table import (
     SEAT_ACTIONS,
     ByStandingOrder,
@@ -87,6 +98,8 @@ _BUTTON_ID = re.compile(
     rf"^({BUTTON_PREFIX}|{MENU_PREFIX}|{CHOICES_PREFIX}|{PRIVATE_PREFIX}|{PRIVATE_MENU_PREFIX}):(\d+):(\d+):(\d+)$")
 _SEAT_BUTTON_ID = re.compile(rf"^{SEAT_PREFIX}:(\d+):0:0$")
 _RESIGN_BUTTON_ID = re.compile(rf"^{RESIGN_PREFIX}:(\d+):(\d+):(\d+)$")   # the game, its holder's mark, the seat
+# what a running tournament's game allows only an admin, or its creator when not seated (Acting._tournament_check)
+_TOURNAMENT_CHECKED = frozenset({"game end", "game resign", "game seat give", "game seat computer"})
 
 
 @dataclass(frozen=True)
@@ -147,8 +160,8 @@ class Acting:
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
         if command.name in SEAT_CHANGE_COMMANDS:
             await self._seat_powers.check(channel, actor, Command(command.name, options))
-        if command.name == "game end" and not actor.is_admin:
-            await self._tournament_end_check(channel, actor)
+        if command.name in _TOURNAMENT_CHECKED:
+            await self._tournament_check(channel, actor, Command(command.name, options))
         if command.name == "game resign" and options.pop("confirm", "") != "yes":   # final: asked first
             return await self._resign_asked(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game. A plan is
@@ -249,21 +262,33 @@ class Acting:
             reply = replace(reply, panel=self._private_menu(ruleset, game, state, actor, own_last))
         return reply
 
-    async def _tournament_end_check(self, channel: str, actor: Actor) -> None:
+    async def _tournament_check(self, channel: str, actor: Actor, command: Command) -> None:
         """A running tournament's game is played to its end by those seated at it: ended with no result it would
         tie, and a tie sends the better seed (its host) on, so its host could end a game they were losing and go
-        through. An admin, or its creator when not seated at it, may still end it; a player concedes with
-        /game resign."""
+        through; nor does its host resign, give away or give the computer an opponent's seat, gone past a deadline
+        (the autopilot plays it then, as the tournament promises). An admin of the tournament's server, or its
+        creator when not seated at it, may still; a player concedes with /game resign."""
+        named = str(command.options.get("player") or "")
+        if command.name != "game end" and not named:
+            return   # one's own seat
         game = await self._table.store.active_game(channel)
         if game is None:
             return
         record = await tournaments.of_game(self._table.store, game.id)
         if record is None or record.status != "running":
             return
-        seated = get_ruleset(game.ruleset).load_state(game.state).player(actor.id) is not None
-        if seated or actor.id != record.creator:
+        state = self._table.snapshots.load(get_ruleset(game.ruleset), game.state)
+        if command.name != "game end" and ((seat := seat_called(state, named)) is None or seat.id == actor.id):
+            return   # one's own seat, or none (the rules say so)
+        seated = state.player(actor.id) is not None
+        if (actor.is_admin and game.guild == record.guild) or (actor.id == record.creator and not seated):
+            return
+        if command.name == "game end":
             raise GameError(f"This is a game of tournament {record.id}: it is played to its end. /game resign "
                             f"concedes it; an admin, or the tournament's creator when not playing in it, may end it.")
+        raise GameError(f"This is a game of tournament {record.id}: a seat is its player's (the autopilot plays it "
+                        f"at a deadline). An admin, or the tournament's creator when not playing in it, may act on "
+                        f"another player's seat.")
 
     @staticmethod
     def _private_menu(ruleset: Ruleset, game: GameRecord, state: Any, actor: Actor, own_last: int,
@@ -609,6 +634,9 @@ class Acting:
             ("the game moved on" if last is not records[-1] else None)
         if blocker:
             raise GameError(f"That cannot be undone: {blocker}.")
+        if previous.phase == TablePhase.LOBBY and (league := await paired_by(self._table.store, game.id)):
+            raise GameError(f"That cannot be undone: the {league.kind} seated this game and started it, so /undo "
+                            f"takes back nothing before its start.")
         public = is_public(ruleset, previous, last.actor, logged(ruleset, [last])[0].action)
         # a private ruling or a note never moved the clock (apply): its undo does not either, or the channel's
         # clock would tell of it, and rule-then-undo would put a deadline off for ever

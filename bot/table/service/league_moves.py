@@ -1,10 +1,40 @@
-"""The league follows a game its season or tournament paired when the game is moved to another channel."""
+"""A game its season or tournament paired: which of them holds it while it runs (its clock, its server and its start
+are theirs), and the league following the game when it is moved to another channel."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+
 from bot.storage import seasons, tournaments
+from bot.storage.seasons import SeasonRecord
 from bot.storage.store import Store
+from bot.storage.tournaments import TournamentRecord
 from bot.table.league import tournament as course
+
+
+@dataclass(frozen=True)
+class PairedBy:
+    """The running tournament or season a game belongs to."""
+
+    kind: str             # "tournament" or "season"
+    number: int
+    deadline_hours: int   # the turn deadline it gives its games
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.number}"
+
+
+async def paired_by(store: Store, game_id: int) -> PairedBy | None:
+    """The running tournament or season the game belongs to; None for any other game (one of a tournament called off
+    or a season ended plays on as an ordinary game)."""
+    record: TournamentRecord | SeasonRecord | None = await tournaments.of_game(store, game_id)
+    kind = "tournament"
+    if record is None or record.status != "running":
+        record, kind = await seasons.of_game(store, game_id), "season"
+    if record is None or record.status != "running":
+        return None
+    return PairedBy(kind, record.id, int(json.loads(record.options)["deadline_hours"]))
 
 
 async def game_moved_tx(store: Store, old: int, new: int) -> None:

@@ -548,9 +548,9 @@ def ended_by_press(reply: Reply, ended: bool, muster_id: int | None) -> Reply:
     return replace(reply, edits=(*reply.edits, Edit(PRESSED, None)))
 
 
-def checked_setup(ruleset_id: str, players: int, setup: str) -> dict[str, Any]:
-    """A queue's setup options as /new takes them (the same refusals), the seats tried: a number of players the game
-    cannot start with is refused here, not when the queue fills."""
+def checked_setup(ruleset_id: str, players: int, setup: str, games: str = "a queued game") -> dict[str, Any]:
+    """A queue's (or a league's) setup options as /new takes them (the same refusals, speaking of `games`), the seats
+    tried: a number of players the game cannot start with is refused here, not when the queue fills."""
     try:
         ruleset = get_ruleset(ruleset_id)
     except KeyError:
@@ -560,12 +560,12 @@ def checked_setup(ruleset_id: str, players: int, setup: str) -> dict[str, Any]:
     except CommandSyntaxError as exc:
         raise GameError(f"setup: {exc}") from None
     if "seed" in written or "thread" in written or "ruleset" in written:
-        raise GameError("setup: the game's own options only: a queued game rolls secret dice (no seed:), opens its "
-                        "own thread, and its game is ruleset:.")
+        raise GameError(f"setup: the game's own options only: {games} rolls secret dice (no seed:), opens its "
+                        f"own thread, and its game is ruleset:.")
     options = NotThisGame.fitted(ruleset, Command("game new", {"ruleset": ruleset_id, **written})).options
     options = {k: v for k, v in options.items() if k != "ruleset"}
     if ruleset.game_master is not None and str(options.get("gm", "no")) == "yes":
-        raise GameError("setup: a queued game seats no game master (gm:yes): open it with /new.")
+        raise GameError(f"setup: {games} seats no game master (gm:yes): open it with /new.")
     state = ruleset.setup(ruleset.new_game_options(dict(options)), 0, "queue-1")
     for seat in range(1, players + 1):
         action = ruleset.command_to_action("game join", {"name": f"Player {seat}"})

@@ -59,6 +59,9 @@ class Moving:
             raise GameError("Only the game's host, or an admin of the server it is played on, can move a "
                             "running game.")
         guild = guild or source.guild   # the command line names no server: the game stays on its own
+        if guild != source.guild and (league := await league_moves.paired_by(self._table.store, source.id)):
+            raise GameError(f"This is a game of {league}, which is played on its own server: it moves only to "
+                            f"another channel there.")
         ruleset = log_.ruleset
         vote = await self._table.store.rollback_vote(source.id)   # not carried: it ends where it was asked
         try:

@@ -14,7 +14,8 @@ Rulings:
   (bot.table.service.paired: a thread of the season's channel, seated in order, a deadline, started at once).
   A member sits at one new table a round, so a member with room for more games gets them over the next rounds.
 - A pairing is claimed in the season's row first (a versioned write), so two processes never pair a member twice;
-  a claim whose game never appeared (a crash) is dropped after OPEN_RETRY seconds and its members wait again.
+  a claim whose game never appeared (a crash) is dropped after OPEN_RETRY seconds and its members wait again; a
+  game made but not yet seated, timed and started (a crash) is finished by a scheduler round after OPEN_RETRY.
 - The season ends at `ends_at` (a database timer the scheduler claims once: it survives a restart) or by
   `/league end`: no more pairings; the channel gets the standings, the server's rating of the game at that moment
   (as /standings shows it) of everyone who signed up. Games still running play on as ordinary games.
@@ -38,7 +39,7 @@ from bot.table.clock.moments import moment
 from bot.table.league.pairing import Waiting, season_tables
 from bot.table.protocol.replies import MESSAGE_LIMIT, SEASON_PREFIX, Actor, Notice, Reply, clip, season_button
 from bot.table.service.acting import Acting
-from bot.table.service.paired import PairedGames, Pairing
+from bot.table.service.paired import Opened, PairedGames, Pairing
 from bot.table.service.queue import ThreadOpener
 from bot.table.service.ratings import Ratings, rating_of
 from bot.table.service.seating import Seating
@@ -60,6 +61,7 @@ DAY = 86400.0
 FORMAT_VERSION = 1   # of the season's stored options
 MOST_PLAYERS = 8     # the most a season's game seats (as /league new's players: allows)
 SHOWN_GAMES = 15     # running games /league show lists
+GAMES = "a season's game"   # what a refusal of its setup calls its games
 
 
 async def named_thread(parent: str, title: str, number: int) -> str:
@@ -79,7 +81,7 @@ class Seasons:
     """The server's league seasons: sign-up, the pairing of waiting members, the end and its standings."""
 
     def __init__(self, table: Table, seating: Seating, acting: Acting, timers: Timers, ratings: Ratings,
-                 check_setup: Callable[[str, int, str], dict[str, Any]]):
+                 check_setup: Callable[[str, int, str, str], dict[str, Any]]):
         self._table, self._ratings, self._check_setup = table, ratings, check_setup
         self._paired = PairedGames(table, seating, acting, timers)
         self.open_thread: ThreadOpener = named_thread   # the Discord adapter opens real threads
@@ -114,11 +116,11 @@ class Seasons:
     def _players_and_setup(self, ruleset_id: str, players: object, setup: str) -> tuple[int, dict[str, Any]]:
         """The players a game seats and its checked setup: as asked, else the fewest the game starts with."""
         if players is not None:
-            return int(str(players)), self._check_setup(ruleset_id, int(str(players)), setup)
+            return int(str(players)), self._check_setup(ruleset_id, int(str(players)), setup, GAMES)
         first: GameError | None = None
         for count in range(2, MOST_PLAYERS + 1):
             try:
-                return count, self._check_setup(ruleset_id, count, setup)
+                return count, self._check_setup(ruleset_id, count, setup, GAMES)
             except GameError as exc:
                 first = first or exc
         assert first is not None
@@ -179,6 +181,7 @@ class Seasons:
                 if self._table.clock() >= record.ends_at:
                     notices += await self._end(record)
                 else:
+                    notices += await self._finish_half_open(record)
                     notices += await self._pair(record.id)
             except Exception:   # one season's trouble never stops the scheduler's round
                 log.exception("season %s could not move on", record.id)
@@ -214,15 +217,27 @@ class Seasons:
             return []
         if not claims:
             return []
-        names = {m.player: m.name for m in await stored.members(self._table.store, record.id)}
-        lines, games = [], []
-        for claim, table in claims:
-            line, notices = await self._open(record, claim, table, names)
-            lines.append(line)
-            games += notices
-        head = Notice(record.channel, Reply("shown", clip(f"Season {record.id}, paired:\n" + "\n".join(lines),
-                                                          MESSAGE_LIMIT)))
-        return [head, *games]
+        names = await self._names(record)
+        return _told(record, [await self._open(record, claim, table, names) for claim, table in claims])
+
+    async def _finish_half_open(self, record: SeasonRecord) -> list[Notice]:
+        """Finish the season's games a crash left half-open (made and linked, not yet marked open, taken on by no
+        process within OPEN_RETRY): each taken on first (never twice), then seated, timed and started. None on a
+        server the operator blocked (as it pairs nobody there)."""
+        now = self._table.clock()
+        half = [g for g in await stored.games(self._table.store, record.id)
+                if g.game_id is not None and g.opening and now - g.opening > OPEN_RETRY]
+        if not half or await controls.blocked_members(self._table.store, record.guild) is None:
+            return []
+        names = await self._names(record)
+        opened: list[Opened] = []
+        for game in half:
+            assert game.game_id is not None
+            if await stored.take_opening(self._table.store, game.id, now, now - OPEN_RETRY):   # else another has it
+                opened.append(await self._paired.finish(self._pairing(record, game.id, game.members, names),
+                                                        game.game_id))
+                await stored.opened(self._table.store, game.id)
+        return _told(record, [o for o in opened if o.line])
 
     async def _claim(self, record: SeasonRecord) -> list[tuple[int, tuple[str, ...]]]:
         """The tables of the members waiting now, claimed in one write (a VersionConflict when another writer
@@ -287,20 +302,27 @@ class Seasons:
         self._holders[game.id] = (game.version, held)
         return held
 
-    async def _open(self, record: SeasonRecord, claim: int, table: tuple[str, ...],
-                    names: dict[str, str]) -> tuple[str, list[Notice]]:
-        """One paired game (bot.table.service.paired); a game that could not open leaves its claim, dropped
-        after OPEN_RETRY (its members wait again then)."""
+    def _pairing(self, record: SeasonRecord, claim: int, table: tuple[str, ...], names: dict[str, str]) -> Pairing:
+        """What opens a table the season claimed (bot.table.service.paired)."""
         kept = season_options(record.options)
+        return Pairing(record.channel, f"{get_ruleset(record.ruleset).title} · season {record.id}", claim, record.guild,
+                       record.ruleset, kept["setup"], int(kept["deadline_hours"]),
+                       [Actor(m, names.get(m, m)) for m in table], f"Season {record.id}", "the season")
 
+    async def _open(self, record: SeasonRecord, claim: int, table: tuple[str, ...], names: dict[str, str]) -> Opened:
+        """One paired game (bot.table.service.paired), marked open once started; a game that could not open leaves
+        its claim, dropped after OPEN_RETRY (its members wait again then)."""
         async def made(game_id: int) -> None:
             await stored.link_game(self._table.store, claim, game_id)
 
-        opened = await self._paired.open(Pairing(
-            record.channel, f"{get_ruleset(record.ruleset).title} · season {record.id}", claim, record.guild,
-            record.ruleset, kept["setup"], int(kept["deadline_hours"]), [Actor(m, names.get(m, m)) for m in table],
-            f"Season {record.id}", "the season"), self.open_thread, made)
-        return opened.line, opened.notices
+        opened = await self._paired.open(self._pairing(record, claim, table, names), self.open_thread, made)
+        if opened.game_id is not None:
+            await stored.opened(self._table.store, claim)
+        return opened
+
+    async def _names(self, record: SeasonRecord) -> dict[str, str]:
+        """Each member's name as they signed up."""
+        return {m.player: m.name for m in await stored.members(self._table.store, record.id)}
 
     # Reading.
 
@@ -374,6 +396,15 @@ class Seasons:
         title = "Final standings (at its end)" if record.status == "ended" else "Standings so far"
         lines.append(f"{title}, by this server's rating ({PROVISIONAL_MARK} provisional):\n{standing}")
         return "\n".join(lines)
+
+
+def _told(record: SeasonRecord, opened: list[Opened]) -> list[Notice]:
+    """The season's channel's line naming the games opened (none: nothing), and each game's messages in its thread."""
+    if not opened:
+        return []
+    head = Notice(record.channel, Reply("shown", clip(f"Season {record.id}, paired:\n"
+                                                      + "\n".join(o.line for o in opened), MESSAGE_LIMIT)))
+    return [head, *(notice for o in opened for notice in o.notices)]
 
 
 def _named(members: list[SeasonMember], member: str) -> str:

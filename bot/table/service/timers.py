@@ -12,11 +12,17 @@ from bot.table.clock.settings import HOUR, DamagedSettings, TableSettings, grace
 from bot.table.protocol.refusals import NoGame
 from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Reply, clip
 from bot.table.service.helping import setup_in_words
+from bot.table.service.league_moves import paired_by
 from bot.table.service.shared import Table, reads
 from rules.engine import Ruleset
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import is_resigned
+from rules.table import TablePhase
+
+# What the host of a league's game may still set: reminders and quiet hours (the deadline, its action, the clock,
+# pauses, graces, away hours and when a player counts as gone are the league's, the same for all its games)
+LEAGUE_FREE = frozenset({"reminder_hours", "quiet_hours"})
 
 
 class Timers:
@@ -140,13 +146,25 @@ class Timers:
                 return Reply("shown", clip(f"{described}\n{rules}", MESSAGE_LIMIT), ephemeral=True)
             if actor.id != game.host and not actor.is_admin:
                 raise GameError("Only the host or a server admin can change the table settings.")
+            ruleset = get_ruleset(game.ruleset)
+            state = ruleset.load_state(game.state)
+            if set(options) - LEAGUE_FREE and state.phase != TablePhase.LOBBY:   # in its lobby the league sets it
+                await self._league_clock(game)
             settings = updated(TableSettings.or_defaults(game.settings), options)   # damaged: set anew
             game = await self._table.store.set_settings_tx(game, settings.to_json())
-            ruleset = get_ruleset(game.ruleset)
-            await self.sync_tx(ruleset, game, ruleset.load_state(game.state), force=True)
+            await self.sync_tx(ruleset, game, state, force=True)
         only_reminds = f" {ruleset.title} has no autopilot: at a deadline the table reminds the player and plays " \
             "for nobody." if (settings.deadline_hours or settings.banked) and ruleset.autopilot is None else ""
         return Reply("shown", f"Table settings changed by {actor.name}. {settings.describe()}{only_reminds}")
+
+    async def _league_clock(self, game: GameRecord) -> None:
+        """Refuse changing the clock of a running tournament's or season's game: it promises every game of it the
+        same deadline, at which the autopilot plays, so none waits on an absent player for ever."""
+        league = await paired_by(self._table.store, game.id)
+        if league is not None:
+            raise GameError(f"This is a game of {league}: its clock is the {league.kind}'s, the same for all its "
+                            f"games (a {league.deadline_hours} h deadline a turn, then the autopilot plays it). Here "
+                            f"/game settings changes only {' and '.join(sorted(LEAGUE_FREE))}.")
 
     async def pause(self, channel: str, actor: Actor, hours: int) -> Reply:
         """A player's vacation: their reminders and deadlines wait, up to the host's limit."""

@@ -18,7 +18,13 @@ Rulings:
 - The gate (`gate:` a percentage) turns away at sign-up a member the autopilot played more than that share of
   actions for at a deadline in this server's finished games (chess.com's 10%).
 - Opening a game is claimed in the stored course first (a versioned write), so two processes never open one
-  table twice; a claim whose game never appeared (a crash) is taken again after OPEN_RETRY seconds.
+  table twice; a claim whose game never appeared (a crash) is taken again after OPEN_RETRY seconds, and so is one
+  whose game was made but not yet seated, timed and started: that game is finished (never a second one made). A
+  table is marked open (its claim 0) once its game started.
+- No game opens on a server the operator blocked; a member the operator blocked after signing up has their seat
+  given to the computer when their game opens (bot.table.service.paired).
+- A game's result is read by seat: a seat handed to someone else during the game counts for the entrant seated
+  there at the start.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bot.storage import privacy as controls
 from bot.storage import tournaments as stored
 from bot.storage.store import GameRecord, VersionConflict
 from bot.storage.tournaments import TournamentRecord
@@ -65,7 +72,7 @@ class Tournaments:
     """The server's tournaments: sign-up, start, the games of each round, and the final table."""
 
     def __init__(self, table: Room, seating: Seating, acting: Acting, timers: Timers, ratings: Ratings,
-                 check_setup: Callable[[str, int, str], dict[str, Any]]):
+                 check_setup: Callable[[str, int, str, str], dict[str, Any]]):
         self._table, self._seating, self._acting, self._timers = table, seating, acting, timers
         self._ratings, self._check_setup = ratings, check_setup
         self._paired = PairedGames(table, seating, acting, timers)
@@ -85,7 +92,7 @@ class Tournaments:
         """`/tournament new`: announce a tournament open for sign-up, with its Join button."""
         ruleset_id = str(options["ruleset"])
         seats = int(options.get("seats") or 2)
-        setup = self._check_setup(ruleset_id, seats, str(options.get("setup") or ""))
+        setup = self._check_setup(ruleset_id, seats, str(options.get("setup") or ""), "a tournament's game")
         try:
             plan = course.new(str(options["format"]), seats, int(options["players"]))
         except TournamentError as exc:
@@ -220,15 +227,18 @@ class Tournaments:
             self._opening.discard(tournament_id)
 
     async def _open_all_due(self, tournament_id: int) -> list[Notice]:
-        """`_open_due`'s loop: claim and open each game due until none is left."""
+        """`_open_due`'s loop: claim and open (or finish) each game due until none is left; none on a server the
+        operator blocked (its members' commands are refused: the round opens once it is unblocked)."""
         lines: list[str] = []
         games: list[Notice] = []
+        record = await self._get(tournament_id)
+        if await controls.blocked_members(self._table.store, record.guild) is None:
+            return []
         while True:
             record = await self._get(tournament_id)
             plan = course.load(record.course)
             now = self._table.clock()
-            index = next((i for i, t in enumerate(plan.tables) if not t.game_id and not t.bye
-                          and (not t.opening or now - t.opening > OPEN_RETRY)), None)
+            index = next((i for i, t in enumerate(plan.tables) if _due(t, now)), None)
             if index is None or record.status != "running":
                 break
             plan.tables[index].opening = now
@@ -238,7 +248,7 @@ class Tournaments:
             except VersionConflict:
                 continue
             line, notices = await self._open(record, index, plan.tables[index])
-            lines.append(line)
+            lines += [line] if line else []
             games += notices
         if not lines:
             return []
@@ -247,8 +257,9 @@ class Tournaments:
         return [head, *games]
 
     async def _open(self, record: TournamentRecord, index: int, table: Table) -> tuple[str, list[Notice]]:
-        """One game of the tournament (bot.table.service.paired): its line for the tournament's channel, and its
-        thread's two messages (the setup, then the start's table)."""
+        """One game of the tournament (bot.table.service.paired), or the rest of one a crash left half-open: its
+        line for the tournament's channel ("" when nothing was left to do), and its thread's two messages (the
+        setup, then the start's table). Its table is marked open once its game is."""
         kept = json.loads(record.options)
         plan = course.load(record.course)
         round_words = f"round {table.round}"
@@ -258,12 +269,18 @@ class Tournaments:
                 await stored.link_game_tx(self._table.store, record.id, game_id)
             await self._change(record, lambda t: _set_game(t, index, game_id))
 
-        opened = await self._paired.open(Pairing(
+        pairing = Pairing(
             record.channel, f"{get_ruleset(record.ruleset).title} · tournament {record.id} · {round_words}",
             record.id * 1000 + index, record.guild, record.ruleset, kept["setup"], kept["deadline_hours"],
             [Actor(m, plan.names.get(m, m)) for m in table.members], f"Tournament {record.id}, {round_words}",
-            "the tournament"), self.open_thread, made)   # a game that could not open is tried again after OPEN_RETRY
-        return f"{round_words}: {opened.line}", opened.notices
+            "the tournament")
+        if table.game_id:
+            opened = await self._paired.finish(pairing, table.game_id)
+        else:   # a game that could not open is tried again after OPEN_RETRY
+            opened = await self._paired.open(pairing, self.open_thread, made)
+        if opened.game_id is not None:
+            await self._change(record, lambda t: _set_open(t, index))
+        return f"{round_words}: {opened.line}" if opened.line else "", opened.notices
 
     # Reading and writing.
 
@@ -345,8 +362,20 @@ class Tournaments:
         return f"{title} ({unit}):\n" + "\n".join(rows)
 
 
+def _due(table: Table, now: float) -> bool:
+    """Whether a table's game is due to be opened, or finished (made and linked before a crash, not yet marked
+    open): no process took it on within OPEN_RETRY (a claim older than that was a crash's)."""
+    if table.bye or table.order is not None or table.ended is not None or (table.game_id and not table.opening):
+        return False
+    return not table.opening or now - table.opening > OPEN_RETRY
+
+
 def _set_game(plan: Tournament, index: int, game_id: int) -> None:
     plan.tables[index].game_id = game_id
+
+
+def _set_open(plan: Tournament, index: int) -> None:
+    plan.tables[index].opening = 0.0
 
 
 def _set_ended(plan: Tournament, game_id: int, order: list[list[str]]) -> None:
@@ -356,8 +385,8 @@ def _set_ended(plan: Tournament, game_id: int, order: list[list[str]]) -> None:
 
 
 def result_of(given: RatingInput, table: Table) -> tuple[tuple[str, ...], ...]:
-    """A finished game's order by its seats' members, as the rating read it; a game with no result ties its whole
-    table."""
+    """A finished game's order by its seats' members, as the rating read it: a seat counts for the member seated
+    there at the start (handed to someone else, it is still theirs); a game with no result ties its whole table."""
     seated = set(table.members)
-    order = tuple(tuple(m for m in group if m in seated) for group in given.order)
+    order = tuple(tuple(m for m in (given.starters.get(s, s) for s in group) if m in seated) for group in given.order)
     return tuple(group for group in order if group) or (tuple(table.members),)
