@@ -103,6 +103,16 @@ def seat_named(state: Any, actor: str, named: str, by_admin: bool) -> Any:
     return seat
 
 
+def nameable_seats(state: Any, actor: str, by_admin: bool) -> tuple[Any, ...]:
+    """The seats `actor` may name in a seat change now (`seat_named`), as autocomplete offers them: none where
+    seats do not change hands or the game is not running; each seat still in the game for the host or a server
+    admin; else only the actor's own."""
+    if not seats_change(state) or state.phase in (TablePhase.LOBBY, TablePhase.FINISHED):
+        return ()
+    any_seat = actor == state.host or by_admin
+    return tuple(p for p in state.players if not p.resigned and (any_seat or p.id == actor))
+
+
 def _running(state: Any) -> None:
     if state.phase == TablePhase.LOBBY:
         raise WrongPhase("Seats change hands once the game has started.")

@@ -192,3 +192,20 @@ async def test_help_lists_league_roles_and_explains_it_as_docs_commands_md_does(
         assert words in explained, words
     docs = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
     assert "| `/league roles [ruleset:GAME] [set:on\\|off]`" in docs
+
+
+async def test_help_leaves_out_the_commands_the_operator_turned_off(service):
+    """`pitboss disable-command game rematch`: /help (in a game and outside one) no longer lists /game rematch,
+    nor suggests it for /help command:; asked about by name, it says the command is off."""
+    await service.control("command", "game rematch", on=True)
+    await started(service, "track", "off", moves=0)
+    for channel in ("off", "empty"):
+        reply = await ask(service, channel, "ann", "/help")
+        assert "`/game rematch`" not in reply.text and "`/games`" in reply.text, reply.text
+        offered = {value for _label, value in await service.suggest(channel, Actor("ann", "ann"), "help", "command",
+                                                                      "game re", {})}
+        assert "game rematch" not in offered and "game resign" in offered, offered
+    explained = await ask(service, "off", "ann", '/help command:"game rematch"')
+    assert "turned /game rematch off" in explained.text
+    await service.control("command", "game rematch", on=False)
+    assert "`/game rematch`" in (await ask(service, "off", "ann", "/help")).text

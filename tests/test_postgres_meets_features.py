@@ -59,8 +59,8 @@ async def test_a_move_made_while_a_player_acts_in_the_old_channel_never_forks_th
         inside, release = asyncio.Event(), asyncio.Event()
         carried = relocation.carry_listing_tx
 
-        async def held(store_, source_id, game_id):
-            await carried(store_, source_id, game_id)
+        async def held(store_, source_id, game_id, **kw):
+            await carried(store_, source_id, game_id, **kw)
             inside.set()
             await release.wait()
         monkeypatch.setattr(relocation, "carry_listing_tx", held)

@@ -42,11 +42,13 @@ async def keep_listed_tx(store: Store, game_id: int, at: float) -> None:
                                (game_id, datetime.fromtimestamp(at, UTC).isoformat(timespec="seconds")))
 
 
-async def carry_listing_tx(store: Store, source_id: int, game_id: int) -> None:
-    """A game moved (a new record in its new channel): its listing goes with it (inside the move's transaction)."""
-    await store.driver.execute(
-        "INSERT INTO open_tables (game_id, open, opened_at) SELECT ?, open, opened_at FROM open_tables"
-        " WHERE game_id = ?", (game_id, source_id))
+async def carry_listing_tx(store: Store, source_id: int, game_id: int, listed: bool = True) -> None:
+    """A game moved (a new record in its new channel): its listing goes with it, unless it is no longer to be
+    `listed` (inside the move's transaction)."""
+    if listed:
+        await store.driver.execute(
+            "INSERT INTO open_tables (game_id, open, opened_at) SELECT ?, open, opened_at FROM open_tables"
+            " WHERE game_id = ?", (game_id, source_id))
     await store.driver.execute("UPDATE open_tables SET open = 0 WHERE game_id = ?", (source_id,))
 
 

@@ -40,7 +40,7 @@ GRAMMAR = Grammar(
             OptionSpec("target", "str", _TARGET, required=True, suggest=True),
         )),
         CommandSpec("drop", "Deploy a defensive weapon (mines, oil, smoke) behind your car", (
-            OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS),
+            OptionSpec("weapon", "str", "Which mount", required=True, choices=WEAPON_MOUNTS, suggest=True),
         )),
         CommandSpec("end", "End your car's movement once its Moves are spent"),
         CommandSpec("ram", "Choose the ramming outcome after winning the roll-off", (

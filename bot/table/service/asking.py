@@ -19,6 +19,7 @@ from bot.table.protocol.replies import MESSAGE_LIMIT, Actor, Attachment, Reply, 
 from bot.table.service import answers, helping, rulebook
 from bot.table.service.catchup import CATCH_UP_ACTIONS, catch_up, notes_since
 from bot.table.service.pictures import Pictures, wanted_view
+from bot.table.service.privacy import Controls
 from bot.table.service.review import review
 from bot.table.service.shared import Table, elsewhere, ended_here, own_scope
 from bot.table.trust.export import events_of
@@ -46,8 +47,8 @@ class Asked:
 class Asking:
     """The read-only commands: each reads the game once and answers as its reader may see it."""
 
-    def __init__(self, table: Table, pictures: Pictures):
-        self._table, self._pictures = table, pictures
+    def __init__(self, table: Table, pictures: Pictures, controls: Controls):
+        self._table, self._pictures, self._controls = table, pictures, controls
         self._seats_indexed = False
         # Each query's answer (bot.table.protocol.compiled): a new query is one entry.
         self._answers: dict[type[typed.TableCommand], Callable[[Asked, Any], Awaitable[Reply]]] = {
@@ -77,9 +78,10 @@ class Asking:
         if game is not None:
             ruleset = get_ruleset(game.ruleset)
             state = self._table.snapshots.load(ruleset, game.state)
+        off = await self._controls.turned_off()
         if typed:
-            return helping.command_help(ruleset, state, actor.id, typed)
-        return helping.general_help(ruleset, state, actor.id)
+            return helping.command_help(ruleset, state, actor.id, typed, off)
+        return helping.general_help(ruleset, state, actor.id, off)
 
     async def rules(self, channel: str, topic: str | None, page: int = 1) -> Reply:
         """`/rules`: this channel's game's topics, one topic, or every rule naming a word, privately."""

@@ -65,10 +65,13 @@ from bot.table.trust.guards import RateLimit, is_person_id
 from rules.engine import LegalAction
 from rules.errors import GameError
 from rules.registry import get_ruleset
+from rules.seats import nameable_seats
+from rules.table import TablePhase
 
 __all__ = ["Actor", "GameService", "Reply"]
 
 SEAT_COMMANDS = frozenset({"game resign", "game seat give", "game seat computer"})   # those naming a player
+_SEATING = frozenset({"game join", "game add-ai"})   # seats taken before the start: offered only in the lobby
 
 # Commands that post a new table or end one: they never earn a refund, and share a small budget.
 _TABLE_BUDGET = frozenset({"game new", "game end", "game import", "game add-ai", "game takeover"})
@@ -126,7 +129,8 @@ class GameService:
         pictures = Pictures(table)
         self._timers = Timers(table)
         self._acting = Acting(table, self._timers, pictures)
-        self._asking = Asking(table, pictures)
+        self._controls = Controls(table)
+        self._asking = Asking(table, pictures, self._controls)
         self._seating = Seating(table, pictures)
         self._moving = Moving(table, self._timers, pictures)
         self._deadlines = Deadlines(table, self._acting, pictures, self._timers)
@@ -140,7 +144,6 @@ class GameService:
         self._gm_threads = GmThreads(table)
         self._away = AwayPings(table)
         self._digests = Digests(table)
-        self._controls = Controls(table)
         self._privacy = Privacy(table, self._controls)
         self._league = League(table, self._acting)
         self.rank_roles = RankRoles(table)   # what the transport asks to keep the rank roles (issue 40 item 4)
@@ -373,22 +376,23 @@ class GameService:
             channel = linked_game.channel if linked_game is not None else channel
         game = await self._store.active_game(channel)
         if command == "help" and option == "command":
-            names = command_names(get_ruleset(game.ruleset) if game is not None else None)
+            names = command_names(get_ruleset(game.ruleset) if game is not None else None,
+                                  await self._controls.turned_off())
             return matching_offers([(name, name) for name in names], typed)
         if command == "me settings" and option == "time_zone":
             return zone_offers(typed)
-        if command.startswith("orders "):
-            return matching_offers(orders.offers(get_ruleset(game.ruleset) if game else None, option, chosen), typed)
         if game is None:
             return []
         ruleset = get_ruleset(game.ruleset)
         if command == "rules" and option == "topic":   # a game's first topics read its RULES.md (15 ms): off the loop
             return matching_offers(await asyncio.to_thread(topic_keys, ruleset), typed)
-        if foreign_to(ruleset, Command(command, chosen)):
-            return []
         state = self._table.snapshots.load(ruleset, game.state)
+        if command.startswith("orders "):
+            return matching_offers(orders.offers(ruleset, state, actor.id, command, option, chosen), typed)
+        if foreign_to(ruleset, Command(command, chosen)) or (command in _SEATING and state.phase != TablePhase.LOBBY):
+            return []
         if option == "player" and command in SEAT_COMMANDS:   # the seats, by name
-            return matching_offers([(p.name, p.name) for p in state.players if not p.resigned], typed)
+            return matching_offers([(p.name, p.name) for p in nameable_seats(state, actor.id, actor.is_admin)], typed)
         offers = ruleset.suggestions(state, actor.id, command, option, chosen) or \
             declared_choices(ruleset, command, option)
         return matching_offers(offers, typed)
@@ -531,7 +535,7 @@ class GameService:
             typed.Propose: lambda at, c: self._rollbacks.propose(at.channel, at.actor, c.options),
             typed.Rematch: lambda at, c: self._rematches.run(at.channel, at.actor, c.vote == "yes"),
             typed.Import: lambda at, c: self._queues.made_by_queue(at.channel, lambda: self._moving.import_game(
-                at.channel, at.actor, c.file, at.guild)),
+                at.channel, at.actor, c.file, at.guild, at.private_thread)),
             typed.TableSettings: lambda at, c: timers.settings(at.channel, at.actor, c.options),
             typed.Pause: lambda at, c: timers.pause(at.channel, at.actor, c.hours),
             typed.MySettings: lambda at, c: players.settings(at.actor, at.guild, c.options),

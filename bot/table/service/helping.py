@@ -128,14 +128,14 @@ def command_named(typed: str) -> str:
                     f"commands you can use here.")
 
 
-def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
-    """What the asker can do now, whose turn it is, then the game's and the table's commands; outside a
-    game, the games and how to start one."""
+def general_help(ruleset: Ruleset | None, state: Any, actor_id: str, off: frozenset[str] = frozenset()) -> Reply:
+    """What the asker can do now, whose turn it is, then the game's and the table's commands (but those the
+    operator turned `off`); outside a game, the games and how to start one."""
     if ruleset is None:
         games = "\n".join(f"- **{r.title}**: `{setup_line(r.id)}`" for r in rulesets())
         league = _table_lines(('game new', 'game rematch', 'games', 'lfg', 'league board', 'queue join', 'queue show',
                                'tournament new', 'tournament join', 'tournament show', 'league join', 'league show',
-                               'league roles'))
+                               'league roles'), off)
         text = (f"No game is running in this channel. Start one:\n{games}\nThen `/game join` and, as the host, "
                 f"`/game start`. `/help command:NAME` explains any command.\n\n{league}")
         return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
@@ -157,12 +157,14 @@ def general_help(ruleset: Ruleset | None, state: Any, actor_id: str) -> Reply:
     if own:
         lines += [f"The commands of {ruleset.title}:", *own]
     sheets = renderer(ruleset.id).render_sheets is not None
-    lines.append(_table_lines(tuple(n for n in TABLE_HELP if sheets or n != "game sheet")))
+    lines.append(_table_lines(tuple(n for n in TABLE_HELP if sheets or n != "game sheet"), off))
     return Reply("shown", _fitted(lines), ephemeral=True)
 
 
-def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str) -> Reply:
-    """One command: what it does, its options, and an example (one the asker could send now, if any)."""
+def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str,
+                 off: frozenset[str] = frozenset()) -> Reply:
+    """One command: what it does, its options, and an example (one the asker could send now, if any); or that
+    the operator turned it `off`."""
     chosen = _setup_of(typed)
     if chosen is not None:
         return _setup_help(chosen)
@@ -177,6 +179,8 @@ def command_help(ruleset: Ruleset | None, state: Any, actor_id: str, typed: str)
     lines = [f"`/{spelled(spec.name)}`: {spec.description}."]
     lines += [_option_line(option, option.name == WORD_OPTIONS.get(spec.name)) for option in spec.options]
     lines += [NOTES[spec.name]] if spec.name in NOTES else []
+    lines += [f"The operator of this bot turned /{spelled(spec.name)} off: it is refused for now."] \
+        if spec.name in off else []
     live = []
     if ruleset is not None and actor_id in ruleset.acting_players(state) and not ruleset.is_finished(state):
         live = [a.command for a in ruleset.legal_actions(state, actor_id)
@@ -210,13 +214,13 @@ def _setup_games() -> Reply:
     return Reply("shown", clip(text, MESSAGE_LIMIT), ephemeral=True)
 
 
-def command_names(ruleset: Ruleset | None) -> list[str]:
+def command_names(ruleset: Ruleset | None, off: frozenset[str] = frozenset()) -> list[str]:
     """The commands `/help command:` offers, as players write them: the channel's game's own and the
-    table's (every command outside a game)."""
+    table's (every command outside a game), but those the operator turned `off`."""
     if ruleset is None:
-        return sorted(spelled(name) for name in command_table().by_name)
+        return sorted(spelled(name) for name in command_table().by_name if name not in off)
     own = [spec.name for spec in ruleset.grammar.commands]
-    return own + [spelled(spec.name) for spec in TABLE_COMMANDS]
+    return own + [spelled(spec.name) for spec in TABLE_COMMANDS if spec.name not in off]
 
 
 def _now_lines(legal: tuple[LegalAction, ...] | list[LegalAction]) -> list[str]:
@@ -233,8 +237,8 @@ def _adds(label: str, command: str) -> bool:
     return any(word not in written for word in re.split(r"[\s:/,]+", label.casefold()) if word)
 
 
-def _table_lines(names: tuple[str, ...]) -> str:
-    listed = " · ".join(f"`/{spelled(name)}`" for name in names if name in command_table().by_name)
+def _table_lines(names: tuple[str, ...], off: frozenset[str]) -> str:
+    listed = " · ".join(f"`/{spelled(name)}`" for name in names if name in command_table().by_name and name not in off)
     return f"Table commands: {listed} · `/help command:NAME` explains one."
 
 

@@ -32,18 +32,16 @@ class StandingOrders:
         if ruleset.orders is None:
             raise GameError(f"{ruleset.title} asks no question a standing order could answer.")
         state = self._table.snapshots.load(ruleset, game.state)
-        if seated and state.player(actor.id) is None:
-            raise GameError("Only a player seated in this game keeps standing orders here.")
+        if seated and (why := unkept(ruleset, state, actor.id)):
+            raise GameError(why)
         return game, ruleset, state
 
     async def set(self, channel: str, actor: Actor, question_name: str, answer_given: str) -> Reply:
         """/orders set: keep an answer to one question, given when the question comes."""
         game, ruleset, state = await self._game(channel, actor)
         assert ruleset.orders is not None
-        if is_resigned(state, actor.id):
-            raise GameError("You resigned from this game: no question comes to your seat, so no order would act.")
-        if ruleset.game_master is not None and ruleset.game_master.seat(state) == actor.id:
-            raise GameError("The game master is asked none of these questions: standing orders are the players'.")
+        if why := unkept(ruleset, state, actor.id, setting=True):
+            raise GameError(why)
         question = ruleset.orders.question(question_name)
         answer = question.kept(answer_given)
         await self._table.store.set_standing_order(game.id, actor.id, question.name, answer)
@@ -86,9 +84,23 @@ def _shown(ruleset: Ruleset, mine: dict[str, str], seated: bool = True) -> str:
     return clip("\n".join(lines), MESSAGE_LIMIT)
 
 
-def offers(ruleset: Ruleset | None, option: str, chosen: dict) -> list[tuple[str, str]]:
-    """Autocomplete for /orders: the game's questions, or the answers of the question chosen."""
-    if ruleset is None or ruleset.orders is None:
+def unkept(ruleset: Ruleset, state: Any, player: str, setting: bool = False) -> str:
+    """Why `player` keeps no standing orders in this game ("" when they may): they hold no seat in it; and, for
+    one `setting` an order, no question comes to them (their seat resigned, or they are the game master)."""
+    if state.player(player) is None:
+        return "Only a player seated in this game keeps standing orders here."
+    if setting and is_resigned(state, player):
+        return "You resigned from this game: no question comes to your seat, so no order would act."
+    if setting and ruleset.game_master is not None and ruleset.game_master.seat(state) == player:
+        return "The game master is asked none of these questions: standing orders are the players'."
+    return ""
+
+
+def offers(ruleset: Ruleset, state: Any, player: str, command: str, option: str,
+           chosen: dict) -> list[tuple[str, str]]:
+    """Autocomplete for /orders: the game's questions, or the answers of the question chosen; nothing for one
+    the command would refuse (`unkept`)."""
+    if ruleset.orders is None or unkept(ruleset, state, player, setting=command == "orders set"):
         return []
     if option == "question":
         return [(q.name, q.name) for q in ruleset.orders.questions]

@@ -108,6 +108,10 @@ class Controls:
             return refusal(turned_off(command))
         return None
 
+    async def turned_off(self) -> frozenset[str]:
+        """The commands the operator turned off (what /help and its suggestions leave out)."""
+        return frozenset(target for kind, target in await self._current() if kind == "command")
+
 
 def turned_off(command: str) -> str:
     """The refusal of a command (or its button) the operator turned off."""

@@ -33,16 +33,18 @@ class Moving:
     def __init__(self, table: Table, timers: Timers, pictures: Pictures):
         self._table, self._timers, self._pictures = table, timers, pictures
 
-    async def import_game(self, channel: str, actor: Actor, data: bytes, guild: str) -> Reply:
+    async def import_game(self, channel: str, actor: Actor, data: bytes, guild: str,
+                          private_thread: bool = False) -> Reply:
         """Continue an exported game here. A running game moves: the stored game, log and settings are
-        copied and its old channel stops, so it never forks. A finished one, whose export reveals the
-        seed, is re-played from the file as a new, finished record."""
+        copied and its old channel stops, so it never forks; an open table stays listed, but where nobody
+        else can open the channel (`private_thread`). A finished one, whose export reveals the seed, is
+        re-played from the file as a new, finished record."""
         log_ = await self._table.heavy.run(heavy_jobs.read_import, data, items=len(data) // IMPORT_BYTES_PER_ACTION)
         if log_.seed is None:
-            return await self._move(channel, actor, log_, guild)
+            return await self._move(channel, actor, log_, guild, private_thread)
         return await self._replay_import(channel, log_, log_.seed, data, guild)
 
-    async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str) -> Reply:
+    async def _move(self, channel: str, actor: Actor, log_: ImportedLog, guild: str, private_thread: bool) -> Reply:
         source = await self._table.store.game(log_.source_game)
         if source is None or commitment(source.seed) != log_.seed_commitment or source.ruleset != log_.ruleset.id:
             raise BadImport("That log is of a running game this bot does not hold; only finished games "
@@ -71,7 +73,7 @@ class Moving:
                     with contextlib.suppress(VoteChanged):   # answered or closed meanwhile: gone all the same
                         await self._table.store.close_rollback_vote_tx(vote)
                 await league_moves.game_moved_tx(self._table.store, source.id, game.id)   # a league game is followed
-                await carry_listing_tx(self._table.store, source.id, game.id)   # an open table stays listed
+                await carry_listing_tx(self._table.store, source.id, game.id, listed=not private_thread)
                 state = ruleset.load_state(game.state)
                 await self._timers.sync_tx(ruleset, game, state)   # the clocks moved with it, and run on
         except ChannelTaken:
