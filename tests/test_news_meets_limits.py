@@ -43,6 +43,8 @@ async def test_a_closed_inbox_digest_of_50_games_is_posted_whole_lines_within_di
         assert digests, "no digest"
         (digest,) = digests
         assert "50 games wait on you" in digest.text
+        # posted in the first game's channel, it lists that channel's game alone (its readers may not see the rest)
+        assert digest.fallback.endswith("… and 49 more (/games lists them).") and digest.fallback.count("\n- ") == 1
         # the first time, the channel's ping says why it comes there (bot.chat.adapter._ping_instead)
         content, _mentions = content_and_mentions(Reply("shown", DMS_CLOSED, mentions=(BEN,),
                                                         ping_words=digest.fallback))

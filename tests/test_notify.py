@@ -116,12 +116,14 @@ async def test_a_digest_player_is_pinged_never_and_gets_one_digest_a_day_when_th
     assert first_day == []   # nor any reminder
     clock.now = tokyo("2027-01-16T07:00")
     (digest,) = await service.due_digests()
-    assert digest.player == "ann" and digest.channel == "f" and digest.fallback == digest.text
+    assert digest.player == "ann" and digest.channel == "f"
     head, first, second = digest.text.splitlines()
     assert head == "Your daily digest: 2 games wait on you."   # soonest deadline first, in her own time
     assert first.startswith("- **Track (the card race)** in f: deadline Sun 17 Jan 17:00 Asia/Tokyo JST. "
                             "Round 1, ann: ")
     assert second.startswith("- **Track (the card race)** in g: no deadline. Round 1, ann: ")
+    # posted in f (her direct messages closed), it lists f's game alone: f's readers may not see g
+    assert digest.fallback.splitlines() == [head, first, "… and 1 more (/games lists them)."]
     assert await service.due_digests() == []   # claimed: once
     restarted = GameService(store, render=None, clock=clock)   # the moment is stored: a restart sends it once
     clock.now += 6 * HOUR

@@ -124,6 +124,9 @@ class Reply:
     vote_proposal: str = ""   # a rollback vote's question: the transport remembers the message that asks it
     own_message: bool = False   # shown as a message of its own, never added to the turn's (a seat change)
     direct: tuple[Direct, ...] = ()   # the pings that go by direct message instead (bot.table.service.away)
+    # the pinged players told of their own seat (another acted on it, or it is offered to them): news a daily
+    # digest cannot hold, unlike their turn or the end
+    seat_news: tuple[str, ...] = ()
 
     @property
     def mention(self) -> str | None:

@@ -29,6 +29,7 @@ from bot.table.protocol.replies import (
     PRIVATE_PREFIX,
     RESIGN_PREFIX,
     SEAT_PREFIX,
+    TURN,
     Actor,
     Notice,
     Reply,
@@ -421,14 +422,11 @@ class Acting:
             # told of what was done to it), but not who ended it
             pinged = tuple(dict.fromkeys(holders + [p for p in seated_people(done.ruleset, done.state)
                                                     if p != actor.id]))
-            return replace(reply, mentions=pinged, ping_words=ENDED) if pinged else reply
+            return replace(reply, mentions=pinged, ping_words=ENDED, seat_news=tuple(holders)) if pinged else reply
         if offered or holders:   # the member offered a seat is told, and takes it with a press; a seat's
-            # holder is told of what someone else did to it
-            words = "someone acted on your seat (below)." if not offered else \
-                "a seat is offered to you." if not holders else "a seat changes hands (below)."
-            return with_order_owners(replace(
-                reply, mentions=tuple(dict.fromkeys(offered + holders)), ping_words=words),
-                others, done.state, actor.id)
+            # holder is told of what someone else did to it; whom the game now waits on, of their turn
+            return with_order_owners(with_notes(_seat_pings(reply, offered, holders, newly, done.state), notes),
+                                     others, done.state, actor.id)
         if not newly:
             return with_order_owners(reply, others, done.state, actor.id)
         return with_order_owners(with_notes(replace(reply, mentions=tuple(newly)), notes), others, done.state,
@@ -734,6 +732,21 @@ def with_notes(reply: Reply, notes: str) -> Reply:
         return reply
     return replace(reply, text=clip(f"{reply.text}\n{notes}", MESSAGE_LIMIT),
                    next_line=f"{reply.next_line}\n{notes}" if reply.next_line else reply.next_line)
+
+
+def _seat_pings(reply: Reply, offered: list[str], holders: list[str], newly: list[str], state: Any) -> Reply:
+    """`reply` pinging the members `offered` a seat, the `holders` of seats someone else acted on (each told in
+    the channel's words), and the players `newly` waited on besides them (their turn)."""
+    told = list(dict.fromkeys(offered + holders))
+    words = "someone acted on your seat (below)." if not offered else \
+        "a seat is offered to you." if not holders else "a seat changes hands (below)."
+    turns = [p for p in newly if p not in told]
+    reply = replace(reply, mentions=tuple(told + turns), seat_news=tuple(told))
+    if not turns:
+        return replace(reply, ping_words=words)
+    names = ", ".join(holder_name(state, p) for p in turns)
+    return replace(reply, ping_words=f"{words} {names}: {TURN}",
+                   own_ping_words=(*((p, words) for p in told), *((p, TURN) for p in turns)))
 
 
 def seated_people(ruleset: Ruleset, state: Any) -> tuple[str, ...]:

@@ -79,9 +79,10 @@ class AwayPings:
             return reply
         stored = await self._table.player_settings(game.guild, reply.mentions)
         own = {player: PlayerSettings.from_json(stored[player]) for player in reply.mentions if player in stored}
-        # a digest tells its members of their turns; what others did to their seat (a seat change's own
-        # message) cannot wait for it and comes by direct message
-        quiet = {player for player, personal in own.items() if personal.notify == "digest" and not reply.own_message}
+        # a digest tells its members of their turns and ends; what others did to their seat, or a seat offered
+        # to them, cannot wait for it and comes by direct message
+        quiet = {player for player, personal in own.items()
+                 if personal.notify == "digest" and player not in reply.seat_news}
         back = await self._away(game, reply, own, quiet)
         pinged = tuple(p for p in reply.mentions if p not in back and p not in quiet)
         by_dm = tuple(p for p in pinged if p in own and own[p].notify != "channel")

@@ -65,8 +65,11 @@ class Digests:
             lines.append(clip(f"- **{ruleset.title}** in {channel_link(guild, game.channel)}: {deadline}. {prompt}",
                               300))
         head = f"Your daily digest: {plural(len(timers), 'game waits', 'games wait')} on you."
-        return Direct(player, _listed(head, lines, MESSAGE_LIMIT), guild, games[timers[0].game_id].channel,
-                      _listed(head, lines, MESSAGE_LIMIT - CHANNEL_NOTE_ROOM))
+        # its channel form (direct messages closed) is read by all in its first game's channel: only their games
+        first = games[timers[0].game_id].channel
+        here = [line for line, timer in zip(lines, timers, strict=True) if games[timer.game_id].channel == first]
+        return Direct(player, _listed(head, lines, MESSAGE_LIMIT), guild, first,
+                      _listed(head, here, MESSAGE_LIMIT - CHANNEL_NOTE_ROOM, len(lines)))
 
 
 # What the digest's channel form (the member's direct messages closed) leaves for the mention before it and the
@@ -74,8 +77,10 @@ class Digests:
 CHANNEL_NOTE_ROOM = 320
 
 
-def _listed(head: str, lines: list[str], room: int) -> str:
-    """The digest's head and as many whole lines as fit in `room` characters, and how many more wait."""
+def _listed(head: str, lines: list[str], room: int, waiting: int | None = None) -> str:
+    """The digest's head and as many whole lines as fit in `room` characters, and how many more of the `waiting`
+    games (all of them listed in `lines` unless said) wait."""
     kept = whole_lines(lines, room - len(head) - 40)
-    more = f"\n… and {len(lines) - len(kept)} more (/games lists them)." if len(kept) < len(lines) else ""
+    unlisted = (len(lines) if waiting is None else waiting) - len(kept)
+    more = f"\n… and {unlisted} more (/games lists them)." if unlisted else ""
     return "\n".join([head, *kept]) + more

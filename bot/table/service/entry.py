@@ -398,15 +398,22 @@ class GameService:
         return matching_offers(offers, typed)
 
     async def run_due(self) -> list[Notice]:
-        """Send what is due: reminders, the autopilot for turns past their deadline, and the computer seats
-        whose moves stopped half-way (Table.stalled).
+        """Send what is due: reminders, the autopilot for turns past their deadline, the computer seats
+        whose moves stopped half-way (Table.stalled), and the queue's and the league's own work.
 
         Each timer is claimed (cleared) in a transaction before it is acted on, so a restart or a
         second process never sends it twice.
         """
         notices = await self.send_claimed(await self._store.claim_due(self._table.clock()))
-        return (notices + await self._played_on() + await self._queues.due(self._guarded)
-                + await self._tournaments.due() + await self._seasons.due())
+        notices += await self._played_on()
+        notices += await self._held(await self._queues.freed())
+        notices += await self._queues.due(self._guarded)
+        return notices + await self._held(await self._tournaments.due() + await self._seasons.due())
+
+    async def _held(self, notices: list[Notice]) -> list[Notice]:
+        """The notices of the scheduler's own work (no command's reply, so not held by _guarded), each pinging
+        where its players want it and none in their away hours (AwayPings.held)."""
+        return [replace(n, reply=await self._away.held(n.channel, n.reply)) for n in notices]
 
     async def _played_on(self) -> list[Notice]:
         """The games whose computer seats stopped half-way (Table.stalled), played on: each one's table."""
@@ -445,7 +452,7 @@ class GameService:
     async def unposted(self) -> list[Notice]:
         """On start: the turn of each game whose last move was carried out but never posted (a crash
         between the two), pinging whom it waits on (bot.table.service.unposted)."""
-        return [Notice(n.channel, await self._away.held(n.channel, n.reply)) for n in await self._unposted.notices()]
+        return await self._held(await self._unposted.notices())
 
     async def send_claimed(self, claimed: list[tuple[str, Timer]]) -> list[Notice]:
         """The notices of reminders and deadlines claimed (bot.storage.store.Store.claim_due): a claim

@@ -45,13 +45,16 @@ class Following:
         known = reads()
         if known.known_game(game_id) is not None and not known.followed:   # nobody followed it at its move
             return ()
-        wanted = {"round", "end"} if ended else {"round"}
-        members = tuple(m for m, mode in await self._table.store.followers(game_id)
-                        if mode in wanted and (state.player(m) is None or is_resigned(state, m)))
-        # (one who joined since is pinged as a player; one who resigned since following is not)
+        members = watching(await self._table.store.followers(game_id), state, ("round", "end") if ended else ("round",))
         if not members:
             return ()
         words = f"The {ruleset.title} game here has ended. {ruleset.prompt(state)}" if ended else \
             f"Round {state.round + 1} of the {ruleset.title} game here begins. {ruleset.prompt(state)}"
         return (Notice(channel, Reply("shown", words, mentions=members,
                                       ping_words="(you follow this game; /game unfollow stops it)")),)
+
+
+def watching(followers: list[tuple[str, str]], state: Any, modes: tuple[str, ...]) -> tuple[str, ...]:
+    """The followers (member, mode) pinged with news their `modes` want: those who only watch the game (one who
+    joined since is pinged as a player; one who resigned since following is not)."""
+    return tuple(m for m, mode in followers if mode in modes and (state.player(m) is None or is_resigned(state, m)))

@@ -486,7 +486,7 @@ class Queues:
         passed are let go and their seats offered on."""
         async with self._table.store.transaction():
             claimed = await stored.claim_due_tx(self._table.store, self._table.clock(), OPEN_RETRY)
-        notices = await self._freed()
+        notices = []
         for muster_id in claimed:
             muster = await stored.muster(self._table.store, muster_id)
             if muster is None:
@@ -499,9 +499,10 @@ class Queues:
                 notices.append(Notice(muster.channel, reply))
         return notices
 
-    async def _freed(self) -> list[Notice]:
+    async def freed(self) -> list[Notice]:
         """The queues that filled while some of their members were at their limit, matched again now that they
-        may be free (a queued game of theirs ended): each opened is one notice."""
+        may be free (a queued game of theirs ended): each opened is one notice, its pings not yet held
+        (AwayPings.held)."""
         notices = []
         for guild, key in await stored.full_queues(self._table.store):
             async with self._table.write():

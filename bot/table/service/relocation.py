@@ -12,6 +12,7 @@ from bot.table.jobs import heavy_jobs
 from bot.table.jobs.heavy_jobs import seat_ids
 from bot.table.protocol.replies import Actor, Notice, Reply, refusal
 from bot.table.service import league_moves
+from bot.table.service.following import watching
 from bot.table.service.pictures import Pictures
 from bot.table.service.rollback import ended_by_move
 from bot.table.service.shared import Table, channel_mention, ended_here
@@ -92,7 +93,7 @@ class Moving:
         # whoever it waits on is pinged where it went; its old channel is told where it went, its followers pinged
         waiting = ruleset.people_waited_on(state)
         reply = replace(reply, mentions=waiting, ping_words="the game moved here and waits on you.")
-        followers = tuple(member for member, _mode in await self._table.store.followers(game.id))
+        followers = watching(await self._table.store.followers(game.id), state, ("round",))   # as a new round would
         said, closed = ended_by_move(vote, channel_mention(channel)) if vote is not None else ("", ())
         told = Reply("shown", f"The {ruleset.title} game here moved to {channel_mention(channel)}; it goes on "
                               f"there{', and you still follow it' if followers else ''}.{' ' if said else ''}{said}",
