@@ -53,9 +53,10 @@ async def test_a_moved_game_pings_whom_it_waits_on_there_and_tells_its_old_chann
         for user, line in (("ann", "/game new ruleset:speedway seed:5"), ("ann", "/game join car:brawler"),
                            ("ben", "/game join car:brawler"), ("ann", "/game start")):
             assert (await run(service, user, line, "before")).outcome == "applied", line
-        for _ in range(3):
+        for _ in range(3):   # three turns standing still (a car at speed 0 may still drop its mines: /end)
             mover = (await run(service, "ann", "/game status", "before")).waiting_on[0]
             assert (await run(service, mover, "/speed value:0", "before")).outcome == "applied"
+            assert (await run(service, mover, "/end", "before")).outcome == "applied"
         assert (await run(service, "ann", "/game rollback to:4", "before")).outcome == "shown"   # a vote stays open
         exported = await run(service, "ann", "/game export", "before")
         moved = await service.execute("after", Actor("ann", "ann"),

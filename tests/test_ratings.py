@@ -221,7 +221,8 @@ async def test_turns_the_autopilot_played_at_a_deadline_are_not_the_players_own(
                        ("ann", "/game settings deadline_hours:1"), ("ann", "/game start")):
         await run(service, user, line, "s1")
     if (await run(service, "zed", "/game status", "s1")).waiting_on == ("ann",):
-        await run(service, "ann", "/speed value:0", "s1")   # her turn ends with it
+        await run(service, "ann", "/speed value:0", "s1")   # standing still, she may still drop her mines:
+        await run(service, "ann", "/end", "s1")             # her turn ends with it
     clock[0] += 2 * 3600
     assert any("autopilot" in n.reply.text for n in await service.run_due())
     await run(service, "ann", "/game resign confirm:yes", "s1")

@@ -42,8 +42,8 @@ def rev(state, revision: int = 3):
 
 
 def test_new_games_record_the_newest_revision():
-    assert SPEEDWAY.revision == 5 and SPEEDWAY.setup({"revision": 5}, 1, "alice").revision == 5
-    assert SPEEDWAY.new_game_options({})["revision"] == 5
+    assert SPEEDWAY.revision == 6 and SPEEDWAY.setup({"revision": 6}, 1, "alice").revision == 6
+    assert SPEEDWAY.new_game_options({})["revision"] == 6
     assert TRACK.revision == 5 and TRACK.setup({"revision": 5}, 1, "alice").revision == 5
 
 

@@ -83,9 +83,11 @@ async def test_exactly_one_ping_when_the_turn_passes(table, store):
     start = await table("alice", "/game start")
     first = (await state_of(store)).active_player
     assert start.mention == (first if first != "alice" else None)
-    speed = await table(first, "/speed value:0")  # speed 0 and no shot: the turn passes at once
+    speed = await table(first, "/speed value:0")  # speed 0: the car may still drop what it carries behind
+    assert (await state_of(store)).active_player == first and speed.mention is None
+    ended = await table(first, "/end")
     second = (await state_of(store)).active_player
-    assert second != first and speed.mention == second
+    assert second != first and ended.mention == second
     again = await table(second, "/speed value:1")
     assert again.mention is None  # still the same player's turn: no ping
 
@@ -359,10 +361,11 @@ async def test_a_speed_that_is_no_choice_is_set_by_the_table(table, store):
     assert SPEEDWAY.forced_action(state, other) is None                  # not in its upkeep yet
     game = await store.active_game("chan-1")
     await store.driver.execute("UPDATE games SET state = ? WHERE id = ?", (encode_state(state), game.id))
-    sped = await table(mover, "/speed value:0")     # at 0 the mover's turn is over at once
+    await table(mover, "/speed value:0")
+    sped = await table(mover, "/end")               # at 0 the mover had only its drop to make
     assert sped.outcome == "applied", sped.text
     assert f"{other} had no choice: {other} keeps speed 0." in sped.text, sped.text
-    after = await state_of(store)
-    assert after.phase == "upkeep" and after.active_player == mover and sped.waiting_on == (mover,)
+    after = await state_of(store)                   # standing still, it may drop what it carries, or /end
+    assert after.phase == "movement" and after.active_player == other and sped.waiting_on == (other,)
     log = [r.actor for r in await store.actions(game.id)]
     assert other in log[-2:]                                         # logged as the player's own action

@@ -28,8 +28,9 @@ async def test_a_move_a_crash_kept_from_the_channel_is_announced_on_start(db_pat
         await posted(service, user, line)
     await service.execute("chan-2", Actor("cal", "cal"), parse("/game new ruleset:track"))   # never posted: no chat
     assert await service.unposted() == []        # every move was posted
-    ended = await service.execute("chan-1", Actor("alice", "alice"), parse("/speed value:0"))   # carried out ...
-    assert ended.outcome == "applied" and ended.mentions == ("bob",)   # (speed 0: alice's turn is over)
+    await posted(service, "alice", "/speed value:0")   # standing still, she may still drop her mines ...
+    ended = await service.execute("chan-1", Actor("alice", "alice"), parse("/end"))   # carried out ...
+    assert ended.outcome == "applied" and ended.mentions == ("bob",)   # (alice's turn is over)
     await store.close()                           # ... and the process killed before posting it
 
     store = await Store.open(db_path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.codec import Registry
+from rules.codec import Registry, added_field
 from rules.table import EndGame as EndGame  # shared actions
 from rules.table import TakeOver as TakeOver
 from rules.table import register_table_actions
@@ -51,9 +51,11 @@ class Move:
 @ACTIONS.register
 @dataclass(frozen=True)
 class AnswerSkid:
-    """Accept or resist the pending skid."""
+    """Answer the pending skid: accept or resist it, continue, or swipe a car in a skid hex (`target`, its
+    id or name, when there are several: revision 6)."""
 
     choice: str
+    target: str = added_field("")
 
 
 

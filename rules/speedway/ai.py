@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rules.engine import parse_command
 from rules.hexgrid import distance, step
 from rules.speedway import combat, data
 from rules.speedway.driving import counter_hexes, maneuver_pose, parse_maneuver, skids_at
@@ -83,12 +84,14 @@ def _maneuver_score(state: SpeedwayState, car: Car, name: str) -> float:
 
 
 def _skid(state: SpeedwayState, car: Car, legal: list[str]) -> str:
-    choices = [c.split(":")[1] for c in legal]
+    answers = [parse_command(c)[1] for c in legal]
+    choices = {answer["choice"] for answer in answers}
     pending = state.open_skid
-    if "swipe" in choices:
-        target = state.car(pending.swiped)
-        if target.owner != car.owner and car.systems.rating("armor") >= target.systems.rating("armor"):
-            return "/skid choice:swipe"
+    for command, answer in zip(legal, answers):   # a swipe of each car in a skid hex, the first first
+        if answer["choice"] == "swipe":
+            target = state.car(answer.get("target") or pending.swipe_targets[0])
+            if target.owner != car.owner and car.systems.rating("armor") >= target.systems.rating("armor"):
+                return command
     if "continue" in choices:
         return "/skid choice:continue"
     slid_open = all(_open(state, car, step(h, pending.vector)) for h in car.hexes)

@@ -184,21 +184,22 @@ def resolve_ram(state: SpeedwayState, outcome: str) -> tuple[SpeedwayState, tupl
     placed = replace(attacker, front=pending.struck, facing=pending.facing)
     if state.revision >= WHERE_RULES_MEET:
         # The maneuver is made: it earns its inertia, and a Turn the car owed (outcome A) is paid.
-        made = _maneuver_made(attacker, pending.front, pending.facing)
+        made = maneuver_made(attacker, pending.front, pending.facing)
         placed = replace(placed, must_turn=False)
-        if made is not None and made.inertia:
-            placed = replace(placed, inertia=attacker.inertia + made.inertia)
-            events += (InertiaGained(attacker.name, made.inertia, made.label),)
+        if made is not None and made[0].inertia:
+            spec = made[0]
+            placed = replace(placed, inertia=attacker.inertia + spec.inertia)
+            events += (InertiaGained(attacker.name, spec.inertia, spec.label),)
     state, met = arrive(state, attacker, placed)
     return state, events + met
 
 
-def _maneuver_made(car: Car, front: Hex, facing: int) -> data.Maneuver | None:
-    """The maneuver that takes `car` (where it stands) to this front and facing."""
+def maneuver_made(car: Car, front: Hex, facing: int) -> tuple[data.Maneuver, int] | None:
+    """The maneuver and side that take `car` (where it stands) to this front and facing."""
     for spec in data.maneuvers().values():
         for side in ((1, -1) if spec.sided else (0,)):
             if maneuver_pose(car, spec, side) == (front, facing):
-                return spec
+                return spec, side
     return None
 
 

@@ -33,6 +33,7 @@ GRAMMAR = Grammar(
             OptionSpec("choice", "str",
                        "accept: slide, stay in control; resist: Driver Roll; swipe: bump the car",
                        required=True, choices=SKID_CHOICES),
+            OptionSpec("target", "str", "swipe: the car to bump, when one is in each skid hex", suggest=True),
         )),
         CommandSpec("fire", "Fire an offensive weapon at a car", (
             OptionSpec("weapon", "str", "Which mount fires", required=True, choices=WEAPON_MOUNTS,

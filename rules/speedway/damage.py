@@ -8,7 +8,7 @@ from rules.dice import DiceState, roll_faces
 from rules.speedway import data
 from rules.speedway.events import FACE_NAMES, ArmorDisregarded, CarWrecked, DamageRolled, DamageTaken
 from rules.speedway.geometry import arcs_of
-from rules.speedway.state import Car, SpeedwayState, Systems
+from rules.speedway.state import SEED_AUDIT, Car, SpeedwayState, Systems
 
 SYSTEM_OF_FACE = {"A": "armor", "E": "engine", "B": "brakes", "S": "suspension", "D": "driver",
                   "T": "targeting"}
@@ -31,18 +31,36 @@ def roll_damage(state: SpeedwayState, colours: tuple[str, ...]) -> tuple[Speedwa
     return replace(state, dice=dice), tuple(shown)
 
 
-def disregard(results: tuple[str, ...], armor: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def disregard(results: tuple[str, ...], armor: int, car: Car | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Split results into (kept, disregarded): Armor ignores up to `armor` non-Armor results.
 
-    The defender's choice is made for them by data/dice.toml's armor_priority (RULES.md ruling).
+    The defender's choice is made for them by data/dice.toml's armor_priority (RULES.md ruling). Given the
+    car (revision 6), Armor goes only where it lessens what lands: never on a result that would cross
+    nothing (a W with no weapon left, an S past Suspension's last box), nor on one of several results
+    of a face when too few are disregarded to spare a box.
     """
     kept = list(results)
     ignored: list[str] = []
     for face in data.armor_priority():
-        while len(ignored) < armor and face in kept:
-            kept.remove(face)
-            ignored.append(face)
+        count = kept.count(face)
+        lands = count if car is None else _landing(car, face, count)
+        still_lands = min(max(0, count - (armor - len(ignored))), lands)
+        if still_lands < lands:
+            for _ in range(count - still_lands):
+                kept.remove(face)
+                ignored.append(face)
     return tuple(kept), tuple(ignored)
+
+
+def _landing(car: Car, face: str, count: int) -> int:
+    """How many of `count` results of `face` would take effect on the car, applied one by one as
+    `_apply_one` applies them."""
+    if face in SYSTEM_OF_FACE:
+        track = getattr(car.systems, SYSTEM_OF_FACE[face])
+        return min(count, len(track.boxes) - track.crossed)
+    if face == "W":
+        return min(count, sum(len(w.track.boxes) - w.track.crossed for w in car.weapons))
+    return count if face == "F" else 0
 
 
 def _weapon_hit(car: Car, attacker_point: tuple[float, float] | None) -> int | None:
@@ -104,7 +122,7 @@ def damage_car(state: SpeedwayState, car_id: str, colours: tuple[str, ...], sour
     state, faces = roll_damage(state, colours)
     car = state.car(car_id)
     events: list = [DamageRolled(car.name, source, colours, faces)]
-    kept, ignored = disregard(faces, car.systems.rating("armor"))
+    kept, ignored = disregard(faces, car.systems.rating("armor"), car if state.revision >= SEED_AUDIT else None)
     if ignored:
         events.append(ArmorDisregarded(car.name, ignored))
     effects = []

@@ -41,12 +41,21 @@ def _skid(state: SpeedwayState, player: str, answer: str, legal: tuple[LegalActi
 
 
 def _swipe(state: SpeedwayState, player: str, answer: str, legal: tuple[LegalAction, ...]) -> AnswerSkid | None:
-    offered = {a.action.choice for a in legal if isinstance(a.action, AnswerSkid)}
+    answers = [a.action for a in legal if isinstance(a.action, AnswerSkid)]
+    offered = {a.choice for a in answers}
     if "swipe" not in offered:
         return None
     if answer == "yes":
-        return AnswerSkid("swipe")
+        return _first_swipe(state, player, [a for a in answers if a.choice == "swipe"])
     return AnswerSkid("continue") if "continue" in offered else None   # no swipe: the skid question decides
+
+
+def _first_swipe(state: SpeedwayState, player: str, swipes: list[AnswerSkid]) -> AnswerSkid:
+    """With a car in each skid hex (revision 6), "yes" swipes another player's car before one's own, else the
+    first offered (the front skid hex's)."""
+    def own(swipe: AnswerSkid) -> bool:
+        return bool(swipe.target) and state.car(swipe.target).owner == player
+    return next((s for s in swipes if not own(s)), swipes[0])
 
 
 ORDERS = StandingOrders((

@@ -31,7 +31,7 @@ from rules.speedway.actions import (
     SetSpeed,
     Start,
 )
-from rules.speedway.collisions import resolve_ram, stop, swipe
+from rules.speedway.collisions import maneuver_made, resolve_ram, stop, swipe
 from rules.speedway.commands import GRAMMAR, RAM_OUTCOMES, SKID_CHOICES
 from rules.speedway.driving import driver_roll, parse_maneuver, skid_vector, skids_at
 from rules.speedway.errors import IllegalManeuver, IllegalSpeed
@@ -47,13 +47,13 @@ from rules.speedway.events import (
     SpeedSet,
 )
 from rules.speedway.hexes import skid_hexes
-from rules.speedway.maneuver_words import SLIDE, maneuver_choices
+from rules.speedway.maneuver_words import SLIDE, maneuver_choices, maneuver_name
 from rules.speedway.odds import driver_chance
 from rules.speedway.phases import NOT_STARTED, PHASES, RUNNING, SpeedwayPhase
 from rules.speedway.plans import turn_plans
 from rules.speedway.preview import TurnPreview, check_plan, preview_text, preview_turn
 from rules.speedway.selfplay import SELFPLAY
-from rules.speedway.state import WHERE_RULES_MEET, Car, Hazard, PendingSkid, SpeedwayState, Weapon
+from rules.speedway.state import SEED_AUDIT, WHERE_RULES_MEET, Car, Hazard, PendingSkid, SpeedwayState, Weapon
 from rules.speedway.summary import turn_summary
 from rules.speedway.turns import after_speed_set, check_victory, finish_car, finish_move, others_move_before_next_turn
 from rules.table import agreed_words, plural, required, revision_option, rounds_option
@@ -62,8 +62,9 @@ from rules.table import agreed_words, plural, required, revision_option, rounds_
 # computer seat an id of its own, and names targets by car id; 3 follows the seed on a layer's immunity,
 # rams and outcome A (state.SEED_FIDELITY); 4 asks for no ram outcome when both would only stop the
 # attacker where it is (state.RAM_CHOICE_THAT_MATTERS); 5 follows the seed where two rules meet
-# (state.WHERE_RULES_MEET). Games stored without one are revision 1.
-REVISION = 5
+# (state.WHERE_RULES_MEET); 6 follows seed sentences an audit found contradicted (state.SEED_AUDIT). Games
+# stored without one are revision 1.
+REVISION = 6
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> SpeedwayState:
@@ -130,9 +131,10 @@ def _phase_hint(state: SpeedwayState) -> str:
         chooser = addressed(state.seat(state.open_ram.chooser))
         return f"{chooser} won the ramming roll-off and picks /ram outcome:A or /ram outcome:B."
     if state.phase == SpeedwayPhase.SKID:
-        return f"{car.name} must answer: " + ", ".join(f"/skid choice:{c}" for c in skid_choices(state)) + "."
+        answers = (a.command for c in skid_choices(state) for a in _skid_answers(state, c))
+        return f"{car.name} must answer: " + ", ".join(answers) + "."
     if state.moves_left == 0:
-        return f"{car.name} has no Moves left: /fire, or /end the turn."
+        return f"{car.name} has no Moves left: /fire or /drop, or /end the turn."
     if not car.in_control:
         return f"{car.name} is out of control: /move maneuver:slide."
     moves = plural(state.moves_left, "Move", "Moves")
@@ -152,7 +154,7 @@ def skid_choices(state: SpeedwayState) -> tuple[str, ...]:
     """The answers the pending skid (or swipe chance) accepts."""
     pending = state.open_skid
     choices: tuple[str, ...] = ("accept", "resist") if pending.skid_applies else ("continue",)
-    if pending.swipe_target is not None and state.moves_left >= 1:
+    if pending.swipe_targets and state.moves_left >= 1:
         choices += ("swipe",)
     return choices
 
@@ -204,58 +206,83 @@ def _move(state: SpeedwayState, actor: str, action: Move):
         raise IllegalManeuver(_TURN_OWED.format(car.name))
     state = replace(state, moves_left=state.moves_left - 1)
     state, events, placed = movement.maneuver(state, car, spec, side, action.maneuver)
-    if state.phase == SpeedwayPhase.RAM or not placed or state.car(car.id).out:
-        if state.phase == SpeedwayPhase.RAM:
-            return state, events
-        more_state, more = _complete_move(state)
-        return more_state, events + more
-    moved = state.car(car.id)
-    vector = skid_vector(car.facing, spec, side)
-    if vector is not None:
-        applies = skids_at(spec, moved.speed)
-        target = _swipe_target(state, moved, vector)
-        if applies or (target and state.moves_left >= 1):
-            state = replace(state, phase=SpeedwayPhase.SKID,
-                            pending_skid=PendingSkid(action.maneuver, vector, applies, target))
-            skid_speed = required(spec.skid_speed, "a maneuver with a skid vector has a skid speed", spec.id)
-            events += (SkidPending(car.name, moved.speed, skid_speed, DIRECTION_NAMES[vector],
-                                   applies, state.car(target).name if target else ""),)
-            # An answer given in advance applies when it fits; otherwise the question stays open
-            # (e.g. "resist" was given but only a swipe chance came up).
-            if action.skid in skid_choices(state):
-                state, more = _resolve_skid(state, action.skid)
-                return state, events + more
-            return state, events
-    state, more = _complete_move(state)
+    if state.phase == SpeedwayPhase.RAM:
+        return state, events
+    if not placed:
+        state, more = _complete_move(state)
+        return state, events + more
+    state, more = _maneuver_placed(state, car, spec, side, action.skid)
     return state, events + more
 
 
-def _swipe_target(state: SpeedwayState, car: Car, vector: int) -> str | None:
-    """Another car in either skid hex may be swiped (seed: Swipes)."""
+def _maneuver_placed(state: SpeedwayState, before: Car, spec: data.Maneuver, side: int,
+                     answer: str = "") -> tuple[SpeedwayState, tuple]:
+    """A maneuver put the car in its new hexes: the skid procedure when it was taken at its skid speed, or a
+    chance to swipe a car in a skid hex (seed: In Control); else the Move is over. `answer` is the skid's
+    answer given in advance, applied when it fits."""
+    moved = state.car(before.id)
+    vector = skid_vector(before.facing, spec, side)
+    if vector is None or moved.out:
+        return _complete_move(state)
+    applies = skids_at(spec, moved.speed)
+    targets = _swipe_targets(state, moved, vector)
+    if not applies and not (targets and state.moves_left >= 1):
+        return _complete_move(state)
+    state = replace(state, phase=SpeedwayPhase.SKID, pending_skid=PendingSkid(
+        maneuver_name(spec, side), vector, applies, targets[0] if targets else None, targets[1:]))
+    skid_speed = required(spec.skid_speed, "a maneuver with a skid vector has a skid speed", spec.id)
+    events: tuple = (SkidPending(moved.name, moved.speed, skid_speed, DIRECTION_NAMES[vector], applies,
+                                 " or ".join(state.car(t).name for t in targets)),)
+    # An answer given in advance applies when it fits; otherwise the question stays open (e.g. "resist"
+    # was given but only a swipe chance came up, or "swipe" with a car in each skid hex to choose from).
+    if answer in skid_choices(state) and (answer != "swipe" or len(targets) == 1):
+        state, more = _resolve_skid(state, answer)
+        return state, events + more
+    return state, events
+
+
+def _swipe_targets(state: SpeedwayState, car: Car, vector: int) -> tuple[str, ...]:
+    """The other cars in either skid hex, which may be swiped (seed: Swipes), the front skid hex's first;
+    before revision 6, the first of them only."""
+    found: list[str] = []
     for h in skid_hexes(car, vector):
-        for other in state.cars:
-            if other.id != car.id and h in other.hexes:
-                return other.id
-    return None
+        found += [other.id for other in state.cars if other.id != car.id and h in other.hexes and other.id not in found]
+    return tuple(found) if state.revision >= SEED_AUDIT else tuple(found[:1])
 
 
 def _answer_skid(state: SpeedwayState, actor: str, action: AnswerSkid):
     _acting_car(state, actor)
-    return _resolve_skid(state, action.choice)
+    return _resolve_skid(state, action.choice, action.target)
 
 
-def _resolve_skid(state: SpeedwayState, choice: str) -> tuple[SpeedwayState, tuple]:
-    """Accept: slide and stay In Control. Resist: a Driver Roll decides. Swipe: bump the car instead."""
+def _swiped(state: SpeedwayState, target: str) -> str:
+    """The car a swipe hits: the one named, which must be in a skid hex; unnamed, the only one there."""
+    offered = state.open_skid.swipe_targets
+    cars = " or ".join(f"target:{t} ({state.car(t).name})" for t in offered)
+    if not target.strip():
+        if len(offered) > 1:
+            raise BadOption(f"Name the car to swipe: {cars}.")
+        return offered[0]
+    named = combat.find_target(state, target, state.current_car).id
+    if named not in offered:
+        raise BadOption(f"{state.car(named).name} is in neither skid hex: swipe {cars}.")
+    return named
+
+
+def _resolve_skid(state: SpeedwayState, choice: str, target: str = "") -> tuple[SpeedwayState, tuple]:
+    """Accept: slide and stay In Control. Resist: a Driver Roll decides. Swipe: bump a car in a skid hex
+    (`target`, when there are several) instead."""
     allowed = skid_choices(state)
     if choice not in allowed:
         raise BadOption(f"Answer with {' or '.join(allowed)}.")
     car = state.current_car
+    swiped = _swiped(state, target) if choice == "swipe" else ""
     pending = state.open_skid
     state = replace(state, pending_skid=None, phase=SpeedwayPhase.MOVEMENT)
     events: tuple = ()
     if choice == "swipe":
         state = replace(state, moves_left=state.moves_left - 1)
-        state, events = swipe(state, car.id, pending.swiped)
+        state, events = swipe(state, car.id, swiped)
         if state.revision >= WHERE_RULES_MEET:
             # The maneuver's Move is over; the Swipe's own Move is counted by _complete_move below
             # (oil flows for "its next four moves", the Swipe's among them).
@@ -308,8 +335,15 @@ def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
     outcome = action.outcome.strip().upper()
     if outcome not in RAM_OUTCOMES:
         raise BadOption("The ramming outcome is A or B.")
+    pending = state.open_ram
+    attacker = state.car(pending.attacker)
     state, events = resolve_ram(state, outcome)
-    state, more = _complete_move(state)
+    made = maneuver_made(attacker, pending.front, pending.facing)
+    if state.revision >= SEED_AUDIT and made and state.car(attacker.id).front == pending.struck:
+        # Outcome B put the attacker where its maneuver was going: the Move was that maneuver, skid and all.
+        state, more = _maneuver_placed(state, attacker, *made)
+    else:
+        state, more = _complete_move(state)
     return state, events + more
 
 
@@ -359,8 +393,7 @@ def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
         low, high = speed_range(car)
         return tuple(LegalAction(f"/speed value:{v}", f"Speed {v}", action=SetSpeed(v)) for v in range(low, high + 1))
     if state.phase == SpeedwayPhase.SKID:
-        return tuple(LegalAction(f"/skid choice:{c}", c.capitalize(), action=AnswerSkid(c))
-                     for c in skid_choices(state))
+        return tuple(answer for c in skid_choices(state) for answer in _skid_answers(state, c))
     actions = []
     if state.moves_left > 0:
         if not car.in_control:
@@ -380,6 +413,16 @@ def legal_actions(state: SpeedwayState, player: str) -> tuple[LegalAction, ...]:
     if state.moves_left == 0:
         actions.append(LegalAction("/end", "End turn", action=EndTurn()))
     return tuple(actions)
+
+
+def _skid_answers(state: SpeedwayState, choice: str) -> tuple[LegalAction, ...]:
+    """The legal actions of one skid answer: a swipe of each car in the skid hexes, named when there are
+    several (revision 6), each other answer once."""
+    targets = state.open_skid.swipe_targets
+    if choice != "swipe" or len(targets) == 1:
+        return (LegalAction(f"/skid choice:{choice}", choice.capitalize(), action=AnswerSkid(choice)),)
+    return tuple(LegalAction(f"/skid choice:swipe target:{t}", f"Swipe {state.car(t).name}",
+                             action=AnswerSkid("swipe", t)) for t in targets)
 
 
 def _target(state: SpeedwayState, text: str, shooter: Car) -> Car:
@@ -506,7 +549,7 @@ def command_to_action(command: str, options: dict[str, Any]) -> Any:
             raise BadOption("Give a maneuver (maneuver:turn-left) or a plan (plan:normal,turn-left,normal).")
         return Move(options["maneuver"], options.get("skid", ""))
     if command == "skid":
-        return AnswerSkid(options["choice"])
+        return AnswerSkid(options["choice"], options.get("target", ""))
     if command == "fire":
         return Fire(options["weapon"], options["target"])
     if command == "drop":
@@ -591,8 +634,9 @@ def plan_fire_ready(start: SpeedwayState, player: str, fire: tuple[str, str]) ->
 def suggest(state: SpeedwayState, player: str, command: str, option: str,
             chosen: dict[str, Any]) -> list[tuple[str, str]]:
     """What to offer as a player types an option: only what is legal now, with the odds (a drop, whose
-    mounts have no odds, offers the defensive weapons it may drop; a speed, the speeds it may set)."""
-    if command in ("drop", "speed"):   # the speeds the Upkeep allows, as its buttons offer them
+    mounts have no odds, offers the defensive weapons it may drop; a speed, the speeds it may set; a swipe,
+    the cars in the skid hexes)."""
+    if command in ("drop", "speed", "skid"):   # the speeds the Upkeep allows, the cars a swipe may hit
         return suggest_legal(legal_actions)(state, player, command, option, chosen)
     if state.phase not in _ASKING or state.deciding_player != player:
         return []

@@ -139,12 +139,13 @@ class PendingSkid:
     maneuver: str
     vector: int
     skid_applies: bool = True
-    swipe_target: str | None = None
+    swipe_target: str | None = None  # the first car in a skid hex (the only one offered before revision 6)
+    other_targets: tuple[str, ...] = added_field(())  # revision 6: the other cars in the skid hexes
 
     @property
-    def swiped(self) -> str:
-        """The car a swipe hits (a swipe is offered only when there is one)."""
-        return required(self.swipe_target, "no car to swipe", self.maneuver)
+    def swipe_targets(self) -> tuple[str, ...]:
+        """Every car a swipe may hit, the first one first."""
+        return ((self.swipe_target,) if self.swipe_target is not None else ()) + self.other_targets
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,11 @@ RAM_CHOICE_THAT_MATTERS = 4
 # while they still drive, a car rammed to speed 0 is In Control, and a Swipe's extra Move counts among oil's
 # four.
 WHERE_RULES_MEET = 5
+# Rules revision 6 follows seed sentences an audit found the code contradicting (RULES.md "Rules revisions"): a
+# car given no Move (speed 0) may still drop a mine, oil or smoke in its Movement phase, Armor disregards only
+# results that would do something, a maneuver completed by ram outcome B at its skid speed asks the skid, and
+# a car in either skid hex may be swiped.
+SEED_AUDIT = 6
 
 
 @dataclass(frozen=True)

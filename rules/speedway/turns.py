@@ -14,7 +14,7 @@ from rules.speedway.combat import legal_shots
 from rules.speedway.damage import damage_car, roll_symbols
 from rules.speedway.events import FireChipsRemoved, GameDrawn, GameWon, InertiaShed, MustTurnBlocked, TurnBegan
 from rules.speedway.phases import RUNNING, SpeedwayPhase
-from rules.speedway.state import SpeedwayState
+from rules.speedway.state import SEED_AUDIT, SpeedwayState
 
 
 def alive_players(state: SpeedwayState) -> tuple[str, ...]:
@@ -105,24 +105,33 @@ def after_speed_set(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:
 
 
 def start_movement(state: SpeedwayState, car_id: str) -> tuple[SpeedwayState, tuple]:
-    """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire.
+    """Give `car_id` as many Moves as its speed; a car at speed 0 only gets to fire (and drop).
 
     A car that lost a ram with outcome A on its last Move must Turn on this first Move, "if possible,
-    or stops otherwise" (revision 3): with no Turn open, it stops before moving.
+    or stops otherwise" (revision 3): with no Turn open, it stops before moving (from revision 6 it
+    is then a car given no Move, which may still drop before it ends its turn).
     """
     car = state.car(car_id)
     state = replace(state, phase=SpeedwayPhase.MOVEMENT, active_car=car_id, moves_left=car.speed,
                     moves_total=car.speed)
     if car.must_turn and car.speed > 0 and not collisions.turn_is_open(car, collisions.open_for(state, (car_id,))):
         state, halted = collisions.stopped(state, car_id, "no Turn was open after the ram")
+        if state.revision >= SEED_AUDIT:
+            state = replace(state, moves_total=0)
         state, more = finish_move(state)
         return state, (MustTurnBlocked(car.name),) + halted + more
     return finish_move(state)
 
 
 def can_still_act(state: SpeedwayState) -> bool:
-    """A car with no Moves left waits for /end only while one of its weapons has a legal shot."""
-    return bool(legal_shots(state, state.current_car))
+    """A car with no Moves left waits for /end only while one of its weapons has a legal shot, or (from
+    revision 6) while a car given no Move this turn may still drop a mine, oil or smoke: for a car
+    standing still, its Movement phase is the only point "during its movement" to fire them (seed)."""
+    car = state.current_car
+    if legal_shots(state, car):
+        return True
+    return state.revision >= SEED_AUDIT and state.moves_total == 0 \
+        and any(hazards.can_deploy(state, car, weapon) for weapon in car.weapons)
 
 
 def finish_move(state: SpeedwayState) -> tuple[SpeedwayState, tuple]:

@@ -169,6 +169,15 @@ def assert_private_refusal(exchange: Exchange, record_latency, text: str | None 
     return content
 
 
+async def stand_still(fake: FakeDiscord, user: str, record_latency) -> Shown:
+    """`user` sets speed 0 and, offered the drop a car standing still may make (Speedway revision 6), ends the
+    turn: the shown message that passes it on."""
+    shown = assert_public_map(await slash(fake, user, "channel", "speed", value="0"), record_latency)
+    if "/end the turn" in shown.content.rsplit("Next:", 1)[-1]:
+        shown = assert_public_map(await slash(fake, user, "channel", "end"), record_latency)
+    return shown
+
+
 def next_player(shown: Shown) -> str:
     match = re.search(r"Next: Round \d+, (\w+):", shown.content)
     assert match, shown.content
@@ -646,13 +655,12 @@ async def test_a_seat_offered_to_a_member_is_taken_with_its_button(fake, bot, re
     assert f"takes {mover}'s seat" in taken.content
     # carol plays the seat's turn (speed 0 ends it), the other player theirs, and the next ping is carol's:
     # never the old holder's
-    shown = assert_public_map(await slash(fake, "carol", "channel", "speed", value="0"), record_latency)
+    shown = await stand_still(fake, "carol", record_latency)
     for _ in range(6):   # the seat is still called mover; whoever the table waits on sets speed 0
         if carol in [user for _message, user in fake.notifications()[pings:]]:
             break
         waited = next_player(shown)
-        shown = assert_public_map(await slash(fake, "carol" if waited == mover else waited, "channel", "speed",
-                                              value="0"), record_latency)
+        shown = await stand_still(fake, "carol" if waited == mover else waited, record_latency)
     pinged = [user for _message, user in fake.notifications()[pings:]]
     assert carol in pinged and fake.users[mover].id not in pinged, pinged
 
@@ -732,8 +740,7 @@ async def test_a_follower_is_pinged_in_a_message_of_its_own_when_a_round_begins(
     for _ in range(6):
         if carol in [user for _message, user in fake.notifications()]:
             break
-        shown = assert_public_map(await slash(fake, next_player(shown), "channel", "speed", value="0"),
-                                  record_latency)
+        shown = await stand_still(fake, next_player(shown), record_latency)
     (message,) = [m for m in fake.public_history("channel") if m["content"].startswith(f"<@{carol}>")]
     assert "game here begins" in message["content"] and (message["id"], carol) in fake.notifications()
     assert_nothing_unexpected(fake, bot)
@@ -771,22 +778,21 @@ async def test_the_table_votes_a_rollback_with_its_buttons(fake, bot, record_lat
     rolled-back map; the set-aside actions are read privately with /game log set_aside:1."""
     await lobby_of_two(fake, record_latency)
     shown = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
-    for _ in range(3):
-        shown = assert_public_map(await slash(fake, next_player(shown), "channel", "speed", value="0"),
-                                  record_latency)
+    for _ in range(3):   # each standing still is two actions (speed 0, /end): #4 to #9 are set aside
+        shown = await stand_still(fake, next_player(shown), record_latency)
     asked = await slash(fake, "alice", "channel", "game rollback", to=3)
     assert not asked.rejected, asked.describe()
     (question,) = [r for r in asked.requests if r.kind in ("followup", "channel_message_edit")]
     content = question.body["content"]
     assert content.startswith(f"<@{fake.users['bob'].id}> vote on the rollback."), content
-    assert "alice proposes rolling the game back to #3, setting aside 3 actions" in content
+    assert "alice proposes rolling the game back to #3, setting aside 6 actions" in content
     message_id = str(question.response["id"])
     assert set(buttons_of(fake.message(message_id))) == {"Yes, roll back", "No"}
     refused = await press(fake, "carol", "channel", message_id, "Yes, roll back")
     assert_private_refusal(refused, record_latency, kind=DEFERRED_UPDATE)
     done = assert_public_map(await press(fake, "bob", "channel", message_id, "Yes, roll back"), record_latency,
                              kind=DEFERRED_UPDATE)
-    assert "The table voted to roll back to #3: 3 actions set aside" in done.content
+    assert "The table voted to roll back to #3: 6 actions set aside" in done.content
     read = await slash(fake, "carol", "channel", "game log", set_aside=1)
     data = read.callback.body["data"] if read.kinds == ["callback"] else read.requests[-1].body
     assert data["flags"] & EPHEMERAL and data["content"].startswith("Set aside by rollback 1:\n#4 ")
