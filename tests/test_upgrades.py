@@ -315,7 +315,7 @@ def test_snapshot_upgrades_run_from_the_stored_schema_and_refuse_unknown_ones():
 
 async def test_a_race_stored_before_revision_3_keeps_its_turn_keys(tmp_path):
     """A race of revision 2 keeps the turn keys it was stored with (they name who is still waited on), so
-    its stored timers and turn message stay good; a new race is of the newest revision (4)."""
+    its stored timers and turn message stay good; a new race is of the newest revision (5)."""
     path = tmp_path / "release30.db"
     shutil.copyfile(ROOT / "tests" / "fixtures" / "release30.db", path)
     store = await Store.open(str(path))
@@ -330,7 +330,7 @@ async def test_a_race_stored_before_revision_3_keeps_its_turn_keys(tmp_path):
             assert race.turn_key(state).endswith(":" + ",".join(waiting)), race.turn_key(state)
             timers = await store.timers(game.id)
             assert {t.turn_key for t in timers} <= {race.turn_key(state)}
-        assert race.new_game_options({})["revision"] == 4
+        assert race.new_game_options({})["revision"] == 5
     finally:
         await store.close()
 

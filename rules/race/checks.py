@@ -41,10 +41,11 @@ def condition_dc(section: data.Section, altitude: int) -> int:
     return sum(data.table()["conditions"][c.kind]["dc"] for c in section.conditions if condition_applies(c, altitude))
 
 
-def section_dc(state: RaceState, section_index: int, altitude: int) -> int:
-    """A section's Piloting DC at `altitude`: its type's base, its conditions there, and a GM's change."""
+def section_dc(state: RaceState, section_index: int, altitude: int, changed: bool = True) -> int:
+    """A section's Piloting DC at `altitude`: its type's base, its conditions there, and (when `changed`)
+    a seated GM's change."""
     section = state.the_track.sections[section_index]
-    change = sum(d for s, d in state.dc_changes if s == section_index)
+    change = sum(d for s, d in state.dc_changes if s == section_index) if changed else 0
     return max(0, data.table()["section_types"][section.type] + condition_dc(section, altitude) + change)
 
 
@@ -59,6 +60,16 @@ def needs_check(state: RaceState, racer: Racer) -> bool:
     if state.revision >= 2:
         return condition_dc(section, racer.altitude) > 0
     return section_dc(state, state.section, racer.altitude) > 0
+
+
+def check_dc(state: RaceState, racer: Racer) -> int:
+    """The DC of the section's check made again "as at the beginning of the section" (a boost trap's).
+
+    From revision 5 the GM's private change counts only where the conditions bring a check, as at the
+    beginning (revision 2's ruling): where they bring none, the conditions alone set the DC, so the check
+    tells nobody the GM changed it. Before, the GM's change always counted."""
+    changed = state.revision < 5 or needs_check(state, racer)
+    return section_dc(state, state.section, racer.altitude, changed)
 
 
 def feature_dc(state: RaceState, feature: data.Feature, altitude: int) -> int:

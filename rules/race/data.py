@@ -264,7 +264,7 @@ class Condition:
 @dataclass(frozen=True)
 class Feature:
     """A section feature (seed, "Features suggestions"): positive ones are contacted at `dc`, negative
-    ones avoided at `dc`; a gap is unavoidable."""
+    ones avoided at `dc`; a gap with no `dc` is unavoidable (before Race revision 5, every gap)."""
 
     kind: str
     dc: int = 0

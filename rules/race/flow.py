@@ -115,13 +115,21 @@ def feature_index(state: RaceState) -> int:
     return state.feature + (len(state.the_section.before) if state.feature_stage == "after" else 0)
 
 
+def asked(state: RaceState, feature: data.Feature) -> bool:
+    """Whether racers choose about a feature: every one but an unavoidable gap.
+
+    Seed: a gap's DC to avoid it is made "sufficiently high, so it is hard to avoid, or" the gap is made
+    "unavoidable". From revision 5 a gap that lists a DC may be avoided; before, every gap was unavoidable."""
+    return feature.kind != "gap" or (feature.dc > 0 and state.revision >= 5)
+
+
 def next_feature(state: RaceState) -> tuple[RaceState, tuple]:
-    """Ask everyone racing about the current feature; a gap asks nobody (unavoidable); none left: on."""
+    """Ask everyone racing about the current feature; an unavoidable gap asks nobody; none left: on."""
     features = stage_features(state)
     events: tuple = ()
     while state.feature < len(features):
         feature = features[state.feature]
-        if feature.kind != "gap" and state.racing():
+        if asked(state, feature) and state.racing():
             return _together(state, Phase.FEATURE), events
         state, more = resolve_feature(state)
         events += more
@@ -149,11 +157,7 @@ def _meet(state: RaceState, racer_id: str, feature: data.Feature) -> tuple[RaceS
     racer = state.racer(racer_id)
     name = FEATURE_NAMES[feature.kind]
     if feature.kind == "gap":
-        need = feature.speed // 2 if racer.sprung else feature.speed
-        if racer.speed >= need:
-            return state, (FeatureMet(racer.name, "the gap", f"clears it at {racer.speed} km/h"),)
-        state, out = go_out(state, racer_id, "disqualified")   # seed: "it falls down and is disqualified"
-        return state, (FeatureMet(racer.name, "the gap", f"{racer.speed} km/h is too slow: falls"),) + out
+        return _gap(state, racer_id, feature)
     dc = checks.feature_dc(state, feature, racer.altitude)
     if not racer.trying:
         if feature.positive:
@@ -169,6 +173,24 @@ def _meet(state: RaceState, racer_id: str, feature: data.Feature) -> tuple[RaceS
         state, more = _feature_hits(state, racer_id, feature, "fails to avoid it")
         return state, (rolled,) + more
     return _contact(state, racer_id, feature, (rolled,))
+
+
+def _gap(state: RaceState, racer_id: str, feature: data.Feature) -> tuple[RaceState, tuple]:
+    """Seed: "Unless a vehicle has a listed amount of speed it falls down and is disqualified"; a trampoline
+    before it halves that speed. A racer who tries to avoid an avoidable gap and makes its DC is spared it."""
+    racer = state.racer(racer_id)
+    events: tuple = ()
+    if racer.trying and asked(state, feature):   # `trying` is only this feature's when racers were asked
+        dc = checks.feature_dc(state, feature, racer.altitude)
+        state, total, rolled = checks.piloting(state, racer_id, "Piloting check for the gap", dc)
+        if total >= dc:
+            return state, (rolled, FeatureMet(racer.name, "the gap", "avoids it"))
+        events = (rolled,)
+    need = feature.speed // 2 if racer.sprung else feature.speed
+    if racer.speed >= need:
+        return state, events + (FeatureMet(racer.name, "the gap", f"clears it at {racer.speed} km/h"),)
+    state, out = go_out(state, racer_id, "disqualified")   # seed: "it falls down and is disqualified"
+    return state, events + (FeatureMet(racer.name, "the gap", f"{racer.speed} km/h is too slow: falls"),) + out
 
 
 def _feature_hits(state: RaceState, racer_id: str, feature: data.Feature, how: str) -> tuple[RaceState, tuple]:
@@ -198,7 +220,7 @@ def _contact(state: RaceState, racer_id: str, feature: data.Feature, events: tup
     # A boost trap: the speed, then the section's check again at the new speed, with disadvantage (seed).
     state, more = gain(state, racer_id, feature.speed, "hits a boost trap", capped=False)
     events += (FeatureMet(racer.name, "boost strip", "it is a trap"),) + more
-    dc = checks.section_dc(state, state.section, state.racer(racer_id).altitude)
+    dc = checks.check_dc(state, state.racer(racer_id))
     state, total, rolled = checks.piloting(state, racer_id, "Piloting check again, thrown at the hazard", dc,
                                            disadvantage=True)
     events += (rolled,)

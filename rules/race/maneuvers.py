@@ -49,8 +49,7 @@ def opposed_odds(state: RaceState, racer: Racer, maneuver: str) -> float | None:
     def check(r: Racer) -> int:
         return state.pilot_spec(r).piloting + data.speed_penalty(r.speed) + r.bonus - r.penalty
 
-    edge = speed_edge(racer, other) if maneuver != "sweep" else speed_edge(other, racer)
-    return beat_chance(check(racer) + edge, check(other))
+    return beat_chance(check(racer) + maneuver_edge(maneuver, racer, other), check(other))
 
 
 def caught_chance(state: RaceState, racer: Racer, kind: str) -> float | None:
@@ -104,6 +103,12 @@ def opponent(state: RaceState, racer_id: str, maneuver: str) -> Racer:
 def speed_edge(faster: Racer, slower: Racer) -> int:
     """Seed: +1 for every 10 km/h one racer has over the other."""
     return max(0, (faster.speed - slower.speed) // 10)
+
+
+def maneuver_edge(maneuver: str, mover: Racer, other: Racer) -> int:
+    """Seed: a pass's or ram's +1 for every 10 km/h the mover has over its target; a side sweep's for every
+    10 km/h the target has over the sweeper."""
+    return speed_edge(other, mover) if maneuver == "sweep" else speed_edge(mover, other)
 
 
 def _the_actor(state: RaceState, actor: str) -> Racer:
@@ -175,21 +180,31 @@ def act(state: RaceState, actor: str, action: Act) -> tuple[RaceState, tuple]:
     if action.target and kind != "attack" and state.revision >= 4:   # taken and ignored before: say so
         raise BadOption(f"target: names an attack's target; a {kind.replace('_', ' ')} is aimed by the rules at the "
                         f"racer just ahead or behind: leave target: out.")
-    state, dropped = _descend_first(state, racer.id, action.descend, kind in PILOTING_MANEUVERS)
-    racer = state.racer(racer.id)
-    if dropped and state.revision >= 4:
-        # The dive comes before the check (seed), so the maneuver's conditions hold after it.
-        why = why_not(state, racer, maneuver, then)
-        if why:
-            raise BadOption(f"After dropping {action.descend} m: {why}")
+    dived, dropped = _dive(state, racer.id, maneuver, then, action.descend)
     if state.gm is not None and (legality(state, kind) == "ask" or
                                  kind == "patch" and state.pilot_spec(racer).kit == "other"):
+        # From revision 5 the dive, checked above, waits on the approval: a refused action makes no check.
+        held = action.descend if state.revision >= 5 else 0
         pending = Pending("approve", racer.id, racer.id, then=f"{maneuver}:{then}:{action.target}",
-                          weapon=action.weapon)
+                          weapon=action.weapon, descend=held)
         asked = Chose(racer.name, f"asks the GM to {kind}")
-        return replace(state, phase=Phase.APPROVAL, pending=pending), dropped + (asked,)
-    state, events = _take(state, racer, maneuver, then, action.target, approved=False, weapon=action.weapon)
+        return replace(state if held else dived, phase=Phase.APPROVAL, pending=pending), \
+            (() if held else dropped) + (asked,)
+    state, events = _take(dived, dived.racer(racer.id), maneuver, then, action.target, approved=False,
+                          weapon=action.weapon)
     return state, dropped + events
+
+
+def _dive(state: RaceState, racer_id: str, maneuver: str, then: str, metres: int) -> tuple[RaceState, tuple]:
+    """A dive before an action's Piloting check; from revision 4 the action's conditions hold after it."""
+    kind = then if maneuver == "feint" else maneuver
+    state, dropped = _descend_first(state, racer_id, metres, kind in PILOTING_MANEUVERS)
+    if dropped and state.revision >= 4:
+        # The dive comes before the check (seed), so the maneuver's conditions hold after it.
+        why = why_not(state, state.racer(racer_id), maneuver, then)
+        if why:
+            raise BadOption(f"After dropping {metres} m: {why}")
+    return state, dropped
 
 
 def _take(state: RaceState, racer: Racer, maneuver: str, then: str, target: str,
@@ -255,6 +270,9 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
         # Seed: "Subject to GM's approval, Weapon Attacks can be used as a reaction to being passed."
         asking = Pending("approve", target.id, target.id, then="react", waiting=pending)
         return replace(state, phase=Phase.APPROVAL, pending=asking), (Chose(target.name, "asks the GM to shoot"),)
+    # Ruling: a ram's or sweep's speed bonus is the difference as declared; from revision 5 the target's dive
+    # below leaves it so, as its dodge's brake does.
+    declared = maneuver_edge(pending.kind, state.racer(pending.actor), target) if state.revision >= 5 else None
     state, dropped = _descend_first(state, target.id, action.descend, reaction in ("block", "sweep", "dodge"))
     if dropped and state.revision >= 4:
         # The dive comes before the check (seed), so the reaction's conditions hold after it.
@@ -262,7 +280,8 @@ def react(state: RaceState, actor: str, action: React) -> tuple[RaceState, tuple
         if why:
             raise BadOption(f"After dropping {action.descend} m: {why}")
     state = state.with_racer(replace(state.racer(target.id), reacted=reaction != "none"))
-    return _resolve(state, reaction, action.brake and reaction == "dodge", dropped + (Reacted(target.name, reaction),))
+    return _resolve(state, reaction, action.brake and reaction == "dodge", dropped + (Reacted(target.name, reaction),),
+                    declared)
 
 
 PILOTING_MANEUVERS = ("pass", "ram", "sweep", "show_off")   # the actions that make a Piloting check
@@ -277,15 +296,18 @@ def _descend_first(state: RaceState, racer_id: str, metres: int, checks_next: bo
     return change_altitude(state, racer_id, -metres)
 
 
-def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+def _resolve(state: RaceState, reaction: str, brake: bool, events: tuple,
+             edge: int | None = None) -> tuple[RaceState, tuple]:
+    """The reaction chosen, the action resolves; `edge` is a ram's or sweep's speed bonus as declared (None:
+    measured now)."""
     pending = state.the_pending
     state = replace(state, phase=Phase.ACTION, pending=None)
     if pending.kind in ("pass", "forced_pass"):
         return _pass(state, pending, reaction, events)
     if pending.kind == "ram":
-        return _ram(state, pending, reaction, brake, events)
+        return _ram(state, pending, reaction, brake, events, edge)
     if pending.kind == "sweep":
-        return _sweep(state, pending, reaction, brake, events)
+        return _sweep(state, pending, reaction, brake, events, edge)
     # attack_back
     if reaction == "attack":
         weapon = _weapon_toward(state, pending.target, pending.actor, "attack_back")
@@ -321,6 +343,9 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple,
             state, more = _shoot(state, other.id, mover.id, weapon, penalty=2, advantage=pending.feint == "lost")
             state, judged = _judge(state, other.id, "attack", approved, weapon.loud)
             events += more + judged
+            if state.racer(mover.id).out and state.revision >= 5:   # a wreck passes nobody
+                return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name,
+                                                       "the pass ends in the wreck"),))
         state, more = swapped(state, mover.id, other.id)
         return _done(state, events + (Maneuver(mover.name, "passes", other.name),) + more)
     edge = speed_edge(mover, other)
@@ -354,11 +379,13 @@ def _pass(state: RaceState, pending: Pending, reaction: str, events: tuple,
     return _done(state, events + (Maneuver(mover.name, "fails to pass", other.name, "blocked"),) + more)
 
 
-def _ram(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+def _ram(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple,
+         edge: int | None = None) -> tuple[RaceState, tuple]:
     """Seed, Ram: a higher roll rams. Both make a Vehicle Roll (Constitution); the lower takes the
     difference, and the rammed racer 1 more plus the rammer's speed bonus."""
     mover, other = state.racer(pending.actor), state.racer(pending.target)
-    edge = speed_edge(mover, other)   # ruling: as the ram was declared; a dodge's brake earns its bonus only
+    # ruling: as the ram was declared; a dodge's brake earns its bonus only
+    edge = maneuver_edge("ram", mover, other) if edge is None else edge
     hit = True
     if reaction == "dodge":
         if brake:
@@ -389,11 +416,12 @@ def _dodge_brake(state: RaceState, racer_id: str) -> tuple[RaceState, tuple]:
     return state, (rolled,) + more
 
 
-def _sweep(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple) -> tuple[RaceState, tuple]:
+def _sweep(state: RaceState, pending: Pending, reaction: str, brake: bool, events: tuple,
+           edge: int | None = None) -> tuple[RaceState, tuple]:
     """Seed, Side Sweep: higher sweeps the other into the section's hazard, a tie harms nobody, lower
-    sweeps the sweeper. +1 for every 10 km/h the opponent has over the sweeper."""
+    sweeps the sweeper. +1 for every 10 km/h the opponent has over the sweeper (as declared: `edge`)."""
     mover, other = state.racer(pending.actor), state.racer(pending.target)
-    edge = speed_edge(other, mover)
+    edge = maneuver_edge("sweep", mover, other) if edge is None else edge
     if reaction != "dodge":
         state, ours, check = checks.piloting(state, mover.id, "Piloting (side sweep)", extra=(("speed under", edge),),
                                              advantage=pending.feint == "won")
@@ -586,8 +614,9 @@ def gm_rule(state: RaceState, actor: str, action: GmRule) -> tuple[RaceState, tu
         return state, (Chose("The GM", f"refuses {racer.name}'s {then or maneuver}"),)
     if why_not(state, racer, maneuver, then):
         raise WrongPhase("That action is no longer possible.")
-    state, events = _take(state, racer, maneuver, then, target, approved=True, weapon=pending.weapon)
-    return state, (Chose("The GM", f"approves {racer.name}'s {then or maneuver}"),) + events
+    state, dropped = _dive(state, racer.id, maneuver, then, pending.descend)   # revision 5: held till now
+    state, events = _take(state, state.racer(racer.id), maneuver, then, target, approved=True, weapon=pending.weapon)
+    return state, (Chose("The GM", f"approves {racer.name}'s {then or maneuver}"),) + dropped + events
 
 
 def _rule_on_reaction(state: RaceState, asking: Pending, approve: bool) -> tuple[RaceState, tuple]:

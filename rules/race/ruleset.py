@@ -65,7 +65,11 @@ _NOTES_ROOM = 1900   # what /notes shows at most (the newest notes first to go i
 # 300 km/h earns the speed-loss bonus, a racer over its ceiling climbs nowhere and descends what it asks,
 # and a dive before a maneuver's check keeps the maneuver's speed conditions (a block never speeds the
 # passer up; no side sweep on a racer the dive made slower)
-REVISION = 4
+# 5: the seed audit: a gap with an avoid DC may be avoided; a boost trap's check on a straight no
+# condition makes hard leaves out the GM's private change; a dive before an action a seated GM rules on
+# waits on the approval; a passer wrecked by the weapon reaction passes nobody; a ram's or sweep's speed
+# bonus is measured as declared, before the target's dive
+REVISION = 5
 
 # What each phase allows (the table's ending and taking over are in every phase before the end, and a
 # seated GM's reward for a show off and private notes at any point of the race), and who may act: in the lobby anyone,
@@ -313,7 +317,7 @@ def dcs(state: RaceState, player: str, _options: dict[str, Any]) -> str:
     for racer in state.racing():
         dc = checks.section_dc(state, state.section, racer.altitude)
         feats = ", ".join(f"{flow.FEATURE_NAMES[f.kind]} {checks.feature_dc(state, f, racer.altitude)}"
-                          for f in section.before + section.after if f.kind != "gap")
+                          for f in section.before + section.after if flow.asked(state, f))
         lines.append(f"{racer.name} at {racer.altitude} m: DC {dc}" + (f"; {feats}" if feats else "") + ".")
     return "\n".join(lines)
 

@@ -80,6 +80,7 @@ class Pending:
     then: str = ""     # approve: the maneuver waiting on the GM ("react" for a weapon reaction to a pass)
     refused: bool = False           # a weapon reaction the GM refused: not asked for again
     waiting: Pending | None = None  # approve of a reaction: the pass it answers, resumed after the ruling
+    descend: int = added_field(0)   # approve (revision 5): the dive asked before the maneuver, made once approved
 
 
 @dataclass(frozen=True)
