@@ -44,7 +44,7 @@ def rev(state, revision: int = 3):
 def test_new_games_record_the_newest_revision():
     assert SPEEDWAY.revision == 6 and SPEEDWAY.setup({"revision": 6}, 1, "alice").revision == 6
     assert SPEEDWAY.new_game_options({})["revision"] == 6
-    assert TRACK.revision == 5 and TRACK.setup({"revision": 5}, 1, "alice").revision == 5
+    assert TRACK.revision == 6 and TRACK.setup({"revision": 6}, 1, "alice").revision == 6
 
 
 # --- 1. "The firing car is immune from the hazard until it moves more than one hex away from it." ---
@@ -266,7 +266,7 @@ REV3 = {"revision": 3}
 
 
 def test_track_new_games_record_revision_3_and_the_seeds_joker_default():
-    assert TRACK.revision == 5                                        # revisions 4 and 5 keep 3's Joker default
+    assert TRACK.revision == 6                                        # revisions 4 to 6 keep 3's Joker default
     assert TRACK.setup(REV3, 1, A).rulings.joker_forced is True
     assert TRACK.setup({"revision": 4}, 1, A).rulings.joker_forced is True
     assert TRACK.setup({}, 1, A).rulings.joker_forced is False          # stored games keep theirs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules.track.errors import IllegalPlay
 from rules.track.events import CarBumped, CarFinished, CarMoved
-from rules.track.state import LANE, PITS, RING, Car, CarMove, TrackState, evolve
+from rules.track.state import FINISH_RULINGS_AS_WORDED, LANE, PITS, RING, Car, CarMove, TrackState, evolve
 
 
 def car_label(state: TrackState, car: Car) -> str:
@@ -50,35 +50,89 @@ def holes_come(state: TrackState, car: Car) -> int:
     return state.board.ring_holes - 8 - distance_to_corner(state, car)
 
 
-def forward_path(state: TrackState, car: Car, count: int, into_lane: bool = True) -> tuple[tuple[str, int], ...]:
-    """Every spot a car passes moving `count` forward, the last one its destination; IllegalPlay if it can't."""
-    board, rulings = state.board, state.rulings
+def forward_path(state: TrackState, car: Car, count: int, into_lane: bool = True,
+                 moved: Car | None = None) -> tuple[tuple[str, int], ...]:
+    """Every spot a car passes moving `count` forward, the last one its destination; IllegalPlay if it can't.
+
+    `moved`: another car taken to be already at its new place (the first part of a split 7).
+    """
     if car.where == PITS:
         name = car_label(state, car)
         raise IllegalPlay(f"{name} is in the pits: it needs a come-out card (A, J, Q, K, or a Joker).")
-    last = board.finish_holes
+    last = state.board.finish_holes
     if car.where == LANE:
-        if car.spot + count > last:
-            if rulings.exact_count_into_finish or car.spot == last:
-                raise IllegalPlay(f"{car_label(state, car)} is on {where_label(state, car)}: {count} would go past "
-                                  f"F{last} (exact count into the finish).")
-            count = last - car.spot
-        return tuple([(LANE, car.spot + i) for i in range(1, count + 1)])
-    ring = tuple([(RING, (car.spot + i) % board.ring_holes) for i in range(1, count + 1)])
+        if not into_lane and car.spot == 0 and state.revision >= FINISH_RULINGS_AS_WORDED:
+            raise _split_kept_out(state, car)
+        wanted = car.spot + count
+        end = _lane_end(state, car, car.spot + 1, wanted, moved)
+        if end is None:
+            if wanted > last:
+                raise _past_finish(state, car, count)
+            end = wanted  # it does not fit: check_landing says which own car is in the way
+        return tuple([(LANE, i) for i in range(car.spot + 1, end + 1)])
+    ring = tuple([(RING, (car.spot + i) % state.board.ring_holes) for i in range(1, count + 1)])
     to_corner = distance_to_corner(state, car)
     if count <= to_corner:
         return ring
-    lane_spot = count - to_corner - 1  # 0 = W
-    if lane_spot > last:
-        if rulings.overshoot_own_corner == "go_round":
+    wanted = count - to_corner - 1  # 0 = W
+    end = _lane_end(state, car, 0, wanted, moved)
+    if end is None:
+        if state.rulings.overshoot_own_corner == "go_round":
             return ring
-        if rulings.exact_count_into_finish:
-            raise IllegalPlay(f"{car_label(state, car)} is {to_corner} from its corner: {count} would go past F{last} "
-                              f"(exact count into the finish; no second lap).")
-        lane_spot = last
+        if wanted > last:
+            raise _past_finish(state, car, count)
+        end = wanted
     if not into_lane:
-        raise IllegalPlay(f"{car_label(state, car)}: a part of a split 7 may not enter the finish lane (ruling).")
-    return ring[:to_corner] + tuple((LANE, i) for i in range(lane_spot + 1))
+        raise _split_kept_out(state, car)
+    return ring[:to_corner] + tuple((LANE, i) for i in range(end + 1))
+
+
+def _lane_end(state: TrackState, car: Car, first: int, wanted: int, moved: Car | None = None) -> int | None:
+    """The lane spot a forward move from lane spot `first` on, counted to `wanted`, ends on; None if the
+    lane cannot take the car (go_round then laps it on the ring; otherwise the move is refused).
+
+    From revision 6 the lane's own cars count: a move that would land on or pass one (ruling 3), or run past
+    F5, does not fit; without exact count the car then stops in the deepest free spot it can reach. Before,
+    only the count decided, and without exact count a car stopped at F5, taken or not.
+    """
+    rulings, last = state.rulings, state.board.finish_holes
+    if state.revision < FINISH_RULINGS_AS_WORDED:
+        laps = car.where == RING and rulings.overshoot_own_corner == "go_round"
+        if wanted <= last:
+            return wanted
+        return None if rulings.exact_count_into_finish or laps or first > last else last
+    taken = _own_lane_spots(state, car, moved)
+    free: list[int] = []
+    for spot in range(first, min(wanted, last) + 1):
+        if spot not in taken:
+            free.append(spot)
+        elif not rulings.may_pass_own_cars:
+            break
+    if free and free[-1] == wanted:
+        return wanted
+    return free[-1] if free and not rulings.exact_count_into_finish else None
+
+
+def _own_lane_spots(state: TrackState, car: Car, moved: Car | None = None) -> set[int]:
+    """The lane spots (0 = W) held by the owner's other cars, `moved` taken to be at its new place."""
+    cars = (moved if moved is not None and (c.owner, c.id) == (moved.owner, moved.id) else c for c in state.cars)
+    return {c.spot for c in cars if c.where == LANE and c.owner == car.owner and c.id != car.id}
+
+
+def _past_finish(state: TrackState, car: Car, count: int) -> IllegalPlay:
+    """The refusal of a move that runs past F5 and has nowhere to stop."""
+    last = state.board.finish_holes
+    if car.where == RING:
+        whence, rule = f"{distance_to_corner(state, car)} from its corner", "exact count into the finish; no second lap"
+    else:
+        whence, rule = f"on {where_label(state, car)}", "exact count into the finish"
+    if not state.rulings.exact_count_into_finish:
+        rule = "no free hole of its lane is left to stop in"
+    return IllegalPlay(f"{car_label(state, car)} is {whence}: {count} would go past F{last} ({rule}).")
+
+
+def _split_kept_out(state: TrackState, car: Car) -> IllegalPlay:
+    return IllegalPlay(f"{car_label(state, car)}: a part of a split 7 may not enter the finish lane (ruling).")
 
 
 def backward_path(state: TrackState, car: Car, count: int) -> tuple[tuple[str, int], ...]:

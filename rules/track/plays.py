@@ -233,7 +233,7 @@ def resolve(state: TrackState, player: str, action: PlayCard, card: str = ""):
 
 def candidate_plays(state: TrackState, player: str, card: str) -> list[Candidate]:
     """Every way to play `card` worth trying, as (command, action[, reverse split]); `legal_plays` keeps
-    the legal ones. A split's parts move in order, so its reverse order is the fallback."""
+    the legal ones. A split's parts move in order, so its reverse order is tried too (`_split_plays`)."""
     rank = cards.rank(card)
     mine = state.cars_of(player)
     movable = [c for c in mine if c.where != PITS]
@@ -289,19 +289,45 @@ def _part_fits(state: TrackState, car: Car, count: int, into_lane: bool) -> bool
     return True
 
 
-def _split_fits(state: TrackState, player: str, split: str) -> bool:
-    """The split 7's legality as `_split_seven` decides it, without working out events (a bumped
-    opponent cannot matter to the second part: it is gone either way)."""
+def _split_ends(state: TrackState, player: str, split: str) -> tuple[tuple[str, str, int], ...] | None:
+    """Where the split 7 leaves its two cars, (car, where, spot) by car, as `_split_seven` decides it,
+    without working out events; None if it is illegal. (A bumped opponent cannot matter to the second
+    part: it is gone either way.)"""
     into_lane = state.rulings.seven_split_into_finish
     (a_id, a_count), (b_id, b_count) = parse_split(split)
     a, b = _own_car(state, player, a_id), _own_car(state, player, b_id)
     try:
         path = forward_path(state, a, a_count, into_lane)
         check_landing(state, a, path)
-        check_landing(state, b, forward_path(state, b, b_count, into_lane), moved=Car(a.owner, a.id, *path[-1]))
+        moved = Car(a.owner, a.id, *path[-1])
+        second = forward_path(state, b, b_count, into_lane, moved)
+        check_landing(state, b, second, moved=moved)
     except IllegalPlay:
-        return False
-    return True
+        return None
+    return tuple(sorted([(a.id, *path[-1]), (b.id, *second[-1])]))
+
+
+def _split_plays(state: TrackState, player: str, card: str, splits: tuple[str, str], results: bool):
+    """(command, action, result) for the legal orders of one split 7, as written and then reversed: the
+    first that works, and the other too when it leaves the cars elsewhere (a part that stops short of, or
+    laps past, where the other part went). `results=False`: the orders are only checked, the result None."""
+    done: object = None
+    for split in filter(None, splits):
+        action, result = PlayCard(card, split=split), None
+        ends: object
+        if results:
+            try:
+                result = resolve(state, player, action, card)
+            except IllegalPlay:
+                continue
+            ends = result[0].cars
+        else:
+            ends = _split_ends(state, player, split)
+            if ends is None:
+                continue
+        if ends != done:
+            yield f"/play card:{card} split:{split}", action, result
+            done = ends
 
 
 def iter_legal_plays(state: TrackState, player: str, include_jokers: bool = True, results: bool = True):
@@ -316,11 +342,8 @@ def iter_legal_plays(state: TrackState, player: str, include_jokers: bool = True
             continue
         seen.add(card)
         for command, action, reverse, quick in candidate_plays(state, player, card):
-            if quick == "split" and not results:
-                for split in filter(None, (action.split, reverse)):
-                    if _split_fits(state, player, split):
-                        yield f"/play card:{card} split:{split}", PlayCard(card, split=split), None
-                        break
+            if quick == "split":
+                yield from _split_plays(state, player, card, (action.split, reverse), results)
                 continue
             if isinstance(quick, tuple) and not results:
                 car, count = quick
@@ -331,15 +354,8 @@ def iter_legal_plays(state: TrackState, player: str, include_jokers: bool = True
                     continue
                 yield command, action, None
                 continue
-            try:
-                yield command, action, resolve(state, player, action, card)
-                continue
-            except IllegalPlay:
-                if not reverse:
-                    continue
-            action = PlayCard(card, split=reverse)
             with contextlib.suppress(IllegalPlay):
-                yield f"/play card:{card} split:{reverse}", action, resolve(state, player, action, card)
+                yield command, action, resolve(state, player, action, card)
 
 
 def legal_plays(state: TrackState, player: str, include_jokers: bool = True) -> list[tuple[str, PlayCard, tuple]]:

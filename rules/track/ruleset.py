@@ -42,8 +42,9 @@ from rules.track.turns import end_turn
 # The newest rules revision: 2 gives every seat a unique name and computer seats ids of their own;
 # 3 follows the seed's Joker (state.SEED_FIDELITY); 4 lets it swap a car from the finish holes
 # (state.JOKER_FROM_FINISH); 5 lets it come out when no opponent car on the ring can be taken
-# (state.JOKER_OUT_PAST_SAFE). Games stored without one are revision 1.
-REVISION = 5
+# (state.JOKER_OUT_PAST_SAFE); 6 makes the finish rulings' options do what they say
+# (state.FINISH_RULINGS_AS_WORDED). Games stored without one are revision 1.
+REVISION = 6
 
 HAND_LISTING_LIMIT = 1500  # a private reply holds 2,000 characters; longer lists are summed up per card
 

@@ -115,6 +115,10 @@ JOKER_FROM_FINISH = 4
 # Rules revision 5: a Joker comes out when no opponent car on the field can be taken, so a car safe on
 # its start spot (ruling start_spot_safe) no longer stops it.
 JOKER_OUT_PAST_SAFE = 5
+# Rules revision 6: the finish rulings' non-default settings do what their words say. Without exact count
+# a car stops short in the deepest free hole of its lane it can reach; go_round laps a car its lane cannot
+# take; a split 7 kept out of the finish keeps a car on its white dot out too.
+FINISH_RULINGS_AS_WORDED = 6
 # Ruling defaults of the games stored before revision 3, which replay as they were played.
 RULINGS_BEFORE_SEED_FIDELITY = {"joker_forced": False}
 
@@ -150,7 +154,8 @@ class TrackState:
     hidden: bool = False  # True in a view with hidden information removed
     # The rules revision (setup option "revision"): 2 gives every seat a unique name and computer
     # seats ids of their own; 3 (SEED_FIDELITY) follows the seed on the Joker; 4 (JOKER_FROM_FINISH) lets
-    # it swap a finished car. Left out of a snapshot while 1, as before it existed.
+    # it swap a finished car; 5 and 6 as their constants above say. Left out of a snapshot while 1, as
+    # before it existed.
     revision: int = added_field(1)
 
     def player(self, player_id: str | None) -> Player | None:
