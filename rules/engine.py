@@ -4,7 +4,7 @@ opening, legal actions, replay."""
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import FunctionType, MappingProxyType
 from typing import Any, Generic, TypeVar
@@ -453,6 +453,11 @@ def parse_command(line: str) -> tuple[str, dict[str, str]]:
         key, _sep, value = word.partition(":")
         options[key] = value
     return " ".join(name), options
+
+
+def has_command(legal: Iterable[LegalAction], command: str) -> bool:
+    """Whether one of these legal actions is sent as `command` (`/move ...` for "move")."""
+    return any(parse_command(action.command)[0] == command for action in legal)
 
 
 def suggest_legal(legal_actions: Callable[[Any, str], tuple[LegalAction, ...]]):

@@ -314,7 +314,10 @@ async def test_joining_suggests_the_mats_as_you_type(service):
     assert [value for _label, value in offers] == list(data.vehicles())[:25]
     typed = await service.suggest("bc-join", carol, "game join", "vehicle", "ram", {})
     assert [value for _label, value in typed] == ["rammer"]
-    assert await service.suggest("bc-join", carol, "game add-ai", "vehicle", "gun", {}) == [("gunwagon", "gunwagon")]
+    # a computer's vehicle for the host, who alone adds one (to carol, any would be refused)
+    alice = Actor("alice", "alice")
+    assert await service.suggest("bc-join", alice, "game add-ai", "vehicle", "gun", {}) == [("gunwagon", "gunwagon")]
+    assert await service.suggest("bc-join", carol, "game add-ai", "vehicle", "gun", {}) == []
 
 
 async def test_a_vehicle_fired_on_by_a_driver_on_foot_is_told_it_may_return_fire(service):

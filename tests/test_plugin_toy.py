@@ -160,9 +160,8 @@ async def test_a_game_without_its_own_suggestions_offers_what_its_legal_actions_
     offers = await service.suggest("chan-1", Actor("alice", "alice"), "move", "direction", "", {})
     assert offers == [("North", "north"), ("South", "south"), ("East", "east"), ("West", "west")]
     assert await service.suggest("chan-1", Actor("alice", "alice"), "move", "direction", "we", {}) == [("West", "west")]
-    # someone with nothing legal now sees what Discord shows for a fixed choice: the declared directions
-    watching = await service.suggest("chan-1", Actor("carol", "carol"), "move", "direction", "", {})
-    assert watching == [("north", "north"), ("south", "south"), ("east", "east"), ("west", "west")]
+    # someone the game does not wait on for a move is offered none of the declared directions: each would be refused
+    assert await service.suggest("chan-1", Actor("carol", "carol"), "move", "direction", "", {}) == []
     assert toy.turn_in_words(()) == ""  # told event by event
     race = get_ruleset("race")  # no round cap at all
     assert race.round_cap is None and race.round_cap_of(race.setup({}, 1, "alice")) is None

@@ -406,7 +406,8 @@ async def test_joining_suggests_the_vehicles_and_pilots_as_you_type(service):
         == ["sandskiff"]
     pilots = await service.suggest("chan-s", bob, "game join", "pilot", "", {})
     assert [value for _label, value in pilots] == [*data.racers(), "ace"]
-    assert await service.suggest("chan-s", bob, "game add-ai", "vehicle", "sand", {}) != []
+    assert await service.suggest("chan-s", Actor("alice", "alice"), "game add-ai", "vehicle", "sand", {}) != []
+    assert await service.suggest("chan-s", bob, "game add-ai", "vehicle", "sand", {}) == []   # the host's alone
 
 
 async def test_a_late_join_is_told_the_grid_is_closed_not_another_racers_prompt(service):

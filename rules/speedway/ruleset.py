@@ -8,7 +8,16 @@ from typing import Any
 
 from rules.codec import without_fields
 from rules.dice import DiceState
-from rules.engine import Autopilot, ComputerSeats, ExampleOpening, LegalAction, Ruleset, chosen_action, suggest_legal
+from rules.engine import (
+    Autopilot,
+    ComputerSeats,
+    ExampleOpening,
+    LegalAction,
+    Ruleset,
+    chosen_action,
+    has_command,
+    suggest_legal,
+)
 from rules.errors import BadOption, GameError, GameOver, NotSeated, NotYourTurn, WrongPhase
 from rules.hexgrid import DIRECTION_NAMES, label
 from rules.phases import GAME_OVER
@@ -640,6 +649,8 @@ def suggest(state: SpeedwayState, player: str, command: str, option: str,
         return suggest_legal(legal_actions)(state, player, command, option, chosen)
     if state.phase not in _ASKING or state.deciding_player != player:
         return []
+    if command != "odds" and not has_command(legal_actions(state, player), command):
+        return []   # an action only where one of its kind is legal (no maneuver at a skid); /odds asks on
     car = state.current_car
     if option == "maneuver":
         if not car.in_control:

@@ -404,8 +404,9 @@ SERVICE_OPTIONS = frozenset({"name", "by_admin"})  # added by the service from t
 def declared_choices(ruleset: Ruleset, command: str, option: str) -> list[tuple[str, str]]:
     """The fixed choices a game declares for one option of its command (a vehicle's mat at /game join),
     as autocomplete offers: what Discord shows as autocomplete where games share the option with
-    different choices. Nothing for an option the game itself suggests from what is legal now (there, no
-    offer means nothing is legal)."""
+    different choices (the service offers them only to whom the command would take them from now).
+    Nothing for an option the game itself suggests from what is legal now (there, no offer means nothing
+    is legal)."""
     spec = game_spec(ruleset, command)
     declared = next((o for o in spec.options if o.name == option), None) if spec else None
     return [(choice, choice) for choice in declared.choices] if declared and not declared.suggest else []

@@ -92,6 +92,7 @@ from rules.table import (
 )
 
 log = logging.getLogger("pitboss.service")
+_ANYONE_ELSE = "0"   # no member's id: a seat given to it is judged for the seat alone (Acting.refusal)
 
 WRITE_ATTEMPTS = 5
 _END_WORDS_ROOM = 400   # the biggest hit and the dice's luck, told after a finished game's Next: line
@@ -152,17 +153,10 @@ class Acting:
 
     async def act(self, channel: str, actor: Actor, command: Command,
                   expected_version: int | None = None) -> Reply:
-        options = dict(command.options)
-        if command.name in ("game end", "game takeover", "game resign", "game seat give", "game seat computer"):
-            options["by_admin"] = actor.is_admin
-        if command.name in ("game join", "game seat take"):
-            options["name"] = plain_name(actor.name)
+        options = dict(_as_acted(actor, command).options)
         if command.name == "game seat give" and not is_person_id(str(options.get("to", ""))):
             raise GameError("to: name a member of this server (the computer takes a seat with /game seat computer).")
-        if command.name in SEAT_CHANGE_COMMANDS:
-            await self._seat_powers.check(channel, actor, Command(command.name, options))
-        if command.name in _TOURNAMENT_CHECKED:
-            await self._tournament_check(channel, actor, Command(command.name, options))
+        await self._table_checks(channel, actor, Command(command.name, options))
         if command.name == "game resign" and options.pop("confirm", "") != "yes":   # final: asked first
             return await self._resign_asked(channel, actor, Command(command.name, options))
         # Decided from the command alone (no read on every move); _plan fits it to the channel's game. A plan is
@@ -174,16 +168,45 @@ class Acting:
         except GameError as refused:
             raise with_rules_topic(refused, await self._table.store.active_game(channel), command.name) from None
 
+    async def _table_checks(self, channel: str, actor: Actor, command: Command) -> None:
+        """Refuse (a GameError) what the table itself does not allow now before the rules are asked: a seat
+        change its log forbids (SeatPowers), an act on a running tournament's game (`_tournament_check`)."""
+        if command.name in SEAT_CHANGE_COMMANDS:
+            await self._seat_powers.check(channel, actor, command)
+        if command.name in _TOURNAMENT_CHECKED:
+            await self._tournament_check(channel, actor, command)
+
+    async def _tried(self, channel: str, actor: Actor, command: Command) -> tuple[GameRecord, Any, Any, tuple]:
+        """`command` tried on the channel's game by the rules, never stored: the game, its state, the action and
+        the events it would bring (a GameError when the rules refuse it)."""
+        ruleset, game, state = await self._table.load(channel)
+        command = NotThisGame.fitted(ruleset, command)
+        action = completed(state, actor.id, ruleset.command_to_action(command.name, command.options))
+        _after, events = ruleset.apply(state, actor.id, action)
+        return game, state, action, events
+
+    async def refusal(self, channel: str, actor: Actor, command: Command) -> GameError | None:
+        """Why a seat command (or a seat taken in the lobby) would be refused now, tried as `act` tries it but
+        never stored; None when it would be taken: what autocomplete offers a seat, or a seat's vehicle, by. A
+        seat given is tried as given to a member not in the game (whom it goes to is asked apart)."""
+        options = _as_acted(actor, command).options
+        if command.name == "game seat give":
+            options = {"to": _ANYONE_ELSE, **options}
+        tried = Command(command.name, options)
+        try:
+            await self._table_checks(channel, actor, tried)
+            await self._tried(channel, actor, tried)
+        except GameError as refused:
+            return refused
+        return None
+
     async def _resign_asked(self, channel: str, actor: Actor, command: Command) -> Reply:
         """An unconfirmed /game resign changes nothing: refused as the resignation itself would be, else it says
         privately what it would do and how to confirm it (a button, or the typed confirm:yes)."""
-        ruleset, game, state = await self._table.load(channel)
         try:
-            command = NotThisGame.fitted(ruleset, command)
-            action = completed(state, actor.id, ruleset.command_to_action(command.name, command.options))
-            _after, events = ruleset.apply(state, actor.id, action)   # tried, never stored
+            game, state, action, events = await self._tried(channel, actor, command)
         except GameError as refused:
-            raise with_rules_topic(refused, game, command.name) from None
+            raise with_rules_topic(refused, await self._table.store.active_game(channel), command.name) from None
         seat = seat_named(state, actor.id, action.seat, action.by_admin)
         named = "" if seat.id == actor.id else f" player:{seat.name}" if " " not in seat.name \
             else f' "player:{seat.name}"'
@@ -747,6 +770,17 @@ def _seat_pings(reply: Reply, offered: list[str], holders: list[str], newly: lis
     names = ", ".join(holder_name(state, p) for p in turns)
     return replace(reply, ping_words=f"{words} {names}: {TURN}",
                    own_ping_words=(*((p, words) for p in told), *((p, TURN) for p in turns)))
+
+
+def _as_acted(actor: Actor, command: Command) -> Command:
+    """`command` with what the service adds from the actor: whether a server admin acts (on a seat, an end, a
+    takeover), and the name a seat is taken under."""
+    options = dict(command.options)
+    if command.name in ("game end", "game takeover", "game resign", "game seat give", "game seat computer"):
+        options["by_admin"] = actor.is_admin
+    if command.name in ("game join", "game seat take"):
+        options["name"] = plain_name(actor.name)
+    return Command(command.name, options)
 
 
 def seated_people(ruleset: Ruleset, state: Any) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from bot.table.jobs.drawing import Drawing, RenderProcesses
 from bot.table.jobs.heavy import HEAVY, HeavyWork
 from bot.table.plugins import load_plugins
 from bot.table.protocol import compiled as typed
-from bot.table.protocol.commands import Command, declared_choices, foreign_to
+from bot.table.protocol.commands import Command, declared_choices, foreign_to, game_spec
 from bot.table.protocol.refusals import NoGame, NotThisGame
 from bot.table.protocol.replies import (
     OPEN_TABLE_PREFIX,
@@ -62,7 +62,7 @@ from bot.table.service.timers import Timers
 from bot.table.service.tournaments import TOURNAMENT_BUTTON, Tournaments
 from bot.table.service.unposted import Unposted
 from bot.table.trust.guards import RateLimit, is_person_id
-from rules.engine import LegalAction
+from rules.engine import LegalAction, Ruleset, has_command
 from rules.errors import GameError
 from rules.registry import get_ruleset
 from rules.seats import nameable_seats
@@ -392,10 +392,32 @@ class GameService:
         if foreign_to(ruleset, Command(command, chosen)) or (command in _SEATING and state.phase != TablePhase.LOBBY):
             return []
         if option == "player" and command in SEAT_COMMANDS:   # the seats, by name
-            return matching_offers([(p.name, p.name) for p in nameable_seats(state, actor.id, actor.is_admin)], typed)
-        offers = ruleset.suggestions(state, actor.id, command, option, chosen) or \
-            declared_choices(ruleset, command, option)
+            seats = [(p.name, p.name) for p in nameable_seats(state, actor.id, actor.is_admin)]
+            return await self._taken_offers(channel, actor, command, option, matching_offers(seats, typed))
+        offers = ruleset.suggestions(state, actor.id, command, option, chosen)
+        if not offers and (command in _SEATING or self._takes_now(ruleset, state, actor.id, command)):
+            offers = declared_choices(ruleset, command, option)
+        if command in _SEATING:
+            return await self._taken_offers(channel, actor, command, option, matching_offers(offers, typed))
         return matching_offers(offers, typed)
+
+    @staticmethod
+    def _takes_now(ruleset: Ruleset, state: Any, player: str, command: str) -> bool:
+        """Whether `command` is one the game would take from `player` now: a query, or an action the game waits
+        on them for. Only then are a game's declared choices for it offered (to anyone else, each is refused)."""
+        spec = game_spec(ruleset, command)
+        if spec is not None and spec.query:
+            return True
+        return player in ruleset.acting_players(state) and has_command(ruleset.legal_actions(state, player), command)
+
+    async def _taken_offers(self, channel: str, actor: Actor, command: str, option: str,
+                            offers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The offers for `option` of a seat command (or a seat taken in the lobby) that the command would take
+        from `actor` now, each tried as it would be (Acting.refusal): no seat whose player is still playing for
+        the host, no GM's seat to the computer, no vehicle to someone already seated or who may not add a
+        computer."""
+        return [(label, value) for label, value in offers
+                if await self._acting.refusal(channel, actor, Command(command, {option: value})) is None]
 
     async def run_due(self) -> list[Notice]:
         """Send what is due: reminders, the autopilot for turns past their deadline, the computer seats
