@@ -1349,6 +1349,11 @@ class Store:
             "SELECT turn_key, message_id, body FROM turn_messages WHERE game_id = ?", (game_id,))
         return TurnMessage(*row) if row and row[1] else None
 
+    async def forget_turn_message(self, game_id: int) -> None:
+        """A game whose channel is gone shows no turn anywhere: nothing of it is announced after a restart."""
+        async with self.transaction():
+            await self.driver.execute("DELETE FROM turn_messages WHERE game_id = ?", (game_id,))
+
     async def unposted_tx(self, game_id: int) -> None:
         """Mark a game as showing no turn yet, in the write that changed it (a rematch made, a game moved in, a
         rollback): until its message is posted and remembered, a restart announces it (shown_turns)."""

@@ -175,6 +175,18 @@ class Acting:
             await self._seat_powers.check(channel, actor, command)
         if command.name in _TOURNAMENT_CHECKED:
             await self._tournament_check(channel, actor, command)
+        if command.name in ("game join", "game add-ai"):
+            await self._league_seats(channel, actor)
+
+    async def _league_seats(self, channel: str, actor: Actor) -> None:
+        """Refuse a seat in a league's game to anyone it did not pair: its lobby waits for the members it seats
+        (a crash may leave it open a while), never for a passer-by or a computer."""
+        game = await self._table.store.active_game(channel)
+        if game is None or (league := await paired_by(self._table.store, game.id)) is None:
+            return
+        if actor.id not in league.members:
+            raise GameError(f"This is a game of {league}: it seats the members the {league.kind} paired here, "
+                            f"no one else.")
 
     async def _tried(self, channel: str, actor: Actor, command: Command) -> tuple[GameRecord, Any, Any, tuple]:
         """`command` tried on the channel's game by the rules, never stored: the game, its state, the action and

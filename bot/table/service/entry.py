@@ -469,6 +469,7 @@ class GameService:
             return False
         admin = Actor(game.host, game.host, is_admin=True)
         ended = await self._let_in(channel, admin, Command("game end", {}), game.guild, None, False)
+        await self._store.forget_turn_message(game.id)   # its end has nowhere to be posted, after a restart too
         return ended.outcome == "applied"
 
     async def unposted(self) -> list[Notice]:

@@ -20,6 +20,7 @@ class PairedBy:
     kind: str             # "tournament" or "season"
     number: int
     deadline_hours: int   # the turn deadline it gives its games
+    members: tuple[str, ...] = ()   # whom it seats at this game
 
     def __str__(self) -> str:
         return f"{self.kind} {self.number}"
@@ -34,7 +35,12 @@ async def paired_by(store: Store, game_id: int) -> PairedBy | None:
         record, kind = await seasons.of_game(store, game_id), "season"
     if record is None or record.status != "running":
         return None
-    return PairedBy(kind, record.id, int(json.loads(record.options)["deadline_hours"]))
+    if isinstance(record, TournamentRecord):
+        table = course.load(record.course).table_of(game_id)
+        members = tuple(table.members) if table is not None else ()
+    else:
+        members = next((g.members for g in await seasons.games(store, record.id) if g.game_id == game_id), ())
+    return PairedBy(kind, record.id, int(json.loads(record.options)["deadline_hours"]), members)
 
 
 async def game_moved_tx(store: Store, old: int, new: int) -> None:
