@@ -63,7 +63,8 @@ class PlayerClocks:
             await schedule_digest(self._table, guild, actor.id, chosen)
         if "notify" in options:
             await self._table.store.forget_dms_closed(guild, actor.id)
-        clock = " They count from your next turn in each game (a running time bank counts by them from now)." if set(options) - {"view", "notify"} else ""
+        clock = " They count from your next turn in each game (a running time bank counts by them from now)." \
+            if set(options) - {"view", "notify"} else ""
         return Reply("shown", f"Saved. {chosen.describe()}{clock}{_NOTIFY_WORDS.get(chosen.notify, '')}",
                      ephemeral=True)
 
