@@ -134,21 +134,21 @@ def test_engine_and_tyre_damage_lower_the_top_speed_only_the_larger_counting():
     """Found: "Tyre damage and engine damage are separate; only the larger speed reduction counts"."""
     state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "bike1", "M5", "W", 0))
     car = vehicle(with_mat(state, "alice", engine_lost=1, tyres_lost=2), "alice")
-    assert car.top_speed == 10 - max(1 * 2, 2 * 2) == 6
+    assert car.top_speed(state.revision) == 10 - max(1 * 2, 2 * 2) == 6      # a revision 1 game's Interceptor
     bike = vehicle(with_mat(state, "bob", engine_lost=2, tyres_lost=1), "bob")
-    assert bike.top_speed == 10 - max(2 * 2, 1 * 4) == 6
+    assert bike.top_speed(state.revision) == 10 - max(2 * 2, 1 * 4) == 6
 
 
 def test_reverse_and_the_three_point_turn_are_crossed_off_by_heavy_damage():
     """Seed: damage will "eliminate reverse gears, as shown by the crossed-off speed positions"; ruling:
     both go at the second engine or tyre square lost. A bike's mat has no R (found)."""
     state = table(("alice", "interceptor", "A5", "E", 0), ("bob", "bike1", "M5", "W", 0), phase=Phase.SPEED)
-    assert speed.dial(vehicle(state, "alice"))[-2:] == (REVERSE, THREE_POINT)
-    assert speed.dial(vehicle(state, "bob"))[-2:] == (0, THREE_POINT)
+    assert speed.dial(vehicle(state, "alice"), state.revision)[-2:] == (REVERSE, THREE_POINT)
+    assert speed.dial(vehicle(state, "bob"), state.revision)[-2:] == (0, THREE_POINT)
     assert THREE_POINT in speed.choices(state, vehicle(state, "bob"))               # a bike's 3PT is 1 below 0
     one = vehicle(with_mat(state, "alice", engine_lost=1), "alice")
     two = vehicle(with_mat(state, "alice", tyres_lost=2), "alice")
-    assert REVERSE in speed.dial(one) and REVERSE not in speed.dial(two) and THREE_POINT not in speed.dial(two)
+    assert REVERSE in speed.dial(one, 1) and REVERSE not in speed.dial(two, 1) and THREE_POINT not in speed.dial(two, 1)
 
 
 def test_a_speed_is_written_as_a_number_r_or_3pt():
@@ -374,9 +374,9 @@ def test_a_tank_side_ramming_a_car_takes_nothing_from_revision_4(revision):
         assert hits == {"bob": ("middle", ram.total), "alice": ("front", ram.total // 2)}
 
 
-def test_new_battlecars_games_are_revision_5():
+def test_new_battlecars_games_are_revision_6():
     """Every new game records the newest revision; a game stored without one stays revision 1."""
-    assert RULESET.revision == 5 and RULESET.new_game_options({})["revision"] == 5
+    assert RULESET.revision == 6 and RULESET.new_game_options({})["revision"] == 6
     assert RULESET.setup({"revision": 4}, 1, "alice").revision == 4
     assert RULESET.setup({}, 1, "alice").revision == 1
 
@@ -605,8 +605,9 @@ def test_computer_drivers_finish_games_with_every_vehicle_and_the_log_replays_ex
 
 
 def test_a_data_file_that_breaks_a_rule_is_refused_with_the_file_and_field(tmp_path, monkeypatch):
-    """A data file is a door too: a mat that puts rockets on a bike or a passive round in a front pod,
-    or a board whose start point is a building, is refused by name when it is loaded."""
+    """A data file is a door too: a mat that puts rockets on a bike or a passive round in a front pod, a
+    bike no faster than a car (seed: bikes have the "Higher top speed"), or a board whose start point is a
+    building, is refused by name when it is loaded."""
     import shutil
 
     shutil.copytree(data.DATA_DIR, tmp_path / "data")
@@ -621,6 +622,12 @@ def test_a_data_file_that_breaks_a_rule_is_refused_with_the_file_and_field(tmp_p
         assert bad != mats
         (tmp_path / "data" / "vehicles.toml").write_text(bad)
         with pytest.raises(data.DataError, match=r"\[bike1\]: pod A: a bike cannot carry rocket"):
+            data.vehicles()
+        slow_bike = mats.replace("\nmax_speed = 10\n", "\nmax_speed = 9\n", 1)   # bike1's, as fast as a Gunwagon
+        assert slow_bike != mats
+        (tmp_path / "data" / "vehicles.toml").write_text(slow_bike)
+        data.vehicles.cache_clear()
+        with pytest.raises(data.DataError, match="vehicles.toml: every bike's max_speed is above every car's"):
             data.vehicles()
         board = tmp_path / "data" / "boards" / "open.toml"
         board.write_text(board.read_text().replace('".............",', '"B............",'))
@@ -1080,7 +1087,7 @@ def test_a_tank_has_no_wheels_for_spikes_and_no_tyre_row_on_its_speedo():
     state, events = act(state, "alice", Move("ahead"))
     assert of(events, CounterTriggered)[0].effect == "no tyres to puncture"
     tank = vehicle(state, "alice")
-    assert tank.tyres_lost == 0 and tank.top_speed == 4 == tank.spec.max_speed
+    assert tank.tyres_lost == 0 and tank.top_speed(state.revision) == 4 == tank.spec.max_speed
 
 
 def test_each_vehicle_comes_armed_as_its_mat_shows():

@@ -102,15 +102,15 @@ async def test_a_races_final_standings_reach_the_channel(service, store):
 
 
 async def test_the_ram_that_ends_a_battlecars_game_reaches_the_channel(service, store):
-    """Seed 3: ann crashes, her car takes thirty lines of internal hits, and Robo1 wins: her crash, the
-    first line, used to be cut."""
+    """Seed 175 (seed 3 until Battlecars rules revision 6 changed the dice): ann crashes, her car takes
+    a long run of internal hits, and Robo2 wins: her crash, the first line, used to be cut."""
     seats = ["/game join vehicle:interceptor", "/game add-ai vehicle:rammer", "/game add-ai vehicle:rammer"]
-    replies = await _play(service, store, "battlecars", 3, seats, {}, 40)
+    replies = await _play(service, store, "battlecars", 175, seats, {}, 40)
     _who, last = replies[-1]
     assert await store.active_game("lines") is None and len(last.text) <= 2000
     lines = last.text.splitlines()
-    assert lines[0] == "ann crashes into the board's edge and stops dead at C9.", last.text
-    assert "Robo1 wins: the last driver left, on foot." in lines and "Next: Game over: Robo1 wins." in lines
+    assert lines[0] == "ann crashes into the board's edge and stops dead at A7.", last.text
+    assert "Robo2 wins: the last driver left, on foot." in lines and "Next: Game over: Robo2 wins." in lines
     assert lines[-1].startswith("The dice against their average") and lines[-1].endswith("σ."), lines[-1]
 
 

@@ -346,7 +346,7 @@ async def test_games_of_release_0_2_0_keep_the_rules_revision_they_began_under(t
         for channel in ("chan-cars", "chan-track"):
             game = await store.active_game(channel)
             ruleset = get_ruleset(game.ruleset)
-            assert ruleset.revision == {"battlecars": 5, "track": 6}[ruleset.id]
+            assert ruleset.revision == {"battlecars": 6, "track": 6}[ruleset.id]
             assert json.loads(game.options)["revision"] == 3
             state = decode_state(ruleset.state_type, game.state)
             player = ruleset.acting_players(state)[0]

@@ -72,7 +72,7 @@ def chip_lines(state: BattlecarsState, vehicle: Vehicle) -> ChipLines:
     gone = "" if walker else (" · OUT" if vehicle.destroyed or vehicle.driver_out else "")   # on foot: line 3
     speed = "?" if state.face_down(vehicle.owner) else speed_label(vehicle.speed)
     armour = "/".join(str(a) for a in vehicle.armour)
-    return ((vehicle.name, spec.name, gone), f"speed {speed}/{vehicle.top_speed} · arm {armour}",
+    return ((vehicle.name, spec.name, gone), f"speed {speed}/{vehicle.top_speed(state.revision)} · arm {armour}",
             f"on foot: health {walker.health}, pistol {walker.rounds}" if walker else
             f"eng {spec.engine - vehicle.engine_lost} tyre {spec.tyres - vehicle.tyres_lost} "
             f"fuel {spec.fuel - vehicle.fuel_lost} drv {spec.driver - vehicle.driver_lost}")

@@ -56,8 +56,9 @@ def _panel(state: BattlecarsState, vehicle: Vehicle) -> Image.Image:
               ink_on(colour), "lm")
     # The speedo: every position of the mat, the closed ones greyed, the counter ringed.
     face_down = state.face_down(vehicle.owner)
-    full = list(range(spec.max_speed, -1, -1)) + ([REVERSE] if spec.type != "bike" else []) + [THREE_POINT]
-    open_ = set(dial(vehicle))
+    full = list(range(spec.max_speed_at(state.revision), -1, -1)) + ([REVERSE] if spec.type != "bike" else []) + \
+        [THREE_POINT]
+    open_ = set(dial(vehicle, state.revision))
     x: float = 14   # the boxes are as wide as their labels
     y = 54
     small = font(15, bold=True)

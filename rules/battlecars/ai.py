@@ -1,7 +1,8 @@
 """Computer drivers and the deadline's autopilot: simple, legal, deterministic choices.
 
-A computer driver cruises near speed 4, fires its best shot whenever it has one, drives toward the
-nearest running enemy without skid tests where it can, and puts a hit on its thickest armour. The
+A computer driver cruises near speed 4, fires its best shot whenever it has one (the game offers none in
+the middle of a move from rules revision 6), drives toward the nearest running enemy without skid tests
+where it can, and puts a hit (or a ram's damage) on its thickest armour. The
 autopilot (a driver who missed the deadline) keeps its speed (or, passive, brakes as hard as it may),
 drives straight on where it can, never fires, and also guards its armour.
 """
@@ -80,7 +81,7 @@ def computer_action(state: BattlecarsState, player: str) -> Any:
     if state.phase == Phase.SPEED:
         vehicle = state.vehicle_for(player)
         options = [p for p in speed.choices(state, vehicle) if p >= 0] or list(speed.choices(state, vehicle))
-        return SetSpeed(min(options, key=lambda p: (abs(p - min(CRUISE, vehicle.top_speed)), -p)))
+        return SetSpeed(min(options, key=lambda p: (abs(p - min(CRUISE, vehicle.top_speed(state.revision))), -p)))
     if state.phase == Phase.SECTION:
         return ChooseSection(combat.best_section(state))
     if state.phase == Phase.RETURN:

@@ -8,6 +8,13 @@ with Gunnery Computer." At most 2 targets a turn (3 with a Gunnery Computer), on
 Seed: "Fire any weapon once per turn. Machine Guns can fire in addition to a Weapon Pod. A Gunnery
 Computer allows one additional weapon to fire." "Front/rear sides can be damaged from the front/back or
 side; the defending player decides which zone is hit."
+
+From rules revision 6 the seed's own sentences win where the sheet or the table read otherwise: a hit needs
+a roll higher than the range ("a target 3 squares away requires a roll higher than 3"); a weapon fired as
+return fire fires no more that turn ("Fire any weapon once per turn"); a vehicle fires before its move
+starts or once it is complete ("Move and fire in any order, but all movement must be completed once
+started"); smoke on the firer's or the target's own point blocks the shot too ("blocks line of sight and
+firing").
 """
 
 from __future__ import annotations
@@ -17,12 +24,13 @@ from functools import cache
 from itertools import product
 
 from rules.battlecars import data, scenery
-from rules.battlecars.damage import FLAME_ONLY, SECTION_INDEX, hit_armour, is_running
+from rules.battlecars.damage import FLAME_ONLY, SECTION_INDEX, hit_armour, is_running, sections_hit
 from rules.battlecars.events import DiceRolled, ReturnFireOffered, ShotFliesOn, WeaponFired
-from rules.battlecars.grid import Point, bearing, between, corners_passed, label, line_to, step
+from rules.battlecars.grid import Point, between, corners_passed, label, line_to, step
+from rules.battlecars.movement import left_to_move, mid_move
 from rules.battlecars.passive import smoke_between
 from rules.battlecars.pedestrians import wound
-from rules.battlecars.rolls import D3, D6, D8, roll
+from rules.battlecars.rolls import D3, D6, D8, damage_die, roll
 from rules.battlecars.state import (
     BattlecarsState,
     Pedestrian,
@@ -37,10 +45,10 @@ from rules.errors import BadOption, GameError
 from rules.table import required
 
 RETURN_ONCE_A_TURN = 5    # the rules revision from which return fire takes no weapon that fired this turn
-
-# The sections a shot from each bearing (eighths clockwise from the target's nose) may strike.
-SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
-                 4: ("rear",), 5: ("middle", "rear"), 6: ("front", "middle", "rear"), 7: ("front", "middle")}
+RETURN_FIRE_SPENT = 6     # ... and from which a weapon fired as return fire fires no more that turn
+HIGHER_THAN_RANGE = 6     # the rules revision from which a hit needs a roll higher than the range (seed)
+FIRE_OUTSIDE_MOVE = 6     # the rules revision from which a started move is completed before firing (seed)
+SMOKE_AT_EITHER_END = 6   # the rules revision from which smoke on the firer's or target's point blocks too
 
 
 class IllegalShot(GameError):
@@ -54,10 +62,11 @@ class ShotPlan:
     range: int
     dice: int
     modifier: int
+    needed: int   # the least total that hits (needed_roll)
 
     @property
     def chance(self) -> float:
-        return hit_chance(self.dice, self.modifier, self.range)
+        return hit_chance(self.dice, self.modifier, self.needed)
 
 
 @cache
@@ -65,6 +74,13 @@ def hit_chance(dice: int, modifier: int, needed: int) -> float:
     """The chance that `dice` d6 plus `modifier` reach `needed`."""
     rolls = list(product(range(1, 7), repeat=dice))
     return sum(1 for r in rolls if sum(r) + modifier >= needed) / len(rolls)
+
+
+def needed_roll(state: BattlecarsState, distance: int) -> int:
+    """The least range-dice total that hits at `distance`: from revision 6 one higher than the range (seed:
+    "a target 3 squares away requires a roll higher than 3", over the found sheet's "equal to or greater
+    than"); before, the range itself."""
+    return distance + 1 if state.revision >= HIGHER_THAN_RANGE else distance
 
 
 def find_target(state: BattlecarsState, text: str, shooter: str | None = None) -> Vehicle | Pedestrian:
@@ -107,11 +123,24 @@ def line_blocker(state: BattlecarsState, origin: Point, facing: int, distance: i
     return None
 
 
-def fire_limit(vehicle: Vehicle, weapon: Pod) -> str | None:
-    """Why the vehicle may not fire `weapon` this turn, or None: each weapon once; one pod round and
-    machine-gun fire besides (seed), one more weapon with a working Gunnery Computer."""
+def already_fired(vehicle: Vehicle, weapon: Pod) -> str | None:
+    """Why `weapon` has no shot left this turn, or None: it fired in the vehicle's move, or as return fire
+    (recorded from revision 6 only, so an older game's return fire spends nothing; seed: "Fire any weapon
+    once per turn")."""
     if weapon.id in vehicle.fired:
         return f"{weapon.label} has already fired this turn."
+    if weapon.id in vehicle.return_fired:
+        return f"{weapon.label} has already fired this turn, as return fire."
+    return None
+
+
+def fire_limit(vehicle: Vehicle, weapon: Pod) -> str | None:
+    """Why the vehicle may not fire `weapon` this turn, or None: each weapon once; one pod round and
+    machine-gun fire besides (seed), one more weapon with a working Gunnery Computer. Return fire counts
+    in none of it but the weapon's once (ruling)."""
+    why = already_fired(vehicle, weapon)
+    if why:
+        return why
     fired = [w for w in vehicle.weapons() if w.id in vehicle.fired]
     guns = sum(1 for w in fired if w.load == "mg") + (weapon.load == "mg")
     others = sum(1 for w in fired if w.load != "mg") + (weapon.load != "mg")
@@ -149,12 +178,21 @@ def check_line(state: BattlecarsState, origin: Point, lines: tuple[int, ...], ta
         next((p.name for p in state.pedestrians if p.point in on_the_way), None)
     if nearer is not None:
         raise IllegalShot(f"{nearer} is nearer on that line: only the nearest target may be chosen.")
-    blocker = line_blocker(state, origin, facing, distance) or smoke_between(state, on_the_way)
+    blocker = line_blocker(state, origin, facing, distance) or _smoke_on_line(state, origin, facing, distance)
     if blocker:
         raise IllegalShot(f"{blocker} blocks the line to {target.name}.")
     if reach is not None and distance > reach:
         raise IllegalShot(f"{target.name} is {distance} points away; {what} reaches {reach}.")
     return distance
+
+
+def _smoke_on_line(state: BattlecarsState, origin: Point, facing: int, distance: int) -> str | None:
+    """The smoke that blocks a line of fire `distance` points long: on a point between; from revision 6 on
+    the firer's or the target's own point too (seed: smoke "blocks line of sight and firing")."""
+    points = between(origin, facing, distance)
+    if state.revision >= SMOKE_AT_EITHER_END:
+        points = (origin, *points, step(origin, facing, distance))
+    return smoke_between(state, points)
 
 
 def aim(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian) -> int:
@@ -171,7 +209,9 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
               returning: bool = False) -> ShotPlan:
     """Check every condition of a shot; IllegalShot says which one fails. Return fire is not held to
     the turn's weapon and target limits, nor counted in them (ruling); but from revision 5 it may not
-    fire a weapon that fired this turn (seed: "Fire any weapon once per turn")."""
+    fire a weapon that fired this turn (seed: "Fire any weapon once per turn"), and from revision 6 a
+    weapon that returned fire fires no more that turn. From revision 6 a vehicle whose move has started
+    fires only once it is complete (seed: "all movement must be completed once started")."""
     spec = data.rounds()[weapon.load]
     if weapon.destroyed:
         raise IllegalShot(f"{weapon.label} is destroyed.")
@@ -179,9 +219,9 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
         raise IllegalShot(f"{weapon.label} holds {spec.name}: drop it behind with /drop.")
     if weapon.rounds <= 0:
         raise IllegalShot(f"{weapon.label} is out of rounds.")
-    if returning and state.revision >= RETURN_ONCE_A_TURN and weapon.id in firer.fired:
-        raise IllegalShot(f"{weapon.label} has already fired this turn.")
-    for why in () if returning else (fire_limit(firer, weapon), target_limit(firer, target)):
+    limits = (already_fired(firer, weapon) if state.revision >= RETURN_ONCE_A_TURN else None,) if returning else \
+        (moving_now(state, firer), fire_limit(firer, weapon), target_limit(firer, target))
+    for why in limits:
         if why:
             raise IllegalShot(why)
     if target.id == firer.id:
@@ -189,7 +229,16 @@ def plan_shot(state: BattlecarsState, firer: Vehicle, weapon: Pod, target: Vehic
     if isinstance(target, Vehicle) and target.destroyed:
         raise IllegalShot(f"{target.name} is a wreck already.")
     distance = check_line(state, point_of(firer), lines_of(firer, weapon), target, spec.max_range, weapon.label)
-    return ShotPlan(weapon, target, distance, spec.range_dice, aim(state, firer, target))
+    return ShotPlan(weapon, target, distance, spec.range_dice, aim(state, firer, target), needed_roll(state, distance))
+
+
+def moving_now(state: BattlecarsState, vehicle: Vehicle) -> str | None:
+    """Why the vehicle may not fire in the middle of its move (revision 6 on), or None."""
+    if state.revision < FIRE_OUTSIDE_MOVE or not mid_move(vehicle):
+        return None
+    left = left_to_move(vehicle)
+    return (f"{vehicle.name}'s move has started: it drives the {left} more {'point' if left == 1 else 'points'} "
+            "first, then fires (seed: all movement must be completed once started).")
 
 
 def targets(state: BattlecarsState) -> tuple[Vehicle | Pedestrian, ...]:
@@ -233,12 +282,6 @@ def offer_return(state: BattlecarsState, attacker_id: str, target_id: str) -> tu
         (ReturnFireOffered(target.name, attacker.name),)
 
 
-def sections_hit(target: Vehicle, firer_point: Point) -> tuple[str, ...]:
-    """The sections a shot from `firer_point` may strike (those the mat has armour for)."""
-    options = SECTIONS_FROM[bearing(point_of(target), target.facing, firer_point)]
-    return tuple(s for s in options if target.spec.armour[SECTION_INDEX[s]] > 0) or ("front",)
-
-
 def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
          returning: bool = False) -> tuple[BattlecarsState, tuple]:
     """Fire one round: the range dice against the range; on a hit the d8 damage, on the one section
@@ -256,6 +299,8 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
                     turret=spent if weapon.id == "turret" else firer.turret)
     if not returning:
         firer = replace(firer, fired=firer.fired + (weapon.id,), targets=firer.targets + (target.id,))
+    elif state.revision >= RETURN_FIRE_SPENT:
+        firer = replace(firer, return_fired=firer.return_fired + (weapon.id,))
     state = state.with_vehicle(firer)
     state, hit, events = _to_hit(state, firer, weapon.label, target, plan.range, plan.dice, plan.modifier)
     if not hit and isinstance(target, Pedestrian) and scenery.takes_misses(state, target.point):
@@ -281,10 +326,13 @@ def fire(state: BattlecarsState, firer_id: str, weapon_id: str, target_id: str,
 
 def _roll_damage(state: BattlecarsState, who: str, spec: data.RoundSpec | None,
                  against: str = "a vehicle") -> tuple[BattlecarsState, int, DiceRolled]:
-    """A round's damage: its d8s plus its bonus; a pistol's (`spec` None) d3 against `against`."""
+    """A round's damage: its d8s plus its bonus; a pistol's (`spec` None) die against `against`: the d3
+    (reconstruction) before revision 6, then the d8 (seed: "All damage uses the D8")."""
     if spec is None:
-        state, (points,) = roll(state, D3)
-        return state, points, DiceRolled(who, "rolls damage", f"pistol against {against}: d3", "d3", (points,), points)
+        die = damage_die(state, D3)
+        state, (points,) = roll(state, die)
+        return state, points, DiceRolled(who, "rolls damage", f"pistol against {against}: d{len(die)}", f"d{len(die)}",
+                                         (points,), points)
     state, faces = roll(state, D8, spec.damage)
     points = sum(faces) + spec.bonus
     rule = f"{spec.name}: {spec.damage}d8" + (f" + {spec.bonus}" if spec.bonus else "")
@@ -306,22 +354,24 @@ def _beyond(state: BattlecarsState, firer: Vehicle, missed: Vehicle | Pedestrian
             return None
         found = next((t for t in targets(state) if t.point == point and t.id != firer.id), None)
         if found is not None:
-            on_the_way = between(origin, facing, k)
-            blocked = line_blocker(state, origin, facing, k) or smoke_between(state, on_the_way)
+            blocked = line_blocker(state, origin, facing, k) or _smoke_on_line(state, origin, facing, k)
             return None if blocked else (found, k)
     return None
 
 
 def _to_hit(state: BattlecarsState, firer: Vehicle | Pedestrian, weapon: str, target: Vehicle | Pedestrian,
             distance: int, dice: int, modifier: int) -> tuple[BattlecarsState, bool, tuple]:
-    """Roll the range dice (found: "equal to or greater than the range")."""
+    """Roll the range dice against the range: a total higher than it hits from revision 6 (seed), one
+    equal to it too before (found: "equal to or greater than the range")."""
     state, faces = roll(state, D6, dice)
     total = sum(faces) + modifier
-    hit = total >= distance
+    needed = needed_roll(state, distance)
+    hit = total >= needed
     why = " + 1 Gunnery Computer" if modifier > 0 else (f" {modifier} at a pedestrian" if modifier < 0 else "")
+    reads = ">" if needed > distance else ">="
     return state, hit, (WeaponFired(firer.name, weapon, target.name, distance),
-                        DiceRolled(firer.name, "rolls to hit", f"range dice: {dice}d6{why} >= range", "d6", faces,
-                                   total, distance, hit, modifier))
+                        DiceRolled(firer.name, "rolls to hit", f"range dice: {dice}d6{why} {reads} range", "d6",
+                                   faces, total, distance, hit, modifier))
 
 
 def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | Pedestrian, points: int,
@@ -352,7 +402,7 @@ def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | P
 
 def pistol(state: BattlecarsState, walker_id: str, target_id: str) -> tuple[BattlecarsState, tuple]:
     """A pedestrian's pistol (reconstruction): once a turn along any line, 2d6 to hit; 1 health off a
-    pedestrian, d3 points on a vehicle."""
+    pedestrian, a die's points on a vehicle (the d3; the d8 from revision 6, seed: "All damage uses the D8")."""
     walker = state.pedestrian(walker_id)
     target = state.shootable(target_id)
     distance = check_pistol(state, walker, target)
@@ -382,13 +432,16 @@ def _answered(state: BattlecarsState, firer_id: str, target_id: str, events: tup
 
 
 def choose_section(state: BattlecarsState, section: str) -> tuple[BattlecarsState, tuple]:
-    """The hit vehicle's driver puts the damage on one of the sections the shot could strike."""
+    """The hit vehicle's driver puts the damage on one of the sections the shot (or the ram) could strike;
+    a ram is answered by no return fire."""
     pending = state.open_hit
     wanted = section.strip().lower()
     if wanted not in pending.sections:
         raise BadOption(f"The hit can go on {', '.join(pending.sections)}.")
     state = replace(state, phase=Phase.MOVE, pending_hit=None)
     state, events = hit_armour(state, pending.target, wanted, pending.points, pending.flame, flamer=pending.flamer)
+    if pending.ram:
+        return state, events
     return _answered(state, pending.attacker, pending.target, events, pending.returning)
 
 

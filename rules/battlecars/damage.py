@@ -13,13 +13,25 @@ from dataclasses import replace
 
 from rules.battlecars import data, pedestrians
 from rules.battlecars.events import ArmourHit, ComponentHit, DiceRolled, VehicleDestroyed
+from rules.battlecars.grid import Point, bearing
 from rules.battlecars.rolls import D3, D6, D8, roll
 from rules.battlecars.state import BattlecarsState, Vehicle, point_of
 from rules.table import plural, required
 
 SECTION_INDEX = {name: i for i, name in enumerate(data.SECTIONS)}
+# The sections a blow from each bearing (eighths clockwise from the struck vehicle's nose) may strike.
+SECTIONS_FROM = {0: ("front",), 1: ("front", "middle"), 2: ("front", "middle", "rear"), 3: ("middle", "rear"),
+                 4: ("rear",), 5: ("middle", "rear"), 6: ("front", "middle", "rear"), 7: ("front", "middle")}
 FLAME_ONLY = 5           # the rules revision from which the extinguisher stops only a flame weapon's explosions
 TRUCK_DRIVER_STAYS = 5   # the rules revision from which a truck's driver never gets out of the wreck
+EMPTY_SEAT = 6           # the rules revision from which an empty vehicle's driver squares hold nobody to hit
+
+
+def sections_hit(target: Vehicle, from_point: Point) -> tuple[str, ...]:
+    """The sections a shot (or, from revision 6, a ram) from `from_point` may strike (those the mat has
+    armour for); where several may, the struck vehicle's driver chooses (seed)."""
+    options = SECTIONS_FROM[bearing(point_of(target), target.facing, from_point)]
+    return tuple(s for s in options if target.spec.armour[SECTION_INDEX[s]] > 0) or ("front",)
 
 
 def hit_armour(state: BattlecarsState, vehicle_id: str, section: str, points: int, flame: bool = False,
@@ -106,17 +118,28 @@ def _which_part(state: BattlecarsState, vehicle_id: str, row: tuple[str, ...]) -
             state, (face,) = roll(state, D6)
             event = DiceRolled(vehicle.name, "rolls fuel tank or driver", "1-3 fuel tank, 4-6 driver", "d6", (face,),
                                face)
-            return state, "fuel" if face <= 3 else "driver", (event,)
-        else:
+            found = "fuel" if face <= 3 else "driver"
+            return state, None if _nobody_at(state, vehicle, found) else found, (event,)
+        elif not _nobody_at(state, vehicle, part):
             return state, part, ()
     return state, None, ()
 
 
+def _nobody_at(state: BattlecarsState, vehicle: Vehicle, part: str) -> bool:
+    """Whether `part` is the driver of a vehicle whose driver is out (on foot, or gone): from revision 6 a
+    part the vehicle lacks, so the hit is rolled again (seed: "A player is eliminated when their driver is
+    killed", not when their empty vehicle is hit); before, a hit there killed the driver all the same."""
+    return part == "driver" and vehicle.driver_out and state.revision >= EMPTY_SEAT
+
+
 def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool,
                  flamer: bool = False) -> tuple[BattlecarsState, tuple]:
-    """Cross off one square of `part` (or destroy a pod, the turret or a piece of equipment)."""
+    """Cross off one square of `part` (or destroy a pod, the turret or a piece of equipment); an empty
+    vehicle's driver squares take nothing (revision 6 on; internal_hit rolls again before it comes here)."""
     vehicle = state.vehicle(vehicle_id)
     spec = vehicle.spec
+    if _nobody_at(state, vehicle, part):
+        return state, (ComponentHit(vehicle.name, "driver", "nobody aboard: nothing there"),)
     if part.startswith("pod:") or part == "turret":
         weapon = required(vehicle.turret, "no turret on", vehicle.id) if part == "turret" else \
             next(p for p in vehicle.pods if p.id == part[4:])
@@ -139,7 +162,7 @@ def _damage_part(state: BattlecarsState, vehicle_id: str, part: str, flame: bool
     field, squares = counts[part]
     lost = min(squares, getattr(vehicle, field) + 1)
     vehicle = replace(vehicle, **{field: lost})
-    vehicle = replace(vehicle, speed=min(vehicle.speed, vehicle.top_speed))
+    vehicle = replace(vehicle, speed=min(vehicle.speed, vehicle.top_speed(state.revision)))
     state = state.with_vehicle(vehicle)
     name = {"fuel": "fuel tank"}.get(part, part)
     left = squares - lost

@@ -200,6 +200,14 @@ class VehicleSpec:
     turret: PodSpec | None
     equipment: tuple[str, ...]
     components: str
+    earlier_max_speed: tuple[int, int] | None = None   # (the last rules revision it held for, the top speed)
+
+    def max_speed_at(self, revision: int) -> int:
+        """The speedo's top position in a game of rules `revision`: a mat revised since keeps its earlier
+        top in the games begun before."""
+        if self.earlier_max_speed is not None and revision <= self.earlier_max_speed[0]:
+            return self.earlier_max_speed[1]
+        return self.max_speed
 
 
 def _vehicle(vid: str, raw: dict) -> VehicleSpec:
@@ -208,6 +216,7 @@ def _vehicle(vid: str, raw: dict) -> VehicleSpec:
     armour = (front, middle, rear)
     pods = tuple(PodSpec(p["id"], p["facing"], p["load"], int(p["rounds"])) for p in raw.get("pods", ()))
     turret = raw.get("turret")
+    earlier = raw.get("earlier_max_speed")
     spec = VehicleSpec(
         vid, raw["name"], raw["type"], armour, int(raw["engine"]["squares"]), int(raw["engine"]["speed_loss"]),
         int(raw["tyres"]["squares"]), int(raw["tyres"]["speed_loss"]), int(raw["fuel"]), int(raw["driver"]),
@@ -216,7 +225,8 @@ def _vehicle(vid: str, raw: dict) -> VehicleSpec:
         {k: tuple(v) for k, v in raw.get("cornering", {}).items()},
         {k: tuple(v) for k, v in raw.get("auto_steer", {}).items()}, pods,
         PodSpec("turret", "any", turret["load"], int(turret["rounds"])) if turret else None,
-        tuple(raw.get("equipment", ())), raw["components"])
+        tuple(raw.get("equipment", ())), raw["components"],
+        (int(earlier["until_revision"]), int(earlier["max_speed"])) if earlier else None)
     known = rounds()
     game = table()
     _need(spec.type in TYPES, where, f"type is one of {TYPES}")
@@ -243,8 +253,14 @@ def _vehicle(vid: str, raw: dict) -> VehicleSpec:
 
 @cache
 def vehicles() -> dict[str, VehicleSpec]:
-    """Every vehicle mat by id, in the file's order (vehicles.toml)."""
-    return {vid: _vehicle(vid, raw) for vid, raw in _load("vehicles.toml")["vehicles"].items()}
+    """Every vehicle mat by id, in the file's order (vehicles.toml). Seed, Player Reference: a bike has the
+    "Higher top speed", so every bike's top speed is above every other vehicle's."""
+    mats = {vid: _vehicle(vid, raw) for vid, raw in _load("vehicles.toml")["vehicles"].items()}
+    bikes = [s.max_speed for s in mats.values() if s.type == "bike"]
+    others = [s.max_speed for s in mats.values() if s.type != "bike"]
+    _need(not bikes or not others or min(bikes) > max(others), "vehicles.toml",
+          "every bike's max_speed is above every car's, truck's and tank's (seed: bikes have the higher top speed)")
+    return mats
 
 
 @cache

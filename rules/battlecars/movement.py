@@ -28,7 +28,7 @@ from rules.battlecars.grid import FACING_NAMES, TURN_STEPS, Point, corners_passe
 from rules.battlecars.passive import run_onto
 from rules.battlecars.pedestrians import run_over
 from rules.battlecars.rams import ram
-from rules.battlecars.rolls import D3, D6, D8, roll
+from rules.battlecars.rolls import D3, D6, D8, damage_die, roll
 from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
 from rules.errors import BadOption, WrongPhase
 
@@ -88,6 +88,12 @@ def left_to_move(vehicle: Vehicle) -> int:
     if vehicle.speed == REVERSE:
         return 1 - vehicle.moved
     return max(0, vehicle.speed - vehicle.moved)
+
+
+def mid_move(vehicle: Vehicle) -> bool:
+    """Whether the vehicle's move has started and is not yet complete (seed: "all movement must be
+    completed once started")."""
+    return vehicle.moved > 0 and left_to_move(vehicle) > 0
 
 
 def drive(state: BattlecarsState, vehicle_id: str, turn: str) -> tuple[BattlecarsState, tuple]:
@@ -258,15 +264,17 @@ def carry_drift(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsStat
 
 
 def crash(state: BattlecarsState, vehicle_id: str, into: str) -> tuple[BattlecarsState, tuple]:
-    """A crash into a fixed object: 3d6 + speed to the vehicle's front, and a dead stop (seed: "A
-    vehicle comes to a dead stop after a crash"; the damage is the reconstruction's)."""
+    """A crash into a fixed object: 3 dice + speed to the vehicle's front, and a dead stop (seed: "A
+    vehicle comes to a dead stop after a crash"; the damage is the reconstruction's). The dice are d8s from
+    revision 6 (seed: "All damage uses the D8"), d6s before."""
     vehicle = state.vehicle(vehicle_id)
     speed = max(0, vehicle.speed)
-    state, faces = roll(state, D6, 3)
+    die = damage_die(state, D6)
+    state, faces = roll(state, die, 3)
     total = sum(faces) + speed
     events: tuple = (Crashed(vehicle.name, into, label(point_of(vehicle))),
-                     DiceRolled(vehicle.name, "rolls the crash's damage", "3d6 + own speed", "d6", faces, total,
-                                modifier=speed))
+                     DiceRolled(vehicle.name, "rolls the crash's damage", f"3d{len(die)} + own speed", f"d{len(die)}",
+                                faces, total, modifier=speed))
     state = state.with_vehicle(replace(state.vehicle(vehicle_id), speed=0, drift=0))
     state, more = hit_armour(state, vehicle_id, "front", total)
     return state, events + more

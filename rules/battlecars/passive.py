@@ -104,7 +104,7 @@ def run_onto(state: BattlecarsState, vehicle_id: str) -> tuple[BattlecarsState, 
             return state, events + (CounterTriggered(vehicle.name, "spikes", at, "no tyres to puncture"),), False
         lost = vehicle.tyres_lost + data.rounds()["spikes"].tyre_squares
         worn = replace(vehicle, tyres_lost=min(vehicle.spec.tyres, lost))
-        worn = replace(worn, speed=min(worn.speed, worn.top_speed))
+        worn = replace(worn, speed=min(worn.speed, worn.top_speed(state.revision)))
         left = worn.spec.tyres - worn.tyres_lost
         return state.with_vehicle(worn), events + (CounterTriggered(vehicle.name, "spikes", at,
                                                                     f"a tyre square lost, {left} left"),), False

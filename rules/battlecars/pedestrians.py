@@ -4,6 +4,10 @@ a limited-use weapon, and can be run over." Truck drivers cannot leave (seed). R
 a point a turn, into buildings and trees too, and boards an empty vehicle beside it; the pistol has 6
 rounds and rolls 2d6 to hit; a vehicle running onto a pedestrian's point kills them on a d8 at most its
 speed, else they dive aside; a driver whose engine or fuel tank wrecked the vehicle escapes on a d6 of 3+.
+
+From rules revision 6 every driver out of a vehicle is a pedestrian with the seed's 3 health points (before, 3
+less the driver squares lost), and boarding again leaves the mat's driver squares as the driver left them
+(ruling; before, what health the pedestrian had left set them).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from rules.errors import BadOption, WrongPhase
 from rules.table import plural
 
 ESCAPE_ON = 3   # a d6 at least this: the driver gets out of the wreck
+FULL_HEALTH_OUT = 6   # the rules revision from which a driver out of a vehicle always has the seed's 3 health
 
 
 def is_free(state: BattlecarsState, point: Point) -> bool:
@@ -45,8 +50,12 @@ def beside(state: BattlecarsState, vehicle: Vehicle) -> Point | None:
 
 
 def _on_foot(state: BattlecarsState, vehicle: Vehicle, point: Point) -> tuple[BattlecarsState, Pedestrian]:
-    """The driver out on `point` as a pedestrian, and the vehicle left empty."""
-    health = max(1, data.table()["pedestrian_health"] - vehicle.driver_lost)
+    """The driver out on `point` as a pedestrian, and the vehicle left empty: with 3 health (seed: "the
+    driver becomes a pedestrian with 3 health points"), or before revision 6 with 3 less the driver squares
+    lost (at least 1)."""
+    health = data.table()["pedestrian_health"]
+    if state.revision < FULL_HEALTH_OUT:
+        health = max(1, health - vehicle.driver_lost)
     walker = Pedestrian(f"d{vehicle.id[1:]}", vehicle.owner, f"{vehicle.name}'s driver", point, health,
                         data.table()["pistol_rounds"])
     state = state.with_vehicle(replace(vehicle, driver_out=True, speed=0))
@@ -100,15 +109,18 @@ def walk(state: BattlecarsState, walker: Pedestrian, direction: str) -> tuple[Ba
 
 def board(state: BattlecarsState, walker: Pedestrian) -> tuple[BattlecarsState, tuple]:
     """Climb back into the player's own vehicle, if it still runs and stands beside the pedestrian: it
-    starts again from speed 0 next turn."""
+    starts again from speed 0 next turn. The mat's driver squares are as the driver left them (ruling, from
+    revision 6: the health on foot is the pedestrian counter's, not the mat's); before, the health left
+    set them."""
     vehicle = state.vehicle_of(walker.owner)
     if vehicle is None or vehicle.destroyed:
         raise BadOption(f"{walker.name}'s vehicle is a wreck: there is nothing to board.")
     if distance(point_of(vehicle), walker.point) != 1:
         raise BadOption(f"{walker.name} must stand beside {vehicle.name} ({label(point_of(vehicle))}) to board it.")
     state = state.without_pedestrian(walker.id)
-    state = state.with_vehicle(replace(vehicle, driver_out=False, speed=0, driver_lost=vehicle.spec.driver -
-                                       min(vehicle.spec.driver, walker.health)))
+    lost = vehicle.driver_lost if state.revision >= FULL_HEALTH_OUT else \
+        vehicle.spec.driver - min(vehicle.spec.driver, walker.health)
+    state = state.with_vehicle(replace(vehicle, driver_out=False, speed=0, driver_lost=lost))
     return state, (DriverBoarded(walker.name, vehicle.name),)
 
 

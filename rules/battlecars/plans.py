@@ -2,9 +2,10 @@
 
 A plan stands for one /move per point, played one logged action at a time; it stops wherever the game
 needs a decision (a skid's drift, a crash, a ram, a hit's section, a chance to return fire). Its shot
-is taken at the first point of the path where it is legal (before the first point or after any); a
-shot no point of the path allows is refused before anything is driven. The preview works the path out
-without dice (every skid test passed) and is shown privately first.
+is taken at the first point of the path where it is legal (before the first point or after any; from
+rules revision 6 only before the move starts or once it is complete, the seed's "all movement must be
+completed once started"); a shot no point of the path allows is refused before anything is driven. The
+preview works the path out without dice (every skid test passed) and is shown privately first.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def work_out(state: BattlecarsState, player: str, options: dict[str, Any]) -> Pa
             tests.append(f"#{number} {turn}: a skid on a d6 of {2 * (current.speed - limit)} or less")
         to = step(here, facing)
         moves.append(VehicleMoved(vehicle.name, label(here), label(to), FACING_NAMES[facing], angle))
-        current = replace(current, point=to, facing=facing)
+        current = replace(current, point=to, facing=facing, moved=current.moved + 1)
         poses.append(current)
     fire, option = "", ""
     shot = _fire(options)
@@ -110,7 +111,8 @@ def _first_shot(state: BattlecarsState, poses: list[Vehicle], fire: tuple[str, s
         except IllegalShot as exc:
             reason = exc.message
             continue
-        where = "before the first point" if not moved else f"after point #{moved}"
+        where = "before the first point" if not moved else \
+            f"after point #{moved}{', the last' if left_to_move(pose) == 0 else ''}"
         return (f"Fires {plan.weapon.label} at {plan.target.name} {where}: {plan.chance:.0%} to hit.",
                 f"{plan.weapon.id}@{plan.target.id}")
     raise IllegalShot(f"That shot is possible nowhere on the plan's path (at its end: {reason.rstrip('.')}).")

@@ -21,22 +21,28 @@ From rules revision 4 the tank's exceptions hold whichever vehicle rams, as the 
 the tank and the vehicle table calls it "immune to side/shunt rams": a tank that rams takes nothing in a
 side or shunt ram and half head on, even when it rams a tank. Earlier revisions gave them only to a
 rammed tank (a ramming tank took full damage head on, half otherwise, and all of it hitting a tank).
+
+From rules revision 6 the 3 dice are d8s ("All damage uses the D8"; d6s before), and the rammed vehicle's
+driver decides which zone is hit ("the defending player decides which zone is hit"): the sections a shot
+from the rammer's point could strike, the driver choosing where several apply (before, the one section of
+the ram's kind).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.battlecars.damage import SECTION_INDEX, hit_armour
+from rules.battlecars.damage import SECTION_INDEX, hit_armour, sections_hit
 from rules.battlecars.events import DiceRolled, Rammed
 from rules.battlecars.grid import bearing, label
-from rules.battlecars.rolls import D6, roll
-from rules.battlecars.state import REVERSE, BattlecarsState, Vehicle, point_of
+from rules.battlecars.rolls import D6, damage_die, roll
+from rules.battlecars.state import REVERSE, BattlecarsState, PendingHit, Phase, Vehicle, point_of
 
 KINDS = {0: "head-on", 1: "head-on", 7: "head-on", 2: "side", 6: "side", 3: "shunt", 4: "shunt", 5: "shunt"}
 SECTION = {"head-on": "front", "side": "middle", "shunt": "rear"}
 TANK_EITHER_WAY = 4   # the rules revision from which a ramming tank takes the tank's share too
 FULL_ON_A_TANK = 5    # the rules revision from which crash bars do not halve what a rammer takes from a tank
+RAMMED_CHOOSES = 6    # the rules revision from which the rammed vehicle's driver chooses the section struck
 
 
 def _speed(vehicle: Vehicle) -> int:
@@ -74,38 +80,56 @@ def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle, revision: i
 
 
 def struck_section(kind: str, rammed: Vehicle) -> str:
-    """The rammed vehicle's section a ram of `kind` strikes; a side ram on a vehicle with no middle (a
-    bike) strikes whichever of front and rear has more boxes left (its driver's choice, ruling)."""
+    """The rammed vehicle's section a ram of `kind` strikes (before revision 6); a side ram on a vehicle
+    with no middle (a bike) strikes whichever of front and rear has more boxes left (ruling)."""
     section = SECTION[kind]
     if rammed.spec.armour[SECTION_INDEX[section]] == 0:
         section = max(("front", "rear"), key=lambda s: rammed.armour[SECTION_INDEX[s]])
     return section
 
 
+def struck_sections(state: BattlecarsState, kind: str, rammer: Vehicle, rammed: Vehicle) -> tuple[str, ...]:
+    """The rammed vehicle's sections the ram may strike: from revision 6 those a shot from the rammer's
+    point may (seed: "the defending player decides which zone is hit"), but a wreck's, which nobody
+    defends; before, the one of the ram's kind."""
+    if state.revision >= RAMMED_CHOOSES and not rammed.destroyed:
+        return sections_hit(rammed, point_of(rammer))
+    return (struck_section(kind, rammed),)
+
+
 def ram(state: BattlecarsState, rammer_id: str, rammed_id: str) -> tuple[BattlecarsState, tuple]:
-    """Resolve a ram: roll 3d6, add or take the speeds by kind, damage both, stop the rammer dead (and
-    the rammed vehicle too when head on)."""
+    """Resolve a ram: roll 3 dice, add or take the speeds by kind, damage both, stop the rammer dead (and
+    the rammed vehicle too when head on). Where the ram may strike several sections of the rammed vehicle
+    (revision 6 on), the rammer takes its share at once and the rammed vehicle's driver chooses where
+    theirs lands, as for a shot (no return fire follows)."""
     rammer, rammed = state.vehicle(rammer_id), state.vehicle(rammed_id)
     kind = ram_kind(rammer, rammed)
-    state, faces = roll(state, D6, 3)
+    die = damage_die(state, D6)
+    state, faces = roll(state, die, 3)
     if kind == "head-on":
-        modifier, rule = _speed(rammer) + _speed(rammed), "3d6 + both speeds"
+        modifier, rule = _speed(rammer) + _speed(rammed), f"3d{len(die)} + both speeds"
     elif kind == "side":
-        modifier, rule = _speed(rammer), "3d6 + rammer's speed"
+        modifier, rule = _speed(rammer), f"3d{len(die)} + rammer's speed"
     else:
-        modifier, rule = -_speed(rammed), "3d6 - rammed vehicle's speed"
+        modifier, rule = -_speed(rammed), f"3d{len(die)} - rammed vehicle's speed"
     total = max(0, sum(faces) + modifier)
     to_rammer, to_rammed = damages(kind, total, rammer, rammed, state.revision)
     events: tuple = (Rammed(rammer.name, rammed.name, kind, label(point_of(rammed))),
-                     DiceRolled(rammer.name, f"rolls the {kind} ram", rule, "d6", faces, total, modifier=modifier))
+                     DiceRolled(rammer.name, f"rolls the {kind} ram", rule, f"d{len(die)}", faces, total,
+                                modifier=modifier))
     reversing = rammer.speed == REVERSE
+    sections = struck_sections(state, kind, rammer, rammed)
     state = state.with_vehicle(replace(state.vehicle(rammer_id), speed=0, drift=0))
     if kind == "head-on":
         state = state.with_vehicle(replace(state.vehicle(rammed_id), speed=0, drift=0))
-    if to_rammed:
-        state, more = hit_armour(state, rammed_id, struck_section(kind, rammed), to_rammed)
+    asked = to_rammed > 0 and len(sections) > 1
+    if to_rammed and not asked:
+        state, more = hit_armour(state, rammed_id, sections[0], to_rammed)
         events += more
     if to_rammer:
         state, more = hit_armour(state, rammer_id, "rear" if reversing else "front", to_rammer)
         events += more
+    if asked:
+        pending = PendingHit(rammed_id, rammed.owner, to_rammed, sections, False, rammer_id, ram=True)
+        state = replace(state, phase=Phase.SECTION, pending_hit=pending)
     return state, events

@@ -32,7 +32,7 @@ _SIDES = {"d3": 3, "d6": 6, "d8": 8}
 # it, or above it; a roll read any other way (a table row, a drift) is no check the review can prove.
 _AT_LEAST = re.compile(r"range dice: .* >= range|explodes on \d+\+|out on \d+\+")
 _AT_MOST = re.compile(r"skids on a roll of -?\d+ or less|cannot skid")
-_ABOVE = re.compile(r"(they work|run over) on a roll of -?\d+ or less")
+_ABOVE = re.compile(r"(they work|run over) on a roll of -?\d+ or less|range dice: .* > range")
 
 
 def _chance(roll: DiceRolled) -> Fraction | None:
@@ -107,7 +107,7 @@ def _check(roll: object, _step: ReviewStep) -> Check | None:
     """A check with its exact chance, by how its rule reads."""
     if not isinstance(roll, DiceRolled) or (chance := _chance(roll)) is None:
         return None
-    rule = roll.rule.replace(">= range", f">= range {roll.target}")   # the range the shot was at
+    rule = re.sub(r"(>=?) range$", rf"\1 range {roll.target}", roll.rule)   # the range the shot was at
     return Check(roll.who, f"{roll.purpose} ({rule})", chance, _verdict(roll))
 
 

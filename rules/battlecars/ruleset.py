@@ -45,7 +45,7 @@ from rules.referee import TABLE_ACTIONS, Handler, Resignation
 from rules.seats import addressed
 from rules.table import Rollback, agreed_words, revision_option, rounds_option
 
-REVISION = 5
+REVISION = 6
 
 
 def setup(options: dict[str, Any], seed: int, host: str) -> BattlecarsState:
@@ -378,10 +378,19 @@ def prompt(state: BattlecarsState) -> str:
         return f"{turn}: {_on_foot_words(walker)}: {_on_foot_choices(state, walker)}."
     vehicle = state.vehicle_for(state.active)
     left = movement.left_to_move(vehicle)
-    doing = f"{left} more {'point' if left == 1 else 'points'} to drive (/move), /fire any time" if left else \
+    fire = _when_to_fire(state, vehicle)
+    doing = f"{left} more {'point' if left == 1 else 'points'} to drive (/move){fire}" if left else \
         "/fire, or /end the move"
     return f"{turn}: {vehicle.name} at {label(point_of(vehicle))} facing {FACING_NAMES[vehicle.facing]}, " \
            f"speed {speed_label(vehicle.speed)}: {doing}."
+
+
+def _when_to_fire(state: BattlecarsState, vehicle: Vehicle) -> str:
+    """When the moving vehicle may fire, for its prompt: any time, or (revision 6 on) before its move
+    starts or once the move is complete (seed: "all movement must be completed once started")."""
+    if state.revision < combat.FIRE_OUTSIDE_MOVE:
+        return ", /fire any time"
+    return "" if movement.mid_move(vehicle) else ", /fire before the first point or after the last"
 
 
 def describe(state: BattlecarsState) -> str:
@@ -445,7 +454,7 @@ def _pistol_odds(state: BattlecarsState, walker: Pedestrian, options: dict[str, 
         modifier = combat.aim(state, walker, target)
         bonus = f" {modifier:+d}" if modifier else ""
         lines.append(f"pistol at {target.name} ({target.id}): range {distance}, {dice}d6{bonus} -> "
-                     f"{combat.hit_chance(dice, modifier, distance):.0%} to hit.")
+                     f"{combat.hit_chance(dice, modifier, combat.needed_roll(state, distance)):.0%} to hit.")
     if not lines:
         return f"No shot is open to {walker.name} now: nobody on a line in reach and in sight, or no round left."
     return f"Shots open to {walker.name} ({walker.rounds} rounds):\n" + "\n".join(lines)
@@ -482,6 +491,8 @@ def odds(state: BattlecarsState, player: str, options: dict[str, Any]) -> str:
             raise BadOption(f"{vehicle.name} has no weapon '{options.get('weapon', '')}'.")
         return _shot_line(combat.plan_shot(state, vehicle, weapon, target))
     shots = legal_shots(state, vehicle)
+    if not shots and (moving := combat.moving_now(state, vehicle)):
+        return f"No shot is open to {vehicle.name} now: {moving}"
     if not shots:
         return f"No shot is open to {vehicle.name} now: nothing on a weapon's line, in reach and in sight."
     return f"Shots open to {vehicle.name}:\n" + "\n".join(_shot_line(p) for p in shots)

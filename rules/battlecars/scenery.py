@@ -3,8 +3,9 @@
 Found (the extra reference sheet, rules-gaps.md 2.1): shots at a pedestrian inside a building or clump
 of trees are at another -2, "where a miss damages the building or trees"; bikes "may go through
 undamaged trees". Reconstruction: a miss there rolls the round's damage against the piece (a pistol's
-d3), the damage is kept per piece, and at its strength (game.toml) the piece is flattened: it no
-longer blocks fire or gives cover, and stays impassable to vehicles as rubble or fallen trunks.
+d3, a d8 from rules revision 6), the damage is kept per piece, and at its strength (game.toml) the piece
+is flattened: it no longer blocks fire or gives cover, and stays impassable to vehicles as rubble or
+fallen trunks.
 """
 
 from __future__ import annotations

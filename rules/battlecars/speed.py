@@ -11,10 +11,11 @@ from rules.battlecars.state import REVERSE, THREE_POINT, BattlecarsState, Phase,
 from rules.errors import BadOption, NotYourTurn, WrongPhase
 
 
-def dial(vehicle: Vehicle) -> tuple[int, ...]:
-    """The speedo's positions still open, top down: top speed .. 0, then R (not on a bike: its mat has
-    none, found) and 3 POINT TURN, both crossed off by heavy engine or tyre damage (ruling)."""
-    return tuple(range(vehicle.top_speed, -1, -1)) + ((REVERSE,) if vehicle.has_reverse else ()) + \
+def dial(vehicle: Vehicle, revision: int) -> tuple[int, ...]:
+    """The speedo's positions still open in a game of rules `revision`, top down: top speed .. 0, then R
+    (not on a bike: its mat has none, found) and 3 POINT TURN, both crossed off by heavy engine or tyre
+    damage (ruling)."""
+    return tuple(range(vehicle.top_speed(revision), -1, -1)) + ((REVERSE,) if vehicle.has_reverse else ()) + \
         ((THREE_POINT,) if vehicle.has_three_point else ())
 
 
@@ -40,7 +41,7 @@ def choices(state: BattlecarsState, vehicle: Vehicle) -> tuple[int, ...]:
     """Every counter position the vehicle may choose this turn, fastest first."""
     accel, decel = limits(vehicle, state.the_board.terrain(point_of(vehicle)))
     now = _position(vehicle, vehicle.speed)
-    return tuple(p for p in dial(vehicle) if -decel <= _position(vehicle, p) - now <= accel)
+    return tuple(p for p in dial(vehicle, state.revision) if -decel <= _position(vehicle, p) - now <= accel)
 
 
 def parse_speed(text: str) -> int:
@@ -93,8 +94,8 @@ def declare(state: BattlecarsState, actor: str, speed: int) -> tuple[BattlecarsS
 def reveal(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """Turn every counter over together; the turn's marks are wiped and the first driver moves."""
     chosen = dict(state.declared)
-    vehicles = tuple(replace(v, speed=chosen[v.owner], fired=(), targets=(), dropped=(), moved=0, oiled=False)
-                     if v.owner in chosen else v for v in state.vehicles)
+    vehicles = tuple(replace(v, speed=chosen[v.owner], fired=(), return_fired=(), targets=(), dropped=(), moved=0,
+                             oiled=False) if v.owner in chosen else v for v in state.vehicles)
     words = tuple(f"{state.seat(p).name} {speed_label(chosen[p])}" for p in state.order if p in chosen)
     state = replace(state, vehicles=vehicles, declared=(), phase=Phase.MOVE, active=None)
     return state, (SpeedsRevealed(words),)

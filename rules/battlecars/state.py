@@ -74,6 +74,7 @@ class Vehicle:
     turret: Pod | None = None
     equipment_lost: tuple[str, ...] = ()
     fired: tuple[str, ...] = ()     # pods (and 'turret') fired this turn
+    return_fired: tuple[str, ...] = added_field(())   # pods (and 'turret') fired as return fire this turn (rev. 6)
     targets: tuple[str, ...] = ()   # vehicles shot at this turn
     dropped: tuple[str, ...] = ()   # pods that dropped a passive round this turn
     moved: int = 0                  # points moved this turn
@@ -90,11 +91,12 @@ class Vehicle:
         """Whether a piece of equipment is fitted and working."""
         return equipment in self.spec.equipment and equipment not in self.equipment_lost
 
-    @property
-    def top_speed(self) -> int:
-        """The top speed the speedo allows now: the larger of the engine and tyre losses counts (found)."""
+    def top_speed(self, revision: int) -> int:
+        """The top speed the speedo allows now in a game of rules `revision`: the larger of the engine and
+        tyre losses counts (found)."""
         spec = self.spec
-        return max(0, spec.max_speed - max(self.engine_lost * spec.engine_loss, self.tyres_lost * spec.tyre_loss))
+        return max(0, spec.max_speed_at(revision) - max(self.engine_lost * spec.engine_loss,
+                                                        self.tyres_lost * spec.tyre_loss))
 
     @property
     def dial_damaged(self) -> bool:
@@ -166,6 +168,7 @@ class PendingHit:
     attacker: str = ""        # the vehicle that fired
     returning: bool = False   # the shot was return fire (none is returned to it)
     flamer: bool = added_field(False)   # a flame weapon's round, whose explosions an extinguisher stops (rev. 5)
+    ram: bool = added_field(False)      # a ram's damage (rev. 6): no return fire follows it
 
 
 @dataclass(frozen=True)
