@@ -24,9 +24,10 @@ async def test_a_move_killed_before_it_was_posted_pings_the_next_player_on_resta
     started = assert_public_map(await slash(fake, "alice", "channel", "game start"), record_latency)
     mover = next_player(started)
     waiting = "bob" if mover == "alice" else "alice"
+    assert_public_map(await slash(fake, mover, "channel", "speed", value="0"), record_latency)   # standing still
     deleted = len(fake.requests("delete_original"))
     fake.hold["delete_original"] = 10.0   # Discord is slow to take the "thinking…" away: the move is stored, unposted
-    await fake.send_slash(mover, "channel", "speed", {"value": "0"})   # speed 0: the turn passes
+    await fake.send_slash(mover, "channel", "end", {})   # the turn passes
     await _until(lambda: len(fake.requests("delete_original")) > deleted, "the move was carried out")
     pinged_before = len(fake.notifications())
     await restart_bot(sigkill=True)
