@@ -100,6 +100,7 @@ def for_players(text: str) -> str:
     parenthesis they leave empty goes too)."""
     text = _EMPTIED.sub("", _CITED.sub("", text))
     text = re.sub(r"\(\s*[;,]?\s*", "(", text)
+    text = re.sub(r"[;,]\s*(?=[;,])", "", text)   # ';;' and ',;' where a citation between them went
     text = re.sub(r"(?m)^[ \t]*[,;:]?[ \t]*", "", text)
     text = re.sub(r"\s*[;,:]\s*\)", ")", text)
     text = re.sub(r"[ \t]+([.,;:)])(?!\d)", r"\1", text)   # not before a number: '15, .50-Cal MG'
