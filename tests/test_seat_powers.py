@@ -235,17 +235,22 @@ def computer_pick(ruleset, state, player, legal):
     return next((a for a in legal if a.action == choice), legal[0])
 
 
-async def test_battlecars_answers_a_resigned_drivers_hit_itself(service, store):
-    """Item 5, seed 9: cal resigns; a hit on cal's empty vehicle then asks where it lands (twice since
-    Battlecars rules revision 6: a rocket's hit and a pistol's). The table answers it at once (cal is never
-    waited on, the game goes on)."""
+def asking_a_resigned_seat(monkeypatch):
+    """New Battlecars games at rules revision 5, the last that asks an eliminated player's seat where a hit on
+    its empty vehicle lands (from revision 6 nobody is asked), as games stored at it still do."""
+    monkeypatch.setattr(get_ruleset("battlecars"), "revision", 5)
+
+
+async def test_battlecars_answers_a_resigned_drivers_hit_itself(service, store, monkeypatch):
+    """Item 5, seed 9: cal resigns; a hit on cal's empty vehicle then asks where it lands (a revision 5 game).
+    The table answers it at once (cal is never waited on, the game goes on)."""
+    asking_a_resigned_seat(monkeypatch)
     await three_seated(service, "battlecars", 9)
     assert await play_with_a_resignation(service, store, "battlecars", 9, "cal", 17, computer_pick, moves=40)
     _game, records = await store.game_and_actions((await store.latest_game(CHANNEL)).id)
     resigned_at = next(i for i, r in enumerate(records) if '"Resigned"' in r.events)
     answered = [r for r in records[resigned_at + 1:] if r.actor == "cal"]
-    assert [r.action for r in answered] == ['{"section":"front","type":"ChooseSection"}',
-                                            '{"section":"middle","type":"ChooseSection"}']
+    assert [r.action for r in answered] == ['{"section":"front","type":"ChooseSection"}']
 
 
 async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service, store, monkeypatch):
@@ -255,6 +260,7 @@ async def test_a_resigned_player_may_not_answer_for_the_seat_themselves(service,
     import bot.table.service.acting as acting
 
     monkeypatch.setattr(acting, "for_resigned", lambda *_: None)
+    asking_a_resigned_seat(monkeypatch)
     await three_seated(service, "battlecars", 9)
     await play_with_a_resignation(service, store, "battlecars", 9, "cal", 17, computer_pick, moves=21,
                                   check=False)

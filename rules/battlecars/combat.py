@@ -14,7 +14,7 @@ a roll higher than the range ("a target 3 squares away requires a roll higher th
 return fire fires no more that turn ("Fire any weapon once per turn"); a vehicle fires before its move
 starts or once it is complete ("Move and fire in any order, but all movement must be completed once
 started"); smoke on the firer's or the target's own point blocks the shot too ("blocks line of sight and
-firing").
+firing"). And (ruling) a hit on the empty vehicle of a player out of the game asks nobody where it lands.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from functools import cache
 from itertools import product
 
 from rules.battlecars import data, scenery
-from rules.battlecars.damage import FLAME_ONLY, SECTION_INDEX, hit_armour, is_running, sections_hit
+from rules.battlecars.damage import FLAME_ONLY, SECTION_INDEX, defended, hit_armour, is_running, sections_hit
 from rules.battlecars.events import DiceRolled, ReturnFireOffered, ShotFliesOn, WeaponFired
 from rules.battlecars.grid import Point, between, corners_passed, label, line_to, step
 from rules.battlecars.movement import left_to_move, mid_move
 from rules.battlecars.passive import smoke_between
 from rules.battlecars.pedestrians import wound
+from rules.battlecars.rams import struck_section
 from rules.battlecars.rolls import D3, D6, D8, damage_die, roll
 from rules.battlecars.state import (
     BattlecarsState,
@@ -49,6 +50,7 @@ RETURN_FIRE_SPENT = 6     # ... and from which a weapon fired as return fire fir
 HIGHER_THAN_RANGE = 6     # the rules revision from which a hit needs a roll higher than the range (seed)
 FIRE_OUTSIDE_MOVE = 6     # the rules revision from which a started move is completed before firing (seed)
 SMOKE_AT_EITHER_END = 6   # the rules revision from which smoke on the firer's or target's point blocks too
+NOBODY_ASKED = 6          # ... and from which a hit on a vehicle nobody defends lands where it faces, unasked
 
 
 class IllegalShot(GameError):
@@ -381,12 +383,21 @@ def land(state: BattlecarsState, firer: Vehicle | Pedestrian, target: Vehicle | 
     if isinstance(target, Pedestrian):
         state, more = wound(state, target.id, points, f"shot by {firer.name}")
         return _answered(state, firer.id, target.id, events + more, returning)
-    sections = sections_hit(target, point_of(firer))
+    sections = _sections_asked(state, target, point_of(firer))
     if len(sections) == 1:
         state, more = hit_armour(state, target.id, sections[0], points, flame, flamer=flamer)
         return _answered(state, firer.id, target.id, events + more, returning)
     pending = PendingHit(target.id, target.owner, points, sections, flame, firer.id, returning, flamer)
     return replace(state, phase=Phase.SECTION, pending_hit=pending), events
+
+
+def _sections_asked(state: BattlecarsState, target: Vehicle, from_point: Point) -> tuple[str, ...]:
+    """The sections a hit from `from_point` may strike, among which the target's driver chooses; from revision
+    6 only the one facing it when nobody defends the vehicle (an eliminated player's empty vehicle), as for a
+    ram, so the game waits on nobody out of it (ruling); before, its player was asked all the same."""
+    if state.revision >= NOBODY_ASKED and not defended(state, target):
+        return (struck_section(target, from_point),)
+    return sections_hit(target, from_point)
 
 
 def check_pistol(state: BattlecarsState, walker: Pedestrian, target: Vehicle | Pedestrian | None) -> int:

@@ -242,6 +242,12 @@ def destroy(state: BattlecarsState, vehicle_id: str, why: str, escape: bool = Fa
     return state.with_vehicle(replace(state.vehicle(vehicle_id), driver_out=True)), events
 
 
+def defended(state: BattlecarsState, vehicle: Vehicle) -> bool:
+    """Whether anyone may choose where a blow on `vehicle` lands: its driver, aboard or on foot, while the
+    vehicle is no wreck; nobody defends a wreck, nor the empty vehicle of a player out of the game."""
+    return not vehicle.destroyed and (not vehicle.driver_out or state.pedestrian_of(vehicle.owner) is not None)
+
+
 def is_running(vehicle: Vehicle) -> bool:
     """Whether a vehicle still counts: not destroyed, its driver aboard and alive."""
     return not vehicle.destroyed and not vehicle.driver_out and vehicle.driver_lost < vehicle.spec.driver

@@ -25,16 +25,16 @@ rammed tank (a ramming tank took full damage head on, half otherwise, and all of
 From rules revision 6 the 3 dice are d8s ("All damage uses the D8"; d6s before), and the rammed vehicle's
 driver decides which zone is hit ("the defending player decides which zone is hit"): the sections a shot
 from the rammer's point could strike, the driver choosing where several apply (before, the one section of
-the ram's kind).
+the ram's kind, which a wreck and an eliminated player's empty vehicle still take: nobody defends them).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.battlecars.damage import SECTION_INDEX, hit_armour, sections_hit
+from rules.battlecars.damage import SECTION_INDEX, defended, hit_armour, sections_hit
 from rules.battlecars.events import DiceRolled, Rammed
-from rules.battlecars.grid import bearing, label
+from rules.battlecars.grid import Point, bearing, label
 from rules.battlecars.rolls import D6, damage_die, roll
 from rules.battlecars.state import REVERSE, BattlecarsState, PendingHit, Phase, Vehicle, point_of
 
@@ -79,22 +79,23 @@ def damages(kind: str, total: int, rammer: Vehicle, rammed: Vehicle, revision: i
     return to_rammer, to_rammed
 
 
-def struck_section(kind: str, rammed: Vehicle) -> str:
-    """The rammed vehicle's section a ram of `kind` strikes (before revision 6); a side ram on a vehicle
-    with no middle (a bike) strikes whichever of front and rear has more boxes left (ruling)."""
-    section = SECTION[kind]
+def struck_section(rammed: Vehicle, from_point: Point) -> str:
+    """The one section a blow from `from_point` strikes where nobody chooses (a ram before revision 6): the
+    one its kind of ram names, facing it; a side blow on a vehicle with no middle (a bike) strikes whichever
+    of front and rear has more boxes left (ruling)."""
+    section = SECTION[KINDS[bearing(point_of(rammed), rammed.facing, from_point)]]
     if rammed.spec.armour[SECTION_INDEX[section]] == 0:
         section = max(("front", "rear"), key=lambda s: rammed.armour[SECTION_INDEX[s]])
     return section
 
 
-def struck_sections(state: BattlecarsState, kind: str, rammer: Vehicle, rammed: Vehicle) -> tuple[str, ...]:
+def struck_sections(state: BattlecarsState, rammer: Vehicle, rammed: Vehicle) -> tuple[str, ...]:
     """The rammed vehicle's sections the ram may strike: from revision 6 those a shot from the rammer's
-    point may (seed: "the defending player decides which zone is hit"), but a wreck's, which nobody
-    defends; before, the one of the ram's kind."""
-    if state.revision >= RAMMED_CHOOSES and not rammed.destroyed:
+    point may (seed: "the defending player decides which zone is hit") unless nobody defends the vehicle (a
+    wreck, or an eliminated player's empty vehicle); then, and before revision 6, the one of the ram's kind."""
+    if state.revision >= RAMMED_CHOOSES and defended(state, rammed):
         return sections_hit(rammed, point_of(rammer))
-    return (struck_section(kind, rammed),)
+    return (struck_section(rammed, point_of(rammer)),)
 
 
 def ram(state: BattlecarsState, rammer_id: str, rammed_id: str) -> tuple[BattlecarsState, tuple]:
@@ -118,7 +119,7 @@ def ram(state: BattlecarsState, rammer_id: str, rammed_id: str) -> tuple[Battlec
                      DiceRolled(rammer.name, f"rolls the {kind} ram", rule, f"d{len(die)}", faces, total,
                                 modifier=modifier))
     reversing = rammer.speed == REVERSE
-    sections = struck_sections(state, kind, rammer, rammed)
+    sections = struck_sections(state, rammer, rammed)
     state = state.with_vehicle(replace(state.vehicle(rammer_id), speed=0, drift=0))
     if kind == "head-on":
         state = state.with_vehicle(replace(state.vehicle(rammed_id), speed=0, drift=0))

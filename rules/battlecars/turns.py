@@ -39,8 +39,9 @@ def drivers_left(state: BattlecarsState) -> tuple[str, ...]:
 
 def check_victory(state: BattlecarsState) -> tuple[BattlecarsState, tuple]:
     """Seed: "The last vehicle (or driver) still operational wins. A player is eliminated when their
-    driver is killed." None left at once: a draw."""
-    if state.phase in (Phase.LOBBY, Phase.FINISHED):
+    driver is killed." None left at once: a draw. Not while the rammed driver places a ram's damage
+    (revision 6): both vehicles' shares land first (seed: "Both vehicles take full damage")."""
+    if state.phase in (Phase.LOBBY, Phase.FINISHED) or (state.pending_hit is not None and state.pending_hit.ram):
         return state, ()
     left = drivers_left(state)
     if len(left) == 1:

@@ -216,6 +216,8 @@ def _move(state: SpeedwayState, actor: str, action: Move):
     state = replace(state, moves_left=state.moves_left - 1)
     state, events, placed = movement.maneuver(state, car, spec, side, action.maneuver)
     if state.phase == SpeedwayPhase.RAM:
+        if state.revision >= SEED_AUDIT:   # outcome B may complete the maneuver, skid and all: keep the answer
+            state = replace(state, pending_ram=replace(state.open_ram, skid=action.skid))
         return state, events
     if not placed:
         state, more = _complete_move(state)
@@ -350,7 +352,7 @@ def _choose_ram(state: SpeedwayState, actor: str, action: ChooseRam):
     made = maneuver_made(attacker, pending.front, pending.facing)
     if state.revision >= SEED_AUDIT and made and state.car(attacker.id).front == pending.struck:
         # Outcome B put the attacker where its maneuver was going: the Move was that maneuver, skid and all.
-        state, more = _maneuver_placed(state, attacker, *made)
+        state, more = _maneuver_placed(state, attacker, *made, pending.skid)
     else:
         state, more = _complete_move(state)
     return state, events + more

@@ -160,6 +160,7 @@ class PendingRam:
     chooser: str
     front: Hex  # where the attacker's front was heading
     facing: int
+    skid: str = added_field("")  # revision 6: the Move's skid answer given in advance, for outcome B's skid
 
 
 @dataclass(frozen=True)
