@@ -17,20 +17,7 @@ from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
 from tests.conftest import ROOT
-
-HOUR = 3600.0
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self, now: float = T0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, hours: float) -> None:
-        self.now += hours * HOUR
+from tests.test_scheduler import HOUR, T0, Clock  # noqa: F401  (HOUR, T0: the clock's, for the files importing these)
 
 
 class Crash(BaseException):
@@ -45,7 +32,7 @@ async def posted(service, user, line, channel="chan-1"):
     """A command carried out and posted, as the chat adapter does: its turn message remembered."""
     reply = await run(service, user, line, channel)
     assert reply.outcome in ("applied", "shown"), (line, reply.text)
-    if reply.game_id is not None and reply.turn_key:
+    if reply.outcome == "applied" and reply.game_id is not None and reply.turn_key and not reply.ephemeral:
         await service.remember_turn_message(reply.game_id, reply.turn_key, f"m{reply.version}", reply.text)
     return reply
 

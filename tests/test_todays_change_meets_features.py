@@ -6,41 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bot.storage.store import Store
-from bot.table.protocol.commands import parse
-from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
-
-HOUR = 3600.0
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    def __init__(self, now: float = T0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, hours: float) -> None:
-        self.now += hours * HOUR
-
-
-class Crash(BaseException):
-    """The process dies here: nothing after it runs, no finally of the service's catches it as a refusal."""
-
-
-async def run(service, user, line, channel="chan-1", guild="g1"):
-    return await service.execute(channel, Actor(user, user), parse(line), guild=guild)
-
-
-async def posted(service, user, line, channel="chan-1"):
-    """A command carried out and posted, as the chat adapter does: its turn message remembered."""
-    reply = await run(service, user, line, channel)
-    assert reply.outcome in ("applied", "shown"), (line, reply.text)
-    if reply.outcome == "applied" and reply.game_id is not None and reply.turn_key and not reply.ephemeral:
-        await service.remember_turn_message(reply.game_id, reply.turn_key, f"m{reply.version}", reply.text)
-    return reply
+from tests.test_restarts_meet_features import HOUR, T0, Clock, Crash, posted, run  # noqa: F401
+from tests.test_tournament_restart import four_signed_up
 
 
 async def test_a_game_ended_by_its_deleted_channel_is_not_announced_there_after_every_restart(db_path):
@@ -81,12 +50,7 @@ async def test_a_stranger_who_joined_a_half_opened_tournament_game_is_not_seated
     store = await Store.open(db_path)
     service = GameService(store, render=None, clock=clock)
     try:
-        made = await run(service, "ann", "/tournament new ruleset:speedway format:elimination players:4 "
-                                           "setup:'arena:duel rounds:100'", "hall")
-        (join,) = made.buttons
-        number = int(join.custom_id.split(":")[1])
-        for member in ("ann", "bob", "cat", "dan"):
-            assert (await service.press("hall", Actor(member, member), join.custom_id, guild="g1")).outcome == "applied"
+        number = await four_signed_up(service)
 
         async def crashing_finish(self, *args, **kwargs):
             raise Crash("killed after the tournament's first game was made, before anyone was seated")

@@ -1,6 +1,6 @@
-"""A restart or a crash of the bot meeting other features: a deadline's claim, a tournament's round opening, a
-rematch made, a game moved to another channel. After the restart the bot must resume one consistent game that
-still waits on someone with a clock, and tell the channel what it never posted."""
+"""A crash while a tournament's or a season's game is being opened (made, but not yet seated, timed and started): after
+the restart the league finishes it, once, without a second game or thread (the helpers are
+tests/test_restarts_meet_features.py's)."""
 
 from __future__ import annotations
 
@@ -11,40 +11,20 @@ from bot.table.protocol.commands import parse
 from bot.table.protocol.replies import Actor
 from bot.table.service.entry import GameService
 from rules.registry import get_ruleset
-
-HOUR = 3600.0
-T0 = 1_800_000_000.0
+from tests.test_restarts_meet_features import HOUR, T0, Clock, Crash, posted, run  # noqa: F401
 
 
-class Clock:
-    def __init__(self, now: float = T0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, hours: float) -> None:
-        self.now += hours * HOUR
-
-
-class Crash(BaseException):
-    """The process dies here: nothing after it runs, no finally of the service's catches it as a refusal."""
+async def four_signed_up(service) -> int:
+    """A Speedway elimination tournament of four in the channel "hall", ann, bob, cat and dan signed up: its number."""
+    made = await run(service, "ann", "/tournament new ruleset:speedway format:elimination players:4 "
+                                       "setup:'arena:duel rounds:100'", "hall")
+    (join,) = made.buttons
+    for member in ("ann", "bob", "cat", "dan"):
+        assert (await service.press("hall", Actor(member, member), join.custom_id, guild="g1")).outcome == "applied"
+    return int(join.custom_id.split(":")[1])
 
 
-async def run(service, user, line, channel="chan-1", guild="g1"):
-    return await service.execute(channel, Actor(user, user), parse(line), guild=guild)
-
-
-async def posted(service, user, line, channel="chan-1"):
-    """A command carried out and posted, as the chat adapter does: its turn message remembered."""
-    reply = await run(service, user, line, channel)
-    assert reply.outcome in ("applied", "shown"), (line, reply.text)
-    if reply.game_id is not None and reply.turn_key:
-        await service.remember_turn_message(reply.game_id, reply.turn_key, f"m{reply.version}", reply.text)
-    return reply
-
-
-# 2. A tournament's round opening, the process killed half-way through opening a table
+# A tournament's round opening, the process killed half-way through opening a table
 
 
 async def test_a_tournament_table_half_opened_by_a_crash_is_started_after_the_restart(db_path, monkeypatch):
@@ -58,12 +38,7 @@ async def test_a_tournament_table_half_opened_by_a_crash_is_started_after_the_re
     store = await Store.open(db_path)
     service = GameService(store, render=None, clock=clock)
     try:
-        made = await run(service, "ann", "/tournament new ruleset:speedway format:elimination players:4 "
-                                           "setup:'arena:duel rounds:100'", "hall")
-        (join,) = made.buttons
-        number = int(join.custom_id.split(":")[1])
-        for member in ("ann", "bob", "cat", "dan"):
-            assert (await service.press("hall", Actor(member, member), join.custom_id, guild="g1")).outcome == "applied"
+        number = await four_signed_up(service)
         real_settings = Timers.settings
 
         async def crashing_settings(self, *args, **kwargs):
